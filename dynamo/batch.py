@@ -1,0 +1,156 @@
+"""BatchWriteItem and BatchGetItem done properly.
+
+PynamoDB's own batch helpers resend unprocessed items immediately (no backoff) and batch_get loses order,
+so these take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), run
+chunks in parallel threads, and retry ``UnprocessedItems`` / ``UnprocessedKeys`` with exponential backoff
+and full jitter. Throttling *errors* are retried beneath us by botocore's standard retry mode.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pynamodb.models import Model
+
+from dynamo.instrumentation import run_in_context
+
+WRITE_CHUNK = 25
+GET_CHUNK = 100
+MAX_ATTEMPTS = 10
+BASE_DELAY_S = 0.05
+MAX_DELAY_S = 5.0
+
+Item = dict[str, dict[str, Any]]
+WriteRequest = dict[str, Any]
+
+
+class BatchIncomplete(RuntimeError):
+    """Some requests were still unprocessed after every retry; ``remaining`` holds them."""
+
+    def __init__(self, message: str, remaining: list[Any]) -> None:
+        super().__init__(message)
+        self.remaining = remaining
+
+
+def backoff_delay(attempt: int, *, base: float = BASE_DELAY_S, cap: float = MAX_DELAY_S,
+                  rng: random.Random | None = None) -> float:
+    """Full jitter: uniform(0, min(cap, base * 2**attempt))."""
+    return (rng or random).uniform(0, min(cap, base * (2 ** attempt)))
+
+
+def client_of(model: type[Model]) -> Any:
+    return model._get_connection().connection.client
+
+
+def put_request(item: Model | Item) -> WriteRequest:
+    return {"PutRequest": {"Item": item.serialize() if isinstance(item, Model) else item}}
+
+
+def delete_request(key: Item) -> WriteRequest:
+    return {"DeleteRequest": {"Key": key}}
+
+
+def _request_key(request: WriteRequest, key_names: Sequence[str]) -> tuple[Any, ...]:
+    body = request.get("PutRequest", {}).get("Item") or request.get("DeleteRequest", {}).get("Key") or {}
+    return tuple(repr(body.get(name)) for name in key_names)
+
+
+def chunks(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [seq[i:i + size] for i in range(0, len(seq), size)]
+
+
+def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], max_attempts: int,
+                 sleep: Callable[[float], None]) -> int:
+    pending = list(requests)
+    for attempt in range(max_attempts):
+        response = client.batch_write_item(RequestItems={table: pending})
+        pending = response.get("UnprocessedItems", {}).get(table, [])
+        if not pending:
+            return len(requests)
+        sleep(backoff_delay(attempt))
+    raise BatchIncomplete(
+        f"{len(pending)} of {len(requests)} writes to {table} still unprocessed after {max_attempts} attempts",
+        pending,
+    )
+
+
+def batch_write(client: Any, table: str, requests: Iterable[WriteRequest], *, key_names: Sequence[str],
+                parallel: int = 4, max_attempts: int = MAX_ATTEMPTS,
+                sleep: Callable[[float], None] = time.sleep,
+                on_chunk: Callable[[int], None] | None = None) -> int:
+    """Write everything; returns the number of requests written. A later request for the same key wins
+    (DynamoDB rejects two requests for one key in a call, so they are merged here)."""
+    by_key: dict[tuple[Any, ...], WriteRequest] = {}
+    for request in requests:
+        by_key[_request_key(request, key_names)] = request
+    batches = chunks(list(by_key.values()), WRITE_CHUNK)
+    if not batches:
+        return 0
+
+    def write(batch: Sequence[WriteRequest]) -> int:
+        done = _write_chunk(client, table, batch, max_attempts, sleep)
+        if on_chunk:
+            on_chunk(done)
+        return done
+
+    if parallel <= 1 or len(batches) == 1:
+        return sum(write(b) for b in batches)
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        return sum(pool.map(run_in_context(write), batches))
+
+
+def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> int:
+    """``batch_write`` for PynamoDB model instances of one table."""
+    from dynamo.paging import key_names
+
+    return batch_write(client_of(model), str(model.Meta.table_name), (put_request(i) for i in items),
+                       key_names=key_names(model), **kwargs)
+
+
+def _get_chunk(client: Any, table: str, keys: Sequence[Item], projection: dict[str, Any],
+               max_attempts: int, sleep: Callable[[float], None]) -> list[Item]:
+    found: list[Item] = []
+    pending: list[Item] = list(keys)
+    for attempt in range(max_attempts):
+        response = client.batch_get_item(RequestItems={table: {"Keys": pending, **projection}})
+        found += response.get("Responses", {}).get(table, [])
+        pending = response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
+        if not pending:
+            return found
+        sleep(backoff_delay(attempt))
+    raise BatchIncomplete(
+        f"{len(pending)} of {len(keys)} keys of {table} still unprocessed after {max_attempts} attempts", pending
+    )
+
+
+def batch_get(client: Any, table: str, keys: Sequence[Item], *, key_names: Sequence[str],
+              attributes: Sequence[str] | None = None, parallel: int = 4, max_attempts: int = MAX_ATTEMPTS,
+              sleep: Callable[[float], None] = time.sleep) -> list[Item | None]:
+    """Fetch items by key, at most 100 keys a call, calls in parallel; the result lines up with ``keys``
+    (None where there is no item). Duplicate keys are fetched once."""
+    unique: dict[tuple[Any, ...], Item] = {}
+    for key in keys:
+        unique.setdefault(tuple(repr(key[n]) for n in key_names), key)
+    projection: dict[str, Any] = {}
+    if attributes:
+        wanted = list(dict.fromkeys([*key_names, *attributes]))
+        projection = {
+            "ProjectionExpression": ", ".join(f"#a{i}" for i in range(len(wanted))),
+            "ExpressionAttributeNames": {f"#a{i}": name for i, name in enumerate(wanted)},
+        }
+    batches = chunks(list(unique.values()), GET_CHUNK)
+
+    def get(batch: Sequence[Item]) -> list[Item]:
+        return _get_chunk(client, table, batch, projection, max_attempts, sleep)
+
+    if parallel <= 1 or len(batches) <= 1:
+        results = [get(b) for b in batches]
+    else:
+        with ThreadPoolExecutor(max_workers=min(parallel, len(batches))) as pool:
+            results = list(pool.map(run_in_context(get), batches))
+    by_key = {tuple(repr(item[n]) for n in key_names): item for result in results for item in result}
+    return [by_key.get(tuple(repr(key[n]) for n in key_names)) for key in keys]

@@ -1,0 +1,31 @@
+"""Where the tables live.
+
+Endpoint, region and credentials come only from the standard AWS configuration (``AWS_ENDPOINT_URL``,
+``AWS_ENDPOINT_URL_DYNAMODB``, ``AWS_REGION`` / ``AWS_DEFAULT_REGION``, ``~/.aws/config``, the usual
+credential chain), which botocore resolves when a client is created. Nothing here knows whether the
+engine is DynamoDB Local or AWS.
+"""
+
+from __future__ import annotations
+
+import os
+
+import botocore.session
+
+DEFAULT_SHOP_TABLE = "OnlineShop"
+DEFAULT_ADMIN_VIEW_TABLE = "AdminViewTable"
+FALLBACK_REGION = "us-east-1"
+
+
+def shop_table_name() -> str:
+    return os.environ.get("SHOP_TABLE_NAME") or DEFAULT_SHOP_TABLE
+
+
+def admin_view_table_name() -> str:
+    return os.environ.get("ADMIN_VIEW_TABLE_NAME") or DEFAULT_ADMIN_VIEW_TABLE
+
+
+def region() -> str:
+    """The region botocore resolves (env, then config file); PynamoDB 6 has no default, so we pass it."""
+    resolved = botocore.session.Session().get_config_variable("region")
+    return resolved or FALLBACK_REGION

@@ -1,0 +1,179 @@
+"""Record every DynamoDB call made while serving something (a request, a benchmark step).
+
+Hooks are botocore's own events, registered once per client: ``before-parameter-build`` asks for
+``ReturnConsumedCapacity`` on the operations that support it, ``before-call``/``after-call`` time the call
+(retries included) and note what it returned. Recording is scoped with a context variable, so
+concurrent requests never mix their logs; worker threads join a scope through ``run_in_context``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+# Operations that accept ReturnConsumedCapacity.
+_CAPACITY_OPERATIONS = frozenset({
+    "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
+    "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems",
+    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
+})
+_READ_OPERATIONS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
+_MARK = "_shop_admin_instrumented"
+_START = "shop_admin_call_started"
+_PARAMS = "shop_admin_params"
+_OPERATION = "shop_admin_operation"
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Call:
+    service: str
+    operation: str
+    table: str | None
+    index: str | None
+    items: int | None
+    read_units: float
+    write_units: float
+    ms: float
+    error: str | None = None
+
+
+@dataclass
+class CallLog:
+    calls: list[Call] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, call: Call) -> None:
+        with self._lock:
+            self.calls.append(call)
+
+    @property
+    def count(self) -> int:
+        return len(self.calls)
+
+    @property
+    def read_units(self) -> float:
+        return sum(c.read_units for c in self.calls)
+
+    @property
+    def write_units(self) -> float:
+        return sum(c.write_units for c in self.calls)
+
+    @property
+    def ms(self) -> float:
+        return sum(c.ms for c in self.calls)
+
+    def by_operation(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for c in self.calls:
+            counts[c.operation] = counts.get(c.operation, 0) + 1
+        return counts
+
+
+_current: contextvars.ContextVar[tuple[CallLog, ...]] = contextvars.ContextVar("dynamodb_call_logs", default=())
+
+
+@contextmanager
+def recording() -> Iterator[CallLog]:
+    """Collect the calls made inside the block (nested blocks each see their own and their children's)."""
+    log = CallLog()
+    token = _current.set((*_current.get(), log))
+    try:
+        yield log
+    finally:
+        _current.reset(token)
+
+
+def run_in_context(fn: Callable[..., T]) -> Callable[..., T]:
+    """Wrap ``fn`` so a worker thread records into the caller's logs (executors do not copy contextvars)."""
+    ctx = contextvars.copy_context()
+
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        return ctx.copy().run(fn, *args, **kwargs)
+
+    return wrapper
+
+
+def _capacity(consumed: Any, *, is_read: bool) -> tuple[float, float, str | None]:
+    """(read units, write units, first table) from a ConsumedCapacity entry or list of entries."""
+    entries = consumed if isinstance(consumed, list) else [consumed] if consumed else []
+    read = write = 0.0
+    table = None
+    for entry in entries:
+        table = table or entry.get("TableName")
+        units = float(entry.get("CapacityUnits", 0.0))
+        if is_read:
+            read += units
+        else:
+            write += units
+    return read, write, table
+
+
+def _ask_for_capacity(params: dict[str, Any], model: Any, **_: Any) -> None:
+    if model.name in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
+        params["ReturnConsumedCapacity"] = "TOTAL"
+
+
+def _before_call(context: dict[str, Any], **_: Any) -> None:
+    context[_START] = time.perf_counter()
+
+
+def _record(service: str, operation: str, params: dict[str, Any], parsed: dict[str, Any] | None,
+            started: float | None, error: str | None) -> None:
+    logs = _current.get()
+    if not logs:
+        return
+    parsed = parsed or {}
+    read, write, table = _capacity(parsed.get("ConsumedCapacity"), is_read=operation in _READ_OPERATIONS)
+    table = table or params.get("TableName")
+    if table is None and isinstance(params.get("RequestItems"), dict):
+        table = ",".join(params["RequestItems"])
+    items = parsed.get("Count")
+    if items is None and "Item" in parsed:
+        items = 1
+    elif items is None and "Responses" in parsed:
+        responses = parsed["Responses"]
+        items = sum(len(v) for v in responses.values()) if isinstance(responses, dict) else len(responses)
+    elif items is None and "Records" in parsed:
+        items = len(parsed["Records"])
+    call = Call(
+        service=service, operation=operation, table=table, index=params.get("IndexName"), items=items,
+        read_units=read, write_units=write,
+        ms=(time.perf_counter() - started) * 1000.0 if started else 0.0, error=error,
+    )
+    for log in logs:
+        log.add(call)
+
+
+def instrument(client: Any) -> Any:
+    """Register the hooks on a botocore client once; returns the client."""
+    if getattr(client, _MARK, False):
+        return client
+    events = client.meta.events
+    service = client.meta.service_model.service_id.hyphenize()
+    events.register(f"before-parameter-build.{service}", _ask_for_capacity)
+    events.register(f"before-call.{service}", _before_call)
+
+    def after_call(parsed: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
+        error = (parsed.get("Error") or {}).get("Code")
+        _record(service, model.name, context.get(_PARAMS, {}), parsed, context.get(_START), error)
+
+    def after_error(exception: Exception, context: dict[str, Any], **kw: Any) -> None:
+        operation = context.get(_OPERATION, "?")
+        _record(service, operation, context.get(_PARAMS, {}), None, context.get(_START), type(exception).__name__)
+
+    def keep_params(params: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
+        context[_PARAMS] = params
+        context[_OPERATION] = model.name
+
+    events.register(f"before-parameter-build.{service}", keep_params)
+    events.register(f"after-call.{service}", after_call)
+    events.register(f"after-call-error.{service}", after_error)
+    setattr(client, _MARK, True)
+    return client

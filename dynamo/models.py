@@ -1,0 +1,62 @@
+"""The base of every PynamoDB model here: connection settings resolved from the environment, instrumented client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.connection import TableConnection
+from pynamodb.models import Model
+
+from dynamo import conf
+from dynamo.instrumentation import instrument
+
+# botocore "standard" retry mode (exponential backoff with jitter, throttling included); PynamoDB turns
+# this into total_max_attempts = 1 + MAX_RETRY_ATTEMPTS.
+MAX_RETRY_ATTEMPTS = 8
+
+
+class BaseMeta:
+    """Settings shared by every table's Meta (subclass it and set ``table_name``)."""
+
+    region = conf.region()
+    billing_mode = "PAY_PER_REQUEST"
+    max_retry_attempts = MAX_RETRY_ATTEMPTS
+    max_pool_connections = 32
+
+
+class InstrumentedModel(Model):
+    """A PynamoDB model whose botocore client records its calls (see ``dynamo.instrumentation``)."""
+
+    @classmethod
+    def _get_connection(cls) -> TableConnection:
+        connection = super()._get_connection()
+        instrument(connection.connection.client)
+        return connection
+
+    @classmethod
+    def raw_client(cls) -> Any:
+        """The model's own botocore client, for the few calls PynamoDB does not wrap (UpdateTable, streams ARN)."""
+        return cls._get_connection().connection.client
+
+
+def all_models() -> list[type[InstrumentedModel]]:
+    """Every concrete model class defined so far (subclasses included)."""
+    found: list[type[InstrumentedModel]] = []
+    stack: list[type[Any]] = [InstrumentedModel]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            found.append(sub)
+            stack.append(sub)
+    return found
+
+
+def reset_connections() -> None:
+    """Forget cached connections so the next call resolves endpoint/region/credentials afresh (tests)."""
+    region = conf.region()
+    for model in all_models():
+        if "_connection" in vars(model):
+            model._connection = None
+        meta = vars(model).get("Meta")
+        if meta is not None:
+            meta.region = region

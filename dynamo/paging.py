@@ -1,0 +1,83 @@
+"""One page of a Query, with the key to continue from.
+
+We ask DynamoDB for ``limit + 1`` items and return ``limit``: the extra item tells whether there is a next
+page, so the last page never ends with a cursor that leads nowhere. The continuation key is built from
+the last item returned (table keys, plus the index keys when an index was queried), exactly what
+DynamoDB expects as ``ExclusiveStartKey``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pynamodb.models import Model
+
+M = TypeVar("M", bound=Model)
+Key = dict[str, dict[str, Any]]
+
+MAX_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class Page(Generic[M]):
+    items: list[M]
+    next_key: Key | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_more(self) -> bool:
+        return self.next_key is not None
+
+    def __iter__(self) -> Iterator[M]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
+    names = [model._hash_key_attribute().attr_name]
+    range_attr = model._range_key_attribute()
+    if range_attr is not None:
+        names.append(range_attr.attr_name)
+    if index_name:
+        index = model._indexes[index_name]
+        names += [a.attr_name for a in index.Meta.attributes.values() if a.is_hash_key or a.is_range_key]
+    return names
+
+
+def key_of(item: Model, names: list[str]) -> Key:
+    serialized = item.serialize()
+    return {name: serialized[name] for name in names}
+
+
+def check_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"page size must be between 1 and {MAX_PAGE}, got {limit!r}")
+    return limit
+
+
+def query_page(model: type[M], hash_key: str, *, limit: int, start_key: Key | None = None,
+               index_name: str | None = None, **query_kwargs: Any) -> Page[M]:
+    """One page of ``model.query`` (or of an index of it); ``query_kwargs`` go to PynamoDB unchanged."""
+    check_limit(limit)
+    results = model.query(hash_key, index_name=index_name, limit=limit + 1, page_size=limit + 1,
+                          last_evaluated_key=start_key, **query_kwargs)
+    items = list(results)
+    if len(items) <= limit:
+        return Page(items=items, next_key=None)
+    items = items[:limit]
+    return Page(items=items, next_key=key_of(items[-1], key_names(model, index_name)))
+
+
+def all_items(fetch: Callable[..., Page[M]], *, page_size: int = MAX_PAGE, **kwargs: Any) -> Iterator[M]:
+    """Follow a paged function to the end: ``all_items(fn, customer_id=...)``."""
+    start_key: Key | None = None
+    while True:
+        page = fetch(limit=page_size, start_key=start_key, **kwargs)
+        yield from page.items
+        if page.next_key is None:
+            return
+        start_key = page.next_key

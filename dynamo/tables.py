@@ -1,0 +1,164 @@
+"""Create tables and add missing GSIs online, idempotently, and wait until everything is ACTIVE.
+
+The shape comes from the PynamoDB models (``Model._get_schema()``, which includes the indexes of every
+discriminator subclass), so a GSI declared in code is the only thing needed to roll one out: the next
+``create_tables`` adds it with UpdateTable while the table keeps serving, and waits for the backfill.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pynamodb.models import Model
+
+POLL_S = 0.5
+DEFAULT_TIMEOUT_S = 3600.0
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a table must look like: the model that defines it, and its stream setting."""
+
+    model: type[Model]
+    stream_view_type: str | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.model.Meta.table_name)
+
+
+def _schema(model: type[Model]) -> dict[str, Any]:
+    schema = model._get_schema()
+    attributes = {d["AttributeName"]: d["AttributeType"] for d in schema["attribute_definitions"]}
+    indexes = []
+    for index in schema["global_secondary_indexes"]:
+        for key in index["key_schema"]:
+            attributes.setdefault(key["AttributeName"], "S")
+        indexes.append({
+            "IndexName": index["index_name"],
+            "KeySchema": index["key_schema"],
+            "Projection": index["projection"],
+        })
+    for index in schema["global_secondary_indexes"]:
+        for d in index.get("attribute_definitions", []):
+            attributes[d["AttributeName"]] = d["AttributeType"]
+    return {
+        "AttributeDefinitions": [{"AttributeName": k, "AttributeType": v} for k, v in attributes.items()],
+        "KeySchema": schema["key_schema"],
+        "GlobalSecondaryIndexes": indexes,
+    }
+
+
+def _describe(client: Any, name: str) -> dict[str, Any] | None:
+    try:
+        return client.describe_table(TableName=name)["Table"]
+    except client.exceptions.ResourceNotFoundException:
+        return None
+
+
+def _all_active(table: dict[str, Any]) -> bool:
+    if table.get("TableStatus") != "ACTIVE":
+        return False
+    return all(
+        i.get("IndexStatus") == "ACTIVE" and not i.get("Backfilling", False)
+        for i in table.get("GlobalSecondaryIndexes", [])
+    )
+
+
+def wait_active(client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Poll DescribeTable until the table and all its indexes are ACTIVE (index backfills included)."""
+    deadline = time.monotonic() + timeout_s
+    last_state = ""
+    while True:
+        table = _describe(client, name)
+        if table is None:
+            raise RuntimeError(f"table {name} disappeared while waiting for it")
+        if _all_active(table):
+            return table
+        state = ", ".join(
+            [f"table {table.get('TableStatus')}"]
+            + [f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
+               for i in table.get("GlobalSecondaryIndexes", []) if i.get("IndexStatus") != "ACTIVE"]
+        )
+        if progress and state != last_state:
+            progress(f"{name}: waiting ({state})")
+            last_state = state
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{name} not ACTIVE after {timeout_s:.0f}s ({state})")
+        time.sleep(POLL_S)
+
+
+def ensure_table(spec: TableSpec, *, progress: Callable[[str], None] = lambda _: None,
+                 timeout_s: float = DEFAULT_TIMEOUT_S) -> list[str]:
+    """Make the table match ``spec``; returns what was changed (empty when it already did)."""
+    client = spec.model._get_connection().connection.client
+    wanted = _schema(spec.model)
+    changes: list[str] = []
+    table = _describe(client, spec.name)
+    if table is None:
+        params: dict[str, Any] = {
+            "TableName": spec.name,
+            "AttributeDefinitions": wanted["AttributeDefinitions"],
+            "KeySchema": wanted["KeySchema"],
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+        if wanted["GlobalSecondaryIndexes"]:
+            params["GlobalSecondaryIndexes"] = wanted["GlobalSecondaryIndexes"]
+        if spec.stream_view_type:
+            params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": spec.stream_view_type}
+        client.create_table(**params)
+        changes.append(f"created table {spec.name}")
+        progress(changes[-1])
+        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+        return changes
+
+    wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+    stream = table.get("StreamSpecification") or {}
+    if spec.stream_view_type and not stream.get("StreamEnabled"):
+        client.update_table(
+            TableName=spec.name,
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": spec.stream_view_type},
+        )
+        changes.append(f"enabled stream ({spec.stream_view_type}) on {spec.name}")
+        progress(changes[-1])
+        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+    elif spec.stream_view_type and stream.get("StreamViewType") != spec.stream_view_type:
+        raise RuntimeError(
+            f"{spec.name} has a {stream.get('StreamViewType')} stream but {spec.stream_view_type} is needed; "
+            "changing a stream's view type means disabling it (losing unread records): do it by hand"
+        )
+
+    existing = {i["IndexName"] for i in table.get("GlobalSecondaryIndexes", [])}
+    definitions = {d["AttributeName"]: d for d in wanted["AttributeDefinitions"]}
+    for index in wanted["GlobalSecondaryIndexes"]:
+        if index["IndexName"] in existing:
+            continue
+        key_attrs = [k["AttributeName"] for k in index["KeySchema"]]
+        # DynamoDB adds one GSI per UpdateTable call; the table keeps serving reads and writes meanwhile.
+        client.update_table(
+            TableName=spec.name,
+            AttributeDefinitions=[definitions[a] for a in key_attrs],
+            GlobalSecondaryIndexUpdates=[{"Create": index}],
+        )
+        changes.append(f"added index {index['IndexName']} to {spec.name}")
+        progress(changes[-1] + " (DynamoDB backfills it online)")
+        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+    return changes
+
+
+def stream_arn(model: type[Model]) -> str | None:
+    client = model._get_connection().connection.client
+    table = _describe(client, str(model.Meta.table_name))
+    return table.get("LatestStreamArn") if table else None
+
+
+def delete_table(model: type[Model]) -> None:
+    client = model._get_connection().connection.client
+    try:
+        client.delete_table(TableName=str(model.Meta.table_name))
+    except client.exceptions.ResourceNotFoundException:
+        return

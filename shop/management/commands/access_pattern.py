@@ -1,0 +1,26 @@
+"""Run one of the 16 access patterns by its AWS name; prints one JSON object per item, in DynamoDB's order.
+
+Example: ``access_pattern getInvoiceByCustomerIdForDateRange c#12345 2020-06-01 2020-06-30``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandParser
+
+from dynamo.commands import ShopCommand
+from shop.access_patterns import PATTERNS, run_pattern
+from shop.plain import to_json_line
+
+
+class Command(ShopCommand):
+    help = __doc__
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", help="pattern name; one of: " + ", ".join(PATTERNS))
+        parser.add_argument("args", nargs="*", help="ids (bare or prefixed) and dates (YYYY-MM-DD or timestamps)")
+
+    def run(self, *_: Any, name: str, args: list[str], **options: Any) -> None:
+        for item in run_pattern(name, args):
+            self.stdout.write(to_json_line(item))

@@ -1,0 +1,301 @@
+"""The shop table as PynamoDB models: one base (keys, GSI keys, ``EntityType`` discriminator), one class per entity.
+
+Wire-compatible with AWS's ``AnOnlineShop_13.json``: same key formats, attribute names and encodings.
+Discriminator values are stored data: never rename one. Attributes we added (``Status``, ``Version``,
+``Total``, ``WarehouseId``, ``ProductName``, ``TransactionId``) are optional, because AWS's sample and
+older items lack them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from pynamodb.attributes import (
+    DiscriminatorAttribute,
+    ListAttribute,
+    MapAttribute,
+    UnicodeAttribute,
+    VersionAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+
+from dynamo import conf
+from dynamo.models import BaseMeta, InstrumentedModel
+from dynamo.tables import TableSpec
+from shop import keys
+from shop.attributes import (
+    DecimalNumberAttribute,
+    DecimalStringAttribute,
+    IntStringAttribute,
+    TimestampAttribute,
+)
+
+
+class OrderStatus(StrEnum):
+    PENDING = "PENDING"
+    SHIPPED = "SHIPPED"
+    DELIVERED = "DELIVERED"
+    CANCELLED = "CANCELLED"
+
+
+class GSI1(GlobalSecondaryIndex["ShopItem"]):
+    """Overloaded: product -> order items by date; invoice -> itself; shipment -> itself and its items."""
+
+    class Meta:
+        index_name = "GSI1"
+        projection = AllProjection()
+
+    gsi1_pk = UnicodeAttribute(hash_key=True, attr_name="GSI1-PK")
+    gsi1_sk = UnicodeAttribute(range_key=True, attr_name="GSI1-SK")
+
+
+class GSI2(GlobalSecondaryIndex["ShopItem"]):
+    """Overloaded: warehouse -> shipments and inventory; customer -> invoices and order items by date."""
+
+    class Meta:
+        index_name = "GSI2"
+        projection = AllProjection()
+
+    gsi2_pk = UnicodeAttribute(hash_key=True, attr_name="GSI2-PK")
+    gsi2_sk = UnicodeAttribute(range_key=True, attr_name="GSI2-SK")
+
+
+class ShopItem(InstrumentedModel):
+    class Meta(BaseMeta):
+        table_name = conf.shop_table_name()
+        stream_view_type = "NEW_AND_OLD_IMAGES"
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    entity_type = DiscriminatorAttribute(attr_name="EntityType")
+    gsi1_pk = UnicodeAttribute(null=True, attr_name="GSI1-PK")
+    gsi1_sk = UnicodeAttribute(null=True, attr_name="GSI1-SK")
+    gsi2_pk = UnicodeAttribute(null=True, attr_name="GSI2-PK")
+    gsi2_sk = UnicodeAttribute(null=True, attr_name="GSI2-SK")
+
+    gsi1 = GSI1()
+    gsi2 = GSI2()
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.pk, self.sk
+
+
+class Address(MapAttribute[str, str]):
+    country = UnicodeAttribute(null=True, attr_name="Country")
+    county = UnicodeAttribute(null=True, attr_name="County")
+    city = UnicodeAttribute(null=True, attr_name="City")
+    street = UnicodeAttribute(null=True, attr_name="Street")
+    number = UnicodeAttribute(null=True, attr_name="Number")
+    zip_code = UnicodeAttribute(null=True, attr_name="ZipCode")
+
+    def one_line(self) -> str:
+        street = " ".join(p for p in (self.street, self.number) if p)
+        town = " ".join(p for p in (self.zip_code, self.city) if p)
+        return ", ".join(p for p in (street, town, self.county, self.country) if p)
+
+
+class Customer(ShopItem, discriminator="customer"):
+    """PK = SK = c#<cid>."""
+
+    email = UnicodeAttribute(null=True, attr_name="Email")
+    name = UnicodeAttribute(null=True, attr_name="Name")
+    address = Address(null=True, attr_name="Address")
+
+    @property
+    def customer_id(self) -> str:
+        return keys.strip(self.pk)
+
+
+class ProductDetail(MapAttribute[str, str]):
+    name = UnicodeAttribute(null=True, attr_name="Name")
+    description = UnicodeAttribute(null=True, attr_name="Description")
+
+
+class Product(ShopItem, discriminator="product"):
+    """PK = SK = p#<pid>."""
+
+    detail = ProductDetail(null=True, attr_name="Detail")
+    price = DecimalStringAttribute(null=True, attr_name="Price")
+
+    @property
+    def product_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def name(self) -> str:
+        return (self.detail.name if self.detail else None) or self.product_id
+
+
+class Warehouse(ShopItem, discriminator="warehouse"):
+    """PK = SK = w#<wid>."""
+
+    address = Address(null=True, attr_name="Address")
+    name = UnicodeAttribute(null=True, attr_name="Name")
+
+    @property
+    def warehouse_id(self) -> str:
+        return keys.strip(self.pk)
+
+
+class Inventory(ShopItem, discriminator="warehouseItem"):
+    """PK p#<pid>, SK w#<wid>; GSI2 w#<wid> / p#<pid>. ``Quantity`` is what the warehouse holds."""
+
+    quantity = IntStringAttribute(attr_name="Quantity")
+
+    @property
+    def product_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def warehouse_id(self) -> str:
+        return keys.strip(self.sk)
+
+
+class Order(ShopItem, discriminator="order"):
+    """PK o#<oid>, SK c#<cid>. ``Status`` and ``Version`` are ours; items without them have unknown status."""
+
+    date = TimestampAttribute(null=True, attr_name="Date")
+    status = UnicodeAttribute(null=True, attr_name="Status")
+    version = VersionAttribute(null=True, attr_name="Version")
+    total = DecimalStringAttribute(null=True, attr_name="Total")
+    item_count = IntStringAttribute(null=True, attr_name="ItemCount")
+
+    @property
+    def order_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def customer_id(self) -> str:
+        return keys.strip(self.sk)
+
+    @property
+    def order_status(self) -> OrderStatus | None:
+        try:
+            return OrderStatus(self.status) if self.status else None
+        except ValueError:
+            return None
+
+
+class OrderItem(ShopItem, discriminator="orderItem"):
+    """PK o#<oid>, SK p#<pid>; GSI1 p#<pid> / <date>; GSI2 c#<cid> / p#<date>."""
+
+    quantity = IntStringAttribute(attr_name="Quantity")
+    price = DecimalStringAttribute(null=True, attr_name="Price")
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
+    product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+
+    @property
+    def order_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def product_id(self) -> str:
+        return keys.strip(self.sk)
+
+    @property
+    def customer_id(self) -> str | None:
+        return keys.strip(self.gsi2_pk) if self.gsi2_pk else None
+
+    @property
+    def date(self) -> str | None:
+        return self.gsi1_sk
+
+    @property
+    def line_total(self) -> Decimal | None:
+        return self.price * self.quantity if self.price is not None else None
+
+
+class Payment(MapAttribute[str, object]):
+    """One entry of ``Detail.Payments`` on an invoice. ``TransactionId`` (provider reference) is ours."""
+
+    type = UnicodeAttribute(null=True, attr_name="Type")
+    amount = DecimalNumberAttribute(null=True, attr_name="Amount")
+    data = UnicodeAttribute(null=True, attr_name="Data")
+    transaction_id = UnicodeAttribute(null=True, attr_name="TransactionId")
+
+
+class InvoiceDetail(MapAttribute[str, object]):
+    payments = ListAttribute(of=Payment, null=True, attr_name="Payments")  # type: ignore[arg-type]
+
+
+class Invoice(ShopItem, discriminator="invoice"):
+    """PK o#<oid>, SK i#<iid>; GSI1 i#<iid> / i#<iid>; GSI2 c#<cid> / i#<date>. Payments in ``Detail``."""
+
+    amount = DecimalStringAttribute(null=True, attr_name="Amount")
+    date = TimestampAttribute(null=True, attr_name="Date")
+    detail = InvoiceDetail(null=True, attr_name="Detail")
+
+    @property
+    def invoice_id(self) -> str:
+        return keys.strip(self.sk)
+
+    @property
+    def order_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def customer_id(self) -> str | None:
+        return keys.strip(self.gsi2_pk) if self.gsi2_pk else None
+
+    @property
+    def payments(self) -> list[Payment]:
+        return list(self.detail.payments or []) if self.detail else []
+
+
+class Shipment(ShopItem, discriminator="shipment"):
+    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>."""
+
+    address = Address(null=True, attr_name="Address")
+    type = UnicodeAttribute(null=True, attr_name="Type")
+    date = TimestampAttribute(null=True, attr_name="Date")
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
+
+    @property
+    def shipment_id(self) -> str:
+        return keys.strip(self.sk)
+
+    @property
+    def order_id(self) -> str:
+        return keys.strip(self.pk)
+
+
+class ShipmentItem(ShopItem, discriminator="shipmentItem"):
+    """PK o#<oid>, SK shp#<id>; GSI1 sh#<sid> / p#<pid>."""
+
+    quantity = IntStringAttribute(attr_name="Quantity")
+
+    @property
+    def shipment_id(self) -> str | None:
+        return keys.strip(self.gsi1_pk) if self.gsi1_pk else None
+
+    @property
+    def product_id(self) -> str | None:
+        return keys.strip(self.gsi1_sk) if self.gsi1_sk else None
+
+
+class PaymentItem(ShopItem, discriminator="payment"):
+    """AWS's early draft (``AnOnlineShop_facets.json``) kept payments as items: PK o#<oid>, SK pmn#<id>,
+    GSI1 i#<iid> / pmn#<id>. Read and imported so those files load; we never write it."""
+
+    type = UnicodeAttribute(null=True, attr_name="Type")
+    amount = DecimalStringAttribute(null=True, attr_name="Amount")
+    date = TimestampAttribute(null=True, attr_name="Date")
+
+
+ENTITY_MODELS: dict[str, type[ShopItem]] = {
+    "customer": Customer,
+    "product": Product,
+    "warehouse": Warehouse,
+    "warehouseItem": Inventory,
+    "order": Order,
+    "orderItem": OrderItem,
+    "invoice": Invoice,
+    "shipment": Shipment,
+    "shipmentItem": ShipmentItem,
+    "payment": PaymentItem,
+}
+
+SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

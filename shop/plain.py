@@ -1,0 +1,41 @@
+"""Items as plain JSON-able dicts with DynamoDB attribute names (``{"PK": "c#1", "Quantity": "2"}``)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer
+from pynamodb.models import Model
+
+_deserializer = TypeDeserializer()
+_FIRST = ("PK", "SK", "EntityType")
+
+
+def plain_value(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: plain_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(plain_value(v) for v in value)
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    return value
+
+
+def from_attribute_values(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
+    names = [n for n in _FIRST if n in raw] + sorted(n for n in raw if n not in _FIRST)
+    return {name: plain_value(_deserializer.deserialize(raw[name])) for name in names}
+
+
+def to_plain(item: Model) -> dict[str, Any]:
+    return from_attribute_values(item.serialize())
+
+
+def to_json_line(item: Model) -> str:
+    return json.dumps(to_plain(item), ensure_ascii=False)

@@ -1,0 +1,75 @@
+"""Test fixtures: one DynamoDB Local per test session (in memory, free port), fresh tables per test.
+
+Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``); fast unit tests may use ``moto``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from dynamo import local
+from dynamo.models import reset_connections
+from dynamo.tables import TableSpec, delete_table, ensure_table
+
+TEST_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def _set_env(values: dict[str, str]) -> None:
+    for name, value in values.items():
+        if value:
+            os.environ[name] = value
+        else:
+            os.environ.pop(name, None)
+
+
+@pytest.fixture(scope="session")
+def ddb_local() -> Iterator[local.DynamoDBLocal]:
+    """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
+    with local.in_memory() as engine:
+        saved = {k: os.environ.get(k, "") for k in
+                 [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]}
+        _set_env({
+            **TEST_ENV,
+            "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
+            "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
+        })
+        reset_connections()
+        try:
+            yield engine
+        finally:
+            _set_env(saved)
+            reset_connections()
+
+
+def fresh_table(spec: TableSpec, prefix: str) -> str:
+    """Point the spec's model at a brand-new table and create it; returns the name."""
+    name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    spec.model.Meta.table_name = name
+    ensure_table(spec)
+    return name
+
+
+@pytest.fixture
+def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
+    """A new, empty shop table (stream on) for this test; SHOP_TABLE_NAME points at it too."""
+    from shop.models import SHOP_TABLE
+
+    original = SHOP_TABLE.model.Meta.table_name
+    name = fresh_table(SHOP_TABLE, "OnlineShop")
+    os.environ["SHOP_TABLE_NAME"] = name
+    try:
+        yield name
+    finally:
+        delete_table(SHOP_TABLE.model)
+        SHOP_TABLE.model.Meta.table_name = original
+        os.environ.pop("SHOP_TABLE_NAME", None)
