@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from pynamodb.models import Model
@@ -78,18 +78,26 @@ def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], max_
     )
 
 
+def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]) -> Iterator[list[WriteRequest]]:
+    """Chunks of 25; a second request for a key already in the chunk replaces the first (DynamoDB rejects
+    two requests for one key in a call)."""
+    chunk: dict[tuple[Any, ...], WriteRequest] = {}
+    for request in requests:
+        key = _request_key(request, key_names)
+        if key not in chunk and len(chunk) == WRITE_CHUNK:
+            yield list(chunk.values())
+            chunk = {}
+        chunk[key] = request
+    if chunk:
+        yield list(chunk.values())
+
+
 def batch_write(client: Any, table: str, requests: Iterable[WriteRequest], *, key_names: Sequence[str],
                 parallel: int = 4, max_attempts: int = MAX_ATTEMPTS,
                 sleep: Callable[[float], None] = time.sleep,
                 on_chunk: Callable[[int], None] | None = None) -> int:
-    """Write everything; returns the number of requests written. A later request for the same key wins
-    (DynamoDB rejects two requests for one key in a call, so they are merged here)."""
-    by_key: dict[tuple[Any, ...], WriteRequest] = {}
-    for request in requests:
-        by_key[_request_key(request, key_names)] = request
-    batches = chunks(list(by_key.values()), WRITE_CHUNK)
-    if not batches:
-        return 0
+    """Write everything (streamed: at most a few chunks in memory); returns the number of requests written.
+    Chunks run in parallel, so the same key must not appear in two different chunks of one call."""
 
     def write(batch: Sequence[WriteRequest]) -> int:
         done = _write_chunk(client, table, batch, max_attempts, sleep)
@@ -97,10 +105,20 @@ def batch_write(client: Any, table: str, requests: Iterable[WriteRequest], *, ke
             on_chunk(done)
         return done
 
-    if parallel <= 1 or len(batches) == 1:
+    batches = _chunked_requests(requests, key_names)
+    if parallel <= 1:
         return sum(write(b) for b in batches)
+    written = 0
+    in_flight: set[Future[int]] = set()
     with ThreadPoolExecutor(max_workers=parallel) as pool:
-        return sum(pool.map(run_in_context(write), batches))
+        task = run_in_context(write)
+        for batch in batches:
+            if len(in_flight) >= parallel * 2:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                written += sum(f.result() for f in done)
+            in_flight.add(pool.submit(task, batch))
+        written += sum(f.result() for f in in_flight)
+    return written
 
 
 def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> int:

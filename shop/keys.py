@@ -36,7 +36,7 @@ def bare(value: str, prefix: str, *, what: str | None = None) -> str:
         raise InvalidId(f"{label} {value!r} has the wrong prefix (expected {prefix!r} or none)")
     if not ID_RE.match(text):
         raise InvalidId(
-            f"{label} {value!r} is not valid: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            f"{label} {value!r} is not valid: use 1-64 letters, digits, '.', '_' or '-' (letter or digit first)"
         )
     return text
 

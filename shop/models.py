@@ -8,7 +8,6 @@ older items lack them.
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 

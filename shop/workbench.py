@@ -117,7 +117,7 @@ def _tables(document: Any) -> list[dict[str, Any]]:
         if not isinstance(table, dict):
             raise WorkbenchError(f"DataModel[{i}] is not an object")
         key_attrs = table.get("KeyAttributes", {})
-        names = (key_attrs.get("PartitionKey", {}).get("AttributeName"), key_attrs.get("SortKey", {}).get("AttributeName"))
+        names = tuple(key_attrs.get(k, {}).get("AttributeName") for k in ("PartitionKey", "SortKey"))
         if names != ("PK", "SK"):
             raise WorkbenchError(f"DataModel[{i}] ({table.get('TableName')}) is keyed {names}, not PK/SK: "
                                  "not the online-shop single table")

@@ -1,0 +1,98 @@
+"""TransactWriteItems through PynamoDB, with each operation labelled so a cancellation says *which* failed.
+
+DynamoDB reports cancellation reasons one per operation, in request order; PynamoDB sends condition
+checks, then deletes, then puts, then updates. We keep labels in that same order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action
+from pynamodb.models import Model
+from pynamodb.transactions import TransactWrite
+
+MAX_ITEMS = 100  # DynamoDB's limit per TransactWriteItems
+
+
+@dataclass(frozen=True)
+class TransactionCancelled(Exception):
+    """The transaction did not happen. ``reasons`` maps each failed label to DynamoDB's code
+    (``ConditionalCheckFailed``, ``TransactionConflict``, ``ThrottlingError`` ...)."""
+
+    reasons: dict[str, str]
+    message: str = ""
+
+    def __str__(self) -> str:
+        return self.message or ", ".join(f"{label}: {code}" for label, code in self.reasons.items())
+
+    def failed(self, code: str) -> list[str]:
+        return [label for label, c in self.reasons.items() if c == code]
+
+    @property
+    def only_conflicts(self) -> bool:
+        """True when retrying may succeed (another transaction held an item, or throttling)."""
+        return bool(self.reasons) and all(
+            c in {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+            for c in self.reasons.values()
+        )
+
+
+class Transaction:
+    def __init__(self, model: type[Model], *, token: str | None = None) -> None:
+        self._model = model
+        self._token = token
+        self._checks: list[tuple[str, tuple[Any, ...]]] = []
+        self._deletes: list[tuple[str, tuple[Any, ...]]] = []
+        self._puts: list[tuple[str, tuple[Any, ...]]] = []
+        self._updates: list[tuple[str, tuple[Any, ...]]] = []
+
+    def check(self, label: str, model: type[Model], hash_key: str, range_key: str | None,
+              condition: Condition) -> Transaction:
+        self._checks.append((label, (model, hash_key, range_key, condition)))
+        return self
+
+    def put(self, label: str, item: Model, condition: Condition | None = None) -> Transaction:
+        self._puts.append((label, (item, condition)))
+        return self
+
+    def update(self, label: str, item: Model, actions: list[Action],
+               condition: Condition | None = None) -> Transaction:
+        self._updates.append((label, (item, actions, condition)))
+        return self
+
+    def delete(self, label: str, item: Model, condition: Condition | None = None) -> Transaction:
+        self._deletes.append((label, (item, condition)))
+        return self
+
+    @property
+    def size(self) -> int:
+        return len(self._checks) + len(self._deletes) + len(self._puts) + len(self._updates)
+
+    def commit(self) -> None:
+        if not 0 < self.size <= MAX_ITEMS:
+            raise ValueError(f"a transaction holds 1 to {MAX_ITEMS} operations, this one has {self.size}")
+        labels = [label for group in (self._checks, self._deletes, self._puts, self._updates) for label, _ in group]
+        connection = self._model._get_connection().connection
+        try:
+            with TransactWrite(connection=connection, client_request_token=self._token) as tx:
+                for _, (model, hk, rk, cond) in self._checks:
+                    tx.condition_check(model, hk, rk, condition=cond)
+                for _, (item, cond) in self._deletes:
+                    tx.delete(item, condition=cond)
+                for _, (item, cond) in self._puts:
+                    tx.save(item, condition=cond)
+                for _, (item, actions, cond) in self._updates:
+                    tx.update(item, actions=actions, condition=cond)
+        except TransactWriteError as exc:
+            if exc.cause_response_code != "TransactionCanceledException":
+                raise
+            reasons = {
+                label: reason.code
+                for label, reason in zip(labels, exc.cancellation_reasons, strict=False)
+                if reason is not None and reason.code and reason.code != "None"
+            }
+            raise TransactionCancelled(reasons=reasons, message=exc.cause_response_message or "") from exc

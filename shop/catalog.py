@@ -1,0 +1,118 @@
+"""Domain writes for the catalog: customers, products, warehouses and their stock.
+
+Single writes are conditional PutItems (a create never overwrites); bulk loads (seeding) build the very
+same items and write them with BatchWriteItem. Stock is a decimal string (AWS's wire format), so it is
+changed by read-modify-write conditioned on the exact value read: a concurrent change makes the write
+fail and we re-read, rather than lose an update.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from pynamodb.exceptions import PutError, UpdateError
+
+from dynamo.batch import write_models
+from shop import keys
+from shop.attributes import to_decimal
+from shop.errors import Busy, InvalidInput, NotFound, ShopError
+from shop.models import Address, Customer, Inventory, Product, ProductDetail, ShopItem, Warehouse
+
+MAX_STOCK_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class AddressSpec:
+    street: str | None = None
+    number: str | None = None
+    zip_code: str | None = None
+    city: str | None = None
+    county: str | None = None
+    country: str | None = None
+
+    def attribute(self) -> Address:
+        return Address(street=self.street, number=self.number, zip_code=self.zip_code, city=self.city,
+                       county=self.county, country=self.country)
+
+
+def _id(value: str, prefix: str) -> str:
+    try:
+        return keys.bare(value, prefix)
+    except keys.InvalidId as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpec | None = None) -> Customer:
+    key = keys.CUSTOMER + _id(customer_id, keys.CUSTOMER)
+    if not name.strip() or "@" not in email:
+        raise InvalidInput("a customer needs a name and an email address")
+    return Customer(pk=key, sk=key, name=name.strip(), email=email.strip(),
+                    address=address.attribute() if address else None)
+
+
+def new_product(*, product_id: str, name: str, price: Decimal | str, description: str | None = None) -> Product:
+    key = keys.PRODUCT + _id(product_id, keys.PRODUCT)
+    try:
+        amount = to_decimal(price, what="price")
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(str(exc)) from exc
+    if amount < 0:
+        raise InvalidInput("price must not be negative")
+    return Product(pk=key, sk=key, price=amount, detail=ProductDetail(name=name, description=description))
+
+
+def new_warehouse(*, warehouse_id: str, name: str | None = None, address: AddressSpec | None = None) -> Warehouse:
+    key = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
+    return Warehouse(pk=key, sk=key, name=name, address=address.attribute() if address else None)
+
+
+def new_inventory(*, product_id: str, warehouse_id: str, quantity: int) -> Inventory:
+    if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
+        raise InvalidInput(f"stock must be a whole number >= 0, got {quantity!r}")
+    pk = keys.PRODUCT + _id(product_id, keys.PRODUCT)
+    sk = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
+    # GSI2 (w#/p#) serves "stock of every product in a warehouse" (pattern 14).
+    return Inventory(pk=pk, sk=sk, gsi2_pk=sk, gsi2_sk=pk, quantity=quantity)
+
+
+def create(item: ShopItem) -> ShopItem:
+    """Create one catalog item; refuses to overwrite an existing one."""
+    try:
+        item.save(condition=ShopItem.pk.does_not_exist())
+    except PutError as exc:
+        if exc.cause_response_code == "ConditionalCheckFailedException":
+            raise ShopError(f"{item.pk} already exists") from exc
+        raise
+    return item
+
+
+def load(items: Iterable[ShopItem], *, parallel: int = 4, on_chunk: Callable[[int], None] | None = None) -> int:
+    """Bulk load (seeding, imports): BatchWriteItem 25 a call, chunks in parallel, unprocessed retried."""
+    return write_models(ShopItem, items, parallel=parallel, on_chunk=on_chunk)
+
+
+def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory:
+    """Add (or with a negative delta, take) stock; never below zero, never losing a concurrent change."""
+    pk = keys.PRODUCT + _id(product_id, keys.PRODUCT)
+    sk = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
+    for attempt in range(MAX_STOCK_ATTEMPTS):
+        try:
+            row = Inventory.get(pk, sk, consistent_read=True)
+        except Inventory.DoesNotExist as exc:
+            raise NotFound("stock record", f"{product_id}@{warehouse_id}") from exc
+        new_quantity = row.quantity + delta
+        if new_quantity < 0:
+            raise InvalidInput(f"only {row.quantity} in stock, cannot take {-delta}")
+        try:
+            row.update(actions=[Inventory.quantity.set(new_quantity)],
+                       condition=Inventory.quantity == row.quantity)
+            return row
+        except UpdateError as exc:
+            if exc.cause_response_code != "ConditionalCheckFailedException":
+                raise
+            time.sleep(random.uniform(0, 0.01 * 2 ** attempt))
+    raise Busy(f"stock of {product_id} in {warehouse_id} keeps changing; try again")

@@ -1,0 +1,408 @@
+"""Domain writes for orders: place, ship, deliver, cancel. Each is one TransactWriteItems with conditions.
+
+- ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
+  conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
+  that the customer exists. All or nothing; never oversells under any concurrency.
+- ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse and its shipment items.
+- ``order_deliver``: SHIPPED -> DELIVERED.
+- ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
+
+Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
+PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Conflicts on stock from
+concurrent orders are retried with jittered backoff; the caller only ever sees domain errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import TypeVar
+
+from dynamo.batch import batch_get, client_of
+from dynamo.paging import all_items
+from dynamo.transactions import Transaction, TransactionCancelled
+from shop import access_patterns, keys
+from shop.attributes import to_decimal
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
+from shop.models import (
+    Address,
+    Customer,
+    Inventory,
+    Invoice,
+    InvoiceDetail,
+    Order,
+    OrderItem,
+    OrderStatus,
+    Payment,
+    Product,
+    Shipment,
+    ShipmentItem,
+    ShopItem,
+)
+from shop.timestamps import format_ts, now
+
+MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
+MAX_QUANTITY = 10_000
+MAX_ATTEMPTS = 8
+SHIPMENT_TYPES = ("Standard", "Express")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    product_id: str
+    quantity: int
+
+
+@dataclass(frozen=True)
+class PaymentSpec:
+    type: str
+    amount: Decimal | str
+    transaction_id: str | None = None
+    data: str | None = None
+
+
+@dataclass(frozen=True)
+class OrderCollection:
+    """Everything under PK=o#<oid> (access pattern 5), sorted into its entities."""
+
+    order: Order
+    items: list[OrderItem]
+    invoices: list[Invoice]
+    shipments: list[Shipment]
+    shipment_items: list[ShipmentItem]
+
+
+def new_id() -> str:
+    return secrets.token_hex(6)
+
+
+def _bare(value: str, prefix: str) -> str:
+    try:
+        return keys.bare(value, prefix)
+    except keys.InvalidId as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def _retrying(action: Callable[[], T], *, what: str) -> T:
+    """Run ``action``; on a stock race (ConditionalCheckFailed on stock) or a transaction conflict,
+    back off with full jitter and run it again from its reads."""
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return action()
+        except _Retry:
+            time.sleep(random.uniform(0, min(1.0, 0.01 * 2 ** attempt)))
+    raise Busy(f"{what}: too many concurrent changes to the same items; nothing was written, try again")
+
+
+class _Retry(Exception):
+    pass
+
+
+def _token(*parts: str) -> str:
+    """ClientRequestToken: a retried call with the same parameters within 10 minutes is applied once."""
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:36]
+
+
+# --- reading an order ---------------------------------------------------------------------------------
+
+def order_collection(order_id: str) -> OrderCollection:
+    """The order's whole item collection in one Query (more only if it exceeds a page); NotFound if absent."""
+    oid = _bare(order_id, keys.ORDER)
+    order: Order | None = None
+    items: list[OrderItem] = []
+    invoices: list[Invoice] = []
+    shipments: list[Shipment] = []
+    shipment_items: list[ShipmentItem] = []
+    for item in all_items(access_patterns.order_details, order_id=oid):
+        if isinstance(item, Order):
+            order = item
+        elif isinstance(item, OrderItem):
+            items.append(item)
+        elif isinstance(item, Invoice):
+            invoices.append(item)
+        elif isinstance(item, Shipment):
+            shipments.append(item)
+        elif isinstance(item, ShipmentItem):
+            shipment_items.append(item)
+    if order is None:
+        raise NotFound("order", oid)
+    return OrderCollection(order, items, invoices, shipments, shipment_items)
+
+
+# --- item builders (pure): the one place that knows what an order, its invoice and shipments look like ---
+
+@dataclass(frozen=True)
+class PricedLine:
+    """An order line with what placing it decided: the unit price and the warehouse it is taken from."""
+
+    product_id: str
+    quantity: int
+    price: Decimal
+    product_name: str | None = None
+    warehouse_id: str | None = None
+
+
+def build_placement(*, order_id: str, invoice_id: str, customer_id: str, lines: Sequence[PricedLine],
+                    payments: Sequence[Payment], placed_at: datetime,
+                    status: OrderStatus = OrderStatus.PENDING) -> tuple[Order, list[OrderItem], Invoice]:
+    """The order (with ``Total`` and ``ItemCount``), its items (GSI1 by product, GSI2 by customer) and the
+    invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
+    when = format_ts(placed_at)
+    total = sum((line.price * line.quantity for line in lines), Decimal(0))
+    order = Order(pk=keys.ORDER + order_id, sk=keys.CUSTOMER + customer_id, date=placed_at, status=status.value,
+                  total=total, item_count=sum(line.quantity for line in lines))
+    items = [
+        OrderItem(pk=order.pk, sk=keys.PRODUCT + line.product_id, quantity=line.quantity, price=line.price,
+                  product_name=line.product_name, warehouse_id=line.warehouse_id,
+                  gsi1_pk=keys.PRODUCT + line.product_id, gsi1_sk=when,
+                  gsi2_pk=keys.CUSTOMER + customer_id, gsi2_sk=keys.ORDER_ITEM_DATE + when)
+        for line in lines
+    ]
+    invoice = Invoice(pk=order.pk, sk=keys.INVOICE + invoice_id, amount=total, date=placed_at,
+                      detail=InvoiceDetail(payments=list(payments)),
+                      gsi1_pk=keys.INVOICE + invoice_id, gsi1_sk=keys.INVOICE + invoice_id,
+                      gsi2_pk=keys.CUSTOMER + customer_id, gsi2_sk=keys.INVOICE_DATE + when)
+    return order, items, invoice
+
+
+def build_shipments(*, order: Order, items: Sequence[OrderItem], shipped_at: datetime, shipment_type: str,
+                    address: Address | None, first_number: int = 1) -> list[Shipment | ShipmentItem]:
+    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse) and
+    a shipment item per order item (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
+    by_warehouse: dict[str | None, list[OrderItem]] = {}
+    for item in items:
+        by_warehouse.setdefault(item.warehouse_id, []).append(item)
+    built: list[Shipment | ShipmentItem] = []
+    groups = sorted(by_warehouse.items(), key=lambda kv: kv[0] or "")
+    for n, (warehouse_id, group) in enumerate(groups, first_number):
+        sid = f"{order.order_id}-{n}"
+        shipment = Shipment(pk=order.pk, sk=keys.SHIPMENT + sid, type=shipment_type, date=shipped_at,
+                            warehouse_id=warehouse_id, address=address,
+                            gsi1_pk=keys.SHIPMENT + sid, gsi1_sk=keys.SHIPMENT + sid)
+        if warehouse_id:
+            shipment.gsi2_pk, shipment.gsi2_sk = keys.WAREHOUSE + warehouse_id, keys.SHIPMENT + sid
+        built.append(shipment)
+        built += [
+            ShipmentItem(pk=order.pk, sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
+                         quantity=item.quantity, gsi1_pk=keys.SHIPMENT + sid, gsi1_sk=keys.PRODUCT + item.product_id)
+            for item in group
+        ]
+    return built
+
+
+# --- place ----------------------------------------------------------------------------------------------
+
+def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
+    if not lines:
+        raise InvalidInput("an order needs at least one line")
+    merged: dict[str, int] = {}
+    for line in lines:
+        pid = _bare(line.product_id, keys.PRODUCT)
+        quantity = line.quantity
+        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
+            raise InvalidInput(f"quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
+        merged[pid] = merged.get(pid, 0) + line.quantity
+    if len(merged) > MAX_LINES:
+        raise InvalidInput(f"an order holds at most {MAX_LINES} different products")
+    return [OrderLine(pid, qty) for pid, qty in merged.items()]
+
+
+def _products(product_ids: list[str]) -> dict[str, Product]:
+    keys_ = [{"PK": {"S": keys.PRODUCT + p}, "SK": {"S": keys.PRODUCT + p}} for p in product_ids]
+    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), keys_, key_names=("PK", "SK"))
+    products: dict[str, Product] = {}
+    for pid, raw in zip(product_ids, found, strict=True):
+        item = ShopItem.from_raw_data(raw) if raw else None
+        if not isinstance(item, Product):
+            raise NotFound("product", pid)
+        if item.price is None:
+            raise InvalidInput(f"product {pid} has no price and cannot be ordered")
+        products[pid] = item
+    return products
+
+
+def _pick_warehouse(product_id: str, quantity: int) -> Inventory:
+    """The warehouse holding the most of the product, if it holds enough (ties: lowest id)."""
+    rows = sorted(all_items(access_patterns.inventory_for_product, product_id=product_id),
+                  key=lambda r: (-r.quantity, r.sk))
+    best = rows[0] if rows else None
+    if best is None or best.quantity < quantity:
+        raise OutOfStock(product_id, quantity, best.quantity if best else 0)
+    return best
+
+
+def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
+    if not specs:
+        return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
+    payments = []
+    for spec in specs:
+        try:
+            amount = to_decimal(spec.amount, what="payment amount")
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(str(exc)) from exc
+        if amount <= 0:
+            raise InvalidInput("a payment amount must be positive")
+        if not spec.type.strip():
+            raise InvalidInput("a payment needs a type (e.g. GiftCard, MasterCard)")
+        payments.append(Payment(type=spec.type.strip(), amount=amount, data=spec.data,
+                                transaction_id=spec.transaction_id))
+    paid = sum((p.amount for p in payments), Decimal(0))
+    if paid != total:
+        raise InvalidInput(f"payments add up to {paid}, the order totals {total}")
+    return payments
+
+
+def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Sequence[PaymentSpec] | None = None,
+                placed_at: datetime | None = None, order_id: str | None = None,
+                invoice_id: str | None = None) -> Order:
+    """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy."""
+    cid = _bare(customer_id, keys.CUSTOMER)
+    oid = _bare(order_id, keys.ORDER) if order_id else new_id()
+    iid = _bare(invoice_id, keys.INVOICE) if invoice_id else oid
+    wanted = _validate_lines(lines)
+    products = _products([line.product_id for line in wanted])
+    placed = placed_at or now()
+    total = sum((products[line.product_id].price * line.quantity for line in wanted), Decimal(0))
+    payment_items = build_payments(payments, total)
+
+    def attempt() -> Order:
+        picks = {line.product_id: _pick_warehouse(line.product_id, line.quantity) for line in wanted}
+        priced = [PricedLine(line.product_id, line.quantity, products[line.product_id].price,
+                             products[line.product_id].name, picks[line.product_id].warehouse_id)
+                  for line in wanted]
+        order, items, invoice = build_placement(order_id=oid, invoice_id=iid, customer_id=cid, lines=priced,
+                                                payments=payment_items, placed_at=placed)
+        # The token covers this attempt's exact writes, so a botocore retry of it is applied once.
+        stock_read = sorted((pid, row.sk, row.quantity) for pid, row in picks.items())
+        tx = Transaction(ShopItem, token=_token("place", oid, cid, format_ts(placed), repr(wanted), repr(stock_read)))
+        tx.check("customer", Customer, keys.CUSTOMER + cid, keys.CUSTOMER + cid, Customer.pk.exists())
+        tx.put("order", order, ShopItem.pk.does_not_exist())
+        for item in items:
+            tx.put(f"item:{item.product_id}", item, ShopItem.pk.does_not_exist())
+        tx.put("invoice", invoice, ShopItem.pk.does_not_exist())
+        for line in wanted:
+            row = picks[line.product_id]
+            tx.update(f"stock:{line.product_id}", row, [Inventory.quantity.set(row.quantity - line.quantity)],
+                      Inventory.quantity == row.quantity)
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            if "customer" in exc.reasons:
+                raise NotFound("customer", cid) from exc
+            if {"order", "invoice"} & set(exc.failed("ConditionalCheckFailed")):
+                raise OrderConflict(oid, None, f"order {oid} (or invoice {iid}) already exists") from exc
+            if exc.only_conflicts or any(label.startswith("stock:") for label in exc.failed("ConditionalCheckFailed")):
+                raise _Retry from exc
+            raise
+        return order
+
+    return _retrying(attempt, what=f"placing order {oid}")
+
+
+# --- status changes -----------------------------------------------------------------------------------
+
+def _require(collection: OrderCollection, allowed: OrderStatus, action: str,
+             expected_version: int | None) -> Order:
+    order = collection.order
+    if order.order_status is not allowed:
+        status = order.status or "unknown"
+        raise OrderConflict(order.order_id, order.status,
+                            f"order {order.order_id} is {status}; only a {allowed.value} order can be {action}")
+    if expected_version is not None and order.version != expected_version:
+        raise OrderConflict(order.order_id, order.status,
+                            f"order {order.order_id} changed meanwhile (version {order.version}, "
+                            f"you saw {expected_version}); reload and try again")
+    return order
+
+
+def _status_update(tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus) -> None:
+    # PynamoDB adds "Version = <read version>" to the condition and increments Version.
+    tx.update("order", order, [Order.status.set(new.value)], Order.status == expected.value)
+
+
+def _lost_race(order_id: str, action: str) -> OrderConflict:
+    current = order_collection(order_id).order
+    return OrderConflict(order_id, current.status,
+                         f"order {order_id} changed while being {action} (now {current.status or 'unknown'}); "
+                         "nothing was done")
+
+
+def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at: datetime | None = None,
+               shipment_type: str = "Standard") -> Order:
+    """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
+    oid = _bare(order_id, keys.ORDER)
+    if shipment_type not in SHIPMENT_TYPES:
+        raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
+    collection = order_collection(oid)
+    order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
+    customer = access_patterns.customer_by_id(customer_id=order.customer_id)
+    shipments = build_shipments(order=order, items=collection.items, shipped_at=shipped_at or now(),
+                                shipment_type=shipment_type, address=customer.address if customer else None,
+                                first_number=len(collection.shipments) + 1)
+    tx = Transaction(ShopItem, token=_token("ship", oid, str(order.version), shipment_type))
+    _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING)
+    for item in shipments:
+        tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        raise _lost_race(oid, "shipped") from exc
+    return order
+
+
+def order_deliver(*, order_id: str, expected_version: int | None = None) -> Order:
+    """SHIPPED -> DELIVERED."""
+    oid = _bare(order_id, keys.ORDER)
+    order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
+    tx = Transaction(ShopItem, token=_token("deliver", oid, str(order.version)))
+    _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED)
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        raise _lost_race(oid, "delivered") from exc
+    return order
+
+
+def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order:
+    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from."""
+    oid = _bare(order_id, keys.ORDER)
+
+    def attempt() -> Order:
+        collection = order_collection(oid)
+        order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
+        stock = _stock_to_return(collection.items)
+        tx = Transaction(ShopItem, token=_token("cancel", oid, str(order.version),
+                                                repr([(r.pk, r.sk, r.quantity) for _, r in stock])))
+        _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING)
+        for item, row in stock:
+            tx.update(f"stock:{item.product_id}", row, [Inventory.quantity.set(row.quantity + item.quantity)],
+                      Inventory.quantity == row.quantity)
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            order_failed = "order" in exc.reasons and not exc.only_conflicts
+            if not order_failed:
+                raise _Retry from exc
+            raise _lost_race(oid, "cancelled") from exc
+        return order
+
+    return _retrying(attempt, what=f"cancelling order {oid}")
+
+
+def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:
+    """Each item with the current stock record it was taken from (BatchGetItem); items whose warehouse is
+    unknown (legacy data) or whose stock record is gone get nothing back."""
+    taken = [i for i in items if i.warehouse_id]
+    if not taken:
+        return []
+    wanted = [{"PK": {"S": i.sk}, "SK": {"S": keys.WAREHOUSE + str(i.warehouse_id)}} for i in taken]
+    rows = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
+    return [(item, Inventory.from_raw_data(raw)) for item, raw in zip(taken, rows, strict=True) if raw]
