@@ -12,8 +12,8 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -14,10 +14,10 @@ concurrent orders are retried with jittered backoff; the caller only ever sees d
 
 from __future__ import annotations
 
-import hashlib
 import random
 import secrets
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -106,9 +106,11 @@ class _Retry(Exception):
     pass
 
 
-def _token(*parts: str) -> str:
-    """ClientRequestToken: a retried call with the same parameters within 10 minutes is applied once."""
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:36]
+def _token() -> str:
+    """A ClientRequestToken per attempt: botocore's own retries resend the same request (and token), so a
+    commit whose response was lost is applied once. Never derived from content: two staff sending the
+    same action must not both be told they succeeded."""
+    return uuid.uuid4().hex
 
 
 # --- reading an order ---------------------------------------------------------------------------------
@@ -280,9 +282,7 @@ def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Seque
                   for line in wanted]
         order, items, invoice = build_placement(order_id=oid, invoice_id=iid, customer_id=cid, lines=priced,
                                                 payments=payment_items, placed_at=placed)
-        # The token covers this attempt's exact writes, so a botocore retry of it is applied once.
-        stock_read = sorted((pid, row.sk, row.quantity) for pid, row in picks.items())
-        tx = Transaction(ShopItem, token=_token("place", oid, cid, format_ts(placed), repr(wanted), repr(stock_read)))
+        tx = Transaction(ShopItem, token=_token())
         tx.check("customer", Customer, keys.CUSTOMER + cid, keys.CUSTOMER + cid, Customer.pk.exists())
         tx.put("order", order, ShopItem.pk.does_not_exist())
         for item in items:
@@ -347,7 +347,7 @@ def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at
     shipments = build_shipments(order=order, items=collection.items, shipped_at=shipped_at or now(),
                                 shipment_type=shipment_type, address=customer.address if customer else None,
                                 first_number=len(collection.shipments) + 1)
-    tx = Transaction(ShopItem, token=_token("ship", oid, str(order.version), shipment_type))
+    tx = Transaction(ShopItem, token=_token())
     _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING)
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
@@ -362,7 +362,7 @@ def order_deliver(*, order_id: str, expected_version: int | None = None) -> Orde
     """SHIPPED -> DELIVERED."""
     oid = _bare(order_id, keys.ORDER)
     order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
-    tx = Transaction(ShopItem, token=_token("deliver", oid, str(order.version)))
+    tx = Transaction(ShopItem, token=_token())
     _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED)
     try:
         tx.commit()
@@ -379,8 +379,7 @@ def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order
         collection = order_collection(oid)
         order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
         stock = _stock_to_return(collection.items)
-        tx = Transaction(ShopItem, token=_token("cancel", oid, str(order.version),
-                                                repr([(r.pk, r.sk, r.quantity) for _, r in stock])))
+        tx = Transaction(ShopItem, token=_token())
         _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING)
         for item, row in stock:
             tx.update(f"stock:{item.product_id}", row, [Inventory.quantity.set(row.quantity + item.quantity)],

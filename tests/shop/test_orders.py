@@ -1,0 +1,156 @@
+"""Domain writes for orders against DynamoDB Local: all-or-nothing, conditional, never overselling."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+
+from shop import access_patterns as ap
+from shop import orders
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
+from shop.models import OrderStatus
+from tests import factories
+
+pytestmark = pytest.mark.ddb_local
+
+
+def stock(product_id: str = "2001") -> int:
+    return ap.inventory_for_product(product_id=product_id).items[0].quantity
+
+
+def place(qty: int = 1, product: str = "2001", **kwargs: object) -> orders.Order:
+    return orders.order_place(customer_id="1001", lines=[orders.OrderLine(product, qty)], **kwargs)  # type: ignore[arg-type]
+
+
+def test_place_writes_order_items_invoice_and_takes_stock(shop_table: str) -> None:
+    factories.shop_with(products=2, stock_each=10)
+    order = orders.order_place(customer_id="c#1001", lines=[orders.OrderLine("2001", 2), orders.OrderLine("p#2002", 1),
+                                                            orders.OrderLine("2001", 1)])
+    collection = orders.order_collection(order.order_id)
+    assert collection.order.status == "PENDING" and collection.order.version == 1
+    assert collection.order.total == Decimal("42.00") and collection.order.item_count == 4
+    assert {(i.product_id, i.quantity, i.warehouse_id) for i in collection.items} == {("2001", 3, "301"),
+                                                                                      ("2002", 1, "301")}
+    invoice, = collection.invoices
+    assert invoice.amount == Decimal("42.00") and invoice.payments[0].amount == Decimal("42.00")
+    assert invoice.payments[0].transaction_id
+    assert (stock("2001"), stock("2002")) == (7, 9)
+    # visible through the customer's patterns (15 and 16)
+    day = collection.order.date.date().isoformat()
+    assert [i.invoice_id for i in ap.invoices_for_customer(customer_id="1001", start=day, end=day).items] == [
+        invoice.invoice_id]
+    assert len(ap.order_items_for_customer(customer_id="1001", start=day, end=day).items) == 2
+
+
+def test_place_refuses_and_writes_nothing(shop_table: str) -> None:
+    factories.shop_with(products=1, stock_each=2)
+    with pytest.raises(OutOfStock):
+        place(3)
+    with pytest.raises(NotFound):
+        orders.order_place(customer_id="9999", lines=[orders.OrderLine("2001", 1)])
+    with pytest.raises(NotFound):
+        place(1, product="7777")
+    with pytest.raises(InvalidInput):
+        place(0)
+    with pytest.raises(InvalidInput):
+        orders.order_place(customer_id="1001", lines=[])
+    with pytest.raises(InvalidInput):
+        place(1, payments=[orders.PaymentSpec("Visa", "1.00")])  # does not add up to 10.50
+    with pytest.raises(InvalidInput, match="float"):
+        place(1, payments=[orders.PaymentSpec("Visa", 10.5)])  # type: ignore[arg-type]  # floats never reach money
+    assert stock() == 2
+    assert ap.order_items_for_customer(customer_id="1001", start="2000-01-01", end="2100-01-01").items == []
+
+
+def test_split_payments_and_existing_order_id(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(2, payments=[orders.PaymentSpec("GiftCard", "1.00"),
+                               orders.PaymentSpec("MasterCard", "20.00", transaction_id="txn_1")], order_id="o#42")
+    assert [p.type for p in orders.order_collection("42").invoices[0].payments] == ["GiftCard", "MasterCard"]
+    with pytest.raises(OrderConflict):
+        place(1, order_id=order.order_id)
+    assert stock() == 98
+
+
+def test_ship_then_deliver(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(2)
+    orders.order_ship(order_id=order.order_id, shipment_type="Express")
+    collection = orders.order_collection(order.order_id)
+    assert collection.order.status == "SHIPPED" and collection.order.version == 2
+    shipment, = collection.shipments
+    assert shipment.warehouse_id == "301" and shipment.type == "Express" and shipment.address is not None
+    assert [(i.product_id, i.quantity) for i in collection.shipment_items] == [("2001", 2)]
+    # patterns 8, 12, 13 see it
+    assert [s.shipment_id for s in ap.shipments_for_order(order_id=order.order_id).items] == [shipment.shipment_id]
+    assert len(ap.shipment_details(shipment_id=shipment.shipment_id).items) == 2
+    assert [s.shipment_id for s in ap.shipments_for_warehouse(warehouse_id="301").items] == [shipment.shipment_id]
+    orders.order_deliver(order_id=order.order_id)
+    assert orders.order_collection(order.order_id).order.status == "DELIVERED"
+
+
+def test_status_rules(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(1)
+    with pytest.raises(OrderConflict, match="only a SHIPPED order"):
+        orders.order_deliver(order_id=order.order_id)
+    with pytest.raises(OrderConflict, match="changed meanwhile"):
+        orders.order_ship(order_id=order.order_id, expected_version=7)
+    orders.order_cancel(order_id=order.order_id, expected_version=1)
+    assert stock() == 100
+    for action in (orders.order_ship, orders.order_cancel, orders.order_deliver):
+        with pytest.raises(OrderConflict) as caught:
+            action(order_id=order.order_id)
+        assert caught.value.status == OrderStatus.CANCELLED
+    assert stock() == 100
+    with pytest.raises(NotFound):
+        orders.order_ship(order_id="missing")
+    with pytest.raises(InvalidInput):
+        orders.order_ship(order_id="bad id")
+
+
+def test_two_staff_acting_at_once_only_one_wins(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(1)
+
+    def act(action: str) -> str:
+        try:
+            (orders.order_ship if action == "ship" else orders.order_cancel)(order_id=order.order_id,
+                                                                             expected_version=1)
+            return action
+        except OrderConflict:
+            return "conflict"
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(act, ["ship", "cancel"] * 4))
+    winners = [r for r in results if r != "conflict"]
+    assert len(winners) == 1
+    final = orders.order_collection(order.order_id)
+    assert final.order.status == ("SHIPPED" if winners[0] == "ship" else "CANCELLED")
+    assert stock() == (99 if winners[0] == "ship" else 100)
+    assert len(final.shipments) == (1 if winners[0] == "ship" else 0)
+
+
+@pytest.mark.slow
+def test_concurrent_orders_never_oversell(shop_table: str) -> None:
+    """40 buyers in 16 threads race for the last 7 units: exactly 7 orders succeed, stock ends at 0."""
+    factories.shop_with(products=1, stock_each=7)
+
+    def buy(_: int) -> str:
+        try:
+            place(1)
+            return "ok"
+        except OutOfStock:
+            return "out"
+        except Busy:
+            return "busy"
+
+    with ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(buy, range(40)))
+    sold = results.count("ok")
+    assert stock() == 7 - sold >= 0
+    assert sold + results.count("busy") >= 7  # nobody was refused while stock remained, unless told to retry
+    assert sold == len(ap.order_items_for_product(product_id="2001", start="2000-01-01", end="2100-01-01",
+                                                  limit=1000).items)
