@@ -73,3 +73,28 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
         delete_table(SHOP_TABLE.model)
         SHOP_TABLE.model.Meta.table_name = original
         os.environ.pop("SHOP_TABLE_NAME", None)
+
+
+@pytest.fixture
+def moto_shop_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A shop table in moto (in-process, fast) for unit tests; anything that matters is also tested on
+    DynamoDB Local, because moto differs from DynamoDB in places."""
+    from moto import mock_aws
+
+    from shop.models import SHOP_TABLE
+
+    for name, value in TEST_ENV.items():
+        if value:
+            monkeypatch.setenv(name, value)
+        else:
+            monkeypatch.delenv(name, raising=False)
+    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
+        monkeypatch.delenv(name, raising=False)
+    original = SHOP_TABLE.model.Meta.table_name
+    with mock_aws():
+        reset_connections()
+        try:
+            yield fresh_table(SHOP_TABLE, "OnlineShop-moto")
+        finally:
+            SHOP_TABLE.model.Meta.table_name = original
+            reset_connections()

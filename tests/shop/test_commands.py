@@ -1,0 +1,75 @@
+"""Every bad input to every command exits non-zero with a one-line message and changes nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from shop import access_patterns as ap
+from tests import factories
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.ddb_local
+
+
+def manage(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], capture_output=True, text=True,
+                          env=os.environ.copy(), timeout=120, cwd=ROOT)
+
+
+@pytest.mark.parametrize("args", [
+    ["access_pattern", "noSuchPattern", "1"],
+    ["access_pattern", "getCustomerByCustomerId"],
+    ["access_pattern", "getCustomerByCustomerId", "1", "2"],
+    ["access_pattern", "getCustomerByCustomerId", "o#1"],
+    ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-02-30", "2020-03-01"],
+    ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-03-02", "2020-03-01"],
+    ["access_pattern", "getOrderByProductIdForDateRange", "1", "last week", "today"],
+    ["seed_shop", "--customers", "-1", "--products", "1", "--warehouses", "1", "--orders", "1"],
+    ["seed_shop", "--customers", "x", "--products", "1", "--warehouses", "1", "--orders", "1"],
+    ["seed_shop", "--customers", "0", "--products", "1", "--warehouses", "1", "--orders", "5"],
+    ["seed_shop", "--customers", "1", "--products", "1", "--warehouses", "1", "--orders", "1", "--until", "soon"],
+    ["seed_shop", "--customers", "1"],
+    ["import_workbench", "/nonexistent/model.json"],
+    ["import_workbench"],
+    ["create_tables", "--timeout", "soon"],
+])
+def test_bad_input_is_one_line_and_non_zero(shop_table: str, args: list[str]) -> None:
+    factories.customer("1")
+    result = manage(*args)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert ap.customer_by_id(customer_id="1") is not None  # nothing changed
+    assert ap.customer_by_id(customer_id="100001") is None
+
+
+def test_access_pattern_command_prints_json_lines(shop_table: str) -> None:
+    factories.customer("7", name="Grace")
+    result = manage("access_pattern", "getCustomerByCustomerId", "c#7")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().startswith('{"PK": "c#7", "SK": "c#7", "EntityType": "customer"')
+
+
+def test_seed_shop_refuses_a_seeded_table(shop_table: str) -> None:
+    args = ["--customers", "3", "--products", "2", "--warehouses", "1", "--orders", "5", "--no-progress"]
+    out = StringIO()
+    call_command("seed_shop", *args, stdout=out)
+    assert "5 orders" in out.getvalue()
+    with pytest.raises(CommandError, match="seeded before"):
+        call_command("seed_shop", *args)
+
+
+def test_create_tables_is_idempotent(shop_table: str) -> None:
+    out = StringIO()
+    call_command("create_tables", stdout=out)
+    call_command("create_tables", stdout=out)
+    assert "up to date" in out.getvalue()

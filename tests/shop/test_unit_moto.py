@@ -1,0 +1,37 @@
+"""Fast unit tests on moto: keys, timestamps and a place/ship round trip (DynamoDB Local covers the rest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from shop import keys, orders, timestamps
+from tests import factories
+
+
+@pytest.mark.parametrize(("raw", "bare"), [("c#12345", "12345"), ("12345", "12345"), (" 7 ", "7")])
+def test_customer_ids_with_or_without_prefix(raw: str, bare: str) -> None:
+    assert keys.customer(raw) == "c#" + bare
+
+
+@pytest.mark.parametrize("raw", ["o#1", "", "a b", "x" * 65, "-1", "c#"])
+def test_invalid_ids(raw: str) -> None:
+    with pytest.raises(keys.InvalidId):
+        keys.customer(raw)
+
+
+def test_range_bounds() -> None:
+    low, high = timestamps.range_bounds("2020-06-01", "2020-06-30")
+    assert low == "2020-06-01T00:00:00" and high.startswith("2020-06-30T23:59:59")
+    assert "2020-06-30T23:59:59" <= high and "2020-07-01T00:00:00" > high
+    with pytest.raises(timestamps.InvalidDate):
+        timestamps.range_bounds("2020-06-30", "2020-06-01")
+    with pytest.raises(timestamps.InvalidDate):
+        timestamps.range_bounds("2020-02-30", "2020-03-01")
+
+
+def test_place_and_ship_on_moto(moto_shop_table: str) -> None:
+    factories.shop_with(products=1, stock_each=5)
+    order = orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 2)])
+    orders.order_ship(order_id=order.order_id)
+    collection = orders.order_collection(order.order_id)
+    assert collection.order.status == "SHIPPED" and len(collection.shipments) == 1
