@@ -22,7 +22,7 @@ def test_invalid_ids(raw: str) -> None:
 def test_range_bounds() -> None:
     low, high = timestamps.range_bounds("2020-06-01", "2020-06-30")
     assert low == "2020-06-01T00:00:00" and high.startswith("2020-06-30T23:59:59")
-    assert "2020-06-30T23:59:59" <= high and "2020-07-01T00:00:00" > high
+    assert high >= "2020-06-30T23:59:59" and high < "2020-07-01T00:00:00"
     with pytest.raises(timestamps.InvalidDate):
         timestamps.range_bounds("2020-06-30", "2020-06-01")
     with pytest.raises(timestamps.InvalidDate):

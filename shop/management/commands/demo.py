@@ -1,0 +1,129 @@
+"""Run the whole product locally: DynamoDB Local (data in .data/), tables, demo data, a staff login, the
+stream sync, and the dashboard. Ctrl-C stops everything. Used by ``scripts/run``."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command, get_commands
+from django.core.management.base import CommandError, CommandParser
+
+from dynamo import local
+from dynamo.commands import ShopCommand, positive_int
+from dynamo.models import reset_connections
+from shop.models import ShopItem
+
+DEMO_USER = "demo"
+DEMO_SIZE = {"customers": 300, "products": 120, "warehouses": 4, "orders": 3000}
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+class Command(ShopCommand):
+    help = __doc__
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--port", type=positive_int, default=8080, help="dashboard port (default 8080)")
+        parser.add_argument("--ddb-port", type=positive_int, default=8000, help="DynamoDB Local port (default 8000)")
+        parser.add_argument("--orders", type=positive_int, default=DEMO_SIZE["orders"],
+                            help="demo orders to seed into an empty shop (default %(default)s)")
+        parser.add_argument("--no-sync", action="store_true", help="do not run the stream sync")
+
+    def run(self, *_: Any, port: int, ddb_port: int, orders: int, no_sync: bool, **options: Any) -> None:
+        data_dir = Path(settings.DATA_DIR)
+        signal.signal(signal.SIGTERM, _interrupt)  # a plain kill stops the children too
+        engine = self._engine(data_dir, ddb_port)
+        children: list[subprocess.Popen[bytes]] = []
+        try:
+            call_command("migrate", verbosity=0, interactive=False)
+            call_command("collectstatic", verbosity=0, interactive=False)
+            call_command("create_tables", stdout=self.stdout)
+            if next(iter(ShopItem.scan(limit=1)), None) is None:  # operator path, not a request path
+                self.stdout.write(f"the shop is empty: seeding {orders} demo orders")
+                call_command("seed_shop", f"--orders={orders}", *(f"--{k}={v}" for k, v in DEMO_SIZE.items()
+                                                                   if k != "orders"), stdout=self.stdout)
+            login = self._staff_login(data_dir)
+            if not no_sync and "sync_adminview" in get_commands():
+                children.append(self._spawn("sync_adminview", "--follow"))
+            self.stdout.write(self.style.SUCCESS(
+                f"\n  dashboard: http://127.0.0.1:{port}/\n  login:     {login}\n"
+                f"  DynamoDB Local: {engine.endpoint if engine else os.environ['AWS_ENDPOINT_URL_DYNAMODB']}"
+                f" (data in {data_dir})\n"))
+            server = self._spawn("runserver", f"127.0.0.1:{port}", "--noreload")
+            children.append(server)
+            server.wait()
+        except KeyboardInterrupt:
+            self.stdout.write("stopping")
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.send_signal(signal.SIGTERM)
+            for child in children:
+                try:
+                    child.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            if engine:
+                engine.stop()
+
+    def _engine(self, data_dir: Path, port: int) -> local.DynamoDBLocal | None:
+        """Start DynamoDB Local, or reuse one already listening on the port (e.g. from an earlier run)."""
+        endpoint = f"http://127.0.0.1:{port}"
+        os.environ.update({
+            "AWS_ENDPOINT_URL_DYNAMODB": endpoint, "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint,
+            "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
+            "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "local"),
+            "AWS_REGION": os.environ.get("AWS_REGION", "us-east-1"),
+        })
+        reset_connections()
+        if local.port_open(port):
+            self.stdout.write(f"using the DynamoDB Local already listening on {endpoint}")
+            return None
+        try:
+            engine = local.persistent(data_dir / "dynamodb", port=port)
+            engine.start(log_path=data_dir / "dynamodb-local.log")
+        except local.DynamoDBLocalError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"DynamoDB Local started on {endpoint}")
+        return engine
+
+    def _staff_login(self, data_dir: Path) -> str:
+        """A staff user allowed to ship and cancel; its password is kept in .data/ and printed each run."""
+        from django.contrib.auth import get_user_model
+        from django.contrib.auth.models import Group, Permission
+
+        secret_file = data_dir / "demo-login.txt"
+        user_model = get_user_model()
+        user = user_model.objects.filter(username=DEMO_USER).first()
+        if user is None or not secret_file.exists():
+            password = secrets.token_urlsafe(9)
+            user = user or user_model(username=DEMO_USER, email="demo@example.com")
+            user.is_staff = True
+            user.set_password(password)
+            user.save()
+            secret_file.write_text(password)
+            secret_file.chmod(0o600)
+        for group in Group.objects.filter(name__in=["fulfilment"]):
+            user.groups.add(group)
+        if not Group.objects.filter(name="fulfilment").exists():
+            # the dashboard's permission, when that app is installed, is granted through this group
+            perms = Permission.objects.filter(codename__in=["ship_order", "cancel_order"])
+            if perms:
+                group = Group.objects.create(name="fulfilment")
+                group.permissions.set(perms)
+                user.groups.add(group)
+        return f"{DEMO_USER} / {secret_file.read_text().strip()}"
+
+    @staticmethod
+    def _spawn(*args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *args],
+                                env=os.environ.copy())
