@@ -58,16 +58,10 @@ class IntStringAttribute(Attribute[int]):
         return int(number)
 
 
-class DecimalNumberAttribute(Attribute[Decimal]):
+class DecimalNumberAttribute(DecimalStringAttribute):
     """A DynamoDB number read as an exact Decimal (PynamoDB's NumberAttribute would give a float)."""
 
     attr_type = NUMBER
-
-    def serialize(self, value: Decimal) -> str:
-        return decimal_text(to_decimal(value, what=self.attr_name))
-
-    def deserialize(self, value: str) -> Decimal:
-        return to_decimal(value, what=self.attr_name)
 
 
 class TimestampAttribute(Attribute[datetime]):

@@ -335,6 +335,14 @@ def _lost_race(order_id: str, action: str) -> OrderConflict:
                          "nothing was done")
 
 
+def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
+    """Commit; a failed condition means someone else changed the order first: say what it is now."""
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        raise _lost_race(order_id, action) from exc
+
+
 def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at: datetime | None = None,
                shipment_type: str = "Standard") -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
@@ -351,10 +359,7 @@ def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at
     _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING)
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
-    try:
-        tx.commit()
-    except TransactionCancelled as exc:
-        raise _lost_race(oid, "shipped") from exc
+    _commit_status_change(tx, oid, "shipped")
     return order
 
 
@@ -364,10 +369,7 @@ def order_deliver(*, order_id: str, expected_version: int | None = None) -> Orde
     order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
     tx = Transaction(ShopItem, token=_token())
     _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED)
-    try:
-        tx.commit()
-    except TransactionCancelled as exc:
-        raise _lost_race(oid, "delivered") from exc
+    _commit_status_change(tx, oid, "delivered")
     return order
 
 
