@@ -31,24 +31,15 @@ class TableSpec:
 
 
 def _schema(model: type[Model]) -> dict[str, Any]:
+    """CreateTable's shape of a model (PynamoDB's schema already lists every index key's definition)."""
     schema = model._get_schema()
-    attributes = {d["AttributeName"]: d["AttributeType"] for d in schema["attribute_definitions"]}
-    indexes = []
-    for index in schema["global_secondary_indexes"]:
-        for key in index["key_schema"]:
-            attributes.setdefault(key["AttributeName"], "S")
-        indexes.append({
-            "IndexName": index["index_name"],
-            "KeySchema": index["key_schema"],
-            "Projection": index["projection"],
-        })
-    for index in schema["global_secondary_indexes"]:
-        for d in index.get("attribute_definitions", []):
-            attributes[d["AttributeName"]] = d["AttributeType"]
     return {
-        "AttributeDefinitions": [{"AttributeName": k, "AttributeType": v} for k, v in attributes.items()],
+        "AttributeDefinitions": schema["attribute_definitions"],
         "KeySchema": schema["key_schema"],
-        "GlobalSecondaryIndexes": indexes,
+        "GlobalSecondaryIndexes": [
+            {"IndexName": i["index_name"], "KeySchema": i["key_schema"], "Projection": i["projection"]}
+            for i in schema["global_secondary_indexes"]
+        ],
     }
 
 
