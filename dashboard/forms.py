@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from django import forms
+from django.http import QueryDict
 
 from shop import keys
 
@@ -42,8 +43,8 @@ class InvoiceRangeForm(ListForm):
     start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
     end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
 
-    def __init__(self, query: dict[str, str], today: date) -> None:
-        data = dict(query)
+    def __init__(self, query: QueryDict, today: date) -> None:
+        data = query.copy()
         data["start"] = query.get("from", "")
         data["end"] = query.get("to", "")
         super().__init__(data)
