@@ -279,7 +279,7 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
     if not request.htmx:
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), message=f"Order {oid} {done}.")
-    return TemplateResponse(request, "dashboard/order.html#status", context)
+    return TemplateResponse(request, "dashboard/order.html#action_result", context)
 
 
 @require_POST

@@ -102,6 +102,7 @@ def test_htmx_flows_in_a_real_browser(page: Any, live_server: Any, shop_table: s
     assert page.url == url_before  # swapped in place, no navigation
     assert page.locator("#order-status .notice").inner_text() == f"Order {ids[0]} shipped."
     assert orders.order_collection(ids[0]).order.status == "SHIPPED"
+    page.wait_for_selector(f"#order-shipments >> text={ids[0]}-1")  # shipments refreshed out of band
     page.locator("#dynamodb-cost summary").click()
     assert page.locator("#dynamodb-cost td", has_text="Query").count() >= 1
     ARTIFACTS.mkdir(exist_ok=True)

@@ -59,6 +59,7 @@ def test_ship_through_htmx_swaps_the_status_and_a_second_ship_is_409(packer: Cli
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="order-status"') and "<html" not in html
     assert 'data-status="SHIPPED"' in html and f"Order {order_id} shipped." in html
+    assert '<section id="order-shipments" hx-swap-oob="true">' in html and f"{order_id}-1" in html
     assert status_of(order_id) == ("SHIPPED", 2)
     page = packer.get(f"/orders/{order_id}/").content.decode()
     assert f"{order_id}-1" in page and "Not shipped" not in page  # the shipment is listed
