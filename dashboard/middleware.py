@@ -2,7 +2,8 @@
 
 - ``DynamoDBCostMiddleware`` (first in MIDDLEWARE): records every DynamoDB call made while serving the request
   (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
-  ``Server-Timing: dynamodb;dur=..;desc=".."`` entry on every response, errors included. Templates read the
+  ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
+  response, errors included. Templates read the
   log from ``request.dynamodb_log`` for the footer panel. A streamed response (CSV) carries the calls made
   before its first byte (the view fetches the first page eagerly); calls made while streaming later pages
   cannot be in headers that are already sent.
@@ -13,9 +14,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponseBase
 from django.shortcuts import render, resolve_url
 from django_htmx.http import HttpResponseClientRedirect
@@ -39,10 +42,12 @@ class DynamoDBCostMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        started = time.perf_counter()
         with recording() as log:
             request.dynamodb_log = log  # type: ignore[attr-defined]
             response = self.get_response(request)
         cost_headers(response, log)
+        response["Server-Timing"] += f", app;dur={(time.perf_counter() - started) * 1000:.1f}"
         return response
 
 
@@ -71,8 +76,11 @@ class StaffOnlyMiddleware:
             return render(request, "403.html", {"message": "This back office is for staff accounts only."},
                           status=403)
         response = self.get_response(request)
-        if getattr(request, "htmx", False) and response.status_code == 302 and self._to_login(response):
-            return HttpResponseClientRedirect(response["Location"])
+        htmx = getattr(request, "htmx", None)
+        if htmx and response.status_code == 302 and self._to_login(response):
+            # back to the page the user was on, not to the fragment htmx asked for
+            return HttpResponseClientRedirect(redirect_to_login(htmx.current_url_abs_path or request.get_full_path())
+                                              ["Location"])
         return response
 
     def _open(self, request: HttpRequest) -> bool:

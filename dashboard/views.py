@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
+from botocore.exceptions import BotoCoreError
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, QueryDict
@@ -18,6 +19,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
+from pynamodb.exceptions import PynamoDBException
 
 from dashboard import av, cursors
 from dashboard.forms import ActionForm, InvoiceRangeForm, JumpForm, ListForm, TransactionForm, first_error
@@ -94,7 +96,22 @@ def can_fulfil(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 @require_GET
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    return TemplateResponse(request, "dashboard/home.html", {})
+    """Links, and the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB
+    about every six hours; no read capacity). Exact counts would need a Scan, which no page does."""
+    return TemplateResponse(request, "dashboard/home.html", {"tables": _table_sizes()})
+
+
+def _table_sizes() -> list[dict[str, Any]]:
+    from shop.models import ShopItem
+
+    sizes = []
+    try:
+        described = ShopItem.describe_table()
+    except (PynamoDBException, BotoCoreError):  # no table or no engine: the links still work
+        return sizes
+    sizes.append({"name": described.get("TableName"), "items": described.get("ItemCount"),
+                  "bytes": described.get("TableSizeBytes")})
+    return sizes
 
 
 @require_GET

@@ -28,6 +28,12 @@ def test_anonymous_htmx_request_gets_hx_redirect(client: Client, path: str) -> N
     assert response["HX-Redirect"].startswith("/accounts/login/?next=")
 
 
+def test_hx_redirect_returns_to_the_page_not_the_fragment(client: Client) -> None:
+    response = client.get("/orders/pending/?cursor=abc", headers={
+        "HX-Request": "true", "HX-Current-URL": "http://testserver/customers/1001/?limit=5"})
+    assert response["HX-Redirect"] == "/accounts/login/?next=/customers/1001/%3Flimit%3D5"
+
+
 def test_non_staff_user_is_refused_everywhere_but_login(client: Client) -> None:
     user = User.objects.create_user("shopper", password="pw-shopper-123")
     client.force_login(user)
@@ -38,7 +44,7 @@ def test_non_staff_user_is_refused_everywhere_but_login(client: Client) -> None:
     assert client.get("/accounts/login/").status_code == 200
 
 
-def test_login_form_logs_staff_in(client: Client, staff_user: User) -> None:
+def test_login_form_logs_staff_in(client: Client, staff_user: User, shop_table: str) -> None:
     page = client.get("/accounts/login/")
     assert page.status_code == 200 and b"Staff log in" in page.content
     response = client.post("/accounts/login/", {"username": "staff", "password": "pw-staff-123"})
@@ -48,7 +54,7 @@ def test_login_form_logs_staff_in(client: Client, staff_user: User) -> None:
     assert b"Pending orders" in home.content
 
 
-def test_home_serves_htmx_from_our_static_and_sets_csrf_header(staff: Client) -> None:
+def test_home_serves_htmx_from_our_static_and_sets_csrf_header(staff: Client, shop_table: str) -> None:
     html = staff.get("/").content.decode()
     assert '<script src="/static/django_htmx/htmx-2.min.js"' in html
     assert "hx-headers='{\"x-csrftoken\": \"" in html

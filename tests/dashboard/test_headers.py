@@ -24,14 +24,17 @@ def assert_cost_headers(response, calls: int | None = None) -> None:  # type: ig
     assert response["X-DynamoDB-Calls"].isdigit()
     float(response["X-DynamoDB-RCU"])
     assert SERVER_TIMING.search(response["Server-Timing"]), response["Server-Timing"]
+    assert re.search(r"app;dur=\d+\.\d", response["Server-Timing"])
     if calls is not None:
         assert int(response["X-DynamoDB-Calls"]) == calls
 
 
-def test_headers_on_pages_without_dynamodb_calls(client: Client, staff: Client) -> None:
+def test_headers_on_pages_without_dynamodb_calls(client: Client, staff: Client, shop_table: str) -> None:
     assert_cost_headers(client.get("/accounts/login/"), calls=0)
     assert_cost_headers(client.get("/"), calls=0)  # redirect to login
-    assert_cost_headers(staff.get("/"), calls=0)
+    home = staff.get("/")
+    assert_cost_headers(home, calls=1)  # DescribeTable for the approximate item count
+    assert shop_table in home.content.decode()
     assert_cost_headers(staff.get("/no/such/page/"), calls=0)
     assert_cost_headers(staff.get("/orders/o1/ship/"), calls=0)  # 405
 
@@ -56,7 +59,7 @@ def test_headers_on_error_responses(staff: Client, shop_table: str) -> None:
     assert_cost_headers(bad, calls=0)
 
 
-def test_security_headers(staff: Client) -> None:
+def test_security_headers(staff: Client, shop_table: str) -> None:
     response = staff.get("/")
     csp = response["Content-Security-Policy"]
     assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
@@ -65,7 +68,7 @@ def test_security_headers(staff: Client) -> None:
     assert response["Referrer-Policy"] == "same-origin"
 
 
-def test_no_inline_script_or_style(staff: Client) -> None:
+def test_no_inline_script_or_style(staff: Client, shop_table: str) -> None:
     html = staff.get("/").content.decode()
     assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html) is None
     assert "<style" not in html and " style=" not in html
