@@ -14,6 +14,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -101,17 +102,25 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     return TemplateResponse(request, "dashboard/home.html", {"tables": _table_sizes()})
 
 
+TABLE_SIZES_TTL = 300  # DynamoDB itself refreshes ItemCount only every ~6 hours
+
+
 def _table_sizes() -> list[dict[str, Any]]:
+    """Cached per process: DescribeTable is a control-plane call (rate-limited; slow on DynamoDB Local)."""
     from shop.models import ShopItem
 
-    sizes = []
+    name = str(ShopItem.Meta.table_name)
+    cached = cache.get(f"dashboard.table-size.{name}")
+    if cached is not None:
+        return [cached]
     try:
         described = ShopItem.describe_table()
     except (PynamoDBException, BotoCoreError):  # no table or no engine: the links still work
-        return sizes
-    sizes.append({"name": described.get("TableName"), "items": described.get("ItemCount"),
-                  "bytes": described.get("TableSizeBytes")})
-    return sizes
+        return []
+    size = {"name": described.get("TableName"), "items": described.get("ItemCount"),
+            "bytes": described.get("TableSizeBytes")}
+    cache.set(f"dashboard.table-size.{name}", size, TABLE_SIZES_TTL)
+    return [size]
 
 
 @require_GET

@@ -35,6 +35,7 @@ def test_headers_on_pages_without_dynamodb_calls(client: Client, staff: Client, 
     home = staff.get("/")
     assert_cost_headers(home, calls=1)  # DescribeTable for the approximate item count
     assert shop_table in home.content.decode()
+    assert_cost_headers(staff.get("/"), calls=0)  # cached for a few minutes
     assert_cost_headers(staff.get("/no/such/page/"), calls=0)
     assert_cost_headers(staff.get("/orders/o1/ship/"), calls=0)  # 405
 
