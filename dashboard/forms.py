@@ -25,7 +25,7 @@ def first_error(form: forms.Form) -> str:
 class ListForm(forms.Form):
     """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
 
-    cursor = forms.CharField(required=False, max_length=4096)
+    cursor = forms.CharField(required=False, max_length=8192)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
     format = forms.ChoiceField(required=False, choices=[("", "html"), ("html", "html"), ("csv", "csv")])
 
