@@ -49,16 +49,20 @@ INSTALLED_APPS = [
     "template_partials",
     "dynamo",
     "shop",
+    "dashboard",
 ]
 
 MIDDLEWARE = [
+    "dashboard.middleware.DynamoDBCostMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "dashboard.middleware.StaffOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -133,3 +137,25 @@ LOGGING = {
         "pynamodb": {"level": "WARNING"},
     },
 }
+
+# --- HTTPS hardening (issue 4): off for local http, on in production with DJANGO_HTTPS=1 -----------------
+# `DJANGO_HTTPS=1 DJANGO_SECRET_KEY=... DJANGO_ALLOWED_HOSTS=admin.example.com manage.py check --deploy` is clean.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", HTTPS)
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", HTTPS)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS") or (31_536_000 if HTTPS else 0))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", HTTPS)
+if env_bool("DJANGO_BEHIND_PROXY", False):  # the proxy terminates TLS and sets X-Forwarded-Proto
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy set by dashboard.middleware.ContentSecurityPolicyMiddleware ('self' only, no inline).
+CONTENT_SECURITY_POLICY = os.environ.get("DJANGO_CSP") or (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
+)
+# Group whose members may ship and cancel orders (created by dashboard's migration 0001).
+FULFILMENT_GROUP = "fulfilment"

@@ -1,0 +1,41 @@
+"""The dashboard's one door to the admin view (``adminview.selectors``, issue 3's contract).
+
+Imported lazily so the dashboard loads (and its shop-table pages work) even where the admin view is not
+installed; pages that need it answer 503 then. Tests replace ``_selectors`` with a fake honouring the contract.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AdminViewUnavailable(RuntimeError):
+    """``adminview.selectors`` cannot be imported."""
+
+
+def _selectors() -> Any:
+    try:
+        from adminview import selectors
+    except ImportError as exc:  # pragma: no cover - only before issue 3 is merged
+        raise AdminViewUnavailable("the admin view (adminview app) is not installed") from exc
+    return selectors
+
+
+def pending_orders(*, limit: int, after: dict[str, Any] | None) -> Any:
+    """AV2: RowsPage[OrderRow], newest first."""
+    return _selectors().pending_orders(limit=limit, after=after)
+
+
+def customer_orders(*, customer_id: str, limit: int, after: dict[str, Any] | None) -> Any:
+    """AV1: RowsPage[OrderRow], newest first."""
+    return _selectors().customer_orders(customer_id=customer_id, limit=limit, after=after)
+
+
+def product_buyers(*, product_id: str, limit: int, after: dict[str, Any] | None) -> Any:
+    """AV3 + AV4 (two-phase join): RowsPage[BuyerRow], by customer id."""
+    return _selectors().product_buyers(product_id=product_id, limit=limit, after=after)
+
+
+def order_id_for_transaction(*, transaction_id: str) -> str | None:
+    """AV5: the order behind a payment TransactionId, or None."""
+    return _selectors().order_id_for_transaction(transaction_id=transaction_id)

@@ -1,0 +1,90 @@
+"""Validation of every query parameter the pages accept (a bad one is a 400 with the form's message)."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django import forms
+from django.http import QueryDict
+
+from shop import keys
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+DEFAULT_INVOICE_DAYS = 365
+
+
+def first_error(form: forms.Form) -> str:
+    """One readable line: ``from: Enter a valid date.``"""
+    for name, errors in form.errors.items():
+        label = "" if name == "__all__" else f"{form.fields[name].label or name}: "
+        return f"{label}{errors[0]}"
+    return "invalid parameters"
+
+
+class ListForm(forms.Form):
+    """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
+
+    cursor = forms.CharField(required=False, max_length=8192)
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
+    format = forms.ChoiceField(required=False, choices=[("", "html"), ("html", "html"), ("csv", "csv")])
+
+    def clean_limit(self) -> int:
+        return self.cleaned_data.get("limit") or DEFAULT_PAGE
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
+
+
+class InvoiceRangeForm(ListForm):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive); absent: the last 365 days up to today (UTC)."""
+
+    start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
+    end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
+
+    def __init__(self, query: QueryDict, today: date) -> None:
+        data = query.copy()
+        data["start"] = query.get("from", "")
+        data["end"] = query.get("to", "")
+        super().__init__(data)
+        self.today = today
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        end = cleaned.get("end") or self.today
+        start = cleaned.get("start") or end - timedelta(days=DEFAULT_INVOICE_DAYS)
+        if start > end:
+            raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        cleaned["start"], cleaned["end"] = start, end
+        return cleaned
+
+
+class TransactionForm(forms.Form):
+    transaction_id = forms.CharField(max_length=200, strip=True, label="transaction id")
+
+
+JUMP_KINDS = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "order": keys.ORDER}
+
+
+class JumpForm(forms.Form):
+    kind = forms.ChoiceField(choices=[(k, k) for k in JUMP_KINDS])
+    id = forms.CharField(max_length=100, strip=True)
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        try:
+            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[cleaned["kind"]])
+        except keys.InvalidId as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return cleaned
+
+
+class ActionForm(forms.Form):
+    """Ship / cancel: the version the user saw (optimistic locking; a changed order is a 409)."""
+
+    expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")

@@ -1,0 +1,94 @@
+"""Request-wide middleware of the dashboard.
+
+- ``DynamoDBCostMiddleware`` (first in MIDDLEWARE): records every DynamoDB call made while serving the request
+  (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
+  ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
+  response, errors included. Templates read the
+  log from ``request.dynamodb_log`` for the footer panel. A streamed response (CSV) carries the calls made
+  before its first byte (the view fetches the first page eagerly); calls made while streaming later pages
+  cannot be in headers that are already sent.
+- ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
+- ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
+  an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponseBase
+from django.shortcuts import render, resolve_url
+from django_htmx.http import HttpResponseClientRedirect
+
+from dynamo.instrumentation import CallLog, recording
+
+Handler = Callable[[HttpRequest], HttpResponseBase]
+
+
+def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
+    calls = log.count
+    response["X-DynamoDB-Calls"] = str(calls)
+    response["X-DynamoDB-RCU"] = f"{log.read_units:g}"
+    entry = f'dynamodb;dur={log.ms:.1f};desc="{calls} call{"" if calls == 1 else "s"}"'
+    existing = response.get("Server-Timing")
+    response["Server-Timing"] = f"{existing}, {entry}" if existing else entry
+
+
+class DynamoDBCostMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        started = time.perf_counter()
+        with recording() as log:
+            request.dynamodb_log = log  # type: ignore[attr-defined]
+            response = self.get_response(request)
+        cost_headers(response, log)
+        response["Server-Timing"] += f", app;dur={(time.perf_counter() - started) * 1000:.1f}"
+        return response
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        policy = getattr(settings, "CONTENT_SECURITY_POLICY", "")
+        if policy and "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = policy
+        response.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+        return response
+
+
+class StaffOnlyMiddleware:
+    OPEN_PATHS = ("login", "logout")
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and not user.is_staff and not self._open(request):
+            return render(request, "403.html", {"message": "This back office is for staff accounts only."},
+                          status=403)
+        response = self.get_response(request)
+        htmx = getattr(request, "htmx", None)
+        if htmx and response.status_code == 302 and self._to_login(response):
+            # back to the page the user was on, not to the fragment htmx asked for
+            return HttpResponseClientRedirect(redirect_to_login(htmx.current_url_abs_path or request.get_full_path())
+                                              ["Location"])
+        return response
+
+    def _open(self, request: HttpRequest) -> bool:
+        login = resolve_url(settings.LOGIN_URL)
+        logout = resolve_url("logout")
+        static = "/" + settings.STATIC_URL.lstrip("/")
+        return request.path in (login, logout) or request.path.startswith(static)
+
+    @staticmethod
+    def _to_login(response: HttpResponseBase) -> bool:
+        return response.get("Location", "").startswith(resolve_url(settings.LOGIN_URL))

@@ -1,0 +1,60 @@
+"""Error pages and CSV streaming, shared by the views."""
+
+from __future__ import annotations
+
+import csv
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+
+from dashboard.av import AdminViewUnavailable
+from shop.errors import NotFound
+
+TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
+
+
+def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback."""
+    template = "dashboard/error.html" + ("#message" if getattr(request, "htmx", False) else "")
+    return render(request, template, {"status": status, "title": TITLES.get(status, "Error"), "message": message},
+                  status=status)
+
+
+def domain_errors(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Bad ids, dates, cursors and parameters (all ValueError subclasses) -> 400; unknown ids -> 404."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except NotFound as exc:
+            return error(request, 404, str(exc))
+        except AdminViewUnavailable as exc:
+            return error(request, 503, str(exc))
+        except ValueError as exc:
+            return error(request, 400, str(exc))
+
+    return wrapper
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def csv_response(filename: str, header: list[str], rows: Iterable[list[Any]]) -> StreamingHttpResponse:
+    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page."""
+    writer = csv.writer(_Echo())
+
+    def lines() -> Iterator[str]:
+        yield writer.writerow(header)
+        for row in rows:
+            yield writer.writerow(["" if v is None else v for v in row])
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response

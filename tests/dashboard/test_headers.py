@@ -1,0 +1,85 @@
+"""Cost headers on every response; security headers; deploy check."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER_TIMING = re.compile(r'dynamodb;dur=\d+(\.\d+)?;desc="\d+ calls?"')
+
+
+def assert_cost_headers(response, calls: int | None = None) -> None:  # type: ignore[no-untyped-def]
+    assert response["X-DynamoDB-Calls"].isdigit()
+    float(response["X-DynamoDB-RCU"])
+    assert SERVER_TIMING.search(response["Server-Timing"]), response["Server-Timing"]
+    assert re.search(r"app;dur=\d+\.\d", response["Server-Timing"])
+    if calls is not None:
+        assert int(response["X-DynamoDB-Calls"]) == calls
+
+
+def test_headers_on_pages_without_dynamodb_calls(client: Client, staff: Client, shop_table: str) -> None:
+    assert_cost_headers(client.get("/accounts/login/"), calls=0)
+    assert_cost_headers(client.get("/"), calls=0)  # redirect to login
+    home = staff.get("/")
+    assert_cost_headers(home, calls=1)  # DescribeTable for the approximate item count
+    assert shop_table in home.content.decode()
+    assert_cost_headers(staff.get("/"), calls=0)  # cached for a few minutes
+    assert_cost_headers(staff.get("/no/such/page/"), calls=0)
+    assert_cost_headers(staff.get("/orders/o1/ship/"), calls=0)  # 405
+
+
+def test_headers_and_footer_on_a_page_that_reads(staff: Client, shop_table: str) -> None:
+    factories.customer("1001", name="Ada")
+    response = staff.get("/customers/1001/invoices/?from=2024-01-01&to=2024-12-31")
+    assert response.status_code == 200
+    assert_cost_headers(response, calls=2)  # GetItem customer + one Query on GSI2
+    assert float(response["X-DynamoDB-RCU"]) > 0
+    html = response.content.decode()
+    assert 'id="dynamodb-cost"' in html
+    assert "GetItem" in html and "Query" in html and "GSI2" in html
+
+
+def test_headers_on_error_responses(staff: Client, shop_table: str) -> None:
+    not_found = staff.get("/customers/nobody/invoices/")
+    assert not_found.status_code == 404
+    assert_cost_headers(not_found, calls=1)
+    bad = staff.get("/customers/1001/invoices/?from=yesterday")
+    assert bad.status_code == 400
+    assert_cost_headers(bad, calls=0)
+
+
+def test_security_headers(staff: Client, shop_table: str) -> None:
+    response = staff.get("/")
+    csp = response["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "same-origin"
+
+
+def test_no_inline_script_or_style(staff: Client, shop_table: str) -> None:
+    html = staff.get("/").content.decode()
+    assert re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html) is None
+    assert "<style" not in html and " style=" not in html
+    assert re.search(r"\son[a-z]+=", html) is None  # no inline event handlers
+
+
+def test_check_deploy_passes_with_production_env(tmp_path: Path) -> None:
+    env = {**os.environ, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "admin.example.com",
+           "DJANGO_HTTPS": "1", "DJANGO_DEBUG": "0", "SHOP_ADMIN_DATA_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
