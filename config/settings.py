@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "template_partials",
     "dynamo",
     "shop",
+    "adminview",
 ]
 
 MIDDLEWARE = [
@@ -118,6 +119,8 @@ STORAGES = {
 # DynamoDB tables that `create_tables` manages, in creation order (dotted paths to dynamo.tables.TableSpec).
 DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
+    "adminview.models.ADMIN_VIEW_TABLE",
+    "adminview.models.SYNC_TABLE",
 ]
 
 LOGGING = {
