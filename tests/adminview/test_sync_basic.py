@@ -35,3 +35,22 @@ def test_domain_writes_flow_into_the_view(shop_table: str, admin_view_table: str
     replay = sync_now(replay=True)
     assert replay.applied == 0 and replay.skipped == replay.records > 0
     assert rebuild.verify().clean
+
+
+def test_verify_reports_and_rebuild_repairs(shop_table: str, admin_view_table: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from django.core.management import call_command
+
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    sync_now()
+    OrderSummary.get("o#o1", "#order").delete()
+    Profile("c#ghost", "#profile", name="nobody").save()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("verify_adminview")
+    assert exit_info.value.code == 1
+    out = capsys.readouterr().out
+    assert "missing 1, extra 1, differing 0" in out and "o#o1" in out and "c#ghost" in out
+    call_command("rebuild_adminview")
+    call_command("verify_adminview")
+    assert "admin view OK" in capsys.readouterr().out
