@@ -30,6 +30,7 @@ from dynamo.instrumentation import run_in_context
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
+WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each 25 items)
 
 
 @dataclass
@@ -39,7 +40,8 @@ class Prepared:
     seq: str
     source: ViewKey
     ops: list[projection.Op]
-    order_id: str | None
+    order_id: str | None  # the order whose buyers must be re-derived (see projection.touched_order)
+    is_order: bool = False  # the record is of the order item itself (else of an order item)
 
 
 @dataclass
@@ -60,8 +62,9 @@ def prepare(record: dict[str, Any], shards: int) -> Prepared:
     if source is None:
         raise ValueError("record has no PK/SK keys")
     seq = projection.normalize_seq(str(body.get("SequenceNumber", "")))
+    image = new or old or {}
     return Prepared(record, event_id(record), seq, source, projection.project(old, new, shards),
-                    projection.touched_order(new) or projection.touched_order(old))
+                    projection.touched_order(old, new), image.get("EntityType", {}).get("S") == "order")
 
 
 def _table() -> tuple[Any, str]:
@@ -75,7 +78,7 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
     requests = [put_request(i) if i is not None else delete_request({"PK": {"S": k[0]}, "SK": {"S": k[1]}})
                 for k, i in items.items()]
     kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
-    batch_write(client, table, requests, key_names=KEY_NAMES, **kwargs)
+    batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
 
 
 def _watermarks(sources: list[ViewKey]) -> dict[ViewKey, str]:
@@ -118,11 +121,30 @@ def rederive(order_ids: Sequence[str]) -> int:
     return len(fixes)
 
 
+def _derive_in_batch(final: dict[ViewKey, Image | None], order_ids: set[str]) -> set[str]:
+    """Orders whose new buyer relations arrived in the same batch as their summary: derive them in memory
+    (the usual case: an order placed in one transaction). Returns the orders that need a Query instead."""
+    by_order: dict[str, list[Image]] = {}
+    for (pk, _sk), item in final.items():
+        if item is not None and item["Kind"]["S"] == "buyer":
+            by_order.setdefault(pk, []).append(item)
+    need_query: set[str] = set()
+    for order_id in order_ids:
+        summary = final.get(("o#" + order_id, ORDER_SK))
+        if summary is None:  # summary not in this batch (or deleted by it): read the view
+            need_query.add(order_id)
+            continue
+        for fixed in projection.derive_buyers(summary, by_order.get("o#" + order_id, [])):
+            final[projection.key_of(fixed)] = fixed
+    return need_query
+
+
 def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
     marks = _watermarks(list(dict.fromkeys(p.source for p in batch)))
     final: dict[ViewKey, Image | None] = {}
     newest: dict[ViewKey, str] = {}
-    orders: list[str] = []
+    status_changed: set[str] = set()
+    new_buyers: set[str] = set()
     applied = skipped = 0
     for p in batch:
         seen = newest.get(p.source) or marks.get(p.source)
@@ -133,10 +155,11 @@ def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
             final[op.key] = op.item if isinstance(op, Put) else None
         newest[p.source] = p.seq
         if p.order_id:
-            orders.append(p.order_id)
+            (status_changed if p.is_order else new_buyers).add(p.order_id)
         applied += 1
+    status_changed |= _derive_in_batch(final, new_buyers - status_changed)
     _write(final)
-    rederive(orders)
+    rederive(sorted(status_changed))
     _write({projection.watermark_key(s): projection.watermark_item(s, seq) for s, seq in newest.items()})
     return applied, skipped
 

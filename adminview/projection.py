@@ -190,11 +190,22 @@ def project(old: Image | None, new: Image | None, shards: int | None = None) -> 
     return ops
 
 
-def touched_order(image: Image | None) -> str | None:
-    """The order whose buyer relations may need re-deriving after this record (orders and order items)."""
-    if not image or _s(image, "EntityType") not in ("order", "orderItem"):
+def touched_order(old: Image | None, new: Image | None) -> str | None:
+    """The order whose buyer relations must be re-derived after this record: any order item record (a new
+    relation assumes a non-cancelled order), and an order record that appears, disappears, or enters or
+    leaves CANCELLED (shipping or delivering changes nothing for the buyers index)."""
+    image = new or old
+    if not image:
         return None
-    return _strip(_s(image, "PK"), "o#")
+    entity = _s(image, "EntityType")
+    order_id = _strip(_s(image, "PK"), "o#")
+    if entity == "orderItem":
+        return order_id
+    if entity != "order":
+        return None
+    if old is None or new is None or _s(old, "SK") != _s(new, "SK"):
+        return order_id
+    return order_id if (_s(old, "Status") == CANCELLED) != (_s(new, "Status") == CANCELLED) else None
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:
