@@ -123,6 +123,9 @@ DYNAMODB_TABLES = [
     "adminview.models.SYNC_TABLE",
 ]
 
+# Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).
+ADMIN_VIEW_PENDING_SHARDS = int(os.environ.get("ADMIN_VIEW_PENDING_SHARDS") or 4)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
