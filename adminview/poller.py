@@ -25,6 +25,8 @@ from dynamo import conf
 from dynamo.batch import backoff_delay
 from dynamo.tables import stream_arn as table_stream_arn
 
+REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
+
 
 @dataclass
 class ShardState:
@@ -94,6 +96,7 @@ class Poller:
         self.shards: dict[str, ShardState] = {}
         self._stopping = False
         self._last_report = time.monotonic()
+        self._last_refresh = 0.0
 
     def stop(self) -> None:
         """Finish the batch in hand, save its checkpoint, return (SIGTERM)."""
@@ -102,6 +105,7 @@ class Poller:
     # --- shards ----------------------------------------------------------------------------------------
 
     def refresh_shards(self) -> None:
+        self._last_refresh = time.monotonic()
         checkpoints = {} if self.replay else sync_store.load_checkpoints(self.arn)
         start: str | None = None
         while True:
@@ -194,13 +198,12 @@ class Poller:
                 if self._stopping:
                     break
                 got += self.poll_shard(shard)
-            if got == 0:
+            if got == 0 or time.monotonic() - self._last_refresh > REFRESH_S:
                 self.refresh_shards()  # a split may have added children; a finished parent frees its child
-                unread = any(self._ready(s) and s.iterator is None for s in self.shards.values())
-                if not follow and not unread:
-                    break
-                if follow and not unread:
-                    self.sleep(self.idle_s)
+            if got == 0 and not any(self._ready(s) and s.iterator is None for s in self.shards.values()):
+                if not follow:
+                    break  # every shard read to its current end
+                self.sleep(self.idle_s)
             self._maybe_report()
         if self.report:
             self.report(self.stats.line())
