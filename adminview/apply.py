@@ -47,7 +47,7 @@ class Prepared:
 @dataclass
 class Outcome:
     applied: int = 0
-    skipped: int = 0  # stale or replayed: nothing to do
+    skipped: int = 0  # nothing to change: stale, replayed, or no effect on the view
     failed: dict[str, str] = field(default_factory=dict)  # event id -> error
 
 
@@ -140,12 +140,16 @@ def _derive_in_batch(final: dict[ViewKey, Image | None], order_ids: set[str]) ->
 
 
 def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
+    total = len(batch)
+    # Records that imply nothing for the view (stock, shipments, products...) need no watermark: replaying
+    # an older record of such an item can only put what its new image implies, which is nothing.
+    batch = [p for p in batch if p.ops or p.order_id]
     marks = _watermarks(list(dict.fromkeys(p.source for p in batch)))
     final: dict[ViewKey, Image | None] = {}
     newest: dict[ViewKey, str] = {}
     status_changed: set[str] = set()
     new_buyers: set[str] = set()
-    applied = skipped = 0
+    applied, skipped = 0, total - len(batch)
     for p in batch:
         seen = newest.get(p.source) or marks.get(p.source)
         if seen is not None and p.seq <= seen:
