@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import signal
 from typing import Any
 
 from django.core.management.base import CommandParser
 
 from adminview.poller import Poller
-from dynamo.commands import ShopCommand
+from dynamo.commands import ShopCommand, positive_int
+
+
+def _batch_size(text: str) -> int:
+    value = positive_int(text)
+    if not 1 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"{text!r} must be from 1 to 1000")
+    return value
 
 
 class Command(ShopCommand):
@@ -21,7 +29,7 @@ class Command(ShopCommand):
         parser.add_argument("--replay", action="store_true",
                             help="start from TRIM_HORIZON ignoring checkpoints (idempotent: changes nothing "
                                  "already applied)")
-        parser.add_argument("--batch-size", type=int, default=1000, choices=range(1, 1001), metavar="1..1000",
+        parser.add_argument("--batch-size", type=_batch_size, default=1000, metavar="1..1000",
                             help="records per GetRecords call (Lambda's BatchSize)")
         parser.add_argument("--report-every", type=float, default=5.0, help="seconds between progress lines")
 
