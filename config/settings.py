@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "template_partials",
     "dynamo",
     "shop",
+    "adminview",
     "dashboard",
 ]
 
@@ -123,7 +124,12 @@ STORAGES = {
 # DynamoDB tables that `create_tables` manages, in creation order (dotted paths to dynamo.tables.TableSpec).
 DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
+    "adminview.models.ADMIN_VIEW_TABLE",
+    "adminview.models.SYNC_TABLE",
 ]
+
+# Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).
+ADMIN_VIEW_PENDING_SHARDS = int(os.environ.get("ADMIN_VIEW_PENDING_SHARDS") or 4)
 
 LOGGING = {
     "version": 1,

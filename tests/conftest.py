@@ -98,3 +98,24 @@ def moto_shop_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         finally:
             SHOP_TABLE.model.Meta.table_name = original
             reset_connections()
+
+
+@pytest.fixture
+def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
+    """A new, empty admin view table (and its sync table: checkpoints, dead letters) for this test;
+    ADMIN_VIEW_TABLE_NAME / ADMIN_VIEW_SYNC_TABLE_NAME point at them too. Returns the view table's name."""
+    from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
+
+    originals = (ADMIN_VIEW_TABLE.model.Meta.table_name, SYNC_TABLE.model.Meta.table_name)
+    name = fresh_table(ADMIN_VIEW_TABLE, "AdminView")
+    sync_name = fresh_table(SYNC_TABLE, "AdminViewSync")
+    os.environ["ADMIN_VIEW_TABLE_NAME"] = name
+    os.environ["ADMIN_VIEW_SYNC_TABLE_NAME"] = sync_name
+    try:
+        yield name
+    finally:
+        delete_table(ADMIN_VIEW_TABLE.model)
+        delete_table(SYNC_TABLE.model)
+        ADMIN_VIEW_TABLE.model.Meta.table_name, SYNC_TABLE.model.Meta.table_name = originals
+        os.environ.pop("ADMIN_VIEW_TABLE_NAME", None)
+        os.environ.pop("ADMIN_VIEW_SYNC_TABLE_NAME", None)

@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class AdminViewConfig(AppConfig):
+    name = "adminview"
+    verbose_name = "Admin view (stream-fed projection of the shop table)"

@@ -1,0 +1,187 @@
+"""The admin view table: a denormalized projection of the shop table, fed only by its stream (or a rebuild).
+
+Items (``Kind`` discriminator), keyed so that each admin page is one Query:
+
+- ``profile``  PK ``c#<cid>`` SK ``#profile``: Name, Email (AV4, read with BatchGetItem).
+- ``order``    PK ``o#<oid>`` SK ``#order``: the order summary. GSI4 ``c#<cid>`` / ``<date>#<oid>`` serves
+  AV1 (a customer's orders, newest first). GSI1 ``PENDING#<shard>`` / ``<date>#<oid>`` serves AV2 and is
+  **sparse**: the two key attributes are written while the order is PENDING and REMOVEd when it leaves
+  PENDING; the partition value is **write-sharded** over ``ADMIN_VIEW_PENDING_SHARDS`` keys (stable hash of
+  the order id) so no single key takes the whole order stream.
+- ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
+  ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
+- ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
+- ``watermark`` PK ``seq#<shop PK>`` SK ``<shop SK>``: the stream ``SequenceNumber`` of the newest record
+  applied for that shop item (kept after deletes, as a tombstone), so a stale or replayed record never
+  overwrites newer state. Not part of the projection proper (verify ignores it).
+
+Index projections hold only what the pages show (read cost is per byte).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from pynamodb.attributes import DiscriminatorAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyProjection
+
+from dynamo import conf
+from dynamo.models import BaseMeta, InstrumentedModel
+from dynamo.tables import TableSpec
+
+DEFAULT_PENDING_SHARDS = 4
+PROFILE_SK = "#profile"
+ORDER_SK = "#order"
+PENDING_PREFIX = "PENDING#"
+WATERMARK_PREFIX = "seq#"
+SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
+
+
+def pending_shards() -> int:
+    """N write shards of the pending index: Django setting or env ``ADMIN_VIEW_PENDING_SHARDS`` (default 4).
+    Changing N needs a rebuild (every pending order's shard moves)."""
+    value: object = os.environ.get("ADMIN_VIEW_PENDING_SHARDS")
+    if not value:
+        try:
+            from django.conf import settings
+
+            value = getattr(settings, "ADMIN_VIEW_PENDING_SHARDS", None)
+        except Exception:  # Django not configured (Lambda)
+            value = None
+    shards = int(str(value)) if value else DEFAULT_PENDING_SHARDS
+    if not 1 <= shards <= 100:
+        raise ValueError(f"ADMIN_VIEW_PENDING_SHARDS must be 1..100, got {shards}")
+    return shards
+
+
+def pending_shard(order_id: str, shards: int | None = None) -> int:
+    """Stable across processes (unlike ``hash()``): first 8 bytes of SHA-256, mod N."""
+    n = shards or pending_shards()
+    return int.from_bytes(hashlib.sha256(order_id.encode()).digest()[:8], "big") % n
+
+
+def pending_key(shard: int) -> str:
+    return f"{PENDING_PREFIX}{shard}"
+
+
+class PendingIndex(GlobalSecondaryIndex["ViewItem"]):
+    """AV2: sparse, write-sharded. Projects the row shown on the pending page."""
+
+    class Meta:
+        index_name = "GSI1"
+        projection = IncludeProjection(SUMMARY_ATTRS)
+
+    gsi1_pk = UnicodeAttribute(hash_key=True, attr_name="GSI1PK")
+    gsi1_sk = UnicodeAttribute(range_key=True, attr_name="GSI1SK")
+
+
+class BuyersIndex(GlobalSecondaryIndex["ViewItem"]):
+    """AV3: sparse (not CANCELLED), partition by product, sorted by customer then order."""
+
+    class Meta:
+        index_name = "GSI2"
+        projection = KeysOnlyProjection()
+
+    gsi2_pk = UnicodeAttribute(hash_key=True, attr_name="GSI2PK")
+    gsi2_sk = UnicodeAttribute(range_key=True, attr_name="GSI2SK")
+
+
+class TransactionIndex(GlobalSecondaryIndex["ViewItem"]):
+    """AV5: payment TransactionId -> order."""
+
+    class Meta:
+        index_name = "GSI3"
+        projection = IncludeProjection(["OrderId"])
+
+    gsi3_pk = UnicodeAttribute(hash_key=True, attr_name="GSI3PK")
+    gsi3_sk = UnicodeAttribute(range_key=True, attr_name="GSI3SK")
+
+
+class CustomerOrdersIndex(GlobalSecondaryIndex["ViewItem"]):
+    """AV1: a customer's orders by date."""
+
+    class Meta:
+        index_name = "GSI4"
+        projection = IncludeProjection(SUMMARY_ATTRS)
+
+    gsi4_pk = UnicodeAttribute(hash_key=True, attr_name="GSI4PK")
+    gsi4_sk = UnicodeAttribute(range_key=True, attr_name="GSI4SK")
+
+
+class ViewItem(InstrumentedModel):
+    class Meta(BaseMeta):
+        table_name = conf.admin_view_table_name()
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    kind = DiscriminatorAttribute(attr_name="Kind")
+    gsi1_pk = UnicodeAttribute(null=True, attr_name="GSI1PK")
+    gsi1_sk = UnicodeAttribute(null=True, attr_name="GSI1SK")
+    gsi2_pk = UnicodeAttribute(null=True, attr_name="GSI2PK")
+    gsi2_sk = UnicodeAttribute(null=True, attr_name="GSI2SK")
+    gsi3_pk = UnicodeAttribute(null=True, attr_name="GSI3PK")
+    gsi3_sk = UnicodeAttribute(null=True, attr_name="GSI3SK")
+    gsi4_pk = UnicodeAttribute(null=True, attr_name="GSI4PK")
+    gsi4_sk = UnicodeAttribute(null=True, attr_name="GSI4SK")
+
+    pending = PendingIndex()
+    buyers = BuyersIndex()
+    transactions = TransactionIndex()
+    customer_orders = CustomerOrdersIndex()
+
+
+class Profile(ViewItem, discriminator="profile"):
+    name = UnicodeAttribute(null=True, attr_name="Name")
+    email = UnicodeAttribute(null=True, attr_name="Email")
+
+
+class OrderSummary(ViewItem, discriminator="order"):
+    order_id = UnicodeAttribute(attr_name="OrderId")
+    customer_id = UnicodeAttribute(attr_name="CustomerId")
+    date = UnicodeAttribute(null=True, attr_name="Date")
+    status = UnicodeAttribute(null=True, attr_name="Status")
+    total = UnicodeAttribute(null=True, attr_name="Total")
+    item_count = NumberAttribute(null=True, attr_name="ItemCount")
+    version = NumberAttribute(null=True, attr_name="Version")
+
+
+class Buyer(ViewItem, discriminator="buyer"):
+    order_id = UnicodeAttribute(attr_name="OrderId")
+    customer_id = UnicodeAttribute(null=True, attr_name="CustomerId")
+    product_id = UnicodeAttribute(attr_name="ProductId")
+
+
+class PaymentRef(ViewItem, discriminator="payment"):
+    order_id = UnicodeAttribute(attr_name="OrderId")
+    transaction_id = UnicodeAttribute(attr_name="TransactionId")
+
+
+class Watermark(ViewItem, discriminator="watermark"):
+    seq = UnicodeAttribute(attr_name="Seq")
+
+
+ADMIN_VIEW_TABLE = TableSpec(model=ViewItem)
+
+
+class SyncItem(InstrumentedModel):
+    """Poller bookkeeping (its own small table): per-shard checkpoints and dead letters.
+
+    - PK ``checkpoint#<stream arn>`` SK ``<shard id>``: Seq (last record applied or dead-lettered), Done.
+    - PK ``deadletter`` SK ``<seq>#<event id>``: Record (JSON), Error, Attempts, At.
+    """
+
+    class Meta(BaseMeta):
+        table_name = os.environ.get("ADMIN_VIEW_SYNC_TABLE_NAME") or "AdminViewSync"
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    seq = UnicodeAttribute(null=True, attr_name="Seq")
+    done = NumberAttribute(null=True, attr_name="Done")
+    record = UnicodeAttribute(null=True, attr_name="Record")
+    error = UnicodeAttribute(null=True, attr_name="Error")
+    attempts = NumberAttribute(null=True, attr_name="Attempts")
+    at = UnicodeAttribute(null=True, attr_name="At")
+
+
+SYNC_TABLE = TableSpec(model=SyncItem)

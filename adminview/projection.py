@@ -1,0 +1,245 @@
+"""The projection: pure functions from shop items (stream images, DynamoDB JSON) to admin view items.
+
+``project(old, new)`` is everything one stream record implies on its own: the view items the new image
+yields are put, the ones only the old image yielded are deleted. One fact needs two source items: whether a
+buyer relation is in the buyers index depends on its order's status (an order item does not carry it). That
+join is ``derive_buyers(summary, buyers)``, applied after every batch to the orders it touched (and by the
+rebuild to all of them), so the result does not depend on the order in which the two records arrive.
+
+Nothing here does I/O. Images may lack any of our added attributes (AWS's sample has no ``Status``,
+``Total``...): a missing attribute is simply missing in the view; an unknown status is not pending.
+A malformed value we must parse (``ItemCount`` that is not a number) raises ``ValueError``: the record is
+reported as failed and, after retries, dead-lettered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from adminview.models import (
+    ORDER_SK,
+    PENDING_PREFIX,
+    PROFILE_SK,
+    WATERMARK_PREFIX,
+    pending_key,
+    pending_shard,
+)
+
+Image = dict[str, dict[str, Any]]
+ViewKey = tuple[str, str]
+CANCELLED = "CANCELLED"
+PENDING = "PENDING"
+SEQ_WIDTH = 48
+
+
+@dataclass(frozen=True)
+class Put:
+    item: Image
+
+    @property
+    def key(self) -> ViewKey:
+        return key_of(self.item)
+
+
+@dataclass(frozen=True)
+class Delete:
+    key: ViewKey
+
+
+Op = Put | Delete
+
+
+def key_of(item: Image) -> ViewKey:
+    return item["PK"]["S"], item["SK"]["S"]
+
+
+def _s(image: Image, name: str) -> str | None:
+    value = image.get(name)
+    if not isinstance(value, dict):
+        return None
+    if "S" in value:
+        return str(value["S"])
+    if "N" in value:
+        return str(value["N"])
+    return None
+
+
+def _strip(value: str | None, prefix: str) -> str | None:
+    if value is None or not value.startswith(prefix) or len(value) == len(prefix):
+        return None
+    return value[len(prefix):]
+
+
+def _int(value: str | None, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ValueError(f"{name} {value!r} is not a whole number") from exc
+
+
+def _item(pk: str, sk: str, kind: str, **attrs: str | int | None) -> Image:
+    item: Image = {"PK": {"S": pk}, "SK": {"S": sk}, "Kind": {"S": kind}}
+    for name, value in attrs.items():
+        if value is None:
+            continue
+        item[name] = {"N": str(value)} if isinstance(value, int) else {"S": value}
+    return item
+
+
+def source_key(image: Image) -> ViewKey | None:
+    pk, sk = _s(image, "PK"), _s(image, "SK")
+    return (pk, sk) if pk is not None and sk is not None else None
+
+
+def watermark_key(source: ViewKey) -> ViewKey:
+    return WATERMARK_PREFIX + source[0], source[1]
+
+
+def watermark_item(source: ViewKey, seq: str) -> Image:
+    pk, sk = watermark_key(source)
+    return _item(pk, sk, "watermark", Seq=seq)
+
+
+def normalize_seq(sequence_number: str) -> str:
+    """Stream sequence numbers are decimal strings of varying length; zero-padded they compare as strings."""
+    if not sequence_number.isdigit():
+        raise ValueError(f"sequence number {sequence_number!r} is not numeric")
+    return sequence_number.zfill(SEQ_WIDTH)
+
+
+def is_pending(status: str | None) -> bool:
+    return status == PENDING
+
+
+def order_summary(order_id: str, customer_id: str, image: Image, shards: int | None = None) -> Image:
+    date = _s(image, "Date")
+    status = _s(image, "Status")
+    sort = f"{date or ''}#{order_id}"
+    item = _item(
+        "o#" + order_id, ORDER_SK, "order",
+        OrderId=order_id, CustomerId=customer_id, Date=date, Status=status, Total=_s(image, "Total"),
+        ItemCount=_int(_s(image, "ItemCount"), "ItemCount"), Version=_int(_s(image, "Version"), "Version"),
+        GSI4PK="c#" + customer_id, GSI4SK=sort,
+    )
+    if is_pending(status):  # sparse: the key attributes exist only while PENDING
+        item["GSI1PK"] = {"S": pending_key(pending_shard(order_id, shards))}
+        item["GSI1SK"] = {"S": sort}
+    return item
+
+
+def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
+    item = _item("o#" + order_id, "p#" + product_id, "buyer", OrderId=order_id, ProductId=product_id,
+                 CustomerId=customer_id)
+    if customer_id and not cancelled:  # sparse: only relations of orders that are not CANCELLED
+        item["GSI2PK"] = {"S": "p#" + product_id}
+        item["GSI2SK"] = {"S": f"c#{customer_id}#o#{order_id}"}
+    return item
+
+
+def _transaction_ids(image: Image) -> list[str]:
+    detail = image.get("Detail", {}).get("M", {})
+    payments = detail.get("Payments", {}).get("L", []) if isinstance(detail, dict) else []
+    found: list[str] = []
+    for payment in payments:
+        txid = _s(payment.get("M", {}), "TransactionId") if isinstance(payment, dict) else None
+        if txid and txid not in found:
+            found.append(txid)
+    return found
+
+
+def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
+    """The view items one shop item implies on its own (buyer relations assume a non-cancelled order)."""
+    if not image:
+        return []
+    key = source_key(image)
+    if key is None:
+        return []
+    pk, sk = key
+    entity = _s(image, "EntityType")
+    if entity == "customer":
+        cid = _strip(pk, "c#")
+        return [_item(pk, PROFILE_SK, "profile", Name=_s(image, "Name"), Email=_s(image, "Email"))] if cid else []
+    if entity == "order":
+        oid, cid = _strip(pk, "o#"), _strip(sk, "c#")
+        return [order_summary(oid, cid, image, shards)] if oid and cid else []
+    if entity == "orderItem":
+        oid, pid = _strip(pk, "o#"), _strip(sk, "p#")
+        return [buyer_item(oid, pid, _strip(_s(image, "GSI2-PK"), "c#"))] if oid and pid else []
+    if entity == "invoice":
+        oid, iid = _strip(pk, "o#"), _strip(sk, "i#")
+        if not oid or not iid:
+            return []
+        return [
+            _item(pk, f"t#{iid}#{txid}", "payment", OrderId=oid, TransactionId=txid,
+                  GSI3PK="t#" + txid, GSI3SK=pk)
+            for txid in _transaction_ids(image)
+        ]
+    return []
+
+
+def project(old: Image | None, new: Image | None, shards: int | None = None) -> list[Op]:
+    """What one stream record (INSERT: new only; MODIFY: both; REMOVE: old only) implies for the view."""
+    before = {key_of(i): i for i in project_item(old, shards)}
+    after = {key_of(i): i for i in project_item(new, shards)}
+    ops: list[Op] = [Delete(k) for k in before if k not in after]
+    ops += [Put(i) for i in after.values()]
+    return ops
+
+
+def touched_order(old: Image | None, new: Image | None) -> str | None:
+    """The order whose buyer relations must be re-derived after this record: any order item record (a new
+    relation assumes a non-cancelled order), and an order record that appears, disappears, or enters or
+    leaves CANCELLED (shipping or delivering changes nothing for the buyers index)."""
+    image = new or old
+    if not image:
+        return None
+    entity = _s(image, "EntityType")
+    order_id = _strip(_s(image, "PK"), "o#")
+    if entity == "orderItem":
+        return order_id
+    if entity != "order":
+        return None
+    if old is None or new is None or _s(old, "SK") != _s(new, "SK"):
+        return order_id
+    return order_id if (_s(old, "Status") == CANCELLED) != (_s(new, "Status") == CANCELLED) else None
+
+
+def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:
+    """The buyer items as they must be given the order summary (status, customer); only those that differ."""
+    status = _s(summary, "Status") if summary else None
+    summary_customer = _s(summary, "CustomerId") if summary else None
+    fixed: list[Image] = []
+    for buyer in buyers:
+        wanted = buyer_item(_s(buyer, "OrderId") or "", _s(buyer, "ProductId") or "",
+                            _s(buyer, "CustomerId") or summary_customer, cancelled=status == CANCELLED)
+        if wanted != buyer:
+            fixed.append(wanted)
+    return fixed
+
+
+def expected_view(shop_items: Iterable[Image], shards: int | None = None) -> dict[ViewKey, Image]:
+    """The whole view a set of shop items implies (rebuild and verify)."""
+    view: dict[ViewKey, Image] = {}
+    for image in shop_items:
+        for item in project_item(image, shards):
+            view[key_of(item)] = item
+    by_order: dict[str, list[Image]] = {}
+    for (pk, _sk), item in view.items():
+        if item["Kind"]["S"] == "buyer":
+            by_order.setdefault(pk, []).append(item)
+    for pk, buyers in by_order.items():
+        for item in derive_buyers(view.get((pk, ORDER_SK)), buyers):
+            view[key_of(item)] = item
+    return view
+
+
+def is_view_item(item: Image) -> bool:
+    """Everything in the view table except bookkeeping (watermarks)."""
+    return not item["PK"]["S"].startswith(WATERMARK_PREFIX)
+
+
+__all__ = ["PENDING_PREFIX", "Delete", "Op", "Put", "derive_buyers", "expected_view", "project"]

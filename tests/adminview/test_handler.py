@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from botocore.awsrequest import AWSResponse
+from django.core.management import call_command
+
+from adminview import projection, rebuild, sync_store
+from adminview.handler import handler
+from adminview.models import OrderSummary, ViewItem
+from dynamo.batch import client_of
+from shop import orders
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview.streams import new_records
+from tests.adminview_helpers import sync_now
+
+pytestmark = pytest.mark.ddb_local
+
+
+def test_poison_record_is_dead_lettered_while_the_rest_applies(shop_table: str, admin_view_table: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="good")
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
+    real = projection.project
+
+    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
+        if (new or old or {}).get("PK", {}).get("S") == "o#bad":
+            raise ValueError("cannot project this (simulated bug)")
+        return real(old, new, shards)
+
+    monkeypatch.setattr(projection, "project", broken)
+    stats = sync_now(sleep=lambda _s: None)
+    assert stats.dead_lettered == 3  # order, its item, its invoice
+    assert OrderSummary.get("o#good", "#order").status == "PENDING"
+    assert OrderSummary.count("o#bad") == 0
+    letters = list(sync_store.dead_letters())
+    assert len(letters) == 3 and all("simulated bug" in letter.error for letter in letters)
+    assert sync_now().records == 0  # the checkpoint moved past them
+
+    monkeypatch.setattr(projection, "project", real)  # the fix
+    call_command("adminview_deadletters", "replay")
+    assert list(sync_store.dead_letters()) == []
+    assert OrderSummary.get("o#bad", "#order").status == "PENDING"
+    assert rebuild.verify().clean
+
+
+def test_handler_reports_failures_by_sequence_number(shop_table: str, admin_view_table: str) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    records = new_records()
+    broken = json.loads(json.dumps(records[0]))
+    broken["dynamodb"]["SequenceNumber"] = "not-a-number"
+    broken["eventID"] = "poison"
+    response = handler({"Records": [broken, *records]})
+    assert response == {"batchItemFailures": [{"itemIdentifier": "not-a-number"}]}
+    assert handler({"Records": [broken]}) == {"batchItemFailures": [{"itemIdentifier": "not-a-number"}]}
+    assert rebuild.verify().clean
+
+
+class _Raw:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def stream(self, **_: Any) -> Any:
+        yield self.body
+
+
+def test_unprocessed_items_and_throttling_are_retried(shop_table: str, admin_view_table: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    factories.shop_with(customers=3, products=3)
+    for n in range(12):
+        orders.order_place(customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1)],
+                           order_id=f"o{n}")
+    records = new_records()
+    client = client_of(ViewItem)
+    real_write = client.batch_write_item
+    calls = {"unprocessed": 0, "throttled": 0}
+
+    def half_done(**kwargs: Any) -> dict[str, Any]:
+        (table, requests), = kwargs["RequestItems"].items()
+        if calls["unprocessed"] < 3 and len(requests) > 1:
+            calls["unprocessed"] += 1
+            real_write(RequestItems={table: requests[:1]})
+            return {"UnprocessedItems": {table: requests[1:]}}
+        return dict(real_write(**kwargs))
+
+    def throttle(request: Any, **_: Any) -> AWSResponse | None:
+        if calls["throttled"] < 2:
+            calls["throttled"] += 1
+            body = b'{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate exceeded"}'
+            return AWSResponse(request.url, 400, {"x-amzn-RequestId": "test"}, _Raw(body))
+        return None
+
+    monkeypatch.setattr(client, "batch_write_item", half_done)
+    client.meta.events.register("before-send.dynamodb.BatchWriteItem", throttle)
+    try:
+        assert handler({"Records": records}) == {"batchItemFailures": []}
+    finally:
+        client.meta.events.unregister("before-send.dynamodb.BatchWriteItem", throttle)
+    assert calls == {"unprocessed": 3, "throttled": 2}
+    assert rebuild.verify().clean

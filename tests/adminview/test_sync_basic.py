@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import pytest
+
+from adminview import rebuild
+from adminview.models import OrderSummary, Profile
+from shop import orders
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview_helpers import sync_now
+
+pytestmark = pytest.mark.ddb_local
+
+
+def test_domain_writes_flow_into_the_view(shop_table: str, admin_view_table: str) -> None:
+    factories.shop_with(customers=2, products=2)
+    a = orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], order_id="o1")
+    orders.order_place(customer_id="1002", lines=[OrderLine("2001", 1), OrderLine("2002", 1)], order_id="o2")
+    stats = sync_now()
+    assert stats.records > 0 and stats.dead_lettered == 0
+    summary = OrderSummary.get("o#o1", "#order")
+    assert summary.status == "PENDING" and summary.gsi1_pk.startswith("PENDING#")
+    assert Profile.get("c#1001", "#profile").name == "Ada Lovelace"
+    assert rebuild.verify().clean
+
+    orders.order_ship(order_id=a.order_id)
+    orders.order_cancel(order_id="o2")
+    sync_now()
+    summary = OrderSummary.get("o#o1", "#order")
+    assert summary.status == "SHIPPED" and summary.gsi1_pk is None
+    found = rebuild.verify()
+    assert found.clean, found.summary()
+    again = sync_now()
+    assert again.records == 0
+    replay = sync_now(replay=True)
+    assert replay.applied == 0 and replay.skipped == replay.records > 0
+    assert rebuild.verify().clean
+
+
+def test_verify_reports_and_rebuild_repairs(shop_table: str, admin_view_table: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from django.core.management import call_command
+
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    sync_now()
+    OrderSummary.get("o#o1", "#order").delete()
+    Profile("c#ghost", "#profile", name="nobody").save()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("verify_adminview")
+    assert exit_info.value.code == 1
+    out = capsys.readouterr().out
+    assert "missing 1, extra 1, differing 0" in out and "o#o1" in out and "c#ghost" in out
+    call_command("rebuild_adminview")
+    call_command("verify_adminview")
+    assert "admin view OK" in capsys.readouterr().out
