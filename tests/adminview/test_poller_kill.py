@@ -49,6 +49,17 @@ def _poller(log: Path) -> subprocess.Popen[bytes]:
     )
 
 
+def _wait_for_progress(log: Path, since: int, timeout: float = 90.0) -> None:
+    """Wait until the poller has reported progress after byte ``since`` of its log (start-up can be slow on a
+    loaded machine; a fixed sleep would kill it before it read anything)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "records" in log.read_bytes()[since:].decode(errors="replace"):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no progress from the poller in {timeout:.0f}s:\n{log.read_text()}")
+
+
 def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str, tmp_path: Path) -> None:
     factories.shop_with(customers=3, products=3, stock_each=100_000)
     log = tmp_path / "poller.log"
@@ -57,11 +68,14 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
     writer.start()
     try:
         first = _poller(log)
-        time.sleep(6)
+        _wait_for_progress(log, 0)
+        time.sleep(2)
         first.kill()  # SIGKILL: no chance to finish the batch or save anything
         assert first.wait(timeout=10) == -signal.SIGKILL
+        restarted_at = log.stat().st_size
         second = _poller(log)
-        time.sleep(5)
+        _wait_for_progress(log, restarted_at)
+        time.sleep(2)
     finally:
         stop.set()
         writer.join()
