@@ -21,7 +21,7 @@ from dynamo.models import reset_connections
 from shop.models import ShopItem
 
 DEMO_USER = "demo"
-DEMO_SIZE = {"customers": 300, "products": 120, "warehouses": 4, "orders": 3000}
+DEMO_SIZE = {"customers": 200, "products": 80, "warehouses": 4, "orders": 1000}
 
 
 def _interrupt(signum: int, frame: object) -> None:
