@@ -103,6 +103,7 @@ def plot(results: dict[str, Any], path: Path) -> Path | None:
     sizes = sorted(results["sizes"], key=lambda s: s["orders"])
     fig, axes = plt.subplots(1, 2, figsize=(12, 5))
     colors = {"pending": "tab:blue", "invoices": "tab:orange", "buyers": "tab:green", "order": "tab:red"}
+    markers = {"pending": "s", "invoices": "o", "buyers": "^", "order": "D"}
     for ax, metric, title in ((axes[0], "rcu", "RCU per page"), (axes[1], "calls", "DynamoDB calls per page")):
         for page in PAGE_TITLES:
             for way, style in (("page", "-"), ("data", "-"), ("naive", "--")):
@@ -113,7 +114,7 @@ def plot(results: dict[str, Any], path: Path) -> Path | None:
                 if way == "data" and any(s["page"].get(page, {}).get(metric) is not None for s in sizes):
                     continue  # the page's own figures are shown
                 label = f"{page} ({'naive: ' + NAIVE_HOW[page] if way == 'naive' else 'ours'})"
-                ax.plot([n for n, _ in points], [max(v, 0.1) for _, v in points], style, marker="o",
+                ax.plot([n for n, _ in points], [max(v, 0.1) for _, v in points], style, marker=markers[page],
                         color=colors[page], label=label)
         ax.set_xscale("log")
         ax.set_yscale("log")

@@ -50,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def run_size(orders: int, opts: argparse.Namespace, client: Any | None, log: Any) -> dict[str, Any]:
+def run_size(orders: int, opts: argparse.Namespace, engine: Any, client: Any | None, log: Any) -> dict[str, Any]:
     from bench import env, stages
     from shop import seeding
 
@@ -58,11 +58,14 @@ def run_size(orders: int, opts: argparse.Namespace, client: Any | None, log: Any
     plan = seeding.plan(config)
     subjects = stages.choose_subjects(plan)
     log(f"[{orders:,} orders] {plan.size:,} planned entities; subjects {subjects}")
+    engine.restart()
+    baseline = stages.put_item_baseline(plan, opts.putitem_sample)
+    log(f"[{orders:,}] PutItem baseline: {baseline}")
+    engine.restart()
     with env.fresh_tables(f"bench{orders}") as names:
         reader = stages.drainer()
-        log(f"[{orders:,}] tables {sorted(names.values())}; seeding (+ PutItem baseline on "
-            f"{opts.putitem_sample} items)")
-        seeded = stages.seed(plan, workers=opts.workers, sample=opts.putitem_sample)
+        log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
+        seeded = stages.seed(plan, workers=opts.workers, baseline=baseline)
         log(f"[{orders:,}] seeding: {seeded}")
         synced = stages.sync(reader)
         log(f"[{orders:,}] sync: {synced}")
@@ -79,8 +82,11 @@ def run_size(orders: int, opts: argparse.Namespace, client: Any | None, log: Any
 
 
 def run_benchmark(opts: argparse.Namespace, *, django_ready: bool = False,
-                  log: Any = lambda text: print(text, flush=True)) -> dict[str, Any]:
-    """Measure every size in ``opts.sizes``; ``django_ready`` when the caller (pytest) has set Django up."""
+                  log: Any = lambda text: print(text, flush=True),
+                  after_size: Any = lambda results: None) -> dict[str, Any]:
+    """Measure every size in ``opts.sizes``; ``django_ready`` when the caller (pytest) has set Django up;
+    ``after_size(results)`` after each size (main writes the results so far, so a long run killed midway leaves
+    the sizes it finished)."""
     from bench import env, report, stages
 
     if not django_ready:
@@ -94,11 +100,15 @@ def run_benchmark(opts: argparse.Namespace, *, django_ready: bool = False,
         "modules": {name: env.module_available(name) for name in ("adminview.handler", "adminview.selectors",
                                                                   "dashboard")},
     }
-    with env.dynamodb(opts.endpoint) as endpoint:
-        log(f"DynamoDB at {endpoint}; modules: {results['modules']}")
+    with env.dynamodb(opts.endpoint) as engine:
+        log(f"DynamoDB at {engine.endpoint} ({'our own, fresh per stage' if engine.own else 'given'}); "
+            f"modules: {results['modules']}")
         client = stages.staff_client()
         for orders in opts.sizes:
-            results["sizes"].append(run_size(orders, opts, client, log))
+            results["sizes"].append(run_size(orders, opts, engine, client, log))
+            results["seconds"] = round(time.perf_counter() - clock, 1)
+            results["growth_violations"] = report.growth_violations(results)
+            after_size(results)
     results["seconds"] = round(time.perf_counter() - clock, 1)
     results["growth_violations"] = report.growth_violations(results)
     return results
@@ -126,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
 
     opts = resolve(argv)
     try:
-        results = run_benchmark(opts)
+        results = run_benchmark(opts, after_size=lambda partial: report.write(partial, opts.out, opts.name))
     except DynamoDBLocalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
