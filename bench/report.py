@@ -58,6 +58,8 @@ def markdown(results: dict[str, Any]) -> str:
                     skipped.add(f"{label} / {title}: {row['skipped']}")
                     continue
                 how = f"{label} ({NAIVE_HOW[page]})" if way == "naive" else label
+                if row.get("shared_scan"):
+                    how += " [one Scan for both]"
                 lines.append(f"| {size['orders']:,} | {title} | {how} | {_fmt(row['calls'])} | "
                              f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
                              f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |")

@@ -42,6 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, help="requests per page for p50/p95 (default 30; quick 10)")
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
+    p.add_argument("--shared-scan", action="store_true",
+                   help="answer both Scan + filter baselines with one Scan (same reads and RCU; for big tables)")
     p.add_argument("--putitem-sample", type=int, default=2000, help="items in the PutItem baseline (default 2000)")
     p.add_argument("--workers", type=int, default=8, help="seeding threads (default 8)")
     p.add_argument("--endpoint", help="use this DynamoDB endpoint instead of starting DynamoDB Local")
@@ -72,7 +74,7 @@ def run_size(orders: int, opts: argparse.Namespace, engine: Any, client: Any | N
         data = stages.data_layer(subjects, repeats=opts.repeat)
         page = stages.pages(client, subjects, repeats=opts.repeat)
         log(f"[{orders:,}] pages measured; naive ways ({opts.naive_repeat}x)")
-        naive = stages.naive(subjects, repeats=opts.naive_repeat)
+        naive = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
         lag = stages.lag(reader, plan, samples=opts.lag_samples, page=client)
         log(f"[{orders:,}] lag: {lag}")
     return {"orders": orders, "config": vars(config) | {"until": str(config.until)},

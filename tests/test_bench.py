@@ -136,7 +136,8 @@ def test_resolve_quick_defaults() -> None:
 @pytest.mark.django_db
 def test_quick_core_on_tiny_sizes(ddb_local: Any, admin_view: str) -> None:
     opts = argparse.Namespace(sizes=[30, 120], repeat=2, naive_repeat=1, lag_samples=2, putitem_sample=50,
-                              workers=4, endpoint=ddb_local.endpoint, name="test", argv=["--test"])
+                              workers=4, endpoint=ddb_local.endpoint, name="test", argv=["--test"],
+                              shared_scan=False)
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
     assert results["growth_violations"] == []
