@@ -42,6 +42,13 @@ class Call:
     write_units: float
     ms: float
     error: str | None = None
+    # ``time.perf_counter()`` when the call was sent (None if unknown): lets a reader tell calls that overlapped
+    # (parallel threads) from calls made one after another (see ``round_trips``).
+    started: float | None = None
+
+    @property
+    def ended(self) -> float | None:
+        return None if self.started is None else self.started + self.ms / 1000.0
 
 
 @dataclass
@@ -69,11 +76,31 @@ class CallLog:
     def ms(self) -> float:
         return sum(c.ms for c in self.calls)
 
+    @property
+    def round_trips(self) -> int:
+        """Sequential round trips: calls whose time spans overlap (made in parallel) count once."""
+        return round_trips(self.calls)
+
     def by_operation(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for c in self.calls:
             counts[c.operation] = counts.get(c.operation, 0) + 1
         return counts
+
+
+def round_trips(calls: list[Call]) -> int:
+    """How many groups of overlapping calls there are (merge the [started, ended] intervals, count the groups).
+    Calls without a start time count one each."""
+    timed = sorted((c.started, c.ended) for c in calls if c.started is not None and c.ended is not None)
+    groups = sum(1 for c in calls if c.started is None)
+    end: float | None = None
+    for start, stop in timed:
+        if end is None or start > end:
+            groups += 1
+            end = stop
+        else:
+            end = max(end, stop)
+    return groups
 
 
 _current: contextvars.ContextVar[tuple[CallLog, ...]] = contextvars.ContextVar("dynamodb_call_logs", default=())
@@ -145,7 +172,7 @@ def _record(service: str, operation: str, params: dict[str, Any], parsed: dict[s
     call = Call(
         service=service, operation=operation, table=table, index=params.get("IndexName"), items=items,
         read_units=read, write_units=write,
-        ms=(time.perf_counter() - started) * 1000.0 if started else 0.0, error=error,
+        ms=(time.perf_counter() - started) * 1000.0 if started else 0.0, error=error, started=started,
     )
     for log in logs:
         log.add(call)

@@ -1,0 +1,144 @@
+"""Results: JSON, a Markdown table and a log-scale plot (matplotlib, when installed), plus the growth check."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+PAGE_TITLES = {"pending": "pending orders, 1st page", "invoices": "customer's invoices, 1 year",
+               "buyers": "product's buyers", "order": "order detail"}
+WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
+NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
+
+
+def growth_violations(results: dict[str, Any]) -> list[str]:
+    """A page whose DynamoDB call count (ours, page or data layer) is higher at a larger size than at the smallest."""
+    sizes = sorted(results["sizes"], key=lambda s: s["orders"])
+    problems: list[str] = []
+    for way in ("page", "data"):
+        for page in PAGE_TITLES:
+            seen = [(s["orders"], s[way].get(page, {}).get("calls")) for s in sizes]
+            seen = [(n, c) for n, c in seen if c is not None]
+            if len(seen) < 2:
+                continue
+            base_n, base = seen[0]
+            for n, calls in seen[1:]:
+                if calls > base:
+                    problems.append(f"{page} ({way}): {calls} DynamoDB calls at {n} orders vs {base} at {base_n}")
+    return problems
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if value >= 10 else f"{value:,.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def markdown(results: dict[str, Any]) -> str:
+    lines = [f"# Benchmark results ({results['label']})", "",
+             f"Run {results['started']} UTC, {results['seconds']:.0f} s, `{results['command']}`; DynamoDB Local "
+             f"(in memory) on {results['host']}. Times are wall-clock on DynamoDB Local and only comparable "
+             "within this run; calls, round trips, RCU and items read are what DynamoDB would bill/serve.", "",
+             "## Pages", "",
+             "| orders | page | way | calls | round trips | RCU | items read | p50 ms | p95 ms |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    skipped: set[str] = set()
+    for size in results["sizes"]:
+        for page, title in PAGE_TITLES.items():
+            for way, label in WAYS:
+                row = size[way].get(page)
+                if row is None:
+                    continue
+                if "skipped" in row:
+                    skipped.add(f"{label} / {title}: {row['skipped']}")
+                    continue
+                how = f"{label} ({NAIVE_HOW[page]})" if way == "naive" else label
+                if row.get("shared_scan"):
+                    how += " [one Scan for both]"
+                lines.append(f"| {size['orders']:,} | {title} | {how} | {_fmt(row['calls'])} | "
+                             f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
+                             f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |")
+    lines += ["", "## Writes and sync", "",
+              "| orders | items | batched items/s | PutItem items/s (sample) | speed-up | stream records | "
+              "records/s (read+handler) | handler records/s | lag p50 ms | lag p95 ms |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for size in results["sizes"]:
+        seed, sync, lag = size["seeding"], size["sync"], size["lag"]
+        if "skipped" in sync:
+            skipped.add(f"sync: {sync['skipped']}")
+        if "skipped" in lag:
+            skipped.add(f"lag: {lag['skipped']}")
+        lines.append(
+            f"| {size['orders']:,} | {seed['batched']['items']:,} | {_fmt(seed['batched']['items_per_s'])} | "
+            f"{_fmt(seed['put_item']['items_per_s'])} ({seed['put_item']['items']:,}) | {seed['speedup']}x | "
+            f"{_fmt(sync.get('records'))} | {_fmt(sync.get('records_per_s'))} | "
+            f"{_fmt(sync.get('handler_records_per_s'))} | {_fmt(lag.get('p50_ms'))} | {_fmt(lag.get('p95_ms'))} |")
+    lines += ["", "## Subjects", ""]
+    for size in results["sizes"]:
+        s = size["subjects"]
+        lines.append(f"- {size['orders']:,} orders ({size['items']:,} items; {s['pending_orders']:,} pending): "
+                     f"customer {s['customer_id']} ({s['invoices_in_year']} invoices in the year), product "
+                     f"{s['product_id']} ({s['product_buyers']} buyers), order {s['order_id']} "
+                     f"({s['order_items']} lines)")
+    if skipped:
+        lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
+    problems = results.get("growth_violations", [])
+    lines += ["", "## Check: calls per page do not grow with the table", "",
+              "PASS" if not problems else "FAIL:\n" + "\n".join(f"- {p}" for p in problems)]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: dict[str, Any], path: Path) -> Path | None:
+    """RCU and calls per page against table size, log scale, ours (solid) vs naive (dashed)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    sizes = sorted(results["sizes"], key=lambda s: s["orders"])
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5))
+    colors = {"pending": "tab:blue", "invoices": "tab:orange", "buyers": "tab:green", "order": "tab:red"}
+    markers = {"pending": "s", "invoices": "o", "buyers": "^", "order": "D"}
+    for ax, metric, title in ((axes[0], "rcu", "RCU per page"), (axes[1], "calls", "DynamoDB calls per page")):
+        for page in PAGE_TITLES:
+            for way, style in (("page", "-"), ("data", "-"), ("naive", "--")):
+                points = [(s["orders"], s[way].get(page, {}).get(metric)) for s in sizes]
+                points = [(n, v) for n, v in points if v is not None]
+                if not points:
+                    continue
+                if way == "data" and any(s["page"].get(page, {}).get(metric) is not None for s in sizes):
+                    continue  # the page's own figures are shown
+                label = f"{page} ({'naive: ' + NAIVE_HOW[page] if way == 'naive' else 'ours'})"
+                ax.plot([n for n, _ in points], [max(v, 0.1) for _, v in points], style, marker=markers[page],
+                        color=colors[page], label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("orders in the shop table")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"shop-admin: cost per page vs table size ({results['label']})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write(results: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / f"{stem}.json", "md": out_dir / f"{stem}.md"}
+    paths["json"].write_text(json.dumps(results, indent=2, default=str) + "\n")
+    picture = plot(results, out_dir / f"{stem}.png")
+    if picture:
+        results["plot"] = str(picture)
+    paths["md"].write_text(markdown(results) + (f"\n![cost per page]({picture.name})\n" if picture else ""))
+    if picture:
+        paths["png"] = picture
+    return paths

@@ -1,0 +1,343 @@
+"""The measured stages, one function each. Stages that need a module another issue owns (``adminview`` for the
+projection and its selectors, ``dashboard`` for the pages) import it lazily and report ``skipped`` without it."""
+
+from __future__ import annotations
+
+import importlib
+import time
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from bench.measure import percentile, repeat, run_once
+from bench.stream import StreamDrainer
+from dynamo.instrumentation import recording
+from dynamo.tables import ensure_table, stream_arn
+from shop import access_patterns, keys, seeding
+from shop.models import SHOP_TABLE, Inventory, OrderStatus, ShopItem
+
+PAGE_LIMIT = 50
+BUYERS_LIMIT = 100
+INVOICE_YEAR = ("2025-01-01", "2025-12-31")
+PAGES = ("pending", "invoices", "buyers", "order")
+
+
+def skipped(module: str) -> dict[str, str]:
+    return {"skipped": f"{module} not available"}
+
+
+def try_import(name: str) -> Any | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def seed_config(orders: int, seed: int = 42) -> seeding.SeedConfig:
+    """Customers and products scale with orders (a long tail: a few customers and products are busy)."""
+    return seeding.SeedConfig(customers=max(20, orders // 4), products=max(10, orders // 20),
+                              warehouses=max(3, min(20, orders // 2000)), orders=orders, seed=seed)
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """What each page is asked about, chosen from the plan."""
+
+    customer_id: str          # the customer with the most orders
+    invoices_in_year: int
+    product_id: str           # the product with the most distinct buyers among those with <= 100
+    product_buyers: int
+    order_id: str             # an order with the most items
+    order_items: int
+    pending_orders: int
+
+
+def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
+    by_customer = Counter(o.customer_id for o in plan.orders)
+    cid = by_customer.most_common(1)[0][0]
+    start, end = INVOICE_YEAR
+    in_year = sum(1 for o in plan.orders if o.customer_id == cid
+                  and start <= o.placed_at.date().isoformat() <= end)
+    buyers: dict[str, set[str]] = defaultdict(set)
+    for o in plan.orders:
+        if o.status != OrderStatus.CANCELLED:
+            for line in o.lines:
+                buyers[line.product_id].add(o.customer_id)
+    fitting = [(len(c), pid) for pid, c in buyers.items() if len(c) <= BUYERS_LIMIT]
+    n_buyers, pid = max(fitting) if fitting else min((len(c), pid) for pid, c in buyers.items())
+    order = max(plan.orders, key=lambda o: (len(o.lines), o.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED)))
+    return Subjects(customer_id=cid, invoices_in_year=in_year, product_id=pid, product_buyers=n_buyers,
+                    order_id=order.order_id, order_items=len(order.lines),
+                    pending_orders=sum(1 for o in plan.orders if o.status == OrderStatus.PENDING))
+
+
+# ---- writes ---------------------------------------------------------------------------------------------------
+
+def _sample_items(plan: seeding.SeedPlan, n: int) -> list[ShopItem]:
+    items: list[ShopItem] = list(plan.catalog[: n // 2])
+    for planned in plan.orders:
+        if len(items) >= n:
+            break
+        items.extend(seeding.order_history(planned, plan.addresses.get(planned.customer_id)))
+    return items[:n]
+
+
+def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
+    """One PutItem per item, one after another, for a sample of the plan's items, into a scratch shop table."""
+    items = _sample_items(plan, sample)
+    model = SHOP_TABLE.model
+    original = model.Meta.table_name
+    model.Meta.table_name = f"{original}-putitem-{uuid.uuid4().hex[:6]}"
+    try:
+        ensure_table(SHOP_TABLE)
+        client = model.raw_client()
+        name = str(model.Meta.table_name)
+        started = time.perf_counter()
+        for item in items:
+            client.put_item(TableName=name, Item=item.serialize())
+        seconds = time.perf_counter() - started
+        client.delete_table(TableName=name)
+    finally:
+        model.Meta.table_name = original
+    return {"items": len(items), "seconds": round(seconds, 3), "items_per_s": round(len(items) / seconds, 1)}
+
+
+def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> dict[str, Any]:
+    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before."""
+    started = time.perf_counter()
+    written = seeding.run(plan, workers=workers)
+    seconds = time.perf_counter() - started
+    batched = {"items": written, "seconds": round(seconds, 3), "items_per_s": round(written / seconds, 1),
+               "workers": workers}
+    return {"batched": batched, "put_item": baseline,
+            "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2)}
+
+
+# ---- sync -----------------------------------------------------------------------------------------------------
+
+def drainer() -> StreamDrainer | None:
+    module = try_import("adminview.handler")
+    handler = getattr(module, "handler", None) if module else None
+    if handler is None:
+        return None
+    arn = stream_arn(SHOP_TABLE.model)
+    if not arn:
+        raise RuntimeError("the shop table has no stream")
+    return StreamDrainer(arn, handler)
+
+
+def sync(reader: StreamDrainer | None) -> dict[str, Any]:
+    """Drain the whole stream (everything seeding wrote) through the handler."""
+    if reader is None:
+        return skipped("adminview.handler")
+    started = time.perf_counter()
+    records = reader.read()
+    read_s = time.perf_counter() - started
+    with recording() as log:
+        started = time.perf_counter()
+        failed = reader.apply(records)
+        apply_s = time.perf_counter() - started
+    total = read_s + apply_s
+    return {"records": len(records), "read_s": round(read_s, 3), "handler_s": round(apply_s, 3),
+            "records_per_s": round(len(records) / total, 1) if total else None,
+            "handler_records_per_s": round(len(records) / apply_s, 1) if apply_s else None,
+            "failed": failed, "view_wcu": round(log.write_units, 1), "view_calls": log.count}
+
+
+def lag(reader: StreamDrainer | None, plan: seeding.SeedPlan, *, samples: int, page: Any | None,
+        timeout_s: float = 30.0) -> dict[str, Any]:
+    """Domain write (order_place) -> the order is on the pending page (or, without the dashboard, in the
+    pending_orders selector). The drain runs in a tight loop, so this is the pipeline's own lag, not a poll
+    interval."""
+    selectors = try_import("adminview.selectors")
+    if reader is None or selectors is None:
+        return skipped("adminview.handler" if reader is None else "adminview.selectors")
+    from shop.orders import OrderLine, order_place
+
+    stock = max((i for i in plan.catalog if isinstance(i, Inventory)), key=lambda i: i.quantity or 0)
+    product_id, customer_id = keys.strip(stock.pk), plan.first_customer_id
+    assert customer_id is not None
+    lags: list[float] = []
+    for _ in range(samples):
+        order = order_place(customer_id=customer_id, lines=[OrderLine(product_id, 1)])
+        oid = keys.strip(order.pk)
+        written = time.perf_counter()
+        while True:
+            reader.drain()
+            if page is not None:
+                visible = oid in page.get("/orders/pending/").content.decode()
+            else:
+                visible = any(row.order_id == oid for row in selectors.pending_orders(limit=PAGE_LIMIT).rows)
+            if visible:
+                lags.append((time.perf_counter() - written) * 1000.0)
+                break
+            if time.perf_counter() - written > timeout_s:
+                raise RuntimeError(f"order {oid} not visible on the pending view after {timeout_s}s")
+            time.sleep(0.005)
+    return {"samples": len(lags), "seen_on": "page /orders/pending/" if page is not None else "selector",
+            "p50_ms": round(percentile(lags, 50) or 0, 1), "p95_ms": round(percentile(lags, 95) or 0, 1)}
+
+
+# ---- pages: ours ----------------------------------------------------------------------------------------------
+
+def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
+    """The functions behind each page, called directly (no HTTP): what the page costs in DynamoDB."""
+    selectors = try_import("adminview.selectors")
+    start, end = INVOICE_YEAR
+    out: dict[str, dict[str, Any]] = {}
+    if selectors is None:
+        out["pending"] = out["buyers"] = skipped("adminview.selectors")
+    else:
+        out["pending"] = repeat(lambda: selectors.pending_orders(limit=PAGE_LIMIT), repeats)
+        out["buyers"] = repeat(
+            lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats)
+    out["invoices"] = repeat(lambda: access_patterns.invoices_for_customer(
+        customer_id=subjects.customer_id, start=start, end=end, limit=PAGE_LIMIT), repeats)
+    out["order"] = repeat(lambda: access_patterns.order_details(order_id=subjects.order_id), repeats)
+    return out
+
+
+def staff_client() -> Any | None:
+    """A django.test.Client logged in as a staff user, or None when the dashboard's URLs are not there."""
+    from django.urls import NoReverseMatch, Resolver404, resolve
+
+    if try_import("dashboard") is None:
+        return None
+    try:
+        resolve("/orders/pending/")
+    except (Resolver404, NoReverseMatch):
+        return None
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
+    if not user.is_staff:
+        user.is_staff = True
+        user.save()
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def page_urls(subjects: Subjects) -> dict[str, str]:
+    start, end = INVOICE_YEAR
+    return {
+        "pending": "/orders/pending/",
+        "invoices": f"/customers/{subjects.customer_id}/invoices/?from={start}&to={end}",
+        "buyers": f"/products/{subjects.product_id}/buyers/",
+        "order": f"/orders/{subjects.order_id}/",
+    }
+
+
+def pages(client: Any | None, subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
+    """Each page through the whole Django stack (middleware, auth, view, template), as a staff user."""
+    if client is None:
+        return {name: skipped("dashboard") for name in PAGES}
+    out: dict[str, dict[str, Any]] = {}
+    for name, url in page_urls(subjects).items():
+        def get(url: str = url) -> dict[str, Any]:
+            response = client.get(url)
+            if response.status_code != 200:
+                raise RuntimeError(f"GET {url} answered {response.status_code}")
+            return {"extra": {"header_calls": response.headers.get("X-DynamoDB-Calls"),
+                              "header_rcu": response.headers.get("X-DynamoDB-RCU"),
+                              "server_timing": response.headers.get("Server-Timing")}}
+        out[name] = repeat(get, repeats)
+    return out
+
+
+# ---- pages: the naive ways --------------------------------------------------------------------------------------
+
+def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
+    """What a generic DynamoDB browser does: Scan the whole shop table (1 MB pages, one after another), filter."""
+    client = SHOP_TABLE.model.raw_client()
+    name = str(SHOP_TABLE.model.Meta.table_name)
+    kwargs: dict[str, Any] = {"TableName": name, "FilterExpression": filter_expression,
+                              "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}
+    matched: list[dict[str, Any]] = []
+    scanned = 0
+    while True:
+        response = client.scan(**kwargs)
+        matched.extend(response.get("Items", []))
+        scanned += response.get("ScannedCount", 0)
+        if "LastEvaluatedKey" not in response:
+            break
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    return {"matched": matched, "extra": {"items_read": scanned, "matched": len(matched)}}
+
+
+def naive_pending() -> dict[str, Any]:
+    result = _scan("#t = :t AND #s = :s", {"#t": "EntityType", "#s": "Status"},
+                   {":t": {"S": "order"}, ":s": {"S": OrderStatus.PENDING.value}})
+    result["matched"].sort(key=lambda item: item.get("Date", {}).get("S", ""), reverse=True)
+    return result
+
+
+def naive_invoices(customer_id: str) -> dict[str, Any]:
+    from shop.timestamps import range_bounds
+
+    low, high = range_bounds(*INVOICE_YEAR)
+    return _scan("#t = :t AND #pk = :c AND #sk BETWEEN :a AND :b",
+                 {"#t": "EntityType", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
+                 {":t": {"S": "invoice"}, ":c": {"S": keys.customer(customer_id)},
+                  ":a": {"S": keys.INVOICE_DATE + low}, ":b": {"S": keys.INVOICE_DATE + high}})
+
+
+def naive_buyers(product_id: str) -> dict[str, Any]:
+    """The seed's way: every order item of the product (GSI1, all pages), then one GetItem per distinct buyer."""
+    client = SHOP_TABLE.model.raw_client()
+    name = str(SHOP_TABLE.model.Meta.table_name)
+    kwargs: dict[str, Any] = {"TableName": name, "IndexName": "GSI1", "KeyConditionExpression": "#pk = :p",
+                              "ExpressionAttributeNames": {"#pk": "GSI1-PK"},
+                              "ExpressionAttributeValues": {":p": {"S": keys.product(product_id)}}}
+    buyers: list[str] = []
+    while True:
+        response = client.query(**kwargs)
+        for item in response.get("Items", []):
+            cid = item.get("GSI2-PK", {}).get("S")
+            if cid and cid not in buyers:
+                buyers.append(cid)
+        if "LastEvaluatedKey" not in response:
+            break
+        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    profiles = [client.get_item(TableName=name, Key={"PK": {"S": cid}, "SK": {"S": cid}}).get("Item")
+                for cid in buyers]
+    return {"extra": {"buyers": len(profiles)}}
+
+
+def naive_both(customer_id: str) -> dict[str, Any]:
+    """Pending orders and the invoices from ONE Scan with both filters OR-ed: a FilterExpression is applied after
+    the read, so this Scan reads and bills exactly what each of the two Scans would (``--shared-scan``, for big
+    tables on DynamoDB Local, whose Scan pages get slower the deeper they are)."""
+    from shop.timestamps import range_bounds
+
+    low, high = range_bounds(*INVOICE_YEAR)
+    result = _scan("(#t = :o AND #s = :p) OR (#t = :i AND #pk = :c AND #sk BETWEEN :a AND :b)",
+                   {"#t": "EntityType", "#s": "Status", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
+                   {":o": {"S": "order"}, ":p": {"S": OrderStatus.PENDING.value}, ":i": {"S": "invoice"},
+                    ":c": {"S": keys.customer(customer_id)}, ":a": {"S": keys.INVOICE_DATE + low},
+                    ":b": {"S": keys.INVOICE_DATE + high}})
+    pending = [i for i in result["matched"] if i.get("EntityType", {}).get("S") == "order"]
+    result["extra"] |= {"matched_pending": len(pending), "matched_invoices": len(result["matched"]) - len(pending),
+                        "shared_scan": True}
+    return result
+
+
+def naive(subjects: Subjects, *, repeats: int, shared_scan: bool = False) -> dict[str, dict[str, Any]]:
+    if shared_scan:
+        both = repeat(lambda: naive_both(subjects.customer_id), repeats, warmup=0)
+        return {
+            "pending": both | {"matched": both["matched_pending"]},
+            "invoices": both | {"matched": both["matched_invoices"]},
+            "buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0),
+        }
+    return {
+        "pending": repeat(naive_pending, repeats, warmup=0),
+        "invoices": repeat(lambda: naive_invoices(subjects.customer_id), repeats, warmup=0),
+        "buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0),
+    }
+
+
+__all__ = ["PAGES", "Subjects", "choose_subjects", "data_layer", "drainer", "lag", "naive", "pages", "run_once",
+           "seed", "seed_config", "staff_client", "sync"]
