@@ -137,7 +137,9 @@ def test_backfill_killed_with_sigkill_resumes_and_upgrades_every_order_once(shop
         backfill.run(migration, segments=2)
     report = backfill.run(migration, segments=4)
     assert report.resumed_segments >= 1
-    assert report.changed + killed_at == ORDERS
+    # An update in flight at the kill may still land after ``killed_at`` was counted: the resumed run then
+    # finds it done (skipped). Exactly-once is shown by the stream below.
+    assert ORDERS - killed_at - report.skipped <= report.changed <= ORDERS - killed_at
     assert report.scanned < ORDERS  # resumed: pages done before the kill are not scanned again
 
     by_order = {o["PK"]["S"]: o for o in _orders()}
