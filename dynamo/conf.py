@@ -14,6 +14,7 @@ import botocore.session
 
 DEFAULT_SHOP_TABLE = "OnlineShop"
 DEFAULT_ADMIN_VIEW_TABLE = "AdminViewTable"
+DEFAULT_MIGRATIONS_TABLE = "ShopMigrations"
 FALLBACK_REGION = "us-east-1"
 
 
@@ -23,6 +24,11 @@ def shop_table_name() -> str:
 
 def admin_view_table_name() -> str:
     return os.environ.get("ADMIN_VIEW_TABLE_NAME") or DEFAULT_ADMIN_VIEW_TABLE
+
+
+def migrations_table_name() -> str:
+    """Where backfills keep their per-segment checkpoints (``manage.py backfill``)."""
+    return os.environ.get("MIGRATIONS_TABLE_NAME") or DEFAULT_MIGRATIONS_TABLE
 
 
 def region() -> str:

@@ -21,6 +21,9 @@ Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to con
 | 15 | getInvoiceByCustomerIdForDateRange   | GSI2  | PK=c#cid, SK between i#date1 and i#date2        |
 | 16 | getProductsByCustomerIdForDateRange  | GSI2  | PK=c#cid, SK between p#date1 and p#date2        |
 
+Our additions (not in AWS's model) follow the same rules: ``orders_due_on`` (DeliveryDate-index) and
+``favourites_for_customer`` (table, PK=c#cid, SK begins_with FAVOURITE#).
+
 IDs may be bare or prefixed; dates are ``YYYY-MM-DD`` (an end date covers its whole day) or timestamps.
 Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both ValueError) before any call.
 """
@@ -37,8 +40,10 @@ from dynamo.paging import Key, Page, all_items, query_page
 from shop import keys
 from shop.models import (
     Customer,
+    Favourite,
     Inventory,
     Invoice,
+    Order,
     OrderItem,
     Payment,
     Product,
@@ -46,7 +51,7 @@ from shop.models import (
     ShopItem,
     Warehouse,
 )
-from shop.timestamps import range_bounds
+from shop.timestamps import parse_day, range_bounds
 
 DEFAULT_PAGE = 100
 
@@ -182,6 +187,25 @@ def order_items_for_customer(*, customer_id: str, start: str, end: str, limit: i
                       start_key=start_key, scan_index_forward=not newest_first,
                       range_key_condition=OrderItem.gsi2_sk.between(keys.ORDER_ITEM_DATE + low,
                                                                     keys.ORDER_ITEM_DATE + high))
+
+
+# --- our additions (issue 6) ----------------------------------------------------------------------------
+
+def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:
+    """Orders expected to be delivered on ``date`` (``YYYY-MM-DD``): one Query on DeliveryDate-index,
+    PK=DeliveryDate, ordered by order key. The index projects only what the page shows (Date, Status,
+    Total, ItemCount; keys give order and customer). Orders still lacking ``DeliveryDate`` (before
+    ``backfill delivery-date``) are not in the index and so not listed."""
+    day = parse_day(date, what="delivery date").isoformat()
+    return query_page(Order, day, index_name="DeliveryDate-index", limit=limit, start_key=start_key)
+
+
+def favourites_for_customer(*, customer_id: str, limit: int = DEFAULT_PAGE,
+                            start_key: Key | None = None) -> Page[Favourite]:
+    """A customer's favourite products: Query PK=c#<cid>, SK begins_with FAVOURITE# (the customer item
+    itself, SK=c#<cid>, does not match)."""
+    return query_page(Favourite, keys.customer(customer_id), limit=limit, start_key=start_key,
+                      range_key_condition=Favourite.sk.startswith(keys.FAVOURITE))
 
 
 # --- the registry: AWS's names -> how to run them from a command line ---------------------------------

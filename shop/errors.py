@@ -39,3 +39,12 @@ class OutOfStock(ShopError):
 
 class Busy(ShopError):
     """Too much contention on the same items; nothing was written, trying again later may succeed."""
+
+
+class FavouriteConflict(ShopError):
+    """Marking or un-marking a favourite failed on the data's current state; nothing was written.
+    ``reason``: ``already-favourite``, ``not-favourite``, ``other-order`` or ``order-item-changed``."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

@@ -16,6 +16,7 @@ INVOICE = "i#"
 SHIPMENT = "sh#"
 SHIPMENT_ITEM = "shp#"
 PAYMENT = "pmn#"  # AWS's early draft (facets file): payments as their own items
+FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition (seed 001's spelling)
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -44,6 +45,7 @@ def bare(value: str, prefix: str, *, what: str | None = None) -> str:
 _LABELS = {
     CUSTOMER: "customer id", PRODUCT: "product id", WAREHOUSE: "warehouse id", ORDER: "order id",
     INVOICE: "invoice id", SHIPMENT: "shipment id", SHIPMENT_ITEM: "shipment item id", PAYMENT: "payment id",
+    FAVOURITE: "product id",
 }
 
 
@@ -80,9 +82,17 @@ def shipment_item_id(shipment_id: str, product_id: str) -> str:
     return f"{bare(shipment_id, SHIPMENT)}-{bare(product_id, PRODUCT)}"
 
 
+def favourite(product_id: str) -> str:
+    """Sort key of a customer's favourite product: ``FAVOURITE#<pid>`` (accepts ``p#<pid>`` too)."""
+    pid = product_id.strip() if isinstance(product_id, str) else product_id
+    if isinstance(pid, str) and pid.startswith(FAVOURITE):
+        pid = pid[len(FAVOURITE):]
+    return FAVOURITE + bare(pid, PRODUCT)
+
+
 def strip(key: str) -> str:
     """``c#12345`` -> ``12345`` for any known prefix (display and CSV use bare ids)."""
-    for prefix in (SHIPMENT_ITEM, SHIPMENT, PAYMENT, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE):
+    for prefix in (SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE):
         if key.startswith(prefix):
             return key[len(prefix):]
     return key

@@ -3,22 +3,25 @@
 Wire-compatible with AWS's ``AnOnlineShop_13.json``: same key formats, attribute names and encodings.
 Discriminator values are stored data: never rename one. Attributes we added (``Status``, ``Version``,
 ``Total``, ``WarehouseId``, ``ProductName``, ``TransactionId``) are optional, because AWS's sample and
-older items lack them.
+older items lack them. ``DeliveryDate`` (orders), ``Favourite`` (order items) and the ``favourite`` entity
+came later (issue 6, see docs/migrations.md): code that reads them copes with their absence.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
 from pynamodb.attributes import (
+    BooleanAttribute,
     DiscriminatorAttribute,
     ListAttribute,
     MapAttribute,
     UnicodeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
 from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
@@ -30,6 +33,16 @@ from shop.attributes import (
     IntStringAttribute,
     TimestampAttribute,
 )
+
+# Expected delivery: days after the order (or shipment) date, by shipment type. Unknown types: standard.
+DELIVERY_DAYS = {"Standard": 5, "Express": 2}
+STANDARD_SHIPPING = "Standard"
+
+
+def delivery_date_for(when: datetime, shipment_type: str | None = None) -> str:
+    """``YYYY-MM-DD`` of the expected delivery of something placed/shipped at ``when``."""
+    days = DELIVERY_DAYS.get(shipment_type or STANDARD_SHIPPING, DELIVERY_DAYS[STANDARD_SHIPPING])
+    return (when + timedelta(days=days)).date().isoformat()
 
 
 class OrderStatus(StrEnum):
@@ -61,6 +74,24 @@ class GSI2(GlobalSecondaryIndex["ShopItem"]):
     gsi2_sk = UnicodeAttribute(range_key=True, attr_name="GSI2-SK")
 
 
+# What the "orders due on a date" page shows, besides the keys (PK = order, SK = customer) which every
+# index projects. EntityType must be there: PynamoDB needs the discriminator to build an Order.
+DELIVERY_DATE_PROJECTED = ["EntityType", "Date", "Status", "Total", "ItemCount"]
+
+
+class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
+    """Orders by expected delivery date (``DeliveryDate`` = ``YYYY-MM-DD``), one order per PK. Sparse: only
+    orders carry ``DeliveryDate``, so nothing else is written to it. Added online to a populated table by
+    ``create_tables`` (UpdateTable); existing orders get the attribute from ``backfill delivery-date``."""
+
+    class Meta:
+        index_name = "DeliveryDate-index"
+        projection = IncludeProjection(DELIVERY_DATE_PROJECTED)
+
+    delivery_date = UnicodeAttribute(hash_key=True, attr_name="DeliveryDate")
+    pk = UnicodeAttribute(range_key=True, attr_name="PK")
+
+
 class ShopItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.shop_table_name()
@@ -76,6 +107,7 @@ class ShopItem(InstrumentedModel):
 
     gsi1 = GSI1()
     gsi2 = GSI2()
+    delivery_date_index = DeliveryDateIndex()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -154,13 +186,16 @@ class Inventory(ShopItem, discriminator="warehouseItem"):
 
 
 class Order(ShopItem, discriminator="order"):
-    """PK o#<oid>, SK c#<cid>. ``Status`` and ``Version`` are ours; items without them have unknown status."""
+    """PK o#<oid>, SK c#<cid>. ``Status`` and ``Version`` are ours; items without them have unknown status.
+    ``DeliveryDate`` (``YYYY-MM-DD``, expected delivery; key of DeliveryDate-index) is ours too: orders
+    written before it existed lack it until ``backfill delivery-date``; ``expected_delivery`` copes."""
 
     date = TimestampAttribute(null=True, attr_name="Date")
     status = UnicodeAttribute(null=True, attr_name="Status")
     version = VersionAttribute(null=True, attr_name="Version")
     total = DecimalStringAttribute(null=True, attr_name="Total")
     item_count = IntStringAttribute(null=True, attr_name="ItemCount")
+    delivery_date = UnicodeAttribute(null=True, attr_name="DeliveryDate")
 
     @property
     def order_id(self) -> str:
@@ -177,6 +212,18 @@ class Order(ShopItem, discriminator="order"):
         except ValueError:
             return None
 
+    @property
+    def expected_delivery(self) -> str | None:
+        """The lazy path: the stored ``DeliveryDate``, else the one derived from the order date (standard
+        shipping), else None (unknown: an order without a date). Never written back from a read."""
+        if self.delivery_date:
+            return self.delivery_date
+        return delivery_date_for(self.date) if self.date else None
+
+    @property
+    def delivery_date_stored(self) -> bool:
+        return bool(self.delivery_date)
+
 
 class OrderItem(ShopItem, discriminator="orderItem"):
     """PK o#<oid>, SK p#<pid>; GSI1 p#<pid> / <date>; GSI2 c#<cid> / p#<date>."""
@@ -185,6 +232,7 @@ class OrderItem(ShopItem, discriminator="orderItem"):
     price = DecimalStringAttribute(null=True, attr_name="Price")
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    favourite = BooleanAttribute(null=True, attr_name="Favourite")  # set with the favourite, in one transaction
 
     @property
     def order_id(self) -> str:
@@ -193,6 +241,10 @@ class OrderItem(ShopItem, discriminator="orderItem"):
     @property
     def product_id(self) -> str:
         return keys.strip(self.sk)
+
+    @property
+    def is_favourite(self) -> bool:
+        return bool(self.favourite)
 
     @property
     def customer_id(self) -> str | None:
@@ -284,6 +336,25 @@ class PaymentItem(ShopItem, discriminator="payment"):
     date = TimestampAttribute(null=True, attr_name="Date")
 
 
+class Favourite(ShopItem, discriminator="favourite"):
+    """PK c#<cid>, SK FAVOURITE#<pid> (in the customer's partition; listed with begins_with). A snapshot of
+    the product's name and price when it was marked, and the order it was marked from (whose order item
+    carries ``Favourite`` = true, written in the same transaction)."""
+
+    product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    price = DecimalStringAttribute(null=True, attr_name="Price")
+    order_id = UnicodeAttribute(null=True, attr_name="OrderId")
+    date = TimestampAttribute(null=True, attr_name="Date")
+
+    @property
+    def customer_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def product_id(self) -> str:
+        return keys.strip(self.sk)
+
+
 ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "customer": Customer,
     "product": Product,
@@ -295,6 +366,7 @@ ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "shipment": Shipment,
     "shipmentItem": ShipmentItem,
     "payment": PaymentItem,
+    "favourite": Favourite,
 }
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

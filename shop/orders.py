@@ -24,6 +24,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TypeVar
 
+from pynamodb.expressions.update import Action
+
 from dynamo.batch import batch_get, client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
@@ -44,6 +46,7 @@ from shop.models import (
     Shipment,
     ShipmentItem,
     ShopItem,
+    delivery_date_for,
 )
 from shop.timestamps import format_ts, now
 
@@ -154,13 +157,16 @@ class PricedLine:
 
 def build_placement(*, order_id: str, invoice_id: str, customer_id: str, lines: Sequence[PricedLine],
                     payments: Sequence[Payment], placed_at: datetime,
-                    status: OrderStatus = OrderStatus.PENDING) -> tuple[Order, list[OrderItem], Invoice]:
-    """The order (with ``Total`` and ``ItemCount``), its items (GSI1 by product, GSI2 by customer) and the
-    invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
+                    status: OrderStatus = OrderStatus.PENDING,
+                    delivery_date: str | None = None) -> tuple[Order, list[OrderItem], Invoice]:
+    """The order (with ``Total``, ``ItemCount`` and ``DeliveryDate``, the key of DeliveryDate-index: by
+    default the expected date of standard shipping from ``placed_at``), its items (GSI1 by product, GSI2 by
+    customer) and the invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
     when = format_ts(placed_at)
     total = sum((line.price * line.quantity for line in lines), Decimal(0))
     order = Order(pk=keys.ORDER + order_id, sk=keys.CUSTOMER + customer_id, date=placed_at, status=status.value,
-                  total=total, item_count=sum(line.quantity for line in lines))
+                  total=total, item_count=sum(line.quantity for line in lines),
+                  delivery_date=delivery_date or delivery_date_for(placed_at))
     items = [
         OrderItem(pk=order.pk, sk=keys.PRODUCT + line.product_id, quantity=line.quantity, price=line.price,
                   product_name=line.product_name, warehouse_id=line.warehouse_id,
@@ -323,9 +329,10 @@ def _require(collection: OrderCollection, allowed: OrderStatus, action: str,
     return order
 
 
-def _status_update(tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus) -> None:
+def _status_update(tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus,
+                   extra: Sequence[Action] = ()) -> None:
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-    tx.update("order", order, [Order.status.set(new.value)], Order.status == expected.value)
+    tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
 
 
 def _lost_race(order_id: str, action: str) -> OrderConflict:
@@ -352,11 +359,14 @@ def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at
     collection = order_collection(oid)
     order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
     customer = access_patterns.customer_by_id(customer_id=order.customer_id)
-    shipments = build_shipments(order=order, items=collection.items, shipped_at=shipped_at or now(),
+    shipped = shipped_at or now()
+    shipments = build_shipments(order=order, items=collection.items, shipped_at=shipped,
                                 shipment_type=shipment_type, address=customer.address if customer else None,
                                 first_number=len(collection.shipments) + 1)
     tx = Transaction(ShopItem, token=_token())
-    _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING)
+    # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
+    _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING,
+                   [Order.delivery_date.set(delivery_date_for(shipped, shipment_type))])
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     _commit_status_change(tx, oid, "shipped")

@@ -22,7 +22,7 @@ from decimal import Decimal
 from shop import catalog, orders
 from shop.access_patterns import customer_by_id
 from shop.catalog import AddressSpec
-from shop.models import OrderStatus, ShopItem
+from shop.models import OrderStatus, ShopItem, delivery_date_for
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
@@ -183,6 +183,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     history: list[ShopItem] = [order, *items, invoice]
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
+        order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
         history += orders.build_shipments(order=order, items=items, shipped_at=shipped_at,
                                           shipment_type=planned.shipment_type,
                                           address=address.attribute() if address else None)

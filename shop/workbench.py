@@ -34,6 +34,7 @@ _KEY_SHAPES: dict[str, tuple[str, str | None]] = {
     "shipment": (keys.ORDER, keys.SHIPMENT),
     "shipmentItem": (keys.ORDER, keys.SHIPMENT_ITEM),
     "payment": (keys.ORDER, keys.PAYMENT),
+    "favourite": (keys.CUSTOMER, keys.FAVOURITE),
 }
 
 

@@ -1,0 +1,371 @@
+"""Backfills: bring existing items up to a new model version, online, on the operator path (never a request).
+
+A ``Migration`` names the items that may need a change (a Scan filter, e.g. "orders without
+``DeliveryDate``") and, per item, the attributes to add (``plan``). ``run`` then:
+
+- scans the table in ``segments`` parallel segments (Scan ``Segment``/``TotalSegments``);
+- writes each change as an UpdateItem conditioned on the item still existing and every attribute it
+  adds still being absent, so an item already upgraded (by an earlier run, a killed run, or the new code
+  that writes the attribute itself) is skipped, never written twice: the backfill is idempotent;
+- keeps the consumed capacity (reads of the Scan and of ``plan``'s own lookups, writes of the updates,
+  as DynamoDB reports it with ReturnConsumedCapacity) under a rate, so live traffic keeps its share;
+- checkpoints each segment in the checkpoint table after every page (the Scan's LastEvaluatedKey and
+  counters), so a run killed at any point resumes where its segments stopped; a page interrupted half
+  way is scanned again and its already-changed items fail the condition (counted as skipped);
+- with ``dry_run`` scans and plans but writes nothing (no updates, no checkpoints) and reports what it
+  would change.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.exceptions import ClientError
+from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.exceptions import DoesNotExist
+from pynamodb.expressions.condition import Condition
+from pynamodb.models import Model
+
+from dynamo import conf
+from dynamo.instrumentation import recording
+from dynamo.models import BaseMeta, InstrumentedModel
+from dynamo.tables import TableSpec, ensure_table
+
+Item = dict[str, dict[str, Any]]
+DEFAULT_PAGE = 100
+MAX_SEGMENTS = 64
+SAMPLES = 10
+
+
+class Checkpoint(InstrumentedModel):
+    """One item per (table, migration, segment): where that segment's Scan stopped and what it did."""
+
+    class Meta(BaseMeta):
+        table_name = conf.migrations_table_name()
+
+    migration = UnicodeAttribute(hash_key=True, attr_name="Migration")  # "<table>#<migration name>"
+    segment = NumberAttribute(range_key=True, attr_name="Segment")
+    total_segments = NumberAttribute(attr_name="TotalSegments")
+    start_key = UnicodeAttribute(null=True, attr_name="StartKey")  # JSON of the Scan's LastEvaluatedKey
+    done = BooleanAttribute(default=False, attr_name="Done")
+    scanned = NumberAttribute(default=0, attr_name="Scanned")
+    changed = NumberAttribute(default=0, attr_name="Changed")
+    skipped = NumberAttribute(default=0, attr_name="Skipped")
+    unresolved = NumberAttribute(default=0, attr_name="Unresolved")
+    updated_at = NumberAttribute(default=0, attr_name="UpdatedAt")
+
+
+CHECKPOINT_TABLE = TableSpec(model=Checkpoint)
+
+
+@dataclass(frozen=True)
+class Change:
+    """Attributes to add to one item (each must still be absent when written)."""
+
+    key: Item
+    add: Item
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    description: str
+    model: type[Model]  # the table to scan (its Meta.table_name, read at run time)
+    candidates: Condition  # Scan filter: items that may need the change
+    plan: Callable[[Item], Change | None]  # None: nothing can be derived for this item (reported)
+    key_names: tuple[str, ...] = ("PK", "SK")
+
+
+@dataclass
+class Report:
+    migration: str
+    table: str
+    segments: int
+    dry_run: bool
+    scanned: int = 0  # items read by the Scan (before the filter)
+    candidates: int = 0  # items that matched the filter
+    changed: int = 0
+    skipped: int = 0  # already upgraded when written (condition failed)
+    unresolved: int = 0  # plan could not derive a value
+    would_change: int = 0  # dry run
+    resumed_segments: int = 0
+    already_done: bool = False
+    read_units: float = 0.0
+    write_units: float = 0.0
+    seconds: float = 0.0
+    samples: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, **counts: float) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    def sample(self, text: str) -> None:
+        with self._lock:
+            if len(self.samples) < SAMPLES:
+                self.samples.append(text)
+
+    @property
+    def items_per_second(self) -> float:
+        return self.candidates / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> str:
+        if self.already_done:
+            return (f"{self.migration} on {self.table}: already completed ({self.segments} segments); "
+                    "nothing to do (--reset scans again)")
+        head = f"{self.migration} on {self.table}{' (dry run: nothing written)' if self.dry_run else ''}: "
+        done = (f"would change {self.would_change}" if self.dry_run
+                else f"changed {self.changed}, skipped {self.skipped} already upgraded")
+        return (head + f"scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
+                f"{done}, {self.unresolved} without a derivable value; "
+                f"{self.read_units:.1f} RCU / {self.write_units:.1f} WCU in {self.seconds:.1f}s "
+                f"({self.items_per_second:.0f} candidates/s)"
+                + (f"; resumed {self.resumed_segments} segments" if self.resumed_segments else ""))
+
+
+class CapacityBucket:
+    """Token bucket on consumed capacity units, shared by every segment thread. Calls first wait until the
+    balance is not negative, then pay what DynamoDB says they consumed (which may push it below zero:
+    the next caller waits for the debt to refill). ``rate`` None: unlimited."""
+
+    def __init__(self, rate: float | None, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if rate is not None and rate <= 0:
+            raise ValueError("a rate limit must be positive")
+        self.rate = rate
+        self._clock, self._sleep = clock, sleep
+        self._balance = rate or 0.0  # one second of burst
+        self._last = clock()
+        self._lock = threading.Lock()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        if self.rate is not None:
+            self._balance = min(self.rate, self._balance + (now - self._last) * self.rate)
+        self._last = now
+
+    def wait(self) -> None:
+        if self.rate is None:
+            return
+        while True:
+            with self._lock:
+                self._refill()
+                if self._balance >= 0:
+                    return
+                delay = -self._balance / self.rate
+            self._sleep(delay)
+
+    def spend(self, units: float) -> None:
+        if self.rate is None:
+            return
+        with self._lock:
+            self._refill()
+            self._balance -= units
+
+
+def parse_rate(text: str | None, table: dict[str, Any] | None = None) -> tuple[float | None, float | None]:
+    """``--rate-limit``: ``N`` capacity units per second (reads and writes each), or ``P%`` of the table's
+    provisioned read and write capacity. Returns (read rate, write rate); (None, None) = unlimited."""
+    if text is None or text.strip() == "":
+        return None, None
+    value = text.strip()
+    if value.endswith("%"):
+        try:
+            share = float(value[:-1]) / 100.0
+        except ValueError as exc:
+            raise ValueError(f"rate limit {text!r} is not a percentage like 25%") from exc
+        if not 0 < share <= 1:
+            raise ValueError(f"rate limit {text!r} must be a share between 0% and 100%")
+        throughput = (table or {}).get("ProvisionedThroughput") or {}
+        rcu, wcu = throughput.get("ReadCapacityUnits") or 0, throughput.get("WriteCapacityUnits") or 0
+        billing = ((table or {}).get("BillingModeSummary") or {}).get("BillingMode")
+        if billing == "PAY_PER_REQUEST" or not (rcu and wcu):
+            raise ValueError("the table is on-demand (no provisioned capacity to take a share of): "
+                             "give capacity units per second instead, e.g. --rate-limit 200")
+        return max(1.0, rcu * share), max(1.0, wcu * share)
+    try:
+        units = float(value)
+    except ValueError as exc:
+        raise ValueError(f"rate limit {text!r} is neither units per second (200) nor a share (25%)") from exc
+    if not math.isfinite(units) or units <= 0:
+        raise ValueError(f"rate limit {text!r} must be a positive number of capacity units per second")
+    return units, units
+
+
+def _expression(condition: Condition) -> tuple[str, dict[str, str], dict[str, Any]]:
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    text = condition.serialize(names, values)
+    return text, {placeholder: name for name, placeholder in names.items()}, values
+
+
+def _update_params(table: str, change: Change, key_names: Sequence[str]) -> dict[str, Any]:
+    names = {f"#k{i}": name for i, name in enumerate(key_names[:1])}
+    sets, absent, values = [], [], {}
+    for i, (name, value) in enumerate(sorted(change.add.items())):
+        names[f"#a{i}"] = name
+        values[f":v{i}"] = value
+        sets.append(f"#a{i} = :v{i}")
+        absent.append(f"attribute_not_exists(#a{i})")
+    return {
+        "TableName": table, "Key": change.key, "UpdateExpression": "SET " + ", ".join(sets),
+        "ConditionExpression": " AND ".join(["attribute_exists(#k0)", *absent]),
+        "ExpressionAttributeNames": names, "ExpressionAttributeValues": values,
+    }
+
+
+def _checkpoint_key(table: str, migration: Migration) -> str:
+    return f"{table}#{migration.name}"
+
+
+def checkpoints(table: str, migration: Migration) -> list[Checkpoint]:
+    return list(Checkpoint.query(_checkpoint_key(table, migration)))
+
+
+def reset(table: str, migration: Migration) -> int:
+    """Forget every checkpoint of the migration on this table; the next run scans from the start."""
+    found = checkpoints(table, migration)
+    for cp in found:
+        cp.delete()
+    return len(found)
+
+
+@dataclass
+class _Run:
+    migration: Migration
+    table: str
+    client: Any
+    segments: int
+    page_size: int
+    dry_run: bool
+    reads: CapacityBucket
+    writes: CapacityBucket
+    report: Report
+    on_progress: Callable[[int], None]
+    filter: tuple[str, dict[str, str], dict[str, Any]]
+
+    def segment(self, number: int) -> None:
+        key = _checkpoint_key(self.table, self.migration)
+        cp: Checkpoint | None = None
+        start_key: Item | None = None
+        if not self.dry_run:
+            try:
+                cp = Checkpoint.get(key, number)
+            except DoesNotExist:
+                cp = Checkpoint(key, number, total_segments=self.segments)
+            if cp.done:
+                return
+            if cp.start_key:
+                start_key = json.loads(cp.start_key)
+                self.report.add(resumed_segments=1)
+        expression, names, values = self.filter
+        while True:
+            params: dict[str, Any] = {
+                "TableName": self.table, "Segment": number, "TotalSegments": self.segments,
+                "Limit": self.page_size, "FilterExpression": expression,
+                "ExpressionAttributeNames": names, "ExpressionAttributeValues": values,
+                "ReturnConsumedCapacity": "TOTAL",
+            }
+            if start_key:
+                params["ExclusiveStartKey"] = start_key
+            self.reads.wait()
+            with recording() as log:
+                page = self.client.scan(**params)
+            self.reads.spend(log.read_units)
+            self.report.add(read_units=log.read_units)
+            counts = {"changed": 0, "skipped": 0, "unresolved": 0}
+            for raw in page.get("Items", []):
+                outcome = self._item(raw)
+                if outcome in counts:
+                    counts[outcome] += 1
+            scanned = int(page.get("ScannedCount", 0))
+            self.report.add(scanned=scanned, candidates=len(page.get("Items", [])), **counts)
+            self.on_progress(scanned)
+            start_key = page.get("LastEvaluatedKey")
+            if cp is not None:
+                cp.start_key = json.dumps(start_key) if start_key else None
+                cp.done = start_key is None
+                cp.scanned += scanned
+                cp.changed += counts["changed"]
+                cp.skipped += counts["skipped"]
+                cp.unresolved += counts["unresolved"]
+                cp.updated_at = int(time.time())
+                cp.save()
+            if start_key is None:
+                return
+
+    def _item(self, raw: Item) -> str:
+        with recording() as log:
+            change = self.migration.plan(raw)
+        self.reads.spend(log.read_units)
+        self.report.add(read_units=log.read_units)
+        where = " / ".join(str(next(iter(raw[k].values()))) for k in self.migration.key_names if k in raw)
+        if change is None:
+            self.report.sample(f"{where}: nothing derivable, left as is")
+            return "unresolved"
+        if self.dry_run:
+            self.report.add(would_change=1)
+            added = ", ".join(f"{k}={next(iter(v.values()))}" for k, v in sorted(change.add.items()))
+            self.report.sample(f"{where}: would set {added}{' (' + change.note + ')' if change.note else ''}")
+            return "planned"
+        self.writes.wait()
+        try:
+            with recording() as log:
+                self.client.update_item(**_update_params(self.table, change, self.migration.key_names))
+            outcome = "changed"
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            outcome = "skipped"
+        self.writes.spend(log.write_units or 1.0)
+        self.report.add(write_units=log.write_units)
+        return outcome
+
+
+def run(migration: Migration, *, segments: int = 4, page_size: int = DEFAULT_PAGE, dry_run: bool = False,
+        rate_limit: str | None = None, start_over: bool = False,
+        progress: Callable[[int | None], Callable[[int], None]] | None = None) -> Report:
+    """Run (or resume) ``migration``; ``progress(total)`` returns a callback fed the items scanned."""
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}")
+    if not 1 <= page_size <= 1000:
+        raise ValueError("page size must be between 1 and 1000")
+    table = str(migration.model.Meta.table_name)
+    client = migration.model._get_connection().connection.client
+    try:
+        description = client.describe_table(TableName=table)["Table"]
+    except client.exceptions.ResourceNotFoundException as exc:
+        raise LookupError(f"no table {table}") from exc
+    read_rate, write_rate = parse_rate(rate_limit, description)
+    report = Report(migration=migration.name, table=table, segments=segments, dry_run=dry_run)
+    if not dry_run:
+        ensure_table(CHECKPOINT_TABLE)
+        if start_over:
+            reset(table, migration)
+        existing = checkpoints(table, migration)
+        others = {int(cp.total_segments) for cp in existing} - {segments}
+        if others:
+            raise ValueError(f"{migration.name} on {table} was started with --segments {others.pop()}; resume "
+                             "with that, or start again with --reset")
+        if len(existing) == segments and all(cp.done for cp in existing):
+            report.already_done = True
+            return report
+    started = time.monotonic()
+    on_progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
+    state = _Run(migration=migration, table=table, client=client, segments=segments, page_size=page_size,
+                 dry_run=dry_run, reads=CapacityBucket(read_rate), writes=CapacityBucket(write_rate),
+                 report=report, on_progress=on_progress, filter=_expression(migration.candidates))
+    with ThreadPoolExecutor(max_workers=segments, thread_name_prefix=f"backfill-{migration.name}") as pool:
+        for future in [pool.submit(state.segment, n) for n in range(segments)]:
+            future.result()
+    report.seconds = time.monotonic() - started
+    return report

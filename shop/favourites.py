@@ -1,0 +1,126 @@
+"""Favourite products (seed 001, strategy two): a new entity in the customer's partition, written together
+with the order item's ``Favourite`` flag in one TransactWriteItems.
+
+- ``favourite_add``: Put ``c#<cid>`` / ``FAVOURITE#<pid>`` (condition: not a favourite yet) and set the
+  order item's ``Favourite`` = true (condition: the order item still exists and still holds that product:
+  ``EntityType`` = orderItem, ``GSI1-PK`` = p#<pid>). Both or neither.
+- ``favourite_remove``: Delete the favourite (condition: it exists and was marked from this order) and
+  remove the order item's flag (same order-item condition). Both or neither.
+
+A cancelled transaction becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy`` when
+another transaction held an item), so a page can tell the user why nothing changed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pynamodb.expressions.condition import Condition
+
+from dynamo.transactions import Transaction, TransactionCancelled
+from shop import access_patterns, keys
+from shop.errors import Busy, FavouriteConflict, InvalidInput, NotFound
+from shop.models import Favourite, OrderItem, ShopItem
+from shop.timestamps import now
+
+
+def _bare(value: str, prefix: str) -> str:
+    try:
+        return keys.bare(value, prefix)
+    except keys.InvalidId as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def _get(model: type[ShopItem], pk: str, sk: str) -> ShopItem | None:
+    return access_patterns._get(model, pk, sk)
+
+
+def _order_item(order_id: str, product_id: str) -> OrderItem:
+    item = _get(OrderItem, keys.ORDER + order_id, keys.PRODUCT + product_id)
+    if not isinstance(item, OrderItem):
+        raise NotFound("order item", f"{order_id} / {product_id}")
+    return item
+
+
+def _customer_of(item: OrderItem) -> str:
+    """The order item's customer (GSI2-PK); legacy items without it: the order's SK (one Query)."""
+    if item.customer_id:
+        return item.customer_id
+    page = access_patterns.order_details(order_id=item.order_id, limit=100)
+    for entry in page.items:
+        if entry.sk.startswith(keys.CUSTOMER):
+            return keys.strip(entry.sk)
+    raise NotFound("order", item.order_id)
+
+
+def _holds(product_id: str) -> Condition:
+    """The order item still exists and still holds ``product_id`` (no update may create a ghost item)."""
+    return (OrderItem.pk.exists() & (ShopItem.entity_type == OrderItem)
+            & (OrderItem.gsi1_pk == keys.PRODUCT + product_id))
+
+
+def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
+    item = _get(Favourite, keys.customer(customer_id), keys.favourite(product_id))
+    return item if isinstance(item, Favourite) else None
+
+
+def favourite_add(*, order_id: str, product_id: str, at: datetime | None = None) -> Favourite:
+    """Mark the product of an order item as the customer's favourite (one transaction, two items)."""
+    oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
+    item = _order_item(oid, pid)
+    cid = _customer_of(item)
+    name, price = item.product_name, item.price
+    if name is None or price is None:  # AWS's sample items have neither: take them from the product
+        product = access_patterns.product_by_id(product_id=pid)
+        name = name or (product.name if product else pid)
+        price = price if price is not None else (product.price if product else None)
+    favourite = Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid, product_name=name, price=price,
+                          order_id=oid, date=at or now())
+    tx = Transaction(ShopItem)
+    tx.put("favourite", favourite, ShopItem.pk.does_not_exist())
+    tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.set(True)], _holds(pid))
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        raise _why(exc, adding=True, customer_id=cid, order_id=oid, product_id=pid) from exc
+    return favourite
+
+
+def favourite_remove(*, order_id: str, product_id: str) -> None:
+    """Un-mark: delete the favourite and clear the order item's flag (one transaction, two items)."""
+    oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
+    item = _order_item(oid, pid)
+    cid = _customer_of(item)
+    tx = Transaction(ShopItem)
+    tx.delete("favourite", Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid),
+              Favourite.pk.exists() & (Favourite.order_id == oid))
+    tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        raise _why(exc, adding=False, customer_id=cid, order_id=oid, product_id=pid) from exc
+
+
+def _why(exc: TransactionCancelled, *, adding: bool, customer_id: str, order_id: str,
+         product_id: str) -> Exception:
+    failed = set(exc.failed("ConditionalCheckFailed"))
+    action = "marked" if adding else "un-marked"
+    if "order-item" in failed:
+        return FavouriteConflict(
+            f"order {order_id} no longer holds product {product_id} (its order item was removed or changed); "
+            f"nothing was {action}", reason="order-item-changed")
+    if "favourite" in failed:
+        existing = favourite_get(customer_id=customer_id, product_id=product_id)
+        if adding:
+            origin = f" (marked from order {existing.order_id})" if existing and existing.order_id else ""
+            return FavouriteConflict(f"product {product_id} is already a favourite of customer {customer_id}"
+                                     f"{origin}; nothing was marked", reason="already-favourite")
+        if existing is None:
+            return FavouriteConflict(f"product {product_id} is not a favourite of customer {customer_id}; "
+                                     "nothing was un-marked", reason="not-favourite")
+        return FavouriteConflict(f"product {product_id} was marked as a favourite from order {existing.order_id}, "
+                                 f"not {order_id}; un-mark it there", reason="other-order")
+    if exc.only_conflicts:
+        return Busy(f"favourite {product_id} of customer {customer_id}: another change to the same items is in "
+                    "progress; nothing was written, try again")
+    return exc

@@ -1,0 +1,94 @@
+"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``.
+
+- ``delivery-date``: orders written before ``DeliveryDate`` existed get it (so DeliveryDate-index lists
+  them): the first shipment's date + its type's days when shipped, else the order date + standard days.
+  Orders without a ``Date`` cannot be given one (reported as unresolved; they read as unknown).
+- ``order-status``: orders without ``Status`` (AWS's sample data, legacy imports) get SHIPPED when they
+  have a shipment, else PENDING.
+
+Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1) and only adds an
+attribute that is absent (the framework's condition), so running one twice, or after a kill, is safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from dynamo.backfill import Change, Item, Migration
+from shop import access_patterns
+from shop.models import Order, OrderStatus, Shipment, ShopItem, delivery_date_for
+
+
+def _order(raw: Item) -> Order | None:
+    item = ShopItem.from_raw_data(raw)
+    return item if isinstance(item, Order) else None
+
+
+def _first_shipment(order: Order) -> Shipment | None:
+    page = access_patterns.shipments_for_order(order_id=order.order_id, limit=1)
+    return page.items[0] if page.items else None
+
+
+def _key(raw: Item) -> Item:
+    return {"PK": raw["PK"], "SK": raw["SK"]}
+
+
+def plan_delivery_date(raw: Item) -> Change | None:
+    order = _order(raw)
+    if order is None or order.date is None:
+        return None
+    shipment = _first_shipment(order)
+    if shipment is not None:
+        day = delivery_date_for(shipment.date or order.date, shipment.type)
+        note = f"{shipment.type or 'Standard'} shipment {shipment.shipment_id}"
+    else:
+        day, note = delivery_date_for(order.date), "not shipped: standard shipping from the order date"
+    return Change(key=_key(raw), add={"DeliveryDate": {"S": day}}, note=note)
+
+
+def plan_order_status(raw: Item) -> Change | None:
+    order = _order(raw)
+    if order is None:
+        return None
+    shipment = _first_shipment(order)
+    status = OrderStatus.SHIPPED if shipment is not None else OrderStatus.PENDING
+    note = f"has shipment {shipment.shipment_id}" if shipment else "no shipment"
+    return Change(key=_key(raw), add={"Status": {"S": status.value}}, note=note)
+
+
+def delivery_date() -> Migration:
+    return Migration(
+        name="delivery-date",
+        description="orders without DeliveryDate get their expected delivery date (DeliveryDate-index)",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == Order) & Order.delivery_date.does_not_exist(),
+        plan=plan_delivery_date,
+    )
+
+
+def order_status() -> Migration:
+    return Migration(
+        name="order-status",
+        description="orders without Status get SHIPPED (they have a shipment) or PENDING",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == Order) & Order.status.does_not_exist(),
+        plan=plan_order_status,
+    )
+
+
+MIGRATIONS: dict[str, Callable[[], Migration]] = {
+    "delivery-date": delivery_date,
+    "order-status": order_status,
+}
+
+
+def get(name: str) -> Migration:
+    factory = MIGRATIONS.get(name)
+    if factory is None:
+        raise LookupError(f"unknown migration {name!r}; known: {', '.join(MIGRATIONS)}")
+    return factory()
+
+
+def describe() -> list[dict[str, Any]]:
+    return [{"name": name, "description": factory().description} for name, factory in MIGRATIONS.items()]
