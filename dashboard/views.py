@@ -26,8 +26,8 @@ from dashboard import av, cursors
 from dashboard.forms import ActionForm, InvoiceRangeForm, JumpForm, ListForm, TransactionForm, first_error
 from dashboard.responses import csv_response, domain_errors, error
 from dynamo.paging import MAX_PAGE as CSV_PAGE
-from shop import access_patterns, keys, orders
-from shop.errors import NotFound, OrderConflict
+from shop import access_patterns, favourites, keys, orders
+from shop.errors import Busy, FavouriteConflict, NotFound, OrderConflict
 from shop.timestamps import now
 
 
@@ -191,10 +191,12 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
         rows = _every_row(av.customer_orders, customer_id=cid)
         return csv_response(f"customer-{cid}-orders.csv", ORDER_CSV_HEADER, map(_order_csv, rows))
     profile = _customer_or_404(cid) if after is None else None
+    # favourites: one begins_with Query in the customer's partition (first page only)
+    liked = access_patterns.favourites_for_customer(customer_id=cid, limit=100).items if after is None else []
     page = av.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="customer-orders", scope=cid)
     context = {"customer": profile, "customer_id": cid, "rows": page.rows, "next_url": _next_url(request, token),
-               "first_page": after is None}
+               "first_page": after is None, "favourites": liked}
     return TemplateResponse(request, _partial(request, "dashboard/customer.html", "rows"), context)
 
 
@@ -318,3 +320,53 @@ def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @domain_errors
 def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     return _order_action(request, order_id, orders.order_cancel, "cancelled")
+
+
+# --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
+
+@require_GET
+@domain_errors
+def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
+    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
+    form = _list_form(request)
+    day = (request.GET.get("date") or now().date().isoformat()).strip()
+    start_key = cursors.decode(form.cleaned_data["cursor"], salt="due", scope=day)
+    page = access_patterns.orders_due_on(date=day, limit=form.cleaned_data["limit"], start_key=start_key)
+    token = cursors.encode(page.next_key, salt="due", scope=day)
+    context = {"day": day, "rows": page.items, "next_url": _next_url(request, token), "first_page": start_key is None}
+    return TemplateResponse(request, _partial(request, "dashboard/due.html", "rows"), context)
+
+
+# --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
+
+def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+    oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
+    if not can_fulfil(request.user):
+        return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")
+    status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
+    try:
+        if add:
+            favourites.favourite_add(order_id=oid, product_id=pid)
+        else:
+            favourites.favourite_remove(order_id=oid, product_id=pid)
+    except FavouriteConflict as exc:
+        status, message = 409, str(exc)
+    except Busy as exc:
+        status, message = 503, str(exc)
+    if not request.htmx and status == 200:
+        return redirect("dashboard:order", oid)
+    context = _order_context(request, orders.order_collection(oid), items_message=message,
+                             items_conflict=status != 200)
+    return TemplateResponse(request, _partial(request, "dashboard/order.html", "items"), context, status=status)
+
+
+@require_POST
+@domain_errors
+def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
+    return _favourite_action(request, order_id, product_id, add=True)
+
+
+@require_POST
+@domain_errors
+def order_unfavourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
+    return _favourite_action(request, order_id, product_id, add=False)
