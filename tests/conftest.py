@@ -6,6 +6,7 @@ Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``); fast 
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -32,10 +33,18 @@ def _set_env(values: dict[str, str]) -> None:
             os.environ.pop(name, None)
 
 
+# DynamoDB Local (in memory) gets slower as tables are created, written and deleted (about 10x over a full
+# run here), so between test modules it is restarted on the same port once this many tables were made.
+RESTART_AFTER_TABLES = 40
+_engine: list[local.DynamoDBLocal] = []
+_tables_made = [0]
+
+
 @pytest.fixture(scope="session")
 def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
     with local.in_memory() as engine:
+        _engine.append(engine)
         saved = {k: os.environ.get(k, "") for k in
                  [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]}
         _set_env({
@@ -47,13 +56,31 @@ def ddb_local() -> Iterator[local.DynamoDBLocal]:
         try:
             yield engine
         finally:
+            _engine.clear()
             _set_env(saved)
             reset_connections()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fresh_engine_between_modules() -> None:
+    """Restart the session's DynamoDB Local (same port, so every client and subprocess still finds it)
+    before a module, when enough tables went through it; no table survives a module, so nothing is lost."""
+    if not _engine or _tables_made[0] < RESTART_AFTER_TABLES:
+        return
+    engine = _engine[0]
+    engine.stop()
+    deadline = time.monotonic() + 10
+    while local.port_open(engine.port) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    engine.start()
+    reset_connections()
+    _tables_made[0] = 0
 
 
 def fresh_table(spec: TableSpec, prefix: str) -> str:
     """Point the spec's model at a brand-new table and create it; returns the name."""
     name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    _tables_made[0] += 1
     spec.model.Meta.table_name = name
     ensure_table(spec)
     return name
