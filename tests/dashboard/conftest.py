@@ -1,8 +1,8 @@
 """Fixtures for the dashboard's view tests: users, logged-in clients, and a fake admin view.
 
-The fake honours ``ADMINVIEW_CONTRACT.md`` (keyword-only functions, ``RowsPage(rows, next)``, ``after`` a plain
-dict, ValueError on a bad ``limit``/``after``) so the AV pages are tested without issue 3's table; after the
-merge the same pages run on the real selectors.
+The fake honours the selectors' contract (keyword-only functions returning the real ``RowsPage``/``OrderRow``/
+``BuyerRow``, ``after`` a plain dict, ValueError on a bad ``limit``/``after``), so paging and CSV edge cases of
+the AV pages are tested without a view table; other tests run the same pages on the real selectors.
 """
 
 from __future__ import annotations
@@ -17,32 +17,9 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from adminview.selectors import BuyerRow, OrderRow, RowsPage
 from dashboard import av
 from shop import keys
-
-
-@dataclass(frozen=True)
-class RowsPage:
-    rows: list[Any]
-    next: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class OrderRow:
-    order_id: str
-    customer_id: str
-    date: datetime | None
-    status: str | None
-    total: Decimal | None
-    item_count: int | None
-
-
-@dataclass(frozen=True)
-class BuyerRow:
-    customer_id: str
-    orders: int
-    name: str | None
-    email: str | None
 
 
 def _page(rows: list[Any], limit: int, after: dict[str, Any] | None, key: Callable[[Any], list[str]]) -> RowsPage:
