@@ -291,10 +291,14 @@ def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection))
 
 
+def _needs_fulfilment(request: HttpRequest) -> HttpResponse:
+    return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")
+
+
 def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[..., Any], done: str) -> HttpResponseBase:
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
-        return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")
+        return _needs_fulfilment(request)
     form = ActionForm(request.POST)
     if not form.is_valid():
         return error(request, 400, first_error(form))
@@ -342,7 +346,7 @@ def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
 def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     if not can_fulfil(request.user):
-        return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")
+        return _needs_fulfilment(request)
     status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
     try:
         if add:
