@@ -63,8 +63,15 @@ def prepare(record: dict[str, Any], shards: int) -> Prepared:
         raise ValueError("record has no PK/SK keys")
     seq = projection.normalize_seq(str(body.get("SequenceNumber", "")))
     image = new or old or {}
-    return Prepared(record, event_id(record), seq, source, projection.project(old, new, shards),
-                    projection.touched_order(old, new), image.get("EntityType", {}).get("S") == "order")
+    return Prepared(
+        record,
+        event_id(record),
+        seq,
+        source,
+        projection.project(old, new, shards),
+        projection.touched_order(old, new),
+        image.get("EntityType", {}).get("S") == "order",
+    )
 
 
 def _table() -> tuple[Any, str]:
@@ -75,8 +82,10 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
     if not items:
         return
     client, table = _table()
-    requests = [put_request(i) if i is not None else delete_request({"PK": {"S": k[0]}, "SK": {"S": k[1]}})
-                for k, i in items.items()]
+    requests = [
+        put_request(i) if i is not None else delete_request({"PK": {"S": k[0]}, "SK": {"S": k[1]}})
+        for k, i in items.items()
+    ]
     kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
     batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
 
@@ -84,8 +93,7 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
 def _watermarks(sources: list[ViewKey]) -> dict[ViewKey, str]:
     client, table = _table()
     wkeys = [projection.watermark_key(s) for s in sources]
-    found = batch_get(client, table, [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in wkeys],
-                      key_names=KEY_NAMES)
+    found = batch_get(client, table, [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in wkeys], key_names=KEY_NAMES)
     return {s: raw["Seq"]["S"] for s, raw in zip(sources, found, strict=True) if raw and "Seq" in raw}
 
 
@@ -93,8 +101,10 @@ def _order_collection(order_id: str) -> list[Image]:
     client, table = _table()
     items: list[Image] = []
     kwargs: dict[str, Any] = {
-        "TableName": table, "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": "o#" + order_id}}, "ConsistentRead": True,
+        "TableName": table,
+        "KeyConditionExpression": "PK = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": "o#" + order_id}},
+        "ConsistentRead": True,
     }
     while True:
         page = client.query(**kwargs)

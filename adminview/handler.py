@@ -48,6 +48,10 @@ def _in_order(records: list[dict[str, Any]], outcome: Outcome) -> list[str]:
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, list[dict[str, str]]]:
     _setup()
     response, outcome = handle_records(list(event.get("Records") or []))
-    log.info("applied %d, skipped %d (stale, replayed or no view effect), failed %d", outcome.applied, outcome.skipped,
-             len(outcome.failed))
+    log.info(
+        "applied %d, skipped %d (stale, replayed or no view effect), failed %d",
+        outcome.applied,
+        outcome.skipped,
+        len(outcome.failed),
+    )
     return response

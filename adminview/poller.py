@@ -54,14 +54,17 @@ class Stats:
 
     def line(self) -> str:
         lag = f"{self.lag_s:.1f}s" if self.lag_s is not None else "-"
-        return (f"records {self.records} ({self.rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
-                f"dead-lettered {self.dead_lettered}, lag {lag}")
+        return (
+            f"records {self.records} ({self.rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
+            f"dead-lettered {self.dead_lettered}, lag {lag}"
+        )
 
 
 def streams_client() -> Any:
     """Endpoint from the standard ``AWS_ENDPOINT_URL_DYNAMODB_STREAMS`` (botocore resolves it)."""
-    return boto3.client("dynamodbstreams", region_name=conf.region(),
-                        config=Config(retries={"mode": "standard", "max_attempts": 8}))
+    return boto3.client(
+        "dynamodbstreams", region_name=conf.region(), config=Config(retries={"mode": "standard", "max_attempts": 8})
+    )
 
 
 def _lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
@@ -74,10 +77,19 @@ def _lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 
 class Poller:
-    def __init__(self, *, stream_arn: str | None = None, replay: bool = False, limit: int = 1000,
-                 max_attempts: int = 3, idle_s: float = 0.5, client: Any = None,
-                 report: Callable[[str], None] | None = None, report_every_s: float = 5.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        *,
+        stream_arn: str | None = None,
+        replay: bool = False,
+        limit: int = 1000,
+        max_attempts: int = 3,
+        idle_s: float = 0.5,
+        client: Any = None,
+        report: Callable[[str], None] | None = None,
+        report_every_s: float = 5.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         from shop.models import ShopItem
 
         arn = stream_arn or table_stream_arn(ShopItem)
@@ -117,8 +129,9 @@ class Poller:
                 sid = shard["ShardId"]
                 if sid not in self.shards:
                     cp = checkpoints.get(sid)
-                    self.shards[sid] = ShardState(sid, shard.get("ParentShardId"), cp.seq if cp else None,
-                                                  cp.done if cp else False)
+                    self.shards[sid] = ShardState(
+                        sid, shard.get("ParentShardId"), cp.seq if cp else None, cp.done if cp else False
+                    )
             start = description.get("LastEvaluatedShardId")
             if not start:
                 return
@@ -134,8 +147,9 @@ class Poller:
             kwargs = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.seq}
         else:
             kwargs = {"ShardIteratorType": "TRIM_HORIZON"}
-        return str(self.client.get_shard_iterator(StreamArn=self.arn, ShardId=shard.shard_id, **kwargs)
-                   ["ShardIterator"])
+        return str(
+            self.client.get_shard_iterator(StreamArn=self.arn, ShardId=shard.shard_id, **kwargs)["ShardIterator"]
+        )
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -178,8 +192,9 @@ class Poller:
             if attempt + 1 < self.max_attempts:
                 self.sleep(backoff_delay(attempt, base=0.1))
         for record in pending:
-            sync_store.store_dead_letter(record, errors.get(record.get("eventID", ""), "unknown error"),
-                                         self.max_attempts)
+            sync_store.store_dead_letter(
+                record, errors.get(record.get("eventID", ""), "unknown error"), self.max_attempts
+            )
             self.stats.dead_lettered += 1
         self.stats.records += len(records)
         self.stats.batches += 1

@@ -69,7 +69,7 @@ def _s(image: Image, name: str) -> str | None:
 def _strip(value: str | None, prefix: str) -> str | None:
     if value is None or not value.startswith(prefix) or len(value) == len(prefix):
         return None
-    return value[len(prefix):]
+    return value[len(prefix) :]
 
 
 def _int(value: str | None, name: str) -> int | None:
@@ -120,10 +120,18 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
     status = _s(image, "Status")
     sort = f"{date or ''}#{order_id}"
     item = _item(
-        "o#" + order_id, ORDER_SK, "order",
-        OrderId=order_id, CustomerId=customer_id, Date=date, Status=status, Total=_s(image, "Total"),
-        ItemCount=_int(_s(image, "ItemCount"), "ItemCount"), Version=_int(_s(image, "Version"), "Version"),
-        GSI4PK="c#" + customer_id, GSI4SK=sort,
+        "o#" + order_id,
+        ORDER_SK,
+        "order",
+        OrderId=order_id,
+        CustomerId=customer_id,
+        Date=date,
+        Status=status,
+        Total=_s(image, "Total"),
+        ItemCount=_int(_s(image, "ItemCount"), "ItemCount"),
+        Version=_int(_s(image, "Version"), "Version"),
+        GSI4PK="c#" + customer_id,
+        GSI4SK=sort,
     )
     if is_pending(status):  # sparse: the key attributes exist only while PENDING
         item["GSI1PK"] = {"S": pending_key(pending_shard(order_id, shards))}
@@ -132,8 +140,9 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
 
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
-    item = _item("o#" + order_id, "p#" + product_id, "buyer", OrderId=order_id, ProductId=product_id,
-                 CustomerId=customer_id)
+    item = _item(
+        "o#" + order_id, "p#" + product_id, "buyer", OrderId=order_id, ProductId=product_id, CustomerId=customer_id
+    )
     if customer_id and not cancelled:  # sparse: only relations of orders that are not CANCELLED
         item["GSI2PK"] = {"S": "p#" + product_id}
         item["GSI2SK"] = {"S": f"c#{customer_id}#o#{order_id}"}
@@ -174,8 +183,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
         if not oid or not iid:
             return []
         return [
-            _item(pk, f"t#{iid}#{txid}", "payment", OrderId=oid, TransactionId=txid,
-                  GSI3PK="t#" + txid, GSI3SK=pk)
+            _item(pk, f"t#{iid}#{txid}", "payment", OrderId=oid, TransactionId=txid, GSI3PK="t#" + txid, GSI3SK=pk)
             for txid in _transaction_ids(image)
         ]
     return []
@@ -214,8 +222,12 @@ def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]
     summary_customer = _s(summary, "CustomerId") if summary else None
     fixed: list[Image] = []
     for buyer in buyers:
-        wanted = buyer_item(_s(buyer, "OrderId") or "", _s(buyer, "ProductId") or "",
-                            _s(buyer, "CustomerId") or summary_customer, cancelled=status == CANCELLED)
+        wanted = buyer_item(
+            _s(buyer, "OrderId") or "",
+            _s(buyer, "ProductId") or "",
+            _s(buyer, "CustomerId") or summary_customer,
+            cancelled=status == CANCELLED,
+        )
         if wanted != buyer:
             fixed.append(wanted)
     return fixed

@@ -20,15 +20,15 @@ from dynamo.instrumentation import run_in_context
 DEFAULT_SEGMENTS = 4
 
 
-def parallel_scan(model: type[Any], *, segments: int = DEFAULT_SEGMENTS,
-                  on_page: Callable[[int], None] | None = None) -> list[Image]:
+def parallel_scan(
+    model: type[Any], *, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] | None = None
+) -> list[Image]:
     """Every item of the model's table (raw DynamoDB JSON), ``segments`` Scan segments in parallel threads."""
     client, table = client_of(model), str(model.Meta.table_name)
 
     def segment(n: int) -> list[Image]:
         items: list[Image] = []
-        kwargs: dict[str, Any] = {"TableName": table, "Segment": n, "TotalSegments": segments,
-                                  "ConsistentRead": True}
+        kwargs: dict[str, Any] = {"TableName": table, "Segment": n, "TotalSegments": segments, "ConsistentRead": True}
         while True:
             page = client.scan(**kwargs)
             items += page.get("Items", [])
@@ -60,14 +60,17 @@ class Diff:
         return "\n".join(lines)
 
 
-def expected_and_actual(*, segments: int = DEFAULT_SEGMENTS,
-                        on_page: Callable[[int], None] | None = None) -> tuple[dict[ViewKey, Image],
-                                                                               dict[ViewKey, Image]]:
+def expected_and_actual(
+    *, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] | None = None
+) -> tuple[dict[ViewKey, Image], dict[ViewKey, Image]]:
     from shop.models import ShopItem
 
     expected = projection.expected_view(parallel_scan(ShopItem, segments=segments, on_page=on_page))
-    actual = {projection.key_of(i): i for i in parallel_scan(ViewItem, segments=segments, on_page=on_page)
-              if projection.is_view_item(i)}
+    actual = {
+        projection.key_of(i): i
+        for i in parallel_scan(ViewItem, segments=segments, on_page=on_page)
+        if projection.is_view_item(i)
+    }
     return expected, actual
 
 
@@ -86,8 +89,12 @@ def verify(**kwargs: Any) -> Diff:
     return diff(*expected_and_actual(**kwargs))
 
 
-def rebuild(*, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] | None = None,
-            on_write: Callable[[int], None] | None = None) -> Diff:
+def rebuild(
+    *,
+    segments: int = DEFAULT_SEGMENTS,
+    on_page: Callable[[int], None] | None = None,
+    on_write: Callable[[int], None] | None = None,
+) -> Diff:
     """Make the view equal to what the shop table implies; returns what had to change. Watermarks are kept
     (they only ever stop older records from overwriting newer state)."""
     found = verify(segments=segments, on_page=on_page)
@@ -95,6 +102,7 @@ def rebuild(*, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] 
     requests += [put_request(expected) for expected, _ in found.differing.values()]
     requests += [delete_request({"PK": {"S": pk}, "SK": {"S": sk}}) for pk, sk in found.extra]
     if requests:
-        batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=KEY_NAMES,
-                    on_chunk=on_write)
+        batch_write(
+            client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=KEY_NAMES, on_chunk=on_write
+        )
     return found

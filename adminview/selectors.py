@@ -73,21 +73,40 @@ def _order_row(raw: Raw) -> OrderRow:
         total = Decimal(total_text) if total_text else None
     except InvalidOperation:
         total = None
-    return OrderRow(order_id=_s(raw, "OrderId") or "", customer_id=_s(raw, "CustomerId") or "", date=date,
-                    status=_s(raw, "Status"), total=total, item_count=int(count_text) if count_text else None)
+    return OrderRow(
+        order_id=_s(raw, "OrderId") or "",
+        customer_id=_s(raw, "CustomerId") or "",
+        date=date,
+        status=_s(raw, "Status"),
+        total=total,
+        item_count=int(count_text) if count_text else None,
+    )
 
 
 def _order_position(after: dict[str, Any] | None) -> str | None:
     if after is None:
         return None
-    if not isinstance(after, dict) or set(after) != {"before"} or not isinstance(after["before"], str) \
-            or not _ORDER_POS.match(after["before"]):
+    if (
+        not isinstance(after, dict)
+        or set(after) != {"before"}
+        or not isinstance(after["before"], str)
+        or not _ORDER_POS.match(after["before"])
+    ):
         raise ValueError("malformed page position")
     return str(after["before"])
 
 
-def _query(index: str, pk_name: str, pk: str, sk_name: str, *, limit: int, before: str | None = None,
-           after: str | None = None, forward: bool = False) -> list[Raw]:
+def _query(
+    index: str,
+    pk_name: str,
+    pk: str,
+    sk_name: str,
+    *,
+    limit: int,
+    before: str | None = None,
+    after: str | None = None,
+    forward: bool = False,
+) -> list[Raw]:
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     condition = "#pk = :pk"
     values: dict[str, Any] = {":pk": {"S": pk}}
@@ -100,9 +119,15 @@ def _query(index: str, pk_name: str, pk: str, sk_name: str, *, limit: int, befor
     names = {"#pk": pk_name}
     if ":pos" in values:
         names["#sk"] = sk_name
-    response = client.query(TableName=table, IndexName=index, KeyConditionExpression=condition,
-                            ExpressionAttributeNames=names, ExpressionAttributeValues=values,
-                            ScanIndexForward=forward, Limit=limit)
+    response = client.query(
+        TableName=table,
+        IndexName=index,
+        KeyConditionExpression=condition,
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=values,
+        ScanIndexForward=forward,
+        Limit=limit,
+    )
     return list(response.get("Items", []))
 
 
@@ -163,18 +188,33 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
         start = found[-1]["GSI2SK"]["S"]
     customers = list(counts)[:limit]
     more = len(counts) > limit  # the loop stops once it sees customer limit+1, so counts are complete
-    profiles = batch_get(client_of(ViewItem), str(ViewItem.Meta.table_name),
-                         [{"PK": {"S": keys.CUSTOMER + c}, "SK": {"S": PROFILE_SK}} for c in customers],
-                         key_names=("PK", "SK"), attributes=["Name", "Email"]) if customers else []
-    rows = [BuyerRow(customer_id=c, orders=counts[c], name=_s(p, "Name") if p else None,
-                     email=_s(p, "Email") if p else None) for c, p in zip(customers, profiles, strict=True)]
+    profiles = (
+        batch_get(
+            client_of(ViewItem),
+            str(ViewItem.Meta.table_name),
+            [{"PK": {"S": keys.CUSTOMER + c}, "SK": {"S": PROFILE_SK}} for c in customers],
+            key_names=("PK", "SK"),
+            attributes=["Name", "Email"],
+        )
+        if customers
+        else []
+    )
+    rows = [
+        BuyerRow(
+            customer_id=c, orders=counts[c], name=_s(p, "Name") if p else None, email=_s(p, "Email") if p else None
+        )
+        for c, p in zip(customers, profiles, strict=True)
+    ]
     return RowsPage(rows, {"after": customers[-1]} if more and customers else None)
 
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId (GSI3), or None."""
-    if not isinstance(transaction_id, str) or not transaction_id.strip() \
-            or len(transaction_id.strip()) > MAX_TRANSACTION_ID:
+    if (
+        not isinstance(transaction_id, str)
+        or not transaction_id.strip()
+        or len(transaction_id.strip()) > MAX_TRANSACTION_ID
+    ):
         raise ValueError("a transaction id is 1-256 characters")
     found = _query("GSI3", "GSI3PK", "t#" + transaction_id.strip(), "GSI3SK", limit=1)
     return _s(found[0], "OrderId") if found else None

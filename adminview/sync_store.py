@@ -41,8 +41,14 @@ def dead_letter_key(record: dict[str, Any]) -> str:
 
 
 def store_dead_letter(record: dict[str, Any], error: str, attempts: int) -> None:
-    SyncItem(DEAD_LETTER_PK, dead_letter_key(record), record=json.dumps(record, default=str), error=error[:2000],
-             attempts=attempts, at=format_ts(now())).save()
+    SyncItem(
+        DEAD_LETTER_PK,
+        dead_letter_key(record),
+        record=json.dumps(record, default=str),
+        error=error[:2000],
+        attempts=attempts,
+        at=format_ts(now()),
+    ).save()
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,16 @@ class Sample:
 
 
 def sample_of(log: CallLog, ms: float, **extra: Any) -> Sample:
-    return Sample(calls=log.count, round_trips=log.round_trips, rcu=log.read_units, wcu=log.write_units,
-                  items=sum(c.items or 0 for c in log.calls), ms=ms, operations=log.by_operation(), extra=extra)
+    return Sample(
+        calls=log.count,
+        round_trips=log.round_trips,
+        rcu=log.read_units,
+        wcu=log.write_units,
+        items=sum(c.items or 0 for c in log.calls),
+        ms=ms,
+        operations=log.by_operation(),
+        extra=extra,
+    )
 
 
 def run_once(fn: Callable[[], Any]) -> tuple[Sample, Any]:

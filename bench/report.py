@@ -6,8 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-PAGE_TITLES = {"pending": "pending orders, 1st page", "invoices": "customer's invoices, 1 year",
-               "buyers": "product's buyers", "order": "order detail"}
+PAGE_TITLES = {
+    "pending": "pending orders, 1st page",
+    "invoices": "customer's invoices, 1 year",
+    "buyers": "product's buyers",
+    "order": "order detail",
+}
 WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
 NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
 
@@ -40,13 +44,18 @@ def _fmt(value: Any) -> str:
 
 
 def markdown(results: dict[str, Any]) -> str:
-    lines = [f"# Benchmark results ({results['label']})", "",
-             f"Run {results['started']} UTC, {results['seconds']:.0f} s, `{results['command']}`; DynamoDB Local "
-             f"(in memory) on {results['host']}. Times are wall-clock on DynamoDB Local and only comparable "
-             "within this run; calls, round trips, RCU and items read are what DynamoDB would bill/serve.", "",
-             "## Pages", "",
-             "| orders | page | way | calls | round trips | RCU | items read | p50 ms | p95 ms |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"# Benchmark results ({results['label']})",
+        "",
+        f"Run {results['started']} UTC, {results['seconds']:.0f} s, `{results['command']}`; DynamoDB Local "
+        f"(in memory) on {results['host']}. Times are wall-clock on DynamoDB Local and only comparable "
+        "within this run; calls, round trips, RCU and items read are what DynamoDB would bill/serve.",
+        "",
+        "## Pages",
+        "",
+        "| orders | page | way | calls | round trips | RCU | items read | p50 ms | p95 ms |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     skipped: set[str] = set()
     for size in results["sizes"]:
         for page, title in PAGE_TITLES.items():
@@ -60,13 +69,19 @@ def markdown(results: dict[str, Any]) -> str:
                 how = f"{label} ({NAIVE_HOW[page]})" if way == "naive" else label
                 if row.get("shared_scan"):
                     how += " [one Scan for both]"
-                lines.append(f"| {size['orders']:,} | {title} | {how} | {_fmt(row['calls'])} | "
-                             f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
-                             f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |")
-    lines += ["", "## Writes and sync", "",
-              "| orders | items | batched items/s | PutItem items/s (sample) | speed-up | stream records | "
-              "records/s (read+handler) | handler records/s | lag p50 ms | lag p95 ms |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                lines.append(
+                    f"| {size['orders']:,} | {title} | {how} | {_fmt(row['calls'])} | "
+                    f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
+                    f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |"
+                )
+    lines += [
+        "",
+        "## Writes and sync",
+        "",
+        "| orders | items | batched items/s | PutItem items/s (sample) | speed-up | stream records | "
+        "records/s (read+handler) | handler records/s | lag p50 ms | lag p95 ms |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for size in results["sizes"]:
         seed, sync, lag = size["seeding"], size["sync"], size["lag"]
         if "skipped" in sync:
@@ -77,19 +92,26 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {size['orders']:,} | {seed['batched']['items']:,} | {_fmt(seed['batched']['items_per_s'])} | "
             f"{_fmt(seed['put_item']['items_per_s'])} ({seed['put_item']['items']:,}) | {seed['speedup']}x | "
             f"{_fmt(sync.get('records'))} | {_fmt(sync.get('records_per_s'))} | "
-            f"{_fmt(sync.get('handler_records_per_s'))} | {_fmt(lag.get('p50_ms'))} | {_fmt(lag.get('p95_ms'))} |")
+            f"{_fmt(sync.get('handler_records_per_s'))} | {_fmt(lag.get('p50_ms'))} | {_fmt(lag.get('p95_ms'))} |"
+        )
     lines += ["", "## Subjects", ""]
     for size in results["sizes"]:
         s = size["subjects"]
-        lines.append(f"- {size['orders']:,} orders ({size['items']:,} items; {s['pending_orders']:,} pending): "
-                     f"customer {s['customer_id']} ({s['invoices_in_year']} invoices in the year), product "
-                     f"{s['product_id']} ({s['product_buyers']} buyers), order {s['order_id']} "
-                     f"({s['order_items']} lines)")
+        lines.append(
+            f"- {size['orders']:,} orders ({size['items']:,} items; {s['pending_orders']:,} pending): "
+            f"customer {s['customer_id']} ({s['invoices_in_year']} invoices in the year), product "
+            f"{s['product_id']} ({s['product_buyers']} buyers), order {s['order_id']} "
+            f"({s['order_items']} lines)"
+        )
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
     problems = results.get("growth_violations", [])
-    lines += ["", "## Check: calls per page do not grow with the table", "",
-              "PASS" if not problems else "FAIL:\n" + "\n".join(f"- {p}" for p in problems)]
+    lines += [
+        "",
+        "## Check: calls per page do not grow with the table",
+        "",
+        "PASS" if not problems else "FAIL:\n" + "\n".join(f"- {p}" for p in problems),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -116,8 +138,14 @@ def plot(results: dict[str, Any], path: Path) -> Path | None:
                 if way == "data" and any(s["page"].get(page, {}).get(metric) is not None for s in sizes):
                     continue  # the page's own figures are shown
                 label = f"{page} ({'naive: ' + NAIVE_HOW[page] if way == 'naive' else 'ours'})"
-                ax.plot([n for n, _ in points], [max(v, 0.1) for _, v in points], style, marker=markers[page],
-                        color=colors[page], label=label)
+                ax.plot(
+                    [n for n, _ in points],
+                    [max(v, 0.1) for _, v in points],
+                    style,
+                    marker=markers[page],
+                    color=colors[page],
+                    label=label,
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("orders in the shop table")

@@ -42,8 +42,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, help="requests per page for p50/p95 (default 30; quick 10)")
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
-    p.add_argument("--shared-scan", action="store_true",
-                   help="answer both Scan + filter baselines with one Scan (same reads and RCU; for big tables)")
+    p.add_argument(
+        "--shared-scan",
+        action="store_true",
+        help="answer both Scan + filter baselines with one Scan (same reads and RCU; for big tables)",
+    )
     p.add_argument("--putitem-sample", type=int, default=2000, help="items in the PutItem baseline (default 2000)")
     p.add_argument("--workers", type=int, default=8, help="seeding threads (default 8)")
     p.add_argument("--endpoint", help="use this DynamoDB endpoint instead of starting DynamoDB Local")
@@ -77,15 +80,27 @@ def run_size(orders: int, opts: argparse.Namespace, engine: Any, client: Any | N
         naive = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
         lag = stages.lag(reader, plan, samples=opts.lag_samples, page=client)
         log(f"[{orders:,}] lag: {lag}")
-    return {"orders": orders, "config": vars(config) | {"until": str(config.until)},
-            "items": seeded["batched"]["items"],
-            "subjects": vars(subjects), "seeding": seeded, "sync": synced, "data": data, "page": page,
-            "naive": naive, "lag": lag}
+    return {
+        "orders": orders,
+        "config": vars(config) | {"until": str(config.until)},
+        "items": seeded["batched"]["items"],
+        "subjects": vars(subjects),
+        "seeding": seeded,
+        "sync": synced,
+        "data": data,
+        "page": page,
+        "naive": naive,
+        "lag": lag,
+    }
 
 
-def run_benchmark(opts: argparse.Namespace, *, django_ready: bool = False,
-                  log: Any = lambda text: print(text, flush=True),
-                  after_size: Any = lambda results: None) -> dict[str, Any]:
+def run_benchmark(
+    opts: argparse.Namespace,
+    *,
+    django_ready: bool = False,
+    log: Any = lambda text: print(text, flush=True),
+    after_size: Any = lambda results: None,
+) -> dict[str, Any]:
     """Measure every size in ``opts.sizes``; ``django_ready`` when the caller (pytest) has set Django up;
     ``after_size(results)`` after each size (main writes the results so far, so a long run killed midway leaves
     the sizes it finished)."""
@@ -96,15 +111,20 @@ def run_benchmark(opts: argparse.Namespace, *, django_ready: bool = False,
     started = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
     clock = time.perf_counter()
     results: dict[str, Any] = {
-        "label": opts.name, "started": started.isoformat(), "command": " ".join(["python -m bench", *opts.argv]),
+        "label": opts.name,
+        "started": started.isoformat(),
+        "command": " ".join(["python -m bench", *opts.argv]),
         "host": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "sizes": [],
-        "modules": {name: env.module_available(name) for name in ("adminview.handler", "adminview.selectors",
-                                                                  "dashboard")},
+        "modules": {
+            name: env.module_available(name) for name in ("adminview.handler", "adminview.selectors", "dashboard")
+        },
     }
     with env.dynamodb(opts.endpoint) as engine:
-        log(f"DynamoDB at {engine.endpoint} ({'our own, fresh per stage' if engine.own else 'given'}); "
-            f"modules: {results['modules']}")
+        log(
+            f"DynamoDB at {engine.endpoint} ({'our own, fresh per stage' if engine.own else 'given'}); "
+            f"modules: {results['modules']}"
+        )
         client = stages.staff_client()
         for orders in opts.sizes:
             results["sizes"].append(run_size(orders, opts, engine, client, log))
@@ -124,8 +144,9 @@ def resolve(argv: list[str] | None) -> argparse.Namespace:
     opts.repeat = opts.repeat or (10 if quick else 30)
     opts.naive_repeat = opts.naive_repeat or (1 if quick else 3)
     opts.lag_samples = opts.lag_samples or (10 if quick else 30)
-    opts.name = opts.name or ("quick" if quick and opts.sizes == list(QUICK_SIZES)
-                              else "sizes-" + "-".join(str(n) for n in opts.sizes))
+    opts.name = opts.name or (
+        "quick" if quick and opts.sizes == list(QUICK_SIZES) else "sizes-" + "-".join(str(n) for n in opts.sizes)
+    )
     for name in ("repeat", "naive_repeat", "lag_samples", "putitem_sample", "workers"):
         if getattr(opts, name) < 1:
             parser().error(f"--{name.replace('_', '-')} must be at least 1")
@@ -146,8 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     print(report.markdown(results))
     print("written: " + ", ".join(str(p) for p in paths.values()))
     if results["growth_violations"]:
-        print("FAIL: DynamoDB calls per page grow with the table:\n  " + "\n  ".join(results["growth_violations"]),
-              file=sys.stderr)
+        print(
+            "FAIL: DynamoDB calls per page grow with the table:\n  " + "\n  ".join(results["growth_violations"]),
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -36,19 +36,24 @@ def try_import(name: str) -> Any | None:
 
 def seed_config(orders: int, seed: int = 42) -> seeding.SeedConfig:
     """Customers and products scale with orders (a long tail: a few customers and products are busy)."""
-    return seeding.SeedConfig(customers=max(20, orders // 4), products=max(10, orders // 20),
-                              warehouses=max(3, min(20, orders // 2000)), orders=orders, seed=seed)
+    return seeding.SeedConfig(
+        customers=max(20, orders // 4),
+        products=max(10, orders // 20),
+        warehouses=max(3, min(20, orders // 2000)),
+        orders=orders,
+        seed=seed,
+    )
 
 
 @dataclass(frozen=True)
 class Subjects:
     """What each page is asked about, chosen from the plan."""
 
-    customer_id: str          # the customer with the most orders
+    customer_id: str  # the customer with the most orders
     invoices_in_year: int
-    product_id: str           # the product with the most distinct buyers among those with <= 100
+    product_id: str  # the product with the most distinct buyers among those with <= 100
     product_buyers: int
-    order_id: str             # an order with the most items
+    order_id: str  # an order with the most items
     order_items: int
     pending_orders: int
 
@@ -57,8 +62,7 @@ def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
     by_customer = Counter(o.customer_id for o in plan.orders)
     cid = by_customer.most_common(1)[0][0]
     start, end = INVOICE_YEAR
-    in_year = sum(1 for o in plan.orders if o.customer_id == cid
-                  and start <= o.placed_at.date().isoformat() <= end)
+    in_year = sum(1 for o in plan.orders if o.customer_id == cid and start <= o.placed_at.date().isoformat() <= end)
     buyers: dict[str, set[str]] = defaultdict(set)
     for o in plan.orders:
         if o.status != OrderStatus.CANCELLED:
@@ -67,12 +71,19 @@ def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
     fitting = [(len(c), pid) for pid, c in buyers.items() if len(c) <= BUYERS_LIMIT]
     n_buyers, pid = max(fitting) if fitting else min((len(c), pid) for pid, c in buyers.items())
     order = max(plan.orders, key=lambda o: (len(o.lines), o.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED)))
-    return Subjects(customer_id=cid, invoices_in_year=in_year, product_id=pid, product_buyers=n_buyers,
-                    order_id=order.order_id, order_items=len(order.lines),
-                    pending_orders=sum(1 for o in plan.orders if o.status == OrderStatus.PENDING))
+    return Subjects(
+        customer_id=cid,
+        invoices_in_year=in_year,
+        product_id=pid,
+        product_buyers=n_buyers,
+        order_id=order.order_id,
+        order_items=len(order.lines),
+        pending_orders=sum(1 for o in plan.orders if o.status == OrderStatus.PENDING),
+    )
 
 
 # ---- writes ---------------------------------------------------------------------------------------------------
+
 
 def _sample_items(plan: seeding.SeedPlan, n: int) -> list[ShopItem]:
     items: list[ShopItem] = list(plan.catalog[: n // 2])
@@ -108,13 +119,21 @@ def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> d
     started = time.perf_counter()
     written = seeding.run(plan, workers=workers)
     seconds = time.perf_counter() - started
-    batched = {"items": written, "seconds": round(seconds, 3), "items_per_s": round(written / seconds, 1),
-               "workers": workers}
-    return {"batched": batched, "put_item": baseline,
-            "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2)}
+    batched = {
+        "items": written,
+        "seconds": round(seconds, 3),
+        "items_per_s": round(written / seconds, 1),
+        "workers": workers,
+    }
+    return {
+        "batched": batched,
+        "put_item": baseline,
+        "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2),
+    }
 
 
 # ---- sync -----------------------------------------------------------------------------------------------------
+
 
 def drainer() -> StreamDrainer | None:
     module = try_import("adminview.handler")
@@ -139,14 +158,21 @@ def sync(reader: StreamDrainer | None) -> dict[str, Any]:
         failed = reader.apply(records)
         apply_s = time.perf_counter() - started
     total = read_s + apply_s
-    return {"records": len(records), "read_s": round(read_s, 3), "handler_s": round(apply_s, 3),
-            "records_per_s": round(len(records) / total, 1) if total else None,
-            "handler_records_per_s": round(len(records) / apply_s, 1) if apply_s else None,
-            "failed": failed, "view_wcu": round(log.write_units, 1), "view_calls": log.count}
+    return {
+        "records": len(records),
+        "read_s": round(read_s, 3),
+        "handler_s": round(apply_s, 3),
+        "records_per_s": round(len(records) / total, 1) if total else None,
+        "handler_records_per_s": round(len(records) / apply_s, 1) if apply_s else None,
+        "failed": failed,
+        "view_wcu": round(log.write_units, 1),
+        "view_calls": log.count,
+    }
 
 
-def lag(reader: StreamDrainer | None, plan: seeding.SeedPlan, *, samples: int, page: Any | None,
-        timeout_s: float = 30.0) -> dict[str, Any]:
+def lag(
+    reader: StreamDrainer | None, plan: seeding.SeedPlan, *, samples: int, page: Any | None, timeout_s: float = 30.0
+) -> dict[str, Any]:
     """Domain write (order_place) -> the order is on the pending page (or, without the dashboard, in the
     pending_orders selector). The drain runs in a tight loop, so this is the pipeline's own lag, not a poll
     interval."""
@@ -175,11 +201,16 @@ def lag(reader: StreamDrainer | None, plan: seeding.SeedPlan, *, samples: int, p
             if time.perf_counter() - written > timeout_s:
                 raise RuntimeError(f"order {oid} not visible on the pending view after {timeout_s}s")
             time.sleep(0.005)
-    return {"samples": len(lags), "seen_on": "page /orders/pending/" if page is not None else "selector",
-            "p50_ms": round(percentile(lags, 50) or 0, 1), "p95_ms": round(percentile(lags, 95) or 0, 1)}
+    return {
+        "samples": len(lags),
+        "seen_on": "page /orders/pending/" if page is not None else "selector",
+        "p50_ms": round(percentile(lags, 50) or 0, 1),
+        "p95_ms": round(percentile(lags, 95) or 0, 1),
+    }
 
 
 # ---- pages: ours ----------------------------------------------------------------------------------------------
+
 
 def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
     """The functions behind each page, called directly (no HTTP): what the page costs in DynamoDB."""
@@ -191,9 +222,14 @@ def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]
     else:
         out["pending"] = repeat(lambda: selectors.pending_orders(limit=PAGE_LIMIT), repeats)
         out["buyers"] = repeat(
-            lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats)
-    out["invoices"] = repeat(lambda: access_patterns.invoices_for_customer(
-        customer_id=subjects.customer_id, start=start, end=end, limit=PAGE_LIMIT), repeats)
+            lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats
+        )
+    out["invoices"] = repeat(
+        lambda: access_patterns.invoices_for_customer(
+            customer_id=subjects.customer_id, start=start, end=end, limit=PAGE_LIMIT
+        ),
+        repeats,
+    )
     out["order"] = repeat(lambda: access_patterns.order_details(order_id=subjects.order_id), repeats)
     return out
 
@@ -236,25 +272,36 @@ def pages(client: Any | None, subjects: Subjects, *, repeats: int) -> dict[str, 
         return {name: skipped("dashboard") for name in PAGES}
     out: dict[str, dict[str, Any]] = {}
     for name, url in page_urls(subjects).items():
+
         def get(url: str = url) -> dict[str, Any]:
             response = client.get(url)
             if response.status_code != 200:
                 raise RuntimeError(f"GET {url} answered {response.status_code}")
-            return {"extra": {"header_calls": response.headers.get("X-DynamoDB-Calls"),
-                              "header_rcu": response.headers.get("X-DynamoDB-RCU"),
-                              "server_timing": response.headers.get("Server-Timing")}}
+            return {
+                "extra": {
+                    "header_calls": response.headers.get("X-DynamoDB-Calls"),
+                    "header_rcu": response.headers.get("X-DynamoDB-RCU"),
+                    "server_timing": response.headers.get("Server-Timing"),
+                }
+            }
+
         out[name] = repeat(get, repeats)
     return out
 
 
 # ---- pages: the naive ways --------------------------------------------------------------------------------------
 
+
 def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
     """What a generic DynamoDB browser does: Scan the whole shop table (1 MB pages, one after another), filter."""
     client = SHOP_TABLE.model.raw_client()
     name = str(SHOP_TABLE.model.Meta.table_name)
-    kwargs: dict[str, Any] = {"TableName": name, "FilterExpression": filter_expression,
-                              "ExpressionAttributeNames": names, "ExpressionAttributeValues": values}
+    kwargs: dict[str, Any] = {
+        "TableName": name,
+        "FilterExpression": filter_expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
     matched: list[dict[str, Any]] = []
     scanned = 0
     while True:
@@ -268,8 +315,11 @@ def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any])
 
 
 def naive_pending() -> dict[str, Any]:
-    result = _scan("#t = :t AND #s = :s", {"#t": "EntityType", "#s": "Status"},
-                   {":t": {"S": "order"}, ":s": {"S": OrderStatus.PENDING.value}})
+    result = _scan(
+        "#t = :t AND #s = :s",
+        {"#t": "EntityType", "#s": "Status"},
+        {":t": {"S": "order"}, ":s": {"S": OrderStatus.PENDING.value}},
+    )
     result["matched"].sort(key=lambda item: item.get("Date", {}).get("S", ""), reverse=True)
     return result
 
@@ -278,19 +328,29 @@ def naive_invoices(customer_id: str) -> dict[str, Any]:
     from shop.timestamps import range_bounds
 
     low, high = range_bounds(*INVOICE_YEAR)
-    return _scan("#t = :t AND #pk = :c AND #sk BETWEEN :a AND :b",
-                 {"#t": "EntityType", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
-                 {":t": {"S": "invoice"}, ":c": {"S": keys.customer(customer_id)},
-                  ":a": {"S": keys.INVOICE_DATE + low}, ":b": {"S": keys.INVOICE_DATE + high}})
+    return _scan(
+        "#t = :t AND #pk = :c AND #sk BETWEEN :a AND :b",
+        {"#t": "EntityType", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
+        {
+            ":t": {"S": "invoice"},
+            ":c": {"S": keys.customer(customer_id)},
+            ":a": {"S": keys.INVOICE_DATE + low},
+            ":b": {"S": keys.INVOICE_DATE + high},
+        },
+    )
 
 
 def naive_buyers(product_id: str) -> dict[str, Any]:
     """The seed's way: every order item of the product (GSI1, all pages), then one GetItem per distinct buyer."""
     client = SHOP_TABLE.model.raw_client()
     name = str(SHOP_TABLE.model.Meta.table_name)
-    kwargs: dict[str, Any] = {"TableName": name, "IndexName": "GSI1", "KeyConditionExpression": "#pk = :p",
-                              "ExpressionAttributeNames": {"#pk": "GSI1-PK"},
-                              "ExpressionAttributeValues": {":p": {"S": keys.product(product_id)}}}
+    kwargs: dict[str, Any] = {
+        "TableName": name,
+        "IndexName": "GSI1",
+        "KeyConditionExpression": "#pk = :p",
+        "ExpressionAttributeNames": {"#pk": "GSI1-PK"},
+        "ExpressionAttributeValues": {":p": {"S": keys.product(product_id)}},
+    }
     buyers: list[str] = []
     while True:
         response = client.query(**kwargs)
@@ -301,8 +361,7 @@ def naive_buyers(product_id: str) -> dict[str, Any]:
         if "LastEvaluatedKey" not in response:
             break
         kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-    profiles = [client.get_item(TableName=name, Key={"PK": {"S": cid}, "SK": {"S": cid}}).get("Item")
-                for cid in buyers]
+    profiles = [client.get_item(TableName=name, Key={"PK": {"S": cid}, "SK": {"S": cid}}).get("Item") for cid in buyers]
     return {"extra": {"buyers": len(profiles)}}
 
 
@@ -313,14 +372,24 @@ def naive_both(customer_id: str) -> dict[str, Any]:
     from shop.timestamps import range_bounds
 
     low, high = range_bounds(*INVOICE_YEAR)
-    result = _scan("(#t = :o AND #s = :p) OR (#t = :i AND #pk = :c AND #sk BETWEEN :a AND :b)",
-                   {"#t": "EntityType", "#s": "Status", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
-                   {":o": {"S": "order"}, ":p": {"S": OrderStatus.PENDING.value}, ":i": {"S": "invoice"},
-                    ":c": {"S": keys.customer(customer_id)}, ":a": {"S": keys.INVOICE_DATE + low},
-                    ":b": {"S": keys.INVOICE_DATE + high}})
+    result = _scan(
+        "(#t = :o AND #s = :p) OR (#t = :i AND #pk = :c AND #sk BETWEEN :a AND :b)",
+        {"#t": "EntityType", "#s": "Status", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
+        {
+            ":o": {"S": "order"},
+            ":p": {"S": OrderStatus.PENDING.value},
+            ":i": {"S": "invoice"},
+            ":c": {"S": keys.customer(customer_id)},
+            ":a": {"S": keys.INVOICE_DATE + low},
+            ":b": {"S": keys.INVOICE_DATE + high},
+        },
+    )
     pending = [i for i in result["matched"] if i.get("EntityType", {}).get("S") == "order"]
-    result["extra"] |= {"matched_pending": len(pending), "matched_invoices": len(result["matched"]) - len(pending),
-                        "shared_scan": True}
+    result["extra"] |= {
+        "matched_pending": len(pending),
+        "matched_invoices": len(result["matched"]) - len(pending),
+        "shared_scan": True,
+    }
     return result
 
 
@@ -339,5 +408,18 @@ def naive(subjects: Subjects, *, repeats: int, shared_scan: bool = False) -> dic
     }
 
 
-__all__ = ["PAGES", "Subjects", "choose_subjects", "data_layer", "drainer", "lag", "naive", "pages", "run_once",
-           "seed", "seed_config", "staff_client", "sync"]
+__all__ = [
+    "PAGES",
+    "Subjects",
+    "choose_subjects",
+    "data_layer",
+    "drainer",
+    "lag",
+    "naive",
+    "pages",
+    "run_once",
+    "seed",
+    "seed_config",
+    "staff_client",
+    "sync",
+]

@@ -42,9 +42,13 @@ def lambda_record(record: dict[str, Any], stream_arn: str, region: str) -> dict[
     if isinstance(created, datetime):
         body["ApproximateCreationDateTime"] = int(created.timestamp())
     return {
-        "eventID": record.get("eventID"), "eventName": record.get("eventName"),
-        "eventVersion": record.get("eventVersion", "1.1"), "eventSource": "aws:dynamodb",
-        "awsRegion": record.get("awsRegion", region), "dynamodb": body, "eventSourceARN": stream_arn,
+        "eventID": record.get("eventID"),
+        "eventName": record.get("eventName"),
+        "eventVersion": record.get("eventVersion", "1.1"),
+        "eventSource": "aws:dynamodb",
+        "awsRegion": record.get("awsRegion", region),
+        "dynamodb": body,
+        "eventSourceARN": stream_arn,
     }
 
 
@@ -70,7 +74,8 @@ class StreamDrainer:
                 sid = shard["ShardId"]
                 if sid not in self.iterators:
                     self.iterators[sid] = self.client.get_shard_iterator(
-                        StreamArn=self.arn, ShardId=sid, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+                        StreamArn=self.arn, ShardId=sid, ShardIteratorType="TRIM_HORIZON"
+                    )["ShardIterator"]
             start = desc.get("LastEvaluatedShardId")
             if not start:
                 return
@@ -94,7 +99,7 @@ class StreamDrainer:
         """Hand ``records`` to the handler in Lambda-sized batches; returns how many it reported as failed."""
         failed = 0
         for i in range(0, len(records), LAMBDA_BATCH):
-            event = {"Records": [lambda_record(r, self.arn, self.region) for r in records[i:i + LAMBDA_BATCH]]}
+            event = {"Records": [lambda_record(r, self.arn, self.region) for r in records[i : i + LAMBDA_BATCH]]}
             result = self.handler(event, LambdaContext())
             if isinstance(result, dict):
                 failed += len(result.get("batchItemFailures") or [])

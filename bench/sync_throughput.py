@@ -31,11 +31,16 @@ def main() -> int:
     from dynamo import local
 
     with local.in_memory() as engine:
-        os.environ.update({
-            "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_REGION": "us-east-1",
-            "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
-            "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
-        })
+        os.environ.update(
+            {
+                "AWS_ACCESS_KEY_ID": "bench",
+                "AWS_SECRET_ACCESS_KEY": "bench",
+                "AWS_REGION": "us-east-1",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
+                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
+            }
+        )
         import django
 
         django.setup()
@@ -59,8 +64,10 @@ def main() -> int:
         t0 = time.perf_counter()
         stats = poller.run(follow=False)
         elapsed = time.perf_counter() - t0
-        print(f"sync --once: {stats.records} stream records in {elapsed:.2f}s = {stats.records / elapsed:.0f} "
-              f"records/s (batches {stats.batches}, applied {stats.applied}, dead letters {stats.dead_lettered})")
+        print(
+            f"sync --once: {stats.records} stream records in {elapsed:.2f}s = {stats.records / elapsed:.0f} "
+            f"records/s (batches {stats.batches}, applied {stats.applied}, dead letters {stats.dead_lettered})"
+        )
         found = verify()
         print(f"verify after sync: {'OK' if found.clean else found.summary()}")
 
@@ -73,8 +80,7 @@ def main() -> int:
         for n in range(args.lag_samples):
             oid = f"lag{n}"
             try:
-                orders.order_place(customer_id=customer, lines=[orders.OrderLine(product.product_id, 1)],
-                                   order_id=oid)
+                orders.order_place(customer_id=customer, lines=[orders.OrderLine(product.product_id, 1)], order_id=oid)
             except Exception as exc:  # out of stock etc.: skip the sample
                 print(f"sample {n} skipped: {exc}")
                 continue
@@ -90,9 +96,11 @@ def main() -> int:
         if lags:
             lags.sort()
             p95 = lags[min(len(lags) - 1, int(len(lags) * 0.95))]
-            print(f"end-to-end lag (write committed -> visible in the pending index), {len(lags)} samples: "
-                  f"median {statistics.median(lags) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
-                  f"max {lags[-1] * 1000:.0f} ms (poller idle poll 50 ms)")
+            print(
+                f"end-to-end lag (write committed -> visible in the pending index), {len(lags)} samples: "
+                f"median {statistics.median(lags) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+                f"max {lags[-1] * 1000:.0f} ms (poller idle poll 50 ms)"
+            )
     return 0
 
 

@@ -116,9 +116,11 @@ WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic 
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
-                    if not DEBUG and env_bool("DJANGO_MANIFEST_STATIC", False)
-                    else "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG and env_bool("DJANGO_MANIFEST_STATIC", False)
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
 }
 
 # DynamoDB tables that `create_tables` manages, in creation order (dotted paths to dynamo.tables.TableSpec).

@@ -19,8 +19,9 @@ TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict
 def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
     """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback."""
     template = "dashboard/error.html" + ("#message" if getattr(request, "htmx", False) else "")
-    return render(request, template, {"status": status, "title": TITLES.get(status, "Error"), "message": message},
-                  status=status)
+    return render(
+        request, template, {"status": status, "title": TITLES.get(status, "Error"), "message": message}, status=status
+    )
 
 
 def domain_errors(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

@@ -95,6 +95,7 @@ def can_fulfil(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 # --- home and navigation -------------------------------------------------------------------------------
 
+
 @require_GET
 def home(request: HtmxHttpRequest) -> HttpResponse:
     """Links, and the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB
@@ -117,8 +118,11 @@ def _table_sizes() -> list[dict[str, Any]]:
         described = ShopItem.describe_table()
     except (PynamoDBException, BotoCoreError):  # no table or no engine: the links still work
         return []
-    size = {"name": described.get("TableName"), "items": described.get("ItemCount"),
-            "bytes": described.get("TableSizeBytes")}
+    size = {
+        "name": described.get("TableName"),
+        "items": described.get("ItemCount"),
+        "bytes": described.get("TableSizeBytes"),
+    }
     cache.set(f"dashboard.table-size.{name}", size, TABLE_SIZES_TTL)
     return [size]
 
@@ -154,8 +158,14 @@ ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_
 
 
 def _order_csv(row: Any) -> list[Any]:
-    return [row.order_id, row.customer_id, row.date.isoformat() if row.date else None, row.status, row.total,
-            row.item_count]
+    return [
+        row.order_id,
+        row.customer_id,
+        row.date.isoformat() if row.date else None,
+        row.status,
+        row.total,
+        row.item_count,
+    ]
 
 
 @require_GET
@@ -166,12 +176,17 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     if form.wants_csv:
         return csv_response("pending-orders.csv", ORDER_CSV_HEADER, map(_order_csv, _every_row(av.pending_orders)))
     page = av.pending_orders(limit=form.cleaned_data["limit"], after=after)
-    context = {"rows": page.rows, "next_url": _next_url(request, cursors.encode(page.next, salt="pending")),
-               "csv_url": _csv_url(request), "first_page": after is None}
+    context = {
+        "rows": page.rows,
+        "next_url": _next_url(request, cursors.encode(page.next, salt="pending")),
+        "csv_url": _csv_url(request),
+        "first_page": after is None,
+    }
     return TemplateResponse(request, _partial(request, "dashboard/pending.html", "rows"), context)
 
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
+
 
 def _customer_or_404(customer_id: str) -> Any:
     customer = access_patterns.customer_by_id(customer_id=customer_id)
@@ -195,8 +210,14 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     liked = access_patterns.favourites_for_customer(customer_id=cid, limit=100).items if after is None else []
     page = av.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="customer-orders", scope=cid)
-    context = {"customer": profile, "customer_id": cid, "rows": page.rows, "next_url": _next_url(request, token),
-               "first_page": after is None, "favourites": liked}
+    context = {
+        "customer": profile,
+        "customer_id": cid,
+        "rows": page.rows,
+        "next_url": _next_url(request, token),
+        "first_page": after is None,
+        "favourites": liked,
+    }
     return TemplateResponse(request, _partial(request, "dashboard/customer.html", "rows"), context)
 
 
@@ -206,8 +227,11 @@ INVOICE_CSV_HEADER = ["invoice_id", "order_id", "date", "amount", "payments"]
 
 
 def _payments_text(invoice: Any) -> str:
-    return "; ".join(f"{p.type or '?'} {p.amount if p.amount is not None else '?'}"
-                     + (f" ({p.transaction_id})" if p.transaction_id else "") for p in invoice.payments)
+    return "; ".join(
+        f"{p.type or '?'} {p.amount if p.amount is not None else '?'}"
+        + (f" ({p.transaction_id})" if p.transaction_id else "")
+        for p in invoice.payments
+    )
 
 
 @require_GET
@@ -231,8 +255,13 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
             page = first
             while True:
                 for inv in page.items:
-                    yield [inv.invoice_id, inv.order_id, inv.date.isoformat() if inv.date else None, inv.amount,
-                           _payments_text(inv)]
+                    yield [
+                        inv.invoice_id,
+                        inv.order_id,
+                        inv.date.isoformat() if inv.date else None,
+                        inv.amount,
+                        _payments_text(inv),
+                    ]
                 if page.next_key is None:
                     return
                 page = access_patterns.invoices_for_customer(limit=CSV_PAGE, start_key=page.next_key, **query)
@@ -241,8 +270,16 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
     profile = _customer_or_404(cid) if start_key is None else None
     page = access_patterns.invoices_for_customer(limit=form.cleaned_data["limit"], start_key=start_key, **query)
     token = cursors.encode(page.next_key, salt="invoices", scope=scope)
-    context = {"customer": profile, "customer_id": cid, "invoices": page.items, "start": start, "end": end,
-               "next_url": _next_url(request, token), "csv_url": _csv_url(request), "first_page": start_key is None}
+    context = {
+        "customer": profile,
+        "customer_id": cid,
+        "invoices": page.items,
+        "start": start,
+        "end": end,
+        "next_url": _next_url(request, token),
+        "csv_url": _csv_url(request),
+        "first_page": start_key is None,
+    }
     return TemplateResponse(request, _partial(request, "dashboard/invoices.html", "rows"), context)
 
 
@@ -263,24 +300,39 @@ def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBas
         raise NotFound("product", pid)
     if form.wants_csv:
         rows = _every_row(av.product_buyers, product_id=pid)
-        return csv_response(f"product-{pid}-buyers.csv", BUYER_CSV_HEADER,
-                            ([r.customer_id, _text(r.name), _text(r.email), r.orders] for r in rows))
+        return csv_response(
+            f"product-{pid}-buyers.csv",
+            BUYER_CSV_HEADER,
+            ([r.customer_id, _text(r.name), _text(r.email), r.orders] for r in rows),
+        )
     page = av.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="buyers", scope=pid)
-    context = {"product": product, "product_id": pid, "rows": page.rows, "next_url": _next_url(request, token),
-               "csv_url": _csv_url(request), "first_page": after is None}
+    context = {
+        "product": product,
+        "product_id": pid,
+        "rows": page.rows,
+        "next_url": _next_url(request, token),
+        "csv_url": _csv_url(request),
+        "first_page": after is None,
+    }
     return TemplateResponse(request, _partial(request, "dashboard/buyers.html", "rows"), context)
 
 
 # --- one order (pattern 5) with ship / cancel --------------------------------------------------------------
 
+
 def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
     by_shipment: dict[str, list[Any]] = {}
     for item in collection.shipment_items:
         by_shipment.setdefault(item.shipment_id or "", []).append(item)
-    return {"order": collection.order, "items": collection.items, "invoices": collection.invoices,
-            "shipments": [(s, by_shipment.get(s.shipment_id, [])) for s in collection.shipments],
-            "can_fulfil": can_fulfil(request.user), **extra}
+    return {
+        "order": collection.order,
+        "items": collection.items,
+        "invoices": collection.invoices,
+        "shipments": [(s, by_shipment.get(s.shipment_id, [])) for s in collection.shipments],
+        "can_fulfil": can_fulfil(request.user),
+        **extra,
+    }
 
 
 @require_GET
@@ -328,6 +380,7 @@ def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
 
+
 @require_GET
 @domain_errors
 def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
@@ -342,6 +395,7 @@ def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
+
 
 def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
@@ -359,8 +413,7 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
         status, message = 503, str(exc)
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
-    context = _order_context(request, orders.order_collection(oid), items_message=message,
-                             items_conflict=status != 200)
+    context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
     return TemplateResponse(request, _partial(request, "dashboard/order.html", "items"), context, status=status)
 
 

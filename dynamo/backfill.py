@@ -120,16 +120,23 @@ class Report:
 
     def summary(self) -> str:
         if self.already_done:
-            return (f"{self.migration} on {self.table}: already completed ({self.segments} segments); "
-                    "nothing to do (--reset scans again)")
+            return (
+                f"{self.migration} on {self.table}: already completed ({self.segments} segments); "
+                "nothing to do (--reset scans again)"
+            )
         head = f"{self.migration} on {self.table}{' (dry run: nothing written)' if self.dry_run else ''}: "
-        done = (f"would change {self.would_change}" if self.dry_run
-                else f"changed {self.changed}, skipped {self.skipped} already upgraded")
-        return (head + f"scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
-                f"{done}, {self.unresolved} without a derivable value; "
-                f"{self.read_units:.1f} RCU / {self.write_units:.1f} WCU in {self.seconds:.1f}s "
-                f"({self.items_per_second:.0f} candidates/s)"
-                + (f"; resumed {self.resumed_segments} segments" if self.resumed_segments else ""))
+        done = (
+            f"would change {self.would_change}"
+            if self.dry_run
+            else f"changed {self.changed}, skipped {self.skipped} already upgraded"
+        )
+        return (
+            head + f"scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
+            f"{done}, {self.unresolved} without a derivable value; "
+            f"{self.read_units:.1f} RCU / {self.write_units:.1f} WCU in {self.seconds:.1f}s "
+            f"({self.items_per_second:.0f} candidates/s)"
+            + (f"; resumed {self.resumed_segments} segments" if self.resumed_segments else "")
+        )
 
 
 class CapacityBucket:
@@ -137,8 +144,13 @@ class CapacityBucket:
     balance is not negative, then pay what DynamoDB says they consumed (which may push it below zero:
     the next caller waits for the debt to refill). ``rate`` None: unlimited."""
 
-    def __init__(self, rate: float | None, *, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        rate: float | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if rate is not None and rate <= 0:
             raise ValueError("a rate limit must be positive")
         self.rate = rate
@@ -189,8 +201,10 @@ def parse_rate(text: str | None, table: dict[str, Any] | None = None) -> tuple[f
         rcu, wcu = throughput.get("ReadCapacityUnits") or 0, throughput.get("WriteCapacityUnits") or 0
         billing = ((table or {}).get("BillingModeSummary") or {}).get("BillingMode")
         if billing == "PAY_PER_REQUEST" or not (rcu and wcu):
-            raise ValueError("the table is on-demand (no provisioned capacity to take a share of): "
-                             "give capacity units per second instead, e.g. --rate-limit 200")
+            raise ValueError(
+                "the table is on-demand (no provisioned capacity to take a share of): "
+                "give capacity units per second instead, e.g. --rate-limit 200"
+            )
         return max(1.0, rcu * share), max(1.0, wcu * share)
     try:
         units = float(value)
@@ -217,9 +231,12 @@ def _update_params(table: str, change: Change, key_names: Sequence[str]) -> dict
         sets.append(f"#a{i} = :v{i}")
         absent.append(f"attribute_not_exists(#a{i})")
     return {
-        "TableName": table, "Key": change.key, "UpdateExpression": "SET " + ", ".join(sets),
+        "TableName": table,
+        "Key": change.key,
+        "UpdateExpression": "SET " + ", ".join(sets),
         "ConditionExpression": " AND ".join(["attribute_exists(#k0)", *absent]),
-        "ExpressionAttributeNames": names, "ExpressionAttributeValues": values,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
     }
 
 
@@ -270,9 +287,13 @@ class _Run:
         expression, names, values = self.filter
         while True:
             params: dict[str, Any] = {
-                "TableName": self.table, "Segment": number, "TotalSegments": self.segments,
-                "Limit": self.page_size, "FilterExpression": expression,
-                "ExpressionAttributeNames": names, "ExpressionAttributeValues": values,
+                "TableName": self.table,
+                "Segment": number,
+                "TotalSegments": self.segments,
+                "Limit": self.page_size,
+                "FilterExpression": expression,
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": values,
                 "ReturnConsumedCapacity": "TOTAL",
             }
             if start_key:
@@ -331,9 +352,16 @@ class _Run:
         return outcome
 
 
-def run(migration: Migration, *, segments: int = 4, page_size: int = DEFAULT_PAGE, dry_run: bool = False,
-        rate_limit: str | None = None, start_over: bool = False,
-        progress: Callable[[int | None], Callable[[int], None]] | None = None) -> Report:
+def run(
+    migration: Migration,
+    *,
+    segments: int = 4,
+    page_size: int = DEFAULT_PAGE,
+    dry_run: bool = False,
+    rate_limit: str | None = None,
+    start_over: bool = False,
+    progress: Callable[[int | None], Callable[[int], None]] | None = None,
+) -> Report:
     """Run (or resume) ``migration``; ``progress(total)`` returns a callback fed the items scanned."""
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}")
@@ -354,16 +382,28 @@ def run(migration: Migration, *, segments: int = 4, page_size: int = DEFAULT_PAG
         existing = checkpoints(table, migration)
         others = {int(cp.total_segments) for cp in existing} - {segments}
         if others:
-            raise ValueError(f"{migration.name} on {table} was started with --segments {others.pop()}; resume "
-                             "with that, or start again with --reset")
+            raise ValueError(
+                f"{migration.name} on {table} was started with --segments {others.pop()}; resume "
+                "with that, or start again with --reset"
+            )
         if len(existing) == segments and all(cp.done for cp in existing):
             report.already_done = True
             return report
     started = time.monotonic()
     on_progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
-    state = _Run(migration=migration, table=table, client=client, segments=segments, page_size=page_size,
-                 dry_run=dry_run, reads=CapacityBucket(read_rate), writes=CapacityBucket(write_rate),
-                 report=report, on_progress=on_progress, filter=_expression(migration.candidates))
+    state = _Run(
+        migration=migration,
+        table=table,
+        client=client,
+        segments=segments,
+        page_size=page_size,
+        dry_run=dry_run,
+        reads=CapacityBucket(read_rate),
+        writes=CapacityBucket(write_rate),
+        report=report,
+        on_progress=on_progress,
+        filter=_expression(migration.candidates),
+    )
     with ThreadPoolExecutor(max_workers=segments, thread_name_prefix=f"backfill-{migration.name}") as pool:
         for future in [pool.submit(state.segment, n) for n in range(segments)]:
             future.result()

@@ -36,10 +36,11 @@ class BatchIncomplete(RuntimeError):
         self.remaining = remaining
 
 
-def backoff_delay(attempt: int, *, base: float = BASE_DELAY_S, cap: float = MAX_DELAY_S,
-                  rng: random.Random | None = None) -> float:
+def backoff_delay(
+    attempt: int, *, base: float = BASE_DELAY_S, cap: float = MAX_DELAY_S, rng: random.Random | None = None
+) -> float:
     """Full jitter: uniform(0, min(cap, base * 2**attempt))."""
-    return (rng or random).uniform(0, min(cap, base * (2 ** attempt)))
+    return (rng or random).uniform(0, min(cap, base * (2**attempt)))
 
 
 def client_of(model: type[Model]) -> Any:
@@ -60,11 +61,12 @@ def _request_key(request: WriteRequest, key_names: Sequence[str]) -> tuple[Any, 
 
 
 def chunks(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [seq[i:i + size] for i in range(0, len(seq), size)]
+    return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
-def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], max_attempts: int,
-                 sleep: Callable[[float], None]) -> int:
+def _write_chunk(
+    client: Any, table: str, requests: Sequence[WriteRequest], max_attempts: int, sleep: Callable[[float], None]
+) -> int:
     pending = list(requests)
     for attempt in range(max_attempts):
         response = client.batch_write_item(RequestItems={table: pending})
@@ -92,10 +94,17 @@ def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]
         yield list(chunk.values())
 
 
-def batch_write(client: Any, table: str, requests: Iterable[WriteRequest], *, key_names: Sequence[str],
-                parallel: int = 4, max_attempts: int = MAX_ATTEMPTS,
-                sleep: Callable[[float], None] = time.sleep,
-                on_chunk: Callable[[int], None] | None = None) -> int:
+def batch_write(
+    client: Any,
+    table: str,
+    requests: Iterable[WriteRequest],
+    *,
+    key_names: Sequence[str],
+    parallel: int = 4,
+    max_attempts: int = MAX_ATTEMPTS,
+    sleep: Callable[[float], None] = time.sleep,
+    on_chunk: Callable[[int], None] | None = None,
+) -> int:
     """Write everything (streamed: at most a few chunks in memory); returns the number of requests written.
     Chunks run in parallel, so the same key must not appear in two different chunks of one call."""
 
@@ -125,12 +134,23 @@ def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> i
     """``batch_write`` for PynamoDB model instances of one table."""
     from dynamo.paging import key_names
 
-    return batch_write(client_of(model), str(model.Meta.table_name), (put_request(i) for i in items),
-                       key_names=key_names(model), **kwargs)
+    return batch_write(
+        client_of(model),
+        str(model.Meta.table_name),
+        (put_request(i) for i in items),
+        key_names=key_names(model),
+        **kwargs,
+    )
 
 
-def _get_chunk(client: Any, table: str, keys: Sequence[Item], projection: dict[str, Any],
-               max_attempts: int, sleep: Callable[[float], None]) -> list[Item]:
+def _get_chunk(
+    client: Any,
+    table: str,
+    keys: Sequence[Item],
+    projection: dict[str, Any],
+    max_attempts: int,
+    sleep: Callable[[float], None],
+) -> list[Item]:
     found: list[Item] = []
     pending: list[Item] = list(keys)
     for attempt in range(max_attempts):
@@ -145,9 +165,17 @@ def _get_chunk(client: Any, table: str, keys: Sequence[Item], projection: dict[s
     )
 
 
-def batch_get(client: Any, table: str, keys: Sequence[Item], *, key_names: Sequence[str],
-              attributes: Sequence[str] | None = None, parallel: int = 4, max_attempts: int = MAX_ATTEMPTS,
-              sleep: Callable[[float], None] = time.sleep) -> list[Item | None]:
+def batch_get(
+    client: Any,
+    table: str,
+    keys: Sequence[Item],
+    *,
+    key_names: Sequence[str],
+    attributes: Sequence[str] | None = None,
+    parallel: int = 4,
+    max_attempts: int = MAX_ATTEMPTS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[Item | None]:
     """Fetch items by key, at most 100 keys a call, calls in parallel; the result lines up with ``keys``
     (None where there is no item). Duplicate keys are fetched once."""
     unique: dict[tuple[Any, ...], Item] = {}

@@ -17,11 +17,23 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 # Operations that accept ReturnConsumedCapacity.
-_CAPACITY_OPERATIONS = frozenset({
-    "GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems",
-    "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems",
-    "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction",
-})
+_CAPACITY_OPERATIONS = frozenset(
+    {
+        "GetItem",
+        "Query",
+        "Scan",
+        "BatchGetItem",
+        "TransactGetItems",
+        "PutItem",
+        "UpdateItem",
+        "DeleteItem",
+        "BatchWriteItem",
+        "TransactWriteItems",
+        "ExecuteStatement",
+        "BatchExecuteStatement",
+        "ExecuteTransaction",
+    }
+)
 _READ_OPERATIONS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 _MARK = "_shop_admin_instrumented"
 _START = "shop_admin_call_started"
@@ -151,8 +163,14 @@ def _before_call(context: dict[str, Any], **_: Any) -> None:
     context[_START] = time.perf_counter()
 
 
-def _record(service: str, operation: str, params: dict[str, Any], parsed: dict[str, Any] | None,
-            started: float | None, error: str | None) -> None:
+def _record(
+    service: str,
+    operation: str,
+    params: dict[str, Any],
+    parsed: dict[str, Any] | None,
+    started: float | None,
+    error: str | None,
+) -> None:
     logs = _current.get()
     if not logs:
         return
@@ -170,9 +188,16 @@ def _record(service: str, operation: str, params: dict[str, Any], parsed: dict[s
     elif items is None and "Records" in parsed:
         items = len(parsed["Records"])
     call = Call(
-        service=service, operation=operation, table=table, index=params.get("IndexName"), items=items,
-        read_units=read, write_units=write,
-        ms=(time.perf_counter() - started) * 1000.0 if started else 0.0, error=error, started=started,
+        service=service,
+        operation=operation,
+        table=table,
+        index=params.get("IndexName"),
+        items=items,
+        read_units=read,
+        write_units=write,
+        ms=(time.perf_counter() - started) * 1000.0 if started else 0.0,
+        error=error,
+        started=started,
     )
     for log in logs:
         log.add(call)

@@ -99,7 +99,10 @@ class DynamoDBLocal:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 (kept open for the child)
         self.process = subprocess.Popen(
-            self.command(), stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir or tempfile.gettempdir(),
+            self.command(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=self.data_dir or tempfile.gettempdir(),
             start_new_session=True,
         )
         deadline = time.monotonic() + STARTUP_TIMEOUT_S

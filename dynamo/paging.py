@@ -59,12 +59,25 @@ def check_limit(limit: int) -> int:
     return limit
 
 
-def query_page(model: type[M], hash_key: str, *, limit: int, start_key: Key | None = None,
-               index_name: str | None = None, **query_kwargs: Any) -> Page[M]:
+def query_page(
+    model: type[M],
+    hash_key: str,
+    *,
+    limit: int,
+    start_key: Key | None = None,
+    index_name: str | None = None,
+    **query_kwargs: Any,
+) -> Page[M]:
     """One page of ``model.query`` (or of an index of it); ``query_kwargs`` go to PynamoDB unchanged."""
     check_limit(limit)
-    results = model.query(hash_key, index_name=index_name, limit=limit + 1, page_size=limit + 1,
-                          last_evaluated_key=start_key, **query_kwargs)
+    results = model.query(
+        hash_key,
+        index_name=index_name,
+        limit=limit + 1,
+        page_size=limit + 1,
+        last_evaluated_key=start_key,
+        **query_kwargs,
+    )
     items = list(results)
     if len(items) <= limit:
         return Page(items=items, next_key=None)

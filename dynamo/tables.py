@@ -59,8 +59,9 @@ def _all_active(table: dict[str, Any]) -> bool:
     )
 
 
-def wait_active(client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def wait_active(
+    client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Poll DescribeTable until the table and all its indexes are ACTIVE (index backfills included)."""
     deadline = time.monotonic() + timeout_s
     last_state = ""
@@ -72,8 +73,11 @@ def wait_active(client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
             return table
         state = ", ".join(
             [f"table {table.get('TableStatus')}"]
-            + [f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
-               for i in table.get("GlobalSecondaryIndexes", []) if i.get("IndexStatus") != "ACTIVE"]
+            + [
+                f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
+                for i in table.get("GlobalSecondaryIndexes", [])
+                if i.get("IndexStatus") != "ACTIVE"
+            ]
         )
         if progress and state != last_state:
             progress(f"{name}: waiting ({state})")
@@ -83,8 +87,9 @@ def wait_active(client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
         time.sleep(POLL_S)
 
 
-def ensure_table(spec: TableSpec, *, progress: Callable[[str], None] = lambda _: None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> list[str]:
+def ensure_table(
+    spec: TableSpec, *, progress: Callable[[str], None] = lambda _: None, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> list[str]:
     """Make the table match ``spec``; returns what was changed (empty when it already did)."""
     client = spec.model._get_connection().connection.client
     wanted = _schema(spec.model)

@@ -50,8 +50,9 @@ class Transaction:
         self._puts: list[tuple[str, tuple[Any, ...]]] = []
         self._updates: list[tuple[str, tuple[Any, ...]]] = []
 
-    def check(self, label: str, model: type[Model], hash_key: str, range_key: str | None,
-              condition: Condition) -> Transaction:
+    def check(
+        self, label: str, model: type[Model], hash_key: str, range_key: str | None, condition: Condition
+    ) -> Transaction:
         self._checks.append((label, (model, hash_key, range_key, condition)))
         return self
 
@@ -59,8 +60,7 @@ class Transaction:
         self._puts.append((label, (item, condition)))
         return self
 
-    def update(self, label: str, item: Model, actions: list[Action],
-               condition: Condition | None = None) -> Transaction:
+    def update(self, label: str, item: Model, actions: list[Action], condition: Condition | None = None) -> Transaction:
         self._updates.append((label, (item, actions, condition)))
         return self
 

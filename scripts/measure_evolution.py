@@ -28,8 +28,12 @@ def main() -> None:
     from dynamo.models import reset_connections
 
     with local.in_memory() as engine:
-        os.environ.update(AWS_ENDPOINT_URL_DYNAMODB=engine.endpoint, AWS_ACCESS_KEY_ID="local",
-                          AWS_SECRET_ACCESS_KEY="local", AWS_REGION="us-east-1")
+        os.environ.update(
+            AWS_ENDPOINT_URL_DYNAMODB=engine.endpoint,
+            AWS_ACCESS_KEY_ID="local",
+            AWS_SECRET_ACCESS_KEY="local",
+            AWS_REGION="us-east-1",
+        )
         reset_connections()
         from django.core.management import call_command
 
@@ -53,8 +57,7 @@ def main() -> None:
         print(f"wrote {args.orders} orders with DeliveryDate ({written} items) in {time.monotonic() - started:.1f}s")
         started = time.monotonic()
         ensure_table(SHOP_TABLE)
-        print(f"DeliveryDate-index added and backfilled over {args.orders} orders in "
-              f"{time.monotonic() - started:.1f}s")
+        print(f"DeliveryDate-index added and backfilled over {args.orders} orders in {time.monotonic() - started:.1f}s")
 
 
 if __name__ == "__main__":

@@ -35,8 +35,14 @@ class AddressSpec:
     country: str | None = None
 
     def attribute(self) -> Address:
-        return Address(street=self.street, number=self.number, zip_code=self.zip_code, city=self.city,
-                       county=self.county, country=self.country)
+        return Address(
+            street=self.street,
+            number=self.number,
+            zip_code=self.zip_code,
+            city=self.city,
+            county=self.county,
+            country=self.country,
+        )
 
 
 def _id(value: str, prefix: str) -> str:
@@ -50,8 +56,9 @@ def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpe
     key = keys.CUSTOMER + _id(customer_id, keys.CUSTOMER)
     if not name.strip() or "@" not in email:
         raise InvalidInput("a customer needs a name and an email address")
-    return Customer(pk=key, sk=key, name=name.strip(), email=email.strip(),
-                    address=address.attribute() if address else None)
+    return Customer(
+        pk=key, sk=key, name=name.strip(), email=email.strip(), address=address.attribute() if address else None
+    )
 
 
 def new_product(*, product_id: str, name: str, price: Decimal | str, description: str | None = None) -> Product:
@@ -108,11 +115,10 @@ def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory
         if new_quantity < 0:
             raise InvalidInput(f"only {row.quantity} in stock, cannot take {-delta}")
         try:
-            row.update(actions=[Inventory.quantity.set(new_quantity)],
-                       condition=Inventory.quantity == row.quantity)
+            row.update(actions=[Inventory.quantity.set(new_quantity)], condition=Inventory.quantity == row.quantity)
             return row
         except UpdateError as exc:
             if exc.cause_response_code != "ConditionalCheckFailedException":
                 raise
-            time.sleep(random.uniform(0, 0.01 * 2 ** attempt))
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
     raise Busy(f"stock of {product_id} in {warehouse_id} keeps changing; try again")

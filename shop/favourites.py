@@ -55,8 +55,9 @@ def _customer_of(item: OrderItem) -> str:
 
 def _holds(product_id: str) -> Condition:
     """The order item still exists and still holds ``product_id`` (no update may create a ghost item)."""
-    return (OrderItem.pk.exists() & (ShopItem.entity_type == OrderItem)
-            & (OrderItem.gsi1_pk == keys.PRODUCT + product_id))
+    return (
+        OrderItem.pk.exists() & (ShopItem.entity_type == OrderItem) & (OrderItem.gsi1_pk == keys.PRODUCT + product_id)
+    )
 
 
 def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
@@ -74,8 +75,9 @@ def favourite_add(*, order_id: str, product_id: str, at: datetime | None = None)
         product = access_patterns.product_by_id(product_id=pid)
         name = name or (product.name if product else pid)
         price = price if price is not None else (product.price if product else None)
-    favourite = Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid, product_name=name, price=price,
-                          order_id=oid, date=at or now())
+    favourite = Favourite(
+        pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid, product_name=name, price=price, order_id=oid, date=at or now()
+    )
     tx = Transaction(ShopItem)
     tx.put("favourite", favourite, ShopItem.pk.does_not_exist())
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.set(True)], _holds(pid))
@@ -92,8 +94,11 @@ def favourite_remove(*, order_id: str, product_id: str) -> None:
     item = _order_item(oid, pid)
     cid = _customer_of(item)
     tx = Transaction(ShopItem)
-    tx.delete("favourite", Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid),
-              Favourite.pk.exists() & (Favourite.order_id == oid))
+    tx.delete(
+        "favourite",
+        Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid),
+        Favourite.pk.exists() & (Favourite.order_id == oid),
+    )
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))
     try:
         tx.commit()
@@ -101,26 +106,36 @@ def favourite_remove(*, order_id: str, product_id: str) -> None:
         raise _why(exc, adding=False, customer_id=cid, order_id=oid, product_id=pid) from exc
 
 
-def _why(exc: TransactionCancelled, *, adding: bool, customer_id: str, order_id: str,
-         product_id: str) -> Exception:
+def _why(exc: TransactionCancelled, *, adding: bool, customer_id: str, order_id: str, product_id: str) -> Exception:
     failed = set(exc.failed("ConditionalCheckFailed"))
     action = "marked" if adding else "un-marked"
     if "order-item" in failed:
         return FavouriteConflict(
             f"order {order_id} no longer holds product {product_id} (its order item was removed or changed); "
-            f"nothing was {action}", reason="order-item-changed")
+            f"nothing was {action}",
+            reason="order-item-changed",
+        )
     if "favourite" in failed:
         existing = favourite_get(customer_id=customer_id, product_id=product_id)
         if adding:
             origin = f" (marked from order {existing.order_id})" if existing and existing.order_id else ""
-            return FavouriteConflict(f"product {product_id} is already a favourite of customer {customer_id}"
-                                     f"{origin}; nothing was marked", reason="already-favourite")
+            return FavouriteConflict(
+                f"product {product_id} is already a favourite of customer {customer_id}{origin}; nothing was marked",
+                reason="already-favourite",
+            )
         if existing is None:
-            return FavouriteConflict(f"product {product_id} is not a favourite of customer {customer_id}; "
-                                     "nothing was un-marked", reason="not-favourite")
-        return FavouriteConflict(f"product {product_id} was marked as a favourite from order {existing.order_id}, "
-                                 f"not {order_id}; un-mark it there", reason="other-order")
+            return FavouriteConflict(
+                f"product {product_id} is not a favourite of customer {customer_id}; nothing was un-marked",
+                reason="not-favourite",
+            )
+        return FavouriteConflict(
+            f"product {product_id} was marked as a favourite from order {existing.order_id}, "
+            f"not {order_id}; un-mark it there",
+            reason="other-order",
+        )
     if exc.only_conflicts:
-        return Busy(f"favourite {product_id} of customer {customer_id}: another change to the same items is in "
-                    "progress; nothing was written, try again")
+        return Busy(
+            f"favourite {product_id} of customer {customer_id}: another change to the same items is in "
+            "progress; nothing was written, try again"
+        )
     return exc

@@ -32,7 +32,7 @@ def bare(value: str, prefix: str, *, what: str | None = None) -> str:
         raise InvalidId(f"{label} must be a string")
     text = value.strip()
     if text.startswith(prefix):
-        text = text[len(prefix):]
+        text = text[len(prefix) :]
     elif "#" in text:
         raise InvalidId(f"{label} {value!r} has the wrong prefix (expected {prefix!r} or none)")
     if not ID_RE.match(text):
@@ -43,8 +43,14 @@ def bare(value: str, prefix: str, *, what: str | None = None) -> str:
 
 
 _LABELS = {
-    CUSTOMER: "customer id", PRODUCT: "product id", WAREHOUSE: "warehouse id", ORDER: "order id",
-    INVOICE: "invoice id", SHIPMENT: "shipment id", SHIPMENT_ITEM: "shipment item id", PAYMENT: "payment id",
+    CUSTOMER: "customer id",
+    PRODUCT: "product id",
+    WAREHOUSE: "warehouse id",
+    ORDER: "order id",
+    INVOICE: "invoice id",
+    SHIPMENT: "shipment id",
+    SHIPMENT_ITEM: "shipment item id",
+    PAYMENT: "payment id",
     FAVOURITE: "product id",
 }
 
@@ -86,7 +92,7 @@ def favourite(product_id: str) -> str:
     """Sort key of a customer's favourite product: ``FAVOURITE#<pid>`` (accepts ``p#<pid>`` too)."""
     pid = product_id.strip() if isinstance(product_id, str) else product_id
     if isinstance(pid, str) and pid.startswith(FAVOURITE):
-        pid = pid[len(FAVOURITE):]
+        pid = pid[len(FAVOURITE) :]
     return FAVOURITE + bare(pid, PRODUCT)
 
 
@@ -94,7 +100,7 @@ def strip(key: str) -> str:
     """``c#12345`` -> ``12345`` for any known prefix (display and CSV use bare ids)."""
     for prefix in (SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE):
         if key.startswith(prefix):
-            return key[len(prefix):]
+            return key[len(prefix) :]
     return key
 
 

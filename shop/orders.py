@@ -101,7 +101,7 @@ def _retrying(action: Callable[[], T], *, what: str) -> T:
         try:
             return action()
         except _Retry:
-            time.sleep(random.uniform(0, min(1.0, 0.01 * 2 ** attempt)))
+            time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
     raise Busy(f"{what}: too many concurrent changes to the same items; nothing was written, try again")
 
 
@@ -117,6 +117,7 @@ def _token() -> str:
 
 
 # --- reading an order ---------------------------------------------------------------------------------
+
 
 def order_collection(order_id: str) -> OrderCollection:
     """The order's whole item collection in one Query (more only if it exceeds a page); NotFound if absent."""
@@ -144,6 +145,7 @@ def order_collection(order_id: str) -> OrderCollection:
 
 # --- item builders (pure): the one place that knows what an order, its invoice and shipments look like ---
 
+
 @dataclass(frozen=True)
 class PricedLine:
     """An order line with what placing it decided: the unit price and the warehouse it is taken from."""
@@ -155,34 +157,69 @@ class PricedLine:
     warehouse_id: str | None = None
 
 
-def build_placement(*, order_id: str, invoice_id: str, customer_id: str, lines: Sequence[PricedLine],
-                    payments: Sequence[Payment], placed_at: datetime,
-                    status: OrderStatus = OrderStatus.PENDING,
-                    delivery_date: str | None = None) -> tuple[Order, list[OrderItem], Invoice]:
+def build_placement(
+    *,
+    order_id: str,
+    invoice_id: str,
+    customer_id: str,
+    lines: Sequence[PricedLine],
+    payments: Sequence[Payment],
+    placed_at: datetime,
+    status: OrderStatus = OrderStatus.PENDING,
+    delivery_date: str | None = None,
+) -> tuple[Order, list[OrderItem], Invoice]:
     """The order (with ``Total``, ``ItemCount`` and ``DeliveryDate``, the key of DeliveryDate-index: by
     default the expected date of standard shipping from ``placed_at``), its items (GSI1 by product, GSI2 by
     customer) and the invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
     when = format_ts(placed_at)
     total = sum((line.price * line.quantity for line in lines), Decimal(0))
-    order = Order(pk=keys.ORDER + order_id, sk=keys.CUSTOMER + customer_id, date=placed_at, status=status.value,
-                  total=total, item_count=sum(line.quantity for line in lines),
-                  delivery_date=delivery_date or delivery_date_for(placed_at))
+    order = Order(
+        pk=keys.ORDER + order_id,
+        sk=keys.CUSTOMER + customer_id,
+        date=placed_at,
+        status=status.value,
+        total=total,
+        item_count=sum(line.quantity for line in lines),
+        delivery_date=delivery_date or delivery_date_for(placed_at),
+    )
     items = [
-        OrderItem(pk=order.pk, sk=keys.PRODUCT + line.product_id, quantity=line.quantity, price=line.price,
-                  product_name=line.product_name, warehouse_id=line.warehouse_id,
-                  gsi1_pk=keys.PRODUCT + line.product_id, gsi1_sk=when,
-                  gsi2_pk=keys.CUSTOMER + customer_id, gsi2_sk=keys.ORDER_ITEM_DATE + when)
+        OrderItem(
+            pk=order.pk,
+            sk=keys.PRODUCT + line.product_id,
+            quantity=line.quantity,
+            price=line.price,
+            product_name=line.product_name,
+            warehouse_id=line.warehouse_id,
+            gsi1_pk=keys.PRODUCT + line.product_id,
+            gsi1_sk=when,
+            gsi2_pk=keys.CUSTOMER + customer_id,
+            gsi2_sk=keys.ORDER_ITEM_DATE + when,
+        )
         for line in lines
     ]
-    invoice = Invoice(pk=order.pk, sk=keys.INVOICE + invoice_id, amount=total, date=placed_at,
-                      detail=InvoiceDetail(payments=list(payments)),
-                      gsi1_pk=keys.INVOICE + invoice_id, gsi1_sk=keys.INVOICE + invoice_id,
-                      gsi2_pk=keys.CUSTOMER + customer_id, gsi2_sk=keys.INVOICE_DATE + when)
+    invoice = Invoice(
+        pk=order.pk,
+        sk=keys.INVOICE + invoice_id,
+        amount=total,
+        date=placed_at,
+        detail=InvoiceDetail(payments=list(payments)),
+        gsi1_pk=keys.INVOICE + invoice_id,
+        gsi1_sk=keys.INVOICE + invoice_id,
+        gsi2_pk=keys.CUSTOMER + customer_id,
+        gsi2_sk=keys.INVOICE_DATE + when,
+    )
     return order, items, invoice
 
 
-def build_shipments(*, order: Order, items: Sequence[OrderItem], shipped_at: datetime, shipment_type: str,
-                    address: Address | None, first_number: int = 1) -> list[Shipment | ShipmentItem]:
+def build_shipments(
+    *,
+    order: Order,
+    items: Sequence[OrderItem],
+    shipped_at: datetime,
+    shipment_type: str,
+    address: Address | None,
+    first_number: int = 1,
+) -> list[Shipment | ShipmentItem]:
     """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse) and
     a shipment item per order item (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
     by_warehouse: dict[str | None, list[OrderItem]] = {}
@@ -192,21 +229,34 @@ def build_shipments(*, order: Order, items: Sequence[OrderItem], shipped_at: dat
     groups = sorted(by_warehouse.items(), key=lambda kv: kv[0] or "")
     for n, (warehouse_id, group) in enumerate(groups, first_number):
         sid = f"{order.order_id}-{n}"
-        shipment = Shipment(pk=order.pk, sk=keys.SHIPMENT + sid, type=shipment_type, date=shipped_at,
-                            warehouse_id=warehouse_id, address=address,
-                            gsi1_pk=keys.SHIPMENT + sid, gsi1_sk=keys.SHIPMENT + sid)
+        shipment = Shipment(
+            pk=order.pk,
+            sk=keys.SHIPMENT + sid,
+            type=shipment_type,
+            date=shipped_at,
+            warehouse_id=warehouse_id,
+            address=address,
+            gsi1_pk=keys.SHIPMENT + sid,
+            gsi1_sk=keys.SHIPMENT + sid,
+        )
         if warehouse_id:
             shipment.gsi2_pk, shipment.gsi2_sk = keys.WAREHOUSE + warehouse_id, keys.SHIPMENT + sid
         built.append(shipment)
         built += [
-            ShipmentItem(pk=order.pk, sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
-                         quantity=item.quantity, gsi1_pk=keys.SHIPMENT + sid, gsi1_sk=keys.PRODUCT + item.product_id)
+            ShipmentItem(
+                pk=order.pk,
+                sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
+                quantity=item.quantity,
+                gsi1_pk=keys.SHIPMENT + sid,
+                gsi1_sk=keys.PRODUCT + item.product_id,
+            )
             for item in group
         ]
     return built
 
 
 # --- place ----------------------------------------------------------------------------------------------
+
 
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
@@ -239,8 +289,9 @@ def _products(product_ids: list[str]) -> dict[str, Product]:
 
 def _pick_warehouse(product_id: str, quantity: int) -> Inventory:
     """The warehouse holding the most of the product, if it holds enough (ties: lowest id)."""
-    rows = sorted(all_items(access_patterns.inventory_for_product, product_id=product_id),
-                  key=lambda r: (-r.quantity, r.sk))
+    rows = sorted(
+        all_items(access_patterns.inventory_for_product, product_id=product_id), key=lambda r: (-r.quantity, r.sk)
+    )
     best = rows[0] if rows else None
     if best is None or best.quantity < quantity:
         raise OutOfStock(product_id, quantity, best.quantity if best else 0)
@@ -260,17 +311,24 @@ def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[
             raise InvalidInput("a payment amount must be positive")
         if not spec.type.strip():
             raise InvalidInput("a payment needs a type (e.g. GiftCard, MasterCard)")
-        payments.append(Payment(type=spec.type.strip(), amount=amount, data=spec.data,
-                                transaction_id=spec.transaction_id))
+        payments.append(
+            Payment(type=spec.type.strip(), amount=amount, data=spec.data, transaction_id=spec.transaction_id)
+        )
     paid = sum((p.amount for p in payments), Decimal(0))
     if paid != total:
         raise InvalidInput(f"payments add up to {paid}, the order totals {total}")
     return payments
 
 
-def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Sequence[PaymentSpec] | None = None,
-                placed_at: datetime | None = None, order_id: str | None = None,
-                invoice_id: str | None = None) -> Order:
+def order_place(
+    *,
+    customer_id: str,
+    lines: Sequence[OrderLine],
+    payments: Sequence[PaymentSpec] | None = None,
+    placed_at: datetime | None = None,
+    order_id: str | None = None,
+    invoice_id: str | None = None,
+) -> Order:
     """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy."""
     cid = _bare(customer_id, keys.CUSTOMER)
     oid = _bare(order_id, keys.ORDER) if order_id else new_id()
@@ -283,11 +341,19 @@ def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Seque
 
     def attempt() -> Order:
         picks = {line.product_id: _pick_warehouse(line.product_id, line.quantity) for line in wanted}
-        priced = [PricedLine(line.product_id, line.quantity, products[line.product_id].price,
-                             products[line.product_id].name, picks[line.product_id].warehouse_id)
-                  for line in wanted]
-        order, items, invoice = build_placement(order_id=oid, invoice_id=iid, customer_id=cid, lines=priced,
-                                                payments=payment_items, placed_at=placed)
+        priced = [
+            PricedLine(
+                line.product_id,
+                line.quantity,
+                products[line.product_id].price,
+                products[line.product_id].name,
+                picks[line.product_id].warehouse_id,
+            )
+            for line in wanted
+        ]
+        order, items, invoice = build_placement(
+            order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
+        )
         tx = Transaction(ShopItem, token=_token())
         tx.check("customer", Customer, keys.CUSTOMER + cid, keys.CUSTOMER + cid, Customer.pk.exists())
         tx.put("order", order, ShopItem.pk.does_not_exist())
@@ -296,8 +362,12 @@ def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Seque
         tx.put("invoice", invoice, ShopItem.pk.does_not_exist())
         for line in wanted:
             row = picks[line.product_id]
-            tx.update(f"stock:{line.product_id}", row, [Inventory.quantity.set(row.quantity - line.quantity)],
-                      Inventory.quantity == row.quantity)
+            tx.update(
+                f"stock:{line.product_id}",
+                row,
+                [Inventory.quantity.set(row.quantity - line.quantity)],
+                Inventory.quantity == row.quantity,
+            )
         try:
             tx.commit()
         except TransactionCancelled as exc:
@@ -315,31 +385,40 @@ def order_place(*, customer_id: str, lines: Sequence[OrderLine], payments: Seque
 
 # --- status changes -----------------------------------------------------------------------------------
 
-def _require(collection: OrderCollection, allowed: OrderStatus, action: str,
-             expected_version: int | None) -> Order:
+
+def _require(collection: OrderCollection, allowed: OrderStatus, action: str, expected_version: int | None) -> Order:
     order = collection.order
     if order.order_status is not allowed:
         status = order.status or "unknown"
-        raise OrderConflict(order.order_id, order.status,
-                            f"order {order.order_id} is {status}; only a {allowed.value} order can be {action}")
+        raise OrderConflict(
+            order.order_id,
+            order.status,
+            f"order {order.order_id} is {status}; only a {allowed.value} order can be {action}",
+        )
     if expected_version is not None and order.version != expected_version:
-        raise OrderConflict(order.order_id, order.status,
-                            f"order {order.order_id} changed meanwhile (version {order.version}, "
-                            f"you saw {expected_version}); reload and try again")
+        raise OrderConflict(
+            order.order_id,
+            order.status,
+            f"order {order.order_id} changed meanwhile (version {order.version}, "
+            f"you saw {expected_version}); reload and try again",
+        )
     return order
 
 
-def _status_update(tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus,
-                   extra: Sequence[Action] = ()) -> None:
+def _status_update(
+    tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus, extra: Sequence[Action] = ()
+) -> None:
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
     tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
 
 
 def _lost_race(order_id: str, action: str) -> OrderConflict:
     current = order_collection(order_id).order
-    return OrderConflict(order_id, current.status,
-                         f"order {order_id} changed while being {action} (now {current.status or 'unknown'}); "
-                         "nothing was done")
+    return OrderConflict(
+        order_id,
+        current.status,
+        f"order {order_id} changed while being {action} (now {current.status or 'unknown'}); nothing was done",
+    )
 
 
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
@@ -350,8 +429,13 @@ def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
         raise _lost_race(order_id, action) from exc
 
 
-def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at: datetime | None = None,
-               shipment_type: str = "Standard") -> Order:
+def order_ship(
+    *,
+    order_id: str,
+    expected_version: int | None = None,
+    shipped_at: datetime | None = None,
+    shipment_type: str = "Standard",
+) -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
     oid = _bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
@@ -360,13 +444,23 @@ def order_ship(*, order_id: str, expected_version: int | None = None, shipped_at
     order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
     customer = access_patterns.customer_by_id(customer_id=order.customer_id)
     shipped = shipped_at or now()
-    shipments = build_shipments(order=order, items=collection.items, shipped_at=shipped,
-                                shipment_type=shipment_type, address=customer.address if customer else None,
-                                first_number=len(collection.shipments) + 1)
+    shipments = build_shipments(
+        order=order,
+        items=collection.items,
+        shipped_at=shipped,
+        shipment_type=shipment_type,
+        address=customer.address if customer else None,
+        first_number=len(collection.shipments) + 1,
+    )
     tx = Transaction(ShopItem, token=_token())
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
-    _status_update(tx, order, OrderStatus.SHIPPED, OrderStatus.PENDING,
-                   [Order.delivery_date.set(delivery_date_for(shipped, shipment_type))])
+    _status_update(
+        tx,
+        order,
+        OrderStatus.SHIPPED,
+        OrderStatus.PENDING,
+        [Order.delivery_date.set(delivery_date_for(shipped, shipment_type))],
+    )
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     _commit_status_change(tx, oid, "shipped")
@@ -394,8 +488,12 @@ def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order
         tx = Transaction(ShopItem, token=_token())
         _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING)
         for item, row in stock:
-            tx.update(f"stock:{item.product_id}", row, [Inventory.quantity.set(row.quantity + item.quantity)],
-                      Inventory.quantity == row.quantity)
+            tx.update(
+                f"stock:{item.product_id}",
+                row,
+                [Inventory.quantity.set(row.quantity + item.quantity)],
+                Inventory.quantity == row.quantity,
+            )
         try:
             tx.commit()
         except TransactionCancelled as exc:

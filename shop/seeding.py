@@ -28,29 +28,132 @@ DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
 FIRST_CUSTOMER, FIRST_PRODUCT, FIRST_WAREHOUSE, FIRST_ORDER = 100001, 20001, 301, 1000001
 
-_FIRST = ["Ada", "Alan", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances", "Edsger",
-          "Radia", "Tim", "Hedy", "John", "Katherine", "Donald", "Sophie", "Henrik", "Samaneh", "Kathleen",
-          "Yuki", "Ines", "Omar", "Priya", "Lars", "Mei", "Diego", "Amara", "Nils", "Olga"]
-_LAST = ["Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Thompson", "Liskov", "Ritchie", "Allen",
-         "Dijkstra", "Perlman", "Berners-Lee", "Lamarr", "McCarthy", "Johnson", "Knuth", "Wilson",
-         "Andersson", "Utter", "Booth", "Tanaka", "Garcia", "Haddad", "Sharma", "Nilsson", "Chen", "Rossi"]
-_ADJ = ["Classic", "Compact", "Deluxe", "Eco", "Ultra", "Smart", "Vintage", "Pro", "Mini", "Organic",
-        "Wireless", "Handmade", "Travel", "Family", "Studio"]
-_NOUN = ["Kettle", "Backpack", "Headphones", "Notebook", "Lamp", "Chair", "Album", "Book", "Mug", "Jacket",
-         "Keyboard", "Blender", "Tent", "Watch", "Camera", "Scarf", "Speaker", "Bottle", "Pan", "Drone"]
-_CITIES = [("Goteborg", "Vastra Gotaland", "Sweden", "41111"), ("Boras", "Vastra Gotaland", "Sweden", "50630"),
-           ("Stockholm", "Stockholm", "Sweden", "11122"), ("Malmo", "Skane", "Sweden", "21119"),
-           ("Uppsala", "Uppsala", "Sweden", "75310"), ("Oslo", "Oslo", "Norway", "0150"),
-           ("Copenhagen", "Hovedstaden", "Denmark", "1050"), ("Helsinki", "Uusimaa", "Finland", "00100")]
+_FIRST = [
+    "Ada",
+    "Alan",
+    "Grace",
+    "Linus",
+    "Margaret",
+    "Ken",
+    "Barbara",
+    "Dennis",
+    "Frances",
+    "Edsger",
+    "Radia",
+    "Tim",
+    "Hedy",
+    "John",
+    "Katherine",
+    "Donald",
+    "Sophie",
+    "Henrik",
+    "Samaneh",
+    "Kathleen",
+    "Yuki",
+    "Ines",
+    "Omar",
+    "Priya",
+    "Lars",
+    "Mei",
+    "Diego",
+    "Amara",
+    "Nils",
+    "Olga",
+]
+_LAST = [
+    "Lovelace",
+    "Turing",
+    "Hopper",
+    "Torvalds",
+    "Hamilton",
+    "Thompson",
+    "Liskov",
+    "Ritchie",
+    "Allen",
+    "Dijkstra",
+    "Perlman",
+    "Berners-Lee",
+    "Lamarr",
+    "McCarthy",
+    "Johnson",
+    "Knuth",
+    "Wilson",
+    "Andersson",
+    "Utter",
+    "Booth",
+    "Tanaka",
+    "Garcia",
+    "Haddad",
+    "Sharma",
+    "Nilsson",
+    "Chen",
+    "Rossi",
+]
+_ADJ = [
+    "Classic",
+    "Compact",
+    "Deluxe",
+    "Eco",
+    "Ultra",
+    "Smart",
+    "Vintage",
+    "Pro",
+    "Mini",
+    "Organic",
+    "Wireless",
+    "Handmade",
+    "Travel",
+    "Family",
+    "Studio",
+]
+_NOUN = [
+    "Kettle",
+    "Backpack",
+    "Headphones",
+    "Notebook",
+    "Lamp",
+    "Chair",
+    "Album",
+    "Book",
+    "Mug",
+    "Jacket",
+    "Keyboard",
+    "Blender",
+    "Tent",
+    "Watch",
+    "Camera",
+    "Scarf",
+    "Speaker",
+    "Bottle",
+    "Pan",
+    "Drone",
+]
+_CITIES = [
+    ("Goteborg", "Vastra Gotaland", "Sweden", "41111"),
+    ("Boras", "Vastra Gotaland", "Sweden", "50630"),
+    ("Stockholm", "Stockholm", "Sweden", "11122"),
+    ("Malmo", "Skane", "Sweden", "21119"),
+    ("Uppsala", "Uppsala", "Sweden", "75310"),
+    ("Oslo", "Oslo", "Norway", "0150"),
+    ("Copenhagen", "Hovedstaden", "Denmark", "1050"),
+    ("Helsinki", "Uusimaa", "Finland", "00100"),
+]
 _STREETS = ["MainStreet", "RiverStreet", "Slanbarsvagen", "Kungsgatan", "Drottninggatan", "Storgatan"]
 
 # Status mix, how recent each status is (days before ``until``), and the Version its transitions leave.
-_STATUS_WEIGHTS = [(OrderStatus.PENDING, 15), (OrderStatus.SHIPPED, 15), (OrderStatus.DELIVERED, 60),
-                   (OrderStatus.CANCELLED, 10)]
-_STATUS_AGE_DAYS = {OrderStatus.PENDING: 14, OrderStatus.SHIPPED: 30, OrderStatus.DELIVERED: SPAN_DAYS,
-                    OrderStatus.CANCELLED: SPAN_DAYS}
-_STATUS_VERSION = {OrderStatus.PENDING: 1, OrderStatus.SHIPPED: 2, OrderStatus.DELIVERED: 3,
-                   OrderStatus.CANCELLED: 2}
+_STATUS_WEIGHTS = [
+    (OrderStatus.PENDING, 15),
+    (OrderStatus.SHIPPED, 15),
+    (OrderStatus.DELIVERED, 60),
+    (OrderStatus.CANCELLED, 10),
+]
+_STATUS_AGE_DAYS = {
+    OrderStatus.PENDING: 14,
+    OrderStatus.SHIPPED: 30,
+    OrderStatus.DELIVERED: SPAN_DAYS,
+    OrderStatus.CANCELLED: SPAN_DAYS,
+}
+_STATUS_VERSION = {OrderStatus.PENDING: 1, OrderStatus.SHIPPED: 2, OrderStatus.DELIVERED: 3, OrderStatus.CANCELLED: 2}
 
 
 @dataclass(frozen=True)
@@ -94,13 +197,19 @@ class SeedPlan:
 
 
 def _zipf_weights(n: int, s: float) -> list[float]:
-    return [1.0 / (rank ** s) for rank in range(1, n + 1)]
+    return [1.0 / (rank**s) for rank in range(1, n + 1)]
 
 
 def _address(rng: random.Random) -> AddressSpec:
     city, county, country, zip_code = rng.choice(_CITIES)
-    return AddressSpec(street=rng.choice(_STREETS), number=str(rng.randint(1, 200)), zip_code=zip_code,
-                       city=city, county=county, country=country)
+    return AddressSpec(
+        street=rng.choice(_STREETS),
+        number=str(rng.randint(1, 200)),
+        zip_code=zip_code,
+        city=city,
+        county=county,
+        country=country,
+    )
 
 
 def plan(config: SeedConfig) -> SeedPlan:
@@ -111,16 +220,16 @@ def plan(config: SeedConfig) -> SeedPlan:
     warehouse_ids = [str(FIRST_WAREHOUSE + i) for i in range(config.warehouses)]
     for wid in warehouse_ids:
         address = _address(rng)
-        result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}",
-                                                    address=address))
+        result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
     products: dict[str, tuple[str, Decimal, str | None]] = {}
     for pid in (str(FIRST_PRODUCT + i) for i in range(config.products)):
         name = f"{rng.choice(_ADJ)} {rng.choice(_NOUN)}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
         products[pid] = (name, price, home)
-        result.catalog.append(catalog.new_product(product_id=pid, name=name, price=price,
-                                                  description=f"{name}, item {pid}"))
+        result.catalog.append(
+            catalog.new_product(product_id=pid, name=name, price=price, description=f"{name}, item {pid}")
+        )
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
         for wid in sorted({home, *extra} - {None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
@@ -129,9 +238,14 @@ def plan(config: SeedConfig) -> SeedPlan:
     for cid in customer_ids:
         first, last = rng.choice(_FIRST), rng.choice(_LAST)
         result.addresses[cid] = _address(rng)
-        result.catalog.append(catalog.new_customer(
-            customer_id=cid, name=f"{first} {last}", email=f"{first}.{last}.{cid}@example.com".lower(),
-            address=result.addresses[cid]))
+        result.catalog.append(
+            catalog.new_customer(
+                customer_id=cid,
+                name=f"{first} {last}",
+                email=f"{first}.{last}.{cid}@example.com".lower(),
+                address=result.addresses[cid],
+            )
+        )
     result.first_customer_id = customer_ids[0] if customer_ids else None
 
     # Popularity: a shuffled Zipf ranking, so the busiest customers and products are spread over the ids.
@@ -149,16 +263,24 @@ def plan(config: SeedConfig) -> SeedPlan:
             pid = rng.choices(product_rank, product_w)[0]
             if pid not in chosen:
                 chosen.append(pid)
-        lines = tuple(orders.PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0],
-                                        products[pid][2]) for pid in chosen)
+        lines = tuple(
+            orders.PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
+            for pid in chosen
+        )
         status = rng.choices(statuses, status_w)[0]
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
-        result.orders.append(PlannedOrder(
-            order_id=str(FIRST_ORDER + k), customer_id=customer_id, lines=lines, payments=_plan_payments(rng, total),
-            placed_at=end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400)),
-            status=status, shipment_type="Express" if rng.random() < 0.3 else "Standard",
-            shipped_after=timedelta(hours=rng.randint(2, 60)),
-        ))
+        result.orders.append(
+            PlannedOrder(
+                order_id=str(FIRST_ORDER + k),
+                customer_id=customer_id,
+                lines=lines,
+                payments=_plan_payments(rng, total),
+                placed_at=end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400)),
+                status=status,
+                shipment_type="Express" if rng.random() < 0.3 else "Standard",
+                shipped_after=timedelta(hours=rng.randint(2, 60)),
+            )
+        )
     return result
 
 
@@ -167,8 +289,10 @@ def _plan_payments(rng: random.Random, total: Decimal) -> tuple[orders.PaymentSp
     txn = f"txn_{rng.getrandbits(64):016x}"
     if total > 20 and rng.random() < 0.2:
         gift = min(total - 1, Decimal(rng.choice([10, 20, 50])))
-        return (orders.PaymentSpec("GiftCard", gift, data="gift card"),
-                orders.PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"))
+        return (
+            orders.PaymentSpec("GiftCard", gift, data="gift card"),
+            orders.PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"),
+        )
     return (orders.PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
 
 
@@ -176,17 +300,26 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     """The items an order has after its planned life (placed, then shipped / delivered / cancelled)."""
     total = sum((line.price * line.quantity for line in planned.lines), Decimal(0))
     order, items, invoice = orders.build_placement(
-        order_id=planned.order_id, invoice_id=planned.order_id, customer_id=planned.customer_id,
-        lines=planned.lines, payments=orders.build_payments(planned.payments, total),
-        placed_at=planned.placed_at, status=planned.status)
+        order_id=planned.order_id,
+        invoice_id=planned.order_id,
+        customer_id=planned.customer_id,
+        lines=planned.lines,
+        payments=orders.build_payments(planned.payments, total),
+        placed_at=planned.placed_at,
+        status=planned.status,
+    )
     order.version = _STATUS_VERSION[planned.status]
     history: list[ShopItem] = [order, *items, invoice]
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
         order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
-        history += orders.build_shipments(order=order, items=items, shipped_at=shipped_at,
-                                          shipment_type=planned.shipment_type,
-                                          address=address.attribute() if address else None)
+        history += orders.build_shipments(
+            order=order,
+            items=items,
+            shipped_at=shipped_at,
+            shipment_type=planned.shipment_type,
+            address=address.attribute() if address else None,
+        )
     return history
 
 

@@ -51,8 +51,8 @@ class ParsedModel:
 
 def _check_value(value: Any, where: str) -> None:
     if not isinstance(value, dict) or len(value) != 1:
-        raise WorkbenchError(f"{where}: expected one DynamoDB type descriptor like {{\"S\": ...}}, got {value!r:.80}")
-    (kind, inner), = value.items()
+        raise WorkbenchError(f'{where}: expected one DynamoDB type descriptor like {{"S": ...}}, got {value!r:.80}')
+    ((kind, inner),) = value.items()
     if kind not in _ALL_TYPES:
         raise WorkbenchError(f"{where}: unknown DynamoDB type {kind!r}")
     if kind == "S" and not isinstance(inner, str):
@@ -98,8 +98,9 @@ def _check_item(raw: Any, where: str) -> ShopItem:
         else:
             keys.bare(sk, sk_prefix)
         if not pk.startswith(pk_prefix) or not sk.startswith(sk_prefix or pk_prefix):
-            raise WorkbenchError(f"{where}: a {entity} has keys {pk_prefix}... / {sk_prefix or pk_prefix}..., "
-                                 f"got {pk!r} / {sk!r}")
+            raise WorkbenchError(
+                f"{where}: a {entity} has keys {pk_prefix}... / {sk_prefix or pk_prefix}..., got {pk!r} / {sk!r}"
+            )
     except keys.InvalidId as exc:
         raise WorkbenchError(f"{where}: {exc}") from exc
     try:
@@ -112,7 +113,7 @@ def _check_item(raw: Any, where: str) -> ShopItem:
 
 def _tables(document: Any) -> list[dict[str, Any]]:
     if not isinstance(document, dict) or not isinstance(document.get("DataModel"), list):
-        raise WorkbenchError("not a NoSQL Workbench model: no \"DataModel\" list at the top level")
+        raise WorkbenchError('not a NoSQL Workbench model: no "DataModel" list at the top level')
     tables = document["DataModel"]
     for i, table in enumerate(tables):
         if not isinstance(table, dict):
@@ -120,8 +121,10 @@ def _tables(document: Any) -> list[dict[str, Any]]:
         key_attrs = table.get("KeyAttributes", {})
         names = tuple(key_attrs.get(k, {}).get("AttributeName") for k in ("PartitionKey", "SortKey"))
         if names != ("PK", "SK"):
-            raise WorkbenchError(f"DataModel[{i}] ({table.get('TableName')}) is keyed {names}, not PK/SK: "
-                                 "not the online-shop single table")
+            raise WorkbenchError(
+                f"DataModel[{i}] ({table.get('TableName')}) is keyed {names}, not PK/SK: "
+                "not the online-shop single table"
+            )
     return tables
 
 
@@ -135,8 +138,9 @@ def parse_document(document: Any) -> ParsedModel:
             sources.append((f"DataModel[{t}].TableData", table["TableData"]))
         for f, facet in enumerate(table.get("TableFacets") or []):
             if isinstance(facet, dict) and "TableData" in facet:
-                sources.append((f"DataModel[{t}].TableFacets[{f}] ({facet.get('FacetName')}).TableData",
-                                facet["TableData"]))
+                sources.append(
+                    (f"DataModel[{t}].TableFacets[{f}] ({facet.get('FacetName')}).TableData", facet["TableData"])
+                )
         for where, data in sources:
             if not isinstance(data, list):
                 raise WorkbenchError(f"{where} is not a list of items")
@@ -172,5 +176,10 @@ def parse_file(path: Path) -> ParsedModel:
 def import_items(parsed: ParsedModel, *, on_chunk: Callable[[int], None] | None = None) -> int:
     """Write the items as they are in the file (attributes we do not model are kept), with BatchWriteItem:
     25 a call, unprocessed items retried with backoff."""
-    return batch_write(client_of(ShopItem), str(ShopItem.Meta.table_name),
-                       (put_request(raw) for raw in parsed.raw_items), key_names=("PK", "SK"), on_chunk=on_chunk)
+    return batch_write(
+        client_of(ShopItem),
+        str(ShopItem.Meta.table_name),
+        (put_request(raw) for raw in parsed.raw_items),
+        key_names=("PK", "SK"),
+        on_chunk=on_chunk,
+    )

@@ -45,13 +45,17 @@ def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
     with local.in_memory() as engine:
         _engine.append(engine)
-        saved = {k: os.environ.get(k, "") for k in
-                 [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]}
-        _set_env({
-            **TEST_ENV,
-            "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
-            "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
-        })
+        saved = {
+            k: os.environ.get(k, "")
+            for k in [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]
+        }
+        _set_env(
+            {
+                **TEST_ENV,
+                "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
+                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
+            }
+        )
         reset_connections()
         try:
             yield engine

@@ -9,15 +9,20 @@ from shop.catalog import AddressSpec
 
 
 def customer(customer_id: str = "1001", name: str = "Ada Lovelace", email: str | None = None) -> None:
-    catalog.create(catalog.new_customer(
-        customer_id=customer_id, name=name, email=email or f"c{customer_id}@example.com",
-        address=AddressSpec(street="Main Street", number="1", zip_code="41111", city="Goteborg", country="Sweden"),
-    ))
+    catalog.create(
+        catalog.new_customer(
+            customer_id=customer_id,
+            name=name,
+            email=email or f"c{customer_id}@example.com",
+            address=AddressSpec(street="Main Street", number="1", zip_code="41111", city="Goteborg", country="Sweden"),
+        )
+    )
 
 
 def product(product_id: str = "2001", price: str = "10.50", name: str | None = None) -> None:
-    catalog.create(catalog.new_product(product_id=product_id, name=name or f"Product {product_id}",
-                                       price=Decimal(price)))
+    catalog.create(
+        catalog.new_product(product_id=product_id, name=name or f"Product {product_id}", price=Decimal(price))
+    )
 
 
 def warehouse(warehouse_id: str = "301") -> None:

@@ -25,7 +25,7 @@ from dynamo.instrumentation import Call, round_trips
 
 STAND_IN = {
     "__init__.py": "",
-    "handler.py": '''
+    "handler.py": """
         PENDING = {}
 
         def handler(event, context):
@@ -38,8 +38,8 @@ STAND_IN = {
                     else:
                         PENDING.pop(oid, None)
             return {"batchItemFailures": []}
-    ''',
-    "selectors.py": '''
+    """,
+    "selectors.py": """
         from types import SimpleNamespace
         from adminview.handler import PENDING
 
@@ -49,7 +49,7 @@ STAND_IN = {
 
         def product_buyers(*, product_id, limit=50, after=None):
             return SimpleNamespace(rows=[], next=None)
-    ''',
+    """,
 }
 
 
@@ -81,8 +81,8 @@ def test_round_trips_count_overlapping_calls_once() -> None:
         return Call("dynamodb", "Query", "t", None, 1, 0.5, 0.0, ms, started=start)
 
     assert round_trips([]) == 0
-    assert round_trips([call(0.0, 10), call(0.001, 10), call(0.002, 5)]) == 1      # parallel
-    assert round_trips([call(0.0, 10), call(0.02, 10), call(0.05, 1)]) == 3        # one after another
+    assert round_trips([call(0.0, 10), call(0.001, 10), call(0.002, 5)]) == 1  # parallel
+    assert round_trips([call(0.0, 10), call(0.02, 10), call(0.05, 1)]) == 3  # one after another
     assert round_trips([call(0.0, 10), call(0.005, 10), call(0.03, 1), call(None, 1)]) == 3
 
 
@@ -94,8 +94,11 @@ def test_percentile_nearest_rank() -> None:
 
 def test_growth_check_flags_a_page_whose_calls_grow() -> None:
     def size(orders: int, calls: int) -> dict[str, Any]:
-        return {"orders": orders, "page": {"pending": {"skipped": "dashboard not available"}},
-                "data": {"pending": {"calls": calls}, "order": {"calls": 1}}}
+        return {
+            "orders": orders,
+            "page": {"pending": {"skipped": "dashboard not available"}},
+            "data": {"pending": {"calls": calls}, "order": {"calls": 1}},
+        }
 
     assert report.growth_violations({"sizes": [size(10, 2), size(100, 2)]}) == []
     problems = report.growth_violations({"sizes": [size(100, 3), size(10, 2)]})
@@ -105,17 +108,26 @@ def test_growth_check_flags_a_page_whose_calls_grow() -> None:
 def test_lambda_record_shape() -> None:
     from datetime import datetime
 
-    record = {"eventID": "1", "eventName": "INSERT", "awsRegion": "us-east-1",
-              "dynamodb": {"ApproximateCreationDateTime": datetime(2026, 1, 1), "Keys": {"PK": {"S": "o#1"}},
-                           "SequenceNumber": "100", "StreamViewType": "NEW_AND_OLD_IMAGES"}}
+    record = {
+        "eventID": "1",
+        "eventName": "INSERT",
+        "awsRegion": "us-east-1",
+        "dynamodb": {
+            "ApproximateCreationDateTime": datetime(2026, 1, 1),
+            "Keys": {"PK": {"S": "o#1"}},
+            "SequenceNumber": "100",
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
+        },
+    }
     shaped = lambda_record(record, "arn:stream", "us-east-1")
     assert shaped["eventSource"] == "aws:dynamodb" and shaped["eventSourceARN"] == "arn:stream"
     assert isinstance(shaped["dynamodb"]["ApproximateCreationDateTime"], int)
 
 
 def test_pages_read_the_dynamodb_headers() -> None:
-    response = SimpleNamespace(status_code=200, headers={"X-DynamoDB-Calls": "2", "X-DynamoDB-RCU": "1.5",
-                                                         "Server-Timing": "dynamodb;dur=3"})
+    response = SimpleNamespace(
+        status_code=200, headers={"X-DynamoDB-Calls": "2", "X-DynamoDB-RCU": "1.5", "Server-Timing": "dynamodb;dur=3"}
+    )
     client = SimpleNamespace(get=lambda url: response)
     subjects = stages.Subjects("1", 0, "2", 0, "3", 1, 0)
     measured = stages.pages(client, subjects, repeats=2)
@@ -135,9 +147,18 @@ def test_resolve_quick_defaults() -> None:
 @pytest.mark.ddb_local
 @pytest.mark.django_db
 def test_quick_core_on_tiny_sizes(ddb_local: Any, admin_view: str) -> None:
-    opts = argparse.Namespace(sizes=[30, 120], repeat=2, naive_repeat=1, lag_samples=2, putitem_sample=50,
-                              workers=4, endpoint=ddb_local.endpoint, name="test", argv=["--test"],
-                              shared_scan=False)
+    opts = argparse.Namespace(
+        sizes=[30, 120],
+        repeat=2,
+        naive_repeat=1,
+        lag_samples=2,
+        putitem_sample=50,
+        workers=4,
+        endpoint=ddb_local.endpoint,
+        name="test",
+        argv=["--test"],
+        shared_scan=False,
+    )
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
     assert results["growth_violations"] == []

@@ -30,7 +30,12 @@ def new_records() -> list[dict[str, Any]]:
 def delete_order(order_id: str) -> None:
     """Remove an order's whole item collection (what an operator's cleanup would do)."""
     collection = orders.order_collection(order_id)
-    items: list[ShopItem] = [collection.order, *collection.items, *collection.invoices, *collection.shipments,
-                             *collection.shipment_items]
+    items: list[ShopItem] = [
+        collection.order,
+        *collection.items,
+        *collection.invoices,
+        *collection.shipments,
+        *collection.shipment_items,
+    ]
     for item in items:
         item.delete()

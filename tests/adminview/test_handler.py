@@ -20,8 +20,9 @@ from tests.adminview_helpers import sync_now
 pytestmark = pytest.mark.ddb_local
 
 
-def test_poison_record_is_dead_lettered_while_the_rest_applies(shop_table: str, admin_view_table: str,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_poison_record_is_dead_lettered_while_the_rest_applies(
+    shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="good")
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
@@ -69,19 +70,19 @@ class _Raw:
         yield self.body
 
 
-def test_unprocessed_items_and_throttling_are_retried(shop_table: str, admin_view_table: str,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unprocessed_items_and_throttling_are_retried(
+    shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     factories.shop_with(customers=3, products=3)
     for n in range(12):
-        orders.order_place(customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1)],
-                           order_id=f"o{n}")
+        orders.order_place(customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1)], order_id=f"o{n}")
     records = new_records()
     client = client_of(ViewItem)
     real_write = client.batch_write_item
     calls = {"unprocessed": 0, "throttled": 0}
 
     def half_done(**kwargs: Any) -> dict[str, Any]:
-        (table, requests), = kwargs["RequestItems"].items()
+        ((table, requests),) = kwargs["RequestItems"].items()
         if calls["unprocessed"] < 3 and len(requests) > 1:
             calls["unprocessed"] += 1
             real_write(RequestItems={table: requests[:1]})

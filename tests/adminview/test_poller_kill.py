@@ -30,8 +30,9 @@ def _writer(stop: threading.Event, count: list[int]) -> None:
     while not stop.is_set():
         oid = f"k{n}"
         try:
-            orders.order_place(customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1 + n % 2)],
-                               order_id=oid)
+            orders.order_place(
+                customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1 + n % 2)], order_id=oid
+            )
             if n % 3 == 1:
                 orders.order_cancel(order_id=f"k{n - 1}")
             elif n % 3 == 2:
@@ -45,7 +46,9 @@ def _writer(stop: threading.Event, count: list[int]) -> None:
 def _poller(log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "manage.py", "sync_adminview", "--follow", "--batch-size", "7", "--report-every", "0.5"],
-        cwd=REPO, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+        cwd=REPO,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -90,10 +93,16 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
     assert found.clean, found.summary()
 
     before = sorted(map(repr, parallel_scan(ViewItem)))
-    replay = subprocess.run([sys.executable, "manage.py", "sync_adminview", "--once", "--replay"], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    replay = subprocess.run(
+        [sys.executable, "manage.py", "sync_adminview", "--once", "--replay"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert replay.returncode == 0, replay.stderr
     assert sorted(map(repr, parallel_scan(ViewItem))) == before
-    verify = subprocess.run([sys.executable, "manage.py", "verify_adminview"], cwd=REPO, capture_output=True,
-                            text=True, timeout=120)
+    verify = subprocess.run(
+        [sys.executable, "manage.py", "verify_adminview"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert verify.returncode == 0 and "OK" in verify.stdout, verify.stdout + verify.stderr

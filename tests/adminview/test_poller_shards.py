@@ -32,8 +32,9 @@ class FakeStreams:
     def describe_stream(self, **_: Any) -> dict[str, Any]:
         return {"StreamDescription": {"Shards": [{"ShardId": "C", "ParentShardId": "P"}, {"ShardId": "P"}]}}
 
-    def get_shard_iterator(self, *, ShardId: str, ShardIteratorType: str, SequenceNumber: str | None = None,
-                           **_: Any) -> dict[str, str]:
+    def get_shard_iterator(
+        self, *, ShardId: str, ShardIteratorType: str, SequenceNumber: str | None = None, **_: Any
+    ) -> dict[str, str]:
         position = 0
         if ShardIteratorType == "AFTER_SEQUENCE_NUMBER":
             position = self.data[ShardId].index(str(SequenceNumber)) + 1
@@ -45,7 +46,7 @@ class FakeStreams:
             self.expire_once = False
             raise Expired
         start = int(position)
-        seqs = self.data[shard][start:start + 2]
+        seqs = self.data[shard][start : start + 2]
         records = [{"eventID": f"e{s}", "eventName": "INSERT", "dynamodb": {"SequenceNumber": s}} for s in seqs]
         end = start + len(seqs)
         closed = shard == "P" and end >= len(self.data[shard])

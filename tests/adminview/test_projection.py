@@ -27,8 +27,9 @@ def order_image(oid: str, cid: str, status: str | None, **extra: Any) -> dict[st
 
 
 @given(ids, ids, statuses, st.booleans())
-def test_order_is_in_the_pending_index_exactly_while_pending(oid: str, cid: str, status: str | None,
-                                                             with_date: bool) -> None:
+def test_order_is_in_the_pending_index_exactly_while_pending(
+    oid: str, cid: str, status: str | None, with_date: bool
+) -> None:
     extra = {"Date": S("2026-01-01T00:00:00")} if with_date else {}
     [summary] = projection.project_item(order_image(oid, cid, status, **extra), shards=4)
     assert ("GSI1PK" in summary) == (status == "PENDING")
@@ -39,15 +40,20 @@ def test_order_is_in_the_pending_index_exactly_while_pending(oid: str, cid: str,
 
 
 @given(ids, ids, statuses, statuses)
-def test_leaving_pending_rewrites_the_summary_without_index_keys(oid: str, cid: str, a: str | None,
-                                                                 b: str | None) -> None:
+def test_leaving_pending_rewrites_the_summary_without_index_keys(
+    oid: str, cid: str, a: str | None, b: str | None
+) -> None:
     ops = projection.project(order_image(oid, cid, a), order_image(oid, cid, b), shards=3)
     assert len(ops) == 1 and isinstance(ops[0], Put)  # a Put replaces the item: REMOVEs the GSI1 keys
     assert ("GSI1PK" in ops[0].item) == (b == "PENDING")
 
 
-@given(st.dictionaries(st.sampled_from(["PK", "SK", "EntityType", "Status", "Date", "GSI2-PK", "Detail"]),
-                       st.one_of(st.builds(S, st.text(max_size=12)), st.just({"M": {}}), st.just({"N": "1"}))))
+@given(
+    st.dictionaries(
+        st.sampled_from(["PK", "SK", "EntityType", "Status", "Date", "GSI2-PK", "Detail"]),
+        st.one_of(st.builds(S, st.text(max_size=12)), st.just({"M": {}}), st.just({"N": "1"})),
+    )
+)
 def test_arbitrary_images_never_crash(image: dict[str, Any]) -> None:
     ops = projection.project(None, image)
     back = projection.project(image, None)

@@ -26,16 +26,23 @@ _ids = itertools.count()
 
 actions = st.lists(
     st.one_of(
-        st.tuples(st.just("place"), st.sampled_from(CUSTOMERS),
-                  st.lists(st.sampled_from(PRODUCTS), min_size=1, max_size=3, unique=True)),
+        st.tuples(
+            st.just("place"),
+            st.sampled_from(CUSTOMERS),
+            st.lists(st.sampled_from(PRODUCTS), min_size=1, max_size=3, unique=True),
+        ),
         st.tuples(st.sampled_from(["ship", "cancel", "delete", "deliver"]), st.integers(0, 7)),
     ),
-    min_size=1, max_size=10,
+    min_size=1,
+    max_size=10,
 )
 # How records are delivered: batch sizes, and after each batch whether to redeliver it (duplicates, as Lambda
 # does after a failure) or to replay an earlier stretch of the stream.
-deliveries = st.lists(st.tuples(st.integers(1, 6), st.sampled_from(["none", "duplicate", "replay"]),
-                                st.integers(0, 1000)), min_size=1, max_size=20)
+deliveries = st.lists(
+    st.tuples(st.integers(1, 6), st.sampled_from(["none", "duplicate", "replay"]), st.integers(0, 1000)),
+    min_size=1,
+    max_size=20,
+)
 
 
 def _act(action: tuple[Any, ...], placed: list[str]) -> None:
@@ -46,8 +53,12 @@ def _act(action: tuple[Any, ...], placed: list[str]) -> None:
             placed.append(oid)
         elif placed:
             oid = placed[action[1] % len(placed)]
-            {"ship": lambda: orders.order_ship(order_id=oid), "cancel": lambda: orders.order_cancel(order_id=oid),
-             "deliver": lambda: orders.order_deliver(order_id=oid), "delete": lambda: delete_order(oid)}[action[0]]()
+            {
+                "ship": lambda: orders.order_ship(order_id=oid),
+                "cancel": lambda: orders.order_cancel(order_id=oid),
+                "deliver": lambda: orders.order_deliver(order_id=oid),
+                "delete": lambda: delete_order(oid),
+            }[action[0]]()
     except ShopError:
         pass  # e.g. shipping a cancelled or deleted order: the domain refuses, nothing is written
 
@@ -57,7 +68,7 @@ def _deliver(records: list[dict[str, Any]], plan: list[tuple[int, str, int]], hi
     steps = itertools.cycle(plan)
     while position < len(records):
         size, extra, pick = next(steps)
-        batch = records[position:position + size]
+        batch = records[position : position + size]
         assert handler({"Records": batch}) == {"batchItemFailures": []}
         history += batch
         position += len(batch)
@@ -65,7 +76,7 @@ def _deliver(records: list[dict[str, Any]], plan: list[tuple[int, str, int]], hi
             assert handler({"Records": batch}) == {"batchItemFailures": []}
         elif extra == "replay" and history:
             start = pick % len(history)
-            assert handler({"Records": history[start:start + 25]}) == {"batchItemFailures": []}
+            assert handler({"Records": history[start : start + 25]}) == {"batchItemFailures": []}
 
 
 @pytest.fixture
@@ -75,8 +86,9 @@ def stocked_shop(shop_table: str, admin_view_table: str) -> None:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=actions, second=actions, plan=deliveries)
-def test_view_equals_rebuild_after_any_history(stocked_shop: None, first: list[tuple[Any, ...]],
-                                               second: list[tuple[Any, ...]], plan: list[tuple[int, str, int]]) -> None:
+def test_view_equals_rebuild_after_any_history(
+    stocked_shop: None, first: list[tuple[Any, ...]], second: list[tuple[Any, ...]], plan: list[tuple[int, str, int]]
+) -> None:
     placed: list[str] = []
     history: list[dict[str, Any]] = []
     for action in first:
@@ -89,5 +101,5 @@ def test_view_equals_rebuild_after_any_history(stocked_shop: None, first: list[t
     assert found.clean, found.summary()
     # replaying everything seen so far changes nothing
     for start in range(0, len(history), 50):
-        assert handler({"Records": history[start:start + 50]}) == {"batchItemFailures": []}
+        assert handler({"Records": history[start : start + 50]}) == {"batchItemFailures": []}
     assert rebuild.verify().clean

@@ -15,17 +15,25 @@ T0 = datetime(2026, 1, 1, 12, 0, 0)
 
 
 def _place(n: int, customer: str, products: list[str]) -> None:
-    orders.order_place(customer_id=customer, lines=[OrderLine(p, 1) for p in products], order_id=f"o{n:03d}",
-                       placed_at=T0 + timedelta(minutes=n))
+    orders.order_place(
+        customer_id=customer,
+        lines=[OrderLine(p, 1) for p in products],
+        order_id=f"o{n:03d}",
+        placed_at=T0 + timedelta(minutes=n),
+    )
 
 
 def test_selectors_page_through_the_view(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=3, products=2)
     for n in range(9):
         _place(n, f"100{1 + n % 3}", ["2001"] if n % 2 else ["2001", "2002"])
-    orders.order_place(customer_id="1001", lines=[OrderLine("2002", 1)], order_id="paid",
-                       placed_at=T0 + timedelta(hours=5),
-                       payments=[PaymentSpec(type="Card", amount="10.50", transaction_id="txn_abc")])
+    orders.order_place(
+        customer_id="1001",
+        lines=[OrderLine("2002", 1)],
+        order_id="paid",
+        placed_at=T0 + timedelta(hours=5),
+        payments=[PaymentSpec(type="Card", amount="10.50", transaction_id="txn_abc")],
+    )
     orders.order_ship(order_id="o004")
     orders.order_cancel(order_id="o007")
     sync_now()

@@ -37,8 +37,9 @@ def test_domain_writes_flow_into_the_view(shop_table: str, admin_view_table: str
     assert rebuild.verify().clean
 
 
-def test_verify_reports_and_rebuild_repairs(shop_table: str, admin_view_table: str,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_reports_and_rebuild_repairs(
+    shop_table: str, admin_view_table: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from django.core.management import call_command
 
     factories.shop_with(customers=1, products=1)

@@ -36,8 +36,10 @@ def test_cfn_lint_passes() -> None:
 
 def _indexes(properties: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     return {
-        i["IndexName"]: (i["KeySchema"], {k: sorted(v) if isinstance(v, list) else v
-                                          for k, v in i["Projection"].items()})
+        i["IndexName"]: (
+            i["KeySchema"],
+            {k: sorted(v) if isinstance(v, list) else v for k, v in i["Projection"].items()},
+        )
         for i in properties["GlobalSecondaryIndexes"]
     }
 

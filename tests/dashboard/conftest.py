@@ -33,7 +33,7 @@ def _page(rows: list[Any], limit: int, after: dict[str, Any] | None, key: Callab
         start = next((i + 1 for i, r in enumerate(rows) if key(r) == after["k"]), None)  # type: ignore[assignment]
         if start is None:
             raise ValueError("unknown position")
-    chunk = rows[start:start + limit]
+    chunk = rows[start : start + limit]
     more = start + limit < len(rows)
     return RowsPage(rows=chunk, next={"k": key(chunk[-1])} if more and chunk else None)
 
@@ -68,8 +68,17 @@ class FakeSelectors:
 def order_rows(n: int, *, customer_id: str = "1001", status: str = "PENDING") -> list[OrderRow]:
     """``n`` rows newest first (as the selectors return them)."""
     base = datetime(2024, 1, 1)
-    rows = [OrderRow(order_id=f"o{i:04d}", customer_id=customer_id, date=base + timedelta(hours=i), status=status,
-                     total=Decimal("10.50") * (i + 1), item_count=i % 3 + 1) for i in range(n)]
+    rows = [
+        OrderRow(
+            order_id=f"o{i:04d}",
+            customer_id=customer_id,
+            date=base + timedelta(hours=i),
+            status=status,
+            total=Decimal("10.50") * (i + 1),
+            item_count=i % 3 + 1,
+        )
+        for i in range(n)
+    ]
     return sorted(rows, key=lambda r: (r.date, r.order_id), reverse=True)
 
 

@@ -10,8 +10,16 @@ from tests.dashboard.conftest import csrf_of
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["/", "/orders/pending/", "/orders/o1/", "/customers/1001/", "/customers/1001/invoices/",
-         "/products/2001/buyers/", "/orders/by-transaction/?transaction_id=t1", "/go/?kind=order&id=1"]
+PAGES = [
+    "/",
+    "/orders/pending/",
+    "/orders/o1/",
+    "/customers/1001/",
+    "/customers/1001/invoices/",
+    "/products/2001/buyers/",
+    "/orders/by-transaction/?transaction_id=t1",
+    "/go/?kind=order&id=1",
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -29,8 +37,10 @@ def test_anonymous_htmx_request_gets_hx_redirect(client: Client, path: str) -> N
 
 
 def test_hx_redirect_returns_to_the_page_not_the_fragment(client: Client) -> None:
-    response = client.get("/orders/pending/?cursor=abc", headers={
-        "HX-Request": "true", "HX-Current-URL": "http://testserver/customers/1001/?limit=5"})
+    response = client.get(
+        "/orders/pending/?cursor=abc",
+        headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/customers/1001/?limit=5"},
+    )
     assert response["HX-Redirect"] == "/accounts/login/?next=/customers/1001/%3Flimit%3D5"
 
 
@@ -57,7 +67,7 @@ def test_login_form_logs_staff_in(client: Client, staff_user: User, shop_table: 
 def test_home_serves_htmx_from_our_static_and_sets_csrf_header(staff: Client, shop_table: str) -> None:
     html = staff.get("/").content.decode()
     assert '<script src="/static/django_htmx/htmx-2.min.js"' in html
-    assert "hx-headers='{\"x-csrftoken\": \"" in html
+    assert 'hx-headers=\'{"x-csrftoken": "' in html
     assert "http://" not in html and "https://" not in html  # no CDN
 
 
@@ -81,8 +91,9 @@ def test_post_without_csrf_token_is_403(packer: Client) -> None:
 
 def test_csrf_token_in_header_is_accepted(packer: Client, shop_table: str) -> None:
     token = csrf_of(packer)
-    response = packer.post("/orders/o1/ship/", {"expected_version": "1"},
-                           headers={"X-CSRFToken": token, "HX-Request": "true"})
+    response = packer.post(
+        "/orders/o1/ship/", {"expected_version": "1"}, headers={"X-CSRFToken": token, "HX-Request": "true"}
+    )
     assert response.status_code == 404  # past CSRF and permission: the order does not exist
 
 

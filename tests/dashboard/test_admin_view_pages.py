@@ -44,8 +44,10 @@ def walk(client: Client, url: str, attr: str) -> tuple[list[str], int]:
 
 # --- pending orders ----------------------------------------------------------------------------------------
 
-def test_pending_pages_to_the_end_and_csv_is_the_union(staff: Client, fake_av: FakeSelectors,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_pending_pages_to_the_end_and_csv_is_the_union(
+    staff: Client, fake_av: FakeSelectors, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fake_av.pending = order_rows(7)
     expected = [r.order_id for r in fake_av.pending]
     assert expected[0] == "o0006"  # newest first
@@ -78,8 +80,9 @@ def test_pending_default_page_size_is_50(staff: Client, fake_av: FakeSelectors) 
     assert load_more(response) is not None
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=501", "limit=x", "format=pdf", "cursor=abc",
-                                   "cursor=" + "x" * 9000])
+@pytest.mark.parametrize(
+    "query", ["limit=0", "limit=501", "limit=x", "format=pdf", "cursor=abc", "cursor=" + "x" * 9000]
+)
 def test_pending_bad_parameters_are_400(staff: Client, fake_av: FakeSelectors, query: str) -> None:
     response = staff.get(f"/orders/pending/?{query}")
     assert response.status_code == 400
@@ -110,13 +113,19 @@ def test_pending_selector_rejecting_a_position_is_400(staff: Client, fake_av: Fa
 
 # --- a product's buyers ------------------------------------------------------------------------------------
 
+
 def buyers(n: int) -> list[BuyerRow]:
-    return [BuyerRow(customer_id=f"{1001 + i}", orders=i % 3 + 1, name=None if i == 2 else f"Name {i}",
-                     email=f"b{i}@example.com") for i in range(n)]
+    return [
+        BuyerRow(
+            customer_id=f"{1001 + i}", orders=i % 3 + 1, name=None if i == 2 else f"Name {i}", email=f"b{i}@example.com"
+        )
+        for i in range(n)
+    ]
 
 
-def test_buyers_pages_and_csv(staff: Client, fake_av: FakeSelectors, shop_table: str,
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_buyers_pages_and_csv(
+    staff: Client, fake_av: FakeSelectors, shop_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     factories.product("2001", name="Kettle")
     fake_av.buyers["2001"] = buyers(5)
     first = staff.get("/products/2001/buyers/?limit=2")
@@ -136,9 +145,9 @@ def test_buyers_pages_and_csv(staff: Client, fake_av: FakeSelectors, shop_table:
 
 def test_buyers_csv_neutralises_formulas(staff: Client, fake_av: FakeSelectors, shop_table: str) -> None:
     factories.product("2001")
-    fake_av.buyers["2001"] = [BuyerRow("1001", 1, "=HYPERLINK(\"x\")", "a@example.com")]
+    fake_av.buyers["2001"] = [BuyerRow("1001", 1, '=HYPERLINK("x")', "a@example.com")]
     rows = csv_rows(staff.get("/products/2001/buyers/?format=csv"))
-    assert rows[1][1] == "'=HYPERLINK(\"x\")"
+    assert rows[1][1] == '\'=HYPERLINK("x")'
 
 
 def test_buyers_unknown_product_404_bad_id_400(staff: Client, fake_av: FakeSelectors, shop_table: str) -> None:
@@ -150,6 +159,7 @@ def test_buyers_unknown_product_404_bad_id_400(staff: Client, fake_av: FakeSelec
 
 
 # --- a customer --------------------------------------------------------------------------------------------
+
 
 def test_customer_profile_and_orders(staff: Client, fake_av: FakeSelectors, shop_table: str) -> None:
     factories.customer("1001", name="Ada Lovelace", email="ada@example.com")
@@ -176,6 +186,7 @@ def test_customer_unknown_404_and_foreign_cursor_400(staff: Client, fake_av: Fak
 
 # --- find and jump ------------------------------------------------------------------------------------------
 
+
 def test_find_order_by_transaction_id(staff: Client, fake_av: FakeSelectors) -> None:
     fake_av.transactions["txn_abc"] = "o123"
     response = staff.get("/orders/by-transaction/?transaction_id=+txn_abc+")
@@ -186,18 +197,22 @@ def test_find_order_by_transaction_id(staff: Client, fake_av: FakeSelectors) -> 
     assert staff.get("/orders/by-transaction/?transaction_id=").status_code == 400
 
 
-@pytest.mark.parametrize("query, location", [
-    ("kind=customer&id=1001", "/customers/1001/"),
-    ("kind=customer&id=c%231001", "/customers/1001/"),
-    ("kind=product&id=2001", "/products/2001/buyers/"),
-    ("kind=order&id=o%23abc", "/orders/abc/"),
-])
+@pytest.mark.parametrize(
+    "query, location",
+    [
+        ("kind=customer&id=1001", "/customers/1001/"),
+        ("kind=customer&id=c%231001", "/customers/1001/"),
+        ("kind=product&id=2001", "/products/2001/buyers/"),
+        ("kind=order&id=o%23abc", "/orders/abc/"),
+    ],
+)
 def test_jump_to_an_id(staff: Client, query: str, location: str) -> None:
     response = staff.get(f"/go/?{query}")
     assert response.status_code == 302 and response["Location"] == location
 
 
-@pytest.mark.parametrize("query", ["kind=customer", "kind=planet&id=1", "kind=order&id=p%231", "kind=order&id=a%20b",
-                                   ""])
+@pytest.mark.parametrize(
+    "query", ["kind=customer", "kind=planet&id=1", "kind=order&id=p%231", "kind=order&id=a%20b", ""]
+)
 def test_jump_bad_parameters_are_400(staff: Client, query: str) -> None:
     assert staff.get(f"/go/?{query}").status_code == 400

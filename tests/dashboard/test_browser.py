@@ -40,9 +40,11 @@ def page() -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api")
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--headless", "--no-sandbox", "--disable-gpu",
-                                           "--disable-background-networking"])
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         context = browser.new_context()
         tab = context.new_page()
         tab.console_errors = []
@@ -74,16 +76,22 @@ def place(count: int) -> list[str]:
     ids = []
     for n in range(count):
         oid = f"b{n}-{tag}"
-        orders.order_place(customer_id=f"{1001 + n % 2}", lines=[OrderLine(f"{2001 + n % 2}", 1)],
-                           placed_at=base + timedelta(minutes=n), order_id=oid)
+        orders.order_place(
+            customer_id=f"{1001 + n % 2}",
+            lines=[OrderLine(f"{2001 + n % 2}", 1)],
+            placed_at=base + timedelta(minutes=n),
+            order_id=oid,
+        )
         ids.append(oid)
     return ids
 
 
 def test_htmx_flows_in_a_real_browser(page: Any, live_server: Any, shop_table: str, fake_av: FakeSelectors) -> None:
     ids = place(3)
-    fake_av.pending = [OrderRow(oid, "1001", datetime(2026, 11, 1, 9, n), "PENDING", None, 1)
-                       for n, oid in reversed(list(enumerate(ids)))]
+    fake_av.pending = [
+        OrderRow(oid, "1001", datetime(2026, 11, 1, 9, n), "PENDING", None, 1)
+        for n, oid in reversed(list(enumerate(ids)))
+    ]
     log_in(page, live_server.url)
     page.goto(live_server.url + "/orders/pending/?limit=2")
     rows = page.locator("tr.order-row")
@@ -110,8 +118,9 @@ def test_htmx_flows_in_a_real_browser(page: Any, live_server: Any, shop_table: s
     assert not [e for e in page.console_errors if "Content Security Policy" in e or "htmx" in e.lower()]
 
 
-def test_ship_leaves_the_pending_list_after_sync(page: Any, live_server: Any, shop_table: str,
-                                                 request: pytest.FixtureRequest) -> None:
+def test_ship_leaves_the_pending_list_after_sync(
+    page: Any, live_server: Any, shop_table: str, request: pytest.FixtureRequest
+) -> None:
     pytest.importorskip("adminview.selectors", reason="needs the admin view (issue 3)")
     helpers = pytest.importorskip("tests.adminview_helpers", reason="needs tests/adminview_helpers.py (issue 3)")
     try:
@@ -135,9 +144,10 @@ def test_ship_leaves_the_pending_list_after_sync(page: Any, live_server: Any, sh
     page.wait_for_selector("#order-status [data-status='SHIPPED']")
     helpers.sync_now()
     page.goto(live_server.url + "/orders/pending/")
-    remaining = [page.locator("tr.order-row").nth(i).get_attribute("data-order-id")
-                 for i in range(page.locator("tr.order-row").count())]
+    remaining = [
+        page.locator("tr.order-row").nth(i).get_attribute("data-order-id")
+        for i in range(page.locator("tr.order-row").count())
+    ]
     assert remaining == [ids[2], ids[0]]
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "pending-after-ship.png"), full_page=True)
-

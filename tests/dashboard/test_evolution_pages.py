@@ -20,8 +20,12 @@ pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 def order_id(shop_table: str) -> str:
     factories.shop_with(customers=1, products=2)
     oid = "f-" + uuid.uuid4().hex[:8]
-    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1), OrderLine("2002", 1)],
-                       placed_at=datetime(2024, 5, 1, 12, 0), order_id=oid)
+    orders.order_place(
+        customer_id="1001",
+        lines=[OrderLine("2001", 1), OrderLine("2002", 1)],
+        placed_at=datetime(2024, 5, 1, 12, 0),
+        order_id=oid,
+    )
     return oid
 
 

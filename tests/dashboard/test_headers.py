@@ -77,9 +77,21 @@ def test_no_inline_script_or_style(staff: Client, shop_table: str) -> None:
 
 
 def test_check_deploy_passes_with_production_env(tmp_path: Path) -> None:
-    env = {**os.environ, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DJANGO_ALLOWED_HOSTS": "admin.example.com",
-           "DJANGO_HTTPS": "1", "DJANGO_DEBUG": "0", "SHOP_ADMIN_DATA_DIR": str(tmp_path)}
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": "admin.example.com",
+        "DJANGO_HTTPS": "1",
+        "DJANGO_DEBUG": "0",
+        "SHOP_ADMIN_DATA_DIR": str(tmp_path),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

@@ -37,10 +37,16 @@ def invoices(shop_table: str) -> None:
     tag = uuid.uuid4().hex[:6]
     factories.shop_with(customers=2, products=1)
     for oid, when in PLACED:
-        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], placed_at=when, order_id=f"{oid}-{tag}",
-                           payments=[PaymentSpec("GiftCard", "1.00"), PaymentSpec("Visa", "20.00", f"tx-{oid}")])
-    orders.order_place(customer_id="1002", lines=[OrderLine("2001", 1)], placed_at=datetime(2024, 3, 10),
-                       order_id=f"other-{tag}")
+        orders.order_place(
+            customer_id="1001",
+            lines=[OrderLine("2001", 2)],
+            placed_at=when,
+            order_id=f"{oid}-{tag}",
+            payments=[PaymentSpec("GiftCard", "1.00"), PaymentSpec("Visa", "20.00", f"tx-{oid}")],
+        )
+    orders.order_place(
+        customer_id="1002", lines=[OrderLine("2001", 1)], placed_at=datetime(2024, 3, 10), order_id=f"other-{tag}"
+    )
 
 
 def ids(response) -> list[str]:  # type: ignore[no-untyped-def]
@@ -92,8 +98,7 @@ def test_pages_to_the_end_without_gaps_or_duplicates_and_csv_is_their_union(staf
     assert rows[1][2:4] == ["2024-03-31T23:59:59", "21.00"]
 
 
-def test_csv_streams_every_row_beyond_one_page(staff: Client, invoices: None,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_csv_streams_every_row_beyond_one_page(staff: Client, invoices: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(views, "CSV_PAGE", 2)  # 7 invoices: 4 Queries while streaming
     export = staff.get("/customers/1001/invoices/?from=2024-01-01&to=2024-12-31&format=csv&limit=1")
     assert export["X-DynamoDB-Calls"] == "2"  # what was made before the first byte: GetItem + first Query
@@ -113,16 +118,19 @@ def test_only_the_customers_invoices(staff: Client, invoices: None) -> None:
     assert ids(staff.get("/customers/1002/invoices/?from=2024-03-01&to=2024-03-31")) == ["other"]
 
 
-@pytest.mark.parametrize("query, message", [
-    ("from=2024-13-01", "from: Enter a valid date."),
-    ("to=yesterday", "to: Enter a valid date."),
-    ("from=2024-03-31&to=2024-03-01", "is after"),
-    ("from=2024-03-01T00:00:00", "from: Enter a valid date."),
-    ("limit=0", "limit"),
-    ("limit=abc", "limit"),
-    ("format=xml", "format"),
-    ("cursor=garbage", "invalid cursor"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("from=2024-13-01", "from: Enter a valid date."),
+        ("to=yesterday", "to: Enter a valid date."),
+        ("from=2024-03-31&to=2024-03-01", "is after"),
+        ("from=2024-03-01T00:00:00", "from: Enter a valid date."),
+        ("limit=0", "limit"),
+        ("limit=abc", "limit"),
+        ("format=xml", "format"),
+        ("cursor=garbage", "invalid cursor"),
+    ],
+)
 def test_bad_parameters_are_400_with_a_message(staff: Client, shop_table: str, query: str, message: str) -> None:
     response = staff.get(f"/customers/1001/invoices/?{query}")
     assert response.status_code == 400

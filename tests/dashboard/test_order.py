@@ -20,9 +20,13 @@ pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 def order_id(shop_table: str) -> str:
     factories.shop_with(customers=1, products=2)
     oid = "o-" + uuid.uuid4().hex[:8]  # unique: see test_invoices.invoices
-    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2), OrderLine("2002", 1)],
-                       placed_at=datetime(2024, 5, 1, 12, 0), order_id=oid,
-                       payments=[PaymentSpec("Visa", "31.50", "tx-" + oid)])
+    orders.order_place(
+        customer_id="1001",
+        lines=[OrderLine("2001", 2), OrderLine("2002", 1)],
+        placed_at=datetime(2024, 5, 1, 12, 0),
+        order_id=oid,
+        payments=[PaymentSpec("Visa", "31.50", "tx-" + oid)],
+    )
     return oid
 
 
@@ -43,8 +47,18 @@ def test_order_page_shows_the_whole_collection_in_one_query(packer: Client, orde
     assert response.status_code == 200
     assert response["X-DynamoDB-Calls"] == "1"
     html = response.content.decode()
-    for text in ("PENDING", "Product 2001", "Product 2002", "31.50", "Visa", f"tx-{order_id}", "Not shipped",
-                 'name="expected_version" value="1"', "Ship", "Cancel order"):
+    for text in (
+        "PENDING",
+        "Product 2001",
+        "Product 2002",
+        "31.50",
+        "Visa",
+        f"tx-{order_id}",
+        "Not shipped",
+        'name="expected_version" value="1"',
+        "Ship",
+        "Cancel order",
+    ):
         assert text in html, text
 
 
@@ -84,8 +98,11 @@ def test_cancel_without_javascript_redirects_and_returns_stock(packer: Client, o
     response = post(packer, f"/orders/{order_id}/cancel/", {"expected_version": "1"}, htmx=False)
     assert response.status_code == 302 and response["Location"] == f"/orders/{order_id}/"
     assert status_of(order_id) == ("CANCELLED", 2)
-    stock = {row.product_id: row.quantity for pid in ("2001", "2002")
-             for row in access_patterns.inventory_for_product(product_id=pid).items}
+    stock = {
+        row.product_id: row.quantity
+        for pid in ("2001", "2002")
+        for row in access_patterns.inventory_for_product(product_id=pid).items
+    }
     assert stock == {"2001": 100, "2002": 100}
 
 

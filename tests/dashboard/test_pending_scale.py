@@ -27,8 +27,9 @@ def cost(client: Client, url: str) -> tuple[int, str | None]:
     return int(response["X-DynamoDB-Calls"]), more
 
 
-def test_pending_calls_do_not_grow_with_the_table(staff: Client, shop_table: str,
-                                                  request: pytest.FixtureRequest) -> None:
+def test_pending_calls_do_not_grow_with_the_table(
+    staff: Client, shop_table: str, request: pytest.FixtureRequest
+) -> None:
     pytest.importorskip("adminview.selectors", reason="needs the admin view (issue 3)")
     helpers = pytest.importorskip("tests.adminview_helpers", reason="needs tests/adminview_helpers.py (issue 3)")
     try:

@@ -18,7 +18,7 @@ class FlakyWriter:
         self.stored: dict[str, Any] = {}
 
     def batch_write_item(self, RequestItems: dict[str, list[dict]]) -> dict:
-        (table, requests), = RequestItems.items()
+        ((table, requests),) = RequestItems.items()
         assert len(requests) <= 25
         self.calls.append(len(requests))
         keep = requests
@@ -46,12 +46,13 @@ def test_write_chunks_of_25_and_retries_unprocessed_with_backoff() -> None:
 def test_write_gives_up_loudly() -> None:
     class Never(FlakyWriter):
         def batch_write_item(self, RequestItems: dict[str, list[dict]]) -> dict:
-            (table, requests), = RequestItems.items()
+            ((table, requests),) = RequestItems.items()
             return {"UnprocessedItems": {table: requests}}
 
     with pytest.raises(batch.BatchIncomplete) as caught:
-        batch.batch_write(Never(0), "T", puts(3), key_names=("PK", "SK"), parallel=1, sleep=lambda _: None,
-                          max_attempts=4)
+        batch.batch_write(
+            Never(0), "T", puts(3), key_names=("PK", "SK"), parallel=1, sleep=lambda _: None, max_attempts=4
+        )
     assert len(caught.value.remaining) == 3
 
 
@@ -69,7 +70,7 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
             self.first = True
 
         def batch_get_item(self, RequestItems: dict[str, Any]) -> dict:
-            (table, spec), = RequestItems.items()
+            ((table, spec),) = RequestItems.items()
             keys = spec["Keys"]
             self.sizes.append(len(keys))
             assert len(keys) <= 100
@@ -85,7 +86,8 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
     client = Getter()
     got = batch.batch_get(client, "T", keys, key_names=("PK", "SK"), parallel=3, sleep=lambda _: None)
     assert [g["Name"]["S"] if g else None for g in got] == [
-        None if k["PK"]["S"] == "missing" else k["PK"]["S"].upper() for k in keys]
+        None if k["PK"]["S"] == "missing" else k["PK"]["S"].upper() for k in keys
+    ]
     assert sum(client.sizes) == 251 + 50 and max(client.sizes) == 100
 
 

@@ -27,7 +27,9 @@ def create_shop_table_without(index_name: str, prefix: str = "OnlineShopLegacy")
     used = {k["AttributeName"] for k in wanted["KeySchema"]}
     used |= {k["AttributeName"] for i in indexes for k in i["KeySchema"]}
     client.create_table(
-        TableName=name, KeySchema=wanted["KeySchema"], BillingMode="PAY_PER_REQUEST",
+        TableName=name,
+        KeySchema=wanted["KeySchema"],
+        BillingMode="PAY_PER_REQUEST",
         AttributeDefinitions=[d for d in wanted["AttributeDefinitions"] if d["AttributeName"] in used],
         GlobalSecondaryIndexes=indexes,
         StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
@@ -41,8 +43,15 @@ def placed_at(n: int, days: int = 10) -> datetime:
     return BASE_DAY + timedelta(days=n % days, minutes=n % 600)
 
 
-def order_items(count: int, *, first: int = 1, legacy: bool = False, customers: int = 50,
-                products: int = 20, only_orders: bool = False) -> Iterator[ShopItem]:
+def order_items(
+    count: int,
+    *,
+    first: int = 1,
+    legacy: bool = False,
+    customers: int = 50,
+    products: int = 20,
+    only_orders: bool = False,
+) -> Iterator[ShopItem]:
     """``count`` orders (order, one item, invoice) built by ``orders.build_placement``. ``legacy``: as
     written before issue 6 (no ``DeliveryDate``, no ``Status``), like AWS's sample orders.
     ``only_orders``: just the order items (what DeliveryDate-index holds), to write many quickly."""
@@ -51,8 +60,13 @@ def order_items(count: int, *, first: int = 1, legacy: bool = False, customers: 
         line = orders.PricedLine(pid, 1 + n % 3, Decimal("10.50"), f"Product {pid}", "301")
         total = line.price * line.quantity
         order, items, invoice = orders.build_placement(
-            order_id=f"L{n:06d}", invoice_id=f"L{n:06d}", customer_id=str(1001 + n % customers), lines=[line],
-            payments=[Payment(type="Card", amount=total)], placed_at=placed_at(n))
+            order_id=f"L{n:06d}",
+            invoice_id=f"L{n:06d}",
+            customer_id=str(1001 + n % customers),
+            lines=[line],
+            payments=[Payment(type="Card", amount=total)],
+            placed_at=placed_at(n),
+        )
         if legacy:
             order.delivery_date = None
             order.status = None
@@ -63,5 +77,6 @@ def order_items(count: int, *, first: int = 1, legacy: bool = False, customers: 
 
 
 def write(items: Iterator[ShopItem]) -> int:
-    return batch_write(client_of(ShopItem), str(ShopItem.Meta.table_name), (put_request(i) for i in items),
-                       key_names=("PK", "SK"))
+    return batch_write(
+        client_of(ShopItem), str(ShopItem.Meta.table_name), (put_request(i) for i in items), key_names=("PK", "SK")
+    )

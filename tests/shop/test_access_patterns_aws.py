@@ -41,28 +41,48 @@ EXAMPLES = [
     ("getProductByProductId", ["p#12345"], [("p#12345", "p#12345")]),
     ("getWarehouseByWarehouseId", ["w#12345"], [("w#12345", "w#12345")]),
     ("getProductInventoryByProductId", ["p#12345"], [("p#12345", "w#12345")]),
-    ("getOrderDetailsByOrderId", ["o#12345"], [
-        ("o#12345", "c#12345"), ("o#12345", "i#55443"), ("o#12345", "p#12345"), ("o#12345", "p#99887"),
-        ("o#12345", "sh#88899"), ("o#12345", "sh#98765"), ("o#12345", "shp#12345"), ("o#12345", "shp#54321"),
-        ("o#12345", "shp#55555")]),
+    (
+        "getOrderDetailsByOrderId",
+        ["o#12345"],
+        [
+            ("o#12345", "c#12345"),
+            ("o#12345", "i#55443"),
+            ("o#12345", "p#12345"),
+            ("o#12345", "p#99887"),
+            ("o#12345", "sh#88899"),
+            ("o#12345", "sh#98765"),
+            ("o#12345", "shp#12345"),
+            ("o#12345", "shp#54321"),
+            ("o#12345", "shp#55555"),
+        ],
+    ),
     ("getProductByOrderId", ["o#12345"], [("o#12345", "p#12345"), ("o#12345", "p#99887")]),
     ("getInvoiceByOrderId", ["o#12345"], [("o#12345", "i#55443")]),
     ("getShipmentByOrderId", ["o#12345"], [("o#12345", "sh#88899"), ("o#12345", "sh#98765")]),
-    ("getOrderByProductIdForDateRange", ["p#99887", "2020-06-21T00:00:00", "2020-06-21T23:59:00"],
-     [("o#12345", "p#99887")]),
+    (
+        "getOrderByProductIdForDateRange",
+        ["p#99887", "2020-06-21T00:00:00", "2020-06-21T23:59:00"],
+        [("o#12345", "p#99887")],
+    ),
     ("getInvoiceByInvoiceId", ["i#55443"], [("o#12345", "i#55443")]),
     ("getPaymentByInvoiceId", ["i#55443"], [("o#12345", "i#55443")]),
     # GSI1 sorts by GSI1-SK: p#12345 (shp#55555), p#99887 (shp#12345), sh#98765 (the shipment).
-    ("getShipmentDetailsByShipmentId", ["sh#98765"], [("o#12345", "shp#55555"), ("o#12345", "shp#12345"),
-                                                      ("o#12345", "sh#98765")]),
+    (
+        "getShipmentDetailsByShipmentId",
+        ["sh#98765"],
+        [("o#12345", "shp#55555"), ("o#12345", "shp#12345"), ("o#12345", "sh#98765")],
+    ),
     ("getShipmentByWarehouseId", ["w#12345"], [("o#12345", "sh#98765")]),
     ("getProductInventoryByWarehouseId", ["w#12345"], [("p#12345", "w#12345"), ("p#99887", "w#12345")]),
     # The walkthrough's own example ranges (June 1-15) hold nothing: the sample order is from June 21.
     ("getInvoiceByCustomerIdForDateRange", ["c#12345", "2020-06-01", "2020-06-15"], []),
     ("getProductsByCustomerIdForDateRange", ["c#12345", "2020-06-01", "2020-06-15"], []),
     ("getInvoiceByCustomerIdForDateRange", ["c#12345", "2020-06-01", "2020-06-30"], [("o#12345", "i#55443")]),
-    ("getProductsByCustomerIdForDateRange", ["c#12345", "2020-06-21", "2020-06-21"],
-     [("o#12345", "p#12345"), ("o#12345", "p#99887")]),
+    (
+        "getProductsByCustomerIdForDateRange",
+        ["c#12345", "2020-06-21", "2020-06-21"],
+        [("o#12345", "p#12345"), ("o#12345", "p#99887")],
+    ),
 ]
 
 
@@ -76,7 +96,7 @@ def test_output_is_the_items_as_stored(aws_sample: list[dict]) -> None:
     by_key = {(i["PK"], i["SK"]): i for i in aws_sample}
     for item in run("getOrderDetailsByOrderId", "12345"):
         assert item == by_key[(item["PK"], item["SK"])]
-    invoice, = run("getPaymentByInvoiceId", "55443")
+    (invoice,) = run("getPaymentByInvoiceId", "55443")
     assert [p["Type"] for p in invoice["Detail"]["Payments"]] == ["GiftCard", "MasterCard"]
     assert invoice["Amount"] == "400"
 

@@ -58,8 +58,9 @@ def expect(raw: list[dict[str, Any]], where: Callable[[dict[str, Any]], bool], s
     return [(s(i, "PK"), s(i, "SK")) for i in chosen]  # type: ignore[misc]
 
 
-def same_in_index_order(got: list[tuple[str, str]], expected: list[tuple[str, str]],
-                        raw: list[dict[str, Any]], sort_key: str) -> bool:
+def same_in_index_order(
+    got: list[tuple[str, str]], expected: list[tuple[str, str]], raw: list[dict[str, Any]], sort_key: str
+) -> bool:
     """Index queries order by the index sort key; among equal sort keys DynamoDB's order is its own."""
     by_key = {(s(i, "PK"), s(i, "SK")): s(i, sort_key) for i in raw}
     sort_values = [by_key[k] for k in got]
@@ -95,24 +96,35 @@ def test_entities_by_id(seeded: list[dict[str, Any]]) -> None:
 def test_table_collections(seeded: list[dict[str, Any]]) -> None:
     pid = busiest(seeded, "PK", "p#")
     assert paged_equal(ap.inventory_for_product, product_id=pid) == expect(
-        seeded, lambda i: s(i, "PK") == pid and s(i, "SK").startswith("w#"), "SK")
+        seeded, lambda i: s(i, "PK") == pid and s(i, "SK").startswith("w#"), "SK"
+    )
     oid = busiest(seeded, "PK", "o#")
     assert paged_equal(ap.order_details, order_id=oid) == expect(seeded, lambda i: s(i, "PK") == oid, "SK")
     assert paged_equal(ap.order_items, order_id=oid) == expect(
-        seeded, lambda i: s(i, "PK") == oid and s(i, "SK").startswith("p#"), "SK")
+        seeded, lambda i: s(i, "PK") == oid and s(i, "SK").startswith("p#"), "SK"
+    )
     assert paged_equal(ap.invoices_for_order, order_id=oid) == expect(
-        seeded, lambda i: s(i, "PK") == oid and s(i, "SK").startswith("i#"), "SK")
+        seeded, lambda i: s(i, "PK") == oid and s(i, "SK").startswith("i#"), "SK"
+    )
     shipped = next(s(i, "PK") for i in seeded if s(i, "EntityType") == "shipment")
     assert paged_equal(ap.shipments_for_order, order_id=shipped) == expect(
-        seeded, lambda i: s(i, "PK") == shipped and s(i, "SK").startswith("sh#"), "SK")
+        seeded, lambda i: s(i, "PK") == shipped and s(i, "SK").startswith("sh#"), "SK"
+    )
 
 
 def test_gsi1_patterns(seeded: list[dict[str, Any]]) -> None:
     pid = busiest(seeded, "GSI1-PK", "p#")
     got = paged_equal(ap.order_items_for_product, product_id=pid, start="2025-06-01", end="2026-03-31")
-    assert got and same_in_index_order(got, expect(seeded, lambda i: s(i, "GSI1-PK") == pid and "2025-06-01"
-                                                   <= s(i, "GSI1-SK") <= "2026-03-31T23:59:59", "GSI1-SK"),
-                                       seeded, "GSI1-SK")
+    assert got and same_in_index_order(
+        got,
+        expect(
+            seeded,
+            lambda i: s(i, "GSI1-PK") == pid and "2025-06-01" <= s(i, "GSI1-SK") <= "2026-03-31T23:59:59",
+            "GSI1-SK",
+        ),
+        seeded,
+        "GSI1-SK",
+    )
     invoice = next(i for i in seeded if s(i, "EntityType") == "invoice")
     iid = s(invoice, "GSI1-PK")
     found = ap.invoice_by_id(invoice_id=iid)
@@ -121,15 +133,19 @@ def test_gsi1_patterns(seeded: list[dict[str, Any]]) -> None:
     assert payments and [p.as_dict() for p in payments] == [p.as_dict() for p in found.payments]
     assert ap.invoice_by_id(invoice_id="nope") is None
     sid = busiest(seeded, "GSI1-PK", "sh#")
-    assert same_in_index_order(paged_equal(ap.shipment_details, shipment_id=sid),
-                               expect(seeded, lambda i: s(i, "GSI1-PK") == sid, "GSI1-SK"), seeded, "GSI1-SK")
+    assert same_in_index_order(
+        paged_equal(ap.shipment_details, shipment_id=sid),
+        expect(seeded, lambda i: s(i, "GSI1-PK") == sid, "GSI1-SK"),
+        seeded,
+        "GSI1-SK",
+    )
 
 
 def test_gsi2_patterns(seeded: list[dict[str, Any]]) -> None:
     wid = busiest(seeded, "GSI2-PK", "w#")
+
     def gsi2(prefix: str, partition: str) -> list[tuple[str, str]]:
-        return expect(seeded, lambda i: s(i, "GSI2-PK") == partition and s(i, "GSI2-SK").startswith(prefix),
-                      "GSI2-SK")
+        return expect(seeded, lambda i: s(i, "GSI2-PK") == partition and s(i, "GSI2-SK").startswith(prefix), "GSI2-SK")
 
     shipments = paged_equal(ap.shipments_for_warehouse, warehouse_id=wid)
     assert shipments and same_in_index_order(shipments, gsi2("sh#", wid), seeded, "GSI2-SK")
@@ -152,16 +168,26 @@ def test_date_bounds_are_inclusive(seeded: list[dict[str, Any]]) -> None:
     assert (s(invoice, "PK"), s(invoice, "SK")) in found
     exact = s(invoice, "Date")
     assert (s(invoice, "PK"), s(invoice, "SK")) in keys(
-        ap.invoices_for_customer(customer_id=cid, start=exact, end=exact).items)
+        ap.invoices_for_customer(customer_id=cid, start=exact, end=exact).items
+    )
 
 
 def test_pages_past_one_megabyte(shop_table: str) -> None:
     """150 stock records of ~10 KB each under one product and one warehouse: > 1 MB for both the table
     query (pattern 4) and the GSI2 query (pattern 14); every item comes back once, in order."""
     pad = "x" * 10_000
-    raw = [{"PK": {"S": "p#big"}, "SK": {"S": f"w#{n:04d}"}, "EntityType": {"S": "warehouseItem"},
-            "GSI2-PK": {"S": "w#hub"}, "GSI2-SK": {"S": f"p#{n:04d}"}, "Quantity": {"S": str(n)},
-            "Padding": {"S": pad}} for n in range(150)]
+    raw = [
+        {
+            "PK": {"S": "p#big"},
+            "SK": {"S": f"w#{n:04d}"},
+            "EntityType": {"S": "warehouseItem"},
+            "GSI2-PK": {"S": "w#hub"},
+            "GSI2-SK": {"S": f"p#{n:04d}"},
+            "Quantity": {"S": str(n)},
+            "Padding": {"S": pad},
+        }
+        for n in range(150)
+    ]
     batch_write(client_of(ShopItem), shop_table, (put_request(r) for r in raw), key_names=("PK", "SK"))
     by_product = list(all_items(ap.inventory_for_product, product_id="big"))
     assert [i.quantity for i in by_product] == list(range(150))
@@ -171,14 +197,17 @@ def test_pages_past_one_megabyte(shop_table: str) -> None:
     assert [i.quantity for i in by_warehouse] == list(range(150))
 
 
-@pytest.mark.parametrize("bad", [
-    lambda: ap.customer_by_id(customer_id="o#1"),
-    lambda: ap.order_details(order_id="a b"),
-    lambda: ap.invoices_for_customer(customer_id="1", start="2020-13-01", end="2020-12-31"),
-    lambda: ap.invoices_for_customer(customer_id="1", start="2021-01-02", end="2021-01-01"),
-    lambda: ap.order_items_for_product(product_id="1", start="yesterday", end="2021-01-01"),
-    lambda: ap.order_items(order_id="1", limit=0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: ap.customer_by_id(customer_id="o#1"),
+        lambda: ap.order_details(order_id="a b"),
+        lambda: ap.invoices_for_customer(customer_id="1", start="2020-13-01", end="2020-12-31"),
+        lambda: ap.invoices_for_customer(customer_id="1", start="2021-01-02", end="2021-01-01"),
+        lambda: ap.order_items_for_product(product_id="1", start="yesterday", end="2021-01-01"),
+        lambda: ap.order_items(order_id="1", limit=0),
+    ],
+)
 def test_bad_arguments_raise_value_error_before_any_call(bad: Callable[[], Any]) -> None:
     from dynamo.instrumentation import recording
 

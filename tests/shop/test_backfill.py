@@ -50,8 +50,11 @@ def checkpoint_table(ddb_local: object) -> Iterator[str]:
 def _orders() -> list[dict[str, Any]]:
     client = ShopItem.raw_client()
     found: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {"TableName": ShopItem.Meta.table_name, "FilterExpression": "EntityType = :o",
-                              "ExpressionAttributeValues": {":o": {"S": "order"}}}
+    kwargs: dict[str, Any] = {
+        "TableName": ShopItem.Meta.table_name,
+        "FilterExpression": "EntityType = :o",
+        "ExpressionAttributeValues": {":o": {"S": "order"}},
+    }
     while True:
         page = client.scan(**kwargs)
         found += page["Items"]
@@ -70,8 +73,9 @@ def _stream_changes(attribute: str) -> Counter[str]:
     arn = stream_arn(ShopItem)
     added: Counter[str] = Counter()
     for shard in client.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
-        iterator = client.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"],
-                                             ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        iterator = client.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
+            "ShardIterator"
+        ]
         while iterator:
             page = client.get_records(ShardIterator=iterator, Limit=1000)
             for record in page["Records"]:
@@ -107,15 +111,31 @@ def _call(*args: str) -> str:
 
 
 @pytest.mark.slow
-def test_backfill_killed_with_sigkill_resumes_and_upgrades_every_order_once(shop_table: str,
-                                                                           checkpoint_table: str) -> None:
+def test_backfill_killed_with_sigkill_resumes_and_upgrades_every_order_once(
+    shop_table: str, checkpoint_table: str
+) -> None:
     legacy.write(legacy.order_items(ORDERS, legacy=True, only_orders=True))
     migration = migrations.delivery_date()
     # Slow the first run down (rate limit) so it is certainly killed half way.
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "backfill", "delivery-date", "--segments", "4", "--page-size", "25",
-         "--rate-limit", "150", "--no-progress"],
-        cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "manage.py",
+            "backfill",
+            "delivery-date",
+            "--segments",
+            "4",
+            "--page-size",
+            "25",
+            "--rate-limit",
+            "150",
+            "--no-progress",
+        ],
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and process.poll() is None:
@@ -189,7 +209,8 @@ def test_order_status_migration_gives_aws_sample_order_its_status(shop_table: st
     _call("backfill", "delivery-date", "--no-progress")
     shipment = order.shipments[0]
     assert orders.order_collection("12345").order.delivery_date == delivery_date_for(
-        shipment.date or before.date, shipment.type)
+        shipment.date or before.date, shipment.type
+    )
 
 
 def test_command_errors_are_one_line(shop_table: str, checkpoint_table: str) -> None:

@@ -20,27 +20,36 @@ pytestmark = pytest.mark.ddb_local
 
 
 def manage(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "manage.py"), *args], capture_output=True, text=True,
-                          env=os.environ.copy(), timeout=120, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["access_pattern", "noSuchPattern", "1"],
-    ["access_pattern", "getCustomerByCustomerId"],
-    ["access_pattern", "getCustomerByCustomerId", "1", "2"],
-    ["access_pattern", "getCustomerByCustomerId", "o#1"],
-    ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-02-30", "2020-03-01"],
-    ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-03-02", "2020-03-01"],
-    ["access_pattern", "getOrderByProductIdForDateRange", "1", "last week", "today"],
-    ["seed_shop", "--customers", "-1", "--products", "1", "--warehouses", "1", "--orders", "1"],
-    ["seed_shop", "--customers", "x", "--products", "1", "--warehouses", "1", "--orders", "1"],
-    ["seed_shop", "--customers", "0", "--products", "1", "--warehouses", "1", "--orders", "5"],
-    ["seed_shop", "--customers", "1", "--products", "1", "--warehouses", "1", "--orders", "1", "--until", "soon"],
-    ["seed_shop", "--customers", "1"],
-    ["import_workbench", "/nonexistent/model.json"],
-    ["import_workbench"],
-    ["create_tables", "--timeout", "soon"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["access_pattern", "noSuchPattern", "1"],
+        ["access_pattern", "getCustomerByCustomerId"],
+        ["access_pattern", "getCustomerByCustomerId", "1", "2"],
+        ["access_pattern", "getCustomerByCustomerId", "o#1"],
+        ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-02-30", "2020-03-01"],
+        ["access_pattern", "getInvoiceByCustomerIdForDateRange", "1", "2020-03-02", "2020-03-01"],
+        ["access_pattern", "getOrderByProductIdForDateRange", "1", "last week", "today"],
+        ["seed_shop", "--customers", "-1", "--products", "1", "--warehouses", "1", "--orders", "1"],
+        ["seed_shop", "--customers", "x", "--products", "1", "--warehouses", "1", "--orders", "1"],
+        ["seed_shop", "--customers", "0", "--products", "1", "--warehouses", "1", "--orders", "5"],
+        ["seed_shop", "--customers", "1", "--products", "1", "--warehouses", "1", "--orders", "1", "--until", "soon"],
+        ["seed_shop", "--customers", "1"],
+        ["import_workbench", "/nonexistent/model.json"],
+        ["import_workbench"],
+        ["create_tables", "--timeout", "soon"],
+    ],
+)
 def test_bad_input_is_one_line_and_non_zero(shop_table: str, args: list[str]) -> None:
     factories.customer("1")
     result = manage(*args)

@@ -31,8 +31,7 @@ ORDERS = 10_000
 def test_order_place_sets_delivery_date_and_ship_moves_it(shop_table: str) -> None:
     factories.shop_with(customers=1, products=1)
     placed = datetime(2026, 5, 4, 10, 0)
-    order = orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 1)], placed_at=placed,
-                               order_id="D1")
+    order = orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 1)], placed_at=placed, order_id="D1")
     assert order.delivery_date == "2026-05-09"  # standard: 5 days
     assert [o.order_id for o in access_patterns.orders_due_on(date="2026-05-09").items] == ["D1"]
     orders.order_ship(order_id="D1", shipped_at=datetime(2026, 5, 5, 8, 0), shipment_type="Express")
@@ -109,8 +108,9 @@ def test_index_added_online_to_a_populated_table_while_serving(own_engine: str) 
                     reads += 2
                     if n % 5 == 0:
                         oid = f"LIVE{n:05d}"
-                        orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 1)],
-                                           placed_at=during, order_id=oid)
+                        orders.order_place(
+                            customer_id="1001", lines=[orders.OrderLine("2001", 1)], placed_at=during, order_id=oid
+                        )
                         placed.append(oid)
                 except BaseException as exc:  # every failure is what this test looks for
                     errors.append(exc)
@@ -132,8 +132,11 @@ def test_index_added_online_to_a_populated_table_while_serving(own_engine: str) 
             live = [o for o in got if o.order_id.startswith("LIVE")]
             assert len(got) - len(live) == count, day
             assert all(o.status == "PENDING" and o.total is not None for o in got)
-        due_live = {o.order_id for o in all_items(access_patterns.orders_due_on, date="2026-03-08")
-                    if o.order_id.startswith("LIVE")}
+        due_live = {
+            o.order_id
+            for o in all_items(access_patterns.orders_due_on, date="2026-03-08")
+            if o.order_id.startswith("LIVE")
+        }
         assert due_live == set(placed)
         assert ensure_table(SHOP_TABLE) == []  # idempotent
     finally:

@@ -22,15 +22,22 @@ AWS_SAMPLE = Path("/work/shared/aws-online-shop/json/AnOnlineShop_13.json")
 
 
 def _place(order_id: str, *products: str) -> None:
-    orders.order_place(customer_id="1001", lines=[orders.OrderLine(p, 1) for p in products],
-                       order_id=order_id, placed_at=datetime(2026, 4, 1, 12, 0))
+    orders.order_place(
+        customer_id="1001",
+        lines=[orders.OrderLine(p, 1) for p in products],
+        order_id=order_id,
+        placed_at=datetime(2026, 4, 1, 12, 0),
+    )
 
 
 def _raw(pk: str, sk: str) -> dict[str, Any] | None:
     from shop.models import ShopItem
 
-    return ShopItem.raw_client().get_item(TableName=ShopItem.Meta.table_name,
-                                          Key={"PK": {"S": pk}, "SK": {"S": sk}}).get("Item")
+    return (
+        ShopItem.raw_client()
+        .get_item(TableName=ShopItem.Meta.table_name, Key={"PK": {"S": pk}, "SK": {"S": sk}})
+        .get("Item")
+    )
 
 
 @pytest.fixture
@@ -43,7 +50,12 @@ def shop(shop_table: str) -> None:
 def test_add_writes_both_items_and_the_customer_lists_it_with_one_query(shop: None) -> None:
     made = favourites.favourite_add(order_id="F1", product_id="p#2001", at=datetime(2026, 4, 2, 8, 0))
     assert (made.pk, made.sk, made.product_name, made.price, made.order_id) == (
-        "c#1001", "FAVOURITE#2001", "Product 2001", Decimal("10.50"), "F1")
+        "c#1001",
+        "FAVOURITE#2001",
+        "Product 2001",
+        Decimal("10.50"),
+        "F1",
+    )
     assert _raw("c#1001", "FAVOURITE#2001")["EntityType"] == {"S": "favourite"}
     assert _raw("o#F1", "p#2001")["Favourite"] == {"BOOL": True}
     assert "Favourite" not in _raw("o#F1", "p#2002")
@@ -80,8 +92,9 @@ def test_already_a_favourite_leaves_both_items_untouched(shop: None) -> None:
     assert (_raw("c#1001", "FAVOURITE#2001"), _raw("o#F2", "p#2001")) == before
 
 
-def test_order_item_gone_between_read_and_write_leaves_both_untouched(shop: None,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_order_item_gone_between_read_and_write_leaves_both_untouched(
+    shop: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stale = favourites._order_item("F1", "2002")
     OrderItem(pk="o#F1", sk="p#2002").delete()  # e.g. the line was removed meanwhile
     monkeypatch.setattr(favourites, "_order_item", lambda *_: stale)
@@ -92,8 +105,9 @@ def test_order_item_gone_between_read_and_write_leaves_both_untouched(shop: None
     assert _raw("o#F1", "p#2002") is None  # and the update did not create a ghost order item
 
 
-def test_order_item_now_holding_another_product_fails_the_condition(shop: None,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_order_item_now_holding_another_product_fails_the_condition(
+    shop: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     stale = favourites._order_item("F1", "2002")
     OrderItem(pk="o#F1", sk="p#2002").update(actions=[OrderItem.gsi1_pk.set("p#9999")])
     monkeypatch.setattr(favourites, "_order_item", lambda *_: stale)
@@ -117,8 +131,15 @@ def test_favourite_on_aws_sample_data_and_workbench_round_trip(shop_table: str) 
     made = favourites.favourite_add(order_id="12345", product_id="12345")
     assert made.pk == "c#12345" and made.product_name  # name taken from the product item
     raw = _raw("c#12345", "FAVOURITE#12345")
-    document = {"DataModel": [{"TableName": "OnlineShop", "KeyAttributes": {
-        "PartitionKey": {"AttributeName": "PK"}, "SortKey": {"AttributeName": "SK"}}, "TableData": [raw]}]}
+    document = {
+        "DataModel": [
+            {
+                "TableName": "OnlineShop",
+                "KeyAttributes": {"PartitionKey": {"AttributeName": "PK"}, "SortKey": {"AttributeName": "SK"}},
+                "TableData": [raw],
+            }
+        ]
+    }
     parsed = workbench.parse_document(document)
     assert parsed.by_entity == {"favourite": 1}
     bad = {**raw, "SK": {"S": "p#12345"}}

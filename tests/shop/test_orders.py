@@ -26,21 +26,26 @@ def place(qty: int = 1, product: str = "2001", **kwargs: object) -> orders.Order
 
 def test_place_writes_order_items_invoice_and_takes_stock(shop_table: str) -> None:
     factories.shop_with(products=2, stock_each=10)
-    order = orders.order_place(customer_id="c#1001", lines=[orders.OrderLine("2001", 2), orders.OrderLine("p#2002", 1),
-                                                            orders.OrderLine("2001", 1)])
+    order = orders.order_place(
+        customer_id="c#1001",
+        lines=[orders.OrderLine("2001", 2), orders.OrderLine("p#2002", 1), orders.OrderLine("2001", 1)],
+    )
     collection = orders.order_collection(order.order_id)
     assert collection.order.status == "PENDING" and collection.order.version == 1
     assert collection.order.total == Decimal("42.00") and collection.order.item_count == 4
-    assert {(i.product_id, i.quantity, i.warehouse_id) for i in collection.items} == {("2001", 3, "301"),
-                                                                                      ("2002", 1, "301")}
-    invoice, = collection.invoices
+    assert {(i.product_id, i.quantity, i.warehouse_id) for i in collection.items} == {
+        ("2001", 3, "301"),
+        ("2002", 1, "301"),
+    }
+    (invoice,) = collection.invoices
     assert invoice.amount == Decimal("42.00") and invoice.payments[0].amount == Decimal("42.00")
     assert invoice.payments[0].transaction_id
     assert (stock("2001"), stock("2002")) == (7, 9)
     # visible through the customer's patterns (15 and 16)
     day = collection.order.date.date().isoformat()
     assert [i.invoice_id for i in ap.invoices_for_customer(customer_id="1001", start=day, end=day).items] == [
-        invoice.invoice_id]
+        invoice.invoice_id
+    ]
     assert len(ap.order_items_for_customer(customer_id="1001", start=day, end=day).items) == 2
 
 
@@ -66,8 +71,14 @@ def test_place_refuses_and_writes_nothing(shop_table: str) -> None:
 
 def test_split_payments_and_existing_order_id(shop_table: str) -> None:
     factories.shop_with(products=1)
-    order = place(2, payments=[orders.PaymentSpec("GiftCard", "1.00"),
-                               orders.PaymentSpec("MasterCard", "20.00", transaction_id="txn_1")], order_id="o#42")
+    order = place(
+        2,
+        payments=[
+            orders.PaymentSpec("GiftCard", "1.00"),
+            orders.PaymentSpec("MasterCard", "20.00", transaction_id="txn_1"),
+        ],
+        order_id="o#42",
+    )
     assert [p.type for p in orders.order_collection("42").invoices[0].payments] == ["GiftCard", "MasterCard"]
     with pytest.raises(OrderConflict):
         place(1, order_id=order.order_id)
@@ -80,7 +91,7 @@ def test_ship_then_deliver(shop_table: str) -> None:
     orders.order_ship(order_id=order.order_id, shipment_type="Express")
     collection = orders.order_collection(order.order_id)
     assert collection.order.status == "SHIPPED" and collection.order.version == 2
-    shipment, = collection.shipments
+    (shipment,) = collection.shipments
     assert shipment.warehouse_id == "301" and shipment.type == "Express" and shipment.address is not None
     assert [(i.product_id, i.quantity) for i in collection.shipment_items] == [("2001", 2)]
     # patterns 8, 12, 13 see it
@@ -117,8 +128,9 @@ def test_two_staff_acting_at_once_only_one_wins(shop_table: str) -> None:
 
     def act(action: str) -> str:
         try:
-            (orders.order_ship if action == "ship" else orders.order_cancel)(order_id=order.order_id,
-                                                                             expected_version=1)
+            (orders.order_ship if action == "ship" else orders.order_cancel)(
+                order_id=order.order_id, expected_version=1
+            )
             return action
         except OrderConflict:
             return "conflict"
@@ -152,5 +164,6 @@ def test_concurrent_orders_never_oversell(shop_table: str) -> None:
     sold = results.count("ok")
     assert stock() == 7 - sold >= 0
     assert sold + results.count("busy") >= 7  # nobody was refused while stock remained, unless told to retry
-    assert sold == len(ap.order_items_for_product(product_id="2001", start="2000-01-01", end="2100-01-01",
-                                                  limit=1000).items)
+    assert sold == len(
+        ap.order_items_for_product(product_id="2001", start="2000-01-01", end="2100-01-01", limit=1000).items
+    )

@@ -49,8 +49,12 @@ BAD_ITEMS = {
     "missing SK": {"PK": {"S": "c#1"}, "EntityType": {"S": "customer"}},
     "not a type descriptor": {**GOOD, "Name": "plain"},
     "bad number": {**GOOD, "Extra": {"N": "twelve"}},
-    "wrong type for the model": {"PK": {"S": "p#1"}, "SK": {"S": "w#1"}, "EntityType": {"S": "warehouseItem"},
-                                 "Quantity": {"S": "lots"}},
+    "wrong type for the model": {
+        "PK": {"S": "p#1"},
+        "SK": {"S": "w#1"},
+        "EntityType": {"S": "warehouseItem"},
+        "Quantity": {"S": "lots"},
+    },
     "bad id": {**GOOD, "PK": {"S": "c#a b"}, "SK": {"S": "c#a b"}},
 }
 
@@ -61,8 +65,15 @@ def test_malformed_items_are_refused(problem: str) -> None:
         parse_document(_document([GOOD, BAD_ITEMS[problem]]))
 
 
-@pytest.mark.parametrize("document", [[], {"DataModel": "x"}, {"nothing": 1},
-                                      {"DataModel": [{"KeyAttributes": {"PartitionKey": {"AttributeName": "id"}}}]}])
+@pytest.mark.parametrize(
+    "document",
+    [
+        [],
+        {"DataModel": "x"},
+        {"nothing": 1},
+        {"DataModel": [{"KeyAttributes": {"PartitionKey": {"AttributeName": "id"}}}]},
+    ],
+)
 def test_not_a_workbench_model(document: object) -> None:
     with pytest.raises(WorkbenchError):
         parse_document(document)

@@ -29,8 +29,9 @@ class Command(ShopCommand):
             outcome = apply_records([letter.record])
             if outcome.failed:
                 failed += 1
-                self.stdout.write(f"still failing: {letter.summary.split(': ', 1)[0]}: "
-                                  f"{next(iter(outcome.failed.values()))}")
+                self.stdout.write(
+                    f"still failing: {letter.summary.split(': ', 1)[0]}: {next(iter(outcome.failed.values()))}"
+                )
             else:
                 sync_store.remove_dead_letter(letter.key)
                 applied += 1

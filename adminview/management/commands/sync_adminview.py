@@ -26,16 +26,27 @@ class Command(ShopCommand):
         mode = parser.add_mutually_exclusive_group(required=True)
         mode.add_argument("--once", action="store_true", help="read every shard to its current end, then exit")
         mode.add_argument("--follow", action="store_true", help="keep reading until SIGTERM/SIGINT")
-        parser.add_argument("--replay", action="store_true",
-                            help="start from TRIM_HORIZON ignoring checkpoints (idempotent: changes nothing "
-                                 "already applied)")
-        parser.add_argument("--batch-size", type=_batch_size, default=1000, metavar="1..1000",
-                            help="records per GetRecords call (Lambda's BatchSize)")
+        parser.add_argument(
+            "--replay",
+            action="store_true",
+            help="start from TRIM_HORIZON ignoring checkpoints (idempotent: changes nothing already applied)",
+        )
+        parser.add_argument(
+            "--batch-size",
+            type=_batch_size,
+            default=1000,
+            metavar="1..1000",
+            help="records per GetRecords call (Lambda's BatchSize)",
+        )
         parser.add_argument("--report-every", type=float, default=5.0, help="seconds between progress lines")
 
     def run(self, **options: Any) -> None:
-        poller = Poller(replay=options["replay"], report=lambda line: self.stdout.write(line, ending="\n"),
-                        report_every_s=options["report_every"], limit=options["batch_size"])
+        poller = Poller(
+            replay=options["replay"],
+            report=lambda line: self.stdout.write(line, ending="\n"),
+            report_every_s=options["report_every"],
+            limit=options["batch_size"],
+        )
         start = "replay from trim horizon" if options["replay"] else "from checkpoints"
         self.stdout.write(f"reading {poller.arn} ({start})")
         self.stdout.flush()

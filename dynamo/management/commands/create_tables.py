@@ -16,8 +16,12 @@ class Command(ShopCommand):
     help = __doc__
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                            help="seconds to wait for tables and index backfills (default: %(default)s)")
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=DEFAULT_TIMEOUT_S,
+            help="seconds to wait for tables and index backfills (default: %(default)s)",
+        )
 
     def run(self, *args: Any, timeout: float, **options: Any) -> None:
         for path in settings.DYNAMODB_TABLES:

@@ -19,8 +19,9 @@ class Command(ShopCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", help="pattern name; one of: " + ", ".join(PATTERNS))
-        parser.add_argument("pattern_args", nargs="*", metavar="ARG",
-                            help="ids (bare or prefixed) and dates (YYYY-MM-DD or timestamps)")
+        parser.add_argument(
+            "pattern_args", nargs="*", metavar="ARG", help="ids (bare or prefixed) and dates (YYYY-MM-DD or timestamps)"
+        )
 
     def run(self, *_: Any, name: str, pattern_args: list[str], **options: Any) -> None:
         for item in run_pattern(name, pattern_args):

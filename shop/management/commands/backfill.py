@@ -29,18 +29,41 @@ class Command(ShopCommand):
         parser.add_argument("migration", nargs="?", help=f"one of: {', '.join(migrations.MIGRATIONS)}")
         parser.add_argument("--list", action="store_true", help="list the migrations and their progress")
         parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-        parser.add_argument("--segments", type=positive_int, default=4,
-                            help="parallel Scan segments (default: %(default)s; resume with the same number)")
-        parser.add_argument("--rate-limit", default=None, metavar="UNITS|P%",
-                            help="capacity units per second for reads and for writes (e.g. 200), or a share of "
-                                 "the table's provisioned capacity (e.g. 25%%); default: unlimited")
-        parser.add_argument("--page-size", type=positive_int, default=backfill.DEFAULT_PAGE,
-                            help="items per Scan page, i.e. per checkpoint (default: %(default)s)")
+        parser.add_argument(
+            "--segments",
+            type=positive_int,
+            default=4,
+            help="parallel Scan segments (default: %(default)s; resume with the same number)",
+        )
+        parser.add_argument(
+            "--rate-limit",
+            default=None,
+            metavar="UNITS|P%",
+            help="capacity units per second for reads and for writes (e.g. 200), or a share of "
+            "the table's provisioned capacity (e.g. 25%%); default: unlimited",
+        )
+        parser.add_argument(
+            "--page-size",
+            type=positive_int,
+            default=backfill.DEFAULT_PAGE,
+            help="items per Scan page, i.e. per checkpoint (default: %(default)s)",
+        )
         parser.add_argument("--reset", action="store_true", help="forget this migration's checkpoints first")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
 
-    def run(self, *_: Any, migration: str | None, list: bool, dry_run: bool, segments: int,
-            rate_limit: str | None, page_size: int, reset: bool, no_progress: bool, **options: Any) -> None:
+    def run(
+        self,
+        *_: Any,
+        migration: str | None,
+        list: bool,
+        dry_run: bool,
+        segments: int,
+        rate_limit: str | None,
+        page_size: int,
+        reset: bool,
+        no_progress: bool,
+        **options: Any,
+    ) -> None:
         if list:
             for entry in migrations.describe():
                 self.stdout.write(f"{entry['name']}: {entry['description']}")
@@ -60,11 +83,19 @@ class Command(ShopCommand):
             def update(n: int) -> None:
                 with lock:
                     bar.update(n)
+
             return update
 
         try:
-            report = backfill.run(chosen, segments=segments or 1, page_size=page_size or 1, dry_run=dry_run,
-                                  rate_limit=rate_limit, start_over=reset, progress=progress)
+            report = backfill.run(
+                chosen,
+                segments=segments or 1,
+                page_size=page_size or 1,
+                dry_run=dry_run,
+                rate_limit=rate_limit,
+                start_over=reset,
+                progress=progress,
+            )
         finally:
             for bar in bars:
                 bar.close()

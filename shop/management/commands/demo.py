@@ -34,8 +34,12 @@ class Command(ShopCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", type=positive_int, default=8080, help="dashboard port (default 8080)")
         parser.add_argument("--ddb-port", type=positive_int, default=8000, help="DynamoDB Local port (default 8000)")
-        parser.add_argument("--orders", type=positive_int, default=DEMO_SIZE["orders"],
-                            help="demo orders to seed into an empty shop (default %(default)s)")
+        parser.add_argument(
+            "--orders",
+            type=positive_int,
+            default=DEMO_SIZE["orders"],
+            help="demo orders to seed into an empty shop (default %(default)s)",
+        )
         parser.add_argument("--no-sync", action="store_true", help="do not run the stream sync")
 
     def run(self, *_: Any, port: int, ddb_port: int, orders: int, no_sync: bool, **options: Any) -> None:
@@ -49,15 +53,22 @@ class Command(ShopCommand):
             call_command("create_tables", stdout=self.stdout)
             if next(iter(ShopItem.scan(limit=1)), None) is None:  # operator path, not a request path
                 self.stdout.write(f"the shop is empty: seeding {orders} demo orders")
-                call_command("seed_shop", f"--orders={orders}", *(f"--{k}={v}" for k, v in DEMO_SIZE.items()
-                                                                   if k != "orders"), stdout=self.stdout)
+                call_command(
+                    "seed_shop",
+                    f"--orders={orders}",
+                    *(f"--{k}={v}" for k, v in DEMO_SIZE.items() if k != "orders"),
+                    stdout=self.stdout,
+                )
             login = self._staff_login(data_dir)
             if not no_sync and "sync_adminview" in get_commands():
                 children.append(self._spawn("sync_adminview", "--follow"))
-            self.stdout.write(self.style.SUCCESS(
-                f"\n  dashboard: http://127.0.0.1:{port}/\n  login:     {login}\n"
-                f"  DynamoDB Local: {engine.endpoint if engine else os.environ['AWS_ENDPOINT_URL_DYNAMODB']}"
-                f" (data in {data_dir})\n"))
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"\n  dashboard: http://127.0.0.1:{port}/\n  login:     {login}\n"
+                    f"  DynamoDB Local: {engine.endpoint if engine else os.environ['AWS_ENDPOINT_URL_DYNAMODB']}"
+                    f" (data in {data_dir})\n"
+                )
+            )
             server = self._spawn("runserver", f"127.0.0.1:{port}", "--noreload")
             children.append(server)
             server.wait()
@@ -78,12 +89,15 @@ class Command(ShopCommand):
     def _engine(self, data_dir: Path, port: int) -> local.DynamoDBLocal | None:
         """Start DynamoDB Local, or reuse one already listening on the port (e.g. from an earlier run)."""
         endpoint = f"http://127.0.0.1:{port}"
-        os.environ.update({
-            "AWS_ENDPOINT_URL_DYNAMODB": endpoint, "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint,
-            "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
-            "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "local"),
-            "AWS_REGION": os.environ.get("AWS_REGION", "us-east-1"),
-        })
+        os.environ.update(
+            {
+                "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
+                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint,
+                "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
+                "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "local"),
+                "AWS_REGION": os.environ.get("AWS_REGION", "us-east-1"),
+            }
+        )
         reset_connections()
         if local.port_open(port):
             self.stdout.write(f"using the DynamoDB Local already listening on {endpoint}")
@@ -125,5 +139,6 @@ class Command(ShopCommand):
 
     @staticmethod
     def _spawn(*args: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *args],
-                                env=os.environ.copy())
+        return subprocess.Popen(
+            [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *args], env=os.environ.copy()
+        )

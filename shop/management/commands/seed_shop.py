@@ -31,25 +31,45 @@ class Command(ShopCommand):
         parser.add_argument("--warehouses", type=positive_int, required=True)
         parser.add_argument("--orders", type=positive_int, required=True)
         parser.add_argument("--seed", type=int, default=42, help="same seed, same data (default: %(default)s)")
-        parser.add_argument("--until", type=_day, default=seeding.DEFAULT_UNTIL,
-                            help="newest order date, YYYY-MM-DD (default: %(default)s)")
+        parser.add_argument(
+            "--until",
+            type=_day,
+            default=seeding.DEFAULT_UNTIL,
+            help="newest order date, YYYY-MM-DD (default: %(default)s)",
+        )
         parser.add_argument("--workers", type=positive_int, default=8, help="concurrent writers (default: 8)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")
 
-    def run(self, *_: Any, customers: int, products: int, warehouses: int, orders: int, seed: int, until: date,
-            workers: int, no_progress: bool, **options: Any) -> None:
-        config = seeding.SeedConfig(customers=customers, products=products, warehouses=warehouses, orders=orders,
-                                    seed=seed, until=until)
+    def run(
+        self,
+        *_: Any,
+        customers: int,
+        products: int,
+        warehouses: int,
+        orders: int,
+        seed: int,
+        until: date,
+        workers: int,
+        no_progress: bool,
+        **options: Any,
+    ) -> None:
+        config = seeding.SeedConfig(
+            customers=customers, products=products, warehouses=warehouses, orders=orders, seed=seed, until=until
+        )
         plan = seeding.plan(config)
         if seeding.already_seeded(plan):
-            raise CommandError(f"customer {plan.first_customer_id} exists already: this table was seeded before; "
-                               "use an empty table (or delete it and run create_tables)")
+            raise CommandError(
+                f"customer {plan.first_customer_id} exists already: this table was seeded before; "
+                "use an empty table (or delete it and run create_tables)"
+            )
         started = time.monotonic()
         with tqdm(total=plan.size, desc="seeding", unit="item", disable=no_progress, mininterval=0.5) as bar:
             written = seeding.run(plan, workers=workers or 1, on_progress=bar.update)
         elapsed = time.monotonic() - started
-        self.stdout.write(self.style.SUCCESS(
-            f"seeded {len(plan.catalog)} catalog items and {len(plan.orders)} orders ({written} items) in "
-            f"{elapsed:.1f}s: {written / elapsed if elapsed else 0:.0f} items/s, "
-            f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {seed})"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"seeded {len(plan.catalog)} catalog items and {len(plan.orders)} orders ({written} items) in "
+                f"{elapsed:.1f}s: {written / elapsed if elapsed else 0:.0f} items/s, "
+                f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {seed})"
+            )
+        )
