@@ -165,7 +165,7 @@ def write(results: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Path]:
     paths["json"].write_text(json.dumps(results, indent=2, default=str) + "\n")
     picture = plot(results, out_dir / f"{stem}.png")
     if picture:
-        results["plot"] = str(picture)
+        results["plot"] = picture.name  # relative to the results folder
     paths["md"].write_text(markdown(results) + (f"\n![cost per page]({picture.name})\n" if picture else ""))
     if picture:
         paths["png"] = picture

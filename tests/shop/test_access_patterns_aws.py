@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-AWS_MODEL = Path(__file__).resolve().parents[3] / "shared" / "aws-online-shop" / "json" / "AnOnlineShop_13.json"
+from tests.samples import AWS_MODEL
 
 pytestmark = pytest.mark.ddb_local
 

@@ -23,12 +23,12 @@ from dynamo.backfill import CapacityBucket, Checkpoint, parse_rate
 from dynamo.tables import delete_table, ensure_table, stream_arn
 from shop import access_patterns, migrations, orders, workbench
 from shop.models import Order, ShopItem, delivery_date_for
+from tests.samples import AWS_MODEL
 from tests.shop import legacy
 
 pytestmark = pytest.mark.ddb_local
 
 REPO = Path(__file__).resolve().parents[2]
-AWS_SAMPLE = Path("/work/shared/aws-online-shop/json/AnOnlineShop_13.json")
 ORDERS = 1_000
 
 
@@ -196,7 +196,7 @@ def test_an_item_upgraded_meanwhile_is_skipped_not_overwritten(shop_table: str, 
 
 
 def test_order_status_migration_gives_aws_sample_order_its_status(shop_table: str, checkpoint_table: str) -> None:
-    workbench.import_items(workbench.parse_file(AWS_SAMPLE))
+    workbench.import_items(workbench.parse_file(AWS_MODEL))
     before = orders.order_collection("12345").order
     assert before.status is None and before.expected_delivery == "2020-06-26"  # lazy: date + 5 days
     out = _call("backfill", "order-status", "--no-progress")

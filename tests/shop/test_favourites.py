@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,10 +14,9 @@ from shop import access_patterns, favourites, orders, workbench
 from shop.errors import FavouriteConflict, InvalidInput, NotFound
 from shop.models import Favourite, OrderItem
 from tests import factories
+from tests.samples import AWS_MODEL
 
 pytestmark = pytest.mark.ddb_local
-
-AWS_SAMPLE = Path("/work/shared/aws-online-shop/json/AnOnlineShop_13.json")
 
 
 def _place(order_id: str, *products: str) -> None:
@@ -127,7 +125,7 @@ def test_bad_input_and_missing_items(shop: None) -> None:
 
 
 def test_favourite_on_aws_sample_data_and_workbench_round_trip(shop_table: str) -> None:
-    workbench.import_items(workbench.parse_file(AWS_SAMPLE))
+    workbench.import_items(workbench.parse_file(AWS_MODEL))
     made = favourites.favourite_add(order_id="12345", product_id="12345")
     assert made.pk == "c#12345" and made.product_name  # name taken from the product item
     raw = _raw("c#12345", "FAVOURITE#12345")

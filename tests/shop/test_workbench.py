@@ -12,25 +12,25 @@ from django.core.management.base import CommandError
 
 from shop import access_patterns as ap
 from shop.workbench import WorkbenchError, parse_document
+from tests.samples import AWS_MODEL_DIR
 
-AWS_DIR = Path(__file__).resolve().parents[3] / "shared" / "aws-online-shop" / "json"
-MODEL_13 = AWS_DIR / "AnOnlineShop_13.json"
+MODEL_13 = AWS_MODEL_DIR / "AnOnlineShop_13.json"
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in AWS_DIR.glob("*.json")))
+@pytest.mark.parametrize("name", sorted(p.name for p in AWS_MODEL_DIR.glob("*.json")))
 def test_every_aws_model_file_validates(name: str) -> None:
-    parsed = parse_document(json.loads((AWS_DIR / name).read_text()))
+    parsed = parse_document(json.loads((AWS_MODEL_DIR / name).read_text()))
     assert len(parsed.items) == len(parsed.raw_items)
 
 
 def test_facets_file_is_the_union_of_its_facets() -> None:
-    parsed = parse_document(json.loads((AWS_DIR / "AnOnlineShop_facets.json").read_text()))
+    parsed = parse_document(json.loads((AWS_MODEL_DIR / "AnOnlineShop_facets.json").read_text()))
     assert parsed.by_entity["payment"] == 2 and sum(parsed.by_entity.values()) == 20
 
 
 @pytest.mark.ddb_local
 def test_import_facets_file_serves_patterns(shop_table: str) -> None:
-    call_command("import_workbench", str(AWS_DIR / "AnOnlineShop_facets.json"), stdout=StringIO())
+    call_command("import_workbench", str(AWS_MODEL_DIR / "AnOnlineShop_facets.json"), stdout=StringIO())
     assert ap.customer_by_id(customer_id="12345").name == "Samaneh"
     assert len(ap.inventory_for_warehouse(warehouse_id="12376").items) == 1
 
