@@ -2,24 +2,24 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard import views
+from dashboard.views import customers, home, orders, products
 
 app_name = "dashboard"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("go/", views.jump, name="jump"),
-    path("orders/pending/", views.pending_orders, name="pending"),
-    path("orders/by-transaction/", views.order_by_transaction, name="by-transaction"),
-    path("orders/due/", views.orders_due, name="orders-due"),
-    path("orders/<str:order_id>/", views.order, name="order"),
-    path("orders/<str:order_id>/ship/", views.order_ship, name="order-ship"),
-    path("orders/<str:order_id>/cancel/", views.order_cancel, name="order-cancel"),
-    path("orders/<str:order_id>/items/<str:product_id>/favourite/", views.order_favourite, name="order-favourite"),
+    path("", home.home, name="home"),
+    path("go/", home.jump, name="jump"),
+    path("orders/pending/", orders.pending_orders, name="pending"),
+    path("orders/by-transaction/", home.order_by_transaction, name="by-transaction"),
+    path("orders/due/", orders.orders_due, name="orders-due"),
+    path("orders/<str:order_id>/", orders.order, name="order"),
+    path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
+    path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
+    path("orders/<str:order_id>/items/<str:product_id>/favourite/", orders.order_favourite, name="order-favourite"),
     path(
-        "orders/<str:order_id>/items/<str:product_id>/unfavourite/", views.order_unfavourite, name="order-unfavourite"
+        "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
     ),
-    path("customers/<str:customer_id>/", views.customer, name="customer"),
-    path("customers/<str:customer_id>/invoices/", views.customer_invoices, name="invoices"),
-    path("products/<str:product_id>/buyers/", views.product_buyers, name="buyers"),
+    path("customers/<str:customer_id>/", customers.customer, name="customer"),
+    path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
+    path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
 ]

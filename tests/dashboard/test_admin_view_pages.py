@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from dashboard import views
+from dashboard.views import common as views
 from tests import factories
 from tests.dashboard.conftest import BuyerRow, FakeSelectors, csv_rows, order_rows
 

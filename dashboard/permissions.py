@@ -1,0 +1,22 @@
+"""Who may change orders: superusers and members of the fulfilment group (checked on the server)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest, HttpResponse
+
+from dashboard.responses import error
+
+
+def can_fulfil(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
+    if not user.is_authenticated or not user.is_staff:
+        return False
+    if user.is_superuser:
+        return True
+    return user.groups.filter(name=settings.FULFILMENT_GROUP).exists()  # type: ignore[union-attr]
+
+
+def needs_fulfilment(request: HttpRequest) -> HttpResponse:
+    return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")

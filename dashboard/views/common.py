@@ -1,0 +1,84 @@
+"""What every dashboard page shares: the typed htmx request, list-form parsing, paging links, CSV rows.
+
+Each list page: a validated ``ListForm`` -> one page from a selector/access pattern -> the page template, or
+its ``#rows`` partial for htmx "load more", or (``?format=csv``) every row streamed. The first CSV page is
+fetched before the response starts, so its calls are in the cost headers and an error is still a clean 4xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.http import HttpRequest, QueryDict
+from django_htmx.middleware import HtmxDetails
+
+from dashboard.forms import ListForm, first_error
+from dynamo.paging import MAX_PAGE as CSV_PAGE
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
+    return f"{template}#{name}" if request.htmx else template
+
+
+def next_url(request: HttpRequest, token: str | None) -> str | None:
+    """This page's URL with the other parameters kept and ``cursor`` replaced (None: no more rows)."""
+    if token is None:
+        return None
+    query: QueryDict = request.GET.copy()
+    query["cursor"] = token
+    query.pop("format", None)
+    return f"{request.path}?{query.urlencode()}"
+
+
+def csv_url(request: HttpRequest) -> str:
+    query: QueryDict = request.GET.copy()
+    query.pop("cursor", None)
+    query.pop("limit", None)
+    query["format"] = "csv"
+    return f"{request.path}?{query.urlencode()}"
+
+
+def list_form(request: HttpRequest) -> ListForm:
+    form = ListForm(request.GET)
+    if not form.is_valid():
+        raise ValueError(first_error(form))
+    return form
+
+
+def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
+    """All rows of a contract selector (``RowsPage``: ``rows``/``next``); the first page is fetched now."""
+    page = fetch(limit=CSV_PAGE, after=None, **kwargs)
+
+    def rows() -> Iterator[Any]:
+        current = page
+        while True:
+            yield from current.rows
+            if current.next is None:
+                return
+            current = fetch(limit=CSV_PAGE, after=current.next, **kwargs)
+
+    return rows()
+
+
+def spreadsheet_text(value: str | None) -> str | None:
+    """A spreadsheet must not run a customer's name as a formula."""
+    return "'" + value if value and value[0] in "=+-@\t\r" else value
+
+
+ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]
+
+
+def order_csv_row(row: Any) -> list[Any]:
+    return [
+        row.order_id,
+        row.customer_id,
+        row.date.isoformat() if row.date else None,
+        row.status,
+        row.total,
+        row.item_count,
+    ]

@@ -1,0 +1,126 @@
+"""A customer: profile (pattern 1) with orders (AV1) and favourites; invoices (pattern 15)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+from django.http import HttpResponseBase
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+
+from dashboard import av, cursors
+from dashboard.forms import InvoiceRangeForm, first_error
+from dashboard.responses import csv_response, domain_errors, error
+from dashboard.views.common import (
+    CSV_PAGE,
+    ORDER_CSV_HEADER,
+    HtmxHttpRequest,
+    csv_url,
+    every_row,
+    list_form,
+    next_url,
+    order_csv_row,
+    partial,
+)
+from shop import access_patterns, keys
+from shop.errors import NotFound
+from shop.timestamps import now
+
+# --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
+
+
+def _customer_or_404(customer_id: str) -> Any:
+    customer = access_patterns.customer_by_id(customer_id=customer_id)
+    if customer is None:
+        raise NotFound("customer", keys.bare(customer_id, keys.CUSTOMER))
+    return customer
+
+
+@require_GET
+@domain_errors
+def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    form = list_form(request)
+    after = cursors.decode(form.cleaned_data["cursor"], salt="customer-orders", scope=cid)
+    if form.wants_csv:
+        _customer_or_404(cid)
+        rows = every_row(av.customer_orders, customer_id=cid)
+        return csv_response(f"customer-{cid}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
+    profile = _customer_or_404(cid) if after is None else None
+    # favourites: one begins_with Query in the customer's partition (first page only)
+    liked = access_patterns.favourites_for_customer(customer_id=cid, limit=100).items if after is None else []
+    page = av.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
+    token = cursors.encode(page.next, salt="customer-orders", scope=cid)
+    context = {
+        "customer": profile,
+        "customer_id": cid,
+        "rows": page.rows,
+        "next_url": next_url(request, token),
+        "first_page": after is None,
+        "favourites": liked,
+    }
+    return TemplateResponse(request, partial(request, "dashboard/customer.html", "rows"), context)
+
+
+# --- a customer's invoices (pattern 15) -----------------------------------------------------------------------
+
+INVOICE_CSV_HEADER = ["invoice_id", "order_id", "date", "amount", "payments"]
+
+
+def _payments_text(invoice: Any) -> str:
+    return "; ".join(
+        f"{p.type or '?'} {p.amount if p.amount is not None else '?'}"
+        + (f" ({p.transaction_id})" if p.transaction_id else "")
+        for p in invoice.payments
+    )
+
+
+@require_GET
+@domain_errors
+def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    """Pattern 15 (GSI2, PK c#<cid>, SK between i#<from> and i#<to>), newest first, one Query a page."""
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    form = InvoiceRangeForm(request.GET, today=now().date())
+    if not form.is_valid():
+        return error(request, 400, first_error(form))
+    start: date = form.cleaned_data["start"]
+    end: date = form.cleaned_data["end"]
+    scope = f"{cid}|{start.isoformat()}|{end.isoformat()}"
+    start_key = cursors.decode(form.cleaned_data["cursor"], salt="invoices", scope=scope)
+    query = {"customer_id": cid, "start": start.isoformat(), "end": end.isoformat(), "newest_first": True}
+    if form.wants_csv:
+        _customer_or_404(cid)
+        first = access_patterns.invoices_for_customer(limit=CSV_PAGE, **query)
+
+        def invoices() -> Iterator[list[Any]]:
+            page = first
+            while True:
+                for inv in page.items:
+                    yield [
+                        inv.invoice_id,
+                        inv.order_id,
+                        inv.date.isoformat() if inv.date else None,
+                        inv.amount,
+                        _payments_text(inv),
+                    ]
+                if page.next_key is None:
+                    return
+                page = access_patterns.invoices_for_customer(limit=CSV_PAGE, start_key=page.next_key, **query)
+
+        return csv_response(f"customer-{cid}-invoices-{start}-{end}.csv", INVOICE_CSV_HEADER, invoices())
+    profile = _customer_or_404(cid) if start_key is None else None
+    page = access_patterns.invoices_for_customer(limit=form.cleaned_data["limit"], start_key=start_key, **query)
+    token = cursors.encode(page.next_key, salt="invoices", scope=scope)
+    context = {
+        "customer": profile,
+        "customer_id": cid,
+        "invoices": page.items,
+        "start": start,
+        "end": end,
+        "next_url": next_url(request, token),
+        "csv_url": csv_url(request),
+        "first_page": start_key is None,
+    }
+    return TemplateResponse(request, partial(request, "dashboard/invoices.html", "rows"), context)

@@ -1,0 +1,155 @@
+"""Orders: the pending list (AV2), one order (pattern 5) with ship/cancel, orders due on a date, favourites."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard import av, cursors
+from dashboard.forms import ActionForm, first_error
+from dashboard.permissions import can_fulfil, needs_fulfilment
+from dashboard.responses import csv_response, domain_errors, error
+from dashboard.views.common import (
+    ORDER_CSV_HEADER,
+    HtmxHttpRequest,
+    csv_url,
+    every_row,
+    list_form,
+    next_url,
+    order_csv_row,
+    partial,
+)
+from shop import access_patterns, favourites, keys, orders
+from shop.errors import Busy, FavouriteConflict, OrderConflict
+from shop.timestamps import now
+
+# --- pending orders (AV2) ----------------------------------------------------------------------------------
+
+
+@require_GET
+@domain_errors
+def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
+    form = list_form(request)
+    after = cursors.decode(form.cleaned_data["cursor"], salt="pending")
+    if form.wants_csv:
+        return csv_response("pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(av.pending_orders)))
+    page = av.pending_orders(limit=form.cleaned_data["limit"], after=after)
+    context = {
+        "rows": page.rows,
+        "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
+        "csv_url": csv_url(request),
+        "first_page": after is None,
+    }
+    return TemplateResponse(request, partial(request, "dashboard/pending.html", "rows"), context)
+
+
+# --- one order (pattern 5) with ship / cancel --------------------------------------------------------------
+
+
+def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
+    by_shipment: dict[str, list[Any]] = {}
+    for item in collection.shipment_items:
+        by_shipment.setdefault(item.shipment_id or "", []).append(item)
+    return {
+        "order": collection.order,
+        "items": collection.items,
+        "invoices": collection.invoices,
+        "shipments": [(s, by_shipment.get(s.shipment_id, [])) for s in collection.shipments],
+        "can_fulfil": can_fulfil(request.user),
+        **extra,
+    }
+
+
+@require_GET
+@domain_errors
+def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5)."""
+    collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
+    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection))
+
+
+def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[..., Any], done: str) -> HttpResponseBase:
+    oid = keys.bare(order_id, keys.ORDER)
+    if not can_fulfil(request.user):
+        return needs_fulfilment(request)
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return error(request, 400, first_error(form))
+    try:
+        action(order_id=oid, expected_version=form.cleaned_data["expected_version"])
+    except OrderConflict as exc:
+        collection = orders.order_collection(oid)
+        context = _order_context(request, collection, message=str(exc), conflict=True)
+        return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=409)
+    if not request.htmx:
+        return redirect("dashboard:order", oid)
+    context = _order_context(request, orders.order_collection(oid), message=f"Order {oid} {done}.")
+    return TemplateResponse(request, "dashboard/order.html#action_result", context)
+
+
+@require_POST
+@domain_errors
+def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _order_action(request, order_id, orders.order_ship, "shipped")
+
+
+@require_POST
+@domain_errors
+def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _order_action(request, order_id, orders.order_cancel, "cancelled")
+
+
+# --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
+
+
+@require_GET
+@domain_errors
+def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
+    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
+    form = list_form(request)
+    day = (request.GET.get("date") or now().date().isoformat()).strip()
+    start_key = cursors.decode(form.cleaned_data["cursor"], salt="due", scope=day)
+    page = access_patterns.orders_due_on(date=day, limit=form.cleaned_data["limit"], start_key=start_key)
+    token = cursors.encode(page.next_key, salt="due", scope=day)
+    context = {"day": day, "rows": page.items, "next_url": next_url(request, token), "first_page": start_key is None}
+    return TemplateResponse(request, partial(request, "dashboard/due.html", "rows"), context)
+
+
+# --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
+
+
+def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+    oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
+    if not can_fulfil(request.user):
+        return needs_fulfilment(request)
+    status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
+    try:
+        if add:
+            favourites.favourite_add(order_id=oid, product_id=pid)
+        else:
+            favourites.favourite_remove(order_id=oid, product_id=pid)
+    except FavouriteConflict as exc:
+        status, message = 409, str(exc)
+    except Busy as exc:
+        status, message = 503, str(exc)
+    if not request.htmx and status == 200:
+        return redirect("dashboard:order", oid)
+    context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
+    return TemplateResponse(request, partial(request, "dashboard/order.html", "items"), context, status=status)
+
+
+@require_POST
+@domain_errors
+def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
+    return _favourite_action(request, order_id, product_id, add=True)
+
+
+@require_POST
+@domain_errors
+def order_unfavourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
+    return _favourite_action(request, order_id, product_id, add=False)
