@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from shop.errors import InvalidInput
+
 CUSTOMER = "c#"
 PRODUCT = "p#"
 WAREHOUSE = "w#"
@@ -21,7 +23,7 @@ FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
-class InvalidId(ValueError):
+class InvalidId(InvalidInput):
     """An id that cannot be a key of ours (wrong prefix, characters or length)."""
 
 

@@ -14,15 +14,10 @@ concurrent orders are retried with jittered backoff; the caller only ever sees d
 
 from __future__ import annotations
 
-import random
 import secrets
-import time
-import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import TypeVar
 
 from pynamodb.expressions.update import Action
 
@@ -30,229 +25,31 @@ from dynamo.batch import batch_get, client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, keys
-from shop.attributes import to_decimal
-from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
+from shop.errors import InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.models import (
-    Address,
     Customer,
     Inventory,
-    Invoice,
-    InvoiceDetail,
     Order,
     OrderItem,
     OrderStatus,
-    Payment,
     Product,
-    Shipment,
-    ShipmentItem,
     ShopItem,
     delivery_date_for,
 )
-from shop.timestamps import format_ts, now
+from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
+from shop.order_builders import OrderLine as OrderLine
+from shop.order_builders import PaymentSpec as PaymentSpec
+from shop.order_reads import OrderCollection as OrderCollection
+from shop.order_reads import order_collection as order_collection
+from shop.retries import Retry, request_token, retrying
+from shop.timestamps import now
 
 MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
 MAX_QUANTITY = 10_000
-MAX_ATTEMPTS = 8
-SHIPMENT_TYPES = ("Standard", "Express")
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class OrderLine:
-    product_id: str
-    quantity: int
-
-
-@dataclass(frozen=True)
-class PaymentSpec:
-    type: str
-    amount: Decimal | str
-    transaction_id: str | None = None
-    data: str | None = None
-
-
-@dataclass(frozen=True)
-class OrderCollection:
-    """Everything under PK=o#<oid> (access pattern 5), sorted into its entities."""
-
-    order: Order
-    items: list[OrderItem]
-    invoices: list[Invoice]
-    shipments: list[Shipment]
-    shipment_items: list[ShipmentItem]
 
 
 def new_id() -> str:
     return secrets.token_hex(6)
-
-
-def _bare(value: str, prefix: str) -> str:
-    try:
-        return keys.bare(value, prefix)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
-
-
-def _retrying(action: Callable[[], T], *, what: str) -> T:
-    """Run ``action``; on a stock race (ConditionalCheckFailed on stock) or a transaction conflict,
-    back off with full jitter and run it again from its reads."""
-    for attempt in range(MAX_ATTEMPTS):
-        try:
-            return action()
-        except _Retry:
-            time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
-    raise Busy(f"{what}: too many concurrent changes to the same items; nothing was written, try again")
-
-
-class _Retry(Exception):
-    pass
-
-
-def _token() -> str:
-    """A ClientRequestToken per attempt: botocore's own retries resend the same request (and token), so a
-    commit whose response was lost is applied once. Never derived from content: two staff sending the
-    same action must not both be told they succeeded."""
-    return uuid.uuid4().hex
-
-
-# --- reading an order ---------------------------------------------------------------------------------
-
-
-def order_collection(order_id: str) -> OrderCollection:
-    """The order's whole item collection in one Query (more only if it exceeds a page); NotFound if absent."""
-    oid = _bare(order_id, keys.ORDER)
-    order: Order | None = None
-    items: list[OrderItem] = []
-    invoices: list[Invoice] = []
-    shipments: list[Shipment] = []
-    shipment_items: list[ShipmentItem] = []
-    for item in all_items(access_patterns.order_details, order_id=oid):
-        if isinstance(item, Order):
-            order = item
-        elif isinstance(item, OrderItem):
-            items.append(item)
-        elif isinstance(item, Invoice):
-            invoices.append(item)
-        elif isinstance(item, Shipment):
-            shipments.append(item)
-        elif isinstance(item, ShipmentItem):
-            shipment_items.append(item)
-    if order is None:
-        raise NotFound("order", oid)
-    return OrderCollection(order, items, invoices, shipments, shipment_items)
-
-
-# --- item builders (pure): the one place that knows what an order, its invoice and shipments look like ---
-
-
-@dataclass(frozen=True)
-class PricedLine:
-    """An order line with what placing it decided: the unit price and the warehouse it is taken from."""
-
-    product_id: str
-    quantity: int
-    price: Decimal
-    product_name: str | None = None
-    warehouse_id: str | None = None
-
-
-def build_placement(
-    *,
-    order_id: str,
-    invoice_id: str,
-    customer_id: str,
-    lines: Sequence[PricedLine],
-    payments: Sequence[Payment],
-    placed_at: datetime,
-    status: OrderStatus = OrderStatus.PENDING,
-    delivery_date: str | None = None,
-) -> tuple[Order, list[OrderItem], Invoice]:
-    """The order (with ``Total``, ``ItemCount`` and ``DeliveryDate``, the key of DeliveryDate-index: by
-    default the expected date of standard shipping from ``placed_at``), its items (GSI1 by product, GSI2 by
-    customer) and the invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
-    when = format_ts(placed_at)
-    total = sum((line.price * line.quantity for line in lines), Decimal(0))
-    order = Order(
-        pk=keys.ORDER + order_id,
-        sk=keys.CUSTOMER + customer_id,
-        date=placed_at,
-        status=status.value,
-        total=total,
-        item_count=sum(line.quantity for line in lines),
-        delivery_date=delivery_date or delivery_date_for(placed_at),
-    )
-    items = [
-        OrderItem(
-            pk=order.pk,
-            sk=keys.PRODUCT + line.product_id,
-            quantity=line.quantity,
-            price=line.price,
-            product_name=line.product_name,
-            warehouse_id=line.warehouse_id,
-            gsi1_pk=keys.PRODUCT + line.product_id,
-            gsi1_sk=when,
-            gsi2_pk=keys.CUSTOMER + customer_id,
-            gsi2_sk=keys.ORDER_ITEM_DATE + when,
-        )
-        for line in lines
-    ]
-    invoice = Invoice(
-        pk=order.pk,
-        sk=keys.INVOICE + invoice_id,
-        amount=total,
-        date=placed_at,
-        detail=InvoiceDetail(payments=list(payments)),
-        gsi1_pk=keys.INVOICE + invoice_id,
-        gsi1_sk=keys.INVOICE + invoice_id,
-        gsi2_pk=keys.CUSTOMER + customer_id,
-        gsi2_sk=keys.INVOICE_DATE + when,
-    )
-    return order, items, invoice
-
-
-def build_shipments(
-    *,
-    order: Order,
-    items: Sequence[OrderItem],
-    shipped_at: datetime,
-    shipment_type: str,
-    address: Address | None,
-    first_number: int = 1,
-) -> list[Shipment | ShipmentItem]:
-    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse) and
-    a shipment item per order item (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
-    by_warehouse: dict[str | None, list[OrderItem]] = {}
-    for item in items:
-        by_warehouse.setdefault(item.warehouse_id, []).append(item)
-    built: list[Shipment | ShipmentItem] = []
-    groups = sorted(by_warehouse.items(), key=lambda kv: kv[0] or "")
-    for n, (warehouse_id, group) in enumerate(groups, first_number):
-        sid = f"{order.order_id}-{n}"
-        shipment = Shipment(
-            pk=order.pk,
-            sk=keys.SHIPMENT + sid,
-            type=shipment_type,
-            date=shipped_at,
-            warehouse_id=warehouse_id,
-            address=address,
-            gsi1_pk=keys.SHIPMENT + sid,
-            gsi1_sk=keys.SHIPMENT + sid,
-        )
-        if warehouse_id:
-            shipment.gsi2_pk, shipment.gsi2_sk = keys.WAREHOUSE + warehouse_id, keys.SHIPMENT + sid
-        built.append(shipment)
-        built += [
-            ShipmentItem(
-                pk=order.pk,
-                sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
-                quantity=item.quantity,
-                gsi1_pk=keys.SHIPMENT + sid,
-                gsi1_sk=keys.PRODUCT + item.product_id,
-            )
-            for item in group
-        ]
-    return built
 
 
 # --- place ----------------------------------------------------------------------------------------------
@@ -263,7 +60,7 @@ def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
         raise InvalidInput("an order needs at least one line")
     merged: dict[str, int] = {}
     for line in lines:
-        pid = _bare(line.product_id, keys.PRODUCT)
+        pid = keys.bare(line.product_id, keys.PRODUCT)
         quantity = line.quantity
         if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
             raise InvalidInput(f"quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
@@ -298,28 +95,6 @@ def _pick_warehouse(product_id: str, quantity: int) -> Inventory:
     return best
 
 
-def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
-    if not specs:
-        return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
-    payments = []
-    for spec in specs:
-        try:
-            amount = to_decimal(spec.amount, what="payment amount")
-        except (TypeError, ValueError) as exc:
-            raise InvalidInput(str(exc)) from exc
-        if amount <= 0:
-            raise InvalidInput("a payment amount must be positive")
-        if not spec.type.strip():
-            raise InvalidInput("a payment needs a type (e.g. GiftCard, MasterCard)")
-        payments.append(
-            Payment(type=spec.type.strip(), amount=amount, data=spec.data, transaction_id=spec.transaction_id)
-        )
-    paid = sum((p.amount for p in payments), Decimal(0))
-    if paid != total:
-        raise InvalidInput(f"payments add up to {paid}, the order totals {total}")
-    return payments
-
-
 def order_place(
     *,
     customer_id: str,
@@ -330,9 +105,9 @@ def order_place(
     invoice_id: str | None = None,
 ) -> Order:
     """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy."""
-    cid = _bare(customer_id, keys.CUSTOMER)
-    oid = _bare(order_id, keys.ORDER) if order_id else new_id()
-    iid = _bare(invoice_id, keys.INVOICE) if invoice_id else oid
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
+    iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
     wanted = _validate_lines(lines)
     products = _products([line.product_id for line in wanted])
     placed = placed_at or now()
@@ -354,7 +129,7 @@ def order_place(
         order, items, invoice = build_placement(
             order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
         )
-        tx = Transaction(ShopItem, token=_token())
+        tx = Transaction(ShopItem, token=request_token())
         tx.check("customer", Customer, keys.CUSTOMER + cid, keys.CUSTOMER + cid, Customer.pk.exists())
         tx.put("order", order, ShopItem.pk.does_not_exist())
         for item in items:
@@ -376,11 +151,11 @@ def order_place(
             if {"order", "invoice"} & set(exc.failed("ConditionalCheckFailed")):
                 raise OrderConflict(oid, None, f"order {oid} (or invoice {iid}) already exists") from exc
             if exc.only_conflicts or any(label.startswith("stock:") for label in exc.failed("ConditionalCheckFailed")):
-                raise _Retry from exc
+                raise Retry from exc
             raise
         return order
 
-    return _retrying(attempt, what=f"placing order {oid}")
+    return retrying(attempt, what=f"placing order {oid}")
 
 
 # --- status changes -----------------------------------------------------------------------------------
@@ -437,7 +212,7 @@ def order_ship(
     shipment_type: str = "Standard",
 ) -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
-    oid = _bare(order_id, keys.ORDER)
+    oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
     collection = order_collection(oid)
@@ -452,7 +227,7 @@ def order_ship(
         address=customer.address if customer else None,
         first_number=len(collection.shipments) + 1,
     )
-    tx = Transaction(ShopItem, token=_token())
+    tx = Transaction(ShopItem, token=request_token())
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
     _status_update(
         tx,
@@ -469,9 +244,9 @@ def order_ship(
 
 def order_deliver(*, order_id: str, expected_version: int | None = None) -> Order:
     """SHIPPED -> DELIVERED."""
-    oid = _bare(order_id, keys.ORDER)
+    oid = keys.bare(order_id, keys.ORDER)
     order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
-    tx = Transaction(ShopItem, token=_token())
+    tx = Transaction(ShopItem, token=request_token())
     _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED)
     _commit_status_change(tx, oid, "delivered")
     return order
@@ -479,13 +254,13 @@ def order_deliver(*, order_id: str, expected_version: int | None = None) -> Orde
 
 def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order:
     """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from."""
-    oid = _bare(order_id, keys.ORDER)
+    oid = keys.bare(order_id, keys.ORDER)
 
     def attempt() -> Order:
         collection = order_collection(oid)
         order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
         stock = _stock_to_return(collection.items)
-        tx = Transaction(ShopItem, token=_token())
+        tx = Transaction(ShopItem, token=request_token())
         _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING)
         for item, row in stock:
             tx.update(
@@ -499,11 +274,11 @@ def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order
         except TransactionCancelled as exc:
             order_failed = "order" in exc.reasons and not exc.only_conflicts
             if not order_failed:
-                raise _Retry from exc
+                raise Retry from exc
             raise _lost_race(oid, "cancelled") from exc
         return order
 
-    return _retrying(attempt, what=f"cancelling order {oid}")
+    return retrying(attempt, what=f"cancelling order {oid}")
 
 
 def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:

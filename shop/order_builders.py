@@ -1,0 +1,176 @@
+"""What an order, its items, invoice, payments and shipments look like: pure builders, no I/O.
+
+The one place that knows the shape of those items; placing, shipping and seeding all build through it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from shop import keys
+from shop.attributes import to_decimal
+from shop.errors import InvalidInput
+from shop.models import (
+    Address,
+    Invoice,
+    InvoiceDetail,
+    Order,
+    OrderItem,
+    OrderStatus,
+    Payment,
+    Shipment,
+    ShipmentItem,
+    delivery_date_for,
+)
+from shop.timestamps import format_ts
+
+SHIPMENT_TYPES = ("Standard", "Express")
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    product_id: str
+    quantity: int
+
+
+@dataclass(frozen=True)
+class PaymentSpec:
+    type: str
+    amount: Decimal | str
+    transaction_id: str | None = None
+    data: str | None = None
+
+
+@dataclass(frozen=True)
+class PricedLine:
+    """An order line with what placing it decided: the unit price and the warehouse it is taken from."""
+
+    product_id: str
+    quantity: int
+    price: Decimal
+    product_name: str | None = None
+    warehouse_id: str | None = None
+
+
+def build_placement(
+    *,
+    order_id: str,
+    invoice_id: str,
+    customer_id: str,
+    lines: Sequence[PricedLine],
+    payments: Sequence[Payment],
+    placed_at: datetime,
+    status: OrderStatus = OrderStatus.PENDING,
+    delivery_date: str | None = None,
+) -> tuple[Order, list[OrderItem], Invoice]:
+    """The order (with ``Total``, ``ItemCount`` and ``DeliveryDate``, the key of DeliveryDate-index: by
+    default the expected date of standard shipping from ``placed_at``), its items (GSI1 by product, GSI2 by
+    customer) and the invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
+    when = format_ts(placed_at)
+    total = sum((line.price * line.quantity for line in lines), Decimal(0))
+    order = Order(
+        pk=keys.ORDER + order_id,
+        sk=keys.CUSTOMER + customer_id,
+        date=placed_at,
+        status=status.value,
+        total=total,
+        item_count=sum(line.quantity for line in lines),
+        delivery_date=delivery_date or delivery_date_for(placed_at),
+    )
+    items = [
+        OrderItem(
+            pk=order.pk,
+            sk=keys.PRODUCT + line.product_id,
+            quantity=line.quantity,
+            price=line.price,
+            product_name=line.product_name,
+            warehouse_id=line.warehouse_id,
+            gsi1_pk=keys.PRODUCT + line.product_id,
+            gsi1_sk=when,
+            gsi2_pk=keys.CUSTOMER + customer_id,
+            gsi2_sk=keys.ORDER_ITEM_DATE + when,
+        )
+        for line in lines
+    ]
+    invoice = Invoice(
+        pk=order.pk,
+        sk=keys.INVOICE + invoice_id,
+        amount=total,
+        date=placed_at,
+        detail=InvoiceDetail(payments=list(payments)),
+        gsi1_pk=keys.INVOICE + invoice_id,
+        gsi1_sk=keys.INVOICE + invoice_id,
+        gsi2_pk=keys.CUSTOMER + customer_id,
+        gsi2_sk=keys.INVOICE_DATE + when,
+    )
+    return order, items, invoice
+
+
+def build_shipments(
+    *,
+    order: Order,
+    items: Sequence[OrderItem],
+    shipped_at: datetime,
+    shipment_type: str,
+    address: Address | None,
+    first_number: int = 1,
+) -> list[Shipment | ShipmentItem]:
+    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse) and
+    a shipment item per order item (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
+    by_warehouse: dict[str | None, list[OrderItem]] = {}
+    for item in items:
+        by_warehouse.setdefault(item.warehouse_id, []).append(item)
+    built: list[Shipment | ShipmentItem] = []
+    groups = sorted(by_warehouse.items(), key=lambda kv: kv[0] or "")
+    for n, (warehouse_id, group) in enumerate(groups, first_number):
+        sid = f"{order.order_id}-{n}"
+        shipment = Shipment(
+            pk=order.pk,
+            sk=keys.SHIPMENT + sid,
+            type=shipment_type,
+            date=shipped_at,
+            warehouse_id=warehouse_id,
+            address=address,
+            gsi1_pk=keys.SHIPMENT + sid,
+            gsi1_sk=keys.SHIPMENT + sid,
+        )
+        if warehouse_id:
+            shipment.gsi2_pk, shipment.gsi2_sk = keys.WAREHOUSE + warehouse_id, keys.SHIPMENT + sid
+        built.append(shipment)
+        built += [
+            ShipmentItem(
+                pk=order.pk,
+                sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
+                quantity=item.quantity,
+                gsi1_pk=keys.SHIPMENT + sid,
+                gsi1_sk=keys.PRODUCT + item.product_id,
+            )
+            for item in group
+        ]
+    return built
+
+
+def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
+    if not specs:
+        return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
+    payments = []
+    for spec in specs:
+        try:
+            amount = to_decimal(spec.amount, what="payment amount")
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(str(exc)) from exc
+        if amount <= 0:
+            raise InvalidInput("a payment amount must be positive")
+        if not spec.type.strip():
+            raise InvalidInput("a payment needs a type (e.g. GiftCard, MasterCard)")
+        payments.append(
+            Payment(type=spec.type.strip(), amount=amount, data=spec.data, transaction_id=spec.transaction_id)
+        )
+    paid = sum((p.amount for p in payments), Decimal(0))
+    if paid != total:
+        raise InvalidInput(f"payments add up to {paid}, the order totals {total}")
+    return payments

@@ -1,0 +1,45 @@
+"""Reading one order: its whole item collection (access pattern 5), sorted into its entities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dynamo.paging import all_items
+from shop import access_patterns, keys
+from shop.errors import NotFound
+from shop.models import Invoice, Order, OrderItem, Shipment, ShipmentItem
+
+
+@dataclass(frozen=True)
+class OrderCollection:
+    """Everything under PK=o#<oid> (access pattern 5), sorted into its entities."""
+
+    order: Order
+    items: list[OrderItem]
+    invoices: list[Invoice]
+    shipments: list[Shipment]
+    shipment_items: list[ShipmentItem]
+
+
+def order_collection(order_id: str) -> OrderCollection:
+    """The order's whole item collection in one Query (more only if it exceeds a page); NotFound if absent."""
+    oid = keys.bare(order_id, keys.ORDER)
+    order: Order | None = None
+    items: list[OrderItem] = []
+    invoices: list[Invoice] = []
+    shipments: list[Shipment] = []
+    shipment_items: list[ShipmentItem] = []
+    for item in all_items(access_patterns.order_details, order_id=oid):
+        if isinstance(item, Order):
+            order = item
+        elif isinstance(item, OrderItem):
+            items.append(item)
+        elif isinstance(item, Invoice):
+            invoices.append(item)
+        elif isinstance(item, Shipment):
+            shipments.append(item)
+        elif isinstance(item, ShipmentItem):
+            shipment_items.append(item)
+    if order is None:
+        raise NotFound("order", oid)
+    return OrderCollection(order, items, invoices, shipments, shipment_items)
