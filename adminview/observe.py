@@ -9,6 +9,7 @@ watch them. The poller prints the same lines on stdout, where a CloudWatch agent
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ NAMESPACE = "ShopAdmin"
 SERVICE = "adminview-sync"
 
 logger = Logger(service=SERVICE)
+# Its JSON line is the one line per batch: not again through the root logger (Lambda's runtime has a handler).
+logging.getLogger(SERVICE).propagate = False
 metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
 _lock = threading.Lock()  # Powertools keeps the metric set in shared state: one batch flushes at a time
 

@@ -179,6 +179,7 @@ def _invoke(built: Path, runtime: Path, event: dict[str, Any], tmp_path: Path) -
         timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+    assert (run.stdout + run.stderr).count("stream batch") == 1, "one log line per batch"
     lines = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     return json.loads(result_file.read_text()), lines
 
