@@ -49,6 +49,7 @@ class Outcome:
     applied: int = 0
     skipped: int = 0  # nothing to change: stale, replayed, or no effect on the view
     failed: dict[str, str] = field(default_factory=dict)  # event id -> error
+    dead_lettered: int = 0  # of the failed, how many the writer kept in the dead-letter store (DeadLetters metric)
 
 
 def event_id(record: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ import logging
 import os
 from typing import Any
 
+from adminview import observe
 from adminview.apply import Outcome, apply_records
 
 log = logging.getLogger(__name__)
@@ -47,11 +48,7 @@ def _in_order(records: list[dict[str, Any]], outcome: Outcome) -> list[str]:
 
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, list[dict[str, str]]]:
     _setup()
-    response, outcome = handle_records(list(event.get("Records") or []))
-    log.info(
-        "applied %d, skipped %d (stale, replayed or no view effect), failed %d",
-        outcome.applied,
-        outcome.skipped,
-        len(outcome.failed),
-    )
+    records = list(event.get("Records") or [])
+    response, outcome = handle_records(records)
+    observe.report_batch(records, outcome, writer="lambda")
     return response

@@ -19,8 +19,8 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from adminview import sync_store
-from adminview.apply import apply_records
+from adminview import observe, sync_store
+from adminview.apply import Outcome, apply_records
 from dynamo import conf
 from dynamo.batch import backoff_delay
 from dynamo.tables import stream_arn as table_stream_arn
@@ -181,10 +181,13 @@ class Poller:
         """Apply a batch; retry the failures with backoff; dead-letter what still fails."""
         pending = records
         errors: dict[str, str] = {}
+        batch = Outcome()  # the whole batch, retries included, for its one report
         for attempt in range(self.max_attempts):
             outcome = apply_records(pending)
             self.stats.applied += outcome.applied
             self.stats.skipped += outcome.skipped
+            batch.applied += outcome.applied
+            batch.skipped += outcome.skipped
             errors = outcome.failed
             pending = [r for r in pending if r.get("eventID") in errors]
             if not pending:
@@ -201,6 +204,9 @@ class Poller:
         created = records[-1]["dynamodb"].get("ApproximateCreationDateTime")
         if isinstance(created, int | float):
             self.stats.lag_s = max(0.0, time.time() - float(created))
+        batch.failed = {str(r.get("eventID", "")): errors.get(r.get("eventID", ""), "unknown error") for r in pending}
+        batch.dead_lettered = len(pending)
+        observe.report_batch(records, batch, writer="poller")
 
     # --- loop ------------------------------------------------------------------------------------------
 

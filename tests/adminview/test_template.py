@@ -2,26 +2,41 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
-from adminview.models import ADMIN_VIEW_TABLE
+from adminview import observe
+from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
 from dynamo.tables import _schema
 from shop.models import SHOP_TABLE
 
-TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "template.yaml"
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "deploy" / "template.yaml"
 
 
 class _Loader(yaml.SafeLoader):
     pass
 
 
-_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    """``!Ref X`` -> ``{"Ref": "X"}``, ``!If [...]`` -> ``{"If": [...]}``: enough to check what points where."""
+    if isinstance(node, yaml.ScalarNode):
+        return {suffix: loader.construct_scalar(node)}
+    if isinstance(node, yaml.SequenceNode):
+        return {suffix: loader.construct_sequence(node, deep=True)}
+    return {suffix: loader.construct_mapping(node, deep=True)}  # type: ignore[arg-type]
+
+
+_Loader.add_multi_constructor("!", _tag)
 
 
 def _template() -> dict[str, Any]:
@@ -56,3 +71,73 @@ def test_template_tables_match_the_models() -> None:
     assert stream["BisectBatchOnFunctionError"] is True
     assert 0 <= stream["MaximumRetryAttempts"] <= 10
     assert resources["ShopTable"]["Properties"]["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+
+
+def test_the_sync_table_is_declared_with_the_functions_rights() -> None:
+    resources = _template()["Resources"]
+    table = resources["AdminViewSyncTable"]["Properties"]
+    assert table["KeySchema"] == _schema(SYNC_TABLE.model)["KeySchema"]
+    function = resources["AdminViewSyncFunction"]["Properties"]
+    variables = function["Environment"]["Variables"]
+    assert variables["ADMIN_VIEW_SYNC_TABLE_NAME"] == {"Ref": "AdminViewSyncTable"}
+    assert variables["ADMIN_VIEW_TABLE_NAME"] == {"Ref": "AdminViewTable"}
+    crud = [p["DynamoDBCrudPolicy"]["TableName"] for p in function["Policies"] if "DynamoDBCrudPolicy" in p]
+    assert {"Ref": "AdminViewSyncTable"} in crud and {"Ref": "AdminViewTable"} in crud
+
+
+def test_view_items_expire_through_their_expires_at_attribute() -> None:
+    ttl = _template()["Resources"]["AdminViewTable"]["Properties"]["TimeToLiveSpecification"]
+    assert ttl == {"AttributeName": "ExpiresAt", "Enabled": True}
+
+
+def test_alarms_watch_lag_errors_the_failure_queue_and_dead_letters() -> None:
+    resources = _template()["Resources"]
+    alarms = {
+        (r["Properties"]["Namespace"], r["Properties"]["MetricName"]): r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::CloudWatch::Alarm"
+    }
+    function = [{"Name": "FunctionName", "Value": {"Ref": "AdminViewSyncFunction"}}]
+    assert alarms["AWS/Lambda", "IteratorAge"]["Dimensions"] == function
+    assert alarms["AWS/Lambda", "Errors"]["Dimensions"] == function
+    queue = alarms["AWS/SQS", "ApproximateNumberOfMessagesVisible"]
+    assert queue["Dimensions"] == [{"Name": "QueueName", "Value": {"GetAtt": "SyncFailures.QueueName"}}]
+    # The custom metric as adminview.observe emits it: same namespace, same (only) dimension.
+    dead = alarms[observe.NAMESPACE, "DeadLetters"]
+    assert dead["Dimensions"] == [{"Name": "service", "Value": observe.SERVICE}]
+    assert (dead["Statistic"], dead["Threshold"], dead["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")
+    assert (queue["Threshold"], queue["ComparisonOperator"]) == (0, "GreaterThanThreshold")
+    for alarm in alarms.values():
+        assert alarm["AlarmActions"] == {"If": ["HasAlarmEmail", [{"Ref": "AlarmTopic"}], {"Ref": "AWS::NoValue"}]}
+
+
+def test_the_makefile_builds_for_the_templates_runtime_and_architecture() -> None:
+    function = _template()["Resources"]["AdminViewSyncFunction"]
+    assert function["Metadata"]["BuildMethod"] == "makefile"
+    assert (TEMPLATE.parent / function["Metadata"]["ContextPath"] / "Makefile").is_file()
+    assert (TEMPLATE.parent / function["Metadata"]["WorkingDirectory"]).resolve() == ROOT
+    makefile = (ROOT / "deploy" / "Makefile").read_text()
+    settings = dict(re.findall(r"^(LAMBDA_\w+) \?= (\S+)$", makefile, re.MULTILINE))
+    properties = function["Properties"]
+    assert properties["Runtime"] == f"python{settings['LAMBDA_PYTHON_VERSION']}"
+    machine = {"arm64": "aarch64", "x86_64": "x86_64"}[properties["Architectures"][0]]
+    assert settings["LAMBDA_PLATFORM"].endswith(f"_{machine}")
+    assert "build-AdminViewSyncFunction:" in makefile
+
+
+def test_the_lambda_requirements_stay_inside_the_projects_ranges() -> None:
+    declared = {
+        canonicalize_name(r.name): r
+        for r in map(Requirement, tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+    }
+    lines = (ROOT / "deploy" / "requirements.txt").read_text().splitlines()
+    pinned = [Requirement(line) for line in lines if line.strip() and not line.startswith("#")]
+    names = {canonicalize_name(r.name) for r in pinned}
+    assert {"pynamodb", "aws-lambda-powertools"} <= names
+    assert not names & {"django", "boto3", "botocore"}  # Django is not packaged; the runtime has boto3
+    for requirement in pinned:
+        (spec,) = requirement.specifier
+        assert spec.operator == "==", f"{requirement}: pin exact versions (installed with --no-deps)"
+        wanted = declared.get(canonicalize_name(requirement.name))
+        if wanted is not None:
+            assert wanted.specifier.contains(spec.version), f"{requirement} is outside pyproject.toml's {wanted}"
