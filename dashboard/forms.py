@@ -8,6 +8,7 @@ from django import forms
 from django.http import QueryDict
 
 from shop import keys
+from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -64,6 +65,31 @@ class InvoiceRangeForm(ListForm):
 
 class TransactionForm(forms.Form):
     transaction_id = forms.CharField(max_length=200, strip=True, label="transaction id")
+
+
+class PatternForm(ListForm):
+    """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
+    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it."""
+
+    def __init__(self, params: tuple[Param, ...], data: QueryDict) -> None:
+        super().__init__(data)
+        self.params = params
+        for param in params:
+            self.fields[param.query_name] = forms.CharField(
+                label=param.label, max_length=8192 if param.kind == "ids" else 300, help_text=param.help
+            )
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        try:
+            cleaned["params"] = check_params(
+                self.params, {p.name: str(cleaned.get(p.query_name, "")) for p in self.params}
+            )
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return cleaned
 
 
 JUMP_KINDS = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "order": keys.ORDER}

@@ -1,4 +1,4 @@
-"""The access patterns of the shop table: AWS's 16 (AWS's table) and ours, one named, typed read each.
+"""The access patterns of the shop table: AWS's 16 and ours, one named, typed read each.
 
 Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan; each
 function's docstring gives its index and key condition. ``shop.pattern_registry`` names them (AWS's names,
@@ -168,9 +168,10 @@ def shipment_details(*, shipment_id: str, limit: int = DEFAULT_PAGE, start_key: 
 
 
 def shipments_for_warehouse(
-    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
+    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None, newest_first: bool = False
 ) -> Page[Shipment]:
-    """13 getShipmentByWarehouseId: GSI2 PK=w#<wid>, SK begins_with sh#."""
+    """13 getShipmentByWarehouseId: GSI2 PK=w#<wid>, SK begins_with sh#. ``newest_first`` reads the index
+    backwards: shipment ids (``<order id>-<n>``) grow with order ids, so the newest shipments come first."""
     return query_page(
         Shipment,
         keys.warehouse(warehouse_id),
@@ -178,6 +179,7 @@ def shipments_for_warehouse(
         limit=limit,
         start_key=start_key,
         range_key_condition=Shipment.gsi2_sk.startswith(keys.SHIPMENT),
+        scan_index_forward=not newest_first,
     )
 
 

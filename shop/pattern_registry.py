@@ -118,7 +118,7 @@ class AccessPattern:
     def where(self) -> str:
         return f"{self.table}{' / ' + self.index if self.index else ''}"
 
-    def page(self, *, limit: int, start_key: Key | None = None, **params: str) -> Page[Any]:
+    def page(self, *, limit: int, start_key: Key | None = None, **params: Any) -> Page[Any]:
         return self.fetch(limit=limit, start_key=start_key, **params)
 
     def run(self, **params: str) -> Iterator[Any]:
