@@ -8,12 +8,15 @@ pattern inside its own call recording, and shows the items with the requests bot
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from botocore.exceptions import ClientError
 from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
+from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
 from dashboard.forms import PatternForm, first_error
@@ -74,7 +77,24 @@ def _calls(log: CallLog) -> list[dict[str, Any]]:
     return shown
 
 
+def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A request DynamoDB refuses (a table or index not created yet, throttling beyond the retries) is a 503
+    saying so: the explorer reaches every table, including ones a deployment may lack."""
+
+    @functools.wraps(view)
+    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        try:
+            return view(request, *args, **kwargs)
+        except (ClientError, PynamoDBException) as exc:
+            cause = exc.cause if isinstance(exc, PynamoDBException) and exc.cause else exc
+            code = cause.response.get("Error", {}).get("Code") if isinstance(cause, ClientError) else None
+            return error(request, 503, f"DynamoDB refused the request: {code or type(cause).__name__}")
+
+    return wrapper
+
+
 @require_GET
+@dynamodb_errors
 @domain_errors
 def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     pattern = find(name)
