@@ -1,4 +1,4 @@
-"""The admin view's named reads, AV1-AV5, in the shop's registry shape (``shop.pattern_registry``), so the
+"""The admin view's named reads, AV1-AV5 and the email lookup, in the shop's registry shape (``shop.pattern_registry``), so the
 explorer runs them like AWS's 16. Items are the view table's own (DynamoDB JSON turned into plain values);
 pages continue from the selectors' positions."""
 
@@ -69,5 +69,9 @@ AV_PATTERNS: list[AccessPattern] = [
         "the order behind a payment TransactionId",
         VIEW, "GSI3", "Query", "GSI3PK = t#<transaction_id>", PaymentRef,
     ),
+    _av(
+        "AV-email", "getCustomerByEmail", (Param("email", "text"),), _paged(selectors.customer_items_for_email),
+        "the customer with an email address (exact, case-insensitive; sparse index of profiles with an email)",
+        VIEW, "GSI5", "Query", "GSI5PK = email#<lower-cased email>", Profile,
+    ),
 ]  # fmt: skip
-

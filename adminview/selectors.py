@@ -21,7 +21,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar
 
-from adminview.models import PROFILE_SK, ViewItem, pending_key, pending_shards
+from adminview.models import PROFILE_SK, ViewItem, email_key, pending_key, pending_shards
 from dynamo.batch import batch_get, client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
@@ -228,6 +228,22 @@ def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, 
     position = _sort_position(after)
     found = _query("GSI3", "GSI3PK", "t#" + text, "GSI3SK", limit=limit + 1, after=position, forward=True)
     return _forward_page(found, "GSI3SK", limit)
+
+
+def customer_items_for_email(*, email: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """Profiles whose email is ``email`` (exact, case-insensitive): GSI5 ``email#<lower-cased>``, KEYS_ONLY."""
+    key = email_key(email) if isinstance(email, str) else None
+    if key is None or "@" not in key:
+        raise ValueError(f"{email!r} is not an email address")
+    check_limit(limit)
+    found = _query("GSI5", "GSI5PK", key, "GSI5SK", limit=limit + 1, after=_sort_position(after), forward=True)
+    return _forward_page(found, "GSI5SK", limit)
+
+
+def customer_id_for_email(*, email: str) -> str | None:
+    """The customer with this email (the lowest id when several share it), or None."""
+    found = customer_items_for_email(email=email, limit=1).rows
+    return keys.bare(found[0]["PK"]["S"], keys.CUSTOMER) if found else None
 
 
 def _sort_position(after: dict[str, Any] | None) -> str | None:

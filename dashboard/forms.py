@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from django import forms
+from django.core.validators import validate_email
 from django.http import QueryDict
 
 from shop import keys
@@ -92,16 +93,32 @@ class PatternForm(ListForm):
         return cleaned
 
 
-JUMP_KINDS = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "order": keys.ORDER}
+JUMP_KINDS = {
+    "order": keys.ORDER,
+    "customer": keys.CUSTOMER,
+    "product": keys.PRODUCT,
+    "warehouse": keys.WAREHOUSE,
+    "invoice": keys.INVOICE,
+    "shipment": keys.SHIPMENT,
+}
+EMAIL = "email"
 
 
 class JumpForm(forms.Form):
-    kind = forms.ChoiceField(choices=[(k, k) for k in JUMP_KINDS])
-    id = forms.CharField(max_length=100, strip=True)
+    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed) or a customer's email."""
+
+    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL]])
+    id = forms.CharField(max_length=254, strip=True)
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
+            return cleaned
+        if cleaned["kind"] == EMAIL:
+            try:
+                validate_email(cleaned["id"])
+            except forms.ValidationError as exc:
+                raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
             return cleaned
         try:
             cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[cleaned["kind"]])

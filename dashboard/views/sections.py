@@ -6,6 +6,7 @@ in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import quote
 from typing import Any
 
 from django.http import HttpResponseBase, QueryDict
@@ -57,7 +58,7 @@ def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     query[LIST] = section
     for name, value in extra.items():
         query[name] = value
-    return f"{request.path}?{query.urlencode()}"
+    return f"{quote(request.path)}?{query.urlencode()}"  # a prefixed id in the path (w#301) keeps its '#'
 
 
 def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:

@@ -202,7 +202,7 @@ def test_find_order_by_transaction_id(staff: Client, fake_av: FakeSelectors) -> 
     [
         ("kind=customer&id=1001", "/customers/1001/"),
         ("kind=customer&id=c%231001", "/customers/1001/"),
-        ("kind=product&id=2001", "/products/2001/buyers/"),
+        ("kind=product&id=2001", "/products/2001/"),
         ("kind=order&id=o%23abc", "/orders/abc/"),
     ],
 )
