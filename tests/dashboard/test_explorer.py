@@ -4,11 +4,10 @@ through without gaps or repeats; the boto3 call it shows returns the same items;
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from io import StringIO
 from typing import Any
 
@@ -20,11 +19,16 @@ from django.test import Client
 from dashboard.patterns import cell, find
 from dashboard.views.common import spreadsheet_text
 from dynamo.tables import delete_table
-from shop import seeding
+from shop import orders, seeding
 from shop.models import SHOP_TABLE
+from shop.order_builders import PaymentSpec
+from shop.orders import OrderLine
 from shop.pattern_registry import PATTERNS, AccessPattern
 from shop.plain import from_attribute_values
+from tests import factories
+from tests.adminview_helpers import sync_now
 from tests.conftest import fresh_table
+from tests.dashboard.conftest import csv_rows
 from tests.samples import AWS_MODEL
 from tests.shop.test_access_patterns_aws import EXAMPLES
 
@@ -44,8 +48,7 @@ def query_of(pattern: AccessPattern, args: list[str]) -> dict[str, str]:
 def explorer_csv(client: Client, name: str, query: dict[str, str]) -> list[list[str]]:
     response = client.get(f"/patterns/{name}/", {**query, "format": "csv"})
     assert response.status_code == 200, response.content
-    text = b"".join(response.streaming_content).decode()
-    return list(csv.reader(io.StringIO(text)))
+    return csv_rows(response)
 
 
 def assert_csv_is_cli(client: Client, name: str, args: list[str]) -> list[list[str]]:
@@ -158,7 +161,7 @@ def seeded(ddb_local: Any) -> Iterator[list[dict[str, Any]]]:
         items: list[dict[str, Any]] = []
         kwargs: dict[str, Any] = {"TableName": name}
         while True:  # test-only Scan, to choose busy subjects
-            page = client.scan(**kwargs)
+            page: Any = client.scan(**kwargs)
             items += [from_attribute_values(i) for i in page["Items"]]
             if "LastEvaluatedKey" not in page:
                 break
@@ -244,3 +247,45 @@ def test_find_knows_the_admin_view_patterns() -> None:
     for name in ("getOrdersByCustomerId", "getPendingOrders", "getBuyersByProductId", "getOrderByTransactionId"):
         pattern = find(name)
         assert pattern is not None and pattern.table == "admin view"
+
+
+# --- the admin view's patterns ----------------------------------------------------------------------------------
+
+
+def test_admin_view_patterns_page_and_stream_their_items(shop_table: str, admin_view_table: str, staff: Client) -> None:
+    factories.shop_with(customers=2, products=1)
+    placed = []
+    for n in range(5):
+        oid = f"av{n}"
+        orders.order_place(
+            customer_id=f"{1001 + n % 2}",
+            lines=[OrderLine("2001", 1)],
+            payments=[PaymentSpec("Visa", "10.50", transaction_id=f"tx-{n}")],
+            placed_at=datetime(2026, 5, 1) + timedelta(hours=n),
+            order_id=oid,
+        )
+        placed.append(oid)
+    sync_now()
+    newest_first = [f"o#{oid}" for oid in reversed(placed)]
+
+    def every_page(name: str, query: dict[str, str]) -> list[str]:
+        response = staff.get(f"/patterns/{name}/", {**query, "limit": "2"})
+        shown: list[str] = []
+        while True:
+            assert response.status_code == 200, response.content
+            shown += [r[0][0] for r in response.context["rows"]]
+            if not response.context["next_url"]:
+                return shown
+            response = staff.get(response.context["next_url"], headers={"HX-Request": "true"})
+
+    assert every_page("getPendingOrders", {}) == newest_first  # four shards merged, no gaps or repeats
+    assert every_page("getOrdersByCustomerId", {"customer_id": "1001"}) == ["o#av4", "o#av2", "o#av0"]
+    by_customer_then_order = ["o#av0", "o#av2", "o#av4", "o#av1", "o#av3"]
+    assert every_page("getBuyersByProductId", {"product_id": "2001"}) == by_customer_then_order
+    assert every_page("getOrderByTransactionId", {"transaction_id": "tx-3"}) == ["o#av3"]
+    assert every_page("getProfilesByCustomerIds", {"customer_id": "1001,c#1002,404"}) == ["c#1001", "c#1002"]
+
+    rows = explorer_csv(staff, "getPendingOrders", {})
+    assert rows[0][:3] == ["PK", "SK", "Kind"] and [r[0] for r in rows[1:]] == newest_first
+    pending = find("getPendingOrders")
+    assert pending is not None and rows[0] == pending.columns()
