@@ -1,6 +1,6 @@
-"""The admin view's named reads, AV1-AV5 and the email lookup, in the shop's registry shape (``shop.pattern_registry``), so the
-explorer runs them like AWS's 16. Items are the view table's own (DynamoDB JSON turned into plain values);
-pages continue from the selectors' positions."""
+"""The admin view's named reads, AV1-AV5 and the email lookup, in the shop's registry shape
+(``shop.pattern_registry``), so the explorer runs them like AWS's 16. Items are the view table's own (DynamoDB
+JSON turned into plain values); pages continue from the selectors' positions."""
 
 from __future__ import annotations
 

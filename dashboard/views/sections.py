@@ -6,8 +6,8 @@ in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import quote
 from typing import Any
+from urllib.parse import quote
 
 from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from adminview.selectors import BuyerRow
 from dashboard.views import common as views
 from tests import factories
-from tests.dashboard.conftest import BuyerRow, FakeSelectors, csv_rows, order_rows
+from tests.dashboard.conftest import FakeSelectors, csv_rows, order_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ def load_more(response: Any) -> str | None:
     html = response.content.decode()
     if 'class="load-more"' not in html:
         return None
-    return html.split('class="load-more" href="')[1].split('"')[0].replace("&amp;", "&")
+    return str(html.split('class="load-more" href="')[1].split('"')[0]).replace("&amp;", "&")
 
 
 def walk(client: Client, url: str, attr: str) -> tuple[list[str], int]:
