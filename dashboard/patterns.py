@@ -44,10 +44,12 @@ def request_json(request: dict[str, Any]) -> str:
 
 def boto3_call(operation: str, request: dict[str, Any]) -> str:
     """Python that repeats the call (the endpoint and region come from the usual AWS variables)."""
+    text = json.dumps(request, indent=2, ensure_ascii=False)
+    literal = f"r'''{text}'''" if "'''" not in text and "\\" not in text else repr(text)
     return (
         "import json\n\nimport boto3\n\n"
         'client = boto3.client("dynamodb")\n'
-        f"kwargs = json.loads(r'''{json.dumps(request, indent=2, ensure_ascii=False)}''')\n"
+        f"kwargs = json.loads({literal})\n"
         f"response = client.{xform_name(operation)}(**kwargs)\n"
     )
 

@@ -48,13 +48,17 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
         page = first
         while True:
             for item in page.items:
-                plain = pattern.plain(item)
-                yield [spreadsheet_text(cell(plain.get(c))) or "" for c in columns]
+                yield csv_line(pattern.plain(item), columns)
             if page.next_key is None:
                 return
             page = pattern.page(limit=CSV_PAGE, start_key=page.next_key, **params)
 
     return columns, rows()
+
+
+def csv_line(item: dict[str, Any], columns: list[str]) -> list[str]:
+    """One item's CSV cells; text a spreadsheet would run as a formula gets a leading quote."""
+    return [spreadsheet_text(v) or "" if isinstance(v, str) else cell(v) for v in (item.get(c) for c in columns)]
 
 
 def _columns_of(pattern: AccessPattern, items: list[dict[str, Any]]) -> list[str]:

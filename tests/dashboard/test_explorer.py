@@ -16,8 +16,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from dashboard.patterns import cell, find
-from dashboard.views.common import spreadsheet_text
+from dashboard.patterns import boto3_call, find
+from dashboard.views.patterns import csv_line
 from dynamo.tables import delete_table
 from shop import orders, seeding
 from shop.models import SHOP_TABLE
@@ -59,7 +59,7 @@ def assert_csv_is_cli(client: Client, name: str, args: list[str]) -> list[list[s
     assert header[:2] == ["PK", "SK"]
     assert header == pattern.columns()
     assert [r[:2] for r in rows[1:]] == [[i["PK"], i["SK"]] for i in expected]
-    assert rows[1:] == [[spreadsheet_text(cell(i.get(c))) or "" for c in header] for i in expected]
+    assert rows[1:] == [csv_line(i, header) for i in expected]
     for row, item in zip(rows[1:], expected, strict=True):  # every attribute the CLI printed is in the row
         assert {c for c, v in zip(header, row, strict=True) if v} == set(item)
     return rows
@@ -289,3 +289,11 @@ def test_admin_view_patterns_page_and_stream_their_items(shop_table: str, admin_
     assert rows[0][:3] == ["PK", "SK", "Kind"] and [r[0] for r in rows[1:]] == newest_first
     pending = find("getPendingOrders")
     assert pending is not None and rows[0] == pending.columns()
+
+
+def test_shown_code_survives_any_parameter_text() -> None:
+    request = {"TableName": "t", "ExpressionAttributeValues": {":v": {"S": "a'''b\\"}}}
+    namespace: dict[str, Any] = {}
+    code = boto3_call("Query", request).replace('client = boto3.client("dynamodb")', "")
+    exec(code.replace("response = client.query(**kwargs)", ""), namespace)
+    assert namespace["kwargs"] == request
