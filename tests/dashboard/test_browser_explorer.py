@@ -39,6 +39,7 @@ def test_run_two_patterns_load_more_and_download_csv(page: Any, live_server: Any
     page.click("a.load-more")
     rows.nth(3).wait_for()  # htmx appended the next page
     assert rows.count() == 6
+    page.wait_for_selector("pre.request-json >> text=ExclusiveStartKey")  # the second page's request, swapped in
     assert "KeyConditionExpression" in page.locator("pre.request-json").first.inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)

@@ -231,7 +231,8 @@ def test_load_more_pages_without_gaps_or_repeats(seeded: list[dict[str, Any]], s
         if not response.context["next_url"]:
             break
         response = staff.get(response.context["next_url"], headers={"HX-Request": "true"})
-        assert b"<html" not in response.content  # only the rows partial
+        assert b"<html" not in response.content  # only the rows partial, and the requests panel out of band
+        assert b'hx-swap-oob="true"' in response.content and b"ExclusiveStartKey" in response.content
     assert seen == expected and pages > 1
 
 
