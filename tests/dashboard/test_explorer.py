@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from io import StringIO
@@ -13,10 +14,11 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore import xform_name
 from django.core.management import call_command
 from django.test import Client
 
-from dashboard.patterns import boto3_call, find
+from dashboard.patterns import boto3_call, cli_line, find
 from dashboard.views.patterns import csv_line
 from dynamo.tables import delete_table
 from shop import orders, seeding
@@ -298,3 +300,24 @@ def test_shown_code_survives_any_parameter_text() -> None:
     code = boto3_call("Query", request).replace('client = boto3.client("dynamodb")', "")
     exec(code.replace("response = client.query(**kwargs)", ""), namespace)
     assert namespace["kwargs"] == request
+
+
+def test_cli_options_are_the_operations_own_parameters() -> None:
+    model = boto3.client("dynamodb", region_name="us-east-1").meta.service_model
+    request = {
+        "TableName": "t",
+        "IndexName": "GSI1",
+        "KeyConditionExpression": "#0 = :0",
+        "ExpressionAttributeNames": {"#0": "GSI1-PK"},
+        "ExpressionAttributeValues": {":0": {"S": "p#1 it's"}},
+        "ScanIndexForward": False,
+        "Limit": 4,
+        "ReturnConsumedCapacity": "TOTAL",
+    }
+    line = cli_line("Query", request)
+    members = {xform_name(m, "-") for m in model.operation_model("Query").input_shape.members}
+    options = [w[2:] for w in shlex.split(line) if w.startswith("--")]
+    assert "no-paginate" in options and "no-scan-index-forward" in options
+    assert {o for o in options if o not in ("no-paginate", "no-scan-index-forward")} <= members
+    words = shlex.split(line)
+    assert json.loads(words[words.index("--expression-attribute-values") + 1]) == request["ExpressionAttributeValues"]
