@@ -315,7 +315,9 @@ def test_cli_options_are_the_operations_own_parameters() -> None:
         "ReturnConsumedCapacity": "TOTAL",
     }
     line = cli_line("Query", request)
-    members = {xform_name(m, "-") for m in model.operation_model("Query").input_shape.members}
+    shape = model.operation_model("Query").input_shape
+    assert shape is not None
+    members = {xform_name(m, "-") for m in shape.members}
     options = [w[2:] for w in shlex.split(line) if w.startswith("--")]
     assert "no-paginate" in options and "no-scan-index-forward" in options
     assert {o for o in options if o not in ("no-paginate", "no-scan-index-forward")} <= members
