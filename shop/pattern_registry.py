@@ -13,7 +13,7 @@ This module holds the shop table's patterns (AWS's 16 and ours); the admin view 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pynamodb.models import Model
@@ -107,8 +107,6 @@ class AccessPattern:
     model: type[Model]
     group: str = "AWS's online-shop model"
     plain: Callable[[Any], dict[str, Any]] = to_plain
-    sort_note: str = ""
-    extra_columns: tuple[str, ...] = field(default=())
 
     @property
     def usage(self) -> str:
@@ -127,12 +125,12 @@ class AccessPattern:
 
     def columns(self) -> list[str]:
         """``PK``, ``SK``, then every attribute name its items may have (the model family's), sorted."""
-        return attribute_columns(self.model, self.extra_columns)
+        return attribute_columns(self.model)
 
 
-def attribute_columns(model: type[Model], extra: tuple[str, ...] = ()) -> list[str]:
+def attribute_columns(model: type[Model]) -> list[str]:
     family = [model, *_subclasses(model)]
-    names = {a.attr_name for m in family for a in m.get_attributes().values()} | set(extra)
+    names = {a.attr_name for m in family for a in m.get_attributes().values()}
     first = [n for n in ("PK", "SK", "EntityType", "Kind") if n in names]
     return first + sorted(names - set(first))
 

@@ -56,7 +56,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
-    one_list = sections_response(request, product_sections(pid, start, end), "dashboard/product.html", context)
+    one_list = sections_response(request, product_sections(pid, start, end), context)
     if one_list is not None:
         return one_list
     found = access_patterns.product_by_id(product_id=pid)

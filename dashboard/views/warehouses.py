@@ -34,7 +34,7 @@ def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     wid = keys.bare(warehouse_id, keys.WAREHOUSE)
     sections = warehouse_sections(wid)
     context: dict[str, object] = {"warehouse_id": wid}
-    one_list = sections_response(request, sections, "dashboard/warehouse.html", context)
+    one_list = sections_response(request, sections, context)
     if one_list is not None:
         return one_list
     found = access_patterns.warehouse_by_id(warehouse_id=wid)
