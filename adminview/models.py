@@ -2,7 +2,8 @@
 
 Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 
-- ``profile``  PK ``c#<cid>`` SK ``#profile``: Name, Email (AV4, read with BatchGetItem).
+- ``profile``  PK ``c#<cid>`` SK ``#profile``: Name, Email (AV4, read with BatchGetItem). GSI5
+  ``email#<lower-cased email>`` / ``c#<cid>`` finds a customer by email (sparse: only profiles with one).
 - ``order``    PK ``o#<oid>`` SK ``#order``: the order summary. GSI4 ``c#<cid>`` / ``<date>#<oid>`` serves
   AV1 (a customer's orders, newest first). GSI1 ``PENDING#<shard>`` / ``<date>#<oid>`` serves AV2 and is
   **sparse**: the two key attributes are written while the order is PENDING and REMOVEd when it leaves
@@ -36,6 +37,14 @@ ORDER_SK = "#order"
 PENDING_PREFIX = "PENDING#"
 WATERMARK_PREFIX = "seq#"
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
+EMAIL_PREFIX = "email#"
+MAX_KEY_BYTES = 2048  # DynamoDB's limit for a partition key value
+
+
+def email_key(email: str) -> str | None:
+    """The email index's key: exact address, case-insensitive; None for an empty or oversized one."""
+    key = EMAIL_PREFIX + email.strip().lower()
+    return key if email.strip() and len(key.encode()) <= MAX_KEY_BYTES else None
 
 
 def pending_shards() -> int:
@@ -109,6 +118,17 @@ class CustomerOrdersIndex(GlobalSecondaryIndex["ViewItem"]):
     gsi4_sk = UnicodeAttribute(range_key=True, attr_name="GSI4SK")
 
 
+class EmailIndex(GlobalSecondaryIndex["ViewItem"]):
+    """A customer by email (jump box): sparse, only profiles with an email; keys are all it needs."""
+
+    class Meta:
+        index_name = "GSI5"
+        projection = KeysOnlyProjection()
+
+    gsi5_pk = UnicodeAttribute(hash_key=True, attr_name="GSI5PK")
+    gsi5_sk = UnicodeAttribute(range_key=True, attr_name="GSI5SK")
+
+
 class ViewItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.admin_view_table_name()
@@ -124,11 +144,14 @@ class ViewItem(InstrumentedModel):
     gsi3_sk = UnicodeAttribute(null=True, attr_name="GSI3SK")
     gsi4_pk = UnicodeAttribute(null=True, attr_name="GSI4PK")
     gsi4_sk = UnicodeAttribute(null=True, attr_name="GSI4SK")
+    gsi5_pk = UnicodeAttribute(null=True, attr_name="GSI5PK")
+    gsi5_sk = UnicodeAttribute(null=True, attr_name="GSI5SK")
 
     pending = PendingIndex()
     buyers = BuyersIndex()
     transactions = TransactionIndex()
     customer_orders = CustomerOrdersIndex()
+    emails = EmailIndex()
 
 
 class Profile(ViewItem, discriminator="profile"):

@@ -23,6 +23,7 @@ from adminview.models import (
     PENDING_PREFIX,
     PROFILE_SK,
     WATERMARK_PREFIX,
+    email_key,
     pending_key,
     pending_shard,
 )
@@ -139,6 +140,16 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
     return item
 
 
+def profile_item(pk: str, image: Image) -> Image:
+    """AV4's profile; with an email, also the (sparse) email index's keys."""
+    email = _s(image, "Email")
+    item = _item(pk, PROFILE_SK, "profile", Name=_s(image, "Name"), Email=email)
+    key = email_key(email) if email else None
+    if key:
+        item["GSI5PK"], item["GSI5SK"] = {"S": key}, {"S": pk}
+    return item
+
+
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
     item = _item(
         "o#" + order_id, "p#" + product_id, "buyer", OrderId=order_id, ProductId=product_id, CustomerId=customer_id
@@ -170,8 +181,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     pk, sk = key
     entity = _s(image, "EntityType")
     if entity == "customer":
-        cid = _strip(pk, "c#")
-        return [_item(pk, PROFILE_SK, "profile", Name=_s(image, "Name"), Email=_s(image, "Email"))] if cid else []
+        return [profile_item(pk, image)] if _strip(pk, "c#") else []
     if entity == "order":
         oid, cid = _strip(pk, "o#"), _strip(sk, "c#")
         return [order_summary(oid, cid, image, shards)] if oid and cid else []

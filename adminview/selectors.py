@@ -21,7 +21,7 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar
 
-from adminview.models import PROFILE_SK, ViewItem, pending_key, pending_shards
+from adminview.models import PROFILE_SK, ViewItem, email_key, pending_key, pending_shards
 from dynamo.batch import batch_get, client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
@@ -131,15 +131,25 @@ def _query(
     return list(response.get("Items", []))
 
 
-def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[OrderRow]:
+def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
     found.sort(key=lambda r: r[sort_attr]["S"], reverse=True)
     rows = found[:limit]
     more = len(found) > limit
-    return RowsPage([_order_row(r) for r in rows], {"before": rows[-1][sort_attr]["S"]} if more else None)
+    return RowsPage(rows, {"before": rows[-1][sort_attr]["S"]} if more else None)
+
+
+def _as_order_rows(page: RowsPage[Raw]) -> RowsPage[OrderRow]:
+    return RowsPage([_order_row(r) for r in page.rows], page.next)
 
 
 def pending_orders(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-    """AV2: all PENDING orders, newest first, merged over the write shards (one Query per shard, parallel)."""
+    """AV2 as rows for the pending page."""
+    return _as_order_rows(pending_order_items(limit=limit, after=after))
+
+
+def pending_order_items(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV2: all PENDING orders (index items), newest first, merged over the write shards (one Query per shard,
+    in parallel)."""
     check_limit(limit)
     before = _order_position(after)
     shards = pending_shards()
@@ -153,7 +163,12 @@ def pending_orders(*, limit: int = 50, after: dict[str, Any] | None = None) -> R
 
 
 def customer_orders(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-    """AV1: a customer's orders, newest first (GSI4)."""
+    """AV1 as rows for the customer page."""
+    return _as_order_rows(customer_order_items(customer_id=customer_id, limit=limit, after=after))
+
+
+def customer_order_items(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV1: a customer's orders (index items), newest first (GSI4)."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     check_limit(limit)
     before = _order_position(after)
@@ -162,7 +177,7 @@ def customer_orders(*, customer_id: str, limit: int = 50, after: dict[str, Any] 
 
 
 def _relation_customer(raw: Raw) -> str:
-    return raw["GSI2SK"]["S"].split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
+    return str(raw["GSI2SK"]["S"]).split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
@@ -179,7 +194,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     counts: dict[str, int] = {}
     page_size = min(1000, max(100, 4 * (limit + 1)))
     while len(counts) <= limit:
-        found = _query("GSI2", "GSI2PK", keys.PRODUCT + pid, "GSI2SK", limit=page_size, after=start, forward=True)
+        found = _relations(pid, limit=page_size, after=start)
         for raw in found:
             cid = _relation_customer(raw)
             counts[cid] = counts.get(cid, 0) + 1
@@ -188,17 +203,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
         start = found[-1]["GSI2SK"]["S"]
     customers = list(counts)[:limit]
     more = len(counts) > limit  # the loop stops once it sees customer limit+1, so counts are complete
-    profiles = (
-        batch_get(
-            client_of(ViewItem),
-            str(ViewItem.Meta.table_name),
-            [{"PK": {"S": keys.CUSTOMER + c}, "SK": {"S": PROFILE_SK}} for c in customers],
-            key_names=("PK", "SK"),
-            attributes=["Name", "Email"],
-        )
-        if customers
-        else []
-    )
+    profiles = customer_profiles(customer_ids=customers, attributes=["Name", "Email"]) if customers else []
     rows = [
         BuyerRow(
             customer_id=c, orders=counts[c], name=_s(p, "Name") if p else None, email=_s(p, "Email") if p else None
@@ -210,11 +215,68 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId (GSI3), or None."""
-    if (
-        not isinstance(transaction_id, str)
-        or not transaction_id.strip()
-        or len(transaction_id.strip()) > MAX_TRANSACTION_ID
-    ):
-        raise ValueError("a transaction id is 1-256 characters")
-    found = _query("GSI3", "GSI3PK", "t#" + transaction_id.strip(), "GSI3SK", limit=1)
+    found = transaction_items(transaction_id=transaction_id, limit=1).rows
     return _s(found[0], "OrderId") if found else None
+
+
+def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV5: the payment references carrying a TransactionId (GSI3, keys and OrderId)."""
+    text = transaction_id.strip() if isinstance(transaction_id, str) else ""
+    if not text or len(text) > MAX_TRANSACTION_ID:
+        raise ValueError("a transaction id is 1-256 characters")
+    check_limit(limit)
+    position = _sort_position(after)
+    found = _query("GSI3", "GSI3PK", "t#" + text, "GSI3SK", limit=limit + 1, after=position, forward=True)
+    return _forward_page(found, "GSI3SK", limit)
+
+
+def customer_items_for_email(*, email: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """Profiles whose email is ``email`` (exact, case-insensitive): GSI5 ``email#<lower-cased>``, KEYS_ONLY."""
+    key = email_key(email) if isinstance(email, str) else None
+    if key is None or "@" not in key:
+        raise ValueError(f"{email!r} is not an email address")
+    check_limit(limit)
+    found = _query("GSI5", "GSI5PK", key, "GSI5SK", limit=limit + 1, after=_sort_position(after), forward=True)
+    return _forward_page(found, "GSI5SK", limit)
+
+
+def customer_id_for_email(*, email: str) -> str | None:
+    """The customer with this email (the lowest id when several share it), or None."""
+    found = customer_items_for_email(email=email, limit=1).rows
+    return keys.bare(found[0]["PK"]["S"], keys.CUSTOMER) if found else None
+
+
+def _sort_position(after: dict[str, Any] | None) -> str | None:
+    if after is None:
+        return None
+    if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
+        raise ValueError("malformed page position")
+    return str(after["after"])
+
+
+def _forward_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
+    rows = found[:limit]
+    return RowsPage(rows, {"after": rows[-1][sort_attr]["S"]} if len(found) > limit and rows else None)
+
+
+def _relations(product_id: str, *, limit: int, after: str | None) -> list[Raw]:
+    return _query("GSI2", "GSI2PK", keys.PRODUCT + product_id, "GSI2SK", limit=limit, after=after, forward=True)
+
+
+def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV3: a product's buyer relations (GSI2, sparse: orders not CANCELLED), by customer then order."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    check_limit(limit)
+    return _forward_page(_relations(pid, limit=limit + 1, after=_sort_position(after)), "GSI2SK", limit)
+
+
+def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
+    """AV4: profiles by customer id with BatchGetItem (<=100 keys a call, parallel, unprocessed keys retried);
+    the result lines up with ``customer_ids`` (None: no profile)."""
+    return batch_get(
+        client_of(ViewItem),
+        str(ViewItem.Meta.table_name),
+        [{"PK": {"S": keys.CUSTOMER + keys.bare(c, keys.CUSTOMER)}, "SK": {"S": PROFILE_SK}} for c in customer_ids],
+        key_names=("PK", "SK"),
+        attributes=attributes,
+    )

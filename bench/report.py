@@ -11,6 +11,9 @@ PAGE_TITLES = {
     "invoices": "customer's invoices, 1 year",
     "buyers": "product's buyers",
     "order": "order detail",
+    "product": "product page (stock, orders in 1 year)",
+    "warehouse": "warehouse page (stock, shipments)",
+    "explorer": "explorer: pattern 9, 1 year",
 }
 WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
 NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
@@ -142,8 +145,8 @@ def plot(results: dict[str, Any], path: Path) -> Path | None:
                     [n for n, _ in points],
                     [max(v, 0.1) for _, v in points],
                     style,
-                    marker=markers[page],
-                    color=colors[page],
+                    marker=markers.get(page, "x"),
+                    color=colors.get(page),
                     label=label,
                 )
         ax.set_xscale("log")

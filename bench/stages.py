@@ -20,7 +20,7 @@ from shop.models import SHOP_TABLE, Inventory, OrderStatus, ShopItem
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
-PAGES = ("pending", "invoices", "buyers", "order")
+PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer")
 
 
 def skipped(module: str) -> dict[str, str]:
@@ -263,6 +263,9 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "invoices": f"/customers/{subjects.customer_id}/invoices/?from={start}&to={end}",
         "buyers": f"/products/{subjects.product_id}/buyers/",
         "order": f"/orders/{subjects.order_id}/",
+        "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
+        "warehouse": f"/warehouses/{seeding.FIRST_WAREHOUSE}/",
+        "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
     }
 
 

@@ -38,4 +38,11 @@ def product_buyers(*, product_id: str, limit: int, after: dict[str, Any] | None)
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId, or None."""
-    return _selectors().order_id_for_transaction(transaction_id=transaction_id)
+    found = _selectors().order_id_for_transaction(transaction_id=transaction_id)
+    return None if found is None else str(found)
+
+
+def customer_id_for_email(*, email: str) -> str | None:
+    """The customer with this email (exact, case-insensitive; GSI5 of the admin view), or None."""
+    found = _selectors().customer_id_for_email(email=email)
+    return None if found is None else str(found)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from django import forms
+from django.core.validators import validate_email
 from django.http import QueryDict
 
 from shop import keys
+from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -66,16 +68,57 @@ class TransactionForm(forms.Form):
     transaction_id = forms.CharField(max_length=200, strip=True, label="transaction id")
 
 
-JUMP_KINDS = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "order": keys.ORDER}
+class PatternForm(ListForm):
+    """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
+    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it."""
 
-
-class JumpForm(forms.Form):
-    kind = forms.ChoiceField(choices=[(k, k) for k in JUMP_KINDS])
-    id = forms.CharField(max_length=100, strip=True)
+    def __init__(self, params: tuple[Param, ...], data: QueryDict) -> None:
+        super().__init__(data)
+        self.params = params
+        for param in params:
+            self.fields[param.query_name] = forms.CharField(
+                label=param.label, max_length=8192 if param.kind == "ids" else 300, help_text=param.help
+            )
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
+            return cleaned
+        try:
+            cleaned["params"] = check_params(
+                self.params, {p.name: str(cleaned.get(p.query_name, "")) for p in self.params}
+            )
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return cleaned
+
+
+JUMP_KINDS = {
+    "order": keys.ORDER,
+    "customer": keys.CUSTOMER,
+    "product": keys.PRODUCT,
+    "warehouse": keys.WAREHOUSE,
+    "invoice": keys.INVOICE,
+    "shipment": keys.SHIPMENT,
+}
+EMAIL = "email"
+
+
+class JumpForm(forms.Form):
+    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed) or a customer's email."""
+
+    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL]])
+    id = forms.CharField(max_length=254, strip=True)
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        if cleaned["kind"] == EMAIL:
+            try:
+                validate_email(cleaned["id"])
+            except forms.ValidationError as exc:
+                raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
             return cleaned
         try:
             cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[cleaned["kind"]])

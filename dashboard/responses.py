@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 
 from dashboard.av import AdminViewUnavailable
@@ -24,11 +24,11 @@ def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
     )
 
 
-def domain_errors(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def domain_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Bad ids, dates, cursors and parameters (all ValueError subclasses) -> 400; unknown ids -> 404."""
 
     @functools.wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         try:
             return view(request, *args, **kwargs)
         except NotFound as exc:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import customers, home, orders, products
+from dashboard.views import customers, home, orders, patterns, products, warehouses
 
 app_name = "dashboard"
 
@@ -22,4 +22,8 @@ urlpatterns = [
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
     path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
+    path("products/<str:product_id>/", products.product, name="product"),
+    path("warehouses/<str:warehouse_id>/", warehouses.warehouse, name="warehouse"),
+    path("patterns/", patterns.patterns_index, name="patterns"),
+    path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
 ]

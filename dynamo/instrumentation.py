@@ -2,13 +2,15 @@
 
 Hooks are botocore's own events, registered once per client: ``before-parameter-build`` asks for
 ``ReturnConsumedCapacity`` on the operations that support it, ``before-call``/``after-call`` time the call
-(retries included) and note what it returned. Recording is scoped with a context variable, so
+(retries included) and note what it returned, with a copy of the request's parameters (what the explorer shows
+as the request sent, a boto3 call and an ``aws dynamodb`` command line). Recording is scoped with a context variable, so
 concurrent requests never mix their logs; worker threads join a scope through ``run_in_context``.
 """
 
 from __future__ import annotations
 
 import contextvars
+import copy
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -57,6 +59,9 @@ class Call:
     # ``time.perf_counter()`` when the call was sent (None if unknown): lets a reader tell calls that overlapped
     # (parallel threads) from calls made one after another (see ``round_trips``).
     started: float | None = None
+    # The API parameters as sent (``client.<operation>(**request)`` repeats the call), ``ReturnConsumedCapacity``
+    # included; kept for reads only (writes can be large), None otherwise.
+    request: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def ended(self) -> float | None:
@@ -198,6 +203,7 @@ def _record(
         ms=(time.perf_counter() - started) * 1000.0 if started else 0.0,
         error=error,
         started=started,
+        request=copy.deepcopy(params) if params and operation in _READ_OPERATIONS else None,
     )
     for log in logs:
         log.add(call)

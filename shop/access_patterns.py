@@ -1,28 +1,9 @@
-"""The 16 access patterns of AWS's online-shop model, one named, typed read each (seed 002's table).
+"""The access patterns of the shop table: AWS's 16 and ours, one named, typed read each.
 
-Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan:
-
-| #  | name                                 | index | key condition                                   |
-|----|--------------------------------------|-------|-------------------------------------------------|
-| 1  | getCustomerByCustomerId              | table | PK=c#cid, SK=c#cid (GetItem)                    |
-| 2  | getProductByProductId                | table | PK=p#pid, SK=p#pid (GetItem)                    |
-| 3  | getWarehouseByWarehouseId            | table | PK=w#wid, SK=w#wid (GetItem)                    |
-| 4  | getProductInventoryByProductId       | table | PK=p#pid, SK begins_with w#                     |
-| 5  | getOrderDetailsByOrderId             | table | PK=o#oid                                        |
-| 6  | getProductByOrderId                  | table | PK=o#oid, SK begins_with p#                     |
-| 7  | getInvoiceByOrderId                  | table | PK=o#oid, SK begins_with i#                     |
-| 8  | getShipmentByOrderId                 | table | PK=o#oid, SK begins_with sh#                    |
-| 9  | getOrderByProductIdForDateRange      | GSI1  | PK=p#pid, SK between date1 and date2            |
-| 10 | getInvoiceByInvoiceId                | GSI1  | PK=i#iid, SK=i#iid                              |
-| 11 | getPaymentByInvoiceId                | GSI1  | PK=i#iid, SK=i#iid (payments live on the invoice)|
-| 12 | getShipmentDetailsByShipmentId       | GSI1  | PK=sh#sid                                       |
-| 13 | getShipmentByWarehouseId             | GSI2  | PK=w#wid, SK begins_with sh#                    |
-| 14 | getProductInventoryByWarehouseId     | GSI2  | PK=w#wid, SK begins_with p#                     |
-| 15 | getInvoiceByCustomerIdForDateRange   | GSI2  | PK=c#cid, SK between i#date1 and i#date2        |
-| 16 | getProductsByCustomerIdForDateRange  | GSI2  | PK=c#cid, SK between p#date1 and p#date2        |
-
-Our additions (not in AWS's model) follow the same rules: ``orders_due_on`` (DeliveryDate-index) and
-``favourites_for_customer`` (table, PK=c#cid, SK begins_with FAVOURITE#).
+Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan; each
+function's docstring gives its index and key condition. ``shop.pattern_registry`` names them (AWS's names,
+plus ours: orders due on a date, a customer's favourites) with their typed parameters for the CLI, the
+explorer and the pages.
 
 IDs may be bare or prefixed; dates are ``YYYY-MM-DD`` (an end date covers its whole day) or timestamps.
 Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both ValueError) before any call.
@@ -30,13 +11,11 @@ Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both Va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from pynamodb.exceptions import DoesNotExist
 
-from dynamo.paging import Key, Page, all_items, query_page
+from dynamo.paging import Key, Page, query_page
 from shop import keys
 from shop.models import (
     Customer,
@@ -54,6 +33,7 @@ from shop.models import (
 from shop.timestamps import parse_day, range_bounds
 
 DEFAULT_PAGE = 100
+S = TypeVar("S", bound=ShopItem)
 
 
 # --- 1-3: entities by id (GetItem) -----------------------------------------------------------------
@@ -77,7 +57,7 @@ def warehouse_by_id(*, warehouse_id: str) -> Warehouse | None:
     return _get(Warehouse, key, key)
 
 
-def _get(model: type[ShopItem], pk: str, sk: str) -> Any:
+def _get(model: type[S], pk: str, sk: str) -> S | None:
     try:
         return model.get(pk, sk)
     except DoesNotExist:
@@ -188,9 +168,10 @@ def shipment_details(*, shipment_id: str, limit: int = DEFAULT_PAGE, start_key: 
 
 
 def shipments_for_warehouse(
-    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
+    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None, newest_first: bool = False
 ) -> Page[Shipment]:
-    """13 getShipmentByWarehouseId: GSI2 PK=w#<wid>, SK begins_with sh#."""
+    """13 getShipmentByWarehouseId: GSI2 PK=w#<wid>, SK begins_with sh#. ``newest_first`` reads the index
+    backwards: shipment ids (``<order id>-<n>``) grow with order ids, so the newest shipments come first."""
     return query_page(
         Shipment,
         keys.warehouse(warehouse_id),
@@ -198,6 +179,7 @@ def shipments_for_warehouse(
         limit=limit,
         start_key=start_key,
         range_key_condition=Shipment.gsi2_sk.startswith(keys.SHIPMENT),
+        scan_index_forward=not newest_first,
     )
 
 
@@ -259,7 +241,7 @@ def order_items_for_customer(
     )
 
 
-# --- our additions (issue 6) ----------------------------------------------------------------------------
+# --- our additions ----------------------------------------------------------------------------
 
 
 def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:
@@ -283,113 +265,3 @@ def favourites_for_customer(
         start_key=start_key,
         range_key_condition=Favourite.sk.startswith(keys.FAVOURITE),
     )
-
-
-# --- the registry: AWS's names -> how to run them from a command line ---------------------------------
-
-
-@dataclass(frozen=True)
-class AccessPattern:
-    number: int
-    name: str
-    params: tuple[str, ...]
-    run: Callable[..., Iterator[ShopItem]]
-    description: str
-
-    @property
-    def usage(self) -> str:
-        return " ".join([self.name, *(p.upper() for p in self.params)])
-
-
-def _one(fetch: Callable[..., ShopItem | None]) -> Callable[..., Iterator[ShopItem]]:
-    def run(**kwargs: str) -> Iterator[ShopItem]:
-        item = fetch(**kwargs)
-        if item is not None:
-            yield item
-
-    return run
-
-
-def _every(fetch: Callable[..., Page[Any]]) -> Callable[..., Iterator[ShopItem]]:
-    def run(**kwargs: str) -> Iterator[ShopItem]:
-        yield from all_items(fetch, **kwargs)
-
-    return run
-
-
-PATTERNS: dict[str, AccessPattern] = {
-    p.name: p
-    for p in [
-        AccessPattern(1, "getCustomerByCustomerId", ("customer_id",), _one(customer_by_id), "a customer"),
-        AccessPattern(2, "getProductByProductId", ("product_id",), _one(product_by_id), "a product"),
-        AccessPattern(3, "getWarehouseByWarehouseId", ("warehouse_id",), _one(warehouse_by_id), "a warehouse"),
-        AccessPattern(
-            4,
-            "getProductInventoryByProductId",
-            ("product_id",),
-            _every(inventory_for_product),
-            "a product's stock in every warehouse",
-        ),
-        AccessPattern(5, "getOrderDetailsByOrderId", ("order_id",), _every(order_details), "everything about an order"),
-        AccessPattern(6, "getProductByOrderId", ("order_id",), _every(order_items), "an order's items"),
-        AccessPattern(7, "getInvoiceByOrderId", ("order_id",), _every(invoices_for_order), "an order's invoice"),
-        AccessPattern(8, "getShipmentByOrderId", ("order_id",), _every(shipments_for_order), "an order's shipments"),
-        AccessPattern(
-            9,
-            "getOrderByProductIdForDateRange",
-            ("product_id", "start", "end"),
-            _every(order_items_for_product),
-            "order items of a product in a date range",
-        ),
-        AccessPattern(10, "getInvoiceByInvoiceId", ("invoice_id",), _one(invoice_by_id), "an invoice"),
-        AccessPattern(
-            11,
-            "getPaymentByInvoiceId",
-            ("invoice_id",),
-            _one(invoice_by_id),
-            "an invoice's payments (the invoice item, payments in Detail.Payments)",
-        ),
-        AccessPattern(
-            12, "getShipmentDetailsByShipmentId", ("shipment_id",), _every(shipment_details), "a shipment and its items"
-        ),
-        AccessPattern(
-            13,
-            "getShipmentByWarehouseId",
-            ("warehouse_id",),
-            _every(shipments_for_warehouse),
-            "a warehouse's shipments",
-        ),
-        AccessPattern(
-            14,
-            "getProductInventoryByWarehouseId",
-            ("warehouse_id",),
-            _every(inventory_for_warehouse),
-            "a warehouse's stock of every product",
-        ),
-        AccessPattern(
-            15,
-            "getInvoiceByCustomerIdForDateRange",
-            ("customer_id", "start", "end"),
-            _every(invoices_for_customer),
-            "a customer's invoices in a date range",
-        ),
-        AccessPattern(
-            16,
-            "getProductsByCustomerIdForDateRange",
-            ("customer_id", "start", "end"),
-            _every(order_items_for_customer),
-            "a customer's ordered products in a date range",
-        ),
-    ]
-}
-
-
-def run_pattern(name: str, args: list[str]) -> Iterator[ShopItem]:
-    """Run a pattern by its AWS name with positional string arguments; raises LookupError/ValueError."""
-    pattern = PATTERNS.get(name)
-    if pattern is None:
-        raise LookupError(f"unknown access pattern {name!r}; known: {', '.join(PATTERNS)}")
-    if len(args) != len(pattern.params):
-        raise ValueError(f"{name} takes {len(pattern.params)} argument(s): {pattern.usage}")
-    kwargs = dict(zip(pattern.params, args, strict=True))
-    return pattern.run(**kwargs)

@@ -63,6 +63,11 @@ def _bound(value: str, *, end: bool, what: str) -> str:
     raise InvalidDate(f"{what} {value!r} is not a date (YYYY-MM-DD) or timestamp (YYYY-MM-DDTHH:MM:SS)")
 
 
+def bound(value: str, *, end: bool, what: str) -> str:
+    """One sort-key bound of a date range (an end date covers its whole day); raises InvalidDate."""
+    return _bound(value, end=end, what=what)
+
+
 def range_bounds(start: str, end: str) -> tuple[str, str]:
     """Sort-key bounds for BETWEEN, both inclusive; raises InvalidDate (also when start is after end)."""
     low = _bound(start, end=False, what="start")

@@ -1,12 +1,16 @@
-"""A product's buyers: the two-phase join (AV3 then AV4)."""
+"""A product: its page (pattern 2, its stock, pattern 4, its orders in a date range, pattern 9) and its buyers
+(the two-phase join, AV3 then AV4)."""
 
 from __future__ import annotations
+
+from datetime import date
 
 from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from dashboard import av, cursors
+from dashboard.forms import InvoiceRangeForm, first_error
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     HtmxHttpRequest,
@@ -17,8 +21,50 @@ from dashboard.views.common import (
     partial,
     spreadsheet_text,
 )
+from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
+from shop.timestamps import now
+
+# --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
+
+
+def product_sections(product_id: str, start: date, end: date) -> list[Section]:
+    return [
+        Section("stock", "Stock in every warehouse", "getProductInventoryByProductId", {"product_id": product_id},
+                ("SK", "Quantity")),
+        Section(
+            "orders",
+            f"Order items from {start.isoformat()} to {end.isoformat()}, newest first",
+            "getOrderByProductIdForDateRange",
+            {"product_id": product_id, "start": start.isoformat(), "end": end.isoformat()},
+            ("PK", "GSI1-SK", "GSI2-PK", "Quantity", "Price"),
+            {"newest_first": True},
+        ),
+    ]  # fmt: skip
+
+
+@require_GET
+@domain_errors
+def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
+    """The product (GetItem), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
+    (pattern 9, both days included, default the last 365 days)."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    form = InvoiceRangeForm(request.GET, today=now().date())
+    if not form.is_valid():
+        raise ValueError(first_error(form))
+    start: date = form.cleaned_data["start"]
+    end: date = form.cleaned_data["end"]
+    context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
+    one_list = sections_response(request, product_sections(pid, start, end), context)
+    if one_list is not None:
+        return one_list
+    found = access_patterns.product_by_id(product_id=pid)
+    if found is None:
+        raise NotFound("product", pid)
+    context["product"] = found
+    return TemplateResponse(request, "dashboard/product.html", context)
+
 
 # --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------
 

@@ -85,3 +85,13 @@ def test_aws_sample_items_without_our_attributes() -> None:
     [summary] = projection.project_item(order)
     assert "Status" not in summary and "GSI1PK" not in summary and "Total" not in summary
     assert projection.project_item({"PK": S("p#1"), "SK": S("w#1"), "EntityType": S("warehouseItem")}) == []
+
+
+def test_profiles_carry_the_lower_cased_email_key_only_when_they_have_an_email() -> None:
+    customer = {"PK": {"S": "c#7"}, "SK": {"S": "c#7"}, "EntityType": {"S": "customer"}}
+    (with_email,) = projection.project_item({**customer, "Email": {"S": " Ada@Example.COM "}})
+    assert with_email["GSI5PK"] == {"S": "email#ada@example.com"} and with_email["GSI5SK"] == {"S": "c#7"}
+    (without,) = projection.project_item(customer)
+    assert "GSI5PK" not in without and "GSI5SK" not in without
+    (blank,) = projection.project_item({**customer, "Email": {"S": "  "}})
+    assert "GSI5PK" not in blank

@@ -19,6 +19,10 @@ PAGES = [
     "/products/2001/buyers/",
     "/orders/by-transaction/?transaction_id=t1",
     "/go/?kind=order&id=1",
+    "/patterns/",
+    "/patterns/getCustomerByCustomerId/?customer_id=1",
+    "/products/2001/",
+    "/warehouses/301/",
 ]
 
 

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from adminview.selectors import BuyerRow
 from dashboard.views import common as views
 from tests import factories
-from tests.dashboard.conftest import BuyerRow, FakeSelectors, csv_rows, order_rows
+from tests.dashboard.conftest import FakeSelectors, csv_rows, order_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +24,7 @@ def load_more(response: Any) -> str | None:
     html = response.content.decode()
     if 'class="load-more"' not in html:
         return None
-    return html.split('class="load-more" href="')[1].split('"')[0].replace("&amp;", "&")
+    return str(html.split('class="load-more" href="')[1].split('"')[0]).replace("&amp;", "&")
 
 
 def walk(client: Client, url: str, attr: str) -> tuple[list[str], int]:
@@ -202,7 +203,7 @@ def test_find_order_by_transaction_id(staff: Client, fake_av: FakeSelectors) -> 
     [
         ("kind=customer&id=1001", "/customers/1001/"),
         ("kind=customer&id=c%231001", "/customers/1001/"),
-        ("kind=product&id=2001", "/products/2001/buyers/"),
+        ("kind=product&id=2001", "/products/2001/"),
         ("kind=order&id=o%23abc", "/orders/abc/"),
     ],
 )

@@ -1,0 +1,90 @@
+"""Every named read the product serves, in one list for the explorer: the shop table's (``shop.pattern_registry``)
+then the admin view's (``adminview.patterns``, left out where the admin view is not installed).
+
+Also how a recorded call is shown: the request as JSON, as a boto3 call and as an ``aws dynamodb`` command line,
+all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from botocore import xform_name
+
+from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
+
+
+def all_patterns() -> list[AccessPattern]:
+    try:
+        from adminview.patterns import AV_PATTERNS
+    except ImportError:  # pragma: no cover - a deployment without the admin view
+        return list(SHOP_PATTERNS)
+    return [*SHOP_PATTERNS, *AV_PATTERNS]
+
+
+def find(name: str) -> AccessPattern | None:
+    return next((p for p in all_patterns() if p.name == name), None)
+
+
+def grouped() -> list[tuple[str, list[AccessPattern]]]:
+    groups: dict[str, list[AccessPattern]] = {}
+    for pattern in all_patterns():
+        groups.setdefault(pattern.group, []).append(pattern)
+    return list(groups.items())
+
+
+# --- a recorded request, shown three ways -------------------------------------------------------------------
+
+
+def request_json(request: dict[str, Any]) -> str:
+    return json.dumps(request, indent=2, ensure_ascii=False)
+
+
+def boto3_call(operation: str, request: dict[str, Any]) -> str:
+    """Python that repeats the call (the endpoint and region come from the usual AWS variables)."""
+    text = json.dumps(request, indent=2, ensure_ascii=False)
+    literal = f"r'''{text}'''" if "'''" not in text and "\\" not in text else repr(text)
+    return (
+        "import json\n\nimport boto3\n\n"
+        'client = boto3.client("dynamodb")\n'
+        f"kwargs = json.loads({literal})\n"
+        f"response = client.{xform_name(operation)}(**kwargs)\n"
+    )
+
+
+def cli_line(operation: str, request: dict[str, Any]) -> str:
+    """``aws dynamodb <operation> --option value ...``: one option per parameter, JSON for maps and lists,
+    ``--flag``/``--no-flag`` for booleans; ``--no-paginate`` so the CLI sends this one request only."""
+    words = ["aws", "dynamodb", xform_name(operation, "-")]
+    for name, value in request.items():
+        option = "--" + xform_name(name, "-")
+        if isinstance(value, bool):
+            words.append(option if value else "--no-" + option[2:])
+        elif isinstance(value, dict | list):
+            words += [option, shlex.quote(json.dumps(value, separators=(",", ":"), ensure_ascii=False))]
+        else:
+            words += [option, shlex.quote(str(value))]
+    if operation in ("Query", "Scan"):
+        words.append("--no-paginate")
+    return " ".join(words)
+
+
+# --- item values as text (the HTML table and the CSV) -----------------------------------------------------------
+
+
+def cell(value: Any) -> str:
+    """One attribute as text: strings as they are, anything else (numbers, maps, lists) as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def readable(value: Any) -> tuple[str, bool]:
+    """An attribute for the HTML table: (text, nested) where nested maps and lists are indented JSON."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, indent=1, ensure_ascii=False), True
+    return cell(value), False

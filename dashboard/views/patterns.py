@@ -1,0 +1,139 @@
+"""The access-pattern explorer: every named read, its form, its items, the exact requests sent and their cost.
+
+``/patterns/<name>/`` validates the parameters with the registry's own checks (the CLI's), runs one page of the
+pattern inside its own call recording, and shows the items with the requests botocore sent (JSON, boto3,
+``aws dynamodb``) and their cost; "load more" follows a signed cursor that also carries the page's columns, and
+``?format=csv`` streams every item (``PK``, ``SK``, then every attribute the pattern's items can have).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+from django.http import HttpResponseBase
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+from pynamodb.exceptions import PynamoDBException
+
+from dashboard import cursors
+from dashboard.forms import PatternForm, first_error
+from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, readable, request_json
+from dashboard.responses import csv_response, domain_errors, error
+from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
+from dynamo.instrumentation import CallLog, recording
+from dynamo.paging import MAX_PAGE as CSV_PAGE
+from shop.pattern_registry import AccessPattern
+
+SALT = "pattern"
+
+
+@require_GET
+def patterns_index(request: HtmxHttpRequest) -> TemplateResponse:
+    return TemplateResponse(request, "dashboard/patterns.html", {"groups": grouped()})
+
+
+def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
+    return "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
+
+
+def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[str]]]:
+    """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
+    columns = pattern.columns()
+    first = pattern.page(limit=CSV_PAGE, start_key=None, **params)
+
+    def rows() -> Iterator[list[str]]:
+        page = first
+        while True:
+            for item in page.items:
+                yield csv_line(pattern.plain(item), columns)
+            if page.next_key is None:
+                return
+            page = pattern.page(limit=CSV_PAGE, start_key=page.next_key, **params)
+
+    return columns, rows()
+
+
+def csv_line(item: dict[str, Any], columns: list[str]) -> list[str]:
+    """One item's CSV cells; text a spreadsheet would run as a formula gets a leading quote."""
+    return [spreadsheet_text(v) or "" if isinstance(v, str) else cell(v) for v in (item.get(c) for c in columns)]
+
+
+def _columns_of(pattern: AccessPattern, items: list[dict[str, Any]]) -> list[str]:
+    present = {name for item in items for name in item}
+    return [c for c in pattern.columns() if c in present] or ["PK", "SK"]
+
+
+def _calls(log: CallLog) -> list[dict[str, Any]]:
+    shown = []
+    for call in log.calls:
+        request = call.request or {}
+        shown.append(
+            {
+                "call": call,
+                "json": request_json({"operation": call.operation, **request}),
+                "boto3": boto3_call(call.operation, request),
+                "cli": cli_line(call.operation, request),
+            }
+        )
+    return shown
+
+
+def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    """A request DynamoDB refuses (a table or index not created yet, throttling beyond the retries) is a 503
+    saying so: the explorer reaches every table, including ones a deployment may lack."""
+
+    @functools.wraps(view)
+    def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        try:
+            return view(request, *args, **kwargs)
+        except (ClientError, PynamoDBException) as exc:
+            cause = exc.cause if isinstance(exc, PynamoDBException) and exc.cause else exc
+            code = cause.response.get("Error", {}).get("Code") if isinstance(cause, ClientError) else None
+            return error(request, 503, f"DynamoDB refused the request: {code or type(cause).__name__}")
+
+    return wrapper
+
+
+@require_GET
+@dynamodb_errors
+@domain_errors
+def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
+    pattern = find(name)
+    if pattern is None:
+        return error(request, 404, f"no access pattern named {name!r}; see the list at /patterns/")
+    submitted = bool(request.GET) or not pattern.params
+    form = PatternForm(pattern.params, request.GET if submitted else None)  # type: ignore[arg-type]
+    context: dict[str, Any] = {"pattern": pattern, "form": form, "submitted": submitted}
+    if not submitted:
+        return TemplateResponse(request, "dashboard/pattern.html", context)
+    if not form.is_valid():
+        message = first_error(form)
+        if request.htmx or request.GET.get("format") == "csv":
+            return error(request, 400, message)
+        return TemplateResponse(request, "dashboard/pattern.html", {**context, "message": message}, status=400)
+    params: dict[str, str] = form.cleaned_data["params"]
+    scope = _scope(pattern, params)
+    position = cursors.decode(form.cleaned_data["cursor"], salt=SALT, scope=scope)
+    if form.wants_csv:
+        header, rows = csv_rows(pattern, params)
+        return csv_response(f"{pattern.name}.csv", header, rows)
+    start_key = position["k"] if position else None
+    with recording() as log:
+        page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
+    items = [pattern.plain(item) for item in page.items]
+    columns = position["c"] if position else _columns_of(pattern, items)
+    token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
+    context |= {
+        "columns": columns,
+        "rows": [[readable(item.get(c)) if c in item else ("", False) for c in columns] for item in items],
+        "next_url": next_url(request, token),
+        "csv_url": csv_url(request),
+        "first_page": position is None,
+        "calls": _calls(log),
+        "log": log,
+        "items_count": len(items),
+    }
+    return TemplateResponse(request, partial(request, "dashboard/pattern.html", "rows"), context)

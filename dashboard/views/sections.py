@@ -1,0 +1,108 @@
+"""Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
+pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
+in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from django.http import HttpResponseBase, QueryDict
+from django.template.response import TemplateResponse
+
+from dashboard import cursors
+from dashboard.forms import ListForm, first_error
+from dashboard.patterns import readable
+from dashboard.responses import csv_response
+from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.patterns import csv_rows
+from shop import keys
+from shop.pattern_registry import PATTERNS, AccessPattern
+
+LIST = "list"
+# ids in key attributes link to their page
+_LINKS = {keys.PRODUCT: "product", keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    title: str
+    pattern_name: str
+    params: dict[str, Any]
+    columns: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
+
+    @property
+    def pattern(self) -> AccessPattern:
+        return PATTERNS[self.pattern_name]
+
+
+def link(value: Any) -> str | None:
+    """``/products/2001/`` for ``p#2001`` (and orders, customers, warehouses); None for anything else."""
+    if not isinstance(value, str):
+        return None
+    for prefix, page in _LINKS.items():
+        if value.startswith(prefix) and "#" not in value[len(prefix) :]:
+            return f"/{page}s/{value[len(prefix) :]}/"
+    return None
+
+
+def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
+    """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
+    query: QueryDict = request.GET.copy()
+    for name in ("cursor", "format", "limit"):
+        query.pop(name, None)
+    query[LIST] = section
+    for name, value in extra.items():
+        query[name] = value
+    return f"{quote(request.path)}?{query.urlencode()}"  # a prefixed id in the path (w#301) keeps its '#'
+
+
+def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:
+    """One page of a section, as the ``dashboard/_section.html`` template shows it."""
+    scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
+    start_key = cursors.decode(cursor, salt="section", scope=scope)
+    page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
+    rows = []
+    for item in page.items:
+        plain = section.pattern.plain(item)
+        rows.append([(*readable(plain.get(c)), link(plain.get(c))) for c in section.columns])
+    token = cursors.encode(page.next_key, salt="section", scope=scope)
+    return {
+        "section": section,
+        "rows": rows,
+        "next_url": _list_url(request, section.name, cursor=token, limit=str(limit)) if token else None,
+        "csv_url": _list_url(request, section.name, format="csv"),
+        "first_page": start_key is None,
+    }
+
+
+def sections_response(
+    request: HtmxHttpRequest, sections: list[Section], context: dict[str, Any]
+) -> HttpResponseBase | None:
+    """The answer to a one-list request (load more, CSV), or None when the whole page is asked for.
+    Raises ValueError (a 400) for an unknown list or bad list parameters."""
+    form = ListForm(request.GET)
+    if not form.is_valid():
+        raise ValueError(first_error(form))
+    which = request.GET.get(LIST)
+    by_name = {s.name: s for s in sections}
+    if which is None:
+        if form.wants_csv:
+            raise ValueError(f"which list? add list={' or list='.join(by_name)}")
+        context["sections"] = [
+            section_context(request, s, limit=form.cleaned_data["limit"], cursor=None) for s in sections
+        ]
+        return None
+    if which not in by_name:
+        raise ValueError(f"unknown list {which!r}; this page has {', '.join(by_name)}")
+    section = by_name[which]
+    if form.wants_csv:
+        params = {**section.params, **section.options}
+        header, rows = csv_rows(section.pattern, params)
+        return csv_response(f"{request.path.strip('/').replace('/', '-')}-{which}.csv", header, rows)
+    one = section_context(request, section, limit=form.cleaned_data["limit"], cursor=form.cleaned_data["cursor"])
+    return TemplateResponse(request, "dashboard/_section.html#rows", one)

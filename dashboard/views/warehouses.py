@@ -1,0 +1,44 @@
+"""A warehouse: its address (pattern 3), its stock by product (pattern 14) and its shipments (pattern 13)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponseBase
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+
+from dashboard.responses import domain_errors
+from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.sections import Section, sections_response
+from shop import access_patterns, keys
+from shop.errors import NotFound
+
+
+def warehouse_sections(warehouse_id: str) -> list[Section]:
+    params = {"warehouse_id": warehouse_id}
+    return [
+        Section("stock", "Stock by product", "getProductInventoryByWarehouseId", params, ("PK", "Quantity", "Name")),
+        Section(
+            "shipments",
+            "Shipments, newest first",
+            "getShipmentByWarehouseId",
+            params,
+            ("SK", "PK", "ShipDate", "ShippingMethod", "Address"),
+            {"newest_first": True},
+        ),
+    ]
+
+
+@require_GET
+@domain_errors
+def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
+    wid = keys.bare(warehouse_id, keys.WAREHOUSE)
+    sections = warehouse_sections(wid)
+    context: dict[str, object] = {"warehouse_id": wid}
+    one_list = sections_response(request, sections, context)
+    if one_list is not None:
+        return one_list
+    found = access_patterns.warehouse_by_id(warehouse_id=wid)
+    if found is None:
+        raise NotFound("warehouse", wid)
+    context["warehouse"] = found
+    return TemplateResponse(request, "dashboard/warehouse.html", context)

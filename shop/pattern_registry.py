@@ -1,0 +1,262 @@
+"""The registry of named reads: each access pattern described once (name, typed parameters, the function, the
+table, index and key condition in words), run by ``manage.py access_pattern``, the explorer and the pages.
+
+Every pattern answers pages: ``pattern.page(limit=, start_key=, **params)`` returns a ``Page`` whose
+``next_key`` is what the next page starts from (DynamoDB's ``ExclusiveStartKey`` or a selector's position);
+``pattern.run(**params)`` follows the pages to the end in DynamoDB's order. Parameters are checked by
+``Param.clean`` before any call, so the CLI and the explorer refuse the same input with the same message.
+
+This module holds the shop table's patterns (AWS's 16 and ours); the admin view registers its AV1-AV5 in
+``adminview.patterns`` with the same classes (shop never imports adminview).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pynamodb.models import Model
+
+from dynamo.paging import MAX_PAGE, Key, Page, all_items
+from shop import access_patterns as ap
+from shop import keys
+from shop.models import (
+    Customer,
+    Favourite,
+    Inventory,
+    Invoice,
+    Order,
+    OrderItem,
+    Product,
+    Shipment,
+    ShopItem,
+    Warehouse,
+)
+from shop.plain import to_plain
+from shop.timestamps import bound, parse_day, range_bounds
+
+ParamKind = Literal["id", "ids", "start", "end", "day", "text"]
+QUERY_NAMES = {"start": "from", "end": "to"}
+MAX_IDS = 100
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its keyword (``customer_id``), what it holds, and for ids their key prefix."""
+
+    name: str
+    kind: ParamKind = "id"
+    prefix: str = ""
+    help: str = ""
+
+    @property
+    def query_name(self) -> str:
+        """The name in a URL's query string (``start``/``end`` appear as ``from``/``to``, like the pages)."""
+        return QUERY_NAMES.get(self.name, self.name)
+
+    @property
+    def label(self) -> str:
+        return self.query_name.replace("_", " ")
+
+    def clean(self, value: str) -> str:
+        """The value the function takes (ids bare); ValueError with a readable message when it is not one."""
+        text = value.strip() if isinstance(value, str) else ""
+        if not text:
+            raise ValueError(f"{self.label} is required")
+        if self.kind == "id":
+            return keys.bare(text, self.prefix, what=self.label)
+        if self.kind == "ids":
+            ids = [keys.bare(part, self.prefix, what=self.label) for part in text.split(",") if part.strip()]
+            if not 1 <= len(ids) <= MAX_IDS:
+                raise ValueError(f"{self.label}: give 1 to {MAX_IDS} ids separated by commas")
+            return ",".join(dict.fromkeys(ids))
+        if self.kind in ("start", "end"):
+            bound(text, end=self.kind == "end", what=self.label)
+            return text
+        if self.kind == "day":
+            return parse_day(text, what=self.label).isoformat()
+        return text
+
+
+def check_params(params: tuple[Param, ...], values: dict[str, str]) -> dict[str, str]:
+    """Clean every parameter (and a date range's order); returns the function's keyword arguments."""
+    cleaned = {p.name: p.clean(values.get(p.name, "")) for p in params}
+    if "start" in cleaned and "end" in cleaned:
+        range_bounds(cleaned["start"], cleaned["end"])
+    return cleaned
+
+
+Fetch = Callable[..., Page[Any]]
+
+
+@dataclass(frozen=True)
+class AccessPattern:
+    """A named read. ``number`` is AWS's (1-16) or ours (``AV1``, ``ours``...); ``model`` names the attributes
+    its items can carry (the CSV columns); ``plain`` turns one item into DynamoDB names and plain values."""
+
+    number: str
+    name: str
+    params: tuple[Param, ...]
+    fetch: Fetch
+    description: str
+    table: str
+    index: str | None
+    operation: str
+    condition: str
+    model: type[Model]
+    group: str = "AWS's online-shop model"
+    plain: Callable[[Any], dict[str, Any]] = to_plain
+
+    @property
+    def usage(self) -> str:
+        return " ".join([self.name, *(p.name.upper() for p in self.params)])
+
+    @property
+    def where(self) -> str:
+        return f"{self.table}{' / ' + self.index if self.index else ''}"
+
+    def page(self, *, limit: int, start_key: Key | None = None, **params: Any) -> Page[Any]:
+        return self.fetch(limit=limit, start_key=start_key, **params)
+
+    def run(self, **params: str) -> Iterator[Any]:
+        """Every item, in DynamoDB's order (one page after another)."""
+        return all_items(self.fetch, page_size=MAX_PAGE, **params)
+
+    def columns(self) -> list[str]:
+        """``PK``, ``SK``, then every attribute name its items may have (the model family's), sorted."""
+        return attribute_columns(self.model)
+
+
+def attribute_columns(model: type[Model]) -> list[str]:
+    family = [model, *_subclasses(model)]
+    names = {a.attr_name for m in family for a in m.get_attributes().values()}
+    first = [n for n in ("PK", "SK", "EntityType", "Kind") if n in names]
+    return first + sorted(names - set(first))
+
+
+def _subclasses(model: type[Model]) -> list[type[Model]]:
+    found: list[type[Model]] = []
+    for sub in model.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return found
+
+
+def one(get: Callable[..., Any]) -> Fetch:
+    """A GetItem-like read as a page of zero or one item (never a next page)."""
+
+    def fetch(*, limit: int, start_key: Key | None = None, **params: str) -> Page[Any]:
+        item = get(**params)
+        return Page(items=[] if item is None else [item])
+
+    return fetch
+
+
+_CID = Param("customer_id", prefix=keys.CUSTOMER)
+_PID = Param("product_id", prefix=keys.PRODUCT)
+_WID = Param("warehouse_id", prefix=keys.WAREHOUSE)
+_OID = Param("order_id", prefix=keys.ORDER)
+_IID = Param("invoice_id", prefix=keys.INVOICE)
+_SID = Param("shipment_id", prefix=keys.SHIPMENT)
+_FROM = Param("start", "start", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS")
+_TO = Param("end", "end", help="YYYY-MM-DD (the whole day) or YYYY-MM-DDTHH:MM:SS")
+SHOP = "shop table"
+OURS = "ours (shop table)"
+
+SHOP_PATTERNS: list[AccessPattern] = [
+    AccessPattern(
+        "1", "getCustomerByCustomerId", (_CID,), one(ap.customer_by_id), "a customer",
+        SHOP, None, "GetItem", "PK = c#<customer_id>, SK = c#<customer_id>", Customer,
+    ),
+    AccessPattern(
+        "2", "getProductByProductId", (_PID,), one(ap.product_by_id), "a product",
+        SHOP, None, "GetItem", "PK = p#<product_id>, SK = p#<product_id>", Product,
+    ),
+    AccessPattern(
+        "3", "getWarehouseByWarehouseId", (_WID,), one(ap.warehouse_by_id), "a warehouse",
+        SHOP, None, "GetItem", "PK = w#<warehouse_id>, SK = w#<warehouse_id>", Warehouse,
+    ),
+    AccessPattern(
+        "4", "getProductInventoryByProductId", (_PID,), ap.inventory_for_product,
+        "a product's stock in every warehouse",
+        SHOP, None, "Query", "PK = p#<product_id>, SK begins with w#", Inventory,
+    ),
+    AccessPattern(
+        "5", "getOrderDetailsByOrderId", (_OID,), ap.order_details,
+        "everything about an order: the order, its items, invoice, shipments and shipment items",
+        SHOP, None, "Query", "PK = o#<order_id>", ShopItem,
+    ),
+    AccessPattern(
+        "6", "getProductByOrderId", (_OID,), ap.order_items, "an order's items",
+        SHOP, None, "Query", "PK = o#<order_id>, SK begins with p#", OrderItem,
+    ),
+    AccessPattern(
+        "7", "getInvoiceByOrderId", (_OID,), ap.invoices_for_order, "an order's invoice",
+        SHOP, None, "Query", "PK = o#<order_id>, SK begins with i#", Invoice,
+    ),
+    AccessPattern(
+        "8", "getShipmentByOrderId", (_OID,), ap.shipments_for_order, "an order's shipments",
+        SHOP, None, "Query", "PK = o#<order_id>, SK begins with sh# (shipment items, shp#, are filtered out)",
+        Shipment,
+    ),
+    AccessPattern(
+        "9", "getOrderByProductIdForDateRange", (_PID, _FROM, _TO), ap.order_items_for_product,
+        "a product's order items in a date range, oldest first",
+        SHOP, "GSI1", "Query", "GSI1-PK = p#<product_id>, GSI1-SK between <from> and <to>", OrderItem,
+    ),
+    AccessPattern(
+        "10", "getInvoiceByInvoiceId", (_IID,), one(ap.invoice_by_id), "an invoice",
+        SHOP, "GSI1", "Query", "GSI1-PK = i#<invoice_id>, GSI1-SK = i#<invoice_id>", Invoice,
+    ),
+    AccessPattern(
+        "11", "getPaymentByInvoiceId", (_IID,), one(ap.invoice_by_id),
+        "an invoice's payments (the invoice item; payments are in Detail.Payments)",
+        SHOP, "GSI1", "Query", "GSI1-PK = i#<invoice_id>, GSI1-SK = i#<invoice_id>", Invoice,
+    ),
+    AccessPattern(
+        "12", "getShipmentDetailsByShipmentId", (_SID,), ap.shipment_details, "a shipment and its items",
+        SHOP, "GSI1", "Query", "GSI1-PK = sh#<shipment_id>", ShopItem,
+    ),
+    AccessPattern(
+        "13", "getShipmentByWarehouseId", (_WID,), ap.shipments_for_warehouse, "a warehouse's shipments",
+        SHOP, "GSI2", "Query", "GSI2-PK = w#<warehouse_id>, GSI2-SK begins with sh#", Shipment,
+    ),
+    AccessPattern(
+        "14", "getProductInventoryByWarehouseId", (_WID,), ap.inventory_for_warehouse,
+        "a warehouse's stock of every product",
+        SHOP, "GSI2", "Query", "GSI2-PK = w#<warehouse_id>, GSI2-SK begins with p#", Inventory,
+    ),
+    AccessPattern(
+        "15", "getInvoiceByCustomerIdForDateRange", (_CID, _FROM, _TO), ap.invoices_for_customer,
+        "a customer's invoices in a date range, oldest first",
+        SHOP, "GSI2", "Query", "GSI2-PK = c#<customer_id>, GSI2-SK between i#<from> and i#<to>", Invoice,
+    ),
+    AccessPattern(
+        "16", "getProductsByCustomerIdForDateRange", (_CID, _FROM, _TO), ap.order_items_for_customer,
+        "a customer's ordered products in a date range, oldest first",
+        SHOP, "GSI2", "Query", "GSI2-PK = c#<customer_id>, GSI2-SK between p#<from> and p#<to>", OrderItem,
+    ),
+    AccessPattern(
+        "ours", "getOrdersDueOnDate", (Param("date", "day", help="YYYY-MM-DD"),), ap.orders_due_on,
+        "orders expected to be delivered on a date (orders without DeliveryDate are not indexed)",
+        SHOP, "DeliveryDate-index", "Query", "DeliveryDate = <date>", Order, group=OURS,
+    ),
+    AccessPattern(
+        "ours", "getFavouritesByCustomerId", (_CID,), ap.favourites_for_customer,
+        "a customer's favourite products",
+        SHOP, None, "Query", "PK = c#<customer_id>, SK begins with FAVOURITE#", Favourite, group=OURS,
+    ),
+]  # fmt: skip
+
+PATTERNS: dict[str, AccessPattern] = {p.name: p for p in SHOP_PATTERNS}
+
+
+def run_pattern(name: str, args: list[str]) -> Iterator[ShopItem]:
+    """Run a pattern by name with positional string arguments; raises LookupError/ValueError before any call."""
+    pattern = PATTERNS.get(name)
+    if pattern is None:
+        raise LookupError(f"unknown access pattern {name!r}; known: {', '.join(PATTERNS)}")
+    if len(args) != len(pattern.params):
+        raise ValueError(f"{name} takes {len(pattern.params)} argument(s): {pattern.usage}")
+    values = dict(zip((p.name for p in pattern.params), args, strict=True))
+    return pattern.run(**check_params(pattern.params, values))
