@@ -17,8 +17,8 @@ from adminview.handler import handler
 from shop import orders
 from shop.audit import Actor
 from shop.errors import ShopError
-from shop.orders import OrderLine
 from shop.models import AuditEntry, Order, ShopItem
+from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import delete_order, new_records
 

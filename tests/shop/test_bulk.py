@@ -54,9 +54,7 @@ def test_bulk_ship_of_50_with_5_changed_elsewhere(shop_table: str) -> None:
         assert status == ("CANCELLED" if oid in elsewhere else "SHIPPED")
 
 
-def test_throttled_or_contended_orders_are_503_and_untouched(
-    shop_table: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_throttled_or_contended_orders_are_503_and_untouched(shop_table: str, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = place(3)
     real = orders.order_deliver
 
