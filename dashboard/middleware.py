@@ -50,8 +50,10 @@ def append_cost_panel(request: HttpRequest, response: HttpResponseBase, log: Cal
         return
     if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
         response.render()
-    panel = render_to_string("_dynamodb_cost_oob.html", {"log": log})
+    panel = render_to_string("_dynamodb_cost_oob.html", {"log": log, "oob": True, "path": request.path})
     response.content = response.content + panel.encode(response.charset)
+    if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
+        response["Content-Length"] = str(len(response.content))
 
 
 class DynamoDBCostMiddleware:
