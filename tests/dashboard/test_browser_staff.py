@@ -32,6 +32,8 @@ def test_bulk_ship_activity_and_live_queue(page: Any, live_server: Any, shop_tab
     for oid in chosen:
         page.wait_for_selector(f"#outcome-{oid}[data-code='200']")
         assert "done: SHIPPED" in page.locator(f"#outcome-{oid}").inner_text()
+        assert page.locator(f"#status-{oid}").inner_text() == "SHIPPED"
+        assert page.locator(f"#select-{oid} input").count() == 0  # no longer selectable on this list
     assert page.url == url_before  # swapped in place
     assert "3 done" in page.locator("#bulk-summary").inner_text()
     assert page.locator(f"#outcome-{ids[0]}").inner_text() == ""  # not selected, untouched
