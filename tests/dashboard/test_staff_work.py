@@ -194,3 +194,14 @@ def test_staff_accounts_admin_is_for_superusers_only(client: Client, staff: Clie
     assert users.status_code == 200 and "packer" not in users.content.decode() and "boss" in users.content.decode()
     assert admin.get("/admin/auth/group/").status_code == 200
     assert 'class="staff-accounts"' in admin.get("/").content.decode()
+
+
+@pytest.mark.parametrize("path", ["/orders/", "/orders/?status=SHIPPED", "/orders/new/?status=PENDING", "/activity/"])
+def test_new_pages_need_a_staff_login(client: Client, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_bulk_and_deliver_need_a_login(client: Client) -> None:
+    assert client.post("/orders/bulk/", {"action": "ship", "order": "o1"}).status_code in (302, 403)
+    assert client.post("/orders/o1/deliver/", {}).status_code in (302, 403)
