@@ -5,10 +5,15 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 - ``profile``  PK ``c#<cid>`` SK ``#profile``: Name, Email (AV4, read with BatchGetItem). GSI5
   ``email#<lower-cased email>`` / ``c#<cid>`` finds a customer by email (sparse: only profiles with one).
 - ``order``    PK ``o#<oid>`` SK ``#order``: the order summary. GSI4 ``c#<cid>`` / ``<date>#<oid>`` serves
-  AV1 (a customer's orders, newest first). GSI1 ``PENDING#<shard>`` / ``<date>#<oid>`` serves AV2 and is
-  **sparse**: the two key attributes are written while the order is PENDING and REMOVEd when it leaves
-  PENDING; the partition value is **write-sharded** over ``ADMIN_VIEW_PENDING_SHARDS`` keys (stable hash of
-  the order id) so no single key takes the whole order stream.
+  AV1 (a customer's orders, newest first). GSI1 ``<STATUS>#<shard>`` / ``<date>#<oid>`` serves the status
+  lists (AV2 is its PENDING part) and is **sparse**: the two key attributes exist while the order is
+  PENDING, SHIPPED or CANCELLED (DELIVERED, the terminal majority, is not indexed) and the partition follows
+  the status; the partition value is **write-sharded** over ``ADMIN_VIEW_PENDING_SHARDS`` keys (stable hash
+  of the order id) so no single key takes the whole order stream.
+- ``activity`` PK ``o#<oid>`` SK ``AUDIT#<at>#<id>`` (the shop's audit entry's own key) and a twin with SK
+  ``AUDIT#<at>#<id>#user``: one staff change. GSI6 (sparse: only these) ``ACTIVITY#<shard>`` / ``<at>#<id>``
+  lists every change newest first (write-sharded like GSI1), the twin's ``USER#<username>`` / ``<at>#<id>``
+  one user's; a day is a key condition on the sort key (``begins_with <YYYY-MM-DD>``).
 - ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
   ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
@@ -35,6 +40,11 @@ DEFAULT_PENDING_SHARDS = 4
 PROFILE_SK = "#profile"
 ORDER_SK = "#order"
 PENDING_PREFIX = "PENDING#"
+INDEXED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # status lists of GSI1; DELIVERED is not indexed
+ACTIVITY_PREFIX = "ACTIVITY#"
+USER_ACTIVITY_PREFIX = "USER#"
+USER_TWIN_SUFFIX = "#user"
+ACTIVITY_ATTRS = ["OrderId", "Action", "User", "At", "FromStatus", "ToStatus", "OrderVersion", "RequestId", "ProductId"]
 WATERMARK_PREFIX = "seq#"
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
 EMAIL_PREFIX = "email#"
@@ -71,11 +81,24 @@ def pending_shard(order_id: str, shards: int | None = None) -> int:
 
 
 def pending_key(shard: int) -> str:
-    return f"{PENDING_PREFIX}{shard}"
+    return status_key("PENDING", shard)
+
+
+def status_key(status: str, shard: int) -> str:
+    """GSI1 partition of an order list: ``<STATUS>#<shard>``."""
+    return f"{status}#{shard}"
+
+
+def activity_key(shard: int) -> str:
+    return f"{ACTIVITY_PREFIX}{shard}"
+
+
+def user_activity_key(username: str) -> str:
+    return USER_ACTIVITY_PREFIX + username
 
 
 class PendingIndex(GlobalSecondaryIndex["ViewItem"]):
-    """AV2: sparse, write-sharded. Projects the row shown on the pending page."""
+    """The status lists (AV2 = PENDING): sparse, write-sharded. Projects the row shown on the list pages."""
 
     class Meta:
         index_name = "GSI1"
@@ -129,6 +152,17 @@ class EmailIndex(GlobalSecondaryIndex["ViewItem"]):
     gsi5_sk = UnicodeAttribute(range_key=True, attr_name="GSI5SK")
 
 
+class ActivityIndex(GlobalSecondaryIndex["ViewItem"]):
+    """Staff changes newest first: all (sharded ``ACTIVITY#<n>``) or one user's (``USER#<name>``)."""
+
+    class Meta:
+        index_name = "GSI6"
+        projection = IncludeProjection(ACTIVITY_ATTRS)
+
+    gsi6_pk = UnicodeAttribute(hash_key=True, attr_name="GSI6PK")
+    gsi6_sk = UnicodeAttribute(range_key=True, attr_name="GSI6SK")
+
+
 class ViewItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.admin_view_table_name()
@@ -146,12 +180,15 @@ class ViewItem(InstrumentedModel):
     gsi4_sk = UnicodeAttribute(null=True, attr_name="GSI4SK")
     gsi5_pk = UnicodeAttribute(null=True, attr_name="GSI5PK")
     gsi5_sk = UnicodeAttribute(null=True, attr_name="GSI5SK")
+    gsi6_pk = UnicodeAttribute(null=True, attr_name="GSI6PK")
+    gsi6_sk = UnicodeAttribute(null=True, attr_name="GSI6SK")
 
     pending = PendingIndex()
     buyers = BuyersIndex()
     transactions = TransactionIndex()
     customer_orders = CustomerOrdersIndex()
     emails = EmailIndex()
+    activity = ActivityIndex()
 
 
 class Profile(ViewItem, discriminator="profile"):
@@ -178,6 +215,13 @@ class Buyer(ViewItem, discriminator="buyer"):
 class PaymentRef(ViewItem, discriminator="payment"):
     order_id = UnicodeAttribute(attr_name="OrderId")
     transaction_id = UnicodeAttribute(attr_name="TransactionId")
+
+
+class Activity(ViewItem, discriminator="activity"):
+    order_id = UnicodeAttribute(null=True, attr_name="OrderId")
+    action = UnicodeAttribute(attr_name="Action")
+    user = UnicodeAttribute(attr_name="User")
+    at = UnicodeAttribute(attr_name="At")
 
 
 class Watermark(ViewItem, discriminator="watermark"):

@@ -19,13 +19,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from adminview.models import (
+    INDEXED_STATUSES,
     ORDER_SK,
     PENDING_PREFIX,
     PROFILE_SK,
+    USER_TWIN_SUFFIX,
     WATERMARK_PREFIX,
+    activity_key,
     email_key,
-    pending_key,
     pending_shard,
+    status_key,
+    user_activity_key,
 )
 
 Image = dict[str, dict[str, Any]]
@@ -134,8 +138,8 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
         GSI4PK="c#" + customer_id,
         GSI4SK=sort,
     )
-    if is_pending(status):  # sparse: the key attributes exist only while PENDING
-        item["GSI1PK"] = {"S": pending_key(pending_shard(order_id, shards))}
+    if status is not None and status in INDEXED_STATUSES:  # sparse: no key attributes while DELIVERED (or unknown)
+        item["GSI1PK"] = {"S": status_key(status, pending_shard(order_id, shards))}
         item["GSI1SK"] = {"S": sort}
     return item
 
@@ -148,6 +152,31 @@ def profile_item(pk: str, image: Image) -> Image:
     if key:
         item["GSI5PK"], item["GSI5SK"] = {"S": key}, {"S": pk}
     return item
+
+
+def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) -> list[Image]:
+    """A staff change (the shop's audit entry): one item in the sharded all-activity list and a twin in its
+    user's list, both sorted by ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
+    sort = _strip(sk, "AUDIT#")
+    user, action = _s(image, "User"), _s(image, "Action")
+    if not sort or not user or not action:
+        return []
+    attrs: dict[str, str | int | None] = {
+        "OrderId": _s(image, "OrderId") or _strip(pk, "o#"),
+        "Action": action,
+        "User": user,
+        "At": _s(image, "At"),
+        "FromStatus": _s(image, "FromStatus"),
+        "ToStatus": _s(image, "ToStatus"),
+        "OrderVersion": _int(_s(image, "OrderVersion"), "OrderVersion"),
+        "RequestId": _s(image, "RequestId"),
+        "ProductId": _s(image, "ProductId"),
+    }
+    shard = pending_shard(sort, shards)
+    return [
+        _item(pk, sk, "activity", GSI6PK=activity_key(shard), GSI6SK=sort, **attrs),
+        _item(pk, sk + USER_TWIN_SUFFIX, "activity", GSI6PK=user_activity_key(user), GSI6SK=sort, **attrs),
+    ]
 
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
@@ -188,6 +217,8 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     if entity == "orderItem":
         oid, pid = _strip(pk, "o#"), _strip(sk, "p#")
         return [buyer_item(oid, pid, _strip(_s(image, "GSI2-PK"), "c#"))] if oid and pid else []
+    if entity == "audit":
+        return activity_items(pk, sk, image, shards)
     if entity == "invoice":
         oid, iid = _strip(pk, "o#"), _strip(sk, "i#")
         if not oid or not iid:

@@ -1,7 +1,9 @@
 """Read functions of the admin view (the contract with the dashboard): plain positions in, plain positions out.
 
 Every function issues a bounded number of calls that does not grow with the table:
-- ``pending_orders``: one Query per write shard of GSI1 (in parallel threads), merged newest first;
+- ``pending_orders`` / ``orders_by_status``: one Query per write shard of GSI1 (in parallel threads), merged
+  newest first; ``new_orders_since``: the same, from the newest key a page showed (the live queue);
+- ``activity``: one Query per write shard of GSI6 (all staff changes), or one (a user's);
 - ``customer_orders``: one Query of GSI4;
 - ``product_buyers``: one Query of GSI2 (more only when a page's buyers have very many relations) and one
   BatchGetItem for up to 100 profiles;
@@ -21,7 +23,16 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar
 
-from adminview.models import PROFILE_SK, ViewItem, email_key, pending_key, pending_shards
+from adminview.models import (
+    INDEXED_STATUSES,
+    PROFILE_SK,
+    ViewItem,
+    activity_key,
+    email_key,
+    pending_shards,
+    status_key,
+    user_activity_key,
+)
 from dynamo.batch import batch_get, client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
@@ -32,6 +43,9 @@ T = TypeVar("T")
 Raw = dict[str, dict[str, Any]]
 MAX_TRANSACTION_ID = 256
 _ORDER_POS = re.compile(r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_USERNAME = 150
+NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
 
 
 @dataclass(frozen=True)
@@ -48,6 +62,7 @@ class OrderRow:
     status: str | None
     total: Decimal | None
     item_count: int | None
+    position: str = ""  # the row's sort key in its index (the live queue asks for rows after the newest)
 
 
 @dataclass(frozen=True)
@@ -80,6 +95,7 @@ def _order_row(raw: Raw) -> OrderRow:
         status=_s(raw, "Status"),
         total=total,
         item_count=int(count_text) if count_text else None,
+        position=_s(raw, "GSI1SK") or _s(raw, "GSI4SK") or "",
     )
 
 
@@ -142,24 +158,58 @@ def _as_order_rows(page: RowsPage[Raw]) -> RowsPage[OrderRow]:
     return RowsPage([_order_row(r) for r in page.rows], page.next)
 
 
+def _each_shard(query: Any) -> list[Raw]:
+    """``query(n)`` for every write shard, in parallel threads (calls recorded in the request's log)."""
+    shards = pending_shards()
+    with ThreadPoolExecutor(max_workers=min(shards, 16)) as pool:
+        return [r for part in pool.map(run_in_context(query), range(shards)) for r in part]
+
+
+def _status(status: str) -> str:
+    if status not in INDEXED_STATUSES:
+        raise ValueError(f"status must be one of {', '.join(INDEXED_STATUSES)}")
+    return status
+
+
 def pending_orders(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
     """AV2 as rows for the pending page."""
-    return _as_order_rows(pending_order_items(limit=limit, after=after))
+    return orders_by_status(status="PENDING", limit=limit, after=after)
+
+
+def orders_by_status(*, status: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
+    """The orders of one indexed status (PENDING, SHIPPED, CANCELLED) as rows, newest first."""
+    return _as_order_rows(order_items_by_status(status=status, limit=limit, after=after))
 
 
 def pending_order_items(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """AV2: all PENDING orders (index items), newest first, merged over the write shards (one Query per shard,
-    in parallel)."""
+    """AV2: all PENDING orders (index items), newest first, merged over the write shards."""
+    return order_items_by_status(status="PENDING", limit=limit, after=after)
+
+
+def order_items_by_status(*, status: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """The orders of one indexed status (index items), newest first, merged over the write shards (one Query
+    per shard, in parallel)."""
+    wanted = _status(status)
     check_limit(limit)
     before = _order_position(after)
-    shards = pending_shards()
-
-    def shard(n: int) -> list[Raw]:
-        return _query("GSI1", "GSI1PK", pending_key(n), "GSI1SK", limit=limit + 1, before=before)
-
-    with ThreadPoolExecutor(max_workers=min(shards, 16)) as pool:
-        found = [r for part in pool.map(run_in_context(shard), range(shards)) for r in part]
+    found = _each_shard(
+        lambda n: _query("GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=limit + 1, before=before)
+    )
     return _orders_page(found, "GSI1SK", limit)
+
+
+def new_orders_since(*, status: str, newest: str) -> int:
+    """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
+    ``NEW_ORDERS_CAP`` + 1: one small Query per shard (``GSI1SK > newest``), whatever the table's size."""
+    wanted = _status(status)
+    if newest and not _ORDER_POS.match(newest):
+        raise ValueError("malformed position")
+    found = _each_shard(
+        lambda n: _query(
+            "GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=NEW_ORDERS_CAP + 1, after=newest, forward=True
+        )
+    )
+    return min(len(found), NEW_ORDERS_CAP + 1)
 
 
 def customer_orders(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
@@ -280,3 +330,81 @@ def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None =
         key_names=("PK", "SK"),
         attributes=attributes,
     )
+
+
+# --- staff activity (GSI6) ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ActivityRow:
+    order_id: str
+    at: datetime | None
+    action: str
+    user: str
+    from_status: str | None
+    to_status: str | None
+    order_version: int | None
+    request_id: str | None
+    product_id: str | None
+    position: str
+
+
+def _activity_row(raw: Raw) -> ActivityRow:
+    at_text, version_text = _s(raw, "At"), _s(raw, "OrderVersion")
+    try:
+        at = parse_ts(at_text) if at_text else None
+    except ValueError:
+        at = None
+    return ActivityRow(
+        order_id=_s(raw, "OrderId") or "",
+        at=at,
+        action=_s(raw, "Action") or "",
+        user=_s(raw, "User") or "",
+        from_status=_s(raw, "FromStatus"),
+        to_status=_s(raw, "ToStatus"),
+        order_version=int(version_text) if version_text else None,
+        request_id=_s(raw, "RequestId"),
+        product_id=_s(raw, "ProductId"),
+        position=_s(raw, "GSI6SK") or "",
+    )
+
+
+def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None) -> list[Raw]:
+    """Newest first within one GSI6 partition; ``day`` and the page position are both key conditions."""
+    if day is None:
+        return _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit, before=before)
+    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
+    high = min(before, day + "~") if before is not None else day + "~"
+    if high < day:  # a position before the day: nothing of that day is left
+        return []
+    response = client.query(
+        TableName=table,
+        IndexName="GSI6",
+        KeyConditionExpression="#pk = :pk AND #sk BETWEEN :lo AND :hi",
+        ExpressionAttributeNames={"#pk": "GSI6PK", "#sk": "GSI6SK"},
+        ExpressionAttributeValues={":pk": {"S": pk}, ":lo": {"S": day}, ":hi": {"S": high}},
+        ScanIndexForward=False,
+        Limit=limit + 1,  # BETWEEN includes its bound: the position itself may come back
+    )
+    return [r for r in response.get("Items", []) if r["GSI6SK"]["S"] != before]
+
+
+def activity(
+    *, limit: int = 50, after: dict[str, Any] | None = None, user: str | None = None, day: str | None = None
+) -> RowsPage[ActivityRow]:
+    """Staff changes newest first: all of them (one Query per write shard), or one user's (one Query);
+    ``day`` (``YYYY-MM-DD``) narrows either with a key condition."""
+    check_limit(limit)
+    before = _order_position(after)
+    if day is not None and not _DAY.match(day):
+        raise ValueError("day must be YYYY-MM-DD")
+    if user is not None and not 0 < len(user) <= MAX_USERNAME:
+        raise ValueError(f"a user name is 1 to {MAX_USERNAME} characters")
+    if user is not None:
+        found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
+    else:
+        found = _each_shard(lambda n: _activity_query(activity_key(n), limit=limit + 1, before=before, day=day))
+    found.sort(key=lambda r: r["GSI6SK"]["S"], reverse=True)
+    rows = found[:limit]
+    more = len(found) > limit
+    return RowsPage([_activity_row(r) for r in rows], {"before": rows[-1]["GSI6SK"]["S"]} if more else None)

@@ -39,6 +39,7 @@ ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [
+    "django.contrib.admin.apps.SimpleAdminConfig",  # staff accounts at /admin/ (dashboard.admin_site), no autodiscover
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

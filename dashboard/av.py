@@ -26,6 +26,21 @@ def pending_orders(*, limit: int, after: dict[str, Any] | None) -> Any:
     return _selectors().pending_orders(limit=limit, after=after)
 
 
+def orders_by_status(*, status: str, limit: int, after: dict[str, Any] | None) -> Any:
+    """The status lists (PENDING, SHIPPED, CANCELLED): RowsPage[OrderRow], newest first."""
+    return _selectors().orders_by_status(status=status, limit=limit, after=after)
+
+
+def new_orders_since(*, status: str, newest: str) -> int:
+    """The live queue: how many orders of ``status`` arrived after ``newest`` (capped)."""
+    return int(_selectors().new_orders_since(status=status, newest=newest))
+
+
+def activity(*, limit: int, after: dict[str, Any] | None, user: str | None = None, day: str | None = None) -> Any:
+    """Staff changes newest first: RowsPage[ActivityRow]."""
+    return _selectors().activity(limit=limit, after=after, user=user, day=day)
+
+
 def customer_orders(*, customer_id: str, limit: int, after: dict[str, Any] | None) -> Any:
     """AV1: RowsPage[OrderRow], newest first."""
     return _selectors().customer_orders(customer_id=customer_id, limit=limit, after=after)

@@ -127,6 +127,63 @@ class JumpForm(forms.Form):
         return cleaned
 
 
+ORDER_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the indexed ones; DELIVERED is not listed
+
+
+class StatusListForm(ListForm):
+    """``/orders/?status=`` (PENDING by default)."""
+
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
+
+    def clean_status(self) -> str:
+        return self.cleaned_data.get("status") or "PENDING"
+
+
+class NewOrdersForm(forms.Form):
+    """The live queue's poll: the list's status and the sort key of the newest row it showed."""
+
+    status = forms.ChoiceField(choices=[(s, s) for s in ORDER_STATUSES])
+    newest = forms.RegexField(
+        required=False, max_length=120, regex=r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+    )
+
+
+class ActivityForm(ListForm):
+    """``/activity/?user=&day=YYYY-MM-DD``: each narrows the list with a key condition."""
+
+    user = forms.CharField(required=False, max_length=150, strip=True)
+    day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+
+
+BULK_ACTIONS = ("ship", "cancel", "deliver")
+MAX_BULK = 200
+
+
+class BulkForm(forms.Form):
+    """The selected orders of a status list and what to do with them."""
+
+    action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
+    order = forms.CharField(required=False)  # validated as a list in clean()
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+
+    def __init__(self, data: QueryDict) -> None:
+        super().__init__(data)
+        self.order_ids = data.getlist("order")
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if not self.order_ids:
+            raise forms.ValidationError("select at least one order")
+        if len(self.order_ids) > MAX_BULK:
+            raise forms.ValidationError(f"at most {MAX_BULK} orders at once")
+        try:
+            cleaned["orders"] = list(dict.fromkeys(keys.bare(o, keys.ORDER) for o in self.order_ids))
+        except keys.InvalidId as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return cleaned
+
+
 class ActionForm(forms.Form):
     """Ship / cancel: the version the user saw (optimistic locking; a changed order is a 409)."""
 

@@ -3,10 +3,11 @@
 - ``DynamoDBCostMiddleware`` (first in MIDDLEWARE): records every DynamoDB call made while serving the request
   (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
   ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
-  response, errors included. Templates read the
-  log from ``request.dynamodb_log`` for the footer panel. A streamed response (CSV) carries the calls made
-  before its first byte (the view fetches the first page eagerly); calls made while streaming later pages
-  cannot be in headers that are already sent.
+  response, errors included. Templates read the log from ``request.dynamodb_log`` for the footer panel; an
+  htmx answer (a fragment, which has no footer) gets the panel appended as an out-of-band swap, so the footer
+  always shows the request just made. A streamed response (CSV) carries the calls made before its first byte
+  (the view fetches the first page eagerly); calls made while streaming later pages cannot be in headers that
+  are already sent.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
@@ -19,8 +20,10 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render, resolve_url
+from django.template.loader import render_to_string
+from django.template.response import SimpleTemplateResponse
 from django_htmx.http import HttpResponseClientRedirect
 
 from dynamo.instrumentation import CallLog, recording
@@ -37,6 +40,22 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
     response["Server-Timing"] = f"{existing}, {entry}" if existing else entry
 
 
+def append_cost_panel(request: HttpRequest, response: HttpResponseBase, log: CallLog) -> None:
+    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open)."""
+    if not request.headers.get("HX-Request") or not isinstance(response, HttpResponse):
+        return
+    if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
+        return
+    if not response.get("Content-Type", "").startswith("text/html"):
+        return
+    if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
+        response.render()
+    panel = render_to_string("_dynamodb_cost_oob.html", {"log": log, "oob": True, "path": request.path})
+    response.content = response.content + panel.encode(response.charset)
+    if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
+        response["Content-Length"] = str(len(response.content))
+
+
 class DynamoDBCostMiddleware:
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -46,6 +65,7 @@ class DynamoDBCostMiddleware:
         with recording() as log:
             request.dynamodb_log = log  # type: ignore[attr-defined]
             response = self.get_response(request)
+            append_cost_panel(request, response, log)
         cost_headers(response, log)
         response["Server-Timing"] += f", app;dur={(time.perf_counter() - started) * 1000:.1f}"
         return response

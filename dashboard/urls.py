@@ -2,23 +2,28 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import customers, home, orders, patterns, products, warehouses
+from dashboard.views import activity, bulk, customers, home, orders, patterns, products, warehouses
 
 app_name = "dashboard"
 
 urlpatterns = [
     path("", home.home, name="home"),
     path("go/", home.jump, name="jump"),
+    path("orders/", orders.orders_by_status, name="orders"),
+    path("orders/new/", orders.new_orders, name="orders-new"),
+    path("orders/bulk/", bulk.orders_bulk, name="orders-bulk"),
     path("orders/pending/", orders.pending_orders, name="pending"),
     path("orders/by-transaction/", home.order_by_transaction, name="by-transaction"),
     path("orders/due/", orders.orders_due, name="orders-due"),
     path("orders/<str:order_id>/", orders.order, name="order"),
     path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
     path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
+    path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
     path("orders/<str:order_id>/items/<str:product_id>/favourite/", orders.order_favourite, name="order-favourite"),
     path(
         "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
     ),
+    path("activity/", activity.activity, name="activity"),
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
     path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),

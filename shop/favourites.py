@@ -7,6 +7,8 @@ with the order item's ``Favourite`` flag in one TransactWriteItems.
 - ``favourite_remove``: Delete the favourite (condition: it exists and was marked from this order) and
   remove the order item's flag (same order-item condition). Both or neither.
 
+Given an ``actor``, each also writes its audit entry (``shop.audit``) in the same transaction.
+
 A cancelled transaction becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy`` when
 another transaction held an item), so a page can tell the user why nothing changed.
 """
@@ -18,7 +20,8 @@ from datetime import datetime
 from pynamodb.expressions.condition import Condition
 
 from dynamo.transactions import Transaction, TransactionCancelled
-from shop import access_patterns, keys
+from shop import access_patterns, audit, keys
+from shop.audit import Actor
 from shop.errors import Busy, FavouriteConflict, InvalidInput, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
 from shop.timestamps import now
@@ -65,7 +68,9 @@ def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
     return item if isinstance(item, Favourite) else None
 
 
-def favourite_add(*, order_id: str, product_id: str, at: datetime | None = None) -> Favourite:
+def favourite_add(
+    *, order_id: str, product_id: str, at: datetime | None = None, actor: Actor | None = None
+) -> Favourite:
     """Mark the product of an order item as the customer's favourite (one transaction, two items)."""
     oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
     item = _order_item(oid, pid)
@@ -81,6 +86,7 @@ def favourite_add(*, order_id: str, product_id: str, at: datetime | None = None)
     tx = Transaction(ShopItem)
     tx.put("favourite", favourite, ShopItem.pk.does_not_exist())
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.set(True)], _holds(pid))
+    audit.record(tx, actor, action="favourite", order_id=oid, product_id=pid)
     try:
         tx.commit()
     except TransactionCancelled as exc:
@@ -88,7 +94,7 @@ def favourite_add(*, order_id: str, product_id: str, at: datetime | None = None)
     return favourite
 
 
-def favourite_remove(*, order_id: str, product_id: str) -> None:
+def favourite_remove(*, order_id: str, product_id: str, actor: Actor | None = None) -> None:
     """Un-mark: delete the favourite and clear the order item's flag (one transaction, two items)."""
     oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
     item = _order_item(oid, pid)
@@ -100,6 +106,7 @@ def favourite_remove(*, order_id: str, product_id: str) -> None:
         Favourite.pk.exists() & (Favourite.order_id == oid),
     )
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))
+    audit.record(tx, actor, action="unfavourite", order_id=oid, product_id=pid)
     try:
         tx.commit()
     except TransactionCancelled as exc:

@@ -18,6 +18,7 @@ from pynamodb.attributes import (
     DiscriminatorAttribute,
     ListAttribute,
     MapAttribute,
+    NumberAttribute,
     UnicodeAttribute,
     VersionAttribute,
 )
@@ -355,6 +356,24 @@ class Favourite(ShopItem, discriminator="favourite"):
         return keys.strip(self.sk)
 
 
+class AuditEntry(ShopItem, discriminator="audit"):
+    """One staff change, written in the same transaction as the change (``shop.audit``). PK o#<oid> (in the
+    order's partition, so the order page reads its history with the order-details Query), SK
+    ``AUDIT#<at>#<id>``. Who (``User``), what (``Action``), ``FromStatus`` -> ``ToStatus``, the order's
+    ``OrderVersion`` after the change, when (``At``), and the ``RequestId`` of the request that made it."""
+
+    action = UnicodeAttribute(attr_name="Action")
+    user = UnicodeAttribute(attr_name="User")
+    at = UnicodeAttribute(attr_name="At")
+    request_id = UnicodeAttribute(null=True, attr_name="RequestId")
+    order_id = UnicodeAttribute(null=True, attr_name="OrderId")
+    from_status = UnicodeAttribute(null=True, attr_name="FromStatus")
+    to_status = UnicodeAttribute(null=True, attr_name="ToStatus")
+    order_version = NumberAttribute(null=True, attr_name="OrderVersion")
+    product_id = UnicodeAttribute(null=True, attr_name="ProductId")
+    detail = UnicodeAttribute(null=True, attr_name="Detail")
+
+
 ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "customer": Customer,
     "product": Product,
@@ -367,6 +386,7 @@ ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "shipmentItem": ShipmentItem,
     "payment": PaymentItem,
     "favourite": Favourite,
+    "audit": AuditEntry,
 }
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

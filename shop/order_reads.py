@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dynamo.paging import all_items
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import Invoice, Order, OrderItem, Shipment, ShipmentItem
+from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,7 @@ class OrderCollection:
     invoices: list[Invoice]
     shipments: list[Shipment]
     shipment_items: list[ShipmentItem]
+    history: list[AuditEntry] = field(default_factory=list)  # staff changes, newest first
 
 
 def order_collection(order_id: str) -> OrderCollection:
@@ -29,6 +30,7 @@ def order_collection(order_id: str) -> OrderCollection:
     invoices: list[Invoice] = []
     shipments: list[Shipment] = []
     shipment_items: list[ShipmentItem] = []
+    history: list[AuditEntry] = []
     for item in all_items(access_patterns.order_details, order_id=oid):
         if isinstance(item, Order):
             order = item
@@ -40,6 +42,9 @@ def order_collection(order_id: str) -> OrderCollection:
             shipments.append(item)
         elif isinstance(item, ShipmentItem):
             shipment_items.append(item)
+        elif isinstance(item, AuditEntry):
+            history.append(item)
     if order is None:
         raise NotFound("order", oid)
-    return OrderCollection(order, items, invoices, shipments, shipment_items)
+    history.sort(key=lambda e: e.sk, reverse=True)
+    return OrderCollection(order, items, invoices, shipments, shipment_items, history)

@@ -8,8 +8,9 @@
 - ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
 
 Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
-PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Conflicts on stock from
-concurrent orders are retried with jittered backoff; the caller only ever sees domain errors.
+PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
+member and request id), each also writes its audit entry (``shop.audit``) in the same transaction.
+Conflicts on stock from concurrent orders are retried with jittered backoff; the caller only ever sees domain errors.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from pynamodb.expressions.update import Action
 from dynamo.batch import batch_get, client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
-from shop import access_patterns, keys
-from shop.errors import InvalidInput, NotFound, OrderConflict, OutOfStock
+from shop import access_patterns, audit, keys
+from shop.audit import Actor
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.models import (
     Customer,
     Inventory,
@@ -181,10 +183,27 @@ def _require(collection: OrderCollection, allowed: OrderStatus, action: str, exp
 
 
 def _status_update(
-    tx: Transaction, order: Order, new: OrderStatus, expected: OrderStatus, extra: Sequence[Action] = ()
+    tx: Transaction,
+    order: Order,
+    new: OrderStatus,
+    expected: OrderStatus,
+    extra: Sequence[Action] = (),
+    *,
+    action: str,
+    actor: Actor | None,
 ) -> None:
+    """The conditional status change and, for a staff change, its audit entry (same transaction)."""
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
     tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
+    audit.record(
+        tx,
+        actor,
+        action=action,
+        order_id=order.order_id,
+        from_status=expected.value,
+        to_status=new.value,
+        order_version=(order.version or 0) + 1,
+    )
 
 
 def _lost_race(order_id: str, action: str) -> OrderConflict:
@@ -197,10 +216,15 @@ def _lost_race(order_id: str, action: str) -> OrderConflict:
 
 
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
-    """Commit; a failed condition means someone else changed the order first: say what it is now."""
+    """Commit; a failed condition means someone else changed the order first: say what it is now. Another
+    transaction holding the order (or throttling) changed nothing yet: that is ``Busy``, not a conflict."""
     try:
         tx.commit()
     except TransactionCancelled as exc:
+        if exc.only_conflicts:
+            raise Busy(
+                f"order {order_id} is being changed by another request; nothing was {action}, try again"
+            ) from exc
         raise _lost_race(order_id, action) from exc
 
 
@@ -210,6 +234,7 @@ def order_ship(
     expected_version: int | None = None,
     shipped_at: datetime | None = None,
     shipment_type: str = "Standard",
+    actor: Actor | None = None,
 ) -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
     oid = keys.bare(order_id, keys.ORDER)
@@ -235,6 +260,8 @@ def order_ship(
         OrderStatus.SHIPPED,
         OrderStatus.PENDING,
         [Order.delivery_date.set(delivery_date_for(shipped, shipment_type))],
+        action="ship",
+        actor=actor,
     )
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
@@ -242,17 +269,17 @@ def order_ship(
     return order
 
 
-def order_deliver(*, order_id: str, expected_version: int | None = None) -> Order:
+def order_deliver(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
     """SHIPPED -> DELIVERED."""
     oid = keys.bare(order_id, keys.ORDER)
     order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
     tx = Transaction(ShopItem, token=request_token())
-    _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED)
+    _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED, action="deliver", actor=actor)
     _commit_status_change(tx, oid, "delivered")
     return order
 
 
-def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order:
+def order_cancel(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
     """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from."""
     oid = keys.bare(order_id, keys.ORDER)
 
@@ -261,7 +288,7 @@ def order_cancel(*, order_id: str, expected_version: int | None = None) -> Order
         order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
         stock = _stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
-        _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING)
+        _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING, action="cancel", actor=actor)
         for item, row in stock:
             tx.update(
                 f"stock:{item.product_id}",

@@ -1,4 +1,5 @@
-"""Orders: the pending list (AV2), one order (pattern 5) with ship/cancel, orders due on a date, favourites."""
+"""Orders: the status lists (AV2 and its siblings) with the live queue, one order (pattern 5) with ship/cancel/
+deliver and its history, orders due on a date, favourites."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from typing import Any
 from django.http import HttpRequest, HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard import av, cursors
-from dashboard.forms import ActionForm, first_error
+from dashboard.actors import actor_of
+from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm, first_error
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import (
@@ -27,6 +31,8 @@ from dashboard.views.common import (
 from shop import access_patterns, favourites, keys, orders
 from shop.errors import Busy, FavouriteConflict, OrderConflict
 from shop.timestamps import now
+
+NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
 
 # --- pending orders (AV2) ----------------------------------------------------------------------------------
 
@@ -48,7 +54,63 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     return TemplateResponse(request, partial(request, "dashboard/pending.html", "rows"), context)
 
 
-# --- one order (pattern 5) with ship / cancel --------------------------------------------------------------
+# --- orders by status (GSI1 of the admin view) and the live queue ------------------------------------------
+
+# What staff may do to the orders of each listed status (bulk actions offered on that list).
+LIST_ACTIONS = {"PENDING": ("ship", "cancel"), "SHIPPED": ("deliver",), "CANCELLED": ()}
+
+
+def _live_url(status: str, newest: str) -> str:
+    return f"{reverse('dashboard:orders-new')}?{urlencode({'status': status, 'newest': newest})}"
+
+
+@require_GET
+@domain_errors
+def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
+    """``/orders/?status=PENDING|SHIPPED|CANCELLED``: one Query per write shard, newest first."""
+    form = StatusListForm(request.GET)
+    if not form.is_valid():
+        raise ValueError(first_error(form))
+    status = form.cleaned_data["status"]
+    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=status)
+    if form.wants_csv:
+        rows = every_row(av.orders_by_status, status=status)
+        return csv_response(f"{status.lower()}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
+    page = av.orders_by_status(status=status, limit=form.cleaned_data["limit"], after=after)
+    newest = page.rows[0].position if page.rows else ""
+    context = {
+        "status": status,
+        "statuses": list(LIST_ACTIONS),
+        "actions": LIST_ACTIONS[status] if can_fulfil(request.user) else (),
+        "rows": page.rows,
+        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=status)),
+        "csv_url": csv_url(request),
+        "first_page": after is None,
+        "select_page": form.cleaned_data["select"] == "page",
+        "live_url": _live_url(status, newest),
+    }
+    return TemplateResponse(request, partial(request, "dashboard/orders.html", "rows"), context)
+
+
+@require_GET
+@domain_errors
+def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The live queue's poll: "N new orders - show them", from one small Query per shard."""
+    form = NewOrdersForm(request.GET)
+    if not form.is_valid():
+        raise ValueError(first_error(form))
+    status, newest = form.cleaned_data["status"], form.cleaned_data["newest"] or ""
+    count = av.new_orders_since(status=status, newest=newest)
+    context = {
+        "status": status,
+        "new_count": count,
+        "new_more": count > NEW_ORDERS_CAP,
+        "live_url": _live_url(status, newest),
+    }
+    return TemplateResponse(request, "dashboard/orders.html#live", context)
+
+
+# --- one order (pattern 5) with ship / cancel / deliver ------------------------------------------------------
 
 
 def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
@@ -60,6 +122,7 @@ def _order_context(request: HttpRequest, collection: orders.OrderCollection, **e
         "items": collection.items,
         "invoices": collection.invoices,
         "shipments": [(s, by_shipment.get(s.shipment_id, [])) for s in collection.shipments],
+        "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         **extra,
     }
@@ -81,7 +144,9 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
     if not form.is_valid():
         return error(request, 400, first_error(form))
     try:
-        action(order_id=oid, expected_version=form.cleaned_data["expected_version"])
+        action(order_id=oid, expected_version=form.cleaned_data["expected_version"], actor=actor_of(request))
+    except Busy as exc:
+        return error(request, 503, str(exc))
     except OrderConflict as exc:
         collection = orders.order_collection(oid)
         context = _order_context(request, collection, message=str(exc), conflict=True)
@@ -102,6 +167,12 @@ def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @domain_errors
 def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     return _order_action(request, order_id, orders.order_cancel, "cancelled")
+
+
+@require_POST
+@domain_errors
+def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _order_action(request, order_id, orders.order_deliver, "delivered")
 
 
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
@@ -130,9 +201,9 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
     status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
     try:
         if add:
-            favourites.favourite_add(order_id=oid, product_id=pid)
+            favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
         else:
-            favourites.favourite_remove(order_id=oid, product_id=pid)
+            favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
     except FavouriteConflict as exc:
         status, message = 409, str(exc)
     except Busy as exc:
@@ -140,7 +211,7 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
-    return TemplateResponse(request, partial(request, "dashboard/order.html", "items"), context, status=status)
+    return TemplateResponse(request, partial(request, "dashboard/order.html", "items_result"), context, status=status)
 
 
 @require_POST

@@ -1,0 +1,104 @@
+"""The audit trail: who changed what, written in the same TransactWriteItems as the change itself.
+
+An audit entry is an item of the shop table (the source of truth), so it exists exactly when its change does:
+a refused or failed transaction writes neither. Entries about an order live in the order's partition
+(``o#<oid>`` / ``AUDIT#<at>#<id>``), so the order page reads its history with the Query it already makes;
+the stream projects them into the admin view's activity index.
+
+``record(tx, actor, ...)`` adds the entry to any ``dynamo.transactions.Transaction`` (the shop table's or
+another table's in the same account: TransactWriteItems spans tables), so any staff change can be audited.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from dynamo.transactions import Transaction
+from shop import keys
+from shop.errors import InvalidInput
+from shop.models import AuditEntry, ShopItem
+
+MAX_USER = 150  # Django's username length
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The staff member behind a change and the request that made it (plain values: no Django here)."""
+
+    username: str
+    request_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.username, str) or not 0 < len(self.username) <= MAX_USER:
+            raise InvalidInput(f"an actor's username is 1 to {MAX_USER} characters")
+        if self.request_id is not None and not _REQUEST_ID.match(self.request_id):
+            raise InvalidInput("a request id is 1-64 letters, digits, '.', '_' or '-'")
+
+
+def audit_time() -> str:
+    """Microseconds, so entries of one order sort in the order they were made."""
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+
+
+def entry(
+    actor: Actor,
+    *,
+    action: str,
+    order_id: str,
+    from_status: str | None = None,
+    to_status: str | None = None,
+    order_version: int | None = None,
+    product_id: str | None = None,
+    detail: str | None = None,
+) -> AuditEntry:
+    """The audit item of one change (not written: see ``record``)."""
+    oid = keys.bare(order_id, keys.ORDER)
+    at = audit_time()
+    return AuditEntry(
+        pk=keys.ORDER + oid,
+        sk=f"{keys.AUDIT}{at}#{secrets.token_hex(4)}",
+        action=action,
+        user=actor.username,
+        at=at,
+        request_id=actor.request_id,
+        order_id=oid,
+        from_status=from_status,
+        to_status=to_status,
+        order_version=order_version,
+        product_id=product_id,
+        detail=detail,
+    )
+
+
+def record(
+    tx: Transaction,
+    actor: Actor | None,
+    *,
+    action: str,
+    order_id: str,
+    from_status: str | None = None,
+    to_status: str | None = None,
+    order_version: int | None = None,
+    product_id: str | None = None,
+    detail: str | None = None,
+) -> AuditEntry | None:
+    """Add the audit entry of a change to ``tx`` (nothing without an actor: seeding and imports are not staff
+    changes); the put is conditioned on the key being new."""
+    if actor is None:
+        return None
+    item = entry(
+        actor,
+        action=action,
+        order_id=order_id,
+        from_status=from_status,
+        to_status=to_status,
+        order_version=order_version,
+        product_id=product_id,
+        detail=detail,
+    )
+    tx.put("audit", item, ShopItem.pk.does_not_exist())
+    return item

@@ -1,0 +1,79 @@
+"""Acting on many orders at once: one conditional transaction per order, run with bounded concurrency.
+
+Each order is shipped, cancelled or delivered exactly as on its own page (``shop.orders``: conditioned on
+its status, audited when an actor is given), so an order is either wholly changed or untouched; a refusal
+or a throttled request of one order never stops the others, and every order gets an outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pynamodb.exceptions import PynamoDBException
+
+from dynamo.instrumentation import run_in_context
+from shop import keys, orders
+from shop.audit import Actor
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
+
+ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
+    "ship": (orders.order_ship, "SHIPPED"),
+    "cancel": (orders.order_cancel, "CANCELLED"),
+    "deliver": (orders.order_deliver, "DELIVERED"),
+}
+WORKERS = 8  # transactions in flight at once
+MAX_ORDERS = 200  # per request: a page of a status list is at most this
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one order: ``code`` 200 (done), 404, 409 (refused: ``message`` says why) or 503
+    (throttled or contended: nothing was written, try again)."""
+
+    order_id: str
+    code: int
+    message: str
+    status: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.code == 200
+
+
+def _throttled(exc: Exception) -> bool:
+    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
+    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
+
+
+def _one(action: str, order_id: str, actor: Actor | None) -> Outcome:
+    change, new_status = ACTIONS[action]
+    try:
+        change(order_id=order_id, actor=actor)
+    except OrderConflict as exc:
+        return Outcome(order_id, 409, str(exc), exc.status)
+    except NotFound as exc:
+        return Outcome(order_id, 404, str(exc))
+    except Busy as exc:
+        return Outcome(order_id, 503, str(exc))
+    except (PynamoDBException, ClientError, BotoCoreError) as exc:
+        if not _throttled(exc):
+            raise
+        return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
+    return Outcome(order_id, 200, "done", new_status)
+
+
+def run(action: str, order_ids: Sequence[str], *, actor: Actor | None = None, workers: int = WORKERS) -> list[Outcome]:
+    """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once)."""
+    if action not in ACTIONS:
+        raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
+    ids = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
+    if not ids:
+        raise InvalidInput("select at least one order")
+    if len(ids) > MAX_ORDERS:
+        raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
+        return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor)), ids))

@@ -1,0 +1,75 @@
+"""Staff work in a real browser (headless Chromium via Playwright, as in ``test_browser``): bulk ship three
+pending orders and see each row's outcome in place, find the changes on ``/activity/``, and watch the live
+queue announce an order placed meanwhile by another thread. Skips when chromium or Playwright is missing."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from shop import orders
+from shop.orders import OrderLine
+from tests.adminview_helpers import sync_now
+from tests.dashboard.test_browser import ARTIFACTS, log_in, page, place
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+__all__ = ["page"]  # the fixture, shared with test_browser
+
+
+def test_bulk_ship_activity_and_live_queue(page: Any, live_server: Any, shop_table: str, admin_view_table: str) -> None:
+    ids = place(4)  # oldest first
+    sync_now()
+    log_in(page, live_server.url)
+    page.goto(live_server.url + "/orders/?status=PENDING")
+    chosen = ids[1:]
+    for oid in chosen:
+        page.check(f"input[name=order][value='{oid}']")
+    url_before = page.url
+    page.click("button.bulk-ship")
+    for oid in chosen:
+        page.wait_for_selector(f"#outcome-{oid}[data-code='200']")
+        assert "done: SHIPPED" in page.locator(f"#outcome-{oid}").inner_text()
+        assert page.locator(f"#status-{oid}").inner_text() == "SHIPPED"
+        assert page.locator(f"#select-{oid} input").count() == 0  # no longer selectable on this list
+    assert page.url == url_before  # swapped in place
+    assert "3 done" in page.locator("#bulk-summary").inner_text()
+    assert page.locator(f"#outcome-{ids[0]}").inner_text() == ""  # not selected, untouched
+    page.locator("#dynamodb-cost summary").click()  # the footer shows the last htmx request's own calls
+    page.wait_for_selector("#dynamodb-cost .refreshed")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "bulk-ship.png"), full_page=True)
+    assert [orders.order_collection(o).order.status for o in ids] == ["PENDING", "SHIPPED", "SHIPPED", "SHIPPED"]
+
+    sync_now()
+    page.goto(live_server.url + "/activity/?limit=2")
+    page.click("a.load-more")
+    page.locator("tr.activity-row").nth(2).wait_for()
+    for oid in chosen:
+        row = page.locator(f"tr.activity-row[data-order-id='{oid}'][data-action='ship']")
+        assert row.count() == 1 and "browser" in row.inner_text()
+    page.locator("#dynamodb-cost summary").click()  # no polling here: the panel is the "load more" request's
+    assert "/activity/" in page.locator("#dynamodb-cost .refreshed").inner_text()
+    assert page.locator("#dynamodb-cost td", has_text="GSI6").count() == 4  # one Query per shard
+
+    page.goto(live_server.url + "/orders/?status=PENDING")
+    assert page.locator("tr.order-row").count() == 1
+    assert page.locator("a.new-orders").count() == 0
+
+    def another_member_of_staff() -> None:
+        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=datetime(2026, 11, 2))
+
+    worker = threading.Thread(target=another_member_of_staff)
+    worker.start()
+    worker.join()
+    sync_now()
+    page.wait_for_selector("a.new-orders", timeout=30_000)  # the list polls every 10 s
+    assert page.locator("a.new-orders").inner_text() == "1 new order — show them"
+    assert page.locator("tr.order-row").count() == 1  # announced, not reloaded
+    page.screenshot(path=str(ARTIFACTS / "live-queue.png"), full_page=True)
+    page.click("a.new-orders")
+    page.wait_for_selector("tr.order-row >> nth=1")
+    assert page.locator("tr.order-row").count() == 2
+    assert not [e for e in page.console_errors if "Content Security Policy" in e or "htmx" in e.lower()]

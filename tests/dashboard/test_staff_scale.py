@@ -1,0 +1,60 @@
+"""The new pages' DynamoDB call counts are the same at 600 and at 3,000 orders (read from the header): the
+status lists, their live-queue poll and the activity list (all, by user, by day). Orders are written as
+history by ``shop.seeding``; staff changes with ``shop.bulk`` (audited); the stream is synced into the view."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from django.test import Client
+
+from shop import bulk, seeding
+from shop.audit import Actor
+from shop.timestamps import now
+from tests.adminview_helpers import sync_now
+
+pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local, pytest.mark.slow]
+
+
+def calls(client: Client, url: str) -> int:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return int(response["X-DynamoDB-Calls"])
+
+
+def pending_ids(client: Client, count: int) -> list[str]:
+    html = client.get(f"/orders/?status=PENDING&limit={count}").content.decode()
+    return re.findall(r'data-order-id="([^"]+)"', html)
+
+
+def costs(client: Client) -> dict[str, int]:
+    page = client.get("/orders/?status=PENDING").content.decode()
+    live = re.search(r'hx-get="(/orders/new/[^"]+)"', page)
+    assert live is not None
+    today = now().date().isoformat()
+    return {
+        **{s: calls(client, f"/orders/?status={s}") for s in ("PENDING", "SHIPPED", "CANCELLED")},
+        "live": calls(client, live.group(1).replace("&amp;", "&")),
+        "activity": calls(client, "/activity/"),
+        "activity-user": calls(client, "/activity/?user=packer"),
+        "activity-day": calls(client, f"/activity/?day={today}"),
+    }
+
+
+def test_new_pages_calls_do_not_grow_with_the_table(packer: Client, shop_table: str, admin_view_table: str) -> None:
+    full = seeding.plan(seeding.SeedConfig(customers=200, products=50, warehouses=3, orders=3_000, seed=11))
+    seeding.run(dataclasses.replace(full, orders=full.orders[:600]))
+    sync_now()
+    bulk.run("cancel", pending_ids(packer, 60), actor=Actor("packer"))
+    sync_now()
+    small = costs(packer)
+
+    seeding.run(dataclasses.replace(full, catalog=[], orders=full.orders[600:]))
+    sync_now()
+    bulk.run("cancel", pending_ids(packer, 200), actor=Actor("packer"))
+    sync_now()
+    big = costs(packer)
+    assert big == small
+    assert small == {s: 4 for s in small} | {"activity-user": 1}  # one Query per shard, or one

@@ -1,0 +1,84 @@
+"""Bulk actions on DynamoDB Local: one conditional transaction per order, every order gets an outcome."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+
+import pytest
+
+from shop import bulk, orders
+from shop.audit import Actor
+from shop.errors import Busy, InvalidInput
+from shop.orders import OrderLine
+from tests import factories
+
+pytestmark = pytest.mark.ddb_local
+
+
+def place(count: int) -> list[str]:
+    factories.shop_with(customers=2, products=2, stock_each=10_000)
+    tag = uuid.uuid4().hex[:6]
+    ids = []
+    for n in range(count):
+        oid = f"k{n}-{tag}"
+        orders.order_place(
+            customer_id=str(1001 + n % 2),
+            lines=[OrderLine(str(2001 + n % 2), 1)],
+            placed_at=datetime(2026, 1, 1) + timedelta(minutes=n),
+            order_id=oid,
+        )
+        ids.append(oid)
+    return ids
+
+
+def trail_size(order_ids: list[str]) -> int:
+    return sum(len(orders.order_collection(oid).history) for oid in order_ids)
+
+
+def test_bulk_ship_of_50_with_5_changed_elsewhere(shop_table: str) -> None:
+    ids = place(50)
+    elsewhere = ids[::10]
+    for oid in elsewhere:
+        orders.order_cancel(order_id=oid)  # another member of staff, on another screen (no trail entry)
+    outcomes = bulk.run("ship", ids, actor=Actor("packer", "req-bulk"), workers=8)
+    assert [o.order_id for o in outcomes] == ids  # every order, in the order given
+    done = [o for o in outcomes if o.done]
+    refused = [o for o in outcomes if o.code == 409]
+    assert len(done) == 45 and len(refused) == 5
+    assert {o.order_id for o in refused} == set(elsewhere)
+    assert all("CANCELLED" in o.message for o in refused)
+    assert trail_size(ids) == 45
+    for oid in ids:
+        status = orders.order_collection(oid).order.status
+        assert status == ("CANCELLED" if oid in elsewhere else "SHIPPED")
+
+
+def test_throttled_or_contended_orders_are_503_and_untouched(shop_table: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = place(3)
+    real = orders.order_deliver
+
+    def busy_on_second(*, order_id: str, actor: Actor | None = None) -> object:
+        if order_id == ids[1]:
+            raise Busy("held by another transaction")
+        return real(order_id=order_id, actor=actor)
+
+    for oid in ids:
+        orders.order_ship(order_id=oid)
+    monkeypatch.setitem(bulk.ACTIONS, "deliver", (busy_on_second, "DELIVERED"))
+    outcomes = bulk.run("deliver", ids, actor=Actor("driver"))
+    assert [o.code for o in outcomes] == [200, 503, 200]
+    assert orders.order_collection(ids[1]).order.status == "SHIPPED"
+    assert trail_size(ids) == 2
+
+
+def test_unknown_orders_are_404_and_bad_input_is_refused(shop_table: str) -> None:
+    [oid] = place(1)
+    outcomes = bulk.run("cancel", [oid, "nope", oid], actor=Actor("packer"))
+    assert [(o.order_id, o.code) for o in outcomes] == [(oid, 200), ("nope", 404)]
+    with pytest.raises(InvalidInput):
+        bulk.run("explode", [oid])
+    with pytest.raises(InvalidInput):
+        bulk.run("ship", [])
+    with pytest.raises(InvalidInput):
+        bulk.run("ship", ["bad id!"])
