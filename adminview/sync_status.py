@@ -5,7 +5,7 @@ verify, which compare the view with the shop table, never have to tell these ite
 (a rebuild would otherwise delete them as "extra"), and the pages' freshness read is one Query on a tiny
 partition.
 
-- PK ``heartbeat`` SK ``<writer>``: Seq (last sequence number applied), Created (that record's
+- PK ``heartbeat`` SK ``<writer>``: SequenceNumber (the last one applied; Seq zero-padded), Created (that record's
   ApproximateCreationDateTime, epoch seconds), AppliedAt (epoch seconds), Shard, Stream. The poller's writer
   is ``<stream arn>|<shard id>``. A Lambda event does not say which shard its batch came from, so in Lambda
   the writer is the execution environment (one batch at a time, one shard's batch each time).
@@ -107,7 +107,8 @@ def record_heartbeat(
     raw: dict[str, dict[str, str]] = {
         "PK": {"S": HEARTBEAT_PK},
         "SK": {"S": _writer(arn, shard_id)},
-        "Seq": {"S": seq},
+        "Seq": {"S": seq},  # zero-padded: compares as a string
+        "SequenceNumber": {"S": str(sequence_number(last))},
     }
     raw["Created"] = {"N": repr(created if created is not None else applied_at)}
     raw["AppliedAt"] = {"N": repr(applied_at)}
@@ -133,11 +134,10 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
         value = raw.get(name, {}).get("N")
         return float(value) if value is not None else None
 
-    seq = raw.get("Seq", {}).get("S")
     return Heartbeat(
         writer=raw["SK"]["S"],
         shard=raw.get("Shard", {}).get("S"),
-        seq=seq.lstrip("0") or "0" if seq else None,
+        seq=raw.get("SequenceNumber", {}).get("S"),
         created=num("Created"),
         applied_at=num("AppliedAt") or 0.0,
     )
