@@ -45,6 +45,14 @@ class Heartbeat:
     applied_at: float  # epoch seconds
 
     @property
+    def created_at(self) -> datetime | None:
+        return None if self.created is None else datetime.fromtimestamp(self.created, UTC)
+
+    @property
+    def applied_at_time(self) -> datetime:
+        return datetime.fromtimestamp(self.applied_at, UTC)
+
+    @property
     def lag_s(self) -> float | None:
         """How far behind the writer was when it applied its last batch."""
         return None if self.created is None else max(0.0, self.applied_at - self.created)

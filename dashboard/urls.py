@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import customers, home, orders, products
+from dashboard.views import customers, home, orders, products, sync
 
 app_name = "dashboard"
 
@@ -22,4 +22,6 @@ urlpatterns = [
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
     path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
+    path("sync/", sync.sync_page, name="sync"),
+    path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]

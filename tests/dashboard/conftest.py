@@ -82,6 +82,18 @@ def order_rows(n: int, *, customer_id: str = "1001", status: str = "PENDING") ->
     return sorted(rows, key=lambda r: (r.date, r.order_id), reverse=True)
 
 
+@pytest.fixture(autouse=True)
+def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The freshness line reads the sync table once per page here (no cache: call counts stay exact); a test
+    without an admin view table gets "unknown" without a read."""
+    from dashboard import freshness
+
+    freshness.reset()
+    monkeypatch.setattr(freshness, "CACHE_S", 0.0)
+    if "admin_view_table" not in request.fixturenames:
+        monkeypatch.setattr(freshness, "_read", lambda: None)
+
+
 @pytest.fixture
 def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     fake = FakeSelectors()
