@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from django.contrib import messages
-from django.http import HttpResponseBase
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
@@ -28,7 +28,7 @@ _KEY = re.compile(r"^[0-9]{48}#[A-Za-z0-9:_\-.]{0,200}$")
 
 @require_GET
 @domain_errors
-def sync_page(request: HtmxHttpRequest) -> HttpResponseBase:
+def sync_page(request: HtmxHttpRequest) -> HttpResponse:
     status = sync_status.sync_status()
     letters = list(sync_store.dead_letters(limit=DEAD_LETTERS_SHOWN))
     context = {
@@ -44,7 +44,7 @@ def sync_page(request: HtmxHttpRequest) -> HttpResponseBase:
 
 @require_POST
 @domain_errors
-def sync_replay(request: HtmxHttpRequest) -> HttpResponseBase:
+def sync_replay(request: HtmxHttpRequest) -> HttpResponse:
     """Replay one dead letter (``key``) or, with ``all``, up to ``REPLAY_ALL_AT_MOST`` of them, oldest first."""
     if not request.user.is_superuser:
         return error(request, 403, "Only superusers may replay dead letters.")
