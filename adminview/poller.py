@@ -20,7 +20,7 @@ import boto3
 from botocore.config import Config
 
 from adminview import sync_store
-from adminview.apply import failure_key
+from adminview.apply import apply_records, failure_key
 from adminview.handler import handle_records
 from dynamo import conf
 from dynamo.batch import backoff_delay
@@ -184,7 +184,7 @@ class Poller:
         still fails after ``max_attempts`` is already stored when the checkpoint moves past it."""
         pending = records
         for attempt in range(self.max_attempts):
-            _response, outcome = handle_records(pending, shard_id=shard_id)
+            _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records)
             self.stats.applied += outcome.applied
             self.stats.skipped += outcome.skipped
             failed = {failure_key(r, i) for i, r in enumerate(pending)} & set(outcome.failed)
