@@ -109,7 +109,7 @@ def clear_dead_letters(applied: Sequence[Any]) -> int:
 @dataclass(frozen=True)
 class DeadLetter:
     key: str
-    record: dict[str, Any]
+    record: Any  # as the stream delivered it: an object, unless the event itself was malformed
     error: str
     attempts: int
     at: str | None
@@ -121,7 +121,8 @@ class DeadLetter:
         keys = body.get("Keys")
         keys = keys if isinstance(keys, dict) else {}
         pk, sk = (keys[name].get("S") if isinstance(keys.get(name), dict) else None for name in ("PK", "SK"))
-        return f"{self.record.get('eventName')} {pk} {sk} seq={body.get('SequenceNumber')}"
+        event = self.record.get("eventName") if isinstance(self.record, dict) else "(not a record)"
+        return f"{event} {pk} {sk} seq={body.get('SequenceNumber')}"
 
     @property
     def summary(self) -> str:
@@ -130,12 +131,10 @@ class DeadLetter:
 
 def _letter(row: SyncItem) -> DeadLetter:
     try:
-        record = json.loads(row.record or "{}")
+        record = json.loads(row.record or "null")
     except ValueError:
-        record = {}
-    return DeadLetter(
-        row.sk, record if isinstance(record, dict) else {}, row.error or "", int(row.attempts or 0), row.at
-    )
+        record = row.record
+    return DeadLetter(row.sk, record, row.error or "", int(row.attempts or 0), row.at)
 
 
 def dead_letters(*, limit: int | None = None) -> Iterator[DeadLetter]:

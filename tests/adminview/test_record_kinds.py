@@ -91,6 +91,11 @@ def test_unusable_records_fail_alone_with_their_cause_and_are_kept_whole(
         assert cause in letter.error
         if view_type:
             assert f"view type is {view_type}, the sync needs NEW_AND_OLD_IMAGES" in letter.error
+    garbage = handler({"Records": ["not a record", *good]})
+    assert garbage == {"batchItemFailures": [{"itemIdentifier": ""}]}  # Lambda then retries the whole batch
+    kept = sync_store.dead_letter(sync_store.dead_letter_key("not a record"))
+    assert kept is not None and kept.error == "stream record is not an object (str)"
+    assert handler({"Records": None}) == handler({}) == {"batchItemFailures": []}
     assert OrderSummary.get("o#o4", "#order").status == "PENDING"  # the rest of each batch applied
     assert OrderSummary.get("o#o1", "#order").status == "PENDING"  # nothing guessed from a half record
     assert OrderSummary.get("o#o2", "#order").status == "PENDING"

@@ -50,7 +50,9 @@ class FakeSelectors:
         self.calls.append(("pending_orders", {"limit": limit, "after": after}))
         return _page(self.pending, limit, after, lambda r: [r.date.isoformat(), r.order_id])
 
-    def customer_orders(self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Any]:
+    def customer_orders(
+        self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None
+    ) -> RowsPage[Any]:
         cid = keys.bare(customer_id, keys.CUSTOMER)
         self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after}))
         return _page(self.by_customer.get(cid, []), limit, after, lambda r: [r.date.isoformat(), r.order_id])
