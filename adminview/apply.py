@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import projection
+from adminview import projection, records
 from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Delete, Image, Put, ViewKey
 from dynamo.batch import batch_get, batch_write, client_of, delete_request, put_request
@@ -48,17 +48,27 @@ class Prepared:
 class Outcome:
     applied: int = 0
     skipped: int = 0  # nothing to change: stale, replayed, or no effect on the view
-    failed: dict[str, str] = field(default_factory=dict)  # event id -> error
-    dead_lettered: int = 0  # of the failed, how many the writer kept in the dead-letter store (DeadLetters metric)
+    failed: dict[str, str] = field(default_factory=dict)  # failure key (see failure_key) -> error
+    dead_lettered: int = 0  # failed records stored (or stored again) in the dead-letter store by this batch
 
 
-def event_id(record: dict[str, Any]) -> str:
-    return str(record.get("eventID") or record.get("dynamodb", {}).get("SequenceNumber"))
+def event_id(record: Any) -> str:
+    """``eventID``, else the sequence number; empty when the record has neither (see ``failure_key``)."""
+    own = record.get("eventID") if isinstance(record, dict) else None
+    return str(own or records.sequence_number(record) or "")
+
+
+def failure_key(record: Any, index: int) -> str:
+    """How ``Outcome.failed`` names a record: its event id, or its position when it has no id at all."""
+    return event_id(record) or f"#{index}"
 
 
 def prepare(record: dict[str, Any], shards: int) -> Prepared:
-    body = record.get("dynamodb") or {}
-    old, new = body.get("OldImage"), body.get("NewImage")
+    event = records.check(record)
+    body = record["dynamodb"]
+    # only the images this kind of change carries: a stray image must not change what the record means
+    old = body.get("OldImage") if event != "INSERT" else None
+    new = body.get("NewImage") if event != "REMOVE" else None
     source = projection.source_key(body.get("Keys") or new or old or {})
     if source is None:
         raise ValueError("record has no PK/SK keys")
@@ -179,16 +189,20 @@ def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
     return applied, skipped
 
 
-def apply_records(records: Sequence[dict[str, Any]]) -> Outcome:
+def _error_text(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, records.UnusableRecord) else f"{type(exc).__name__}: {exc}"
+
+
+def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     """Apply stream records (DynamoDB Streams / Lambda event shape) in order; never raises for a record."""
     outcome = Outcome()
     shards = pending_shards()
     prepared: list[Prepared] = []
-    for record in records:
+    for index, record in enumerate(batch):
         try:
             prepared.append(prepare(record, shards))
         except Exception as exc:  # a poison record fails alone
-            outcome.failed[event_id(record)] = f"{type(exc).__name__}: {exc}"
+            outcome.failed[failure_key(record, index)] = _error_text(exc)
     if not prepared:
         return outcome
     try:

@@ -1,7 +1,10 @@
 """The Lambda entry point for the shop table's stream (also called by the local poller).
 
 Returns the partial batch response (``ReportBatchItemFailures``): Lambda then retries from the first failed
-record, and after ``MaximumRetryAttempts`` sends the batch's metadata to the on-failure destination.
+record, and after ``MaximumRetryAttempts`` sends the batch's metadata to the on-failure destination. Every
+record reported as failed is also kept whole in the dead-letter store (``Attempts`` + 1 each time it fails
+again), so nothing depends on the on-failure queue or on the stream's 24 hours; a record applied later is
+cleared from it. Each batch also moves the writer's heartbeat (``adminview.sync_status``).
 
 Why not Powertools' ``BatchProcessor``: it calls a handler per record, while we fold a whole batch into one
 set of BatchWriteItem calls (and one watermark read) and re-derive the buyers join once per order. Its
@@ -14,10 +17,12 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
-from adminview import observe
-from adminview.apply import Outcome, apply_records
+from adminview import observe, sync_status, sync_store
+from adminview.apply import Outcome, apply_records, failure_key
+from adminview.records import sequence_number
 
 log = logging.getLogger(__name__)
 
@@ -28,27 +33,46 @@ def _setup() -> None:
         logging.basicConfig(level=logging.INFO)
 
 
-def handle_records(records: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
-    outcome = apply_records(records)
-    for item_id, error in outcome.failed.items():
-        log.error("stream record %s failed: %s", item_id, error)
-    response = {"batchItemFailures": [{"itemIdentifier": item_id} for item_id in _in_order(records, outcome)]}
+def handle_records(
+    records: list[dict[str, Any]],
+    *,
+    shard_id: str | None = None,
+    apply: Callable[[list[dict[str, Any]]], Outcome] = apply_records,
+) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
+    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat.
+
+    The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
+    logged and the failed records are still reported, so Lambda (or the poller) retries them."""
+    outcome = apply(records)
+    failed = [(r, outcome.failed[key]) for i, r in enumerate(records) if (key := failure_key(r, i)) in outcome.failed]
+    for record, error in failed:
+        log.error("stream record %s failed: %s", failure_key(record, 0), error)
+        try:
+            sync_store.store_dead_letter(record, error)
+            outcome.dead_lettered += 1
+        except Exception:
+            log.exception("could not store the dead letter of record %s", failure_key(record, 0))
+    done = [r for i, r in enumerate(records) if failure_key(r, i) not in outcome.failed]
+    try:
+        sync_store.clear_dead_letters(done)
+        sync_status.record_heartbeat(done, shard_id=shard_id)
+    except Exception:
+        log.exception("could not update the sync's bookkeeping (dead letters applied, heartbeat)")
+    response = {"batchItemFailures": [{"itemIdentifier": _identifier(r)} for r, _error in failed]}
     return response, outcome
 
 
-def _in_order(records: list[dict[str, Any]], outcome: Outcome) -> list[str]:
-    ids = []
-    for record in records:
-        seq = str(record.get("dynamodb", {}).get("SequenceNumber"))
-        if record.get("eventID") in outcome.failed or seq in outcome.failed:
-            # Lambda's ReportBatchItemFailures identifies DynamoDB records by SequenceNumber.
-            ids.append(seq)
-    return ids
+def _identifier(record: Any) -> str:
+    """Lambda's ReportBatchItemFailures names DynamoDB records by SequenceNumber. A record without one cannot
+    be named: its eventID (or "") makes Lambda retry the whole batch, which is then dead-lettered whole."""
+    own = record.get("eventID") if isinstance(record, dict) else None
+    return sequence_number(record) or str(own or "")
 
 
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, list[dict[str, str]]]:
     _setup()
-    records = list(event.get("Records") or [])
-    response, outcome = handle_records(records)
-    observe.report_batch(records, outcome, writer="lambda")
+    records = event.get("Records") if isinstance(event, dict) else None
+    batch = list(records) if isinstance(records, list) else []
+    response, outcome = handle_records(batch)
+    observe.report_batch(batch, outcome, writer="lambda")
     return response

@@ -4,8 +4,8 @@ Every shard is read, a child only after its parent is finished (so records of on
 expired iterators are renewed from the checkpoint, and each batch goes to the same code as the Lambda
 handler. Delivery is at-least-once: the per-shard checkpoint (in the sync table) is advanced only after
 every record up to it was applied or dead-lettered, so a SIGKILL at any moment at worst replays a batch,
-and replays change nothing (watermarks). Records still failing after ``max_attempts`` go to the
-dead-letter store.
+and replays change nothing (watermarks). Records still failing after ``max_attempts`` stay in the
+dead-letter store, where the handler put them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import boto3
 from botocore.config import Config
 
 from adminview import observe, sync_store
-from adminview.apply import Outcome, apply_records
+from adminview.apply import Outcome, apply_records, failure_key
+from adminview.handler import handle_records
 from dynamo import conf
 from dynamo.batch import backoff_delay
 from dynamo.tables import stream_arn as table_stream_arn
@@ -67,7 +68,7 @@ def streams_client() -> Any:
     )
 
 
-def _lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
+def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
     """Records from GetRecords as Lambda delivers them (JSON-safe, ``eventSourceARN`` set)."""
     body = dict(record.get("dynamodb", {}))
     created = body.get("ApproximateCreationDateTime")
@@ -166,9 +167,9 @@ class Poller:
     def poll_shard(self, shard: ShardState) -> int:
         """One GetRecords on the shard; returns how many records it brought."""
         response = self._get_records(shard)
-        records = [_lambda_shape(r, self.arn) for r in response.get("Records", [])]
+        records = [lambda_shape(r, self.arn) for r in response.get("Records", [])]
         if records:
-            self.process(records)
+            self.process(records, shard_id=shard.shard_id)
             shard.seq = records[-1]["dynamodb"]["SequenceNumber"]
         shard.iterator = response.get("NextShardIterator")
         if shard.iterator is None:
@@ -177,34 +178,37 @@ class Poller:
             sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, shard.done)
         return len(records)
 
-    def process(self, records: list[dict[str, Any]]) -> None:
-        """Apply a batch; retry the failures with backoff; dead-letter what still fails."""
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
+        """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
+        record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
+        still fails after ``max_attempts`` is already stored when the checkpoint moves past it."""
         pending = records
         errors: dict[str, str] = {}
         batch = Outcome()  # the whole batch, retries included, for its one report
         for attempt in range(self.max_attempts):
-            outcome = apply_records(pending)
+            _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records)
             self.stats.applied += outcome.applied
             self.stats.skipped += outcome.skipped
             batch.applied += outcome.applied
             batch.skipped += outcome.skipped
             errors = outcome.failed
-            pending = [r for r in pending if r.get("eventID") in errors]
+            failed = {failure_key(r, i) for i, r in enumerate(pending)} & set(outcome.failed)
+            if outcome.dead_lettered < len(failed):
+                raise RuntimeError("the dead-letter store could not be written; the checkpoint stays where it was")
+            pending = [r for i, r in enumerate(pending) if failure_key(r, i) in failed]
             if not pending:
                 break
             if attempt + 1 < self.max_attempts:
                 self.sleep(backoff_delay(attempt, base=0.1))
-        for record in pending:
-            sync_store.store_dead_letter(
-                record, errors.get(record.get("eventID", ""), "unknown error"), self.max_attempts
-            )
-            self.stats.dead_lettered += 1
+        self.stats.dead_lettered += len(pending)
         self.stats.records += len(records)
         self.stats.batches += 1
         created = records[-1]["dynamodb"].get("ApproximateCreationDateTime")
         if isinstance(created, int | float):
             self.stats.lag_s = max(0.0, time.time() - float(created))
-        batch.failed = {str(r.get("eventID", "")): errors.get(r.get("eventID", ""), "unknown error") for r in pending}
+        batch.failed = {
+            key: errors.get(key, "unknown error") for key in (failure_key(r, i) for i, r in enumerate(pending))
+        }
         batch.dead_lettered = len(pending)
         observe.report_batch(records, batch, writer="poller")
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import activity, bulk, customers, home, orders, patterns, products, warehouses
+from dashboard.views import activity, bulk, customers, home, orders, patterns, products, sync, warehouses
 
 app_name = "dashboard"
 
@@ -31,4 +31,6 @@ urlpatterns = [
     path("warehouses/<str:warehouse_id>/", warehouses.warehouse, name="warehouse"),
     path("patterns/", patterns.patterns_index, name="patterns"),
     path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
+    path("sync/", sync.sync_page, name="sync"),
+    path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]

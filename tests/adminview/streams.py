@@ -16,7 +16,7 @@ class Collector(Poller):
         super().__init__(**kwargs)
         self.collected: list[dict[str, Any]] = []
 
-    def process(self, records: list[dict[str, Any]]) -> None:
+    def process(self, records: list[dict[str, Any]], **_: Any) -> None:
         self.collected += records
 
 

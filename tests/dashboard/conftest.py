@@ -22,7 +22,7 @@ from dashboard import av
 from shop import keys
 
 
-def _page(rows: list[Any], limit: int, after: dict[str, Any] | None, key: Callable[[Any], list[str]]) -> RowsPage:
+def _page(rows: list[Any], limit: int, after: dict[str, Any] | None, key: Callable[[Any], list[str]]) -> RowsPage[Any]:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
         raise ValueError(f"limit must be 1..1000, got {limit!r}")
     start = 0
@@ -46,16 +46,18 @@ class FakeSelectors:
     transactions: dict[str, str] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def pending_orders(self, *, limit: int = 50, after: dict | None = None) -> RowsPage:
+    def pending_orders(self, *, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Any]:
         self.calls.append(("pending_orders", {"limit": limit, "after": after}))
         return _page(self.pending, limit, after, lambda r: [r.date.isoformat(), r.order_id])
 
-    def customer_orders(self, *, customer_id: str, limit: int = 50, after: dict | None = None) -> RowsPage:
+    def customer_orders(
+        self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None
+    ) -> RowsPage[Any]:
         cid = keys.bare(customer_id, keys.CUSTOMER)
         self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after}))
         return _page(self.by_customer.get(cid, []), limit, after, lambda r: [r.date.isoformat(), r.order_id])
 
-    def product_buyers(self, *, product_id: str, limit: int = 50, after: dict | None = None) -> RowsPage:
+    def product_buyers(self, *, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Any]:
         pid = keys.bare(product_id, keys.PRODUCT)
         self.calls.append(("product_buyers", {"product_id": pid, "limit": limit, "after": after}))
         return _page(self.buyers.get(pid, []), limit, after, lambda r: [r.customer_id])
@@ -80,6 +82,18 @@ def order_rows(n: int, *, customer_id: str = "1001", status: str = "PENDING") ->
         for i in range(n)
     ]
     return sorted(rows, key=lambda r: (r.date, r.order_id), reverse=True)
+
+
+@pytest.fixture(autouse=True)
+def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The freshness line reads the sync table once per page here (no cache: call counts stay exact); a test
+    without an admin view table gets "unknown" without a read."""
+    from dashboard import freshness
+
+    freshness.reset()
+    monkeypatch.setattr(freshness, "CACHE_S", 0.0)
+    if "admin_view_table" not in request.fixturenames:
+        monkeypatch.setattr(freshness, "_read", lambda: None)
 
 
 @pytest.fixture

@@ -1,38 +1,67 @@
-"""``manage.py adminview_deadletters list | replay``: records the sync could not apply."""
+"""``manage.py adminview_deadletters list | replay | import-sqs``: records the sync could not apply.
+
+The same store holds what the Lambda handler and the local poller could not apply, so both are listed and
+replayed alike; ``import-sqs`` turns Lambda's on-failure messages into stored records while the stream still
+holds them (24 hours).
+"""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.core.management.base import CommandParser
 
-from adminview import sync_store
-from adminview.apply import apply_records
+from adminview import onfailure, sync_store
+from adminview.replay import replay
 from dynamo.commands import ShopCommand
 
 
 class Command(ShopCommand):
-    help = "List the dead-lettered stream records, or replay them (removed from the store once applied)."
+    help = (
+        "list: the dead-lettered stream records with their error; replay: apply them again (removed once applied, "
+        "exit 1 if any still fails); import-sqs --queue-url URL: store the records named by Lambda's on-failure "
+        "messages (exit 1 if any message could not be imported)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("action", choices=["list", "replay"])
+        parser.add_argument("action", choices=["list", "replay", "import-sqs"])
+        parser.add_argument("--queue-url", help="import-sqs: the on-failure queue's URL")
+        parser.add_argument("--max-messages", type=int, default=None, help="import-sqs: stop after this many")
 
     def run(self, **options: Any) -> None:
+        action = options["action"]
+        if action == "import-sqs":
+            self._import(options.get("queue_url"), options.get("max_messages"))
+            return
+        if options.get("queue_url") or options.get("max_messages") is not None:
+            raise ValueError("--queue-url and --max-messages go with import-sqs only")
         letters = list(sync_store.dead_letters())
-        if options["action"] == "list":
+        if action == "list":
             for letter in letters:
                 self.stdout.write(letter.summary)
             self.stdout.write(f"{len(letters)} dead letter(s)")
             return
-        applied = failed = 0
-        for letter in letters:
-            outcome = apply_records([letter.record])
-            if outcome.failed:
-                failed += 1
-                self.stdout.write(
-                    f"still failing: {letter.summary.split(': ', 1)[0]}: {next(iter(outcome.failed.values()))}"
-                )
-            else:
-                sync_store.remove_dead_letter(letter.key)
-                applied += 1
-        self.stdout.write(f"replayed {applied}, still failing {failed}")
+        results = [replay(letter) for letter in letters]
+        for result in results:
+            self.stdout.write(result.line)
+        failed = sum(not r.ok for r in results)
+        self.stdout.write(f"replayed {len(results) - failed}, still failing {failed}")
+        if failed:
+            self.stdout.flush()
+            sys.exit(1)
+
+    def _import(self, queue_url: str | None, max_messages: int | None) -> None:
+        if not queue_url or not queue_url.strip():
+            raise ValueError("import-sqs needs --queue-url URL (the event source mapping's on-failure queue)")
+        if max_messages is not None and max_messages < 1:
+            raise ValueError("--max-messages must be at least 1")
+        results = onfailure.import_queue(
+            queue_url.strip(), max_messages=max_messages, report=lambda r: self.stdout.write(r.line)
+        )
+        kept = sum(r.error is not None for r in results)
+        stored = sum(r.stored for r in results)
+        self.stdout.write(f"{len(results)} message(s): {stored} record(s) stored, {kept} message(s) kept")
+        if kept:
+            self.stdout.flush()
+            sys.exit(1)

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from adminview.rebuild import DEFAULT_SEGMENTS, verify
+from adminview.sync_status import store_verify_result
 from dynamo.commands import ShopCommand, positive_int
 
 
@@ -21,8 +22,11 @@ class Command(ShopCommand):
     def run(self, **options: Any) -> None:
         found = verify(segments=max(1, options["segments"]))
         if found.clean:
+            store_verify_result(ok=True, summary="equals what the shop table implies")
             self.stdout.write("admin view OK: equals what the shop table implies")
             return
-        self.stdout.write(f"admin view differs: {found.summary(examples=options['examples'])}")
+        summary = found.summary(examples=options["examples"])
+        store_verify_result(ok=False, summary=summary)
+        self.stdout.write(f"admin view differs: {summary}")
         self.stdout.flush()
         sys.exit(1)

@@ -1,0 +1,66 @@
+"""What a stream record is, read from its ``eventName`` and the stream's ``StreamViewType``.
+
+The projection needs both images of a change: the new one says what the view must now hold, the old one
+what it held before (an order leaving PENDING, a deleted order item). A stream configured for anything but
+``NEW_AND_OLD_IMAGES`` leaves out an image the projection needs; applying such a record from whatever
+images happen to be present would be silently wrong (a MODIFY with only an OldImage looks like a delete;
+a REMOVE without an OldImage looks like nothing). So each record is checked for what its kind needs, and a
+record that falls short fails alone, with an error that names the cause, and is kept in the dead-letter store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NEEDED_VIEW_TYPE = "NEW_AND_OLD_IMAGES"
+VIEW_TYPES = ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", NEEDED_VIEW_TYPE)
+# which images each kind of change must carry for the projection
+NEEDS: dict[str, tuple[str, ...]] = {
+    "INSERT": ("NewImage",),
+    "MODIFY": ("NewImage", "OldImage"),
+    "REMOVE": ("OldImage",),
+}
+
+
+class UnusableRecord(ValueError):
+    """A stream record the sync cannot apply as it is: malformed, or from a misconfigured stream."""
+
+
+def body_of(record: Any) -> dict[str, Any]:
+    """The record's ``dynamodb`` part, or an empty dict when it is missing, null or not an object."""
+    body = record.get("dynamodb") if isinstance(record, dict) else None
+    return body if isinstance(body, dict) else {}
+
+
+def sequence_number(record: Any) -> str | None:
+    seq = body_of(record).get("SequenceNumber")
+    return str(seq) if seq not in (None, "") else None
+
+
+def check(record: Any) -> str:
+    """The record's ``eventName`` when it can be applied; else ``UnusableRecord`` naming the cause."""
+    if not isinstance(record, dict):
+        raise UnusableRecord(f"stream record is not an object ({type(record).__name__})")
+    body = record.get("dynamodb")
+    if not isinstance(body, dict):
+        state = "missing" if "dynamodb" not in record else "null" if body is None else type(body).__name__
+        raise UnusableRecord(f"stream record has no 'dynamodb' part ({state})")
+    event = record.get("eventName")
+    if event not in NEEDS:
+        raise UnusableRecord(f"unknown eventName {event!r} (expected INSERT, MODIFY or REMOVE)")
+    view_type = body.get("StreamViewType")
+    if view_type is not None and view_type not in VIEW_TYPES:
+        raise UnusableRecord(f"unknown StreamViewType {view_type!r}")
+    missing = [name for name in NEEDS[event] if not isinstance(body.get(name), dict)]
+    if missing:
+        what = " and ".join(missing)
+        if view_type is None or view_type == NEEDED_VIEW_TYPE:
+            seen = f"stream view type {view_type}" if view_type else "no StreamViewType"
+            raise UnusableRecord(f"{event} record without {what} ({seen}): malformed record")
+        raise UnusableRecord(
+            f"{event} record without {what}: the stream's view type is {view_type}, "
+            f"the sync needs {NEEDED_VIEW_TYPE} (change the table's StreamSpecification)"
+        )
+    if sequence_number(record) is None:
+        raise UnusableRecord(f"{event} record without a SequenceNumber")
+    return str(event)

@@ -1,0 +1,66 @@
+"""The sync's state for staff: per-writer position and lag, dead letters, the last verify; replay for superusers.
+
+Reads: heartbeats (one Query), the dead-letter count (one COUNT Query), the last verify (one GetItem) and the
+first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables hold.
+Replaying goes through the stream handler (``adminview.replay``), like ``adminview_deadletters replay``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET, require_POST
+
+from adminview import sync_status, sync_store
+from adminview.replay import replay
+from dashboard.responses import domain_errors, error
+from dashboard.views.common import HtmxHttpRequest
+
+DEAD_LETTERS_SHOWN = 100
+REPLAY_ALL_AT_MOST = 100  # per click: a request's DynamoDB calls stay bounded
+KEY_FIELD, ALL_FIELD = "key", "all"
+_KEY = re.compile(r"^[0-9]{48}#[A-Za-z0-9:_\-.]{0,200}$")
+
+
+@require_GET
+@domain_errors
+def sync_page(request: HtmxHttpRequest) -> HttpResponse:
+    status = sync_status.sync_status()
+    letters = list(sync_store.dead_letters(limit=DEAD_LETTERS_SHOWN))
+    context = {
+        "status": status,
+        "letters": letters,
+        "more_letters": max(0, status.dead_letters - len(letters)),
+        "can_replay": request.user.is_superuser,
+        "key_field": KEY_FIELD,
+        "all_field": ALL_FIELD,
+    }
+    return TemplateResponse(request, "dashboard/sync.html", context)
+
+
+@require_POST
+@domain_errors
+def sync_replay(request: HtmxHttpRequest) -> HttpResponse:
+    """Replay one dead letter (``key``) or, with ``all``, up to ``REPLAY_ALL_AT_MOST`` of them, oldest first."""
+    if not request.user.is_superuser:
+        return error(request, 403, "Only superusers may replay dead letters.")
+    if request.POST.get(ALL_FIELD):
+        letters = list(sync_store.dead_letters(limit=REPLAY_ALL_AT_MOST))
+    else:
+        key = request.POST.get(KEY_FIELD, "")
+        if not _KEY.match(key):
+            return error(request, 400, "Say which dead letter to replay (its key), or replay all.")
+        letter = sync_store.dead_letter(key)
+        if letter is None:
+            return error(request, 404, "No such dead letter (already replayed?).")
+        letters = [letter]
+    results = [replay(letter) for letter in letters]
+    for result in results:
+        (messages.success if result.ok else messages.error)(request, result.line)
+    if not results:
+        messages.info(request, "No dead letters to replay.")
+    return redirect("dashboard:sync")

@@ -1,0 +1,114 @@
+"""The /sync/ page and the freshness line, on DynamoDB Local."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+
+from adminview import projection, sync_store
+from adminview.handler import handler
+from dashboard import freshness
+from shop import orders
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview.streams import new_records
+from tests.adminview_helpers import sync_now
+from tests.dashboard.conftest import csrf_of
+
+pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+
+
+@pytest.fixture
+def boss(db: None) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw-boss-123"))
+    return client
+
+
+def _poison(monkeypatch: pytest.MonkeyPatch) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
+    real = projection.project
+
+    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
+        if (new or old or {}).get("PK", {}).get("S") == "o#bad":
+            raise ValueError("cannot project this (simulated bug)")
+        return real(old, new, shards)
+
+    monkeypatch.setattr(projection, "project", broken)
+    handler({"Records": new_records()})
+
+
+def test_pages_on_the_view_say_how_fresh_it_is(staff: Client, shop_table: str, admin_view_table: str) -> None:
+    factories.shop_with(customers=1, products=1)
+    before = staff.get("/orders/pending/")
+    assert "Sync has not run yet" in before.content.decode()
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    sync_now()
+    for url in ("/orders/pending/", "/customers/1001/", "/products/2001/buyers/"):
+        response = staff.get(url)
+        html = response.content.decode()
+        line = html.split('id="view-freshness">')[1].split("</p>")[0]
+        assert line.startswith("As of ") and " s behind." in line, (url, line)
+    calls = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
+    assert calls == 4 + 1  # one Query per pending shard, plus the heartbeats
+
+
+def test_freshness_is_read_once_per_cache_period(
+    staff: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr(freshness, "CACHE_S", 1.0)
+    monkeypatch.setattr(freshness, "clock", lambda: now[0])
+    first = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
+    now[0] += 0.5
+    cached = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
+    now[0] += 1.0
+    again = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
+    assert (first, cached, again) == (cached + 1, cached, cached + 1)
+
+
+def test_sync_page_shows_shards_dead_letters_and_last_verify(
+    staff: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _poison(monkeypatch)  # in Lambda mode
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o2")
+    sync_now()  # and the poller
+    with pytest.raises(SystemExit):
+        call_command("verify_adminview")  # the bad order is missing from the view
+    response = staff.get("/sync/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.count('class="dead-letter"') == 3 and "simulated bug" in html
+    assert 'id="dead-letter-count">3<' in html
+    assert "differences" in html.split('id="last-verify"')[1]
+    assert "|shardId-" in html  # the poller's heartbeat names its shard
+    assert "Replay" not in html  # staff who are not superusers get no buttons
+    assert int(response["X-DynamoDB-Calls"]) == 4
+
+
+def test_replay_is_for_superusers_with_csrf(
+    staff: Client, boss: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _poison(monkeypatch)
+    key = next(sync_store.dead_letters()).key
+    assert staff.post("/sync/replay/", {"key": key}).status_code == 403
+    assert boss.post("/sync/replay/", {"key": key}).status_code == 403  # no CSRF token
+    token = csrf_of(boss)
+    still = boss.post("/sync/replay/", {"key": key}, headers={"X-CSRFToken": token}, follow=True)
+    assert still.status_code == 200 and "still failing: " in still.content.decode()
+    assert next(sync_store.dead_letters()).attempts == 2
+    assert boss.post("/sync/replay/", {"key": "nonsense"}, headers={"X-CSRFToken": token}).status_code == 400
+    assert boss.get("/sync/replay/").status_code == 405
+
+    monkeypatch.undo()  # the cause is fixed
+    done = boss.post("/sync/replay/", {"all": "1"}, headers={"X-CSRFToken": token}, follow=True)
+    assert done.content.decode().count("applied: ") == 3
+    assert list(sync_store.dead_letters()) == []
+    missing = boss.post("/sync/replay/", {"key": key}, headers={"X-CSRFToken": token})
+    assert missing.status_code == 404
+    assert "Replay all" not in boss.get("/sync/").content.decode()
