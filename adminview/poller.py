@@ -22,7 +22,7 @@ from botocore.config import Config
 from adminview import sync_store
 from adminview.apply import apply_records
 from dynamo import conf
-from dynamo.batch import backoff_delay
+from dynamo.backoff import full_jitter
 from dynamo.tables import stream_arn as table_stream_arn
 
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
@@ -190,7 +190,7 @@ class Poller:
             if not pending:
                 break
             if attempt + 1 < self.max_attempts:
-                self.sleep(backoff_delay(attempt, base=0.1))
+                self.sleep(full_jitter(attempt, base=0.1, cap=5.0))
         for record in pending:
             sync_store.store_dead_letter(
                 record, errors.get(record.get("eventID", ""), "unknown error"), self.max_attempts

@@ -19,13 +19,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from adminview.models import PROFILE_SK, ViewItem, pending_key, pending_shards
-from dynamo.batch import batch_get, client_of
+from dynamo.batch import batch_get
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
 from shop import keys
+from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
 
 T = TypeVar("T")
@@ -92,7 +94,7 @@ def _order_position(after: dict[str, Any] | None) -> str | None:
         or not isinstance(after["before"], str)
         or not _ORDER_POS.match(after["before"])
     ):
-        raise ValueError("malformed page position")
+        raise InvalidInput("malformed page position")
     return str(after["before"])
 
 
@@ -128,7 +130,7 @@ def _query(
         ScanIndexForward=forward,
         Limit=limit,
     )
-    return list(response.get("Items", []))
+    return cast("list[Raw]", response.get("Items", []))  # the stubs' TypedDicts, as our plain Raw maps
 
 
 def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[OrderRow]:
@@ -162,7 +164,7 @@ def customer_orders(*, customer_id: str, limit: int = 50, after: dict[str, Any] 
 
 
 def _relation_customer(raw: Raw) -> str:
-    return raw["GSI2SK"]["S"].split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
+    return str(raw["GSI2SK"]["S"]).split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
@@ -173,7 +175,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     start: str | None = None
     if after is not None:
         if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
-            raise ValueError("malformed page position")
+            raise InvalidInput("malformed page position")
         # '~' sorts after "o#...": skip every relation of the last customer shown
         start = f"{keys.CUSTOMER}{keys.bare(after['after'], keys.CUSTOMER)}#~"
     counts: dict[str, int] = {}
@@ -215,6 +217,6 @@ def order_id_for_transaction(*, transaction_id: str) -> str | None:
         or not transaction_id.strip()
         or len(transaction_id.strip()) > MAX_TRANSACTION_ID
     ):
-        raise ValueError("a transaction id is 1-256 characters")
-    found = _query("GSI3", "GSI3PK", "t#" + transaction_id.strip(), "GSI3SK", limit=1)
+        raise InvalidInput("a transaction id is 1-256 characters")
+    found = _query("GSI3", "GSI3PK", keys.TRANSACTION + transaction_id.strip(), "GSI3SK", limit=1)
     return _s(found[0], "OrderId") if found else None

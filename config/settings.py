@@ -128,7 +128,7 @@ DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
     "adminview.models.ADMIN_VIEW_TABLE",
     "adminview.models.SYNC_TABLE",
-    "dynamo.backfill.CHECKPOINT_TABLE",
+    "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
 
 # Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).

@@ -30,9 +30,10 @@ Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both Va
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pynamodb.exceptions import DoesNotExist
 
@@ -58,6 +59,8 @@ DEFAULT_PAGE = 100
 
 # --- 1-3: entities by id (GetItem) -----------------------------------------------------------------
 
+S = TypeVar("S", bound=ShopItem)
+
 
 def customer_by_id(*, customer_id: str) -> Customer | None:
     """1 getCustomerByCustomerId: GetItem PK=SK=c#<cid>."""
@@ -77,7 +80,7 @@ def warehouse_by_id(*, warehouse_id: str) -> Warehouse | None:
     return _get(Warehouse, key, key)
 
 
-def _get(model: type[ShopItem], pk: str, sk: str) -> Any:
+def _get(model: type[S], pk: str, sk: str) -> S | None:
     try:
         return model.get(pk, sk)
     except DoesNotExist:
@@ -312,7 +315,7 @@ def _one(fetch: Callable[..., ShopItem | None]) -> Callable[..., Iterator[ShopIt
 
 def _every(fetch: Callable[..., Page[Any]]) -> Callable[..., Iterator[ShopItem]]:
     def run(**kwargs: str) -> Iterator[ShopItem]:
-        yield from all_items(fetch, **kwargs)
+        yield from all_items(functools.partial(fetch, **kwargs))
 
     return run
 

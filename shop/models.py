@@ -17,7 +17,6 @@ from pynamodb.attributes import (
     BooleanAttribute,
     DiscriminatorAttribute,
     ListAttribute,
-    MapAttribute,
     UnicodeAttribute,
     VersionAttribute,
 )
@@ -31,6 +30,7 @@ from shop.attributes import (
     DecimalNumberAttribute,
     DecimalStringAttribute,
     IntStringAttribute,
+    Map,
     TimestampAttribute,
 )
 
@@ -114,7 +114,7 @@ class ShopItem(InstrumentedModel):
         return self.pk, self.sk
 
 
-class Address(MapAttribute[str, str]):
+class Address(Map[str, str]):
     country = UnicodeAttribute(null=True, attr_name="Country")
     county = UnicodeAttribute(null=True, attr_name="County")
     city = UnicodeAttribute(null=True, attr_name="City")
@@ -140,7 +140,7 @@ class Customer(ShopItem, discriminator="customer"):
         return keys.strip(self.pk)
 
 
-class ProductDetail(MapAttribute[str, str]):
+class ProductDetail(Map[str, str]):
     name = UnicodeAttribute(null=True, attr_name="Name")
     description = UnicodeAttribute(null=True, attr_name="Description")
 
@@ -259,7 +259,7 @@ class OrderItem(ShopItem, discriminator="orderItem"):
         return self.price * self.quantity if self.price is not None else None
 
 
-class Payment(MapAttribute[str, object]):
+class Payment(Map[str, object]):
     """One entry of ``Detail.Payments`` on an invoice. ``TransactionId`` (provider reference) is ours."""
 
     type = UnicodeAttribute(null=True, attr_name="Type")
@@ -268,8 +268,8 @@ class Payment(MapAttribute[str, object]):
     transaction_id = UnicodeAttribute(null=True, attr_name="TransactionId")
 
 
-class InvoiceDetail(MapAttribute[str, object]):
-    payments = ListAttribute(of=Payment, null=True, attr_name="Payments")  # type: ignore[arg-type]
+class InvoiceDetail(Map[str, object]):
+    payments = ListAttribute(of=Payment, null=True, attr_name="Payments")
 
 
 class Invoice(ShopItem, discriminator="invoice"):

@@ -5,7 +5,7 @@ customers (a few with many orders), popular products, and statuses that fit thei
 shipped orders are recent; delivered and cancelled ones spread over two years).
 
 Orders are written as history: the same item builders ``order_place`` and ``order_ship`` use
-(``orders.build_placement`` / ``orders.build_shipments``) produce each order in its final state, and the
+(``build_placement`` / ``build_shipments``) produce each order in its final state, and the
 items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a transaction: every
 item is new, and stock levels are loaded as they stand after that history. Live orders (the dashboard,
 tests) go through ``order_place`` and friends, one transaction each.
@@ -14,15 +14,17 @@ tests) go through ``order_place`` and friends, one transaction each.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from shop import catalog, orders
+from dynamo.batch import Progress
+from shop import catalog
 from shop.access_patterns import customer_by_id
 from shop.catalog import AddressSpec
 from shop.models import OrderStatus, ShopItem, delivery_date_for
+from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
@@ -176,8 +178,8 @@ class SeedConfig:
 class PlannedOrder:
     order_id: str
     customer_id: str
-    lines: tuple[orders.PricedLine, ...]
-    payments: tuple[orders.PaymentSpec, ...]
+    lines: tuple[PricedLine, ...]
+    payments: tuple[PaymentSpec, ...]
     placed_at: datetime
     status: OrderStatus
     shipment_type: str
@@ -231,7 +233,7 @@ def plan(config: SeedConfig) -> SeedPlan:
             catalog.new_product(product_id=pid, name=name, price=price, description=f"{name}, item {pid}")
         )
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
-        for wid in sorted({home, *extra} - {None}):
+        for wid in sorted({w for w in (home, *extra) if w is not None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
             result.catalog.append(catalog.new_inventory(product_id=pid, warehouse_id=str(wid), quantity=stock))
     customer_ids = [str(FIRST_CUSTOMER + i) for i in range(config.customers)]
@@ -264,7 +266,7 @@ def plan(config: SeedConfig) -> SeedPlan:
             if pid not in chosen:
                 chosen.append(pid)
         lines = tuple(
-            orders.PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
+            PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
             for pid in chosen
         )
         status = rng.choices(statuses, status_w)[0]
@@ -284,27 +286,27 @@ def plan(config: SeedConfig) -> SeedPlan:
     return result
 
 
-def _plan_payments(rng: random.Random, total: Decimal) -> tuple[orders.PaymentSpec, ...]:
+def _plan_payments(rng: random.Random, total: Decimal) -> tuple[PaymentSpec, ...]:
     card = rng.choice(["MasterCard", "Visa", "Amex"])
     txn = f"txn_{rng.getrandbits(64):016x}"
     if total > 20 and rng.random() < 0.2:
         gift = min(total - 1, Decimal(rng.choice([10, 20, 50])))
         return (
-            orders.PaymentSpec("GiftCard", gift, data="gift card"),
-            orders.PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"),
+            PaymentSpec("GiftCard", gift, data="gift card"),
+            PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"),
         )
-    return (orders.PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
+    return (PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
 
 
 def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[ShopItem]:
     """The items an order has after its planned life (placed, then shipped / delivered / cancelled)."""
     total = sum((line.price * line.quantity for line in planned.lines), Decimal(0))
-    order, items, invoice = orders.build_placement(
+    order, items, invoice = build_placement(
         order_id=planned.order_id,
         invoice_id=planned.order_id,
         customer_id=planned.customer_id,
         lines=planned.lines,
-        payments=orders.build_payments(planned.payments, total),
+        payments=build_payments(planned.payments, total),
         placed_at=planned.placed_at,
         status=planned.status,
     )
@@ -313,7 +315,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
         order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
-        history += orders.build_shipments(
+        history += build_shipments(
             order=order,
             items=items,
             shipped_at=shipped_at,
@@ -327,7 +329,7 @@ def already_seeded(seed_plan: SeedPlan) -> bool:
     return bool(seed_plan.first_customer_id and customer_by_id(customer_id=seed_plan.first_customer_id))
 
 
-def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Callable[[int], None] | None = None) -> int:
+def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None) -> int:
     """Write the plan (catalog, then orders); returns the number of items written. ``on_progress`` gets the
     number of catalog items and orders done as they complete."""
     written = catalog.load(seed_plan.catalog, parallel=workers, on_chunk=on_progress)

@@ -1,6 +1,8 @@
 """Test fixtures: one DynamoDB Local per test session (in memory, free port), fresh tables per test.
 
-Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``); fast unit tests may use ``moto``.
+Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``), and only those carry the
+``ddb_local`` marker: it is applied from the fixture (see ``pytest_collection_modifyitems``), never by hand, so
+``-m "not ddb_local"`` runs exactly the engine-free tests.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ def _set_env(values: dict[str, str]) -> None:
             os.environ[name] = value
         else:
             os.environ.pop(name, None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the ``ddb_local`` fixture, directly or through another fixture."""
+    for item in items:
+        if "ddb_local" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ddb_local)
 
 
 # DynamoDB Local (in memory) gets slower as tables are created, written and deleted (about 10x over a full

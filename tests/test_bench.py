@@ -144,7 +144,6 @@ def test_resolve_quick_defaults() -> None:
         resolve(["--sizes", "ten"])
 
 
-@pytest.mark.ddb_local
 @pytest.mark.django_db
 def test_quick_core_on_tiny_sizes(ddb_local: Any, admin_view: str) -> None:
     opts = argparse.Namespace(

@@ -14,7 +14,11 @@ from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
 
 from dashboard.forms import ListForm, first_error
-from dynamo.paging import MAX_PAGE as CSV_PAGE
+from dynamo.paging import MAX_PAGE
+from shop.errors import InvalidInput
+
+
+CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -46,7 +50,7 @@ def csv_url(request: HttpRequest) -> str:
 def list_form(request: HttpRequest) -> ListForm:
     form = ListForm(request.GET)
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     return form
 
 

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from dashboard import av
+from adminview import selectors
 from dashboard.forms import JumpForm, TransactionForm, first_error
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import (
@@ -73,7 +73,7 @@ def order_by_transaction(request: HtmxHttpRequest) -> HttpResponseBase:
     if not form.is_valid():
         return error(request, 400, first_error(form))
     transaction_id = form.cleaned_data["transaction_id"]
-    order_id = av.order_id_for_transaction(transaction_id=transaction_id)
+    order_id = selectors.order_id_for_transaction(transaction_id=transaction_id)
     if order_id is None:
         return error(request, 404, f"no order with payment transaction id {transaction_id!r}")
     return redirect("dashboard:order", keys.bare(order_id, keys.ORDER))

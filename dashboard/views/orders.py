@@ -10,7 +10,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard import av, cursors
+from adminview import selectors
+from dashboard import cursors
 from dashboard.forms import ActionForm, first_error
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors, error
@@ -37,8 +38,10 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     form = list_form(request)
     after = cursors.decode(form.cleaned_data["cursor"], salt="pending")
     if form.wants_csv:
-        return csv_response("pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(av.pending_orders)))
-    page = av.pending_orders(limit=form.cleaned_data["limit"], after=after)
+        return csv_response(
+            "pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(selectors.pending_orders))
+        )
+    page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
     context = {
         "rows": page.rows,
         "next_url": next_url(request, cursors.encode(page.next, salt="pending")),

@@ -6,7 +6,8 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import av, cursors
+from adminview import selectors
+from dashboard import cursors
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     HtmxHttpRequest,
@@ -36,13 +37,13 @@ def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBas
     if after is None and product is None:
         raise NotFound("product", pid)
     if form.wants_csv:
-        rows = every_row(av.product_buyers, product_id=pid)
+        rows = every_row(selectors.product_buyers, product_id=pid)
         return csv_response(
             f"product-{pid}-buyers.csv",
             BUYER_CSV_HEADER,
             ([r.customer_id, spreadsheet_text(r.name), spreadsheet_text(r.email), r.orders] for r in rows),
         )
-    page = av.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
+    page = selectors.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="buyers", scope=pid)
     context = {
         "product": product,

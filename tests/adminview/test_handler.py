@@ -10,14 +10,12 @@ from django.core.management import call_command
 from adminview import projection, rebuild, sync_store
 from adminview.handler import handler
 from adminview.models import OrderSummary, ViewItem
-from dynamo.batch import client_of
+from dynamo.client import client_of
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
 from tests.adminview_helpers import sync_now
-
-pytestmark = pytest.mark.ddb_local
 
 
 def test_poison_record_is_dead_lettered_while_the_rest_applies(

@@ -21,7 +21,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
 
-pytestmark = [pytest.mark.ddb_local, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -18,8 +18,6 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import delete_order, new_records
 
-pytestmark = pytest.mark.ddb_local
-
 CUSTOMERS = ["1001", "1002", "1003"]
 PRODUCTS = ["2001", "2002", "2003"]
 _ids = itertools.count()

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from adminview.selectors import BuyerRow
 from dashboard.views import common as views
 from tests import factories
-from tests.dashboard.conftest import BuyerRow, FakeSelectors, csv_rows, order_rows
+from tests.dashboard.conftest import FakeSelectors, csv_rows, order_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -104,10 +105,10 @@ def test_pending_tampered_or_foreign_cursor_is_400(staff: Client, fake_av: FakeS
 
 
 def test_pending_selector_rejecting_a_position_is_400(staff: Client, fake_av: FakeSelectors) -> None:
-    """A validly signed position the selector cannot use any more (ValueError per the contract) -> 400."""
+    """A validly signed position the selector cannot use (InvalidInput per the contract) -> 400."""
     from dashboard import cursors
 
-    token = cursors.encode({"k": ["gone", "gone"]}, salt="pending")
+    token = cursors.encode({"before": 7}, salt="pending")
     assert staff.get(f"/orders/pending/?cursor={token}").status_code == 400
 
 

@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 
+from adminview.selectors import OrderRow
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
-from tests.dashboard.conftest import FakeSelectors, OrderRow
+from tests.dashboard.conftest import FakeSelectors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.dashboard.test_order import post
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

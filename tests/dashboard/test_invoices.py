@@ -14,7 +14,7 @@ from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.dashboard.conftest import csv_rows
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+pytestmark = pytest.mark.django_db
 
 # (order/invoice id, placed at); 2024-03-01 00:00:00 and 2024-03-31 23:59:59 sit exactly on the bounds.
 PLACED = [

@@ -13,7 +13,7 @@ from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.dashboard.conftest import csrf_of
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

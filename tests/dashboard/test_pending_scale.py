@@ -14,7 +14,7 @@ from django.test import Client
 
 from shop import seeding
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def cost(client: Client, url: str) -> tuple[int, str | None]:

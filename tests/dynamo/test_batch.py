@@ -94,7 +94,9 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
 def test_backoff_is_full_jitter_and_capped() -> None:
     import random
 
+    from dynamo.backoff import full_jitter
+
     rng = random.Random(1)
-    delays = [batch.backoff_delay(a, rng=rng) for a in range(20)]
+    delays = [full_jitter(a, base=batch.BASE_DELAY_S, cap=batch.MAX_DELAY_S, rng=rng) for a in range(20)]
     assert all(0 <= d <= batch.MAX_DELAY_S for d in delays)
     assert max(delays[:3]) <= batch.BASE_DELAY_S * 4

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from dynamo.batch import batch_write, client_of, put_request
+from dynamo.batch import batch_write, put_request
+from dynamo.client import client_of
 from dynamo.tables import _schema, wait_active
 from shop import orders
 from shop.models import Payment, ShopItem

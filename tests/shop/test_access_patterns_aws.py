@@ -11,8 +11,6 @@ from django.core.management import call_command
 
 from tests.samples import AWS_MODEL
 
-pytestmark = pytest.mark.ddb_local
-
 
 def run(name: str, *args: str) -> list[dict]:
     out = StringIO()

@@ -8,15 +8,14 @@ from typing import Any
 
 import pytest
 
-from dynamo.batch import batch_write, client_of, put_request
-from dynamo.paging import all_items
+from dynamo.batch import batch_write, put_request
+from dynamo.client import client_of
+from dynamo.paging import all_items, raw_items
 from dynamo.tables import delete_table
 from shop import access_patterns as ap
 from shop import seeding
 from shop.models import SHOP_TABLE, ShopItem
 from tests.conftest import fresh_table
-
-pytestmark = pytest.mark.ddb_local
 
 CONFIG = seeding.SeedConfig(customers=25, products=15, warehouses=3, orders=300, seed=7)
 
@@ -29,16 +28,7 @@ def seeded(ddb_local: Any) -> Iterator[list[dict[str, Any]]]:
     name = fresh_table(SHOP_TABLE, "OnlineShop-generated")
     try:
         seeding.run(seeding.plan(CONFIG), workers=4)
-        client = client_of(ShopItem)
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"TableName": name}
-        while True:
-            page = client.scan(**kwargs)
-            items += page["Items"]
-            if "LastEvaluatedKey" not in page:
-                break
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        yield items
+        yield list(raw_items(client_of(ShopItem), "scan", TableName=name))
     finally:
         delete_table(SHOP_TABLE.model)
         SHOP_TABLE.model.Meta.table_name = original

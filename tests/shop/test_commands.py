@@ -16,7 +16,6 @@ from shop import access_patterns as ap
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.ddb_local
 
 
 def manage(*args: str) -> subprocess.CompletedProcess[str]:

@@ -21,8 +21,6 @@ from shop.timestamps import InvalidDate
 from tests import factories
 from tests.shop import legacy
 
-pytestmark = pytest.mark.ddb_local
-
 INDEX = "DeliveryDate-index"
 ENDPOINT_VARS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS")
 ORDERS = 10_000

@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
+from dynamo.client import client_of
 from dynamo.instrumentation import recording
 from shop import access_patterns, favourites, orders, workbench
 from shop.errors import FavouriteConflict, InvalidInput, NotFound
 from shop.models import Favourite, OrderItem
 from tests import factories
 from tests.samples import AWS_MODEL
-
-pytestmark = pytest.mark.ddb_local
 
 
 def _place(order_id: str, *products: str) -> None:
@@ -32,7 +31,7 @@ def _raw(pk: str, sk: str) -> dict[str, Any] | None:
     from shop.models import ShopItem
 
     return (
-        ShopItem.raw_client()
+        client_of(ShopItem)
         .get_item(TableName=ShopItem.Meta.table_name, Key={"PK": {"S": pk}, "SK": {"S": sk}})
         .get("Item")
     )

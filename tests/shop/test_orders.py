@@ -13,8 +13,6 @@ from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.models import OrderStatus
 from tests import factories
 
-pytestmark = pytest.mark.ddb_local
-
 
 def stock(product_id: str = "2001") -> int:
     return ap.inventory_for_product(product_id=product_id).items[0].quantity

@@ -47,7 +47,6 @@ def test_bad_config() -> None:
         seeding.plan(seeding.SeedConfig(customers=0, products=1, warehouses=1, orders=1))
 
 
-@pytest.mark.ddb_local
 def test_seeded_data_serves_the_patterns(shop_table: str) -> None:
     plan = seeding.plan(CONFIG)
     written = seeding.run(plan, workers=4)

@@ -28,7 +28,6 @@ def test_facets_file_is_the_union_of_its_facets() -> None:
     assert parsed.by_entity["payment"] == 2 and sum(parsed.by_entity.values()) == 20
 
 
-@pytest.mark.ddb_local
 def test_import_facets_file_serves_patterns(shop_table: str) -> None:
     call_command("import_workbench", str(AWS_MODEL_DIR / "AnOnlineShop_facets.json"), stdout=StringIO())
     assert ap.customer_by_id(customer_id="12345").name == "Samaneh"
@@ -79,7 +78,6 @@ def test_not_a_workbench_model(document: object) -> None:
         parse_document(document)
 
 
-@pytest.mark.ddb_local
 def test_malformed_file_writes_nothing(shop_table: str, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_document([GOOD, BAD_ITEMS["bad number"]])))
