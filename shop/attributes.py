@@ -11,7 +11,6 @@ from pynamodb.constants import NUMBER, STRING
 
 from shop.timestamps import format_ts, parse_ts
 
-
 K = TypeVar("K", bound=str)
 V = TypeVar("V")
 

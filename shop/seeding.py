@@ -9,19 +9,27 @@ Orders are written as history: the same item builders ``order_place`` and ``orde
 items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a transaction: every
 item is new, and stock levels are loaded as they stand after that history. Live orders (the dashboard,
 tests) go through ``order_place`` and friends, one transaction each.
+
+Seeding a table that holds data already grows it: ``next_ids`` finds the highest numeric id of each entity
+(one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
+warehouses and orders after them, so nothing present is ever overwritten. The new orders are placed with the
+new customers and products of the same run.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from dynamo.batch import Progress
-from shop import catalog
-from shop.access_patterns import customer_by_id
+from dynamo.client import client_of
+from dynamo.instrumentation import run_in_context
+from dynamo.paging import raw_items
+from shop import catalog, keys
 from shop.catalog import AddressSpec
 from shop.models import OrderStatus, ShopItem, delivery_date_for
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
@@ -29,6 +37,7 @@ from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_p
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
 FIRST_CUSTOMER, FIRST_PRODUCT, FIRST_WAREHOUSE, FIRST_ORDER = 100001, 20001, 301, 1000001
+SCAN_SEGMENTS = 4
 
 _FIRST = [
     "Ada",
@@ -175,6 +184,62 @@ class SeedConfig:
 
 
 @dataclass(frozen=True)
+class FirstIds:
+    """The first id of each entity a plan writes: the fixed firsts on an empty table (``next_ids`` otherwise)."""
+
+    customer: int = FIRST_CUSTOMER
+    product: int = FIRST_PRODUCT
+    warehouse: int = FIRST_WAREHOUSE
+    order: int = FIRST_ORDER
+
+
+# Entity type -> (FirstIds field, key prefix of its PK).
+_NUMBERED = {
+    "customer": ("customer", keys.CUSTOMER),
+    "product": ("product", keys.PRODUCT),
+    "warehouse": ("warehouse", keys.WAREHOUSE),
+    "order": ("order", keys.ORDER),
+}
+
+
+def next_ids() -> FirstIds:
+    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
+    above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
+    client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
+    names = {"#pk": "PK", "#t": "EntityType"}
+    values = {f":{entity}": {"S": entity} for entity in _NUMBERED}
+
+    def segment(n: int) -> dict[str, int]:
+        highest: dict[str, int] = {}
+        for raw in raw_items(
+            client,
+            "scan",
+            TableName=table,
+            Segment=n,
+            TotalSegments=SCAN_SEGMENTS,
+            ProjectionExpression="#pk, #t",
+            FilterExpression=f"#t IN ({', '.join(values)})",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        ):
+            field_name, prefix = _NUMBERED[raw["EntityType"]["S"]]
+            bare = raw["PK"]["S"].removeprefix(prefix)
+            if bare.isdigit():
+                highest[field_name] = max(highest.get(field_name, 0), int(bare))
+        return highest
+
+    with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
+        found = list(pool.map(run_in_context(segment), range(SCAN_SEGMENTS)))
+    defaults = FirstIds()
+    return FirstIds(
+        **{
+            name: max([getattr(defaults, name)] + [part[name] + 1 for part in found if name in part])
+            for name, _prefix in _NUMBERED.values()
+        }
+    )
+
+
+@dataclass(frozen=True)
 class PlannedOrder:
     order_id: str
     customer_id: str
@@ -214,17 +279,17 @@ def _address(rng: random.Random) -> AddressSpec:
     )
 
 
-def plan(config: SeedConfig) -> SeedPlan:
-    """Everything to write, decided up front from the seed."""
+def plan(config: SeedConfig, ids: FirstIds = FirstIds()) -> SeedPlan:
+    """Everything to write, decided up front from the seed; ids numbered from ``ids``."""
     config.check()
     rng = random.Random(config.seed)
     result = SeedPlan()
-    warehouse_ids = [str(FIRST_WAREHOUSE + i) for i in range(config.warehouses)]
+    warehouse_ids = [str(ids.warehouse + i) for i in range(config.warehouses)]
     for wid in warehouse_ids:
         address = _address(rng)
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
     products: dict[str, tuple[str, Decimal, str | None]] = {}
-    for pid in (str(FIRST_PRODUCT + i) for i in range(config.products)):
+    for pid in (str(ids.product + i) for i in range(config.products)):
         name = f"{rng.choice(_ADJ)} {rng.choice(_NOUN)}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
@@ -236,7 +301,7 @@ def plan(config: SeedConfig) -> SeedPlan:
         for wid in sorted({w for w in (home, *extra) if w is not None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
             result.catalog.append(catalog.new_inventory(product_id=pid, warehouse_id=str(wid), quantity=stock))
-    customer_ids = [str(FIRST_CUSTOMER + i) for i in range(config.customers)]
+    customer_ids = [str(ids.customer + i) for i in range(config.customers)]
     for cid in customer_ids:
         first, last = rng.choice(_FIRST), rng.choice(_LAST)
         result.addresses[cid] = _address(rng)
@@ -273,7 +338,7 @@ def plan(config: SeedConfig) -> SeedPlan:
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
         result.orders.append(
             PlannedOrder(
-                order_id=str(FIRST_ORDER + k),
+                order_id=str(ids.order + k),
                 customer_id=customer_id,
                 lines=lines,
                 payments=_plan_payments(rng, total),
@@ -323,10 +388,6 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
             address=address.attribute() if address else None,
         )
     return history
-
-
-def already_seeded(seed_plan: SeedPlan) -> bool:
-    return bool(seed_plan.first_customer_id and customer_by_id(customer_id=seed_plan.first_customer_id))
 
 
 def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None) -> int:

@@ -136,10 +136,8 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
             favourites.favourite_add(order_id=oid, product_id=pid)
         else:
             favourites.favourite_remove(order_id=oid, product_id=pid)
-    except FavouriteConflict as exc:
-        status, message = 409, str(exc)
-    except Busy as exc:
-        status, message = 503, str(exc)
+    except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
+        status, message = exc.http_status, str(exc)
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)

@@ -91,8 +91,8 @@ class Command(ShopCommand):
         try:
             report = backfill.run(
                 chosen,
-                segments=segments or 1,
-                page_size=page_size or 1,
+                segments=segments,
+                page_size=page_size,
                 dry_run=dry_run,
                 rate_limit=rate_limit,
                 start_over=reset,
