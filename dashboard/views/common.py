@@ -17,7 +17,6 @@ from dashboard.forms import ListForm, first_error
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
 
-
 CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
 
 

@@ -74,7 +74,12 @@ def test_buyers_follow_the_order_status() -> None:
 
 def test_invoice_payments_map_transactions_to_the_order() -> None:
     payments = {"L": [{"M": {"TransactionId": S("t1")}}, {"M": {"Type": S("Cash")}}]}
-    invoice = {"PK": S("o#1"), "SK": S("i#5"), "EntityType": S("invoice"), "Detail": {"M": {"Payments": payments}}}
+    invoice: dict[str, Any] = {
+        "PK": S("o#1"),
+        "SK": S("i#5"),
+        "EntityType": S("invoice"),
+        "Detail": {"M": {"Payments": payments}},
+    }
     [ref] = projection.project_item(invoice)
     assert ref["GSI3PK"] == S("t#t1") and ref["OrderId"] == S("1")
     assert projection.project_item({**invoice, "Detail": {"M": {}}}) == []

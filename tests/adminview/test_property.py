@@ -4,6 +4,7 @@ duplicates and with replays of earlier records, leaves the view equal to a rebui
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -51,12 +52,13 @@ def _act(action: tuple[Any, ...], placed: list[str]) -> None:
             placed.append(oid)
         elif placed:
             oid = placed[action[1] % len(placed)]
-            {
+            steps: dict[str, Callable[[], object]] = {
                 "ship": lambda: orders.order_ship(order_id=oid),
                 "cancel": lambda: orders.order_cancel(order_id=oid),
                 "deliver": lambda: orders.order_deliver(order_id=oid),
                 "delete": lambda: delete_order(oid),
-            }[action[0]]()
+            }
+            steps[action[0]]()
     except ShopError:
         pass  # e.g. shipping a cancelled or deleted order: the domain refuses, nothing is written
 

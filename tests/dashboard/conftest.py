@@ -31,7 +31,8 @@ def _position(after: dict[str, Any] | None, name: str) -> str | None:
         return None
     if set(after) != {name} or not isinstance(after[name], str):
         raise InvalidInput("malformed page position")
-    return after[name]
+    position: str = after[name]
+    return position
 
 
 def order_key(row: OrderRow) -> str:
@@ -144,6 +145,14 @@ def csrf_of(client: Client) -> str:
     response = client.get("/accounts/login/")
     assert response.status_code == 200
     return client.cookies["csrftoken"].value
+
+
+def load_more(response: Any) -> str | None:
+    """The page's "load more" link (None on the last page)."""
+    html: str = response.content.decode()
+    if 'class="load-more"' not in html:
+        return None
+    return html.split('class="load-more" href="')[1].split('"')[0].replace("&amp;", "&")
 
 
 def csv_rows(response: Any) -> list[list[str]]:

@@ -11,20 +11,13 @@ from django.test import Client
 from adminview.selectors import BuyerRow
 from dashboard.views import common as views
 from tests import factories
-from tests.dashboard.conftest import FakeSelectors, csv_rows, order_rows
+from tests.dashboard.conftest import FakeSelectors, csv_rows, load_more, order_rows
 
 pytestmark = pytest.mark.django_db
 
 
 def row_ids(response: Any, attr: str) -> list[str]:
     return [chunk.split('"')[0] for chunk in response.content.decode().split(f'{attr}="')[1:]]
-
-
-def load_more(response: Any) -> str | None:
-    html = response.content.decode()
-    if 'class="load-more"' not in html:
-        return None
-    return html.split('class="load-more" href="')[1].split('"')[0].replace("&amp;", "&")
 
 
 def walk(client: Client, url: str, attr: str) -> tuple[list[str], int]:

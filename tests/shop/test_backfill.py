@@ -68,6 +68,7 @@ def _stream_changes(attribute: str) -> Counter[str]:
     """Per PK: how many MODIFY records added ``attribute``; also fails on a write that touched it again."""
     client = boto3.client("dynamodbstreams")
     arn = stream_arn(ShopItem)
+    assert arn is not None
     added: Counter[str] = Counter()
     for shard in client.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
         iterator = client.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -30,18 +31,19 @@ def test_facets_file_is_the_union_of_its_facets() -> None:
 
 def test_import_facets_file_serves_patterns(shop_table: str) -> None:
     call_command("import_workbench", str(AWS_MODEL_DIR / "AnOnlineShop_facets.json"), stdout=StringIO())
-    assert ap.customer_by_id(customer_id="12345").name == "Samaneh"
+    customer = ap.customer_by_id(customer_id="12345")
+    assert customer is not None and customer.name == "Samaneh"
     assert len(ap.inventory_for_warehouse(warehouse_id="12376").items) == 1
 
 
-def _document(items: list[dict]) -> dict:
-    document = json.loads(MODEL_13.read_text())
+def _document(items: list[dict[str, Any]]) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(MODEL_13.read_text())
     document["DataModel"][0]["TableData"] = items
     return document
 
 
-GOOD = {"PK": {"S": "c#1"}, "SK": {"S": "c#1"}, "EntityType": {"S": "customer"}, "Name": {"S": "A"}}
-BAD_ITEMS = {
+GOOD: dict[str, Any] = {"PK": {"S": "c#1"}, "SK": {"S": "c#1"}, "EntityType": {"S": "customer"}, "Name": {"S": "A"}}
+BAD_ITEMS: dict[str, dict[str, Any]] = {
     "no EntityType": {"PK": {"S": "c#1"}, "SK": {"S": "c#1"}},
     "unknown EntityType": {**GOOD, "EntityType": {"S": "dragon"}},
     "keys do not fit the entity": {**GOOD, "PK": {"S": "o#1"}, "SK": {"S": "o#1"}},
