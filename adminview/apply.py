@@ -209,5 +209,4 @@ def apply_records(records: Sequence[dict[str, Any]]) -> Outcome:
     return outcome
 
 
-# Test hook: tests replace this to inject failures for chosen records.
 __all__ = ["Delete", "Outcome", "Put", "apply_records", "rederive"]

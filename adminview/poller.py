@@ -77,30 +77,27 @@ def _lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 
 class Poller:
+    """Reads one stream with the given client; ``for_shop_table`` looks both up (the constructor does no I/O)."""
+
     def __init__(
         self,
         *,
-        stream_arn: str | None = None,
+        stream_arn: str,
+        client: Any,
         replay: bool = False,
         limit: int = 1000,
         max_attempts: int = 3,
         idle_s: float = 0.5,
-        client: Any = None,
         report: Callable[[str], None] | None = None,
         report_every_s: float = 5.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        from shop.models import ShopItem
-
-        arn = stream_arn or table_stream_arn(ShopItem)
-        if not arn:
-            raise LookupError(f"table {ShopItem.Meta.table_name} has no stream (run create_tables)")
-        self.arn = arn
+        self.arn = stream_arn
         self.replay = replay
         self.limit = limit
         self.max_attempts = max_attempts
         self.idle_s = idle_s
-        self.client = client or streams_client()
+        self.client = client
         self.report = report
         self.report_every_s = report_every_s
         self.sleep = sleep
@@ -109,6 +106,17 @@ class Poller:
         self._stopping = False
         self._last_report = time.monotonic()
         self._last_refresh = 0.0
+
+    @classmethod
+    def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Poller:
+        """A poller of the shop table's stream: its ARN from DescribeTable unless given, a streams client unless
+        given; ``options`` go to the constructor."""
+        from shop.models import ShopItem
+
+        arn = stream_arn or table_stream_arn(ShopItem)
+        if not arn:
+            raise LookupError(f"table {ShopItem.Meta.table_name} has no stream (run create_tables)")
+        return cls(stream_arn=arn, client=client or streams_client(), **options)
 
     def stop(self) -> None:
         """Finish the batch in hand, save its checkpoint, return (SIGTERM)."""
@@ -232,4 +240,4 @@ class Poller:
 
 def sync_once(**kwargs: Any) -> Stats:
     """Drain the stream into the view once (tests and scripts)."""
-    return Poller(**kwargs).run(follow=False)
+    return Poller.for_shop_table(**kwargs).run(follow=False)

@@ -147,7 +147,7 @@ LOGGING = {
     },
 }
 
-# --- HTTPS hardening (issue 4): off for local http, on in production with DJANGO_HTTPS=1 -----------------
+# --- HTTPS hardening: off for local http, on in production with DJANGO_HTTPS=1 -----------------
 # `DJANGO_HTTPS=1 DJANGO_SECRET_KEY=... DJANGO_ALLOWED_HOSTS=admin.example.com manage.py check --deploy` is clean.
 HTTPS = env_bool("DJANGO_HTTPS", False)
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", HTTPS)

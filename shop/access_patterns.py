@@ -1,4 +1,4 @@
-"""The 16 access patterns of AWS's online-shop model, one named, typed read each (seed 002's table).
+"""The 16 access patterns of AWS's online-shop model, one named, typed read each (AWS's access-pattern table).
 
 Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan:
 
@@ -262,7 +262,7 @@ def order_items_for_customer(
     )
 
 
-# --- our additions (issue 6) ----------------------------------------------------------------------------
+# --- our additions to AWS's model ----------------------------------------------------------------------------
 
 
 def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:

@@ -1,4 +1,4 @@
-"""Favourite products (seed 001, strategy two): a new entity in the customer's partition, written together
+"""Favourite products: a new entity in the customer's partition, written together
 with the order item's ``Favourite`` flag in one TransactWriteItems.
 
 - ``favourite_add``: Put ``c#<cid>`` / ``FAVOURITE#<pid>`` (condition: not a favourite yet) and set the

@@ -4,7 +4,7 @@ Wire-compatible with AWS's ``AnOnlineShop_13.json``: same key formats, attribute
 Discriminator values are stored data: never rename one. Attributes we added (``Status``, ``Version``,
 ``Total``, ``WarehouseId``, ``ProductName``, ``TransactionId``) are optional, because AWS's sample and
 older items lack them. ``DeliveryDate`` (orders), ``Favourite`` (order items) and the ``favourite`` entity
-came later (issue 6, see docs/migrations.md): code that reads them copes with their absence.
+came later (see docs/migrations.md): code that reads them copes with their absence.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pages of the model's evolution (issue 6): orders due on a date, favourites on the order and customer pages."""
+"""Pages of the model's evolution: orders due on a date, favourites on the order and customer pages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """DeliveryDate and DeliveryDate-index: written by new orders, read lazily from old ones, and the index
-added online to a populated table while the shop keeps serving (seed 001, strategy one)."""
+added online to a populated table while the shop keeps serving."""
 
 from __future__ import annotations
 

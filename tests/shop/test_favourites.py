@@ -1,5 +1,5 @@
 """Favourites: a new entity in the customer's partition, written with the order item's flag in one
-transaction whose conditions leave both items untouched when they fail (seed 001, strategy two)."""
+transaction whose conditions leave both items untouched when they fail."""
 
 from __future__ import annotations
 
