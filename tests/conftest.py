@@ -116,31 +116,6 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
 
 
 @pytest.fixture
-def moto_shop_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A shop table in moto (in-process, fast) for unit tests; anything that matters is also tested on
-    DynamoDB Local, because moto differs from DynamoDB in places."""
-    from moto import mock_aws
-
-    from shop.models import SHOP_TABLE
-
-    for name, value in TEST_ENV.items():
-        if value:
-            monkeypatch.setenv(name, value)
-        else:
-            monkeypatch.delenv(name, raising=False)
-    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
-        monkeypatch.delenv(name, raising=False)
-    original = SHOP_TABLE.model.Meta.table_name
-    with mock_aws():
-        reset_connections()
-        try:
-            yield fresh_table(SHOP_TABLE, "OnlineShop-moto")
-        finally:
-            SHOP_TABLE.model.Meta.table_name = original
-            reset_connections()
-
-
-@pytest.fixture
 def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """A new, empty admin view table (and its sync table: checkpoints, dead letters) for this test;
     ADMIN_VIEW_TABLE_NAME / ADMIN_VIEW_SYNC_TABLE_NAME point at them too. Returns the view table's name."""

@@ -90,3 +90,16 @@ def test_aws_sample_items_without_our_attributes() -> None:
     [summary] = projection.project_item(order)
     assert "Status" not in summary and "GSI1PK" not in summary and "Total" not in summary
     assert projection.project_item({"PK": S("p#1"), "SK": S("w#1"), "EntityType": S("warehouseItem")}) == []
+
+
+@given(ids, ids, ids, statuses, statuses)
+def test_project_puts_what_the_new_image_implies_and_deletes_only_what_it_no_longer_does(
+    oid: str, cid: str, other_cid: str, a: str | None, b: str | None
+) -> None:
+    old, new = order_image(oid, cid, a), order_image(oid, other_cid, b)
+    ops = projection.project(old, new, shards=2)
+    puts = {op.key for op in ops if isinstance(op, Put)}
+    deletes = {op.key for op in ops if isinstance(op, Delete)}
+    assert puts == {projection.key_of(i) for i in projection.project_item(new, shards=2)}
+    assert deletes == {projection.key_of(i) for i in projection.project_item(old, shards=2)} - puts
+    assert projection.project(new, new, shards=2) == [op for op in ops if isinstance(op, Put)]  # a replay: same puts
