@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.forms import InvoiceRangeForm, first_error
-from dashboard.responses import csv_response, domain_errors, error
+from dashboard.forms import InvoiceRangeForm
+from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,
@@ -25,6 +25,7 @@ from dashboard.views.common import (
     next_url,
     order_csv_row,
     partial,
+    validated,
 )
 from dynamo.paging import all_items
 from shop import access_patterns, keys
@@ -86,9 +87,7 @@ def _payments_text(invoice: Any) -> str:
 def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     """Pattern 15 (GSI2, PK c#<cid>, SK between i#<from> and i#<to>), newest first, one Query a page."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
-    form = InvoiceRangeForm(request.GET, today=now().date())
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(InvoiceRangeForm(request.GET, today=now().date()))
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     scope = f"{cid}|{start.isoformat()}|{end.isoformat()}"

@@ -13,10 +13,11 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from adminview import selectors
-from dashboard.forms import JumpForm, TransactionForm, first_error
+from dashboard.forms import JumpForm, TransactionForm
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import (
     HtmxHttpRequest,
+    validated,
 )
 from shop import keys
 
@@ -58,9 +59,7 @@ def _table_sizes() -> list[dict[str, Any]]:
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     """Top bar: go to a customer, product (its buyers) or order by id."""
-    form = JumpForm(request.GET)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(JumpForm(request.GET))
     target = {"customer": "dashboard:customer", "product": "dashboard:buyers", "order": "dashboard:order"}
     return redirect(target[form.cleaned_data["kind"]], form.cleaned_data["id"])
 
@@ -69,9 +68,7 @@ def jump(request: HtmxHttpRequest) -> HttpResponseBase:
 @domain_errors
 def order_by_transaction(request: HtmxHttpRequest) -> HttpResponseBase:
     """AV5: the order behind a payment transaction id (GSI3 of the admin view)."""
-    form = TransactionForm(request.GET)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(TransactionForm(request.GET))
     transaction_id = form.cleaned_data["transaction_id"]
     order_id = selectors.order_id_for_transaction(transaction_id=transaction_id)
     if order_id is None:

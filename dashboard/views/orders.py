@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.forms import ActionForm, first_error
+from dashboard.forms import ActionForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import csv_response, domain_errors, error
+from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
     HtmxHttpRequest,
@@ -24,6 +24,7 @@ from dashboard.views.common import (
     next_url,
     order_csv_row,
     partial,
+    validated,
 )
 from shop import access_patterns, favourites, keys, orders
 from shop.errors import Busy, FavouriteConflict, OrderConflict
@@ -80,9 +81,7 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
-    form = ActionForm(request.POST)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(ActionForm(request.POST))
     try:
         action(order_id=oid, expected_version=form.cleaned_data["expected_version"])
     except OrderConflict as exc:
