@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
@@ -108,7 +108,7 @@ class Poller:
         self._last_refresh = 0.0
 
     @classmethod
-    def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Poller:
+    def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Self:
         """A poller of the shop table's stream: its ARN from DescribeTable unless given, a streams client unless
         given; ``options`` go to the constructor."""
         from shop.models import ShopItem
