@@ -25,8 +25,10 @@ from typing import Any
 from adminview import projection, records
 from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Delete, Image, Put, ViewKey
-from dynamo.batch import batch_get, batch_write, client_of, delete_request, put_request
+from dynamo.batch import batch_get, batch_write, delete_request, put_request
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
+from shop import keys
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
@@ -114,7 +116,7 @@ def _order_collection(order_id: str) -> list[Image]:
     kwargs: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": "o#" + order_id}},
+        "ExpressionAttributeValues": {":pk": {"S": keys.ORDER + order_id}},
         "ConsistentRead": True,
     }
     while True:
@@ -151,11 +153,11 @@ def _derive_in_batch(final: dict[ViewKey, Image | None], order_ids: set[str]) ->
             by_order.setdefault(pk, []).append(item)
     need_query: set[str] = set()
     for order_id in order_ids:
-        summary = final.get(("o#" + order_id, ORDER_SK))
+        summary = final.get((keys.ORDER + order_id, ORDER_SK))
         if summary is None:  # summary not in this batch (or deleted by it): read the view
             need_query.add(order_id)
             continue
-        for fixed in projection.derive_buyers(summary, by_order.get("o#" + order_id, [])):
+        for fixed in projection.derive_buyers(summary, by_order.get(keys.ORDER + order_id, [])):
             final[projection.key_of(fixed)] = fixed
     return need_query
 
@@ -222,5 +224,4 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     return outcome
 
 
-# Test hook: tests replace this to inject failures for chosen records.
 __all__ = ["Delete", "Outcome", "Put", "apply_records", "rederive"]

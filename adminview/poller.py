@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 import boto3
 from botocore.config import Config
@@ -23,7 +23,7 @@ from adminview import observe, sync_store
 from adminview.apply import Outcome, apply_records, failure_key
 from adminview.handler import handle_records
 from dynamo import conf
-from dynamo.batch import backoff_delay
+from dynamo.backoff import full_jitter
 from dynamo.tables import stream_arn as table_stream_arn
 
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
@@ -78,30 +78,27 @@ def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 
 class Poller:
+    """Reads one stream with the given client; ``for_shop_table`` looks both up (the constructor does no I/O)."""
+
     def __init__(
         self,
         *,
-        stream_arn: str | None = None,
+        stream_arn: str,
+        client: Any,
         replay: bool = False,
         limit: int = 1000,
         max_attempts: int = 3,
         idle_s: float = 0.5,
-        client: Any = None,
         report: Callable[[str], None] | None = None,
         report_every_s: float = 5.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        from shop.models import ShopItem
-
-        arn = stream_arn or table_stream_arn(ShopItem)
-        if not arn:
-            raise LookupError(f"table {ShopItem.Meta.table_name} has no stream (run create_tables)")
-        self.arn = arn
+        self.arn = stream_arn
         self.replay = replay
         self.limit = limit
         self.max_attempts = max_attempts
         self.idle_s = idle_s
-        self.client = client or streams_client()
+        self.client = client
         self.report = report
         self.report_every_s = report_every_s
         self.sleep = sleep
@@ -110,6 +107,17 @@ class Poller:
         self._stopping = False
         self._last_report = time.monotonic()
         self._last_refresh = 0.0
+
+    @classmethod
+    def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Self:
+        """A poller of the shop table's stream: its ARN from DescribeTable unless given, a streams client unless
+        given; ``options`` go to the constructor."""
+        from shop.models import ShopItem
+
+        arn = stream_arn or table_stream_arn(ShopItem)
+        if not arn:
+            raise LookupError(f"table {ShopItem.Meta.table_name} has no stream (run create_tables)")
+        return cls(stream_arn=arn, client=client or streams_client(), **options)
 
     def stop(self) -> None:
         """Finish the batch in hand, save its checkpoint, return (SIGTERM)."""
@@ -199,7 +207,7 @@ class Poller:
             if not pending:
                 break
             if attempt + 1 < self.max_attempts:
-                self.sleep(backoff_delay(attempt, base=0.1))
+                self.sleep(full_jitter(attempt, base=0.1, cap=5.0))
         self.stats.dead_lettered += len(pending)
         self.stats.records += len(records)
         self.stats.batches += 1
@@ -242,4 +250,4 @@ class Poller:
 
 def sync_once(**kwargs: Any) -> Stats:
     """Drain the stream into the view once (tests and scripts)."""
-    return Poller(**kwargs).run(follow=False)
+    return Poller.for_shop_table(**kwargs).run(follow=False)

@@ -31,6 +31,7 @@ from adminview.models import (
     status_key,
     user_activity_key,
 )
+from shop import keys
 
 Image = dict[str, dict[str, Any]]
 ViewKey = tuple[str, str]
@@ -125,7 +126,7 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
     status = _s(image, "Status")
     sort = f"{date or ''}#{order_id}"
     item = _item(
-        "o#" + order_id,
+        keys.ORDER + order_id,
         ORDER_SK,
         "order",
         OrderId=order_id,
@@ -135,7 +136,7 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
         Total=_s(image, "Total"),
         ItemCount=_int(_s(image, "ItemCount"), "ItemCount"),
         Version=_int(_s(image, "Version"), "Version"),
-        GSI4PK="c#" + customer_id,
+        GSI4PK=keys.CUSTOMER + customer_id,
         GSI4SK=sort,
     )
     if status is not None and status in INDEXED_STATUSES:  # sparse: no key attributes while DELIVERED (or unknown)
@@ -181,11 +182,16 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
     item = _item(
-        "o#" + order_id, "p#" + product_id, "buyer", OrderId=order_id, ProductId=product_id, CustomerId=customer_id
+        keys.ORDER + order_id,
+        keys.PRODUCT + product_id,
+        "buyer",
+        OrderId=order_id,
+        ProductId=product_id,
+        CustomerId=customer_id,
     )
     if customer_id and not cancelled:  # sparse: only relations of orders that are not CANCELLED
-        item["GSI2PK"] = {"S": "p#" + product_id}
-        item["GSI2SK"] = {"S": f"c#{customer_id}#o#{order_id}"}
+        item["GSI2PK"] = {"S": keys.PRODUCT + product_id}
+        item["GSI2SK"] = {"S": f"{keys.CUSTOMER}{customer_id}#{keys.ORDER}{order_id}"}
     return item
 
 
@@ -210,21 +216,29 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     pk, sk = key
     entity = _s(image, "EntityType")
     if entity == "customer":
-        return [profile_item(pk, image)] if _strip(pk, "c#") else []
+        return [profile_item(pk, image)] if _strip(pk, keys.CUSTOMER) else []
     if entity == "order":
-        oid, cid = _strip(pk, "o#"), _strip(sk, "c#")
+        oid, cid = _strip(pk, keys.ORDER), _strip(sk, keys.CUSTOMER)
         return [order_summary(oid, cid, image, shards)] if oid and cid else []
     if entity == "orderItem":
-        oid, pid = _strip(pk, "o#"), _strip(sk, "p#")
-        return [buyer_item(oid, pid, _strip(_s(image, "GSI2-PK"), "c#"))] if oid and pid else []
+        oid, pid = _strip(pk, keys.ORDER), _strip(sk, keys.PRODUCT)
+        return [buyer_item(oid, pid, _strip(_s(image, "GSI2-PK"), keys.CUSTOMER))] if oid and pid else []
     if entity == "audit":
         return activity_items(pk, sk, image, shards)
     if entity == "invoice":
-        oid, iid = _strip(pk, "o#"), _strip(sk, "i#")
+        oid, iid = _strip(pk, keys.ORDER), _strip(sk, keys.INVOICE)
         if not oid or not iid:
             return []
         return [
-            _item(pk, f"t#{iid}#{txid}", "payment", OrderId=oid, TransactionId=txid, GSI3PK="t#" + txid, GSI3SK=pk)
+            _item(
+                pk,
+                f"{keys.TRANSACTION}{iid}#{txid}",
+                "payment",
+                OrderId=oid,
+                TransactionId=txid,
+                GSI3PK=keys.TRANSACTION + txid,
+                GSI3SK=pk,
+            )
             for txid in _transaction_ids(image)
         ]
     return []
@@ -247,7 +261,7 @@ def touched_order(old: Image | None, new: Image | None) -> str | None:
     if not image:
         return None
     entity = _s(image, "EntityType")
-    order_id = _strip(_s(image, "PK"), "o#")
+    order_id = _strip(_s(image, "PK"), keys.ORDER)
     if entity == "orderItem":
         return order_id
     if entity != "order":

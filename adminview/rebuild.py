@@ -5,23 +5,23 @@ Scans are for these offline commands only, never for a request path.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from adminview import projection
 from adminview.apply import KEY_NAMES
 from adminview.models import ViewItem
 from adminview.projection import Image, ViewKey
-from dynamo.batch import batch_write, client_of, delete_request, put_request
+from dynamo.batch import Progress, batch_write, delete_request, put_request
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 
 DEFAULT_SEGMENTS = 4
 
 
 def parallel_scan(
-    model: type[Any], *, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] | None = None
+    model: type[Any], *, segments: int = DEFAULT_SEGMENTS, on_page: Progress | None = None
 ) -> list[Image]:
     """Every item of the model's table (raw DynamoDB JSON), ``segments`` Scan segments in parallel threads."""
     client, table = client_of(model), str(model.Meta.table_name)
@@ -31,7 +31,7 @@ def parallel_scan(
         kwargs: dict[str, Any] = {"TableName": table, "Segment": n, "TotalSegments": segments, "ConsistentRead": True}
         while True:
             page = client.scan(**kwargs)
-            items += page.get("Items", [])
+            items += cast("list[Image]", page.get("Items", []))  # the stubs' TypedDicts, as plain Images
             if on_page:
                 on_page(len(page.get("Items", [])))
             if "LastEvaluatedKey" not in page:
@@ -61,7 +61,7 @@ class Diff:
 
 
 def expected_and_actual(
-    *, segments: int = DEFAULT_SEGMENTS, on_page: Callable[[int], None] | None = None
+    *, segments: int = DEFAULT_SEGMENTS, on_page: Progress | None = None
 ) -> tuple[dict[ViewKey, Image], dict[ViewKey, Image]]:
     from shop.models import ShopItem
 
@@ -92,8 +92,8 @@ def verify(**kwargs: Any) -> Diff:
 def rebuild(
     *,
     segments: int = DEFAULT_SEGMENTS,
-    on_page: Callable[[int], None] | None = None,
-    on_write: Callable[[int], None] | None = None,
+    on_page: Progress | None = None,
+    on_write: Progress | None = None,
 ) -> Diff:
     """Make the view equal to what the shop table implies; returns what had to change. Watermarks are kept
     (they only ever stop older records from overwriting newer state)."""

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from adminview.models import (
     INDEXED_STATUSES,
@@ -33,10 +33,12 @@ from adminview.models import (
     status_key,
     user_activity_key,
 )
-from dynamo.batch import batch_get, client_of
+from dynamo.batch import batch_get
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
 from shop import keys
+from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
 
 T = TypeVar("T")
@@ -108,7 +110,7 @@ def _order_position(after: dict[str, Any] | None) -> str | None:
         or not isinstance(after["before"], str)
         or not _ORDER_POS.match(after["before"])
     ):
-        raise ValueError("malformed page position")
+        raise InvalidInput("malformed page position")
     return str(after["before"])
 
 
@@ -144,7 +146,7 @@ def _query(
         ScanIndexForward=forward,
         Limit=limit,
     )
-    return list(response.get("Items", []))
+    return cast("list[Raw]", response.get("Items", []))  # the stubs' TypedDicts, as our plain Raw maps
 
 
 def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
@@ -167,7 +169,7 @@ def _each_shard(query: Any) -> list[Raw]:
 
 def _status(status: str) -> str:
     if status not in INDEXED_STATUSES:
-        raise ValueError(f"status must be one of {', '.join(INDEXED_STATUSES)}")
+        raise InvalidInput(f"status must be one of {', '.join(INDEXED_STATUSES)}")
     return status
 
 
@@ -203,7 +205,7 @@ def new_orders_since(*, status: str, newest: str) -> int:
     ``NEW_ORDERS_CAP`` + 1: one small Query per shard (``GSI1SK > newest``), whatever the table's size."""
     wanted = _status(status)
     if newest and not _ORDER_POS.match(newest):
-        raise ValueError("malformed position")
+        raise InvalidInput("malformed position")
     found = _each_shard(
         lambda n: _query(
             "GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=NEW_ORDERS_CAP + 1, after=newest, forward=True
@@ -238,7 +240,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     start: str | None = None
     if after is not None:
         if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
-            raise ValueError("malformed page position")
+            raise InvalidInput("malformed page position")
         # '~' sorts after "o#...": skip every relation of the last customer shown
         start = f"{keys.CUSTOMER}{keys.bare(after['after'], keys.CUSTOMER)}#~"
     counts: dict[str, int] = {}
@@ -273,10 +275,10 @@ def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, 
     """AV5: the payment references carrying a TransactionId (GSI3, keys and OrderId)."""
     text = transaction_id.strip() if isinstance(transaction_id, str) else ""
     if not text or len(text) > MAX_TRANSACTION_ID:
-        raise ValueError("a transaction id is 1-256 characters")
+        raise InvalidInput("a transaction id is 1-256 characters")
     check_limit(limit)
     position = _sort_position(after)
-    found = _query("GSI3", "GSI3PK", "t#" + text, "GSI3SK", limit=limit + 1, after=position, forward=True)
+    found = _query("GSI3", "GSI3PK", keys.TRANSACTION + text, "GSI3SK", limit=limit + 1, after=position, forward=True)
     return _forward_page(found, "GSI3SK", limit)
 
 
@@ -284,7 +286,7 @@ def customer_items_for_email(*, email: str, limit: int = 50, after: dict[str, An
     """Profiles whose email is ``email`` (exact, case-insensitive): GSI5 ``email#<lower-cased>``, KEYS_ONLY."""
     key = email_key(email) if isinstance(email, str) else None
     if key is None or "@" not in key:
-        raise ValueError(f"{email!r} is not an email address")
+        raise InvalidInput(f"{email!r} is not an email address")
     check_limit(limit)
     found = _query("GSI5", "GSI5PK", key, "GSI5SK", limit=limit + 1, after=_sort_position(after), forward=True)
     return _forward_page(found, "GSI5SK", limit)
@@ -300,7 +302,7 @@ def _sort_position(after: dict[str, Any] | None) -> str | None:
     if after is None:
         return None
     if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
-        raise ValueError("malformed page position")
+        raise InvalidInput("malformed page position")
     return str(after["after"])
 
 
@@ -386,7 +388,8 @@ def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None)
         ScanIndexForward=False,
         Limit=limit + 1,  # BETWEEN includes its bound: the position itself may come back
     )
-    return [r for r in response.get("Items", []) if r["GSI6SK"]["S"] != before]
+    items = cast("list[Raw]", response.get("Items", []))
+    return [r for r in items if r["GSI6SK"]["S"] != before]
 
 
 def activity(
@@ -397,9 +400,9 @@ def activity(
     check_limit(limit)
     before = _order_position(after)
     if day is not None and not _DAY.match(day):
-        raise ValueError("day must be YYYY-MM-DD")
+        raise InvalidInput("day must be YYYY-MM-DD")
     if user is not None and not 0 < len(user) <= MAX_USERNAME:
-        raise ValueError(f"a user name is 1 to {MAX_USERNAME} characters")
+        raise InvalidInput(f"a user name is 1 to {MAX_USERNAME} characters")
     if user is not None:
         found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
     else:

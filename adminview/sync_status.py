@@ -26,7 +26,7 @@ from typing import Any
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
-from dynamo.batch import client_of
+from dynamo.client import client_of
 
 HEARTBEAT_PK = "heartbeat"
 VERIFY_PK, VERIFY_SK = "verify", "last"

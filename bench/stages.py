@@ -12,6 +12,7 @@ from typing import Any
 
 from bench.measure import percentile, repeat, run_once
 from bench.stream import StreamDrainer
+from dynamo.client import client_of
 from dynamo.instrumentation import recording
 from dynamo.tables import ensure_table, stream_arn
 from shop import access_patterns, keys, seeding
@@ -102,7 +103,7 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     model.Meta.table_name = f"{original}-putitem-{uuid.uuid4().hex[:6]}"
     try:
         ensure_table(SHOP_TABLE)
-        client = model.raw_client()
+        client = client_of(model)
         name = str(model.Meta.table_name)
         started = time.perf_counter()
         for item in items:
@@ -297,7 +298,7 @@ def pages(client: Any | None, subjects: Subjects, *, repeats: int) -> dict[str, 
 
 def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
     """What a generic DynamoDB browser does: Scan the whole shop table (1 MB pages, one after another), filter."""
-    client = SHOP_TABLE.model.raw_client()
+    client = client_of(SHOP_TABLE.model)
     name = str(SHOP_TABLE.model.Meta.table_name)
     kwargs: dict[str, Any] = {
         "TableName": name,
@@ -345,7 +346,7 @@ def naive_invoices(customer_id: str) -> dict[str, Any]:
 
 def naive_buyers(product_id: str) -> dict[str, Any]:
     """The seed's way: every order item of the product (GSI1, all pages), then one GetItem per distinct buyer."""
-    client = SHOP_TABLE.model.raw_client()
+    client = client_of(SHOP_TABLE.model)
     name = str(SHOP_TABLE.model.Meta.table_name)
     kwargs: dict[str, Any] = {
         "TableName": name,

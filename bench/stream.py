@@ -88,7 +88,7 @@ class StreamDrainer:
             while iterator:
                 response = self.client.get_records(ShardIterator=iterator, Limit=1000)
                 batch = response.get("Records", [])
-                records.extend(batch)
+                records += [dict(record) for record in batch]
                 iterator = response.get("NextShardIterator")
                 if not batch:
                     break

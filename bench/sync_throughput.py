@@ -60,7 +60,7 @@ def main() -> int:
         seeding.run(plan)
         print(f"seeded {plan.size} catalog items + orders in {time.perf_counter() - t0:.1f}s")
 
-        poller = Poller(limit=args.batch_size)
+        poller = Poller.for_shop_table(limit=args.batch_size)
         t0 = time.perf_counter()
         stats = poller.run(follow=False)
         elapsed = time.perf_counter() - t0
@@ -71,7 +71,7 @@ def main() -> int:
         found = verify()
         print(f"verify after sync: {'OK' if found.clean else found.summary()}")
 
-        follower = Poller(limit=args.batch_size, idle_s=0.05)
+        follower = Poller.for_shop_table(limit=args.batch_size, idle_s=0.05)
         thread = threading.Thread(target=follower.run, kwargs={"follow": True}, daemon=True)
         thread.start()
         customer = plan.first_customer_id or "1"

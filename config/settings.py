@@ -129,7 +129,7 @@ DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
     "adminview.models.ADMIN_VIEW_TABLE",
     "adminview.models.SYNC_TABLE",
-    "dynamo.backfill.CHECKPOINT_TABLE",
+    "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
 
 # Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).
@@ -148,7 +148,7 @@ LOGGING = {
     },
 }
 
-# --- HTTPS hardening (issue 4): off for local http, on in production with DJANGO_HTTPS=1 -----------------
+# --- HTTPS hardening: off for local http, on in production with DJANGO_HTTPS=1 -----------------
 # `DJANGO_HTTPS=1 DJANGO_SECRET_KEY=... DJANGO_ALLOWED_HOSTS=admin.example.com manage.py check --deploy` is clean.
 HTTPS = env_bool("DJANGO_HTTPS", False)
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", HTTPS)

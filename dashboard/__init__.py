@@ -1,9 +1,9 @@
-"""The staff dashboard (issue 4): server-rendered Django pages, htmx for "load more" and ship/cancel.
+"""The staff dashboard: server-rendered Django pages, htmx for "load more" and ship/cancel.
 
 Pages: ``/`` home, ``/orders/pending/`` (AV2), ``/orders/<oid>/`` (+ ``ship/``, ``cancel/``),
 ``/orders/by-transaction/?transaction_id=`` (AV5), ``/go/?kind=customer|product|order&id=``,
 ``/customers/<cid>/`` (pattern 1 + AV1), ``/customers/<cid>/invoices/?from=&to=`` (pattern 15),
 ``/products/<pid>/buyers/`` (AV3 + AV4). Lists take ``?limit=1..500``, ``?cursor=`` (signed) and ``?format=csv``.
-The admin view is reached only through ``dashboard.av`` (ADMINVIEW_CONTRACT.md); ship/cancel need the
-``fulfilment`` group (or superuser). Cost headers and CSP: ``dashboard.middleware``.
+The admin view is read only through ``adminview.selectors``; ship/cancel need the ``fulfilment`` group
+(or superuser, see ``dashboard.permissions``). Cost headers and CSP: ``dashboard.middleware``.
 """

@@ -10,11 +10,13 @@ from typing import Any
 
 from django.core import signing
 
+from shop.errors import InvalidInput
+
 MAX_AGE_SECONDS = 24 * 3600
 
 
-class BadCursor(ValueError):
-    pass
+class BadCursor(InvalidInput):
+    """A cursor that was altered, expired or copied from another page (the page answers 400)."""
 
 
 def encode(position: dict[str, Any] | None, *, salt: str, scope: str = "") -> str | None:
@@ -34,4 +36,5 @@ def decode(token: str | None, *, salt: str, scope: str = "") -> dict[str, Any] |
         raise BadCursor("invalid cursor: it was altered or belongs to another page") from exc
     if not isinstance(payload, dict) or payload.get("s") != scope or not isinstance(payload.get("p"), dict):
         raise BadCursor("invalid cursor: it belongs to another page")
-    return payload["p"]
+    position: dict[str, Any] = payload["p"]
+    return position

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
 from django.http import HttpRequest, HttpResponse
 
 from dashboard.responses import error
@@ -11,11 +11,11 @@ from dashboard.responses import error
 
 def can_fulfil(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
-    if not user.is_authenticated or not user.is_staff:
+    if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff:
         return False
     if user.is_superuser:
         return True
-    return user.groups.filter(name=settings.FULFILMENT_GROUP).exists()  # type: ignore[union-attr]
+    return user.groups.filter(name=settings.FULFILMENT_GROUP).exists()
 
 
 def needs_fulfilment(request: HttpRequest) -> HttpResponse:

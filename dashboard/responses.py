@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
-from dashboard.av import AdminViewUnavailable
-from shop.errors import NotFound
+from dynamo.errors import DomainError
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=HttpRequest)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
 
@@ -24,19 +27,18 @@ def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
     )
 
 
-def domain_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """Bad ids, dates, cursors and parameters (all ValueError subclasses) -> 400; unknown ids -> 404."""
+def domain_errors(
+    view: Callable[Concatenate[R, P], HttpResponseBase],
+) -> Callable[Concatenate[R, P], HttpResponseBase]:
+    """A domain error becomes the error page with its class's status (``shop.errors``: bad ids, dates, cursors
+    and parameters 400, unknown ids 404, conflicts 409, busy 503); anything else is a bug and stays a 500."""
 
     @functools.wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+    def wrapper(request: R, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
         try:
             return view(request, *args, **kwargs)
-        except NotFound as exc:
-            return error(request, 404, str(exc))
-        except AdminViewUnavailable as exc:
-            return error(request, 503, str(exc))
-        except ValueError as exc:
-            return error(request, 400, str(exc))
+        except DomainError as exc:
+            return error(request, exc.http_status, str(exc))
 
     return wrapper
 

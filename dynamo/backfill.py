@@ -19,50 +19,34 @@ A ``Migration`` names the items that may need a change (a Scan filter, e.g. "ord
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
-from pynamodb.attributes import BooleanAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
-from dynamo import conf
+from dynamo import checkpoints
+from dynamo.batch import Progress
+from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
+from dynamo.client import client_of
 from dynamo.instrumentation import recording
-from dynamo.models import BaseMeta, InstrumentedModel
-from dynamo.tables import TableSpec, ensure_table
+from dynamo.paging import MAX_PAGE, raw_pages
+from dynamo.ratelimit import TokenBucket, parse_rate_limit
+from dynamo.tables import ensure_table
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 Item = dict[str, dict[str, Any]]
 DEFAULT_PAGE = 100
 MAX_SEGMENTS = 64
 SAMPLES = 10
-
-
-class Checkpoint(InstrumentedModel):
-    """One item per (table, migration, segment): where that segment's Scan stopped and what it did."""
-
-    class Meta(BaseMeta):
-        table_name = conf.migrations_table_name()
-
-    migration = UnicodeAttribute(hash_key=True, attr_name="Migration")  # "<table>#<migration name>"
-    segment = NumberAttribute(range_key=True, attr_name="Segment")
-    total_segments = NumberAttribute(attr_name="TotalSegments")
-    start_key = UnicodeAttribute(null=True, attr_name="StartKey")  # JSON of the Scan's LastEvaluatedKey
-    done = BooleanAttribute(default=False, attr_name="Done")
-    scanned = NumberAttribute(default=0, attr_name="Scanned")
-    changed = NumberAttribute(default=0, attr_name="Changed")
-    skipped = NumberAttribute(default=0, attr_name="Skipped")
-    unresolved = NumberAttribute(default=0, attr_name="Unresolved")
-    updated_at = NumberAttribute(default=0, attr_name="UpdatedAt")
-
-
-CHECKPOINT_TABLE = TableSpec(model=Checkpoint)
 
 
 @dataclass(frozen=True)
@@ -139,82 +123,6 @@ class Report:
         )
 
 
-class CapacityBucket:
-    """Token bucket on consumed capacity units, shared by every segment thread. Calls first wait until the
-    balance is not negative, then pay what DynamoDB says they consumed (which may push it below zero:
-    the next caller waits for the debt to refill). ``rate`` None: unlimited."""
-
-    def __init__(
-        self,
-        rate: float | None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        if rate is not None and rate <= 0:
-            raise ValueError("a rate limit must be positive")
-        self.rate = rate
-        self._clock, self._sleep = clock, sleep
-        self._balance = rate or 0.0  # one second of burst
-        self._last = clock()
-        self._lock = threading.Lock()
-
-    def _refill(self) -> None:
-        now = self._clock()
-        if self.rate is not None:
-            self._balance = min(self.rate, self._balance + (now - self._last) * self.rate)
-        self._last = now
-
-    def wait(self) -> None:
-        if self.rate is None:
-            return
-        while True:
-            with self._lock:
-                self._refill()
-                if self._balance >= 0:
-                    return
-                delay = -self._balance / self.rate
-            self._sleep(delay)
-
-    def spend(self, units: float) -> None:
-        if self.rate is None:
-            return
-        with self._lock:
-            self._refill()
-            self._balance -= units
-
-
-def parse_rate(text: str | None, table: dict[str, Any] | None = None) -> tuple[float | None, float | None]:
-    """``--rate-limit``: ``N`` capacity units per second (reads and writes each), or ``P%`` of the table's
-    provisioned read and write capacity. Returns (read rate, write rate); (None, None) = unlimited."""
-    if text is None or text.strip() == "":
-        return None, None
-    value = text.strip()
-    if value.endswith("%"):
-        try:
-            share = float(value[:-1]) / 100.0
-        except ValueError as exc:
-            raise ValueError(f"rate limit {text!r} is not a percentage like 25%") from exc
-        if not 0 < share <= 1:
-            raise ValueError(f"rate limit {text!r} must be a share between 0% and 100%")
-        throughput = (table or {}).get("ProvisionedThroughput") or {}
-        rcu, wcu = throughput.get("ReadCapacityUnits") or 0, throughput.get("WriteCapacityUnits") or 0
-        billing = ((table or {}).get("BillingModeSummary") or {}).get("BillingMode")
-        if billing == "PAY_PER_REQUEST" or not (rcu and wcu):
-            raise ValueError(
-                "the table is on-demand (no provisioned capacity to take a share of): "
-                "give capacity units per second instead, e.g. --rate-limit 200"
-            )
-        return max(1.0, rcu * share), max(1.0, wcu * share)
-    try:
-        units = float(value)
-    except ValueError as exc:
-        raise ValueError(f"rate limit {text!r} is neither units per second (200) nor a share (25%)") from exc
-    if not math.isfinite(units) or units <= 0:
-        raise ValueError(f"rate limit {text!r} must be a positive number of capacity units per second")
-    return units, units
-
-
 def _expression(condition: Condition) -> tuple[str, dict[str, str], dict[str, Any]]:
     names: dict[str, str] = {}
     values: dict[str, Any] = {}
@@ -240,67 +148,47 @@ def _update_params(table: str, change: Change, key_names: Sequence[str]) -> dict
     }
 
 
-def _checkpoint_key(table: str, migration: Migration) -> str:
-    return f"{table}#{migration.name}"
-
-
-def checkpoints(table: str, migration: Migration) -> list[Checkpoint]:
-    return list(Checkpoint.query(_checkpoint_key(table, migration)))
-
-
-def reset(table: str, migration: Migration) -> int:
-    """Forget every checkpoint of the migration on this table; the next run scans from the start."""
-    found = checkpoints(table, migration)
-    for cp in found:
-        cp.delete()
-    return len(found)
-
-
 @dataclass
 class _Run:
     migration: Migration
     table: str
-    client: Any
+    client: DynamoDBClient
     segments: int
     page_size: int
     dry_run: bool
-    reads: CapacityBucket
-    writes: CapacityBucket
+    reads: TokenBucket
+    writes: TokenBucket
     report: Report
-    on_progress: Callable[[int], None]
+    on_progress: Progress
     filter: tuple[str, dict[str, str], dict[str, Any]]
 
     def segment(self, number: int) -> None:
-        key = _checkpoint_key(self.table, self.migration)
-        cp: Checkpoint | None = None
-        start_key: Item | None = None
-        if not self.dry_run:
-            try:
-                cp = Checkpoint.get(key, number)
-            except DoesNotExist:
-                cp = Checkpoint(key, number, total_segments=self.segments)
-            if cp.done:
-                return
-            if cp.start_key:
-                start_key = json.loads(cp.start_key)
-                self.report.add(resumed_segments=1)
+        cp = None if self.dry_run else self._checkpoint(number)
+        if cp is not None and cp.done:
+            return
+        start_key: Item | None = json.loads(cp.start_key) if cp is not None and cp.start_key else None
+        if start_key:
+            self.report.add(resumed_segments=1)
         expression, names, values = self.filter
+        pages = raw_pages(
+            self.client,
+            "scan",
+            start_key=start_key,
+            TableName=self.table,
+            Segment=number,
+            TotalSegments=self.segments,
+            Limit=self.page_size,
+            FilterExpression=expression,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+            ReturnConsumedCapacity="TOTAL",
+        )
         while True:
-            params: dict[str, Any] = {
-                "TableName": self.table,
-                "Segment": number,
-                "TotalSegments": self.segments,
-                "Limit": self.page_size,
-                "FilterExpression": expression,
-                "ExpressionAttributeNames": names,
-                "ExpressionAttributeValues": values,
-                "ReturnConsumedCapacity": "TOTAL",
-            }
-            if start_key:
-                params["ExclusiveStartKey"] = start_key
-            self.reads.wait()
+            self.reads.wait()  # before the paginator sends the next Scan
             with recording() as log:
-                page = self.client.scan(**params)
+                page = next(pages, None)
+            if page is None:
+                return
             self.reads.spend(log.read_units)
             self.report.add(read_units=log.read_units)
             counts = {"changed": 0, "skipped": 0, "unresolved": 0}
@@ -311,18 +199,23 @@ class _Run:
             scanned = int(page.get("ScannedCount", 0))
             self.report.add(scanned=scanned, candidates=len(page.get("Items", [])), **counts)
             self.on_progress(scanned)
-            start_key = page.get("LastEvaluatedKey")
+            last_key = page.get("LastEvaluatedKey")
             if cp is not None:
-                cp.start_key = json.dumps(start_key) if start_key else None
-                cp.done = start_key is None
+                cp.start_key = json.dumps(last_key) if last_key else None
+                cp.done = last_key is None
                 cp.scanned += scanned
                 cp.changed += counts["changed"]
                 cp.skipped += counts["skipped"]
                 cp.unresolved += counts["unresolved"]
                 cp.updated_at = int(time.time())
                 cp.save()
-            if start_key is None:
-                return
+
+    def _checkpoint(self, number: int) -> Checkpoint:
+        key = checkpoints.checkpoint_key(self.table, self.migration.name)
+        try:
+            return Checkpoint.get(key, number)
+        except DoesNotExist:
+            return Checkpoint(key, number, total_segments=self.segments)
 
     def _item(self, raw: Item) -> str:
         with recording() as log:
@@ -360,26 +253,26 @@ def run(
     dry_run: bool = False,
     rate_limit: str | None = None,
     start_over: bool = False,
-    progress: Callable[[int | None], Callable[[int], None]] | None = None,
+    progress: Callable[[int | None], Progress] | None = None,
 ) -> Report:
     """Run (or resume) ``migration``; ``progress(total)`` returns a callback fed the items scanned."""
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}")
-    if not 1 <= page_size <= 1000:
-        raise ValueError("page size must be between 1 and 1000")
+    if not 1 <= page_size <= MAX_PAGE:
+        raise ValueError(f"page size must be between 1 and {MAX_PAGE}")
     table = str(migration.model.Meta.table_name)
-    client = migration.model._get_connection().connection.client
+    client = client_of(migration.model)
     try:
-        description = client.describe_table(TableName=table)["Table"]
+        description: dict[str, Any] = dict(client.describe_table(TableName=table)["Table"])
     except client.exceptions.ResourceNotFoundException as exc:
         raise LookupError(f"no table {table}") from exc
-    read_rate, write_rate = parse_rate(rate_limit, description)
+    read_rate, write_rate = parse_rate_limit(rate_limit, description)
     report = Report(migration=migration.name, table=table, segments=segments, dry_run=dry_run)
     if not dry_run:
         ensure_table(CHECKPOINT_TABLE)
         if start_over:
-            reset(table, migration)
-        existing = checkpoints(table, migration)
+            checkpoints.reset(table, migration.name)
+        existing = checkpoints.checkpoints(table, migration.name)
         others = {int(cp.total_segments) for cp in existing} - {segments}
         if others:
             raise ValueError(
@@ -390,7 +283,7 @@ def run(
             report.already_done = True
             return report
     started = time.monotonic()
-    on_progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
+    on_progress: Progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
     state = _Run(
         migration=migration,
         table=table,
@@ -398,8 +291,8 @@ def run(
         segments=segments,
         page_size=page_size,
         dry_run=dry_run,
-        reads=CapacityBucket(read_rate),
-        writes=CapacityBucket(write_rate),
+        reads=TokenBucket(read_rate),
+        writes=TokenBucket(write_rate),
         report=report,
         on_progress=on_progress,
         filter=_expression(migration.candidates),

@@ -8,7 +8,6 @@ and full jitter. Throttling *errors* are retried beneath us by botocore's standa
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -16,7 +15,10 @@ from typing import Any
 
 from pynamodb.models import Model
 
+from dynamo.backoff import full_jitter
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
+from dynamo.paging import key_names
 
 WRITE_CHUNK = 25
 GET_CHUNK = 100
@@ -25,6 +27,8 @@ BASE_DELAY_S = 0.05
 MAX_DELAY_S = 5.0
 
 Item = dict[str, dict[str, Any]]
+# A progress callback, fed a count; whatever it returns is ignored (tqdm's ``update`` returns a bool).
+Progress = Callable[[int], object]
 WriteRequest = dict[str, Any]
 
 
@@ -36,15 +40,8 @@ class BatchIncomplete(RuntimeError):
         self.remaining = remaining
 
 
-def backoff_delay(
-    attempt: int, *, base: float = BASE_DELAY_S, cap: float = MAX_DELAY_S, rng: random.Random | None = None
-) -> float:
-    """Full jitter: uniform(0, min(cap, base * 2**attempt))."""
-    return (rng or random).uniform(0, min(cap, base * (2**attempt)))
-
-
-def client_of(model: type[Model]) -> Any:
-    return model._get_connection().connection.client
+def _delay(attempt: int) -> float:
+    return full_jitter(attempt, base=BASE_DELAY_S, cap=MAX_DELAY_S)
 
 
 def put_request(item: Model | Item) -> WriteRequest:
@@ -73,7 +70,7 @@ def _write_chunk(
         pending = response.get("UnprocessedItems", {}).get(table, [])
         if not pending:
             return len(requests)
-        sleep(backoff_delay(attempt))
+        sleep(_delay(attempt))
     raise BatchIncomplete(
         f"{len(pending)} of {len(requests)} writes to {table} still unprocessed after {max_attempts} attempts",
         pending,
@@ -103,7 +100,7 @@ def batch_write(
     parallel: int = 4,
     max_attempts: int = MAX_ATTEMPTS,
     sleep: Callable[[float], None] = time.sleep,
-    on_chunk: Callable[[int], None] | None = None,
+    on_chunk: Progress | None = None,
 ) -> int:
     """Write everything (streamed: at most a few chunks in memory); returns the number of requests written.
     Chunks run in parallel, so the same key must not appear in two different chunks of one call."""
@@ -132,8 +129,6 @@ def batch_write(
 
 def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> int:
     """``batch_write`` for PynamoDB model instances of one table."""
-    from dynamo.paging import key_names
-
     return batch_write(
         client_of(model),
         str(model.Meta.table_name),
@@ -159,7 +154,7 @@ def _get_chunk(
         pending = response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
         if not pending:
             return found
-        sleep(backoff_delay(attempt))
+        sleep(_delay(attempt))
     raise BatchIncomplete(
         f"{len(pending)} of {len(keys)} keys of {table} still unprocessed after {max_attempts} attempts", pending
     )

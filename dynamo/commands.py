@@ -14,6 +14,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pynamodb.exceptions import PynamoDBException
 
+from dynamo.errors import DomainError
+
 
 class OneLineParser(CommandParser):
     def error(self, message: str) -> NoReturn:
@@ -21,7 +23,8 @@ class OneLineParser(CommandParser):
 
 
 class ShopCommand(BaseCommand):
-    """Subclasses implement ``run(**options)``; DynamoDB and domain errors become a one-line CommandError."""
+    """Subclasses implement ``run(**options)``; domain errors (``dynamo.errors.DomainError``), argument checks
+    (ValueError, LookupError) and DynamoDB errors become a one-line CommandError."""
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)
@@ -38,7 +41,7 @@ class ShopCommand(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             self.run(*args, **options)
-        except (ValueError, LookupError) as exc:
+        except (DomainError, ValueError, LookupError) as exc:
             raise CommandError(str(exc)) from exc
         except ClientError as exc:
             error = exc.response.get("Error", {})
@@ -55,12 +58,20 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
+def whole_number(text: str) -> int:
+    """argparse type: an integer >= 0 (a count that may be zero)."""
     try:
         value = int(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (segments, workers, ports, page sizes)."""
+    value = whole_number(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value

@@ -33,11 +33,6 @@ class InstrumentedModel(Model):
         instrument(connection.connection.client)
         return connection
 
-    @classmethod
-    def raw_client(cls) -> Any:
-        """The model's own botocore client, for the few calls PynamoDB does not wrap (UpdateTable, streams ARN)."""
-        return cls._get_connection().connection.client
-
 
 def all_models() -> list[type[InstrumentedModel]]:
     """Every concrete model class defined so far (subclasses included)."""

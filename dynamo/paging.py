@@ -1,4 +1,4 @@
-"""One page of a Query, with the key to continue from.
+"""Paging: one page of a Query with the key to continue from, and every page of a raw Scan or Query.
 
 We ask DynamoDB for ``limit + 1`` items and return ``limit``: the extra item tells whether there is a next
 page, so the last page never ends with a cursor that leads nowhere. The continuation key is built from
@@ -8,11 +8,14 @@ DynamoDB expects as ``ExclusiveStartKey``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pynamodb.models import Model
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 M = TypeVar("M", bound=Model)
 Key = dict[str, dict[str, Any]]
@@ -38,10 +41,8 @@ class Page(Generic[M]):
 
 
 def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
-    names = [model._hash_key_attribute().attr_name]
-    range_attr = model._range_key_attribute()
-    if range_attr is not None:
-        names.append(range_attr.attr_name)
+    attributes = model.get_attributes().values()
+    names = [a.attr_name for a in attributes if a.is_hash_key] + [a.attr_name for a in attributes if a.is_range_key]
     if index_name:
         index = model._indexes[index_name]
         names += [a.attr_name for a in index.Meta.attributes.values() if a.is_hash_key or a.is_range_key]
@@ -94,3 +95,22 @@ def all_items(fetch: Callable[..., Page[M]], *, page_size: int = MAX_PAGE, **kwa
         if page.next_key is None:
             return
         start_key = page.next_key
+
+
+def raw_pages(
+    client: DynamoDBClient, operation: Literal["scan", "query"], *, start_key: Key | None = None, **params: Any
+) -> Iterator[Mapping[str, Any]]:
+    """Every page of a raw Scan or Query (items as DynamoDB JSON) through botocore's paginator; each page keeps
+    its ``LastEvaluatedKey``. ``start_key`` (a saved ``LastEvaluatedKey``) resumes where an earlier run stopped.
+    Pages are requested one at a time as the caller iterates, so it can pace or checkpoint between them."""
+    if start_key:
+        params["ExclusiveStartKey"] = start_key
+    yield from client.get_paginator(operation).paginate(**params)
+
+
+def raw_items(
+    client: DynamoDBClient, operation: Literal["scan", "query"], **params: Any
+) -> Iterator[dict[str, dict[str, Any]]]:
+    """The items of every page of ``raw_pages``."""
+    for page in raw_pages(client, operation, **params):
+        yield from page.get("Items", [])

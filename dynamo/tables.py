@@ -10,9 +10,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pynamodb.models import Model
+
+from dynamo.client import client_of
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_dynamodb.literals import StreamViewTypeType
 
 POLL_S = 0.5
 DEFAULT_TIMEOUT_S = 3600.0
@@ -23,7 +29,7 @@ class TableSpec:
     """What a table must look like: the model that defines it, and its stream setting."""
 
     model: type[Model]
-    stream_view_type: str | None = None
+    stream_view_type: StreamViewTypeType | None = None
 
     @property
     def name(self) -> str:
@@ -43,9 +49,9 @@ def _schema(model: type[Model]) -> dict[str, Any]:
     }
 
 
-def _describe(client: Any, name: str) -> dict[str, Any] | None:
+def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:
     try:
-        return client.describe_table(TableName=name)["Table"]
+        return dict(client.describe_table(TableName=name)["Table"])
     except client.exceptions.ResourceNotFoundException:
         return None
 
@@ -60,7 +66,11 @@ def _all_active(table: dict[str, Any]) -> bool:
 
 
 def wait_active(
-    client: Any, name: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None
+    client: DynamoDBClient,
+    name: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Poll DescribeTable until the table and all its indexes are ACTIVE (index backfills included)."""
     deadline = time.monotonic() + timeout_s
@@ -91,7 +101,7 @@ def ensure_table(
     spec: TableSpec, *, progress: Callable[[str], None] = lambda _: None, timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> list[str]:
     """Make the table match ``spec``; returns what was changed (empty when it already did)."""
-    client = spec.model._get_connection().connection.client
+    client = client_of(spec.model)
     wanted = _schema(spec.model)
     changes: list[str] = []
     table = _describe(client, spec.name)
@@ -147,13 +157,13 @@ def ensure_table(
 
 
 def stream_arn(model: type[Model]) -> str | None:
-    client = model._get_connection().connection.client
+    client = client_of(model)
     table = _describe(client, str(model.Meta.table_name))
     return table.get("LatestStreamArn") if table else None
 
 
 def delete_table(model: type[Model]) -> None:
-    client = model._get_connection().connection.client
+    client = client_of(model)
     try:
         client.delete_table(TableName=str(model.Meta.table_name))
     except client.exceptions.ResourceNotFoundException:

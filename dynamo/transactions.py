@@ -15,6 +15,8 @@ from pynamodb.expressions.update import Action
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
+from dynamo.client import connection_of
+
 MAX_ITEMS = 100  # DynamoDB's limit per TransactWriteItems
 
 
@@ -76,7 +78,7 @@ class Transaction:
         if not 0 < self.size <= MAX_ITEMS:
             raise ValueError(f"a transaction holds 1 to {MAX_ITEMS} operations, this one has {self.size}")
         labels = [label for group in (self._checks, self._deletes, self._puts, self._updates) for label, _ in group]
-        connection = self._model._get_connection().connection
+        connection = connection_of(self._model)
         try:
             with TransactWrite(connection=connection, client_request_token=self._token) as tx:
                 for _, (model, hk, rk, cond) in self._checks:

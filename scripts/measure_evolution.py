@@ -1,4 +1,5 @@
-"""Measure issue 6 on a throwaway in-memory DynamoDB Local (numbers for docs/migrations.md):
+"""Measure the model's evolution (a new attribute, index and entity) on a throwaway in-memory DynamoDB Local
+(numbers for docs/migrations.md):
 
 1. adding DeliveryDate-index (create_tables' ensure_table: UpdateTable + wait for the backfill) to a table
    already holding N orders that carry DeliveryDate (order, item, invoice each);

@@ -33,10 +33,11 @@ from shop.models import (
 from shop.timestamps import parse_day, range_bounds
 
 DEFAULT_PAGE = 100
-S = TypeVar("S", bound=ShopItem)
 
 
 # --- 1-3: entities by id (GetItem) -----------------------------------------------------------------
+
+S = TypeVar("S", bound=ShopItem)
 
 
 def customer_by_id(*, customer_id: str) -> Customer | None:

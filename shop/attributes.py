@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar
 
-from pynamodb.attributes import Attribute
+from pynamodb.attributes import Attribute, MapAttribute
 from pynamodb.constants import NUMBER, STRING
 
 from shop.timestamps import format_ts, parse_ts
+
+K = TypeVar("K", bound=str)
+V = TypeVar("V")
+
+
+class Map(MapAttribute[K, V]):
+    """A ``MapAttribute`` with an annotated constructor (PynamoDB leaves it unannotated, so every
+    ``Address(...)`` would be an untyped call)."""
+
+    def __init__(self, **attributes: Any) -> None:
+        super().__init__(**attributes)  # type: ignore[no-untyped-call]  # unannotated in PynamoDB
 
 
 def to_decimal(value: object, *, what: str = "amount") -> Decimal:

@@ -8,21 +8,18 @@ fail and we re-read, rather than lose an update.
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
 from pynamodb.exceptions import PutError, UpdateError
 
-from dynamo.batch import write_models
+from dynamo.batch import Progress, write_models
 from shop import keys
 from shop.attributes import to_decimal
-from shop.errors import Busy, InvalidInput, NotFound, ShopError
+from shop.errors import InvalidInput, NotFound, ShopError
 from shop.models import Address, Customer, Inventory, Product, ProductDetail, ShopItem, Warehouse
-
-MAX_STOCK_ATTEMPTS = 8
+from shop.retries import Retry, retrying
 
 
 @dataclass(frozen=True)
@@ -97,16 +94,18 @@ def create(item: ShopItem) -> ShopItem:
     return item
 
 
-def load(items: Iterable[ShopItem], *, parallel: int = 4, on_chunk: Callable[[int], None] | None = None) -> int:
+def load(items: Iterable[ShopItem], *, parallel: int = 4, on_chunk: Progress | None = None) -> int:
     """Bulk load (seeding, imports): BatchWriteItem 25 a call, chunks in parallel, unprocessed retried."""
     return write_models(ShopItem, items, parallel=parallel, on_chunk=on_chunk)
 
 
 def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory:
-    """Add (or with a negative delta, take) stock; never below zero, never losing a concurrent change."""
+    """Add (or with a negative delta, take) stock; never below zero, never losing a concurrent change (a lost
+    race on the quantity is read and tried again, see ``shop.retries``)."""
     pk = keys.PRODUCT + _id(product_id, keys.PRODUCT)
     sk = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
-    for attempt in range(MAX_STOCK_ATTEMPTS):
+
+    def attempt() -> Inventory:
         try:
             row = Inventory.get(pk, sk, consistent_read=True)
         except Inventory.DoesNotExist as exc:
@@ -116,9 +115,10 @@ def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory
             raise InvalidInput(f"only {row.quantity} in stock, cannot take {-delta}")
         try:
             row.update(actions=[Inventory.quantity.set(new_quantity)], condition=Inventory.quantity == row.quantity)
-            return row
         except UpdateError as exc:
             if exc.cause_response_code != "ConditionalCheckFailedException":
                 raise
-            time.sleep(random.uniform(0, 0.01 * 2**attempt))
-    raise Busy(f"stock of {product_id} in {warehouse_id} keeps changing; try again")
+            raise Retry from exc
+        return row
+
+    return retrying(attempt, what=f"stock of {product_id} in {warehouse_id}")

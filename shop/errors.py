@@ -1,17 +1,27 @@
-"""Domain errors: what callers (pages, commands) see instead of botocore's."""
+"""Domain errors: what callers (pages, commands) see instead of botocore's. Each class's ``http_status`` is the
+one map from a kind of failure to the status a page answers with (input 400, not found 404, conflict 409,
+busy 503); commands print the message as one line."""
 
 from __future__ import annotations
 
+from dynamo.errors import BAD_INPUT, BUSY, CONFLICT, NOT_FOUND, DomainError
 
-class ShopError(Exception):
+
+class ShopError(DomainError):
     """Base of every domain error; ``str()`` is a message fit to show a user."""
+
+    http_status = CONFLICT
 
 
 class InvalidInput(ShopError, ValueError):
-    """The request itself is wrong (bad id, quantity, amount ...); nothing was written."""
+    """The request itself is wrong (bad id, quantity, amount, parameter, cursor ...); nothing was written."""
+
+    http_status = BAD_INPUT
 
 
 class NotFound(ShopError, LookupError):
+    http_status = NOT_FOUND
+
     def __init__(self, entity: str, entity_id: str) -> None:
         super().__init__(f"no {entity} with id {entity_id!r}")
         self.entity = entity
@@ -39,6 +49,8 @@ class OutOfStock(ShopError):
 
 class Busy(ShopError):
     """Too much contention on the same items; nothing was written, trying again later may succeed."""
+
+    http_status = BUSY
 
 
 class FavouriteConflict(ShopError):

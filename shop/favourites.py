@@ -1,4 +1,4 @@
-"""Favourite products (seed 001, strategy two): a new entity in the customer's partition, written together
+"""Favourite products: a new entity in the customer's partition, written together
 with the order item's ``Favourite`` flag in one TransactWriteItems.
 
 - ``favourite_add``: Put ``c#<cid>`` / ``FAVOURITE#<pid>`` (condition: not a favourite yet) and set the
@@ -16,6 +16,7 @@ another transaction held an item), so a page can tell the user why nothing chang
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeVar
 
 from pynamodb.expressions.condition import Condition
 
@@ -26,6 +27,8 @@ from shop.errors import Busy, FavouriteConflict, InvalidInput, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
 from shop.timestamps import now
 
+S = TypeVar("S", bound=ShopItem)
+
 
 def _bare(value: str, prefix: str) -> str:
     try:
@@ -34,7 +37,7 @@ def _bare(value: str, prefix: str) -> str:
         raise InvalidInput(str(exc)) from exc
 
 
-def _get(model: type[ShopItem], pk: str, sk: str) -> ShopItem | None:
+def _get(model: type[S], pk: str, sk: str) -> S | None:
     return access_patterns._get(model, pk, sk)
 
 
@@ -58,9 +61,9 @@ def _customer_of(item: OrderItem) -> str:
 
 def _holds(product_id: str) -> Condition:
     """The order item still exists and still holds ``product_id`` (no update may create a ghost item)."""
-    return (
-        OrderItem.pk.exists() & (ShopItem.entity_type == OrderItem) & (OrderItem.gsi1_pk == keys.PRODUCT + product_id)
-    )
+    same_entity: Condition = ShopItem.entity_type == OrderItem  # PynamoDB types a discriminator's == loosely
+    holds: Condition = OrderItem.pk.exists() & same_entity & (OrderItem.gsi1_pk == keys.PRODUCT + product_id)
+    return holds
 
 
 def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:

@@ -4,7 +4,7 @@ Wire-compatible with AWS's ``AnOnlineShop_13.json``: same key formats, attribute
 Discriminator values are stored data: never rename one. Attributes we added (``Status``, ``Version``,
 ``Total``, ``WarehouseId``, ``ProductName``, ``TransactionId``) are optional, because AWS's sample and
 older items lack them. ``DeliveryDate`` (orders), ``Favourite`` (order items) and the ``favourite`` entity
-came later (issue 6, see docs/migrations.md): code that reads them copes with their absence.
+came later (see docs/migrations.md): code that reads them copes with their absence.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from pynamodb.attributes import (
     BooleanAttribute,
     DiscriminatorAttribute,
     ListAttribute,
-    MapAttribute,
     NumberAttribute,
     UnicodeAttribute,
     VersionAttribute,
@@ -32,6 +31,7 @@ from shop.attributes import (
     DecimalNumberAttribute,
     DecimalStringAttribute,
     IntStringAttribute,
+    Map,
     TimestampAttribute,
 )
 
@@ -115,7 +115,7 @@ class ShopItem(InstrumentedModel):
         return self.pk, self.sk
 
 
-class Address(MapAttribute[str, str]):
+class Address(Map[str, str]):
     country = UnicodeAttribute(null=True, attr_name="Country")
     county = UnicodeAttribute(null=True, attr_name="County")
     city = UnicodeAttribute(null=True, attr_name="City")
@@ -141,7 +141,7 @@ class Customer(ShopItem, discriminator="customer"):
         return keys.strip(self.pk)
 
 
-class ProductDetail(MapAttribute[str, str]):
+class ProductDetail(Map[str, str]):
     name = UnicodeAttribute(null=True, attr_name="Name")
     description = UnicodeAttribute(null=True, attr_name="Description")
 
@@ -260,7 +260,7 @@ class OrderItem(ShopItem, discriminator="orderItem"):
         return self.price * self.quantity if self.price is not None else None
 
 
-class Payment(MapAttribute[str, object]):
+class Payment(Map[str, object]):
     """One entry of ``Detail.Payments`` on an invoice. ``TransactionId`` (provider reference) is ours."""
 
     type = UnicodeAttribute(null=True, attr_name="Type")
@@ -269,8 +269,8 @@ class Payment(MapAttribute[str, object]):
     transaction_id = UnicodeAttribute(null=True, attr_name="TransactionId")
 
 
-class InvoiceDetail(MapAttribute[str, object]):
-    payments = ListAttribute(of=Payment, null=True, attr_name="Payments")  # type: ignore[arg-type]
+class InvoiceDetail(Map[str, object]):
+    payments = ListAttribute(of=Payment, null=True, attr_name="Payments")
 
 
 class Invoice(ShopItem, discriminator="invoice"):

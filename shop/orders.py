@@ -22,7 +22,8 @@ from decimal import Decimal
 
 from pynamodb.expressions.update import Action
 
-from dynamo.batch import batch_get, client_of
+from dynamo.batch import batch_get
+from dynamo.client import client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, audit, keys

@@ -21,6 +21,7 @@ from pynamodb.models import Model
 from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from shop import access_patterns as ap
 from shop import keys
+from shop.errors import InvalidInput
 from shop.models import (
     Customer,
     Favourite,
@@ -63,13 +64,13 @@ class Param:
         """The value the function takes (ids bare); ValueError with a readable message when it is not one."""
         text = value.strip() if isinstance(value, str) else ""
         if not text:
-            raise ValueError(f"{self.label} is required")
+            raise InvalidInput(f"{self.label} is required")
         if self.kind == "id":
             return keys.bare(text, self.prefix, what=self.label)
         if self.kind == "ids":
             ids = [keys.bare(part, self.prefix, what=self.label) for part in text.split(",") if part.strip()]
             if not 1 <= len(ids) <= MAX_IDS:
-                raise ValueError(f"{self.label}: give 1 to {MAX_IDS} ids separated by commas")
+                raise InvalidInput(f"{self.label}: give 1 to {MAX_IDS} ids separated by commas")
             return ",".join(dict.fromkeys(ids))
         if self.kind in ("start", "end"):
             bound(text, end=self.kind == "end", what=self.label)
@@ -257,6 +258,6 @@ def run_pattern(name: str, args: list[str]) -> Iterator[ShopItem]:
     if pattern is None:
         raise LookupError(f"unknown access pattern {name!r}; known: {', '.join(PATTERNS)}")
     if len(args) != len(pattern.params):
-        raise ValueError(f"{name} takes {len(pattern.params)} argument(s): {pattern.usage}")
+        raise InvalidInput(f"{name} takes {len(pattern.params)} argument(s): {pattern.usage}")
     values = dict(zip((p.name for p in pattern.params), args, strict=True))
     return pattern.run(**check_params(pattern.params, values))

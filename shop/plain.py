@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -27,7 +28,7 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def from_attribute_values(raw: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
     """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
     names = [n for n in _FIRST if n in raw] + sorted(n for n in raw if n not in _FIRST)
     return {name: plain_value(_deserializer.deserialize(raw[name])) for name in names}

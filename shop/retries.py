@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import random
 import time
 import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
+from dynamo.backoff import full_jitter
 from shop.errors import Busy
 
 MAX_ATTEMPTS = 8
+RETRY_BASE_S = 0.01
+RETRY_CAP_S = 1.0
 
 T = TypeVar("T")
 
@@ -22,7 +24,7 @@ def retrying(action: Callable[[], T], *, what: str) -> T:
         try:
             return action()
         except Retry:
-            time.sleep(random.uniform(0, min(1.0, 0.01 * 2**attempt)))
+            time.sleep(full_jitter(attempt, base=RETRY_BASE_S, cap=RETRY_CAP_S))
     raise Busy(f"{what}: too many concurrent changes to the same items; nothing was written, try again")
 
 

@@ -5,28 +5,39 @@ customers (a few with many orders), popular products, and statuses that fit thei
 shipped orders are recent; delivered and cancelled ones spread over two years).
 
 Orders are written as history: the same item builders ``order_place`` and ``order_ship`` use
-(``orders.build_placement`` / ``orders.build_shipments``) produce each order in its final state, and the
+(``build_placement`` / ``build_shipments``) produce each order in its final state, and the
 items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a transaction: every
 item is new, and stock levels are loaded as they stand after that history. Live orders (the dashboard,
 tests) go through ``order_place`` and friends, one transaction each.
+
+Seeding a table that holds data already grows it: ``next_ids`` finds the highest numeric id of each entity
+(one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
+warehouses and orders after them, so nothing present is ever overwritten. The new orders are placed with the
+new customers and products of the same run.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from shop import catalog, orders
-from shop.access_patterns import customer_by_id
+from dynamo.batch import Progress
+from dynamo.client import client_of
+from dynamo.instrumentation import run_in_context
+from dynamo.paging import raw_items
+from shop import catalog, keys
 from shop.catalog import AddressSpec
 from shop.models import OrderStatus, ShopItem, delivery_date_for
+from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
 FIRST_CUSTOMER, FIRST_PRODUCT, FIRST_WAREHOUSE, FIRST_ORDER = 100001, 20001, 301, 1000001
+SCAN_SEGMENTS = 4
 
 _FIRST = [
     "Ada",
@@ -173,11 +184,67 @@ class SeedConfig:
 
 
 @dataclass(frozen=True)
+class FirstIds:
+    """The first id of each entity a plan writes: the fixed firsts on an empty table (``next_ids`` otherwise)."""
+
+    customer: int = FIRST_CUSTOMER
+    product: int = FIRST_PRODUCT
+    warehouse: int = FIRST_WAREHOUSE
+    order: int = FIRST_ORDER
+
+
+# Entity type -> (FirstIds field, key prefix of its PK).
+_NUMBERED = {
+    "customer": ("customer", keys.CUSTOMER),
+    "product": ("product", keys.PRODUCT),
+    "warehouse": ("warehouse", keys.WAREHOUSE),
+    "order": ("order", keys.ORDER),
+}
+
+
+def next_ids() -> FirstIds:
+    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
+    above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
+    client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
+    names = {"#pk": "PK", "#t": "EntityType"}
+    values = {f":{entity}": {"S": entity} for entity in _NUMBERED}
+
+    def segment(n: int) -> dict[str, int]:
+        highest: dict[str, int] = {}
+        for raw in raw_items(
+            client,
+            "scan",
+            TableName=table,
+            Segment=n,
+            TotalSegments=SCAN_SEGMENTS,
+            ProjectionExpression="#pk, #t",
+            FilterExpression=f"#t IN ({', '.join(values)})",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        ):
+            field_name, prefix = _NUMBERED[raw["EntityType"]["S"]]
+            bare = raw["PK"]["S"].removeprefix(prefix)
+            if bare.isdigit():
+                highest[field_name] = max(highest.get(field_name, 0), int(bare))
+        return highest
+
+    with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
+        found = list(pool.map(run_in_context(segment), range(SCAN_SEGMENTS)))
+    defaults = FirstIds()
+    return FirstIds(
+        **{
+            name: max([getattr(defaults, name)] + [part[name] + 1 for part in found if name in part])
+            for name, _prefix in _NUMBERED.values()
+        }
+    )
+
+
+@dataclass(frozen=True)
 class PlannedOrder:
     order_id: str
     customer_id: str
-    lines: tuple[orders.PricedLine, ...]
-    payments: tuple[orders.PaymentSpec, ...]
+    lines: tuple[PricedLine, ...]
+    payments: tuple[PaymentSpec, ...]
     placed_at: datetime
     status: OrderStatus
     shipment_type: str
@@ -212,17 +279,17 @@ def _address(rng: random.Random) -> AddressSpec:
     )
 
 
-def plan(config: SeedConfig) -> SeedPlan:
-    """Everything to write, decided up front from the seed."""
+def plan(config: SeedConfig, ids: FirstIds = FirstIds()) -> SeedPlan:
+    """Everything to write, decided up front from the seed; ids numbered from ``ids``."""
     config.check()
     rng = random.Random(config.seed)
     result = SeedPlan()
-    warehouse_ids = [str(FIRST_WAREHOUSE + i) for i in range(config.warehouses)]
+    warehouse_ids = [str(ids.warehouse + i) for i in range(config.warehouses)]
     for wid in warehouse_ids:
         address = _address(rng)
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
     products: dict[str, tuple[str, Decimal, str | None]] = {}
-    for pid in (str(FIRST_PRODUCT + i) for i in range(config.products)):
+    for pid in (str(ids.product + i) for i in range(config.products)):
         name = f"{rng.choice(_ADJ)} {rng.choice(_NOUN)}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
@@ -231,10 +298,10 @@ def plan(config: SeedConfig) -> SeedPlan:
             catalog.new_product(product_id=pid, name=name, price=price, description=f"{name}, item {pid}")
         )
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
-        for wid in sorted({home, *extra} - {None}):
+        for wid in sorted({w for w in (home, *extra) if w is not None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
             result.catalog.append(catalog.new_inventory(product_id=pid, warehouse_id=str(wid), quantity=stock))
-    customer_ids = [str(FIRST_CUSTOMER + i) for i in range(config.customers)]
+    customer_ids = [str(ids.customer + i) for i in range(config.customers)]
     for cid in customer_ids:
         first, last = rng.choice(_FIRST), rng.choice(_LAST)
         result.addresses[cid] = _address(rng)
@@ -264,14 +331,14 @@ def plan(config: SeedConfig) -> SeedPlan:
             if pid not in chosen:
                 chosen.append(pid)
         lines = tuple(
-            orders.PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
+            PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
             for pid in chosen
         )
         status = rng.choices(statuses, status_w)[0]
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
         result.orders.append(
             PlannedOrder(
-                order_id=str(FIRST_ORDER + k),
+                order_id=str(ids.order + k),
                 customer_id=customer_id,
                 lines=lines,
                 payments=_plan_payments(rng, total),
@@ -284,27 +351,27 @@ def plan(config: SeedConfig) -> SeedPlan:
     return result
 
 
-def _plan_payments(rng: random.Random, total: Decimal) -> tuple[orders.PaymentSpec, ...]:
+def _plan_payments(rng: random.Random, total: Decimal) -> tuple[PaymentSpec, ...]:
     card = rng.choice(["MasterCard", "Visa", "Amex"])
     txn = f"txn_{rng.getrandbits(64):016x}"
     if total > 20 and rng.random() < 0.2:
         gift = min(total - 1, Decimal(rng.choice([10, 20, 50])))
         return (
-            orders.PaymentSpec("GiftCard", gift, data="gift card"),
-            orders.PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"),
+            PaymentSpec("GiftCard", gift, data="gift card"),
+            PaymentSpec(card, total - gift, transaction_id=txn, data="card payment"),
         )
-    return (orders.PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
+    return (PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
 
 
 def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[ShopItem]:
     """The items an order has after its planned life (placed, then shipped / delivered / cancelled)."""
     total = sum((line.price * line.quantity for line in planned.lines), Decimal(0))
-    order, items, invoice = orders.build_placement(
+    order, items, invoice = build_placement(
         order_id=planned.order_id,
         invoice_id=planned.order_id,
         customer_id=planned.customer_id,
         lines=planned.lines,
-        payments=orders.build_payments(planned.payments, total),
+        payments=build_payments(planned.payments, total),
         placed_at=planned.placed_at,
         status=planned.status,
     )
@@ -313,7 +380,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
         order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
-        history += orders.build_shipments(
+        history += build_shipments(
             order=order,
             items=items,
             shipped_at=shipped_at,
@@ -323,11 +390,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     return history
 
 
-def already_seeded(seed_plan: SeedPlan) -> bool:
-    return bool(seed_plan.first_customer_id and customer_by_id(customer_id=seed_plan.first_customer_id))
-
-
-def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Callable[[int], None] | None = None) -> int:
+def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None) -> int:
     """Write the plan (catalog, then orders); returns the number of items written. ``on_progress`` gets the
     number of catalog items and orders done as they complete."""
     written = catalog.load(seed_plan.catalog, parallel=workers, on_chunk=on_progress)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
+from shop.errors import InvalidInput
+
 FORMAT = "%Y-%m-%dT%H:%M:%S"
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
@@ -15,7 +17,7 @@ _TS_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$")
 END_OF_SECOND = "\uffff"
 
 
-class InvalidDate(ValueError):
+class InvalidDate(InvalidInput):
     """A date or timestamp we cannot read."""
 
 

@@ -14,7 +14,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from dynamo.batch import batch_write, client_of, put_request
+from dynamo.batch import batch_write, put_request
+from dynamo.client import client_of
 from shop import keys
 from shop.models import ENTITY_MODELS, ShopItem
 
@@ -114,7 +115,7 @@ def _check_item(raw: Any, where: str) -> ShopItem:
 def _tables(document: Any) -> list[dict[str, Any]]:
     if not isinstance(document, dict) or not isinstance(document.get("DataModel"), list):
         raise WorkbenchError('not a NoSQL Workbench model: no "DataModel" list at the top level')
-    tables = document["DataModel"]
+    tables: list[dict[str, Any]] = document["DataModel"]
     for i, table in enumerate(tables):
         if not isinstance(table, dict):
             raise WorkbenchError(f"DataModel[{i}] is not an object")

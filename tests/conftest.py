@@ -1,6 +1,8 @@
 """Test fixtures: one DynamoDB Local per test session (in memory, free port), fresh tables per test.
 
-Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``); fast unit tests may use ``moto``.
+Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``), and only those carry the
+``ddb_local`` marker: it is applied from the fixture (see ``pytest_collection_modifyitems``), never by hand, so
+``-m "not ddb_local"`` runs exactly the engine-free tests.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ def _set_env(values: dict[str, str]) -> None:
             os.environ[name] = value
         else:
             os.environ.pop(name, None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses the ``ddb_local`` fixture, directly or through another fixture."""
+    for item in items:
+        if "ddb_local" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ddb_local)
 
 
 # DynamoDB Local (in memory) gets slower as tables are created, written and deleted (about 10x over a full
@@ -104,31 +113,6 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
         delete_table(SHOP_TABLE.model)
         SHOP_TABLE.model.Meta.table_name = original
         os.environ.pop("SHOP_TABLE_NAME", None)
-
-
-@pytest.fixture
-def moto_shop_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A shop table in moto (in-process, fast) for unit tests; anything that matters is also tested on
-    DynamoDB Local, because moto differs from DynamoDB in places."""
-    from moto import mock_aws
-
-    from shop.models import SHOP_TABLE
-
-    for name, value in TEST_ENV.items():
-        if value:
-            monkeypatch.setenv(name, value)
-        else:
-            monkeypatch.delenv(name, raising=False)
-    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
-        monkeypatch.delenv(name, raising=False)
-    original = SHOP_TABLE.model.Meta.table_name
-    with mock_aws():
-        reset_connections()
-        try:
-            yield fresh_table(SHOP_TABLE, "OnlineShop-moto")
-        finally:
-            SHOP_TABLE.model.Meta.table_name = original
-            reset_connections()
 
 
 @pytest.fixture

@@ -1,17 +1,10 @@
 """The benchmark's core check on tiny sizes (seconds, not minutes): it runs end to end against the session's
 DynamoDB Local and passes the "calls per page do not grow with the table" check.
-
-Without the admin view (issue 3) a small stand-in ``adminview`` (handler + selectors, in a temp dir) exercises
-the sync and lag stages; once the real package is installed, the real one is used.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import sys
-import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,58 +15,6 @@ from bench.measure import percentile
 from bench.run import resolve, run_benchmark
 from bench.stream import lambda_record
 from dynamo.instrumentation import Call, round_trips
-
-STAND_IN = {
-    "__init__.py": "",
-    "handler.py": """
-        PENDING = {}
-
-        def handler(event, context):
-            for record in event["Records"]:
-                image = record["dynamodb"].get("NewImage") or {}
-                if image.get("EntityType", {}).get("S") == "order":
-                    oid = image["PK"]["S"][2:]
-                    if image.get("Status", {}).get("S") == "PENDING":
-                        PENDING[oid] = image.get("Date", {}).get("S", "")
-                    else:
-                        PENDING.pop(oid, None)
-            return {"batchItemFailures": []}
-    """,
-    "selectors.py": """
-        from types import SimpleNamespace
-        from adminview.handler import PENDING
-
-        def pending_orders(*, limit=50, after=None):
-            ids = sorted(PENDING, key=lambda oid: (PENDING[oid], oid), reverse=True)[:limit]
-            return SimpleNamespace(rows=[SimpleNamespace(order_id=oid) for oid in ids], next=None)
-
-        def product_buyers(*, product_id, limit=50, after=None):
-            return SimpleNamespace(rows=[], next=None)
-    """,
-}
-
-
-@pytest.fixture
-def admin_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    try:
-        importlib.import_module("adminview.handler")
-        importlib.import_module("adminview.selectors")
-        yield "real"
-        return
-    except ImportError:
-        pass
-    package = tmp_path / "adminview"
-    package.mkdir()
-    for name, body in STAND_IN.items():
-        (package / name).write_text(textwrap.dedent(body))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    for name in [m for m in sys.modules if m == "adminview" or m.startswith("adminview.")]:
-        monkeypatch.delitem(sys.modules, name)
-    try:
-        yield "stand-in"
-    finally:
-        for name in [m for m in sys.modules if m == "adminview" or m.startswith("adminview.")]:
-            sys.modules.pop(name, None)
 
 
 def test_round_trips_count_overlapping_calls_once() -> None:
@@ -144,9 +85,8 @@ def test_resolve_quick_defaults() -> None:
         resolve(["--sizes", "ten"])
 
 
-@pytest.mark.ddb_local
 @pytest.mark.django_db
-def test_quick_core_on_tiny_sizes(ddb_local: Any, admin_view: str) -> None:
+def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     opts = argparse.Namespace(
         sizes=[30, 120],
         repeat=2,

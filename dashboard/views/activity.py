@@ -8,10 +8,12 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import av, cursors
+from adminview import selectors
+from dashboard import cursors
 from dashboard.forms import ActivityForm, first_error
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import HtmxHttpRequest, csv_url, every_row, next_url, partial, spreadsheet_text
+from shop.errors import InvalidInput
 
 ACTIVITY_CSV_HEADER = [
     "order_id",
@@ -46,15 +48,15 @@ def activity(request: HtmxHttpRequest) -> HttpResponseBase:
     """All staff changes (one Query per write shard) or one user's (one Query); ``day`` is a key condition."""
     form = ActivityForm(request.GET)
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     user = form.cleaned_data["user"] or None
     day = form.cleaned_data["day"].isoformat() if form.cleaned_data["day"] else None
     scope = f"{user or ''}|{day or ''}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="activity", scope=scope)
     if form.wants_csv:
-        rows = every_row(av.activity, user=user, day=day)
+        rows = every_row(selectors.activity, user=user, day=day)
         return csv_response("activity.csv", ACTIVITY_CSV_HEADER, map(activity_csv_row, rows))
-    page = av.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day)
+    page = selectors.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day)
     context = {
         "rows": page.rows,
         "user_filter": user or "",

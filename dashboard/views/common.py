@@ -8,13 +8,18 @@ fetched before the response starts, so its calls are in the cost headers and an 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
+from django import forms
 from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
 
 from dashboard.forms import ListForm, first_error
-from dynamo.paging import MAX_PAGE as CSV_PAGE
+from dynamo.paging import MAX_PAGE
+from shop.errors import InvalidInput
+
+F = TypeVar("F", bound=forms.Form)
+CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -43,11 +48,15 @@ def csv_url(request: HttpRequest) -> str:
     return f"{request.path}?{query.urlencode()}"
 
 
-def list_form(request: HttpRequest) -> ListForm:
-    form = ListForm(request.GET)
+def validated(form: F) -> F:
+    """The bound form, valid; otherwise ``InvalidInput`` with its first error (the page answers 400)."""
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     return form
+
+
+def list_form(request: HttpRequest) -> ListForm:
+    return validated(ListForm(request.GET))
 
 
 def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:

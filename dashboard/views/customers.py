@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import itertools
 from datetime import date
 from typing import Any
 
@@ -10,9 +11,10 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import av, cursors
-from dashboard.forms import InvoiceRangeForm, first_error
-from dashboard.responses import csv_response, domain_errors, error
+from adminview import selectors
+from dashboard import cursors
+from dashboard.forms import InvoiceRangeForm
+from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,
@@ -23,15 +25,18 @@ from dashboard.views.common import (
     next_url,
     order_csv_row,
     partial,
+    validated,
 )
+from dynamo.paging import all_items
 from shop import access_patterns, keys
 from shop.errors import NotFound
+from shop.models import Customer
 from shop.timestamps import now
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
 
 
-def _customer_or_404(customer_id: str) -> Any:
+def _customer_or_404(customer_id: str) -> Customer:
     customer = access_patterns.customer_by_id(customer_id=customer_id)
     if customer is None:
         raise NotFound("customer", keys.bare(customer_id, keys.CUSTOMER))
@@ -46,12 +51,12 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     after = cursors.decode(form.cleaned_data["cursor"], salt="customer-orders", scope=cid)
     if form.wants_csv:
         _customer_or_404(cid)
-        rows = every_row(av.customer_orders, customer_id=cid)
+        rows = every_row(selectors.customer_orders, customer_id=cid)
         return csv_response(f"customer-{cid}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
     profile = _customer_or_404(cid) if after is None else None
     # favourites: one begins_with Query in the customer's partition (first page only)
     liked = access_patterns.favourites_for_customer(customer_id=cid, limit=100).items if after is None else []
-    page = av.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
+    page = selectors.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="customer-orders", scope=cid)
     context = {
         "customer": profile,
@@ -82,36 +87,29 @@ def _payments_text(invoice: Any) -> str:
 def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     """Pattern 15 (GSI2, PK c#<cid>, SK between i#<from> and i#<to>), newest first, one Query a page."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
-    form = InvoiceRangeForm(request.GET, today=now().date())
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(InvoiceRangeForm(request.GET, today=now().date()))
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     scope = f"{cid}|{start.isoformat()}|{end.isoformat()}"
     start_key = cursors.decode(form.cleaned_data["cursor"], salt="invoices", scope=scope)
-    query = {"customer_id": cid, "start": start.isoformat(), "end": end.isoformat(), "newest_first": True}
+    invoices_in_range = functools.partial(
+        access_patterns.invoices_for_customer,
+        customer_id=cid,
+        start=start.isoformat(),
+        end=end.isoformat(),
+        newest_first=True,
+    )
     if form.wants_csv:
         _customer_or_404(cid)
-        first = access_patterns.invoices_for_customer(limit=CSV_PAGE, **query)
-
-        def invoices() -> Iterator[list[Any]]:
-            page = first
-            while True:
-                for inv in page.items:
-                    yield [
-                        inv.invoice_id,
-                        inv.order_id,
-                        inv.date.isoformat() if inv.date else None,
-                        inv.amount,
-                        _payments_text(inv),
-                    ]
-                if page.next_key is None:
-                    return
-                page = access_patterns.invoices_for_customer(limit=CSV_PAGE, start_key=page.next_key, **query)
-
-        return csv_response(f"customer-{cid}-invoices-{start}-{end}.csv", INVOICE_CSV_HEADER, invoices())
+        found = all_items(invoices_in_range, page_size=CSV_PAGE)
+        first = list(itertools.islice(found, 1))  # the first page now: its errors are still a clean 4xx
+        rows = (
+            [inv.invoice_id, inv.order_id, inv.date.isoformat() if inv.date else None, inv.amount, _payments_text(inv)]
+            for inv in itertools.chain(first, found)
+        )
+        return csv_response(f"customer-{cid}-invoices-{start}-{end}.csv", INVOICE_CSV_HEADER, rows)
     profile = _customer_or_404(cid) if start_key is None else None
-    page = access_patterns.invoices_for_customer(limit=form.cleaned_data["limit"], start_key=start_key, **query)
+    page = invoices_in_range(limit=form.cleaned_data["limit"], start_key=start_key)
     token = cursors.encode(page.next_key, salt="invoices", scope=scope)
     context = {
         "customer": profile,

@@ -13,11 +13,12 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from dashboard import av
-from dashboard.forms import JumpForm, TransactionForm, first_error
+from adminview import selectors
+from dashboard.forms import JumpForm, TransactionForm
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import (
     HtmxHttpRequest,
+    validated,
 )
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -61,9 +62,7 @@ def _table_sizes() -> list[dict[str, Any]]:
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     """Top bar: go to an order, customer, product or warehouse by id; an invoice or a shipment to its order
     (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's email index)."""
-    form = JumpForm(request.GET)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
     if kind in PAGES:
         return redirect(PAGES[kind], value)
@@ -77,7 +76,7 @@ def jump(request: HtmxHttpRequest) -> HttpResponseBase:
         if not found:
             raise NotFound("shipment", value)
         return redirect("dashboard:order", keys.bare(found[0].pk, keys.ORDER))
-    customer_id = av.customer_id_for_email(email=value)
+    customer_id = selectors.customer_id_for_email(email=value)
     if customer_id is None:
         return error(request, 404, f"no customer with email {value!r}")
     return redirect("dashboard:customer", customer_id)
@@ -95,11 +94,9 @@ PAGES = {
 @domain_errors
 def order_by_transaction(request: HtmxHttpRequest) -> HttpResponseBase:
     """AV5: the order behind a payment transaction id (GSI3 of the admin view)."""
-    form = TransactionForm(request.GET)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(TransactionForm(request.GET))
     transaction_id = form.cleaned_data["transaction_id"]
-    order_id = av.order_id_for_transaction(transaction_id=transaction_id)
+    order_id = selectors.order_id_for_transaction(transaction_id=transaction_id)
     if order_id is None:
         return error(request, 404, f"no order with payment transaction id {transaction_id!r}")
     return redirect("dashboard:order", keys.bare(order_id, keys.ORDER))

@@ -13,11 +13,12 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard import av, cursors
+from adminview import selectors
+from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm, first_error
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import csv_response, domain_errors, error
+from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
     HtmxHttpRequest,
@@ -27,9 +28,10 @@ from dashboard.views.common import (
     next_url,
     order_csv_row,
     partial,
+    validated,
 )
 from shop import access_patterns, favourites, keys, orders
-from shop.errors import Busy, FavouriteConflict, OrderConflict
+from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
@@ -43,8 +45,10 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     form = list_form(request)
     after = cursors.decode(form.cleaned_data["cursor"], salt="pending")
     if form.wants_csv:
-        return csv_response("pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(av.pending_orders)))
-    page = av.pending_orders(limit=form.cleaned_data["limit"], after=after)
+        return csv_response(
+            "pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(selectors.pending_orders))
+        )
+    page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
     context = {
         "rows": page.rows,
         "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
@@ -70,13 +74,13 @@ def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
     """``/orders/?status=PENDING|SHIPPED|CANCELLED``: one Query per write shard, newest first."""
     form = StatusListForm(request.GET)
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     status = form.cleaned_data["status"]
     after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=status)
     if form.wants_csv:
-        rows = every_row(av.orders_by_status, status=status)
+        rows = every_row(selectors.orders_by_status, status=status)
         return csv_response(f"{status.lower()}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
-    page = av.orders_by_status(status=status, limit=form.cleaned_data["limit"], after=after)
+    page = selectors.orders_by_status(status=status, limit=form.cleaned_data["limit"], after=after)
     newest = page.rows[0].position if page.rows else ""
     context = {
         "status": status,
@@ -98,9 +102,9 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     """The live queue's poll: "N new orders - show them", from one small Query per shard."""
     form = NewOrdersForm(request.GET)
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     status, newest = form.cleaned_data["status"], form.cleaned_data["newest"] or ""
-    count = av.new_orders_since(status=status, newest=newest)
+    count = selectors.new_orders_since(status=status, newest=newest)
     context = {
         "status": status,
         "new_count": count,
@@ -140,13 +144,9 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
-    form = ActionForm(request.POST)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(ActionForm(request.POST))
     try:
         action(order_id=oid, expected_version=form.cleaned_data["expected_version"], actor=actor_of(request))
-    except Busy as exc:
-        return error(request, 503, str(exc))
     except OrderConflict as exc:
         collection = orders.order_collection(oid)
         context = _order_context(request, collection, message=str(exc), conflict=True)
@@ -204,10 +204,8 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
             favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
         else:
             favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
-    except FavouriteConflict as exc:
-        status, message = 409, str(exc)
-    except Busy as exc:
-        status, message = 503, str(exc)
+    except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
+        status, message = exc.http_status, str(exc)
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)

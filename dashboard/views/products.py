@@ -9,7 +9,8 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import av, cursors
+from adminview import selectors
+from dashboard import cursors
 from dashboard.forms import InvoiceRangeForm, first_error
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
@@ -23,7 +24,7 @@ from dashboard.views.common import (
 )
 from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
-from shop.errors import NotFound
+from shop.errors import InvalidInput, NotFound
 from shop.timestamps import now
 
 # --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
@@ -52,7 +53,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     pid = keys.bare(product_id, keys.PRODUCT)
     form = InvoiceRangeForm(request.GET, today=now().date())
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
@@ -82,13 +83,13 @@ def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBas
     if after is None and product is None:
         raise NotFound("product", pid)
     if form.wants_csv:
-        rows = every_row(av.product_buyers, product_id=pid)
+        rows = every_row(selectors.product_buyers, product_id=pid)
         return csv_response(
             f"product-{pid}-buyers.csv",
             BUYER_CSV_HEADER,
             ([r.customer_id, spreadsheet_text(r.name), spreadsheet_text(r.email), r.orders] for r in rows),
         )
-    page = av.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
+    page = selectors.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="buyers", scope=pid)
     context = {
         "product": product,

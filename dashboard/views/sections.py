@@ -19,6 +19,7 @@ from dashboard.responses import csv_response
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.patterns import csv_rows
 from shop import keys
+from shop.errors import InvalidInput
 from shop.pattern_registry import PATTERNS, AccessPattern
 
 LIST = "list"
@@ -87,18 +88,18 @@ def sections_response(
     Raises ValueError (a 400) for an unknown list or bad list parameters."""
     form = ListForm(request.GET)
     if not form.is_valid():
-        raise ValueError(first_error(form))
+        raise InvalidInput(first_error(form))
     which = request.GET.get(LIST)
     by_name = {s.name: s for s in sections}
     if which is None:
         if form.wants_csv:
-            raise ValueError(f"which list? add list={' or list='.join(by_name)}")
+            raise InvalidInput(f"which list? add list={' or list='.join(by_name)}")
         context["sections"] = [
             section_context(request, s, limit=form.cleaned_data["limit"], cursor=None) for s in sections
         ]
         return None
     if which not in by_name:
-        raise ValueError(f"unknown list {which!r}; this page has {', '.join(by_name)}")
+        raise InvalidInput(f"unknown list {which!r}; this page has {', '.join(by_name)}")
     section = by_name[which]
     if form.wants_csv:
         params = {**section.params, **section.options}

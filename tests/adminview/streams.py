@@ -22,7 +22,7 @@ class Collector(Poller):
 
 def new_records() -> list[dict[str, Any]]:
     """Stream records written since the last call (Lambda event shape)."""
-    collector = Collector()
+    collector = Collector.for_shop_table()
     collector.run(follow=False)
     return collector.collected
 

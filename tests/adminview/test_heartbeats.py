@@ -32,7 +32,7 @@ def test_poller_keeps_one_heartbeat_per_shard_that_never_moves_back(shop_table: 
     (moved,) = sync_status.heartbeats()
     assert int(moved.seq or 0) > int(first_seq)
 
-    Poller(replay=True).run(follow=False)  # every record again, from the oldest: the heartbeat stays
+    Poller.for_shop_table(replay=True).run(follow=False)  # every record again, from the oldest: the heartbeat stays
     assert sync_status.heartbeats() == [moved]
     fresh = sync_status.freshness()
     assert fresh.synced and fresh.as_of is not None and fresh.behind_s == moved.lag_s

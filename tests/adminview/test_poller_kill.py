@@ -3,11 +3,13 @@ view ends up equal to what the shop table implies. ``--replay`` afterwards chang
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,8 +23,9 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
 
-pytestmark = [pytest.mark.ddb_local, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
+BATCH = 7  # records per GetRecords: small, so a kill lands between many checkpoints
 
 
 def _writer(stop: threading.Event, count: list[int]) -> None:
@@ -45,22 +48,36 @@ def _writer(stop: threading.Event, count: list[int]) -> None:
 
 def _poller(log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "manage.py", "sync_adminview", "--follow", "--batch-size", "7", "--report-every", "0.5"],
+        [
+            sys.executable,
+            "manage.py",
+            "sync_adminview",
+            "--follow",
+            "--batch-size",
+            str(BATCH),
+            "--report-every",
+            "0.5",
+        ],
         cwd=REPO,
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
     )
 
 
-def _wait_for_progress(log: Path, since: int, timeout: float = 90.0) -> None:
-    """Wait until the poller has reported progress after byte ``since`` of its log (start-up can be slow on a
-    loaded machine; a fixed sleep would kill it before it read anything)."""
+def _records_reported(log: Path, since: int) -> int:
+    """The most records the poller has reported after byte ``since`` of its log (its "records N (...)" lines)."""
+    text = log.read_bytes()[since:].decode(errors="replace")
+    return max((int(n) for n in re.findall(r"records (\d+) \(", text)), default=0)
+
+
+def _wait_until(condition: Callable[[], bool], what: str, log: Path, timeout: float = 120.0) -> None:
+    """Poll ``condition`` (start-up and progress can be slow on a loaded machine; a fixed sleep could act before
+    anything happened, or waste time after)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if "records" in log.read_bytes()[since:].decode(errors="replace"):
-            return
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f}s\n{log.read_text()}")
         time.sleep(0.2)
-    raise AssertionError(f"no progress from the poller in {timeout:.0f}s:\n{log.read_text()}")
 
 
 def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str, tmp_path: Path) -> None:
@@ -71,14 +88,19 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
     writer.start()
     try:
         first = _poller(log)
-        _wait_for_progress(log, 0)
-        time.sleep(2)
+        # mid-stream: some batches applied (and checkpointed) while the writer keeps adding records
+        _wait_until(lambda: _records_reported(log, 0) >= 3 * BATCH, "the first poller applying batches", log)
         first.kill()  # SIGKILL: no chance to finish the batch or save anything
         assert first.wait(timeout=10) == -signal.SIGKILL
         restarted_at = log.stat().st_size
+        written_at_restart = count[0]
         second = _poller(log)
-        _wait_for_progress(log, restarted_at)
-        time.sleep(2)
+        # the restarted poller catches up from its checkpoints while writes still arrive
+        _wait_until(
+            lambda: _records_reported(log, restarted_at) >= 3 * BATCH and count[0] >= written_at_restart + 10,
+            "the restarted poller applying batches while orders are written",
+            log,
+        )
     finally:
         stop.set()
         writer.join()

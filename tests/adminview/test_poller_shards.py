@@ -11,7 +11,6 @@ from adminview import poller as poller_module
 from adminview.apply import Outcome
 from adminview.poller import Poller
 
-pytestmark = pytest.mark.ddb_local
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/x/stream/1"
 
 

@@ -76,7 +76,12 @@ def test_buyers_follow_the_order_status() -> None:
 
 def test_invoice_payments_map_transactions_to_the_order() -> None:
     payments = {"L": [{"M": {"TransactionId": S("t1")}}, {"M": {"Type": S("Cash")}}]}
-    invoice = {"PK": S("o#1"), "SK": S("i#5"), "EntityType": S("invoice"), "Detail": {"M": {"Payments": payments}}}
+    invoice: dict[str, Any] = {
+        "PK": S("o#1"),
+        "SK": S("i#5"),
+        "EntityType": S("invoice"),
+        "Detail": {"M": {"Payments": payments}},
+    }
     [ref] = projection.project_item(invoice)
     assert ref["GSI3PK"] == S("t#t1") and ref["OrderId"] == S("1")
     assert projection.project_item({**invoice, "Detail": {"M": {}}}) == []
@@ -97,3 +102,16 @@ def test_profiles_carry_the_lower_cased_email_key_only_when_they_have_an_email()
     assert "GSI5PK" not in without and "GSI5SK" not in without
     (blank,) = projection.project_item({**customer, "Email": {"S": "  "}})
     assert "GSI5PK" not in blank
+
+
+@given(ids, ids, ids, statuses, statuses)
+def test_project_puts_what_the_new_image_implies_and_deletes_only_what_it_no_longer_does(
+    oid: str, cid: str, other_cid: str, a: str | None, b: str | None
+) -> None:
+    old, new = order_image(oid, cid, a), order_image(oid, other_cid, b)
+    ops = projection.project(old, new, shards=2)
+    puts = {op.key for op in ops if isinstance(op, Put)}
+    deletes = {op.key for op in ops if isinstance(op, Delete)}
+    assert puts == {projection.key_of(i) for i in projection.project_item(new, shards=2)}
+    assert deletes == {projection.key_of(i) for i in projection.project_item(old, shards=2)} - puts
+    assert projection.project(new, new, shards=2) == [op for op in ops if isinstance(op, Put)]  # a replay: same puts

@@ -10,7 +10,6 @@ from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.adminview_helpers import sync_now
 
-pytestmark = pytest.mark.ddb_local
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 
 

@@ -9,8 +9,6 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
 
-pytestmark = pytest.mark.ddb_local
-
 
 def test_domain_writes_flow_into_the_view(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=2, products=2)

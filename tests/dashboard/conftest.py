@@ -1,13 +1,14 @@
 """Fixtures for the dashboard's view tests: users, logged-in clients, and a fake admin view.
 
-The fake honours the selectors' contract (keyword-only functions returning the real ``RowsPage``/``OrderRow``/
-``BuyerRow``, ``after`` a plain dict, ValueError on a bad ``limit``/``after``), so paging and CSV edge cases of
-the AV pages are tested without a view table; other tests run the same pages on the real selectors.
+The fake stands in for ``adminview.selectors`` (its functions are patched in place) and honours its contract:
+keyword-only functions returning the real ``RowsPage``/``OrderRow``/``BuyerRow``, and the real positions
+(``{"before": "<date>#<order id>"}`` for orders, ``{"after": "<customer id>"}`` for buyers), with
+``InvalidInput`` for a position of another shape. So paging and CSV edge cases of the admin view pages are
+tested without a view table; other tests run the same pages on the real selectors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -17,25 +18,44 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from adminview import selectors
 from adminview.selectors import BuyerRow, OrderRow, RowsPage
-from dashboard import av
+from dynamo.paging import check_limit
 from shop import keys
+from shop.errors import InvalidInput
+from shop.timestamps import format_ts
 
 
-def _page(rows: list[Any], limit: int, after: dict[str, Any] | None, key: Callable[[Any], list[str]]) -> RowsPage[Any]:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-        raise ValueError(f"limit must be 1..1000, got {limit!r}")
-    start = 0
-    if after is not None:
-        if not isinstance(after, dict) or not isinstance(after.get("k"), list):
-            raise ValueError("malformed position")
-        # resume strictly after the position's key (like ExclusiveStartKey), not at an offset
-        start = next((i + 1 for i, r in enumerate(rows) if key(r) == after["k"]), None)  # type: ignore[assignment]
-        if start is None:
-            raise ValueError("unknown position")
-    chunk = rows[start : start + limit]
-    more = start + limit < len(rows)
-    return RowsPage(rows=chunk, next={"k": key(chunk[-1])} if more and chunk else None)
+def _position(after: dict[str, Any] | None, name: str) -> str | None:
+    if after is None:
+        return None
+    if set(after) != {name} or not isinstance(after[name], str):
+        raise InvalidInput("malformed page position")
+    position: str = after[name]
+    return position
+
+
+def order_key(row: OrderRow) -> str:
+    """The sort key the admin view gives an order (``projection.order_summary``): ``<date>#<order id>``."""
+    return f"{format_ts(row.date) if row.date else ''}#{row.order_id}"
+
+
+def _orders_page(rows: list[OrderRow], limit: int, after: dict[str, Any] | None) -> RowsPage[OrderRow]:
+    """Newest first, strictly before the position (like the selectors' ``SK < :pos``)."""
+    check_limit(limit)
+    before = _position(after, "before")
+    found = [r for r in rows if before is None or order_key(r) < before]
+    chunk = found[:limit]
+    return RowsPage(chunk, {"before": order_key(chunk[-1])} if len(found) > limit else None)
+
+
+def _buyers_page(rows: list[BuyerRow], limit: int, after: dict[str, Any] | None) -> RowsPage[BuyerRow]:
+    """By customer id, strictly after the position's customer."""
+    check_limit(limit)
+    start = _position(after, "after")
+    found = sorted((r for r in rows if start is None or r.customer_id > start), key=lambda r: r.customer_id)
+    chunk = found[:limit]
+    return RowsPage(chunk, {"after": chunk[-1].customer_id} if len(found) > limit else None)
 
 
 @dataclass
@@ -46,21 +66,23 @@ class FakeSelectors:
     transactions: dict[str, str] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def pending_orders(self, *, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Any]:
+    def pending_orders(self, *, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
         self.calls.append(("pending_orders", {"limit": limit, "after": after}))
-        return _page(self.pending, limit, after, lambda r: [r.date.isoformat(), r.order_id])
+        return _orders_page(self.pending, limit, after)
 
     def customer_orders(
         self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None
-    ) -> RowsPage[Any]:
+    ) -> RowsPage[OrderRow]:
         cid = keys.bare(customer_id, keys.CUSTOMER)
         self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after}))
-        return _page(self.by_customer.get(cid, []), limit, after, lambda r: [r.date.isoformat(), r.order_id])
+        return _orders_page(self.by_customer.get(cid, []), limit, after)
 
-    def product_buyers(self, *, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Any]:
+    def product_buyers(
+        self, *, product_id: str, limit: int = 50, after: dict[str, Any] | None = None
+    ) -> RowsPage[BuyerRow]:
         pid = keys.bare(product_id, keys.PRODUCT)
         self.calls.append(("product_buyers", {"product_id": pid, "limit": limit, "after": after}))
-        return _page(self.buyers.get(pid, []), limit, after, lambda r: [r.customer_id])
+        return _buyers_page(self.buyers.get(pid, []), limit, after)
 
     def order_id_for_transaction(self, *, transaction_id: str) -> str | None:
         self.calls.append(("order_id_for_transaction", {"transaction_id": transaction_id}))
@@ -99,7 +121,8 @@ def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 @pytest.fixture
 def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     fake = FakeSelectors()
-    monkeypatch.setattr(av, "_selectors", lambda: fake)
+    for name in ("pending_orders", "customer_orders", "product_buyers", "order_id_for_transaction"):
+        monkeypatch.setattr(selectors, name, getattr(fake, name))
     return fake
 
 
@@ -134,6 +157,14 @@ def csrf_of(client: Client) -> str:
     response = client.get("/accounts/login/")
     assert response.status_code == 200
     return client.cookies["csrftoken"].value
+
+
+def load_more(response: Any) -> str | None:
+    """The page's "load more" link (None on the last page)."""
+    html: str = response.content.decode()
+    if 'class="load-more"' not in html:
+        return None
+    return html.split('class="load-more" href="')[1].split('"')[0].replace("&amp;", "&")
 
 
 def csv_rows(response: Any) -> list[list[str]]:

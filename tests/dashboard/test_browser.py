@@ -1,11 +1,10 @@
 """Headless Chromium (Debian's ``/usr/bin/chromium``) driven by Playwright for Python against ``live_server``.
 
-- ``test_htmx_flows_in_a_real_browser``: runs now. Pending orders come from the contract fake (so no admin
-  view is needed), the order page and ship action hit DynamoDB Local. Proves htmx loads from our static
+- ``test_htmx_flows_in_a_real_browser``: pending orders come from the selectors' fake (so no view table is
+  needed), the order page and ship action hit DynamoDB Local. Proves htmx loads from our static
   files under the CSP, "load more" appends rows, the CSRF header reaches the POST, the status swaps in place.
-- ``test_ship_leaves_the_pending_list_after_sync``: the acceptance flow on the real admin view (issue 3):
-  log in, pending orders, load more, open an order, ship it, run the sync, see it leave the pending list.
-  Skips until ``adminview`` and ``tests.adminview_helpers.sync_now`` exist.
+- ``test_ship_leaves_the_pending_list_after_sync``: the acceptance flow on the real admin view: log in,
+  pending orders, load more, open an order, ship it, run the sync, see it leave the pending list.
 Both skip cleanly when chromium or Playwright is missing. Screenshots go to ``test-artifacts/``.
 """
 
@@ -21,10 +20,12 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 
+from adminview.selectors import OrderRow
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
-from tests.dashboard.conftest import FakeSelectors, OrderRow
+from tests.adminview_helpers import sync_now
+from tests.dashboard.conftest import FakeSelectors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -119,16 +120,10 @@ def test_htmx_flows_in_a_real_browser(page: Any, live_server: Any, shop_table: s
 
 
 def test_ship_leaves_the_pending_list_after_sync(
-    page: Any, live_server: Any, shop_table: str, request: pytest.FixtureRequest
+    page: Any, live_server: Any, shop_table: str, admin_view_table: str
 ) -> None:
-    pytest.importorskip("adminview.selectors", reason="needs the admin view (issue 3)")
-    helpers = pytest.importorskip("tests.adminview_helpers", reason="needs tests/adminview_helpers.py (issue 3)")
-    try:
-        request.getfixturevalue("admin_view_table")  # issue 3's fixture: fresh admin view table(s)
-    except pytest.FixtureLookupError:
-        pytest.skip("needs the admin_view_table fixture (issue 3)")
     ids = place(3)
-    helpers.sync_now()
+    sync_now()
     log_in(page, live_server.url)
     page.goto(live_server.url + "/orders/pending/?limit=2")
     assert page.locator("tr.order-row").count() == 2
@@ -142,7 +137,7 @@ def test_ship_leaves_the_pending_list_after_sync(
     page.wait_for_url(f"**/orders/{target}/")
     page.click("button.ship")
     page.wait_for_selector("#order-status [data-status='SHIPPED']")
-    helpers.sync_now()
+    sync_now()
     page.goto(live_server.url + "/orders/pending/")
     remaining = [
         page.locator("tr.order-row").nth(i).get_attribute("data-order-id")

@@ -1,4 +1,4 @@
-"""Pages of the model's evolution (issue 6): orders due on a date, favourites on the order and customer pages."""
+"""Pages of the model's evolution: orders due on a date, favourites on the order and customer pages."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.dashboard.test_order import post
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from datetime import datetime
 import pytest
 from django.test import Client
 
-from shop import access_patterns, orders
+from shop import access_patterns, orders, retries
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.dashboard.conftest import csrf_of
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -126,3 +126,14 @@ def test_unknown_order_is_404_and_bad_id_400(packer: Client, shop_table: str) ->
     assert post(packer, "/orders/nope/cancel/", {"expected_version": "1"}).status_code == 404
     assert packer.get("/orders/bad%20id/").status_code == 400
     assert post(packer, "/orders/bad%20id/ship/", {"expected_version": "1"}).status_code == 400
+
+
+def test_cancel_losing_every_race_is_503_and_changes_nothing(
+    packer: Client, order_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Busy`` (contention outlasted the retries) is the same 503 on every page, never a 500."""
+    monkeypatch.setattr(retries, "MAX_ATTEMPTS", 0)  # every attempt lost: the service gives up at once
+    response = post(packer, f"/orders/{order_id}/cancel/", {"expected_version": "1"})
+    assert response.status_code == 503
+    assert "try again" in response.content.decode()
+    assert status_of(order_id) == ("PENDING", 1)

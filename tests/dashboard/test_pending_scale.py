@@ -1,8 +1,7 @@
 """The pending page's DynamoDB call count is the same at 1,000 and at 10,000 orders (read from the header).
 
-Needs the real admin view (issue 3): skips until ``adminview.selectors``, ``tests.adminview_helpers.sync_now``
-and the ``admin_view_table`` fixture exist. Orders are written as history by ``shop.seeding`` (BatchWriteItem),
-then the stream is synced into the view.
+Orders are written as history by ``shop.seeding`` (BatchWriteItem), then the stream is synced into the real
+admin view.
 """
 
 from __future__ import annotations
@@ -13,8 +12,9 @@ import pytest
 from django.test import Client
 
 from shop import seeding
+from tests.adminview_helpers import sync_now
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def cost(client: Client, url: str) -> tuple[int, str | None]:
@@ -27,24 +27,16 @@ def cost(client: Client, url: str) -> tuple[int, str | None]:
     return int(response["X-DynamoDB-Calls"]), more
 
 
-def test_pending_calls_do_not_grow_with_the_table(
-    staff: Client, shop_table: str, request: pytest.FixtureRequest
-) -> None:
-    pytest.importorskip("adminview.selectors", reason="needs the admin view (issue 3)")
-    helpers = pytest.importorskip("tests.adminview_helpers", reason="needs tests/adminview_helpers.py (issue 3)")
-    try:
-        request.getfixturevalue("admin_view_table")
-    except pytest.FixtureLookupError:
-        pytest.skip("needs the admin_view_table fixture (issue 3)")
+def test_pending_calls_do_not_grow_with_the_table(staff: Client, shop_table: str, admin_view_table: str) -> None:
     full = seeding.plan(seeding.SeedConfig(customers=500, products=100, warehouses=3, orders=10_000, seed=7))
     seeding.run(dataclasses.replace(full, orders=full.orders[:1_000]))
-    helpers.sync_now()
+    sync_now()
     small_first, small_more = cost(staff, "/orders/pending/")
     assert small_more is not None  # ~15% of 1,000 orders are pending: more than one page of 50
     small_second, _ = cost(staff, small_more)
 
     seeding.run(dataclasses.replace(full, catalog=[], orders=full.orders[1_000:]))
-    helpers.sync_now()
+    sync_now()
     big_first, big_more = cost(staff, "/orders/pending/")
     assert big_more is not None
     big_second, _ = cost(staff, big_more)

@@ -17,12 +17,12 @@ class FlakyWriter:
         self.calls: list[int] = []
         self.stored: dict[str, Any] = {}
 
-    def batch_write_item(self, RequestItems: dict[str, list[dict]]) -> dict:
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         ((table, requests),) = RequestItems.items()
         assert len(requests) <= 25
         self.calls.append(len(requests))
         keep = requests
-        unprocessed: list[dict] = []
+        unprocessed: list[dict[str, Any]] = []
         if self.flaky > 0 and len(requests) > 1:
             self.flaky -= 1
             keep, unprocessed = requests[:-1], requests[-1:]
@@ -31,12 +31,12 @@ class FlakyWriter:
         return {"UnprocessedItems": {table: unprocessed} if unprocessed else {}}
 
 
-def puts(n: int) -> list[dict]:
+def puts(n: int) -> list[dict[str, Any]]:
     return [batch.put_request({"PK": {"S": f"k{i}"}, "SK": {"S": "x"}}) for i in range(n)]
 
 
 def test_write_chunks_of_25_and_retries_unprocessed_with_backoff() -> None:
-    client, slept = FlakyWriter(flaky=3), []
+    client, slept = FlakyWriter(flaky=3), list[float]()
     written = batch.batch_write(client, "T", puts(60), key_names=("PK", "SK"), parallel=1, sleep=slept.append)
     assert written == 60 and len(client.stored) == 60
     assert client.calls[:3] == [25, 24, 1] or max(client.calls) <= 25
@@ -45,7 +45,7 @@ def test_write_chunks_of_25_and_retries_unprocessed_with_backoff() -> None:
 
 def test_write_gives_up_loudly() -> None:
     class Never(FlakyWriter):
-        def batch_write_item(self, RequestItems: dict[str, list[dict]]) -> dict:
+        def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
             ((table, requests),) = RequestItems.items()
             return {"UnprocessedItems": {table: requests}}
 
@@ -69,7 +69,7 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
             self.sizes: list[int] = []
             self.first = True
 
-        def batch_get_item(self, RequestItems: dict[str, Any]) -> dict:
+        def batch_get_item(self, RequestItems: dict[str, Any]) -> dict[str, Any]:
             ((table, spec),) = RequestItems.items()
             keys = spec["Keys"]
             self.sizes.append(len(keys))
@@ -94,7 +94,9 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
 def test_backoff_is_full_jitter_and_capped() -> None:
     import random
 
+    from dynamo.backoff import full_jitter
+
     rng = random.Random(1)
-    delays = [batch.backoff_delay(a, rng=rng) for a in range(20)]
+    delays = [full_jitter(a, base=batch.BASE_DELAY_S, cap=batch.MAX_DELAY_S, rng=rng) for a in range(20)]
     assert all(0 <= d <= batch.MAX_DELAY_S for d in delays)
     assert max(delays[:3]) <= batch.BASE_DELAY_S * 4

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from pynamodb.attributes import UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
@@ -11,8 +10,6 @@ from dynamo.models import BaseMeta, InstrumentedModel, reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
 from shop import access_patterns as ap
 from tests import factories
-
-pytestmark = pytest.mark.ddb_local
 
 
 class Thing(InstrumentedModel):

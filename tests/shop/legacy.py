@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from dynamo.batch import batch_write, client_of, put_request
+from dynamo.batch import batch_write, put_request
+from dynamo.client import client_of
 from dynamo.tables import _schema, wait_active
-from shop import orders
 from shop.models import Payment, ShopItem
+from shop.order_builders import PricedLine, build_placement
 
 BASE_DAY = datetime(2026, 3, 1, 9, 30)
 
@@ -52,14 +53,14 @@ def order_items(
     products: int = 20,
     only_orders: bool = False,
 ) -> Iterator[ShopItem]:
-    """``count`` orders (order, one item, invoice) built by ``orders.build_placement``. ``legacy``: as
-    written before issue 6 (no ``DeliveryDate``, no ``Status``), like AWS's sample orders.
+    """``count`` orders (order, one item, invoice) built by ``build_placement``. ``legacy``: as
+    written before orders carried ``DeliveryDate`` and ``Status``, like AWS's sample orders.
     ``only_orders``: just the order items (what DeliveryDate-index holds), to write many quickly."""
     for n in range(first, first + count):
         pid = str(2001 + n % products)
-        line = orders.PricedLine(pid, 1 + n % 3, Decimal("10.50"), f"Product {pid}", "301")
+        line = PricedLine(pid, 1 + n % 3, Decimal("10.50"), f"Product {pid}", "301")
         total = line.price * line.quantity
-        order, items, invoice = orders.build_placement(
+        order, items, invoice = build_placement(
             order_id=f"L{n:06d}",
             invoice_id=f"L{n:06d}",
             customer_id=str(1001 + n % customers),

@@ -5,27 +5,26 @@ from __future__ import annotations
 
 import json
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 
 from tests.samples import AWS_MODEL
 
-pytestmark = pytest.mark.ddb_local
 
-
-def run(name: str, *args: str) -> list[dict]:
+def run(name: str, *args: str) -> list[dict[str, Any]]:
     out = StringIO()
     call_command("access_pattern", name, *args, stdout=out)
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def keys_of(items: list[dict]) -> list[tuple[str, str]]:
+def keys_of(items: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(i["PK"], i["SK"]) for i in items]
 
 
 @pytest.fixture
-def aws_sample(shop_table: str) -> list[dict]:
+def aws_sample(shop_table: str) -> list[dict[str, Any]]:
     call_command("import_workbench", str(AWS_MODEL), stdout=StringIO())
     from boto3.dynamodb.types import TypeDeserializer
 
@@ -86,11 +85,13 @@ EXAMPLES = [
 
 
 @pytest.mark.parametrize(("name", "args", "expected"), EXAMPLES, ids=[f"{e[0]}-{i}" for i, e in enumerate(EXAMPLES)])
-def test_walkthrough_examples(aws_sample: list[dict], name: str, args: list[str], expected: list) -> None:
+def test_walkthrough_examples(
+    aws_sample: list[dict[str, Any]], name: str, args: list[str], expected: list[Any]
+) -> None:
     assert keys_of(run(name, *args)) == expected
 
 
-def test_output_is_the_items_as_stored(aws_sample: list[dict]) -> None:
+def test_output_is_the_items_as_stored(aws_sample: list[dict[str, Any]]) -> None:
     """Attribute names and plain values exactly as in AWS's file (decimal strings stay strings)."""
     by_key = {(i["PK"], i["SK"]): i for i in aws_sample}
     for item in run("getOrderDetailsByOrderId", "12345"):
@@ -100,6 +101,6 @@ def test_output_is_the_items_as_stored(aws_sample: list[dict]) -> None:
     assert invoice["Amount"] == "400"
 
 
-def test_ids_with_or_without_prefix(aws_sample: list[dict]) -> None:
+def test_ids_with_or_without_prefix(aws_sample: list[dict[str, Any]]) -> None:
     assert run("getCustomerByCustomerId", "12345") == run("getCustomerByCustomerId", "c#12345")
     assert run("getShipmentByWarehouseId", "12345") == run("getShipmentByWarehouseId", "w#12345")

@@ -8,15 +8,14 @@ from typing import Any
 
 import pytest
 
-from dynamo.batch import batch_write, client_of, put_request
-from dynamo.paging import all_items
+from dynamo.batch import batch_write, put_request
+from dynamo.client import client_of
+from dynamo.paging import all_items, raw_items
 from dynamo.tables import delete_table
 from shop import access_patterns as ap
 from shop import seeding
 from shop.models import SHOP_TABLE, ShopItem
 from tests.conftest import fresh_table
-
-pytestmark = pytest.mark.ddb_local
 
 CONFIG = seeding.SeedConfig(customers=25, products=15, warehouses=3, orders=300, seed=7)
 
@@ -29,23 +28,15 @@ def seeded(ddb_local: Any) -> Iterator[list[dict[str, Any]]]:
     name = fresh_table(SHOP_TABLE, "OnlineShop-generated")
     try:
         seeding.run(seeding.plan(CONFIG), workers=4)
-        client = client_of(ShopItem)
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {"TableName": name}
-        while True:
-            page = client.scan(**kwargs)
-            items += page["Items"]
-            if "LastEvaluatedKey" not in page:
-                break
-            kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        yield items
+        yield list(raw_items(client_of(ShopItem), "scan", TableName=name))
     finally:
         delete_table(SHOP_TABLE.model)
         SHOP_TABLE.model.Meta.table_name = original
 
 
-def s(item: dict[str, Any], name: str) -> str | None:
-    return item.get(name, {}).get("S")
+def s(item: dict[str, Any], name: str) -> str:
+    """A string attribute of a raw item ("" when absent)."""
+    return str(item.get(name, {}).get("S", ""))
 
 
 def keys(items: list[Any]) -> list[tuple[str, str]]:
@@ -54,8 +45,8 @@ def keys(items: list[Any]) -> list[tuple[str, str]]:
 
 def expect(raw: list[dict[str, Any]], where: Callable[[dict[str, Any]], bool], sort_by: str) -> list[tuple[str, str]]:
     chosen = [i for i in raw if where(i)]
-    chosen.sort(key=lambda i: (s(i, sort_by) or "", s(i, "PK"), s(i, "SK")))
-    return [(s(i, "PK"), s(i, "SK")) for i in chosen]  # type: ignore[misc]
+    chosen.sort(key=lambda i: (s(i, sort_by), s(i, "PK"), s(i, "SK")))
+    return [(s(i, "PK"), s(i, "SK")) for i in chosen]
 
 
 def same_in_index_order(
@@ -86,9 +77,12 @@ def busiest(raw: list[dict[str, Any]], attribute: str, prefix: str) -> str:
 
 
 def test_entities_by_id(seeded: list[dict[str, Any]]) -> None:
-    assert ap.customer_by_id(customer_id="100001").name
-    assert ap.product_by_id(product_id="p#20001").price is not None
-    assert ap.warehouse_by_id(warehouse_id="301").name
+    customer = ap.customer_by_id(customer_id="100001")
+    product = ap.product_by_id(product_id="p#20001")
+    warehouse = ap.warehouse_by_id(warehouse_id="301")
+    assert customer is not None and customer.name
+    assert product is not None and product.price is not None
+    assert warehouse is not None and warehouse.name
     assert ap.customer_by_id(customer_id="999") is None
     assert ap.product_by_id(product_id="100001") is None  # no such product (that id is a customer's)
 
@@ -130,7 +124,7 @@ def test_gsi1_patterns(seeded: list[dict[str, Any]]) -> None:
     found = ap.invoice_by_id(invoice_id=iid)
     assert found is not None and found.key == (s(invoice, "PK"), s(invoice, "SK"))
     payments = ap.payments_for_invoice(invoice_id=iid)
-    assert payments and [p.as_dict() for p in payments] == [p.as_dict() for p in found.payments]
+    assert payments and [p.attribute_values for p in payments] == [p.attribute_values for p in found.payments]
     assert ap.invoice_by_id(invoice_id="nope") is None
     sid = busiest(seeded, "GSI1-PK", "sh#")
     assert same_in_index_order(

@@ -18,15 +18,16 @@ import boto3
 import pytest
 from django.core.management import CommandError, call_command
 
-from dynamo import backfill
-from dynamo.backfill import CapacityBucket, Checkpoint, parse_rate
+from dynamo import backfill, checkpoints
+from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
+from dynamo.client import client_of
+from dynamo.paging import raw_items
+from dynamo.ratelimit import TokenBucket, parse_rate_limit
 from dynamo.tables import delete_table, ensure_table, stream_arn
 from shop import access_patterns, migrations, orders, workbench
 from shop.models import Order, ShopItem, delivery_date_for
 from tests.samples import AWS_MODEL
 from tests.shop import legacy
-
-pytestmark = pytest.mark.ddb_local
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = 1_000
@@ -38,7 +39,7 @@ def checkpoint_table(ddb_local: object) -> Iterator[str]:
     name = f"ShopMigrations-{uuid.uuid4().hex[:8]}"
     Checkpoint.Meta.table_name = name
     os.environ["MIGRATIONS_TABLE_NAME"] = name
-    ensure_table(backfill.CHECKPOINT_TABLE)
+    ensure_table(CHECKPOINT_TABLE)
     try:
         yield name
     finally:
@@ -48,19 +49,15 @@ def checkpoint_table(ddb_local: object) -> Iterator[str]:
 
 
 def _orders() -> list[dict[str, Any]]:
-    client = ShopItem.raw_client()
-    found: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {
-        "TableName": ShopItem.Meta.table_name,
-        "FilterExpression": "EntityType = :o",
-        "ExpressionAttributeValues": {":o": {"S": "order"}},
-    }
-    while True:
-        page = client.scan(**kwargs)
-        found += page["Items"]
-        if "LastEvaluatedKey" not in page:
-            return found
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return list(
+        raw_items(
+            client_of(ShopItem),
+            "scan",
+            TableName=ShopItem.Meta.table_name,
+            FilterExpression="EntityType = :o",
+            ExpressionAttributeValues={":o": {"S": "order"}},
+        )
+    )
 
 
 def _upgraded() -> int:
@@ -71,6 +68,7 @@ def _stream_changes(attribute: str) -> Counter[str]:
     """Per PK: how many MODIFY records added ``attribute``; also fails on a write that touched it again."""
     client = boto3.client("dynamodbstreams")
     arn = stream_arn(ShopItem)
+    assert arn is not None
     added: Counter[str] = Counter()
     for shard in client.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
         iterator = client.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")[
@@ -97,7 +95,7 @@ def test_dry_run_reports_and_writes_nothing(shop_table: str, checkpoint_table: s
     assert (report.candidates, report.would_change, report.changed) == (40, 40, 0)
     assert report.samples and "would set DeliveryDate=" in report.samples[0]
     assert _upgraded() == 0
-    assert backfill.checkpoints(shop_table, migrations.delivery_date()) == []
+    assert checkpoints.checkpoints(shop_table, migrations.delivery_date().name) == []
     out = _call("backfill", "delivery-date", "--dry-run", "--no-progress")
     assert "would change 40" in out and _upgraded() == 0
 
@@ -139,7 +137,7 @@ def test_backfill_killed_with_sigkill_resumes_and_upgrades_every_order_once(
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and process.poll() is None:
-            saved = backfill.checkpoints(shop_table, migration)
+            saved = checkpoints.checkpoints(shop_table, migration.name)
             if sum(int(cp.changed) for cp in saved) >= 50:
                 break
             time.sleep(0.05)
@@ -225,12 +223,12 @@ def test_command_errors_are_one_line(shop_table: str, checkpoint_table: str) -> 
 
 def test_rate_parsing_and_token_bucket() -> None:
     provisioned = {"ProvisionedThroughput": {"ReadCapacityUnits": 400, "WriteCapacityUnits": 100}}
-    assert parse_rate("25%", provisioned) == (100.0, 25.0)
-    assert parse_rate("200") == (200.0, 200.0)
-    assert parse_rate(None) == (None, None)
+    assert parse_rate_limit("25%", provisioned) == (100.0, 25.0)
+    assert parse_rate_limit("200") == (200.0, 200.0)
+    assert parse_rate_limit(None) == (None, None)
     for bad in ("0", "-5", "150%", "nan"):
         with pytest.raises(ValueError):
-            parse_rate(bad, provisioned)
+            parse_rate_limit(bad, provisioned)
 
     now = [0.0]
     slept: list[float] = []
@@ -239,12 +237,12 @@ def test_rate_parsing_and_token_bucket() -> None:
         slept.append(seconds)
         now[0] += seconds
 
-    bucket = CapacityBucket(10.0, clock=lambda: now[0], sleep=sleep)
+    bucket = TokenBucket(10.0, clock=lambda: now[0], sleep=sleep)
     bucket.wait()
     bucket.spend(25.0)  # one second of burst (10), then 15 units of debt
     bucket.wait()
     assert sum(slept) == pytest.approx(1.5)
-    unlimited = CapacityBucket(None, clock=lambda: now[0], sleep=sleep)
+    unlimited = TokenBucket(None, clock=lambda: now[0], sleep=sleep)
     unlimited.spend(1e9)
     unlimited.wait()
     assert sum(slept) == pytest.approx(1.5)

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from shop import access_patterns as ap
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.ddb_local
 
 
 def manage(*args: str) -> subprocess.CompletedProcess[str]:
@@ -68,13 +66,18 @@ def test_access_pattern_command_prints_json_lines(shop_table: str) -> None:
     assert result.stdout.strip().startswith('{"PK": "c#7", "SK": "c#7", "EntityType": "customer"')
 
 
-def test_seed_shop_refuses_a_seeded_table(shop_table: str) -> None:
+def test_seed_shop_again_grows_the_table(shop_table: str) -> None:
     args = ["--customers", "3", "--products", "2", "--warehouses", "1", "--orders", "5", "--no-progress"]
     out = StringIO()
     call_command("seed_shop", *args, stdout=out)
     assert "5 orders" in out.getvalue()
-    with pytest.raises(CommandError, match="seeded before"):
-        call_command("seed_shop", *args)
+    first = ap.customer_by_id(customer_id="100001")
+    again = StringIO()
+    call_command("seed_shop", *args, "--seed", "7", stdout=again)
+    assert "new ids from customer 100004, product 20003, warehouse 302, order 1000006" in again.getvalue()
+    assert ap.customer_by_id(customer_id="100004") is not None
+    kept = ap.customer_by_id(customer_id="100001")
+    assert first is not None and kept is not None and kept.name == first.name and kept.email == first.email
 
 
 def test_create_tables_is_idempotent(shop_table: str) -> None:

@@ -1,5 +1,5 @@
 """DeliveryDate and DeliveryDate-index: written by new orders, read lazily from old ones, and the index
-added online to a populated table while the shop keeps serving (seed 001, strategy one)."""
+added online to a populated table while the shop keeps serving."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ from shop.models import SHOP_TABLE, Order, ShopItem, delivery_date_for
 from shop.timestamps import InvalidDate
 from tests import factories
 from tests.shop import legacy
-
-pytestmark = pytest.mark.ddb_local
 
 INDEX = "DeliveryDate-index"
 ENDPOINT_VARS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS")

@@ -1,5 +1,5 @@
 """Favourites: a new entity in the customer's partition, written with the order item's flag in one
-transaction whose conditions leave both items untouched when they fail (seed 001, strategy two)."""
+transaction whose conditions leave both items untouched when they fail."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from typing import Any
 
 import pytest
 
+from dynamo.client import client_of
 from dynamo.instrumentation import recording
 from shop import access_patterns, favourites, orders, workbench
 from shop.errors import FavouriteConflict, InvalidInput, NotFound
 from shop.models import Favourite, OrderItem
 from tests import factories
 from tests.samples import AWS_MODEL
-
-pytestmark = pytest.mark.ddb_local
 
 
 def _place(order_id: str, *products: str) -> None:
@@ -31,11 +30,14 @@ def _place(order_id: str, *products: str) -> None:
 def _raw(pk: str, sk: str) -> dict[str, Any] | None:
     from shop.models import ShopItem
 
-    return (
-        ShopItem.raw_client()
-        .get_item(TableName=ShopItem.Meta.table_name, Key={"PK": {"S": pk}, "SK": {"S": sk}})
-        .get("Item")
-    )
+    response = client_of(ShopItem).get_item(TableName=ShopItem.Meta.table_name, Key={"PK": {"S": pk}, "SK": {"S": sk}})
+    return dict(response["Item"]) if "Item" in response else None
+
+
+def _present(pk: str, sk: str) -> dict[str, Any]:
+    item = _raw(pk, sk)
+    assert item is not None, f"no item {pk} / {sk}"
+    return item
 
 
 @pytest.fixture
@@ -54,9 +56,9 @@ def test_add_writes_both_items_and_the_customer_lists_it_with_one_query(shop: No
         Decimal("10.50"),
         "F1",
     )
-    assert _raw("c#1001", "FAVOURITE#2001")["EntityType"] == {"S": "favourite"}
-    assert _raw("o#F1", "p#2001")["Favourite"] == {"BOOL": True}
-    assert "Favourite" not in _raw("o#F1", "p#2002")
+    assert _present("c#1001", "FAVOURITE#2001")["EntityType"] == {"S": "favourite"}
+    assert _present("o#F1", "p#2001")["Favourite"] == {"BOOL": True}
+    assert "Favourite" not in _present("o#F1", "p#2002")
     with recording() as log:
         page = access_patterns.favourites_for_customer(customer_id="1001")
     assert log.by_operation() == {"Query": 1}
@@ -70,7 +72,7 @@ def test_remove_reverses_both_in_one_transaction(shop: None) -> None:
     favourites.favourite_add(order_id="F1", product_id="2001")
     favourites.favourite_remove(order_id="F1", product_id="2001")
     assert _raw("c#1001", "FAVOURITE#2001") is None
-    assert "Favourite" not in _raw("o#F1", "p#2001")
+    assert "Favourite" not in _present("o#F1", "p#2001")
     assert access_patterns.favourites_for_customer(customer_id="1001").items == []
     with pytest.raises(FavouriteConflict, match="is not a favourite") as error:
         favourites.favourite_remove(order_id="F1", product_id="2001")
@@ -128,7 +130,7 @@ def test_favourite_on_aws_sample_data_and_workbench_round_trip(shop_table: str) 
     workbench.import_items(workbench.parse_file(AWS_MODEL))
     made = favourites.favourite_add(order_id="12345", product_id="12345")
     assert made.pk == "c#12345" and made.product_name  # name taken from the product item
-    raw = _raw("c#12345", "FAVOURITE#12345")
+    raw = _present("c#12345", "FAVOURITE#12345")
     document = {
         "DataModel": [
             {

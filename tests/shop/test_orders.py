@@ -4,24 +4,23 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from shop import access_patterns as ap
 from shop import orders
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.models import OrderStatus
+from shop.models import Order, OrderStatus
 from tests import factories
-
-pytestmark = pytest.mark.ddb_local
 
 
 def stock(product_id: str = "2001") -> int:
     return ap.inventory_for_product(product_id=product_id).items[0].quantity
 
 
-def place(qty: int = 1, product: str = "2001", **kwargs: object) -> orders.Order:
-    return orders.order_place(customer_id="1001", lines=[orders.OrderLine(product, qty)], **kwargs)  # type: ignore[arg-type]
+def place(qty: int = 1, product: str = "2001", **kwargs: Any) -> Order:
+    return orders.order_place(customer_id="1001", lines=[orders.OrderLine(product, qty)], **kwargs)
 
 
 def test_place_writes_order_items_invoice_and_takes_stock(shop_table: str) -> None:

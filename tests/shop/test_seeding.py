@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
+from typing import Any
 
 import pytest
 
+from dynamo.client import client_of
+from dynamo.paging import raw_items
 from shop import access_patterns as ap
 from shop import seeding
-from shop.models import OrderStatus
+from shop.models import OrderStatus, ShopItem
 from shop.plain import to_plain
 
 CONFIG = seeding.SeedConfig(customers=50, products=30, warehouses=3, orders=400, seed=11)
 
 
-def flatten(plan: seeding.SeedPlan) -> list[dict]:
+def flatten(plan: seeding.SeedPlan) -> list[dict[str, Any]]:
     items = [to_plain(i) for i in plan.catalog]
     for order in plan.orders:
         items += [to_plain(i) for i in seeding.order_history(order, plan.addresses.get(order.customer_id))]
@@ -47,7 +51,6 @@ def test_bad_config() -> None:
         seeding.plan(seeding.SeedConfig(customers=0, products=1, warehouses=1, orders=1))
 
 
-@pytest.mark.ddb_local
 def test_seeded_data_serves_the_patterns(shop_table: str) -> None:
     plan = seeding.plan(CONFIG)
     written = seeding.run(plan, workers=4)
@@ -57,3 +60,31 @@ def test_seeded_data_serves_the_patterns(shop_table: str) -> None:
     assert {type(i).__name__ for i in collection} >= {"Order", "OrderItem", "Invoice", "Shipment", "ShipmentItem"}
     invoice = ap.invoice_by_id(invoice_id=shipped.order_id)
     assert invoice is not None and invoice.amount == sum(p.amount for p in invoice.payments)
+
+
+def _table_items(table: str) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(i["PK"]["S"], i["SK"]["S"]): i for i in raw_items(client_of(ShopItem), "scan", TableName=table)}
+
+
+def test_seeding_again_adds_after_the_highest_ids_and_overwrites_nothing(shop_table: str) -> None:
+    small = seeding.SeedConfig(customers=5, products=4, warehouses=2, orders=20, seed=1)
+    assert seeding.next_ids() == seeding.FirstIds()  # an empty table starts at the fixed firsts
+    first = seeding.plan(small, seeding.next_ids())
+    seeding.run(first, workers=2)
+    before = _table_items(shop_table)
+
+    grown = seeding.next_ids()
+    assert grown == seeding.FirstIds(
+        customer=seeding.FIRST_CUSTOMER + 5,
+        product=seeding.FIRST_PRODUCT + 4,
+        warehouse=seeding.FIRST_WAREHOUSE + 2,
+        order=seeding.FIRST_ORDER + 20,
+    )
+    second = seeding.plan(dataclasses.replace(small, seed=2), grown)
+    seeding.run(second, workers=2)
+    after = _table_items(shop_table)
+
+    assert {(i["PK"], i["SK"]) for i in flatten(first) + flatten(second)} == set(after)  # the union of both
+    assert len(after) == len(flatten(first)) + len(flatten(second))
+    assert all(after[key] == item for key, item in before.items())  # no item of the first run was touched
+    assert seeding.plan(dataclasses.replace(small, seed=2), grown).orders == second.orders  # still deterministic

@@ -41,7 +41,7 @@ class Command(ShopCommand):
         parser.add_argument("--report-every", type=float, default=5.0, help="seconds between progress lines")
 
     def run(self, **options: Any) -> None:
-        poller = Poller(
+        poller = Poller.for_shop_table(
             replay=options["replay"],
             report=lambda line: self.stdout.write(line, ending="\n"),
             report_every_s=options["report_every"],

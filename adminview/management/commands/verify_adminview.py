@@ -9,7 +9,7 @@ from django.core.management.base import CommandParser
 
 from adminview.rebuild import DEFAULT_SEGMENTS, verify
 from adminview.sync_status import store_verify_result
-from dynamo.commands import ShopCommand, positive_int
+from dynamo.commands import ShopCommand, positive_int, whole_number
 
 
 class Command(ShopCommand):
@@ -17,7 +17,7 @@ class Command(ShopCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--segments", type=positive_int, default=DEFAULT_SEGMENTS)
-        parser.add_argument("--examples", type=positive_int, default=10, help="keys to show per kind of mismatch")
+        parser.add_argument("--examples", type=whole_number, default=10, help="keys to show per kind of mismatch")
 
     def run(self, **options: Any) -> None:
         found = verify(segments=max(1, options["segments"]))

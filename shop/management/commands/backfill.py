@@ -11,13 +11,13 @@ rate-limited, checkpointed per segment (a killed run resumes), with --dry-run an
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import CommandParser
 from tqdm import tqdm
 
 from dynamo import backfill
+from dynamo.batch import Progress
 from dynamo.commands import ShopCommand, positive_int
 from shop import migrations
 
@@ -27,7 +27,9 @@ class Command(ShopCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("migration", nargs="?", help=f"one of: {', '.join(migrations.MIGRATIONS)}")
-        parser.add_argument("--list", action="store_true", help="list the migrations and their progress")
+        parser.add_argument(
+            "--list", action="store_true", dest="list_only", help="list the migrations and their progress"
+        )
         parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
         parser.add_argument(
             "--segments",
@@ -55,7 +57,7 @@ class Command(ShopCommand):
         self,
         *_: Any,
         migration: str | None,
-        list: bool,
+        list_only: bool,
         dry_run: bool,
         segments: int,
         rate_limit: str | None,
@@ -64,7 +66,7 @@ class Command(ShopCommand):
         no_progress: bool,
         **options: Any,
     ) -> None:
-        if list:
+        if list_only:
             for entry in migrations.describe():
                 self.stdout.write(f"{entry['name']}: {entry['description']}")
             return
@@ -76,7 +78,7 @@ class Command(ShopCommand):
         bars: list[tqdm[Any]] = []
         lock = threading.Lock()
 
-        def progress(total: int | None) -> Callable[[int], None]:
+        def progress(total: int | None) -> Progress:
             bar = tqdm(total=total, desc=chosen.name, unit="item", disable=no_progress, mininterval=0.5)
             bars.append(bar)
 
@@ -89,8 +91,8 @@ class Command(ShopCommand):
         try:
             report = backfill.run(
                 chosen,
-                segments=segments or 1,
-                page_size=page_size or 1,
+                segments=segments,
+                page_size=page_size,
                 dry_run=dry_run,
                 rate_limit=rate_limit,
                 start_over=reset,

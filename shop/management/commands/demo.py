@@ -16,7 +16,7 @@ from django.core.management import call_command, get_commands
 from django.core.management.base import CommandError, CommandParser
 
 from dynamo import local
-from dynamo.commands import ShopCommand, positive_int
+from dynamo.commands import ShopCommand, positive_int, whole_number
 from dynamo.models import reset_connections
 from shop.models import ShopItem
 
@@ -36,7 +36,7 @@ class Command(ShopCommand):
         parser.add_argument("--ddb-port", type=positive_int, default=8000, help="DynamoDB Local port (default 8000)")
         parser.add_argument(
             "--orders",
-            type=positive_int,
+            type=whole_number,
             default=DEMO_SIZE["orders"],
             help="demo orders to seed into an empty shop (default %(default)s)",
         )

@@ -1,4 +1,5 @@
-"""Seed realistic demo data (deterministic for a given --seed) through the domain writes, with progress."""
+"""Seed realistic demo data (deterministic for a given --seed), with progress. On a table that holds data
+already it adds new customers, products, warehouses and orders, numbered after the highest ids present."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import time
 from datetime import date
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 from tqdm import tqdm
 
-from dynamo.commands import ShopCommand, positive_int
+from dynamo.commands import ShopCommand, positive_int, whole_number
 from shop import seeding
 from shop.timestamps import InvalidDate, parse_day
 
@@ -26,10 +27,10 @@ class Command(ShopCommand):
     help = __doc__
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--customers", type=positive_int, required=True)
-        parser.add_argument("--products", type=positive_int, required=True)
-        parser.add_argument("--warehouses", type=positive_int, required=True)
-        parser.add_argument("--orders", type=positive_int, required=True)
+        parser.add_argument("--customers", type=whole_number, required=True)
+        parser.add_argument("--products", type=whole_number, required=True)
+        parser.add_argument("--warehouses", type=whole_number, required=True)
+        parser.add_argument("--orders", type=whole_number, required=True)
         parser.add_argument("--seed", type=int, default=42, help="same seed, same data (default: %(default)s)")
         parser.add_argument(
             "--until",
@@ -56,20 +57,17 @@ class Command(ShopCommand):
         config = seeding.SeedConfig(
             customers=customers, products=products, warehouses=warehouses, orders=orders, seed=seed, until=until
         )
-        plan = seeding.plan(config)
-        if seeding.already_seeded(plan):
-            raise CommandError(
-                f"customer {plan.first_customer_id} exists already: this table was seeded before; "
-                "use an empty table (or delete it and run create_tables)"
-            )
+        first = seeding.next_ids()
+        plan = seeding.plan(config, first)
         started = time.monotonic()
         with tqdm(total=plan.size, desc="seeding", unit="item", disable=no_progress, mininterval=0.5) as bar:
-            written = seeding.run(plan, workers=workers or 1, on_progress=bar.update)
+            written = seeding.run(plan, workers=workers, on_progress=bar.update)
         elapsed = time.monotonic() - started
         self.stdout.write(
             self.style.SUCCESS(
                 f"seeded {len(plan.catalog)} catalog items and {len(plan.orders)} orders ({written} items) in "
                 f"{elapsed:.1f}s: {written / elapsed if elapsed else 0:.0f} items/s, "
-                f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {seed})"
+                f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {seed}; new ids from customer "
+                f"{first.customer}, product {first.product}, warehouse {first.warehouse}, order {first.order})"
             )
         )
