@@ -61,7 +61,8 @@ class Command(ShopCommand):
                 )
             login = self._staff_login(data_dir)
             if not no_sync and "sync_adminview" in get_commands():
-                children.append(self._spawn("sync_adminview", "--follow"))
+                # the per-batch log line stays; the CloudWatch metric documents are for Lambda, not a terminal
+                children.append(self._spawn("sync_adminview", "--follow", POWERTOOLS_METRICS_DISABLED="true"))
             self.stdout.write(
                 self.style.SUCCESS(
                     f"\n  dashboard: http://127.0.0.1:{port}/\n  login:     {login}\n"
@@ -138,7 +139,7 @@ class Command(ShopCommand):
         return f"{DEMO_USER} / {secret_file.read_text().strip()}"
 
     @staticmethod
-    def _spawn(*args: str) -> subprocess.Popen[bytes]:
+    def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *args], env=os.environ.copy()
+            [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), *args], env={**os.environ, **env}
         )
