@@ -1,12 +1,12 @@
 """Rebuild and verify the admin view while staff act and the stream sync applies records.
 
-Both walk the tables partition by partition (every view item lives under the PK of the shop item it
-follows from, so a shop partition and the view partition of the same key are compared on their own):
+Both walk the tables in two passes; every view item lives under the PK of the shop item it follows from, so
+a difference is always pinned to one partition of both tables:
 
-1. each segment of a parallel Scan of the shop table yields its partitions; one that implies view items
-   is compared with one consistent Query of the view partition;
-2. each segment of a parallel Scan of the view table (watermarks left out) yields its partitions; one
-   whose shop partition (one consistent Query) implies nothing is compared too: all its items are extra.
+1. each segment of a parallel Scan of the shop table yields its partitions; the view items they imply are
+   looked up by key (consistent BatchGetItem, 100 keys a call): missing and differing items;
+2. each segment of a parallel Scan of the view table (watermarks left out) yields its items; the shop item
+   each follows from is looked up by key the same way: an item its source does not imply is extra.
 
 A partition that differs is not acted on from what the scan saw; it is read again:
 
@@ -24,7 +24,8 @@ A partition that differs is not acted on from what the scan saw; it is read agai
   otherwise applies its records again (see ``adminview.watermarks``). The rebuild never sets ``Seq``,
   so every later stream record still applies after it.
 
-Memory: one Scan page and one partition per segment thread, and counts plus a few example keys.
+Memory: per segment thread, one Scan page (``page_size`` items), about as many items looked up, and one
+partition being repaired; besides that only counts and a few example keys.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any
 
 from adminview import projection, watermarks
 from adminview.models import ORDER_SK, pending_shards
-from adminview.projection import Image, ViewKey
+from adminview.projection import Image, ViewKey, key_of
 from adminview.table_walk import (
     DEFAULT_PAGE,
     DEFAULT_SEGMENTS,
@@ -158,16 +159,40 @@ class _Walk:
         return shop_items, compare(self.expected(shop_items), self.actual(pk))
 
     def shop_segment(self, segment: int) -> None:
+        """Every view item the shop partitions imply, looked up by key, a page's worth at a time."""
         pages = self.shop.scan_pages(segment, self.segments, page_size=self.page_size)
+        batch: list[tuple[str, dict[ViewKey, Image]]] = []
+        keys = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
             expected = self.expected(items)
-            if expected and compare(expected, self.actual(pk)):
+            if expected:
+                batch.append((pk, expected))
+                keys += len(expected)
+            if keys >= self.page_size:  # memory: a page's worth of view items at a time
+                self._check_expected(batch)
+                batch, keys = [], 0
+        self._check_expected(batch)
+
+    def _check_expected(self, batch: list[tuple[str, dict[ViewKey, Image]]]) -> None:
+        found = self.view.get_many([k for _pk, expected in batch for k in expected])
+        for pk, expected in batch:
+            if any(found.get(key) != item for key, item in expected.items()):
                 self.on_differs(self, pk)
 
     def view_segment(self, segment: int) -> None:
+        """Every view item must be implied by its source shop item (looked up by key): else it is extra."""
         pages = self.view.scan_pages(segment, self.segments, page_size=self.page_size, skip_watermarks=True)
-        for pk, _items in partitions(pages, self._scanned("view_items")):
-            if not self.expected(self.shop.partition(pk)):  # else the shop walk compared it
+        for page in pages:
+            self._scanned("view_items")(len(page))
+            sources = {key_of(item): projection.source_of(item) for item in page}
+            found = self.shop.get_many(sorted({s for s in sources.values() if s is not None}))
+            differing: dict[str, None] = {}
+            for item in page:
+                source = sources[key_of(item)]
+                implied = projection.project_item(found.get(source), self.shards) if source else []
+                if key_of(item) not in {key_of(i) for i in implied}:
+                    differing[item["PK"]["S"]] = None
+            for pk in differing:
                 self.on_differs(self, pk)
 
     def _scanned(self, counter: str) -> Callable[[int], None]:
