@@ -145,6 +145,7 @@ class _Walk:
     segments: int
     page_size: int
     on_differs: Callable[[_Walk, str], None]
+    on_batch: Callable[[_Walk, list[tuple[str, list[Image]]]], None] | None = None
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
 
@@ -161,23 +162,30 @@ class _Walk:
     def shop_segment(self, segment: int) -> None:
         """Every view item the shop partitions imply, looked up by key, a page's worth at a time."""
         pages = self.shop.scan_pages(segment, self.segments, page_size=self.page_size)
-        batch: list[tuple[str, dict[ViewKey, Image]]] = []
+        batch: list[tuple[str, list[Image], dict[ViewKey, Image]]] = []
         keys = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
             expected = self.expected(items)
             if expected:
-                batch.append((pk, expected))
+                batch.append((pk, items, expected))
                 keys += len(expected)
             if keys >= self.page_size:  # memory: a page's worth of view items at a time
                 self._check_expected(batch)
                 batch, keys = [], 0
         self._check_expected(batch)
 
-    def _check_expected(self, batch: list[tuple[str, dict[ViewKey, Image]]]) -> None:
-        found = self.view.get_many([k for _pk, expected in batch for k in expected])
-        for pk, expected in batch:
-            if any(found.get(key) != item for key, item in expected.items()):
-                self.on_differs(self, pk)
+    def _check_expected(self, batch: list[tuple[str, list[Image], dict[ViewKey, Image]]]) -> None:
+        found = self.view.get_many([k for _pk, _items, expected in batch for k in expected])
+        differing = [
+            (pk, items)
+            for pk, items, expected in batch
+            if any(found.get(key) != item for key, item in expected.items())
+        ]
+        if differing and self.on_batch:
+            self.on_batch(self, differing)
+            return
+        for pk, _items in differing:
+            self.on_differs(self, pk)
 
     def view_segment(self, segment: int) -> None:
         """Every view item must be implied by its source shop item (looked up by key): else it is extra."""
@@ -331,6 +339,41 @@ def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
         raise
 
 
+Entry = tuple[str, list[Change], set[ViewKey]]  # partition, one source item's changes, watermarks they need
+
+
+def _commit_groups(view: Table, entries: list[Entry], marks: dict[ViewKey, watermarks.Mark]) -> set[str]:
+    """Pack the entries into as few transactions as fit (a watermark appears once per transaction and is
+    tracked across them: each transaction increments it). Returns the partitions whose transaction failed
+    its conditions (the sync got there first), which the caller reads again."""
+    failed: set[str] = set()
+    pending: list[Entry] = []
+    sources: set[ViewKey] = set()
+
+    def flush() -> None:
+        changes = [c for _pk, group, _needs in pending for c in group]
+        if changes:
+            try:
+                _commit(view, _actions(view, changes, marks, sources))
+            except Contended:
+                failed.update(pk for pk, _group, _needs in pending)
+            else:
+                for source in sources:
+                    old = marks.get(source, watermarks.Mark())
+                    marks[source] = watermarks.Mark(True, old.seq, old.next_rev)
+        pending.clear()
+        sources.clear()
+
+    for entry in entries:
+        _pk, group, needs = entry
+        if sum(len(g) for _p, g, _n in pending) + len(group) + len(sources | needs) > MAX_TRANSACTION:
+            flush()
+        pending.append(entry)
+        sources.update(needs)
+    flush()
+    return failed
+
+
 def _write_partition(
     view: Table,
     pk: str,
@@ -339,27 +382,56 @@ def _write_partition(
     actual: dict[ViewKey, Image],
     marks: dict[ViewKey, watermarks.Mark],
 ) -> None:
-    """Pack the source groups into as few transactions as fit; a watermark appears once per transaction and
-    is tracked across them (each transaction increments it)."""
-    pending: list[Change] = []
-    sources: set[ViewKey] = set()
+    entries = [(pk, group, needs) for group, needs in _groups(pk, changes, expected, actual)]
+    if _commit_groups(view, entries, marks):
+        raise Contended(pk)
 
-    def flush() -> None:
-        if not pending:
-            return
-        _commit(view, _actions(view, pending, marks, sources))
-        for source in sources:
-            old = marks.get(source, watermarks.Mark())
-            marks[source] = watermarks.Mark(True, old.seq, old.next_rev)
-        pending.clear()
-        sources.clear()
 
-    for group, needs in _groups(pk, changes, expected, actual):
-        if len(pending) + len(group) + len(sources | needs) > MAX_TRANSACTION:
-            flush()
-        pending.extend(group)
-        sources.update(needs)
-    flush()
+def _repair_batch(walk: _Walk, parts: list[tuple[str, list[Image]]]) -> None:
+    """Repair partitions the shop walk found differing, several at a time: their watermarks, then their shop
+    items, then their view items are read by key (BatchGetItem), and their changes share transactions.
+    Partitions that need more (a watermark not read, a failed condition) go through ``_repair`` one by one;
+    extra items under other keys are the view walk's to find."""
+    plans: dict[str, tuple[list[ViewKey], list[ViewKey]]] = {}  # pk -> (source items, view keys seen)
+    needs: set[ViewKey] = set()
+    for pk, items in parts:
+        sources = [k for i in items if (k := projection.source_key(i)) and projection.project_item(i, walk.shards)]
+        expected = walk.expected(items)
+        plans[pk] = (sources, list(expected))
+        needs.update(sources)
+        for item in expected.values():  # the order a buyer relation depends on, should it appear
+            if item["Kind"]["S"] == "buyer" and "CustomerId" in item:
+                needs.add((pk, "c#" + item["CustomerId"]["S"]))
+    marks = watermarks.read(walk.view.client, walk.view.name, sorted(needs))  # before the shop read
+    shop_now = walk.shop.get_many(sorted({s for sources, _keys in plans.values() for s in sources}))
+    expected_now = {
+        pk: walk.expected([shop_now[s] for s in sources if s in shop_now]) for pk, (sources, _k) in plans.items()
+    }
+    view_now = walk.view.get_many(sorted({k for pk, (_s, keys) in plans.items() for k in [*keys, *expected_now[pk]]}))
+    entries: list[Entry] = []
+    found: dict[str, list[Change]] = {}
+    again: set[str] = set()
+    for pk, (_sources, keys) in plans.items():
+        actual = {k: view_now[k] for k in {*keys, *expected_now[pk]} if k in view_now}
+        changes = compare(expected_now[pk], actual)
+        groups = _groups(pk, changes, expected_now[pk], actual)
+        if any(not group_needs <= needs for _group, group_needs in groups):
+            again.add(pk)
+        elif changes:
+            found[pk] = changes
+            entries += [(pk, group, group_needs) for group, group_needs in groups]
+    again |= _commit_groups(walk.view, entries, marks)
+    for pk, changes in found.items():
+        if pk not in again:
+            _count(walk, changes)
+    for pk in sorted(again):
+        _repair(walk, pk)
+
+
+def _count(walk: _Walk, changes: list[Change]) -> None:
+    walk.diff.add(changes)
+    walk.diff.count(written=len(changes))
+    walk.on_write(len(changes))
 
 
 def _repair(walk: _Walk, pk: str) -> None:
@@ -374,9 +446,7 @@ def _repair(walk: _Walk, pk: str) -> None:
         except Contended:
             time.sleep(backoff_delay(attempt))
             continue
-        walk.diff.add(changes)
-        walk.diff.count(written=len(changes))
-        walk.on_write(len(changes))
+        _count(walk, changes)
         return
     walk.diff.count(contended=1)
 
@@ -392,6 +462,7 @@ def rebuild(
 ) -> Diff:
     """Make the view equal to what the shop table implies, live: returns what had to change."""
     walk = _walk(_repair, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    walk.on_batch = _repair_batch
     walk.on_scan = on_scan or _ignore
     walk.on_write = on_write or _ignore
     return walk.run()

@@ -103,16 +103,16 @@ class Staff:
 
 def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, change: Callable[[], None]) -> list[str]:
     """Run ``change`` once, after the rebuild read partition ``pk`` and before it writes it."""
-    real = rebuild._write_partition
+    real = rebuild._commit_groups
     seen: list[str] = []
 
-    def hooked(view: Table, at: str, *args: Any) -> None:
-        if at == pk and not seen:
-            seen.append(at)
+    def hooked(view: Table, entries: list[rebuild.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+        if not seen and any(at == pk for at, _group, _needs in entries):
+            seen.append(pk)
             change()
-        real(view, at, *args)
+        return real(view, entries, marks)
 
-    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    monkeypatch.setattr(rebuild, "_commit_groups", hooked)
     return seen
 
 
@@ -167,8 +167,8 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
 ) -> None:
     victim = placed[0]
     _lose(("o#" + victim, "#order"))
-    real_write, real_advance = rebuild._write_partition, apply._advance
-    rebuild_writes: list[Callable[[], None]] = []
+    real_commit, real_advance = rebuild._commit_groups, apply._advance
+    rebuild_writes: list[Callable[[], object]] = []
     fired: list[str] = []
 
     def advance(marks: dict[Any, watermarks.Mark], newest: dict[Any, str]) -> set[Any]:
@@ -182,19 +182,19 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
             client.put_item(TableName=params["TableName"], Item=params["Item"])
         return set()
 
-    def hooked(view: Table, pk: str, *args: Any) -> None:
-        if pk != "o#" + victim or fired:
-            real_write(view, pk, *args)
-            return
-        fired.append(pk)
-        rebuild_writes.append(lambda: real_write(view, pk, *args))
+    def hooked(view: Table, entries: list[rebuild.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+        if fired or all(pk != "o#" + victim for pk, _group, _needs in entries):
+            return real_commit(view, entries, marks)
+        fired.append(victim)
+        rebuild_writes.append(lambda: real_commit(view, entries, marks))
         orders.order_ship(order_id=victim)  # after the rebuild read PENDING
         sync_now()
+        return set()
 
     monkeypatch.setattr(apply, "_advance", advance)
-    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    monkeypatch.setattr(rebuild, "_commit_groups", hooked)
     rebuild.rebuild(segments=1)
-    monkeypatch.setattr(rebuild, "_write_partition", real_write)
+    monkeypatch.setattr(rebuild, "_commit_groups", real_commit)
     sync_now()
     assert fired and not rebuild_writes
 
