@@ -30,14 +30,12 @@ partition being repaired; besides that only counts and a few example keys.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from adminview import projection, watermarks
-from adminview.models import ORDER_SK, pending_shards
+from adminview import projection, repair
+from adminview.models import pending_shards
 from adminview.projection import Image, ViewKey, key_of
 from adminview.table_walk import (
     DEFAULT_PAGE,
@@ -50,102 +48,27 @@ from adminview.table_walk import (
     shop_table,
     view_table,
 )
-from dynamo.batch import backoff_delay
+from adminview.view_diff import EXAMPLES, Change, Diff, compare
 
 DEFAULT_SETTLE_S = 3.0
-ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
-MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
-EXAMPLES = 10
-KINDS = ("missing", "extra", "differing")
 
-__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Diff", "parallel_scan", "rebuild", "verify"]
+__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
 
 
 def _ignore(_n: int) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Change:
-    kind: str  # missing | extra | differing
-    key: ViewKey
-    expected: Image | None
-    actual: Image | None
-
-
 @dataclass
-class Diff:
-    """What differed (verify) or had to change (rebuild): counts and a few example keys of each kind."""
-
-    missing: int = 0
-    extra: int = 0
-    differing: int = 0
-    contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
-    shop_items: int = 0  # items scanned
-    view_items: int = 0
-    written: int = 0  # view items put or deleted
-    seconds: float = 0.0
-    examples: dict[str, list[ViewKey]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    max_examples: int = EXAMPLES
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def clean(self) -> bool:
-        return not (self.missing or self.extra or self.differing or self.contended)
-
-    def add(self, changes: list[Change]) -> None:
-        with self._lock:
-            for change in changes:
-                setattr(self, change.kind, getattr(self, change.kind) + 1)
-                if len(self.examples[change.kind]) < self.max_examples:
-                    self.examples[change.kind].append(change.key)
-
-    def count(self, **counts: int) -> None:
-        with self._lock:
-            for name, value in counts.items():
-                setattr(self, name, getattr(self, name) + value)
-
-    @property
-    def items_per_second(self) -> float:
-        return (self.shop_items + self.view_items) / self.seconds if self.seconds else 0.0
-
-    def summary(self, examples: int = 5) -> str:
-        line = f"missing {self.missing}, extra {self.extra}, differing {self.differing}"
-        if self.contended:
-            line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
-        lines = [line]
-        for kind in KINDS:
-            for pk, sk in sorted(self.examples[kind])[:examples]:
-                lines.append(f"  {kind}: {pk} {sk}")
-        return "\n".join(lines)
-
-    def rate_line(self) -> str:
-        return (
-            f"scanned {self.shop_items} shop items and {self.view_items} view items in {self.seconds:.1f}s "
-            f"({self.items_per_second:.0f} items/s), wrote {self.written}"
-        )
-
-
-def compare(expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> list[Change]:
-    changes = [
-        Change("missing" if key not in actual else "differing", key, item, actual.get(key))
-        for key, item in expected.items()
-        if actual.get(key) != item
-    ]
-    changes += [Change("extra", key, None, item) for key, item in actual.items() if key not in expected]
-    return changes
-
-
-@dataclass
-class _Walk:
+class Walk:
     shop: Table
     view: Table
     diff: Diff
     shards: int
     segments: int
     page_size: int
-    on_differs: Callable[[_Walk, str], None]
-    on_batch: Callable[[_Walk, list[tuple[str, list[Image]]]], None] | None = None
+    on_differs: Callable[[Walk, str], None]
+    on_batch: Callable[[Walk, list[tuple[str, list[Image]]]], None] | None = None
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
 
@@ -219,18 +142,18 @@ class _Walk:
 
 
 def _walk(
-    on_differs: Callable[[_Walk, str], None],
+    on_differs: Callable[[Walk, str], None],
     *,
     segments: int,
     page_size: int,
     rate_limit: str | None,
     examples: int,
-) -> _Walk:
+) -> Walk:
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
     if not 1 <= page_size <= 1000:
         raise ValueError(f"page size must be between 1 and 1000, got {page_size}")
-    return _Walk(
+    return Walk(
         shop=shop_table(rate_limit),
         view=view_table(rate_limit),
         diff=Diff(max_examples=examples),
@@ -260,7 +183,7 @@ def verify(
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
-    def recheck(walk: _Walk, pk: str) -> None:
+    def recheck(walk: Walk, pk: str) -> None:
         waited, pause = 0.0, min(0.2, settle_s)
         while True:
             _shop_items, changes = walk.read_both(pk)
@@ -281,176 +204,6 @@ def verify(
 # --- rebuild -------------------------------------------------------------------------------------------
 
 
-class Contended(Exception):
-    """A watermark changed between the read and the write: the sync applied a record meanwhile."""
-
-
-def _order_source(pk: str, expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> ViewKey | None:
-    """The order whose status a buyer relation's index membership depends on."""
-    for found in (expected, actual):
-        summary = found.get((pk, ORDER_SK))
-        if summary is not None:
-            return projection.source_of(summary)
-    return None
-
-
-def _groups(
-    pk: str, changes: list[Change], expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]
-) -> list[tuple[list[Change], set[ViewKey]]]:
-    """Changes grouped by source item, each with the watermarks it must be conditioned on."""
-    order = _order_source(pk, expected, actual)
-    groups: dict[ViewKey | None, tuple[list[Change], set[ViewKey]]] = {}
-    for change in changes:
-        item = change.expected or change.actual or {}
-        source = projection.source_of(item)
-        found = groups.setdefault(source, ([], set()))
-        found[0].append(change)
-        if source is not None:
-            found[1].add(source)
-        if item.get("Kind", {}).get("S") == "buyer":
-            customer = item.get("CustomerId", {}).get("S")
-            dependency = order or ((pk, "c#" + customer) if customer else None)
-            if dependency is not None:
-                found[1].add(dependency)
-    return list(groups.values())
-
-
-def _actions(
-    view: Table, changes: list[Change], marks: dict[ViewKey, watermarks.Mark], sources: set[ViewKey]
-) -> list[dict[str, Any]]:
-    actions: list[dict[str, Any]] = [
-        {"Put": {"TableName": view.name, "Item": c.expected}}
-        if c.expected is not None
-        else {"Delete": {"TableName": view.name, "Key": {"PK": {"S": c.key[0]}, "SK": {"S": c.key[1]}}}}
-        for c in changes
-    ]
-    actions += [watermarks.touch(view.name, s, marks.get(s, watermarks.Mark())) for s in sorted(sources)]
-    return actions
-
-
-def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
-    """One conditional transaction (tests replace this to show what an unconditional write would do)."""
-    try:
-        view.transact(actions)
-    except view.client.exceptions.TransactionCanceledException as exc:
-        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-        if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in reasons):
-            raise Contended(str(reasons)) from exc
-        raise
-
-
-Entry = tuple[str, list[Change], set[ViewKey]]  # partition, one source item's changes, watermarks they need
-
-
-def _commit_groups(view: Table, entries: list[Entry], marks: dict[ViewKey, watermarks.Mark]) -> set[str]:
-    """Pack the entries into as few transactions as fit (a watermark appears once per transaction and is
-    tracked across them: each transaction increments it). Returns the partitions whose transaction failed
-    its conditions (the sync got there first), which the caller reads again."""
-    failed: set[str] = set()
-    pending: list[Entry] = []
-    sources: set[ViewKey] = set()
-
-    def flush() -> None:
-        changes = [c for _pk, group, _needs in pending for c in group]
-        if changes:
-            try:
-                _commit(view, _actions(view, changes, marks, sources))
-            except Contended:
-                failed.update(pk for pk, _group, _needs in pending)
-            else:
-                for source in sources:
-                    old = marks.get(source, watermarks.Mark())
-                    marks[source] = watermarks.Mark(True, old.seq, old.next_rev)
-        pending.clear()
-        sources.clear()
-
-    for entry in entries:
-        _pk, group, needs = entry
-        if sum(len(g) for _p, g, _n in pending) + len(group) + len(sources | needs) > MAX_TRANSACTION:
-            flush()
-        pending.append(entry)
-        sources.update(needs)
-    flush()
-    return failed
-
-
-def _write_partition(
-    view: Table,
-    pk: str,
-    changes: list[Change],
-    expected: dict[ViewKey, Image],
-    actual: dict[ViewKey, Image],
-    marks: dict[ViewKey, watermarks.Mark],
-) -> None:
-    entries = [(pk, group, needs) for group, needs in _groups(pk, changes, expected, actual)]
-    if _commit_groups(view, entries, marks):
-        raise Contended(pk)
-
-
-def _repair_batch(walk: _Walk, parts: list[tuple[str, list[Image]]]) -> None:
-    """Repair partitions the shop walk found differing, several at a time: their watermarks, then their shop
-    items, then their view items are read by key (BatchGetItem), and their changes share transactions.
-    Partitions that need more (a watermark not read, a failed condition) go through ``_repair`` one by one;
-    extra items under other keys are the view walk's to find."""
-    plans: dict[str, tuple[list[ViewKey], list[ViewKey]]] = {}  # pk -> (source items, view keys seen)
-    needs: set[ViewKey] = set()
-    for pk, items in parts:
-        sources = [k for i in items if (k := projection.source_key(i)) and projection.project_item(i, walk.shards)]
-        expected = walk.expected(items)
-        plans[pk] = (sources, list(expected))
-        needs.update(sources)
-        for item in expected.values():  # the order a buyer relation depends on, should it appear
-            if item["Kind"]["S"] == "buyer" and "CustomerId" in item:
-                needs.add((pk, "c#" + item["CustomerId"]["S"]))
-    marks = watermarks.read(walk.view.client, walk.view.name, sorted(needs))  # before the shop read
-    shop_now = walk.shop.get_many(sorted({s for sources, _keys in plans.values() for s in sources}))
-    expected_now = {
-        pk: walk.expected([shop_now[s] for s in sources if s in shop_now]) for pk, (sources, _k) in plans.items()
-    }
-    view_now = walk.view.get_many(sorted({k for pk, (_s, keys) in plans.items() for k in [*keys, *expected_now[pk]]}))
-    entries: list[Entry] = []
-    found: dict[str, list[Change]] = {}
-    again: set[str] = set()
-    for pk, (_sources, keys) in plans.items():
-        actual = {k: view_now[k] for k in {*keys, *expected_now[pk]} if k in view_now}
-        changes = compare(expected_now[pk], actual)
-        groups = _groups(pk, changes, expected_now[pk], actual)
-        if any(not group_needs <= needs for _group, group_needs in groups):
-            again.add(pk)
-        elif changes:
-            found[pk] = changes
-            entries += [(pk, group, group_needs) for group, group_needs in groups]
-    again |= _commit_groups(walk.view, entries, marks)
-    for pk, changes in found.items():
-        if pk not in again:
-            _count(walk, changes)
-    for pk in sorted(again):
-        _repair(walk, pk)
-
-
-def _count(walk: _Walk, changes: list[Change]) -> None:
-    walk.diff.add(changes)
-    walk.diff.count(written=len(changes))
-    walk.on_write(len(changes))
-
-
-def _repair(walk: _Walk, pk: str) -> None:
-    for attempt in range(ATTEMPTS):
-        marks = watermarks.read_partition(walk.view.client, walk.view.name, pk)  # before the shop read
-        expected, actual = walk.expected(walk.shop.partition(pk)), walk.actual(pk)
-        changes = compare(expected, actual)
-        if not changes:
-            return
-        try:
-            _write_partition(walk.view, pk, changes, expected, actual, marks)
-        except Contended:
-            time.sleep(backoff_delay(attempt))
-            continue
-        _count(walk, changes)
-        return
-    walk.diff.count(contended=1)
-
-
 def rebuild(
     *,
     segments: int = DEFAULT_SEGMENTS,
@@ -461,8 +214,10 @@ def rebuild(
     on_write: Callable[[int], None] | None = None,
 ) -> Diff:
     """Make the view equal to what the shop table implies, live: returns what had to change."""
-    walk = _walk(_repair, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
-    walk.on_batch = _repair_batch
+    walk = _walk(
+        repair.repair_partition, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
+    )
+    walk.on_batch = repair.repair_batch
     walk.on_scan = on_scan or _ignore
     walk.on_write = on_write or _ignore
     return walk.run()

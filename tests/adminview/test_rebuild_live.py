@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, rebuild, watermarks
+from adminview import apply, rebuild, repair, watermarks
 from adminview.models import OrderSummary, Profile, ViewItem
 from adminview.poller import Poller
 from adminview.rebuild import Change, Diff
@@ -103,16 +103,16 @@ class Staff:
 
 def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, change: Callable[[], None]) -> list[str]:
     """Run ``change`` once, after the rebuild read partition ``pk`` and before it writes it."""
-    real = rebuild._commit_groups
+    real = repair._commit_groups
     seen: list[str] = []
 
-    def hooked(view: Table, entries: list[rebuild.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+    def hooked(view: Table, entries: list[repair.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
         if not seen and any(at == pk for at, _group, _needs in entries):
             seen.append(pk)
             change()
         return real(view, entries, marks)
 
-    monkeypatch.setattr(rebuild, "_commit_groups", hooked)
+    monkeypatch.setattr(repair, "_commit_groups", hooked)
     return seen
 
 
@@ -132,7 +132,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
     # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
     _lose(*[("o#" + o, "#order") for o in placed[::3]], ("c#1002", "#profile"))
     if not conditional:
-        monkeypatch.setattr(rebuild, "_commit", _unconditional_commit)
+        monkeypatch.setattr(repair, "_commit", _unconditional_commit)
 
     def ship_victim_and_let_the_sync_apply_it() -> None:
         orders.order_ship(order_id=victim)
@@ -167,7 +167,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
 ) -> None:
     victim = placed[0]
     _lose(("o#" + victim, "#order"))
-    real_commit, real_advance = rebuild._commit_groups, apply._advance
+    real_commit, real_advance = repair._commit_groups, apply._advance
     rebuild_writes: list[Callable[[], object]] = []
     fired: list[str] = []
 
@@ -182,7 +182,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
             client.put_item(TableName=params["TableName"], Item=params["Item"])
         return set()
 
-    def hooked(view: Table, entries: list[rebuild.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+    def hooked(view: Table, entries: list[repair.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
         if fired or all(pk != "o#" + victim for pk, _group, _needs in entries):
             return real_commit(view, entries, marks)
         fired.append(victim)
@@ -192,9 +192,9 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
         return set()
 
     monkeypatch.setattr(apply, "_advance", advance)
-    monkeypatch.setattr(rebuild, "_commit_groups", hooked)
+    monkeypatch.setattr(repair, "_commit_groups", hooked)
     rebuild.rebuild(segments=1)
-    monkeypatch.setattr(rebuild, "_commit_groups", real_commit)
+    monkeypatch.setattr(repair, "_commit_groups", real_commit)
     sync_now()
     assert fired and not rebuild_writes
 
