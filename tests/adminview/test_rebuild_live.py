@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from adminview import apply, rebuild, repair, watermarks
-from adminview.models import OrderSummary, Profile, ViewItem
+from adminview.models import Buyer, OrderSummary, Profile, ViewItem
 from adminview.poller import Poller
 from adminview.rebuild import Change, Diff
 from adminview.table_walk import Table, parallel_scan
@@ -238,6 +238,17 @@ def test_verify_still_reports_real_differences_after_the_recheck(placed: list[st
     found = rebuild.verify(settle_s=0.3)
     assert (found.missing, found.extra, found.differing) == (1, 1, 0)
     assert found.examples["missing"] == [("o#" + placed[0], "#order")]
+
+
+def test_verify_counts_a_partition_both_walks_flag_once(placed: list[str]) -> None:
+    pk = "o#" + placed[0]
+    _lose((pk, "#order"))
+    Buyer(pk, "p#9999", order_id=placed[0], product_id="9999").save()  # no such order item
+    found = rebuild.verify(settle_s=0)
+    assert (found.missing, found.extra, found.differing) == (1, 1, 0), found.summary()
+    fixed = rebuild.rebuild()
+    assert (fixed.missing, fixed.extra, fixed.written) == (1, 1, 2)
+    assert rebuild.verify(settle_s=0).clean
 
 
 def test_diff_keeps_counts_and_only_a_few_examples() -> None:
