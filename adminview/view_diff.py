@@ -65,11 +65,12 @@ class Diff:
                 lines.append(f"  {kind}: {pk} {sk}")
         return "\n".join(lines)
 
-    def rate_line(self) -> str:
-        return (
+    def rate_line(self, *, writes: bool = False) -> str:
+        line = (
             f"scanned {self.shop_items} shop items and {self.view_items} view items in {self.seconds:.1f}s "
-            f"({self.items_per_second:.0f} items/s), wrote {self.written}"
+            f"({self.items_per_second:.0f} items/s)"
         )
+        return line + (f", wrote {self.written} view items" if writes else "")
 
 
 def compare(expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> list[Change]:

@@ -35,6 +35,6 @@ class Command(ShopCommand):
                 on_scan=scanned,
                 on_write=written,
             )
-        self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed); {found.rate_line()}")
+        self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed); {found.rate_line(writes=True)}")
         if found.contended:
             raise ValueError(f"{found.contended} partitions were still changing after every attempt: run again")
