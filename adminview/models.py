@@ -19,7 +19,10 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
 - ``watermark`` PK ``seq#<shop PK>`` SK ``<shop SK>``: the stream ``SequenceNumber`` of the newest record
   applied for that shop item (kept after deletes, as a tombstone), so a stale or replayed record never
-  overwrites newer state. Not part of the projection proper (verify ignores it).
+  overwrites newer state; ``Rev``, which the sync and a rebuild both increment on the condition it is what
+  they read, so neither overwrites the other's newer write; ``ExpiresAt`` (TTL: deleted once no record it
+  guards against can be delivered; see ``adminview.watermarks``). Not part of the projection proper
+  (verify ignores it).
 
 Index projections hold only what the pages show (read cost is per byte).
 """
@@ -46,6 +49,7 @@ USER_ACTIVITY_PREFIX = "USER#"
 USER_TWIN_SUFFIX = "#user"
 ACTIVITY_ATTRS = ["OrderId", "Action", "User", "At", "FromStatus", "ToStatus", "OrderVersion", "RequestId", "ProductId"]
 WATERMARK_PREFIX = "seq#"
+EXPIRES_AT = "ExpiresAt"  # the view table's TTL attribute (only watermarks carry it)
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
 EMAIL_PREFIX = "email#"
 MAX_KEY_BYTES = 2048  # DynamoDB's limit for a partition key value
@@ -225,10 +229,12 @@ class Activity(ViewItem, discriminator="activity"):
 
 
 class Watermark(ViewItem, discriminator="watermark"):
-    seq = UnicodeAttribute(attr_name="Seq")
+    seq = UnicodeAttribute(null=True, attr_name="Seq")  # absent until the sync applied a record
+    rev = NumberAttribute(null=True, attr_name="Rev")
+    expires_at = NumberAttribute(null=True, attr_name=EXPIRES_AT)
 
 
-ADMIN_VIEW_TABLE = TableSpec(model=ViewItem)
+ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
 
 
 class SyncItem(InstrumentedModel):
