@@ -37,13 +37,13 @@ def handle_records(
     records: list[dict[str, Any]],
     *,
     shard_id: str | None = None,
-    apply: Callable[[list[dict[str, Any]]], Outcome] = apply_records,
+    apply: Callable[[list[dict[str, Any]]], Outcome] | None = None,
 ) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
     """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat.
 
     The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
     logged and the failed records are still reported, so Lambda (or the poller) retries them."""
-    outcome = apply(records)
+    outcome = (apply or apply_records)(records)
     failed = [(r, outcome.failed[key]) for i, r in enumerate(records) if (key := failure_key(r, i)) in outcome.failed]
     for record, error in failed:
         log.error("stream record %s failed: %s", failure_key(record, 0), error)

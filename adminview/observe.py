@@ -43,9 +43,10 @@ class BatchReport:
     lag: float | None  # seconds from the oldest record's creation to now; None when no record carries it
 
 
-def created_at(record: dict[str, Any]) -> float | None:
-    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime)."""
-    body = record.get("dynamodb")
+def created_at(record: object) -> float | None:
+    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None
+    for a record without one, malformed records included (they are reported failed, not counted here)."""
+    body = record.get("dynamodb") if isinstance(record, dict) else None
     value = body.get("ApproximateCreationDateTime") if isinstance(body, dict) else None
     if isinstance(value, datetime):
         return value.timestamp()

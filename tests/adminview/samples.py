@@ -43,7 +43,7 @@ def shaped(
     images: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """The sample's record for ``event_name`` (default: the real record's) carrying the real record's keys,
-    sequence number and the ``images`` named (default: those the real record has), as a stream of
+    sequence number, creation time and the ``images`` named (default: those the real record has), as a stream of
     ``view_type`` would deliver it."""
     name = event_name or real["eventName"]
     record = sample_record(name)
@@ -51,6 +51,8 @@ def shaped(
     source = real["dynamodb"]
     body["Keys"] = copy.deepcopy(source["Keys"])
     body["SequenceNumber"] = source["SequenceNumber"]
+    if "ApproximateCreationDateTime" in source:  # when it was written, not the sample's 2016 date
+        body["ApproximateCreationDateTime"] = source["ApproximateCreationDateTime"]
     body["StreamViewType"] = view_type
     for image in ("NewImage", "OldImage"):
         body.pop(image, None)
