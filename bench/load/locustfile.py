@@ -149,4 +149,4 @@ def _write_record(**_: Any) -> None:
     Path(os.environ["LOAD_RECORD"]).write_text(json.dumps(record, indent=1))
 
 
-events.test_stop.add_listener(_write_record)
+events.test_stop.add_listener(_write_record)  # type: ignore[no-untyped-call]
