@@ -125,8 +125,11 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Sessions in that database: any instance serves any logged-in user, and logging out ends the session everywhere.
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Sessions in signed cookies (signed with SECRET_KEY): any instance serves any logged-in user and no request
+# needs a session query. Logging out deletes the cookie; deactivating a user or changing the password ends their
+# sessions at once (the user is loaded on every request and the session carries a hash of the password).
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -138,7 +141,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes first: it refuses any authentication (the login page, the admin site) while locked out.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "dashboard.auth.StaffBackend",  # Django's ModelBackend; loads the fulfilment membership with the user
 ]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
