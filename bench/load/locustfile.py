@@ -55,7 +55,8 @@ class Staff(HttpUser):
     def _check(self, response: Any, name: str, expected: int) -> None:
         STATUSES[f"{name} {response.status_code}"] += 1
         if response.status_code != expected:
-            response.failure(f"HTTP {response.status_code}")
+            cause = f": {response.error!r}"[:200] if response.status_code == 0 else ""  # no answer: why
+            response.failure(f"HTTP {response.status_code}{cause}")
         else:
             response.success()
 

@@ -26,6 +26,9 @@ from dynamo import local
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 ROOT = Path(__file__).resolve().parents[2]
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
+# Longer than a client's pause between requests: gunicorn's default (2 s) closes idle connections that a client
+# may be reusing at that very moment, which it sees as a dropped connection (as a load balancer would).
+KEEP_ALIVE_S = 75
 ACCOUNTS = {"browser": ("load-staff", "load-staff-pw-4821"), "fulfilment": ("load-packer", "load-packer-pw-7315")}
 
 
@@ -104,6 +107,8 @@ def start_gunicorn(opts: argparse.Namespace, workdir: Path) -> tuple[subprocess.
         str(opts.workers),
         "--threads",
         str(opts.threads),
+        "--keep-alive",
+        str(KEEP_ALIVE_S),
         "--log-level",
         "warning",
     ]
