@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
+
+import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SHOP_ADMIN_DATA_DIR", BASE_DIR / ".data"))
@@ -21,12 +24,28 @@ def env_list(name: str, default: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
 
 
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+
+
+def data_dir() -> Path:
+    """The local state directory, created on first use (secret key, SQLite file): a fresh checkout works with
+    or without DJANGO_SECRET_KEY."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return DATA_DIR
+
+
 def _local_secret_key() -> str:
     """No key in the environment: use (and keep) a random one in the data directory, never in the repo."""
-    path = DATA_DIR / "django-secret-key"
+    path = data_dir() / "django-secret-key"
     if path.exists():
         return path.read_text().strip()
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
     key = secrets.token_urlsafe(50)
     path.write_text(key)
     path.chmod(0o600)
@@ -52,6 +71,7 @@ INSTALLED_APPS = [
     "shop",
     "adminview",
     "dashboard",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -68,6 +88,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -88,13 +109,28 @@ TEMPLATES = [
     },
 ]
 
-# Staff accounts live in a small relational store; the shop's data lives in DynamoDB.
+
+# Staff accounts, sessions and login attempts live in a small relational store; the shop's data lives in
+# DynamoDB. DATABASE_URL (e.g. postgres://user:pass@host:5432/shopadmin) makes it shared by every instance;
+# without it, an SQLite file in the data directory (one machine only).
+def _sqlite_url() -> str:
+    path = Path(os.environ.get("DJANGO_DB_PATH") or data_dir() / "db.sqlite3")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("DJANGO_DB_PATH") or str(DATA_DIR / "db.sqlite3"),
-    }
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or _sqlite_url(),
+        conn_max_age=env_int("DJANGO_DB_CONN_MAX_AGE", 60),  # gunicorn workers keep their connection
+        conn_health_checks=True,
+    )
 }
+# Sessions in signed cookies (signed with SECRET_KEY): any instance serves any logged-in user and no request
+# needs a session query. Logging out deletes the cookie; deactivating a user or changing the password ends their
+# sessions at once (the user is loaded on every request and the session carries a hash of the password).
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -102,6 +138,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# django-axes first: it refuses any authentication (the login page, the admin site) while locked out.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "dashboard.auth.StaffBackend",  # Django's ModelBackend; loads the fulfilment membership with the user
 ]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -157,7 +198,9 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS") or (31_536_000 if HTTPS else 0))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", HTTPS)
-if env_bool("DJANGO_BEHIND_PROXY", False):  # the proxy terminates TLS and sets X-Forwarded-Proto
+# Behind a proxy that terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For (only then are they trusted).
+BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", False)
+if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
@@ -169,3 +212,12 @@ CONTENT_SECURITY_POLICY = os.environ.get("DJANGO_CSP") or (
 )
 # Group whose members may ship and cancel orders (created by dashboard's migration 0001).
 FULFILMENT_GROUP = "fulfilment"
+
+# --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
+AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("SHOP_ADMIN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "dashboard.lockout.client_address"
+AXES_LOCKOUT_CALLABLE = "dashboard.lockout.lockout_response"
+AXES_VERBOSE = False

@@ -70,7 +70,7 @@ class Command(ShopCommand):
                     f" (data in {data_dir})\n"
                 )
             )
-            server = self._spawn("runserver", f"127.0.0.1:{port}", "--noreload")
+            server = self._serve(port)
             children.append(server)
             server.wait()
         except KeyboardInterrupt:
@@ -137,6 +137,12 @@ class Command(ShopCommand):
                 group.permissions.set(perms)
                 user.groups.add(group)
         return f"{DEMO_USER} / {secret_file.read_text().strip()}"
+
+    @staticmethod
+    def _serve(port: int) -> subprocess.Popen[bytes]:
+        """The production server (gunicorn, static files by whitenoise), two workers, on the loopback only."""
+        command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"]
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=os.environ.copy())
 
     @staticmethod
     def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:

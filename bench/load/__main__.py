@@ -1,0 +1,7 @@
+from __future__ import annotations
+
+import sys
+
+from bench.load.run import main
+
+sys.exit(main())
