@@ -75,11 +75,22 @@ def ddb_local() -> Iterator[local.DynamoDBLocal]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _fresh_engine_between_modules() -> None:
+def _fresh_engine_between_modules(request: pytest.FixtureRequest) -> Iterator[None]:
     """Restart the session's DynamoDB Local (same port, so every client and subprocess still finds it)
-    before a module, when enough tables went through it; no table survives a module, so nothing is lost."""
-    if not _engine or _tables_made[0] < RESTART_AFTER_TABLES:
-        return
+    before a module, when enough tables went through it; no table survives a module, so nothing is lost.
+
+    A module marked ``fresh_engine`` (it writes tens of thousands of items) starts on a fresh engine and
+    leaves one for the next module: DynamoDB Local keeps every stream record in one SQLite store, and each
+    write slows down as that store grows."""
+    heavy = request.node.get_closest_marker("fresh_engine") is not None
+    if _engine and (heavy or _tables_made[0] >= RESTART_AFTER_TABLES):
+        _restart_engine()
+    yield
+    if heavy:
+        _tables_made[0] = RESTART_AFTER_TABLES
+
+
+def _restart_engine() -> None:
     engine = _engine[0]
     engine.stop()
     deadline = time.monotonic() + 10

@@ -14,7 +14,7 @@ from django.test import Client
 from shop import seeding
 from tests.adminview_helpers import sync_now
 
-pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.slow, pytest.mark.fresh_engine]
 
 
 def cost(client: Client, url: str) -> tuple[int, str | None]:

@@ -15,7 +15,7 @@ from shop.audit import Actor
 from shop.timestamps import now
 from tests.adminview_helpers import sync_now
 
-pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local, pytest.mark.slow]
+pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local, pytest.mark.slow, pytest.mark.fresh_engine]
 
 
 def calls(client: Client, url: str) -> int:
