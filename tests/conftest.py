@@ -6,7 +6,6 @@ Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``); fast 
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -15,23 +14,6 @@ import pytest
 from dynamo import local
 from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
-
-TEST_ENV = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_SESSION_TOKEN": "",
-    "AWS_REGION": "us-east-1",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
-
-
-def _set_env(values: dict[str, str]) -> None:
-    for name, value in values.items():
-        if value:
-            os.environ[name] = value
-        else:
-            os.environ.pop(name, None)
-
 
 # DynamoDB Local (in memory) gets slower as tables are created, written and deleted (about 10x over a full
 # run here), so between test modules it is restarted on the same port once this many tables were made.
@@ -43,26 +25,12 @@ _tables_made = [0]
 @pytest.fixture(scope="session")
 def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
-    with local.in_memory() as engine:
+    with local.in_memory() as engine, local.pointed_at(engine.endpoint):
         _engine.append(engine)
-        saved = {
-            k: os.environ.get(k, "")
-            for k in [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]
-        }
-        _set_env(
-            {
-                **TEST_ENV,
-                "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
-                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
-            }
-        )
-        reset_connections()
         try:
             yield engine
         finally:
             _engine.clear()
-            _set_env(saved)
-            reset_connections()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -71,12 +39,7 @@ def _fresh_engine_between_modules() -> None:
     before a module, when enough tables went through it; no table survives a module, so nothing is lost."""
     if not _engine or _tables_made[0] < RESTART_AFTER_TABLES:
         return
-    engine = _engine[0]
-    engine.stop()
-    deadline = time.monotonic() + 10
-    while local.port_open(engine.port) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    engine.start()
+    _engine[0].restart()
     reset_connections()
     _tables_made[0] = 0
 
@@ -114,12 +77,12 @@ def moto_shop_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
     from shop.models import SHOP_TABLE
 
-    for name, value in TEST_ENV.items():
+    for name, value in local.LOCAL_CREDENTIALS.items():
         if value:
             monkeypatch.setenv(name, value)
         else:
             monkeypatch.delenv(name, raising=False)
-    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
+    for name in ("AWS_ENDPOINT_URL", *local.ENDPOINT_VARIABLES):
         monkeypatch.delenv(name, raising=False)
     original = SHOP_TABLE.model.Meta.table_name
     with mock_aws():
