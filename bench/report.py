@@ -127,9 +127,11 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
     for size in sizes:
         seed = size["seeding"]
         if _reached(seed, f"seeding at {size['orders']:,}", skipped):
+            put = seed["put_item"]
+            put_text = f"{_fmt(put['items_per_s'])} ({put['items']:,}) | {seed['speedup']}x" if put else "- | -"
             lines.append(
                 f"| {size['orders']:,} | {seed['batched']['items']:,} | {_fmt(seed['batched']['items_per_s'])} | "
-                f"{_fmt(seed['put_item']['items_per_s'])} ({seed['put_item']['items']:,}) | {seed['speedup']}x |"
+                f"{put_text} |"
             )
     lines += [
         "",
@@ -181,7 +183,7 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "## Rebuild and verify (child processes)",
         "",
         "`rebuild_adminview` into a new, empty view table (a full rebuild), then `verify_adminview` of the view the "
-        "sync built; items/s is the shop table's items over the command's wall time (Python start-up included); "
+        "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over the command's wall time (Python start-up included); "
         "peak memory is the child's maximum resident set size.",
         "",
         "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",

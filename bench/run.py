@@ -50,6 +50,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--no-repair", action="store_true", help="skip rebuild_adminview / verify_adminview (two full Scans)"
     )
+    p.add_argument(
+        "--repair-only",
+        action="store_true",
+        help="per size only seed, rebuild_adminview into an empty view and verify_adminview of that view",
+    )
     p.add_argument("--putitem-sample", type=int, default=2000, help="items in the PutItem baseline (default 2000)")
     p.add_argument("--workers", type=int, default=8, help="seeding threads (default 8)")
     p.add_argument("--endpoint", help="use this DynamoDB endpoint instead of starting DynamoDB Local")
@@ -83,6 +88,8 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     subjects = stages.choose_subjects(plan)
     size |= {"config": vars(config) | {"until": str(config.until)}, "subjects": vars(subjects)}
     log(f"[{orders:,} orders] {plan.size:,} planned entities; subjects {subjects}")
+    if opts.repair_only:
+        return repair_only(size, plan, opts, engine, log, save)
     engine.restart()
     baseline = stages.put_item_baseline(plan, opts.putitem_sample)
     log(f"[{orders:,}] PutItem baseline: {baseline}")
@@ -108,6 +115,23 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
             save()
         log(f"[{orders:,}] naive ways ({opts.naive_repeat}x)")
         size["naive"] = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
+        save()
+
+
+def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
+    """Seed, then rebuild into an empty view and verify what the rebuild wrote (no sync, pages or naive ways)."""
+    from bench import env, repair, stages
+
+    orders = size["orders"]
+    size |= dict.fromkeys(("data", "page", "naive"), {}) | dict.fromkeys(("sync", "lag"), {"skipped": "--repair-only"})
+    engine.restart()
+    with env.fresh_tables(f"bench{orders}"):
+        size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=None)
+        size["items"] = size["seeding"]["batched"]["items"]
+        log(f"[{orders:,}] seeding: {size['seeding']}")
+        save()
+        size["repair"] = repair.repair(size["items"], verify_rebuilt=True)
+        log(f"[{orders:,}] rebuild/verify: {size['repair']}")
         save()
 
 

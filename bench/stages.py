@@ -12,6 +12,7 @@ from typing import Any
 
 from adminview import selectors
 from bench.measure import repeat
+from dynamo.batch import client_of
 from dynamo.tables import ensure_table
 from shop import access_patterns, keys, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
@@ -90,7 +91,7 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     model.Meta.table_name = f"{original}-putitem-{uuid.uuid4().hex[:6]}"
     try:
         ensure_table(SHOP_TABLE)
-        client = model.raw_client()
+        client = client_of(model)
         name = str(model.Meta.table_name)
         started = time.perf_counter()
         for item in items:
@@ -102,8 +103,8 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     return {"items": len(items), "seconds": round(seconds, 3), "items_per_s": round(len(items) / seconds, 1)}
 
 
-def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> dict[str, Any]:
-    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before."""
+def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | None) -> dict[str, Any]:
+    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before (if any)."""
     started = time.perf_counter()
     written = seeding.run(plan, workers=workers)
     seconds = time.perf_counter() - started
@@ -116,7 +117,7 @@ def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> d
     return {
         "batched": batched,
         "put_item": baseline,
-        "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2),
+        "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2) if baseline else None,
     }
 
 
@@ -191,7 +192,7 @@ def pages(client: Any, subjects: Subjects, *, repeats: int) -> dict[str, dict[st
 
 def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
     """What a generic DynamoDB browser does: Scan the whole shop table (1 MB pages, one after another), filter."""
-    client = SHOP_TABLE.model.raw_client()
+    client = client_of(SHOP_TABLE.model)
     name = str(SHOP_TABLE.model.Meta.table_name)
     kwargs: dict[str, Any] = {
         "TableName": name,
@@ -239,7 +240,7 @@ def naive_invoices(customer_id: str) -> dict[str, Any]:
 
 def naive_buyers(product_id: str) -> dict[str, Any]:
     """The seed's way: every order item of the product (GSI1, all pages), then one GetItem per distinct buyer."""
-    client = SHOP_TABLE.model.raw_client()
+    client = client_of(SHOP_TABLE.model)
     name = str(SHOP_TABLE.model.Meta.table_name)
     kwargs: dict[str, Any] = {
         "TableName": name,
