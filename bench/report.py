@@ -183,7 +183,8 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "## Rebuild and verify (child processes)",
         "",
         "`rebuild_adminview` into a new, empty view table (a full rebuild), then `verify_adminview` of the view the "
-        "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over the command's wall time (Python start-up included); "
+        "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over "
+        "the command's wall time (Python start-up included); "
         "peak memory is the child's maximum resident set size.",
         "",
         "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",
