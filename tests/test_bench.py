@@ -4,7 +4,6 @@ page do not grow with the table" check."""
 
 from __future__ import annotations
 
-import argparse
 from types import SimpleNamespace
 from typing import Any
 
@@ -82,18 +81,24 @@ def test_resolve_quick_defaults() -> None:
 @pytest.mark.ddb_local
 @pytest.mark.django_db
 def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
-    opts = argparse.Namespace(
-        sizes=[30, 120],
-        repeat=2,
-        naive_repeat=1,
-        lag_samples=2,
-        putitem_sample=50,
-        workers=4,
-        endpoint=ddb_local.endpoint,
-        name="test",
-        argv=["--test"],
-        shared_scan=False,
-        no_repair=False,
+    opts = resolve(
+        [
+            *[
+                "--sizes",
+                "30,120",
+                "--repeat",
+                "2",
+                "--naive-repeat",
+                "1",
+                "--lag-samples",
+                "2",
+                "--putitem-sample",
+                "50",
+                "--workers",
+                "4",
+            ],
+            *["--endpoint", ddb_local.endpoint, "--name", "test"],
+        ]
     )
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
