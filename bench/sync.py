@@ -59,8 +59,8 @@ def poller() -> TimedPoller:
 
 @dataclass
 class ViewWrites:
-    """Write units the view table consumed, split into watermark batches and the rest (the sync writes its
-    watermarks in BatchWriteItem calls of their own, after the view items)."""
+    """Write units the view table consumed, split into watermark writes and the rest. A call is classed by the
+    keys it writes (a watermark's PK starts with ``seq#``); a call that mixes both splits its units by count."""
 
     watermark_wcu: float = 0.0
     watermark_items: int = 0
@@ -68,40 +68,59 @@ class ViewWrites:
     other_items: int = 0
 
 
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+
+
+def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:
+    """The partition keys a write call writes to ``table``."""
+    if operation == "BatchWriteItem":
+        return [
+            _pk(r.get("PutRequest", {}).get("Item") or r.get("DeleteRequest", {}).get("Key"))
+            for r in (params.get("RequestItems") or {}).get(table, [])
+        ]
+    if operation == "TransactWriteItems":
+        actions: list[dict[str, Any]] = [next(iter(t.values()), {}) for t in params.get("TransactItems", [])]
+        return [_pk(a.get("Item") or a.get("Key")) for a in actions if a.get("TableName") == table]
+    if params.get("TableName") != table:
+        return []
+    return [_pk(params.get("Item") or params.get("Key"))]
+
+
+def _pk(item: dict[str, Any] | None) -> str:
+    return str((item or {}).get("PK", {}).get("S", ""))
+
+
 @contextmanager
 def counting_view_writes() -> Iterator[ViewWrites]:
-    """Count BatchWriteItem items and consumed WCU on the view table, through botocore's event hooks."""
+    """Count the items and consumed WCU of every write to the view table, through botocore's event hooks."""
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     counted = ViewWrites()
     events = client.meta.events
 
-    def classify(params: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        requests = (params.get("RequestItems") or {}).get(table, [])
-        marks = sum(1 for r in requests if _pk(r).startswith(WATERMARK_PREFIX))
-        context[_KIND] = ("watermark" if marks == len(requests) else "other", len(requests))
+    def classify(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        if model.name in _WRITES:
+            pks = written_keys(model.name, params, table)
+            context[_KIND] = (sum(1 for pk in pks if pk.startswith(WATERMARK_PREFIX)), len(pks))
 
     def consumed(parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        kind, items = context.get(_KIND, ("other", 0))
-        units = sum(float(c.get("CapacityUnits", 0.0)) for c in parsed.get("ConsumedCapacity") or [])
-        if kind == "watermark":
-            counted.watermark_wcu += units
-            counted.watermark_items += items
-        else:
-            counted.other_wcu += units
-            counted.other_items += items
+        marks, items = context.get(_KIND, (0, 0))
+        if not items:
+            return
+        entries = parsed.get("ConsumedCapacity") or []
+        entries = entries if isinstance(entries, list) else [entries]
+        units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
+        counted.watermark_wcu += units * marks / items
+        counted.other_wcu += units * (items - marks) / items
+        counted.watermark_items += marks
+        counted.other_items += items - marks
 
-    events.register("before-parameter-build.dynamodb.BatchWriteItem", classify)
-    events.register("after-call.dynamodb.BatchWriteItem", consumed)
+    events.register("before-parameter-build.dynamodb", classify)
+    events.register("after-call.dynamodb", consumed)
     try:
         yield counted
     finally:
-        events.unregister("before-parameter-build.dynamodb.BatchWriteItem", classify)
-        events.unregister("after-call.dynamodb.BatchWriteItem", consumed)
-
-
-def _pk(request: dict[str, Any]) -> str:
-    body = request.get("PutRequest", {}).get("Item") or request.get("DeleteRequest", {}).get("Key") or {}
-    return str(body.get("PK", {}).get("S", ""))
+        events.unregister("before-parameter-build.dynamodb", classify)
+        events.unregister("after-call.dynamodb", consumed)
 
 
 def _ms(values_s: list[float], q: float) -> float:

@@ -123,3 +123,28 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 1 |" in text and "PASS" in text
+
+
+def test_view_writes_are_classed_by_the_keys_they_write() -> None:
+    from bench.sync import written_keys
+
+    batch = {
+        "RequestItems": {
+            "view": [
+                {"PutRequest": {"Item": {"PK": {"S": "seq#o#1"}, "SK": {"S": "c#1"}}}},
+                {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "ORDER"}}}},
+            ],
+            "other": [{"PutRequest": {"Item": {"PK": {"S": "x"}}}}],
+        }
+    }
+    assert written_keys("BatchWriteItem", batch, "view") == ["seq#o#1", "o#1"]
+    assert written_keys("PutItem", {"TableName": "view", "Item": {"PK": {"S": "seq#p#2"}}}, "view") == ["seq#p#2"]
+    assert written_keys("UpdateItem", {"TableName": "shop", "Key": {"PK": {"S": "o#1"}}}, "view") == []
+    transact = {
+        "TransactItems": [
+            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#3"}}}},
+            {"ConditionCheck": {"TableName": "view", "Key": {"PK": {"S": "seq#o#3"}}}},
+            {"Update": {"TableName": "shop", "Key": {"PK": {"S": "o#3"}}}},
+        ]
+    }
+    assert written_keys("TransactWriteItems", transact, "view") == ["o#3", "seq#o#3"]
