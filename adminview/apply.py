@@ -11,7 +11,10 @@ Order of work for a batch of records (Lambda event records or poller records, sa
 5. only then advance the watermarks, so a crash before this point replays the records, never skips them.
 
 Records of one shop item all live in one stream shard, and one shard is processed by one worker at a time
-(Lambda's event source mapping, or our poller), so compare-before-write needs no conditional writes.
+(Lambda's event source mapping, or our poller), so the sync never races itself. It can race a rebuild run
+meanwhile: each watermark advance is a PutItem conditioned on the watermark being what step 2 read, and
+when a rebuild changed it in between (it may have overwritten what steps 3-4 wrote), that item's records
+are applied again from a fresh read (see ``adminview.watermarks``).
 """
 
 from __future__ import annotations
@@ -22,15 +25,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import projection
+from botocore.exceptions import ClientError
+
+from adminview import projection, watermarks
 from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Delete, Image, Put, ViewKey
-from dynamo.batch import batch_get, batch_write, client_of, delete_request, put_request
+from dynamo.batch import batch_write, client_of, delete_request, put_request
 from dynamo.instrumentation import run_in_context
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
 WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each 25 items)
+RACE_ATTEMPTS = 5  # times an item's records are applied again after a rebuild changed its watermark
 
 
 @dataclass
@@ -90,11 +96,29 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
     batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
 
 
-def _watermarks(sources: list[ViewKey]) -> dict[ViewKey, str]:
+def _watermarks(sources: list[ViewKey]) -> dict[ViewKey, watermarks.Mark]:
     client, table = _table()
-    wkeys = [projection.watermark_key(s) for s in sources]
-    found = batch_get(client, table, [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in wkeys], key_names=KEY_NAMES)
-    return {s: raw["Seq"]["S"] for s, raw in zip(sources, found, strict=True) if raw and "Seq" in raw}
+    return watermarks.read(client, table, sources)
+
+
+def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, str]) -> set[ViewKey]:
+    """Advance each source's watermark unless it changed since it was read; returns those that had changed."""
+    client, table = _table()
+
+    def one(source: ViewKey) -> ViewKey | None:
+        try:
+            client.put_item(**watermarks.advance(table, source, marks[source], newest[source]))
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            return source
+        return None
+
+    sources = sorted(newest)
+    if len(sources) <= 1:
+        return {s for s in map(one, sources) if s}
+    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(sources))) as pool:
+        return {s for s in pool.map(run_in_context(one), sources) if s}
 
 
 def _order_collection(order_id: str) -> list[Image]:
@@ -154,14 +178,31 @@ def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
     # Records that imply nothing for the view (stock, shipments, products...) need no watermark: replaying
     # an older record of such an item can only put what its new image implies, which is nothing.
     batch = [p for p in batch if p.ops or p.order_id]
+    applied, skipped, raced = _apply_once(batch)
+    for _ in range(RACE_ATTEMPTS):
+        if not raced:
+            return applied, total - len(batch) + skipped
+        _, _, raced = _apply_once([p for p in batch if p.source in raced])
+    raise RuntimeError(f"watermarks of {sorted(raced)[:3]} kept changing (a rebuild writing them?)")
+
+
+def _apply_once(batch: list[Prepared]) -> tuple[int, int, set[ViewKey]]:
+    """Apply once; returns (applied, skipped, sources whose watermark changed under us)."""
     marks = _watermarks(list(dict.fromkeys(p.source for p in batch)))
     final: dict[ViewKey, Image | None] = {}
     newest: dict[ViewKey, str] = {}
     status_changed: set[str] = set()
     new_buyers: set[str] = set()
-    applied, skipped = 0, total - len(batch)
+    applied = skipped = 0
     for p in batch:
-        seen = newest.get(p.source) or marks.get(p.source)
+        mark = marks[p.source]
+        if watermarks.too_old(mark, (p.record.get("dynamodb") or {}).get("ApproximateCreationDateTime")):
+            raise ValueError(
+                f"record {p.event_id} of {p.source[0]} {p.source[1]} is older than a watermark's lifetime "
+                f"({watermarks.MAX_RECORD_AGE_S // 3600} h) and the item has none, so newer state may already "
+                "be in the view: not applied (rebuild_adminview repairs the view from the shop table)"
+            )
+        seen = newest.get(p.source) or mark.seq
         if seen is not None and p.seq <= seen:
             skipped += 1
             continue
@@ -174,8 +215,7 @@ def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
     status_changed |= _derive_in_batch(final, new_buyers - status_changed)
     _write(final)
     rederive(sorted(status_changed))
-    _write({projection.watermark_key(s): projection.watermark_item(s, seq) for s, seq in newest.items()})
-    return applied, skipped
+    return applied, skipped, _advance(marks, newest)
 
 
 def apply_records(records: Sequence[dict[str, Any]]) -> Outcome:

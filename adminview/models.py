@@ -13,7 +13,10 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
 - ``watermark`` PK ``seq#<shop PK>`` SK ``<shop SK>``: the stream ``SequenceNumber`` of the newest record
   applied for that shop item (kept after deletes, as a tombstone), so a stale or replayed record never
-  overwrites newer state. Not part of the projection proper (verify ignores it).
+  overwrites newer state; ``Rev``, which the sync and a rebuild both increment on the condition it is what
+  they read, so neither overwrites the other's newer write; ``ExpiresAt`` (TTL: deleted once no record it
+  guards against can be delivered; see ``adminview.watermarks``). Not part of the projection proper
+  (verify ignores it).
 
 Index projections hold only what the pages show (read cost is per byte).
 """
@@ -35,6 +38,7 @@ PROFILE_SK = "#profile"
 ORDER_SK = "#order"
 PENDING_PREFIX = "PENDING#"
 WATERMARK_PREFIX = "seq#"
+EXPIRES_AT = "ExpiresAt"  # the view table's TTL attribute (only watermarks carry it)
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
 
 
@@ -158,10 +162,12 @@ class PaymentRef(ViewItem, discriminator="payment"):
 
 
 class Watermark(ViewItem, discriminator="watermark"):
-    seq = UnicodeAttribute(attr_name="Seq")
+    seq = UnicodeAttribute(null=True, attr_name="Seq")  # absent until the sync applied a record
+    rev = NumberAttribute(null=True, attr_name="Rev")
+    expires_at = NumberAttribute(null=True, attr_name=EXPIRES_AT)
 
 
-ADMIN_VIEW_TABLE = TableSpec(model=ViewItem)
+ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
 
 
 class SyncItem(InstrumentedModel):

@@ -99,9 +99,28 @@ def watermark_key(source: ViewKey) -> ViewKey:
     return WATERMARK_PREFIX + source[0], source[1]
 
 
-def watermark_item(source: ViewKey, seq: str) -> Image:
+def watermark_item(source: ViewKey, seq: str, *, rev: int | None = None, expires_at: int | None = None) -> Image:
+    """The sync's watermark (see ``adminview.watermarks``): ``Seq`` applied, ``Rev``, ``ExpiresAt`` (TTL)."""
     pk, sk = watermark_key(source)
-    return _item(pk, sk, "watermark", Seq=seq)
+    return _item(pk, sk, "watermark", Seq=seq, Rev=rev, ExpiresAt=expires_at)
+
+
+def source_of(item: Image) -> ViewKey | None:
+    """The shop item a view item follows from (the inverse of ``project_item``'s keys): a rebuild conditions
+    every write of a view item, deletes included, on that source's watermark. None: no shop item implies it."""
+    pk, sk = key_of(item)
+    kind = _s(item, "Kind")
+    if kind == "profile" and sk == PROFILE_SK:
+        return pk, pk
+    if kind == "order" and sk == ORDER_SK:
+        customer = _s(item, "CustomerId")
+        return (pk, "c#" + customer) if customer else None
+    if kind == "buyer":
+        return pk, sk
+    if kind == "payment":
+        invoice = _strip(sk, "t#")
+        return (pk, "i#" + invoice.split("#", 1)[0]) if invoice else None
+    return None
 
 
 def normalize_seq(sequence_number: str) -> str:

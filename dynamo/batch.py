@@ -172,19 +172,20 @@ def batch_get(
     *,
     key_names: Sequence[str],
     attributes: Sequence[str] | None = None,
+    consistent: bool = False,
     parallel: int = 4,
     max_attempts: int = MAX_ATTEMPTS,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[Item | None]:
     """Fetch items by key, at most 100 keys a call, calls in parallel; the result lines up with ``keys``
-    (None where there is no item). Duplicate keys are fetched once."""
+    (None where there is no item). Duplicate keys are fetched once; ``consistent``: strongly consistent reads."""
     unique: dict[tuple[Any, ...], Item] = {}
     for key in keys:
         unique.setdefault(tuple(repr(key[n]) for n in key_names), key)
-    projection: dict[str, Any] = {}
+    projection: dict[str, Any] = {"ConsistentRead": True} if consistent else {}
     if attributes:
         wanted = list(dict.fromkeys([*key_names, *attributes]))
-        projection = {
+        projection |= {
             "ProjectionExpression": ", ".join(f"#a{i}" for i in range(len(wanted))),
             "ExpressionAttributeNames": {f"#a{i}": name for i, name in enumerate(wanted)},
         }

@@ -20,10 +20,12 @@ DEFAULT_TIMEOUT_S = 3600.0
 
 @dataclass(frozen=True)
 class TableSpec:
-    """What a table must look like: the model that defines it, and its stream setting."""
+    """What a table must look like: the model that defines it, its stream setting, and the attribute DynamoDB's
+    TTL deletes items by (epoch seconds; None: no TTL)."""
 
     model: type[Model]
     stream_view_type: str | None = None
+    ttl_attribute: str | None = None
 
     @property
     def name(self) -> str:
@@ -110,7 +112,7 @@ def ensure_table(
         changes.append(f"created table {spec.name}")
         progress(changes[-1])
         wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
-        return changes
+        return changes + _ensure_ttl(client, spec, progress)
 
     wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
     stream = table.get("StreamSpecification") or {}
@@ -143,7 +145,28 @@ def ensure_table(
         changes.append(f"added index {index['IndexName']} to {spec.name}")
         progress(changes[-1] + " (DynamoDB backfills it online)")
         wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
-    return changes
+    return changes + _ensure_ttl(client, spec, progress)
+
+
+def _ensure_ttl(client: Any, spec: TableSpec, progress: Callable[[str], None]) -> list[str]:
+    """Enable TTL on ``spec.ttl_attribute`` unless it already is (or is being) enabled on it."""
+    if not spec.ttl_attribute:
+        return []
+    found = client.describe_time_to_live(TableName=spec.name).get("TimeToLiveDescription") or {}
+    status, attribute = found.get("TimeToLiveStatus"), found.get("AttributeName")
+    if status in ("ENABLED", "ENABLING"):
+        if attribute != spec.ttl_attribute:
+            raise RuntimeError(
+                f"{spec.name} has TTL on {attribute} but {spec.ttl_attribute} is needed; "
+                "disabling TTL takes up to an hour on AWS: change it by hand"
+            )
+        return []
+    client.update_time_to_live(
+        TableName=spec.name, TimeToLiveSpecification={"Enabled": True, "AttributeName": spec.ttl_attribute}
+    )
+    change = f"enabled TTL ({spec.ttl_attribute}) on {spec.name}"
+    progress(change)
+    return [change]
 
 
 def stream_arn(model: type[Model]) -> str | None:

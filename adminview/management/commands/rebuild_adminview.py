@@ -1,27 +1,40 @@
-"""``manage.py rebuild_adminview``: recompute the admin view from a parallel Scan of the shop table."""
+"""``manage.py rebuild_adminview``: make the admin view equal to what the shop table implies, safe to run
+while staff act and the sync applies records (see ``adminview.rebuild``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.core.management.base import CommandParser
-from tqdm import tqdm
 
-from adminview.rebuild import DEFAULT_SEGMENTS, rebuild
-from dynamo.commands import ShopCommand, positive_int
+from adminview.management.walk_options import add_walk_arguments, progress_bar
+from adminview.rebuild import rebuild
+from dynamo.commands import ShopCommand
 
 
 class Command(ShopCommand):
-    help = "Rebuild the admin view from the shop table (writes what is missing or different, removes extras)."
+    help = (
+        "Rebuild the admin view from the shop table, partition by partition, while the sync runs: writes what "
+        "is missing or different and removes what no longer follows, each write conditioned on the source "
+        "item's watermark."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--segments", type=positive_int, default=DEFAULT_SEGMENTS, help="parallel Scan segments")
+        add_walk_arguments(parser)
 
     def run(self, **options: Any) -> None:
-        segments = max(1, options["segments"])
+        no_progress = bool(options["no_progress"])
         with (
-            tqdm(desc="scanned", unit=" items", disable=None) as scanned,
-            tqdm(desc="written", unit=" items", disable=None) as written,
+            progress_bar("scanned", disable=no_progress) as scanned,
+            progress_bar("written", disable=no_progress) as written,
         ):
-            found = rebuild(segments=segments, on_page=scanned.update, on_write=written.update)
-        self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed)")
+            found = rebuild(
+                segments=options["segments"],
+                page_size=options["page_size"],
+                rate_limit=options["rate_limit"],
+                on_scan=scanned,
+                on_write=written,
+            )
+        self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed); {found.rate_line()}")
+        if found.contended:
+            raise ValueError(f"{found.contended} partitions were still changing after every attempt: run again")

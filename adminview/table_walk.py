@@ -1,0 +1,160 @@
+"""Reading both tables for rebuild and verify: segmented Scan pages, one partition at a time, rate-limited.
+
+Scans are for these offline commands only, never for a request path. Memory stays bounded: a Scan segment
+is consumed page by page (``Limit`` items) and regrouped into partitions (the items of one partition key
+come out of a Scan segment together, in sort-key order), so a worker holds one page and one partition.
+
+Every call waits on a token bucket (``dynamo.backfill.CapacityBucket``, the one ``backfill --rate-limit``
+uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share of capacity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.models import WATERMARK_PREFIX, ViewItem
+from adminview.projection import Image
+from dynamo.backfill import CapacityBucket, parse_rate
+from dynamo.batch import client_of
+from dynamo.instrumentation import recording, run_in_context
+
+DEFAULT_SEGMENTS = 4
+MAX_SEGMENTS = 64
+DEFAULT_PAGE = 100
+
+
+def _ignore(_n: int) -> None:
+    return None
+
+
+@dataclass
+class Table:
+    """One table with its own read and write budgets."""
+
+    client: Any
+    name: str
+    reads: CapacityBucket = field(default_factory=lambda: CapacityBucket(None))
+    writes: CapacityBucket = field(default_factory=lambda: CapacityBucket(None))
+
+    @classmethod
+    def of(cls, model: type[Any], rate_limit: str | None = None) -> Table:
+        client, name = client_of(model), str(model.Meta.table_name)
+        if rate_limit is None:
+            return cls(client, name)
+        try:
+            description = client.describe_table(TableName=name)["Table"]
+        except client.exceptions.ResourceNotFoundException as exc:
+            raise LookupError(f"no table {name}") from exc
+        read_rate, write_rate = parse_rate(rate_limit, description)
+        return cls(client, name, CapacityBucket(read_rate), CapacityBucket(write_rate))
+
+    def item_count(self) -> int | None:
+        """DynamoDB's approximate count (refreshed about every six hours): for progress bars only."""
+        count = self.client.describe_table(TableName=self.name)["Table"].get("ItemCount")
+        return int(count) if count else None
+
+    def _read(self, operation: Callable[..., Any], **params: Any) -> dict[str, Any]:
+        self.reads.wait()
+        with recording() as log:
+            result = operation(**params)
+        self.reads.spend(log.read_units)
+        return dict(result)
+
+    def scan_pages(
+        self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE, skip_watermarks: bool = False
+    ) -> Iterator[list[Image]]:
+        params: dict[str, Any] = {
+            "TableName": self.name,
+            "Segment": segment,
+            "TotalSegments": segments,
+            "Limit": page_size,
+        }
+        if skip_watermarks:
+            params["FilterExpression"] = "NOT begins_with(#pk, :wm)"
+            params["ExpressionAttributeNames"] = {"#pk": "PK"}
+            params["ExpressionAttributeValues"] = {":wm": {"S": WATERMARK_PREFIX}}
+        while True:
+            page = self._read(self.client.scan, **params)
+            yield page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def partition(self, pk: str) -> list[Image]:
+        """Every item of one partition, strongly consistent."""
+        items: list[Image] = []
+        params: dict[str, Any] = {
+            "TableName": self.name,
+            "KeyConditionExpression": "#pk = :pk",
+            "ExpressionAttributeNames": {"#pk": "PK"},
+            "ExpressionAttributeValues": {":pk": {"S": pk}},
+            "ConsistentRead": True,
+        }
+        while True:
+            page = self._read(self.client.query, **params)
+            items += page.get("Items", [])
+            if "LastEvaluatedKey" not in page:
+                return items
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def transact(self, actions: list[dict[str, Any]]) -> None:
+        self.writes.wait()
+        with recording() as log:
+            self.client.transact_write_items(TransactItems=actions)
+        self.writes.spend(log.write_units or 2.0 * len(actions))
+
+
+def partitions(
+    pages: Iterator[list[Image]], on_page: Callable[[int], None] = _ignore
+) -> Iterator[tuple[str, list[Image]]]:
+    """(partition key, its items) from Scan pages; a partition spanning pages is yielded once, whole. Should a
+    Scan ever return a partition in two runs, it is yielded twice, each time with part of its items: callers
+    treat what they get as a hint and read the partition again before acting on it."""
+    pk: str | None = None
+    items: list[Image] = []
+    for page in pages:
+        on_page(len(page))
+        for item in page:
+            item_pk = item["PK"]["S"]
+            if item_pk != pk:
+                if pk is not None:
+                    yield pk, items
+                pk, items = item_pk, []
+            items.append(item)
+    if pk is not None:
+        yield pk, items
+
+
+def in_segments(work: Callable[[int], None], segments: int) -> None:
+    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
+    with ThreadPoolExecutor(max_workers=segments, thread_name_prefix="adminview-walk") as pool:
+        for future in [pool.submit(run_in_context(work), n) for n in range(segments)]:
+            future.result()
+
+
+def view_table(rate_limit: str | None = None) -> Table:
+    return Table.of(ViewItem, rate_limit)
+
+
+def shop_table(rate_limit: str | None = None) -> Table:
+    from shop.models import ShopItem
+
+    return Table.of(ShopItem, rate_limit)
+
+
+def parallel_scan(model: type[Any], *, segments: int = DEFAULT_SEGMENTS) -> list[Image]:
+    """Every item of a table (tests and small tools: this one does hold the whole table)."""
+    table = Table.of(model)
+    parts: list[list[Image]] = [[] for _ in range(segments)]
+
+    def segment(n: int) -> None:
+        for page in table.scan_pages(n, segments):
+            parts[n] += page
+
+    in_segments(segment, segments)
+    return [item for part in parts for item in part]

@@ -1,0 +1,267 @@
+"""Rebuild and verify while staff act and the sync applies records (DynamoDB Local, real stream, real poller).
+
+The races that matter are forced, not left to luck: a hook runs the interfering change exactly between a
+rebuild's read and its write (or between the sync's view write and its watermark advance), and the same
+scenario with the protection removed must end with a wrong view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from adminview import apply, rebuild, watermarks
+from adminview.models import OrderSummary, Profile, ViewItem
+from adminview.poller import Poller
+from adminview.rebuild import Change, Diff
+from adminview.table_walk import Table, parallel_scan
+from dynamo.batch import batch_write, client_of, delete_request, put_request
+from shop import orders
+from shop.errors import OrderConflict
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview_helpers import sync_now
+
+pytestmark = pytest.mark.ddb_local
+
+
+def _place(count: int, prefix: str = "o") -> list[str]:
+    ids = [f"{prefix}{n}" for n in range(count)]
+    for n, order_id in enumerate(ids):
+        lines = [OrderLine(f"200{1 + n % 3}", 1), OrderLine(f"200{1 + (n + 1) % 3}", 1)]
+        orders.order_place(customer_id=f"100{1 + n % 3}", lines=lines, order_id=order_id)
+    return ids
+
+
+def _lose(*keys: tuple[str, str]) -> None:
+    """View items lost (a record that never arrived): what a rebuild is for."""
+    client = client_of(ViewItem)
+    for pk, sk in keys:
+        client.delete_item(TableName=str(ViewItem.Meta.table_name), Key={"PK": {"S": pk}, "SK": {"S": sk}})
+
+
+def _unconditional_commit(view: Table, actions: list[dict[str, Any]]) -> None:
+    """What the rebuild did before: write its view items with no condition and leave watermarks alone."""
+    requests = [
+        put_request(a["Put"]["Item"]) if "Put" in a else delete_request(a["Delete"]["Key"])
+        for a in actions
+        if "Put" in a or "Delete" in a
+    ]
+    batch_write(view.client, view.name, requests, key_names=("PK", "SK"))
+
+
+def _status(order_id: str) -> str | None:
+    return OrderSummary.get("o#" + order_id, "#order", consistent_read=True).status
+
+
+def _wait_for(check: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, "the sync did not catch up"
+        time.sleep(0.05)
+
+
+class Following:
+    """The poller following the stream in a thread, as ``sync_adminview --follow`` does."""
+
+    def __init__(self) -> None:
+        self.poller = Poller(idle_s=0.05)
+        self.thread = threading.Thread(target=self.poller.run, kwargs={"follow": True}, daemon=True)
+
+    def __enter__(self) -> Following:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.poller.stop()
+        self.thread.join(timeout=60)
+
+
+class Staff:
+    """Ships and cancels orders in a thread until every one is done."""
+
+    def __init__(self, order_ids: list[str], seed: int = 7) -> None:
+        self.order_ids = order_ids
+        self.rng = random.Random(seed)
+        self.done = 0
+        self.thread = threading.Thread(target=self.work, daemon=True)
+
+    def work(self) -> None:
+        for order_id in self.order_ids:
+            action = orders.order_ship if self.rng.random() < 0.6 else orders.order_cancel
+            with contextlib.suppress(OrderConflict):  # nothing else acts on these orders: never expected
+                action(order_id=order_id)
+            self.done += 1
+            time.sleep(0.01)
+
+
+def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, change: Callable[[], None]) -> list[str]:
+    """Run ``change`` once, after the rebuild read partition ``pk`` and before it writes it."""
+    real = rebuild._write_partition
+    seen: list[str] = []
+
+    def hooked(view: Table, at: str, *args: Any) -> None:
+        if at == pk and not seen:
+            seen.append(at)
+            change()
+        real(view, at, *args)
+
+    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    return seen
+
+
+@pytest.fixture
+def placed(shop_table: str, admin_view_table: str) -> Iterator[list[str]]:
+    factories.shop_with(customers=3, products=3, stock_each=1000)
+    ids = _place(24)
+    sync_now()
+    yield ids
+
+
+@pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
+def test_rebuild_during_live_traffic_converges_only_when_conditional(
+    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    victim, busy = placed[1], [o for o in placed if o != placed[1]]
+    # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
+    _lose(*[("o#" + o, "#order") for o in placed[::3]], ("c#1002", "#profile"))
+    if not conditional:
+        monkeypatch.setattr(rebuild, "_commit", _unconditional_commit)
+
+    def ship_victim_and_let_the_sync_apply_it() -> None:
+        orders.order_ship(order_id=victim)
+        _wait_for(lambda: OrderSummary.count("o#" + victim, consistent_read=True) == 1)
+
+    staff = Staff(busy)
+    with Following():
+        staff.thread.start()
+        runs = [rebuild.rebuild(segments=2, page_size=7) for _ in range(3)]
+        # The last run meets the race for sure: the victim's summary is lost, the rebuild reads it PENDING,
+        # then staff ship it and the sync applies that, then the rebuild writes.
+        _lose(("o#" + victim, "#order"))
+        forced = _interfere_before_first_write(monkeypatch, "o#" + victim, ship_victim_and_let_the_sync_apply_it)
+        runs.append(rebuild.rebuild(segments=2, page_size=7))
+        staff.thread.join(timeout=120)
+    sync_now()  # whatever arrived after the follower stopped
+
+    assert forced == ["o#" + victim] and staff.done == len(busy)
+    assert sum(r.missing for r in runs) >= 1 and not any(r.contended for r in runs)
+    found = rebuild.verify(settle_s=0)
+    if conditional:
+        assert found.clean, found.summary()
+        assert _status(victim) == "SHIPPED"
+    else:  # the rebuild wrote the PENDING it had read over the SHIPPED the sync had applied, for good
+        assert found.differing == 1 and found.examples["differing"] == [("o#" + victim, "#order")]
+        assert _status(victim) == "PENDING"
+
+
+@pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
+def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_watermark(
+    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    victim = placed[0]
+    _lose(("o#" + victim, "#order"))
+    real_write, real_advance = rebuild._write_partition, apply._advance
+    rebuild_writes: list[Callable[[], None]] = []
+    fired: list[str] = []
+
+    def advance(marks: dict[Any, watermarks.Mark], newest: dict[Any, str]) -> set[Any]:
+        while rebuild_writes:  # the rebuild's write lands after the sync's view write, before its watermark
+            rebuild_writes.pop()()
+        if conditional:
+            return real_advance(marks, newest)
+        client = client_of(ViewItem)
+        for source, seq in newest.items():
+            params = watermarks.advance(str(ViewItem.Meta.table_name), source, marks[source], seq)
+            client.put_item(TableName=params["TableName"], Item=params["Item"])
+        return set()
+
+    def hooked(view: Table, pk: str, *args: Any) -> None:
+        if pk != "o#" + victim or fired:
+            real_write(view, pk, *args)
+            return
+        fired.append(pk)
+        rebuild_writes.append(lambda: real_write(view, pk, *args))
+        orders.order_ship(order_id=victim)  # after the rebuild read PENDING
+        sync_now()
+
+    monkeypatch.setattr(apply, "_advance", advance)
+    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    rebuild.rebuild(segments=1)
+    monkeypatch.setattr(rebuild, "_write_partition", real_write)
+    sync_now()
+    assert fired and not rebuild_writes
+
+    if conditional:
+        assert _status(victim) == "SHIPPED"
+        assert rebuild.verify(settle_s=0).clean
+    else:
+        assert _status(victim) == "PENDING"
+        assert rebuild.verify(settle_s=0).differing == 1
+
+
+def test_verify_rechecks_before_reporting(placed: list[str]) -> None:
+    orders.order_ship(order_id=placed[0])  # in the shop table, not yet in the view
+    assert rebuild.verify(settle_s=0).differing == 1  # without a recheck: a false alarm
+
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:  # the sync catches up while verify waits
+        pauses.append(seconds)
+        sync_now()
+
+    found = rebuild.verify(settle_s=2, sleep=sleep)
+    assert found.clean, found.summary()
+    assert pauses and sum(pauses) <= 2
+
+
+def test_verify_during_a_live_sync_reports_no_false_differences(placed: list[str]) -> None:
+    staff = Staff(placed)
+    with Following():
+        staff.thread.start()
+        results = [rebuild.verify(segments=2, settle_s=20) for _ in range(2)]
+        staff.thread.join(timeout=120)
+    assert all(r.clean for r in results), [r.summary() for r in results]
+    sync_now()
+    assert rebuild.verify(settle_s=0).clean
+
+
+def test_verify_still_reports_real_differences_after_the_recheck(placed: list[str]) -> None:
+    _lose(("o#" + placed[0], "#order"))
+    Profile("c#ghost", "#profile", name="nobody").save()
+    found = rebuild.verify(settle_s=0.3)
+    assert (found.missing, found.extra, found.differing) == (1, 1, 0)
+    assert found.examples["missing"] == [("o#" + placed[0], "#order")]
+
+
+def test_diff_keeps_counts_and_only_a_few_examples() -> None:
+    diff = Diff(max_examples=2)
+    diff.add([Change("extra", (f"o#{n}", "#order"), None, {}) for n in range(50)])
+    assert diff.extra == 50 and len(diff.examples["extra"]) == 2
+
+
+def test_rebuild_touches_watermarks_without_setting_seq(placed: list[str]) -> None:
+    victim = placed[0]
+    source = ("o#" + victim, "c#1001")
+    view = str(ViewItem.Meta.table_name)
+    before = watermarks.read(client_of(ViewItem), view, [source])[source]
+    assert before.seq is not None and before.rev == 1
+    _lose(("o#" + victim, "#order"))
+    found = rebuild.rebuild()
+    assert (found.missing, found.written) == (1, 1)
+    after = watermarks.read(client_of(ViewItem), view, [source])[source]
+    assert after == watermarks.Mark(True, before.seq, 2)
+    orders.order_cancel(order_id=victim)
+    sync_now()  # a later record still applies after the rebuild
+    assert _status(victim) == "CANCELLED"
+    assert rebuild.verify(settle_s=0).clean
+
+
+def test_parallel_scan_still_lists_every_item(placed: list[str]) -> None:
+    assert len(parallel_scan(ViewItem, segments=3)) == len(parallel_scan(ViewItem, segments=1)) > len(placed)
