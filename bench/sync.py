@@ -3,7 +3,7 @@ expired iterators renewed from its checkpoint) into the same code as the Lambda 
 
 Measured over the whole stream: records/s, each record's lag (applied minus ``ApproximateCreationDateTime``),
 and the write units the view table consumed per shop-table write, with and without the watermarks (the per-item
-sequence numbers that make replays harmless), counted from ``ReturnConsumedCapacity`` on every BatchWriteItem.
+sequence numbers that make replays harmless), counted from ``ReturnConsumedCapacity`` on every write call.
 """
 
 from __future__ import annotations
