@@ -71,7 +71,8 @@ def new_size(orders: int) -> dict[str, Any]:
     from bench import report
 
     pages = dict.fromkeys(report.PAGE_TITLES, NOT_REACHED)
-    return {"orders": orders, "data": pages, "page": pages, "naive": pages} | dict.fromkeys(
+    naive = dict.fromkeys(report.NAIVE_HOW, NOT_REACHED)
+    return {"orders": orders, "data": pages, "page": pages, "naive": naive} | dict.fromkeys(
         ("seeding", "sync", "lag", "repair"), NOT_REACHED
     )
 
