@@ -1,12 +1,12 @@
 """Rebuild and verify the admin view while staff act and the stream sync applies records.
 
-Both walk the tables partition by partition (every view item lives under the PK of the shop item it
-follows from, so a shop partition and the view partition of the same key are compared on their own):
+Both walk the tables in two passes; every view item lives under the PK of the shop item it follows from, so
+a difference is always pinned to one partition of both tables:
 
-1. each segment of a parallel Scan of the shop table yields its partitions; one that implies view items
-   is compared with one consistent Query of the view partition;
-2. each segment of a parallel Scan of the view table (watermarks left out) yields its partitions; one
-   whose shop partition (one consistent Query) implies nothing is compared too: all its items are extra.
+1. each segment of a parallel Scan of the shop table yields its partitions; the view items they imply are
+   looked up by key (consistent BatchGetItem, 100 keys a call): missing and differing items;
+2. each segment of a parallel Scan of the view table (watermarks left out) yields its items; the shop item
+   each follows from is looked up by key the same way: an item its source does not imply is extra.
 
 A partition that differs is not acted on from what the scan saw; it is read again:
 
@@ -24,20 +24,19 @@ A partition that differs is not acted on from what the scan saw; it is read agai
   otherwise applies its records again (see ``adminview.watermarks``). The rebuild never sets ``Seq``,
   so every later stream record still applies after it.
 
-Memory: one Scan page and one partition per segment thread, and counts plus a few example keys.
+Memory: per segment thread, one Scan page (``page_size`` items), about as many items looked up, and one
+partition being repaired; besides that only counts and a few example keys.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from adminview import projection, watermarks
-from adminview.models import ORDER_SK, pending_shards
-from adminview.projection import Image, ViewKey
+from adminview import projection, repair
+from adminview.models import pending_shards
+from adminview.projection import Image, ViewKey, key_of
 from adminview.table_walk import (
     DEFAULT_PAGE,
     DEFAULT_SEGMENTS,
@@ -49,103 +48,32 @@ from adminview.table_walk import (
     shop_table,
     view_table,
 )
-from dynamo.batch import backoff_delay
+from adminview.view_diff import EXAMPLES, Change, Diff, compare
 
 DEFAULT_SETTLE_S = 3.0
-ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
-MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
-EXAMPLES = 10
-KINDS = ("missing", "extra", "differing")
 
-__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Diff", "parallel_scan", "rebuild", "verify"]
+__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
 
 
 def _ignore(_n: int) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Change:
-    kind: str  # missing | extra | differing
-    key: ViewKey
-    expected: Image | None
-    actual: Image | None
-
-
 @dataclass
-class Diff:
-    """What differed (verify) or had to change (rebuild): counts and a few example keys of each kind."""
-
-    missing: int = 0
-    extra: int = 0
-    differing: int = 0
-    contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
-    shop_items: int = 0  # items scanned
-    view_items: int = 0
-    written: int = 0  # view items put or deleted
-    seconds: float = 0.0
-    examples: dict[str, list[ViewKey]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    max_examples: int = EXAMPLES
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def clean(self) -> bool:
-        return not (self.missing or self.extra or self.differing or self.contended)
-
-    def add(self, changes: list[Change]) -> None:
-        with self._lock:
-            for change in changes:
-                setattr(self, change.kind, getattr(self, change.kind) + 1)
-                if len(self.examples[change.kind]) < self.max_examples:
-                    self.examples[change.kind].append(change.key)
-
-    def count(self, **counts: int) -> None:
-        with self._lock:
-            for name, value in counts.items():
-                setattr(self, name, getattr(self, name) + value)
-
-    @property
-    def items_per_second(self) -> float:
-        return (self.shop_items + self.view_items) / self.seconds if self.seconds else 0.0
-
-    def summary(self, examples: int = 5) -> str:
-        line = f"missing {self.missing}, extra {self.extra}, differing {self.differing}"
-        if self.contended:
-            line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
-        lines = [line]
-        for kind in KINDS:
-            for pk, sk in sorted(self.examples[kind])[:examples]:
-                lines.append(f"  {kind}: {pk} {sk}")
-        return "\n".join(lines)
-
-    def rate_line(self) -> str:
-        return (
-            f"scanned {self.shop_items} shop items and {self.view_items} view items in {self.seconds:.1f}s "
-            f"({self.items_per_second:.0f} items/s), wrote {self.written}"
-        )
-
-
-def compare(expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> list[Change]:
-    changes = [
-        Change("missing" if key not in actual else "differing", key, item, actual.get(key))
-        for key, item in expected.items()
-        if actual.get(key) != item
-    ]
-    changes += [Change("extra", key, None, item) for key, item in actual.items() if key not in expected]
-    return changes
-
-
-@dataclass
-class _Walk:
+class Walk:
     shop: Table
     view: Table
     diff: Diff
     shards: int
     segments: int
     page_size: int
-    on_differs: Callable[[_Walk, str], None]
+    on_differs: Callable[[Walk, str], None]
+    on_batch: Callable[[Walk, list[tuple[str, list[Image]]]], None] | None = None
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
+    # What the current walk reports: the shop walk missing and differing items, the view walk extra ones,
+    # so a partition both walks flag is counted once.
+    kinds: tuple[str, ...] = ()
 
     def expected(self, shop_items: list[Image]) -> dict[ViewKey, Image]:
         return projection.expected_view(shop_items, self.shards)
@@ -153,21 +81,53 @@ class _Walk:
     def actual(self, pk: str) -> dict[ViewKey, Image]:
         return {projection.key_of(i): i for i in self.view.partition(pk)}
 
-    def read_both(self, pk: str) -> tuple[list[Image], list[Change]]:
-        shop_items = self.shop.partition(pk)
-        return shop_items, compare(self.expected(shop_items), self.actual(pk))
+    def changes(self, pk: str) -> list[Change]:
+        """The partition read again, whole (consistent Queries): its differences of the kinds reported now."""
+        found = compare(self.expected(self.shop.partition(pk)), self.actual(pk))
+        return [c for c in found if c.kind in self.kinds]
 
     def shop_segment(self, segment: int) -> None:
+        """Every view item the shop partitions imply, looked up by key, a page's worth at a time."""
         pages = self.shop.scan_pages(segment, self.segments, page_size=self.page_size)
+        batch: list[tuple[str, list[Image], dict[ViewKey, Image]]] = []
+        keys = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
             expected = self.expected(items)
-            if expected and compare(expected, self.actual(pk)):
-                self.on_differs(self, pk)
+            if expected:
+                batch.append((pk, items, expected))
+                keys += len(expected)
+            if keys >= self.page_size:  # memory: a page's worth of view items at a time
+                self._check_expected(batch)
+                batch, keys = [], 0
+        self._check_expected(batch)
+
+    def _check_expected(self, batch: list[tuple[str, list[Image], dict[ViewKey, Image]]]) -> None:
+        found = self.view.get_many([k for _pk, _items, expected in batch for k in expected])
+        differing = [
+            (pk, items)
+            for pk, items, expected in batch
+            if any(found.get(key) != item for key, item in expected.items())
+        ]
+        if differing and self.on_batch:
+            self.on_batch(self, differing)
+            return
+        for pk, _items in differing:
+            self.on_differs(self, pk)
 
     def view_segment(self, segment: int) -> None:
+        """Every view item must be implied by its source shop item (looked up by key): else it is extra."""
         pages = self.view.scan_pages(segment, self.segments, page_size=self.page_size, skip_watermarks=True)
-        for pk, _items in partitions(pages, self._scanned("view_items")):
-            if not self.expected(self.shop.partition(pk)):  # else the shop walk compared it
+        for page in pages:
+            self._scanned("view_items")(len(page))
+            sources = {key_of(item): projection.source_of(item) for item in page}
+            found = self.shop.get_many(sorted({s for s in sources.values() if s is not None}))
+            differing: dict[str, None] = {}
+            for item in page:
+                source = sources[key_of(item)]
+                implied = projection.project_item(found.get(source), self.shards) if source else []
+                if key_of(item) not in {key_of(i) for i in implied}:
+                    differing[item["PK"]["S"]] = None
+            for pk in differing:
                 self.on_differs(self, pk)
 
     def _scanned(self, counter: str) -> Callable[[int], None]:
@@ -179,25 +139,27 @@ class _Walk:
 
     def run(self) -> Diff:
         started = time.monotonic()
+        self.kinds = ("missing", "differing")
         in_segments(self.shop_segment, self.segments)
+        self.kinds = ("extra",)
         in_segments(self.view_segment, self.segments)
         self.diff.seconds = time.monotonic() - started
         return self.diff
 
 
 def _walk(
-    on_differs: Callable[[_Walk, str], None],
+    on_differs: Callable[[Walk, str], None],
     *,
     segments: int,
     page_size: int,
     rate_limit: str | None,
     examples: int,
-) -> _Walk:
+) -> Walk:
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
     if not 1 <= page_size <= 1000:
         raise ValueError(f"page size must be between 1 and 1000, got {page_size}")
-    return _Walk(
+    return Walk(
         shop=shop_table(rate_limit),
         view=view_table(rate_limit),
         diff=Diff(max_examples=examples),
@@ -227,10 +189,10 @@ def verify(
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
-    def recheck(walk: _Walk, pk: str) -> None:
+    def recheck(walk: Walk, pk: str) -> None:
         waited, pause = 0.0, min(0.2, settle_s)
         while True:
-            _shop_items, changes = walk.read_both(pk)
+            changes = walk.changes(pk)
             if not changes:
                 return
             if waited >= settle_s:
@@ -248,114 +210,6 @@ def verify(
 # --- rebuild -------------------------------------------------------------------------------------------
 
 
-class Contended(Exception):
-    """A watermark changed between the read and the write: the sync applied a record meanwhile."""
-
-
-def _order_source(pk: str, expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> ViewKey | None:
-    """The order whose status a buyer relation's index membership depends on."""
-    for found in (expected, actual):
-        summary = found.get((pk, ORDER_SK))
-        if summary is not None:
-            return projection.source_of(summary)
-    return None
-
-
-def _groups(
-    pk: str, changes: list[Change], expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]
-) -> list[tuple[list[Change], set[ViewKey]]]:
-    """Changes grouped by source item, each with the watermarks it must be conditioned on."""
-    order = _order_source(pk, expected, actual)
-    groups: dict[ViewKey | None, tuple[list[Change], set[ViewKey]]] = {}
-    for change in changes:
-        item = change.expected or change.actual or {}
-        source = projection.source_of(item)
-        found = groups.setdefault(source, ([], set()))
-        found[0].append(change)
-        if source is not None:
-            found[1].add(source)
-        if item.get("Kind", {}).get("S") == "buyer":
-            customer = item.get("CustomerId", {}).get("S")
-            dependency = order or ((pk, "c#" + customer) if customer else None)
-            if dependency is not None:
-                found[1].add(dependency)
-    return list(groups.values())
-
-
-def _actions(
-    view: Table, changes: list[Change], marks: dict[ViewKey, watermarks.Mark], sources: set[ViewKey]
-) -> list[dict[str, Any]]:
-    actions: list[dict[str, Any]] = [
-        {"Put": {"TableName": view.name, "Item": c.expected}}
-        if c.expected is not None
-        else {"Delete": {"TableName": view.name, "Key": {"PK": {"S": c.key[0]}, "SK": {"S": c.key[1]}}}}
-        for c in changes
-    ]
-    actions += [watermarks.touch(view.name, s, marks.get(s, watermarks.Mark())) for s in sorted(sources)]
-    return actions
-
-
-def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
-    """One conditional transaction (tests replace this to show what an unconditional write would do)."""
-    try:
-        view.transact(actions)
-    except view.client.exceptions.TransactionCanceledException as exc:
-        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-        if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in reasons):
-            raise Contended(str(reasons)) from exc
-        raise
-
-
-def _write_partition(
-    view: Table,
-    pk: str,
-    changes: list[Change],
-    expected: dict[ViewKey, Image],
-    actual: dict[ViewKey, Image],
-    marks: dict[ViewKey, watermarks.Mark],
-) -> None:
-    """Pack the source groups into as few transactions as fit; a watermark appears once per transaction and
-    is tracked across them (each transaction increments it)."""
-    pending: list[Change] = []
-    sources: set[ViewKey] = set()
-
-    def flush() -> None:
-        if not pending:
-            return
-        _commit(view, _actions(view, pending, marks, sources))
-        for source in sources:
-            old = marks.get(source, watermarks.Mark())
-            marks[source] = watermarks.Mark(True, old.seq, old.next_rev)
-        pending.clear()
-        sources.clear()
-
-    for group, needs in _groups(pk, changes, expected, actual):
-        if len(pending) + len(group) + len(sources | needs) > MAX_TRANSACTION:
-            flush()
-        pending.extend(group)
-        sources.update(needs)
-    flush()
-
-
-def _repair(walk: _Walk, pk: str) -> None:
-    for attempt in range(ATTEMPTS):
-        marks = watermarks.read_partition(walk.view.client, walk.view.name, pk)  # before the shop read
-        expected, actual = walk.expected(walk.shop.partition(pk)), walk.actual(pk)
-        changes = compare(expected, actual)
-        if not changes:
-            return
-        try:
-            _write_partition(walk.view, pk, changes, expected, actual, marks)
-        except Contended:
-            time.sleep(backoff_delay(attempt))
-            continue
-        walk.diff.add(changes)
-        walk.diff.count(written=len(changes))
-        walk.on_write(len(changes))
-        return
-    walk.diff.count(contended=1)
-
-
 def rebuild(
     *,
     segments: int = DEFAULT_SEGMENTS,
@@ -366,7 +220,10 @@ def rebuild(
     on_write: Callable[[int], None] | None = None,
 ) -> Diff:
     """Make the view equal to what the shop table implies, live: returns what had to change."""
-    walk = _walk(_repair, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    walk = _walk(
+        repair.repair_partition, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
+    )
+    walk.on_batch = repair.repair_batch
     walk.on_scan = on_scan or _ignore
     walk.on_write = on_write or _ignore
     return walk.run()

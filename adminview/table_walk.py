@@ -18,12 +18,12 @@ from typing import Any
 from adminview.models import WATERMARK_PREFIX, ViewItem
 from adminview.projection import Image
 from dynamo.backfill import CapacityBucket, parse_rate
-from dynamo.batch import client_of
+from dynamo.batch import batch_get, client_of
 from dynamo.instrumentation import recording, run_in_context
 
 DEFAULT_SEGMENTS = 4
 MAX_SEGMENTS = 64
-DEFAULT_PAGE = 100
+DEFAULT_PAGE = 250
 
 
 def _ignore(_n: int) -> None:
@@ -82,6 +82,22 @@ class Table:
             if "LastEvaluatedKey" not in page:
                 return
             params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def get_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Image]:
+        """Items by (PK, SK), strongly consistent, BatchGetItem 100 keys a call; absent keys are left out."""
+        if not keys:
+            return {}
+        self.reads.wait()
+        with recording() as log:
+            found = batch_get(
+                self.client,
+                self.name,
+                [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in keys],
+                key_names=("PK", "SK"),
+                consistent=True,
+            )
+        self.reads.spend(log.read_units)
+        return {key: item for key, item in zip(keys, found, strict=True) if item is not None}
 
     def partition(self, pk: str) -> list[Image]:
         """Every item of one partition, strongly consistent."""

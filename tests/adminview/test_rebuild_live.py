@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, rebuild, watermarks
-from adminview.models import OrderSummary, Profile, ViewItem
+from adminview import apply, rebuild, repair, watermarks
+from adminview.models import Buyer, OrderSummary, Profile, ViewItem
 from adminview.poller import Poller
 from adminview.rebuild import Change, Diff
 from adminview.table_walk import Table, parallel_scan
@@ -103,16 +103,16 @@ class Staff:
 
 def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, change: Callable[[], None]) -> list[str]:
     """Run ``change`` once, after the rebuild read partition ``pk`` and before it writes it."""
-    real = rebuild._write_partition
+    real = repair._commit_groups
     seen: list[str] = []
 
-    def hooked(view: Table, at: str, *args: Any) -> None:
-        if at == pk and not seen:
-            seen.append(at)
+    def hooked(view: Table, entries: list[repair.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+        if not seen and any(at == pk for at, _group, _needs in entries):
+            seen.append(pk)
             change()
-        real(view, at, *args)
+        return real(view, entries, marks)
 
-    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    monkeypatch.setattr(repair, "_commit_groups", hooked)
     return seen
 
 
@@ -132,7 +132,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
     # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
     _lose(*[("o#" + o, "#order") for o in placed[::3]], ("c#1002", "#profile"))
     if not conditional:
-        monkeypatch.setattr(rebuild, "_commit", _unconditional_commit)
+        monkeypatch.setattr(repair, "_commit", _unconditional_commit)
 
     def ship_victim_and_let_the_sync_apply_it() -> None:
         orders.order_ship(order_id=victim)
@@ -167,8 +167,8 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
 ) -> None:
     victim = placed[0]
     _lose(("o#" + victim, "#order"))
-    real_write, real_advance = rebuild._write_partition, apply._advance
-    rebuild_writes: list[Callable[[], None]] = []
+    real_commit, real_advance = repair._commit_groups, apply._advance
+    rebuild_writes: list[Callable[[], object]] = []
     fired: list[str] = []
 
     def advance(marks: dict[Any, watermarks.Mark], newest: dict[Any, str]) -> set[Any]:
@@ -182,19 +182,19 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
             client.put_item(TableName=params["TableName"], Item=params["Item"])
         return set()
 
-    def hooked(view: Table, pk: str, *args: Any) -> None:
-        if pk != "o#" + victim or fired:
-            real_write(view, pk, *args)
-            return
-        fired.append(pk)
-        rebuild_writes.append(lambda: real_write(view, pk, *args))
+    def hooked(view: Table, entries: list[repair.Entry], marks: dict[Any, watermarks.Mark]) -> set[str]:
+        if fired or all(pk != "o#" + victim for pk, _group, _needs in entries):
+            return real_commit(view, entries, marks)
+        fired.append(victim)
+        rebuild_writes.append(lambda: real_commit(view, entries, marks))
         orders.order_ship(order_id=victim)  # after the rebuild read PENDING
         sync_now()
+        return set()
 
     monkeypatch.setattr(apply, "_advance", advance)
-    monkeypatch.setattr(rebuild, "_write_partition", hooked)
+    monkeypatch.setattr(repair, "_commit_groups", hooked)
     rebuild.rebuild(segments=1)
-    monkeypatch.setattr(rebuild, "_write_partition", real_write)
+    monkeypatch.setattr(repair, "_commit_groups", real_commit)
     sync_now()
     assert fired and not rebuild_writes
 
@@ -238,6 +238,17 @@ def test_verify_still_reports_real_differences_after_the_recheck(placed: list[st
     found = rebuild.verify(settle_s=0.3)
     assert (found.missing, found.extra, found.differing) == (1, 1, 0)
     assert found.examples["missing"] == [("o#" + placed[0], "#order")]
+
+
+def test_verify_counts_a_partition_both_walks_flag_once(placed: list[str]) -> None:
+    pk = "o#" + placed[0]
+    _lose((pk, "#order"))
+    Buyer(pk, "p#9999", order_id=placed[0], product_id="9999").save()  # no such order item
+    found = rebuild.verify(settle_s=0)
+    assert (found.missing, found.extra, found.differing) == (1, 1, 0), found.summary()
+    fixed = rebuild.rebuild()
+    assert (fixed.missing, fixed.extra, fixed.written) == (1, 1, 2)
+    assert rebuild.verify(settle_s=0).clean
 
 
 def test_diff_keeps_counts_and_only_a_few_examples() -> None:

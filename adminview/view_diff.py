@@ -1,0 +1,82 @@
+"""What differs between the admin view and what the shop table implies: counts and a few example keys."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from adminview.projection import Image, ViewKey
+
+EXAMPLES = 10
+KINDS = ("missing", "extra", "differing")
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # missing | extra | differing
+    key: ViewKey
+    expected: Image | None
+    actual: Image | None
+
+
+@dataclass
+class Diff:
+    """What differed (verify) or had to change (rebuild): counts and a few example keys of each kind."""
+
+    missing: int = 0
+    extra: int = 0
+    differing: int = 0
+    contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
+    shop_items: int = 0  # items scanned
+    view_items: int = 0
+    written: int = 0  # view items put or deleted
+    seconds: float = 0.0
+    examples: dict[str, list[ViewKey]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    max_examples: int = EXAMPLES
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.missing or self.extra or self.differing or self.contended)
+
+    def add(self, changes: list[Change]) -> None:
+        with self._lock:
+            for change in changes:
+                setattr(self, change.kind, getattr(self, change.kind) + 1)
+                if len(self.examples[change.kind]) < self.max_examples:
+                    self.examples[change.kind].append(change.key)
+
+    def count(self, **counts: int) -> None:
+        with self._lock:
+            for name, value in counts.items():
+                setattr(self, name, getattr(self, name) + value)
+
+    @property
+    def items_per_second(self) -> float:
+        return (self.shop_items + self.view_items) / self.seconds if self.seconds else 0.0
+
+    def summary(self, examples: int = 5) -> str:
+        line = f"missing {self.missing}, extra {self.extra}, differing {self.differing}"
+        if self.contended:
+            line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
+        lines = [line]
+        for kind in KINDS:
+            for pk, sk in sorted(self.examples[kind])[:examples]:
+                lines.append(f"  {kind}: {pk} {sk}")
+        return "\n".join(lines)
+
+    def rate_line(self) -> str:
+        return (
+            f"scanned {self.shop_items} shop items and {self.view_items} view items in {self.seconds:.1f}s "
+            f"({self.items_per_second:.0f} items/s), wrote {self.written}"
+        )
+
+
+def compare(expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> list[Change]:
+    changes = [
+        Change("missing" if key not in actual else "differing", key, item, actual.get(key))
+        for key, item in expected.items()
+        if actual.get(key) != item
+    ]
+    changes += [Change("extra", key, None, item) for key, item in actual.items() if key not in expected]
+    return changes
