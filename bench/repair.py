@@ -1,5 +1,7 @@
 """The repair commands as an operator runs them: ``manage.py rebuild_adminview`` and ``verify_adminview`` in
-child processes, each timed, with its peak memory (the child's maximum resident set size, from ``wait4``).
+child processes, each timed, with its peak memory: the child's ``VmHWM`` (peak resident set size) from
+``/proc/<pid>/status``, sampled while it runs. Not ``wait4``'s ``ru_maxrss``: Linux carries the forking
+parent's peak over the ``exec``, so it would report the benchmark's own size.
 
 The rebuild writes a brand-new, empty view table (a full rebuild: every view item written); verify then checks
 the view the sync built, so a clean verify also proves the sync right at this size.
@@ -22,6 +24,19 @@ from dynamo.tables import delete_table, ensure_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 TAIL_LINES = 3
+SAMPLE_S = 0.2
+
+
+def peak_rss_kb(pid: int) -> int | None:
+    """The process's peak resident set size so far (Linux), None where /proc does not say."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 def run_command(args: list[str], env: dict[str, str]) -> dict[str, Any]:
@@ -31,16 +46,18 @@ def run_command(args: list[str], env: dict[str, str]) -> dict[str, Any]:
         child = subprocess.Popen(
             [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
         )
-        _, status, usage = os.wait4(child.pid, 0)
+        peak_kb = 0
+        while child.poll() is None:
+            peak_kb = max(peak_kb, peak_rss_kb(child.pid) or 0)
+            time.sleep(SAMPLE_S)
         seconds = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
         output.seek(0)
         lines = output.read().decode(errors="replace").replace("\r", "\n").splitlines()
     return {
         "command": "manage.py " + " ".join(args),
         "exit": child.returncode,
         "seconds": round(seconds, 2),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024.0, 1),  # Linux reports kilobytes
+        "peak_rss_mb": round(peak_kb / 1024.0, 1) if peak_kb else None,
         "output": [line for line in lines if line.strip()][-TAIL_LINES:],
     }
 

@@ -185,7 +185,7 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "`rebuild_adminview` into a new, empty view table (a full rebuild), then `verify_adminview` of the view the "
         "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over "
         "the command's wall time (Python start-up included); "
-        "peak memory is the child's maximum resident set size.",
+        "peak memory is the child's peak resident set size (`VmHWM`, sampled every 0.2 s).",
         "",
         "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",
         "|---:|---|---:|---:|---:|---:|---:|---|",
