@@ -190,10 +190,13 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",
         "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
+    notes = []
     for size in sizes:
         repair = size["repair"]
         if not _reached(repair, f"rebuild/verify at {size['orders']:,}", skipped):
             continue
+        if repair.get("note"):
+            notes.append(f"- {size['orders']:,} orders: {repair['note']}")
         for name in ("rebuild", "verify"):
             run = repair[name]
             items = run.get("view_items_written", run.get("view_items"))
@@ -202,7 +205,7 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
                 f"| {size['orders']:,} | `{run['command']}` | {run['exit']} | {_fmt(run['seconds'])} | "
                 f"{_fmt(run['items_per_s'])} | {_fmt(run['peak_rss_mb'])} | {_fmt(items)} | {last} |"
             )
-    return lines
+    return lines + (["", *notes] if notes else [])
 
 
 def plot(results: dict[str, Any], path: Path) -> Path | None:
