@@ -160,8 +160,9 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "",
         "## View writes per shop write",
         "",
-        "Write units the view table consumed (`ReturnConsumedCapacity` on every BatchWriteItem of the sync) per "
-        "stream record (one shop-table item write each); watermarks are written in batches of their own.",
+        "Write units the view table consumed (`ReturnConsumedCapacity` on every write call of the sync) per "
+        "stream record (one shop-table item write each); a call is classed by the keys it writes (watermarks: "
+        "`seq#...`).",
         "",
         "| orders | view WCU | of which watermarks | view items written | WCU per shop write | without watermarks |",
         "|---:|---:|---:|---:|---:|---:|",
