@@ -1,9 +1,9 @@
-"""The benchmark's own world: a DynamoDB Local in memory, the standard AWS variables pointing at it, Django set up,
-and fresh tables (every spec in ``settings.DYNAMODB_TABLES``) per table size."""
+"""The benchmark's own world: a DynamoDB Local in memory, the standard AWS variables pointing at it (the same
+set-up as the tests: ``dynamo.local.pointed_at``), Django set up, and fresh tables (every spec in
+``settings.DYNAMODB_TABLES``) per table size; the table-name variables follow, so subprocesses find them."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 import uuid
@@ -15,23 +15,6 @@ from typing import Any
 from dynamo import local
 from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
-
-AWS_ENV = {
-    "AWS_ACCESS_KEY_ID": "bench",
-    "AWS_SECRET_ACCESS_KEY": "bench",
-    "AWS_SESSION_TOKEN": "",
-    "AWS_REGION": "us-east-1",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
-_ENDPOINT_VARS = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS")
-
-
-def _set_env(values: dict[str, str]) -> None:
-    for name, value in values.items():
-        if value:
-            os.environ[name] = value
-        else:
-            os.environ.pop(name, None)
 
 
 class Engine:
@@ -52,9 +35,7 @@ class Engine:
     def restart(self) -> None:
         if self.process is None:
             return
-        port = self.process.port
-        self.process.stop()
-        self.process = local.in_memory(port).start()
+        self.process.restart()
         reset_connections()
 
     def stop(self) -> None:
@@ -66,16 +47,12 @@ class Engine:
 @contextmanager
 def dynamodb(endpoint: str | None = None) -> Iterator[Engine]:
     """Point every client at ``endpoint``, or at a DynamoDB Local of our own (in memory, free port)."""
-    saved = {k: os.environ.get(k, "") for k in [*AWS_ENV, *_ENDPOINT_VARS]}
     engine = Engine(endpoint)
-    _set_env({**AWS_ENV, **dict.fromkeys(_ENDPOINT_VARS, engine.endpoint)})
-    reset_connections()
     try:
-        yield engine
+        with local.pointed_at(engine.endpoint):
+            yield engine
     finally:
         engine.stop()
-        _set_env(saved)
-        reset_connections()
 
 
 def setup_django(*, db_path: Path | None = None) -> None:
@@ -100,16 +77,13 @@ def table_specs() -> list[tuple[str, TableSpec]]:
     return [(path, import_string(path)) for path in settings.DYNAMODB_TABLES]
 
 
-def module_available(name: str) -> bool:
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        return False
-    return True
-
-
 # Which environment variable names a table, by the spec's dotted path (others only get a new Meta.table_name).
-_ENV_FOR = {"shop.models.SHOP_TABLE": "SHOP_TABLE_NAME", "adminview.models.ADMIN_VIEW_TABLE": "ADMIN_VIEW_TABLE_NAME"}
+_ENV_FOR = {
+    "shop.models.SHOP_TABLE": "SHOP_TABLE_NAME",
+    "adminview.models.ADMIN_VIEW_TABLE": "ADMIN_VIEW_TABLE_NAME",
+    "adminview.models.SYNC_TABLE": "ADMIN_VIEW_SYNC_TABLE_NAME",
+    "dynamo.backfill.CHECKPOINT_TABLE": "MIGRATIONS_TABLE_NAME",
+}
 
 
 @contextmanager
@@ -136,4 +110,4 @@ def fresh_tables(tag: str) -> Iterator[dict[str, str]]:
                 delete_table(spec.model)
             finally:
                 spec.model.Meta.table_name = original
-        _set_env(saved_env)
+        local.set_environment(saved_env)

@@ -78,7 +78,7 @@ def profile(get: Callable[[], Any], repeat: int) -> tuple[pstats.Stats, float]:
 
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
-    from bench import env, stages
+    from bench import env, stages, sync
     from shop import seeding
 
     env.setup_django()
@@ -87,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("adminview").setLevel(logging.WARNING)
     with env.dynamodb(), env.fresh_tables("profile"):
         plan = seeding.plan(stages.seed_config(opts.orders))
-        reader = stages.drainer()
+        reader = sync.poller()
         seeding.run(plan, workers=8)
-        stages.sync(reader)
+        sync.sync(reader)
         subjects = stages.choose_subjects(plan)
         client = stages.staff_client()
         assert client is not None, "the dashboard is not installed"

@@ -46,13 +46,22 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _load(results: dict[str, Any]) -> str:
+    start, now = results.get("load_at_start"), results.get("load_now")
+    if not start:
+        return "not recorded"
+    text = f"{start[0]:.1f} at the start"
+    return text + (f", {now[0]:.1f} at the end (1-minute averages)" if now else "")
+
+
 def markdown(results: dict[str, Any]) -> str:
     lines = [
         f"# Benchmark results ({results['label']})",
         "",
         f"Run {results['started']} UTC, {results['seconds']:.0f} s, `{results['command']}`; DynamoDB Local "
-        f"(in memory) on {results['host']}. Times are wall-clock on DynamoDB Local and only comparable "
-        "within this run; calls, round trips, RCU and items read are what DynamoDB would bill/serve.",
+        f"(in memory) on {results['host']}; load average {_load(results)}. Times are wall-clock on DynamoDB "
+        "Local and only comparable within this run; calls, round trips, RCU and items read are what DynamoDB "
+        "would bill/serve.",
         "",
         "## Pages",
         "",
@@ -77,31 +86,15 @@ def markdown(results: dict[str, Any]) -> str:
                     f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
                     f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |"
                 )
-    lines += [
-        "",
-        "## Writes and sync",
-        "",
-        "| orders | items | batched items/s | PutItem items/s (sample) | speed-up | stream records | "
-        "records/s (read+handler) | handler records/s | lag p50 ms | lag p95 ms |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for size in results["sizes"]:
-        seed, sync, lag = size["seeding"], size["sync"], size["lag"]
-        if "skipped" in sync:
-            skipped.add(f"sync: {sync['skipped']}")
-        if "skipped" in lag:
-            skipped.add(f"lag: {lag['skipped']}")
-        lines.append(
-            f"| {size['orders']:,} | {seed['batched']['items']:,} | {_fmt(seed['batched']['items_per_s'])} | "
-            f"{_fmt(seed['put_item']['items_per_s'])} ({seed['put_item']['items']:,}) | {seed['speedup']}x | "
-            f"{_fmt(sync.get('records'))} | {_fmt(sync.get('records_per_s'))} | "
-            f"{_fmt(sync.get('handler_records_per_s'))} | {_fmt(lag.get('p50_ms'))} | {_fmt(lag.get('p95_ms'))} |"
-        )
+    lines += _writes_and_sync(results["sizes"], skipped)
+    lines += _repair(results["sizes"], skipped)
     lines += ["", "## Subjects", ""]
     for size in results["sizes"]:
+        if "subjects" not in size:
+            continue
         s = size["subjects"]
         lines.append(
-            f"- {size['orders']:,} orders ({size['items']:,} items; {s['pending_orders']:,} pending): "
+            f"- {size['orders']:,} orders ({_fmt(size.get('items'))} items; {s['pending_orders']:,} pending): "
             f"customer {s['customer_id']} ({s['invoices_in_year']} invoices in the year), product "
             f"{s['product_id']} ({s['product_buyers']} buyers), order {s['order_id']} "
             f"({s['order_items']} lines)"
@@ -116,6 +109,107 @@ def markdown(results: dict[str, Any]) -> str:
         "PASS" if not problems else "FAIL:\n" + "\n".join(f"- {p}" for p in problems),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _reached(stage: dict[str, Any], name: str, skipped: set[str]) -> bool:
+    """False (noted under "Skipped") for a stage that did not run; a stage's own counts may be named skipped."""
+    if isinstance(stage.get("skipped"), str):
+        skipped.add(f"{name}: {stage['skipped']}")
+        return False
+    return True
+
+
+def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
+    lines = [
+        "",
+        "## Writes",
+        "",
+        "| orders | items | batched items/s | PutItem items/s (sample) | speed-up |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for size in sizes:
+        seed = size["seeding"]
+        if _reached(seed, f"seeding at {size['orders']:,}", skipped):
+            put = seed["put_item"]
+            put_text = f"{_fmt(put['items_per_s'])} ({put['items']:,}) | {seed['speedup']}x" if put else "- | -"
+            lines.append(
+                f"| {size['orders']:,} | {seed['batched']['items']:,} | {_fmt(seed['batched']['items_per_s'])} | "
+                f"{put_text} |"
+            )
+    lines += [
+        "",
+        "## Sync over the whole stream (the product's poller, drained after seeding)",
+        "",
+        "Backlog lag: applied minus the record's `ApproximateCreationDateTime`, for every record (DynamoDB Local "
+        "stamps it coarsely, so small values read up to a minute high); the drain starts when seeding ends, so this "
+        "is how long records waited. Write-to-page lag: "
+        "`order_place` until the order is on `/orders/pending/`, with the poller draining in a tight loop.",
+        "",
+        "| orders | stream records | seconds | records/s | applied | skipped | failed | backlog lag p50 / p95 / max s "
+        "| write-to-page lag p50 / p95 ms |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in sizes:
+        sync, lag = size["sync"], size["lag"]
+        if not _reached(sync, f"sync at {size['orders']:,}", skipped):
+            continue
+        page_lag = f"{_fmt(lag['p50_ms'])} / {_fmt(lag['p95_ms'])}" if "p50_ms" in lag else "-"
+        backlog = " / ".join(f"{sync[k] / 1000.0:,.1f}" for k in ("lag_p50_ms", "lag_p95_ms", "lag_max_ms"))
+        lines.append(
+            f"| {size['orders']:,} | {sync['records']:,} | {_fmt(sync['seconds'])} | {_fmt(sync['records_per_s'])} | "
+            f"{sync['applied']:,} | {sync['skipped']:,} | {sync['failed']:,} | {backlog} | {page_lag} |"
+        )
+    lines += [
+        "",
+        "## View writes per shop write",
+        "",
+        "Write units the view table consumed (`ReturnConsumedCapacity` on every write call of the sync) per "
+        "stream record (one shop-table item write each); a call is classed by the keys it writes (watermarks: "
+        "`seq#...`).",
+        "",
+        "| orders | view WCU | of which watermarks | view items written | WCU per shop write | without watermarks |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for size in sizes:
+        sync = size["sync"]
+        if not isinstance(sync.get("skipped"), str):
+            lines.append(
+                f"| {size['orders']:,} | {_fmt(sync['view_wcu'])} | {_fmt(sync['watermark_wcu'])} | "
+                f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} | "
+                f"{_fmt(sync['wcu_per_shop_write_without_watermarks'])} |"
+            )
+    return lines
+
+
+def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
+    lines = [
+        "",
+        "## Rebuild and verify (child processes)",
+        "",
+        "`rebuild_adminview` into a new, empty view table (a full rebuild), then `verify_adminview` of the view the "
+        "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over "
+        "the command's wall time (Python start-up included); "
+        "peak memory is the child's peak resident set size (`VmHWM`, sampled every 0.2 s).",
+        "",
+        "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
+    ]
+    notes = []
+    for size in sizes:
+        repair = size["repair"]
+        if not _reached(repair, f"rebuild/verify at {size['orders']:,}", skipped):
+            continue
+        if repair.get("note"):
+            notes.append(f"- {size['orders']:,} orders: {repair['note']}")
+        for name in ("rebuild", "verify"):
+            run = repair[name]
+            items = run.get("view_items_written", run.get("view_items"))
+            last = (run["output"][-1] if run["output"] else "").replace("|", "/")[:120]
+            lines.append(
+                f"| {size['orders']:,} | `{run['command']}` | {run['exit']} | {_fmt(run['seconds'])} | "
+                f"{_fmt(run['items_per_s'])} | {_fmt(run['peak_rss_mb'])} | {_fmt(items)} | {last} |"
+            )
+    return lines + (["", *notes] if notes else [])
 
 
 def plot(results: dict[str, Any], path: Path) -> Path | None:
@@ -165,10 +259,10 @@ def plot(results: dict[str, Any], path: Path) -> Path | None:
 def write(results: dict[str, Any], out_dir: Path, stem: str) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / f"{stem}.json", "md": out_dir / f"{stem}.md"}
-    paths["json"].write_text(json.dumps(results, indent=2, default=str) + "\n")
     picture = plot(results, out_dir / f"{stem}.png")
     if picture:
         results["plot"] = picture.name  # relative to the results folder
+    paths["json"].write_text(json.dumps(results, indent=2, default=str) + "\n")
     paths["md"].write_text(markdown(results) + (f"\n![cost per page]({picture.name})\n" if picture else ""))
     if picture:
         paths["png"] = picture

@@ -1,8 +1,8 @@
 """``python -m bench`` (or ``python bench/run.py``): the whole benchmark in one command.
 
 Starts its own DynamoDB Local (in memory), and for each size: fresh tables, the PutItem-per-item baseline on a
-sample, batched seeding, the stream drained through the sync handler, every page measured (data layer and,
-when the dashboard is installed, through Django) next to the naive way, then the write-to-pending-page lag.
+sample, batched seeding, the whole stream drained by the sync's poller, every page measured (data layer and
+through Django), the write-to-pending-page lag, rebuild_adminview and verify_adminview, then the naive ways.
 Exits 1 if a page's DynamoDB call count grows with the table size.
 """
 
@@ -47,6 +47,14 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="answer both Scan + filter baselines with one Scan (same reads and RCU; for big tables)",
     )
+    p.add_argument(
+        "--no-repair", action="store_true", help="skip rebuild_adminview / verify_adminview (two full Scans)"
+    )
+    p.add_argument(
+        "--repair-only",
+        action="store_true",
+        help="per size only seed, rebuild_adminview into an empty view and verify_adminview of that view",
+    )
     p.add_argument("--putitem-sample", type=int, default=2000, help="items in the PutItem baseline (default 2000)")
     p.add_argument("--workers", type=int, default=8, help="seeding threads (default 8)")
     p.add_argument("--endpoint", help="use this DynamoDB endpoint instead of starting DynamoDB Local")
@@ -55,43 +63,78 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def run_size(orders: int, opts: argparse.Namespace, engine: Any, client: Any | None, log: Any) -> dict[str, Any]:
-    from bench import env, stages
+NOT_REACHED = {"skipped": "not reached (the run stopped before this stage)"}
+
+
+def new_size(orders: int) -> dict[str, Any]:
+    """A size's entry before any stage ran: every stage marked not reached, filled in as stages finish."""
+    from bench import report
+
+    pages = dict.fromkeys(report.PAGE_TITLES, NOT_REACHED)
+    naive = dict.fromkeys(report.NAIVE_HOW, NOT_REACHED)
+    return {"orders": orders, "data": pages, "page": pages, "naive": naive} | dict.fromkeys(
+        ("seeding", "sync", "lag", "repair"), NOT_REACHED
+    )
+
+
+def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client: Any, log: Any, save: Any) -> None:
+    """Every stage for one size, each result stored in ``size`` and saved (``save()``) as soon as it is known,
+    so a long run stopped midway keeps what it measured. The naive Scan, the slowest stage, runs last."""
+    from bench import env, repair, stages, sync
     from shop import seeding
 
+    orders = size["orders"]
     config = stages.seed_config(orders)
     plan = seeding.plan(config)
     subjects = stages.choose_subjects(plan)
+    size |= {"config": vars(config) | {"until": str(config.until)}, "subjects": vars(subjects)}
     log(f"[{orders:,} orders] {plan.size:,} planned entities; subjects {subjects}")
+    if opts.repair_only:
+        return repair_only(size, plan, opts, engine, log, save)
     engine.restart()
     baseline = stages.put_item_baseline(plan, opts.putitem_sample)
     log(f"[{orders:,}] PutItem baseline: {baseline}")
     engine.restart()
     with env.fresh_tables(f"bench{orders}") as names:
-        reader = stages.drainer()
+        reader = sync.poller()
         log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
-        seeded = stages.seed(plan, workers=opts.workers, baseline=baseline)
-        log(f"[{orders:,}] seeding: {seeded}")
-        synced = stages.sync(reader)
-        log(f"[{orders:,}] sync: {synced}")
-        data = stages.data_layer(subjects, repeats=opts.repeat)
-        page = stages.pages(client, subjects, repeats=opts.repeat)
-        log(f"[{orders:,}] pages measured; naive ways ({opts.naive_repeat}x)")
-        naive = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
-        lag = stages.lag(reader, plan, samples=opts.lag_samples, page=client)
-        log(f"[{orders:,}] lag: {lag}")
-    return {
-        "orders": orders,
-        "config": vars(config) | {"until": str(config.until)},
-        "items": seeded["batched"]["items"],
-        "subjects": vars(subjects),
-        "seeding": seeded,
-        "sync": synced,
-        "data": data,
-        "page": page,
-        "naive": naive,
-        "lag": lag,
-    }
+        size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=baseline)
+        size["items"] = size["seeding"]["batched"]["items"]
+        log(f"[{orders:,}] seeding: {size['seeding']}")
+        save()
+        size["sync"] = sync.sync(reader)
+        log(f"[{orders:,}] sync: {size['sync']}")
+        save()
+        size["data"] = stages.data_layer(subjects, repeats=opts.repeat)
+        size["page"] = stages.pages(client, subjects, repeats=opts.repeat)
+        size["lag"] = sync.lag(reader, plan, samples=opts.lag_samples, page=client)
+        log(f"[{orders:,}] pages measured; lag: {size['lag']}")
+        save()
+        if not opts.no_repair:
+            size["repair"] = repair.repair(size["items"])
+            log(f"[{orders:,}] rebuild/verify: {size['repair']}")
+            save()
+        log(f"[{orders:,}] naive ways ({opts.naive_repeat}x)")
+        size["naive"] = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
+        save()
+
+
+def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
+    """Seed, then rebuild into an empty view and verify what the rebuild wrote (no sync, pages or naive ways)."""
+    from bench import env, repair, stages
+
+    orders = size["orders"]
+    not_measured = {"skipped": "not measured with --repair-only"}
+    size |= {"data": {}, "page": {}, "naive": {}, "sync": not_measured, "lag": not_measured}
+    engine.restart()
+    with env.fresh_tables(f"bench{orders}"):
+        size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=None)
+        size["items"] = size["seeding"]["batched"]["items"]
+        log(f"[{orders:,}] seeding: {size['seeding']}")
+        save()
+        size["repair"] = repair.repair(size["items"], verify_rebuilt=True)
+        log(f"[{orders:,}] rebuild/verify: {size['repair']}")
+        save()
 
 
 def run_benchmark(
@@ -99,11 +142,11 @@ def run_benchmark(
     *,
     django_ready: bool = False,
     log: Any = lambda text: print(text, flush=True),
-    after_size: Any = lambda results: None,
+    after_stage: Any = lambda results: None,
 ) -> dict[str, Any]:
     """Measure every size in ``opts.sizes``; ``django_ready`` when the caller (pytest) has set Django up;
-    ``after_size(results)`` after each size (main writes the results so far, so a long run killed midway leaves
-    the sizes it finished)."""
+    ``after_stage(results)`` after each stage (main writes the results so far, so a long run stopped midway
+    leaves everything it measured)."""
     from bench import env, report, stages
 
     if not django_ready:
@@ -115,24 +158,24 @@ def run_benchmark(
         "started": started.isoformat(),
         "command": " ".join(["python -m bench", *opts.argv]),
         "host": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "load_at_start": [round(n, 2) for n in os.getloadavg()],
         "sizes": [],
-        "modules": {
-            name: env.module_available(name) for name in ("adminview.handler", "adminview.selectors", "dashboard")
-        },
     }
+
+    def save() -> None:
+        results["seconds"] = round(time.perf_counter() - clock, 1)
+        results["growth_violations"] = report.growth_violations(results)
+        results["load_now"] = [round(n, 2) for n in os.getloadavg()]
+        after_stage(results)
+
     with env.dynamodb(opts.endpoint) as engine:
-        log(
-            f"DynamoDB at {engine.endpoint} ({'our own, fresh per stage' if engine.own else 'given'}); "
-            f"modules: {results['modules']}"
-        )
+        log(f"DynamoDB at {engine.endpoint} ({'our own, fresh per stage' if engine.own else 'given'})")
         client = stages.staff_client()
         for orders in opts.sizes:
-            results["sizes"].append(run_size(orders, opts, engine, client, log))
-            results["seconds"] = round(time.perf_counter() - clock, 1)
-            results["growth_violations"] = report.growth_violations(results)
-            after_size(results)
-    results["seconds"] = round(time.perf_counter() - clock, 1)
-    results["growth_violations"] = report.growth_violations(results)
+            size = new_size(orders)
+            results["sizes"].append(size)
+            run_size(size, opts, engine, client, log, save)
+    save()
     return results
 
 
@@ -159,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
 
     opts = resolve(argv)
     try:
-        results = run_benchmark(opts, after_size=lambda partial: report.write(partial, opts.out, opts.name))
+        results = run_benchmark(opts, after_stage=lambda partial: report.write(partial, opts.out, opts.name))
     except DynamoDBLocalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,38 +1,26 @@
-"""The measured stages, one function each. Stages that need a module another issue owns (``adminview`` for the
-projection and its selectors, ``dashboard`` for the pages) import it lazily and report ``skipped`` without it."""
+"""The measured stages, one function each: seeding (batched vs one PutItem at a time), each page at the data layer
+and through Django, and the naive ways. The sync stages are in ``bench.sync``, the repair commands in
+``bench.repair``."""
 
 from __future__ import annotations
 
-import importlib
 import time
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from bench.measure import percentile, repeat, run_once
-from bench.stream import StreamDrainer
+from adminview import selectors
+from bench.measure import repeat
 from dynamo.client import client_of
-from dynamo.instrumentation import recording
-from dynamo.tables import ensure_table, stream_arn
+from dynamo.tables import ensure_table
 from shop import access_patterns, keys, seeding
-from shop.models import SHOP_TABLE, Inventory, OrderStatus, ShopItem
+from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
 PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer")
-
-
-def skipped(module: str) -> dict[str, str]:
-    return {"skipped": f"{module} not available"}
-
-
-def try_import(name: str) -> Any | None:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
 
 
 def seed_config(orders: int, seed: int = 42) -> seeding.SeedConfig:
@@ -115,8 +103,8 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     return {"items": len(items), "seconds": round(seconds, 3), "items_per_s": round(len(items) / seconds, 1)}
 
 
-def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> dict[str, Any]:
-    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before."""
+def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | None) -> dict[str, Any]:
+    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before (if any)."""
     started = time.perf_counter()
     written = seeding.run(plan, workers=workers)
     seconds = time.perf_counter() - started
@@ -129,84 +117,7 @@ def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any]) -> d
     return {
         "batched": batched,
         "put_item": baseline,
-        "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2),
-    }
-
-
-# ---- sync -----------------------------------------------------------------------------------------------------
-
-
-def drainer() -> StreamDrainer | None:
-    module = try_import("adminview.handler")
-    handler = getattr(module, "handler", None) if module else None
-    if handler is None:
-        return None
-    arn = stream_arn(SHOP_TABLE.model)
-    if not arn:
-        raise RuntimeError("the shop table has no stream")
-    return StreamDrainer(arn, handler)
-
-
-def sync(reader: StreamDrainer | None) -> dict[str, Any]:
-    """Drain the whole stream (everything seeding wrote) through the handler."""
-    if reader is None:
-        return skipped("adminview.handler")
-    started = time.perf_counter()
-    records = reader.read()
-    read_s = time.perf_counter() - started
-    with recording() as log:
-        started = time.perf_counter()
-        failed = reader.apply(records)
-        apply_s = time.perf_counter() - started
-    total = read_s + apply_s
-    return {
-        "records": len(records),
-        "read_s": round(read_s, 3),
-        "handler_s": round(apply_s, 3),
-        "records_per_s": round(len(records) / total, 1) if total else None,
-        "handler_records_per_s": round(len(records) / apply_s, 1) if apply_s else None,
-        "failed": failed,
-        "view_wcu": round(log.write_units, 1),
-        "view_calls": log.count,
-    }
-
-
-def lag(
-    reader: StreamDrainer | None, plan: seeding.SeedPlan, *, samples: int, page: Any | None, timeout_s: float = 30.0
-) -> dict[str, Any]:
-    """Domain write (order_place) -> the order is on the pending page (or, without the dashboard, in the
-    pending_orders selector). The drain runs in a tight loop, so this is the pipeline's own lag, not a poll
-    interval."""
-    selectors = try_import("adminview.selectors")
-    if reader is None or selectors is None:
-        return skipped("adminview.handler" if reader is None else "adminview.selectors")
-    from shop.orders import OrderLine, order_place
-
-    stock = max((i for i in plan.catalog if isinstance(i, Inventory)), key=lambda i: i.quantity or 0)
-    product_id, customer_id = keys.strip(stock.pk), plan.first_customer_id
-    assert customer_id is not None
-    lags: list[float] = []
-    for _ in range(samples):
-        order = order_place(customer_id=customer_id, lines=[OrderLine(product_id, 1)])
-        oid = keys.strip(order.pk)
-        written = time.perf_counter()
-        while True:
-            reader.drain()
-            if page is not None:
-                visible = oid in page.get("/orders/pending/").content.decode()
-            else:
-                visible = any(row.order_id == oid for row in selectors.pending_orders(limit=PAGE_LIMIT).rows)
-            if visible:
-                lags.append((time.perf_counter() - written) * 1000.0)
-                break
-            if time.perf_counter() - written > timeout_s:
-                raise RuntimeError(f"order {oid} not visible on the pending view after {timeout_s}s")
-            time.sleep(0.005)
-    return {
-        "samples": len(lags),
-        "seen_on": "page /orders/pending/" if page is not None else "selector",
-        "p50_ms": round(percentile(lags, 50) or 0, 1),
-        "p95_ms": round(percentile(lags, 95) or 0, 1),
+        "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2) if baseline else None,
     }
 
 
@@ -215,16 +126,12 @@ def lag(
 
 def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
     """The functions behind each page, called directly (no HTTP): what the page costs in DynamoDB."""
-    selectors = try_import("adminview.selectors")
     start, end = INVOICE_YEAR
     out: dict[str, dict[str, Any]] = {}
-    if selectors is None:
-        out["pending"] = out["buyers"] = skipped("adminview.selectors")
-    else:
-        out["pending"] = repeat(lambda: selectors.pending_orders(limit=PAGE_LIMIT), repeats)
-        out["buyers"] = repeat(
-            lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats
-        )
+    out["pending"] = repeat(lambda: selectors.pending_orders(limit=PAGE_LIMIT), repeats)
+    out["buyers"] = repeat(
+        lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats
+    )
     out["invoices"] = repeat(
         lambda: access_patterns.invoices_for_customer(
             customer_id=subjects.customer_id, start=start, end=end, limit=PAGE_LIMIT
@@ -235,18 +142,15 @@ def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]
     return out
 
 
-def staff_client() -> Any | None:
-    """A django.test.Client logged in as a staff user, or None when the dashboard's URLs are not there."""
-    from django.urls import NoReverseMatch, Resolver404, resolve
-
-    if try_import("dashboard") is None:
-        return None
-    try:
-        resolve("/orders/pending/")
-    except (Resolver404, NoReverseMatch):
-        return None
+def staff_client() -> Any:
+    """A django.test.Client logged in as a staff user. The freshness line's one-second cache is off, so every
+    page request makes the same calls whatever the timing, and the calls-per-page check compares like with like."""
     from django.contrib.auth import get_user_model
     from django.test import Client
+
+    from dashboard import freshness
+
+    freshness.CACHE_S = 0.0
 
     user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
     if not user.is_staff:
@@ -270,10 +174,8 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
     }
 
 
-def pages(client: Any | None, subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
+def pages(client: Any, subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
     """Each page through the whole Django stack (middleware, auth, view, template), as a staff user."""
-    if client is None:
-        return {name: skipped("dashboard") for name in PAGES}
     out: dict[str, dict[str, Any]] = {}
     for name, url in page_urls(subjects).items():
 
@@ -410,20 +312,3 @@ def naive(subjects: Subjects, *, repeats: int, shared_scan: bool = False) -> dic
         "invoices": repeat(lambda: naive_invoices(subjects.customer_id), repeats, warmup=0),
         "buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0),
     }
-
-
-__all__ = [
-    "PAGES",
-    "Subjects",
-    "choose_subjects",
-    "data_layer",
-    "drainer",
-    "lag",
-    "naive",
-    "pages",
-    "run_once",
-    "seed",
-    "seed_config",
-    "staff_client",
-    "sync",
-]

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,6 +129,15 @@ class DynamoDBLocal:
                 self.process.wait()
         self.process = None
 
+    def restart(self, *, timeout_s: float = 10.0) -> DynamoDBLocal:
+        """A fresh, empty engine on the same port (same endpoint, so every client and subprocess still finds
+        it): DynamoDB Local in memory slows down as tables are created, written and deleted."""
+        self.stop()
+        deadline = time.monotonic() + timeout_s
+        while port_open(self.port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.start()
+
     def __enter__(self) -> DynamoDBLocal:
         return self if self.process else self.start()
 
@@ -142,6 +153,45 @@ def in_memory(port: int | None = None) -> DynamoDBLocal:
 def persistent(data_dir: Path, port: int = 8000) -> DynamoDBLocal:
     """For the demo: data survives restarts in ``data_dir``."""
     return DynamoDBLocal(port=port, data_dir=data_dir)
+
+
+# What a process needs to talk to a DynamoDB Local: dummy credentials (the engine accepts any), a region, and the
+# standard endpoint variables botocore reads for DynamoDB and DynamoDB Streams.
+LOCAL_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_SESSION_TOKEN": "",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS")
+
+
+def set_environment(values: dict[str, str]) -> None:
+    """Set each variable; an empty value unsets it (so a saved "absent" restores as absent)."""
+    for name, value in values.items():
+        if value:
+            os.environ[name] = value
+        else:
+            os.environ.pop(name, None)
+
+
+@contextmanager
+def pointed_at(endpoint: str) -> Iterator[None]:
+    """Point every client made inside the block (and every subprocess started there) at ``endpoint``;
+    the tests and the benchmark share this set-up. Cached PynamoDB connections are dropped on the way in
+    and out, so none keeps talking to the previous endpoint."""
+    from dynamo.models import reset_connections
+
+    names = [*LOCAL_CREDENTIALS, *ENDPOINT_VARIABLES]
+    saved = {name: os.environ.get(name, "") for name in names}
+    set_environment({**LOCAL_CREDENTIALS, **dict.fromkeys(ENDPOINT_VARIABLES, endpoint)})
+    reset_connections()
+    try:
+        yield
+    finally:
+        set_environment(saved)
+        reset_connections()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,6 @@ Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``), and o
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -17,22 +16,6 @@ import pytest
 from dynamo import local
 from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
-
-TEST_ENV = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_SESSION_TOKEN": "",
-    "AWS_REGION": "us-east-1",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
-
-
-def _set_env(values: dict[str, str]) -> None:
-    for name, value in values.items():
-        if value:
-            os.environ[name] = value
-        else:
-            os.environ.pop(name, None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -52,26 +35,12 @@ _tables_made = [0]
 @pytest.fixture(scope="session")
 def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
-    with local.in_memory() as engine:
+    with local.in_memory() as engine, local.pointed_at(engine.endpoint):
         _engine.append(engine)
-        saved = {
-            k: os.environ.get(k, "")
-            for k in [*TEST_ENV, "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"]
-        }
-        _set_env(
-            {
-                **TEST_ENV,
-                "AWS_ENDPOINT_URL_DYNAMODB": engine.endpoint,
-                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": engine.endpoint,
-            }
-        )
-        reset_connections()
         try:
             yield engine
         finally:
             _engine.clear()
-            _set_env(saved)
-            reset_connections()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -91,12 +60,7 @@ def _fresh_engine_between_modules(request: pytest.FixtureRequest) -> Iterator[No
 
 
 def _restart_engine() -> None:
-    engine = _engine[0]
-    engine.stop()
-    deadline = time.monotonic() + 10
-    while local.port_open(engine.port) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    engine.start()
+    _engine[0].restart()
     reset_connections()
     _tables_made[0] = 0
 

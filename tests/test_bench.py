@@ -1,10 +1,9 @@
 """The benchmark's core check on tiny sizes (seconds, not minutes): it runs end to end against the session's
-DynamoDB Local and passes the "calls per page do not grow with the table" check.
-"""
+DynamoDB Local, reads the stream through the sync's poller, runs the repair commands, and passes the "calls per
+page do not grow with the table" check."""
 
 from __future__ import annotations
 
-import argparse
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,8 +11,7 @@ import pytest
 
 from bench import report, stages
 from bench.measure import percentile
-from bench.run import resolve, run_benchmark
-from bench.stream import lambda_record
+from bench.run import new_size, resolve, run_benchmark
 from dynamo.instrumentation import Call, round_trips
 
 
@@ -37,7 +35,7 @@ def test_growth_check_flags_a_page_whose_calls_grow() -> None:
     def size(orders: int, calls: int) -> dict[str, Any]:
         return {
             "orders": orders,
-            "page": {"pending": {"skipped": "dashboard not available"}},
+            "page": {"pending": {"skipped": "not reached"}},
             "data": {"pending": {"calls": calls}, "order": {"calls": 1}},
         }
 
@@ -46,23 +44,19 @@ def test_growth_check_flags_a_page_whose_calls_grow() -> None:
     assert problems == ["pending (data): 3 DynamoDB calls at 100 orders vs 2 at 10"]
 
 
-def test_lambda_record_shape() -> None:
-    from datetime import datetime
-
-    record = {
-        "eventID": "1",
-        "eventName": "INSERT",
-        "awsRegion": "us-east-1",
-        "dynamodb": {
-            "ApproximateCreationDateTime": datetime(2026, 1, 1),
-            "Keys": {"PK": {"S": "o#1"}},
-            "SequenceNumber": "100",
-            "StreamViewType": "NEW_AND_OLD_IMAGES",
-        },
+def test_report_of_a_run_stopped_after_seeding_shows_what_was_measured() -> None:
+    size = new_size(100) | {"items": 700, "subjects": vars(stages.Subjects("1", 2, "3", 4, "5", 6, 7))}
+    size["seeding"] = {
+        "batched": {"items": 700, "items_per_s": 100.0},
+        "put_item": {"items": 50, "items_per_s": 10.0},
+        "speedup": 10.0,
     }
-    shaped = lambda_record(record, "arn:stream", "us-east-1")
-    assert shaped["eventSource"] == "aws:dynamodb" and shaped["eventSourceARN"] == "arn:stream"
-    assert isinstance(shaped["dynamodb"]["ApproximateCreationDateTime"], int)
+    text = report.markdown(
+        {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [size]}
+    )
+    assert "| 100 | 700 | 100.0 | 10.0 (50) | 10.0x |" in text
+    assert "- sync at 100: not reached (the run stopped before this stage)" in text
+    assert report.growth_violations({"sizes": [size]}) == []
 
 
 def test_pages_read_the_dynamodb_headers() -> None:
@@ -74,7 +68,6 @@ def test_pages_read_the_dynamodb_headers() -> None:
     measured = stages.pages(client, subjects, repeats=2)
     assert set(measured) == set(stages.PAGES)
     assert measured["pending"]["header_calls"] == "2" and measured["pending"]["repeats"] == 2
-    assert stages.pages(None, subjects, repeats=1)["order"] == {"skipped": "dashboard not available"}
 
 
 def test_resolve_quick_defaults() -> None:
@@ -87,17 +80,24 @@ def test_resolve_quick_defaults() -> None:
 
 @pytest.mark.django_db
 def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
-    opts = argparse.Namespace(
-        sizes=[30, 120],
-        repeat=2,
-        naive_repeat=1,
-        lag_samples=2,
-        putitem_sample=50,
-        workers=4,
-        endpoint=ddb_local.endpoint,
-        name="test",
-        argv=["--test"],
-        shared_scan=False,
+    opts = resolve(
+        [
+            *[
+                "--sizes",
+                "30,120",
+                "--repeat",
+                "2",
+                "--naive-repeat",
+                "1",
+                "--lag-samples",
+                "2",
+                "--putitem-sample",
+                "50",
+                "--workers",
+                "4",
+            ],
+            *["--endpoint", ddb_local.endpoint, "--name", "test"],
+        ]
     )
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
@@ -105,13 +105,45 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     assert [s["orders"] for s in results["sizes"]] == [30, 120]
     for size in results["sizes"]:
         assert size["seeding"]["batched"]["items"] == size["items"] > 0
-        assert size["sync"]["records"] >= size["items"] and size["sync"]["failed"] == 0
+        sync = size["sync"]
+        assert sync["records"] >= size["items"] and sync["failed"] == 0
+        assert sync["view_wcu"] > sync["watermark_wcu"] > 0 and sync["watermark_items_written"] > 0
+        assert sync["wcu_per_shop_write"] > sync["wcu_per_shop_write_without_watermarks"] > 0
+        rebuild, verify = size["repair"]["rebuild"], size["repair"]["verify"]
+        assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
+        assert verify["exit"] == 0, verify["output"]
         assert size["lag"]["samples"] == 2
         assert size["data"]["order"]["calls"] == 1 and size["data"]["invoices"]["calls"] == 1
         naive = size["naive"]
         assert naive["pending"]["items_read"] == naive["invoices"]["items_read"] >= size["items"]
-        assert naive["pending"]["matched"] == size["subjects"]["pending_orders"]
+        # the naive Scan runs last, after the lag stage placed its pending orders
+        assert naive["pending"]["matched"] == size["subjects"]["pending_orders"] + size["lag"]["samples"]
     small, large = results["sizes"]
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 1 |" in text and "PASS" in text
+
+
+def test_view_writes_are_classed_by_the_keys_they_write() -> None:
+    from bench.sync import written_keys
+
+    batch = {
+        "RequestItems": {
+            "view": [
+                {"PutRequest": {"Item": {"PK": {"S": "seq#o#1"}, "SK": {"S": "c#1"}}}},
+                {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "ORDER"}}}},
+            ],
+            "other": [{"PutRequest": {"Item": {"PK": {"S": "x"}}}}],
+        }
+    }
+    assert written_keys("BatchWriteItem", batch, "view") == ["seq#o#1", "o#1"]
+    assert written_keys("PutItem", {"TableName": "view", "Item": {"PK": {"S": "seq#p#2"}}}, "view") == ["seq#p#2"]
+    assert written_keys("UpdateItem", {"TableName": "shop", "Key": {"PK": {"S": "o#1"}}}, "view") == []
+    transact = {
+        "TransactItems": [
+            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#3"}}}},
+            {"ConditionCheck": {"TableName": "view", "Key": {"PK": {"S": "seq#o#3"}}}},
+            {"Update": {"TableName": "shop", "Key": {"PK": {"S": "o#3"}}}},
+        ]
+    }
+    assert written_keys("TransactWriteItems", transact, "view") == ["o#3", "seq#o#3"]

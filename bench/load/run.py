@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import env, postgres, stages
+from bench import env, postgres, stages, sync
 from bench.load import report
 from dynamo import local
 
@@ -194,9 +194,9 @@ def run(opts: argparse.Namespace) -> dict[str, Any]:
         with env.dynamodb() as engine, env.fresh_tables("load"):
             plan = seeding.plan(stages.seed_config(opts.orders))
             log(f"DynamoDB Local at {engine.endpoint}; seeding {opts.orders:,} orders")
-            reader = stages.drainer()
+            reader = sync.poller()
             seeded = seeding.run(plan, workers=8)
-            synced = stages.sync(reader)
+            synced = sync.sync(reader)
             log(f"seeded {seeded:,} items; admin view synced ({synced.get('records')} stream records)")
             chosen = subjects(plan, fulfilment_users(opts.users))
             subjects_file = workdir / "subjects.json"
