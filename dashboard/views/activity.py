@@ -10,10 +10,9 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.forms import ActivityForm, first_error
+from dashboard.forms import ActivityForm
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import HtmxHttpRequest, csv_url, every_row, next_url, partial, spreadsheet_text
-from shop.errors import InvalidInput
+from dashboard.views.common import HtmxHttpRequest, csv_url, every_row, next_url, partial, spreadsheet_text, validated
 
 ACTIVITY_CSV_HEADER = [
     "order_id",
@@ -46,9 +45,7 @@ def activity_csv_row(row: Any) -> list[Any]:
 @domain_errors
 def activity(request: HtmxHttpRequest) -> HttpResponseBase:
     """All staff changes (one Query per write shard) or one user's (one Query); ``day`` is a key condition."""
-    form = ActivityForm(request.GET)
-    if not form.is_valid():
-        raise InvalidInput(first_error(form))
+    form = validated(ActivityForm(request.GET))
     user = form.cleaned_data["user"] or None
     day = form.cleaned_data["day"].isoformat() if form.cleaned_data["day"] else None
     scope = f"{user or ''}|{day or ''}"

@@ -11,10 +11,10 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
 
 from dashboard.actors import actor_of
-from dashboard.forms import BulkForm, first_error
+from dashboard.forms import BulkForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import domain_errors, error
-from dashboard.views.common import HtmxHttpRequest
+from dashboard.responses import domain_errors
+from dashboard.views.common import HtmxHttpRequest, validated
 from shop import bulk
 
 
@@ -23,9 +23,7 @@ from shop import bulk
 def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
-    form = BulkForm(request.POST)
-    if not form.is_valid():
-        return error(request, 400, first_error(form))
+    form = validated(BulkForm(request.POST))
     action = form.cleaned_data["action"]
     outcomes = bulk.run(action, form.cleaned_data["orders"], actor=actor_of(request))
     done = sum(1 for o in outcomes if o.done)

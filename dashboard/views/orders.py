@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
-from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm, first_error
+from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
@@ -31,7 +31,7 @@ from dashboard.views.common import (
     validated,
 )
 from shop import access_patterns, favourites, keys, orders
-from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
+from shop.errors import Busy, FavouriteConflict, OrderConflict
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
@@ -72,9 +72,7 @@ def _live_url(status: str, newest: str) -> str:
 @domain_errors
 def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
     """``/orders/?status=PENDING|SHIPPED|CANCELLED``: one Query per write shard, newest first."""
-    form = StatusListForm(request.GET)
-    if not form.is_valid():
-        raise InvalidInput(first_error(form))
+    form = validated(StatusListForm(request.GET))
     status = form.cleaned_data["status"]
     after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=status)
     if form.wants_csv:
@@ -100,9 +98,7 @@ def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
 @domain_errors
 def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     """The live queue's poll: "N new orders - show them", from one small Query per shard."""
-    form = NewOrdersForm(request.GET)
-    if not form.is_valid():
-        raise InvalidInput(first_error(form))
+    form = validated(NewOrdersForm(request.GET))
     status, newest = form.cleaned_data["status"], form.cleaned_data["newest"] or ""
     count = selectors.new_orders_since(status=status, newest=newest)
     context = {

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.forms import InvoiceRangeForm, first_error
+from dashboard.forms import InvoiceRangeForm
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     HtmxHttpRequest,
@@ -21,10 +21,11 @@ from dashboard.views.common import (
     next_url,
     partial,
     spreadsheet_text,
+    validated,
 )
 from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
-from shop.errors import InvalidInput, NotFound
+from shop.errors import NotFound
 from shop.timestamps import now
 
 # --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
@@ -51,9 +52,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     """The product (GetItem), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
     (pattern 9, both days included, default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
-    form = InvoiceRangeForm(request.GET, today=now().date())
-    if not form.is_valid():
-        raise InvalidInput(first_error(form))
+    form = validated(InvoiceRangeForm(request.GET, today=now().date()))
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}

@@ -13,10 +13,9 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.forms import ListForm, first_error
 from dashboard.patterns import readable
 from dashboard.responses import csv_response
-from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.common import HtmxHttpRequest, list_form
 from dashboard.views.patterns import csv_rows
 from shop import keys
 from shop.errors import InvalidInput
@@ -86,9 +85,7 @@ def sections_response(
 ) -> HttpResponseBase | None:
     """The answer to a one-list request (load more, CSV), or None when the whole page is asked for.
     Raises ValueError (a 400) for an unknown list or bad list parameters."""
-    form = ListForm(request.GET)
-    if not form.is_valid():
-        raise InvalidInput(first_error(form))
+    form = list_form(request)
     which = request.GET.get(LIST)
     by_name = {s.name: s for s in sections}
     if which is None:
