@@ -10,7 +10,7 @@ import pytest
 from botocore.exceptions import ClientError
 from django.core.management import call_command
 
-from adminview import onfailure, projection, rebuild, sync_store
+from adminview import onfailure, rebuild, sync_store
 from adminview.handler import handle_records, handler
 from adminview.models import OrderSummary
 from adminview.poller import streams_client
@@ -19,19 +19,9 @@ from shop.models import ShopItem
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
+from tests.adminview_helpers import break_projection_of
 
 pytestmark = pytest.mark.ddb_local
-
-
-def _break_order(monkeypatch: pytest.MonkeyPatch, order_pk: str) -> None:
-    real = projection.project
-
-    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
-        if (new or old or {}).get("PK", {}).get("S") == order_pk:
-            raise ValueError("cannot project this (simulated bug)")
-        return real(old, new, shards)
-
-    monkeypatch.setattr(projection, "project", broken)
 
 
 def test_lambda_handler_keeps_failed_records_counts_attempts_and_clears_them(
@@ -42,7 +32,7 @@ def test_lambda_handler_keeps_failed_records_counts_attempts_and_clears_them(
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
     records = new_records()
     bad = [r for r in records if r["dynamodb"]["Keys"]["PK"]["S"] == "o#bad"]
-    _break_order(monkeypatch, "o#bad")
+    break_projection_of(monkeypatch, "o#bad")
 
     _response, outcome = handle_records(records)
     assert outcome.dead_lettered == len(bad) == 3 and len(outcome.failed) == 3
@@ -69,7 +59,7 @@ def test_replay_says_why_a_record_still_fails_and_exits_non_zero(
 ) -> None:
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
-    _break_order(monkeypatch, "o#bad")
+    break_projection_of(monkeypatch, "o#bad")
     handler({"Records": new_records()})
     capsys.readouterr()  # the handler's own log line and metrics
     call_command("adminview_deadletters", "list")

@@ -8,7 +8,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.compat import HTTPHeaders
 from django.core.management import call_command
 
-from adminview import projection, rebuild, sync_store
+from adminview import rebuild, sync_store
 from adminview.handler import handler
 from adminview.models import OrderSummary, ViewItem
 from dynamo.client import client_of
@@ -16,7 +16,7 @@ from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
-from tests.adminview_helpers import sync_now
+from tests.adminview_helpers import break_projection_of, sync_now
 
 
 def test_poison_record_is_dead_lettered_while_the_rest_applies(
@@ -25,14 +25,7 @@ def test_poison_record_is_dead_lettered_while_the_rest_applies(
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="good")
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
-    real = projection.project
-
-    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
-        if (new or old or {}).get("PK", {}).get("S") == "o#bad":
-            raise ValueError("cannot project this (simulated bug)")
-        return real(old, new, shards)
-
-    monkeypatch.setattr(projection, "project", broken)
+    break_projection_of(monkeypatch, "o#bad")
     stats = sync_now(sleep=lambda _s: None)
     assert stats.dead_lettered == 3  # order, its item, its invoice
     assert OrderSummary.get("o#good", "#order").status == "PENDING"
@@ -41,7 +34,7 @@ def test_poison_record_is_dead_lettered_while_the_rest_applies(
     assert len(letters) == 3 and all("simulated bug" in letter.error for letter in letters)
     assert sync_now().records == 0  # the checkpoint moved past them
 
-    monkeypatch.setattr(projection, "project", real)  # the fix
+    monkeypatch.undo()  # the fix is deployed
     call_command("adminview_deadletters", "replay")
     assert list(sync_store.dead_letters()) == []
     assert OrderSummary.get("o#bad", "#order").status == "PENDING"

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from adminview import projection, sync_store
+from adminview import sync_store
 from adminview.handler import handler
 from dashboard import freshness
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
-from tests.adminview_helpers import sync_now
+from tests.adminview_helpers import break_projection_of, sync_now
 from tests.dashboard.conftest import csrf_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
@@ -32,14 +30,7 @@ def boss(db: None) -> Client:
 def _poison(monkeypatch: pytest.MonkeyPatch) -> None:
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
-    real = projection.project
-
-    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
-        if (new or old or {}).get("PK", {}).get("S") == "o#bad":
-            raise ValueError("cannot project this (simulated bug)")
-        return real(old, new, shards)
-
-    monkeypatch.setattr(projection, "project", broken)
+    break_projection_of(monkeypatch, "o#bad")
     handler({"Records": new_records()})
 
 
