@@ -123,8 +123,11 @@ def _query(
     limit: int,
     before: str | None = None,
     after: str | None = None,
+    between: tuple[str, str] | None = None,
     forward: bool = False,
 ) -> list[Raw]:
+    """One Query page of a view index: the partition ``pk``, optionally sort keys before or after a position,
+    or between two bounds (inclusive)."""
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     condition = "#pk = :pk"
     values: dict[str, Any] = {":pk": {"S": pk}}
@@ -134,8 +137,11 @@ def _query(
     elif after is not None:
         condition += " AND #sk > :pos"
         values[":pos"] = {"S": after}
+    elif between is not None:
+        condition += " AND #sk BETWEEN :lo AND :hi"
+        values[":lo"], values[":hi"] = {"S": between[0]}, {"S": between[1]}
     names = {"#pk": pk_name}
-    if ":pos" in values:
+    if len(values) > 1:
         names["#sk"] = sk_name
     response = client.query(
         TableName=table,
@@ -375,21 +381,12 @@ def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None)
     """Newest first within one GSI6 partition; ``day`` and the page position are both key conditions."""
     if day is None:
         return _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit, before=before)
-    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     high = min(before, day + "~") if before is not None else day + "~"
     if high < day:  # a position before the day: nothing of that day is left
         return []
-    response = client.query(
-        TableName=table,
-        IndexName="GSI6",
-        KeyConditionExpression="#pk = :pk AND #sk BETWEEN :lo AND :hi",
-        ExpressionAttributeNames={"#pk": "GSI6PK", "#sk": "GSI6SK"},
-        ExpressionAttributeValues={":pk": {"S": pk}, ":lo": {"S": day}, ":hi": {"S": high}},
-        ScanIndexForward=False,
-        Limit=limit + 1,  # BETWEEN includes its bound: the position itself may come back
-    )
-    items = cast("list[Raw]", response.get("Items", []))
-    return [r for r in items if r["GSI6SK"]["S"] != before]
+    # BETWEEN includes its bound: the position itself may come back, so one more
+    found = _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit + 1, between=(day, high))
+    return [r for r in found if r["GSI6SK"]["S"] != before]
 
 
 def activity(
