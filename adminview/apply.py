@@ -33,6 +33,7 @@ from adminview.projection import Delete, Image, Put, ViewKey
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
+from dynamo.paging import raw_items
 from shop import keys
 
 log = logging.getLogger(__name__)
@@ -136,19 +137,16 @@ def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, str]) 
 
 def _order_collection(order_id: str) -> list[Image]:
     client, table = _table()
-    items: list[Image] = []
-    kwargs: dict[str, Any] = {
-        "TableName": table,
-        "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": keys.ORDER + order_id}},
-        "ConsistentRead": True,
-    }
-    while True:
-        page = client.query(**kwargs)
-        items += page.get("Items", [])
-        if "LastEvaluatedKey" not in page:
-            return items
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return list(
+        raw_items(
+            client,
+            "query",
+            TableName=table,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": keys.ORDER + order_id}},
+            ConsistentRead=True,
+        )
+    )
 
 
 def rederive(order_ids: Sequence[str]) -> int:

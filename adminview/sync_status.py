@@ -27,6 +27,7 @@ from typing import Any
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
 from dynamo.client import client_of
+from dynamo.paging import raw_items
 
 HEARTBEAT_PK = "heartbeat"
 VERIFY_PK, VERIFY_SK = "verify", "last"
@@ -153,19 +154,13 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
 
 def heartbeats() -> list[Heartbeat]:
     """Every writer's heartbeat: one Query of the ``heartbeat`` partition (one page: a few hundred bytes each)."""
-    client = client_of(SyncItem)
-    items: list[dict[str, Any]] = []
-    kwargs: dict[str, Any] = {
-        "TableName": SyncItem.Meta.table_name,
-        "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": HEARTBEAT_PK}},
-    }
-    while True:
-        page = client.query(**kwargs)
-        items += page.get("Items", [])
-        if "LastEvaluatedKey" not in page:
-            break
-        kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    items = raw_items(
+        client_of(SyncItem),
+        "query",
+        TableName=str(SyncItem.Meta.table_name),
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": HEARTBEAT_PK}},
+    )
     return sorted((_heartbeat(i) for i in items), key=lambda h: h.applied_at, reverse=True)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 from adminview import projection
 from adminview.models import EXPIRES_AT
 from adminview.projection import Image, ViewKey
+from dynamo.paging import raw_items
 
 STREAM_RETENTION_S = 24 * 3600
 LIFETIME_S = 48 * 3600
@@ -137,20 +138,15 @@ def read(client: Any, table: str, sources: Sequence[ViewKey]) -> dict[ViewKey, M
 
 def read_partition(client: Any, table: str, shop_pk: str) -> dict[ViewKey, Mark]:
     """Every watermark of one shop partition (one consistent Query: they share ``seq#<shop PK>``)."""
-    marks: dict[ViewKey, Mark] = {}
-    params: dict[str, Any] = {
-        "TableName": table,
-        "KeyConditionExpression": "PK = :pk",
-        "ExpressionAttributeValues": {":pk": {"S": projection.watermark_key((shop_pk, ""))[0]}},
-        "ConsistentRead": True,
-    }
-    while True:
-        page = client.query(**params)
-        for raw in page.get("Items", []):
-            marks[(shop_pk, raw["SK"]["S"])] = Mark.of(raw)
-        if "LastEvaluatedKey" not in page:
-            return marks
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    found = raw_items(
+        client,
+        "query",
+        TableName=table,
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": projection.watermark_key((shop_pk, ""))[0]}},
+        ConsistentRead=True,
+    )
+    return {(shop_pk, raw["SK"]["S"]): Mark.of(raw) for raw in found}
 
 
 def too_old(mark: Mark, created: object, now: float | None = None) -> bool:
