@@ -61,7 +61,8 @@ def key_of(item: Image) -> ViewKey:
     return item["PK"]["S"], item["SK"]["S"]
 
 
-def _s(image: Image, name: str) -> str | None:
+def attr_text(image: Image, name: str) -> str | None:
+    """A string or number attribute of a DynamoDB JSON item as text; None when absent or of another type."""
     value = image.get(name)
     if not isinstance(value, dict):
         return None
@@ -97,7 +98,7 @@ def _item(pk: str, sk: str, kind: str, **attrs: str | int | None) -> Image:
 
 
 def source_key(image: Image) -> ViewKey | None:
-    pk, sk = _s(image, "PK"), _s(image, "SK")
+    pk, sk = attr_text(image, "PK"), attr_text(image, "SK")
     return (pk, sk) if pk is not None and sk is not None else None
 
 
@@ -115,11 +116,11 @@ def source_of(item: Image) -> ViewKey | None:
     """The shop item a view item follows from (the inverse of ``project_item``'s keys): a rebuild conditions
     every write of a view item, deletes included, on that source's watermark. None: no shop item implies it."""
     pk, sk = key_of(item)
-    kind = _s(item, "Kind")
+    kind = attr_text(item, "Kind")
     if kind == "profile" and sk == PROFILE_SK:
         return pk, pk
     if kind == "order" and sk == ORDER_SK:
-        customer = _s(item, "CustomerId")
+        customer = attr_text(item, "CustomerId")
         return (pk, "c#" + customer) if customer else None
     if kind == "buyer":
         return pk, sk
@@ -141,8 +142,8 @@ def is_pending(status: str | None) -> bool:
 
 
 def order_summary(order_id: str, customer_id: str, image: Image, shards: int | None = None) -> Image:
-    date = _s(image, "Date")
-    status = _s(image, "Status")
+    date = attr_text(image, "Date")
+    status = attr_text(image, "Status")
     sort = f"{date or ''}#{order_id}"
     item = _item(
         keys.ORDER + order_id,
@@ -152,9 +153,9 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
         CustomerId=customer_id,
         Date=date,
         Status=status,
-        Total=_s(image, "Total"),
-        ItemCount=_int(_s(image, "ItemCount"), "ItemCount"),
-        Version=_int(_s(image, "Version"), "Version"),
+        Total=attr_text(image, "Total"),
+        ItemCount=_int(attr_text(image, "ItemCount"), "ItemCount"),
+        Version=_int(attr_text(image, "Version"), "Version"),
         GSI4PK=keys.CUSTOMER + customer_id,
         GSI4SK=sort,
     )
@@ -166,8 +167,8 @@ def order_summary(order_id: str, customer_id: str, image: Image, shards: int | N
 
 def profile_item(pk: str, image: Image) -> Image:
     """AV4's profile; with an email, also the (sparse) email index's keys."""
-    email = _s(image, "Email")
-    item = _item(pk, PROFILE_SK, "profile", Name=_s(image, "Name"), Email=email)
+    email = attr_text(image, "Email")
+    item = _item(pk, PROFILE_SK, "profile", Name=attr_text(image, "Name"), Email=email)
     key = email_key(email) if email else None
     if key:
         item["GSI5PK"], item["GSI5SK"] = {"S": key}, {"S": pk}
@@ -178,19 +179,19 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
     """A staff change (the shop's audit entry): one item in the sharded all-activity list and a twin in its
     user's list, both sorted by ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
     sort = _strip(sk, "AUDIT#")
-    user, action = _s(image, "User"), _s(image, "Action")
+    user, action = attr_text(image, "User"), attr_text(image, "Action")
     if not sort or not user or not action:
         return []
     attrs: dict[str, str | int | None] = {
-        "OrderId": _s(image, "OrderId") or _strip(pk, "o#"),
+        "OrderId": attr_text(image, "OrderId") or _strip(pk, "o#"),
         "Action": action,
         "User": user,
-        "At": _s(image, "At"),
-        "FromStatus": _s(image, "FromStatus"),
-        "ToStatus": _s(image, "ToStatus"),
-        "OrderVersion": _int(_s(image, "OrderVersion"), "OrderVersion"),
-        "RequestId": _s(image, "RequestId"),
-        "ProductId": _s(image, "ProductId"),
+        "At": attr_text(image, "At"),
+        "FromStatus": attr_text(image, "FromStatus"),
+        "ToStatus": attr_text(image, "ToStatus"),
+        "OrderVersion": _int(attr_text(image, "OrderVersion"), "OrderVersion"),
+        "RequestId": attr_text(image, "RequestId"),
+        "ProductId": attr_text(image, "ProductId"),
     }
     shard = pending_shard(sort, shards)
     return [
@@ -219,7 +220,7 @@ def _transaction_ids(image: Image) -> list[str]:
     payments = detail.get("Payments", {}).get("L", []) if isinstance(detail, dict) else []
     found: list[str] = []
     for payment in payments:
-        txid = _s(payment.get("M", {}), "TransactionId") if isinstance(payment, dict) else None
+        txid = attr_text(payment.get("M", {}), "TransactionId") if isinstance(payment, dict) else None
         if txid and txid not in found:
             found.append(txid)
     return found
@@ -233,7 +234,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     if key is None:
         return []
     pk, sk = key
-    entity = _s(image, "EntityType")
+    entity = attr_text(image, "EntityType")
     if entity == "customer":
         return [profile_item(pk, image)] if _strip(pk, keys.CUSTOMER) else []
     if entity == "order":
@@ -241,7 +242,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
         return [order_summary(oid, cid, image, shards)] if oid and cid else []
     if entity == "orderItem":
         oid, pid = _strip(pk, keys.ORDER), _strip(sk, keys.PRODUCT)
-        return [buyer_item(oid, pid, _strip(_s(image, "GSI2-PK"), keys.CUSTOMER))] if oid and pid else []
+        return [buyer_item(oid, pid, _strip(attr_text(image, "GSI2-PK"), keys.CUSTOMER))] if oid and pid else []
     if entity == "audit":
         return activity_items(pk, sk, image, shards)
     if entity == "invoice":
@@ -279,27 +280,27 @@ def touched_order(old: Image | None, new: Image | None) -> str | None:
     image = new or old
     if not image:
         return None
-    entity = _s(image, "EntityType")
-    order_id = _strip(_s(image, "PK"), keys.ORDER)
+    entity = attr_text(image, "EntityType")
+    order_id = _strip(attr_text(image, "PK"), keys.ORDER)
     if entity == "orderItem":
         return order_id
     if entity != "order":
         return None
-    if old is None or new is None or _s(old, "SK") != _s(new, "SK"):
+    if old is None or new is None or attr_text(old, "SK") != attr_text(new, "SK"):
         return order_id
-    return order_id if (_s(old, "Status") == CANCELLED) != (_s(new, "Status") == CANCELLED) else None
+    return order_id if (attr_text(old, "Status") == CANCELLED) != (attr_text(new, "Status") == CANCELLED) else None
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:
     """The buyer items as they must be given the order summary (status, customer); only those that differ."""
-    status = _s(summary, "Status") if summary else None
-    summary_customer = _s(summary, "CustomerId") if summary else None
+    status = attr_text(summary, "Status") if summary else None
+    summary_customer = attr_text(summary, "CustomerId") if summary else None
     fixed: list[Image] = []
     for buyer in buyers:
         wanted = buyer_item(
-            _s(buyer, "OrderId") or "",
-            _s(buyer, "ProductId") or "",
-            _s(buyer, "CustomerId") or summary_customer,
+            attr_text(buyer, "OrderId") or "",
+            attr_text(buyer, "ProductId") or "",
+            attr_text(buyer, "CustomerId") or summary_customer,
             cancelled=status == CANCELLED,
         )
         if wanted != buyer:

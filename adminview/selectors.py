@@ -33,6 +33,7 @@ from adminview.models import (
     status_key,
     user_activity_key,
 )
+from adminview.projection import attr_text
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -75,13 +76,8 @@ class BuyerRow:
     email: str | None
 
 
-def _s(raw: Raw, name: str) -> str | None:
-    value = raw.get(name) or {}
-    return value.get("S") if "S" in value else value.get("N")
-
-
 def _order_row(raw: Raw) -> OrderRow:
-    date_text, total_text, count_text = _s(raw, "Date"), _s(raw, "Total"), _s(raw, "ItemCount")
+    date_text, total_text, count_text = attr_text(raw, "Date"), attr_text(raw, "Total"), attr_text(raw, "ItemCount")
     try:
         date = parse_ts(date_text) if date_text else None
     except ValueError:
@@ -91,13 +87,13 @@ def _order_row(raw: Raw) -> OrderRow:
     except InvalidOperation:
         total = None
     return OrderRow(
-        order_id=_s(raw, "OrderId") or "",
-        customer_id=_s(raw, "CustomerId") or "",
+        order_id=attr_text(raw, "OrderId") or "",
+        customer_id=attr_text(raw, "CustomerId") or "",
         date=date,
-        status=_s(raw, "Status"),
+        status=attr_text(raw, "Status"),
         total=total,
         item_count=int(count_text) if count_text else None,
-        position=_s(raw, "GSI1SK") or _s(raw, "GSI4SK") or "",
+        position=attr_text(raw, "GSI1SK") or attr_text(raw, "GSI4SK") or "",
     )
 
 
@@ -264,7 +260,10 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     profiles = customer_profiles(customer_ids=customers, attributes=["Name", "Email"]) if customers else []
     rows = [
         BuyerRow(
-            customer_id=c, orders=counts[c], name=_s(p, "Name") if p else None, email=_s(p, "Email") if p else None
+            customer_id=c,
+            orders=counts[c],
+            name=attr_text(p, "Name") if p else None,
+            email=attr_text(p, "Email") if p else None,
         )
         for c, p in zip(customers, profiles, strict=True)
     ]
@@ -274,7 +273,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId (GSI3), or None."""
     found = transaction_items(transaction_id=transaction_id, limit=1).rows
-    return _s(found[0], "OrderId") if found else None
+    return attr_text(found[0], "OrderId") if found else None
 
 
 def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
@@ -358,22 +357,22 @@ class ActivityRow:
 
 
 def _activity_row(raw: Raw) -> ActivityRow:
-    at_text, version_text = _s(raw, "At"), _s(raw, "OrderVersion")
+    at_text, version_text = attr_text(raw, "At"), attr_text(raw, "OrderVersion")
     try:
         at = parse_ts(at_text) if at_text else None
     except ValueError:
         at = None
     return ActivityRow(
-        order_id=_s(raw, "OrderId") or "",
+        order_id=attr_text(raw, "OrderId") or "",
         at=at,
-        action=_s(raw, "Action") or "",
-        user=_s(raw, "User") or "",
-        from_status=_s(raw, "FromStatus"),
-        to_status=_s(raw, "ToStatus"),
+        action=attr_text(raw, "Action") or "",
+        user=attr_text(raw, "User") or "",
+        from_status=attr_text(raw, "FromStatus"),
+        to_status=attr_text(raw, "ToStatus"),
         order_version=int(version_text) if version_text else None,
-        request_id=_s(raw, "RequestId"),
-        product_id=_s(raw, "ProductId"),
-        position=_s(raw, "GSI6SK") or "",
+        request_id=attr_text(raw, "RequestId"),
+        product_id=attr_text(raw, "ProductId"),
+        position=attr_text(raw, "GSI6SK") or "",
     )
 
 
