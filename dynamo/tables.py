@@ -99,6 +99,29 @@ def wait_active(
         time.sleep(POLL_S)
 
 
+def _projected(index: dict[str, Any]) -> tuple[str, frozenset[str]]:
+    projection = index.get("Projection") or {}
+    return str(projection.get("ProjectionType", "")), frozenset(projection.get("NonKeyAttributes") or ())
+
+
+def projection_drift(live: dict[str, Any], wanted: dict[str, Any]) -> str | None:
+    """What the model's index projects that the live one does not, in words (None when they agree).
+
+    DynamoDB cannot change an index's projection in place, so this is reported, not fixed: reads through the
+    index see the missing attributes as absent until the index is replaced by one of a new name."""
+    (live_type, live_attrs), (wanted_type, wanted_attrs) = _projected(live), _projected(wanted)
+    if live_type == wanted_type and live_attrs == wanted_attrs:
+        return None
+    if live_type == "ALL" or (live_type == wanted_type == "INCLUDE" and wanted_attrs <= live_attrs):
+        return None  # the live index holds at least what the model reads
+    missing = sorted(wanted_attrs - live_attrs) if live_type == "INCLUDE" else []
+    what = f"lacks {', '.join(missing)}" if missing else f"projects {live_type}, the model wants {wanted_type}"
+    return (
+        f"index {live.get('IndexName')} {what}; DynamoDB cannot change a projection in place, so those attributes "
+        "read as absent through it until it is replaced by an index of a new name"
+    )
+
+
 def ensure_table(
     spec: TableSpec, *, progress: Callable[[str], None] = lambda _: None, timeout_s: float = DEFAULT_TIMEOUT_S
 ) -> list[str]:
@@ -140,10 +163,13 @@ def ensure_table(
             "changing a stream's view type means disabling it (losing unread records): do it by hand"
         )
 
-    existing = {i["IndexName"] for i in table.get("GlobalSecondaryIndexes", [])}
+    existing = {i["IndexName"]: i for i in table.get("GlobalSecondaryIndexes", [])}
     definitions = {d["AttributeName"]: d for d in wanted["AttributeDefinitions"]}
     for index in wanted["GlobalSecondaryIndexes"]:
         if index["IndexName"] in existing:
+            drift = projection_drift(existing[index["IndexName"]], index)
+            if drift:
+                progress(f"warning: {spec.name} {drift}")
             continue
         key_attrs = [k["AttributeName"] for k in index["KeySchema"]]
         # DynamoDB adds one GSI per UpdateTable call; the table keeps serving reads and writes meanwhile.

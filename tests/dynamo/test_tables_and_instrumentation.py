@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pynamodb.attributes import UnicodeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
 from dynamo.instrumentation import recording
 from dynamo.models import BaseMeta, InstrumentedModel, reset_connections
-from dynamo.tables import TableSpec, delete_table, ensure_table
+from dynamo.tables import TableSpec, delete_table, ensure_table, projection_drift
 from shop import access_patterns as ap
 from tests import factories
 
@@ -46,6 +46,46 @@ def test_missing_index_is_added_online_and_backfilled(ddb_local: object) -> None
         assert ensure_table(TableSpec(ThingV2, stream_view_type="NEW_AND_OLD_IMAGES")) == []
     finally:
         delete_table(Thing)
+
+
+class ByColourKeysOnly(GlobalSecondaryIndex["ThingV3"]):
+    class Meta:
+        index_name = "ByColour"
+        projection = KeysOnlyProjection()
+
+    colour = UnicodeAttribute(hash_key=True, attr_name="Colour")
+
+
+class ThingV3(Thing):
+    by_colour = ByColourKeysOnly()
+
+
+def test_an_index_projecting_less_than_the_model_wants_is_reported(ddb_local: object) -> None:
+    try:
+        ensure_table(TableSpec(ThingV3))
+        said: list[str] = []
+        assert ensure_table(TableSpec(ThingV2), progress=said.append) == []
+        assert [line for line in said if line.startswith("warning:")] == [
+            "warning: things-v1 index ByColour projects KEYS_ONLY, the model wants ALL; DynamoDB cannot change a "
+            "projection in place, so those attributes read as absent through it until it is replaced by an index "
+            "of a new name"
+        ]
+    finally:
+        delete_table(Thing)
+
+
+def test_projection_drift_in_words() -> None:
+    def index(kind: str, *attrs: str) -> dict[str, object]:
+        projection: dict[str, object] = {"ProjectionType": kind}
+        if attrs:
+            projection["NonKeyAttributes"] = list(attrs)
+        return {"IndexName": "GSI6", "Projection": projection}
+
+    assert projection_drift(index("INCLUDE", "A", "B"), index("INCLUDE", "B", "A")) is None
+    assert projection_drift(index("ALL"), index("INCLUDE", "A")) is None
+    assert projection_drift(index("INCLUDE", "A", "B"), index("INCLUDE", "A")) is None
+    drift = projection_drift(index("INCLUDE", "A"), index("INCLUDE", "A", "Detail"))
+    assert drift is not None and drift.startswith("index GSI6 lacks Detail;")
 
 
 def test_recording_counts_calls_and_capacity(shop_table: str) -> None:
