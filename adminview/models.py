@@ -47,7 +47,18 @@ INDEXED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # status lists of GSI1; 
 ACTIVITY_PREFIX = "ACTIVITY#"
 USER_ACTIVITY_PREFIX = "USER#"
 USER_TWIN_SUFFIX = "#user"
-ACTIVITY_ATTRS = ["OrderId", "Action", "User", "At", "FromStatus", "ToStatus", "OrderVersion", "RequestId", "ProductId"]
+ACTIVITY_ATTRS = [
+    "OrderId",
+    "Action",
+    "User",
+    "At",
+    "FromStatus",
+    "ToStatus",
+    "OrderVersion",
+    "RequestId",
+    "ProductId",
+    "Detail",
+]
 WATERMARK_PREFIX = "seq#"
 EXPIRES_AT = "ExpiresAt"  # the view table's TTL attribute (only watermarks carry it)
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]

@@ -192,6 +192,7 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
         "OrderVersion": _int(attr_text(image, "OrderVersion"), "OrderVersion"),
         "RequestId": attr_text(image, "RequestId"),
         "ProductId": attr_text(image, "ProductId"),
+        "Detail": attr_text(image, "Detail"),
     }
     shard = pending_shard(sort, shards)
     return [

@@ -353,6 +353,7 @@ class ActivityRow:
     order_version: int | None
     request_id: str | None
     product_id: str | None
+    detail: str | None
     position: str
 
 
@@ -372,6 +373,7 @@ def _activity_row(raw: Raw) -> ActivityRow:
         order_version=int(version_text) if version_text else None,
         request_id=attr_text(raw, "RequestId"),
         product_id=attr_text(raw, "ProductId"),
+        detail=attr_text(raw, "Detail"),
         position=attr_text(raw, "GSI6SK") or "",
     )
 

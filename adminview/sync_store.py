@@ -115,14 +115,19 @@ class DeadLetter:
     at: str | None
 
     @property
-    def position(self) -> str:
-        """What the record is, in one line: kind, shop keys, sequence number."""
-        body = body_of(self.record)
-        keys = body.get("Keys")
+    def source(self) -> tuple[str | None, str | None]:
+        """The shop item's PK and SK, as far as the record says."""
+        keys = body_of(self.record).get("Keys")
         keys = keys if isinstance(keys, dict) else {}
         pk, sk = (keys[name].get("S") if isinstance(keys.get(name), dict) else None for name in ("PK", "SK"))
+        return (pk if isinstance(pk, str) else None), (sk if isinstance(sk, str) else None)
+
+    @property
+    def position(self) -> str:
+        """What the record is, in one line: kind, shop keys, sequence number."""
+        pk, sk = self.source
         event = self.record.get("eventName") if isinstance(self.record, dict) else "(not a record)"
-        return f"{event} {pk} {sk} seq={body.get('SequenceNumber')}"
+        return f"{event} {pk} {sk} seq={body_of(self.record).get('SequenceNumber')}"
 
     @property
     def summary(self) -> str:

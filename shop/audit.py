@@ -2,8 +2,9 @@
 
 An audit entry is an item of the shop table (the source of truth), so it exists exactly when its change does:
 a refused or failed transaction writes neither. Entries about an order live in the order's partition
-(``o#<oid>`` / ``AUDIT#<at>#<id>``), so the order page reads its history with the Query it already makes;
-the stream projects them into the admin view's activity index.
+(``o#<oid>`` / ``AUDIT#<at>#<id>``), so the order page reads its history with the Query it already makes.
+Changes to no order (a dead-letter replay changes the admin view) live in ``keys.SYSTEM_AUDIT``, naming in
+``OrderId`` the order they concern, if any. The stream projects both into the admin view's activity index.
 
 ``record(tx, actor, ...)`` adds the entry to any ``dynamo.transactions.Transaction`` (the shop table's or
 another table's in the same account: TransactWriteItems spans tables), so any staff change can be audited.
@@ -48,18 +49,22 @@ def entry(
     actor: Actor,
     *,
     action: str,
-    order_id: str,
+    order_id: str | None,
     from_status: str | None = None,
     to_status: str | None = None,
     order_version: int | None = None,
     product_id: str | None = None,
     detail: str | None = None,
+    system: bool = False,
 ) -> AuditEntry:
-    """The audit item of one change (not written: see ``record``)."""
-    oid = keys.bare(order_id, keys.ORDER)
+    """The audit item of one change (not written: see ``record``): in the order's partition, or with
+    ``system`` in the partition of changes to no order."""
+    oid = keys.bare(order_id, keys.ORDER) if order_id is not None else None
+    if oid is None and not system:
+        raise InvalidInput("the audit entry of an order change names the order")
     at = audit_time()
     return AuditEntry(
-        pk=keys.ORDER + oid,
+        pk=keys.SYSTEM_AUDIT if system or oid is None else keys.ORDER + oid,
         sk=f"{keys.AUDIT}{at}#{secrets.token_hex(4)}",
         action=action,
         user=actor.username,
@@ -79,12 +84,13 @@ def record(
     actor: Actor | None,
     *,
     action: str,
-    order_id: str,
+    order_id: str | None,
     from_status: str | None = None,
     to_status: str | None = None,
     order_version: int | None = None,
     product_id: str | None = None,
     detail: str | None = None,
+    system: bool = False,
 ) -> AuditEntry | None:
     """Add the audit entry of a change to ``tx`` (nothing without an actor: seeding and imports are not staff
     changes); the put is conditioned on the key being new."""
@@ -99,6 +105,7 @@ def record(
         order_version=order_version,
         product_id=product_id,
         detail=detail,
+        system=system,
     )
     tx.put("audit", item, ShopItem.pk.does_not_exist())
     return item

@@ -20,6 +20,7 @@ SHIPMENT_ITEM = "shp#"
 PAYMENT = "pmn#"  # AWS's early draft (facets file): payments as their own items
 FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
+SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
 TRANSACTION = "t#"  # admin view: a payment by its transaction id
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")

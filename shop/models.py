@@ -358,7 +358,8 @@ class Favourite(ShopItem, discriminator="favourite"):
 
 class AuditEntry(ShopItem, discriminator="audit"):
     """One staff change, written in the same transaction as the change (``shop.audit``). PK o#<oid> (in the
-    order's partition, so the order page reads its history with the order-details Query), SK
+    order's partition, so the order page reads its history with the order-details Query; ``AUDIT#system`` for
+    a change to no order, such as a dead-letter replay), SK
     ``AUDIT#<at>#<id>``. Who (``User``), what (``Action``), ``FromStatus`` -> ``ToStatus``, the order's
     ``OrderVersion`` after the change, when (``At``), and the ``RequestId`` of the request that made it."""
 

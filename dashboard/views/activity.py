@@ -24,6 +24,7 @@ ACTIVITY_CSV_HEADER = [
     "order_version",
     "product_id",
     "request_id",
+    "detail",
 ]
 
 
@@ -38,6 +39,7 @@ def activity_csv_row(row: Any) -> list[Any]:
         row.order_version,
         row.product_id,
         row.request_id,
+        spreadsheet_text(row.detail),
     ]
 
 

@@ -2,7 +2,8 @@
 
 Reads: heartbeats (one Query), the dead-letter count (one COUNT Query), the last verify (one GetItem) and the
 first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables hold.
-Replaying goes through the stream handler (``adminview.replay``), like ``adminview_deadletters replay``.
+Replaying goes through the stream's apply (``adminview.replay``), like ``adminview_deadletters replay``, and
+writes the superuser's audit entry in the same transaction that removes the dead letter.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adminview import sync_status, sync_store
 from adminview.replay import replay
+from dashboard.actors import actor_of
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import HtmxHttpRequest
 
@@ -58,7 +60,8 @@ def sync_replay(request: HtmxHttpRequest) -> HttpResponse:
         if letter is None:
             return error(request, 404, "No such dead letter (already replayed?).")
         letters = [letter]
-    results = [replay(letter) for letter in letters]
+    actor = actor_of(request)
+    results = [replay(letter, actor) for letter in letters]
     for result in results:
         (messages.success if result.ok else messages.error)(request, result.line)
     if not results:

@@ -8,18 +8,20 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
-from adminview import onfailure, rebuild, sync_store
+from adminview import onfailure, rebuild, selectors, sync_store
 from adminview.handler import handle_records, handler
 from adminview.models import OrderSummary
 from adminview.poller import streams_client
-from shop import orders
-from shop.models import ShopItem
+from adminview.replay import replay
+from shop import keys, orders
+from shop.audit import Actor
+from shop.models import AuditEntry, ShopItem
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
-from tests.adminview_helpers import break_projection_of
+from tests.adminview_helpers import break_projection_of, sync_now
 
 pytestmark = pytest.mark.ddb_local
 
@@ -75,12 +77,48 @@ def test_replay_says_why_a_record_still_fails_and_exits_non_zero(
         line.startswith("still failing: ") and "attempts=2" in line and "simulated bug" in line for line in lines[:3]
     )
 
+    assert replay_trail() == []  # a replay that still fails changes nothing, so audits nothing
+
     monkeypatch.undo()
-    call_command("adminview_deadletters", "replay")
+    letters = list(sync_store.dead_letters())
+    call_command("adminview_deadletters", "replay", "--user", "ops")
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "replayed 3, still failing 0" and all(line.startswith("applied: ") for line in lines[:3])
     assert list(sync_store.dead_letters()) == []
     assert OrderSummary.get("o#bad", "#order").status == "PENDING"
+    trail = replay_trail()
+    assert [(e.action, e.user, e.order_id) for e in trail] == [("replay", "ops", "bad")] * 3
+    assert sorted(e.detail for e in trail) == sorted(letter.position for letter in letters)
+    assert len({e.request_id for e in trail}) == 1 and trail[0].request_id.startswith("cli-")
+
+
+def replay_trail() -> list[AuditEntry]:
+    return [i for i in ShopItem.query(keys.SYSTEM_AUDIT) if isinstance(i, AuditEntry)]
+
+
+def test_a_letter_replayed_twice_at_once_is_removed_and_audited_once(
+    shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="bad")
+    break_projection_of(monkeypatch, "o#bad")
+    handler({"Records": new_records()})
+    monkeypatch.undo()
+    letter = next(sync_store.dead_letters())  # both staff loaded the page before either clicked
+    first, second = replay(letter, Actor("ann")), replay(letter, Actor("bob"))
+    assert first.ok and first.audited and first.line == f"applied: {letter.position}"
+    assert second.ok and not second.audited and second.line.endswith("(already removed by another replay)")
+    assert [e.user for e in replay_trail()] == ["ann"]
+    assert sync_store.dead_letter(letter.key) is None
+    assert all(replay(rest, Actor("ann")).audited for rest in sync_store.dead_letters())
+    sync_now()  # the entries, in their own partition, project like any audit entry and verify like them
+    assert [row.action for row in selectors.activity(user="ann").rows] == ["replay"] * 3
+    assert rebuild.verify().clean
+
+
+def test_user_goes_with_replay_only() -> None:
+    with pytest.raises(CommandError, match="--user goes with replay only"):
+        call_command("adminview_deadletters", "list", "--user", "ops")
 
 
 class FakeQueue:

@@ -15,7 +15,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
 from tests.adminview_helpers import break_projection_of, sync_now
-from tests.dashboard.conftest import csrf_of
+from tests.dashboard.conftest import csrf_of, csv_rows
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
@@ -100,6 +100,13 @@ def test_replay_is_for_superusers_with_csrf(
     done = boss.post("/sync/replay/", {"all": "1"}, headers={"X-CSRFToken": token}, follow=True)
     assert done.content.decode().count("applied: ") == 3
     assert list(sync_store.dead_letters()) == []
+    sync_now()  # the audit entries reach the activity index like every staff change
+    header, *cells = csv_rows(boss.get("/activity/?format=csv"))
+    rows = [dict(zip(header, row, strict=True)) for row in cells]
+    assert [(r["order_id"], r["action"], r["user"]) for r in rows] == [("bad", "replay", "boss")] * 3
+    assert all(r["detail"].startswith(("INSERT o#bad ", "MODIFY o#bad ")) for r in rows), [r["detail"] for r in rows]
+    assert len({r["request_id"] for r in rows}) == 1  # one click
+    assert 'data-action="replay"' in boss.get("/activity/?user=boss").content.decode()
     missing = boss.post("/sync/replay/", {"key": key}, headers={"X-CSRFToken": token})
     assert missing.status_code == 404
     assert "Replay all" not in boss.get("/sync/").content.decode()

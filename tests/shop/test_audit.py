@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from dynamo.paging import all_items
-from shop import access_patterns, audit, favourites, orders
+from shop import access_patterns, audit, favourites, keys, orders
 from shop.audit import Actor
 from shop.errors import FavouriteConflict, InvalidInput, OrderConflict
 from shop.models import AuditEntry, Order
@@ -129,6 +129,20 @@ def test_audit_record_joins_any_transaction(order_id: str) -> None:
     tx.commit()
     [stored] = trail(order_id)
     assert entry is not None and stored.sk == entry.sk and stored.detail == "3 records"
+
+
+def test_changes_to_no_order_are_audited_in_their_own_partition(shop_table: str) -> None:
+    from dynamo.transactions import Transaction
+    from shop.models import ShopItem
+
+    with pytest.raises(InvalidInput, match="names the order"):
+        audit.entry(Actor("ops"), action="ship", order_id=None)
+    tx = Transaction(ShopItem)
+    entry = audit.record(tx, Actor("ops"), action="replay", order_id="77", detail="MODIFY o#77", system=True)
+    tx.commit()
+    assert entry is not None and (entry.pk, entry.order_id) == (keys.SYSTEM_AUDIT, "77")
+    assert [i.sk for i in ShopItem.query(keys.SYSTEM_AUDIT)] == [entry.sk]
+    assert list(ShopItem.query("o#77")) == []  # an order's partition holds changes to that order only
 
 
 @pytest.mark.parametrize("name", ["", "x" * 151])

@@ -2,12 +2,15 @@
 
 The same store holds what the Lambda handler and the local poller could not apply, so both are listed and
 replayed alike; ``import-sqs`` turns Lambda's on-failure messages into stored records while the stream still
-holds them (24 hours).
+holds them (24 hours). A replay is audited like a staff change in the dashboard: as ``--user`` (by default the
+operating-system login), with one request id for the whole run.
 """
 
 from __future__ import annotations
 
+import getpass
 import sys
+import uuid
 from typing import Any
 
 from django.core.management.base import CommandParser
@@ -15,22 +18,34 @@ from django.core.management.base import CommandParser
 from adminview import onfailure, sync_store
 from adminview.replay import replay
 from dynamo.commands import ShopCommand
+from shop.audit import Actor
+
+
+def operator() -> str:
+    """The operating-system login, which is who ran the command (``operator`` where there is none)."""
+    try:
+        return getpass.getuser() or "operator"
+    except (OSError, KeyError):
+        return "operator"
 
 
 class Command(ShopCommand):
     help = (
         "list: the dead-lettered stream records with their error; replay: apply them again (removed once applied, "
-        "exit 1 if any still fails); import-sqs --queue-url URL: store the records named by Lambda's on-failure "
-        "messages (exit 1 if any message could not be imported)."
+        "with an audit entry in the shop table; exit 1 if any still fails); import-sqs --queue-url URL: store "
+        "the records named by Lambda's on-failure messages (exit 1 if any message could not be imported)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["list", "replay", "import-sqs"])
         parser.add_argument("--queue-url", help="import-sqs: the on-failure queue's URL")
         parser.add_argument("--max-messages", type=int, default=None, help="import-sqs: stop after this many")
+        parser.add_argument("--user", help="replay: who the audit trail names (default: your operating-system login)")
 
     def run(self, **options: Any) -> None:
         action = options["action"]
+        if options.get("user") is not None and action != "replay":
+            raise ValueError("--user goes with replay only")
         if action == "import-sqs":
             self._import(options.get("queue_url"), options.get("max_messages"))
             return
@@ -42,7 +57,8 @@ class Command(ShopCommand):
                 self.stdout.write(letter.summary)
             self.stdout.write(f"{len(letters)} dead letter(s)")
             return
-        results = [replay(letter) for letter in letters]
+        actor = Actor(options.get("user") or operator(), request_id=f"cli-{uuid.uuid4().hex}")
+        results = [replay(letter, actor) for letter in letters]
         for result in results:
             self.stdout.write(result.line)
         failed = sum(not r.ok for r in results)
