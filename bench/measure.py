@@ -77,3 +77,14 @@ def repeat(fn: Callable[[], Any], times: int, *, warmup: int = 1) -> dict[str, A
     for _ in range(warmup):
         fn()
     return summarize([run_once(fn)[0] for _ in range(max(1, times))])
+
+
+def alternate(
+    first: Callable[[], Any], second: Callable[[], Any], times: int, *, warmup: int = 1
+) -> tuple[list[Sample], list[Sample]]:
+    """``first`` then ``second``, ``times`` times over: two series measured under the same conditions."""
+    for _ in range(warmup):
+        first()
+        second()
+    pairs = [(run_once(first)[0], run_once(second)[0]) for _ in range(max(1, times))]
+    return [a for a, _ in pairs], [b for _, b in pairs]

@@ -42,18 +42,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def timing(client: Any, subjects: Any, repeat: int) -> None:
-    """The benchmark's two columns (stages.pages and stages.data_layer), interleaved page by page."""
-    from bench import stages
+    """The benchmark's two columns for each page (``stages.pages``: request and data layer alternately)."""
+    from bench import report, stages
 
-    data = stages.data_layer(subjects, repeats=repeat)
-    page = stages.pages(client, subjects, repeats=repeat)
-    data_again = stages.data_layer(subjects, repeats=repeat)
-    for name in stages.PAGES:
-        ours = min(data[name]["p50_ms"], data_again[name]["p50_ms"])
-        print(
-            f"{name:9} page p50 {page[name]['p50_ms']:6.1f} ms, data layer p50 {ours:6.1f} ms, "
-            f"ratio {page[name]['p50_ms'] / ours:4.2f}"
-        )
+    measured = stages.pages(client, subjects, repeats=repeat)
+    for line in report.django_time_lines(measured["page"], measured["data"]):
+        print(line)
 
 
 def _cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:

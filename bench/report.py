@@ -36,6 +36,65 @@ def growth_violations(results: dict[str, Any]) -> list[str]:
     return problems
 
 
+def call_mismatches(results: dict[str, Any]) -> list[str]:
+    """A page whose data layer (``stages.page_work``) makes other DynamoDB calls than the page: then the two
+    columns would not measure the same work, and their ratio would not be Django's own time."""
+    problems: list[str] = []
+    for size in results["sizes"]:
+        for page in PAGE_TITLES:
+            through, direct = size["page"].get(page) or {}, size["data"].get(page) or {}
+            if "calls" in through and "calls" in direct and through["calls"] != direct["calls"]:
+                problems.append(
+                    f"{page} at {size['orders']} orders: {through['calls']} calls through Django, "
+                    f"{direct['calls']} at the data layer"
+                )
+    return problems
+
+
+DJANGO_TIME_TARGET = 1.5  # a page's p50 through Django at most this many times its data layer's p50
+
+
+def django_time_lines(page: dict[str, Any], data: dict[str, Any]) -> list[str]:
+    """One line per page: p50 through Django, at the data layer, and their ratio against the target."""
+    lines = []
+    for name in PAGE_TITLES:
+        if "p50_ms" not in (page.get(name) or {}) or not (data.get(name) or {}).get("p50_ms"):
+            continue
+        ratio = page[name]["p50_ms"] / data[name]["p50_ms"]
+        verdict = "ok" if ratio <= DJANGO_TIME_TARGET else f"over {DJANGO_TIME_TARGET}x"
+        lines.append(
+            f"{name:9} page p50 {page[name]['p50_ms']:6.2f} ms, data layer p50 {data[name]['p50_ms']:6.2f} ms, "
+            f"ratio {ratio:4.2f} ({verdict})"
+        )
+    return lines
+
+
+def _django_time(sizes: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        "## Django's own time",
+        "",
+        "Each page's p50 through Django (the test client: middleware, auth, view, template) against its data "
+        "layer's p50 (the same DynamoDB calls, made directly), measured alternately request by request; the "
+        f"target is at most {DJANGO_TIME_TARGET}x.",
+        "",
+        "| orders | page | through Django p50 ms | data layer p50 ms | ratio | |",
+        "|---:|---|---:|---:|---:|---|",
+    ]
+    for size in sizes:
+        for name in PAGE_TITLES:
+            page, data = size["page"].get(name) or {}, size["data"].get(name) or {}
+            if "p50_ms" not in page or not data.get("p50_ms"):
+                continue
+            ratio = page["p50_ms"] / data["p50_ms"]
+            verdict = "ok" if ratio <= DJANGO_TIME_TARGET else "over"
+            lines.append(
+                f"| {size['orders']:,} | {name} | {_fmt(page['p50_ms'])} | {_fmt(data['p50_ms'])} | "
+                f"{ratio:.2f} | {verdict} |"
+            )
+    return lines
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
@@ -86,6 +145,7 @@ def markdown(results: dict[str, Any]) -> str:
                     f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
                     f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |"
                 )
+    lines += _django_time(results["sizes"])
     lines += _writes_and_sync(results["sizes"], skipped)
     lines += _repair(results["sizes"], skipped)
     lines += ["", "## Subjects", ""]
@@ -102,11 +162,16 @@ def markdown(results: dict[str, Any]) -> str:
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
     problems = results.get("growth_violations", [])
+    mismatches = results.get("call_mismatches", [])
     lines += [
         "",
         "## Check: calls per page do not grow with the table",
         "",
         "PASS" if not problems else "FAIL:\n" + "\n".join(f"- {p}" for p in problems),
+        "",
+        "## Check: each page's data layer makes the page's DynamoDB calls",
+        "",
+        "PASS" if not mismatches else "FAIL:\n" + "\n".join(f"- {p}" for p in mismatches),
     ]
     return "\n".join(lines) + "\n"
 

@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     p.add_argument("--sizes", type=_sizes, help="orders per run, e.g. 1000,10000 (default 1000,10000,100000)")
     p.add_argument("--quick", action="store_true", help="CI smoke run: sizes 200,2000, fewer repeats")
-    p.add_argument("--repeat", type=int, help="requests per page for p50/p95 (default 30; quick 10)")
+    p.add_argument("--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50; quick 30)")
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
     p.add_argument(
@@ -105,8 +105,8 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         size["sync"] = sync.sync(reader)
         log(f"[{orders:,}] sync: {size['sync']}")
         save()
-        size["data"] = stages.data_layer(subjects, repeats=opts.repeat)
-        size["page"] = stages.pages(client, subjects, repeats=opts.repeat)
+        measured = stages.pages(client, subjects, repeats=opts.repeat)
+        size["page"], size["data"] = measured["page"], measured["data"]
         size["lag"] = sync.lag(reader, plan, samples=opts.lag_samples, page=client)
         log(f"[{orders:,}] pages measured; lag: {size['lag']}")
         save()
@@ -165,6 +165,7 @@ def run_benchmark(
     def save() -> None:
         results["seconds"] = round(time.perf_counter() - clock, 1)
         results["growth_violations"] = report.growth_violations(results)
+        results["call_mismatches"] = report.call_mismatches(results)
         results["load_now"] = [round(n, 2) for n in os.getloadavg()]
         after_stage(results)
 
@@ -184,7 +185,7 @@ def resolve(argv: list[str] | None) -> argparse.Namespace:
     opts.argv = list(argv if argv is not None else sys.argv[1:])
     quick = opts.quick
     opts.sizes = opts.sizes or list(QUICK_SIZES if quick else DEFAULT_SIZES)
-    opts.repeat = opts.repeat or (10 if quick else 30)
+    opts.repeat = opts.repeat or (30 if quick else 50)
     opts.naive_repeat = opts.naive_repeat or (1 if quick else 3)
     opts.lag_samples = opts.lag_samples or (10 if quick else 30)
     opts.name = opts.name or (
@@ -212,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     if results["growth_violations"]:
         print(
             "FAIL: DynamoDB calls per page grow with the table:\n  " + "\n  ".join(results["growth_violations"]),
+            file=sys.stderr,
+        )
+        return 1
+    if results["call_mismatches"]:
+        print(
+            "FAIL: a page's data layer makes other calls than the page:\n  " + "\n  ".join(results["call_mismatches"]),
             file=sys.stderr,
         )
         return 1

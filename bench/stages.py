@@ -7,14 +7,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
-from adminview import selectors
-from bench.measure import repeat
+from adminview import selectors, sync_status
+from bench.measure import alternate, repeat, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
-from shop import access_patterns, keys, seeding
+from shop import access_patterns, keys, orders, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
@@ -124,22 +126,64 @@ def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | Non
 # ---- pages: ours ----------------------------------------------------------------------------------------------
 
 
-def data_layer(subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
-    """The functions behind each page, called directly (no HTTP): what the page costs in DynamoDB."""
+def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
+    """What each page asks of DynamoDB, as functions called directly (no HTTP, no Django request): the same
+    functions with the same arguments as the page's view and templates, so the page and its data layer differ
+    by Django's own work only (``call_mismatches`` checks they make the same calls)."""
+    from django.http import QueryDict
+
+    from dashboard.forms import DEFAULT_PAGE, PatternForm
+    from dashboard.patterns import find
+    from dashboard.views.products import product_sections
+    from dashboard.views.warehouses import warehouse_sections
+
     start, end = INVOICE_YEAR
-    out: dict[str, dict[str, Any]] = {}
-    out["pending"] = repeat(lambda: selectors.pending_orders(limit=PAGE_LIMIT), repeats)
-    out["buyers"] = repeat(
-        lambda: selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT), repeats
-    )
-    out["invoices"] = repeat(
-        lambda: access_patterns.invoices_for_customer(
-            customer_id=subjects.customer_id, start=start, end=end, limit=PAGE_LIMIT
-        ),
-        repeats,
-    )
-    out["order"] = repeat(lambda: access_patterns.order_details(order_id=subjects.order_id), repeats)
-    return out
+    year = date.fromisoformat(start), date.fromisoformat(end)
+
+    warehouse_id = str(seeding.FIRST_WAREHOUSE)
+
+    def sections(listed: list[Any]) -> None:
+        for section in listed:
+            section.pattern.page(limit=DEFAULT_PAGE, **section.params, **section.options)
+
+    def pending() -> None:
+        selectors.pending_orders(limit=PAGE_LIMIT)
+        sync_status.freshness()  # the page's "as of ..., N s behind" line
+
+    def invoices() -> None:
+        access_patterns.customer_by_id(customer_id=subjects.customer_id)
+        access_patterns.invoices_for_customer(
+            customer_id=subjects.customer_id, start=start, end=end, newest_first=True, limit=PAGE_LIMIT
+        )
+
+    def buyers() -> None:
+        access_patterns.product_by_id(product_id=subjects.product_id)
+        selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT)
+        sync_status.freshness()
+
+    def order() -> None:
+        orders.order_collection(subjects.order_id)
+
+    def product() -> None:
+        sections(product_sections(subjects.product_id, *year))
+        access_patterns.product_by_id(product_id=subjects.product_id)
+
+    def warehouse() -> None:
+        sections(warehouse_sections(warehouse_id))
+        access_patterns.warehouse_by_id(warehouse_id=warehouse_id)
+
+    def explorer() -> None:
+        path, query = page_urls(subjects)["explorer"].split("?", 1)
+        pattern = find(path.rstrip("/").rsplit("/", 1)[-1])
+        if pattern is None:
+            raise RuntimeError(f"no pattern behind {path}")
+        form = PatternForm(pattern.params, QueryDict(query))
+        if not form.is_valid():
+            raise RuntimeError(f"the explorer page's parameters are refused: {form.errors}")
+        pattern.page(limit=form.cleaned_data["limit"], **form.cleaned_data["params"])
+
+    work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
+    return work | {"product": product, "warehouse": warehouse, "explorer": explorer}
 
 
 def staff_client() -> Any:
@@ -166,7 +210,7 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
     return {
         "pending": "/orders/pending/",
         "invoices": f"/customers/{subjects.customer_id}/invoices/?from={start}&to={end}",
-        "buyers": f"/products/{subjects.product_id}/buyers/",
+        "buyers": f"/products/{subjects.product_id}/buyers/?limit={BUYERS_LIMIT}",
         "order": f"/orders/{subjects.order_id}/",
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
         "warehouse": f"/warehouses/{seeding.FIRST_WAREHOUSE}/",
@@ -174,9 +218,15 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
     }
 
 
-def pages(client: Any, subjects: Subjects, *, repeats: int) -> dict[str, dict[str, Any]]:
-    """Each page through the whole Django stack (middleware, auth, view, template), as a staff user."""
-    out: dict[str, dict[str, Any]] = {}
+def pages(
+    client: Any, subjects: Subjects, *, repeats: int, work: dict[str, Callable[[], Any]] | None = None
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each page through the whole Django stack (middleware, auth, view, template) as a staff user, and its data
+    layer (``page_work``), alternately: request, then data layer, ``repeats`` times, so both columns are measured
+    under the same conditions (DynamoDB Local answers a call made right after another faster than one made after
+    a pause, e.g. after Django's work). Returns ``{"page": {...}, "data": {...}}``."""
+    work = work if work is not None else page_work(subjects)
+    out: dict[str, dict[str, Any]] = {"page": {}, "data": {}}
     for name, url in page_urls(subjects).items():
 
         def get(url: str = url) -> dict[str, Any]:
@@ -191,7 +241,9 @@ def pages(client: Any, subjects: Subjects, *, repeats: int) -> dict[str, dict[st
                 }
             }
 
-        out[name] = repeat(get, repeats)
+        page_samples, data_samples = alternate(get, work[name], repeats)
+        out["page"][name] = summarize(page_samples)
+        out["data"][name] = summarize(data_samples)
     return out
 
 

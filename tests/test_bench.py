@@ -4,6 +4,8 @@ page do not grow with the table" check."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -65,9 +67,12 @@ def test_pages_read_the_dynamodb_headers() -> None:
     )
     client = SimpleNamespace(get=lambda url: response)
     subjects = stages.Subjects("1", 0, "2", 0, "3", 1, 0)
-    measured = stages.pages(client, subjects, repeats=2)
-    assert set(measured) == set(stages.PAGES)
-    assert measured["pending"]["header_calls"] == "2" and measured["pending"]["repeats"] == 2
+    ran: list[str] = []
+    work: dict[str, Callable[[], Any]] = {name: functools.partial(ran.append, name) for name in stages.PAGES}
+    measured = stages.pages(client, subjects, repeats=2, work=work)
+    assert set(measured["page"]) == set(measured["data"]) == set(stages.PAGES)
+    assert measured["page"]["pending"]["header_calls"] == "2" and measured["page"]["pending"]["repeats"] == 2
+    assert measured["data"]["order"]["repeats"] == 2 and ran.count("order") == 3  # warm-up, then two
 
 
 def test_resolve_quick_defaults() -> None:
@@ -101,7 +106,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     )
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
-    assert results["growth_violations"] == []
+    assert results["growth_violations"] == [] and results["call_mismatches"] == []
     assert [s["orders"] for s in results["sizes"]] == [30, 120]
     for size in results["sizes"]:
         assert size["seeding"]["batched"]["items"] == size["items"] > 0
@@ -113,7 +118,8 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
         assert verify["exit"] == 0, verify["output"]
         assert size["lag"]["samples"] == 2
-        assert size["data"]["order"]["calls"] == 1 and size["data"]["invoices"]["calls"] == 1
+        assert size["data"]["order"]["calls"] == 1
+        assert size["data"]["invoices"]["calls"] == size["page"]["invoices"]["calls"] == 2  # profile, invoices
         naive = size["naive"]
         assert naive["pending"]["items_read"] == naive["invoices"]["items_read"] >= size["items"]
         # the naive Scan runs last, after the lag stage placed its pending orders
@@ -147,3 +153,13 @@ def test_view_writes_are_classed_by_the_keys_they_write() -> None:
         ]
     }
     assert written_keys("TransactWriteItems", transact, "view") == ["o#3", "seq#o#3"]
+
+
+def test_a_data_layer_making_other_calls_than_its_page_is_reported() -> None:
+    page: dict[str, Any] = {"order": {"calls": 2, "p50_ms": 3.0}}
+    data: dict[str, Any] = {"order": {"calls": 1, "p50_ms": 2.0}}
+    mismatches = report.call_mismatches({"sizes": [{"orders": 10, "page": page, "data": data}]})
+    assert mismatches == ["order at 10 orders: 2 calls through Django, 1 at the data layer"]
+    assert report.django_time_lines(page, data) == [
+        "order     page p50   3.00 ms, data layer p50   2.00 ms, ratio 1.50 (ok)"
+    ]
