@@ -28,10 +28,36 @@ def plain_value(value: Any) -> Any:
     return value
 
 
+def _number(text: str) -> Any:
+    return int(text) if text.lstrip("-").isdigit() else plain_value(_deserializer.deserialize({"N": text}))
+
+
+def plain_attribute(value: Any) -> Any:
+    """One DynamoDB JSON value as ``plain_value(TypeDeserializer().deserialize(value))`` gives it, without the
+    Decimal round trip for the common types (the explorer converts every attribute of every item it shows)."""
+    if "S" in value:
+        return value["S"]
+    if "N" in value:
+        return _number(value["N"])
+    if "M" in value:
+        return {k: plain_attribute(v) for k, v in value["M"].items()}
+    if "L" in value:
+        return [plain_attribute(v) for v in value["L"]]
+    if "BOOL" in value:
+        return value["BOOL"]
+    if "NULL" in value:
+        return None
+    if "SS" in value:
+        return sorted(value["SS"])
+    if "NS" in value:
+        return sorted(_number(n) for n in value["NS"])
+    return plain_value(_deserializer.deserialize(value))
+
+
 def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
     """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
     names = [n for n in _FIRST if n in raw] + sorted(n for n in raw if n not in _FIRST)
-    return {name: plain_value(_deserializer.deserialize(raw[name])) for name in names}
+    return {name: plain_attribute(raw[name]) for name in names}
 
 
 def to_plain(item: Model) -> dict[str, Any]:
