@@ -80,6 +80,10 @@ class PatternForm(ListForm):
                 label=param.label, max_length=8192 if param.kind == "ids" else 300, help_text=param.help
             )
 
+    def param_fields(self) -> list[forms.BoundField]:
+        """The pattern's own parameters (not the list parameters), as the form shows them."""
+        return [self[param.query_name] for param in self.params]
+
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:

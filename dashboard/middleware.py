@@ -22,10 +22,11 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render, resolve_url
-from django.template.loader import render_to_string
 from django.template.response import SimpleTemplateResponse
+from django.utils.html import format_html
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.templatetags.cost_panel import cost_panel
 from dynamo.instrumentation import CallLog, recording
 
 Handler = Callable[[HttpRequest], HttpResponseBase]
@@ -50,7 +51,11 @@ def append_cost_panel(request: HttpRequest, response: HttpResponseBase, log: Cal
         return
     if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
         response.render()
-    panel = render_to_string("_dynamodb_cost_oob.html", {"log": log, "oob": True, "path": request.path})
+    # in a <template>: after table rows (load more) a bare <details> would be dropped by the HTML parser
+    panel = format_html(
+        '<template><details class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">{}</details></template>',
+        cost_panel(log, request.path),
+    )
     response.content = response.content + panel.encode(response.charset)
     if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
         response["Content-Length"] = str(len(response.content))

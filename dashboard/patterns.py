@@ -13,6 +13,7 @@ from typing import Any
 
 from botocore import xform_name
 
+from dashboard.cells import Cell
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 
 
@@ -83,8 +84,10 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
-def readable(value: Any) -> tuple[str, bool]:
-    """An attribute for the HTML table: (text, nested) where nested maps and lists are indented JSON."""
+def readable(value: Any, url: str | None = None) -> Cell:
+    """An attribute for the HTML table: text, or indented JSON for a map or list (a nested cell)."""
+    if isinstance(value, str):
+        return Cell(value, url=url)
     if isinstance(value, dict | list):
-        return json.dumps(value, indent=1, ensure_ascii=False), True
-    return cell(value), False
+        return Cell(json.dumps(value, indent=1, ensure_ascii=False), nested=True, url=url)
+    return Cell(cell(value), url=url)

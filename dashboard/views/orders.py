@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
+from dashboard.cells import DASH, Cell, id_url, timestamp
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors
@@ -32,6 +33,7 @@ from dashboard.views.common import (
 )
 from shop import access_patterns, favourites, keys, orders
 from shop.errors import Busy, FavouriteConflict, OrderConflict
+from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
@@ -113,15 +115,61 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 # --- one order (pattern 5) with ship / cancel / deliver ------------------------------------------------------
 
 
+def _item_cells(item: OrderItem) -> list[Cell]:
+    """An order line's cells but the favourite one (which holds a form): product, name, quantity, price, line
+    total, warehouse."""
+    return [
+        Cell(item.product_id, url=id_url("dashboard:buyers", item.product_id)),
+        Cell(item.product_name or DASH),
+        Cell(item.quantity, numeric=True),
+        Cell(DASH if item.price is None else item.price, numeric=True),
+        Cell(DASH if item.line_total is None else item.line_total, numeric=True),
+        Cell(item.warehouse_id or DASH),
+    ]
+
+
+def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
+    """One row per payment (an invoice without payments: one row saying so), the invoice's columns on each."""
+    rows = []
+    for invoice in invoices:
+        head = [
+            Cell(invoice.invoice_id),
+            Cell(timestamp(invoice.date) or DASH),
+            Cell(DASH if invoice.amount is None else invoice.amount, numeric=True),
+        ]
+        if not invoice.payments:
+            rows.append([*head, Cell("no payments"), Cell(DASH, numeric=True), Cell(DASH)])
+        for p in invoice.payments:
+            paid = DASH if p.amount is None else p.amount
+            rows.append([*head, Cell(p.type or DASH), Cell(paid, numeric=True), Cell(p.transaction_id or DASH)])
+    return rows
+
+
+def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list[list[Cell]]:
+    products: dict[str, list[str]] = {}
+    for item in items:
+        products.setdefault(item.shipment_id or "", []).append(
+            f"{item.product_id or '?'} \N{MULTIPLICATION SIGN} {item.quantity}"
+        )
+    return [
+        [
+            Cell(s.shipment_id),
+            Cell(s.type or DASH),
+            Cell(timestamp(s.date) or DASH),
+            Cell(s.warehouse_id or DASH),
+            Cell(", ".join(products.get(s.shipment_id, [])) or DASH),
+        ]
+        for s in shipments
+    ]
+
+
 def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
-    by_shipment: dict[str, list[Any]] = {}
-    for item in collection.shipment_items:
-        by_shipment.setdefault(item.shipment_id or "", []).append(item)
+    """Tables are prepared here as cells (``dashboard.cells``): rendered in Python, not by a loop per cell."""
     return {
         "order": collection.order,
-        "items": collection.items,
-        "invoices": collection.invoices,
-        "shipments": [(s, by_shipment.get(s.shipment_id, [])) for s in collection.shipments],
+        "items": [(item, _item_cells(item)) for item in collection.items],
+        "payments": _payment_rows(collection.invoices),
+        "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         **extra,

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
+from dashboard.cells import Cell
 from dashboard.forms import PatternForm, first_error
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, readable, request_json
 from dashboard.responses import csv_response, domain_errors, error
@@ -128,7 +129,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
     context |= {
         "columns": columns,
-        "rows": [[readable(item.get(c)) if c in item else ("", False) for c in columns] for item in items],
+        "rows": [[readable(item[c]) if c in item else Cell("") for c in columns] for item in items],
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": position is None,

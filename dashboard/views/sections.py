@@ -39,6 +39,10 @@ class Section:
     def pattern(self) -> AccessPattern:
         return PATTERNS[self.pattern_name]
 
+    @property
+    def row_class(self) -> str:
+        return f"{self.name}-row"
+
 
 def link(value: Any) -> str | None:
     """``/products/2001/`` for ``p#2001`` (and orders, customers, warehouses); None for anything else."""
@@ -69,7 +73,7 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     rows = []
     for item in page.items:
         plain = section.pattern.plain(item)
-        rows.append([(*readable(plain.get(c)), link(plain.get(c))) for c in section.columns])
+        rows.append([readable(plain.get(c), link(plain.get(c))) for c in section.columns])
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,

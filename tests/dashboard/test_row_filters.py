@@ -1,0 +1,48 @@
+"""The row filters render what the general template tags would, escaped the same way."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from django.template import Context, Template
+from django.urls import reverse
+from django.utils.html import escape
+
+from dashboard.cells import Cell, id_url, timestamp
+from dashboard.templatetags.rows import cells, table_rows
+
+
+def test_cells_escape_like_the_template_would() -> None:
+    row = [
+        Cell("<b>'x'</b>"),
+        Cell('{\n "a": "<i>"\n}', nested=True),
+        Cell("p#1 & 2", url='/products/1/?a="1"&b=2'),
+        Cell(Decimal("12.50"), numeric=True),
+    ]
+    loop = Template(
+        '{% for c in row %}<td{% if c.numeric %} class="num"{% endif %}>{% if c.url %}<a href="{{ c.url }}">'
+        '{{ c.text }}</a>{% elif c.nested %}<pre class="nested">{{ c.text }}</pre>{% else %}{{ c.text }}{% endif %}'
+        "</td>{% endfor %}"
+    )
+    assert cells(row) == loop.render(Context({"row": row}))
+    assert escape("<b>'x'</b>") in cells(row)
+
+
+def test_id_urls_are_the_reversed_urls() -> None:
+    for value in ("2001", "a b", "x#y?z"):
+        assert id_url("dashboard:buyers", value) == reverse("dashboard:buyers", args=[value])
+
+
+def test_named_url_and_timestamp() -> None:
+    rendered = Template('{% load rows %}{% named_url "dashboard:pending" %}|{% named_url "logout" %}').render(Context())
+    assert rendered == "/orders/pending/|/accounts/logout/"
+    assert timestamp(datetime(2024, 5, 1, 12, 3, 4)) == "2024-05-01 12:03:04" and timestamp("x") == ""
+
+
+def test_table_rows_are_the_rows_of_cells() -> None:
+    rows = [[Cell("a"), Cell(1, numeric=True)], [Cell("<b>", url="/x/")]]
+    assert table_rows(rows, 'r"ow') == (
+        '<tr class="r&quot;ow">' + cells(rows[0]) + '</tr>\n<tr class="r&quot;ow">' + cells(rows[1]) + "</tr>"
+    )
+    assert table_rows([], "x") == ""
