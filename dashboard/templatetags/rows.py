@@ -8,6 +8,7 @@
 - ``{{ row|cells }}`` and ``{{ rows|table_rows:"item-row" }}``: the ``<td>`` cells of a row, or the ``<tr>``
   rows of a table, prepared by the view (``dashboard.cells.Cell``: the explorer and the page sections show up to
   500 rows of a dozen columns), built in Python instead of a template loop per row and cell.
+- ``{{ invoice.payments|payment_list }}``: an invoice's payments as a ``<ul>`` (type, amount, transaction id).
 - ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
   cost figures every page shows, without the general filter's Decimal and localisation work.
 - ``{% named_url "dashboard:pending" %}``: ``{% url %}`` for a URL without arguments, reversed once per
@@ -25,6 +26,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.cells import Cell, id_url, timestamp
+from shop.models import Payment
 
 register = template.Library()
 
@@ -55,6 +57,17 @@ def table_rows(rows: Iterable[Iterable[Cell]], row_class: str) -> SafeString:
     """``<tr class="row_class">`` and its cells for each row: a long table in one call, no loop node per row."""
     start = f'<tr class="{escape(row_class)}">'
     return mark_safe("\n".join(start + "".join(cell.html() for cell in row) + "</tr>" for row in rows))
+
+
+@register.filter
+def payment_list(payments: Iterable[Payment]) -> SafeString:
+    items = [
+        f"<li>{escape(p.type or '?')} {'?' if p.amount is None else escape(str(p.amount))}"
+        + (f' <span class="mono">{escape(p.transaction_id)}</span>' if p.transaction_id else "")
+        + "</li>"
+        for p in payments
+    ]
+    return mark_safe(f'<ul class="payments">{"".join(items) or "<li>none</li>"}</ul>')
 
 
 @register.filter

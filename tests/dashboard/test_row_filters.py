@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from dashboard.cells import Cell, id_url, timestamp
-from dashboard.templatetags.rows import cells, table_rows
+from dashboard.templatetags.rows import cells, payment_list, table_rows
+from shop.models import Payment
 
 
 def test_cells_escape_like_the_template_would() -> None:
@@ -46,3 +47,14 @@ def test_table_rows_are_the_rows_of_cells() -> None:
         '<tr class="r&quot;ow">' + cells(rows[0]) + '</tr>\n<tr class="r&quot;ow">' + cells(rows[1]) + "</tr>"
     )
     assert table_rows([], "x") == ""
+
+
+def test_payment_list_is_the_template_loop() -> None:
+    payments = [Payment(type="Visa", amount=Decimal("20.00"), transaction_id="tx<1>"), Payment(type=None, amount=None)]
+    loop = Template(
+        '<ul class="payments">{% for p in payments %}<li>{{ p.type|default:"?" }} {{ p.amount|default_if_none:"?" }}'
+        '{% if p.transaction_id %} <span class="mono">{{ p.transaction_id }}</span>{% endif %}</li>{% empty %}'
+        "<li>none</li>{% endfor %}</ul>"
+    )
+    for given in (payments, []):
+        assert payment_list(given) == loop.render(Context({"payments": given}))
