@@ -39,7 +39,9 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     p.add_argument("--sizes", type=_sizes, help="orders per run, e.g. 1000,10000 (default 1000,10000,100000)")
     p.add_argument("--quick", action="store_true", help="CI smoke run: sizes 200,2000, fewer repeats")
-    p.add_argument("--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50; quick 30)")
+    p.add_argument(
+        "--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50; quick 30)"
+    )
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
     p.add_argument(
