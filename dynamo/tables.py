@@ -112,7 +112,7 @@ def projection_drift(live: dict[str, Any], wanted: dict[str, Any]) -> str | None
     (live_type, live_attrs), (wanted_type, wanted_attrs) = _projected(live), _projected(wanted)
     if live_type == wanted_type and live_attrs == wanted_attrs:
         return None
-    if live_type == "ALL" or (live_type == wanted_type == "INCLUDE" and wanted_attrs <= live_attrs):
+    if live_type == "ALL" or wanted_type == "KEYS_ONLY" or (wanted_type == "INCLUDE" and wanted_attrs <= live_attrs):
         return None  # the live index holds at least what the model reads
     missing = sorted(wanted_attrs - live_attrs) if live_type == "INCLUDE" else []
     what = f"lacks {', '.join(missing)}" if missing else f"projects {live_type}, the model wants {wanted_type}"

@@ -84,6 +84,7 @@ def test_projection_drift_in_words() -> None:
     assert projection_drift(index("INCLUDE", "A", "B"), index("INCLUDE", "B", "A")) is None
     assert projection_drift(index("ALL"), index("INCLUDE", "A")) is None
     assert projection_drift(index("INCLUDE", "A", "B"), index("INCLUDE", "A")) is None
+    assert projection_drift(index("INCLUDE", "A"), index("KEYS_ONLY")) is None
     drift = projection_drift(index("INCLUDE", "A"), index("INCLUDE", "A", "Detail"))
     assert drift is not None and drift.startswith("index GSI6 lacks Detail;")
 
