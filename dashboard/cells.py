@@ -1,6 +1,6 @@
 """One cell of a table that a view prepares and the ``cells`` filter renders (``dashboard.templatetags.rows``).
 
-Long tables (the explorer, the page sections) and the order page's items are rendered from these in Python,
+Long tables (the explorer, the page sections) and the order page's tables are rendered from these in Python,
 not by a template loop per cell: a template spends several microseconds on every variable and filter.
 """
 
