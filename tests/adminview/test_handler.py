@@ -38,6 +38,7 @@ def test_poison_record_is_dead_lettered_while_the_rest_applies(
     call_command("adminview_deadletters", "replay")
     assert list(sync_store.dead_letters()) == []
     assert OrderSummary.get("o#bad", "#order").status == "PENDING"
+    assert sync_now().records == 3  # the replays' audit entries, projected like any shop item
     assert rebuild.verify().clean
 
 
