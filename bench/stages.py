@@ -172,15 +172,18 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         sections(warehouse_sections(warehouse_id))
         access_patterns.warehouse_by_id(warehouse_id=warehouse_id)
 
+    # the explorer's parameters as its form cleans them: once, here (validating them is Django's work)
+    path, query = page_urls(subjects)["explorer"].split("?", 1)
+    pattern = find(path.rstrip("/").rsplit("/", 1)[-1])
+    if pattern is None:
+        raise RuntimeError(f"no pattern behind {path}")
+    form = PatternForm(pattern.params, QueryDict(query))
+    if not form.is_valid():
+        raise RuntimeError(f"the explorer page's parameters are refused: {form.errors}")
+    explorer_limit, explorer_params = form.cleaned_data["limit"], form.cleaned_data["params"]
+
     def explorer() -> None:
-        path, query = page_urls(subjects)["explorer"].split("?", 1)
-        pattern = find(path.rstrip("/").rsplit("/", 1)[-1])
-        if pattern is None:
-            raise RuntimeError(f"no pattern behind {path}")
-        form = PatternForm(pattern.params, QueryDict(query))
-        if not form.is_valid():
-            raise RuntimeError(f"the explorer page's parameters are refused: {form.errors}")
-        pattern.page(limit=form.cleaned_data["limit"], **form.cleaned_data["params"])
+        pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
     return work | {"product": product, "warehouse": warehouse, "explorer": explorer}
