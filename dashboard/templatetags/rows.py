@@ -56,7 +56,7 @@ def cells(row: Iterable[Cell]) -> SafeString:
 def table_rows(rows: Iterable[Iterable[Cell]], row_class: str) -> SafeString:
     """``<tr class="row_class">`` and its cells for each row: a long table in one call, no loop node per row."""
     start = f'<tr class="{escape(row_class)}">'
-    return mark_safe("\n".join(start + "".join(cell.html() for cell in row) + "</tr>" for row in rows))
+    return mark_safe("\n".join(f"{start}{cells(row)}</tr>" for row in rows))
 
 
 @register.filter
