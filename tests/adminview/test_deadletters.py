@@ -116,9 +116,11 @@ def test_a_letter_replayed_twice_at_once_is_removed_and_audited_once(
     assert rebuild.verify().clean
 
 
-def test_user_goes_with_replay_only() -> None:
+def test_user_goes_with_replay_only_and_is_checked_before_any_read() -> None:
     with pytest.raises(CommandError, match="--user goes with replay only"):
         call_command("adminview_deadletters", "list", "--user", "ops")
+    with pytest.raises(CommandError, match="username is 1 to 150 characters"):
+        call_command("adminview_deadletters", "replay", "--user", "x" * 151)  # no engine needed to refuse it
 
 
 class FakeQueue:

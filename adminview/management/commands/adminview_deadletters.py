@@ -51,13 +51,14 @@ class Command(ShopCommand):
             return
         if options.get("queue_url") or options.get("max_messages") is not None:
             raise ValueError("--queue-url and --max-messages go with import-sqs only")
-        letters = list(sync_store.dead_letters())
         if action == "list":
+            letters = list(sync_store.dead_letters())
             for letter in letters:
                 self.stdout.write(letter.summary)
             self.stdout.write(f"{len(letters)} dead letter(s)")
             return
-        actor = Actor(options.get("user") or operator(), request_id=f"cli-{uuid.uuid4().hex}")
+        actor = Actor(options.get("user") or operator(), request_id=f"cli-{uuid.uuid4().hex}")  # checked first
+        letters = list(sync_store.dead_letters())
         results = [replay(letter, actor) for letter in letters]
         for result in results:
             self.stdout.write(result.line)
