@@ -1,8 +1,9 @@
-"""The base of every PynamoDB model here: connection settings resolved from the environment, instrumented client."""
+"""The base of every PynamoDB model here: connection settings resolved from the environment, instrumented client,
+and the attribute values each item was read with."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pynamodb.connection import TableConnection
 from pynamodb.models import Model
@@ -24,14 +25,32 @@ class BaseMeta:
     max_pool_connections = 32
 
 
+_M = TypeVar("_M", bound="InstrumentedModel")
+
+
 class InstrumentedModel(Model):
-    """A PynamoDB model whose botocore client records its calls (see ``dynamo.instrumentation``)."""
+    """A PynamoDB model whose botocore client records its calls (see ``dynamo.instrumentation``), and whose items
+    made by a read (GetItem, Query, Scan, BatchGetItem) keep the attribute values DynamoDB returned."""
+
+    _read_as: dict[str, Any] | None = None
 
     @classmethod
     def _get_connection(cls) -> TableConnection:
         connection = super()._get_connection()
         instrument(connection.connection.client)
         return connection
+
+    @classmethod
+    def from_raw_data(cls: type[_M], data: dict[str, Any]) -> _M:
+        item = super().from_raw_data(data)
+        item._read_as = data
+        return item
+
+    def attributes_as_read(self) -> dict[str, Any] | None:
+        """Every attribute as DynamoDB returned it (DynamoDB JSON), declared by the model or not; None for an item
+        not made by a read. Setting attributes later does not change it: for items shown as read (listings),
+        where serializing the model again would only cost time."""
+        return self._read_as
 
 
 def all_models() -> list[type[InstrumentedModel]]:

@@ -34,7 +34,7 @@ from shop.models import (
     ShopItem,
     Warehouse,
 )
-from shop.plain import to_plain
+from shop.plain import as_read
 from shop.timestamps import bound, parse_day, range_bounds
 
 ParamKind = Literal["id", "ids", "start", "end", "day", "text"]
@@ -107,7 +107,7 @@ class AccessPattern:
     condition: str
     model: type[Model]
     group: str = "AWS's online-shop model"
-    plain: Callable[[Any], dict[str, Any]] = to_plain
+    plain: Callable[[Any], dict[str, Any]] = as_read
 
     @property
     def usage(self) -> str:

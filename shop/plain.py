@@ -10,6 +10,8 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer
 from pynamodb.models import Model
 
+from dynamo.models import InstrumentedModel
+
 _deserializer = TypeDeserializer()
 _FIRST = ("PK", "SK", "EntityType")
 
@@ -64,5 +66,14 @@ def to_plain(item: Model) -> dict[str, Any]:
     return from_attribute_values(item.serialize())
 
 
+def as_read(item: Model) -> dict[str, Any]:
+    """A listed item as its read returned it (``attributes_as_read``: every stored attribute, declared by the model
+    or not) without serializing the model again, as a listing of dozens would; ``to_plain`` for an item not made
+    by a read. Only for items not changed since they were read."""
+    read = item.attributes_as_read() if isinstance(item, InstrumentedModel) else None
+    return from_attribute_values(read) if read is not None else to_plain(item)
+
+
 def to_json_line(item: Model) -> str:
-    return json.dumps(to_plain(item), ensure_ascii=False)
+    """A listed item (``as_read``) as one line of JSON."""
+    return json.dumps(as_read(item), ensure_ascii=False)

@@ -44,3 +44,27 @@ def test_numbers_keep_their_kind_and_keys_come_first() -> None:
         ("b", 2.5),
         ("n", 12345678901234567890),
     ]
+
+
+def test_a_listed_item_shows_as_read_every_stored_attribute(shop_table: str) -> None:
+    """``as_read`` equals serializing the model again for an item as read, keeps an attribute the model does not
+    declare, and falls back to serializing for an item made in code."""
+    from dynamo.client import client_of
+    from shop import access_patterns as ap
+    from shop.models import Customer
+    from shop.plain import as_read, to_plain
+    from tests import factories
+
+    factories.customer("1001")
+    client_of(Customer).update_item(
+        TableName=shop_table,
+        Key={"PK": {"S": "c#1001"}, "SK": {"S": "c#1001"}},
+        UpdateExpression="SET Legacy = :v",
+        ExpressionAttributeValues={":v": {"N": "7"}},
+    )
+    got = ap.customer_by_id(customer_id="1001")
+    assert got is not None and got.attributes_as_read() is not None
+    assert as_read(got) == {**to_plain(got), "Legacy": 7}
+    assert list(as_read(got))[:3] == ["PK", "SK", "EntityType"]
+    made = Customer(pk="c#1", sk="c#1", name="Grace")
+    assert made.attributes_as_read() is None and as_read(made) == to_plain(made)
