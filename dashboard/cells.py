@@ -1,11 +1,15 @@
-"""One cell of a table that a view prepares and the ``cells`` filter renders (``dashboard.templatetags.rows``).
+"""The cells and rows of a table that a view prepares and the ``cells`` / ``table_rows`` filters render
+(``dashboard.templatetags.rows``).
 
-Long tables (the explorer, the page sections) and the order page's tables are rendered from these in Python,
-not by a template loop per cell: a template spends several microseconds on every variable and filter.
+The list pages' rows (orders, invoices), the explorer, the page sections and the order page's tables are
+rendered from these in Python, not by a template loop per cell: a template spends several microseconds on
+every variable and filter, more on an attribute of an object that is not a dict (its lookup tries ``obj[name]``
+first and handles the exception).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from html import escape
@@ -14,6 +18,7 @@ from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
+from django.utils.safestring import SafeData
 
 DASH = "—"  # an empty cell
 _PLACEHOLDER = "__id__"
@@ -44,16 +49,28 @@ def timestamp(value: object) -> str:
 
 
 class Cell(NamedTuple):
-    text: object
+    text: object  # escaped when shown, unless it is already safe HTML (``mark_safe``, ``format_html``)
     nested: bool = False  # indented JSON of a map or list: shown in <pre>
     url: str | None = None  # the cell links there
     numeric: bool = False  # right-aligned (class "num")
 
     def html(self) -> str:
-        """Escaped as Django's ``escape`` does (``html.escape``, quotes included)."""
-        text = escape(str(self.text))
+        """Escaped as Django's ``conditional_escape`` does (``html.escape``, quotes included)."""
+        text = str(self.text) if isinstance(self.text, SafeData) else escape(str(self.text))
         if self.url:
             text = f'<a href="{escape(self.url)}">{text}</a>'
         elif self.nested:
             text = f'<pre class="nested">{text}</pre>'
         return f'<td class="num">{text}</td>' if self.numeric else f"<td>{text}</td>"
+
+
+class Row(NamedTuple):
+    """A table row: its cells and its ``data-*`` attributes (``(("order-id", "1"),)`` is ``data-order-id="1"``),
+    which tests, scripts and the live queue find rows by."""
+
+    cells: Sequence[Cell]
+    data: tuple[tuple[str, str], ...] = ()
+
+    def start_tag(self, row_class: str) -> str:
+        data = "".join(f' data-{name}="{escape(value)}"' for name, value in self.data)
+        return f'<tr class="{escape(row_class)}"{data}>'

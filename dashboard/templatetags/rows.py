@@ -6,8 +6,9 @@
 - ``{{ when|timestamp }}``: ``YYYY-MM-DD HH:MM:SS`` in the current time zone, as ``date:"Y-m-d H:i:s"`` shows
   it, without the date filter's format parser; empty for anything but a datetime (so ``|default:"—"`` still applies).
 - ``{{ row|cells }}`` and ``{{ rows|table_rows:"item-row" }}``: the ``<td>`` cells of a row, or the ``<tr>``
-  rows of a table, prepared by the view (``dashboard.cells.Cell``: the explorer and the page sections show up to
-  500 rows of a dozen columns), built in Python instead of a template loop per row and cell.
+  rows of a table, prepared by the view (``dashboard.cells.Cell`` and ``Row``: the explorer and the page
+  sections show up to 500 rows of a dozen columns), built in Python instead of a template loop per row and
+  cell; ``{{ names|header_cells }}``: the ``<th>`` cells of a header row.
 - ``{{ invoice.payments|payment_list }}``: an invoice's payments as a ``<ul>`` (type, amount, transaction id).
 - ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
   cost figures every page shows, without the general filter's Decimal and localisation work.
@@ -25,7 +26,7 @@ from django import template
 from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from dashboard.cells import Cell, id_url, timestamp
+from dashboard.cells import Cell, Row, id_url, timestamp
 from shop.models import Payment
 
 register = template.Library()
@@ -53,10 +54,21 @@ def cells(row: Iterable[Cell]) -> SafeString:
 
 
 @register.filter
-def table_rows(rows: Iterable[Iterable[Cell]], row_class: str) -> SafeString:
-    """``<tr class="row_class">`` and its cells for each row: a long table in one call, no loop node per row."""
+def table_rows(rows: Iterable[Row | Iterable[Cell]], row_class: str) -> SafeString:
+    """``<tr class="row_class">`` (with a ``Row``'s ``data-*`` attributes) and its cells for each row: a long
+    table in one call, no loop node per row."""
     start = f'<tr class="{escape(row_class)}">'
-    return mark_safe("\n".join(f"{start}{cells(row)}</tr>" for row in rows))
+    shown = (
+        f"{row.start_tag(row_class)}{cells(row.cells)}</tr>" if isinstance(row, Row) else f"{start}{cells(row)}</tr>"
+        for row in rows
+    )
+    return mark_safe("\n".join(shown))
+
+
+@register.filter
+def header_cells(names: Iterable[object]) -> SafeString:
+    """``<th>`` cells of a table's header row."""
+    return mark_safe("".join(f"<th>{escape(str(name))}</th>" for name in names))
 
 
 @register.filter

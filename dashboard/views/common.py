@@ -14,6 +14,7 @@ from django import forms
 from django.http import HttpRequest, QueryDict
 from django_htmx.middleware import HtmxDetails
 
+from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms import ListForm, first_error
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
@@ -80,6 +81,21 @@ def spreadsheet_text(value: str | None) -> str | None:
 
 
 ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]
+
+
+def order_row(row: Any, *, with_customer: bool) -> Row:
+    """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``),
+    date, status, total, item count; ``data-order-id`` on the row."""
+    cells = [Cell(row.order_id, url=id_url("dashboard:order", row.order_id))]
+    if with_customer:
+        cells.append(Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id)))
+    cells += [
+        Cell(timestamp(row.date) or DASH),
+        Cell(row.status or "unknown"),
+        Cell(DASH if row.total is None else row.total, numeric=True),
+        Cell(DASH if row.item_count is None else row.item_count, numeric=True),
+    ]
+    return Row(cells, (("order-id", row.order_id),))
 
 
 def order_csv_row(row: Any) -> list[Any]:

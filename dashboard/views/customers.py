@@ -13,8 +13,10 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
+from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms import InvoiceRangeForm
 from dashboard.responses import csv_response, domain_errors
+from dashboard.templatetags.rows import payment_list
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,
@@ -24,13 +26,14 @@ from dashboard.views.common import (
     list_form,
     next_url,
     order_csv_row,
+    order_row,
     partial,
     validated,
 )
 from dynamo.paging import all_items
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import Customer
+from shop.models import Customer, Invoice
 from shop.timestamps import now
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
@@ -61,7 +64,7 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     context = {
         "customer": profile,
         "customer_id": cid,
-        "rows": page.rows,
+        "rows": [order_row(row, with_customer=False) for row in page.rows],
         "next_url": next_url(request, token),
         "first_page": after is None,
         "favourites": liked,
@@ -114,7 +117,7 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
     context = {
         "customer": profile,
         "customer_id": cid,
-        "invoices": page.items,
+        "invoices": [_invoice_row(invoice) for invoice in page.items],
         "start": start,
         "end": end,
         "next_url": next_url(request, token),
@@ -122,3 +125,15 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
         "first_page": start_key is None,
     }
     return TemplateResponse(request, partial(request, "dashboard/invoices.html", "rows"), context)
+
+
+def _invoice_row(invoice: Invoice) -> Row:
+    """Invoice, order, date, amount, payments; ``data-invoice-id`` on the row."""
+    cells = [
+        Cell(invoice.invoice_id),
+        Cell(invoice.order_id, url=id_url("dashboard:order", invoice.order_id)),
+        Cell(timestamp(invoice.date) or DASH),
+        Cell(DASH if invoice.amount is None else invoice.amount, numeric=True),
+        Cell(payment_list(invoice.payments)),
+    ]
+    return Row(cells, (("invoice-id", invoice.invoice_id),))

@@ -17,6 +17,7 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, id_url, timestamp
+from dashboard.fields import AUDIT_ENTRY, ORDER, ORDER_ITEM, fields
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors
@@ -28,6 +29,7 @@ from dashboard.views.common import (
     list_form,
     next_url,
     order_csv_row,
+    order_row,
     partial,
     validated,
 )
@@ -52,7 +54,7 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
         )
     page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
     context = {
-        "rows": page.rows,
+        "rows": [order_row(row, with_customer=True) for row in page.rows],
         "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
         "csv_url": csv_url(request),
         "first_page": after is None,
@@ -164,13 +166,14 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
 
 
 def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
-    """Tables are prepared here as cells (``dashboard.cells``): rendered in Python, not by a loop per cell."""
+    """Tables are prepared here as cells (``dashboard.cells``): rendered in Python, not by a loop per cell; the
+    order, its items and its history as dicts (``dashboard.fields``)."""
     return {
-        "order": collection.order,
-        "items": [(item, _item_cells(item)) for item in collection.items],
+        "order": fields(collection.order, ORDER),
+        "items": [(fields(item, ORDER_ITEM), _item_cells(item)) for item in collection.items],
         "payments": _payment_rows(collection.invoices),
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
-        "history": collection.history,
+        "history": [fields(entry, AUDIT_ENTRY) for entry in collection.history],
         "can_fulfil": can_fulfil(request.user),
         **extra,
     }
@@ -231,7 +234,12 @@ def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
     start_key = cursors.decode(form.cleaned_data["cursor"], salt="due", scope=day)
     page = access_patterns.orders_due_on(date=day, limit=form.cleaned_data["limit"], start_key=start_key)
     token = cursors.encode(page.next_key, salt="due", scope=day)
-    context = {"day": day, "rows": page.items, "next_url": next_url(request, token), "first_page": start_key is None}
+    context = {
+        "day": day,
+        "rows": [order_row(order, with_customer=True) for order in page.items],
+        "next_url": next_url(request, token),
+        "first_page": start_key is None,
+    }
     return TemplateResponse(request, partial(request, "dashboard/due.html", "rows"), context)
 
 

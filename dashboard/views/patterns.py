@@ -20,6 +20,7 @@ from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
 from dashboard.cells import Cell
+from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, readable, request_json
 from dashboard.responses import csv_response, domain_errors, error
@@ -68,12 +69,14 @@ def _columns_of(pattern: AccessPattern, items: list[dict[str, Any]]) -> list[str
 
 
 def _calls(log: CallLog) -> list[dict[str, Any]]:
+    """Each recorded call: the ``Call``, what the page shows of it (``fields``) and its request three ways."""
     shown = []
     for call in log.calls:
         request = call.request or {}
         shown.append(
             {
                 "call": call,
+                **fields(call, CALL),
                 "json": request_json({"operation": call.operation, **request}),
                 "boto3": boto3_call(call.operation, request),
                 "cli": cli_line(call.operation, request),
@@ -107,7 +110,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
         return error(request, 404, f"no access pattern named {name!r}; see the list at /patterns/")
     submitted = bool(request.GET) or not pattern.params
     form = PatternForm(pattern.params, request.GET if submitted else None)  # type: ignore[arg-type]
-    context: dict[str, Any] = {"pattern": pattern, "form": form, "submitted": submitted}
+    context: dict[str, Any] = {"pattern": fields(pattern, PATTERN), "form": form, "submitted": submitted}
     if not submitted:
         return TemplateResponse(request, "dashboard/pattern.html", context)
     if not form.is_valid():
@@ -134,7 +137,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
         "csv_url": csv_url(request),
         "first_page": position is None,
         "calls": _calls(log),
-        "log": log,
+        "log": fields(log, CALL_LOG),
         "items_count": len(items),
     }
     return TemplateResponse(request, partial(request, "dashboard/pattern.html", "rows"), context)

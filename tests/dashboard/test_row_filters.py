@@ -58,3 +58,42 @@ def test_payment_list_is_the_template_loop() -> None:
     )
     for given in (payments, []):
         assert payment_list(given) == loop.render(Context({"payments": given}))
+
+
+def test_rows_carry_their_data_attributes_and_safe_cells_stay_as_they_are() -> None:
+    from django.utils.safestring import mark_safe
+
+    from dashboard.cells import Row
+    from dashboard.templatetags.rows import header_cells
+
+    row = Row([Cell(mark_safe("<ul><li>x</li></ul>")), Cell("<i>")], (("order-id", 'a"b'), ("action", "ship")))
+    assert table_rows([row], "order-row") == (
+        '<tr class="order-row" data-order-id="a&quot;b" data-action="ship"><td><ul><li>x</li></ul></td>'
+        "<td>&lt;i&gt;</td></tr>"
+    )
+    assert header_cells(["PK", "<b>"]) == "<th>PK</th><th>&lt;b&gt;</th>"
+
+
+def test_an_order_row_is_the_row_template_it_replaced() -> None:
+    from adminview.selectors import OrderRow
+    from dashboard.views.common import order_row
+    from shop.models import Order
+
+    loop = Template(
+        '{% load rows %}<tr class="order-row" data-order-id="{{ row.order_id }}">'
+        '<td><a href="{{ row.order_id|link:"dashboard:order" }}">{{ row.order_id }}</a></td>'
+        '{% if with_customer %}<td><a href="{{ row.customer_id|link:"dashboard:customer" }}">{{ row.customer_id }}'
+        "</a></td>{% endif %}"
+        '<td>{{ row.date|timestamp|default:"—" }}</td><td>{{ row.status|default:"unknown" }}</td>'
+        '<td class="num">{{ row.total|default_if_none:"—" }}</td>'
+        '<td class="num">{{ row.item_count|default_if_none:"—" }}</td></tr>'
+    )
+    rows = [
+        OrderRow("1<2", "c&1", datetime(2024, 5, 1, 12, 3, 4), "PENDING", Decimal("12.50"), 3),
+        OrderRow("9", "7", None, None, None, None),
+        Order(pk="o#5", sk="c#6", status="SHIPPED", total=Decimal("0.10"), item_count=1),
+    ]
+    for row in rows:
+        for with_customer in (True, False):
+            expected = loop.render(Context({"row": row, "with_customer": with_customer}))
+            assert table_rows([order_row(row, with_customer=with_customer)], "order-row") == expected
