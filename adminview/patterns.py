@@ -4,7 +4,7 @@ JSON turned into plain values); pages continue from the selectors' positions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +13,6 @@ from adminview.models import Buyer, OrderSummary, PaymentRef, Profile
 from dynamo.paging import Key, Page
 from shop import keys
 from shop.pattern_registry import AccessPattern, Param
-from shop.plain import from_attribute_values
 
 VIEW = "admin view"
 GROUP = "ours (admin view)"
@@ -32,8 +31,13 @@ def _profiles(*, limit: int, start_key: Key | None = None, customer_id: str) -> 
     return Page(items=[p for p in found if p is not None])
 
 
+def _as_stored(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The admin view's selectors list items as DynamoDB JSON already."""
+    return item
+
+
 def _av(*args: Any) -> AccessPattern:
-    return replace(AccessPattern(*args), group=GROUP, plain=from_attribute_values)
+    return replace(AccessPattern(*args), group=GROUP, attributes=_as_stored)
 
 
 _CID = Param("customer_id", prefix=keys.CUSTOMER)

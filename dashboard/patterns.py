@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from botocore import xform_name
 
 from dashboard.cells import Cell
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
+from shop.plain import plain_attribute
 
 
 def all_patterns() -> list[AccessPattern]:
@@ -82,6 +84,14 @@ def cell(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def stored_cell(value: Mapping[str, Any] | None) -> Cell:
+    """One stored attribute (DynamoDB JSON; None: the item lacks it) as ``readable`` shows its plain value."""
+    if value is None:
+        return Cell("")
+    text = value.get("S")
+    return Cell(text) if text is not None else readable(plain_attribute(value))
 
 
 def readable(value: Any, url: str | None = None) -> Cell:

@@ -12,7 +12,7 @@ This module holds the shop table's patterns (AWS's 16 and ours); the admin view 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,7 +34,7 @@ from shop.models import (
     ShopItem,
     Warehouse,
 )
-from shop.plain import as_read
+from shop.plain import from_attribute_values, read_attributes
 from shop.timestamps import bound, parse_day, range_bounds
 
 ParamKind = Literal["id", "ids", "start", "end", "day", "text"]
@@ -94,7 +94,8 @@ Fetch = Callable[..., Page[Any]]
 @dataclass(frozen=True)
 class AccessPattern:
     """A named read. ``number`` is AWS's (1-16) or ours (``AV1``, ``ours``...); ``model`` names the attributes
-    its items can carry (the CSV columns); ``plain`` turns one item into DynamoDB names and plain values."""
+    its items can carry (the CSV columns); ``attributes`` gives one item's attributes as DynamoDB JSON, and
+    ``plain`` (from them) its DynamoDB names and plain values."""
 
     number: str
     name: str
@@ -107,7 +108,7 @@ class AccessPattern:
     condition: str
     model: type[Model]
     group: str = "AWS's online-shop model"
-    plain: Callable[[Any], dict[str, Any]] = as_read
+    attributes: Callable[[Any], Mapping[str, Any]] = read_attributes
 
     @property
     def usage(self) -> str:
@@ -116,6 +117,9 @@ class AccessPattern:
     @property
     def where(self) -> str:
         return f"{self.table}{' / ' + self.index if self.index else ''}"
+
+    def plain(self, item: Any) -> dict[str, Any]:
+        return from_attribute_values(self.attributes(item))
 
     def page(self, *, limit: int, start_key: Key | None = None, **params: Any) -> Page[Any]:
         return self.fetch(limit=limit, start_key=start_key, **params)

@@ -66,12 +66,17 @@ def to_plain(item: Model) -> dict[str, Any]:
     return from_attribute_values(item.serialize())
 
 
-def as_read(item: Model) -> dict[str, Any]:
-    """A listed item as its read returned it (``attributes_as_read``: every stored attribute, declared by the model
-    or not) without serializing the model again, as a listing of dozens would; ``to_plain`` for an item not made
-    by a read. Only for items not changed since they were read."""
+def read_attributes(item: Model) -> Mapping[str, Any]:
+    """A listed item's attributes (DynamoDB JSON) as its read returned them (``attributes_as_read``: every stored
+    attribute, declared by the model or not) without serializing the model again, as a listing of dozens would;
+    serialized for an item not made by a read. Only for items not changed since they were read."""
     read = item.attributes_as_read() if isinstance(item, InstrumentedModel) else None
-    return from_attribute_values(read) if read is not None else to_plain(item)
+    return read if read is not None else item.serialize()
+
+
+def as_read(item: Model) -> dict[str, Any]:
+    """A listed item's plain values (``read_attributes``)."""
+    return from_attribute_values(read_attributes(item))
 
 
 def to_json_line(item: Model) -> str:

@@ -9,7 +9,7 @@ pattern inside its own call recording, and shows the items with the requests bot
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -19,10 +19,9 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
-from dashboard.cells import Cell
 from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
-from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, readable, request_json
+from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_cell
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
@@ -63,7 +62,7 @@ def csv_line(item: dict[str, Any], columns: list[str]) -> list[str]:
     return [spreadsheet_text(v) or "" if isinstance(v, str) else cell(v) for v in (item.get(c) for c in columns)]
 
 
-def _columns_of(pattern: AccessPattern, items: list[dict[str, Any]]) -> list[str]:
+def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[str]:
     present = {name for item in items for name in item}
     return [c for c in pattern.columns() if c in present] or ["PK", "SK"]
 
@@ -127,12 +126,12 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     start_key = position["k"] if position else None
     with recording() as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
-    items = [pattern.plain(item) for item in page.items]
+    items = [pattern.attributes(item) for item in page.items]
     columns = position["c"] if position else _columns_of(pattern, items)
     token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
     context |= {
         "columns": columns,
-        "rows": [[readable(item[c]) if c in item else Cell("") for c in columns] for item in items],
+        "rows": [[stored_cell(item.get(c)) for c in columns] for item in items],
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": position is None,

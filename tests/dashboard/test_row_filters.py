@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
+from boto3.dynamodb.types import TypeSerializer
 from django.template import Context, Template
 from django.urls import reverse
 from django.utils.html import escape
+from hypothesis import given
 
 from dashboard.cells import Cell, id_url, timestamp
 from dashboard.templatetags.rows import cells, payment_list, table_rows
 from shop.models import Payment
+from tests.shop.test_plain import values
 
 
 def test_cells_escape_like_the_template_would() -> None:
@@ -56,8 +60,8 @@ def test_payment_list_is_the_template_loop() -> None:
         '{% if p.transaction_id %} <span class="mono">{{ p.transaction_id }}</span>{% endif %}</li>{% empty %}'
         "<li>none</li>{% endfor %}</ul>"
     )
-    for given in (payments, []):
-        assert payment_list(given) == loop.render(Context({"payments": given}))
+    for shown in (payments, []):
+        assert payment_list(shown) == loop.render(Context({"payments": shown}))
 
 
 def test_rows_carry_their_data_attributes_and_safe_cells_stay_as_they_are() -> None:
@@ -97,3 +101,13 @@ def test_an_order_row_is_the_row_template_it_replaced() -> None:
         for with_customer in (True, False):
             expected = loop.render(Context({"row": row, "with_customer": with_customer}))
             assert table_rows([order_row(row, with_customer=with_customer)], "order-row") == expected
+
+
+@given(values)
+def test_a_stored_attribute_shows_as_its_plain_value_would(value: Any) -> None:
+    from dashboard.patterns import readable, stored_cell
+    from shop.plain import plain_attribute
+
+    serialized = TypeSerializer().serialize(value)
+    assert stored_cell(serialized) == readable(plain_attribute(serialized))
+    assert stored_cell(None) == Cell("")
