@@ -16,6 +16,8 @@ from django.urls import get_script_prefix, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from dashboard.templatetags.rows import csrf_input
+
 register = template.Library()
 
 
@@ -30,17 +32,11 @@ def topbar(context: template.Context) -> SafeString:
     if user is None or not user.is_authenticated:
         return SafeString("")
     prefix = get_script_prefix()
-    token = context.get("csrf_token")
-    hidden = (  # what {% csrf_token %} renders
-        format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
-        if token and token != "NOTPROVIDED"
-        else ""
-    )
     logout = format_html(
         '<form class="logout" method="post" action="{}">{}\n    <span>{}</span> <button type="submit">Log out</button>'
         "\n  </form>",
         _logout_url(prefix),
-        hidden,
+        csrf_input(context),
         user.get_username(),
     )
     return _links(bool(user.is_superuser), prefix) + logout

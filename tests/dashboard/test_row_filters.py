@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -142,3 +143,28 @@ def test_the_top_bar_is_the_template_it_replaced() -> None:
             assert new.render(Context(context)) == old.render(Context({**context, "links": links}))
     unprotected = new.render(Context({"user": User(username="ann"), "csrf_token": "NOTPROVIDED"}))
     assert "logout" in unprotected and "csrfmiddlewaretoken" not in unprotected
+
+
+def test_order_item_rows_are_the_template_loop_they_replaced() -> None:
+    old = Template(
+        "{% load rows %}{% for item, cells in items %}<tr>{{ cells|cells }}<td>{% if item.is_favourite %}★{% endif %}"
+        "{% if can_fulfil %}{% if item.is_favourite %}{% url 'dashboard:order-unfavourite' order_id item.product_id "
+        "as fav_url %}{% else %}{% url 'dashboard:order-favourite' order_id item.product_id as fav_url %}{% endif %}"
+        '<form method="post" action="{{ fav_url }}" hx-post="{{ fav_url }}" hx-target="#order-items-section" '
+        'hx-swap="outerHTML" class="inline">{% csrf_token %}<button type="submit">{% if item.is_favourite %}Unmark'
+        '{% else %}Mark favourite{% endif %}</button></form>{% endif %}</td></tr>{% empty %}<tr><td colspan="7">'
+        "No items.</td></tr>{% endfor %}"
+    )
+    new = Template("{% load rows %}{% order_item_rows items order_id can_fulfil %}")
+    items = [
+        ({"product_id": "20 01", "is_favourite": True}, [Cell("20 01", url="/products/x/"), Cell(2, numeric=True)]),
+        ({"product_id": "<p>", "is_favourite": False}, [Cell("<p>")]),
+    ]
+    for listed, can_fulfil in ((items, True), (items, False), ([], True)):
+        context = {"items": listed, "order_id": "o 1", "can_fulfil": can_fulfil, "csrf_token": "tok"}
+        assert between_tags(new.render(Context(context))) == between_tags(old.render(Context(context)))
+
+
+def between_tags(html: str) -> str:
+    """The markup without whitespace around tags (the layout of the source)."""
+    return re.sub(r"\s*([<>])\s*", r"\1", html)
