@@ -55,13 +55,18 @@ class Cell(NamedTuple):
     numeric: bool = False  # right-aligned (class "num")
 
     def html(self) -> str:
-        """Escaped as Django's ``conditional_escape`` does (``html.escape``, quotes included)."""
-        text = str(self.text) if isinstance(self.text, SafeData) else escape(str(self.text))
-        if self.url:
-            text = f'<a href="{escape(self.url)}">{text}</a>'
-        elif self.nested:
-            text = f'<pre class="nested">{text}</pre>'
-        return f'<td class="num">{text}</td>' if self.numeric else f"<td>{text}</td>"
+        """Escaped as Django's ``conditional_escape`` does (``html.escape``, quotes included). Called for every
+        cell of long tables, hence the unpacking and the plain-string fast path."""
+        text, nested, url, numeric = self
+        if text.__class__ is str:
+            shown = escape(text)
+        else:
+            shown = str(text) if isinstance(text, SafeData) else escape(str(text))
+        if url:
+            shown = f'<a href="{escape(url)}">{shown}</a>'
+        elif nested:
+            shown = f'<pre class="nested">{shown}</pre>'
+        return f'<td class="num">{shown}</td>' if numeric else f"<td>{shown}</td>"
 
 
 class Row(NamedTuple):
