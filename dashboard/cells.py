@@ -58,10 +58,7 @@ class Cell(NamedTuple):
         """Escaped as Django's ``conditional_escape`` does (``html.escape``, quotes included). Called for every
         cell of long tables, hence the unpacking and the plain-string fast path."""
         text, nested, url, numeric = self
-        if text.__class__ is str:
-            shown = escape(text)
-        else:
-            shown = str(text) if isinstance(text, SafeData) else escape(str(text))
+        shown = str(text) if isinstance(text, SafeData) else escape(text if type(text) is str else str(text))
         if url:
             shown = f'<a href="{escape(url)}">{shown}</a>'
         elif nested:
