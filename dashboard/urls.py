@@ -6,7 +6,11 @@ from dashboard.views import activity, bulk, customers, home, orders, patterns, p
 
 app_name = "dashboard"
 
+# Django tries these in order. The explorer's routes come first: they overlap no other route, and a request to
+# them then skips two dozen failed matches.
 urlpatterns = [
+    path("patterns/", patterns.patterns_index, name="patterns"),
+    path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
     path("", home.home, name="home"),
     path("go/", home.jump, name="jump"),
     path("orders/", orders.orders_by_status, name="orders"),
@@ -29,8 +33,6 @@ urlpatterns = [
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
     path("products/<str:product_id>/", products.product, name="product"),
     path("warehouses/<str:warehouse_id>/", warehouses.warehouse, name="warehouse"),
-    path("patterns/", patterns.patterns_index, name="patterns"),
-    path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]
