@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from html import escape
-from typing import NamedTuple
+from typing import NamedTuple, overload
 from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
@@ -76,3 +76,25 @@ class Row(NamedTuple):
     def start_tag(self, row_class: str) -> str:
         data = "".join(f' data-{name}="{escape(value)}"' for name, value in self.data)
         return f'<tr class="{escape(row_class)}"{data}>'
+
+
+class LazyCells(Sequence[Cell]):
+    """A row whose cells are made only when asked for (``row[i]``); ``html`` renders the row without making
+    them, which the ``cells`` and ``table_rows`` filters use."""
+
+    __slots__ = ()
+
+    def html(self) -> str:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Cell: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Cell]: ...
+    def __getitem__(self, index: int | slice) -> Cell | Sequence[Cell]:
+        if isinstance(index, slice):
+            return [self.cell(i) for i in range(len(self))[index]]
+        return self.cell(range(len(self))[index])
+
+    def cell(self, index: int) -> Cell:
+        raise NotImplementedError

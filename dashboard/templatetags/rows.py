@@ -30,7 +30,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from dashboard.cells import Cell, Row, id_url, timestamp
+from dashboard.cells import Cell, LazyCells, Row, id_url, timestamp
 from shop.models import Payment
 
 register = template.Library()
@@ -58,7 +58,7 @@ def cells(row: Iterable[Cell]) -> SafeString:
 
 
 def _cells(row: Iterable[Cell]) -> str:
-    return "".join([cell.html() for cell in row])
+    return row.html() if isinstance(row, LazyCells) else "".join([cell.html() for cell in row])
 
 
 @register.filter

@@ -12,6 +12,7 @@ from django.template import Context, Template
 from django.urls import reverse
 from django.utils.html import escape
 from hypothesis import given
+from hypothesis import strategies as st
 
 from dashboard.cells import Cell, id_url, timestamp
 from dashboard.templatetags.rows import cells, payment_list, table_rows
@@ -168,3 +169,15 @@ def test_order_item_rows_are_the_template_loop_they_replaced() -> None:
 def between_tags(html: str) -> str:
     """The markup without whitespace around tags (the layout of the source)."""
     return re.sub(r"\s*([<>])\s*", r"\1", html)
+
+
+@given(st.dictionaries(st.sampled_from(["PK", "SK", "a", "b<"]), values, max_size=4))
+def test_a_stored_row_renders_as_its_cells_would(item: dict[str, Any]) -> None:
+    from dashboard.patterns import StoredRow, stored_cell
+
+    columns = ["PK", "SK", "a", "b<", "missing"]
+    stored = {name: TypeSerializer().serialize(value) for name, value in item.items()}
+    row = StoredRow(stored, columns)
+    made = [stored_cell(stored.get(c)) for c in columns]
+    assert len(row) == 5 and list(row) == made and row[-1] == made[-1] and list(row[1:3]) == made[1:3]
+    assert cells(row) == cells(made) and table_rows([row], "r") == table_rows([made], "r")
