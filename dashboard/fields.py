@@ -2,8 +2,8 @@
 
 A template variable ``{{ order.status }}`` first tries ``order["status"]``; on a PynamoDB model or a dataclass
 that raises, and the exception is handled before the attribute is read: several microseconds a lookup, against
-well under one for a dict. The order page and the explorer read dozens of such attributes, so their views hand
-the templates dicts made here.
+well under one for a dict. The order page, the explorer and the page sections read dozens of such attributes,
+so their views hand the templates dicts made here.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ AUDIT_ENTRY = (
     "order_version",
     "request_id",
 )
+SECTION = ("name", "title", "row_class", "columns")
 PATTERN = ("number", "name", "description", "where", "operation", "condition", "usage", "params")
 CALL = ("operation", "table", "index", "items", "read_units", "ms")
 CALL_LOG = ("count", "read_units", "ms")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -18,6 +18,8 @@ from botocore import xform_name
 from dashboard.cells import Cell, LazyCells
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
+
+Link = Callable[[str], str | None]  # a string attribute's page, if it has one
 
 
 def all_patterns() -> list[AccessPattern]:
@@ -87,39 +89,45 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
-def stored_cell(value: Mapping[str, Any] | None) -> Cell:
-    """One stored attribute (DynamoDB JSON; None: the item lacks it) as ``readable`` shows its plain value."""
+def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Cell:
+    """One stored attribute (DynamoDB JSON; None: the item lacks it) as ``readable`` shows its plain value;
+    ``link`` gives a string value's page (None: no link)."""
     if value is None:
         return Cell("")
     text = value.get("S")
-    return Cell(text) if text is not None else readable(plain_attribute(value))
+    if text is not None:
+        return Cell(text, url=link(text) if link else None)
+    return readable(plain_attribute(value))
 
 
 class StoredRow(LazyCells):
     """An item's cells for the given columns, from its stored attributes (``stored_cell``). Its HTML is made
-    straight from the attributes, without a cell for each string (most of an explorer table's cells)."""
+    straight from the attributes, without a cell for each string (most of a listing's cells)."""
 
-    __slots__ = ("columns", "item")
+    __slots__ = ("columns", "item", "link")
 
-    def __init__(self, item: Mapping[str, Any], columns: Sequence[str]) -> None:
-        self.item, self.columns = item, columns
+    def __init__(self, item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> None:
+        self.item, self.columns, self.link = item, columns, link
 
     def __len__(self) -> int:
         return len(self.columns)
 
     def cell(self, index: int) -> Cell:
-        return stored_cell(self.item.get(self.columns[index]))
+        return stored_cell(self.item.get(self.columns[index]), self.link)
 
     def html(self) -> str:
         shown = []
+        link = self.link
         for name in self.columns:
             value = self.item.get(name)
             if value is None:
                 shown.append("<td></td>")
-            elif (text := value.get("S")) is not None:
-                shown.append(f"<td>{escape(text)}</td>")
-            else:
+            elif (text := value.get("S")) is None:
                 shown.append(stored_cell(value).html())
+            elif link and (url := link(text)):
+                shown.append(f'<td><a href="{escape(url)}">{escape(text)}</a></td>')
+            else:
+                shown.append(f"<td>{escape(text)}</td>")
         return "".join(shown)
 
 

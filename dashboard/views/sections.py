@@ -13,7 +13,8 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.patterns import readable
+from dashboard.fields import PATTERN, SECTION, fields
+from dashboard.patterns import StoredRow
 from dashboard.responses import csv_response
 from dashboard.views.common import HtmxHttpRequest, list_form
 from dashboard.views.patterns import csv_rows
@@ -70,13 +71,10 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    rows = []
-    for item in page.items:
-        plain = section.pattern.plain(item)
-        rows.append([readable(plain.get(c), link(plain.get(c))) for c in section.columns])
+    rows = [StoredRow(section.pattern.attributes(item), section.columns, link) for item in page.items]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
-        "section": section,
+        "section": {**fields(section, SECTION), "pattern": fields(section.pattern, PATTERN)},
         "rows": rows,
         "next_url": _list_url(request, section.name, cursor=token, limit=str(limit)) if token else None,
         "csv_url": _list_url(request, section.name, format="csv"),

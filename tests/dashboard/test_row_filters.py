@@ -173,11 +173,16 @@ def between_tags(html: str) -> str:
 
 @given(st.dictionaries(st.sampled_from(["PK", "SK", "a", "b<"]), values, max_size=4))
 def test_a_stored_row_renders_as_its_cells_would(item: dict[str, Any]) -> None:
-    from dashboard.patterns import StoredRow, stored_cell
+    from dashboard.patterns import StoredRow, readable, stored_cell
+    from dashboard.views.sections import link
+    from shop.plain import plain_attribute
 
     columns = ["PK", "SK", "a", "b<", "missing"]
     stored = {name: TypeSerializer().serialize(value) for name, value in item.items()}
-    row = StoredRow(stored, columns)
-    made = [stored_cell(stored.get(c)) for c in columns]
-    assert len(row) == 5 and list(row) == made and row[-1] == made[-1] and list(row[1:3]) == made[1:3]
-    assert cells(row) == cells(made) and table_rows([row], "r") == table_rows([made], "r")
+    for linked in (None, link, lambda text: f"/x/{text}/"):
+        row = StoredRow(stored, columns, linked)
+        made = [stored_cell(stored.get(c), linked) for c in columns]
+        assert len(row) == 5 and list(row) == made and row[-1] == made[-1] and list(row[1:3]) == made[1:3]
+        assert cells(row) == cells(made) and table_rows([row], "r") == table_rows([made], "r")
+    plain = {c: plain_attribute(stored[c]) for c in stored}
+    assert list(StoredRow(stored, columns, link)) == [readable(plain.get(c), link(plain.get(c))) for c in columns]
