@@ -100,8 +100,8 @@ class StaffOnlyMiddleware:
         if user is not None and user.is_authenticated and not user.is_staff and not self._open(request):
             return render(request, "403.html", {"message": "This back office is for staff accounts only."}, status=403)
         response = self.get_response(request)
-        htmx = getattr(request, "htmx", None)
-        if htmx and response.status_code == 302 and self._to_login(response):
+        htmx = getattr(request, "htmx", None) if response.status_code == 302 else None
+        if htmx and self._to_login(response):
             # back to the page the user was on, not to the fragment htmx asked for
             return HttpResponseClientRedirect(
                 redirect_to_login(htmx.current_url_abs_path or request.get_full_path())["Location"]

@@ -186,3 +186,28 @@ def test_a_stored_row_renders_as_its_cells_would(item: dict[str, Any]) -> None:
         assert cells(row) == cells(made) and table_rows([row], "r") == table_rows([made], "r")
     plain = {c: plain_attribute(stored[c]) for c in stored}
     assert list(StoredRow(stored, columns, link)) == [readable(plain.get(c), link(plain.get(c))) for c in columns]
+
+
+def test_the_order_summary_and_status_are_the_template_they_replaced() -> None:
+    from pathlib import Path
+
+    reference = Template((Path(__file__).parent / "order_head_reference.html").read_text())
+    new = Template("{% load order_page %}{{ order|order_summary }}{% order_status %}")
+    order = {
+        "order_id": "1<2",
+        "customer_id": "c&1",
+        "date": datetime(2024, 5, 1, 12, 3, 4),
+        "total": Decimal("12.50"),
+        "version": 3,
+        "expected_delivery": "2024-05-04",
+        "delivery_date_stored": False,
+    }
+    unknown = {**order, "date": None, "total": None, "version": None, "expected_delivery": None}
+    for shown in (order, unknown, {**order, "delivery_date_stored": True}):
+        for status in ("PENDING", "SHIPPED", "CANCELLED", None):
+            for extra in ({}, {"message": "Order <1> shipped."}, {"message": "Changed meanwhile", "conflict": True}):
+                for can_fulfil in (True, False):
+                    context: dict[str, Any] = {"order": {**shown, "status": status}, "can_fulfil": can_fulfil}
+                    context |= {"csrf_token": "t", **extra}
+                    expected = between_tags(reference.render(Context(context)))
+                    assert between_tags(new.render(Context(context))) == expected
