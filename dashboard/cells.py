@@ -68,7 +68,7 @@ class Cell(NamedTuple):
 
 class Row(NamedTuple):
     """A table row: its cells and its ``data-*`` attributes (``(("order-id", "1"),)`` is ``data-order-id="1"``),
-    which tests, scripts and the live queue find rows by."""
+    which tests and scripts find rows by."""
 
     cells: Sequence[Cell]
     data: tuple[tuple[str, str], ...] = ()
