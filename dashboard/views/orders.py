@@ -120,12 +120,13 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 def _item_cells(item: OrderItem) -> list[Cell]:
     """An order line's cells but the favourite one (which holds a form): product, name, quantity, price, line
     total, warehouse."""
+    product_id, price, total = item.product_id, item.price, item.line_total
     return [
-        Cell(item.product_id, url=id_url("dashboard:buyers", item.product_id)),
+        Cell(product_id, url=id_url("dashboard:buyers", product_id)),
         Cell(item.product_name or DASH),
         Cell(item.quantity, numeric=True),
-        Cell(DASH if item.price is None else item.price, numeric=True),
-        Cell(DASH if item.line_total is None else item.line_total, numeric=True),
+        Cell(DASH if price is None else price, numeric=True),
+        Cell(DASH if total is None else total, numeric=True),
         Cell(item.warehouse_id or DASH),
     ]
 
@@ -139,9 +140,10 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
             Cell(timestamp(invoice.date) or DASH),
             Cell(DASH if invoice.amount is None else invoice.amount, numeric=True),
         ]
-        if not invoice.payments:
+        payments = invoice.payments
+        if not payments:
             rows.append([*head, Cell("no payments"), Cell(DASH, numeric=True), Cell(DASH)])
-        for p in invoice.payments:
+        for p in payments:
             paid = DASH if p.amount is None else p.amount
             rows.append([*head, Cell(p.type or DASH), Cell(paid, numeric=True), Cell(p.transaction_id or DASH)])
     return rows
