@@ -48,8 +48,8 @@ class InstrumentedModel(Model):
 
     def attributes_as_read(self) -> dict[str, Any] | None:
         """Every attribute as DynamoDB returned it (DynamoDB JSON), declared by the model or not; None for an item
-        not made by a read. Setting attributes later does not change it: for items shown as read (listings),
-        where serializing the model again would only cost time."""
+        not made by a read. Setting attributes, ``refresh`` or ``update`` later do not change it: it is for items
+        shown as read (listings), where serializing the model again would only cost time."""
         return self._read_as
 
 
