@@ -9,7 +9,7 @@ first and handles the exception).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
 from html import escape
@@ -18,7 +18,9 @@ from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
-from django.utils.safestring import SafeData
+from django.utils.safestring import SafeData, SafeString, mark_safe
+
+from shop.models import Payment
 
 DASH = "—"  # an empty cell
 _PLACEHOLDER = "__id__"
@@ -64,6 +66,17 @@ class Cell(NamedTuple):
         elif nested:
             shown = f'<pre class="nested">{shown}</pre>'
         return f'<td class="num">{shown}</td>' if numeric else f"<td>{shown}</td>"
+
+
+def payment_list(payments: Iterable[Payment]) -> SafeString:
+    """An invoice's payments as a ``<ul>`` (type, amount, transaction id), the content of its payments cell."""
+    items = [
+        f"<li>{escape(p.type or '?')} {'?' if p.amount is None else escape(str(p.amount))}"
+        + (f' <span class="mono">{escape(p.transaction_id)}</span>' if p.transaction_id else "")
+        + "</li>"
+        for p in payments
+    ]
+    return mark_safe(f'<ul class="payments">{"".join(items) or "<li>none</li>"}</ul>')
 
 
 class Row(NamedTuple):

@@ -11,7 +11,6 @@
   cell; ``{{ names|header_cells }}``: the ``<th>`` cells of a header row.
 - ``{% order_item_rows items order_id can_fulfil %}``: the order page's item rows, their prepared cells then the
   favourite column (a star; for the fulfilment group the form that marks or unmarks it).
-- ``{{ invoice.payments|payment_list }}``: an invoice's payments as a ``<ul>`` (type, amount, transaction id).
 - ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
   cost figures every page shows, without the general filter's Decimal and localisation work.
 - ``{% named_url "dashboard:pending" %}``: ``{% url %}`` for a URL without arguments, reversed once per
@@ -31,7 +30,6 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.cells import Cell, LazyCells, Row, id_url, timestamp
-from shop.models import Payment
 
 register = template.Library()
 
@@ -109,17 +107,6 @@ def order_item_rows(
             form = format_html(_FAVOURITE_FORM, url, url, token, "Unmark" if favourite else "Mark favourite")
         rows.append(f"<tr>{cells(row_cells)}\n        <td>{'★' if favourite else ''}{form}</td></tr>")
     return mark_safe("\n    ".join(rows) or '<tr><td colspan="7">No items.</td></tr>')
-
-
-@register.filter
-def payment_list(payments: Iterable[Payment]) -> SafeString:
-    items = [
-        f"<li>{escape(p.type or '?')} {'?' if p.amount is None else escape(str(p.amount))}"
-        + (f' <span class="mono">{escape(p.transaction_id)}</span>' if p.transaction_id else "")
-        + "</li>"
-        for p in payments
-    ]
-    return mark_safe(f'<ul class="payments">{"".join(items) or "<li>none</li>"}</ul>')
 
 
 @register.filter

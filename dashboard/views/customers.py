@@ -13,10 +13,9 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.cells import DASH, Cell, Row, id_url, payment_list, timestamp
 from dashboard.forms import InvoiceRangeForm
 from dashboard.responses import csv_response, domain_errors
-from dashboard.templatetags.rows import payment_list
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,

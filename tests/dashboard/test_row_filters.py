@@ -14,8 +14,8 @@ from django.utils.html import escape
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.cells import Cell, id_url, timestamp
-from dashboard.templatetags.rows import cells, payment_list, table_rows
+from dashboard.cells import Cell, id_url, payment_list, timestamp
+from dashboard.templatetags.rows import cells, table_rows
 from shop.models import Payment
 from tests.shop.test_plain import values
 
