@@ -101,12 +101,14 @@ def favourite(product_id: str) -> str:
     return FAVOURITE + bare(pid, PRODUCT)
 
 
+_STRIPPED = frozenset({SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE})
+
+
 def strip(key: str) -> str:
-    """``c#12345`` -> ``12345`` for any known prefix (display and CSV use bare ids)."""
-    for prefix in (SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE):
-        if key.startswith(prefix):
-            return key[len(prefix) :]
-    return key
+    """``c#12345`` -> ``12345`` for any known prefix (display and CSV use bare ids). Every prefix is a name and
+    one ``#``, so the text up to the first ``#`` tells which (one set lookup: pages strip every id they show)."""
+    head, sep, rest = key.partition("#")
+    return rest if sep and head + sep in _STRIPPED else key
 
 
 # Sort-key prefixes inside GSI2's customer partition: invoices by date, order items by date.

@@ -177,6 +177,9 @@ def _order_context(request: HttpRequest, collection: orders.OrderCollection, **e
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": [fields(entry, AUDIT_ENTRY) for entry in collection.history],
         "can_fulfil": can_fulfil(request.user),
+        # read by {% if %} on every render: set, so the template does not look up a missing variable (it raises inside)
+        "oob": False,
+        "items_message": None,
         **extra,
     }
 

@@ -110,6 +110,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     submitted = bool(request.GET) or not pattern.params
     form = PatternForm(pattern.params, request.GET if submitted else None)  # type: ignore[arg-type]
     context: dict[str, Any] = {"pattern": fields(pattern, PATTERN), "form": form, "submitted": submitted}
+    context["message"] = None  # set, so {% if message %} finds it: looking up a missing variable raises inside
     if not submitted:
         return TemplateResponse(request, "dashboard/pattern.html", context)
     if not form.is_valid():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shop import keys, timestamps
 
@@ -26,3 +28,40 @@ def test_range_bounds() -> None:
         timestamps.range_bounds("2020-06-30", "2020-06-01")
     with pytest.raises(timestamps.InvalidDate):
         timestamps.range_bounds("2020-02-30", "2020-03-01")
+
+
+_PREFIXES = (
+    keys.SHIPMENT_ITEM,
+    keys.SHIPMENT,
+    keys.PAYMENT,
+    keys.FAVOURITE,
+    keys.CUSTOMER,
+    keys.PRODUCT,
+    keys.WAREHOUSE,
+    keys.ORDER,
+    keys.INVOICE,
+)
+
+
+def _strip_by_prefixes(key: str) -> str:
+    """The definition: the first known prefix the key starts with comes off."""
+    for prefix in _PREFIXES:
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    return key
+
+
+_HEADS = st.sampled_from([*_PREFIXES, "AUDIT#", "t#", "x#", "sh", "#", ""])
+
+
+@given(st.one_of(st.builds(lambda head, rest: head + rest, _HEADS, st.text()), st.text()))
+def test_strip_takes_off_exactly_a_known_prefix(key: str) -> None:
+    assert keys.strip(key) == _strip_by_prefixes(key)
+
+
+@pytest.mark.parametrize(
+    ("key", "bare"),
+    [("c#12345", "12345"), ("shp#9", "9"), ("sh#9", "9"), ("FAVOURITE#p1", "p1"), ("AUDIT#x", "AUDIT#x"), ("7", "7")],
+)
+def test_strip_examples(key: str, bare: str) -> None:
+    assert keys.strip(key) == bare
