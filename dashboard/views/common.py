@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from django import forms
-from django.http import HttpRequest, QueryDict
+from django.http import HttpRequest
 from django_htmx.middleware import HtmxDetails
 
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
@@ -35,18 +36,24 @@ def next_url(request: HttpRequest, token: str | None) -> str | None:
     """This page's URL with the other parameters kept and ``cursor`` replaced (None: no more rows)."""
     if token is None:
         return None
-    query: QueryDict = request.GET.copy()
-    query["cursor"] = token
-    query.pop("format", None)
-    return f"{request.path}?{query.urlencode()}"
+    return _this_page(request, cursor=token, format=None)
 
 
 def csv_url(request: HttpRequest) -> str:
-    query: QueryDict = request.GET.copy()
-    query.pop("cursor", None)
-    query.pop("limit", None)
-    query["format"] = "csv"
-    return f"{request.path}?{query.urlencode()}"
+    return _this_page(request, cursor=None, limit=None, format="csv")
+
+
+def _this_page(request: HttpRequest, **changes: str | None) -> str:
+    """This page's URL with ``changes`` to its query (None: the parameter removed), encoded as
+    ``QueryDict.urlencode`` does: a changed parameter keeps its place, a new one comes last. Built from plain
+    lists, not ``request.GET.copy()``, which deep-copies the query (most of the cost of making the link)."""
+    query = dict(request.GET.lists())
+    for name, value in changes.items():
+        if value is None:
+            query.pop(name, None)
+        else:
+            query[name] = [value]
+    return f"{request.path}?{urlencode([(name, value) for name, values in query.items() for value in values])}"
 
 
 def validated(form: F) -> F:

@@ -6,9 +6,12 @@ import re
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlencode
 
 from boto3.dynamodb.types import TypeSerializer
+from django.http import HttpRequest
 from django.template import Context, Template
+from django.test import RequestFactory
 from django.urls import reverse
 from django.utils.html import escape
 from hypothesis import given
@@ -16,6 +19,7 @@ from hypothesis import strategies as st
 
 from dashboard.cells import Cell, id_url, payment_list, timestamp
 from dashboard.templatetags.rows import cells, table_rows
+from dashboard.views.common import csv_url, next_url
 from shop.models import Payment
 from tests.shop.test_plain import values
 
@@ -211,3 +215,25 @@ def test_the_order_summary_and_status_are_the_template_they_replaced() -> None:
                     context |= {"csrf_token": "t", **extra}
                     expected = between_tags(reference.render(Context(context)))
                     assert between_tags(new.render(Context(context))) == expected
+
+
+def _links_by_query_dict(request: HttpRequest, token: str) -> tuple[str, str]:
+    """Next-page and CSV links made by copying and changing ``request.GET``, the definition of both."""
+    query = request.GET.copy()
+    query["cursor"] = token
+    query.pop("format", None)
+    following = f"{request.path}?{query.urlencode()}"
+    query = request.GET.copy()
+    query.pop("cursor", None)
+    query.pop("limit", None)
+    query["format"] = "csv"
+    return following, f"{request.path}?{query.urlencode()}"
+
+
+_QUERY_NAMES = st.sampled_from(["cursor", "limit", "format", "from", "to", "product_id", "é x", "a&b=c"])
+
+
+@given(st.lists(st.tuples(_QUERY_NAMES, st.text(max_size=12)), max_size=8), st.text(min_size=1, max_size=20))
+def test_paging_and_csv_links_keep_the_query_as_query_dict_would(pairs: list[tuple[str, str]], token: str) -> None:
+    request = RequestFactory().get("/patterns/x/?" + urlencode(pairs))
+    assert (next_url(request, token), csv_url(request)) == _links_by_query_dict(request, token)
