@@ -15,6 +15,7 @@ from shop.pattern_registry import Param, check_params
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 DEFAULT_INVOICE_DAYS = 365
+FORMATS = ("", "html", "csv")  # "" and "html": the page itself
 
 
 def first_error(form: forms.Form) -> str:
@@ -30,10 +31,18 @@ class ListForm(forms.Form):
 
     cursor = forms.CharField(required=False, max_length=8192)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
-    format = forms.ChoiceField(required=False, choices=[("", "html"), ("html", "html"), ("csv", "csv")])
+    # checked in clean_format, not a ChoiceField: every form deep-copies its fields, and a ChoiceField's copy
+    # (its choices, its widget's choices) cost more than the rest of the form
+    format = forms.CharField(required=False, strip=False)
 
     def clean_limit(self) -> int:
         return self.cleaned_data.get("limit") or DEFAULT_PAGE
+
+    def clean_format(self) -> str:
+        value: str = self.cleaned_data.get("format") or ""
+        if value not in FORMATS:
+            raise forms.ValidationError(f"{value!r} is not a format; use html or csv")
+        return value
 
     @property
     def wants_csv(self) -> bool:
