@@ -54,3 +54,10 @@ def test_django_accepts_the_masked_token_of_a_form_and_refuses_a_tampered_one() 
     accepted = client.post("/accounts/login/", form | {"csrfmiddlewaretoken": masked})
     assert accepted.status_code == 302
     assert client.session["_auth_user_id"] == str(User.objects.get(username="ann").pk)
+
+
+def test_a_read_short_of_even_bytes_is_topped_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = iter([bytes(range(248, 256)) * 4 + b"\x00" * 8, bytes([61, 62, 247, 255]) * 10])
+    monkeypatch.setattr("dashboard.csrf_random.os.urandom", lambda n: next(reads))
+    # the first read keeps 8 characters (the 32 bytes >= 248 are dropped); the second adds 30 of which 24 are kept
+    assert random_csrf_string() == "a" * 8 + "9a9" * 8  # 61 and 247 fall on "9" (the 62nd), 62 on "a"
