@@ -21,7 +21,16 @@ from pynamodb.exceptions import PynamoDBException
 from dashboard import cursors
 from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
-from dashboard.patterns import StoredRow, boto3_call, cell, cli_line, find, grouped, request_json
+from dashboard.patterns import (
+    StoredRow,
+    boto3_code,
+    cell,
+    cli_line,
+    find,
+    grouped,
+    json_with_operation,
+    request_json,
+)
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
@@ -72,12 +81,13 @@ def _calls(log: CallLog) -> list[dict[str, Any]]:
     shown = []
     for call in log.calls:
         request = call.request or {}
+        text = request_json(request)
         shown.append(
             {
                 "call": call,
                 **fields(call, CALL),
-                "json": request_json({"operation": call.operation, **request}),
-                "boto3": boto3_call(call.operation, request),
+                "json": json_with_operation(call.operation, text),
+                "boto3": boto3_code(call.operation, text),
                 "cli": cli_line(call.operation, request),
             }
         )
