@@ -237,3 +237,70 @@ _QUERY_NAMES = st.sampled_from(["cursor", "limit", "format", "from", "to", "prod
 def test_paging_and_csv_links_keep_the_query_as_query_dict_would(pairs: list[tuple[str, str]], token: str) -> None:
     request = RequestFactory().get("/patterns/x/?" + urlencode(pairs))
     assert (next_url(request, token), csv_url(request)) == _links_by_query_dict(request, token)
+
+
+def _reference(name: str) -> str:
+    """The explorer's markup before ``{% pattern_inputs %}`` and ``{% requests_sent %}`` replaced it."""
+    from pathlib import Path
+
+    return (Path(__file__).parent / f"explorer_{name}_reference.html").read_text()
+
+
+def test_the_explorer_inputs_are_the_template_loop_they_replaced() -> None:
+    from django.http import QueryDict
+
+    from dashboard.forms import PatternForm
+    from dashboard.patterns import all_patterns
+
+    old = Template("{% load rows %}" + _reference("inputs"))
+    new = Template("{% load pattern_page %}  {% pattern_inputs form %}\n")
+    queries = ("", "limit=7", "product_id=a%22%3Cb&from=2025-01-01&limit=x&to=%26", "customer_id=%27&date=<")
+    for pattern in all_patterns():
+        for query in queries if pattern.params else ():
+            form = PatternForm(pattern.params, QueryDict(query))
+            form.is_valid()
+            assert new.render(Context({"form": form})) == old.render(Context({"form": form})), (pattern.name, query)
+
+
+_CALL = {
+    "operation": "Query",
+    "table": "OnlineShop",
+    "index": "GSI1",
+    "items": 5,
+    "read_units": 0.5,
+    "ms": 3.25,
+    "json": '{\n  "operation": "Query",\n  "KeyConditionExpression": "#0 = :0 AND <&>"\n}',
+    "boto3": "kwargs = json.loads(r\"{'a': '<b>'}\")\n",
+    "cli": "aws dynamodb query --table-name 'a&b'",
+}
+
+
+@given(
+    count=st.integers(0, 3),
+    read_units=st.sampled_from([0.0, 0.5, 1.0, 12.5]),
+    items_count=st.integers(0, 2),
+    ms=st.floats(0, 1000, allow_nan=False),
+    calls=st.lists(
+        st.fixed_dictionaries(
+            {
+                "table": st.sampled_from(["OnlineShop", "", None, "a<b"]),
+                "index": st.sampled_from(["GSI1", "", None, "i&j"]),
+                "items": st.sampled_from([None, 0, 1, 2]),
+                "read_units": st.sampled_from([0.0, 0.5, 3.0]),
+                "operation": st.sampled_from(["Query", "GetItem", "Batch<Get>"]),
+            }
+        ),
+        max_size=3,
+    ),
+)
+def test_the_requests_sent_are_the_template_they_replaced(
+    count: int, read_units: float, items_count: int, ms: float, calls: list[dict[str, Any]]
+) -> None:
+    old = Template("{% load rows %}" + _reference("requests"))
+    new = Template("{% load pattern_page %}{% requests_sent log items_count calls %}\n")
+    context = {
+        "log": {"count": count, "read_units": read_units, "ms": ms},
+        "items_count": items_count,
+        "calls": [{**_CALL, **call} for call in calls],
+    }
+    assert new.render(Context(context)) == old.render(Context(context))
