@@ -7,16 +7,24 @@ Django's own time (session and user lookups, template rendering, ...), then the 
 across all pages. Times are CPU time of the request's thread (``time.thread_time``), not wall-clock: they do
 not depend on what else the machine runs, and waiting for DynamoDB costs nothing (the pending page's shard
 queries run in worker threads, so they are not counted).
+
+``--phases`` runs no profiler: it times each request and the parts of it named in ``PHASES`` (wall-clock, p50
+per page), the way they cost inside real requests, which is two to three times what the same code costs when
+timed in a loop of its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import io
 import pstats
+import statistics
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 # (label, file suffix, function name): cumulative time of these functions, per request.
@@ -30,6 +38,17 @@ PARTS: list[tuple[str, str, str]] = [
 ]
 
 
+# (label, module, attribute): wall-clock time inside these per request (``--phases``). The DynamoDB calls of the
+# pending page run in parallel threads, so its figure is their sum, more than the time they took.
+PHASES: list[tuple[str, str, str]] = [
+    ("DynamoDB calls", "botocore.client", "BaseClient._make_api_call"),
+    ("user", "django.contrib.auth", "get_user"),
+    ("CSRF token", "django.template.context_processors", "get_token"),
+    ("URL resolve", "django.core.handlers.base", "BaseHandler.resolve_request"),
+    ("template rendering", "django.template.response", "SimpleTemplateResponse.render"),
+]
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench.profile_pages", description=(__doc__ or "").split("\n\n")[1])
     p.add_argument("--orders", type=int, default=500, help="orders seeded (default 500)")
@@ -38,6 +57,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--timing", action="store_true", help="no profiler: p50 per page through Django and at its data layer"
     )
+    p.add_argument("--phases", action="store_true", help="no profiler: p50 per page of the parts named in PHASES")
     return p
 
 
@@ -48,6 +68,66 @@ def timing(client: Any, subjects: Any, repeat: int) -> None:
     measured = stages.pages(client, subjects, repeats=repeat)
     for line in report.django_time_lines(measured["page"], measured["data"]):
         print(line)
+
+
+@contextmanager
+def timed_phases() -> Iterator[dict[str, float]]:
+    """Wrap each of ``PHASES``; the dict yielded adds up the seconds spent in each (clear it between requests)."""
+    spent: dict[str, float] = {}
+    lock = threading.Lock()
+    restore: list[tuple[Any, str, Any]] = []
+
+    def wrapped(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timing(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with lock:
+                    spent[label] = spent.get(label, 0.0) + time.perf_counter() - started
+
+        return timing
+
+    for label, module, attribute in PHASES:
+        owner: Any = importlib.import_module(module)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = owner.__dict__[name]
+        restore.append((owner, name, original))
+        setattr(owner, name, wrapped(label, original))
+    try:
+        yield spent
+    finally:
+        for owner, name, original in reversed(restore):
+            setattr(owner, name, original)
+
+
+def phases(client: Any, urls: dict[str, str], repeat: int) -> None:
+    """Per page: the request's p50, the p50 of each phase, and of the rest: middleware, view code, and building
+    models from DynamoDB's answers (which the data layer does too)."""
+    with timed_phases() as spent:
+        for name, url in urls.items():
+            client.get(url)  # warm
+            totals: list[float] = []
+            parts: dict[str, list[float]] = {label: [] for label, _, _ in PHASES}
+            rests: list[float] = []
+            for _ in range(repeat):
+                spent.clear()
+                started = time.perf_counter()
+                response = client.get(url)
+                totals.append(time.perf_counter() - started)
+                if response.status_code != 200:
+                    raise RuntimeError(f"GET {url} answered {response.status_code}")
+                for label in parts:
+                    parts[label].append(spent.get(label, 0.0))
+                rests.append(totals[-1] - sum(spent.values()))
+            shown = ", ".join(f"{label} {statistics.median(values) * 1000:.2f}" for label, values in parts.items())
+            rest = statistics.median(rests) * 1000
+            print(
+                f"{name:9} request {statistics.median(totals) * 1000:6.2f} ms: {shown}; "
+                + (f"the rest {rest:.2f}" if rest >= 0 else "calls in parallel (their sum is more than they took)")
+            )
 
 
 def _cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
@@ -91,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             timing(client, subjects, opts.repeat)
             return 0
         urls = stages.page_urls(subjects) | {"customer": f"/customers/{subjects.customer_id}/"}
+        if opts.phases:
+            print(f"{opts.orders} orders, {opts.repeat} requests per page; wall-clock ms, p50 per part\n")
+            phases(client, urls, opts.repeat)
+            return 0
         combined: pstats.Stats | None = None
         print(f"{opts.orders} orders, {opts.repeat} requests per page; CPU ms of the request thread, cProfile on\n")
         for name, url in urls.items():

@@ -163,3 +163,20 @@ def test_a_data_layer_making_other_calls_than_its_page_is_reported() -> None:
     assert report.django_time_lines(page, data) == [
         "order     page p50   3.00 ms, data layer p50   2.00 ms, ratio 1.50 (ok)"
     ]
+
+
+def test_timed_phases_add_up_each_phase_and_put_the_originals_back() -> None:
+    import botocore.client
+    from django.template import engines
+    from django.template.response import SimpleTemplateResponse
+
+    from bench.profile_pages import timed_phases
+
+    original = SimpleTemplateResponse.__dict__["render"]
+    with timed_phases() as spent:
+        assert SimpleTemplateResponse.__dict__["render"] is not original
+        response = SimpleTemplateResponse(engines["django"].from_string("{{ x }}"), {"x": 1})
+        assert response.render().content == b"1"
+        assert set(spent) == {"template rendering"} and spent["template rendering"] > 0
+    assert SimpleTemplateResponse.__dict__["render"] is original
+    assert botocore.client.BaseClient.__dict__["_make_api_call"].__name__ == "_make_api_call"
