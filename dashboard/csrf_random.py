@@ -2,7 +2,7 @@
 
 Every page masks the CSRF secret anew (the token in its forms and in ``hx-headers``, against BREACH), and the mask
 is a fresh random string of 32 characters. Django draws it with ``get_random_string``: one ``secrets.choice``, so
-one ``os.urandom`` call, per character, about 30 µs a page, a third of the base layout's rendering. This draws the
+one ``os.urandom`` call, per character: about 30 µs a page, a quarter of the base layout's rendering. This draws the
 same thing, 32 characters uniform over ``CSRF_ALLOWED_CHARS`` from the operating system's CSPRNG, from one read of
 random bytes mapped in C: a byte below 248 (4 x 62) stands for its value modulo 62, a byte at or above it is dropped,
 so no character is more likely than another.

@@ -95,8 +95,8 @@ class PatternForm(ListForm):
         return [self[param.query_name] for param in self.params]
 
     def param_inputs(self) -> list[dict[str, Any]]:
-        """``param_fields`` as dicts of what each input shows (``label``, ``name``, ``value``, ``help``): a
-        template reads a dict's keys faster than a bound field's attributes."""
+        """``param_fields`` as dicts of what each input shows (``label``, ``name``, ``value``, ``help``), for
+        ``{% pattern_inputs %}``."""
         fields = self.param_fields()
         return [{"label": f.label, "name": f.html_name, "value": f.value(), "help": f.help_text} for f in fields]
 

@@ -1,6 +1,6 @@
 """The explorer page's parameter inputs and its "Requests sent" section, built in Python rather than by template
-loops: with their filters (``pluralize``, ``default``, ``units``...) they were a third of the page's template
-time outside its table of items, and the explorer's data layer is often a single Query.
+loops: with their filters (``pluralize``, ``default``, ``units``...) they were most of the page's template time
+outside its table of items, and the explorer's data layer is often a single Query.
 
 - ``{% pattern_inputs form %}``: a ``<label>`` with its ``<input>`` for each of the pattern's parameters (value,
   ``required``, the help as placeholder), then the page-size input.
