@@ -78,7 +78,7 @@ def timed_phases() -> Iterator[dict[str, float]]:
     restore: list[tuple[Any, str, Any]] = []
 
     def wrapped(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def timing(*args: Any, **kwargs: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
@@ -86,7 +86,7 @@ def timed_phases() -> Iterator[dict[str, float]]:
                 with lock:
                     spent[label] = spent.get(label, 0.0) + time.perf_counter() - started
 
-        return timing
+        return timed
 
     for label, module, attribute in PHASES:
         owner: Any = importlib.import_module(module)
