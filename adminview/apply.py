@@ -30,6 +30,7 @@ from botocore.exceptions import ClientError
 from adminview import projection, records, watermarks
 from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Delete, Image, Put, ViewKey
+from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -78,7 +79,7 @@ def prepare(record: dict[str, Any], shards: int) -> Prepared:
     # only the images this kind of change carries: a stray image must not change what the record means
     old = body.get("OldImage") if event != "INSERT" else None
     new = body.get("NewImage") if event != "REMOVE" else None
-    source = projection.source_key(body.get("Keys") or new or old or {})
+    source = ddb_json.maybe_key(body.get("Keys") or new or old or {})
     if source is None:
         raise ValueError("record has no PK/SK keys")
     seq = projection.normalize_seq(str(body.get("SequenceNumber", "")))
@@ -162,7 +163,7 @@ def rederive(order_ids: Sequence[str]) -> int:
         return 0
     with ThreadPoolExecutor(max_workers=min(8, len(ids))) as pool:
         fixes = [i for batch in pool.map(run_in_context(one), ids) for i in batch]
-    _write({projection.key_of(i): i for i in fixes})
+    _write({ddb_json.item_key(i): i for i in fixes})
     return len(fixes)
 
 
@@ -180,7 +181,7 @@ def _derive_in_batch(final: dict[ViewKey, Image | None], order_ids: set[str]) ->
             need_query.add(order_id)
             continue
         for fixed in projection.derive_buyers(summary, by_order.get(keys.ORDER + order_id, [])):
-            final[projection.key_of(fixed)] = fixed
+            final[ddb_json.item_key(fixed)] = fixed
     return need_query
 
 

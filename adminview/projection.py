@@ -31,6 +31,7 @@ from adminview.models import (
     status_key,
     user_activity_key,
 )
+from dynamo import ddb_json
 from shop import keys
 
 Image = dict[str, dict[str, Any]]
@@ -46,7 +47,7 @@ class Put:
 
     @property
     def key(self) -> ViewKey:
-        return key_of(self.item)
+        return ddb_json.item_key(self.item)
 
 
 @dataclass(frozen=True)
@@ -57,49 +58,13 @@ class Delete:
 Op = Put | Delete
 
 
-def key_of(item: Image) -> ViewKey:
-    return item["PK"]["S"], item["SK"]["S"]
-
-
-def attr_text(image: Image, name: str) -> str | None:
-    """A string or number attribute of a DynamoDB JSON item as text; None when absent or of another type."""
-    value = image.get(name)
-    if not isinstance(value, dict):
-        return None
-    if "S" in value:
-        return str(value["S"])
-    if "N" in value:
-        return str(value["N"])
-    return None
-
-
-def _strip(value: str | None, prefix: str) -> str | None:
-    if value is None or not value.startswith(prefix) or len(value) == len(prefix):
-        return None
-    return value[len(prefix) :]
-
-
-def _int(value: str | None, name: str) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        return int(value)
-    except ValueError as exc:
-        raise ValueError(f"{name} {value!r} is not a whole number") from exc
-
-
 def _item(pk: str, sk: str, kind: str, **attrs: str | int | None) -> Image:
-    item: Image = {"PK": {"S": pk}, "SK": {"S": sk}, "Kind": {"S": kind}}
+    item: Image = {**ddb_json.key(pk, sk), "Kind": ddb_json.s(kind)}
     for name, value in attrs.items():
         if value is None:
             continue
-        item[name] = {"N": str(value)} if isinstance(value, int) else {"S": value}
+        item[name] = ddb_json.n(value) if isinstance(value, int) else ddb_json.s(value)
     return item
-
-
-def source_key(image: Image) -> ViewKey | None:
-    pk, sk = attr_text(image, "PK"), attr_text(image, "SK")
-    return (pk, sk) if pk is not None and sk is not None else None
 
 
 def watermark_key(source: ViewKey) -> ViewKey:
@@ -115,18 +80,18 @@ def watermark_item(source: ViewKey, seq: str, *, rev: int | None = None, expires
 def source_of(item: Image) -> ViewKey | None:
     """The shop item a view item follows from (the inverse of ``project_item``'s keys): a rebuild conditions
     every write of a view item, deletes included, on that source's watermark. None: no shop item implies it."""
-    pk, sk = key_of(item)
-    kind = attr_text(item, "Kind")
+    pk, sk = ddb_json.item_key(item)
+    kind = ddb_json.text(item, "Kind")
     if kind == "profile" and sk == PROFILE_SK:
         return pk, pk
     if kind == "order" and sk == ORDER_SK:
-        customer = attr_text(item, "CustomerId")
-        return (pk, "c#" + customer) if customer else None
+        customer = ddb_json.text(item, "CustomerId")
+        return (pk, keys.with_prefix(keys.CUSTOMER, customer)) if customer else None
     if kind == "buyer":
         return pk, sk
     if kind == "payment":
-        invoice = _strip(sk, "t#")
-        return (pk, "i#" + invoice.split("#", 1)[0]) if invoice else None
+        invoice = keys.without_prefix(sk, keys.TRANSACTION)
+        return (pk, keys.with_prefix(keys.INVOICE, invoice.split("#", 1)[0])) if invoice else None
     return None
 
 
@@ -142,57 +107,57 @@ def is_pending(status: str | None) -> bool:
 
 
 def order_summary(order_id: str, customer_id: str, image: Image, shards: int | None = None) -> Image:
-    date = attr_text(image, "Date")
-    status = attr_text(image, "Status")
+    date = ddb_json.text(image, "Date")
+    status = ddb_json.text(image, "Status")
     sort = f"{date or ''}#{order_id}"
     item = _item(
-        keys.ORDER + order_id,
+        keys.with_prefix(keys.ORDER, order_id),
         ORDER_SK,
         "order",
         OrderId=order_id,
         CustomerId=customer_id,
         Date=date,
         Status=status,
-        Total=attr_text(image, "Total"),
-        ItemCount=_int(attr_text(image, "ItemCount"), "ItemCount"),
-        Version=_int(attr_text(image, "Version"), "Version"),
-        GSI4PK=keys.CUSTOMER + customer_id,
+        Total=ddb_json.text(image, "Total"),
+        ItemCount=ddb_json.integer(image, "ItemCount"),
+        Version=ddb_json.integer(image, "Version"),
+        GSI4PK=keys.with_prefix(keys.CUSTOMER, customer_id),
         GSI4SK=sort,
     )
     if status is not None and status in INDEXED_STATUSES:  # sparse: no key attributes while DELIVERED (or unknown)
-        item["GSI1PK"] = {"S": status_key(status, pending_shard(order_id, shards))}
-        item["GSI1SK"] = {"S": sort}
+        item["GSI1PK"] = ddb_json.s(status_key(status, pending_shard(order_id, shards)))
+        item["GSI1SK"] = ddb_json.s(sort)
     return item
 
 
 def profile_item(pk: str, image: Image) -> Image:
     """AV4's profile; with an email, also the (sparse) email index's keys."""
-    email = attr_text(image, "Email")
-    item = _item(pk, PROFILE_SK, "profile", Name=attr_text(image, "Name"), Email=email)
+    email = ddb_json.text(image, "Email")
+    item = _item(pk, PROFILE_SK, "profile", Name=ddb_json.text(image, "Name"), Email=email)
     key = email_key(email) if email else None
     if key:
-        item["GSI5PK"], item["GSI5SK"] = {"S": key}, {"S": pk}
+        item["GSI5PK"], item["GSI5SK"] = ddb_json.s(key), ddb_json.s(pk)
     return item
 
 
 def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) -> list[Image]:
     """A staff change (the shop's audit entry): one item in the sharded all-activity list and a twin in its
     user's list, both sorted by ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
-    sort = _strip(sk, "AUDIT#")
-    user, action = attr_text(image, "User"), attr_text(image, "Action")
+    sort = keys.after_audit(sk)
+    user, action = ddb_json.text(image, "User"), ddb_json.text(image, "Action")
     if not sort or not user or not action:
         return []
     attrs: dict[str, str | int | None] = {
-        "OrderId": attr_text(image, "OrderId") or _strip(pk, "o#"),
+        "OrderId": ddb_json.text(image, "OrderId") or keys.without_prefix(pk, keys.ORDER),
         "Action": action,
         "User": user,
-        "At": attr_text(image, "At"),
-        "FromStatus": attr_text(image, "FromStatus"),
-        "ToStatus": attr_text(image, "ToStatus"),
-        "OrderVersion": _int(attr_text(image, "OrderVersion"), "OrderVersion"),
-        "RequestId": attr_text(image, "RequestId"),
-        "ProductId": attr_text(image, "ProductId"),
-        "Detail": attr_text(image, "Detail"),
+        "At": ddb_json.text(image, "At"),
+        "FromStatus": ddb_json.text(image, "FromStatus"),
+        "ToStatus": ddb_json.text(image, "ToStatus"),
+        "OrderVersion": ddb_json.integer(image, "OrderVersion"),
+        "RequestId": ddb_json.text(image, "RequestId"),
+        "ProductId": ddb_json.text(image, "ProductId"),
+        "Detail": ddb_json.text(image, "Detail"),
     }
     shard = pending_shard(sort, shards)
     return [
@@ -202,26 +167,26 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
 
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
+    order_key, product_key = keys.with_prefix(keys.ORDER, order_id), keys.with_prefix(keys.PRODUCT, product_id)
     item = _item(
-        keys.ORDER + order_id,
-        keys.PRODUCT + product_id,
+        order_key,
+        product_key,
         "buyer",
         OrderId=order_id,
         ProductId=product_id,
         CustomerId=customer_id,
     )
     if customer_id and not cancelled:  # sparse: only relations of orders that are not CANCELLED
-        item["GSI2PK"] = {"S": keys.PRODUCT + product_id}
-        item["GSI2SK"] = {"S": f"{keys.CUSTOMER}{customer_id}#{keys.ORDER}{order_id}"}
+        item["GSI2PK"] = ddb_json.s(product_key)
+        item["GSI2SK"] = ddb_json.s(f"{keys.with_prefix(keys.CUSTOMER, customer_id)}#{order_key}")
     return item
 
 
 def _transaction_ids(image: Image) -> list[str]:
-    detail = image.get("Detail", {}).get("M", {})
-    payments = detail.get("Payments", {}).get("L", []) if isinstance(detail, dict) else []
+    payments = ddb_json.listing(ddb_json.mapping(image, "Detail"), "Payments")
     found: list[str] = []
     for payment in payments:
-        txid = attr_text(payment.get("M", {}), "TransactionId") if isinstance(payment, dict) else None
+        txid = ddb_json.text(ddb_json.entries(payment), "TransactionId")
         if txid and txid not in found:
             found.append(txid)
     return found
@@ -231,23 +196,24 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     """The view items one shop item implies on its own (buyer relations assume a non-cancelled order)."""
     if not image:
         return []
-    key = source_key(image)
+    key = ddb_json.maybe_key(image)
     if key is None:
         return []
     pk, sk = key
-    entity = attr_text(image, "EntityType")
+    entity = ddb_json.text(image, "EntityType")
     if entity == "customer":
-        return [profile_item(pk, image)] if _strip(pk, keys.CUSTOMER) else []
+        return [profile_item(pk, image)] if keys.without_prefix(pk, keys.CUSTOMER) else []
     if entity == "order":
-        oid, cid = _strip(pk, keys.ORDER), _strip(sk, keys.CUSTOMER)
+        oid, cid = keys.without_prefix(pk, keys.ORDER), keys.without_prefix(sk, keys.CUSTOMER)
         return [order_summary(oid, cid, image, shards)] if oid and cid else []
     if entity == "orderItem":
-        oid, pid = _strip(pk, keys.ORDER), _strip(sk, keys.PRODUCT)
-        return [buyer_item(oid, pid, _strip(attr_text(image, "GSI2-PK"), keys.CUSTOMER))] if oid and pid else []
+        oid, pid = keys.without_prefix(pk, keys.ORDER), keys.without_prefix(sk, keys.PRODUCT)
+        customer = keys.without_prefix(ddb_json.text(image, "GSI2-PK"), keys.CUSTOMER)
+        return [buyer_item(oid, pid, customer)] if oid and pid else []
     if entity == "audit":
         return activity_items(pk, sk, image, shards)
     if entity == "invoice":
-        oid, iid = _strip(pk, keys.ORDER), _strip(sk, keys.INVOICE)
+        oid, iid = keys.without_prefix(pk, keys.ORDER), keys.without_prefix(sk, keys.INVOICE)
         if not oid or not iid:
             return []
         return [
@@ -257,7 +223,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
                 "payment",
                 OrderId=oid,
                 TransactionId=txid,
-                GSI3PK=keys.TRANSACTION + txid,
+                GSI3PK=keys.transaction(txid),
                 GSI3SK=pk,
             )
             for txid in _transaction_ids(image)
@@ -267,8 +233,8 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
 
 def project(old: Image | None, new: Image | None, shards: int | None = None) -> list[Op]:
     """What one stream record (INSERT: new only; MODIFY: both; REMOVE: old only) implies for the view."""
-    before = {key_of(i): i for i in project_item(old, shards)}
-    after = {key_of(i): i for i in project_item(new, shards)}
+    before = {ddb_json.item_key(i): i for i in project_item(old, shards)}
+    after = {ddb_json.item_key(i): i for i in project_item(new, shards)}
     ops: list[Op] = [Delete(k) for k in before if k not in after]
     ops += [Put(i) for i in after.values()]
     return ops
@@ -281,27 +247,29 @@ def touched_order(old: Image | None, new: Image | None) -> str | None:
     image = new or old
     if not image:
         return None
-    entity = attr_text(image, "EntityType")
-    order_id = _strip(attr_text(image, "PK"), keys.ORDER)
+    entity = ddb_json.text(image, "EntityType")
+    order_id = keys.without_prefix(ddb_json.text(image, "PK"), keys.ORDER)
     if entity == "orderItem":
         return order_id
     if entity != "order":
         return None
-    if old is None or new is None or attr_text(old, "SK") != attr_text(new, "SK"):
+    if old is None or new is None or ddb_json.text(old, "SK") != ddb_json.text(new, "SK"):
         return order_id
-    return order_id if (attr_text(old, "Status") == CANCELLED) != (attr_text(new, "Status") == CANCELLED) else None
+    return (
+        order_id if (ddb_json.text(old, "Status") == CANCELLED) != (ddb_json.text(new, "Status") == CANCELLED) else None
+    )
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:
     """The buyer items as they must be given the order summary (status, customer); only those that differ."""
-    status = attr_text(summary, "Status") if summary else None
-    summary_customer = attr_text(summary, "CustomerId") if summary else None
+    status = ddb_json.text(summary, "Status") if summary else None
+    summary_customer = ddb_json.text(summary, "CustomerId") if summary else None
     fixed: list[Image] = []
     for buyer in buyers:
         wanted = buyer_item(
-            attr_text(buyer, "OrderId") or "",
-            attr_text(buyer, "ProductId") or "",
-            attr_text(buyer, "CustomerId") or summary_customer,
+            ddb_json.text(buyer, "OrderId") or "",
+            ddb_json.text(buyer, "ProductId") or "",
+            ddb_json.text(buyer, "CustomerId") or summary_customer,
             cancelled=status == CANCELLED,
         )
         if wanted != buyer:
@@ -314,20 +282,20 @@ def expected_view(shop_items: Iterable[Image], shards: int | None = None) -> dic
     view: dict[ViewKey, Image] = {}
     for image in shop_items:
         for item in project_item(image, shards):
-            view[key_of(item)] = item
+            view[ddb_json.item_key(item)] = item
     by_order: dict[str, list[Image]] = {}
     for (pk, _sk), item in view.items():
-        if item["Kind"]["S"] == "buyer":
+        if ddb_json.text(item, "Kind") == "buyer":
             by_order.setdefault(pk, []).append(item)
     for pk, buyers in by_order.items():
         for item in derive_buyers(view.get((pk, ORDER_SK)), buyers):
-            view[key_of(item)] = item
+            view[ddb_json.item_key(item)] = item
     return view
 
 
 def is_view_item(item: Image) -> bool:
     """Everything in the view table except bookkeeping (watermarks)."""
-    return not item["PK"]["S"].startswith(WATERMARK_PREFIX)
+    return not ddb_json.item_key(item)[0].startswith(WATERMARK_PREFIX)
 
 
 __all__ = ["PENDING_PREFIX", "Delete", "Op", "Put", "derive_buyers", "expected_view", "project"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from adminview import projection, repair
 from adminview.models import pending_shards
-from adminview.projection import Image, ViewKey, key_of
+from adminview.projection import Image, ViewKey
 from adminview.table_walk import (
     DEFAULT_PAGE,
     DEFAULT_SEGMENTS,
@@ -49,6 +49,7 @@ from adminview.table_walk import (
     view_table,
 )
 from adminview.view_diff import EXAMPLES, Change, Diff, compare
+from dynamo import ddb_json
 
 DEFAULT_SETTLE_S = 3.0
 
@@ -79,7 +80,7 @@ class Walk:
         return projection.expected_view(shop_items, self.shards)
 
     def actual(self, pk: str) -> dict[ViewKey, Image]:
-        return {projection.key_of(i): i for i in self.view.partition(pk)}
+        return {ddb_json.item_key(i): i for i in self.view.partition(pk)}
 
     def changes(self, pk: str) -> list[Change]:
         """The partition read again, whole (consistent Queries): its differences of the kinds reported now."""
@@ -119,14 +120,14 @@ class Walk:
         pages = self.view.scan_pages(segment, self.segments, page_size=self.page_size, skip_watermarks=True)
         for page in pages:
             self._scanned("view_items")(len(page))
-            sources = {key_of(item): projection.source_of(item) for item in page}
+            sources = {ddb_json.item_key(item): projection.source_of(item) for item in page}
             found = self.shop.get_many(sorted({s for s in sources.values() if s is not None}))
             differing: dict[str, None] = {}
             for item in page:
-                source = sources[key_of(item)]
+                source = sources[ddb_json.item_key(item)]
                 implied = projection.project_item(found.get(source), self.shards) if source else []
-                if key_of(item) not in {key_of(i) for i in implied}:
-                    differing[item["PK"]["S"]] = None
+                if ddb_json.item_key(item) not in {ddb_json.item_key(i) for i in implied}:
+                    differing[ddb_json.item_key(item)[0]] = None
             for pk in differing:
                 self.on_differs(self, pk)
 

@@ -15,6 +15,7 @@ from adminview.models import ORDER_SK
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
+from dynamo import ddb_json
 from dynamo.backoff import full_jitter
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def repair_batch(walk: Walk, parts: list[tuple[str, list[Image]]]) -> None:
     plans: dict[str, tuple[list[ViewKey], list[ViewKey]]] = {}  # pk -> (source items, view keys seen)
     needs: set[ViewKey] = set()
     for pk, items in parts:
-        sources = [k for i in items if (k := projection.source_key(i)) and projection.project_item(i, walk.shards)]
+        sources = [k for i in items if (k := ddb_json.maybe_key(i)) and projection.project_item(i, walk.shards)]
         expected = walk.expected(items)
         plans[pk] = (sources, list(expected))
         needs.update(sources)

@@ -33,7 +33,7 @@ from adminview.models import (
     status_key,
     user_activity_key,
 )
-from adminview.projection import attr_text
+from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -77,7 +77,11 @@ class BuyerRow:
 
 
 def _order_row(raw: Raw) -> OrderRow:
-    date_text, total_text, count_text = attr_text(raw, "Date"), attr_text(raw, "Total"), attr_text(raw, "ItemCount")
+    date_text, total_text, count_text = (
+        ddb_json.text(raw, "Date"),
+        ddb_json.text(raw, "Total"),
+        ddb_json.text(raw, "ItemCount"),
+    )
     try:
         date = parse_ts(date_text) if date_text else None
     except ValueError:
@@ -87,13 +91,13 @@ def _order_row(raw: Raw) -> OrderRow:
     except InvalidOperation:
         total = None
     return OrderRow(
-        order_id=attr_text(raw, "OrderId") or "",
-        customer_id=attr_text(raw, "CustomerId") or "",
+        order_id=ddb_json.text(raw, "OrderId") or "",
+        customer_id=ddb_json.text(raw, "CustomerId") or "",
         date=date,
-        status=attr_text(raw, "Status"),
+        status=ddb_json.text(raw, "Status"),
         total=total,
         item_count=int(count_text) if count_text else None,
-        position=attr_text(raw, "GSI1SK") or attr_text(raw, "GSI4SK") or "",
+        position=ddb_json.text(raw, "GSI1SK") or ddb_json.text(raw, "GSI4SK") or "",
     )
 
 
@@ -126,16 +130,16 @@ def _query(
     or between two bounds (inclusive)."""
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     condition = "#pk = :pk"
-    values: dict[str, Any] = {":pk": {"S": pk}}
+    values: dict[str, Any] = {":pk": ddb_json.s(pk)}
     if before is not None:
         condition += " AND #sk < :pos"
-        values[":pos"] = {"S": before}
+        values[":pos"] = ddb_json.s(before)
     elif after is not None:
         condition += " AND #sk > :pos"
-        values[":pos"] = {"S": after}
+        values[":pos"] = ddb_json.s(after)
     elif between is not None:
         condition += " AND #sk BETWEEN :lo AND :hi"
-        values[":lo"], values[":hi"] = {"S": between[0]}, {"S": between[1]}
+        values[":lo"], values[":hi"] = ddb_json.s(between[0]), ddb_json.s(between[1])
     names = {"#pk": pk_name}
     if len(values) > 1:
         names["#sk"] = sk_name
@@ -152,10 +156,10 @@ def _query(
 
 
 def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
-    found.sort(key=lambda r: r[sort_attr]["S"], reverse=True)
+    found.sort(key=lambda r: ddb_json.string(r, sort_attr) or "", reverse=True)
     rows = found[:limit]
     more = len(found) > limit
-    return RowsPage(rows, {"before": rows[-1][sort_attr]["S"]} if more else None)
+    return RowsPage(rows, {"before": ddb_json.string(rows[-1], sort_attr)} if more else None)
 
 
 def _as_order_rows(page: RowsPage[Raw]) -> RowsPage[OrderRow]:
@@ -231,7 +235,7 @@ def customer_order_items(*, customer_id: str, limit: int = 50, after: dict[str, 
 
 
 def _relation_customer(raw: Raw) -> str:
-    return str(raw["GSI2SK"]["S"]).split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
+    return (ddb_json.string(raw, "GSI2SK") or "").split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
@@ -254,7 +258,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
             counts[cid] = counts.get(cid, 0) + 1
         if len(found) < page_size:
             break
-        start = found[-1]["GSI2SK"]["S"]
+        start = ddb_json.string(found[-1], "GSI2SK")
     customers = list(counts)[:limit]
     more = len(counts) > limit  # the loop stops once it sees customer limit+1, so counts are complete
     profiles = customer_profiles(customer_ids=customers, attributes=["Name", "Email"]) if customers else []
@@ -262,8 +266,8 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
         BuyerRow(
             customer_id=c,
             orders=counts[c],
-            name=attr_text(p, "Name") if p else None,
-            email=attr_text(p, "Email") if p else None,
+            name=ddb_json.text(p, "Name") if p else None,
+            email=ddb_json.text(p, "Email") if p else None,
         )
         for c, p in zip(customers, profiles, strict=True)
     ]
@@ -273,7 +277,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId (GSI3), or None."""
     found = transaction_items(transaction_id=transaction_id, limit=1).rows
-    return attr_text(found[0], "OrderId") if found else None
+    return ddb_json.text(found[0], "OrderId") if found else None
 
 
 def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
@@ -300,7 +304,7 @@ def customer_items_for_email(*, email: str, limit: int = 50, after: dict[str, An
 def customer_id_for_email(*, email: str) -> str | None:
     """The customer with this email (the lowest id when several share it), or None."""
     found = customer_items_for_email(email=email, limit=1).rows
-    return keys.bare(found[0]["PK"]["S"], keys.CUSTOMER) if found else None
+    return keys.bare(ddb_json.item_key(found[0])[0], keys.CUSTOMER) if found else None
 
 
 def _sort_position(after: dict[str, Any] | None) -> str | None:
@@ -313,7 +317,7 @@ def _sort_position(after: dict[str, Any] | None) -> str | None:
 
 def _forward_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
     rows = found[:limit]
-    return RowsPage(rows, {"after": rows[-1][sort_attr]["S"]} if len(found) > limit and rows else None)
+    return RowsPage(rows, {"after": ddb_json.string(rows[-1], sort_attr)} if len(found) > limit and rows else None)
 
 
 def _relations(product_id: str, *, limit: int, after: str | None) -> list[Raw]:
@@ -333,7 +337,7 @@ def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None =
     return batch_get(
         client_of(ViewItem),
         str(ViewItem.Meta.table_name),
-        [{"PK": {"S": keys.CUSTOMER + keys.bare(c, keys.CUSTOMER)}, "SK": {"S": PROFILE_SK}} for c in customer_ids],
+        [ddb_json.key(keys.customer(c), PROFILE_SK) for c in customer_ids],
         key_names=("PK", "SK"),
         attributes=attributes,
     )
@@ -358,23 +362,23 @@ class ActivityRow:
 
 
 def _activity_row(raw: Raw) -> ActivityRow:
-    at_text, version_text = attr_text(raw, "At"), attr_text(raw, "OrderVersion")
+    at_text, version_text = ddb_json.text(raw, "At"), ddb_json.text(raw, "OrderVersion")
     try:
         at = parse_ts(at_text) if at_text else None
     except ValueError:
         at = None
     return ActivityRow(
-        order_id=attr_text(raw, "OrderId") or "",
+        order_id=ddb_json.text(raw, "OrderId") or "",
         at=at,
-        action=attr_text(raw, "Action") or "",
-        user=attr_text(raw, "User") or "",
-        from_status=attr_text(raw, "FromStatus"),
-        to_status=attr_text(raw, "ToStatus"),
+        action=ddb_json.text(raw, "Action") or "",
+        user=ddb_json.text(raw, "User") or "",
+        from_status=ddb_json.text(raw, "FromStatus"),
+        to_status=ddb_json.text(raw, "ToStatus"),
         order_version=int(version_text) if version_text else None,
-        request_id=attr_text(raw, "RequestId"),
-        product_id=attr_text(raw, "ProductId"),
-        detail=attr_text(raw, "Detail"),
-        position=attr_text(raw, "GSI6SK") or "",
+        request_id=ddb_json.text(raw, "RequestId"),
+        product_id=ddb_json.text(raw, "ProductId"),
+        detail=ddb_json.text(raw, "Detail"),
+        position=ddb_json.text(raw, "GSI6SK") or "",
     )
 
 
@@ -387,7 +391,7 @@ def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None)
         return []
     # BETWEEN includes its bound: the position itself may come back, so one more
     found = _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit + 1, between=(day, high))
-    return [r for r in found if r["GSI6SK"]["S"] != before]
+    return [r for r in found if ddb_json.string(r, "GSI6SK") != before]
 
 
 def activity(
@@ -405,7 +409,7 @@ def activity(
         found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
     else:
         found = _each_shard(lambda n: _activity_query(activity_key(n), limit=limit + 1, before=before, day=day))
-    found.sort(key=lambda r: r["GSI6SK"]["S"], reverse=True)
+    found.sort(key=lambda r: ddb_json.string(r, "GSI6SK") or "", reverse=True)
     rows = found[:limit]
     more = len(found) > limit
-    return RowsPage([_activity_row(r) for r in rows], {"before": rows[-1]["GSI6SK"]["S"]} if more else None)
+    return RowsPage([_activity_row(r) for r in rows], {"before": ddb_json.string(rows[-1], "GSI6SK")} if more else None)

@@ -26,6 +26,7 @@ from typing import Any
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
+from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.paging import raw_items
 
@@ -114,24 +115,23 @@ def record_heartbeat(
     applied_at = clock()
     arn = last.get("eventSourceARN") if isinstance(last.get("eventSourceARN"), str) else None
     raw: dict[str, dict[str, str]] = {
-        "PK": {"S": HEARTBEAT_PK},
-        "SK": {"S": _writer(arn, shard_id)},
-        "Seq": {"S": seq},  # zero-padded: compares as a string
-        "SequenceNumber": {"S": str(sequence_number(last))},
+        **ddb_json.key(HEARTBEAT_PK, _writer(arn, shard_id)),
+        "Seq": ddb_json.s(seq),  # zero-padded: compares as a string
+        "SequenceNumber": ddb_json.s(str(sequence_number(last))),
     }
-    raw["Created"] = {"N": repr(created if created is not None else applied_at)}
-    raw["AppliedAt"] = {"N": repr(applied_at)}
+    raw["Created"] = ddb_json.n(created if created is not None else applied_at)
+    raw["AppliedAt"] = ddb_json.n(applied_at)
     if shard_id:
-        raw["Shard"] = {"S": shard_id}
+        raw["Shard"] = ddb_json.s(shard_id)
     if arn:
-        raw["Stream"] = {"S": arn}
+        raw["Stream"] = ddb_json.s(arn)
     client = client_of(SyncItem)
     try:
         client.put_item(
             TableName=SyncItem.Meta.table_name,
             Item=raw,
             ConditionExpression="attribute_not_exists(Created) OR Created < :c OR (Created = :c AND Seq < :s)",
-            ExpressionAttributeValues={":c": raw["Created"], ":s": {"S": seq}},
+            ExpressionAttributeValues={":c": raw["Created"], ":s": ddb_json.s(seq)},
         )
     except client.exceptions.ConditionalCheckFailedException:
         return False
@@ -139,16 +139,12 @@ def record_heartbeat(
 
 
 def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
-    def num(name: str) -> float | None:
-        value = raw.get(name, {}).get("N")
-        return float(value) if value is not None else None
-
     return Heartbeat(
-        writer=raw["SK"]["S"],
-        shard=raw.get("Shard", {}).get("S"),
-        seq=raw.get("SequenceNumber", {}).get("S"),
-        created=num("Created"),
-        applied_at=num("AppliedAt") or 0.0,
+        writer=ddb_json.item_key(raw)[1],
+        shard=ddb_json.string(raw, "Shard"),
+        seq=ddb_json.string(raw, "SequenceNumber"),
+        created=ddb_json.number(raw, "Created"),
+        applied_at=ddb_json.number(raw, "AppliedAt") or 0.0,
     )
 
 
@@ -159,7 +155,7 @@ def heartbeats() -> list[Heartbeat]:
         "query",
         TableName=str(SyncItem.Meta.table_name),
         KeyConditionExpression="PK = :pk",
-        ExpressionAttributeValues={":pk": {"S": HEARTBEAT_PK}},
+        ExpressionAttributeValues={":pk": ddb_json.s(HEARTBEAT_PK)},
     )
     return sorted((_heartbeat(i) for i in items), key=lambda h: h.applied_at, reverse=True)
 

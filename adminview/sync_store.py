@@ -17,6 +17,7 @@ from pynamodb.exceptions import PutError
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
+from dynamo import ddb_json
 from shop.timestamps import format_ts, now
 
 DEAD_LETTER_PK = "deadletter"
@@ -118,9 +119,7 @@ class DeadLetter:
     def source(self) -> tuple[str | None, str | None]:
         """The shop item's PK and SK, as far as the record says."""
         keys = body_of(self.record).get("Keys")
-        keys = keys if isinstance(keys, dict) else {}
-        pk, sk = (keys[name].get("S") if isinstance(keys.get(name), dict) else None for name in ("PK", "SK"))
-        return (pk if isinstance(pk, str) else None), (sk if isinstance(sk, str) else None)
+        return ddb_json.string(keys, "PK"), ddb_json.string(keys, "SK")
 
     @property
     def position(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from adminview.models import WATERMARK_PREFIX, ViewItem
 from adminview.projection import Image
+from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
@@ -76,7 +77,7 @@ class Table:
         if skip_watermarks:
             params["FilterExpression"] = "NOT begins_with(#pk, :wm)"
             params["ExpressionAttributeNames"] = {"#pk": "PK"}
-            params["ExpressionAttributeValues"] = {":wm": {"S": WATERMARK_PREFIX}}
+            params["ExpressionAttributeValues"] = {":wm": ddb_json.s(WATERMARK_PREFIX)}
         while True:
             page = self._read(self.client.scan, **params)
             yield page.get("Items", [])
@@ -93,7 +94,7 @@ class Table:
             found = batch_get(
                 self.client,
                 self.name,
-                [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in keys],
+                [ddb_json.key(pk, sk) for pk, sk in keys],
                 key_names=("PK", "SK"),
                 consistent=True,
             )
@@ -107,7 +108,7 @@ class Table:
             "TableName": self.name,
             "KeyConditionExpression": "#pk = :pk",
             "ExpressionAttributeNames": {"#pk": "PK"},
-            "ExpressionAttributeValues": {":pk": {"S": pk}},
+            "ExpressionAttributeValues": {":pk": ddb_json.s(pk)},
             "ConsistentRead": True,
         }
         while True:
@@ -135,7 +136,7 @@ def partitions(
     for page in pages:
         on_page(len(page))
         for item in page:
-            item_pk = item["PK"]["S"]
+            item_pk = ddb_json.item_key(item)[0]
             if item_pk != pk:
                 if pk is not None:
                     yield pk, items

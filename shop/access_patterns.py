@@ -216,7 +216,7 @@ def invoices_for_customer(
         limit=limit,
         start_key=start_key,
         scan_index_forward=not newest_first,
-        range_key_condition=Invoice.gsi2_sk.between(keys.INVOICE_DATE + low, keys.INVOICE_DATE + high),
+        range_key_condition=Invoice.gsi2_sk.between(keys.invoice_date(low), keys.invoice_date(high)),
     )
 
 
@@ -238,7 +238,7 @@ def order_items_for_customer(
         limit=limit,
         start_key=start_key,
         scan_index_forward=not newest_first,
-        range_key_condition=OrderItem.gsi2_sk.between(keys.ORDER_ITEM_DATE + low, keys.ORDER_ITEM_DATE + high),
+        range_key_condition=OrderItem.gsi2_sk.between(keys.order_item_date(low), keys.order_item_date(high)),
     )
 
 

@@ -64,8 +64,8 @@ def entry(
         raise InvalidInput("the audit entry of an order change names the order")
     at = audit_time()
     return AuditEntry(
-        pk=keys.SYSTEM_AUDIT if system or oid is None else keys.ORDER + oid,
-        sk=f"{keys.AUDIT}{at}#{secrets.token_hex(4)}",
+        pk=keys.SYSTEM_AUDIT if system or oid is None else keys.order(oid),
+        sk=keys.audit(at, secrets.token_hex(4)),
         action=action,
         user=actor.username,
         at=at,

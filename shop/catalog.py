@@ -42,45 +42,37 @@ class AddressSpec:
         )
 
 
-def _id(value: str, prefix: str) -> str:
-    try:
-        return keys.bare(value, prefix)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
-
-
 def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpec | None = None) -> Customer:
-    key = keys.CUSTOMER + _id(customer_id, keys.CUSTOMER)
     if not name.strip() or "@" not in email:
         raise InvalidInput("a customer needs a name and an email address")
     return Customer(
-        pk=key, sk=key, name=name.strip(), email=email.strip(), address=address.attribute() if address else None
+        **keys.customer_keys(customer_id),
+        name=name.strip(),
+        email=email.strip(),
+        address=address.attribute() if address else None,
     )
 
 
 def new_product(*, product_id: str, name: str, price: Decimal | str, description: str | None = None) -> Product:
-    key = keys.PRODUCT + _id(product_id, keys.PRODUCT)
     try:
         amount = to_decimal(price, what="price")
     except (TypeError, ValueError) as exc:
         raise InvalidInput(str(exc)) from exc
     if amount < 0:
         raise InvalidInput("price must not be negative")
-    return Product(pk=key, sk=key, price=amount, detail=ProductDetail(name=name, description=description))
+    return Product(
+        **keys.product_keys(product_id), price=amount, detail=ProductDetail(name=name, description=description)
+    )
 
 
 def new_warehouse(*, warehouse_id: str, name: str | None = None, address: AddressSpec | None = None) -> Warehouse:
-    key = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
-    return Warehouse(pk=key, sk=key, name=name, address=address.attribute() if address else None)
+    return Warehouse(**keys.warehouse_keys(warehouse_id), name=name, address=address.attribute() if address else None)
 
 
 def new_inventory(*, product_id: str, warehouse_id: str, quantity: int) -> Inventory:
     if isinstance(quantity, bool) or not isinstance(quantity, int) or quantity < 0:
         raise InvalidInput(f"stock must be a whole number >= 0, got {quantity!r}")
-    pk = keys.PRODUCT + _id(product_id, keys.PRODUCT)
-    sk = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
-    # GSI2 (w#/p#) serves "stock of every product in a warehouse" (pattern 14).
-    return Inventory(pk=pk, sk=sk, gsi2_pk=sk, gsi2_sk=pk, quantity=quantity)
+    return Inventory(**keys.inventory_keys(product_id, warehouse_id), quantity=quantity)
 
 
 def create(item: ShopItem) -> ShopItem:
@@ -102,8 +94,7 @@ def load(items: Iterable[ShopItem], *, parallel: int = 4, on_chunk: Progress | N
 def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory:
     """Add (or with a negative delta, take) stock; never below zero, never losing a concurrent change (a lost
     race on the quantity is read and tried again, see ``shop.retries``)."""
-    pk = keys.PRODUCT + _id(product_id, keys.PRODUCT)
-    sk = keys.WAREHOUSE + _id(warehouse_id, keys.WAREHOUSE)
+    pk, sk = keys.product(product_id), keys.warehouse(warehouse_id)
 
     def attempt() -> Inventory:
         try:

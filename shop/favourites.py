@@ -23,18 +23,11 @@ from pynamodb.expressions.condition import Condition
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, audit, keys
 from shop.audit import Actor
-from shop.errors import Busy, FavouriteConflict, InvalidInput, NotFound
+from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
 from shop.timestamps import now
 
 S = TypeVar("S", bound=ShopItem)
-
-
-def _bare(value: str, prefix: str) -> str:
-    try:
-        return keys.bare(value, prefix)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
 
 
 def _get(model: type[S], pk: str, sk: str) -> S | None:
@@ -42,7 +35,7 @@ def _get(model: type[S], pk: str, sk: str) -> S | None:
 
 
 def _order_item(order_id: str, product_id: str) -> OrderItem:
-    item = _get(OrderItem, keys.ORDER + order_id, keys.PRODUCT + product_id)
+    item = _get(OrderItem, keys.order(order_id), keys.product(product_id))
     if not isinstance(item, OrderItem):
         raise NotFound("order item", f"{order_id} / {product_id}")
     return item
@@ -62,7 +55,7 @@ def _customer_of(item: OrderItem) -> str:
 def _holds(product_id: str) -> Condition:
     """The order item still exists and still holds ``product_id`` (no update may create a ghost item)."""
     same_entity: Condition = ShopItem.entity_type == OrderItem  # PynamoDB types a discriminator's == loosely
-    holds: Condition = OrderItem.pk.exists() & same_entity & (OrderItem.gsi1_pk == keys.PRODUCT + product_id)
+    holds: Condition = OrderItem.pk.exists() & same_entity & (OrderItem.gsi1_pk == keys.product(product_id))
     return holds
 
 
@@ -75,7 +68,7 @@ def favourite_add(
     *, order_id: str, product_id: str, at: datetime | None = None, actor: Actor | None = None
 ) -> Favourite:
     """Mark the product of an order item as the customer's favourite (one transaction, two items)."""
-    oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
+    oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     item = _order_item(oid, pid)
     cid = _customer_of(item)
     name, price = item.product_name, item.price
@@ -84,7 +77,7 @@ def favourite_add(
         name = name or (product.name if product else pid)
         price = price if price is not None else (product.price if product else None)
     favourite = Favourite(
-        pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid, product_name=name, price=price, order_id=oid, date=at or now()
+        **keys.favourite_keys(cid, pid), product_name=name, price=price, order_id=oid, date=at or now()
     )
     tx = Transaction(ShopItem)
     tx.put("favourite", favourite, ShopItem.pk.does_not_exist())
@@ -99,13 +92,13 @@ def favourite_add(
 
 def favourite_remove(*, order_id: str, product_id: str, actor: Actor | None = None) -> None:
     """Un-mark: delete the favourite and clear the order item's flag (one transaction, two items)."""
-    oid, pid = _bare(order_id, keys.ORDER), _bare(product_id, keys.PRODUCT)
+    oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     item = _order_item(oid, pid)
     cid = _customer_of(item)
     tx = Transaction(ShopItem)
     tx.delete(
         "favourite",
-        Favourite(pk=keys.CUSTOMER + cid, sk=keys.FAVOURITE + pid),
+        Favourite(**keys.favourite_keys(cid, pid)),
         Favourite.pk.exists() & (Favourite.order_id == oid),
     )
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))

@@ -7,6 +7,7 @@ so bad input is rejected before it reaches DynamoDB.
 from __future__ import annotations
 
 import re
+from typing import Required, TypedDict
 
 from shop.errors import InvalidInput
 
@@ -114,3 +115,130 @@ def strip(key: str) -> str:
 # Sort-key prefixes inside GSI2's customer partition: invoices by date, order items by date.
 INVOICE_DATE = INVOICE
 ORDER_ITEM_DATE = PRODUCT
+
+
+def with_prefix(prefix: str, stored_id: str) -> str:
+    """The key of an id read back from our own items (a view item's ``OrderId``, a stripped key): the prefix
+    put back without validating the id again, so data written by other services with unusual ids still
+    projects. Ids from people (URLs, forms, files) go through the validating builders above."""
+    return prefix + stored_id
+
+
+def without_prefix(key: str | None, prefix: str) -> str | None:
+    """The id in a stored key of this kind (``o#42`` with ``ORDER`` -> ``42``); None for a key of another kind
+    or with nothing after the prefix. For keys read from items: nothing is validated."""
+    if key is None or not key.startswith(prefix) or len(key) == len(prefix):
+        return None
+    return key[len(prefix) :]
+
+
+def transaction(transaction_id: str) -> str:
+    """The admin view's key of a payment by its provider's reference (free text of the provider's, kept as is)."""
+    return TRANSACTION + transaction_id
+
+
+def invoice_date(date_text: str) -> str:
+    """GSI2 sort key of an invoice in its customer's partition: ``i#<date>``."""
+    return INVOICE_DATE + date_text
+
+
+def order_item_date(date_text: str) -> str:
+    """GSI2 sort key of an order item in its customer's partition: ``p#<date>``."""
+    return ORDER_ITEM_DATE + date_text
+
+
+def audit(at: str, entry_id: str) -> str:
+    """Sort key of an audit entry: ``AUDIT#<at>#<id>`` (entries of one partition sort by time)."""
+    return f"{AUDIT}{at}#{entry_id}"
+
+
+def after_audit(sort_key: str) -> str | None:
+    """``<at>#<id>`` of an audit entry's sort key; None for any other sort key."""
+    return sort_key[len(AUDIT) :] if sort_key.startswith(AUDIT) and len(sort_key) > len(AUDIT) else None
+
+
+# --- Each entity's keys, declared once -------------------------------------------------------------------
+# Every writer builds an entity's table and index keys from these (as ElectroDB and OneTable declare key
+# templates per entity); the returned names are the models' attribute names, so ``Order(**keys.order_keys(...))``.
+
+
+class EntityKeys(TypedDict, total=False):
+    pk: Required[str]
+    sk: Required[str]
+    gsi1_pk: str
+    gsi1_sk: str
+    gsi2_pk: str
+    gsi2_sk: str
+
+
+def customer_keys(customer_id: str) -> EntityKeys:
+    key = customer(customer_id)
+    return {"pk": key, "sk": key}
+
+
+def product_keys(product_id: str) -> EntityKeys:
+    key = product(product_id)
+    return {"pk": key, "sk": key}
+
+
+def warehouse_keys(warehouse_id: str) -> EntityKeys:
+    key = warehouse(warehouse_id)
+    return {"pk": key, "sk": key}
+
+
+def inventory_keys(product_id: str, warehouse_id: str) -> EntityKeys:
+    """Stock of a product in a warehouse; GSI2 (warehouse -> its products) serves pattern 14."""
+    pk, sk = product(product_id), warehouse(warehouse_id)
+    return {"pk": pk, "sk": sk, "gsi2_pk": sk, "gsi2_sk": pk}
+
+
+def order_keys(order_id: str, customer_id: str) -> EntityKeys:
+    return {"pk": order(order_id), "sk": customer(customer_id)}
+
+
+def order_item_keys(order_id: str, product_id: str, customer_id: str, date_text: str) -> EntityKeys:
+    """GSI1: the product's order items by date; GSI2: the customer's order items by date."""
+    return {
+        "pk": order(order_id),
+        "sk": product(product_id),
+        "gsi1_pk": product(product_id),
+        "gsi1_sk": date_text,
+        "gsi2_pk": customer(customer_id),
+        "gsi2_sk": order_item_date(date_text),
+    }
+
+
+def invoice_keys(order_id: str, invoice_id: str, customer_id: str, date_text: str) -> EntityKeys:
+    """GSI1: the invoice by id; GSI2: the customer's invoices by date."""
+    return {
+        "pk": order(order_id),
+        "sk": invoice(invoice_id),
+        "gsi1_pk": invoice(invoice_id),
+        "gsi1_sk": invoice(invoice_id),
+        "gsi2_pk": customer(customer_id),
+        "gsi2_sk": invoice_date(date_text),
+    }
+
+
+def shipment_keys(order_id: str, shipment_id: str, warehouse_id: str | None) -> EntityKeys:
+    """GSI1: the shipment by id; GSI2 (only with a warehouse): the warehouse's shipments."""
+    key = shipment(shipment_id)
+    built: EntityKeys = {"pk": order(order_id), "sk": key, "gsi1_pk": key, "gsi1_sk": key}
+    if warehouse_id:
+        built["gsi2_pk"], built["gsi2_sk"] = warehouse(warehouse_id), key
+    return built
+
+
+def shipment_item_keys(order_id: str, shipment_id: str, product_id: str) -> EntityKeys:
+    """GSI1: the shipment's items by product."""
+    return {
+        "pk": order(order_id),
+        "sk": shipment_item(shipment_item_id(shipment_id, product_id)),
+        "gsi1_pk": shipment(shipment_id),
+        "gsi1_sk": product(product_id),
+    }
+
+
+def favourite_keys(customer_id: str, product_id: str) -> EntityKeys:
+    """A customer's favourite product, in the customer's partition."""
+    return {"pk": customer(customer_id), "sk": favourite(product_id)}

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dynamo import ddb_json
 from dynamo.backfill import Change, Item, Migration
 from shop import access_patterns
 from shop.models import Order, OrderStatus, Shipment, ShopItem, delivery_date_for
@@ -44,7 +45,7 @@ def plan_delivery_date(raw: Item) -> Change | None:
         note = f"{shipment.type or 'Standard'} shipment {shipment.shipment_id}"
     else:
         day, note = delivery_date_for(order.date), "not shipped: standard shipping from the order date"
-    return Change(key=_key(raw), add={"DeliveryDate": {"S": day}}, note=note)
+    return Change(key=_key(raw), add={"DeliveryDate": ddb_json.s(day)}, note=note)
 
 
 def plan_order_status(raw: Item) -> Change | None:
@@ -54,7 +55,7 @@ def plan_order_status(raw: Item) -> Change | None:
     shipment = _first_shipment(order)
     status = OrderStatus.SHIPPED if shipment is not None else OrderStatus.PENDING
     note = f"has shipment {shipment.shipment_id}" if shipment else "no shipment"
-    return Change(key=_key(raw), add={"Status": {"S": status.value}}, note=note)
+    return Change(key=_key(raw), add={"Status": ddb_json.s(status.value)}, note=note)
 
 
 def delivery_date() -> Migration:

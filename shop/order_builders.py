@@ -73,8 +73,7 @@ def build_placement(
     when = format_ts(placed_at)
     total = sum((line.price * line.quantity for line in lines), Decimal(0))
     order = Order(
-        pk=keys.ORDER + order_id,
-        sk=keys.CUSTOMER + customer_id,
+        **keys.order_keys(order_id, customer_id),
         date=placed_at,
         status=status.value,
         total=total,
@@ -83,29 +82,19 @@ def build_placement(
     )
     items = [
         OrderItem(
-            pk=order.pk,
-            sk=keys.PRODUCT + line.product_id,
+            **keys.order_item_keys(order_id, line.product_id, customer_id, when),
             quantity=line.quantity,
             price=line.price,
             product_name=line.product_name,
             warehouse_id=line.warehouse_id,
-            gsi1_pk=keys.PRODUCT + line.product_id,
-            gsi1_sk=when,
-            gsi2_pk=keys.CUSTOMER + customer_id,
-            gsi2_sk=keys.ORDER_ITEM_DATE + when,
         )
         for line in lines
     ]
     invoice = Invoice(
-        pk=order.pk,
-        sk=keys.INVOICE + invoice_id,
+        **keys.invoice_keys(order_id, invoice_id, customer_id, when),
         amount=total,
         date=placed_at,
         detail=InvoiceDetail(payments=list(payments)),
-        gsi1_pk=keys.INVOICE + invoice_id,
-        gsi1_sk=keys.INVOICE + invoice_id,
-        gsi2_pk=keys.CUSTOMER + customer_id,
-        gsi2_sk=keys.INVOICE_DATE + when,
     )
     return order, items, invoice
 
@@ -129,25 +118,17 @@ def build_shipments(
     for n, (warehouse_id, group) in enumerate(groups, first_number):
         sid = f"{order.order_id}-{n}"
         shipment = Shipment(
-            pk=order.pk,
-            sk=keys.SHIPMENT + sid,
+            **keys.shipment_keys(order.order_id, sid, warehouse_id),
             type=shipment_type,
             date=shipped_at,
             warehouse_id=warehouse_id,
             address=address,
-            gsi1_pk=keys.SHIPMENT + sid,
-            gsi1_sk=keys.SHIPMENT + sid,
         )
-        if warehouse_id:
-            shipment.gsi2_pk, shipment.gsi2_sk = keys.WAREHOUSE + warehouse_id, keys.SHIPMENT + sid
         built.append(shipment)
         built += [
             ShipmentItem(
-                pk=order.pk,
-                sk=keys.SHIPMENT_ITEM + keys.shipment_item_id(sid, item.product_id),
+                **keys.shipment_item_keys(order.order_id, sid, item.product_id),
                 quantity=item.quantity,
-                gsi1_pk=keys.SHIPMENT + sid,
-                gsi1_sk=keys.PRODUCT + item.product_id,
             )
             for item in group
         ]

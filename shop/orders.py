@@ -22,6 +22,7 @@ from decimal import Decimal
 
 from pynamodb.expressions.update import Action
 
+from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
@@ -74,7 +75,7 @@ def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
 
 
 def _products(product_ids: list[str]) -> dict[str, Product]:
-    keys_ = [{"PK": {"S": keys.PRODUCT + p}, "SK": {"S": keys.PRODUCT + p}} for p in product_ids]
+    keys_ = [ddb_json.key(keys.product(p), keys.product(p)) for p in product_ids]
     found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), keys_, key_names=("PK", "SK"))
     products: dict[str, Product] = {}
     for pid, raw in zip(product_ids, found, strict=True):
@@ -133,7 +134,7 @@ def order_place(
             order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
         )
         tx = Transaction(ShopItem, token=request_token())
-        tx.check("customer", Customer, keys.CUSTOMER + cid, keys.CUSTOMER + cid, Customer.pk.exists())
+        tx.check("customer", Customer, keys.customer(cid), keys.customer(cid), Customer.pk.exists())
         tx.put("order", order, ShopItem.pk.does_not_exist())
         for item in items:
             tx.put(f"item:{item.product_id}", item, ShopItem.pk.does_not_exist())
@@ -315,6 +316,6 @@ def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]
     taken = [i for i in items if i.warehouse_id]
     if not taken:
         return []
-    wanted = [{"PK": {"S": i.sk}, "SK": {"S": keys.WAREHOUSE + str(i.warehouse_id)}} for i in taken]
+    wanted = [ddb_json.key(i.sk, keys.with_prefix(keys.WAREHOUSE, str(i.warehouse_id))) for i in taken]
     rows = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
     return [(item, Inventory.from_raw_data(raw)) for item, raw in zip(taken, rows, strict=True) if raw]

@@ -1,59 +1,20 @@
-"""Items as plain JSON-able dicts with DynamoDB attribute names (``{"PK": "c#1", "Quantity": "2"}``)."""
+"""Items as plain JSON-able dicts with DynamoDB attribute names (``{"PK": ..., "Quantity": "2"}``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
 from pynamodb.models import Model
 
+from dynamo.ddb_json import plain as plain_attribute
+from dynamo.ddb_json import plain_value
 from dynamo.models import InstrumentedModel
 
-_deserializer = TypeDeserializer()
 _FIRST = ("PK", "SK", "EntityType")
 
-
-def plain_value(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: plain_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain_value(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(plain_value(v) for v in value)
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).hex()
-    return value
-
-
-def _number(text: str) -> Any:
-    return int(text) if text.lstrip("-").isdigit() else plain_value(_deserializer.deserialize({"N": text}))
-
-
-def plain_attribute(value: Any) -> Any:
-    """One DynamoDB JSON value as ``plain_value(TypeDeserializer().deserialize(value))`` gives it, without the
-    Decimal round trip for the common types (the explorer converts every attribute of every item it shows)."""
-    if "S" in value:
-        return value["S"]
-    if "N" in value:
-        return _number(value["N"])
-    if "M" in value:
-        return {k: plain_attribute(v) for k, v in value["M"].items()}
-    if "L" in value:
-        return [plain_attribute(v) for v in value["L"]]
-    if "BOOL" in value:
-        return value["BOOL"]
-    if "NULL" in value:
-        return None
-    if "SS" in value:
-        return sorted(value["SS"])
-    if "NS" in value:
-        return sorted(_number(n) for n in value["NS"])
-    return plain_value(_deserializer.deserialize(value))
+__all__ = ["as_read", "from_attribute_values", "plain_attribute", "plain_value", "to_json_line", "to_plain"]
 
 
 def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:

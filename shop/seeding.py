@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
+from dynamo import ddb_json
 from dynamo.batch import Progress
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -207,7 +208,7 @@ def next_ids() -> FirstIds:
     above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
     names = {"#pk": "PK", "#t": "EntityType"}
-    values = {f":{entity}": {"S": entity} for entity in _NUMBERED}
+    values = {f":{entity}": ddb_json.s(entity) for entity in _NUMBERED}
 
     def segment(n: int) -> dict[str, int]:
         highest: dict[str, int] = {}
@@ -222,9 +223,9 @@ def next_ids() -> FirstIds:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         ):
-            field_name, prefix = _NUMBERED[raw["EntityType"]["S"]]
-            bare = raw["PK"]["S"].removeprefix(prefix)
-            if bare.isdigit():
+            field_name, prefix = _NUMBERED[str(ddb_json.string(raw, "EntityType"))]
+            bare = keys.without_prefix(ddb_json.string(raw, "PK"), prefix)
+            if bare is not None and bare.isdigit():
                 highest[field_name] = max(highest.get(field_name, 0), int(bare))
         return highest
 

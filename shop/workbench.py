@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from dynamo import ddb_json
 from dynamo.batch import batch_write, put_request
 from dynamo.client import client_of
 from shop import keys
@@ -84,10 +85,10 @@ def _check_item(raw: Any, where: str) -> ShopItem:
         raise WorkbenchError(f"{where}: an item must be an object of attributes")
     for name, value in raw.items():
         _check_value(value, f"{where} attribute {name}")
-    pk, sk = (raw.get(k, {}).get("S") if isinstance(raw.get(k), dict) else None for k in ("PK", "SK"))
+    pk, sk = ddb_json.string(raw, "PK"), ddb_json.string(raw, "SK")
     if not pk or not sk:
         raise WorkbenchError(f"{where}: PK and SK must both be present as strings")
-    entity = raw.get("EntityType", {}).get("S") if isinstance(raw.get("EntityType"), dict) else None
+    entity = ddb_json.string(raw, "EntityType")
     if entity not in ENTITY_MODELS:
         raise WorkbenchError(f"{where} ({pk} / {sk}): EntityType {entity!r} is not one of {', '.join(ENTITY_MODELS)}")
     pk_prefix, sk_prefix = _KEY_SHAPES[entity]
@@ -153,7 +154,7 @@ def parse_document(document: Any) -> ParsedModel:
                 raws[item.key] = raw
     counts: dict[str, int] = {}
     for raw in raws.values():
-        entity = raw["EntityType"]["S"]
+        entity = str(ddb_json.string(raw, "EntityType"))
         counts[entity] = counts.get(entity, 0) + 1
     return ParsedModel(items=list(items.values()), raw_items=list(raws.values()), by_entity=counts)
 

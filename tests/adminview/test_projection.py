@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from adminview import projection
 from adminview.models import pending_shard
 from adminview.projection import Delete, Put
+from dynamo import ddb_json
 
 ids = st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True)
 INDEXED = ("PENDING", "SHIPPED", "CANCELLED")  # DELIVERED and unknown statuses are not listed
@@ -112,6 +113,6 @@ def test_project_puts_what_the_new_image_implies_and_deletes_only_what_it_no_lon
     ops = projection.project(old, new, shards=2)
     puts = {op.key for op in ops if isinstance(op, Put)}
     deletes = {op.key for op in ops if isinstance(op, Delete)}
-    assert puts == {projection.key_of(i) for i in projection.project_item(new, shards=2)}
-    assert deletes == {projection.key_of(i) for i in projection.project_item(old, shards=2)} - puts
+    assert puts == {ddb_json.item_key(i) for i in projection.project_item(new, shards=2)}
+    assert deletes == {ddb_json.item_key(i) for i in projection.project_item(old, shards=2)} - puts
     assert projection.project(new, new, shards=2) == [op for op in ops if isinstance(op, Put)]  # a replay: same puts

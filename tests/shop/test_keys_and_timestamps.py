@@ -65,3 +65,25 @@ def test_strip_takes_off_exactly_a_known_prefix(key: str) -> None:
 )
 def test_strip_examples(key: str, bare: str) -> None:
     assert keys.strip(key) == bare
+
+
+def test_each_entity_declares_its_keys_as_aws_model_spells_them() -> None:
+    from shop import keys
+
+    when = "2020-06-21T19:18:00"
+    assert keys.order_item_keys("12345", "p#100", "c#12345", when) == {
+        "pk": "o#12345",
+        "sk": "p#100",
+        "gsi1_pk": "p#100",
+        "gsi1_sk": when,
+        "gsi2_pk": "c#12345",
+        "gsi2_sk": "p#" + when,
+    }
+    assert keys.invoice_keys("1", "55443", "12345", when)["gsi2_sk"] == "i#" + when
+    assert keys.inventory_keys("100", "w1") == {"pk": "p#100", "sk": "w#w1", "gsi2_pk": "w#w1", "gsi2_sk": "p#100"}
+    assert "gsi2_pk" not in keys.shipment_keys("1", "1-1", None)
+    assert keys.shipment_item_keys("1", "1-1", "100")["sk"] == "shp#1-1-100"
+    assert keys.without_prefix("o#42", keys.ORDER) == "42" and keys.without_prefix("c#42", keys.ORDER) is None
+    assert keys.after_audit(keys.audit("2024-01-01T00:00:00", "ab")) == "2024-01-01T00:00:00#ab"
+    with pytest.raises(keys.InvalidId):
+        keys.customer_keys("bad id")
