@@ -16,7 +16,7 @@ from adminview import selectors, sync_status
 from bench.measure import alternate, repeat, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
-from shop import access_patterns, keys, orders, seeding
+from shop import access_patterns, keys, orders, seed_ids, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
@@ -140,7 +140,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     start, end = INVOICE_YEAR
     year = date.fromisoformat(start), date.fromisoformat(end)
 
-    warehouse_id = str(seeding.FIRST_WAREHOUSE)
+    warehouse_id = str(seed_ids.FIRST_WAREHOUSE)
 
     def sections(listed: list[Any]) -> None:
         for section in listed:
@@ -216,7 +216,7 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "buyers": f"/products/{subjects.product_id}/buyers/?limit={BUYERS_LIMIT}",
         "order": f"/orders/{subjects.order_id}/",
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
-        "warehouse": f"/warehouses/{seeding.FIRST_WAREHOUSE}/",
+        "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
     }
 

@@ -18,7 +18,8 @@ from typing import Any
 from dynamo import ddb_json
 from dynamo.backfill import Change, Item, Migration
 from shop import access_patterns
-from shop.models import Order, OrderStatus, Shipment, ShopItem, delivery_date_for
+from shop.delivery import delivery_date_for
+from shop.models import Order, OrderStatus, Shipment, ShopItem
 
 
 def _order(raw: Item) -> Order | None:

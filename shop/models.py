@@ -9,7 +9,6 @@ came later (see docs/migrations.md): code that reads them copes with their absen
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
@@ -34,16 +33,7 @@ from shop.attributes import (
     Map,
     TimestampAttribute,
 )
-
-# Expected delivery: days after the order (or shipment) date, by shipment type. Unknown types: standard.
-DELIVERY_DAYS = {"Standard": 5, "Express": 2}
-STANDARD_SHIPPING = "Standard"
-
-
-def delivery_date_for(when: datetime, shipment_type: str | None = None) -> str:
-    """``YYYY-MM-DD`` of the expected delivery of something placed/shipped at ``when``."""
-    days = DELIVERY_DAYS.get(shipment_type or STANDARD_SHIPPING, DELIVERY_DAYS[STANDARD_SHIPPING])
-    return (when + timedelta(days=days)).date().isoformat()
+from shop.delivery import delivery_date_for
 
 
 class OrderStatus(StrEnum):

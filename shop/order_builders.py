@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from shop import keys
 from shop.attributes import to_decimal
+from shop.delivery import delivery_date_for
 from shop.errors import InvalidInput
 from shop.models import (
     Address,
@@ -24,7 +25,6 @@ from shop.models import (
     Payment,
     Shipment,
     ShipmentItem,
-    delivery_date_for,
 )
 from shop.timestamps import format_ts
 

@@ -29,6 +29,7 @@ from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, audit, keys
 from shop.audit import Actor
+from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.models import (
     Customer,
@@ -38,7 +39,6 @@ from shop.models import (
     OrderStatus,
     Product,
     ShopItem,
-    delivery_date_for,
 )
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine

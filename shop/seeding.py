@@ -10,7 +10,7 @@ items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here ne
 item is new, and stock levels are loaded as they stand after that history. Live orders (the dashboard,
 tests) go through ``order_place`` and friends, one transaction each.
 
-Seeding a table that holds data already grows it: ``next_ids`` finds the highest numeric id of each entity
+Seeding a table that holds data already grows it: ``shop.seed_ids.next_ids`` finds the highest numeric id of each entity
 (one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
 warehouses and orders after them, so nothing present is ever overwritten. The new orders are placed with the
 new customers and products of the same run.
@@ -20,137 +20,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from dynamo import ddb_json
 from dynamo.batch import Progress
-from dynamo.client import client_of
-from dynamo.instrumentation import run_in_context
-from dynamo.paging import raw_items
-from shop import catalog, keys
+from shop import catalog
 from shop.catalog import AddressSpec
-from shop.models import OrderStatus, ShopItem, delivery_date_for
+from shop.delivery import delivery_date_for
+from shop.models import OrderStatus, ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
+from shop.seed_ids import FirstIds
+from shop.seed_vocabulary import ADJECTIVES, CITIES, FIRST_NAMES, LAST_NAMES, NOUNS, STREETS
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
-FIRST_CUSTOMER, FIRST_PRODUCT, FIRST_WAREHOUSE, FIRST_ORDER = 100001, 20001, 301, 1000001
-SCAN_SEGMENTS = 4
-
-_FIRST = [
-    "Ada",
-    "Alan",
-    "Grace",
-    "Linus",
-    "Margaret",
-    "Ken",
-    "Barbara",
-    "Dennis",
-    "Frances",
-    "Edsger",
-    "Radia",
-    "Tim",
-    "Hedy",
-    "John",
-    "Katherine",
-    "Donald",
-    "Sophie",
-    "Henrik",
-    "Samaneh",
-    "Kathleen",
-    "Yuki",
-    "Ines",
-    "Omar",
-    "Priya",
-    "Lars",
-    "Mei",
-    "Diego",
-    "Amara",
-    "Nils",
-    "Olga",
-]
-_LAST = [
-    "Lovelace",
-    "Turing",
-    "Hopper",
-    "Torvalds",
-    "Hamilton",
-    "Thompson",
-    "Liskov",
-    "Ritchie",
-    "Allen",
-    "Dijkstra",
-    "Perlman",
-    "Berners-Lee",
-    "Lamarr",
-    "McCarthy",
-    "Johnson",
-    "Knuth",
-    "Wilson",
-    "Andersson",
-    "Utter",
-    "Booth",
-    "Tanaka",
-    "Garcia",
-    "Haddad",
-    "Sharma",
-    "Nilsson",
-    "Chen",
-    "Rossi",
-]
-_ADJ = [
-    "Classic",
-    "Compact",
-    "Deluxe",
-    "Eco",
-    "Ultra",
-    "Smart",
-    "Vintage",
-    "Pro",
-    "Mini",
-    "Organic",
-    "Wireless",
-    "Handmade",
-    "Travel",
-    "Family",
-    "Studio",
-]
-_NOUN = [
-    "Kettle",
-    "Backpack",
-    "Headphones",
-    "Notebook",
-    "Lamp",
-    "Chair",
-    "Album",
-    "Book",
-    "Mug",
-    "Jacket",
-    "Keyboard",
-    "Blender",
-    "Tent",
-    "Watch",
-    "Camera",
-    "Scarf",
-    "Speaker",
-    "Bottle",
-    "Pan",
-    "Drone",
-]
-_CITIES = [
-    ("Goteborg", "Vastra Gotaland", "Sweden", "41111"),
-    ("Boras", "Vastra Gotaland", "Sweden", "50630"),
-    ("Stockholm", "Stockholm", "Sweden", "11122"),
-    ("Malmo", "Skane", "Sweden", "21119"),
-    ("Uppsala", "Uppsala", "Sweden", "75310"),
-    ("Oslo", "Oslo", "Norway", "0150"),
-    ("Copenhagen", "Hovedstaden", "Denmark", "1050"),
-    ("Helsinki", "Uusimaa", "Finland", "00100"),
-]
-_STREETS = ["MainStreet", "RiverStreet", "Slanbarsvagen", "Kungsgatan", "Drottninggatan", "Storgatan"]
 
 # Status mix, how recent each status is (days before ``until``), and the Version its transitions leave.
 _STATUS_WEIGHTS = [
@@ -185,62 +69,6 @@ class SeedConfig:
 
 
 @dataclass(frozen=True)
-class FirstIds:
-    """The first id of each entity a plan writes: the fixed firsts on an empty table (``next_ids`` otherwise)."""
-
-    customer: int = FIRST_CUSTOMER
-    product: int = FIRST_PRODUCT
-    warehouse: int = FIRST_WAREHOUSE
-    order: int = FIRST_ORDER
-
-
-# Entity type -> (FirstIds field, key prefix of its PK).
-_NUMBERED = {
-    "customer": ("customer", keys.CUSTOMER),
-    "product": ("product", keys.PRODUCT),
-    "warehouse": ("warehouse", keys.WAREHOUSE),
-    "order": ("order", keys.ORDER),
-}
-
-
-def next_ids() -> FirstIds:
-    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
-    above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
-    client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": "EntityType"}
-    values = {f":{entity}": ddb_json.s(entity) for entity in _NUMBERED}
-
-    def segment(n: int) -> dict[str, int]:
-        highest: dict[str, int] = {}
-        for raw in raw_items(
-            client,
-            "scan",
-            TableName=table,
-            Segment=n,
-            TotalSegments=SCAN_SEGMENTS,
-            ProjectionExpression="#pk, #t",
-            FilterExpression=f"#t IN ({', '.join(values)})",
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=values,
-        ):
-            field_name, prefix = _NUMBERED[str(ddb_json.string(raw, "EntityType"))]
-            bare = keys.without_prefix(ddb_json.string(raw, "PK"), prefix)
-            if bare is not None and bare.isdigit():
-                highest[field_name] = max(highest.get(field_name, 0), int(bare))
-        return highest
-
-    with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
-        found = list(pool.map(run_in_context(segment), range(SCAN_SEGMENTS)))
-    defaults = FirstIds()
-    return FirstIds(
-        **{
-            name: max([getattr(defaults, name)] + [part[name] + 1 for part in found if name in part])
-            for name, _prefix in _NUMBERED.values()
-        }
-    )
-
-
-@dataclass(frozen=True)
 class PlannedOrder:
     order_id: str
     customer_id: str
@@ -269,9 +97,9 @@ def _zipf_weights(n: int, s: float) -> list[float]:
 
 
 def _address(rng: random.Random) -> AddressSpec:
-    city, county, country, zip_code = rng.choice(_CITIES)
+    city, county, country, zip_code = rng.choice(CITIES)
     return AddressSpec(
-        street=rng.choice(_STREETS),
+        street=rng.choice(STREETS),
         number=str(rng.randint(1, 200)),
         zip_code=zip_code,
         city=city,
@@ -280,9 +108,11 @@ def _address(rng: random.Random) -> AddressSpec:
     )
 
 
-def plan(config: SeedConfig, ids: FirstIds = FirstIds()) -> SeedPlan:
-    """Everything to write, decided up front from the seed; ids numbered from ``ids``."""
+def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
+    """Everything to write, decided up front from the seed; ids numbered from ``ids`` (default: the fixed
+    firsts of an empty table)."""
     config.check()
+    ids = ids or FirstIds()
     rng = random.Random(config.seed)
     result = SeedPlan()
     warehouse_ids = [str(ids.warehouse + i) for i in range(config.warehouses)]
@@ -291,7 +121,7 @@ def plan(config: SeedConfig, ids: FirstIds = FirstIds()) -> SeedPlan:
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
     products: dict[str, tuple[str, Decimal, str | None]] = {}
     for pid in (str(ids.product + i) for i in range(config.products)):
-        name = f"{rng.choice(_ADJ)} {rng.choice(_NOUN)}"
+        name = f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
         products[pid] = (name, price, home)
@@ -304,7 +134,7 @@ def plan(config: SeedConfig, ids: FirstIds = FirstIds()) -> SeedPlan:
             result.catalog.append(catalog.new_inventory(product_id=pid, warehouse_id=str(wid), quantity=stock))
     customer_ids = [str(ids.customer + i) for i in range(config.customers)]
     for cid in customer_ids:
-        first, last = rng.choice(_FIRST), rng.choice(_LAST)
+        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
         result.addresses[cid] = _address(rng)
         result.catalog.append(
             catalog.new_customer(

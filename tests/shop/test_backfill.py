@@ -25,7 +25,8 @@ from dynamo.paging import raw_items
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
 from dynamo.tables import delete_table, ensure_table, stream_arn
 from shop import access_patterns, migrations, orders, workbench
-from shop.models import Order, ShopItem, delivery_date_for
+from shop.delivery import delivery_date_for
+from shop.models import Order, ShopItem
 from tests.samples import AWS_MODEL
 from tests.shop import legacy
 

@@ -16,7 +16,8 @@ from dynamo.models import reset_connections
 from dynamo.paging import all_items
 from dynamo.tables import ensure_table
 from shop import access_patterns, orders
-from shop.models import SHOP_TABLE, Order, ShopItem, delivery_date_for
+from shop.delivery import delivery_date_for
+from shop.models import SHOP_TABLE, Order, ShopItem
 from shop.timestamps import InvalidDate
 from tests import factories
 from tests.shop import legacy

@@ -11,7 +11,7 @@ import pytest
 from dynamo.client import client_of
 from dynamo.paging import raw_items
 from shop import access_patterns as ap
-from shop import seeding
+from shop import seed_ids, seeding
 from shop.models import OrderStatus, ShopItem
 from shop.plain import to_plain
 
@@ -68,17 +68,17 @@ def _table_items(table: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 def test_seeding_again_adds_after_the_highest_ids_and_overwrites_nothing(shop_table: str) -> None:
     small = seeding.SeedConfig(customers=5, products=4, warehouses=2, orders=20, seed=1)
-    assert seeding.next_ids() == seeding.FirstIds()  # an empty table starts at the fixed firsts
-    first = seeding.plan(small, seeding.next_ids())
+    assert seed_ids.next_ids() == seed_ids.FirstIds()  # an empty table starts at the fixed firsts
+    first = seeding.plan(small, seed_ids.next_ids())
     seeding.run(first, workers=2)
     before = _table_items(shop_table)
 
-    grown = seeding.next_ids()
-    assert grown == seeding.FirstIds(
-        customer=seeding.FIRST_CUSTOMER + 5,
-        product=seeding.FIRST_PRODUCT + 4,
-        warehouse=seeding.FIRST_WAREHOUSE + 2,
-        order=seeding.FIRST_ORDER + 20,
+    grown = seed_ids.next_ids()
+    assert grown == seed_ids.FirstIds(
+        customer=seed_ids.FIRST_CUSTOMER + 5,
+        product=seed_ids.FIRST_PRODUCT + 4,
+        warehouse=seed_ids.FIRST_WAREHOUSE + 2,
+        order=seed_ids.FIRST_ORDER + 20,
     )
     second = seeding.plan(dataclasses.replace(small, seed=2), grown)
     seeding.run(second, workers=2)

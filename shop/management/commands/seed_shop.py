@@ -12,7 +12,7 @@ from django.core.management.base import CommandParser
 from tqdm import tqdm
 
 from dynamo.commands import ShopCommand, positive_int, whole_number
-from shop import seeding
+from shop import seed_ids, seeding
 from shop.timestamps import InvalidDate, parse_day
 
 
@@ -57,7 +57,7 @@ class Command(ShopCommand):
         config = seeding.SeedConfig(
             customers=customers, products=products, warehouses=warehouses, orders=orders, seed=seed, until=until
         )
-        first = seeding.next_ids()
+        first = seed_ids.next_ids()
         plan = seeding.plan(config, first)
         started = time.monotonic()
         with tqdm(total=plan.size, desc="seeding", unit="item", disable=no_progress, mininterval=0.5) as bar:
