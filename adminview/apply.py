@@ -1,24 +1,27 @@
-"""Applying stream records to the view: stale/replay filtering, folding, BatchWriteItem, the buyers join.
+"""Applying stream records to the view: stale and replayed records filtered by the anchors, BatchWriteItem for
+the view items, conditional writes of the anchors.
 
-Order of work for a batch of records (Lambda event records or poller records, same shape):
+A batch (Lambda event records or poller records, same shape):
 
-1. project each record (pure; a record that cannot be projected fails alone);
-2. read the per-source watermarks (BatchGetItem) and drop every record whose ``SequenceNumber`` is not newer
-   than what was already applied for its shop item: replays and stale records change nothing;
-3. fold the remaining ops in stream order into one final state per view key and write it with
-   ``dynamo.batch.batch_write`` (25 a call, UnprocessedItems retried with backoff and jitter);
-4. re-derive the buyer relations of every order touched (one consistent Query per order);
-5. only then advance the watermarks, so a crash before this point replays the records, never skips them.
+1. each record is checked and its shop item's anchor named (pure; a record that cannot be read fails alone);
+2. the anchors are read (one consistent BatchGetItem per 100), and each anchor's records are folded into its
+   state in stream order, skipping every record that is not newer than what the anchor says was applied for
+   its shop item: replays and stale records change nothing. An order's collection is one anchor, so its buyer
+   relations and payment references follow from the whole collection, whatever order its records come in;
+3. the view items that changed are written with ``dynamo.batch.batch_write`` (25 a call, calls in parallel,
+   UnprocessedItems retried with backoff and jitter), audit entries' activity items with them;
+4. only then are the anchors written, each conditioned on the ``Rev`` read in step 2 (``_advance``), so a crash
+   before this point replays the records, never skips them.
 
 Records of one shop item all live in one stream shard, and one shard is processed by one worker at a time
-(Lambda's event source mapping, or our poller), so the sync never races itself. It can race a rebuild run
-meanwhile: each watermark advance is a PutItem conditioned on the watermark being what step 2 read, and
-when a rebuild changed it in between (it may have overwritten what steps 3-4 wrote), that item's records
-are applied again from a fresh read (see ``adminview.watermarks``).
+(Lambda's event source mapping with ParallelizationFactor 1, or our poller), so the sync never races itself. It
+can race a rebuild or a repair: when one changed an anchor between step 2 and step 4 (it may have overwritten
+what step 3 wrote), that anchor's records are applied again from a fresh read (see ``adminview.watermarks``).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,20 +30,18 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview import projection, records, watermarks
-from adminview.models import ORDER_SK, ViewItem, pending_shards
-from adminview.projection import Delete, Image, Put, ViewKey
+from adminview import anchors, projection, records, watermarks
+from adminview.models import ViewItem, pending_shards
+from adminview.projection import Image, Put, ViewKey
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
-from dynamo.paging import raw_items
-from shop import keys
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
-WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each 25 items)
-RACE_ATTEMPTS = 5  # times an item's records are applied again after a rebuild changed its watermark
+WRITE_PARALLEL = 16  # BatchWriteItem calls (each 25 items) and anchor PutItems in flight per batch
+RACE_ATTEMPTS = 5  # times an anchor's records are applied again after a rebuild changed it
 
 
 @dataclass
@@ -49,9 +50,13 @@ class Prepared:
     event_id: str
     seq: str
     source: ViewKey
-    ops: list[projection.Op]
-    order_id: str | None  # the order whose buyers must be re-derived (see projection.touched_order)
-    is_order: bool = False  # the record is of the order item itself (else of an order item)
+    new: Image | None  # the shop item's image after the change (None: removed)
+    anchor: ViewKey | None  # where the shop item's view items are anchored (None: see ``ops``)
+    ops: list[projection.Op]  # an audit entry's activity items (they are never changed, so need no anchor)
+
+    @property
+    def created(self) -> object:
+        return (self.record.get("dynamodb") or {}).get("ApproximateCreationDateTime")
 
 
 @dataclass
@@ -82,17 +87,12 @@ def prepare(record: dict[str, Any], shards: int) -> Prepared:
     source = ddb_json.maybe_key(body.get("Keys") or new or old or {})
     if source is None:
         raise ValueError("record has no PK/SK keys")
-    seq = projection.normalize_seq(str(body.get("SequenceNumber", "")))
+    seq = str(body.get("SequenceNumber", ""))
+    anchors.seq_number(seq)  # numeric, or the record fails here
     image = new or old or {}
-    return Prepared(
-        record,
-        event_id(record),
-        seq,
-        source,
-        projection.project(old, new, shards),
-        projection.touched_order(old, new),
-        image.get("EntityType", {}).get("S") == "order",
-    )
+    ops = projection.project(old, new, shards)  # fails now, alone, if an image cannot be projected
+    anchor = anchors.anchor_key(source, ddb_json.string(image, "EntityType"))
+    return Prepared(record, event_id(record), seq, source, new, anchor, [] if anchor is not None else ops)
 
 
 def _table() -> tuple[Any, str]:
@@ -103,130 +103,108 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
     if not items:
         return
     client, table = _table()
-    requests = [
-        put_request(i) if i is not None else delete_request({"PK": {"S": k[0]}, "SK": {"S": k[1]}})
-        for k, i in items.items()
-    ]
+    requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in items.items()]
     kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
     batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
 
 
-def _watermarks(sources: list[ViewKey]) -> dict[ViewKey, watermarks.Mark]:
+def _read_anchors(keys: list[ViewKey]) -> dict[ViewKey, Image | None]:
     client, table = _table()
-    return watermarks.read(client, table, sources)
+    return watermarks.read_anchors(client, table, keys)
 
 
-def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, str]) -> set[ViewKey]:
-    """Advance each source's watermark unless it changed since it was read; returns those that had changed."""
+def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image]) -> set[ViewKey]:
+    """Write each anchor unless it changed since it was read; returns those that had changed."""
     client, table = _table()
 
-    def one(source: ViewKey) -> ViewKey | None:
+    def one(key: ViewKey) -> ViewKey | None:
         try:
-            client.put_item(**watermarks.advance(table, source, marks[source], newest[source]))
+            client.put_item(**watermarks.advance(table, key, marks[key], newest[key]))
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise
-            return source
+            return key
         return None
 
-    sources = sorted(newest)
-    if len(sources) <= 1:
-        return {s for s in map(one, sources) if s}
-    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(sources))) as pool:
-        return {s for s in pool.map(run_in_context(one), sources) if s}
+    keys = sorted(newest)
+    if len(keys) <= 1:
+        return {k for k in map(one, keys) if k}
+    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(keys))) as pool:
+        return {k for k in pool.map(run_in_context(one), keys) if k}
 
 
-def _order_collection(order_id: str) -> list[Image]:
-    client, table = _table()
-    return list(
-        raw_items(
-            client,
-            "query",
-            TableName=table,
-            KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues={":pk": {"S": keys.ORDER + order_id}},
-            ConsistentRead=True,
-        )
-    )
+@dataclass
+class _Folded:
+    """One anchor's records folded into its state: what to write."""
+
+    writes: dict[ViewKey, Image | None] = field(default_factory=dict)  # view items that follow from the anchor
+    anchor: Image | None = None  # the anchor to write last (None: nothing applied)
+    applied: int = 0
+    skipped: int = 0
 
 
-def rederive(order_ids: Sequence[str]) -> int:
-    """Re-derive the buyers index membership of these orders from what the view now holds."""
-
-    def one(order_id: str) -> list[Image]:
-        items = _order_collection(order_id)
-        summary = next((i for i in items if i["SK"]["S"] == ORDER_SK), None)
-        return projection.derive_buyers(summary, [i for i in items if i["Kind"]["S"] == "buyer"])
-
-    ids = sorted(set(order_ids))
-    if not ids:
-        return 0
-    with ThreadPoolExecutor(max_workers=min(8, len(ids))) as pool:
-        fixes = [i for batch in pool.map(run_in_context(one), ids) for i in batch]
-    _write({ddb_json.item_key(i): i for i in fixes})
-    return len(fixes)
-
-
-def _derive_in_batch(final: dict[ViewKey, Image | None], order_ids: set[str]) -> set[str]:
-    """Orders whose new buyer relations arrived in the same batch as their summary: derive them in memory
-    (the usual case: an order placed in one transaction). Returns the orders that need a Query instead."""
-    by_order: dict[str, list[Image]] = {}
-    for (pk, _sk), item in final.items():
-        if item is not None and item["Kind"]["S"] == "buyer":
-            by_order.setdefault(pk, []).append(item)
-    need_query: set[str] = set()
-    for order_id in order_ids:
-        summary = final.get((keys.ORDER + order_id, ORDER_SK))
-        if summary is None:  # summary not in this batch (or deleted by it): read the view
-            need_query.add(order_id)
-            continue
-        for fixed in projection.derive_buyers(summary, by_order.get(keys.ORDER + order_id, [])):
-            final[ddb_json.item_key(fixed)] = fixed
-    return need_query
-
-
-def _apply_prepared(batch: list[Prepared]) -> tuple[int, int]:
-    total = len(batch)
-    # Records that imply nothing for the view (stock, shipments, products...) need no watermark: replaying
-    # an older record of such an item can only put what its new image implies, which is nothing.
-    batch = [p for p in batch if p.ops or p.order_id]
-    applied, skipped, raced = _apply_once(batch)
-    for _ in range(RACE_ATTEMPTS):
-        if not raced:
-            return applied, total - len(batch) + skipped
-        _, _, raced = _apply_once([p for p in batch if p.source in raced])
-    raise RuntimeError(f"watermarks of {sorted(raced)[:3]} kept changing (a rebuild writing them?)")
-
-
-def _apply_once(batch: list[Prepared]) -> tuple[int, int, set[ViewKey]]:
-    """Apply once; returns (applied, skipped, sources whose watermark changed under us)."""
-    marks = _watermarks(list(dict.fromkeys(p.source for p in batch)))
-    final: dict[ViewKey, Image | None] = {}
-    newest: dict[ViewKey, str] = {}
-    status_changed: set[str] = set()
-    new_buyers: set[str] = set()
-    applied = skipped = 0
-    for p in batch:
-        mark = marks[p.source]
-        if watermarks.too_old(mark, (p.record.get("dynamodb") or {}).get("ApproximateCreationDateTime")):
+def _fold(key: ViewKey, stored: Image | None, group: list[Prepared], shards: int) -> _Folded:
+    state = anchors.read(key, stored)
+    before = copy.deepcopy(state)
+    folded = _Folded()
+    for p in group:
+        if watermarks.too_old(watermarks.Mark(state.stored, state.applied(p.source[1])), p.created):
             raise ValueError(
                 f"record {p.event_id} of {p.source[0]} {p.source[1]} is older than a watermark's lifetime "
                 f"({watermarks.MAX_RECORD_AGE_S // 3600} h) and the item has none, so newer state may already "
                 "be in the view: not applied (rebuild_adminview repairs the view from the shop table)"
             )
-        seen = newest.get(p.source) or mark.seq
-        if seen is not None and p.seq <= seen:
-            skipped += 1
+        if not state.is_new(p.source[1], p.seq):
+            folded.skipped += 1
             continue
-        for op in p.ops:
-            final[op.key] = op.item if isinstance(op, Put) else None
-        newest[p.source] = p.seq
-        if p.order_id:
-            (status_changed if p.is_order else new_buyers).add(p.order_id)
-        applied += 1
-    status_changed |= _derive_in_batch(final, new_buyers - status_changed)
-    _write(final)
-    rederive(sorted(status_changed))
+        state.apply(p.source[1], p.seq, p.new)
+        folded.applied += 1
+    if not folded.applied:
+        return folded
+    old_items, new_items = before.items(shards), state.items(shards)
+    folded.anchor = new_items.pop(key)
+    old_items.pop(key)
+    folded.writes = {k: None for k in old_items if k not in new_items}
+    folded.writes |= {k: item for k, item in new_items.items() if old_items.get(k) != item}
+    return folded
+
+
+def _apply_prepared(batch: list[Prepared], shards: int) -> tuple[int, int]:
+    total = len(batch)
+    immutable = [p for p in batch if p.anchor is None and p.ops]
+    anchored = [p for p in batch if p.anchor is not None]
+    # Records that imply nothing for the view (stock, shipments, products...) need no anchor: replaying an
+    # older record of such an item can only put what its new image implies, which is nothing.
+    _write({op.key: op.item if isinstance(op, Put) else None for p in immutable for op in p.ops})
+    applied, skipped, raced = _apply_once(anchored, shards)
+    for _ in range(RACE_ATTEMPTS):
+        if not raced:
+            ignored = total - len(immutable) - len(anchored)
+            return applied + len(immutable), skipped + ignored
+        _, _, raced = _apply_once([p for p in anchored if p.anchor in raced], shards)
+    raise RuntimeError(f"anchors {sorted(raced)[:3]} kept changing (a rebuild writing them?)")
+
+
+def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewKey]]:
+    """Apply once; returns (applied, skipped, anchors that changed under us)."""
+    groups: dict[ViewKey, list[Prepared]] = {}
+    for p in batch:
+        assert p.anchor is not None
+        groups.setdefault(p.anchor, []).append(p)
+    stored = _read_anchors(list(groups))
+    writes: dict[ViewKey, Image | None] = {}
+    newest: dict[ViewKey, Image] = {}
+    marks: dict[ViewKey, watermarks.Mark] = {}
+    applied = skipped = 0
+    for key, group in groups.items():
+        folded = _fold(key, stored[key], group, shards)
+        applied += folded.applied
+        skipped += folded.skipped
+        writes |= folded.writes
+        if folded.anchor is not None:
+            newest[key] = folded.anchor
+            marks[key] = watermarks.Mark.of(stored[key])
+    _write(writes)
     return applied, skipped, _advance(marks, newest)
 
 
@@ -247,7 +225,7 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     if not prepared:
         return outcome
     try:
-        applied, skipped = _apply_prepared(prepared)
+        applied, skipped = _apply_prepared(prepared, shards)
         outcome.applied += applied
         outcome.skipped += skipped
         return outcome
@@ -255,7 +233,7 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
         log.warning("batch of %d records failed (%s); applying them one by one", len(prepared), exc)
     for p in prepared:  # isolate the record(s) that break the batch
         try:
-            applied, skipped = _apply_prepared([p])
+            applied, skipped = _apply_prepared([p], shards)
             outcome.applied += applied
             outcome.skipped += skipped
         except Exception as exc:
@@ -263,4 +241,4 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     return outcome
 
 
-__all__ = ["Delete", "Outcome", "Put", "apply_records", "rederive"]
+__all__ = ["Outcome", "apply_records"]

@@ -1,10 +1,10 @@
 """The projection: pure functions from shop items (stream images, DynamoDB JSON) to admin view items.
 
-``project(old, new)`` is everything one stream record implies on its own: the view items the new image
-yields are put, the ones only the old image yielded are deleted. One fact needs two source items: whether a
-buyer relation is in the buyers index depends on its order's status (an order item does not carry it). That
-join is ``derive_buyers(summary, buyers)``, applied after every batch to the orders it touched (and by the
-rebuild to all of them), so the result does not depend on the order in which the two records arrive.
+``project_item(image)`` is what one shop item implies on its own; ``project(old, new)`` what one stream record
+implies: the view items the new image yields are put, the ones only the old image yielded are deleted. One fact
+needs two shop items: whether a buyer relation is in the buyers index depends on its order's status (an order
+item does not carry it). That join is ``derive_buyers(summary, buyers)``; ``adminview.anchors`` applies it to an
+order's whole collection, so the result does not depend on the order in which the records arrive.
 
 Nothing here does I/O. Images may lack any of our added attributes (AWS's sample has no ``Status``,
 ``Total``...): a missing attribute is simply missing in the view; an unknown status is not pending.
@@ -21,10 +21,8 @@ from typing import Any
 from adminview.models import (
     INDEXED_STATUSES,
     ORDER_SK,
-    PENDING_PREFIX,
     PROFILE_SK,
     USER_TWIN_SUFFIX,
-    WATERMARK_PREFIX,
     activity_key,
     email_key,
     pending_shard,
@@ -38,7 +36,6 @@ Image = dict[str, dict[str, Any]]
 ViewKey = tuple[str, str]
 CANCELLED = "CANCELLED"
 PENDING = "PENDING"
-SEQ_WIDTH = 48
 
 
 @dataclass(frozen=True)
@@ -67,19 +64,9 @@ def _item(pk: str, sk: str, kind: str, **attrs: str | int | None) -> Image:
     return item
 
 
-def watermark_key(source: ViewKey) -> ViewKey:
-    return WATERMARK_PREFIX + source[0], source[1]
-
-
-def watermark_item(source: ViewKey, seq: str, *, rev: int | None = None, expires_at: int | None = None) -> Image:
-    """The sync's watermark (see ``adminview.watermarks``): ``Seq`` applied, ``Rev``, ``ExpiresAt`` (TTL)."""
-    pk, sk = watermark_key(source)
-    return _item(pk, sk, "watermark", Seq=seq, Rev=rev, ExpiresAt=expires_at)
-
-
 def source_of(item: Image) -> ViewKey | None:
-    """The shop item a view item follows from (the inverse of ``project_item``'s keys): a rebuild conditions
-    every write of a view item, deletes included, on that source's watermark. None: no shop item implies it."""
+    """The shop item a view item follows from (the inverse of ``project_item``'s keys), which verify looks up to
+    tell whether the view item is still implied. None: no one shop item implies it (e.g. a stub anchor)."""
     pk, sk = ddb_json.item_key(item)
     kind = ddb_json.text(item, "Kind")
     if kind == "profile" and sk == PROFILE_SK:
@@ -92,14 +79,9 @@ def source_of(item: Image) -> ViewKey | None:
     if kind == "payment":
         invoice = keys.without_prefix(sk, keys.TRANSACTION)
         return (pk, keys.with_prefix(keys.INVOICE, invoice.split("#", 1)[0])) if invoice else None
+    if kind == "activity":
+        return pk, sk.removesuffix(USER_TWIN_SUFFIX)
     return None
-
-
-def normalize_seq(sequence_number: str) -> str:
-    """Stream sequence numbers are decimal strings of varying length; zero-padded they compare as strings."""
-    if not sequence_number.isdigit():
-        raise ValueError(f"sequence number {sequence_number!r} is not numeric")
-    return sequence_number.zfill(SEQ_WIDTH)
 
 
 def is_pending(status: str | None) -> bool:
@@ -182,7 +164,8 @@ def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelle
     return item
 
 
-def _transaction_ids(image: Image) -> list[str]:
+def transaction_ids(image: Image) -> list[str]:
+    """The payment references (``TransactionId``) of an invoice's payments, each once, in order."""
     payments = ddb_json.listing(ddb_json.mapping(image, "Detail"), "Payments")
     found: list[str] = []
     for payment in payments:
@@ -226,7 +209,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
                 GSI3PK=keys.transaction(txid),
                 GSI3SK=pk,
             )
-            for txid in _transaction_ids(image)
+            for txid in transaction_ids(image)
         ]
     return []
 
@@ -238,26 +221,6 @@ def project(old: Image | None, new: Image | None, shards: int | None = None) -> 
     ops: list[Op] = [Delete(k) for k in before if k not in after]
     ops += [Put(i) for i in after.values()]
     return ops
-
-
-def touched_order(old: Image | None, new: Image | None) -> str | None:
-    """The order whose buyer relations must be re-derived after this record: any order item record (a new
-    relation assumes a non-cancelled order), and an order record that appears, disappears, or enters or
-    leaves CANCELLED (shipping or delivering changes nothing for the buyers index)."""
-    image = new or old
-    if not image:
-        return None
-    entity = ddb_json.text(image, "EntityType")
-    order_id = keys.without_prefix(ddb_json.text(image, "PK"), keys.ORDER)
-    if entity == "orderItem":
-        return order_id
-    if entity != "order":
-        return None
-    if old is None or new is None or ddb_json.text(old, "SK") != ddb_json.text(new, "SK"):
-        return order_id
-    return (
-        order_id if (ddb_json.text(old, "Status") == CANCELLED) != (ddb_json.text(new, "Status") == CANCELLED) else None
-    )
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:
@@ -277,25 +240,4 @@ def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]
     return fixed
 
 
-def expected_view(shop_items: Iterable[Image], shards: int | None = None) -> dict[ViewKey, Image]:
-    """The whole view a set of shop items implies (rebuild and verify)."""
-    view: dict[ViewKey, Image] = {}
-    for image in shop_items:
-        for item in project_item(image, shards):
-            view[ddb_json.item_key(item)] = item
-    by_order: dict[str, list[Image]] = {}
-    for (pk, _sk), item in view.items():
-        if ddb_json.text(item, "Kind") == "buyer":
-            by_order.setdefault(pk, []).append(item)
-    for pk, buyers in by_order.items():
-        for item in derive_buyers(view.get((pk, ORDER_SK)), buyers):
-            view[ddb_json.item_key(item)] = item
-    return view
-
-
-def is_view_item(item: Image) -> bool:
-    """Everything in the view table except bookkeeping (watermarks)."""
-    return not ddb_json.item_key(item)[0].startswith(WATERMARK_PREFIX)
-
-
-__all__ = ["PENDING_PREFIX", "Delete", "Op", "Put", "derive_buyers", "expected_view", "project"]
+__all__ = ["Delete", "Op", "Put", "derive_buyers", "project", "project_item"]

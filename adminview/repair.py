@@ -1,75 +1,91 @@
-"""The rebuild's writes: each source item's view items with its watermarks, in conditional transactions.
+"""The rebuild's writes: a partition's view items made equal to what its shop items imply, in conditional
+transactions that also write the partition's anchor.
 
-Why the conditions make a rebuild safe next to the live sync is told in ``adminview.rebuild`` and
-``adminview.watermarks``; this module only reads in the required order (watermarks, then the shop, then
-the view) and writes.
+Reads come in the order that makes this safe next to the live sync (see ``adminview.watermarks``): the anchor
+first, then the shop partition, then the view. The anchor is written with the facts the shop implies, the
+sequence numbers it had (a rebuild does not know which stream record its read corresponds to, so later records
+still apply) and ``Rev`` + 1, on the condition that ``Rev`` is still what was read; the view items that follow
+from it go in the same transaction. If the condition fails, the sync applied a record meanwhile: the partition
+is read again. Staff activity items need no anchor (their audit entries never change).
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
-from adminview import projection, watermarks
-from adminview.models import ORDER_SK
+from adminview import anchors, watermarks
+from adminview.models import ORDER_SK, PROFILE_SK
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
+from adminview.walk import Flagged, Walk
 from dynamo import ddb_json
 from dynamo.backoff import full_jitter
-
-if TYPE_CHECKING:
-    from adminview.rebuild import Walk
+from shop import keys
 
 ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
 MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
 
 
 class Contended(Exception):
-    """A watermark changed between the read and the write: the sync applied a record meanwhile."""
+    """An anchor changed between the read and the write: the sync applied a record meanwhile."""
 
 
-def _order_source(pk: str, expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]) -> ViewKey | None:
-    """The order whose status a buyer relation's index membership depends on."""
-    for found in (expected, actual):
-        summary = found.get((pk, ORDER_SK))
-        if summary is not None:
-            return projection.source_of(summary)
+def anchor_of(pk: str) -> ViewKey | None:
+    """The anchor of a partition's view items, if its kind of partition has one."""
+    if pk.startswith(keys.ORDER):
+        return pk, ORDER_SK
+    if pk.startswith(keys.CUSTOMER):
+        return pk, PROFILE_SK
     return None
 
 
-def _groups(
-    pk: str, changes: list[Change], expected: dict[ViewKey, Image], actual: dict[ViewKey, Image]
-) -> list[tuple[list[Change], set[ViewKey]]]:
-    """Changes grouped by source item, each with the watermarks it must be conditioned on."""
-    order = _order_source(pk, expected, actual)
-    groups: dict[ViewKey | None, tuple[list[Change], set[ViewKey]]] = {}
-    for change in changes:
-        item = change.expected or change.actual or {}
-        source = projection.source_of(item)
-        found = groups.setdefault(source, ([], set()))
-        found[0].append(change)
-        if source is not None:
-            found[1].add(source)
-        if item.get("Kind", {}).get("S") == "buyer":
-            customer = item.get("CustomerId", {}).get("S")
-            dependency = order or ((pk, "c#" + customer) if customer else None)
-            if dependency is not None:
-                found[1].add(dependency)
-    return list(groups.values())
+@dataclass
+class Plan:
+    """One partition's repair: its changes, and the anchor write that guards them."""
+
+    pk: str
+    changes: list[Change]
+    actions: list[dict[str, Any]]
 
 
-def _actions(
-    view: Table, changes: list[Change], marks: dict[ViewKey, watermarks.Mark], sources: set[ViewKey]
-) -> list[dict[str, Any]]:
-    actions: list[dict[str, Any]] = [
-        {"Put": {"TableName": view.name, "Item": c.expected}}
-        if c.expected is not None
-        else {"Delete": {"TableName": view.name, "Key": {"PK": {"S": c.key[0]}, "SK": {"S": c.key[1]}}}}
-        for c in changes
-    ]
-    actions += [watermarks.touch(view.name, s, marks.get(s, watermarks.Mark())) for s in sorted(sources)]
-    return actions
+def plan(
+    view: Table, pk: str, shop_items: list[Image], view_items: Iterable[Image], stored_anchor: Image | None, shards: int
+) -> Plan:
+    """What makes the partition's view items equal to what ``shop_items`` imply; ``stored_anchor`` is the anchor
+    as read before the shop was."""
+    changes = compare(anchors.implied_view(shop_items, shards), anchors.comparable(view_items))
+    actions: list[dict[str, Any]] = []
+    key = anchor_of(pk)
+    if not changes or key is None:
+        return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
+    stored = anchors.read(key, stored_anchor)
+    target = anchors.from_shop(key, shop_items)
+    target.seqs, target.rev, target.stored = stored.seqs, stored.rev, stored.stored
+    anchor: Image | None = target.items(shards)[key]
+    if not target.present() and not target.seqs:
+        anchor = None  # nothing to describe and nothing to guard: no stub
+    mark = watermarks.Mark.of(stored_anchor)
+    expression, names, values = watermarks.unchanged(mark)
+    if anchor is not None:
+        write: dict[str, Any] = {"TableName": view.name, "Item": watermarks.with_expiry(anchor)}
+    else:
+        write = {"TableName": view.name, "Key": ddb_json.key(*key)}
+    write |= {"ConditionExpression": expression, "ExpressionAttributeNames": names}
+    if values:
+        write["ExpressionAttributeValues"] = values
+    actions.append({"Put": write} if anchor is not None else {"Delete": write})
+    actions += [_action(view, c.key, c.expected) for c in changes if c.key != key]
+    return Plan(pk, changes, actions)
+
+
+def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
+    if item is not None:
+        return {"Put": {"TableName": view.name, "Item": item}}
+    return {"Delete": {"TableName": view.name, "Key": ddb_json.key(*key)}}
 
 
 def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
@@ -83,93 +99,77 @@ def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
         raise
 
 
-Entry = tuple[str, list[Change], set[ViewKey]]  # partition, one source item's changes, watermarks they need
-
-
-def _commit_groups(view: Table, entries: list[Entry], marks: dict[ViewKey, watermarks.Mark]) -> set[str]:
-    """Pack the entries into as few transactions as fit (a watermark appears once per transaction and is
-    tracked across them: each transaction increments it). Returns the partitions whose transaction failed
-    its conditions (the sync got there first), which the caller reads again."""
+def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
+    """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
+    conditions (the sync got there first), which the caller reads again. A plan larger than one transaction
+    (an order with very many audit entries) goes alone, its anchor first; later parts carry no condition, which
+    is safe because only activity items (never changed by the sync) come after the collection's items."""
     failed: set[str] = set()
-    pending: list[Entry] = []
-    sources: set[ViewKey] = set()
+    pending: list[Plan] = []
 
     def flush() -> None:
-        changes = [c for _pk, group, _needs in pending for c in group]
-        if changes:
+        actions = [a for p in pending for a in p.actions]
+        for start in range(0, len(actions), MAX_TRANSACTION):
             try:
-                _commit(view, _actions(view, changes, marks, sources))
+                _commit(view, actions[start : start + MAX_TRANSACTION])
             except Contended:
-                failed.update(pk for pk, _group, _needs in pending)
-            else:
-                for source in sources:
-                    old = marks.get(source, watermarks.Mark())
-                    marks[source] = watermarks.Mark(True, old.seq, old.next_rev)
+                failed.update(p.pk for p in pending)
+                break
         pending.clear()
-        sources.clear()
 
-    for entry in entries:
-        _pk, group, needs = entry
-        if sum(len(g) for _p, g, _n in pending) + len(group) + len(sources | needs) > MAX_TRANSACTION:
+    for p in plans:
+        if pending and sum(len(q.actions) for q in pending) + len(p.actions) > MAX_TRANSACTION:
             flush()
-        pending.append(entry)
-        sources.update(needs)
+        pending.append(p)
     flush()
     return failed
 
 
-def _write_partition(
-    view: Table,
-    pk: str,
-    changes: list[Change],
-    expected: dict[ViewKey, Image],
-    actual: dict[ViewKey, Image],
-    marks: dict[ViewKey, watermarks.Mark],
-) -> None:
-    entries = [(pk, group, needs) for group, needs in _groups(pk, changes, expected, actual)]
-    if _commit_groups(view, entries, marks):
-        raise Contended(pk)
-
-
-def repair_batch(walk: Walk, parts: list[tuple[str, list[Image]]]) -> None:
-    """Repair partitions the shop walk found differing, several at a time: their watermarks, then their shop
-    items, then their view items are read by key (BatchGetItem), and their changes share transactions.
-    Partitions that need more (a watermark not read, a failed condition) go through ``repair_partition`` one by one;
-    extra items under other keys are the view walk's to find."""
-    plans: dict[str, tuple[list[ViewKey], list[ViewKey]]] = {}  # pk -> (source items, view keys seen)
-    needs: set[ViewKey] = set()
-    for pk, items in parts:
-        sources = [k for i in items if (k := ddb_json.maybe_key(i)) and projection.project_item(i, walk.shards)]
-        expected = walk.expected(items)
-        plans[pk] = (sources, list(expected))
-        needs.update(sources)
-        for item in expected.values():  # the order a buyer relation depends on, should it appear
-            if item["Kind"]["S"] == "buyer" and "CustomerId" in item:
-                needs.add((pk, "c#" + item["CustomerId"]["S"]))
-    marks = watermarks.read(walk.view.client, walk.view.name, sorted(needs))  # before the shop read
-    shop_now = walk.shop.get_many(sorted({s for sources, _keys in plans.values() for s in sources}))
-    expected_now = {
-        pk: walk.expected([shop_now[s] for s in sources if s in shop_now]) for pk, (sources, _k) in plans.items()
+def repair_batch(walk: Walk, parts: list[Flagged]) -> None:
+    """Repair partitions the shop pass found differing, several at a time: their anchors are read (BatchGetItem)
+    before their shop items. A partition whose anchor exists is read again whole, since the Scan's items may
+    be older than what the sync applied; one without an anchor has had nothing applied, so the Scan's items
+    are as new as anything the view holds (and an anchor created meanwhile fails the write's condition).
+    Partitions whose write failed its condition go through ``repair_partition`` one by one; extra items under
+    other keys are the view pass's to find."""
+    keys_ = {pk: anchor_of(pk) for pk, _items in parts}
+    stored = watermarks.read_anchors(walk.view.client, walk.view.name, [k for k in keys_.values() if k])
+    shop_now = {
+        pk: items if stored.get(keys_[pk] or ("", "")) is None else walk.shop.partition(pk) for pk, items in parts
     }
-    view_now = walk.view.get_many(sorted({k for pk, (_s, keys) in plans.items() for k in [*keys, *expected_now[pk]]}))
-    entries: list[Entry] = []
-    found: dict[str, list[Change]] = {}
-    again: set[str] = set()
-    for pk, (_sources, keys) in plans.items():
-        actual = {k: view_now[k] for k in {*keys, *expected_now[pk]} if k in view_now}
-        changes = compare(expected_now[pk], actual)
-        groups = _groups(pk, changes, expected_now[pk], actual)
-        if any(not group_needs <= needs for _group, group_needs in groups):
-            again.add(pk)
-        elif changes:
-            found[pk] = changes
-            entries += [(pk, group, group_needs) for group, group_needs in groups]
-    again |= _commit_groups(walk.view, entries, marks)
-    for pk, changes in found.items():
-        if pk not in again:
-            _count(walk, changes)
+    wanted = {
+        pk: [
+            *anchors.implied_view(items, walk.shards),
+            *_described(keys_[pk], stored.get(keys_[pk] or ("", "")), walk.shards),
+        ]
+        for pk, items in shop_now.items()
+    }
+    view_now = walk.view.get_many(sorted({k for found in wanted.values() for k in found}))
+    plans = [
+        plan(
+            walk.view,
+            pk,
+            shop_now[pk],
+            [view_now[k] for k in dict.fromkeys(wanted[pk]) if k in view_now],
+            stored.get(keys_[pk] or ("", "")),
+            walk.shards,
+        )
+        for pk, _items in parts
+    ]
+    plans = [p for p in plans if p.changes]
+    again = _commit_plans(walk.view, plans)
+    for p in plans:
+        if p.pk not in again:
+            _count(walk, p.changes)
     for pk in sorted(again):
         repair_partition(walk, pk)
+
+
+def _described(key: ViewKey | None, stored: Image | None, shards: int) -> list[ViewKey]:
+    """The view keys an anchor says exist (so stale ones are seen and removed)."""
+    if key is None or stored is None:
+        return []
+    return list(anchors.read(key, stored).items(shards))
 
 
 def _count(walk: Walk, changes: list[Change]) -> None:
@@ -179,17 +179,15 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 
 
 def repair_partition(walk: Walk, pk: str) -> None:
+    key = anchor_of(pk)
     for attempt in range(ATTEMPTS):
-        marks = watermarks.read_partition(walk.view.client, walk.view.name, pk)  # before the shop read
-        expected, actual = walk.expected(walk.shop.partition(pk)), walk.actual(pk)
-        changes = compare(expected, actual)
-        if not changes:
+        stored = watermarks.read_anchors(walk.view.client, walk.view.name, [key])[key] if key else None
+        found = plan(walk.view, pk, walk.shop.partition(pk), walk.view.partition(pk), stored, walk.shards)
+        if not found.changes:
             return
-        try:
-            _write_partition(walk.view, pk, changes, expected, actual, marks)
-        except Contended:
+        if _commit_plans(walk.view, [found]):
             time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
             continue
-        _count(walk, changes)
+        _count(walk, found.changes)
         return
     walk.diff.count(contended=1)

@@ -21,6 +21,7 @@ from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
+from dynamo.paging import raw_pages
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
 
 DEFAULT_SEGMENTS = 4
@@ -58,32 +59,20 @@ class Table:
         count = self.client.describe_table(TableName=self.name)["Table"].get("ItemCount")
         return int(count) if count else None
 
-    def _read(self, operation: Callable[..., Any], **params: Any) -> dict[str, Any]:
-        self.reads.wait()
-        with recording() as log:
-            result = operation(**params)
-        self.reads.spend(log.read_units)
-        return dict(result)
-
     def scan_pages(
-        self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE, skip_watermarks: bool = False
+        self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE, skip_legacy: bool = False
     ) -> Iterator[list[Image]]:
-        params: dict[str, Any] = {
-            "TableName": self.name,
-            "Segment": segment,
-            "TotalSegments": segments,
-            "Limit": page_size,
-        }
-        if skip_watermarks:
+        """One segment of a parallel Scan, page by page. ``skip_legacy``: leave out the per-item watermarks
+        earlier versions kept in the view table (``seq#...``; they expire by TTL)."""
+        params: dict[str, Any] = {"TableName": self.name, "Segment": segment, "TotalSegments": segments}
+        if skip_legacy:
             params["FilterExpression"] = "NOT begins_with(#pk, :wm)"
             params["ExpressionAttributeNames"] = {"#pk": "PK"}
             params["ExpressionAttributeValues"] = {":wm": ddb_json.s(WATERMARK_PREFIX)}
-        while True:
-            page = self._read(self.client.scan, **params)
+        for page in raw_pages(
+            self.client, "scan", before_page=self.reads.wait, after_page=self.reads.spend, Limit=page_size, **params
+        ):
             yield page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return
-            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def get_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Image]:
         """Items by (PK, SK), strongly consistent, BatchGetItem 100 keys a call; absent keys are left out."""
@@ -103,20 +92,18 @@ class Table:
 
     def partition(self, pk: str) -> list[Image]:
         """Every item of one partition, strongly consistent."""
-        items: list[Image] = []
-        params: dict[str, Any] = {
-            "TableName": self.name,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": "PK"},
-            "ExpressionAttributeValues": {":pk": ddb_json.s(pk)},
-            "ConsistentRead": True,
-        }
-        while True:
-            page = self._read(self.client.query, **params)
-            items += page.get("Items", [])
-            if "LastEvaluatedKey" not in page:
-                return items
-            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        pages = raw_pages(
+            self.client,
+            "query",
+            before_page=self.reads.wait,
+            after_page=self.reads.spend,
+            TableName=self.name,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "PK"},
+            ExpressionAttributeValues={":pk": ddb_json.s(pk)},
+            ConsistentRead=True,
+        )
+        return [item for page in pages for item in page.get("Items", [])]
 
     def transact(self, actions: list[dict[str, Any]]) -> None:
         self.writes.wait()

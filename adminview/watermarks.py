@@ -1,26 +1,25 @@
-"""Watermarks: the per-source bookkeeping that lets the stream sync and a rebuild write the view side by side.
+"""Watermarks: what the sync has applied, read from and written to the anchors (``adminview.anchors``), and the
+condition that lets the stream sync and a rebuild write the view side by side.
 
-One item per shop item that has ever implied something for the view: PK ``seq#<shop PK>``, SK ``<shop SK>``.
+Each anchor carries the sequence number last applied for every shop item it describes (``Seqs``) and ``Rev``, a
+count of its writes. Every write of an anchor is a PutItem (or a transaction's Put) conditioned on ``Rev`` being
+what its writer read before it started: the sync reads the anchors, writes the view items that follow from
+them, then writes the anchors conditionally; a rebuild reads an anchor, *then* the shop, and writes the anchor
+and its view items in one transaction conditioned the same way. Whoever comes second sees its condition fail
+and starts again from fresh reads: the sync applies its records again (a rebuild may have overwritten the view
+items it wrote), the rebuild reads the anchor and the shop again. So the last complete write of an anchor's view
+items always started from reads made after the previous one ended, and a rebuild never writes a state older than
+what the sync has applied (it read the anchor first, so any record applied since changed ``Rev``).
 
-- ``Seq``: the stream sequence number of the newest record the sync applied for that shop item. A record
-  whose sequence number is not newer changes nothing (replays, stale records). Only the sync sets it.
-- ``Rev``: a counter every writer of the source's view items increments, in the same step that ends its
-  write, on the condition that it is still what that writer read before it started. The sync writes the
-  view items, then advances the watermark (``Seq`` and ``Rev``) conditionally; a rebuild writes the view
-  items of a source in one transaction that also increments ``Rev`` on the same condition. Whoever comes
-  second sees the condition fail and starts again from fresh reads: the sync re-applies its records (a
-  rebuild may have overwritten them), the rebuild re-reads the watermark and then the shop item. So the
-  last complete write of a source's view items always started from reads made after the previous one ended.
-- ``ExpiresAt``: epoch seconds, ``LIFETIME_S`` after the last write; DynamoDB's TTL deletes the item some
-  time after that, so the table does not keep a watermark for every item ever written.
-
-Why an expired (deleted) watermark cannot let an old record win: a record is older than a watermark only if
-it was created before the record the watermark names, so before the watermark was written. The stream keeps
-records ``STREAM_RETENTION_S`` (24 h), so once a watermark is ``LIFETIME_S`` (48 h) old, no record it was
-guarding against can still be delivered by the stream. The only other way in is a dead-letter replay, so
-``too_old`` refuses a record older than ``MAX_RECORD_AGE_S`` whose source has no ``Seq``: with a newer
-record applied, its watermark would have been written after this record was created, less than
-``LIFETIME_S`` ago, and could not have expired yet (TTL deletes items after ``ExpiresAt``, never before).
+Expiry: a stub anchor (its shop items are all gone) only guards against replays. It carries ``ExpiresAt``,
+``LIFETIME_S`` after its last write, and DynamoDB's TTL deletes it some time after that. Why that cannot let an
+old record win: a record is older than an anchor's sequence number only if it was created before the record
+that set it, so before the anchor was written. The stream keeps records ``STREAM_RETENTION_S`` (24 h), so once
+a stub is ``LIFETIME_S`` (48 h) old, no record it was guarding against can still be delivered by the stream. The
+only other way in is a dead-letter replay, so ``too_old`` refuses a record older than ``MAX_RECORD_AGE_S`` whose
+shop item has no sequence number applied: with a newer record applied, the anchor would have been written after
+this record was created, less than ``LIFETIME_S`` ago, and could not have expired yet (TTL deletes items after
+``ExpiresAt``, never before).
 """
 
 from __future__ import annotations
@@ -30,22 +29,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adminview import projection
+from adminview import anchors
 from adminview.models import EXPIRES_AT
 from adminview.projection import Image, ViewKey
-from dynamo.paging import raw_items
+from dynamo import ddb_json
+from shop import keys
 
 STREAM_RETENTION_S = 24 * 3600
 LIFETIME_S = 48 * 3600
 CLOCK_MARGIN_S = 3600  # ExpiresAt is our clock, ApproximateCreationDateTime is AWS's
 MAX_RECORD_AGE_S = LIFETIME_S - CLOCK_MARGIN_S
 TTL_ATTRIBUTE = EXPIRES_AT
-KIND = "watermark"
 
 
 @dataclass(frozen=True)
 class Mark:
-    """A watermark as read (``exists`` False: there was none)."""
+    """A shop item's watermark as read from its anchor (``exists`` False: no anchor); ``rev`` is the anchor's."""
 
     exists: bool = False
     seq: str | None = None
@@ -56,102 +55,76 @@ class Mark:
         return (self.rev or 0) + 1
 
     @classmethod
-    def of(cls, raw: Image | None) -> Mark:
-        if not raw:
+    def of(cls, anchor: Image | None, source_sk: str | None = None) -> Mark:
+        if not anchor:
             return cls()
-        seq = raw.get("Seq", {}).get("S")
-        rev = raw.get("Rev", {}).get("N")
-        return cls(True, seq, int(rev) if rev is not None else None)
+        state = anchors.read(ddb_json.item_key(anchor), anchor)
+        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev)
 
 
 def expires_at(now: float | None = None) -> int:
     return int(now if now is not None else time.time()) + LIFETIME_S
 
 
-def key(source: ViewKey) -> dict[str, dict[str, str]]:
-    pk, sk = projection.watermark_key(source)
-    return {"PK": {"S": pk}, "SK": {"S": sk}}
-
-
 def unchanged(mark: Mark) -> tuple[str, dict[str, str], dict[str, Any]]:
-    """ConditionExpression (with its names and values): the watermark is still exactly ``mark``."""
-    names = {"#pk": "PK", "#seq": "Seq", "#rev": "Rev"}
-    values: dict[str, Any] = {}
+    """ConditionExpression (with its names and values): the anchor is still the one read as ``mark``."""
     if not mark.exists:
-        return "attribute_not_exists(#pk)", {"#pk": "PK"}, values
-    parts = ["attribute_exists(#pk)"]
-    if mark.seq is None:
-        parts.append("attribute_not_exists(#seq)")
-    else:
-        parts.append("#seq = :seq")
-        values[":seq"] = {"S": mark.seq}
+        return "attribute_not_exists(#pk)", {"#pk": "PK"}, {}
     if mark.rev is None:
-        parts.append("attribute_not_exists(#rev)")
-    else:
-        parts.append("#rev = :rev")
-        values[":rev"] = {"N": str(mark.rev)}
-    return " AND ".join(parts), names, values
+        return "attribute_exists(#pk) AND attribute_not_exists(#rev)", {"#pk": "PK", "#rev": anchors.REV}, {}
+    return "#rev = :rev", {"#rev": anchors.REV}, {":rev": ddb_json.n(mark.rev)}
 
 
-def advance(table: str, source: ViewKey, mark: Mark, seq: str, now: float | None = None) -> dict[str, Any]:
-    """PutItem parameters for the sync: ``seq`` applied, on the condition the watermark is still ``mark``."""
+def with_expiry(anchor: Image, now: float | None = None) -> Image:
+    """A stub anchor gets its ``ExpiresAt``; any other anchor keeps none."""
+    if anchors.GONE in anchor:
+        return {**anchor, TTL_ATTRIBUTE: ddb_json.n(expires_at(now))}
+    return {name: value for name, value in anchor.items() if name != TTL_ATTRIBUTE}
+
+
+def advance(table: str, key: ViewKey, mark: Mark, anchor: Image, now: float | None = None) -> dict[str, Any]:
+    """PutItem parameters: the new ``anchor``, on the condition the stored one is still ``mark``."""
     expression, names, values = unchanged(mark)
-    item = projection.watermark_item(source, seq, rev=mark.next_rev, expires_at=expires_at(now))
-    params: dict[str, Any] = {"TableName": table, "Item": item, "ConditionExpression": expression}
-    params["ExpressionAttributeNames"] = names
+    params: dict[str, Any] = {
+        "TableName": table,
+        "Item": with_expiry(anchor, now),
+        "ConditionExpression": expression,
+        "ExpressionAttributeNames": names,
+    }
     if values:
         params["ExpressionAttributeValues"] = values
     return params
 
 
-def touch(table: str, source: ViewKey, mark: Mark, now: float | None = None) -> dict[str, Any]:
-    """A TransactWriteItems ``Update`` for a rebuild: ``Rev`` incremented, ``Seq`` kept (the rebuild does not
-    know which stream record its read corresponds to, so later records must still apply), on the condition
-    the watermark is still ``mark``."""
-    expression, names, values = unchanged(mark)
-    names = {**names, "#kind": "Kind", "#rev": "Rev", "#exp": TTL_ATTRIBUTE}
-    values = {
-        **values,
-        ":kind": {"S": KIND},
-        ":next": {"N": str(mark.next_rev)},
-        ":exp": {"N": str(expires_at(now))},
-    }
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": key(source),
-            "UpdateExpression": "SET #kind = :kind, #rev = :next, #exp = :exp",
-            "ConditionExpression": expression,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-        }
-    }
+def read_anchors(client: Any, table: str, keys: Sequence[ViewKey]) -> dict[ViewKey, Image | None]:
+    """Anchors by key (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
+    from dynamo.batch import batch_get
+
+    unique = list(dict.fromkeys(keys))
+    found = batch_get(client, table, [ddb_json.key(*k) for k in unique], key_names=("PK", "SK"), consistent=True)
+    return dict(zip(unique, found, strict=True))
 
 
 def read(client: Any, table: str, sources: Sequence[ViewKey]) -> dict[ViewKey, Mark]:
-    """The watermarks of these sources (strongly consistent: a stale ``Rev`` would only make a write fail)."""
-    from dynamo.batch import batch_get
+    """The watermarks of these shop items (``(PK, SK)`` in the shop table), from their anchors."""
+    anchored = {source: anchors.anchor_key(source, _entity_of(source)) or source for source in dict.fromkeys(sources)}
+    found = read_anchors(client, table, list(anchored.values()))
+    return {source: Mark.of(found[anchor], source[1]) for source, anchor in anchored.items()}
 
-    found = batch_get(client, table, [key(s) for s in sources], key_names=("PK", "SK"), consistent=True)
-    return {s: Mark.of(raw) for s, raw in zip(sources, found, strict=True)}
 
-
-def read_partition(client: Any, table: str, shop_pk: str) -> dict[ViewKey, Mark]:
-    """Every watermark of one shop partition (one consistent Query: they share ``seq#<shop PK>``)."""
-    found = raw_items(
-        client,
-        "query",
-        TableName=table,
-        KeyConditionExpression="PK = :pk",
-        ExpressionAttributeValues={":pk": {"S": projection.watermark_key((shop_pk, ""))[0]}},
-        ConsistentRead=True,
-    )
-    return {(shop_pk, raw["SK"]["S"]): Mark.of(raw) for raw in found}
+def _entity_of(source: ViewKey) -> str | None:
+    """The entity a shop key names, as far as anchoring needs it (an order collection's or a customer's)."""
+    pk, sk = source
+    if pk.startswith(keys.ORDER):
+        return "order"
+    if pk.startswith(keys.CUSTOMER) and pk == sk:
+        return "customer"
+    return None
 
 
 def too_old(mark: Mark, created: object, now: float | None = None) -> bool:
-    """A record (``ApproximateCreationDateTime``, epoch seconds) that must not be applied: its source has no
-    applied sequence number and the record is old enough that a newer one's watermark may have expired.
+    """A record (``ApproximateCreationDateTime``, epoch seconds) that must not be applied: its shop item has no
+    applied sequence number and the record is old enough that a newer one's stub anchor may have expired.
     Records without a creation time (not from a stream) are judged by their sequence number alone."""
     if mark.seq is not None or not isinstance(created, int | float):
         return False

@@ -227,19 +227,18 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "## View writes per shop write",
         "",
         "Write units the view table consumed (`ReturnConsumedCapacity` on every write call of the sync) per "
-        "stream record (one shop-table item write each); a call is classed by the keys it writes (watermarks: "
-        "`seq#...`).",
+        "stream record (one shop-table item write each), replay protection included; the anchors (order "
+        "summaries and profiles, `#order` / `#profile`) also carry the sequence numbers applied.",
         "",
-        "| orders | view WCU | of which watermarks | view items written | WCU per shop write | without watermarks |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| orders | view WCU | of which anchors | view items written | WCU per shop write |",
+        "|---:|---:|---:|---:|---:|",
     ]
     for size in sizes:
         sync = size["sync"]
         if not isinstance(sync.get("skipped"), str):
             lines.append(
-                f"| {size['orders']:,} | {_fmt(sync['view_wcu'])} | {_fmt(sync['watermark_wcu'])} | "
-                f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} | "
-                f"{_fmt(sync['wcu_per_shop_write_without_watermarks'])} |"
+                f"| {size['orders']:,} | {_fmt(sync['view_wcu'])} | {_fmt(sync.get('anchor_wcu'))} | "
+                f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} |"
             )
     return lines
 

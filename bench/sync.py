@@ -2,8 +2,9 @@
 expired iterators renewed from its checkpoint) into the same code as the Lambda handler.
 
 Measured over the whole stream: records/s, each record's lag (applied minus ``ApproximateCreationDateTime``),
-and the write units the view table consumed per shop-table write, with and without the watermarks (the per-item
-sequence numbers that make replays harmless), counted from ``ReturnConsumedCapacity`` on every write call.
+and the write units the view table consumed per shop-table write, counted from ``ReturnConsumedCapacity`` on
+every write call, with the share spent writing anchors (the order summaries and profiles that also carry the
+sequence numbers which make replays harmless).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adminview import selectors
-from adminview.models import WATERMARK_PREFIX, ViewItem
+from adminview.models import ORDER_SK, PROFILE_SK, ViewItem
 from adminview.poller import Poller
 from bench.measure import percentile
 from dynamo.client import client_of
@@ -55,11 +56,12 @@ def poller() -> TimedPoller:
 
 @dataclass
 class ViewWrites:
-    """Write units the view table consumed, split into watermark writes and the rest. A call is classed by the
-    keys it writes (a watermark's PK starts with ``seq#``); a call that mixes both splits its units by count."""
+    """Write units the view table consumed, split into anchor writes and the rest. A call is classed by the
+    keys it writes (an anchor's SK is ``#order`` or ``#profile``); a call that mixes both splits its units by
+    count."""
 
-    watermark_wcu: float = 0.0
-    watermark_items: int = 0
+    anchor_wcu: float = 0.0
+    anchor_items: int = 0
     other_wcu: float = 0.0
     other_items: int = 0
 
@@ -68,22 +70,22 @@ _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWri
 
 
 def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:
-    """The partition keys a write call writes to ``table``."""
+    """The sort keys a write call writes to ``table``."""
     if operation == "BatchWriteItem":
         return [
-            _pk(r.get("PutRequest", {}).get("Item") or r.get("DeleteRequest", {}).get("Key"))
+            _sk(r.get("PutRequest", {}).get("Item") or r.get("DeleteRequest", {}).get("Key"))
             for r in (params.get("RequestItems") or {}).get(table, [])
         ]
     if operation == "TransactWriteItems":
         actions: list[dict[str, Any]] = [next(iter(t.values()), {}) for t in params.get("TransactItems", [])]
-        return [_pk(a.get("Item") or a.get("Key")) for a in actions if a.get("TableName") == table]
+        return [_sk(a.get("Item") or a.get("Key")) for a in actions if a.get("TableName") == table]
     if params.get("TableName") != table:
         return []
-    return [_pk(params.get("Item") or params.get("Key"))]
+    return [_sk(params.get("Item") or params.get("Key"))]
 
 
-def _pk(item: dict[str, Any] | None) -> str:
-    return str((item or {}).get("PK", {}).get("S", ""))
+def _sk(item: dict[str, Any] | None) -> str:
+    return str((item or {}).get("SK", {}).get("S", ""))
 
 
 @contextmanager
@@ -95,8 +97,8 @@ def counting_view_writes() -> Iterator[ViewWrites]:
 
     def classify(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
         if model.name in _WRITES:
-            pks = written_keys(model.name, params, table)
-            context[_KIND] = (sum(1 for pk in pks if pk.startswith(WATERMARK_PREFIX)), len(pks))
+            sks = written_keys(model.name, params, table)
+            context[_KIND] = (sum(1 for sk in sks if sk in (ORDER_SK, PROFILE_SK)), len(sks))
 
     def consumed(parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
         marks, items = context.get(_KIND, (0, 0))
@@ -105,9 +107,9 @@ def counting_view_writes() -> Iterator[ViewWrites]:
         entries = parsed.get("ConsumedCapacity") or []
         entries = entries if isinstance(entries, list) else [entries]
         units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
-        counted.watermark_wcu += units * marks / items
+        counted.anchor_wcu += units * marks / items
         counted.other_wcu += units * (items - marks) / items
-        counted.watermark_items += marks
+        counted.anchor_items += marks
         counted.other_items += items - marks
 
     events.register("before-parameter-build.dynamodb", classify)
@@ -131,7 +133,7 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
         records = reader.drain()
         seconds = time.perf_counter() - started
     stats, table = reader.stats, str(ViewItem.Meta.table_name)
-    view_wcu = writes.watermark_wcu + writes.other_wcu
+    view_wcu = writes.anchor_wcu + writes.other_wcu
     return {
         "records": records,
         "seconds": round(seconds, 3),
@@ -145,11 +147,10 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
         "lag_max_ms": _ms(reader.lags_s, 100),
         "view_calls": sum(1 for c in log.calls if c.table == table),
         "view_wcu": round(view_wcu, 1),
-        "watermark_wcu": round(writes.watermark_wcu, 1),
-        "view_items_written": writes.other_items + writes.watermark_items,
-        "watermark_items_written": writes.watermark_items,
+        "anchor_wcu": round(writes.anchor_wcu, 1),
+        "view_items_written": writes.other_items + writes.anchor_items,
+        "anchor_items_written": writes.anchor_items,
         "wcu_per_shop_write": round(view_wcu / records, 3) if records else None,
-        "wcu_per_shop_write_without_watermarks": round(writes.other_wcu / records, 3) if records else None,
     }
 
 

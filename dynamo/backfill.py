@@ -170,10 +170,17 @@ class _Run:
         if start_key:
             self.report.add(resumed_segments=1)
         expression, names, values = self.filter
+
+        def spent(units: float) -> None:
+            self.reads.spend(units)
+            self.report.add(read_units=units)
+
         pages = raw_pages(
             self.client,
             "scan",
             start_key=start_key,
+            before_page=self.reads.wait,
+            after_page=spent,
             TableName=self.table,
             Segment=number,
             TotalSegments=self.segments,
@@ -183,14 +190,7 @@ class _Run:
             ExpressionAttributeValues=values,
             ReturnConsumedCapacity="TOTAL",
         )
-        while True:
-            self.reads.wait()  # before the paginator sends the next Scan
-            with recording() as log:
-                page = next(pages, None)
-            if page is None:
-                return
-            self.reads.spend(log.read_units)
-            self.report.add(read_units=log.read_units)
+        for page in pages:
             counts = {"changed": 0, "skipped": 0, "unresolved": 0}
             for raw in page.get("Items", []):
                 outcome = self._item(raw)

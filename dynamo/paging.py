@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pynamodb.models import Model
 
+from dynamo.instrumentation import recording
+
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
@@ -98,14 +100,32 @@ def all_items(fetch: Callable[..., Page[M]], *, page_size: int = MAX_PAGE, **kwa
 
 
 def raw_pages(
-    client: DynamoDBClient, operation: Literal["scan", "query"], *, start_key: Key | None = None, **params: Any
+    client: DynamoDBClient,
+    operation: Literal["scan", "query"],
+    *,
+    start_key: Key | None = None,
+    before_page: Callable[[], None] | None = None,
+    after_page: Callable[[float], None] | None = None,
+    **params: Any,
 ) -> Iterator[Mapping[str, Any]]:
     """Every page of a raw Scan or Query (items as DynamoDB JSON) through botocore's paginator; each page keeps
     its ``LastEvaluatedKey``. ``start_key`` (a saved ``LastEvaluatedKey``) resumes where an earlier run stopped.
-    Pages are requested one at a time as the caller iterates, so it can pace or checkpoint between them."""
+    Pages are requested one at a time as the caller iterates, so it can pace or checkpoint between them: a rate
+    limiter hooks in with ``before_page`` (called before each request) and ``after_page`` (given the read
+    capacity units the page consumed)."""
     if start_key:
         params["ExclusiveStartKey"] = start_key
-    yield from client.get_paginator(operation).paginate(**params)
+    pages = iter(client.get_paginator(operation).paginate(**params))
+    while True:
+        if before_page is not None:
+            before_page()
+        with recording() as log:
+            page = next(pages, None)
+        if page is None:
+            return
+        if after_page is not None:
+            after_page(log.read_units)
+        yield page
 
 
 def raw_items(

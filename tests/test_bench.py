@@ -112,8 +112,8 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert size["seeding"]["batched"]["items"] == size["items"] > 0
         sync = size["sync"]
         assert sync["records"] >= size["items"] and sync["failed"] == 0
-        assert sync["view_wcu"] > sync["watermark_wcu"] > 0 and sync["watermark_items_written"] > 0
-        assert sync["wcu_per_shop_write"] > sync["wcu_per_shop_write_without_watermarks"] > 0
+        assert sync["view_wcu"] > sync["anchor_wcu"] > 0 and sync["anchor_items_written"] > 0
+        assert sync["wcu_per_shop_write"] > 0
         rebuild, verify = size["repair"]["rebuild"], size["repair"]["verify"]
         assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
         assert verify["exit"] == 0, verify["output"]
@@ -136,23 +136,23 @@ def test_view_writes_are_classed_by_the_keys_they_write() -> None:
     batch = {
         "RequestItems": {
             "view": [
-                {"PutRequest": {"Item": {"PK": {"S": "seq#o#1"}, "SK": {"S": "c#1"}}}},
-                {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "ORDER"}}}},
+                {"PutRequest": {"Item": {"PK": {"S": "o#1"}, "SK": {"S": "#order"}}}},
+                {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "p#2"}}}},
             ],
-            "other": [{"PutRequest": {"Item": {"PK": {"S": "x"}}}}],
+            "other": [{"PutRequest": {"Item": {"PK": {"S": "x"}, "SK": {"S": "y"}}}}],
         }
     }
-    assert written_keys("BatchWriteItem", batch, "view") == ["seq#o#1", "o#1"]
-    assert written_keys("PutItem", {"TableName": "view", "Item": {"PK": {"S": "seq#p#2"}}}, "view") == ["seq#p#2"]
-    assert written_keys("UpdateItem", {"TableName": "shop", "Key": {"PK": {"S": "o#1"}}}, "view") == []
+    assert written_keys("BatchWriteItem", batch, "view") == ["#order", "p#2"]
+    assert written_keys("PutItem", {"TableName": "view", "Item": {"SK": {"S": "#profile"}}}, "view") == ["#profile"]
+    assert written_keys("UpdateItem", {"TableName": "shop", "Key": {"SK": {"S": "#order"}}}, "view") == []
     transact = {
         "TransactItems": [
-            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#3"}}}},
-            {"ConditionCheck": {"TableName": "view", "Key": {"PK": {"S": "seq#o#3"}}}},
-            {"Update": {"TableName": "shop", "Key": {"PK": {"S": "o#3"}}}},
+            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#3"}, "SK": {"S": "#order"}}}},
+            {"ConditionCheck": {"TableName": "view", "Key": {"PK": {"S": "o#3"}, "SK": {"S": "p#1"}}}},
+            {"Update": {"TableName": "shop", "Key": {"PK": {"S": "o#3"}, "SK": {"S": "c#1"}}}},
         ]
     }
-    assert written_keys("TransactWriteItems", transact, "view") == ["o#3", "seq#o#3"]
+    assert written_keys("TransactWriteItems", transact, "view") == ["#order", "p#1"]
 
 
 def test_a_data_layer_making_other_calls_than_its_page_is_reported() -> None:

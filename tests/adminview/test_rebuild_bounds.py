@@ -1,4 +1,4 @@
-"""Rebuild and verify: bounded memory, watermark expiry (TTL), the commands' flags."""
+"""Rebuild and verify: bounded memory, stub expiry (TTL), the commands' flags."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _place(count: int, prefix: str) -> None:
 
 
 def _empty_view() -> None:
-    """Every view item gone (watermarks kept): the rebuild has to write the whole view again."""
+    """Every view item gone, anchors included: the rebuild has to write the whole view again."""
     view = [i for i in parallel_scan(ViewItem) if not i["PK"]["S"].startswith("seq#")]
     requests = [delete_request({"PK": i["PK"], "SK": i["SK"]}) for i in view]
     batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=("PK", "SK"))
@@ -86,7 +86,9 @@ def test_rebuild_and_verify_memory_does_not_grow_with_the_table(shop_table: str,
     assert large[2] > 3 * small[2], (small, large)
 
 
-def test_view_table_has_ttl_on_expires_at_and_watermarks_carry_it(shop_table: str, admin_view_table: str) -> None:
+def test_view_table_has_ttl_on_expires_at_and_only_stub_anchors_carry_it(
+    shop_table: str, admin_view_table: str
+) -> None:
     client = client_of(ViewItem)
     ttl = client.describe_time_to_live(TableName=admin_view_table)["TimeToLiveDescription"]
     assert ttl["TimeToLiveStatus"] in ("ENABLED", "ENABLING") and ttl["AttributeName"] == "ExpiresAt"
@@ -94,19 +96,22 @@ def test_view_table_has_ttl_on_expires_at_and_watermarks_carry_it(shop_table: st
     with pytest.raises(RuntimeError, match="TTL on ExpiresAt"):
         ensure_table(TableSpec(model=ViewItem, ttl_attribute="GoneAt"))
 
-    factories.shop_with(customers=1, products=1)
+    factories.shop_with(customers=2, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
     sync_now()
-    _empty_view()
+    assert all("ExpiresAt" not in i for i in parallel_scan(ViewItem))  # live anchors never expire
     started = time.time()
-    rebuild.rebuild()
+    ShopItem.get("c#1002", "c#1002").delete()  # the customer is removed: its profile becomes a stub
+    sync_now()
+    rebuild.rebuild()  # keeps the stub (and its sequence numbers) as it is
     items = parallel_scan(ViewItem)
-    marks = [i for i in items if i["PK"]["S"].startswith("seq#")]
-    assert len(marks) >= 3 and all("ExpiresAt" not in i for i in items if i not in marks)
-    for mark in marks:  # written by the sync, refreshed by the rebuild: 48 h from now
-        expires = int(mark["ExpiresAt"]["N"])
-        assert started + watermarks.LIFETIME_S - 1 <= expires <= time.time() + watermarks.LIFETIME_S
+    [stub] = [i for i in items if i["PK"]["S"] == "c#1002"]
+    assert "Gone" in stub and "Name" not in stub and "GSI5PK" not in stub and stub["Seqs"]["M"]["c#1002"]
+    expires = int(stub["ExpiresAt"]["N"])  # 48 h after the sync wrote it
+    assert started + watermarks.LIFETIME_S - 1 <= expires <= time.time() + watermarks.LIFETIME_S
+    assert all("ExpiresAt" not in i for i in items if i is not stub)
     assert watermarks.LIFETIME_S >= 2 * watermarks.STREAM_RETENTION_S
+    assert rebuild.verify(settle_s=0).clean
 
 
 def test_a_record_older_than_a_watermark_can_live_is_failed_not_applied(shop_table: str, admin_view_table: str) -> None:
