@@ -9,6 +9,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from dynamo import patience
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SHOP_ADMIN_DATA_DIR", BASE_DIR / ".data"))
 
@@ -32,6 +34,16 @@ def env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError:
         raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
 def data_dir() -> Path:
@@ -76,6 +88,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "dashboard.middleware.DynamoDBCostMiddleware",
+    "dashboard.middleware.DynamoDBOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -175,6 +188,16 @@ DYNAMODB_TABLES = [
     "adminview.models.SYNC_TABLE",
     "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
+
+# How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
+# commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
+# within about 5 s when DynamoDB does not answer (docs/production.md).
+DASHBOARD_DYNAMODB_PATIENCE = patience.prompt(
+    connect_timeout_seconds=env_float("SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS", patience.PROMPT_CONNECT_TIMEOUT_S),
+    read_timeout_seconds=env_float("SHOP_ADMIN_DYNAMODB_READ_TIMEOUT_SECONDS", patience.PROMPT_READ_TIMEOUT_S),
+    attempts=env_int("SHOP_ADMIN_DYNAMODB_ATTEMPTS", patience.PROMPT_ATTEMPTS),
+    deadline_seconds=env_float("SHOP_ADMIN_DYNAMODB_DEADLINE_SECONDS", patience.PROMPT_DEADLINE_S),
+)
 
 # Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).
 ADMIN_VIEW_PENDING_SHARDS = int(os.environ.get("ADMIN_VIEW_PENDING_SHARDS") or 4)

@@ -16,6 +16,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
 from adminview.sync_status import Freshness, freshness
+from dynamo.no_answer import did_not_answer
 
 log = logging.getLogger(__name__)
 CACHE_S = 1.0
@@ -25,10 +26,14 @@ _cached: list[tuple[float, Freshness | None]] = []
 
 
 def _read() -> Freshness | None:
-    """None when the sync's state cannot be read (the page still renders, saying so)."""
+    """None when the sync's state cannot be read (the page still renders, saying so). When DynamoDB does not answer
+    the error goes on: the page's own reads would not be answered either, and it answers 503 at once rather than
+    after waiting for them too."""
     try:
         return freshness()
     except (ClientError, BotoCoreError, PynamoDBException) as exc:
+        if did_not_answer(exc):
+            raise
         log.warning("sync freshness unavailable: %s", exc)
         return None
 

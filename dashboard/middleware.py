@@ -8,6 +8,10 @@
   always shows the request just made. A streamed response (CSV) carries the calls made before its first byte
   (the view fetches the first page eagerly); calls made while streaming later pages cannot be in headers that
   are already sent.
+- ``DynamoDBOutageMiddleware`` (second): gives the request the deadline of the DynamoDB profile in force
+  (``dynamo.deadline``; the dashboard's, under ``config.wsgi``), and turns an error that means DynamoDB did not answer
+  (``dynamo.no_answer``), raised by a view or while rendering its template, into a 503 page with ``Retry-After`` (the
+  message fragment for htmx); a change's outcome is then unknown, which the page says. Other errors stay 500.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
@@ -15,6 +19,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
@@ -26,10 +31,15 @@ from django.template.response import SimpleTemplateResponse
 from django.utils.html import format_html
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.responses import NO_ANSWER, NO_ANSWER_TO_CHANGE, no_answer
 from dashboard.templatetags.cost_panel import cost_panel
+from dynamo import deadline
 from dynamo.instrumentation import CallLog, recording
+from dynamo.models import patience_in_force
+from dynamo.no_answer import did_not_answer
 
 Handler = Callable[[HttpRequest], HttpResponseBase]
+log = logging.getLogger(__name__)
 
 
 def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
@@ -75,6 +85,22 @@ class DynamoDBCostMiddleware:
         cost_headers(response, log)
         response["Server-Timing"] += f", app;dur={(time.perf_counter() - started) * 1000:.1f}"
         return response
+
+
+class DynamoDBOutageMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        with deadline.within(patience_in_force().deadline_seconds):
+            return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+        if not did_not_answer(exception):
+            return None
+        log.warning("DynamoDB did not answer %s %s: %r", request.method, request.path, exception)
+        changing = request.method not in ("GET", "HEAD", "OPTIONS")
+        return no_answer(request, NO_ANSWER_TO_CHANGE if changing else NO_ANSWER)
 
 
 class ContentSecurityPolicyMiddleware:

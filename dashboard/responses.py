@@ -17,14 +17,29 @@ P = ParamSpec("P")
 R = TypeVar("R", bound=HttpRequest)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
+# What a "DynamoDB did not answer" page tells the client to wait before trying again (the ``Retry-After`` header).
+RETRY_AFTER_S = 5
+NO_ANSWER = "DynamoDB is not answering, so this page cannot be shown now; try again in a few seconds."
+NO_ANSWER_TO_CHANGE = (
+    "DynamoDB did not answer, so this change may or may not have been made: reload the page to see before trying again."
+)
 
 
-def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
-    """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback."""
+def error(request: HttpRequest, status: int, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
+    """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback;
+    ``link`` (url, text) follows the message (e.g. the page to reload)."""
     template = "dashboard/error.html" + ("#message" if getattr(request, "htmx", False) else "")
-    return render(
-        request, template, {"status": status, "title": TITLES.get(status, "Error"), "message": message}, status=status
-    )
+    context = {"status": status, "title": TITLES.get(status, "Error"), "message": message, "link": link}
+    return render(request, template, context, status=status)
+
+
+def no_answer(request: HttpRequest, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
+    """503 with ``Retry-After``: DynamoDB did not answer (``dynamo.no_answer``). For a change, say that its outcome
+    is unknown; trying it again is safe (the writes are conditioned on what was read: a change that did land makes
+    the second attempt answer 409)."""
+    response = error(request, 503, message, link=link)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
 
 
 def domain_errors(

@@ -1,5 +1,5 @@
 """The base of every PynamoDB model here: connection settings resolved from the environment, instrumented client,
-and the attribute values each item was read with."""
+the attribute values each item was read with, and the patience (timeouts, retries) in force in this process."""
 
 from __future__ import annotations
 
@@ -8,20 +8,23 @@ from typing import Any, TypeVar
 from pynamodb.connection import TableConnection
 from pynamodb.models import Model
 
-from dynamo import conf
+from dynamo import conf, deadline
 from dynamo.instrumentation import instrument
-
-# botocore "standard" retry mode (exponential backoff with jitter, throttling included); PynamoDB turns
-# this into total_max_attempts = 1 + MAX_RETRY_ATTEMPTS.
-MAX_RETRY_ATTEMPTS = 8
+from dynamo.patience import PATIENT, Patience
 
 
 class BaseMeta:
-    """Settings shared by every table's Meta (subclass it and set ``table_name``)."""
+    """Settings shared by every table's Meta (subclass it and set ``table_name``; do not override the timeouts or
+    retries there: ``use_patience`` sets them here, for every table at once).
+
+    Retries use botocore's "standard" mode (exponential backoff with jitter, throttling included); PynamoDB turns
+    ``max_retry_attempts`` into ``total_max_attempts = 1 + max_retry_attempts``."""
 
     region = conf.region()
     billing_mode = "PAY_PER_REQUEST"
-    max_retry_attempts = MAX_RETRY_ATTEMPTS
+    connect_timeout_seconds = PATIENT.connect_timeout_seconds
+    read_timeout_seconds = PATIENT.read_timeout_seconds
+    max_retry_attempts = PATIENT.max_retry_attempts
     max_pool_connections = 32
 
 
@@ -37,7 +40,9 @@ class InstrumentedModel(Model):
     @classmethod
     def _get_connection(cls) -> TableConnection:
         connection = super()._get_connection()
-        instrument(connection.connection.client)
+        client = connection.connection.client
+        instrument(client)
+        deadline.guard(client)
         return connection
 
     @classmethod
@@ -74,3 +79,22 @@ def reset_connections() -> None:
         meta = vars(model).get("Meta")
         if meta is not None:
             meta.region = region
+
+
+_in_force: list[Patience] = [PATIENT]
+
+
+def use_patience(patience: Patience) -> None:
+    """From now on every model's connection waits and retries as ``patience`` says. The dashboard's WSGI entry calls
+    it once at start (``config.wsgi``); every other process keeps ``PATIENT``. Cached connections are dropped, so
+    none keeps the settings it was made with."""
+    BaseMeta.connect_timeout_seconds = patience.connect_timeout_seconds
+    BaseMeta.read_timeout_seconds = patience.read_timeout_seconds
+    BaseMeta.max_retry_attempts = patience.max_retry_attempts
+    _in_force[:] = [patience]
+    reset_connections()
+
+
+def patience_in_force() -> Patience:
+    """The profile this process's connections were made with (``PATIENT`` unless ``use_patience`` said otherwise)."""
+    return _in_force[0]

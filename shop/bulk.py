@@ -2,7 +2,9 @@
 
 Each order is shipped, cancelled or delivered exactly as on its own page (``shop.orders``: conditioned on
 its status, audited when an actor is given), so an order is either wholly changed or untouched; a refusal
-or a throttled request of one order never stops the others, and every order gets an outcome.
+or a throttled request of one order never stops the others, and every order gets an outcome. When DynamoDB does not
+answer (``dynamo.no_answer``; in the dashboard the request's deadline then refuses the remaining calls at once), an
+order's outcome is unknown, and says so.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
 from dynamo.instrumentation import run_in_context
+from dynamo.no_answer import did_not_answer
 from shop import keys, orders
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -32,12 +35,14 @@ MAX_ORDERS = 200  # per request: a page of a status list is at most this
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one order: ``code`` 200 (done), 404, 409 (refused: ``message`` says why) or 503
-    (throttled or contended: nothing was written, try again)."""
+    (throttled or contended: nothing was written, try again; or DynamoDB did not answer: ``unknown``, the change may
+    or may not have been made)."""
 
     order_id: str
     code: int
     message: str
     status: str | None = None
+    unknown: bool = False
 
     @property
     def done(self) -> bool:
@@ -60,9 +65,12 @@ def _one(action: str, order_id: str, actor: Actor | None) -> Outcome:
     except Busy as exc:
         return Outcome(order_id, 503, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
-        if not _throttled(exc):
+        if _throttled(exc):
+            return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
+        if not did_not_answer(exc):
             raise
-        return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
+        message = f"DynamoDB did not answer, so order {order_id} may or may not have been {new_status.lower()}"
+        return Outcome(order_id, 503, f"{message}: reload it to see", unknown=True)
     return Outcome(order_id, 200, "done", new_status)
 
 

@@ -9,6 +9,10 @@ with the order item's ``Favourite`` flag in one TransactWriteItems.
 
 Given an ``actor``, each also writes its audit entry (``shop.audit``) in the same transaction.
 
+Each transaction carries a ClientRequestToken: when botocore sends it again because the answer to the first attempt
+was lost (a read timeout), DynamoDB applies it once and answers success, rather than failing the second attempt's
+conditions against the first one's writes (which would be a false "already a favourite").
+
 A cancelled transaction becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy`` when
 another transaction held an item), so a page can tell the user why nothing changed.
 """
@@ -25,6 +29,7 @@ from shop import access_patterns, audit, keys
 from shop.audit import Actor
 from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
+from shop.retries import request_token
 from shop.timestamps import now
 
 S = TypeVar("S", bound=ShopItem)
@@ -79,7 +84,7 @@ def favourite_add(
     favourite = Favourite(
         **keys.favourite_keys(cid, pid), product_name=name, price=price, order_id=oid, date=at or now()
     )
-    tx = Transaction(ShopItem)
+    tx = Transaction(ShopItem, token=request_token())
     tx.put("favourite", favourite, ShopItem.pk.does_not_exist())
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.set(True)], _holds(pid))
     audit.record(tx, actor, action="favourite", order_id=oid, product_id=pid)
@@ -95,7 +100,7 @@ def favourite_remove(*, order_id: str, product_id: str, actor: Actor | None = No
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     item = _order_item(oid, pid)
     cid = _customer_of(item)
-    tx = Transaction(ShopItem)
+    tx = Transaction(ShopItem, token=request_token())
     tx.delete(
         "favourite",
         Favourite(**keys.favourite_keys(cid, pid)),

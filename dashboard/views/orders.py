@@ -20,7 +20,7 @@ from dashboard.cells import DASH, Cell, id_url, timestamp
 from dashboard.fields import AUDIT_ENTRY, ORDER, ORDER_ITEM, fields
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import csv_response, domain_errors
+from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
     HtmxHttpRequest,
@@ -33,6 +33,7 @@ from dashboard.views.common import (
     partial,
     validated,
 )
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from shop import access_patterns, favourites, keys, orders
 from shop.errors import Busy, FavouriteConflict, OrderConflict
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
@@ -104,13 +105,17 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     """The live queue's poll: "N new orders - show them", from one small Query per shard."""
     form = validated(NewOrdersForm(request.GET))
     status, newest = form.cleaned_data["status"], form.cleaned_data["newest"] or ""
-    count = selectors.new_orders_since(status=status, newest=newest)
-    context = {
-        "status": status,
-        "new_count": count,
-        "new_more": count > NEW_ORDERS_CAP,
-        "live_url": _live_url(status, newest),
-    }
+    context = {"status": status, "new_count": 0, "new_more": False, "live_url": _live_url(status, newest)}
+    try:
+        count = selectors.new_orders_since(status=status, newest=newest)
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        # the queue comes back as it was, without a count, so it keeps polling: the next poll may be answered
+        unanswered = TemplateResponse(request, "dashboard/orders.html#live", context, status=503)
+        unanswered["Retry-After"] = str(RETRY_AFTER_S)
+        return unanswered
+    context |= {"new_count": count, "new_more": count > NEW_ORDERS_CAP}
     return TemplateResponse(request, "dashboard/orders.html#live", context)
 
 
@@ -192,6 +197,13 @@ def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection))
 
 
+def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
+    """DynamoDB did not answer a change of the order: it may or may not have landed. The order page shows which;
+    sending it again is safe (conditioned on the status and version read: 409 if the first one landed)."""
+    message = f"DynamoDB did not answer, so {what}: reload the order to see before trying again."
+    return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
+
+
 def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[..., Any], done: str) -> HttpResponseBase:
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
@@ -199,6 +211,10 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
     form = validated(ActionForm(request.POST))
     try:
         action(order_id=oid, expected_version=form.cleaned_data["expected_version"], actor=actor_of(request))
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
     except OrderConflict as exc:
         collection = orders.order_collection(oid)
         context = _order_context(request, collection, message=str(exc), conflict=True)
@@ -263,6 +279,11 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
             favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
     except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
         status, message = exc.http_status, str(exc)
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        done = "marked as a favourite" if add else "un-marked as a favourite"
+        return _outcome_unknown(request, oid, f"product {pid} may or may not have been {done}")
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)

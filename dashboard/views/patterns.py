@@ -34,6 +34,7 @@ from dashboard.patterns import (
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
+from dynamo.no_answer import did_not_answer
 from dynamo.paging import MAX_PAGE as CSV_PAGE
 from shop.pattern_registry import AccessPattern
 
@@ -95,14 +96,17 @@ def _calls(log: CallLog) -> list[dict[str, Any]]:
 
 
 def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """A request DynamoDB refuses (a table or index not created yet, throttling beyond the retries) is a 503
-    saying so: the explorer reaches every table, including ones a deployment may lack."""
+    """A request DynamoDB refuses (a table or index not created yet) is a 503 saying so: the explorer reaches every
+    table, including ones a deployment may lack. No answer at all (timeouts, throttling beyond the retries) is left
+    to ``DynamoDBOutageMiddleware``, like on every page."""
 
     @functools.wraps(view)
     def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         try:
             return view(request, *args, **kwargs)
         except (ClientError, PynamoDBException) as exc:
+            if did_not_answer(exc):
+                raise
             cause = exc.cause if isinstance(exc, PynamoDBException) and exc.cause else exc
             code = cause.response.get("Error", {}).get("Code") if isinstance(cause, ClientError) else None
             return error(request, 503, f"DynamoDB refused the request: {code or type(cause).__name__}")
