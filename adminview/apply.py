@@ -40,7 +40,7 @@ from dynamo.instrumentation import run_in_context
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
-WRITE_PARALLEL = 16  # BatchWriteItem calls (each 25 items) and anchor PutItems in flight per batch
+WRITE_PARALLEL = 32  # BatchWriteItem calls (each 25 items) and anchor PutItems in flight per batch
 RACE_ATTEMPTS = 5  # times an anchor's records are applied again after a rebuild changed it
 
 

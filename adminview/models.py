@@ -17,12 +17,12 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 - ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
   ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
-- ``watermark`` PK ``seq#<shop PK>`` SK ``<shop SK>``: the stream ``SequenceNumber`` of the newest record
-  applied for that shop item (kept after deletes, as a tombstone), so a stale or replayed record never
-  overwrites newer state; ``Rev``, which the sync and a rebuild both increment on the condition it is what
-  they read, so neither overwrites the other's newer write; ``ExpiresAt`` (TTL: deleted once no record it
-  guards against can be delivered; see ``adminview.watermarks``). Not part of the projection proper
-  (verify ignores it).
+- ``collection`` PK ``o#<oid>`` SK ``#order``: an order's anchor before its order item arrived (or after it was
+  removed): in no index. The summary and the profile are anchors too: they carry the stream sequence numbers
+  applied for the shop items they describe, so replayed and stale records change nothing (see
+  ``adminview.anchors`` and ``adminview.watermarks``).
+- ``watermark`` PK ``seq#<shop PK>``: written by earlier versions (one per shop item); no longer written or
+  read, and deleted by TTL (``ExpiresAt``). Verify and rebuild leave them out.
 
 Index projections hold only what the pages show (read cost is per byte).
 """
@@ -60,7 +60,7 @@ ACTIVITY_ATTRS = [
     "Detail",
 ]
 WATERMARK_PREFIX = "seq#"
-EXPIRES_AT = "ExpiresAt"  # the view table's TTL attribute (only watermarks carry it)
+EXPIRES_AT = "ExpiresAt"  # the TTL attribute of the view table (stub anchors) and of the sync table (heartbeats)
 SUMMARY_ATTRS = ["OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount"]
 EMAIL_PREFIX = "email#"
 MAX_KEY_BYTES = 2048  # DynamoDB's limit for a partition key value
@@ -239,8 +239,14 @@ class Activity(ViewItem, discriminator="activity"):
     at = UnicodeAttribute(attr_name="At")
 
 
+class OrderCollection(ViewItem, discriminator="collection"):
+    """An order's anchor while the order item itself is not there (``adminview.anchors``)."""
+
+
 class Watermark(ViewItem, discriminator="watermark"):
-    seq = UnicodeAttribute(null=True, attr_name="Seq")  # absent until the sync applied a record
+    """Written by earlier versions; read only so that such items in an older view do not break a query."""
+
+    seq = UnicodeAttribute(null=True, attr_name="Seq")
     rev = NumberAttribute(null=True, attr_name="Rev")
     expires_at = NumberAttribute(null=True, attr_name=EXPIRES_AT)
 
@@ -268,4 +274,4 @@ class SyncItem(InstrumentedModel):
     at = UnicodeAttribute(null=True, attr_name="At")
 
 
-SYNC_TABLE = TableSpec(model=SyncItem)
+SYNC_TABLE = TableSpec(model=SyncItem, ttl_attribute=EXPIRES_AT)

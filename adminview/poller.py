@@ -1,17 +1,26 @@
 """The local poller: reads the shop table's stream the way Lambda's event source mapping does.
 
-Every shard is read, a child only after its parent is finished (so records of one item stay in order),
-expired iterators are renewed from the checkpoint, and each batch goes to the same code as the Lambda
-handler. Delivery is at-least-once: the per-shard checkpoint (in the sync table) is advanced only after
-every record up to it was applied or dead-lettered, so a SIGKILL at any moment at worst replays a batch,
-and replays change nothing (watermarks). Records still failing after ``max_attempts`` stay in the
-dead-letter store, where the handler put them.
+Every shard is read, a child only after its parent is finished (so records of one item stay in order), shards
+that are ready at the same time in parallel, expired iterators are renewed from the checkpoint, and each batch
+goes to the same code as the Lambda handler. While a batch is applied, the shard's next GetRecords is already
+on its way, so reading and applying overlap. Delivery is at-least-once: the per-shard checkpoint (in the sync
+table) is advanced only after every record up to it was applied or dead-lettered, so a SIGKILL at any moment at
+worst replays a batch, and replays change nothing (the anchors' sequence numbers). Records still failing after
+``max_attempts`` stay in the dead-letter store, where the handler put them.
+
+Each shard's heartbeat says how fresh the view is (``adminview.sync_status``): after each batch, and, at most
+once a second, when a poll finds nothing new (the view is then up to date as of that poll). When DynamoDB does not
+answer, ``--follow`` waits and tries again with growing pauses (logging the outage once, not every retry, and
+noting it on the heartbeat for ``/sync/``), then carries on from its checkpoints.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Self
@@ -19,14 +28,21 @@ from typing import Any, Self
 import boto3
 from botocore.config import Config
 
-from adminview import observe, sync_store
+from adminview import observe, sync_status, sync_store
 from adminview.apply import Outcome, apply_records, failure_key
 from adminview.handler import handle_records
 from dynamo import conf
 from dynamo.backoff import full_jitter
+from dynamo.instrumentation import run_in_context
+from dynamo.no_answer import did_not_answer
+from dynamo.patience import PATIENT
 from dynamo.tables import stream_arn as table_stream_arn
 
+log = logging.getLogger(__name__)
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
+CAUGHT_UP_EVERY_S = 1.0  # how often an idle shard's heartbeat says "up to date as of now"
+MAX_PARALLEL_SHARDS = 8
+OUTAGE_PAUSE_CAP_S = 30.0
 
 
 @dataclass
@@ -36,6 +52,8 @@ class ShardState:
     seq: str | None = None  # last sequence number applied or dead-lettered
     done: bool = False
     iterator: str | None = None
+    ahead: Future[dict[str, Any]] | None = None  # the next GetRecords, sent while the current batch is applied
+    caught_up_noted: float = 0.0  # when the heartbeat last said "nothing new" (monotonic)
 
 
 @dataclass
@@ -62,10 +80,15 @@ class Stats:
 
 
 def streams_client() -> Any:
-    """Endpoint from the standard ``AWS_ENDPOINT_URL_DYNAMODB_STREAMS`` (botocore resolves it)."""
-    return boto3.client(
-        "dynamodbstreams", region_name=conf.region(), config=Config(retries={"mode": "standard", "max_attempts": 8})
+    """Endpoint from the standard ``AWS_ENDPOINT_URL_DYNAMODB_STREAMS`` (botocore resolves it); as patient as
+    the sync's DynamoDB connections (``dynamo.patience.PATIENT``)."""
+    config = Config(
+        retries={"mode": "standard", "total_max_attempts": PATIENT.max_retry_attempts + 1},
+        connect_timeout=PATIENT.connect_timeout_seconds,
+        read_timeout=PATIENT.read_timeout_seconds,
+        max_pool_connections=MAX_PARALLEL_SHARDS * 2,
     )
+    return boto3.client("dynamodbstreams", region_name=conf.region(), config=config)
 
 
 def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
@@ -107,6 +130,9 @@ class Poller:
         self._stopping = False
         self._last_report = time.monotonic()
         self._last_refresh = 0.0
+        self._lock = threading.Lock()  # the stats, updated by shards applied in parallel
+        self._reads = ThreadPoolExecutor(max_workers=MAX_PARALLEL_SHARDS, thread_name_prefix="poller-read")
+        self._outage_since: float | None = None
 
     @classmethod
     def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Self:
@@ -162,29 +188,47 @@ class Poller:
 
     # --- reading ---------------------------------------------------------------------------------------
 
+    def _fetch(self, iterator: str) -> dict[str, Any]:
+        return dict(self.client.get_records(ShardIterator=iterator, Limit=self.limit))
+
     def _get_records(self, shard: ShardState) -> dict[str, Any]:
+        """The shard's next GetRecords answer: the one sent ahead while the last batch was applied, if any."""
         for _ in range(3):
-            if shard.iterator is None:
-                shard.iterator = self._iterator(shard)
+            ahead, shard.ahead = shard.ahead, None
             try:
-                return dict(self.client.get_records(ShardIterator=shard.iterator, Limit=self.limit))
+                if ahead is not None:
+                    return ahead.result()
+                if shard.iterator is None:
+                    shard.iterator = self._iterator(shard)
+                return self._fetch(shard.iterator)
             except self.client.exceptions.ExpiredIteratorException:
                 shard.iterator = None  # renewed from the checkpoint
         raise RuntimeError(f"shard {shard.shard_id}: iterator keeps expiring")
 
     def poll_shard(self, shard: ShardState) -> int:
-        """One GetRecords on the shard; returns how many records it brought."""
+        """One GetRecords on the shard (its next one sent ahead meanwhile); returns how many records it brought."""
         response = self._get_records(shard)
         records = [lambda_shape(r, self.arn) for r in response.get("Records", [])]
+        shard.iterator = response.get("NextShardIterator")
+        if records and shard.iterator is not None and not self._stopping:
+            shard.ahead = self._reads.submit(run_in_context(self._fetch), shard.iterator)
         if records:
             self.process(records, shard_id=shard.shard_id)
             shard.seq = records[-1]["dynamodb"]["SequenceNumber"]
-        shard.iterator = response.get("NextShardIterator")
         if shard.iterator is None:
             shard.done = True
         if records or shard.done:
             sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, shard.done)
+        if not records:
+            self.note_caught_up(shard)
         return len(records)
+
+    def note_caught_up(self, shard: ShardState) -> None:
+        """Nothing newer in the shard: the view holds all of it as of now (said at most once a second)."""
+        now = time.monotonic()
+        if shard.done or now - shard.caught_up_noted >= CAUGHT_UP_EVERY_S:
+            sync_status.record_caught_up(self.arn, shard.shard_id, done=shard.done)
+            shard.caught_up_noted = now
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
         """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
@@ -195,8 +239,9 @@ class Poller:
         batch = Outcome()  # the whole batch, retries included, for its one report
         for attempt in range(self.max_attempts):
             _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records)
-            self.stats.applied += outcome.applied
-            self.stats.skipped += outcome.skipped
+            with self._lock:
+                self.stats.applied += outcome.applied
+                self.stats.skipped += outcome.skipped
             batch.applied += outcome.applied
             batch.skipped += outcome.skipped
             errors = outcome.failed
@@ -208,12 +253,13 @@ class Poller:
                 break
             if attempt + 1 < self.max_attempts:
                 self.sleep(full_jitter(attempt, base=0.1, cap=5.0))
-        self.stats.dead_lettered += len(pending)
-        self.stats.records += len(records)
-        self.stats.batches += 1
         created = records[-1]["dynamodb"].get("ApproximateCreationDateTime")
-        if isinstance(created, int | float):
-            self.stats.lag_s = max(0.0, time.time() - float(created))
+        with self._lock:
+            self.stats.dead_lettered += len(pending)
+            self.stats.records += len(records)
+            self.stats.batches += 1
+            if isinstance(created, int | float):
+                self.stats.lag_s = max(0.0, time.time() - float(created))
         batch.failed = {
             key: errors.get(key, "unknown error") for key in (failure_key(r, i) for i, r in enumerate(pending))
         }
@@ -223,24 +269,74 @@ class Poller:
     # --- loop ------------------------------------------------------------------------------------------
 
     def run(self, *, follow: bool) -> Stats:
-        """``follow=False``: until every shard is read to its current end. ``True``: until ``stop()``."""
-        self.refresh_shards()
-        while not self._stopping:
-            got = 0
-            for shard in [s for s in self.shards.values() if self._ready(s)]:
-                if self._stopping:
-                    break
-                got += self.poll_shard(shard)
-            if got == 0 or time.monotonic() - self._last_refresh > REFRESH_S:
-                self.refresh_shards()  # a split may have added children; a finished parent frees its child
-            if got == 0 and not any(self._ready(s) and s.iterator is None for s in self.shards.values()):
-                if not follow:
-                    break  # every shard read to its current end
-                self.sleep(self.idle_s)
-            self._maybe_report()
+        """``follow=False``: until every shard is read to its current end. ``True``: until ``stop()``; while
+        DynamoDB does not answer, it waits and tries again."""
+        try:
+            while not self._stopping:
+                try:
+                    if not self._round(follow=follow):
+                        break
+                except Exception as exc:
+                    if not (follow and did_not_answer(exc)):
+                        raise
+                    self._wait_out(exc)
+                    continue
+                self._answered()
+        finally:
+            self._reads.shutdown(wait=False, cancel_futures=True)
         if self.report:
             self.report(self.stats.line())
         return self.stats
+
+    def _round(self, *, follow: bool) -> bool:
+        """Poll every ready shard once (in parallel when several are ready); False when done (``follow`` off)."""
+        if not self.shards or time.monotonic() - self._last_refresh > REFRESH_S:
+            self.refresh_shards()
+        ready = [s for s in self.shards.values() if self._ready(s)]
+        if len(ready) > 1:
+            with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_SHARDS, len(ready))) as pool:
+                got = sum(pool.map(run_in_context(self.poll_shard), ready))
+        else:
+            got = sum(self.poll_shard(s) for s in ready if not self._stopping)
+        if got == 0:
+            self.refresh_shards()  # a split may have added children; a finished parent frees its child
+            if not any(self._ready(s) and s.iterator is None for s in self.shards.values()):
+                if not follow:
+                    return False  # every shard read to its current end
+                self.sleep(self.idle_s)
+        self._maybe_report()
+        return True
+
+    def _wait_out(self, exc: Exception) -> None:
+        """DynamoDB does not answer: say so once, note it on the heartbeats if that works, wait, try again."""
+        now = time.time()
+        if self._outage_since is None:
+            self._outage_since = now
+            log.warning("DynamoDB is not answering (%s); the sync waits and tries again", exc)
+            for shard in self.shards.values():
+                if not shard.done:
+                    self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=now, ended=None)
+        for shard in self.shards.values():
+            shard.ahead, shard.iterator = None, None  # read again from the checkpoint
+        waited = now - self._outage_since
+        self.sleep(min(OUTAGE_PAUSE_CAP_S, max(self.idle_s, waited / 2)))
+
+    def _answered(self) -> None:
+        if self._outage_since is None:
+            return
+        since, ended = self._outage_since, time.time()
+        self._outage_since = None
+        log.warning("DynamoDB answers again after %.0f s; the sync carries on", ended - since)
+        for shard in self.shards.values():
+            if not shard.done:
+                self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=since, ended=ended)
+
+    @staticmethod
+    def _best_effort(note: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+        try:
+            note(*args, **kwargs)
+        except Exception as exc:  # bookkeeping only: the sync itself goes on
+            log.info("could not note the outage on the sync page: %s", exc)
 
     def _maybe_report(self) -> None:
         if self.report and time.monotonic() - self._last_report >= self.report_every_s:

@@ -202,7 +202,7 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
         return [
             _item(
                 pk,
-                f"{keys.TRANSACTION}{iid}#{txid}",
+                f"{keys.transaction(iid)}#{txid}",
                 "payment",
                 OrderId=oid,
                 TransactionId=txid,

@@ -214,7 +214,13 @@ def new_orders_since(*, status: str, newest: str) -> int:
         raise InvalidInput("malformed position")
     found = _each_shard(
         lambda n: _query(
-            "GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=NEW_ORDERS_CAP + 1, after=newest, forward=True
+            "GSI1",
+            "GSI1PK",
+            status_key(wanted, n),
+            "GSI1SK",
+            limit=NEW_ORDERS_CAP + 1,
+            after=newest or None,
+            forward=True,
         )
     )
     return min(len(found), NEW_ORDERS_CAP + 1)
@@ -230,7 +236,7 @@ def customer_order_items(*, customer_id: str, limit: int = 50, after: dict[str, 
     cid = keys.bare(customer_id, keys.CUSTOMER)
     check_limit(limit)
     before = _order_position(after)
-    found = _query("GSI4", "GSI4PK", keys.CUSTOMER + cid, "GSI4SK", limit=limit + 1, before=before)
+    found = _query("GSI4", "GSI4PK", keys.customer(cid), "GSI4SK", limit=limit + 1, before=before)
     return _orders_page(found, "GSI4SK", limit)
 
 
@@ -248,7 +254,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
         if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
             raise InvalidInput("malformed page position")
         # '~' sorts after "o#...": skip every relation of the last customer shown
-        start = f"{keys.CUSTOMER}{keys.bare(after['after'], keys.CUSTOMER)}#~"
+        start = f"{keys.customer(after['after'])}#~"
     counts: dict[str, int] = {}
     page_size = min(1000, max(100, 4 * (limit + 1)))
     while len(counts) <= limit:
@@ -287,7 +293,7 @@ def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, 
         raise InvalidInput("a transaction id is 1-256 characters")
     check_limit(limit)
     position = _sort_position(after)
-    found = _query("GSI3", "GSI3PK", keys.TRANSACTION + text, "GSI3SK", limit=limit + 1, after=position, forward=True)
+    found = _query("GSI3", "GSI3PK", keys.transaction(text), "GSI3SK", limit=limit + 1, after=position, forward=True)
     return _forward_page(found, "GSI3SK", limit)
 
 
@@ -321,7 +327,7 @@ def _forward_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]
 
 
 def _relations(product_id: str, *, limit: int, after: str | None) -> list[Raw]:
-    return _query("GSI2", "GSI2PK", keys.PRODUCT + product_id, "GSI2SK", limit=limit, after=after, forward=True)
+    return _query("GSI2", "GSI2PK", keys.product(product_id), "GSI2SK", limit=limit, after=after, forward=True)
 
 
 def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:

@@ -1,18 +1,27 @@
 """How far the sync has got: heartbeats per stream shard, the last verify result, and one status read.
 
 Kept in the sync table (beside checkpoints and dead letters), not in the view table, so that rebuild and
-verify, which compare the view with the shop table, never have to tell these items apart from the projection
-(a rebuild would otherwise delete them as "extra"), and the pages' freshness read is one Query on a tiny
-partition.
+verify, which compare the view with the shop table, never have to tell these items apart from the projection,
+and the pages' freshness read is one Query on a tiny partition.
 
-- PK ``heartbeat`` SK ``<writer>``: SequenceNumber (the last one applied; Seq zero-padded), Created (that record's
-  ApproximateCreationDateTime, epoch seconds), AppliedAt (epoch seconds), Shard, Stream. The poller's writer
-  is ``<stream arn>|<shard id>``. A Lambda event does not say which shard its batch came from, so in Lambda
-  the writer is the execution environment (one batch at a time, one shard's batch each time).
+- PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not
+  say which shard its batch came from, so in Lambda the writer is the execution environment (one batch at a
+  time, one shard's batch each time). Attributes: ``SequenceNumber`` (the last one applied; ``Seq`` zero-padded),
+  ``Created`` (that record's ApproximateCreationDateTime), ``AppliedAt``, ``CaughtUpAt`` (the last time the
+  poller asked its shard for more and got nothing: at that instant the view held every change of the shard),
+  ``Waiting`` (since when DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage
+  the poller waited out, in words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
 - PK ``verify`` SK ``last``: At, Ok, Summary of the last ``verify_adminview``.
 
-A heartbeat is one conditional PutItem per writer per batch that never moves it backwards (by creation
-time, then sequence number), so a replay or a late retry leaves it alone.
+What the pages say (``Freshness``): "N s behind" means the view lacks changes made N seconds ago. A shard whose
+last poll found nothing newer than what was applied is up to date as of that poll; a shard working through a
+backlog holds every change made before its last applied record was created, and none after. The view is as
+fresh as its least fresh active shard. For the Lambda, which runs only when records arrive, what can be
+proven is when the last change was applied and how long after it was written.
+
+Heartbeats expire (TTL): an open shard's after a day without a word from its poller, a closed shard's shortly
+after it was read to its end, a Lambda environment's an hour after its last batch; reads leave out expired
+ones at once (DynamoDB deletes them some time later).
 """
 
 from __future__ import annotations
@@ -32,8 +41,11 @@ from dynamo.paging import raw_items
 
 HEARTBEAT_PK = "heartbeat"
 VERIFY_PK, VERIFY_SK = "verify", "last"
-# heartbeats of writers that applied nothing for this long (closed shards, old Lambda environments) are
-# listed on the sync page but do not count for the view's lag
+EXPIRES_AT = "ExpiresAt"
+OPEN_SHARD_TTL_S = 24 * 3600
+CLOSED_SHARD_TTL_S = 15 * 60
+LAMBDA_TTL_S = 3600
+# Lambda environments that applied nothing for this long do not count for the view's freshness
 ACTIVE_WINDOW_S = 15 * 60
 SEQ_WIDTH = 48
 
@@ -45,19 +57,55 @@ class Heartbeat:
     seq: str | None
     created: float | None  # epoch seconds of the last record applied
     applied_at: float  # epoch seconds
+    caught_up_at: float | None = None
+    waiting_since: float | None = None
+    outage: str | None = None
+    done: bool = False
 
     @property
     def created_at(self) -> datetime | None:
-        return None if self.created is None else datetime.fromtimestamp(self.created, UTC)
+        return _utc(self.created)
 
     @property
     def applied_at_time(self) -> datetime:
         return datetime.fromtimestamp(self.applied_at, UTC)
 
     @property
-    def lag_s(self) -> float | None:
-        """How far behind the writer was when it applied its last batch."""
+    def caught_up_time(self) -> datetime | None:
+        return _utc(self.caught_up_at)
+
+    @property
+    def waiting_time(self) -> datetime | None:
+        return _utc(self.waiting_since)
+
+    @property
+    def is_lambda(self) -> bool:
+        return self.shard is None
+
+    @property
+    def caught_up(self) -> bool:
+        """The shard's last poll found nothing newer than what it had applied."""
+        return self.caught_up_at is not None and self.caught_up_at >= self.applied_at
+
+    @property
+    def complete_until(self) -> float | None:
+        """The view holds every change of this shard made before this instant (epoch seconds)."""
+        return self.caught_up_at if self.caught_up else self.created
+
+    @property
+    def apply_lag_s(self) -> float | None:
+        """How long after it was written the last change applied was applied."""
         return None if self.created is None else max(0.0, self.applied_at - self.created)
+
+    def behind_s(self, now: float) -> float | None:
+        """How old the oldest change the view may lack is (None: caught up, or unknown)."""
+        if self.caught_up or self.created is None or self.is_lambda:
+            return None
+        return max(0.0, now - self.created)
+
+
+def _utc(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
 
 
 @dataclass(frozen=True)
@@ -69,10 +117,14 @@ class VerifyResult:
 
 @dataclass(frozen=True)
 class Freshness:
-    """What the view's pages say: as of when, how far behind (max over active writers), or never synced."""
+    """What the view's pages say. ``as_of``: the view holds every change made before it; ``caught_up``: the sync
+    found nothing newer then; ``behind_s``: how old the oldest change it may lack is (None when caught up or
+    unknown). ``lambda_lag_s``: without a poller, how long after it was written the last change was applied."""
 
     as_of: datetime | None
     behind_s: float | None
+    caught_up: bool = False
+    lambda_lag_s: float | None = None
 
     @property
     def synced(self) -> bool:
@@ -100,13 +152,38 @@ def _created(record: Any) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def _table() -> tuple[Any, str]:
+    return client_of(SyncItem), str(SyncItem.Meta.table_name)
+
+
+def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), condition: str | None = None) -> None:
+    """One UpdateItem of a heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set, ``remove`` removed. Every
+    name goes through ExpressionAttributeNames (``Shard`` is a reserved word); a ``condition`` refers to the
+    attributes being set as ``#<name>`` and to their new values as ``:<name>``."""
+    names = {f"#{name}": name for name in (*sets, *remove)}
+    expression = "SET " + ", ".join(f"#{name} = :{name}" for name in sets)
+    if remove:
+        expression += " REMOVE " + ", ".join(f"#{name}" for name in remove)
+    params: dict[str, Any] = {
+        "TableName": _table()[1],
+        "Key": ddb_json.key(HEARTBEAT_PK, writer),
+        "UpdateExpression": expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {f":{name}": value for name, value in sets.items()},
+    }
+    if condition:
+        params["ConditionExpression"] = condition
+    _table()[0].update_item(**params)
+
+
 def record_heartbeat(
     applied: Sequence[Any],
     *,
     shard_id: str | None = None,
     clock: Callable[[], float] = time.time,
 ) -> bool:
-    """Note the last record of a batch as this writer's position. False when the stored heartbeat is newer."""
+    """Note the last record of a batch as this writer's position. False when the stored heartbeat is newer.
+    Other attributes of the heartbeat (when it last caught up, an outage it noted) are kept."""
     last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
     if last is None:
         return False
@@ -114,28 +191,55 @@ def record_heartbeat(
     created = _created(last)
     applied_at = clock()
     arn = last.get("eventSourceARN") if isinstance(last.get("eventSourceARN"), str) else None
-    raw: dict[str, dict[str, str]] = {
-        **ddb_json.key(HEARTBEAT_PK, _writer(arn, shard_id)),
+    sets: dict[str, Any] = {
         "Seq": ddb_json.s(seq),  # zero-padded: compares as a string
         "SequenceNumber": ddb_json.s(str(sequence_number(last))),
+        "Created": ddb_json.n(created if created is not None else applied_at),
+        "AppliedAt": ddb_json.n(applied_at),
+        EXPIRES_AT: ddb_json.n(int(applied_at) + (OPEN_SHARD_TTL_S if shard_id else LAMBDA_TTL_S)),
     }
-    raw["Created"] = ddb_json.n(created if created is not None else applied_at)
-    raw["AppliedAt"] = ddb_json.n(applied_at)
     if shard_id:
-        raw["Shard"] = ddb_json.s(shard_id)
+        sets["Shard"] = ddb_json.s(shard_id)
     if arn:
-        raw["Stream"] = ddb_json.s(arn)
-    client = client_of(SyncItem)
+        sets["Stream"] = ddb_json.s(arn)
     try:
-        client.put_item(
-            TableName=SyncItem.Meta.table_name,
-            Item=raw,
-            ConditionExpression="attribute_not_exists(Created) OR Created < :c OR (Created = :c AND Seq < :s)",
-            ExpressionAttributeValues={":c": raw["Created"], ":s": ddb_json.s(seq)},
+        _update(
+            _writer(arn, shard_id),
+            sets,
+            condition="attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)",
         )
-    except client.exceptions.ConditionalCheckFailedException:
+    except _table()[0].exceptions.ConditionalCheckFailedException:
         return False
     return True
+
+
+def record_caught_up(
+    stream_arn: str, shard_id: str, *, done: bool = False, clock: Callable[[], float] = time.time
+) -> None:
+    """The poller asked its shard for more and got nothing (``done``: the shard is closed and read to its end).
+    A closed shard's heartbeat expires soon after."""
+    now = clock()
+    sets: dict[str, Any] = {
+        "CaughtUpAt": ddb_json.n(now),
+        EXPIRES_AT: ddb_json.n(int(now) + (CLOSED_SHARD_TTL_S if done else OPEN_SHARD_TTL_S)),
+        "Shard": ddb_json.s(shard_id),
+        "Stream": ddb_json.s(stream_arn),
+    }
+    if done:
+        sets["Done"] = ddb_json.n(1)
+    _update(_writer(stream_arn, shard_id), sets, remove=("Waiting",))
+
+
+def record_outage(stream_arn: str, shard_id: str, *, since: float, ended: float | None) -> None:
+    """The poller is waiting for DynamoDB (``ended`` None) or has waited out an outage: shown on ``/sync/``.
+    Best effort: during an outage this write may well fail too."""
+    writer = _writer(stream_arn, shard_id)
+    if ended is None:
+        _update(writer, {"Waiting": ddb_json.n(since)})
+        return
+    start, end = (datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S") for t in (since, ended))
+    text = f"DynamoDB did not answer from {start} to {end} UTC ({ended - since:.0f} s); the sync waited and caught up"
+    _update(writer, {"Outage": ddb_json.s(text)}, remove=("Waiting",))
 
 
 def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
@@ -145,28 +249,46 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
         seq=ddb_json.string(raw, "SequenceNumber"),
         created=ddb_json.number(raw, "Created"),
         applied_at=ddb_json.number(raw, "AppliedAt") or 0.0,
+        caught_up_at=ddb_json.number(raw, "CaughtUpAt"),
+        waiting_since=ddb_json.number(raw, "Waiting"),
+        outage=ddb_json.string(raw, "Outage"),
+        done=bool(ddb_json.number(raw, "Done")),
     )
 
 
-def heartbeats() -> list[Heartbeat]:
-    """Every writer's heartbeat: one Query of the ``heartbeat`` partition (one page: a few hundred bytes each)."""
+def heartbeats(now: float | None = None) -> list[Heartbeat]:
+    """Every writer's heartbeat that has not expired: one Query of the ``heartbeat`` partition."""
+    now = time.time() if now is None else now
+    client, table = _table()
     items = raw_items(
-        client_of(SyncItem),
+        client,
         "query",
-        TableName=str(SyncItem.Meta.table_name),
+        TableName=table,
         KeyConditionExpression="PK = :pk",
         ExpressionAttributeValues={":pk": ddb_json.s(HEARTBEAT_PK)},
     )
-    return sorted((_heartbeat(i) for i in items), key=lambda h: h.applied_at, reverse=True)
+    live = [i for i in items if (ddb_json.number(i, EXPIRES_AT) or now + 1) > now]
+    return sorted((_heartbeat(i) for i in live), key=lambda h: h.applied_at, reverse=True)
 
 
-def freshness_of(beats: Sequence[Heartbeat]) -> Freshness:
-    """As of the newest batch applied; behind by the largest lag among writers active around it."""
-    if not beats:
-        return Freshness(None, None)
-    newest = max(b.applied_at for b in beats)
-    lags = [b.lag_s for b in beats if b.lag_s is not None and newest - b.applied_at <= ACTIVE_WINDOW_S]
-    return Freshness(datetime.fromtimestamp(newest, UTC), max(lags) if lags else None)
+def freshness_of(beats: Sequence[Heartbeat], now: float | None = None) -> Freshness:
+    """The view is as fresh as its least fresh shard. Pollers' shards say exactly how fresh they are; without
+    a poller (Lambda), the newest batch says when the last change was applied and how late."""
+    now = time.time() if now is None else now
+    shards = [b for b in beats if not b.is_lambda and not b.done and b.complete_until is not None]
+    if shards:
+        worst = min(shards, key=lambda b: b.complete_until or 0.0)
+        until = worst.complete_until or 0.0
+        return Freshness(datetime.fromtimestamp(until, UTC), worst.behind_s(now), caught_up=worst.caught_up)
+    lambdas = [b for b in beats if b.is_lambda and now - b.applied_at <= ACTIVE_WINDOW_S]
+    if lambdas:
+        newest = max(lambdas, key=lambda b: b.applied_at)
+        return Freshness(newest.applied_at_time, None, lambda_lag_s=newest.apply_lag_s)
+    finished = [b for b in beats if b.done]
+    if finished:  # every shard read to its end: up to date as of the last of them
+        last = max(finished, key=lambda b: b.caught_up_at or b.applied_at)
+        return Freshness(_utc(last.caught_up_at or last.applied_at), None, caught_up=True)
+    return Freshness(None, None)
 
 
 def freshness() -> Freshness:

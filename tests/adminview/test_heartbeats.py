@@ -1,6 +1,9 @@
-"""Heartbeats: one per stream shard (poller) or execution environment (Lambda), never moving backwards."""
+"""Heartbeats: one per stream shard (poller) or execution environment (Lambda), never moving backwards, saying
+truthfully how fresh the view is, and expiring when their shard or environment is gone."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 
@@ -25,17 +28,31 @@ def test_poller_keeps_one_heartbeat_per_shard_that_never_moves_back(shop_table: 
     (beat,) = sync_status.heartbeats()
     assert beat.shard and beat.writer.endswith("|" + beat.shard)
     first_seq = beat.seq
-    assert first_seq and beat.created and beat.lag_s is not None and beat.lag_s >= 0
+    assert first_seq and beat.created and beat.apply_lag_s is not None and beat.apply_lag_s >= 0
 
     orders.order_ship(order_id="o1")
     sync_now()
     (moved,) = sync_status.heartbeats()
     assert int(moved.seq or 0) > int(first_seq)
 
-    Poller.for_shop_table(replay=True).run(follow=False)  # every record again, from the oldest: the heartbeat stays
-    assert sync_status.heartbeats() == [moved]
+    Poller.for_shop_table(replay=True).run(follow=False)  # every record again, from the oldest: the position stays
+    (again,) = sync_status.heartbeats()
+    assert (again.seq, again.created, again.applied_at) == (moved.seq, moved.created, moved.applied_at)
+
+
+def test_a_sync_that_caught_up_says_up_to_date_not_the_lag_of_its_last_batch(
+    shop_table: str, admin_view_table: str
+) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    before = time.time()
+    sync_now()  # applies the batch, then finds nothing newer
+    (beat,) = sync_status.heartbeats()
+    assert beat.caught_up and beat.caught_up_at is not None and beat.caught_up_at >= before
+    time.sleep(1.1)
     fresh = sync_status.freshness()
-    assert fresh.synced and fresh.as_of is not None and fresh.behind_s == moved.lag_s
+    assert fresh.caught_up and fresh.behind_s is None and fresh.as_of is not None
+    assert fresh.as_of.timestamp() == pytest.approx(beat.caught_up_at)
 
 
 def test_lambda_batches_keep_a_heartbeat_too(shop_table: str, admin_view_table: str) -> None:
@@ -46,15 +63,37 @@ def test_lambda_batches_keep_a_heartbeat_too(shop_table: str, admin_view_table: 
     assert beat.writer.startswith("lambda|") and beat.seq == records[-1]["dynamodb"]["SequenceNumber"]
     handler({"Records": records[:1]})  # an older batch (a retry) does not move it back
     assert sync_status.heartbeats() == [beat]
+    fresh = sync_status.freshness()  # what can be proven: when the last change was applied, and how late
+    assert fresh.as_of == beat.applied_at_time and fresh.lambda_lag_s == beat.apply_lag_s and fresh.behind_s is None
 
 
-def test_freshness_is_the_largest_lag_among_active_writers() -> None:
-    assert freshness_of([]).as_of is None
+def test_a_closed_shard_leaves_the_sync_page_and_expired_heartbeats_are_not_read(
+    shop_table: str, admin_view_table: str
+) -> None:
+    arn = "arn:aws:dynamodb:us-east-1:000000000000:table/x/stream/1"
+    sync_status.record_caught_up(arn, "closed", done=True)
+    sync_status.record_caught_up(arn, "open")
+    (closed,) = [b for b in sync_status.heartbeats() if b.shard == "closed"]
+    assert closed.done
+    later = time.time() + sync_status.CLOSED_SHARD_TTL_S + 1
+    assert [b.shard for b in sync_status.heartbeats(now=later)] == ["open"]
+
+
+NOW = 10_000.0
+
+
+def test_freshness_is_that_of_the_least_fresh_active_shard() -> None:
+    assert freshness_of([], now=NOW).as_of is None
     beats = [
-        Heartbeat("a", "s1", "10", created=1000.0, applied_at=1000.4),
-        Heartbeat("b", "s2", "11", created=990.0, applied_at=999.0),
-        Heartbeat("old", "s0", "5", created=0.0, applied_at=10.0),  # a closed shard, long ago
+        Heartbeat("a", "s1", "10", created=NOW - 1, applied_at=NOW - 0.5, caught_up_at=NOW - 0.2),  # caught up
+        Heartbeat("b", "s2", "11", created=NOW - 9, applied_at=NOW - 0.3),  # working through a backlog
+        Heartbeat("old", "s0", "5", created=0.0, applied_at=10.0, done=True),  # a closed shard, read to its end
     ]
-    fresh = freshness_of(beats)
-    assert fresh.as_of is not None and fresh.as_of.timestamp() == 1000.4
-    assert fresh.behind_s == pytest.approx(9.0)
+    fresh = freshness_of(beats, now=NOW)
+    assert not fresh.caught_up and fresh.as_of is not None and fresh.as_of.timestamp() == NOW - 9
+    assert fresh.behind_s == pytest.approx(9.0)  # the view lacks changes made 9 s ago
+
+    idle = [Heartbeat("a", "s1", "10", created=NOW - 60, applied_at=NOW - 59, caught_up_at=NOW - 0.4)]
+    fresh = freshness_of(idle, now=NOW)  # caught up long after its last batch: it does not repeat that lag
+    assert fresh.caught_up and fresh.behind_s is None and fresh.as_of is not None
+    assert fresh.as_of.timestamp() == NOW - 0.4
