@@ -20,6 +20,7 @@ Bookkeeping attributes, which verify does not compare and a rebuild keeps as it 
 - ``Rev``: how many times the anchor was written. Every write of an anchor is conditioned on the ``Rev`` its
   writer read (the sync's and the rebuild's alike), so neither overwrites a change it has not seen; whoever comes
   second reads again and redoes its work (see ``adminview.watermarks``);
+- ``AppliedAt``: when the sync last wrote the anchor (epoch seconds; a rebuild keeps it);
 - ``ExpiresAt``: set on a stub whose shop items are all gone; DynamoDB's TTL deletes it once no record it guards
   against can still be delivered (``adminview.watermarks.LIFETIME_S``).
 
@@ -41,8 +42,8 @@ from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
 from shop import keys
 
-SEQS, REV, GONE, LINES, INVOICES = "Seqs", "Rev", "Gone", "Lines", "Invoices"
-BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT)
+SEQS, REV, GONE, LINES, INVOICES, APPLIED_AT = "Seqs", "Rev", "Gone", "Lines", "Invoices", "AppliedAt"
+BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT, APPLIED_AT)
 COLLECTION_KIND = "collection"
 # What an order item's view items (and the numbers) are made of: kept per line on the anchor.
 LINE_FACTS = ("GSI2-PK", "Quantity", "Price", "Category")
@@ -91,6 +92,7 @@ class State:
     rev: int | None = None  # None: the anchor has no Rev (or there is none)
     sources: dict[str, Image | None] = field(default_factory=dict)
     stored: bool = False  # an anchor item exists
+    applied_at: float | None = None  # when the sync last wrote it
 
     def applied(self, sk: str) -> str | None:
         return self.seqs.get(sk)
@@ -141,6 +143,8 @@ class State:
         if self.seqs:
             anchor[SEQS] = {"M": {sk: ddb_json.s(seq) for sk, seq in sorted(self.seqs.items())}}
         anchor[REV] = ddb_json.n((self.rev or 0) + 1)
+        if self.applied_at is not None:
+            anchor[APPLIED_AT] = ddb_json.n(self.applied_at)
         if not self.present():
             anchor[GONE] = ddb_json.n(1)
         return anchor
@@ -180,7 +184,7 @@ def read(key: ViewKey, item: Image | None) -> State:
     state = State(key)
     if item is None:
         return state
-    state.stored, state.rev = True, ddb_json.integer(item, REV)
+    state.stored, state.rev, state.applied_at = True, ddb_json.integer(item, REV), ddb_json.number(item, APPLIED_AT)
     state.seqs = {sk: str(v["S"]) for sk, v in ddb_json.mapping(item, SEQS).items() if isinstance(v.get("S"), str)}
     if GONE in item:
         return state

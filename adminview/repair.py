@@ -64,7 +64,12 @@ def plan(
         return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
     stored = anchors.read(key, stored_anchor)
     target = anchors.from_shop(key, shop_items)
-    target.seqs, target.rev, target.stored = stored.seqs, stored.rev, stored.stored
+    target.seqs, target.rev, target.stored, target.applied_at = (
+        stored.seqs,
+        stored.rev,
+        stored.stored,
+        stored.applied_at,
+    )
     anchor: Image | None = target.items(shards)[key]
     if not target.present() and not target.seqs:
         anchor = None  # nothing to describe and nothing to guard: no stub

@@ -83,11 +83,13 @@ def with_expiry(anchor: Image, now: float | None = None) -> Image:
 
 
 def advance(table: str, key: ViewKey, mark: Mark, anchor: Image, now: float | None = None) -> dict[str, Any]:
-    """PutItem parameters: the new ``anchor``, on the condition the stored one is still ``mark``."""
+    """PutItem parameters for the sync: the new ``anchor`` (applied now), on the condition the stored one is
+    still ``mark``."""
     expression, names, values = unchanged(mark)
+    applied = {**anchor, anchors.APPLIED_AT: ddb_json.n(round(time.time() if now is None else now, 3))}
     params: dict[str, Any] = {
         "TableName": table,
-        "Item": with_expiry(anchor, now),
+        "Item": with_expiry(applied, now),
         "ConditionExpression": expression,
         "ExpressionAttributeNames": names,
     }
