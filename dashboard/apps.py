@@ -11,10 +11,7 @@ class DashboardConfig(AppConfig):
         from django.contrib.auth.models import Group, User
         from django.db.models.signals import m2m_changed, post_delete, post_save
 
-        from dashboard import csrf_random
         from dashboard.auth import forget_users
-
-        csrf_random.install()
 
         for model in (User, Group):
             post_save.connect(forget_users, sender=model, dispatch_uid=f"forget-users-{model.__name__}-save")
