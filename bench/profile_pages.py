@@ -31,7 +31,7 @@ from typing import Any
 PARTS: list[tuple[str, str, str]] = [
     ("DynamoDB calls (botocore)", "botocore/client.py", "_make_api_call"),
     ("session (signed cookie)", "sessions/backends/signed_cookies.py", "load"),
-    ("user (kept, or one query)", "contrib/auth/__init__.py", "get_user"),
+    ("user (one query)", "contrib/auth/__init__.py", "get_user"),
     ("template rendering", "template/response.py", "render"),
     ("view function", "core/handlers/base.py", "_get_response"),
     ("test client request", "django/test/client.py", "request"),
