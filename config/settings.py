@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "dashboard.middleware.DynamoDBCostMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",  # early: request.htmx for every other middleware and every response
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -87,7 +88,6 @@ MIDDLEWARE = [
     "dashboard.middleware.StaffOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
 ]
 

@@ -7,21 +7,22 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
+from dashboard.htmx import HtmxHttpRequest
 from dynamo.errors import DomainError
 
 P = ParamSpec("P")
-R = TypeVar("R", bound=HttpRequest)
+R = TypeVar("R", bound=HtmxHttpRequest)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
 
 
-def error(request: HttpRequest, status: int, message: str) -> HttpResponse:
+def error(request: HtmxHttpRequest, status: int, message: str) -> HttpResponse:
     """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback."""
-    template = "dashboard/error.html" + ("#message" if getattr(request, "htmx", False) else "")
+    template = "dashboard/error.html" + ("#message" if request.htmx else "")
     return render(
         request, template, {"status": status, "title": TITLES.get(status, "Error"), "message": message}, status=status
     )

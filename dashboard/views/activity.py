@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET
 from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import ActivityForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import HtmxHttpRequest, csv_url, every_row, next_url, partial, spreadsheet_text, validated
+from dashboard.views.common import csv_url, every_row, next_url, partial, spreadsheet_text, validated
 
 ACTIVITY_CSV_HEADER = [
     "order_id",

@@ -13,19 +13,15 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.http import HttpRequest
-from django_htmx.middleware import HtmxDetails
 
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms import ListForm, first_error
+from dashboard.htmx import HtmxHttpRequest
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
 
 F = TypeVar("F", bound=forms.Form)
 CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def partial(request: HtmxHttpRequest, template: str, name: str) -> str:

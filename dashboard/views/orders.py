@@ -19,11 +19,11 @@ from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, id_url, timestamp
 from dashboard.fields import AUDIT_ENTRY, ORDER, ORDER_ITEM, fields
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
-    HtmxHttpRequest,
     csv_url,
     every_row,
     list_form,

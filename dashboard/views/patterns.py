@@ -21,6 +21,7 @@ from pynamodb.exceptions import PynamoDBException
 from dashboard import cursors
 from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.patterns import (
     StoredRow,
     boto3_code,
@@ -32,7 +33,7 @@ from dashboard.patterns import (
     request_json,
 )
 from dashboard.responses import csv_response, domain_errors, error
-from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
+from dashboard.views.common import csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
 from dynamo.paging import MAX_PAGE as CSV_PAGE
 from shop.pattern_registry import AccessPattern

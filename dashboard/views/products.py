@@ -12,9 +12,9 @@ from django.views.decorators.http import require_GET
 from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import InvoiceRangeForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
-    HtmxHttpRequest,
     csv_url,
     every_row,
     list_form,

@@ -14,9 +14,10 @@ from django.template.response import TemplateResponse
 
 from dashboard import cursors
 from dashboard.fields import PATTERN, SECTION, fields
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.patterns import StoredRow
 from dashboard.responses import csv_response
-from dashboard.views.common import HtmxHttpRequest, list_form
+from dashboard.views.common import list_form
 from dashboard.views.patterns import csv_rows
 from shop import keys
 from shop.errors import InvalidInput
