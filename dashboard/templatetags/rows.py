@@ -9,8 +9,6 @@
   rows of a table, prepared by the view (``dashboard.cells.Cell`` and ``Row``: the explorer and the page
   sections show up to 500 rows of a dozen columns), built in Python instead of a template loop per row and
   cell; ``{{ names|header_cells }}``: the ``<th>`` cells of a header row.
-- ``{% order_item_rows items order_id can_fulfil %}``: the order page's item rows, their prepared cells then the
-  favourite column (a star; for the fulfilment group the form that marks or unmarks it).
 - ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
   cost figures every page shows, without the general filter's Decimal and localisation work.
 - ``{% named_url "dashboard:pending" %}``: ``{% url %}`` for a URL without arguments, reversed once per
@@ -22,11 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 from html import escape
-from typing import Any
 
 from django import template
 from django.urls import get_script_prefix, reverse
-from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard.cells import Cell, LazyCells, Row, id_url, timestamp
@@ -75,38 +71,6 @@ def table_rows(rows: Iterable[Row | Iterable[Cell]], row_class: str) -> SafeStri
 def header_cells(names: Iterable[object]) -> SafeString:
     """``<th>`` cells of a table's header row."""
     return mark_safe("".join(f"<th>{escape(str(name))}</th>" for name in names))
-
-
-def csrf_input(context: template.Context) -> str:
-    """What ``{% csrf_token %}`` renders: the hidden input with the request's token (nothing without one)."""
-    token = context.get("csrf_token")
-    if not token or token == "NOTPROVIDED":
-        return ""
-    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
-
-
-_FAVOURITE_FORM = (
-    '\n          <form method="post" action="{}" hx-post="{}" hx-target="#order-items-section" hx-swap="outerHTML" '
-    'class="inline">\n            {}<button type="submit">{}</button>\n          </form>'
-)
-
-
-@register.simple_tag(takes_context=True)
-def order_item_rows(
-    context: template.Context, items: Iterable[tuple[dict[str, Any], Iterable[Cell]]], order_id: str, can_fulfil: bool
-) -> SafeString:
-    """``items``: (the item's ``product_id`` and ``is_favourite``, its other cells) for each order item."""
-    token = csrf_input(context) if can_fulfil else ""
-    rows = []
-    for item, row_cells in items:
-        favourite = bool(item["is_favourite"])
-        form = ""
-        if can_fulfil:
-            name = "dashboard:order-unfavourite" if favourite else "dashboard:order-favourite"
-            url = reverse(name, args=[order_id, item["product_id"]])
-            form = format_html(_FAVOURITE_FORM, url, url, token, "Unmark" if favourite else "Mark favourite")
-        rows.append(f"<tr>{cells(row_cells)}\n        <td>{'★' if favourite else ''}{form}</td></tr>")
-    return mark_safe("\n    ".join(rows) or '<tr><td colspan="7">No items.</td></tr>')
 
 
 @register.filter
