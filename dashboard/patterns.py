@@ -44,26 +44,14 @@ def grouped() -> list[tuple[str, list[AccessPattern]]]:
 # --- a recorded request, shown three ways -------------------------------------------------------------------
 
 
-def request_json(request: dict[str, Any]) -> str:
-    """Indented JSON: Python's own encoder, several times slower than the compact one, so a page dumps a request
-    once and derives its other texts from that (``json_with_operation``, ``boto3_code``)."""
-    return json.dumps(request, indent=2, ensure_ascii=False)
-
-
-def json_with_operation(operation: str, text: str) -> str:
-    """``request_json({"operation": operation, **request})`` made from ``text``, the ``request_json(request)``
-    of a request without an "operation" key (no DynamoDB parameter has one)."""
-    head = '{\n  "operation": ' + json.dumps(operation, ensure_ascii=False)
-    return f"{head}\n}}" if text == "{}" else f"{head},\n{text[2:]}"
+def request_json(operation: str, request: dict[str, Any]) -> str:
+    """The request as indented JSON, its operation first (no DynamoDB parameter is named "operation")."""
+    return json.dumps({"operation": operation, **request}, indent=2, ensure_ascii=False)
 
 
 def boto3_call(operation: str, request: dict[str, Any]) -> str:
     """Python that repeats the call (the endpoint and region come from the usual AWS variables)."""
-    return boto3_code(operation, request_json(request))
-
-
-def boto3_code(operation: str, text: str) -> str:
-    """``boto3_call`` from the request's ``request_json`` text."""
+    text = json.dumps(request, indent=2, ensure_ascii=False)
     literal = f"r'''{text}'''" if "'''" not in text and "\\" not in text else repr(text)
     return (
         "import json\n\nimport boto3\n\n"

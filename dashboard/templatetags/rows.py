@@ -9,8 +9,6 @@
   rows of a table, prepared by the view (``dashboard.cells.Cell`` and ``Row``: the explorer and the page
   sections show up to 500 rows of a dozen columns), built in Python instead of a template loop per row and
   cell; ``{{ names|header_cells }}``: the ``<th>`` cells of a header row.
-- ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
-  cost figures every page shows, without the general filter's Decimal and localisation work.
 - ``{% named_url "dashboard:pending" %}``: ``{% url %}`` for a URL without arguments, reversed once per
   (name, script prefix): the top bar has eight of them on every page.
 """
@@ -71,18 +69,6 @@ def table_rows(rows: Iterable[Row | Iterable[Cell]], row_class: str) -> SafeStri
 def header_cells(names: Iterable[object]) -> SafeString:
     """``<th>`` cells of a table's header row."""
     return mark_safe("".join(f"<th>{escape(str(name))}</th>" for name in names))
-
-
-@register.filter
-def units(value: float) -> str:
-    """Capacity units: whole numbers without decimals, others with two (``0.5`` -> ``0.50``)."""
-    number = float(value)
-    return f"{number:.0f}" if number == int(number) else f"{number:.2f}"
-
-
-@register.filter
-def tenths(value: float) -> str:
-    return f"{float(value):.1f}"
 
 
 register.filter("timestamp", timestamp)

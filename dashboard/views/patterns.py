@@ -19,19 +19,9 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
-from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.patterns import (
-    StoredRow,
-    boto3_code,
-    cell,
-    cli_line,
-    find,
-    grouped,
-    json_with_operation,
-    request_json,
-)
+from dashboard.patterns import StoredRow, boto3_call, cell, cli_line, find, grouped, request_json
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
@@ -77,22 +67,17 @@ def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[
     return [c for c in pattern.columns() if c in present] or ["PK", "SK"]
 
 
-def _calls(log: CallLog) -> list[dict[str, Any]]:
-    """Each recorded call: the ``Call``, what the page shows of it (``fields``) and its request three ways."""
-    shown = []
-    for call in log.calls:
-        request = call.request or {}
-        text = request_json(request)
-        shown.append(
-            {
-                "call": call,
-                **fields(call, CALL),
-                "json": json_with_operation(call.operation, text),
-                "boto3": boto3_code(call.operation, text),
-                "cli": cli_line(call.operation, request),
-            }
-        )
-    return shown
+def shown_calls(log: CallLog) -> list[dict[str, Any]]:
+    """Each recorded call (``call``) and its request three ways: ``json``, ``boto3`` and ``cli``."""
+    return [
+        {
+            "call": call,
+            "json": request_json(call.operation, call.request or {}),
+            "boto3": boto3_call(call.operation, call.request or {}),
+            "cli": cli_line(call.operation, call.request or {}),
+        }
+        for call in log.calls
+    ]
 
 
 def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -119,9 +104,8 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     if pattern is None:
         return error(request, 404, f"no access pattern named {name!r}; see the list at /patterns/")
     submitted = bool(request.GET) or not pattern.params
-    form = PatternForm(pattern.params, request.GET if submitted else None)  # type: ignore[arg-type]
-    context: dict[str, Any] = {"pattern": fields(pattern, PATTERN), "form": form, "submitted": submitted}
-    context["message"] = None  # set, so {% if message %} finds it: looking up a missing variable raises inside
+    form = PatternForm(pattern.params, request.GET if submitted else None)
+    context: dict[str, Any] = {"pattern": pattern, "form": form, "submitted": submitted}
     if not submitted:
         return TemplateResponse(request, "dashboard/pattern.html", context)
     if not form.is_valid():
@@ -147,8 +131,8 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": position is None,
-        "calls": _calls(log),
-        "log": fields(log, CALL_LOG),
+        "calls": shown_calls(log),
+        "log": log,
         "items_count": len(items),
     }
     return TemplateResponse(request, partial(request, "dashboard/pattern.html", "rows"), context)
