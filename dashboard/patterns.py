@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from html import escape
 from typing import Any
 
 from botocore import xform_name
 
-from dashboard.cells import Cell, LazyCells
+from dashboard.cells import Cell
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
 
@@ -101,35 +100,9 @@ def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Ce
     return readable(plain_attribute(value))
 
 
-class StoredRow(LazyCells):
-    """An item's cells for the given columns, from its stored attributes (``stored_cell``). Its HTML is made
-    straight from the attributes, without a cell for each string (most of a listing's cells)."""
-
-    __slots__ = ("columns", "item", "link")
-
-    def __init__(self, item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> None:
-        self.item, self.columns, self.link = item, columns, link
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-    def cell(self, index: int) -> Cell:
-        return stored_cell(self.item.get(self.columns[index]), self.link)
-
-    def html(self) -> str:
-        shown = []
-        link = self.link
-        for name in self.columns:
-            value = self.item.get(name)
-            if value is None:
-                shown.append("<td></td>")
-            elif (text := value.get("S")) is None:
-                shown.append(stored_cell(value).html())
-            elif link and (url := link(text)):
-                shown.append(f'<td><a href="{escape(url)}">{escape(text)}</a></td>')
-            else:
-                shown.append(f"<td>{escape(text)}</td>")
-        return "".join(shown)
+def stored_row(item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> list[Cell]:
+    """An item's cells for the given columns, from its stored attributes (``stored_cell``)."""
+    return [stored_cell(item.get(name), link) for name in columns]
 
 
 def readable(value: Any, url: str | None = None) -> Cell:

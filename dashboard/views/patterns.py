@@ -21,7 +21,7 @@ from pynamodb.exceptions import PynamoDBException
 from dashboard import cursors
 from dashboard.forms import PatternForm, first_error
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.patterns import StoredRow, boto3_call, cell, cli_line, find, grouped, request_json
+from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.views.common import csv_url, next_url, partial, spreadsheet_text
 from dynamo.instrumentation import CallLog, recording
@@ -127,7 +127,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
     context |= {
         "columns": columns,
-        "rows": [StoredRow(item, columns) for item in items],
+        "rows": [stored_row(item, columns) for item in items],
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": position is None,
