@@ -30,18 +30,14 @@ class ListForm(forms.Form):
 
     cursor = forms.CharField(required=False, max_length=8192)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
-    # checked in clean_format, not a ChoiceField: every form deep-copies its fields, and a ChoiceField's copy
-    # (its choices, its widget's choices) cost more than the rest of the form
-    format = forms.CharField(required=False, strip=False)
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in FORMATS],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or csv"},
+    )
 
     def clean_limit(self) -> int:
         return self.cleaned_data.get("limit") or DEFAULT_PAGE
-
-    def clean_format(self) -> str:
-        value: str = self.cleaned_data.get("format") or ""
-        if value not in FORMATS:
-            raise forms.ValidationError(f"{value!r} is not a format; use html or csv")
-        return value
 
     @property
     def wants_csv(self) -> bool:

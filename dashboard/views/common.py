@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote
 
 from django import forms
 from django.http import HttpRequest
@@ -40,16 +40,15 @@ def csv_url(request: HttpRequest) -> str:
 
 
 def _this_page(request: HttpRequest, **changes: str | None) -> str:
-    """This page's URL with ``changes`` to its query (None: the parameter removed), encoded as
-    ``QueryDict.urlencode`` does: a changed parameter keeps its place, a new one comes last. Built from plain
-    lists, not ``request.GET.copy()``, which deep-copies the query (most of the cost of making the link)."""
-    query = dict(request.GET.lists())
+    """This page's URL with ``changes`` to its query (None: the parameter removed); the path quoted, so a
+    prefixed id in it (``/customers/c%231/``) keeps its ``#``."""
+    query = request.GET.copy()
     for name, value in changes.items():
         if value is None:
             query.pop(name, None)
         else:
-            query[name] = [value]
-    return f"{request.path}?{urlencode([(name, value) for name, values in query.items() for value in values])}"
+            query[name] = value
+    return f"{quote(request.path)}?{query.urlencode()}"
 
 
 def validated(form: F) -> F:
