@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -49,14 +49,28 @@ class _Echo:
         return value
 
 
-def csv_response(filename: str, header: list[str], rows: Iterable[list[Any]]) -> StreamingHttpResponse:
-    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page."""
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a text cell as a formula
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A CSV cell as written: None empty, text that a spreadsheet would run as a formula behind a leading quote
+    (a customer's name ``=HYPERLINK(...)``), numbers and other text as they are (``-5.00`` stays a number)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_response(filename: str, header: list[str], rows: Iterable[Iterable[object]]) -> StreamingHttpResponse:
+    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page. Every
+    cell goes through ``spreadsheet_cell``, so no export opens as formulas."""
     writer = csv.writer(_Echo())
 
     def lines() -> Iterator[str]:
         yield writer.writerow(header)
         for row in rows:
-            yield writer.writerow(["" if v is None else v for v in row])
+            yield writer.writerow([spreadsheet_cell(value) for value in row])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -77,11 +77,6 @@ def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
     return rows()
 
 
-def spreadsheet_text(value: str | None) -> str | None:
-    """A spreadsheet must not run a customer's name as a formula."""
-    return "'" + value if value and value[0] in "=+-@\t\r" else value
-
-
 ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]
 
 

@@ -23,7 +23,7 @@ from dashboard.forms import PatternForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
-from dashboard.views.common import csv_url, next_url, partial, spreadsheet_text
+from dashboard.views.common import csv_url, next_url, partial
 from dynamo.instrumentation import CallLog, recording
 from dynamo.paging import MAX_PAGE as CSV_PAGE
 from shop.pattern_registry import AccessPattern
@@ -40,12 +40,12 @@ def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
     return "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
 
 
-def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[str]]]:
+def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
     """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
     columns = pattern.columns()
     first = pattern.page(limit=CSV_PAGE, start_key=None, **params)
 
-    def rows() -> Iterator[list[str]]:
+    def rows() -> Iterator[list[object]]:
         page = first
         while True:
             for item in page.items:
@@ -57,9 +57,12 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
     return columns, rows()
 
 
-def csv_line(item: dict[str, Any], columns: list[str]) -> list[str]:
-    """One item's CSV cells; text a spreadsheet would run as a formula gets a leading quote."""
-    return [spreadsheet_text(v) or "" if isinstance(v, str) else cell(v) for v in (item.get(c) for c in columns)]
+def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
+    """One item's CSV cells: text and numbers as they are (``csv_response`` guards text against formulas),
+    anything else (maps, lists, booleans, null) as ``cell`` shows it."""
+    return [
+        v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
+    ]
 
 
 def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[str]:

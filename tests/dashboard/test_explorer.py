@@ -19,6 +19,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from dashboard.patterns import boto3_call, cli_line, find, request_json
+from dashboard.responses import spreadsheet_cell
 from dashboard.views.patterns import csv_line, shown_calls
 from dynamo.instrumentation import Call, CallLog
 from dynamo.tables import delete_table
@@ -62,7 +63,7 @@ def assert_csv_is_cli(client: Client, name: str, args: list[str]) -> list[list[s
     assert header[:2] == ["PK", "SK"]
     assert header == pattern.columns()
     assert [r[:2] for r in rows[1:]] == [[i["PK"], i["SK"]] for i in expected]
-    assert rows[1:] == [csv_line(i, header) for i in expected]
+    assert rows[1:] == [[str(spreadsheet_cell(v)) for v in csv_line(i, header)] for i in expected]
     for row, item in zip(rows[1:], expected, strict=True):  # every attribute the CLI printed is in the row
         assert {c for c, v in zip(header, row, strict=True) if v} == set(item)
     return rows
