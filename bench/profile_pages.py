@@ -9,8 +9,8 @@ not depend on what else the machine runs, and waiting for DynamoDB costs nothing
 queries run in worker threads, so they are not counted).
 
 ``--phases`` runs no profiler: it times each request and the parts of it named in ``PHASES`` (wall-clock, p50
-per page), the way they cost inside real requests, which is two to three times what the same code costs when
-timed in a loop of its own.
+per page), the way they cost inside real requests, which is more than the same code costs when timed in a loop
+of its own (docs/profile.md).
 """
 
 from __future__ import annotations
