@@ -1,4 +1,4 @@
-"""What every dashboard page shares: the typed htmx request, list-form parsing, paging links, CSV rows.
+"""What every dashboard page shares: list-form parsing, paging links, the order lists' rows and CSV rows.
 
 Each list page: a validated ``ListForm`` -> one page from a selector/access pattern -> the page template, or
 its ``#rows`` partial for htmx "load more", or (``?format=csv``) every row streamed. The first CSV page is
