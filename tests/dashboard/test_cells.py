@@ -15,7 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboard.cells import Cell, Row, cells_html, id_url, payment_list, rows_html, timestamp
+from dashboard.patterns import readable, stored_cell, stored_row
+from dashboard.views.sections import link
 from shop.models import Payment
+from shop.plain import plain_attribute
 from tests.shop.test_plain import values
 
 
@@ -101,9 +104,6 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
 
 @given(values)
 def test_a_stored_attribute_shows_as_its_plain_value_would(value: Any) -> None:
-    from dashboard.patterns import readable, stored_cell
-    from shop.plain import plain_attribute
-
     serialized = TypeSerializer().serialize(value)
     assert stored_cell(serialized) == readable(plain_attribute(serialized))
     assert stored_cell(None) == Cell("")
@@ -111,10 +111,6 @@ def test_a_stored_attribute_shows_as_its_plain_value_would(value: Any) -> None:
 
 @given(st.dictionaries(st.sampled_from(["PK", "SK", "a", "b<"]), values, max_size=4))
 def test_a_stored_row_is_the_cells_of_its_plain_values(item: dict[str, Any]) -> None:
-    from dashboard.patterns import readable, stored_cell, stored_row
-    from dashboard.views.sections import link
-    from shop.plain import plain_attribute
-
     columns = ["PK", "SK", "a", "b<", "missing"]
     stored = {name: TypeSerializer().serialize(value) for name, value in item.items()}
     for linked in (None, link, lambda text: f"/x/{text}/"):
@@ -124,8 +120,6 @@ def test_a_stored_row_is_the_cells_of_its_plain_values(item: dict[str, Any]) -> 
 
 
 def test_key_attributes_link_to_their_page() -> None:
-    from dashboard.views.sections import link
-
     assert [link(v) for v in ("p#2001", "o#7", "c#1001", "w#301")] == [
         "/products/2001/",
         "/orders/7/",
