@@ -253,7 +253,7 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     if after is not None:
         if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
             raise InvalidInput("malformed page position")
-        # '~' sorts after "o#...": skip every relation of the last customer shown
+        # "~" sorts after the order part of the sort key: skip every relation of the last customer shown
         start = f"{keys.customer(after['after'])}#~"
     counts: dict[str, int] = {}
     page_size = min(1000, max(100, 4 * (limit + 1)))

@@ -9,8 +9,8 @@ not depend on what else the machine runs, and waiting for DynamoDB costs nothing
 queries run in worker threads, so they are not counted).
 
 ``--phases`` runs no profiler: it times each request and the parts of it named in ``PHASES`` (wall-clock, p50
-per page), the way they cost inside real requests, which is two to three times what the same code costs when
-timed in a loop of its own.
+per page), the way they cost inside real requests, which is more than the same code costs when timed in a loop
+of its own (docs/profile.md).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any
 # (label, file suffix, function name): cumulative time of these functions, per request.
 PARTS: list[tuple[str, str, str]] = [
     ("DynamoDB calls (botocore)", "botocore/client.py", "_make_api_call"),
-    ("session (signed cookie, kept)", "dashboard/sessions.py", "load"),
-    ("user (kept, or one query)", "contrib/auth/__init__.py", "get_user"),
+    ("session (signed cookie)", "sessions/backends/signed_cookies.py", "load"),
+    ("user (one query)", "contrib/auth/__init__.py", "get_user"),
     ("template rendering", "template/response.py", "render"),
     ("view function", "core/handlers/base.py", "_get_response"),
     ("test client request", "django/test/client.py", "request"),

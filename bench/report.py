@@ -1,4 +1,4 @@
-"""Results: JSON, a Markdown table and a log-scale plot (matplotlib, when installed), plus the growth check."""
+"""Results: JSON, a Markdown table and a log-scale plot (matplotlib, when installed), plus the checks a run fails on."""
 
 from __future__ import annotations
 
@@ -52,7 +52,11 @@ def call_mismatches(results: dict[str, Any]) -> list[str]:
     return problems
 
 
-DJANGO_TIME_TARGET = 1.5  # a page's p50 through Django at most this many times its data layer's p50
+# A regression alarm, not a target: the run fails when a page's p50 through Django is more than this many times
+# its data layer's p50 at ALARM_ORDERS orders (Django adds about 1 to 4 ms to data layers of 2.5 to 30 ms on
+# DynamoDB Local; see docs/profile.md).
+DJANGO_TIME_ALARM = 2.0
+ALARM_ORDERS = 2_000
 
 
 def django_times(page: dict[str, Any], data: dict[str, Any]) -> Iterator[tuple[str, float, float, float]]:
@@ -64,11 +68,23 @@ def django_times(page: dict[str, Any], data: dict[str, Any]) -> Iterator[tuple[s
 
 
 def django_time_lines(page: dict[str, Any], data: dict[str, Any]) -> list[str]:
-    """One line per page: p50 through Django, at the data layer, and their ratio against the target."""
+    """One line per page: p50 through Django, at the data layer, and their ratio."""
     return [
-        f"{name:9} page p50 {through:6.2f} ms, data layer p50 {direct:6.2f} ms, ratio {ratio:4.2f} "
-        f"({'ok' if ratio <= DJANGO_TIME_TARGET else f'over {DJANGO_TIME_TARGET}x'})"
+        f"{name:9} page p50 {through:6.2f} ms, data layer p50 {direct:6.2f} ms, ratio {ratio:4.2f}"
         for name, through, direct, ratio in django_times(page, data)
+    ]
+
+
+def django_time_alarms(results: dict[str, Any]) -> list[str]:
+    """A page whose p50 through Django is over ``DJANGO_TIME_ALARM`` times its data layer's at ``ALARM_ORDERS``
+    orders (other sizes are reported, not judged)."""
+    return [
+        f"{name} at {size['orders']:,} orders: {through:.2f} ms through Django, {direct:.2f} ms at the data layer "
+        f"({ratio:.2f}x)"
+        for size in results["sizes"]
+        if size["orders"] == ALARM_ORDERS
+        for name, through, direct, ratio in django_times(size["page"], size["data"])
+        if ratio > DJANGO_TIME_ALARM
     ]
 
 
@@ -77,19 +93,16 @@ def _django_time(sizes: list[dict[str, Any]]) -> list[str]:
         "",
         "## Django's own time",
         "",
-        "Each page's p50 through Django (the test client: middleware, auth, view, template) against its data "
-        "layer's p50 (the same DynamoDB calls, made directly), measured alternately request by request; the "
-        f"target is at most {DJANGO_TIME_TARGET}x.",
+        "Each page's p50 through Django (the test client: middleware, session, user, view, template) against its "
+        "data layer's p50 (the same DynamoDB calls, made directly), measured alternately request by request; the "
+        "ratio shows what Django's own time adds (reported, not a target).",
         "",
-        "| orders | page | through Django p50 ms | data layer p50 ms | ratio | |",
-        "|---:|---|---:|---:|---:|---|",
+        "| orders | page | through Django p50 ms | data layer p50 ms | ratio |",
+        "|---:|---|---:|---:|---:|",
     ]
     for size in sizes:
         for name, through, direct, ratio in django_times(size["page"], size["data"]):
-            lines.append(
-                f"| {size['orders']:,} | {name} | {_fmt(through)} | {_fmt(direct)} | {ratio:.2f} | "
-                f"{'ok' if ratio <= DJANGO_TIME_TARGET else 'over'} |"
-            )
+            lines.append(f"| {size['orders']:,} | {name} | {_fmt(through)} | {_fmt(direct)} | {ratio:.2f} |")
     return lines
 
 
@@ -161,6 +174,7 @@ def markdown(results: dict[str, Any]) -> str:
         lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
     problems = results.get("growth_violations", [])
     mismatches = results.get("call_mismatches", [])
+    alarms = results.get("django_time_alarms", [])
     lines += [
         "",
         "## Check: calls per page do not grow with the table",
@@ -170,6 +184,10 @@ def markdown(results: dict[str, Any]) -> str:
         "## Check: each page's data layer makes the page's DynamoDB calls",
         "",
         "PASS" if not mismatches else "FAIL:\n" + "\n".join(f"- {p}" for p in mismatches),
+        "",
+        f"## Alarm: Django's own time at {ALARM_ORDERS:,} orders over {DJANGO_TIME_ALARM:g}x its data layer's",
+        "",
+        "PASS" if not alarms else "FAIL:\n" + "\n".join(f"- {p}" for p in alarms),
     ]
     return "\n".join(lines) + "\n"
 

@@ -3,7 +3,8 @@
 Starts its own DynamoDB Local (in memory), and for each size: fresh tables, the PutItem-per-item baseline on a
 sample, batched seeding, the whole stream drained by the sync's poller, every page measured (data layer and
 through Django), the write-to-pending-page lag, rebuild_adminview and verify_adminview, then the naive ways.
-Exits 1 if a page's DynamoDB call count grows with the table size.
+Exits 1 if a page's DynamoDB call count grows with the table size, if a page's data layer makes other calls than
+the page, or if at 2,000 orders a page's time through Django is over twice its data layer's.
 """
 
 from __future__ import annotations
@@ -168,6 +169,7 @@ def run_benchmark(
         results["seconds"] = round(time.perf_counter() - clock, 1)
         results["growth_violations"] = report.growth_violations(results)
         results["call_mismatches"] = report.call_mismatches(results)
+        results["django_time_alarms"] = report.django_time_alarms(results)
         results["load_now"] = [round(n, 2) for n in os.getloadavg()]
         after_stage(results)
 
@@ -212,19 +214,26 @@ def main(argv: list[str] | None = None) -> int:
     paths = report.write(results, opts.out, opts.name)
     print(report.markdown(results))
     print("written: " + ", ".join(str(p) for p in paths.values()))
-    if results["growth_violations"]:
-        print(
-            "FAIL: DynamoDB calls per page grow with the table:\n  " + "\n  ".join(results["growth_violations"]),
-            file=sys.stderr,
-        )
-        return 1
-    if results["call_mismatches"]:
-        print(
-            "FAIL: a page's data layer makes other calls than the page:\n  " + "\n  ".join(results["call_mismatches"]),
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+    problems = failures(results)
+    for problem in problems:
+        print(f"FAIL: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def failures(results: dict[str, Any]) -> list[str]:
+    """Why a run fails (``main`` exits 1), one text per failed check."""
+    from bench import report
+
+    checks = [
+        ("DynamoDB calls per page grow with the table", results["growth_violations"]),
+        ("a page's data layer makes other calls than the page", results["call_mismatches"]),
+        (
+            f"at {report.ALARM_ORDERS:,} orders a page's time through Django is over "
+            f"{report.DJANGO_TIME_ALARM:g}x its data layer's (a regression alarm)",
+            results["django_time_alarms"],
+        ),
+    ]
+    return [f"{what}:\n  " + "\n  ".join(found) for what, found in checks if found]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from typing import Any
 
 from adminview import selectors, sync_status
 from bench.measure import alternate, repeat, summarize
+from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
 from shop import access_patterns, keys, orders, seed_ids, seeding
@@ -295,8 +296,8 @@ def naive_invoices(customer_id: str) -> dict[str, Any]:
         {
             ":t": {"S": "invoice"},
             ":c": {"S": keys.customer(customer_id)},
-            ":a": {"S": keys.INVOICE_DATE + low},
-            ":b": {"S": keys.INVOICE_DATE + high},
+            ":a": ddb_json.s(keys.invoice_date(low)),
+            ":b": ddb_json.s(keys.invoice_date(high)),
         },
     )
 
@@ -341,8 +342,8 @@ def naive_both(customer_id: str) -> dict[str, Any]:
             ":p": {"S": OrderStatus.PENDING.value},
             ":i": {"S": "invoice"},
             ":c": {"S": keys.customer(customer_id)},
-            ":a": {"S": keys.INVOICE_DATE + low},
-            ":b": {"S": keys.INVOICE_DATE + high},
+            ":a": ddb_json.s(keys.invoice_date(low)),
+            ":b": ddb_json.s(keys.invoice_date(high)),
         },
     )
     pending = [i for i in result["matched"] if i.get("EntityType", {}).get("S") == "order"]

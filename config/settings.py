@@ -88,6 +88,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "dashboard.middleware.DynamoDBCostMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",  # early: request.htmx for every other middleware and every response
     "dashboard.middleware.DynamoDBOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",
@@ -100,7 +101,6 @@ MIDDLEWARE = [
     "dashboard.middleware.StaffOnlyMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
 ]
 
@@ -141,12 +141,10 @@ DATABASES = {
 }
 # Sessions in signed cookies (signed with SECRET_KEY): any instance serves any logged-in user and no request
 # needs a session query. Logging out deletes the cookie; deactivating a user or changing the password ends their
-# sessions within STAFF_USER_CACHE_SECONDS (each process keeps a loaded user that long, see dashboard.auth; the
-# session carries a hash of the password), at once on the instance where the change was made. dashboard.sessions is
-# Django's signed-cookie backend that decodes each cookie once per process (kept until the cookie expires).
-SESSION_ENGINE = "dashboard.sessions"
+# sessions at the next request (the user is loaded from the staff database on every request, and the session
+# carries a hash of the password).
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_HOURS", 12) * 3600
-STAFF_USER_CACHE_SECONDS = env_int("SHOP_ADMIN_USER_CACHE_SECONDS", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

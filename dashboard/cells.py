@@ -1,10 +1,10 @@
-"""The cells and rows of a table that a view prepares and the ``cells`` / ``table_rows`` filters render
-(``dashboard.templatetags.rows``).
+"""Table cells built in Python, as Django's admin builds its change-list cells
+(``django.contrib.admin.templatetags.admin_list.items_for_result``): a view prepares the cells of its rows, and
+the ``cells`` / ``table_rows`` filters (``dashboard.templatetags.rows``) render them.
 
-The list pages' rows (orders, invoices), the explorer, the page sections and the order page's tables are
-rendered from these in Python, not by a template loop per cell: a template spends several microseconds on
-every variable and filter, more on an attribute of an object that is not a dict (its lookup tries ``obj[name]``
-first and handles the exception).
+This is the one module that makes HTML in Python, and it has one escape path: every value goes through
+``format_html`` / ``format_html_join`` (``conditional_escape``), so text is escaped and only HTML made here (a
+payment list, a link) is passed through as it is.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import lru_cache
-from html import escape
-from typing import NamedTuple, overload
+from typing import NamedTuple
 from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
-from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from shop.models import Payment
 
@@ -34,15 +34,19 @@ def _around(name: str, script_prefix: str) -> tuple[str, str]:
 
 
 def id_url(name: str, value: object) -> str:
-    """The same URL as ``reverse(name, args=[value])``, but the pattern is reversed once per (name, script
-    prefix) with a placeholder and each call only percent-quotes the id into it (no ``<>&"'`` left)."""
+    """A per-row link to the page ``name`` of one id, e.g. ``id_url("dashboard:order", "123")``.
+
+    Unlike ``reverse(name, args=[value])``, which matches the URL patterns for every call, the pattern is
+    reversed once per (name, script prefix) with a placeholder id, and each call percent-quotes the id into it.
+    It quotes every character but letters, digits and ``_.-~`` (``reverse`` leaves ``&``, ``+``, ``:`` ...):
+    the same page, and a URL that needs no HTML escaping."""
     before, after = _around(name, get_script_prefix())
     return f"{before}{quote(str(value), safe='')}{after}"
 
 
 def timestamp(value: object) -> str:
-    """``YYYY-MM-DD HH:MM:SS`` in the current time zone (as the ``date:"Y-m-d H:i:s"`` filter shows it, without
-    its format parser); empty for anything but a datetime."""
+    """``YYYY-MM-DD HH:MM:SS`` in the current time zone, as ``{{ value|date:"Y-m-d H:i:s" }}`` shows it; empty
+    for anything but a datetime."""
     if isinstance(value, datetime):
         if timezone.is_aware(value):
             value = timezone.localtime(value)
@@ -51,32 +55,19 @@ def timestamp(value: object) -> str:
 
 
 class Cell(NamedTuple):
-    text: object  # escaped when shown, unless it is already safe HTML (``mark_safe``, ``format_html``)
+    text: object  # escaped when shown, unless it is HTML made here (``payment_list``)
     nested: bool = False  # indented JSON of a map or list: shown in <pre>
     url: str | None = None  # the cell links there
     numeric: bool = False  # right-aligned (class "num")
 
-    def html(self) -> str:
-        """Escaped as Django's ``conditional_escape`` does (``html.escape``, quotes included). Called for every
-        cell of long tables, hence the unpacking and the plain-string fast path."""
-        text, nested, url, numeric = self
-        shown = str(text) if isinstance(text, SafeData) else escape(text if type(text) is str else str(text))
-        if url:
-            shown = f'<a href="{escape(url)}">{shown}</a>'
-        elif nested:
-            shown = f'<pre class="nested">{shown}</pre>'
-        return f'<td class="num">{shown}</td>' if numeric else f"<td>{shown}</td>"
-
-
-def payment_list(payments: Iterable[Payment]) -> SafeString:
-    """An invoice's payments as a ``<ul>`` (type, amount, transaction id), the content of its payments cell."""
-    items = [
-        f"<li>{escape(p.type or '?')} {'?' if p.amount is None else escape(str(p.amount))}"
-        + (f' <span class="mono">{escape(p.transaction_id)}</span>' if p.transaction_id else "")
-        + "</li>"
-        for p in payments
-    ]
-    return mark_safe(f'<ul class="payments">{"".join(items) or "<li>none</li>"}</ul>')
+    def html(self) -> SafeString:
+        if self.url:
+            content = format_html('<a href="{}">{}</a>', self.url, self.text)
+        elif self.nested:
+            content = format_html('<pre class="nested">{}</pre>', self.text)
+        else:
+            content = format_html("{}", self.text)
+        return format_html('<td class="num">{}</td>' if self.numeric else "<td>{}</td>", content)
 
 
 class Row(NamedTuple):
@@ -86,28 +77,35 @@ class Row(NamedTuple):
     cells: Sequence[Cell]
     data: tuple[tuple[str, str], ...] = ()
 
-    def start_tag(self, row_class: str) -> str:
-        data = "".join(f' data-{name}="{escape(value)}"' for name, value in self.data)
-        return f'<tr class="{escape(row_class)}"{data}>'
+
+def cells_html(cells: Iterable[Cell]) -> SafeString:
+    """The ``<td>`` cells of a row."""
+    return format_html_join("", "{}", ((cell.html(),) for cell in cells))
 
 
-class LazyCells(Sequence[Cell]):
-    """A row whose cells are made only when asked for (``row[i]``); ``html`` renders the row without making
-    them, which the ``cells`` and ``table_rows`` filters use."""
+def rows_html(rows: Iterable[Row | Sequence[Cell]], row_class: str) -> SafeString:
+    """A ``<tr class="row_class">`` for each row (with a ``Row``'s ``data-*`` attributes) holding its cells."""
+    return format_html_join("\n", "{}", ((_row_html(row, row_class),) for row in rows))
 
-    __slots__ = ()
 
-    def html(self) -> str:
-        raise NotImplementedError
+def _row_html(row: Row | Sequence[Cell], row_class: str) -> SafeString:
+    cells, data = (row.cells, row.data) if isinstance(row, Row) else (row, ())
+    attributes = format_html_join("", ' data-{}="{}"', data)
+    return format_html('<tr class="{}"{}>{}</tr>', row_class, attributes, cells_html(cells))
 
-    @overload
-    def __getitem__(self, index: int) -> Cell: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Cell]: ...
-    def __getitem__(self, index: int | slice) -> Cell | Sequence[Cell]:
-        if isinstance(index, slice):
-            return [self.cell(i) for i in range(len(self))[index]]
-        return self.cell(range(len(self))[index])
 
-    def cell(self, index: int) -> Cell:
-        raise NotImplementedError
+def payment_list(payments: Iterable[Payment]) -> SafeString:
+    """An invoice's payments as a ``<ul>`` (type, amount, transaction id), the content of its payments cell."""
+    items = format_html_join(
+        "",
+        "<li>{} {}{}</li>",
+        (
+            (
+                p.type or "?",
+                "?" if p.amount is None else p.amount,
+                format_html(' <span class="mono">{}</span>', p.transaction_id) if p.transaction_id else "",
+            )
+            for p in payments
+        ),
+    )
+    return format_html('<ul class="payments">{}</ul>', items or format_html("<li>{}</li>", "none"))

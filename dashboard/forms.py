@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
 
 from django import forms
 from django.core.validators import validate_email
@@ -31,18 +30,14 @@ class ListForm(forms.Form):
 
     cursor = forms.CharField(required=False, max_length=8192)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
-    # checked in clean_format, not a ChoiceField: every form deep-copies its fields, and a ChoiceField's copy
-    # (its choices, its widget's choices) cost more than the rest of the form
-    format = forms.CharField(required=False, strip=False)
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in FORMATS],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or csv"},
+    )
 
     def clean_limit(self) -> int:
         return self.cleaned_data.get("limit") or DEFAULT_PAGE
-
-    def clean_format(self) -> str:
-        value: str = self.cleaned_data.get("format") or ""
-        if value not in FORMATS:
-            raise forms.ValidationError(f"{value!r} is not a format; use html or csv")
-        return value
 
     @property
     def wants_csv(self) -> bool:
@@ -82,23 +77,21 @@ class PatternForm(ListForm):
     """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
     ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it."""
 
-    def __init__(self, params: tuple[Param, ...], data: QueryDict) -> None:
+    def __init__(self, params: tuple[Param, ...], data: QueryDict | None) -> None:
         super().__init__(data)
         self.params = params
         for param in params:
             self.fields[param.query_name] = forms.CharField(
-                label=param.label, max_length=8192 if param.kind == "ids" else 300, help_text=param.help
+                label=param.label,
+                max_length=8192 if param.kind == "ids" else 300,
+                widget=forms.TextInput(attrs={"placeholder": param.help} if param.help else {}),
             )
+        self.fields["limit"].label = "page size"
+        self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
 
     def param_fields(self) -> list[forms.BoundField]:
         """The pattern's own parameters (not the list parameters), as the form shows them."""
         return [self[param.query_name] for param in self.params]
-
-    def param_inputs(self) -> list[dict[str, Any]]:
-        """``param_fields`` as dicts of what each input shows (``label``, ``name``, ``value``, ``help``), for
-        ``{% pattern_inputs %}``."""
-        fields = self.param_fields()
-        return [{"label": f.label, "name": f.html_name, "value": f.value(), "help": f.help_text} for f in fields]
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}

@@ -3,18 +3,21 @@
 - ``DynamoDBCostMiddleware`` (first in MIDDLEWARE): records every DynamoDB call made while serving the request
   (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
   ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
-  response, errors included. Templates read the log from ``request.dynamodb_log`` for the footer panel; an
-  htmx answer (a fragment, which has no footer) gets the panel appended as an out-of-band swap, so the footer
-  always shows the request just made. A streamed response (CSV) carries the calls made before its first byte
-  (the view fetches the first page eagerly); calls made while streaming later pages cannot be in headers that
-  are already sent.
-- ``DynamoDBOutageMiddleware`` (second): gives the request the deadline of the DynamoDB profile in force
+  response, errors included. Templates read the log from ``request.dynamodb_log`` for the footer panel
+  (``_dynamodb_cost.html``); an htmx answer (a fragment, which has no footer) gets the same template's panel
+  appended as an out-of-band swap, so the footer always shows the request just made. A streamed response (CSV)
+  carries the calls made before its first byte (the view fetches the first page eagerly); calls made while
+  streaming later pages cannot be in headers that are already sent.
+- ``DynamoDBOutageMiddleware`` (after htmx's): gives the request the deadline of the DynamoDB profile in force
   (``dynamo.deadline``; the dashboard's, under ``config.wsgi``), and turns an error that means DynamoDB did not answer
   (``dynamo.no_answer``), raised by a view or while rendering its template, into a 503 page with ``Retry-After`` (the
   message fragment for htmx); a change's outcome is then unknown, which the page says. Other errors stay 500.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
+
+django-htmx's ``HtmxMiddleware`` comes right after ``DynamoDBCostMiddleware``, so ``request.htmx`` is there for
+the others and for every response.
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render, resolve_url
+from django.template.loader import render_to_string
 from django.template.response import SimpleTemplateResponse
-from django.utils.html import format_html
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import NO_ANSWER, NO_ANSWER_TO_CHANGE, no_answer
-from dashboard.templatetags.cost_panel import cost_panel
 from dynamo import deadline
 from dynamo.instrumentation import CallLog, recording
 from dynamo.models import patience_in_force
@@ -51,10 +54,9 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
     response["Server-Timing"] = f"{existing}, {entry}" if existing else entry
 
 
-def append_cost_panel(request: HttpRequest, response: HttpResponseBase, log: CallLog) -> None:
+def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log: CallLog) -> None:
     """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open)."""
-    # META, not request.headers: building the headers mapping for this one look costs more than the rest here
-    if not request.META.get("HTTP_HX_REQUEST") or not isinstance(response, HttpResponse):
+    if not request.htmx or not isinstance(response, HttpResponse):
         return
     if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
         return
@@ -62,11 +64,7 @@ def append_cost_panel(request: HttpRequest, response: HttpResponseBase, log: Cal
         return
     if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
         response.render()
-    # in a <template>: after table rows (load more) a bare <details> would be dropped by the HTML parser
-    panel = format_html(
-        '<template><details class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">{}</details></template>',
-        cost_panel(log, request.path),
-    )
+    panel = render_to_string("_dynamodb_cost.html#oob", {"log": log, "oob_path": request.path})
     response.content = response.content + panel.encode(response.charset)
     if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
         response["Content-Length"] = str(len(response.content))
@@ -76,7 +74,7 @@ class DynamoDBCostMiddleware:
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+    def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
         with recording() as log:
             request.dynamodb_log = log  # type: ignore[attr-defined]
@@ -95,7 +93,7 @@ class DynamoDBOutageMiddleware:
         with deadline.within(patience_in_force().deadline_seconds):
             return self.get_response(request)
 
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
+    def process_exception(self, request: HtmxHttpRequest, exception: Exception) -> HttpResponseBase | None:
         if not did_not_answer(exception):
             return None
         log.warning("DynamoDB did not answer %s %s: %r", request.method, request.path, exception)
@@ -122,16 +120,15 @@ class StaffOnlyMiddleware:
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+    def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated and not user.is_staff and not self._open(request):
             return render(request, "403.html", {"message": "This back office is for staff accounts only."}, status=403)
         response = self.get_response(request)
-        htmx = getattr(request, "htmx", None) if response.status_code == 302 else None
-        if htmx and self._to_login(response):
+        if response.status_code == 302 and request.htmx and self._to_login(response):
             # back to the page the user was on, not to the fragment htmx asked for
             return HttpResponseClientRedirect(
-                redirect_to_login(htmx.current_url_abs_path or request.get_full_path())["Location"]
+                redirect_to_login(request.htmx.current_url_abs_path or request.get_full_path())["Location"]
             )
         return response
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from html import escape
 from typing import Any
 
 from botocore import xform_name
 
-from dashboard.cells import Cell, LazyCells
+from dashboard.cells import Cell
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
 
@@ -44,26 +43,14 @@ def grouped() -> list[tuple[str, list[AccessPattern]]]:
 # --- a recorded request, shown three ways -------------------------------------------------------------------
 
 
-def request_json(request: dict[str, Any]) -> str:
-    """Indented JSON: Python's own encoder, several times slower than the compact one, so a page dumps a request
-    once and derives its other texts from that (``json_with_operation``, ``boto3_code``)."""
-    return json.dumps(request, indent=2, ensure_ascii=False)
-
-
-def json_with_operation(operation: str, text: str) -> str:
-    """``request_json({"operation": operation, **request})`` made from ``text``, the ``request_json(request)``
-    of a request without an "operation" key (no DynamoDB parameter has one)."""
-    head = '{\n  "operation": ' + json.dumps(operation, ensure_ascii=False)
-    return f"{head}\n}}" if text == "{}" else f"{head},\n{text[2:]}"
+def request_json(operation: str, request: dict[str, Any]) -> str:
+    """The request as indented JSON, its operation first (no DynamoDB parameter is named "operation")."""
+    return json.dumps({"operation": operation, **request}, indent=2, ensure_ascii=False)
 
 
 def boto3_call(operation: str, request: dict[str, Any]) -> str:
     """Python that repeats the call (the endpoint and region come from the usual AWS variables)."""
-    return boto3_code(operation, request_json(request))
-
-
-def boto3_code(operation: str, text: str) -> str:
-    """``boto3_call`` from the request's ``request_json`` text."""
+    text = json.dumps(request, indent=2, ensure_ascii=False)
     literal = f"r'''{text}'''" if "'''" not in text and "\\" not in text else repr(text)
     return (
         "import json\n\nimport boto3\n\n"
@@ -113,35 +100,9 @@ def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Ce
     return readable(plain_attribute(value))
 
 
-class StoredRow(LazyCells):
-    """An item's cells for the given columns, from its stored attributes (``stored_cell``). Its HTML is made
-    straight from the attributes, without a cell for each string (most of a listing's cells)."""
-
-    __slots__ = ("columns", "item", "link")
-
-    def __init__(self, item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> None:
-        self.item, self.columns, self.link = item, columns, link
-
-    def __len__(self) -> int:
-        return len(self.columns)
-
-    def cell(self, index: int) -> Cell:
-        return stored_cell(self.item.get(self.columns[index]), self.link)
-
-    def html(self) -> str:
-        shown = []
-        link = self.link
-        for name in self.columns:
-            value = self.item.get(name)
-            if value is None:
-                shown.append("<td></td>")
-            elif (text := value.get("S")) is None:
-                shown.append(stored_cell(value).html())
-            elif link and (url := link(text)):
-                shown.append(f'<td><a href="{escape(url)}">{escape(text)}</a></td>')
-            else:
-                shown.append(f"<td>{escape(text)}</td>")
-        return "".join(shown)
+def stored_row(item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> list[Cell]:
+    """An item's cells for the given columns, from its stored attributes (``stored_cell``)."""
+    return [stored_cell(item.get(name), link) for name in columns]
 
 
 def readable(value: Any, url: str | None = None) -> Cell:

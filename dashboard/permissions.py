@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import error
 
 
@@ -21,5 +22,5 @@ def can_fulfil(user: AbstractBaseUser | AnonymousUser) -> bool:
     return user.groups.filter(name=settings.FULFILMENT_GROUP).exists()
 
 
-def needs_fulfilment(request: HttpRequest) -> HttpResponse:
+def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{settings.FULFILMENT_GROUP}' group to change orders")

@@ -5,16 +5,17 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
+from dashboard.htmx import HtmxHttpRequest
 from dynamo.errors import DomainError
 
 P = ParamSpec("P")
-R = TypeVar("R", bound=HttpRequest)
+R = TypeVar("R", bound=HtmxHttpRequest)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
 # What a "DynamoDB did not answer" page tells the client to wait before trying again (the ``Retry-After`` header).
@@ -25,15 +26,15 @@ NO_ANSWER_TO_CHANGE = (
 )
 
 
-def error(request: HttpRequest, status: int, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
+def error(request: HtmxHttpRequest, status: int, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
     """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback;
     ``link`` (url, text) follows the message (e.g. the page to reload)."""
-    template = "dashboard/error.html" + ("#message" if getattr(request, "htmx", False) else "")
+    template = "dashboard/error.html" + ("#message" if request.htmx else "")
     context = {"status": status, "title": TITLES.get(status, "Error"), "message": message, "link": link}
     return render(request, template, context, status=status)
 
 
-def no_answer(request: HttpRequest, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
+def no_answer(request: HtmxHttpRequest, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
     """503 with ``Retry-After``: DynamoDB did not answer (``dynamo.no_answer``). For a change, say that its outcome
     is unknown; trying it again is safe (the writes are conditioned on what was read: a change that did land makes
     the second attempt answer 409)."""
@@ -63,14 +64,28 @@ class _Echo:
         return value
 
 
-def csv_response(filename: str, header: list[str], rows: Iterable[list[Any]]) -> StreamingHttpResponse:
-    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page."""
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet read a text cell as a formula
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A CSV cell as written: None empty, text that a spreadsheet would run as a formula behind a leading quote
+    (a customer's name ``=HYPERLINK(...)``), numbers and other text as they are (``-5.00`` stays a number)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_response(filename: str, header: list[str], rows: Iterable[Iterable[object]]) -> StreamingHttpResponse:
+    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page. Every
+    cell goes through ``spreadsheet_cell``, so no export opens as formulas."""
     writer = csv.writer(_Echo())
 
     def lines() -> Iterator[str]:
         yield writer.writerow(header)
         for row in rows:
-            yield writer.writerow(["" if v is None else v for v in row])
+            yield writer.writerow([spreadsheet_cell(value) for value in row])
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'

@@ -1,4 +1,4 @@
-"""DynamoDB JSON (``{"S": "c#1"}``, ``{"N": "12"}``, ``{"M": {...}}``): the one place that reads and writes
+"""DynamoDB JSON (``{"S": "..."}``, ``{"N": "12"}``, ``{"M": {...}}``): the one place that reads and writes
 attribute values by their type tags.
 
 Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Everything that

@@ -107,6 +107,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     results = run_benchmark(opts, django_ready=True, log=lambda text: None)
 
     assert results["growth_violations"] == [] and results["call_mismatches"] == []
+    assert results["django_time_alarms"] == []  # judged at 2,000 orders only
     assert [s["orders"] for s in results["sizes"]] == [30, 120]
     for size in results["sizes"]:
         assert size["seeding"]["batched"]["items"] == size["items"] > 0
@@ -161,8 +162,41 @@ def test_a_data_layer_making_other_calls_than_its_page_is_reported() -> None:
     mismatches = report.call_mismatches({"sizes": [{"orders": 10, "page": page, "data": data}]})
     assert mismatches == ["order at 10 orders: 2 calls through Django, 1 at the data layer"]
     assert report.django_time_lines(page, data) == [
-        "order     page p50   3.00 ms, data layer p50   2.00 ms, ratio 1.50 (ok)"
+        "order     page p50   3.00 ms, data layer p50   2.00 ms, ratio 1.50"
     ]
+
+
+def _timed(orders: int, **ratios: float) -> dict[str, Any]:
+    """A size whose pages took ``ratio`` ms through Django for 1 ms at the data layer."""
+    figures = {"calls": 1, "round_trips": 1, "rcu": 0.5, "items_read": 1}
+    page = {name: figures | {"p50_ms": ratio, "p95_ms": ratio} for name, ratio in ratios.items()}
+    data = {name: figures | {"p50_ms": 1.0, "p95_ms": 1.0} for name in ratios}
+    return {"orders": orders, "page": page, "data": data}
+
+
+def test_django_time_is_reported_and_judged_only_over_2x_at_2000_orders() -> None:
+    from bench.run import failures
+
+    fine = {"sizes": [_timed(200, order=3.5), _timed(2000, order=2.0, explorer=1.6)]}
+    assert report.django_time_alarms(fine) == []  # 3.5x at 200 orders is reported, not judged; 2.0x is not over
+    slow = {"sizes": [_timed(200, order=1.1), _timed(2000, order=2.01, explorer=1.4)]}
+    assert report.django_time_alarms(slow) == [
+        "order at 2,000 orders: 2.01 ms through Django, 1.00 ms at the data layer (2.01x)"
+    ]
+    checked: dict[str, list[str]] = {"growth_violations": [], "call_mismatches": []}
+    assert failures(fine | checked | {"django_time_alarms": []}) == []
+    (failure,) = failures(slow | checked | {"django_time_alarms": report.django_time_alarms(slow)})
+    assert "over 2x its data layer's" in failure and "order at 2,000 orders" in failure
+
+
+def test_the_report_gives_each_ratio_without_a_verdict() -> None:
+    size = new_size(2000) | _timed(2000, order=2.5, explorer=1.2)
+    results = {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [size]}
+    results["django_time_alarms"] = report.django_time_alarms(results)
+    text = report.markdown(results)
+    assert "| 2,000 | order | 2.50 | 1.00 | 2.50 |\n| 2,000 | explorer | 1.20 | 1.00 | 1.20 |\n" in text
+    assert "at most 1.5x" not in text and "| ok |" not in text and "(reported, not a target)" in text
+    assert "## Alarm: Django's own time at 2,000 orders over 2x its data layer's\n\nFAIL:\n- order at 2,000" in text
 
 
 def test_timed_phases_add_up_each_phase_and_put_the_originals_back() -> None:

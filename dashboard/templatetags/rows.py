@@ -1,124 +1,12 @@
-"""Filters for what every row of a list renders, at a fraction of the general tags' cost (a list page renders
-50 rows; these were most of its rendering time).
-
-- ``{{ id|link:"dashboard:order" }}``: the same URL as ``{% url "dashboard:order" id %}``
-  (``dashboard.cells.id_url``: reversed once, then each row only quotes its id into it).
-- ``{{ when|timestamp }}``: ``YYYY-MM-DD HH:MM:SS`` in the current time zone, as ``date:"Y-m-d H:i:s"`` shows
-  it, without the date filter's format parser; empty for anything but a datetime (so ``|default:"—"`` still applies).
-- ``{{ row|cells }}`` and ``{{ rows|table_rows:"item-row" }}``: the ``<td>`` cells of a row, or the ``<tr>``
-  rows of a table, prepared by the view (``dashboard.cells.Cell`` and ``Row``: the explorer and the page
-  sections show up to 500 rows of a dozen columns), built in Python instead of a template loop per row and
-  cell; ``{{ names|header_cells }}``: the ``<th>`` cells of a header row.
-- ``{% order_item_rows items order_id can_fulfil %}``: the order page's item rows, their prepared cells then the
-  favourite column (a star; for the fulfilment group the form that marks or unmarks it).
-- ``{{ units|units }}`` and ``{{ ms|tenths }}``: ``floatformat:"-2"`` and ``floatformat:1`` for the DynamoDB
-  cost figures every page shows, without the general filter's Decimal and localisation work.
-- ``{% named_url "dashboard:pending" %}``: ``{% url %}`` for a URL without arguments, reversed once per
-  (name, script prefix): the top bar has eight of them on every page.
-"""
+"""``{{ row|cells }}`` and ``{{ rows|table_rows:"order-row" }}``: the ``<td>`` cells of a row, or the ``<tr>`` rows
+of a table, that a view prepared as ``dashboard.cells.Cell`` and ``Row`` (rendered by ``dashboard.cells``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import lru_cache
-from html import escape
-from typing import Any
-
 from django import template
-from django.urls import get_script_prefix, reverse
-from django.utils.html import format_html
-from django.utils.safestring import SafeString, mark_safe
 
-from dashboard.cells import Cell, LazyCells, Row, id_url, timestamp
+from dashboard.cells import cells_html, rows_html
 
 register = template.Library()
-
-
-@register.filter
-def link(value: object, name: str) -> SafeString:
-    """Safe without escaping: ``id_url`` percent-quotes the id."""
-    return mark_safe(id_url(name, value))
-
-
-@lru_cache(maxsize=64)
-def _reversed(name: str, script_prefix: str) -> str:
-    return reverse(name)
-
-
-@register.simple_tag
-def named_url(name: str) -> str:
-    return _reversed(name, get_script_prefix())
-
-
-@register.filter
-def cells(row: Iterable[Cell]) -> SafeString:
-    return mark_safe(_cells(row))
-
-
-def _cells(row: Iterable[Cell]) -> str:
-    return row.html() if isinstance(row, LazyCells) else "".join([cell.html() for cell in row])
-
-
-@register.filter
-def table_rows(rows: Iterable[Row | Iterable[Cell]], row_class: str) -> SafeString:
-    """``<tr class="row_class">`` (with a ``Row``'s ``data-*`` attributes) and its cells for each row: a long
-    table in one call, no loop node per row."""
-    start = f'<tr class="{escape(row_class)}">'
-    shown = [
-        f"{row.start_tag(row_class)}{_cells(row.cells)}</tr>" if isinstance(row, Row) else f"{start}{_cells(row)}</tr>"
-        for row in rows
-    ]
-    return mark_safe("\n".join(shown))
-
-
-@register.filter
-def header_cells(names: Iterable[object]) -> SafeString:
-    """``<th>`` cells of a table's header row."""
-    return mark_safe("".join(f"<th>{escape(str(name))}</th>" for name in names))
-
-
-def csrf_input(context: template.Context) -> str:
-    """What ``{% csrf_token %}`` renders: the hidden input with the request's token (nothing without one)."""
-    token = context.get("csrf_token")
-    if not token or token == "NOTPROVIDED":
-        return ""
-    return format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', token)
-
-
-_FAVOURITE_FORM = (
-    '\n          <form method="post" action="{}" hx-post="{}" hx-target="#order-items-section" hx-swap="outerHTML" '
-    'class="inline">\n            {}<button type="submit">{}</button>\n          </form>'
-)
-
-
-@register.simple_tag(takes_context=True)
-def order_item_rows(
-    context: template.Context, items: Iterable[tuple[dict[str, Any], Iterable[Cell]]], order_id: str, can_fulfil: bool
-) -> SafeString:
-    """``items``: (the item's ``product_id`` and ``is_favourite``, its other cells) for each order item."""
-    token = csrf_input(context) if can_fulfil else ""
-    rows = []
-    for item, row_cells in items:
-        favourite = bool(item["is_favourite"])
-        form = ""
-        if can_fulfil:
-            name = "dashboard:order-unfavourite" if favourite else "dashboard:order-favourite"
-            url = reverse(name, args=[order_id, item["product_id"]])
-            form = format_html(_FAVOURITE_FORM, url, url, token, "Unmark" if favourite else "Mark favourite")
-        rows.append(f"<tr>{cells(row_cells)}\n        <td>{'★' if favourite else ''}{form}</td></tr>")
-    return mark_safe("\n    ".join(rows) or '<tr><td colspan="7">No items.</td></tr>')
-
-
-@register.filter
-def units(value: float) -> str:
-    """Capacity units: whole numbers without decimals, others with two (``0.5`` -> ``0.50``)."""
-    number = float(value)
-    return f"{number:.0f}" if number == int(number) else f"{number:.2f}"
-
-
-@register.filter
-def tenths(value: float) -> str:
-    return f"{float(value):.1f}"
-
-
-register.filter("timestamp", timestamp)
+register.filter("cells", cells_html)
+register.filter("table_rows", rows_html)

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET
 from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import ActivityForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import HtmxHttpRequest, csv_url, every_row, next_url, partial, spreadsheet_text, validated
+from dashboard.views.common import csv_url, every_row, next_url, partial, validated
 
 ACTIVITY_CSV_HEADER = [
     "order_id",
@@ -33,13 +34,13 @@ def activity_csv_row(row: Any) -> list[Any]:
         row.order_id,
         row.at.isoformat() if row.at else None,
         row.action,
-        spreadsheet_text(row.user),
+        row.user,
         row.from_status,
         row.to_status,
         row.order_version,
         row.product_id,
         row.request_id,
-        spreadsheet_text(row.detail),
+        row.detail,
     ]
 
 

@@ -13,9 +13,10 @@ from django.views.decorators.http import require_POST
 
 from dashboard.actors import actor_of
 from dashboard.forms import BulkForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors
-from dashboard.views.common import HtmxHttpRequest, validated
+from dashboard.views.common import validated
 from shop import bulk
 
 

@@ -1,4 +1,4 @@
-"""What every dashboard page shares: the typed htmx request, list-form parsing, paging links, CSV rows.
+"""What every dashboard page shares: list-form parsing, paging links, the order lists' rows and CSV rows.
 
 Each list page: a validated ``ListForm`` -> one page from a selector/access pattern -> the page template, or
 its ``#rows`` partial for htmx "load more", or (``?format=csv``) every row streamed. The first CSV page is
@@ -9,23 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote
 
 from django import forms
 from django.http import HttpRequest
-from django_htmx.middleware import HtmxDetails
 
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms import ListForm, first_error
+from dashboard.htmx import HtmxHttpRequest
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
 
 F = TypeVar("F", bound=forms.Form)
 CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
@@ -44,16 +40,15 @@ def csv_url(request: HttpRequest) -> str:
 
 
 def _this_page(request: HttpRequest, **changes: str | None) -> str:
-    """This page's URL with ``changes`` to its query (None: the parameter removed), encoded as
-    ``QueryDict.urlencode`` does: a changed parameter keeps its place, a new one comes last. Built from plain
-    lists, not ``request.GET.copy()``, which deep-copies the query (most of the cost of making the link)."""
-    query = dict(request.GET.lists())
+    """This page's URL with ``changes`` to its query (None: the parameter removed); the path quoted, so a
+    prefixed id in it (``/customers/c%231/``) keeps its ``#``."""
+    query = request.GET.copy()
     for name, value in changes.items():
         if value is None:
             query.pop(name, None)
         else:
-            query[name] = [value]
-    return f"{request.path}?{urlencode([(name, value) for name, values in query.items() for value in values])}"
+            query[name] = value
+    return f"{quote(request.path)}?{query.urlencode()}"
 
 
 def validated(form: F) -> F:
@@ -80,11 +75,6 @@ def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
             current = fetch(limit=CSV_PAGE, after=current.next, **kwargs)
 
     return rows()
-
-
-def spreadsheet_text(value: str | None) -> str | None:
-    """A spreadsheet must not run a customer's name as a formula."""
-    return "'" + value if value and value[0] in "=+-@\t\r" else value
 
 
 ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]

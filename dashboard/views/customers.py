@@ -15,11 +15,11 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, payment_list, timestamp
 from dashboard.forms import InvoiceRangeForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,
-    HtmxHttpRequest,
     csv_url,
     every_row,
     list_form,

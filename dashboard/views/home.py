@@ -15,9 +15,9 @@ from pynamodb.exceptions import PynamoDBException
 
 from adminview import selectors
 from dashboard.forms import JumpForm, TransactionForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import (
-    HtmxHttpRequest,
     validated,
 )
 from shop import access_patterns, keys

@@ -17,13 +17,12 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, id_url, timestamp
-from dashboard.fields import AUDIT_ENTRY, ORDER, ORDER_ITEM, fields
 from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
-    HtmxHttpRequest,
     csv_url,
     every_row,
     list_form,
@@ -173,18 +172,14 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
 
 
 def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
-    """Tables are prepared here as cells (``dashboard.cells``): rendered in Python, not by a loop per cell; the
-    order, its items and its history as dicts (``dashboard.fields``)."""
+    """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``)."""
     return {
-        "order": fields(collection.order, ORDER),
-        "items": [(fields(item, ORDER_ITEM), _item_cells(item)) for item in collection.items],
+        "order": collection.order,
+        "items": [(item, _item_cells(item)) for item in collection.items],
         "payments": _payment_rows(collection.invoices),
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
-        "history": [fields(entry, AUDIT_ENTRY) for entry in collection.history],
+        "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
-        # read by {% if %} on every render: set, so the template does not look up a missing variable (it raises inside)
-        "oob": False,
-        "items_message": None,
         **extra,
     }
 

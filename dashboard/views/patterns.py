@@ -19,20 +19,11 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
-from dashboard.fields import CALL, CALL_LOG, PATTERN, fields
 from dashboard.forms import PatternForm, first_error
-from dashboard.patterns import (
-    StoredRow,
-    boto3_code,
-    cell,
-    cli_line,
-    find,
-    grouped,
-    json_with_operation,
-    request_json,
-)
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
-from dashboard.views.common import HtmxHttpRequest, csv_url, next_url, partial, spreadsheet_text
+from dashboard.views.common import csv_url, next_url, partial
 from dynamo.instrumentation import CallLog, recording
 from dynamo.no_answer import did_not_answer
 from dynamo.paging import MAX_PAGE as CSV_PAGE
@@ -50,12 +41,12 @@ def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
     return "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
 
 
-def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[str]]]:
+def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
     """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
     columns = pattern.columns()
     first = pattern.page(limit=CSV_PAGE, start_key=None, **params)
 
-    def rows() -> Iterator[list[str]]:
+    def rows() -> Iterator[list[object]]:
         page = first
         while True:
             for item in page.items:
@@ -67,9 +58,12 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
     return columns, rows()
 
 
-def csv_line(item: dict[str, Any], columns: list[str]) -> list[str]:
-    """One item's CSV cells; text a spreadsheet would run as a formula gets a leading quote."""
-    return [spreadsheet_text(v) or "" if isinstance(v, str) else cell(v) for v in (item.get(c) for c in columns)]
+def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
+    """One item's CSV cells: text and numbers as they are (``csv_response`` guards text against formulas),
+    anything else (maps, lists, booleans, null) as ``cell`` shows it."""
+    return [
+        v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
+    ]
 
 
 def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[str]:
@@ -77,22 +71,17 @@ def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[
     return [c for c in pattern.columns() if c in present] or ["PK", "SK"]
 
 
-def _calls(log: CallLog) -> list[dict[str, Any]]:
-    """Each recorded call: the ``Call``, what the page shows of it (``fields``) and its request three ways."""
-    shown = []
-    for call in log.calls:
-        request = call.request or {}
-        text = request_json(request)
-        shown.append(
-            {
-                "call": call,
-                **fields(call, CALL),
-                "json": json_with_operation(call.operation, text),
-                "boto3": boto3_code(call.operation, text),
-                "cli": cli_line(call.operation, request),
-            }
-        )
-    return shown
+def shown_calls(log: CallLog) -> list[dict[str, Any]]:
+    """Each recorded call (``call``) and its request three ways: ``json``, ``boto3`` and ``cli``."""
+    return [
+        {
+            "call": call,
+            "json": request_json(call.operation, call.request or {}),
+            "boto3": boto3_call(call.operation, call.request or {}),
+            "cli": cli_line(call.operation, call.request or {}),
+        }
+        for call in log.calls
+    ]
 
 
 def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
@@ -122,9 +111,8 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     if pattern is None:
         return error(request, 404, f"no access pattern named {name!r}; see the list at /patterns/")
     submitted = bool(request.GET) or not pattern.params
-    form = PatternForm(pattern.params, request.GET if submitted else None)  # type: ignore[arg-type]
-    context: dict[str, Any] = {"pattern": fields(pattern, PATTERN), "form": form, "submitted": submitted}
-    context["message"] = None  # set, so {% if message %} finds it: looking up a missing variable raises inside
+    form = PatternForm(pattern.params, request.GET if submitted else None)
+    context: dict[str, Any] = {"pattern": pattern, "form": form, "submitted": submitted}
     if not submitted:
         return TemplateResponse(request, "dashboard/pattern.html", context)
     if not form.is_valid():
@@ -146,12 +134,12 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
     context |= {
         "columns": columns,
-        "rows": [StoredRow(item, columns) for item in items],
+        "rows": [stored_row(item, columns) for item in items],
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": position is None,
-        "calls": _calls(log),
-        "log": fields(log, CALL_LOG),
+        "calls": shown_calls(log),
+        "log": log,
         "items_count": len(items),
     }
     return TemplateResponse(request, partial(request, "dashboard/pattern.html", "rows"), context)

@@ -12,15 +12,14 @@ from django.views.decorators.http import require_GET
 from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import InvoiceRangeForm
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
-    HtmxHttpRequest,
     csv_url,
     every_row,
     list_form,
     next_url,
     partial,
-    spreadsheet_text,
     validated,
 )
 from dashboard.views.sections import Section, sections_response
@@ -86,7 +85,7 @@ def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBas
         return csv_response(
             f"product-{pid}-buyers.csv",
             BUYER_CSV_HEADER,
-            ([r.customer_id, spreadsheet_text(r.name), spreadsheet_text(r.email), r.orders] for r in rows),
+            ([r.customer_id, r.name, r.email, r.orders] for r in rows),
         )
     page = selectors.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
     token = cursors.encode(page.next, salt="buyers", scope=pid)

@@ -13,10 +13,11 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.fields import PATTERN, SECTION, fields
-from dashboard.patterns import StoredRow
+from dashboard.cells import id_url
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.patterns import stored_row
 from dashboard.responses import csv_response
-from dashboard.views.common import HtmxHttpRequest, list_form
+from dashboard.views.common import list_form
 from dashboard.views.patterns import csv_rows
 from shop import keys
 from shop.errors import InvalidInput
@@ -24,7 +25,12 @@ from shop.pattern_registry import PATTERNS, AccessPattern
 
 LIST = "list"
 # ids in key attributes link to their page
-_LINKS = {keys.PRODUCT: "product", keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}
+_LINKS = {
+    keys.PRODUCT: "dashboard:product",
+    keys.ORDER: "dashboard:order",
+    keys.CUSTOMER: "dashboard:customer",
+    keys.WAREHOUSE: "dashboard:warehouse",
+}
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,7 @@ def link(value: Any) -> str | None:
         return None
     for prefix, page in _LINKS.items():
         if value.startswith(prefix) and "#" not in value[len(prefix) :]:
-            return f"/{page}s/{value[len(prefix) :]}/"
+            return id_url(page, value[len(prefix) :])
     return None
 
 
@@ -71,10 +77,10 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    rows = [StoredRow(section.pattern.attributes(item), section.columns, link) for item in page.items]
+    rows = [stored_row(section.pattern.attributes(item), section.columns, link) for item in page.items]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
-        "section": {**fields(section, SECTION), "pattern": fields(section.pattern, PATTERN)},
+        "section": section,
         "rows": rows,
         "next_url": _list_url(request, section.name, cursor=token, limit=str(limit)) if token else None,
         "csv_url": _list_url(request, section.name, format="csv"),

@@ -19,8 +19,8 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview import sync_status, sync_store
 from adminview.replay import replay
 from dashboard.actors import actor_of
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors, error
-from dashboard.views.common import HtmxHttpRequest
 
 DEAD_LETTERS_SHOWN = 100
 REPLAY_ALL_AT_MOST = 100  # per click: a request's DynamoDB calls stay bounded

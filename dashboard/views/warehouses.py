@@ -6,8 +6,8 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors
-from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound

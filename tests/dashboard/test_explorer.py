@@ -17,11 +17,11 @@ import pytest
 from botocore import xform_name
 from django.core.management import call_command
 from django.test import Client
-from hypothesis import given
-from hypothesis import strategies as st
 
-from dashboard.patterns import boto3_call, cli_line, find, json_with_operation, request_json
-from dashboard.views.patterns import csv_line
+from dashboard.patterns import boto3_call, cli_line, find, request_json
+from dashboard.responses import spreadsheet_cell
+from dashboard.views.patterns import csv_line, shown_calls
+from dynamo.instrumentation import Call, CallLog
 from dynamo.tables import delete_table
 from shop import orders, seeding
 from shop.models import SHOP_TABLE
@@ -63,7 +63,7 @@ def assert_csv_is_cli(client: Client, name: str, args: list[str]) -> list[list[s
     assert header[:2] == ["PK", "SK"]
     assert header == pattern.columns()
     assert [r[:2] for r in rows[1:]] == [[i["PK"], i["SK"]] for i in expected]
-    assert rows[1:] == [csv_line(i, header) for i in expected]
+    assert rows[1:] == [[str(spreadsheet_cell(v)) for v in csv_line(i, header)] for i in expected]
     for row, item in zip(rows[1:], expected, strict=True):  # every attribute the CLI printed is in the row
         assert {c for c, v in zip(header, row, strict=True) if v} == set(item)
     return rows
@@ -304,20 +304,13 @@ def test_shown_code_survives_any_parameter_text() -> None:
     assert namespace["kwargs"] == request
 
 
-_JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=8,
-)
-
-
-@given(
-    operation=st.sampled_from(["Query", "Scan", "GetItem", "BatchGetItem"]),
-    request=st.dictionaries(st.text(max_size=12).filter(lambda k: k != "operation"), _JSON_VALUES, max_size=5),
-)
-def test_the_shown_json_is_the_request_dumped_with_its_operation_first(operation: str, request: dict[str, Any]) -> None:
-    expected = json.dumps({"operation": operation, **request}, indent=2, ensure_ascii=False)
-    assert json_with_operation(operation, request_json(request)) == expected
+def test_each_call_is_shown_as_its_request_with_the_operation_first() -> None:
+    request = {"TableName": "t", "Key": {"PK": {"S": "é'''\\"}}, "ReturnConsumedCapacity": "TOTAL"}
+    call = Call("dynamodb", "GetItem", "t", None, 1, 0.5, 0.0, 1.0, request=request)
+    (shown,) = shown_calls(CallLog(calls=[call]))
+    assert shown["json"] == json.dumps({"operation": "GetItem", **request}, indent=2, ensure_ascii=False)
+    assert shown["boto3"] == boto3_call("GetItem", request) and shown["cli"] == cli_line("GetItem", request)
+    assert json.loads(request_json("Scan", {})) == {"operation": "Scan"}
 
 
 def test_cli_options_are_the_operations_own_parameters() -> None:

@@ -1,0 +1,40 @@
+"""The staff user is loaded on every request, with its fulfilment-group membership in the same query: a change
+made anywhere (another instance, a plain UPDATE without Django's signals) applies to the very next request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+PAGE = "/patterns/"  # a page without DynamoDB calls
+
+
+def test_the_user_and_its_group_membership_cost_one_query(staff: Client, django_assert_num_queries: Any) -> None:
+    assert staff.get(PAGE).status_code == 200
+    with django_assert_num_queries(1):
+        response = staff.get(PAGE)
+    assert response.wsgi_request.user.in_fulfilment_group is False  # type: ignore[union-attr]
+
+
+def test_a_deactivated_account_is_logged_out_at_once(staff: Client, staff_user: User) -> None:
+    assert staff.get(PAGE).status_code == 200
+    User.objects.filter(pk=staff_user.pk).update(is_active=False)  # as another instance would: no signal here
+    assert staff.get(PAGE).status_code == 302  # back to the login page
+
+
+def test_a_password_changed_elsewhere_ends_the_session_at_once(staff: Client, staff_user: User) -> None:
+    assert staff.get(PAGE).status_code == 200
+    User.objects.filter(pk=staff_user.pk).update(password="changed-by-another-instance")
+    assert staff.get(PAGE).status_code == 302
+
+
+def test_group_membership_applies_to_the_next_request(staff: Client, staff_user: User) -> None:
+    group = Group.objects.get(name="fulfilment")
+    User.groups.through.objects.create(user=staff_user, group=group)  # a plain insert: no m2m_changed signal
+    assert staff.get(PAGE).wsgi_request.user.in_fulfilment_group is True  # type: ignore[union-attr]
+    User.groups.through.objects.filter(user=staff_user).delete()
+    assert staff.get(PAGE).wsgi_request.user.in_fulfilment_group is False  # type: ignore[union-attr]

@@ -1,0 +1,52 @@
+"""The base layout (``templates/base.html``): the top bar for logged-in staff, and the footer's DynamoDB panel
+(``templates/_dynamodb_cost.html``), which htmx answers carry out of band."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from django.test import Client
+
+from dynamo.instrumentation import Call, CallLog
+
+
+def test_the_panel_shows_each_call_escaped() -> None:
+    call = Call("dynamodb", "Query", "T<1>", 'G"SI', None, 0.5, 0.0, 2.345, error="Throttling<x>")
+    panel = render_to_string("_dynamodb_cost.html", {"log": CallLog(calls=[call])})
+    assert "<summary>DynamoDB: 1 call, 0.50 RCU, 2.3 ms</summary>" in panel
+    assert "<td>Query (Throttling&lt;x&gt;)</td><td>T&lt;1&gt;</td><td>G&quot;SI</td>" in panel
+    assert "<td></td><td>0.50</td><td>0</td><td>2.3</td>" in panel  # no item count, RCU, WCU, ms
+    assert "carry the final numbers" in panel and "refreshed" not in panel
+    assert "no DynamoDB calls so far" in render_to_string("_dynamodb_cost.html", {"log": CallLog()})
+
+
+def test_the_out_of_band_panel_names_its_request() -> None:
+    panel = render_to_string("_dynamodb_cost.html#oob", {"log": CallLog(), "oob_path": "/orders/1/?a=<b>"})
+    assert panel.startswith('<template><details class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">')
+    assert "/orders/1/?a=&lt;b&gt;" in panel and "<b>" not in panel
+    assert '<p class="note refreshed">' in panel and panel.endswith("</details></template>")
+
+
+def test_an_htmx_answer_carries_the_panel_of_its_own_request(staff: Client) -> None:
+    html = staff.get("/patterns/nope/", headers={"HX-Request": "true"}).content.decode()
+    assert html.count('id="dynamodb-cost"') == 1 and "<html" not in html
+    assert "/patterns/nope/" in html.split('id="dynamodb-cost"')[1]
+
+
+@pytest.mark.django_db
+def test_the_top_bar_shows_the_links_and_the_logout_form_to_staff_only() -> None:
+    root = User.objects.create_user("root<x>", "r@example.com", "pw-root-123", is_staff=True, is_superuser=True)
+    ann = User.objects.create_user("ann", "a@example.com", "pw-ann-12345", is_staff=True)
+    for user, superuser in ((root, True), (ann, False)):
+        client = Client()
+        client.force_login(user)
+        html = client.get("/patterns/").content.decode()
+        assert '<a href="/orders/pending/">Pending orders</a>' in html
+        assert 'action="/orders/by-transaction/"' in html and 'action="/go/"' in html
+        logout = html.split('<form class="logout" method="post" action="/accounts/logout/">')[1].split("</form>")[0]
+        assert 'name="csrfmiddlewaretoken"' in logout
+        assert f"<span>{'root&lt;x&gt;' if superuser else 'ann'}</span>" in logout
+        assert ('class="staff-accounts"' in html) is superuser
+    login_page = Client().get("/accounts/login/").content.decode()
+    assert 'class="logout"' not in login_page and "Pending orders" not in login_page
