@@ -201,3 +201,17 @@ class ActionForm(forms.Form):
     """Ship / cancel: the version the user saw (optimistic locking; a changed order is a 409)."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
+
+
+class ConsistencyForm(forms.Form):
+    """``format``: the page itself (empty or ``html``) or ``json``."""
+
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in ("", "html", "json")],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or json"},
+    )
+
+    @property
+    def wants_json(self) -> bool:
+        return self.cleaned_data.get("format") == "json"

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import activity, bulk, customers, home, orders, patterns, products, sync, warehouses
+from dashboard.views import activity, bulk, consistency, customers, home, orders, patterns, products, sync, warehouses
 
 app_name = "dashboard"
 
@@ -23,6 +23,12 @@ urlpatterns = [
     path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
     path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
     path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
+    path("orders/<str:order_id>/consistency/", consistency.order_consistency, name="order-consistency"),
+    path(
+        "orders/<str:order_id>/consistency/repair/",
+        consistency.order_consistency_repair,
+        name="order-consistency-repair",
+    ),
     path("orders/<str:order_id>/items/<str:product_id>/favourite/", orders.order_favourite, name="order-favourite"),
     path(
         "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
