@@ -202,7 +202,8 @@ def _order_facts(item: Image | None) -> Image:
 
 def _against_version(key: ViewKey, seen: Look, expected: dict[ViewKey, Image], stored: Image | None) -> str | None:
     """Every change of an order increments its ``Version``: a summary at the shop's version (or a newer one) with
-    other order attributes was not written by the sync."""
+    other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
+    one, but only to orders without a ``Status``, and every order our code writes has both.)"""
     order = next((i for i in seen.shop if ddb_json.string(i, "EntityType") == "order"), None)
     if order is None or _kind(stored) != "order":
         return None
