@@ -263,7 +263,8 @@ def judge(seen: Look, shards: int) -> Report:
         return report
     moved = (seen.anchor_before is None) != (anchor is None) or anchors.read(key, seen.anchor_before).rev != state.rev
     if moved:
-        return _verdict(report, changes, BEHIND, "The order changed while it was read: the sync is applying it.", True)
+        reason = "The order's view items were written while they were read (by the sync, a rebuild or a repair)."
+        return _verdict(report, changes, BEHIND, reason, True)
     contradicted = _against_anchor(key, anchor, stored, shards)
     if contradicted:
         shown = ", ".join(f"{pk} {sk}" for pk, sk in sorted(contradicted)[:3])

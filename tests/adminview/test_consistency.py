@@ -156,7 +156,7 @@ def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, mon
 
     monkeypatch.setattr(consistency, "read", read_while_the_sync_writes)
     first = consistency.judge(consistency.read(OID), pending_shards())
-    assert first.verdict == BEHIND and first.unsettled and "changed while" in first.reason
+    assert first.verdict == BEHIND and first.unsettled and "written while they were read" in first.reason
     looks.clear()
     assert _check(sleep=sync_meanwhile).verdict == IN_SYNC and len(looks) == 2  # the second look decides
 
