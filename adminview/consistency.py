@@ -341,9 +341,9 @@ def describe(changes: list[Change]) -> str:
     parts = []
     for change in sorted(changes, key=lambda c: c.key):
         text = f"{change.kind} {change.key[1]}"
-        if change.kind == "differing":
-            diff = Difference(change.kind, change.key, change.expected, change.actual)
-            text += " (" + ", ".join(a.name for a in diff.attributes) + ")"
+        names = [a.name for a in Difference(change.kind, change.key, change.expected, change.actual).attributes]
+        if names:
+            text += " (" + ", ".join(names) + ")"
         parts.append(text)
     line = f"rewrote {len(changes)} view item{'s' if len(changes) != 1 else ''}: " + "; ".join(parts)
     return line if len(line) <= DETAIL_CHARS else line[: DETAIL_CHARS - 1] + "…"
@@ -355,7 +355,8 @@ def _sk_of(action: dict[str, Any]) -> str:
 
 
 def _actions(found: repair.Plan, entry: AuditEntry, shop: Table, view: Table, shards: int) -> list[dict[str, Any]]:
-    """The plan's actions (the conditional anchor write first) with the audit entry and its activity items."""
+    """The plan's writes as a rebuild commits them (the conditioned anchor write first), with the audit entry and
+    its activity items."""
     image = entry.serialize()
     audited = [
         {
@@ -371,7 +372,8 @@ def _actions(found: repair.Plan, entry: AuditEntry, shop: Table, view: Table, sh
             for item in projection.activity_items(entry.pk, entry.sk, image, shards)
         ),
     ]
-    return [found.actions[0], *audited, *found.actions[1:]]
+    planned = repair.transaction_actions([found])
+    return [planned[0], *audited, *planned[1:]]
 
 
 def _commit(view: Table, actions: list[dict[str, Any]]) -> None:

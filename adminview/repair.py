@@ -93,6 +93,13 @@ def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
     return {"Delete": {"TableName": view.name, "Key": ddb_json.key(*key)}}
 
 
+def transaction_actions(plans: list[Plan]) -> list[dict[str, Any]]:
+    """The writes that commit these plans, in commit order: each plan's conditioned anchor write before the view
+    items it guards. The one way a rebuild and a one-order repair (``adminview.consistency``) turn plans into a
+    transaction, so both write the same things."""
+    return [a for p in plans for a in p.actions]
+
+
 def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
     """One conditional transaction (tests replace this to show what an unconditional write would do)."""
     try:
@@ -113,7 +120,7 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     pending: list[Plan] = []
 
     def flush() -> None:
-        actions = [a for p in pending for a in p.actions]
+        actions = transaction_actions(pending)
         for start in range(0, len(actions), MAX_TRANSACTION):
             try:
                 _commit(view, actions[start : start + MAX_TRANSACTION])
