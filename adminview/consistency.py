@@ -51,7 +51,6 @@ from shop.errors import NotFound, OrderConflict
 from shop.models import AuditEntry
 
 IN_SYNC, BEHIND, DIFFERS = "in_sync", "behind", "differs"
-VERDICTS = (IN_SYNC, BEHIND, DIFFERS)
 REPAIR_ACTION = "repair-view"
 SETTLE_S = 0.25  # far longer than the sync takes from its view items to its anchor
 REPAIR_ATTEMPTS = 4

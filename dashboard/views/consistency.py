@@ -122,6 +122,7 @@ def _as_json(report: Report) -> dict[str, Any]:
             }
             for d in report.differences
         ],
+        "contradicted": [{"PK": pk, "SK": sk} for pk, sk in report.contradicted],
         "watermarks": {
             "rev": report.rev,
             "applied_at": report.applied_at.isoformat() if report.applied_at else None,

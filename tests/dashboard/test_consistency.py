@@ -98,6 +98,7 @@ def test_a_damaged_view_item_differs(staff: Client, oid: str) -> None:
     assert difference["key"] == {"PK": f"o#{oid}", "SK": "p#2001"} and difference["kind"] == "missing"
     assert difference["contradiction"] is True and difference["stored"] is None
     assert difference["expected"]["Kind"] == "buyer"
+    assert found["contradicted"] == [difference["key"]]
 
     page = staff.get(f"/orders/{oid}/consistency/")
     assert page["X-DynamoDB-Calls"] == "8"  # looked twice: the sync might have been half-way
