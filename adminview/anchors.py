@@ -21,6 +21,8 @@ Bookkeeping attributes, which verify does not compare and a rebuild keeps as it 
   writer read (the sync's and the rebuild's alike), so neither overwrites a change it has not seen; whoever comes
   second reads again and redoes its work (see ``adminview.watermarks``);
 - ``AppliedAt``: when the sync last wrote the anchor (epoch seconds; a rebuild keeps it);
+- ``Counted``: an order's contribution to the counters, as added to them (``adminview.figures``): every write
+  of the anchor that changes it adds the difference to the counters in the same transaction;
 - ``ExpiresAt``: set on a stub whose shop items are all gone; DynamoDB's TTL deletes it once no record it guards
   against can still be delivered (``adminview.watermarks.LIFETIME_S``).
 
@@ -36,14 +38,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import projection
+from adminview import figures, projection
 from adminview.models import EXPIRES_AT, ORDER_SK, PROFILE_SK
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
 from shop import keys
 
 SEQS, REV, GONE, LINES, INVOICES, APPLIED_AT = "Seqs", "Rev", "Gone", "Lines", "Invoices", "AppliedAt"
-BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT, APPLIED_AT)
+BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT, APPLIED_AT, figures.COUNTED)
 COLLECTION_KIND = "collection"
 # What an order item's view items (and the numbers) are made of: kept per line on the anchor.
 LINE_FACTS = ("GSI2-PK", "Quantity", "Price", "Category")
@@ -136,8 +138,16 @@ class State:
                 anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
             if invoices:
                 anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
+            anchor[figures.COUNTED] = self.contribution().to_value()
         derived[self.key] = self._bookkept(anchor)
         return {self.key: derived[self.key], **{k: v for k, v in derived.items() if k != self.key}}
+
+    def contribution(self) -> figures.Contribution:
+        """What the order described adds to the counters (nothing for a customer's anchor)."""
+        order_id = keys.without_prefix(self.key[0], keys.ORDER)
+        if order_id is None or self.key[1] != ORDER_SK:
+            return figures.Contribution("")
+        return figures.contribution(order_id, self.present())
 
     def _bookkept(self, anchor: Image) -> Image:
         if self.seqs:
@@ -253,5 +263,15 @@ def implied_view(shop_items: Iterable[Image], shards: int) -> dict[ViewKey, Imag
 
 
 def comparable(items: Iterable[Image]) -> dict[ViewKey, Image]:
-    """View items as verify compares them with ``implied_view``: bookkeeping left out, stubs left out."""
-    return {ddb_json.item_key(i): without_bookkeeping(i) for i in items if not is_stub(i)}
+    """View items as verify compares them with ``implied_view``: bookkeeping left out, stubs and counters left
+    out (counters are checked as sums, ``adminview.walk``)."""
+    return {ddb_json.item_key(i): without_bookkeeping(i) for i in items if not is_stub(i) and not figures.is_counter(i)}
+
+
+def counted_differs(key: ViewKey, shop_items: list[Image], stored: Image | None) -> bool:
+    """An order's anchor whose ``Counted`` is not what its shop items contribute: its counters are off by the
+    difference (a rebuild adds it)."""
+    if key[1] != ORDER_SK:
+        return False
+    expected = from_shop(key, shop_items).contribution()
+    return figures.counted(expected.order_id, stored) != expected

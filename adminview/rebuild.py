@@ -19,7 +19,7 @@ from collections.abc import Callable
 from adminview import repair
 from adminview.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
 from adminview.view_diff import EXAMPLES, Change, Diff
-from adminview.walk import Walk, walk
+from adminview.walk import CounterDifference, Walk, walk
 
 DEFAULT_SETTLE_S = 3.0
 
@@ -46,6 +46,9 @@ def verify(
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
+    def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
+        found.diff.add([Change("differing", d.key, None, None) for d in differences])
+
     def recheck(found: Walk, pk: str) -> None:
         waited, pause = 0.0, min(0.2, settle_s)
         while True:
@@ -60,6 +63,7 @@ def verify(
             pause = min(pause * 2, settle_s - waited)
 
     checking = walk(recheck, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    checking.on_counters = report_counters
     checking.on_scan = on_scan or _ignore
     return checking.run()
 
@@ -78,6 +82,7 @@ def rebuild(
         repair.repair_partition, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
     repairing.on_batch = repair.repair_batch
+    repairing.on_counters = repair.repair_counters
     repairing.on_scan = on_scan or _ignore
     repairing.on_write = on_write or _ignore
     return repairing.run()

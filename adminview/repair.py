@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import anchors, watermarks
+from adminview import anchors, figures, watermarks
 from adminview.models import ORDER_SK, PROFILE_SK
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
-from adminview.walk import Flagged, Walk
+from adminview.walk import CounterDifference, Flagged, Walk
 from dynamo import ddb_json
 from dynamo.backoff import full_jitter
 from shop import keys
@@ -45,11 +45,13 @@ def anchor_of(pk: str) -> ViewKey | None:
 
 @dataclass
 class Plan:
-    """One partition's repair: its changes, and the anchor write that guards them."""
+    """One partition's repair: its changes, the anchor write that guards them, and what the anchor's new
+    contribution adds to the counters (``adminview.figures``), which goes in the anchor's transaction."""
 
     pk: str
     changes: list[Change]
     actions: list[dict[str, Any]]
+    deltas: figures.Deltas = field(default_factory=dict)
 
 
 def plan(
@@ -60,9 +62,18 @@ def plan(
     changes = compare(anchors.implied_view(shop_items, shards), anchors.comparable(view_items))
     actions: list[dict[str, Any]] = []
     key = anchor_of(pk)
-    if not changes or key is None:
+    if key is None:
         return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
     stored = anchors.read(key, stored_anchor)
+    counting = figures.stats_shards()
+    order_id = keys.without_prefix(pk, keys.ORDER) or ""
+    deltas = figures.difference(
+        figures.counted(order_id, stored_anchor), anchors.from_shop(key, shop_items).contribution(), counting
+    )
+    if deltas and stored_anchor is not None and not changes:  # the anchor is right, but not (all) counted
+        changes = [Change("differing", key, None, None)]
+    if not changes:
+        return Plan(pk, changes, [])
     target = anchors.from_shop(key, shop_items)
     target.seqs, target.rev, target.stored, target.applied_at = (
         stored.seqs,
@@ -84,7 +95,7 @@ def plan(
         write["ExpressionAttributeValues"] = values
     actions.append({"Put": write} if anchor is not None else {"Delete": write})
     actions += [_action(view, c.key, c.expected) for c in changes if c.key != key]
-    return Plan(pk, changes, actions)
+    return Plan(pk, changes, actions, deltas)
 
 
 def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
@@ -113,7 +124,10 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     pending: list[Plan] = []
 
     def flush() -> None:
-        actions = [a for p in pending for a in p.actions]
+        counters = figures.merge(p.deltas for p in pending)
+        actions = [a for p in pending for a in p.actions[:1]]  # the anchors (or a partition's first change)
+        actions += [figures.counter_update(view.name, key, values) for key, values in counters.items()]
+        actions += [a for p in pending for a in p.actions[1:]]
         for start in range(0, len(actions), MAX_TRANSACTION):
             try:
                 _commit(view, actions[start : start + MAX_TRANSACTION])
@@ -122,8 +136,11 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
                 break
         pending.clear()
 
+    def size(group: list[Plan]) -> int:
+        return sum(len(q.actions) for q in group) + len(figures.merge(q.deltas for q in group))
+
     for p in plans:
-        if pending and sum(len(q.actions) for q in pending) + len(p.actions) > MAX_TRANSACTION:
+        if pending and size([*pending, p]) > MAX_TRANSACTION:
             flush()
         pending.append(p)
     flush()
@@ -175,6 +192,35 @@ def _described(key: ViewKey | None, stored: Image | None, shards: int) -> list[V
     if key is None or stored is None:
         return []
     return list(anchors.read(key, stored).items(shards))
+
+
+def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
+    """Make each counter the sum of what the anchors counted, on the condition it did not change since the walk
+    read it (a counter the sync changed meanwhile is left for the next rebuild)."""
+    fixed: list[Change] = []
+    for difference in differences:
+        key = ddb_json.key(*difference.key)
+        if difference.changed_at is None:
+            condition, values = "attribute_not_exists(#at)", {}
+        else:
+            condition, values = "#at = :seen", {":seen": ddb_json.n(difference.changed_at)}
+        if difference.expected:
+            item = {**key, **{n: ddb_json.n(v) for n, v in difference.expected.items()}}
+            item[figures.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
+            action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
+        else:
+            action = {"Delete": {"TableName": walk.view.name, "Key": key}}
+        body = next(iter(action.values()))
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": figures.CHANGED_AT}}
+        if values:
+            body["ExpressionAttributeValues"] = values
+        try:
+            _commit(walk.view, [action])
+        except Contended:
+            walk.diff.count(live_counters=1)
+            continue
+        fixed.append(Change("differing", difference.key, None, None))
+    _count(walk, fixed)
 
 
 def _count(walk: Walk, changes: list[Change]) -> None:

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import anchors
+from adminview import anchors, figures
 from adminview.models import EXPIRES_AT
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
@@ -49,6 +49,7 @@ class Mark:
     exists: bool = False
     seq: str | None = None
     rev: int | None = None
+    counted: figures.Contribution | None = field(default=None, compare=False)  # an order's, as counted
 
     @property
     def next_rev(self) -> int:
@@ -58,8 +59,15 @@ class Mark:
     def of(cls, anchor: Image | None, source_sk: str | None = None) -> Mark:
         if not anchor:
             return cls()
-        state = anchors.read(ddb_json.item_key(anchor), anchor)
-        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev)
+        key = ddb_json.item_key(anchor)
+        state = anchors.read(key, anchor)
+        order_id = keys.without_prefix(key[0], keys.ORDER) or ""
+        return cls(
+            True,
+            state.applied(source_sk) if source_sk is not None else None,
+            state.rev,
+            figures.counted(order_id, anchor),
+        )
 
 
 def expires_at(now: float | None = None) -> int:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import activity, bulk, customers, home, orders, patterns, products, sync, warehouses
+from dashboard.views import activity, bulk, customers, home, orders, patterns, products, stats, sync, warehouses
 
 app_name = "dashboard"
 
@@ -33,6 +33,9 @@ urlpatterns = [
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
     path("products/<str:product_id>/", products.product, name="product"),
     path("warehouses/<str:warehouse_id>/", warehouses.warehouse, name="warehouse"),
+    path("stats/status/", stats.status_counts, name="stats-status"),
+    path("stats/daily/", stats.daily, name="stats-daily"),
+    path("stats/categories/", stats.categories, name="stats-categories"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]

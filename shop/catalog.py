@@ -53,7 +53,9 @@ def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpe
     )
 
 
-def new_product(*, product_id: str, name: str, price: Decimal | str, description: str | None = None) -> Product:
+def new_product(
+    *, product_id: str, name: str, price: Decimal | str, description: str | None = None, category: str | None = None
+) -> Product:
     try:
         amount = to_decimal(price, what="price")
     except (TypeError, ValueError) as exc:
@@ -61,7 +63,10 @@ def new_product(*, product_id: str, name: str, price: Decimal | str, description
     if amount < 0:
         raise InvalidInput("price must not be negative")
     return Product(
-        **keys.product_keys(product_id), price=amount, detail=ProductDetail(name=name, description=description)
+        **keys.product_keys(product_id),
+        price=amount,
+        detail=ProductDetail(name=name, description=description),
+        category=category.strip() if category and category.strip() else None,
     )
 
 

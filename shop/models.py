@@ -141,6 +141,7 @@ class Product(ShopItem, discriminator="product"):
 
     detail = ProductDetail(null=True, attr_name="Detail")
     price = DecimalStringAttribute(null=True, attr_name="Price")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # ours, optional (e.g. "Books")
 
     @property
     def product_id(self) -> str:
@@ -223,6 +224,7 @@ class OrderItem(ShopItem, discriminator="orderItem"):
     price = DecimalStringAttribute(null=True, attr_name="Price")
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
     favourite = BooleanAttribute(null=True, attr_name="Favourite")  # set with the favourite, in one transaction
 
     @property
@@ -333,6 +335,7 @@ class Favourite(ShopItem, discriminator="favourite"):
     carries ``Favourite`` = true, written in the same transaction)."""
 
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
     price = DecimalStringAttribute(null=True, attr_name="Price")
     order_id = UnicodeAttribute(null=True, attr_name="OrderId")
     date = TimestampAttribute(null=True, attr_name="Date")
