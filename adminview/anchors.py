@@ -195,7 +195,8 @@ def read(key: ViewKey, item: Image | None) -> State:
     if item is None:
         return state
     state.stored, state.rev, state.applied_at = True, ddb_json.integer(item, REV), ddb_json.number(item, APPLIED_AT)
-    state.seqs = {sk: str(v["S"]) for sk, v in ddb_json.mapping(item, SEQS).items() if isinstance(v.get("S"), str)}
+    seqs = ((sk, ddb_json.as_string(value)) for sk, value in ddb_json.mapping(item, SEQS).items())
+    state.seqs = {sk: seq for sk, seq in seqs if seq is not None}
     if GONE in item:
         return state
     kind = ddb_json.string(item, "Kind")
@@ -209,8 +210,7 @@ def read(key: ViewKey, item: Image | None) -> State:
         for sk, value in ddb_json.mapping(item, LINES).items():
             state.sources[sk] = {"EntityType": ddb_json.s("orderItem"), **ddb_json.entries(value)}
         for sk, value in ddb_json.mapping(item, INVOICES).items():
-            ids = value.get("L") if isinstance(value, dict) else None
-            state.sources[sk] = _invoice_image([i for i in ids or [] if isinstance(i, dict)])
+            state.sources[sk] = _invoice_image(ddb_json.elements(value))
     return state
 
 

@@ -170,8 +170,9 @@ def counted(order_id: str, anchor: Mapping[str, Any] | None) -> Contribution:
             _decimal(ddb_json.text(facts, UNITS)),
             _decimal(ddb_json.text(facts, REVENUE)),
         )
-        for pid, entry in sorted(value.get("Lines", {}).get("M", {}).items())
-        if (facts := ddb_json.entries(entry)) is not None
+        for pid, facts in sorted(
+            (pid, ddb_json.entries(entry)) for pid, entry in ddb_json.mapping(value, "Lines").items()
+        )
     )
     return Contribution(order_id, ddb_json.string(value, "Status"), ddb_json.string(value, "Day"), lines)
 

@@ -47,6 +47,18 @@ def _value(item: Mapping[str, Any] | None, name: str) -> Any:
     return value if isinstance(value, dict) else None
 
 
+def as_string(value: Any) -> str | None:
+    """A string value's text; None for any other value."""
+    found = value.get("S") if isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def elements(value: Any) -> list[Value]:
+    """A list value's elements; empty for any other value."""
+    found = value.get("L") if isinstance(value, dict) else None
+    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
+
+
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string attribute; None when absent or of another type."""
     value = _value(item, name)
@@ -98,9 +110,7 @@ def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
 
 def listing(item: Mapping[str, Any] | None, name: str) -> list[Value]:
     """A list attribute's elements; empty when absent or of another type."""
-    value = _value(item, name)
-    found = value.get("L") if value is not None else None
-    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
+    return elements(_value(item, name))
 
 
 def item_key(item: Mapping[str, Any]) -> Key:
