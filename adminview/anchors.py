@@ -8,7 +8,8 @@ anyway, the group's anchor, instead of one extra item per shop item:
   anchored on the order's summary (``o#<oid>`` / ``#order``). The summary also holds what the collection's other
   view items follow from: each line's customer, quantity, price and category (``Lines``) and each invoice's
   payment references (``Invoices``). So the buyer relations, the payment references and the order's figures are
-  a pure function of that one item (``OrderState.items``), whatever order the collection's records arrive in.
+  a pure function of that one item (``State.items``), whatever order the collection's records arrive in; so are
+  its category entries (the category index: a category's orders by date).
   Before the order itself has arrived (or after it was removed) the anchor is a stub of kind ``collection``: it
   is in no index.
 - a customer is anchored on its profile (``c#<cid>`` / ``#profile``); a removed customer leaves a stub that
@@ -115,32 +116,44 @@ class State:
 
     def items(self, shards: int) -> dict[ViewKey, Image]:
         """Every view item the anchor describes, the anchor first (with its bookkeeping)."""
+        derived = self._derived(shards)
+        anchor = self._bookkept(self._anchor(derived.pop(self.key, None)))
+        return {self.key: anchor, **derived}
+
+    def _of(self, entity: str) -> dict[str, Image]:
+        return {sk: image for sk, image in self.present().items() if ddb_json.string(image, "EntityType") == entity}
+
+    def _derived(self, shards: int) -> dict[ViewKey, Image]:
+        """What the shop items described imply, each on its own, then joined across the order's collection:
+        buyer relations follow the order's status, category entries its lines."""
         pk, sk = self.key
         images = [{**ddb_json.key(pk, source_sk), **image} for source_sk, image in sorted(self.present().items())]
         derived: dict[ViewKey, Image] = {}
         for image in images:
             for item in projection.project_item(image, shards):
                 derived[ddb_json.item_key(item)] = item
+        if sk != ORDER_SK:
+            return derived
         summary = derived.get(self.key)
-        if sk == ORDER_SK:
-            buyers = [i for i in derived.values() if ddb_json.string(i, "Kind") == "buyer"]
-            for fixed in projection.derive_buyers(summary, buyers):
-                derived[ddb_json.item_key(fixed)] = fixed
+        buyers = [i for i in derived.values() if ddb_json.string(i, "Kind") == "buyer"]
+        lines = [i for i in images if ddb_json.string(i, "EntityType") == "orderItem"]
+        for item in [*projection.derive_buyers(summary, buyers), *projection.category_items(summary, lines, shards)]:
+            derived[ddb_json.item_key(item)] = item
+        return derived
+
+    def _anchor(self, summary: Image | None) -> Image:
+        """The anchor's own item: the summary or profile (a stub without one), and for an order the facts its
+        other items follow from and what it counted."""
         anchor = dict(summary) if summary is not None else _stub(self.key)
-        if sk == ORDER_SK:
-            lines = {
-                s: image for s, image in self.present().items() if ddb_json.string(image, "EntityType") == "orderItem"
-            }
-            invoices = {
-                s: image for s, image in self.present().items() if ddb_json.string(image, "EntityType") == "invoice"
-            }
-            if lines:
-                anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
-            if invoices:
-                anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
-            anchor[figures.COUNTED] = self.contribution().to_value()
-        derived[self.key] = self._bookkept(anchor)
-        return {self.key: derived[self.key], **{k: v for k, v in derived.items() if k != self.key}}
+        if self.key[1] != ORDER_SK:
+            return anchor
+        lines, invoices = self._of("orderItem"), self._of("invoice")
+        if lines:
+            anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
+        if invoices:
+            anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
+        anchor[figures.COUNTED] = self.contribution().to_value()
+        return anchor
 
     def contribution(self) -> figures.Contribution:
         """What the order described adds to the counters (nothing for a customer's anchor)."""

@@ -34,17 +34,15 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
-from adminview.projection import Image
+from adminview.projection import UNCATEGORIZED, Image, category_name, decimal_of
 from dynamo import ddb_json
 from shop import keys
 
 STATUSES = ("PENDING", "SHIPPED", "DELIVERED", "CANCELLED")
 CANCELLED = "CANCELLED"
-UNCATEGORIZED = "uncategorized"
-MAX_CATEGORY = 100  # a longer category is cut (counter attribute names stay short)
 COUNTED = "Counted"
 COUNTER_PREFIX = "STATS#"
 STATUS_PREFIX, DAY_PREFIX, PRODUCT_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
@@ -82,11 +80,6 @@ def day_key(shard: int, day: str) -> CounterKey:
 
 def product_key(product_id: str, shard: int, month: str) -> CounterKey:
     return f"{PRODUCT_PREFIX}{product_id}#{shard}", month
-
-
-def category_of(value: str | None) -> str:
-    text = (value or "").strip()
-    return text[:MAX_CATEGORY] if text else UNCATEGORIZED
 
 
 @dataclass(frozen=True)
@@ -167,8 +160,8 @@ def counted(order_id: str, anchor: Mapping[str, Any] | None) -> Contribution:
         Line(
             pid,
             ddb_json.string(facts, "Category") or UNCATEGORIZED,
-            _decimal(ddb_json.text(facts, UNITS)),
-            _decimal(ddb_json.text(facts, REVENUE)),
+            decimal_of(ddb_json.text(facts, UNITS)),
+            decimal_of(ddb_json.text(facts, REVENUE)),
         )
         for pid, facts in sorted(
             (pid, ddb_json.entries(entry)) for pid, entry in ddb_json.mapping(value, "Lines").items()
@@ -191,9 +184,9 @@ def contribution(order_id: str, sources: Mapping[str, Image]) -> Contribution:
         product_id = keys.without_prefix(sk, keys.PRODUCT)
         if product_id is None or ddb_json.string(image, "EntityType") != "orderItem":
             continue
-        units = _decimal(ddb_json.text(image, "Quantity"))
-        price = _decimal(ddb_json.text(image, "Price"))
-        lines.append(Line(product_id, category_of(ddb_json.text(image, "Category")), units, units * price))
+        units = decimal_of(ddb_json.text(image, "Quantity"))
+        price = decimal_of(ddb_json.text(image, "Price"))
+        lines.append(Line(product_id, category_name(ddb_json.text(image, "Category")), units, units * price))
     return Contribution(order_id, status if status in STATUSES else None, day, tuple(lines))
 
 
@@ -248,16 +241,6 @@ def counter_values(item: Mapping[str, Any]) -> dict[str, Decimal]:
         for name in item
         if name not in ("PK", "SK", CHANGED_AT) and (text := ddb_json.text(item, name)) is not None
     }
-
-
-def _decimal(text: str | None) -> Decimal:
-    if not text:
-        return Decimal(0)
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        return Decimal(0)
-    return value if value.is_finite() else Decimal(0)
 
 
 def _day(text: str | None) -> str | None:

@@ -17,6 +17,9 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
 - ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
   ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
+- ``category`` PK ``o#<oid>`` SK ``cat#<category>``: an order's lines of one category (units, revenue) with the
+  order's row. GSI7 ``CAT#<category>#<shard>`` / ``<date>#<oid>`` lists a category's orders by date (sparse: only
+  orders with a date), write-sharded like GSI1.
 - ``collection`` PK ``o#<oid>`` SK ``#order``: an order's anchor before its order item arrived (or after it was
   removed): in no index. The summary and the profile are anchors too: they carry the stream sequence numbers
   applied for the shop items they describe, so replayed and stale records change nothing (see
@@ -47,6 +50,9 @@ INDEXED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # status lists of GSI1; 
 ACTIVITY_PREFIX = "ACTIVITY#"
 USER_ACTIVITY_PREFIX = "USER#"
 USER_TWIN_SUFFIX = "#user"
+CATEGORY_SK_PREFIX = "cat#"
+CATEGORY_INDEX_PREFIX = "CAT#"
+CATEGORY_ATTRS = [*("OrderId", "CustomerId", "Date", "Status", "Total"), "Category", "Units", "Revenue"]
 ACTIVITY_ATTRS = [
     "OrderId",
     "Action",
@@ -102,6 +108,11 @@ def pending_key(shard: int) -> str:
 def status_key(status: str, shard: int) -> str:
     """GSI1 partition of an order list: ``<STATUS>#<shard>``."""
     return f"{status}#{shard}"
+
+
+def category_key(category: str, shard: int) -> str:
+    """GSI7 partition of a category's orders: ``CAT#<category>#<shard>``."""
+    return f"{CATEGORY_INDEX_PREFIX}{category}#{shard}"
 
 
 def activity_key(shard: int) -> str:
@@ -178,6 +189,17 @@ class ActivityIndex(GlobalSecondaryIndex["ViewItem"]):
     gsi6_sk = UnicodeAttribute(range_key=True, attr_name="GSI6SK")
 
 
+class CategoryIndex(GlobalSecondaryIndex["ViewItem"]):
+    """A category's orders by date: sparse, write-sharded. Projects the row the category page shows."""
+
+    class Meta:
+        index_name = "GSI7"
+        projection = IncludeProjection(CATEGORY_ATTRS)
+
+    gsi7_pk = UnicodeAttribute(hash_key=True, attr_name="GSI7PK")
+    gsi7_sk = UnicodeAttribute(range_key=True, attr_name="GSI7SK")
+
+
 class ViewItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.admin_view_table_name()
@@ -197,6 +219,8 @@ class ViewItem(InstrumentedModel):
     gsi5_sk = UnicodeAttribute(null=True, attr_name="GSI5SK")
     gsi6_pk = UnicodeAttribute(null=True, attr_name="GSI6PK")
     gsi6_sk = UnicodeAttribute(null=True, attr_name="GSI6SK")
+    gsi7_pk = UnicodeAttribute(null=True, attr_name="GSI7PK")
+    gsi7_sk = UnicodeAttribute(null=True, attr_name="GSI7SK")
 
     pending = PendingIndex()
     buyers = BuyersIndex()
@@ -204,6 +228,7 @@ class ViewItem(InstrumentedModel):
     customer_orders = CustomerOrdersIndex()
     emails = EmailIndex()
     activity = ActivityIndex()
+    categories = CategoryIndex()
 
 
 class Profile(ViewItem, discriminator="profile"):
@@ -237,6 +262,10 @@ class Activity(ViewItem, discriminator="activity"):
     action = UnicodeAttribute(attr_name="Action")
     user = UnicodeAttribute(attr_name="User")
     at = UnicodeAttribute(attr_name="At")
+
+
+class OrderCategory(ViewItem, discriminator="category"):
+    """An order's lines of one category (``adminview.projection.category_items``)."""
 
 
 class OrderCollection(ViewItem, discriminator="collection"):

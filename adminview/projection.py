@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from adminview.models import (
+    CATEGORY_SK_PREFIX,
     INDEXED_STATUSES,
     ORDER_SK,
     PROFILE_SK,
     USER_TWIN_SUFFIX,
     activity_key,
+    category_key,
     email_key,
     pending_shard,
     status_key,
@@ -36,6 +39,8 @@ Image = dict[str, dict[str, Any]]
 ViewKey = tuple[str, str]
 CANCELLED = "CANCELLED"
 PENDING = "PENDING"
+UNCATEGORIZED = "uncategorized"
+MAX_CATEGORY = 100  # a longer category is cut (index keys and counter names stay short)
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def source_of(item: Image) -> ViewKey | None:
     kind = ddb_json.text(item, "Kind")
     if kind == "profile" and sk == PROFILE_SK:
         return pk, pk
-    if kind == "order" and sk == ORDER_SK:
+    if (kind == "order" and sk == ORDER_SK) or kind == "category":  # a category entry: its order (and lines)
         customer = ddb_json.text(item, "CustomerId")
         return (pk, keys.with_prefix(keys.CUSTOMER, customer)) if customer else None
     if kind == "buyer":
@@ -221,6 +226,59 @@ def project(old: Image | None, new: Image | None, shards: int | None = None) -> 
     ops: list[Op] = [Delete(k) for k in before if k not in after]
     ops += [Put(i) for i in after.values()]
     return ops
+
+
+def category_items(summary: Image | None, lines: Iterable[Image], shards: int | None = None) -> list[Image]:
+    """One item per category of an order's lines (``lines``: order item images), with the order's row and the
+    category's units and revenue; in the category index only when the order has a date."""
+    if summary is None:
+        return []
+    order_id = ddb_json.text(summary, "OrderId") or ""
+    date = ddb_json.text(summary, "Date")
+    totals: dict[str, list[Decimal]] = {}
+    for line in lines:
+        units = decimal_of(ddb_json.text(line, "Quantity"))
+        price = decimal_of(ddb_json.text(line, "Price"))
+        bucket = totals.setdefault(category_name(ddb_json.text(line, "Category")), [Decimal(0), Decimal(0)])
+        bucket[0] += units
+        bucket[1] += units * price
+    items = []
+    for category, (units, revenue) in sorted(totals.items()):
+        item = _item(
+            keys.with_prefix(keys.ORDER, order_id),
+            CATEGORY_SK_PREFIX + category,
+            "category",
+            OrderId=order_id,
+            CustomerId=ddb_json.text(summary, "CustomerId"),
+            Date=date,
+            Status=ddb_json.text(summary, "Status"),
+            Total=ddb_json.text(summary, "Total"),
+            Category=category,
+        )
+        item["Units"], item["Revenue"] = ddb_json.n(units), ddb_json.n(revenue)
+        if date:
+            item["GSI7PK"] = ddb_json.s(category_key(category, pending_shard(order_id, shards)))
+            item["GSI7SK"] = ddb_json.s(f"{date}#{order_id}")
+        items.append(item)
+    return items
+
+
+def category_name(value: str | None) -> str:
+    """An order item's category as the numbers and the category index name it: its own ``Category`` (cut to
+    ``MAX_CATEGORY`` characters), or ``uncategorized``."""
+    text = (value or "").strip()
+    return text[:MAX_CATEGORY] if text else UNCATEGORIZED
+
+
+def decimal_of(text: str | None) -> Decimal:
+    """A decimal attribute; 0 when absent or not a finite number (a line without a price sells for nothing)."""
+    if not text:
+        return Decimal(0)
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return Decimal(0)
+    return value if value.is_finite() else Decimal(0)
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:

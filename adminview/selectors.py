@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar, cast
 
@@ -28,11 +28,13 @@ from adminview.models import (
     PROFILE_SK,
     ViewItem,
     activity_key,
+    category_key,
     email_key,
     pending_shards,
     status_key,
     user_activity_key,
 )
+from adminview.projection import MAX_CATEGORY
 from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
@@ -204,6 +206,42 @@ def order_items_by_status(*, status: str, limit: int = 50, after: dict[str, Any]
         lambda n: _query("GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=limit + 1, before=before)
     )
     return _orders_page(found, "GSI1SK", limit)
+
+
+@dataclass(frozen=True)
+class CategoryOrderRow(OrderRow):
+    category: str = ""
+    units: int = 0
+    revenue: Decimal = Decimal(0)  # of the order's lines of this category
+
+
+def category_orders(
+    *, category: str, start: date, end: date, limit: int = 50, after: dict[str, Any] | None = None
+) -> RowsPage[CategoryOrderRow]:
+    """A category's orders placed in ``start``..``end`` (UTC days, both included), newest first: one Query per
+    write shard of GSI7 (sorted by date), merged."""
+    name = category.strip()
+    if not name or len(name) > MAX_CATEGORY:
+        raise InvalidInput(f"a category is 1 to {MAX_CATEGORY} characters")
+    if end < start:
+        raise InvalidInput("the range ends before it starts")
+    check_limit(limit)
+    before = _order_position(after) or (end + timedelta(days=1)).isoformat()
+    found = _each_shard(
+        lambda n: _query("GSI7", "GSI7PK", category_key(name, n), "GSI7SK", limit=limit + 1, before=before)
+    )
+    in_range = [r for r in found if (ddb_json.string(r, "GSI7SK") or "") >= start.isoformat()]
+    page = _orders_page(in_range, "GSI7SK", limit)
+    rows = [
+        CategoryOrderRow(
+            **vars(_order_row(r)) | {"position": ddb_json.string(r, "GSI7SK") or ""},
+            category=name,
+            units=ddb_json.integer(r, "Units") or 0,
+            revenue=Decimal(ddb_json.text(r, "Revenue") or "0"),
+        )
+        for r in page.rows
+    ]
+    return RowsPage(rows, page.next)
 
 
 def new_orders_since(*, status: str, newest: str) -> int:

@@ -30,7 +30,10 @@ def s(value: str) -> Value:
 
 
 def n(value: int | float | Decimal | str) -> Value:
-    """A number; floats as ``repr`` (shortest exact text), everything else as ``str``."""
+    """A number, written as DynamoDB gives it back (``10.50`` is read as ``10.5``), so items built here compare
+    equal to items read: decimals without trailing zeros or exponent, floats as ``repr``."""
+    if isinstance(value, Decimal):
+        return {"N": format(value.normalize(), "f") if value else "0"}
     return {"N": repr(value) if isinstance(value, float) else str(value)}
 
 

@@ -152,3 +152,29 @@ def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None
     rebuild.rebuild()
     assert rebuild.verify(settle_s=0).clean
     assert_figures_match()
+
+
+@pytest.mark.ddb_local
+def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> None:
+    from datetime import date
+
+    from adminview import selectors
+
+    orders.order_cancel(order_id=shop[0])
+    sync_now()
+    books = [f"f{n}" for n in range(9) if {"2001", "2004"} & {f"200{1 + n % 4}", f"200{1 + (n + 1) % 4}"}]
+    seen, after = [], None
+    while True:
+        page = selectors.category_orders(
+            category="Books", start=date(2026, 3, 1), end=date(2026, 3, 3), limit=2, after=after
+        )
+        seen += page.rows
+        if page.next is None:
+            break
+        after = page.next
+    assert sorted(r.order_id for r in seen) == sorted(books)
+    assert [r.position for r in seen] == sorted((r.position for r in seen), reverse=True)
+    cancelled = next(r for r in seen if r.order_id == shop[0])
+    assert cancelled.status == "CANCELLED" and cancelled.units >= 1 and cancelled.revenue > 0
+    one_day = selectors.category_orders(category="Books", start=date(2026, 3, 2), end=date(2026, 3, 2))
+    assert {r.date.date() for r in one_day.rows if r.date} <= {date(2026, 3, 2)} and one_day.rows
