@@ -22,8 +22,6 @@ Bookkeeping attributes, which verify does not compare and a rebuild keeps as it 
   writer read (the sync's and the rebuild's alike), so neither overwrites a change it has not seen; whoever comes
   second reads again and redoes its work (see ``adminview.watermarks``);
 - ``AppliedAt``: when the sync last wrote the anchor (epoch seconds; a rebuild keeps it);
-- ``Counted``: an order's contribution to the counters, as added to them (``adminview.figures``): every write
-  of the anchor that changes it adds the difference to the counters in the same transaction;
 - ``ExpiresAt``: set on a stub whose shop items are all gone; DynamoDB's TTL deletes it once no record it guards
   against can still be delivered (``adminview.watermarks.LIFETIME_S``).
 
@@ -46,7 +44,7 @@ from dynamo import ddb_json
 from shop import keys
 
 SEQS, REV, GONE, LINES, INVOICES, APPLIED_AT = "Seqs", "Rev", "Gone", "Lines", "Invoices", "AppliedAt"
-BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT, APPLIED_AT, figures.COUNTED)
+BOOKKEEPING = (SEQS, REV, GONE, EXPIRES_AT, APPLIED_AT)
 COLLECTION_KIND = "collection"
 # What an order item's view items (and the numbers) are made of: kept per line on the anchor.
 LINE_FACTS = ("GSI2-PK", "Quantity", "Price", "Category")
@@ -143,7 +141,7 @@ class State:
 
     def _anchor(self, summary: Image | None) -> Image:
         """The anchor's own item: the summary or profile (a stub without one), and for an order the facts its
-        other items follow from and what it counted."""
+        other items follow from."""
         anchor = dict(summary) if summary is not None else _stub(self.key)
         if self.key[1] != ORDER_SK:
             return anchor
@@ -152,7 +150,6 @@ class State:
             anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
         if invoices:
             anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
-        anchor[figures.COUNTED] = self.contribution().to_value()
         return anchor
 
     def contribution(self) -> figures.Contribution:
@@ -278,12 +275,16 @@ def implied_view(shop_items: Iterable[Image], shards: int) -> dict[ViewKey, Imag
 def comparable(items: Iterable[Image]) -> dict[ViewKey, Image]:
     """View items as verify compares them with ``implied_view``: bookkeeping left out, stubs and counters left
     out (counters are checked as sums, ``adminview.walk``)."""
-    return {ddb_json.item_key(i): without_bookkeeping(i) for i in items if not is_stub(i) and not figures.is_counter(i)}
+    return {
+        ddb_json.item_key(i): without_bookkeeping(i)
+        for i in items
+        if not is_stub(i) and not figures.is_counter(i) and not figures.is_counted(i)
+    }
 
 
 def counted_differs(key: ViewKey, shop_items: list[Image], stored: Image | None) -> bool:
-    """An order's anchor whose ``Counted`` is not what its shop items contribute: its counters are off by the
-    difference (a rebuild adds it)."""
+    """An order whose counted contribution (``stored``: its ``#counted`` item) is not what its shop items
+    contribute: its counters are off by the difference (a rebuild adds it)."""
     if key[1] != ORDER_SK:
         return False
     expected = from_shop(key, shop_items).contribution()

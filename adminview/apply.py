@@ -138,11 +138,14 @@ def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image]
         return {k for raced in pool.map(lambda job: run_in_context(job)(), work) for k in raced}
 
 
+def _contribution(key: ViewKey, anchor: Image) -> figures.Contribution:
+    return anchors.read(key, anchor).contribution()
+
+
 def _counter_deltas(order_id: str, mark: watermarks.Mark, anchor: Image, shards: int) -> figures.Deltas:
-    """What the anchor's contribution (``Counted``, as the new anchor carries it) adds to the counters beyond
-    what the stored anchor's had added."""
+    """What the new anchor's facts contribute to the counters beyond what was counted (``mark.counted``)."""
     old = mark.counted or figures.Contribution(order_id)
-    return figures.difference(old, figures.counted(order_id, anchor), shards)
+    return figures.difference(old, _contribution(ddb_json.item_key(anchor), anchor), shards)
 
 
 def _put_anchors(
@@ -180,6 +183,10 @@ def _count_anchors(
     def flush() -> None:
         counters = figures.merge(deltas for _key, deltas in pending)
         actions = [{"Put": watermarks.advance(table, key, marks[key], newest[key])} for key, _d in pending]
+        actions += [
+            {"Put": {"TableName": table, "Item": figures.counted_item(key[0], _contribution(key, newest[key]))}}
+            for key, _d in pending
+        ]
         actions += [figures.counter_update(table, key, values) for key, values in counters.items()]
         try:
             client.transact_write_items(TransactItems=actions)
@@ -192,7 +199,7 @@ def _count_anchors(
 
     for key, deltas in group:
         counters = figures.merge(d for _k, d in [*pending, (key, deltas)])
-        if pending and len(pending) + 1 + len(counters) > MAX_TRANSACTION:
+        if pending and 2 * (len(pending) + 1) + len(counters) > MAX_TRANSACTION:
             flush()
         pending.append((key, deltas))
     flush()
@@ -257,7 +264,8 @@ def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewK
     for p in batch:
         assert p.anchor is not None
         groups.setdefault(p.anchor, []).append(p)
-    stored = _read_anchors(list(groups))
+    counted_keys = [figures.counted_key(key[0]) for key in groups if key[1] == ORDER_SK]
+    stored = _read_anchors([*groups, *counted_keys])
     writes: dict[ViewKey, Image | None] = {}
     newest: dict[ViewKey, Image] = {}
     marks: dict[ViewKey, watermarks.Mark] = {}
@@ -269,7 +277,7 @@ def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewK
         writes |= folded.writes
         if folded.anchor is not None:
             newest[key] = folded.anchor
-            marks[key] = watermarks.Mark.of(stored[key])
+            marks[key] = watermarks.Mark.of(stored[key], counted=stored.get(figures.counted_key(key[0])))
     _write(writes)
     return applied, skipped, _advance(marks, newest)
 

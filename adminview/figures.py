@@ -17,12 +17,14 @@ The counters are write-sharded like the pending index: an order adds to the coun
   ``Units:<category>``, ``Revenue:<category>``;
 - ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``: ``Units``, ``Revenue``.
 
-Exactly once, whatever the delivery: the anchor keeps, in ``Counted``, the contribution already added to the
-counters, and every write that changes it (the sync's, a rebuild's) adds the difference in the same
-TransactWriteItems, conditioned on the anchor's ``Rev``. A replayed or repeated record leaves the facts, hence
-the contribution, as they were: nothing is added. A crash between the view items' write and that transaction
-leaves the anchor unwritten, so the records are applied again. The contribution is a function of the whole
-collection, so the order in which an order's records arrive does not matter.
+Exactly once, whatever the delivery: beside each order's anchor, an item ``o#<oid>`` / ``#counted`` keeps, in
+``Counted``, the contribution already added to the counters. Every anchor write whose facts change the
+contribution (the sync's, a rebuild's) writes the new one there and adds the difference to the counters, in the
+same TransactWriteItems, conditioned on the anchor's ``Rev``. A replayed or repeated record leaves the facts,
+hence the contribution, as they were: nothing is added. A crash between the view items' write and that
+transaction leaves the anchor unwritten, so the records are applied again. The contribution is a function of the
+whole collection, so the order in which an order's records arrive does not matter. It is kept apart from the
+anchor so that a damaged anchor (one a rebuild has to restore from the shop) does not lose what was counted.
 
 Nothing here does I/O.
 """
@@ -44,6 +46,8 @@ from shop import keys
 STATUSES = ("PENDING", "SHIPPED", "DELIVERED", "CANCELLED")
 CANCELLED = "CANCELLED"
 COUNTED = "Counted"
+COUNTED_SK = "#counted"
+COUNTED_KIND = "counted"
 COUNTER_PREFIX = "STATS#"
 STATUS_PREFIX, DAY_PREFIX, PRODUCT_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
 CHANGED_AT = "At"
@@ -153,9 +157,26 @@ class Contribution:
         return {"M": value}
 
 
-def counted(order_id: str, anchor: Mapping[str, Any] | None) -> Contribution:
-    """The contribution an anchor says was already added to the counters (none: nothing)."""
-    value = ddb_json.mapping(anchor, COUNTED)
+def counted_key(order_key: str) -> CounterKey:
+    """Where an order's counted contribution is kept: ``o#<oid>`` / ``#counted``."""
+    return order_key, COUNTED_SK
+
+
+def counted_item(order_key: str, contribution: Contribution) -> dict[str, Any]:
+    return {
+        **ddb_json.key(*counted_key(order_key)),
+        "Kind": ddb_json.s(COUNTED_KIND),
+        COUNTED: contribution.to_value(),
+    }
+
+
+def is_counted(item: Mapping[str, Any]) -> bool:
+    return ddb_json.string(item, "SK") == COUNTED_SK
+
+
+def counted(order_id: str, item: Mapping[str, Any] | None) -> Contribution:
+    """The contribution an order's ``#counted`` item says was already added to the counters (none: nothing)."""
+    value = ddb_json.mapping(item, COUNTED)
     lines = tuple(
         Line(
             pid,
@@ -177,7 +198,7 @@ def contribution(order_id: str, sources: Mapping[str, Image]) -> Contribution:
     if not orders:
         return Contribution(order_id)
     order = orders[-1]
-    status = ddb_json.text(order, "Status")
+    status: str | None = ddb_json.text(order, "Status")
     day = _day(ddb_json.text(order, "Date"))
     lines: list[Line] = []
     for sk, image in sorted(sources.items()):
@@ -187,7 +208,10 @@ def contribution(order_id: str, sources: Mapping[str, Image]) -> Contribution:
         units = decimal_of(ddb_json.text(image, "Quantity"))
         price = decimal_of(ddb_json.text(image, "Price"))
         lines.append(Line(product_id, category_name(ddb_json.text(image, "Category")), units, units * price))
-    return Contribution(order_id, status if status in STATUSES else None, day, tuple(lines))
+    status = status if status in STATUSES else None
+    if status == CANCELLED or day is None:  # its lines count nowhere: leave them out, so equal means equal deltas
+        lines = []
+    return Contribution(order_id, status, day, tuple(lines))
 
 
 def difference(old: Contribution, new: Contribution, shards: int) -> Deltas:

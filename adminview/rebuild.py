@@ -13,6 +13,7 @@ partition is not acted on from what the Scan saw; it is read again:
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -49,13 +50,23 @@ def verify(
     def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
         found.diff.add([Change("differing", d.key, None, None) for d in differences])
 
+    reported: set[str] = set()  # a partition both passes flag is counted once (grows only with differences)
+    lock = threading.Lock()
+
     def recheck(found: Walk, pk: str) -> None:
+        with lock:
+            if pk in reported:
+                return
         waited, pause = 0.0, min(0.2, settle_s)
         while True:
             changes = found.changes(pk)
             if not changes:
                 return
             if waited >= settle_s:
+                with lock:
+                    if pk in reported:
+                        return
+                    reported.add(pk)
                 found.diff.add(changes)
                 return
             sleep(pause)

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adminview import anchors, figures, watermarks
-from adminview.models import ORDER_SK, PROFILE_SK
+from adminview.models import ORDER_SK
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
-from adminview.walk import CounterDifference, Flagged, Walk
+from adminview.walk import CounterDifference, Flagged, Walk, anchor_of
 from dynamo import ddb_json
 from dynamo.backoff import full_jitter
 from shop import keys
@@ -34,15 +34,6 @@ class Contended(Exception):
     """An anchor changed between the read and the write: the sync applied a record meanwhile."""
 
 
-def anchor_of(pk: str) -> ViewKey | None:
-    """The anchor of a partition's view items, if its kind of partition has one."""
-    if pk.startswith(keys.ORDER):
-        return pk, ORDER_SK
-    if pk.startswith(keys.CUSTOMER):
-        return pk, PROFILE_SK
-    return None
-
-
 @dataclass
 class Plan:
     """One partition's repair: its changes, the anchor write that guards them, and what the anchor's new
@@ -52,26 +43,27 @@ class Plan:
     changes: list[Change]
     actions: list[dict[str, Any]]
     deltas: figures.Deltas = field(default_factory=dict)
+    head: int = 1  # the leading actions (the anchor, and an order's #counted item) that go with the counters
 
 
 def plan(
     view: Table, pk: str, shop_items: list[Image], view_items: Iterable[Image], stored_anchor: Image | None, shards: int
 ) -> Plan:
     """What makes the partition's view items equal to what ``shop_items`` imply; ``stored_anchor`` is the anchor
-    as read before the shop was."""
+    as read before the shop was (``view_items`` include the order's ``#counted`` item, if any)."""
+    view_items = list(view_items)
     changes = compare(anchors.implied_view(shop_items, shards), anchors.comparable(view_items))
     actions: list[dict[str, Any]] = []
     key = anchor_of(pk)
     if key is None:
         return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
     stored = anchors.read(key, stored_anchor)
-    counting = figures.stats_shards()
     order_id = keys.without_prefix(pk, keys.ORDER) or ""
-    deltas = figures.difference(
-        figures.counted(order_id, stored_anchor), anchors.from_shop(key, shop_items).contribution(), counting
-    )
-    if deltas and stored_anchor is not None and not changes:  # the anchor is right, but not (all) counted
-        changes = [Change("differing", key, None, None)]
+    counted = figures.counted(order_id, next((i for i in view_items if figures.is_counted(i)), None))
+    contribution = anchors.from_shop(key, shop_items).contribution()
+    deltas = figures.difference(counted, contribution, figures.stats_shards()) if key[1] == ORDER_SK else {}
+    if deltas and not changes:  # the items are right, but the order is not (all) counted
+        changes = [Change("differing", figures.counted_key(pk), None, None)]
     if not changes:
         return Plan(pk, changes, [])
     target = anchors.from_shop(key, shop_items)
@@ -94,8 +86,11 @@ def plan(
     if values:
         write["ExpressionAttributeValues"] = values
     actions.append({"Put": write} if anchor is not None else {"Delete": write})
-    actions += [_action(view, c.key, c.expected) for c in changes if c.key != key]
-    return Plan(pk, changes, actions, deltas)
+    if deltas:
+        actions.append({"Put": {"TableName": view.name, "Item": figures.counted_item(pk, contribution)}})
+    head = len(actions)
+    actions += [_action(view, c.key, c.expected) for c in changes if c.key not in (key, figures.counted_key(pk))]
+    return Plan(pk, changes, actions, deltas, head)
 
 
 def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
@@ -125,9 +120,9 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
 
     def flush() -> None:
         counters = figures.merge(p.deltas for p in pending)
-        actions = [a for p in pending for a in p.actions[:1]]  # the anchors (or a partition's first change)
+        actions = [a for p in pending for a in p.actions[: p.head]]  # anchors and #counted items
         actions += [figures.counter_update(view.name, key, values) for key, values in counters.items()]
-        actions += [a for p in pending for a in p.actions[1:]]
+        actions += [a for p in pending for a in p.actions[p.head :]]
         for start in range(0, len(actions), MAX_TRANSACTION):
             try:
                 _commit(view, actions[start : start + MAX_TRANSACTION])
@@ -163,6 +158,7 @@ def repair_batch(walk: Walk, parts: list[Flagged]) -> None:
         pk: [
             *anchors.implied_view(items, walk.shards),
             *_described(keys_[pk], stored.get(keys_[pk] or ("", "")), walk.shards),
+            figures.counted_key(pk),
         ]
         for pk, items in shop_now.items()
     }

@@ -56,18 +56,17 @@ class Mark:
         return (self.rev or 0) + 1
 
     @classmethod
-    def of(cls, anchor: Image | None, source_sk: str | None = None) -> Mark:
+    def of(cls, anchor: Image | None, source_sk: str | None = None, counted: Image | None = None) -> Mark:
+        """From an anchor as read (and, for an order, its ``#counted`` item as read)."""
+        contribution = figures.counted(_order_id(counted), counted) if counted else None
         if not anchor:
-            return cls()
-        key = ddb_json.item_key(anchor)
-        state = anchors.read(key, anchor)
-        order_id = keys.without_prefix(key[0], keys.ORDER) or ""
-        return cls(
-            True,
-            state.applied(source_sk) if source_sk is not None else None,
-            state.rev,
-            figures.counted(order_id, anchor),
-        )
+            return cls(counted=contribution)
+        state = anchors.read(ddb_json.item_key(anchor), anchor)
+        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev, contribution)
+
+
+def _order_id(item: Image | None) -> str:
+    return keys.without_prefix(ddb_json.string(item, "PK"), keys.ORDER) or ""
 
 
 def expires_at(now: float | None = None) -> int:
