@@ -1,19 +1,11 @@
 """Staff edits of the shop's entities: a customer, a product, a warehouse, a product's stock in a warehouse.
 
-Each save is one TransactWriteItems holding:
-
-- one UpdateItem of the edited attributes only, never the whole item: a path inside ``Detail`` or ``Address``
-  is set (or removed) on its own, so the map's other keys are untouched; a map the item lacks is created
-  holding the edited keys. Every value keeps AWS's encoding (strings; ``Price`` and ``Quantity`` decimal
-  strings). The update is conditioned on the item being the entity the form showed and on every attribute
-  the form showed still being what it showed (``shop.snapshots``); a product also on its ``Version``, which
-  the save increments (absent until its first edit);
-- the audit entry (``shop.audit.record_edit``) in the entity's partition, with each change's before and after;
-- for a customer's email, the claims (``EmailClaim``) that keep an address to one customer.
-
-So the change and its audit entry happen together or not at all. A save that changes nothing writes nothing. A
-failed condition is re-read and raised as ``EditConflict`` saying what changed meanwhile; a claim held by
-another customer is ``EmailTaken``; another transaction holding the item is ``Busy``.
+Each save is one TransactWriteItems (``shop.edit_writes.save``) holding one UpdateItem of the edited attributes
+only (document paths inside ``Detail`` and ``Address``; AWS's encodings kept), conditioned on every attribute the
+form showed (``shop.snapshots``) and, for a product, its ``Version``; the audit entry in the entity's partition;
+and, for a customer's email, the claims (``EmailClaim``) that keep an address to one customer. So the change and
+its audit entry happen together or not at all, and a save that changes nothing writes nothing. A stale form is
+``EditConflict`` (what changed meanwhile), an address held by another customer ``EmailTaken``.
 
 Values are validated here (the forms check the same limits first). A value the form posts back unchanged is no
 change, and is not validated: an old item's value that today's rules refuse (a price with three decimals) does
@@ -23,297 +15,73 @@ not stop staff from editing its other attributes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from pynamodb.expressions.condition import Condition
-from pynamodb.expressions.operand import Path, Value
-from pynamodb.expressions.update import Action
+from pynamodb.expressions.operand import Path
 
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction
 from shop import audit, keys
-from shop.attributes import decimal_text
 from shop.audit import Actor, Changed
-from shop.errors import Busy, Drift, EditConflict, EmailTaken, InvalidInput, NotFound
+from shop.edit_writes import (
+    MAX_ADDRESS_PART,
+    MAX_CATEGORY,
+    MAX_DESCRIPTION,
+    MAX_EMAIL,
+    MAX_NAME,
+    MAX_PRICE,
+    MAX_QUANTITY,
+    MAX_REASON,
+    PRICE_PLACES,
+    Target,
+    check_email,
+    checked_text,
+    commit,
+    customer_target,
+    no_claim,
+    price_text,
+    product_target,
+    quantity_text,
+    same_number,
+    save,
+    snapshot,
+    stock_target,
+    string_value,
+    warehouse_target,
+)
+from shop.errors import EditConflict, EmailTaken, InvalidInput
 from shop.models import EmailClaim, ShopItem
 from shop.retries import Retry, request_token, retrying
-from shop.snapshots import (
-    ADDRESS_FIELDS,
-    CUSTOMER,
-    PRODUCT,
-    STOCK,
-    WAREHOUSE,
-    EditSpec,
-    Snapshot,
-    read_raw,
-    take,
-)
+from shop.snapshots import ADDRESS_FIELDS, STOCK, Snapshot, read_raw
 
-MAX_NAME = 200
-MAX_EMAIL = keys.MAX_EMAIL
-MAX_DESCRIPTION = 2000
-MAX_CATEGORY = 100
-MAX_ADDRESS_PART = 200
-MAX_REASON = 200
-MAX_PRICE = Decimal("1000000000")
-MAX_QUANTITY = 1_000_000_000
-PRICE_PLACES = 2
+__all__ = [
+    "MAX_ADDRESS_PART",
+    "MAX_CATEGORY",
+    "MAX_DESCRIPTION",
+    "MAX_EMAIL",
+    "MAX_NAME",
+    "MAX_PRICE",
+    "MAX_QUANTITY",
+    "MAX_REASON",
+    "PRICE_PLACES",
+    "Target",
+    "customer_edit",
+    "customer_target",
+    "product_edit",
+    "product_target",
+    "snapshot",
+    "stock_adjust",
+    "stock_set",
+    "stock_target",
+    "warehouse_edit",
+    "warehouse_target",
+]
 
 # Actions as the audit trail and the activity list name them.
 EDIT_CUSTOMER, EDIT_PRODUCT, EDIT_WAREHOUSE = "edit-customer", "edit-product", "edit-warehouse"
 STOCK_SET, STOCK_ADJUST, STOCK_IMPORT = "stock-set", "stock-adjust", "stock-import"
 
 EmailOwner = Callable[[str], "str | None"]
-
-
-@dataclass(frozen=True)
-class Target:
-    """The item an edit writes and the partition its audit entry goes to."""
-
-    spec: EditSpec
-    pk: str
-    sk: str
-    entity_id: str
-    partition: str
-    warehouse_id: str | None = None
-
-    @property
-    def label(self) -> str:
-        return f"{self.entity_id} in warehouse {self.warehouse_id}" if self.warehouse_id else self.entity_id
-
-
-def _bare(value: str, prefix: str) -> str:
-    try:
-        return keys.bare(value, prefix)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
-
-
-def customer_target(customer_id: str) -> Target:
-    key = keys.CUSTOMER + _bare(customer_id, keys.CUSTOMER)
-    return Target(CUSTOMER, key, key, keys.strip(key), key)
-
-
-def product_target(product_id: str) -> Target:
-    key = keys.PRODUCT + _bare(product_id, keys.PRODUCT)
-    return Target(PRODUCT, key, key, keys.strip(key), key)
-
-
-def warehouse_target(warehouse_id: str) -> Target:
-    key = keys.WAREHOUSE + _bare(warehouse_id, keys.WAREHOUSE)
-    return Target(WAREHOUSE, key, key, keys.strip(key), key)
-
-
-def stock_target(product_id: str, warehouse_id: str) -> Target:
-    pk = keys.PRODUCT + _bare(product_id, keys.PRODUCT)
-    sk = keys.WAREHOUSE + _bare(warehouse_id, keys.WAREHOUSE)
-    return Target(STOCK, pk, sk, keys.strip(pk), pk, warehouse_id=keys.strip(sk))
-
-
-# --- what the forms show ---------------------------------------------------------------------------------------
-
-
-def snapshot(target: Target) -> Snapshot:
-    """The entity as its form shows it (one strongly consistent GetItem); NotFound when there is none. A stock
-    row may be missing (its form then creates it): that is checked against the product and warehouse."""
-    raw = read_raw(target.pk, target.sk)
-    if raw is not None and raw.get("EntityType", {}).get("S") != target.spec.entity_type:
-        raw = None
-    if raw is None and target.spec is not STOCK:
-        raise NotFound(target.spec.kind, target.entity_id)
-    if raw is None:
-        _require_stock_parents(target)
-    return take(target.spec, raw)
-
-
-def _require_stock_parents(target: Target) -> None:
-    for pk, kind, entity_type, entity_id in (
-        (target.pk, "product", "product", target.entity_id),
-        (target.sk, "warehouse", "warehouse", target.warehouse_id or ""),
-    ):
-        raw = read_raw(pk, pk)
-        if raw is None or raw.get("EntityType", {}).get("S") != entity_type:
-            raise NotFound(kind, entity_id)
-
-
-# --- validation of edited values -------------------------------------------------------------------------------
-
-
-def _text(value: str | None, *, what: str, limit: int, required: bool = False) -> str | None:
-    """A text value as typed (None or "": absent); refuses NUL (DynamoDB keeps it, but nothing downstream
-    should have to) and text over ``limit`` characters."""
-    if value is None or value == "":
-        if required:
-            raise InvalidInput(f"{what} is required")
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"{what} must be text")
-    if required and not value.strip():
-        raise InvalidInput(f"{what} must not be blank")
-    if len(value) > limit:
-        raise InvalidInput(f"{what} is at most {limit} characters (got {len(value)})")
-    if "\x00" in value:
-        raise InvalidInput(f"{what} must not contain NUL characters")
-    return value
-
-
-def check_email(value: str) -> str:
-    """An address as typed: one ``@`` with text on both sides, no spaces, at most 254 characters."""
-    local, at, domain = value.rpartition("@")
-    if not at or not local or "." not in domain or any(c.isspace() for c in value) or len(value) > MAX_EMAIL:
-        raise InvalidInput(f"{value[:80]!r} is not an email address (at most {MAX_EMAIL} characters)")
-    return value
-
-
-def price_text(value: Decimal | str) -> str:
-    """A price as AWS stores it: a decimal string, >= 0, at most two decimal places (``"100"``, ``"19.90"``)."""
-    try:
-        amount = Decimal(str(value).strip())
-    except InvalidOperation as exc:
-        raise InvalidInput(f"price {value!r} is not a number") from exc
-    if not amount.is_finite() or amount < 0 or amount >= MAX_PRICE:
-        raise InvalidInput(f"price must be a number from 0 to {MAX_PRICE - 1}")
-    exponent = amount.as_tuple().exponent
-    if isinstance(exponent, int) and exponent < -PRICE_PLACES:
-        raise InvalidInput(f"price {value} has more than {PRICE_PLACES} decimal places")
-    return decimal_text(amount)
-
-
-def quantity_text(value: int) -> str:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_QUANTITY:
-        raise InvalidInput(f"quantity must be a whole number from 0 to {MAX_QUANTITY}")
-    return str(value)
-
-
-def _same_number(seen: str | None, wanted: str | None) -> bool:
-    if seen is None or wanted is None:
-        return seen is wanted
-    try:
-        return Decimal(seen) == Decimal(wanted)
-    except InvalidOperation:
-        return False
-
-
-# --- the write ------------------------------------------------------------------------------------------------
-
-
-def _value(text: str) -> Value:
-    return Value({"S": text})
-
-
-def _path(path: str) -> Path:
-    return Path(path.split("."))
-
-
-def _condition(target: Target, seen: Snapshot) -> Condition:
-    """The item is still the entity the form showed, with every shown attribute as shown."""
-    condition: Condition = Path(["PK"]).exists() & (Path(["EntityType"]) == _value(target.spec.entity_type))
-    for name, present in seen.maps.items():
-        condition &= Path([name]).exists() if present else Path([name]).does_not_exist()
-    for path, text in seen.values.items():
-        condition &= _path(path).does_not_exist() if text is None else (_path(path) == _value(text))
-    if target.spec.versioned:
-        version = Path(["Version"])
-        condition &= version.does_not_exist() if seen.version is None else (version == Value({"N": str(seen.version)}))
-    return condition
-
-
-def _actions(target: Target, seen: Snapshot, changes: list[Changed]) -> list[Action]:
-    """SET or REMOVE each edited path; a map the item lacks is created holding its edited keys."""
-    actions: list[Action] = []
-    created: dict[str, dict[str, dict[str, str]]] = {}
-    for change in changes:
-        head, _, tail = change.attribute.partition(".")
-        if tail and not seen.maps[head]:
-            if change.after is not None:
-                created.setdefault(head, {})[tail] = {"S": change.after}
-            continue
-        path = _path(change.attribute)
-        actions.append(path.remove() if change.after is None else path.set(_value(change.after)))
-    for name, members in created.items():
-        actions.append(Path([name]).set(Value({"M": members})))
-    if target.spec.versioned:
-        actions.append(Path(["Version"]).set(Value({"N": str((seen.version or 0) + 1)})))
-    return actions
-
-
-def drifts(target: Target, seen: Snapshot) -> list[Drift]:
-    """What differs now from what the form showed (one strongly consistent read)."""
-    raw = read_raw(target.pk, target.sk)
-    if raw is not None and raw.get("EntityType", {}).get("S") != target.spec.entity_type:
-        raw = None
-    if raw is None and seen.exists:
-        raise NotFound(target.spec.kind, target.label)
-    now = take(target.spec, raw)
-    found = [Drift(p, seen.values[p], now.values[p]) for p in target.spec.paths if now.values[p] != seen.values[p]]
-    if target.spec.versioned and now.version != seen.version and not found:
-        found.append(Drift("Version", _opt(seen.version), _opt(now.version)))
-    return found
-
-
-def _opt(number: int | None) -> str | None:
-    return None if number is None else str(number)
-
-
-def _commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: Callable[[], EmailTaken | None]) -> None:
-    try:
-        tx.commit()
-    except TransactionCancelled as exc:
-        failed = set(exc.failed("ConditionalCheckFailed"))
-        if failed & {"new-claim", "claim"}:
-            taken = claim_owner()
-            if taken is not None:
-                raise taken from exc
-        if "item" in failed or "create" in failed:
-            raise EditConflict(target.spec.kind, target.label, drifts(target, seen)) from exc
-        if "product" in failed or "warehouse" in failed:
-            _require_stock_parents(target)
-        if exc.only_conflicts or failed:
-            raise Busy(f"{target.spec.kind} {target.label} is being changed by another request; nothing was saved, "
-                       "try again") from exc  # fmt: skip
-        raise
-
-
-def _no_claim() -> EmailTaken | None:
-    return None
-
-
-def save(
-    target: Target,
-    *,
-    seen: Snapshot,
-    wanted: Mapping[str, str | None],
-    actor: Actor,
-    action: str,
-    reason: str | None = None,
-    extra: Callable[[Transaction], None] | None = None,
-    claim_owner: Callable[[], EmailTaken | None] = _no_claim,
-) -> list[Changed]:
-    """Write the paths of ``wanted`` that differ from ``seen`` and their audit entry in one transaction; the
-    changes written (none: nothing was written)."""
-    changes = [
-        Changed(p, seen.values[p], wanted[p]) for p in target.spec.paths if p in wanted and wanted[p] != seen.values[p]
-    ]
-    if not changes:
-        return []
-    tx = Transaction(ShopItem, token=request_token())
-    item = ShopItem(pk=target.pk, sk=target.sk)
-    tx.update("item", item, _actions(target, seen, changes), _condition(target, seen))
-    audit.record_edit(
-        tx,
-        actor,
-        action=action,
-        kind=target.spec.kind,
-        partition=target.partition,
-        entity_id=target.entity_id,
-        changes=changes,
-        warehouse_id=target.warehouse_id,
-        reason=reason,
-    )
-    if extra is not None:
-        extra(tx)
-    _commit(tx, target, seen, claim_owner)
-    return changes
+"""Who holds an address without a claim (the admin view's email index), or None."""
 
 
 # --- customers --------------------------------------------------------------------------------------------------
@@ -361,15 +129,15 @@ def customer_edit(
     cid = target.entity_id
     wanted: dict[str, str | None] = {}
     if name != seen.values["Name"]:
-        wanted["Name"] = _text(name, what="name", limit=MAX_NAME, required=True)
+        wanted["Name"] = checked_text(name, what="name", limit=MAX_NAME, required=True)
     if email != seen.values["Email"]:
-        wanted["Email"] = check_email(_text(email, what="email", limit=MAX_EMAIL, required=True) or "")
+        wanted["Email"] = check_email(checked_text(email, what="email", limit=MAX_EMAIL, required=True) or "")
     for field_name, value in (address or {}).items():
         if field_name not in ADDRESS_FIELDS:
             raise InvalidInput(f"an address has no field {field_name!r}")
         path = f"Address.{field_name}"
         if value != seen.values[path]:
-            wanted[path] = _text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
+            wanted[path] = checked_text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
     wanted = {path: value for path, value in wanted.items() if value != seen.values[path]}
     if not wanted:
         return []
@@ -415,13 +183,13 @@ def product_edit(
     target = product_target(product_id)
     wanted: dict[str, str | None] = {}
     if name != seen.values["Detail.Name"]:
-        wanted["Detail.Name"] = _text(name, what="name", limit=MAX_NAME, required=True)
+        wanted["Detail.Name"] = checked_text(name, what="name", limit=MAX_NAME, required=True)
     if description != seen.values["Detail.Description"]:
-        wanted["Detail.Description"] = _text(description, what="description", limit=MAX_DESCRIPTION)
+        wanted["Detail.Description"] = checked_text(description, what="description", limit=MAX_DESCRIPTION)
     if category != seen.values["Category"]:
-        wanted["Category"] = _text(category, what="category", limit=MAX_CATEGORY)
+        wanted["Category"] = checked_text(category, what="category", limit=MAX_CATEGORY)
     price_now = None if price is None or price == "" else str(price)
-    if not _same_number(seen.values["Price"], price_now):
+    if not same_number(seen.values["Price"], price_now):
         if price_now is None:
             raise InvalidInput("price is required")
         wanted["Price"] = price_text(price_now)
@@ -443,13 +211,13 @@ def warehouse_edit(
     target = warehouse_target(warehouse_id)
     wanted: dict[str, str | None] = {}
     if name != seen.values["Name"]:
-        wanted["Name"] = _text(name, what="name", limit=MAX_NAME)
+        wanted["Name"] = checked_text(name, what="name", limit=MAX_NAME)
     for field_name, value in (address or {}).items():
         if field_name not in ADDRESS_FIELDS:
             raise InvalidInput(f"an address has no field {field_name!r}")
         path = f"Address.{field_name}"
         if value != seen.values[path]:
-            wanted[path] = _text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
+            wanted[path] = checked_text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_WAREHOUSE)
 
 
@@ -461,13 +229,13 @@ def _create_stock(target: Target, quantity: str, *, actor: Actor, action: str, r
     conditioned on there being none yet and on the product and the warehouse existing."""
     changes = [Changed("Quantity", None, quantity)]
     tx = Transaction(ShopItem, token=request_token())
-    tx.check("product", ShopItem, target.pk, target.pk, Path(["EntityType"]) == _value("product"))
-    tx.check("warehouse", ShopItem, target.sk, target.sk, Path(["EntityType"]) == _value("warehouse"))
+    tx.check("product", ShopItem, target.pk, target.pk, Path(["EntityType"]) == string_value("product"))
+    tx.check("warehouse", ShopItem, target.sk, target.sk, Path(["EntityType"]) == string_value("warehouse"))
     sets = {"EntityType": STOCK.entity_type, "GSI2-PK": target.sk, "GSI2-SK": target.pk, "Quantity": quantity}
     tx.update(
         "create",
         ShopItem(pk=target.pk, sk=target.sk),
-        [Path([name]).set(_value(text)) for name, text in sets.items()],
+        [Path([name]).set(string_value(text)) for name, text in sets.items()],
         Path(["PK"]).does_not_exist(),
     )
     audit.record_edit(
@@ -481,7 +249,7 @@ def _create_stock(target: Target, quantity: str, *, actor: Actor, action: str, r
         warehouse_id=target.warehouse_id,
         reason=reason,
     )
-    _commit(tx, target, Snapshot(values={"Quantity": None}, exists=False), _no_claim)
+    commit(tx, target, Snapshot(values={"Quantity": None}, exists=False), no_claim)
     return changes
 
 
@@ -499,8 +267,8 @@ def stock_set(
     the form showed; a row the form showed as missing is created."""
     target = stock_target(product_id, warehouse_id)
     text = quantity_text(quantity)
-    why = _text(reason, what="reason", limit=MAX_REASON)
-    if _same_number(seen.values["Quantity"], text):
+    why = checked_text(reason, what="reason", limit=MAX_REASON)
+    if same_number(seen.values["Quantity"], text):
         return []
     if not seen.exists:
         return _create_stock(target, text, actor=actor, action=action, reason=why)
@@ -521,7 +289,7 @@ def stock_adjust(
     moved); without, on the quantity read now, read again and retried when a concurrent change wins."""
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0 or abs(delta) > MAX_QUANTITY:
         raise InvalidInput(f"an adjustment is a whole number other than 0, at most {MAX_QUANTITY} either way")
-    why = _text(reason, what="reason", limit=MAX_REASON, required=True)
+    why = checked_text(reason, what="reason", limit=MAX_REASON, required=True)
     target = stock_target(product_id, warehouse_id)
 
     def attempt() -> list[Changed]:
