@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from dynamo import backfill
 from dynamo.client import client_of
-from shop import editing, keys, migrations
+from shop import editing, history, keys, migrations
 from shop.audit import Actor
 from shop.errors import EditConflict, EmailTaken, InvalidInput, NotFound
 from shop.models import AuditEntry, ShopItem
@@ -375,3 +375,22 @@ def test_the_claims_backfill_claims_every_old_address_once(aws: None, checkpoint
     assert (again.changed, again.skipped) == (0, 4)
     with pytest.raises(EmailTaken, match="customer 23456"):
         edit_customer(email="kathleen@example.com")
+
+
+# --- history ---------------------------------------------------------------------------------------------------
+
+
+def test_a_products_history_holds_its_edits_and_its_stocks_newest_first_in_pages(aws: None) -> None:
+    edit_product(price="1")
+    editing.stock_adjust(product_id="12345", warehouse_id="12345", delta=2, reason="count", actor=BOB)
+    edit_product(name="Renamed", price="2")
+    first = history.entity_history(kind="product", entity_id="12345", limit=2)
+    assert [(e.action, [c.attribute for c in e.changes or []]) for e in first.items] == [
+        ("edit-product", ["Detail.Name", "Price"]),
+        ("stock-adjust", ["Quantity"]),
+    ]
+    rest = history.entity_history(kind="product", entity_id="12345", limit=2, start_key=first.next_key)
+    assert [e.action for e in rest.items] == ["edit-product"] and rest.next_key is None
+    assert history.entity_history(kind="customer", entity_id="12345").items == []
+    with pytest.raises(InvalidInput):
+        history.entity_history(kind="order", entity_id="12345")
