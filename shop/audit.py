@@ -163,7 +163,7 @@ def record_edit(
     at = audit_time()
     item = AuditEntry(
         pk=partition,
-        sk=f"{keys.AUDIT}{at}#{secrets.token_hex(4)}",
+        sk=keys.audit(at, secrets.token_hex(4)),
         action=action,
         user=actor.username,
         at=at,

@@ -18,6 +18,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path, Value
 from pynamodb.expressions.update import Action
 
+from dynamo import ddb_json
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import audit, keys
 from shop.attributes import decimal_text
@@ -54,31 +55,23 @@ class Target:
         return f"{self.entity_id} in warehouse {self.warehouse_id}" if self.warehouse_id else self.entity_id
 
 
-def _bare(value: str, prefix: str) -> str:
-    try:
-        return keys.bare(value, prefix)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
-
-
 def customer_target(customer_id: str) -> Target:
-    key = keys.CUSTOMER + _bare(customer_id, keys.CUSTOMER)
+    key = keys.customer(customer_id)
     return Target(CUSTOMER, key, key, keys.strip(key), key)
 
 
 def product_target(product_id: str) -> Target:
-    key = keys.PRODUCT + _bare(product_id, keys.PRODUCT)
+    key = keys.product(product_id)
     return Target(PRODUCT, key, key, keys.strip(key), key)
 
 
 def warehouse_target(warehouse_id: str) -> Target:
-    key = keys.WAREHOUSE + _bare(warehouse_id, keys.WAREHOUSE)
+    key = keys.warehouse(warehouse_id)
     return Target(WAREHOUSE, key, key, keys.strip(key), key)
 
 
 def stock_target(product_id: str, warehouse_id: str) -> Target:
-    pk = keys.PRODUCT + _bare(product_id, keys.PRODUCT)
-    sk = keys.WAREHOUSE + _bare(warehouse_id, keys.WAREHOUSE)
+    pk, sk = keys.product(product_id), keys.warehouse(warehouse_id)
     return Target(STOCK, pk, sk, keys.strip(pk), pk, warehouse_id=keys.strip(sk))
 
 
@@ -89,7 +82,7 @@ def snapshot(target: Target) -> Snapshot:
     """The entity as its form shows it (one strongly consistent GetItem); NotFound when there is none. A stock
     row may be missing (its form then creates it): that is checked against the product and warehouse."""
     raw = read_raw(target.pk, target.sk)
-    if raw is not None and raw.get("EntityType", {}).get("S") != target.spec.entity_type:
+    if ddb_json.string(raw, "EntityType") != target.spec.entity_type:
         raw = None
     if raw is None and target.spec is not STOCK:
         raise NotFound(target.spec.kind, target.entity_id)
@@ -104,7 +97,7 @@ def require_stock_parents(target: Target) -> None:
         (target.sk, "warehouse", "warehouse", target.warehouse_id or ""),
     ):
         raw = read_raw(pk, pk)
-        if raw is None or raw.get("EntityType", {}).get("S") != entity_type:
+        if ddb_json.string(raw, "EntityType") != entity_type:
             raise NotFound(kind, entity_id)
 
 
@@ -170,7 +163,7 @@ def same_number(seen: str | None, wanted: str | None) -> bool:
 
 
 def string_value(text: str) -> Value:
-    return Value({"S": text})
+    return Value(ddb_json.s(text))
 
 
 def _path(path: str) -> Path:
@@ -198,7 +191,7 @@ def _actions(target: Target, seen: Snapshot, changes: list[Changed]) -> list[Act
         head, _, tail = change.attribute.partition(".")
         if tail and not seen.maps[head]:
             if change.after is not None:
-                created.setdefault(head, {})[tail] = {"S": change.after}
+                created.setdefault(head, {})[tail] = ddb_json.s(change.after)
             continue
         path = _path(change.attribute)
         actions.append(path.remove() if change.after is None else path.set(string_value(change.after)))
@@ -212,7 +205,7 @@ def _actions(target: Target, seen: Snapshot, changes: list[Changed]) -> list[Act
 def drifts(target: Target, seen: Snapshot) -> list[Drift]:
     """What differs now from what the form showed (one strongly consistent read)."""
     raw = read_raw(target.pk, target.sk)
-    if raw is not None and raw.get("EntityType", {}).get("S") != target.spec.entity_type:
+    if ddb_json.string(raw, "EntityType") != target.spec.entity_type:
         raw = None
     if raw is None and seen.exists:
         raise NotFound(target.spec.kind, target.label)

@@ -19,6 +19,7 @@ from decimal import Decimal, InvalidOperation
 
 from pynamodb.expressions.operand import Path
 
+from dynamo import ddb_json
 from dynamo.transactions import Transaction
 from shop import audit, keys
 from shop.audit import Actor, Changed
@@ -104,8 +105,7 @@ def _claim_key(email: str | None) -> str | None:
 def _claim_holder(email: str) -> str | None:
     key = _claim_key(email)
     raw = read_raw(key, key) if key else None
-    holder = raw.get("CustomerId", {}).get("S") if raw else None
-    return holder if isinstance(holder, str) else None
+    return ddb_json.string(raw, "CustomerId")
 
 
 def customer_edit(

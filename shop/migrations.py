@@ -85,17 +85,16 @@ def order_status() -> Migration:
 
 
 def plan_email_claim(raw: Item) -> Change | None:
-    email = raw.get("Email", {}).get("S")
-    customer = raw.get("PK", {}).get("S", "")
-    if raw.get("EntityType", {}).get("S") != "customer" or not isinstance(email, str):
+    email, customer = ddb_json.string(raw, "Email"), ddb_json.string(raw, "PK") or ""
+    if ddb_json.string(raw, "EntityType") != "customer" or email is None:
         return None
     try:
         key = keys.email_claim(email)
     except keys.InvalidId:
         return None  # not an address: nothing to claim (an edit will ask for one)
     return Change(
-        key={"PK": {"S": key}, "SK": {"S": key}},
-        add={"EntityType": {"S": "emailClaim"}, "CustomerId": {"S": keys.strip(customer)}},
+        key=ddb_json.key(key, key),
+        add={"EntityType": ddb_json.s("emailClaim"), "CustomerId": ddb_json.s(keys.strip(customer))},
         note=f"claim of {keys.strip(customer)}",
         create=True,
     )

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from dynamo import ddb_json
 from dynamo.client import client_of
 from shop.errors import InvalidInput
 from shop.models import ShopItem
@@ -87,9 +88,7 @@ class Snapshot:
 def read_raw(pk: str, sk: str) -> Item | None:
     """The item as DynamoDB holds it (GetItem, strongly consistent: a form shows the latest save)."""
     client = client_of(ShopItem)
-    response = client.get_item(
-        TableName=str(ShopItem.Meta.table_name), Key={"PK": {"S": pk}, "SK": {"S": sk}}, ConsistentRead=True
-    )
+    response = client.get_item(TableName=str(ShopItem.Meta.table_name), Key=ddb_json.key(pk, sk), ConsistentRead=True)
     found = response.get("Item")
     return cast("Item", dict(found)) if found else None  # the stubs' TypedDicts, as plain DynamoDB JSON
 

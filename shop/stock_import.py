@@ -22,6 +22,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
+from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -174,21 +175,21 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError]]:
 
 
 def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
-    wanted = [{"PK": {"S": pk}, "SK": {"S": sk}} for pk, sk in keys_]
+    wanted = [ddb_json.key(pk, sk) for pk, sk in keys_]
     found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
     return {key: item for key, item in zip(keys_, found, strict=True) if item is not None}
 
 
 def _is(item: Item | None, entity_type: str) -> bool:
-    return item is not None and item.get("EntityType", {}).get("S") == entity_type
+    return ddb_json.string(item, "EntityType") == entity_type
 
 
 def dry_run(data: bytes) -> Plan:
     """Every row's change and every error, from reads by key only; nothing is written."""
     parsed, errors = parse(data)
-    products = sorted({keys.PRODUCT + r.product_id for r in parsed})
-    warehouses = sorted({keys.WAREHOUSE + r.warehouse_id for r in parsed})
-    stock_keys = [(keys.PRODUCT + r.product_id, keys.WAREHOUSE + r.warehouse_id) for r in parsed]
+    products = sorted({keys.product(r.product_id) for r in parsed})
+    warehouses = sorted({keys.warehouse(r.warehouse_id) for r in parsed})
+    stock_keys = [(keys.product(r.product_id), keys.warehouse(r.warehouse_id)) for r in parsed]
     found = _fetch([(k, k) for k in products + warehouses] + stock_keys)
     rows: list[PlannedRow] = []
     for row, stock_key in zip(parsed, stock_keys, strict=True):
@@ -200,7 +201,7 @@ def dry_run(data: bytes) -> Plan:
             errors.append(RowError(row.line, f"unknown warehouse {row.warehouse_id}"))
             continue
         stock = found.get(stock_key)
-        before = stock.get("Quantity", {}).get("S") if stock is not None else None
+        before = ddb_json.string(stock, "Quantity")
         if stock is not None and before is None:
             errors.append(RowError(row.line, "the stored quantity is not a decimal string; fix it on the stock page"))
             continue
