@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.http import HttpResponseBase
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
@@ -13,6 +14,7 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     csv_url,
@@ -22,7 +24,9 @@ from dashboard.views.common import (
     partial,
     validated,
 )
+from dashboard.views.history import latest
 from dashboard.views.sections import Section, sections_response
+from dynamo import ddb_json
 from shop import access_patterns, keys
 from shop.errors import NotFound
 from shop.timestamps import now
@@ -62,7 +66,28 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     if found is None:
         raise NotFound("product", pid)
     context["product"] = found
+    context["changes"] = latest("product", pid)
+    context["can_edit"] = can_edit_catalogue(request.user)
+    if context["can_edit"]:
+        context["stock_rows"] = stock_rows(context, "SK")
     return TemplateResponse(request, "dashboard/product.html", context)
+
+
+def stock_rows(context: dict[str, object], key: str) -> list[tuple[str, str | None]]:
+    """(the other id, quantity) of the stock rows the page's first list shows (no further read): each gets a
+    link to its edit form."""
+    sections = context.get("sections")
+    rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
+    return [(keys.strip(ddb_json.string(r.item, key) or ""), ddb_json.text(r.item, "Quantity")) for r in rows]
+
+
+@require_GET
+@domain_errors
+def stock_for_warehouse(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
+    """The product page's "stock in warehouse ..." box: to that stock row's form (``?warehouse_id=``)."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    wid = keys.bare(request.GET.get("warehouse_id", ""), keys.WAREHOUSE)
+    return redirect("dashboard:stock-edit", pid, wid)
 
 
 # --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------
