@@ -16,7 +16,8 @@ from shop.models import ShopItem
 class _Fields(HTMLParser):
     def __init__(self, form_id: str) -> None:
         super().__init__()
-        self.form_id, self.inside, self.fields = form_id, False, {}
+        self.form_id, self.inside = form_id, False
+        self.fields: dict[str, str] = {}
         self.textarea: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
