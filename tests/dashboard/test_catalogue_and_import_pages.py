@@ -86,14 +86,14 @@ def test_apply_in_chunks_for_htmx(shop: None, catalogue: Client, monkeypatch: py
     html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,1\np1,w1,2\np2,w1,3\n")
     token = re.search(r'name="plan" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
     csrf = form_fields(catalogue, "/stock/import/", form_id="upload-form")["csrfmiddlewaretoken"]
-    headers = {"HTTP_HX_REQUEST": "true"}
+    headers = {"HX-Request": "true"}
     first = catalogue.post(
-        "/stock/import/apply/", {"csrfmiddlewaretoken": csrf, "plan": token, "offset": "0"}, **headers
+        "/stock/import/apply/", {"csrfmiddlewaretoken": csrf, "plan": token, "offset": "0"}, headers=headers
     )
     text = first.content.decode()
     assert "Applying: 2 of 3 rows: 2 done" in text and 'hx-trigger="load"' in text and "<html" not in text
     nxt = {"csrfmiddlewaretoken": csrf, "plan": token, "offset": "2", "done": "2", "refused": "0", "failed": "0"}
-    last = catalogue.post("/stock/import/apply/", nxt, **headers).content.decode()
+    last = catalogue.post("/stock/import/apply/", nxt, headers=headers).content.decode()
     assert "Done: all 3 rows: 3 done" in last and 'hx-swap-oob="true"' in last and 'hx-trigger="load"' not in last
     assert [raw(f"p#p{n}", "w#w1")["Quantity"]["S"] for n in range(3)] == ["1", "2", "3"]  # type: ignore[index]
 
