@@ -136,6 +136,7 @@ class AddressFields(forms.Form):
 class CustomerForm(EditForm, AddressFields):
     spec = CUSTOMER
     paths = {"name": "Name", "email": "Email"} | ADDRESS_PATHS
+    field_order = ["name", "email", *ADDRESS_FIELDS]
 
     name = _text(editing.MAX_NAME, required=True)
     email = forms.EmailField(max_length=editing.MAX_EMAIL, help_text="unique among customers")
@@ -161,6 +162,7 @@ class ProductForm(EditForm):
 class WarehouseForm(EditForm, AddressFields):
     spec = WAREHOUSE
     paths = {"name": "Name"} | ADDRESS_PATHS
+    field_order = ["name", *ADDRESS_FIELDS]
 
     name = _text(editing.MAX_NAME)
 
