@@ -155,7 +155,7 @@ def customer_edit(
                 tx.put("new-claim", _claim(new, cid), ShopItem.pk.does_not_exist())
             if old and old_holder == cid:
                 tx.delete("old-claim", _claim(old, cid), EmailClaim.customer_id == cid)
-        elif new and old_holder is None:  # a customer from before claims: it claims its address now
+        elif new and new_key is not None and old_holder is None:  # a customer from before claims claims it now
             tx.put("claim", _claim(new, cid), ShopItem.pk.does_not_exist())
 
     def taken() -> EmailTaken | None:
