@@ -56,7 +56,7 @@ class EditForm(forms.Form):
     paths: ClassVar[dict[str, str]]  # field name -> attribute path (``name`` -> ``Detail.Name``)
     areas: ClassVar[tuple[str, ...]] = ()
 
-    seen = forms.CharField(widget=forms.HiddenInput, max_length=16384)
+    seen = forms.CharField(widget=forms.HiddenInput, max_length=600_000)  # an item is at most 400 KB
 
     def __init__(self, data: Any = None, *, scope: str, snapshot: Snapshot | None = None) -> None:
         """Unbound: the form showing ``snapshot``. Bound: what was posted, checked against the ``seen`` it carries."""
