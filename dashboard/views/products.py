@@ -26,7 +26,6 @@ from dashboard.views.common import (
 )
 from dashboard.views.history import latest
 from dashboard.views.sections import Section, sections_response
-from dynamo import ddb_json
 from shop import access_patterns, keys
 from shop.errors import NotFound
 from shop.timestamps import now
@@ -69,16 +68,16 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     context["changes"] = latest("product", pid)
     context["can_edit"] = can_edit_catalogue(request.user)
     if context["can_edit"]:
-        context["stock_rows"] = stock_rows(context, "SK")
+        context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/product.html", context)
 
 
-def stock_rows(context: dict[str, object], key: str) -> list[tuple[str, str | None]]:
-    """(the other id, quantity) of the stock rows the page's first list shows (no further read): each gets a
-    link to its edit form."""
+def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
+    """(the other id, quantity) of the stock rows the page's first list shows, for a link to each one's edit form
+    (no further read): that list's first two columns are the other entity's key and ``Quantity``."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
-    return [(keys.strip(ddb_json.string(r.item, key) or ""), ddb_json.text(r.item, "Quantity")) for r in rows]
+    return [(keys.strip(str(cells[0].text)), str(cells[1].text)) for cells in rows]
 
 
 @require_GET

@@ -45,5 +45,5 @@ def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     context["warehouse"] = found
     context["can_edit"] = can_edit_catalogue(request.user)
     if context["can_edit"]:
-        context["stock_rows"] = stock_rows(context, "PK")
+        context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/warehouse.html", context)

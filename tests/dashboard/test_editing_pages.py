@@ -151,6 +151,8 @@ def test_the_email_lookup_and_the_buyers_follow_a_customer_edit(
 
 def test_setting_and_adjusting_stock(aws: None, catalogue: Client) -> None:
     before = raw("p#12345", "w#12345")
+    assert 'href="/products/12345/stock/12345/"' in catalogue.get("/products/12345/").content.decode()
+    assert 'href="/products/99887/stock/12345/"' in catalogue.get("/warehouses/12345/").content.decode()
     fields = form_fields(catalogue, "/products/12345/stock/12345/")
     assert fields["quantity"] == "50"
     assert catalogue.post("/products/12345/stock/12345/", fields | {"quantity": "60"}).status_code == 302
