@@ -14,6 +14,8 @@ anyway, the group's anchor, instead of one extra item per shop item:
   is in no index.
 - a customer is anchored on its profile (``c#<cid>`` / ``#profile``); a removed customer leaves a stub that
   only keeps its sequence numbers (``Gone``), so a replayed older record cannot bring the profile back.
+- a product is anchored on its catalogue row (``p#<pid>`` / ``#product``) in the same way: staff edit products,
+  so an older record of one must not overwrite the row a newer one wrote.
 
 Bookkeeping attributes, which verify does not compare and a rebuild keeps as it read them:
 
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adminview import figures, projection
-from adminview.models import EXPIRES_AT, ORDER_SK, PROFILE_SK
+from adminview.models import EXPIRES_AT, ORDER_SK, PRODUCT_SK, PROFILE_SK
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
 from shop import keys
@@ -61,11 +63,13 @@ def seq_number(seq: str) -> int:
 def anchor_key(source: ViewKey, entity: str | None) -> ViewKey | None:
     """The anchor of a shop item's view items; None for shop items that need none (no view items, or audit
     entries, which never change)."""
-    pk, _sk = source
+    pk, sk = source
     if entity in ORDER_ENTITIES and keys.without_prefix(pk, keys.ORDER):
         return pk, ORDER_SK
     if entity == "customer" and keys.without_prefix(pk, keys.CUSTOMER):
         return pk, PROFILE_SK
+    if entity == "product" and keys.without_prefix(pk, keys.PRODUCT) and sk == pk:
+        return pk, PRODUCT_SK
     return None
 
 
@@ -171,7 +175,7 @@ class State:
 
 
 def _stub(key: ViewKey) -> Image:
-    kind = COLLECTION_KIND if key[1] == ORDER_SK else "profile"
+    kind = {ORDER_SK: COLLECTION_KIND, PRODUCT_SK: "product"}.get(key[1], "profile")
     return {**ddb_json.key(*key), "Kind": ddb_json.s(kind)}
 
 
@@ -212,6 +216,8 @@ def read(key: ViewKey, item: Image | None) -> State:
     kind = ddb_json.string(item, "Kind")
     if key[1] == PROFILE_SK and kind == "profile":
         state.sources[key[0]] = _customer_image(item)
+    if key[1] == PRODUCT_SK and kind == "product":
+        state.sources[key[0]] = _product_image(item)
     if key[1] == ORDER_SK:
         if kind == "order":
             customer = ddb_json.string(item, "CustomerId")
@@ -230,6 +236,18 @@ def _customer_image(profile: Image) -> Image:
     for name in ("Name", "Email"):
         if name in profile:
             image[name] = profile[name]
+    return image
+
+
+def _product_image(row: Image) -> Image:
+    """The product attributes a catalogue row holds (its projection reads nothing else)."""
+    image: Image = {"EntityType": ddb_json.s("product")}
+    for name in ("Price", "Category"):
+        if name in row:
+            image[name] = row[name]
+    detail = {name: row[name] for name in ("Name", "Description") if name in row}
+    if detail:
+        image["Detail"] = {"M": detail}
     return image
 
 

@@ -10,10 +10,15 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
   PENDING, SHIPPED or CANCELLED (DELIVERED, the terminal majority, is not indexed) and the partition follows
   the status; the partition value is **write-sharded** over ``ADMIN_VIEW_PENDING_SHARDS`` keys (stable hash
   of the order id) so no single key takes the whole order stream.
-- ``activity`` PK ``o#<oid>`` SK ``AUDIT#<at>#<id>`` (the shop's audit entry's own key) and a twin with SK
-  ``AUDIT#<at>#<id>#user``: one staff change. GSI6 (sparse: only these) ``ACTIVITY#<shard>`` / ``<at>#<id>``
-  lists every change newest first (write-sharded like GSI1), the twin's ``USER#<username>`` / ``<at>#<id>``
-  one user's; a day is a key condition on the sort key (``begins_with <YYYY-MM-DD>``).
+- ``activity`` PK ``o#<oid>`` SK ``AUDIT#<at>#<id>`` (the shop's audit entry's own key; ``c#<cid>``, ``p#<pid>``
+  or ``w#<wid>`` for an entity edit) and two twins with SK ``AUDIT#<at>#<id>#user`` and ``...#kind``: one staff
+  change. GSI6 (sparse: only these) ``ACTIVITY#<shard>`` / ``<at>#<id>`` lists every change newest first
+  (write-sharded like GSI1), the user twin's ``USER#<username>`` / ``<at>#<id>`` one user's, the kind twin's
+  ``KIND#<kind>#<shard>`` one kind's (order, customer, product, stock, warehouse, system); a day is a key
+  condition on the sort key (``begins_with <YYYY-MM-DD>``).
+- ``product`` PK ``p#<pid>`` SK ``#product``: the catalogue's row (ProductId, Name, Price, Category,
+  Description). GSI8 ``CATALOGUE#<shard>`` / ``<pid>`` lists every product by id (write-sharded like GSI1),
+  so the catalogue export reads an index, never a Scan of the shop table.
 - ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
   ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
@@ -41,6 +46,7 @@ from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyPr
 from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
+from shop import keys
 
 DEFAULT_PENDING_SHARDS = 4
 PROFILE_SK = "#profile"
@@ -53,6 +59,13 @@ USER_TWIN_SUFFIX = "#user"
 CATEGORY_SK_PREFIX = "cat#"
 CATEGORY_INDEX_PREFIX = "CAT#"
 CATEGORY_ATTRS = [*("OrderId", "CustomerId", "Date", "Status", "Total"), "Category", "Units", "Revenue"]
+KIND_TWIN_SUFFIX = "#kind"
+KIND_ACTIVITY_PREFIX = "KIND#"
+ACTIVITY_KINDS = ("order", "customer", "product", "stock", "warehouse", "system")
+STOCK_ACTION_PREFIX = "stock-"  # the actions of stock edits (shop.editing), audited in the product's partition
+PRODUCT_SK = "#product"
+CATALOGUE_PREFIX = "CATALOGUE#"
+CATALOGUE_ATTRS = ["ProductId", "Name", "Price", "Category", "Description"]
 ACTIVITY_ATTRS = [
     "OrderId",
     "Action",
@@ -121,6 +134,23 @@ def activity_key(shard: int) -> str:
 
 def user_activity_key(username: str) -> str:
     return USER_ACTIVITY_PREFIX + username
+
+
+def kind_activity_key(kind: str, shard: int) -> str:
+    return f"{KIND_ACTIVITY_PREFIX}{kind}#{shard}"
+
+
+def activity_kind(pk: str, action: str | None) -> str:
+    """What a staff change changed, from its audit entry's partition (which GSI6 projects) and action: an order,
+    a customer, a product or its stock, a warehouse, or the system (a dead-letter replay)."""
+    head = pk.split("#", 1)[0] + "#"
+    if head == keys.PRODUCT:
+        return "stock" if (action or "").startswith(STOCK_ACTION_PREFIX) else "product"
+    return {keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}.get(head, "system")
+
+
+def catalogue_key(shard: int) -> str:
+    return f"{CATALOGUE_PREFIX}{shard}"
 
 
 class PendingIndex(GlobalSecondaryIndex["ViewItem"]):
@@ -200,6 +230,17 @@ class CategoryIndex(GlobalSecondaryIndex["ViewItem"]):
     gsi7_sk = UnicodeAttribute(range_key=True, attr_name="GSI7SK")
 
 
+class CatalogueIndex(GlobalSecondaryIndex["ViewItem"]):
+    """Every product by id (sparse: only catalogue rows), write-sharded ``CATALOGUE#<n>``; projects the row."""
+
+    class Meta:
+        index_name = "GSI8"
+        projection = IncludeProjection(CATALOGUE_ATTRS)
+
+    gsi8_pk = UnicodeAttribute(hash_key=True, attr_name="GSI8PK")
+    gsi8_sk = UnicodeAttribute(range_key=True, attr_name="GSI8SK")
+
+
 class ViewItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.admin_view_table_name()
@@ -221,6 +262,8 @@ class ViewItem(InstrumentedModel):
     gsi6_sk = UnicodeAttribute(null=True, attr_name="GSI6SK")
     gsi7_pk = UnicodeAttribute(null=True, attr_name="GSI7PK")
     gsi7_sk = UnicodeAttribute(null=True, attr_name="GSI7SK")
+    gsi8_pk = UnicodeAttribute(null=True, attr_name="GSI8PK")
+    gsi8_sk = UnicodeAttribute(null=True, attr_name="GSI8SK")
 
     pending = PendingIndex()
     buyers = BuyersIndex()
@@ -229,6 +272,7 @@ class ViewItem(InstrumentedModel):
     emails = EmailIndex()
     activity = ActivityIndex()
     categories = CategoryIndex()
+    catalogue = CatalogueIndex()
 
 
 class Profile(ViewItem, discriminator="profile"):
@@ -270,6 +314,14 @@ class OrderCategory(ViewItem, discriminator="category"):
 
 class OrderCollection(ViewItem, discriminator="collection"):
     """An order's anchor while the order item itself is not there (``adminview.anchors``)."""
+
+
+class CatalogueEntry(ViewItem, discriminator="product"):
+    product_id = UnicodeAttribute(attr_name="ProductId")
+    name = UnicodeAttribute(null=True, attr_name="Name")
+    price = UnicodeAttribute(null=True, attr_name="Price")
+    category = UnicodeAttribute(null=True, attr_name="Category")
+    description = UnicodeAttribute(null=True, attr_name="Description")
 
 
 class Watermark(ViewItem, discriminator="watermark"):

@@ -22,12 +22,17 @@ from typing import Any
 from adminview.models import (
     CATEGORY_SK_PREFIX,
     INDEXED_STATUSES,
+    KIND_TWIN_SUFFIX,
     ORDER_SK,
+    PRODUCT_SK,
     PROFILE_SK,
     USER_TWIN_SUFFIX,
     activity_key,
+    activity_kind,
+    catalogue_key,
     category_key,
     email_key,
+    kind_activity_key,
     pending_shard,
     status_key,
     user_activity_key,
@@ -85,7 +90,9 @@ def source_of(item: Image) -> ViewKey | None:
         invoice = keys.without_prefix(sk, keys.TRANSACTION)
         return (pk, keys.with_prefix(keys.INVOICE, invoice.split("#", 1)[0])) if invoice else None
     if kind == "activity":
-        return pk, sk.removesuffix(USER_TWIN_SUFFIX)
+        return pk, sk.removesuffix(USER_TWIN_SUFFIX).removesuffix(KIND_TWIN_SUFFIX)
+    if kind == "product" and sk == PRODUCT_SK:
+        return pk, pk
     return None
 
 
@@ -128,8 +135,9 @@ def profile_item(pk: str, image: Image) -> Image:
 
 
 def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) -> list[Image]:
-    """A staff change (the shop's audit entry): one item in the sharded all-activity list and a twin in its
-    user's list, both sorted by ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
+    """A staff change (the shop's audit entry, an order's or an entity edit's): one item in the sharded
+    all-activity list, a twin in its user's list and one in its kind's (``models.activity_kind``), all sorted by
+    ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
     sort = keys.after_audit(sk)
     user, action = ddb_json.text(image, "User"), ddb_json.text(image, "Action")
     if not sort or not user or not action:
@@ -147,10 +155,36 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
         "Detail": ddb_json.text(image, "Detail"),
     }
     shard = pending_shard(sort, shards)
+    kind = kind_activity_key(activity_kind(pk, action), shard)
     return [
         _item(pk, sk, "activity", GSI6PK=activity_key(shard), GSI6SK=sort, **attrs),
         _item(pk, sk + USER_TWIN_SUFFIX, "activity", GSI6PK=user_activity_key(user), GSI6SK=sort, **attrs),
+        _item(pk, sk + KIND_TWIN_SUFFIX, "activity", GSI6PK=kind, GSI6SK=sort, **attrs),
     ]
+
+
+def catalogue_item(pk: str, image: Image, shards: int | None = None) -> list[Image]:
+    """A product's row in the catalogue index (GSI8, by id): its name and description (inside ``Detail``), price
+    and category, as text."""
+    product_id = keys.without_prefix(pk, keys.PRODUCT)
+    if not product_id:
+        return []
+    detail = ddb_json.mapping(image, "Detail")
+    item = _item(
+        pk,
+        PRODUCT_SK,
+        "product",
+        ProductId=product_id,
+        Name=ddb_json.text(detail, "Name"),
+        Price=ddb_json.text(image, "Price"),
+        Category=ddb_json.text(image, "Category"),
+        Description=ddb_json.text(detail, "Description"),
+    )
+    item["GSI8PK"], item["GSI8SK"] = (
+        ddb_json.s(catalogue_key(pending_shard(product_id, shards))),
+        ddb_json.s(product_id),
+    )
+    return [item]
 
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
@@ -191,6 +225,8 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     entity = ddb_json.text(image, "EntityType")
     if entity == "customer":
         return [profile_item(pk, image)] if keys.without_prefix(pk, keys.CUSTOMER) else []
+    if entity == "product":
+        return catalogue_item(pk, image, shards) if sk == pk else []
     if entity == "order":
         oid, cid = keys.without_prefix(pk, keys.ORDER), keys.without_prefix(sk, keys.CUSTOMER)
         return [order_summary(oid, cid, image, shards)] if oid and cid else []

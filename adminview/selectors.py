@@ -3,7 +3,7 @@
 Every function issues a bounded number of calls that does not grow with the table:
 - ``pending_orders`` / ``orders_by_status``: one Query per write shard of GSI1 (in parallel threads), merged
   newest first; ``new_orders_since``: the same, from the newest key a page showed (the live queue);
-- ``activity``: one Query per write shard of GSI6 (all staff changes), or one (a user's);
+- ``activity``: one Query per write shard of GSI6 (all staff changes, or one kind's), or one (a user's);
 - ``customer_orders``: one Query of GSI4;
 - ``product_buyers``: one Query of GSI2 (more only when a page's buyers have very many relations) and one
   BatchGetItem for up to 100 profiles;
@@ -24,12 +24,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar, cast
 
 from adminview.models import (
+    ACTIVITY_KINDS,
     INDEXED_STATUSES,
     PROFILE_SK,
     ViewItem,
     activity_key,
+    activity_kind,
     category_key,
     email_key,
+    kind_activity_key,
     pending_shards,
     status_key,
     user_activity_key,
@@ -403,10 +406,14 @@ class ActivityRow:
     product_id: str | None
     detail: str | None
     position: str
+    kind: str = "order"  # models.activity_kind: order, customer, product, stock, warehouse, system
+    entity_id: str | None = None  # the customer, product or warehouse an entity edit changed (bare)
 
 
 def _activity_row(raw: Raw) -> ActivityRow:
     at_text, version_text = ddb_json.text(raw, "At"), ddb_json.text(raw, "OrderVersion")
+    pk = ddb_json.string(raw, "PK") or ""
+    kind = activity_kind(pk, ddb_json.text(raw, "Action"))
     try:
         at = parse_ts(at_text) if at_text else None
     except ValueError:
@@ -423,6 +430,8 @@ def _activity_row(raw: Raw) -> ActivityRow:
         product_id=ddb_json.text(raw, "ProductId"),
         detail=ddb_json.text(raw, "Detail"),
         position=ddb_json.text(raw, "GSI6SK") or "",
+        kind=kind,
+        entity_id=keys.strip(pk) if kind in ("customer", "product", "stock", "warehouse") else None,
     )
 
 
@@ -439,18 +448,32 @@ def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None)
 
 
 def activity(
-    *, limit: int = 50, after: dict[str, Any] | None = None, user: str | None = None, day: str | None = None
+    *,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    user: str | None = None,
+    day: str | None = None,
+    kind: str | None = None,
 ) -> RowsPage[ActivityRow]:
-    """Staff changes newest first: all of them (one Query per write shard), or one user's (one Query);
-    ``day`` (``YYYY-MM-DD``) narrows either with a key condition."""
+    """Staff changes newest first: all of them or one ``kind``'s (one Query per write shard), or one user's (one
+    Query); ``day`` (``YYYY-MM-DD``) narrows any of them with a key condition. A user and a kind together are
+    refused: each is its own index partition, and filtering one by the other would read pages that grow."""
     check_limit(limit)
     before = _order_position(after)
     if day is not None and not _DAY.match(day):
         raise InvalidInput("day must be YYYY-MM-DD")
     if user is not None and not 0 < len(user) <= MAX_USERNAME:
         raise InvalidInput(f"a user name is 1 to {MAX_USERNAME} characters")
+    if kind is not None and kind not in ACTIVITY_KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(ACTIVITY_KINDS)}")
+    if user is not None and kind is not None:
+        raise InvalidInput("filter by a user or by a kind, not both")
     if user is not None:
         found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
+    elif kind is not None:
+        found = _each_shard(
+            lambda n: _activity_query(kind_activity_key(kind, n), limit=limit + 1, before=before, day=day)
+        )
     else:
         found = _each_shard(lambda n: _activity_query(activity_key(n), limit=limit + 1, before=before, day=day))
     found.sort(key=lambda r: ddb_json.string(r, "GSI6SK") or "", reverse=True)

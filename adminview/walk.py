@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from adminview import anchors, figures, projection
-from adminview.models import ORDER_SK, PROFILE_SK, pending_shards
+from adminview.models import ORDER_SK, PRODUCT_SK, PROFILE_SK, pending_shards
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import MAX_SEGMENTS, Table, in_segments, partitions, shop_table, view_table
 from adminview.view_diff import Change, Diff, compare
@@ -66,6 +66,8 @@ def anchor_of(pk: str) -> ViewKey | None:
         return pk, ORDER_SK
     if pk.startswith(keys.CUSTOMER):
         return pk, PROFILE_SK
+    if pk.startswith(keys.PRODUCT):
+        return pk, PRODUCT_SK
     return None
 
 

@@ -17,7 +17,7 @@ from bench.measure import alternate, repeat, summarize
 from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
-from shop import access_patterns, keys, orders, seed_ids, seeding
+from shop import access_patterns, history, keys, orders, seed_ids, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
@@ -135,6 +135,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     from dashboard.forms import DEFAULT_PAGE, PatternForm
     from dashboard.patterns import find
+    from dashboard.views.history import LATEST
     from dashboard.views.products import product_sections
     from dashboard.views.warehouses import warehouse_sections
 
@@ -168,6 +169,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
         access_patterns.product_by_id(product_id=subjects.product_id)
+        history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
 
     def warehouse() -> None:
         sections(warehouse_sections(warehouse_id))

@@ -8,6 +8,7 @@ from django import forms
 from django.core.validators import validate_email
 from django.http import QueryDict
 
+from adminview.models import ACTIVITY_KINDS
 from shop import keys
 from shop.pattern_registry import Param, check_params
 
@@ -207,10 +208,24 @@ class NewOrdersForm(forms.Form):
 
 
 class ActivityForm(ListForm):
-    """``/activity/?user=&day=YYYY-MM-DD``: each narrows the list with a key condition."""
+    """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
+    are each their own index partition: one or the other)."""
 
     user = forms.CharField(required=False, max_length=150, strip=True)
     day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+    kind = forms.CharField(required=False, max_length=20)
+
+    def clean_kind(self) -> str:
+        value: str = self.cleaned_data.get("kind") or ""
+        if value and value not in ACTIVITY_KINDS:
+            raise forms.ValidationError(f"{value!r} is not a kind; use one of {', '.join(ACTIVITY_KINDS)}")
+        return value
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if cleaned.get("user") and cleaned.get("kind"):
+            raise forms.ValidationError("filter by a user or by a kind, not both")
+        return cleaned
 
 
 BULK_ACTIONS = ("ship", "cancel", "deliver")
