@@ -36,7 +36,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview import anchors, projection, repair, sync_status
+from adminview import anchors, figures, projection, repair, sync_status
 from adminview.models import ORDER_SK, pending_shards
 from adminview.projection import Image, ViewKey
 from adminview.sync_status import Freshness
@@ -183,15 +183,28 @@ def _kind(item: Image | None) -> str | None:
     return ddb_json.string(item, "Kind")
 
 
-def _against_anchor(key: ViewKey, anchor: Image | None, stored: dict[ViewKey, Image], shards: int) -> set[ViewKey]:
-    """View items of the collection (all but activity items, which need no anchor) that disagree with what the
-    anchor says the sync applied."""
+def _against_anchor(
+    key: ViewKey,
+    anchor: Image | None,
+    stored: dict[ViewKey, Image],
+    shards: int,
+    stored_counted: dict[ViewKey, Image] | None = None,
+) -> set[ViewKey]:
+    """View items of the collection (all but activity items, which need no anchor), and what the order counted,
+    that disagree with what the anchor says the sync applied."""
+    stored_counted = stored_counted or {}
     try:
         described = anchors.comparable(anchors.read(key, anchor).items(shards).values())
     except ValueError:  # an anchor that cannot be read back was not written by the sync
         return {key}
     collection = {k: item for k, item in stored.items() if _kind(item) != ACTIVITY_KIND}
-    return {change.key for change in compare(described, collection)}
+    found = {change.key for change in compare(described, collection)}
+    counted = stored_counted.get(figures.counted_key(key[0]))
+    if counted is not None and figures.counted(keys.without_prefix(key[0], keys.ORDER) or "", counted) != (
+        anchors.read(key, anchor).contribution()
+    ):
+        found.add(figures.counted_key(key[0]))  # what was counted is not what the anchor's facts contribute
+    return found
 
 
 def _order_facts(item: Image | None) -> Image:
@@ -258,13 +271,20 @@ def judge(seen: Look, shards: int) -> Report:
         freshness=seen.freshness,
     )
     changes = compare(expected, stored)
+    counted = next((i for i in seen.view if figures.is_counted(i)), None)
+    if anchors.counted_differs(key, seen.shop, counted):  # what the order added to the counters
+        shop_contribution = anchors.from_shop(key, seen.shop).contribution()
+        changes.append(
+            Change("differing", figures.counted_key(key[0]), figures.counted_item(key[0], shop_contribution), counted)
+        )
     if not changes:
         return report
     moved = (seen.anchor_before is None) != (anchor is None) or anchors.read(key, seen.anchor_before).rev != state.rev
     if moved:
         reason = "The order's view items were written while they were read (by the sync, a rebuild or a repair)."
         return _verdict(report, changes, BEHIND, reason, True)
-    contradicted = _against_anchor(key, anchor, stored, shards)
+    counted_items = {ddb_json.item_key(i): i for i in seen.view if figures.is_counted(i)}
+    contradicted = _against_anchor(key, anchor, stored, shards, counted_items)
     if contradicted:
         shown = ", ".join(f"{pk} {sk}" for pk, sk in sorted(contradicted)[:3])
         reason = f"View items disagree with what the order's anchor says the sync applied ({shown})."
@@ -371,7 +391,7 @@ def _actions(found: repair.Plan, entry: AuditEntry, shop: Table, view: Table, sh
             for item in projection.activity_items(entry.pk, entry.sk, image, shards)
         ),
     ]
-    planned = repair.transaction_actions([found])
+    planned = repair.transaction_actions(view.name, [found])
     return [planned[0], *audited, *planned[1:]]
 
 

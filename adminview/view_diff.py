@@ -28,6 +28,7 @@ class Diff:
     extra: int = 0
     differing: int = 0
     contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
+    live_counters: int = 0  # counters that changed while the walk ran: left for the next one
     shop_items: int = 0  # items scanned
     view_items: int = 0
     written: int = 0  # view items put or deleted
@@ -62,6 +63,8 @@ class Diff:
         line = f"missing {self.missing}, extra {self.extra}, differing {self.differing}"
         if self.contended:
             line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
+        if self.live_counters:
+            line += f"; {self.live_counters} counters changed during the walk and were left for the next one"
         lines = [line]
         for kind in KINDS:
             for pk, sk in sorted(self.examples[kind])[:examples]:
