@@ -1,8 +1,20 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
-from dashboard.views import activity, bulk, customers, home, orders, patterns, products, stats, sync, warehouses
+from dashboard.views import (
+    activity,
+    bulk,
+    categories,
+    customers,
+    home,
+    orders,
+    patterns,
+    products,
+    stats,
+    sync,
+    warehouses,
+)
 
 app_name = "dashboard"
 
@@ -36,6 +48,8 @@ urlpatterns = [
     path("stats/status/", stats.status_counts, name="stats-status"),
     path("stats/daily/", stats.daily, name="stats-daily"),
     path("stats/categories/", stats.categories, name="stats-categories"),
+    # a category's name is free text: any character, "/" included (percent-quoted in links); empty is a 400
+    re_path(r"^categories/(?P<category>.*)/$", categories.category_orders, name="category"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]
