@@ -103,6 +103,7 @@ def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, shop: list[
     assert f'href="/stats/daily/?from={start.isoformat()}&amp;to={DAY.isoformat()}&amp;format=csv"' in html
     assert 'id="view-freshness"' in html and 'id="dead-letter-count"' in html
     assert 'href="/categories/Home%20%26%20Garden%2FTools/?from=' in html  # a free-text name, quoted
+    assert " style=" not in html and "<style" not in html and "<script>" not in html  # the CSP allows neither
 
 
 def test_home_charts_take_a_range(staff: Client, shop: list[str]) -> None:
