@@ -40,16 +40,31 @@ START_TIMEOUT_S = 3600.0  # the writer first scans the table's keys (seed_shop n
 SEEN_TIMEOUT_S = 900.0  # under load: orders not on the page by then are reported as unseen
 MIN_WRITER_ORDERS = 100
 WRITER_SLACK_S = 2.0  # the writer writes this much longer than the samples take to place (its start is seen late)
-WRITER_FLOOR_ITEMS_PER_S = 1000.0  # small seeding runs measure their overheads more than their pace
+# Sizing the writer, its pace is guessed high (twice the seeding stage's, at least this): a writer that ends before
+# the samples are placed leaves fewer of them; one that lasts longer only makes the stage longer.
+WRITER_FLOOR_ITEMS_PER_S = 3000.0
 PAGE = "/orders/pending/"
 WRITER_SAYS = re.compile(r"\((?P<items>\d+) items\) in (?P<seconds>[\d.]+)s: (?P<items_per_s>\d+) items/s")
+
+
+class NotingPoller(Poller):
+    """The product's poller, counting the records it receives as they arrive (before it applies them): the
+    writer's first records tell that it writes, without waiting for a whole batch to be applied."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.received = 0
+
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
+        self.received += len(records)
+        super().process(records, shard_id=shard_id)
 
 
 class Following:
     """The product's poller following the stream in a thread, as ``sync_adminview --follow`` runs it."""
 
     def __init__(self) -> None:
-        self.poller = Poller.for_shop_table()
+        self.poller = NotingPoller.for_shop_table()
         self.thread = threading.Thread(target=self.poller.run, kwargs={"follow": True}, daemon=True)
 
     def __enter__(self) -> Following:
@@ -62,7 +77,8 @@ class Following:
 
     @property
     def records(self) -> int:
-        return self.poller.stats.records
+        """Records received so far (applied, or being applied)."""
+        return self.poller.received
 
 
 class Writer:
@@ -124,10 +140,10 @@ def bulk_writer(config: seeding.SeedConfig) -> Iterator[Writer]:
 
 
 def writer_orders(samples: int, seeding_items_per_s: float, items_per_order: float) -> int:
-    """Orders for a writer that keeps writing, at this run's seeding pace, a little longer than the samples under
-    load take to place (sharing the machine with the sync and the page, it writes slower, so lasts longer)."""
+    """Orders for a writer that keeps writing a little longer than the samples under load take to place, at a
+    pace guessed high (see ``WRITER_FLOOR_ITEMS_PER_S``)."""
     seconds = samples * PLACE_EVERY_S + WRITER_SLACK_S
-    pace = max(seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
+    pace = max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
     return max(MIN_WRITER_ORDERS, math.ceil(seconds * pace / max(1.0, items_per_order)))
 
 
@@ -188,6 +204,8 @@ def loaded_lags(
 
 
 def _figures(lags_s: list[float], goal_ms: float) -> dict[str, Any]:
+    if not lags_s:
+        return {"samples": 0, "p50_ms": None, "p95_ms": None, "goal_p95_ms": goal_ms, "meets": None}
     p50, p95 = (round((percentile(lags_s, q) or 0.0) * 1000.0, 1) for q in (50, 95))
     return {"samples": len(lags_s), "p50_ms": p50, "p95_ms": p95, "goal_p95_ms": goal_ms, "meets": p95 <= goal_ms}
 

@@ -42,9 +42,13 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     p.add_argument("--sizes", type=_sizes, help="orders per run, e.g. 1000,10000 (default 1000,10000,100000)")
     p.add_argument(
-        "--quick", action="store_true", help="CI smoke run: sizes 200,2000, fewer naive runs and lag samples"
+        "--quick",
+        action="store_true",
+        help="CI smoke run: sizes 200,2000, fewer requests per page, naive runs and lag samples",
     )
-    p.add_argument("--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50)")
+    p.add_argument(
+        "--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50; quick 30)"
+    )
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
     p.add_argument(
@@ -232,7 +236,7 @@ def resolve(argv: list[str] | None) -> argparse.Namespace:
     opts.argv = list(argv if argv is not None else sys.argv[1:])
     quick = opts.quick
     opts.sizes = opts.sizes or list(QUICK_SIZES if quick else DEFAULT_SIZES)
-    opts.repeat = opts.repeat or 50
+    opts.repeat = opts.repeat or (30 if quick else 50)
     opts.naive_repeat = opts.naive_repeat or (1 if quick else 3)
     opts.lag_samples = opts.lag_samples or (10 if quick else 30)
     opts.load_samples = opts.load_samples or (5 if quick else 20)

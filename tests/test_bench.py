@@ -101,7 +101,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
                 "--lag-samples",
                 "2",
                 "--load-samples",
-                "2",
+                "1",
                 "--load-sizes",
                 "120",
                 "--putitem-sample",
@@ -164,7 +164,7 @@ def _check_new_figures(size: dict[str, Any]) -> None:
     if size["orders"] == 30:
         assert followed == {"skipped": "measured at 120 orders only"}
         return
-    assert followed["idle"]["samples"] == 2 and followed["writer"]["exit"] == 0, followed["writer"]["output"]
+    assert followed["idle"]["samples"] == 1 and followed["writer"]["exit"] == 0, followed["writer"]["output"]
     assert followed["writer"]["items"] > 0 and followed["writer"]["wrote_while_sampled"]
     assert followed["loaded"]["samples"] + followed["loaded"]["unseen"] >= 1
 
