@@ -140,10 +140,11 @@ def planner_of_item_categories(
     remembered = lru_cache(maxsize=PRODUCTS_REMEMBERED)(category_of)
 
     def plan(raw: Item) -> Change | None:
-        product = keys.without_prefix(ddb_json.string(raw, "SK"), keys.PRODUCT)
-        if ddb_json.string(raw, "EntityType") != "orderItem" or not product:
+        product_key = ddb_json.string(raw, "SK")  # an order item's SK is its product's key, p#<pid>
+        product = keys.without_prefix(product_key, keys.PRODUCT)
+        if ddb_json.string(raw, "EntityType") != "orderItem" or product_key is None or product is None:
             return None
-        category = remembered(keys.with_prefix(keys.PRODUCT, product))
+        category = remembered(product_key)
         if category is None:
             return None  # the product has none (or is gone): nothing to copy, the item stays uncategorized
         return Change(key=_key(raw), add={"Category": ddb_json.s(category)}, note=f"product {product}")
