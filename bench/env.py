@@ -82,7 +82,7 @@ _ENV_FOR = {
     "shop.models.SHOP_TABLE": "SHOP_TABLE_NAME",
     "adminview.models.ADMIN_VIEW_TABLE": "ADMIN_VIEW_TABLE_NAME",
     "adminview.models.SYNC_TABLE": "ADMIN_VIEW_SYNC_TABLE_NAME",
-    "dynamo.backfill.CHECKPOINT_TABLE": "MIGRATIONS_TABLE_NAME",
+    "dynamo.checkpoints.CHECKPOINT_TABLE": "MIGRATIONS_TABLE_NAME",
 }
 
 

@@ -72,12 +72,19 @@ def _verify(model: type[Any], env: dict[str, str]) -> dict[str, Any]:
     return verified
 
 
-def repair(shop_items: int, *, verify_rebuilt: bool = False) -> dict[str, Any]:
-    """Rebuild into an empty view table, then verify the synced view (or, ``verify_rebuilt``, the view the
-    rebuild wrote); items/s counts the shop table's items."""
+def child_env() -> dict[str, str]:
+    """The environment of a child ``manage.py``: ours (tables and endpoint included), with a secret key and a
+    staff database of its own when we have none."""
     env = dict(os.environ)
     env.setdefault("DJANGO_SECRET_KEY", "bench-" + uuid.uuid4().hex)
     env.setdefault("DJANGO_DB_PATH", str(Path(tempfile.mkdtemp(prefix="bench-db-")) / "db.sqlite3"))
+    return env
+
+
+def repair(shop_items: int, *, verify_rebuilt: bool = False) -> dict[str, Any]:
+    """Rebuild into an empty view table, then verify the synced view (or, ``verify_rebuilt``, the view the
+    rebuild wrote); items/s counts the shop table's items."""
+    env = child_env()
     model = ADMIN_VIEW_TABLE.model
     synced = str(model.Meta.table_name)
     model.Meta.table_name = f"{synced}-rebuilt"

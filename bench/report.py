@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench import report_sections
+
 PAGE_TITLES = {
     "pending": "pending orders, 1st page",
     "invoices": "customer's invoices, 1 year",
@@ -15,9 +17,14 @@ PAGE_TITLES = {
     "product": "product page (sales per month, stock, orders in 1 year)",
     "warehouse": "warehouse page (stock, shipments)",
     "explorer": "explorer: pattern 9, 1 year",
+    "stats_status": "stats: orders by status",
+    "stats_daily_30": "stats: per day, 30 days",
+    "stats_daily_366": "stats: per day, 366 days",
+    "stats_categories": "stats: by category, 30 days",
 }
 WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
 NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
+NAIVE_HOW |= {name: "Scan + sum" for name in PAGE_TITLES if name.startswith("stats_")}
 
 
 def growth_violations(results: dict[str, Any]) -> list[str]:
@@ -106,6 +113,18 @@ def _django_time(sizes: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _stats_agreement(sizes: list[dict[str, Any]]) -> list[str]:
+    """Whether the naive Scan's sums equal what the stats pages read from the view (a check of the numbers)."""
+    said = [
+        f"{size['orders']:,} orders: {'equal' if row['agrees_with_view'] else 'DIFFERENT'}"
+        for size in sizes
+        if "agrees_with_view" in (row := size["naive"].get("stats_status") or {})
+    ]
+    if not said:
+        return []
+    return ["", "The stats pages' figures against the naive Scan's sums: " + "; ".join(said) + "."]
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "-"
@@ -150,15 +169,22 @@ def markdown(results: dict[str, Any]) -> str:
                     continue
                 how = f"{label} ({NAIVE_HOW[page]})" if way == "naive" else label
                 if row.get("shared_scan"):
-                    how += " [one Scan for both]"
+                    how += " [one Scan for every Scan baseline]"
+                elif row.get("one_scan_for_stats"):
+                    how += " [one Scan for the four stats pages]"
                 lines.append(
                     f"| {size['orders']:,} | {title} | {how} | {_fmt(row['calls'])} | "
                     f"{_fmt(row['round_trips'])} | {_fmt(row['rcu'])} | {_fmt(row['items_read'])} | "
                     f"{_fmt(row['p50_ms'])} | {_fmt(row['p95_ms'])} |"
                 )
+    lines += _stats_agreement(results["sizes"])
     lines += _django_time(results["sizes"])
     lines += _writes_and_sync(results["sizes"], skipped)
+    lines += report_sections.following(results["sizes"], skipped)
+    lines += report_sections.backfill(results["sizes"], skipped)
     lines += _repair(results["sizes"], skipped)
+    lines += report_sections.pace(results["sizes"])
+    lines += report_sections.stage_times(results["sizes"])
     lines += ["", "## Subjects", ""]
     for size in results["sizes"]:
         if "subjects" not in size:
@@ -224,7 +250,8 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "Backlog lag: applied minus the record's `ApproximateCreationDateTime`, for every record (DynamoDB Local "
         "stamps it coarsely, so small values read up to a minute high); the drain starts when seeding ends, so this "
         "is how long records waited. Write-to-page lag: "
-        "`order_place` until the order is on `/orders/pending/`, with the poller draining in a tight loop.",
+        "`order_place` until the order is on `/orders/pending/`, with the poller draining in a tight loop (the "
+        "pipeline's own lag; with the poller following, idle and under load, see below).",
         "",
         "| orders | stream records | seconds | records/s | applied | skipped | failed | backlog lag p50 / p95 / max s "
         "| write-to-page lag p50 / p95 ms |",
@@ -246,17 +273,29 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "",
         "Write units the view table consumed (`ReturnConsumedCapacity` on every write call of the sync) per "
         "stream record (one shop-table item write each), replay protection included; the anchors (order "
-        "summaries and profiles, `#order` / `#profile`) also carry the sequence numbers applied.",
+        "summaries, profiles and catalogue rows, `#order` / `#profile` / `#product`) also carry the sequence "
+        "numbers applied. Split per shop write: (a) the projection with its replay protection (anchors, buyer "
+        "relations, payment references, profiles, activity, catalogue rows) and (b) the numbers' upkeep (counter "
+        "items `STATS#...`, `#counted` items, category entries `cat#...`, and half of each anchor written inside "
+        "a TransactWriteItems, where writes cost twice). A call writing items of several classes splits its units "
+        "by each item's weight: its size in KB rounded up, times one plus the index key pairs it carries, doubled "
+        "in a transaction (`bench/sync.py`). The weights are DynamoDB's billing rules applied to what the sync "
+        "sent: their sums, per shop write, are the estimate in the last column (DynamoDB Local 3.x reports about 2 "
+        "units for a whole transaction, whatever it writes; real DynamoDB bills 2 per item and KB).",
         "",
-        "| orders | view WCU | of which anchors | view items written | WCU per shop write |",
-        "|---:|---:|---:|---:|---:|",
+        "| orders | view WCU | of which anchors | view items written | WCU per shop write | (a) projection | "
+        "(b) numbers | by the billing rules: (a) / (b) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size in sizes:
         sync = size["sync"]
         if not isinstance(sync.get("skipped"), str):
             lines.append(
                 f"| {size['orders']:,} | {_fmt(sync['view_wcu'])} | {_fmt(sync.get('anchor_wcu'))} | "
-                f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} |"
+                f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} | "
+                f"{_fmt(sync.get('projection_wcu_per_shop_write'))} | {_fmt(sync.get('numbers_wcu_per_shop_write'))} | "
+                f"{_fmt(sync.get('estimated_projection_wcu_per_shop_write'))} / "
+                f"{_fmt(sync.get('estimated_numbers_wcu_per_shop_write'))} |"
             )
     return lines
 

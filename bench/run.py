@@ -2,7 +2,9 @@
 
 Starts its own DynamoDB Local (in memory), and for each size: fresh tables, the PutItem-per-item baseline on a
 sample, batched seeding, the whole stream drained by the sync's poller, every page measured (data layer and
-through Django), the write-to-pending-page lag, rebuild_adminview and verify_adminview, then the naive ways.
+through Django), the write-to-pending-page lag, the category backfill and the sync following it,
+rebuild_adminview and verify_adminview, the naive ways, and last the lag with the sync following the stream,
+idle and under a bulk writer.
 Exits 1 if a page's DynamoDB call count grows with the table size, if a page's data layer makes other calls than
 the page, or if at 2,000 orders a page's time through Django is over twice its data layer's.
 """
@@ -40,11 +42,25 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     p.add_argument("--sizes", type=_sizes, help="orders per run, e.g. 1000,10000 (default 1000,10000,100000)")
     p.add_argument(
-        "--quick", action="store_true", help="CI smoke run: sizes 200,2000, fewer naive runs and lag samples"
+        "--quick",
+        action="store_true",
+        help="CI smoke run: sizes 200,2000, fewer requests per page, naive runs and lag samples",
     )
-    p.add_argument("--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50)")
+    p.add_argument(
+        "--repeat", type=int, help="requests per page and data-layer runs for p50/p95 (default 50; quick 30)"
+    )
     p.add_argument("--naive-repeat", type=int, help="runs of each naive way (default 3; quick 1)")
     p.add_argument("--lag-samples", type=int, help="domain writes timed to the pending page (default 30; quick 10)")
+    p.add_argument(
+        "--load-samples",
+        type=int,
+        help="the same with the sync following, idle and again under a bulk writer (default 20; quick 5)",
+    )
+    p.add_argument(
+        "--load-sizes",
+        type=_sizes,
+        help="the sizes at which the lag with the sync following is measured (default: every size; quick: 2000)",
+    )
     p.add_argument(
         "--shared-scan",
         action="store_true",
@@ -75,15 +91,37 @@ def new_size(orders: int) -> dict[str, Any]:
 
     pages = dict.fromkeys(report.PAGE_TITLES, NOT_REACHED)
     naive = dict.fromkeys(report.NAIVE_HOW, NOT_REACHED)
-    return {"orders": orders, "data": pages, "page": pages, "naive": naive} | dict.fromkeys(
-        ("seeding", "sync", "lag", "repair"), NOT_REACHED
+    return {"orders": orders, "data": pages, "page": pages, "naive": naive, "stage_seconds": {}} | dict.fromkeys(
+        ("seeding", "sync", "lag", "backfill", "repair", "follow_lag"), NOT_REACHED
     )
+
+
+class Stages:
+    """Runs a size's stages, each result stored in ``size`` (and its seconds in ``size["stage_seconds"]``) and
+    saved as soon as it is known."""
+
+    def __init__(self, size: dict[str, Any], log: Any, save: Any) -> None:
+        self.size, self.log, self.save = size, log, save
+
+    def __call__(self, name: str, measure: Any, *, store: Any = None) -> Any:
+        """Run ``measure()``; its result goes to ``store(result)``, by default ``size[name]`` (and the log)."""
+        started = time.perf_counter()
+        result = measure()
+        seconds = self.size["stage_seconds"][name] = round(time.perf_counter() - started, 1)
+        if store is None:
+            self.size[name] = result
+        else:
+            store(result)
+        self.log(f"[{self.size['orders']:,}] {name} ({seconds:g} s): {result if store is None else 'measured'}")
+        self.save()
+        return result
 
 
 def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client: Any, log: Any, save: Any) -> None:
     """Every stage for one size, each result stored in ``size`` and saved (``save()``) as soon as it is known,
-    so a long run stopped midway keeps what it measured. The naive Scan, the slowest stage, runs last."""
-    from bench import env, repair, stages, sync
+    so a long run stopped midway keeps what it measured. The naive Scans, the slowest stage, run near the end; the
+    lag under a bulk writer runs last, since its writer grows the shop."""
+    from bench import category_backfill, env, lag, naive, repair, stages, sync
     from shop import seeding
 
     orders = size["orders"]
@@ -98,28 +136,36 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     baseline = stages.put_item_baseline(plan, opts.putitem_sample)
     log(f"[{orders:,}] PutItem baseline: {baseline}")
     engine.restart()
+    stage = Stages(size, log, save)
     with env.fresh_tables(f"bench{orders}") as names:
         reader = sync.poller()
         log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
-        size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=baseline)
-        size["items"] = size["seeding"]["batched"]["items"]
-        log(f"[{orders:,}] seeding: {size['seeding']}")
-        save()
-        size["sync"] = sync.sync(reader)
-        log(f"[{orders:,}] sync: {size['sync']}")
-        save()
-        measured = stages.pages(client, subjects, repeats=opts.repeat)
-        size["page"], size["data"] = measured["page"], measured["data"]
-        size["lag"] = sync.lag(reader, plan, samples=opts.lag_samples, page=client)
-        log(f"[{orders:,}] pages measured; lag: {size['lag']}")
-        save()
+        seeded = stage("seeding", lambda: stages.seed(plan, workers=opts.workers, baseline=baseline))
+        size["items"] = seeded["batched"]["items"]
+        stage("sync", lambda: sync.sync(reader))
+        stage("pages", lambda: stages.pages(client, subjects, repeats=opts.repeat), store=size.update)
+        stage("lag", lambda: sync.lag(reader, plan, samples=opts.lag_samples, page=client))
+        stage("backfill", lambda: category_backfill.category_backfill(reader, plan))
         if not opts.no_repair:
-            size["repair"] = repair.repair(size["items"])
-            log(f"[{orders:,}] rebuild/verify: {size['repair']}")
-            save()
+            stage("repair", lambda: repair.repair(size["items"]))
         log(f"[{orders:,}] naive ways ({opts.naive_repeat}x)")
-        size["naive"] = stages.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan)
-        save()
+        stage(  # stored apart: its result is too long for the log
+            "naive",
+            lambda: naive.naive(subjects, repeats=opts.naive_repeat, shared_scan=opts.shared_scan),
+            store=lambda result: size.update(naive=result),
+        )
+        if orders not in opts.load_sizes:
+            size["follow_lag"] = {"skipped": f"measured at {', '.join(map(str, opts.load_sizes))} orders only"}
+            return
+        writer = stages.seed_config(
+            lag.writer_orders(opts.load_samples, seeded["batched"]["items_per_s"], size["items"] / orders),
+            seed=config.seed + 1,
+            uncategorized=0.0,
+        )
+        stage(
+            "follow_lag",
+            lambda: lag.follow_lag(plan, samples=opts.load_samples, page=client, writer_config=writer),
+        )
 
 
 def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
@@ -128,7 +174,8 @@ def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engin
 
     orders = size["orders"]
     not_measured = {"skipped": "not measured with --repair-only"}
-    size |= {"data": {}, "page": {}, "naive": {}, "sync": not_measured, "lag": not_measured}
+    unmeasured = dict.fromkeys(("sync", "lag", "backfill", "follow_lag"), not_measured)
+    size |= {"data": {}, "page": {}, "naive": {}} | unmeasured
     engine.restart()
     with env.fresh_tables(f"bench{orders}"):
         size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=None)
@@ -189,13 +236,15 @@ def resolve(argv: list[str] | None) -> argparse.Namespace:
     opts.argv = list(argv if argv is not None else sys.argv[1:])
     quick = opts.quick
     opts.sizes = opts.sizes or list(QUICK_SIZES if quick else DEFAULT_SIZES)
-    opts.repeat = opts.repeat or 50
+    opts.repeat = opts.repeat or (30 if quick else 50)
     opts.naive_repeat = opts.naive_repeat or (1 if quick else 3)
     opts.lag_samples = opts.lag_samples or (10 if quick else 30)
+    opts.load_samples = opts.load_samples or (5 if quick else 20)
+    opts.load_sizes = opts.load_sizes or ([max(opts.sizes)] if quick else opts.sizes)
     opts.name = opts.name or (
         "quick" if quick and opts.sizes == list(QUICK_SIZES) else "sizes-" + "-".join(str(n) for n in opts.sizes)
     )
-    for name in ("repeat", "naive_repeat", "lag_samples", "putitem_sample", "workers"):
+    for name in ("repeat", "naive_repeat", "lag_samples", "load_samples", "putitem_sample", "workers"):
         if getattr(opts, name) < 1:
             parser().error(f"--{name.replace('_', '-')} must be at least 1")
     return opts

@@ -1,6 +1,7 @@
-"""The measured stages, one function each: seeding (batched vs one PutItem at a time), each page at the data layer
-and through Django, and the naive ways. The sync stages are in ``bench.sync``, the repair commands in
-``bench.repair``."""
+"""The measured stages, one function each: seeding (batched vs one PutItem at a time) and each page at the data
+layer and through Django (the numbers pages' parts in ``bench.stats_pages``). The naive ways are in
+``bench.naive``, the sync stages in ``bench.sync`` and ``bench.lag``, the repair commands in ``bench.repair``, the
+category backfill in ``bench.category_backfill``."""
 
 from __future__ import annotations
 
@@ -13,27 +14,30 @@ from datetime import date
 from typing import Any
 
 from adminview import selectors, stats, sync_status
-from bench.measure import alternate, repeat, summarize
-from dynamo import ddb_json
+from bench import stats_pages
+from bench.measure import alternate, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
-from shop import access_patterns, history, keys, orders, seed_ids, seeding
+from shop import access_patterns, history, orders, seed_ids, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
-PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer")
+PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer", *stats_pages.PAGES)
+UNCATEGORIZED_SHARE = 0.1  # orders seeded as before categories: what the category backfill stage changes
 
 
-def seed_config(orders: int, seed: int = 42) -> seeding.SeedConfig:
-    """Customers and products scale with orders (a long tail: a few customers and products are busy)."""
+def seed_config(orders: int, seed: int = 42, uncategorized: float = UNCATEGORIZED_SHARE) -> seeding.SeedConfig:
+    """Customers and products scale with orders (a long tail: a few customers and products are busy); a share of
+    the orders is written as before categories existed (``bench.category_backfill`` gives them theirs)."""
     return seeding.SeedConfig(
         customers=max(20, orders // 4),
         products=max(10, orders // 20),
         warehouses=max(3, min(20, orders // 2000)),
         orders=orders,
         seed=seed,
+        uncategorized=uncategorized,
     )
 
 
@@ -191,7 +195,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
-    return work | {"product": product, "warehouse": warehouse, "explorer": explorer}
+    return work | {"product": product, "warehouse": warehouse, "explorer": explorer} | stats_pages.work()
 
 
 def staff_client() -> Any:
@@ -223,7 +227,7 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
-    }
+    } | stats_pages.urls()
 
 
 def pages(
@@ -253,122 +257,3 @@ def pages(
         out["page"][name] = summarize(page_samples)
         out["data"][name] = summarize(data_samples)
     return out
-
-
-# ---- pages: the naive ways --------------------------------------------------------------------------------------
-
-
-def _scan(filter_expression: str, names: dict[str, str], values: dict[str, Any]) -> dict[str, Any]:
-    """What a generic DynamoDB browser does: Scan the whole shop table (1 MB pages, one after another), filter."""
-    client = client_of(SHOP_TABLE.model)
-    name = str(SHOP_TABLE.model.Meta.table_name)
-    kwargs: dict[str, Any] = {
-        "TableName": name,
-        "FilterExpression": filter_expression,
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
-    matched: list[dict[str, Any]] = []
-    scanned = 0
-    while True:
-        response = client.scan(**kwargs)
-        matched.extend(response.get("Items", []))
-        scanned += response.get("ScannedCount", 0)
-        if "LastEvaluatedKey" not in response:
-            break
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-    return {"matched": matched, "extra": {"items_read": scanned, "matched": len(matched)}}
-
-
-def naive_pending() -> dict[str, Any]:
-    result = _scan(
-        "#t = :t AND #s = :s",
-        {"#t": "EntityType", "#s": "Status"},
-        {":t": ddb_json.s("order"), ":s": ddb_json.s(OrderStatus.PENDING.value)},
-    )
-    result["matched"].sort(key=lambda item: ddb_json.string(item, "Date") or "", reverse=True)
-    return result
-
-
-def naive_invoices(customer_id: str) -> dict[str, Any]:
-    from shop.timestamps import range_bounds
-
-    low, high = range_bounds(*INVOICE_YEAR)
-    return _scan(
-        "#t = :t AND #pk = :c AND #sk BETWEEN :a AND :b",
-        {"#t": "EntityType", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
-        {
-            ":t": ddb_json.s("invoice"),
-            ":c": ddb_json.s(keys.customer(customer_id)),
-            ":a": ddb_json.s(keys.invoice_date(low)),
-            ":b": ddb_json.s(keys.invoice_date(high)),
-        },
-    )
-
-
-def naive_buyers(product_id: str) -> dict[str, Any]:
-    """The seed's way: every order item of the product (GSI1, all pages), then one GetItem per distinct buyer."""
-    client = client_of(SHOP_TABLE.model)
-    name = str(SHOP_TABLE.model.Meta.table_name)
-    kwargs: dict[str, Any] = {
-        "TableName": name,
-        "IndexName": "GSI1",
-        "KeyConditionExpression": "#pk = :p",
-        "ExpressionAttributeNames": {"#pk": "GSI1-PK"},
-        "ExpressionAttributeValues": {":p": ddb_json.s(keys.product(product_id))},
-    }
-    buyers: list[str] = []
-    while True:
-        response = client.query(**kwargs)
-        for item in response.get("Items", []):
-            cid = ddb_json.string(item, "GSI2-PK")
-            if cid and cid not in buyers:
-                buyers.append(cid)
-        if "LastEvaluatedKey" not in response:
-            break
-        kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-    profiles = [client.get_item(TableName=name, Key=ddb_json.key(cid, cid)).get("Item") for cid in buyers]
-    return {"extra": {"buyers": len(profiles)}}
-
-
-def naive_both(customer_id: str) -> dict[str, Any]:
-    """Pending orders and the invoices from ONE Scan with both filters OR-ed: a FilterExpression is applied after
-    the read, so this Scan reads and bills exactly what each of the two Scans would (``--shared-scan``, for big
-    tables on DynamoDB Local, whose Scan pages get slower the deeper they are)."""
-    from shop.timestamps import range_bounds
-
-    low, high = range_bounds(*INVOICE_YEAR)
-    result = _scan(
-        "(#t = :o AND #s = :p) OR (#t = :i AND #pk = :c AND #sk BETWEEN :a AND :b)",
-        {"#t": "EntityType", "#s": "Status", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
-        {
-            ":o": ddb_json.s("order"),
-            ":p": ddb_json.s(OrderStatus.PENDING.value),
-            ":i": ddb_json.s("invoice"),
-            ":c": ddb_json.s(keys.customer(customer_id)),
-            ":a": ddb_json.s(keys.invoice_date(low)),
-            ":b": ddb_json.s(keys.invoice_date(high)),
-        },
-    )
-    pending = [i for i in result["matched"] if ddb_json.string(i, "EntityType") == "order"]
-    result["extra"] |= {
-        "matched_pending": len(pending),
-        "matched_invoices": len(result["matched"]) - len(pending),
-        "shared_scan": True,
-    }
-    return result
-
-
-def naive(subjects: Subjects, *, repeats: int, shared_scan: bool = False) -> dict[str, dict[str, Any]]:
-    if shared_scan:
-        both = repeat(lambda: naive_both(subjects.customer_id), repeats, warmup=0)
-        return {
-            "pending": both | {"matched": both["matched_pending"]},
-            "invoices": both | {"matched": both["matched_invoices"]},
-            "buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0),
-        }
-    return {
-        "pending": repeat(naive_pending, repeats, warmup=0),
-        "invoices": repeat(lambda: naive_invoices(subjects.customer_id), repeats, warmup=0),
-        "buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0),
-    }

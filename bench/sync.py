@@ -3,20 +3,37 @@ expired iterators renewed from its checkpoint) into the same code as the Lambda 
 
 Measured over the whole stream: records/s, each record's lag (applied minus ``ApproximateCreationDateTime``),
 and the write units the view table consumed per shop-table write, counted from ``ReturnConsumedCapacity`` on
-every write call, with the share spent writing anchors (the order summaries and profiles that also carry the
-sequence numbers which make replays harmless).
+every write call, split two ways:
+
+- the anchors' share (order summaries, profiles and catalogue rows, which also carry the sequence numbers that
+  make replays harmless) and the rest;
+- the projection with its replay protection (everything the view wrote before it kept numbers: anchors, buyer
+  relations, payment references, profiles, activity, catalogue rows) and the numbers' upkeep (counter items
+  ``STATS#...``, each order's ``#counted`` item, its category entries ``cat#...``, and the surcharge of writing
+  an anchor inside a TransactWriteItems, where writes cost twice, instead of a plain PutItem: half of that
+  anchor's units).
+
+DynamoDB reports one figure per call and table, so a call that writes items of several classes splits its units
+by each item's weight: its size in KB rounded up (``item_size``), times one plus the number of index key pairs it
+carries (each index it is in is written too), doubled in a transaction. A Put is weighed by its item; an Update by
+its key and values, a Delete or a ConditionCheck by its key (what the call sends: the stored item is not known).
+
+The weights are DynamoDB's billing rules applied to what was sent, so their sums are also reported as an estimate
+beside the reported units: DynamoDB Local 3.x reports about 2 units for a whole TransactWriteItems, whatever it
+writes (real DynamoDB: 2 per item and KB), so on it the reported units understate the numbers' upkeep.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from adminview import selectors
-from adminview.models import ORDER_SK, PROFILE_SK, ViewItem
+from adminview import figures, selectors
+from adminview.models import CATEGORY_SK_PREFIX, ORDER_SK, PRODUCT_SK, PROFILE_SK, ViewItem
 from adminview.poller import Poller
 from bench.measure import percentile
 from dynamo import ddb_json
@@ -55,63 +72,182 @@ def poller() -> TimedPoller:
     return TimedPoller.for_shop_table()
 
 
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+ANCHOR_SKS = (ORDER_SK, PROFILE_SK, PRODUCT_SK)
+KB = 1024
+
+
 @dataclass
 class ViewWrites:
-    """Write units the view table consumed, split into anchor writes and the rest. A call is classed by the
-    keys it writes (an anchor's SK is ``#order`` or ``#profile``); a call that mixes both splits its units by
-    count."""
+    """Write units the view table consumed: anchors and the rest; and, across both, the numbers' upkeep (the
+    projection's share is the remainder). Units of a call are split by its items' weights (``Written``)."""
 
     anchor_wcu: float = 0.0
     anchor_items: int = 0
     other_wcu: float = 0.0
     other_items: int = 0
+    numbers_wcu: float = 0.0
+    numbers_items: int = 0  # counters, #counted items, category entries (not the anchors' surcharges)
+    estimated_wcu: float = 0.0  # the weights of the successful calls' items: DynamoDB's rules, not its report
+    estimated_numbers_wcu: float = 0.0
+
+    @property
+    def total_wcu(self) -> float:
+        return self.anchor_wcu + self.other_wcu
+
+    @property
+    def projection_wcu(self) -> float:
+        return self.total_wcu - self.numbers_wcu
 
 
-_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+@dataclass(frozen=True)
+class Written:
+    """One item a write call writes to the view table, and its weight in the call's units."""
+
+    pk: str
+    sk: str
+    weight: float
+    transactional: bool = False
+
+    @property
+    def anchor(self) -> bool:
+        return self.sk in ANCHOR_SKS
+
+    @property
+    def numbers(self) -> bool:
+        """An item that exists only for the numbers: a counter, an order's ``#counted``, a category entry."""
+        return (
+            self.pk.startswith(figures.COUNTER_PREFIX)
+            or self.sk == figures.COUNTED_SK
+            or (self.sk.startswith(CATEGORY_SK_PREFIX))
+        )
+
+    @property
+    def numbers_share(self) -> float:
+        """The part of its weight that is the numbers' upkeep: all of a numbers item; half of any other item
+        written in a transaction (the sync puts an order's anchor in one only to move its counters with it, and a
+        transactional write costs twice a plain one)."""
+        if self.numbers:
+            return 1.0
+        return 0.5 if self.transactional else 0.0
+
+
+def _number_size(text: str) -> int:
+    digits = text.lstrip("-").replace(".", "").split("e")[0].split("E")[0].strip("0")
+    return (max(1, len(digits)) + 1) // 2 + 1
+
+
+def value_size(value: Mapping[str, Any]) -> int:
+    """Bytes of one attribute value as DynamoDB counts them (strings and binaries by length, numbers about one
+    byte per two significant digits plus one, maps and lists 3 bytes plus one per element)."""
+    ((kind, data),) = value.items()
+    if kind == "S":
+        return len(str(data).encode())
+    if kind == "N":
+        return _number_size(str(data))
+    if kind == "B":
+        return len(data)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "M":
+        return 3 + sum(len(name.encode()) + value_size(element) + 1 for name, element in data.items())
+    if kind == "L":
+        return 3 + sum(value_size(element) + 1 for element in data)
+    if kind == "SS":
+        return sum(len(str(element).encode()) for element in data)
+    if kind == "NS":
+        return sum(_number_size(str(element)) for element in data)
+    return sum(len(element) for element in data)  # BS
+
+
+def item_size(item: Mapping[str, Any]) -> int:
+    """Bytes of an item: each attribute's name and value."""
+    return sum(len(name.encode()) + value_size(value) for name, value in item.items())
+
+
+def _written(
+    item: Mapping[str, Any] | None, index_keys: Sequence[Sequence[str]], *, transactional: bool = False
+) -> Written:
+    item = item or {}
+    pairs = sum(1 for names in index_keys if names and all(name in item for name in names))
+    units = max(1, math.ceil(item_size(item) / KB)) * (1 + pairs) * (2 if transactional else 1)
+    return Written(ddb_json.string(item, "PK") or "", ddb_json.string(item, "SK") or "", float(units), transactional)
+
+
+def _sent(action: Mapping[str, Any]) -> dict[str, Any]:
+    """What an Update, Delete or ConditionCheck sends of its item: its key (and an Update's values)."""
+    return {**(action.get("Key") or {}), **(action.get("ExpressionAttributeValues") or {})}
+
+
+def written_items(
+    operation: str, params: dict[str, Any], table: str, index_keys: Sequence[Sequence[str]] = ()
+) -> list[Written]:
+    """The items a write call writes to ``table``, each weighed (``index_keys``: each index's key attributes)."""
+    if operation == "BatchWriteItem":
+        return [
+            _written(r["PutRequest"]["Item"], index_keys)
+            if "PutRequest" in r
+            else _written(r.get("DeleteRequest", {}).get("Key"), ())
+            for r in (params.get("RequestItems") or {}).get(table, [])
+        ]
+    if operation == "TransactWriteItems":
+        out = []
+        for entry in params.get("TransactItems", []):
+            kind, action = next(iter(entry.items()), ("", {}))
+            action = dict(action)
+            if action.get("TableName") == table:
+                item, keys_of = (action.get("Item"), index_keys) if kind == "Put" else (_sent(action), ())
+                out.append(_written(item, keys_of, transactional=True))
+        return out
+    if params.get("TableName") != table:
+        return []
+    if operation == "PutItem":
+        return [_written(params.get("Item"), index_keys)]
+    return [_written(_sent(params), ())]
 
 
 def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:
     """The sort keys a write call writes to ``table``."""
-    if operation == "BatchWriteItem":
-        return [
-            _sk(r.get("PutRequest", {}).get("Item") or r.get("DeleteRequest", {}).get("Key"))
-            for r in (params.get("RequestItems") or {}).get(table, [])
-        ]
-    if operation == "TransactWriteItems":
-        actions: list[dict[str, Any]] = [next(iter(t.values()), {}) for t in params.get("TransactItems", [])]
-        return [_sk(a.get("Item") or a.get("Key")) for a in actions if a.get("TableName") == table]
-    if params.get("TableName") != table:
-        return []
-    return [_sk(params.get("Item") or params.get("Key"))]
+    return [w.sk for w in written_items(operation, params, table)]
 
 
-def _sk(item: dict[str, Any] | None) -> str:
-    return ddb_json.string(item, "SK") or ""
+def index_key_names(client: Any, table: str) -> list[list[str]]:
+    """Each global secondary index's key attributes (an item carrying them all is written to that index too)."""
+    description = client.describe_table(TableName=table)["Table"]
+    return [[k["AttributeName"] for k in index["KeySchema"]] for index in description.get("GlobalSecondaryIndexes", [])]
 
 
 @contextmanager
 def counting_view_writes() -> Iterator[ViewWrites]:
     """Count the items and consumed WCU of every write to the view table, through botocore's event hooks."""
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
+    index_keys = index_key_names(client, table)
     counted = ViewWrites()
     events = client.meta.events
 
     def classify(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
         if model.name in _WRITES:
-            sks = written_keys(model.name, params, table)
-            context[_KIND] = (sum(1 for sk in sks if sk in (ORDER_SK, PROFILE_SK)), len(sks))
+            context[_KIND] = written_items(model.name, params, table, index_keys)
 
     def consumed(parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
-        marks, items = context.get(_KIND, (0, 0))
-        if not items:
+        written: list[Written] = context.get(_KIND) or []
+        if not written:
             return
         entries = parsed.get("ConsumedCapacity") or []
         entries = entries if isinstance(entries, list) else [entries]
         units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
-        counted.anchor_wcu += units * marks / items
-        counted.other_wcu += units * (items - marks) / items
-        counted.anchor_items += marks
-        counted.other_items += items - marks
+        total = sum(w.weight for w in written)
+        anchors = sum(w.weight for w in written if w.anchor)
+        numbers = sum(w.weight * w.numbers_share for w in written)
+        counted.anchor_wcu += units * anchors / total
+        counted.other_wcu += units * (total - anchors) / total
+        counted.numbers_wcu += units * numbers / total
+        counted.anchor_items += sum(1 for w in written if w.anchor)
+        counted.other_items += sum(1 for w in written if not w.anchor)
+        counted.numbers_items += sum(1 for w in written if w.numbers)
+        if "Error" not in parsed:
+            counted.estimated_wcu += total
+            counted.estimated_numbers_wcu += numbers
 
     events.register("before-parameter-build.dynamodb", classify)
     events.register("after-call.dynamodb", consumed)
@@ -129,29 +265,54 @@ def _ms(values_s: list[float], q: float) -> float:
 def sync(reader: TimedPoller) -> dict[str, Any]:
     """Drain the whole stream (everything seeding wrote) through the poller. The drain starts after seeding
     finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog)."""
-    with recording() as log, counting_view_writes() as writes:
+    before, first_lag = _counts(reader), len(reader.lags_s)
+    with counting_view_writes() as writes, recording() as log:
         started = time.perf_counter()
         records = reader.drain()
         seconds = time.perf_counter() - started
-    stats, table = reader.stats, str(ViewItem.Meta.table_name)
-    view_wcu = writes.anchor_wcu + writes.other_wcu
+    stats, table = _counts(reader), str(ViewItem.Meta.table_name)
+    stats = {name: value - before[name] for name, value in stats.items()}
+    view_wcu, lags = writes.total_wcu, reader.lags_s[first_lag:]
+
+    def per_write(units: float) -> float | None:
+        return round(units / records, 3) if records else None
+
     return {
         "records": records,
         "seconds": round(seconds, 3),
         "records_per_s": round(records / seconds, 1) if seconds else None,
-        "applied": stats.applied,
-        "skipped": stats.skipped,
-        "failed": stats.dead_lettered,
-        "batches": stats.batches,
-        "lag_p50_ms": _ms(reader.lags_s, 50),
-        "lag_p95_ms": _ms(reader.lags_s, 95),
-        "lag_max_ms": _ms(reader.lags_s, 100),
+        "applied": stats["applied"],
+        "skipped": stats["skipped"],
+        "failed": stats["dead_lettered"],
+        "batches": stats["batches"],
+        "lag_p50_ms": _ms(lags, 50),
+        "lag_p95_ms": _ms(lags, 95),
+        "lag_max_ms": _ms(lags, 100),
         "view_calls": sum(1 for c in log.calls if c.table == table),
         "view_wcu": round(view_wcu, 1),
         "anchor_wcu": round(writes.anchor_wcu, 1),
         "view_items_written": writes.other_items + writes.anchor_items,
         "anchor_items_written": writes.anchor_items,
-        "wcu_per_shop_write": round(view_wcu / records, 3) if records else None,
+        "wcu_per_shop_write": per_write(view_wcu),
+        "projection_wcu": round(writes.projection_wcu, 1),
+        "numbers_wcu": round(writes.numbers_wcu, 1),
+        "numbers_items_written": writes.numbers_items,
+        "projection_wcu_per_shop_write": per_write(writes.projection_wcu),
+        "numbers_wcu_per_shop_write": per_write(writes.numbers_wcu),
+        "estimated_wcu": round(writes.estimated_wcu, 1),
+        "estimated_numbers_wcu": round(writes.estimated_numbers_wcu, 1),
+        "estimated_projection_wcu_per_shop_write": per_write(writes.estimated_wcu - writes.estimated_numbers_wcu),
+        "estimated_numbers_wcu_per_shop_write": per_write(writes.estimated_numbers_wcu),
+    }
+
+
+def _counts(reader: TimedPoller) -> dict[str, int]:
+    stats = reader.stats
+    return {
+        "applied": stats.applied,
+        "skipped": stats.skipped,
+        "dead_lettered": stats.dead_lettered,
+        "batches": stats.batches,
     }
 
 

@@ -9,22 +9,31 @@
   ``email#<lower-cased email>``) that edits keep in step; a claim is only ever created where none exists, so
   when two customers written before claims share an address, the first claims it and the other is counted
   as skipped (its next email edit must pick another address).
+- ``order-item-category``: order items written before products had a ``Category`` (AWS's sample, older seeds) get
+  their product's category, as ``order_place`` copies it today; the stream then moves the order's figures from
+  ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
+  (reported as without a derivable value).
 
-Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims) and only
-adds an attribute that is absent, or creates an item that is absent (the framework's conditions), so running one
-twice, or after a kill, is safe.
+Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims; one
+GetItem per product for categories, remembered for the next items of the same product) and only adds an attribute
+that is absent, or creates an item that is absent (the framework's conditions), so running one twice, or after a
+kill, is safe.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from dynamo import ddb_json
 from dynamo.backfill import Change, Item, Migration
+from dynamo.client import client_of
 from shop import access_patterns, keys
 from shop.delivery import delivery_date_for
-from shop.models import Customer, Order, OrderStatus, Shipment, ShopItem
+from shop.models import Customer, Order, OrderItem, OrderStatus, Shipment, ShopItem
+
+PRODUCTS_REMEMBERED = 4096  # products whose category one run keeps (an LRU: memory stays bounded)
 
 
 def _order(raw: Item) -> Order | None:
@@ -110,10 +119,54 @@ def email_claims() -> Migration:
     )
 
 
+def product_category(product_key: str) -> str | None:
+    """A product's ``Category`` (None: no such product, or it has none); one GetItem of that attribute."""
+    answer = client_of(ShopItem).get_item(
+        TableName=str(ShopItem.Meta.table_name),
+        Key=ddb_json.key(product_key, product_key),
+        ProjectionExpression="#c",
+        ExpressionAttributeNames={"#c": "Category"},
+    )
+    category = ddb_json.string(answer.get("Item"), "Category")
+    return category.strip() if category and category.strip() else None
+
+
+def planner_of_item_categories(
+    category_of: Callable[[str], str | None] = product_category,
+) -> Callable[[Item], Change | None]:
+    """``plan`` of ``order-item-category``: the product's category, each product read once per run while it is
+    among the ``PRODUCTS_REMEMBERED`` most recently used (a run's own cache: an edit made before the next run is
+    seen by it)."""
+    remembered = lru_cache(maxsize=PRODUCTS_REMEMBERED)(category_of)
+
+    def plan(raw: Item) -> Change | None:
+        product_key = ddb_json.string(raw, "SK")  # an order item's SK is its product's key, p#<pid>
+        product = keys.without_prefix(product_key, keys.PRODUCT)
+        if ddb_json.string(raw, "EntityType") != "orderItem" or product_key is None or product is None:
+            return None
+        category = remembered(product_key)
+        if category is None:
+            return None  # the product has none (or is gone): nothing to copy, the item stays uncategorized
+        return Change(key=_key(raw), add={"Category": ddb_json.s(category)}, note=f"product {product}")
+
+    return plan
+
+
+def order_item_category() -> Migration:
+    return Migration(
+        name="order-item-category",
+        description="order items without Category get their product's (the figures by category follow)",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == OrderItem) & OrderItem.category.does_not_exist(),
+        plan=planner_of_item_categories(),
+    )
+
+
 MIGRATIONS: dict[str, Callable[[], Migration]] = {
     "delivery-date": delivery_date,
     "order-status": order_status,
     "email-claims": email_claims,
+    "order-item-category": order_item_category,
 }
 
 

@@ -60,10 +60,15 @@ class SeedConfig:
     orders: int
     seed: int = 42
     until: date = DEFAULT_UNTIL
+    # Share of orders written as before products had a category (their items without ``Category``, as AWS's
+    # sample and older seeds hold them): what the ``order-item-category`` backfill finds to do.
+    uncategorized: float = 0.0
 
     def check(self) -> None:
         if min(self.customers, self.products, self.warehouses, self.orders) < 0:
             raise ValueError("counts must not be negative")
+        if not 0.0 <= self.uncategorized <= 1.0:
+            raise ValueError("the uncategorized share must be between 0 and 1")
         if self.orders and not (self.customers and self.products and self.warehouses):
             raise ValueError("orders need at least one customer, product and warehouse")
 
@@ -165,9 +170,15 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
             pid = rng.choices(product_rank, product_w)[0]
             if pid not in chosen:
                 chosen.append(pid)
+        categorized = not _before_categories(k, config.uncategorized)
         lines = tuple(
             PricedLine(
-                pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2], products[pid][3]
+                pid,
+                rng.choice([1, 1, 1, 2, 3]),
+                products[pid][1],
+                products[pid][0],
+                products[pid][2],
+                products[pid][3] if categorized else None,
             )
             for pid in chosen
         )
@@ -186,6 +197,12 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
             )
         )
     return result
+
+
+def _before_categories(k: int, share: float) -> bool:
+    """Whether order ``k`` is one of the ``share`` written before categories: spread evenly over the orders and
+    decided without the random generator, so every other planned value is the same whatever the share."""
+    return int((k + 1) * share) > int(k * share)
 
 
 def _plan_payments(rng: random.Random, total: Decimal) -> tuple[PaymentSpec, ...]:

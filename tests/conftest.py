@@ -109,3 +109,19 @@ def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
         ADMIN_VIEW_TABLE.model.Meta.table_name, SYNC_TABLE.model.Meta.table_name = originals
         os.environ.pop("ADMIN_VIEW_TABLE_NAME", None)
         os.environ.pop("ADMIN_VIEW_SYNC_TABLE_NAME", None)
+
+
+@pytest.fixture
+def checkpoint_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
+    """A new, empty backfill checkpoint table for this test; MIGRATIONS_TABLE_NAME points at it too."""
+    from dynamo.checkpoints import CHECKPOINT_TABLE
+
+    original = CHECKPOINT_TABLE.model.Meta.table_name
+    name = fresh_table(CHECKPOINT_TABLE, "ShopMigrations")
+    os.environ["MIGRATIONS_TABLE_NAME"] = name
+    try:
+        yield name
+    finally:
+        delete_table(CHECKPOINT_TABLE.model)
+        CHECKPOINT_TABLE.model.Meta.table_name = original
+        os.environ.pop("MIGRATIONS_TABLE_NAME", None)

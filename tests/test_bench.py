@@ -1,11 +1,14 @@
 """The benchmark's core check on tiny sizes (seconds, not minutes): it runs end to end against the session's
-DynamoDB Local, reads the stream through the sync's poller, runs the repair commands, and passes the "calls per
-page do not grow with the table" check."""
+DynamoDB Local, reads the stream through the sync's poller, runs the category backfill and the repair commands,
+times the lag with the sync following (idle and under a bulk writer), and passes the "calls per page do not grow
+with the table" check. The figures' own rules (write classing, the backfill's summary, the Scan's sums, the
+report's sections) are checked on made-up inputs."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
@@ -77,7 +80,8 @@ def test_pages_read_the_dynamodb_headers() -> None:
 
 def test_resolve_quick_defaults() -> None:
     opts = resolve(["--quick"])
-    assert opts.sizes == [200, 2000] and opts.name == "quick"
+    assert opts.sizes == [200, 2000] and opts.name == "quick" and opts.load_sizes == [2000]
+    assert resolve(["--sizes", "10,20"]).load_sizes == [10, 20]
     assert resolve(["--sizes", "30,10"]).sizes == [10, 30]
     with pytest.raises(SystemExit):
         resolve(["--sizes", "ten"])
@@ -96,6 +100,10 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
                 "1",
                 "--lag-samples",
                 "2",
+                "--load-samples",
+                "1",
+                "--load-sizes",
+                "120",
                 "--putitem-sample",
                 "50",
                 "--workers",
@@ -125,10 +133,40 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert naive["pending"]["items_read"] == naive["invoices"]["items_read"] >= size["items"]
         # the naive Scan runs last, after the lag stage placed its pending orders
         assert naive["pending"]["matched"] == size["subjects"]["pending_orders"] + size["lag"]["samples"]
+        _check_new_figures(size)
     small, large = results["sizes"]
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 1 |" in text and "PASS" in text
+    for section in ("## Pace against seeding", "## The category backfill", "## Write-to-page lag with the sync"):
+        assert section in text
+    assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
+
+
+def _check_new_figures(size: dict[str, Any]) -> None:
+    """The stats pages, the view's upkeep split, the category backfill and the lag with the sync following."""
+    data, naive = size["data"], size["naive"]
+    assert data["stats_status"]["calls"] == size["page"]["stats_status"]["calls"] == 2  # BatchGetItem, freshness
+    assert data["stats_daily_30"]["calls"] == data["stats_daily_366"]["calls"] == data["stats_categories"]["calls"]
+    assert naive["stats_daily_366"]["items_read"] >= size["items"] and naive["stats_status"]["agrees_with_view"]
+    sync = size["sync"]
+    assert sync["numbers_wcu"] > 0 and sync["projection_wcu"] > sync["anchor_wcu"] > 0 and sync["estimated_wcu"] > 0
+    assert sync["projection_wcu"] + sync["numbers_wcu"] == pytest.approx(sync["view_wcu"], abs=0.2)
+    split = sync["projection_wcu_per_shop_write"] + sync["numbers_wcu_per_shop_write"]
+    assert split == pytest.approx(sync["wcu_per_shop_write"], abs=0.002)
+    backfilled = size["backfill"]
+    assert backfilled["exit"] == 0 and backfilled["changed"] == backfilled["planned"] > 0, backfilled["output"]
+    assert backfilled["unresolved"] == 0 and backfilled["scanned"] >= size["items"]
+    assert backfilled["rcu"] > 0 and backfilled["wcu"] > 0
+    assert backfilled["sync"]["records"] >= backfilled["changed"] and backfilled["sync"]["failed"] == 0
+    assert backfilled["uncategorized_units"]["after"] == 0
+    followed = size["follow_lag"]
+    if size["orders"] == 30:
+        assert followed == {"skipped": "measured at 120 orders only"}
+        return
+    assert followed["idle"]["samples"] == 1 and followed["writer"]["exit"] == 0, followed["writer"]["output"]
+    assert followed["writer"]["items"] > 0 and followed["writer"]["wrote_while_sampled"]
+    assert followed["loaded"]["samples"] + followed["loaded"]["unseen"] >= 1
 
 
 def test_view_writes_are_classed_by_the_keys_they_write() -> None:
@@ -214,3 +252,117 @@ def test_timed_phases_add_up_each_phase_and_put_the_originals_back() -> None:
         assert set(spent) == {"template rendering"} and spent["template rendering"] > 0
     assert SimpleTemplateResponse.__dict__["render"] is original
     assert botocore.client.BaseClient.__dict__["_make_api_call"].__name__ == "_make_api_call"
+
+
+def test_view_writes_are_weighed_by_size_indexes_and_transactions() -> None:
+    from bench.sync import item_size, written_items
+
+    buyer = {"PK": {"S": "o#1"}, "SK": {"S": "p#2"}, "GSI2PK": {"S": "p#2"}, "GSI2SK": {"S": "c#3#o#1"}}
+    assert item_size({"Name": {"S": "héllo"}, "N": {"N": "-12.3400"}, "M": {"M": {"a": {"BOOL": True}}}}) == (
+        4 + 6 + 1 + 3 + 1 + (3 + 1 + 1 + 1)
+    )
+    batch = {
+        "RequestItems": {
+            "view": [
+                {"PutRequest": {"Item": buyer | {"Padding": {"S": "x" * 1500}}}},  # 2 KB, in one index
+                {"PutRequest": {"Item": {"PK": {"S": "o#1"}, "SK": {"S": "cat#Books"}}}},
+                {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "t#1#x"}}}},
+            ]
+        }
+    }
+    weighed = written_items("BatchWriteItem", batch, "view", [["GSI2PK", "GSI2SK"], ["GSI7PK", "GSI7SK"]])
+    weights = [(w.weight, w.numbers_share, w.anchor) for w in weighed]
+    assert weights == [(4.0, 0.0, False), (1.0, 1.0, False), (1.0, 0.0, False)]  # 2 KB x (1 + GSI2); cat#; a key
+    transact = {
+        "TransactItems": [
+            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#1"}, "SK": {"S": "#order"}}}},
+            {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#1"}, "SK": {"S": "#counted"}}}},
+            {
+                "Update": {
+                    "TableName": "view",
+                    "Key": {"PK": {"S": "STATS#day#0"}, "SK": {"S": "2026-01-01"}},
+                    "ExpressionAttributeValues": {":v0": {"N": "1"}},
+                }
+            },
+        ]
+    }
+    anchor, counted, counter = written_items("TransactWriteItems", transact, "view")
+    assert (anchor.weight, anchor.numbers_share, anchor.anchor) == (2.0, 0.5, True)  # the surcharge is numbers'
+    assert (counted.numbers_share, counter.numbers_share, counter.weight) == (1.0, 1.0, 2.0)
+
+
+def test_the_backfill_summary_is_read_as_the_backfill_writes_it() -> None:
+    from bench.category_backfill import parse_summary
+    from dynamo.backfill import Report
+
+    report = Report(migration="order-item-category", table="shop", segments=4, dry_run=False)
+    report.add(scanned=700, candidates=40, changed=38, skipped=1, unresolved=1, read_units=91.5, write_units=76.0)
+    report.seconds = 3.25
+    assert parse_summary(["noise", report.summary()]) == {
+        "scanned": 700,
+        "segments": 4,
+        "candidates": 40,
+        "changed": 38,
+        "skipped": 1,
+        "unresolved": 1,
+        "rcu": 91.5,
+        "wcu": 76.0,
+        "backfill_seconds": 3.2,  # as printed: one decimal
+    }
+    assert parse_summary(["error: no table shop"]) == {}
+
+
+def test_the_naive_sums_follow_the_pages_rules() -> None:
+    from bench.stats_pages import MONTH, Sums
+
+    def item(pk: str, entity: str, **attrs: str) -> dict[str, Any]:
+        return {"PK": {"S": pk}, "EntityType": {"S": entity}} | {k: {"S": v} for k, v in attrs.items()}
+
+    day = MONTH[1].isoformat()
+    sums = Sums()
+    for raw in [
+        item("o#1", "orderItem", Quantity="2", Price="1.50", Category="Books"),  # before its order
+        item("o#1", "order", Status="PENDING", Date=f"{day}T10:00:00"),
+        item("o#1", "orderItem", Quantity="1", Price="4"),
+        item("o#2", "order", Status="CANCELLED", Date=f"{day}T11:00:00"),
+        item("o#2", "orderItem", Quantity="5", Price="1", Category="Books"),
+        item("o#3", "order", Status="ODD"),
+    ]:
+        assert sums.wants(raw)
+        sums.add(raw)
+    figures = sums.figures()
+    assert figures["status"] == {"PENDING": 1, "SHIPPED": 0, "DELIVERED": 0, "CANCELLED": 1}
+    assert figures["daily_366"][day] == (2, 1, 3, Decimal("7.00"))
+    assert figures["categories"] == {(day, "Books"): (2, Decimal("3.00")), (day, "uncategorized"): (1, Decimal("4.00"))}
+    assert not sums.wants({"EntityType": {"S": "invoice"}})
+
+
+def test_the_report_sets_pace_backfill_and_lag_beside_their_goals() -> None:
+    size = new_size(2000) | {"items": 14000}
+    size["seeding"] = {"batched": {"items": 14000, "items_per_s": 1000.0}, "put_item": None, "speedup": None}
+    size["repair"] = {
+        name: {"command": name, "exit": 0, "seconds": 1.0, "items_per_s": rate, "peak_rss_mb": 90.0, "output": []}
+        for name, rate in (("rebuild", 1200.0), ("verify", 2500.0))
+    }
+    size["backfill"] = {
+        **dict(scanned=14000, candidates=300, changed=300, planned=300, unresolved=0, rcu=120.0, wcu=600.0),
+        **dict(seconds=6.0, backfill_seconds=4.2, items_per_s=2333.3, exit=0, output=[]),
+        "sync": {"records": 300, "seconds": 1.0, "view_wcu": 900.0, "projection_wcu": 500.0, "numbers_wcu": 400.0},
+        "uncategorized_units": {"before": 420, "after": 0},
+    }
+    figures = {"samples": 5, "p50_ms": 400.0, "p95_ms": 900.0, "goal_p95_ms": 1000.0, "meets": True}
+    size["follow_lag"] = {
+        "poll_interval_s": 0.5,
+        "idle": figures,
+        "loaded": figures | {"p95_ms": 2500.0, "goal_p95_ms": 2000.0, "meets": False, "unseen": 0},
+        "writer": {"orders": 900, "items_per_s": 1500.0, "exit": 0},
+    }
+    size["stage_seconds"] = {"seeding": 9.0, "backfill": 6.0}
+    text = report.markdown(
+        {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [size]}
+    )
+    assert "| 2,000 | 1,000.0 | - | 1,200.0 (1.20x, meets 1x) | 2,500.0 (2.50x, below 3x) |" in text
+    assert "| 2,000 | 14,000 | 300 | 300 (300) | 0 | 6.00 (4.20) | 2,333.3 | 120.0 | 600.0 | 300 |" in text
+    assert "420 → 0 |" in text
+    assert "| 400.0 / 900.0 (meets 1 s; 5 samples) | 400.0 / 2,500.0 (over 2 s; 5 samples) | 0 | 900, 1,500.0" in text
+    assert "| orders | seeding | backfill |\n|---:|---:|---:|\n| 2,000 | 9.00 | 6.00 |" in text

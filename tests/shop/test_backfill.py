@@ -8,9 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +17,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from dynamo import backfill, checkpoints
-from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
 from dynamo.client import client_of
 from dynamo.paging import raw_items
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
-from dynamo.tables import delete_table, ensure_table, stream_arn
+from dynamo.tables import stream_arn
 from shop import access_patterns, migrations, orders, workbench
 from shop.delivery import delivery_date_for
 from shop.models import Order, ShopItem
@@ -32,21 +29,6 @@ from tests.shop import legacy
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = 1_000
-
-
-@pytest.fixture
-def checkpoint_table(ddb_local: object) -> Iterator[str]:
-    original = Checkpoint.Meta.table_name
-    name = f"ShopMigrations-{uuid.uuid4().hex[:8]}"
-    Checkpoint.Meta.table_name = name
-    os.environ["MIGRATIONS_TABLE_NAME"] = name
-    ensure_table(CHECKPOINT_TABLE)
-    try:
-        yield name
-    finally:
-        delete_table(Checkpoint)
-        Checkpoint.Meta.table_name = original
-        os.environ.pop("MIGRATIONS_TABLE_NAME", None)
 
 
 def _orders() -> list[dict[str, Any]]:

@@ -20,7 +20,6 @@ from shop.snapshots import Snapshot, UneditableItem
 from tests import factories
 from tests.samples import AWS_MODEL
 from tests.shop.test_access_patterns_aws import EXAMPLES, keys_of, run
-from tests.shop.test_backfill import checkpoint_table as checkpoint_table  # the fixture
 
 ANN = Actor("ann", request_id="req-1")
 BOB = Actor("bob")

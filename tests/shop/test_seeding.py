@@ -44,9 +44,21 @@ def test_realistic_shape() -> None:
     assert (max(dates) - min(pending)).days <= 15  # pending orders are recent
 
 
+def test_a_share_of_orders_is_planned_as_before_categories_and_nothing_else_changes() -> None:
+    plain, older = seeding.plan(CONFIG), seeding.plan(dataclasses.replace(CONFIG, uncategorized=0.25))
+    without = [o for o in older.orders if all(line.category is None for line in o.lines)]
+    assert len(without) == len(older.orders) // 4 and all(line.category for line in plain.orders[0].lines)
+    for before, after in zip(plain.orders, older.orders, strict=True):
+        lines = tuple(dataclasses.replace(line, category=None) for line in before.lines)
+        assert after in (before, dataclasses.replace(before, lines=lines))
+    assert flatten(plain)[: len(plain.catalog)] == flatten(older)[: len(older.catalog)]
+
+
 def test_bad_config() -> None:
     with pytest.raises(ValueError):
         seeding.plan(seeding.SeedConfig(customers=-1, products=1, warehouses=1, orders=1))
+    with pytest.raises(ValueError):
+        seeding.plan(dataclasses.replace(CONFIG, uncategorized=1.5))
     with pytest.raises(ValueError):
         seeding.plan(seeding.SeedConfig(customers=0, products=1, warehouses=1, orders=1))
 

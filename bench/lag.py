@@ -1,0 +1,234 @@
+"""Write-to-page lag with the sync following the stream as it runs in production: the product's poller
+(``adminview.poller.Poller`` with ``run(follow=True)`` in a thread, its own poll interval), first idle, then while
+a bulk writer (``manage.py seed_shop`` in a child process, another seed) adds customers, products and orders to
+the same tables at full speed.
+
+A sample is ``order_place`` until the order is on ``/orders/pending/``, so it includes the poll interval and,
+under load, the backlog the writer leaves the sync. Under load one order is placed every ``PLACE_EVERY_S`` while
+the writer writes, and each is timed until the page shows it (the page is looked at all the while), so the
+samples spread over the writer's run. Goals, reported and never failed: p95 within 1 s idle, within 2 s under
+load.
+
+This stage runs last: the writer's orders stay in the table (and are pending, some of them), so a stage after it
+would see a bigger shop.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+from adminview.poller import Poller
+from bench import repair
+from bench.measure import percentile
+from shop import keys, seeding
+from shop.models import Inventory
+
+IDLE_GOAL_MS, LOAD_GOAL_MS = 1000.0, 2000.0
+PLACE_EVERY_S = 0.25  # under load: one order placed this often while the writer writes
+LOOK_EVERY_S = 0.05  # pause between two looks at the page (a look renders it: the poller shares the process)
+SAMPLE_TIMEOUT_S = 30.0  # idle: an order not on the page by then fails the stage
+START_TIMEOUT_S = 3600.0  # the writer first scans the table's keys (seed_shop numbers ids after the highest)
+SEEN_TIMEOUT_S = 900.0  # under load: orders not on the page by then are reported as unseen
+MIN_WRITER_ORDERS = 100
+WRITER_SLACK_S = 2.0  # the writer writes this much longer than the samples take to place (its start is seen late)
+# Sizing the writer, its pace is guessed high (twice the seeding stage's, at least this): a writer that ends before
+# the samples are placed leaves fewer of them; one that lasts longer only makes the stage longer.
+WRITER_FLOOR_ITEMS_PER_S = 3000.0
+PAGE = "/orders/pending/"
+WRITER_SAYS = re.compile(r"\((?P<items>\d+) items\) in (?P<seconds>[\d.]+)s: (?P<items_per_s>\d+) items/s")
+
+
+class NotingPoller(Poller):
+    """The product's poller, counting the records it receives as they arrive (before it applies them): the
+    writer's first records tell that it writes, without waiting for a whole batch to be applied."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.received = 0
+
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
+        self.received += len(records)
+        super().process(records, shard_id=shard_id)
+
+
+class Following:
+    """The product's poller following the stream in a thread, as ``sync_adminview --follow`` runs it."""
+
+    def __init__(self) -> None:
+        self.poller = NotingPoller.for_shop_table()
+        self.thread = threading.Thread(target=self.poller.run, kwargs={"follow": True}, daemon=True)
+
+    def __enter__(self) -> Following:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.poller.stop()
+        self.thread.join(timeout=120)
+
+    @property
+    def records(self) -> int:
+        """Records received so far (applied, or being applied)."""
+        return self.poller.received
+
+
+class Writer:
+    """``manage.py seed_shop`` in a child process, writing ``config`` into the same tables (its output to
+    ``output``); see ``bulk_writer``."""
+
+    def __init__(self, config: seeding.SeedConfig, output: IO[bytes]) -> None:
+        self.config = config
+        self.output = output
+        counts = {"customers": config.customers, "products": config.products, "warehouses": config.warehouses}
+        args = [f"--{name}={value}" for name, value in {**counts, "orders": config.orders}.items()]
+        self.started = time.perf_counter()
+        self.child = subprocess.Popen(
+            [sys.executable, "manage.py", "seed_shop", *args, f"--seed={config.seed}", "--no-progress"],
+            cwd=repair.REPO_ROOT,
+            env=repair.child_env(),
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.child.poll() is None
+
+    def finish(self, timeout_s: float) -> dict[str, Any]:
+        """Wait for the writer to end (stopped after ``timeout_s``); what it wrote and how fast, as it says."""
+        try:
+            self.child.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.child.terminate()
+            self.child.wait(timeout=30)
+        seconds = time.perf_counter() - self.started
+        self.output.seek(0)
+        lines = [line for line in self.output.read().decode(errors="replace").splitlines() if line.strip()]
+        said = next((found for line in reversed(lines) if (found := WRITER_SAYS.search(line))), None)
+        return {
+            "command": f"manage.py seed_shop --orders={self.config.orders} --seed={self.config.seed} ...",
+            "exit": self.child.returncode,
+            "orders": self.config.orders,
+            "seconds": round(seconds, 2),
+            "items": int(said["items"]) if said else None,
+            "writing_seconds": float(said["seconds"]) if said else None,
+            "items_per_s": float(said["items_per_s"]) if said else None,
+            "output": lines[-2:],
+        }
+
+
+@contextmanager
+def bulk_writer(config: seeding.SeedConfig) -> Iterator[Writer]:
+    """A writer started now; killed on the way out if it is still running (a stage that failed)."""
+    with tempfile.TemporaryFile() as output:
+        writer = Writer(config, output)
+        try:
+            yield writer
+        finally:
+            if writer.alive:
+                writer.child.kill()
+                writer.child.wait(timeout=30)
+
+
+def writer_orders(samples: int, seeding_items_per_s: float, items_per_order: float) -> int:
+    """Orders for a writer that keeps writing a little longer than the samples under load take to place, at a
+    pace guessed high (see ``WRITER_FLOOR_ITEMS_PER_S``)."""
+    seconds = samples * PLACE_EVERY_S + WRITER_SLACK_S
+    pace = max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
+    return max(MIN_WRITER_ORDERS, math.ceil(seconds * pace / max(1.0, items_per_order)))
+
+
+def placer(plan: seeding.SeedPlan) -> Callable[[], tuple[str, float]]:
+    """Places a one-line order of the best-stocked product for the plan's first customer; returns its id and
+    when it was written."""
+    from shop.orders import OrderLine, order_place
+
+    stock = max((i for i in plan.catalog if isinstance(i, Inventory)), key=lambda i: i.quantity or 0)
+    product_id, customer_id = keys.strip(stock.pk), plan.first_customer_id
+    assert customer_id is not None
+
+    def place() -> tuple[str, float]:
+        order = order_place(customer_id=customer_id, lines=[OrderLine(product_id, 1)])
+        return keys.strip(order.pk), time.perf_counter()
+
+    return place
+
+
+def _on_page(page: Any, order_ids: list[str]) -> set[str]:
+    content = page.get(PAGE).content.decode()
+    return {oid for oid in order_ids if oid in content}
+
+
+def idle_lags(place: Callable[[], tuple[str, float]], page: Any, samples: int) -> list[float]:
+    """One order at a time, each until the page shows it."""
+    lags: list[float] = []
+    for _ in range(samples):
+        oid, written = place()
+        while not _on_page(page, [oid]):
+            if time.perf_counter() - written > SAMPLE_TIMEOUT_S:
+                raise RuntimeError(f"order {oid} not on {PAGE} after {SAMPLE_TIMEOUT_S:g} s (the sync following)")
+            time.sleep(LOOK_EVERY_S)
+        lags.append(time.perf_counter() - written)
+    return lags
+
+
+def loaded_lags(
+    place: Callable[[], tuple[str, float]], page: Any, samples: int, writer: Writer
+) -> tuple[list[float], int]:
+    """Orders placed every ``PLACE_EVERY_S`` while the writer writes (at most ``samples``), each timed until the
+    page shows it; returns the lags and how many were still not shown after ``SEEN_TIMEOUT_S``."""
+    placed: dict[str, float] = {}
+    lags: dict[str, float] = {}
+    next_at = time.perf_counter()
+    while True:
+        if len(placed) < samples and writer.alive and time.perf_counter() >= next_at:
+            oid, written = place()
+            placed[oid], next_at = written, written + PLACE_EVERY_S
+        waiting = [oid for oid in placed if oid not in lags]
+        for oid in _on_page(page, waiting) if waiting else set():
+            lags[oid] = time.perf_counter() - placed[oid]
+        done_placing = len(placed) >= samples or not writer.alive
+        last = max(placed.values(), default=time.perf_counter())
+        if done_placing and (not waiting or time.perf_counter() - last > SEEN_TIMEOUT_S):
+            return list(lags.values()), len(placed) - len(lags)
+        time.sleep(LOOK_EVERY_S)
+
+
+def _figures(lags_s: list[float], goal_ms: float) -> dict[str, Any]:
+    if not lags_s:
+        return {"samples": 0, "p50_ms": None, "p95_ms": None, "goal_p95_ms": goal_ms, "meets": None}
+    p50, p95 = (round((percentile(lags_s, q) or 0.0) * 1000.0, 1) for q in (50, 95))
+    return {"samples": len(lags_s), "p50_ms": p50, "p95_ms": p95, "goal_p95_ms": goal_ms, "meets": p95 <= goal_ms}
+
+
+def follow_lag(plan: seeding.SeedPlan, *, samples: int, page: Any, writer_config: seeding.SeedConfig) -> dict[str, Any]:
+    """Idle, then under a bulk writer of ``writer_config`` (size it with ``writer_orders``); the writer's own
+    pace as it reports it."""
+    place = placer(plan)
+    with Following() as following:
+        idle = idle_lags(place, page, samples)
+        time.sleep(following.poller.idle_s)  # the idle samples' last records applied
+        before = following.records
+        with bulk_writer(writer_config) as writer:
+            deadline = time.perf_counter() + START_TIMEOUT_S
+            while following.records == before and writer.alive and time.perf_counter() < deadline:
+                time.sleep(LOOK_EVERY_S)
+            writing = following.records > before
+            loaded, unseen = loaded_lags(place, page, samples, writer) if writing else ([], 0)
+            written = writer.finish(SEEN_TIMEOUT_S)
+        poll_s = following.poller.idle_s
+    return {
+        "poll_interval_s": poll_s,
+        "idle": _figures(idle, IDLE_GOAL_MS),
+        "loaded": _figures(loaded, LOAD_GOAL_MS) | {"unseen": unseen, "placed_every_s": PLACE_EVERY_S},
+        "writer": written | {"wrote_while_sampled": writing},
+    }

@@ -1,0 +1,153 @@
+"""The report's sections on the sync's pace and upkeep, the category backfill and the lag with the sync following:
+figures set beside the goals they are compared with (reported, never failed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Goals, as ratios to the seeding pace of the same run (items/s): the sync keeps up with a bulk load, a full
+# rebuild is at least as fast as loading the data was, a verify (reads only) three times as fast.
+PACE_GOALS = {"sync": 1.0, "rebuild": 1.0, "verify": 3.0}
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if value >= 10 else f"{value:,.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _measured(stage: Any) -> bool:
+    return isinstance(stage, dict) and not isinstance(stage.get("skipped"), str)
+
+
+def _ratio(rate: Any, base: Any) -> float | None:
+    return rate / base if isinstance(rate, int | float) and isinstance(base, int | float) and base else None
+
+
+def _against(rate: Any, base: Any, goal: float) -> str:
+    ratio = _ratio(rate, base)
+    if ratio is None:
+        return "-"
+    return f"{_fmt(rate)} ({ratio:.2f}x, {'meets' if ratio >= goal else 'below'} {goal:g}x)"
+
+
+def pace(sizes: list[dict[str, Any]]) -> list[str]:
+    """The sync's records/s and the repair commands' shop items/s against the seeding stage's items/s."""
+    lines = [
+        "",
+        "## Pace against seeding (same run)",
+        "",
+        "Each rate over the seeding stage's batched items/s, with its goal: the sync's records/s at least 1x (it "
+        "keeps up with a bulk load), a full rebuild's shop items/s at least 1x, a verify's at least 3x (reported, "
+        "not checked).",
+        "",
+        "| orders | seeding items/s | sync records/s | rebuild shop items/s | verify shop items/s |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for size in sizes:
+        seeding = size.get("seeding") or {}
+        if not _measured(seeding):
+            continue
+        base = seeding["batched"]["items_per_s"]
+        sync, repair = size.get("sync") or {}, size.get("repair") or {}
+        cells = [_against(sync.get("records_per_s"), base, PACE_GOALS["sync"]) if _measured(sync) else "-"]
+        for name in ("rebuild", "verify"):
+            run = repair.get(name) if _measured(repair) else None
+            cells.append(_against(run.get("items_per_s"), base, PACE_GOALS[name]) if run else "-")
+        lines.append(f"| {size['orders']:,} | {_fmt(base)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def backfill(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
+    lines = [
+        "",
+        "## The category backfill",
+        "",
+        "`manage.py backfill order-item-category` in a child process over a shop seeded with a share of its orders "
+        "as before categories (their items without `Category`), then the sync carrying the changes into the view. "
+        "Seconds: the command's wall time (Python start-up included) and the backfill's own; RCU / WCU as the "
+        "backfill reports them (its Scan, its product reads, its updates); the sync's records and view WCU "
+        "(projection / numbers) to follow; units the view counts as `uncategorized` before and after.",
+        "",
+        "| orders | items scanned | candidates | changed (planned) | left uncategorized | seconds (own) | "
+        "scanned items/s | RCU | WCU | sync records | sync s | view WCU (projection / numbers) | "
+        "uncategorized units before → after |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for size in sizes:
+        run = size.get("backfill") or {}
+        if not _measured(run):
+            if run.get("skipped"):
+                skipped.add(f"category backfill at {size['orders']:,}: {run['skipped']}")
+            continue
+        synced, units = run["sync"], run["uncategorized_units"]
+        lines.append(
+            f"| {size['orders']:,} | {_fmt(run.get('scanned'))} | {_fmt(run.get('candidates'))} | "
+            f"{_fmt(run.get('changed'))} ({_fmt(run['planned'])}) | {_fmt(run.get('unresolved'))} | "
+            f"{_fmt(run['seconds'])} ({_fmt(run.get('backfill_seconds'))}) | {_fmt(run.get('items_per_s'))} | "
+            f"{_fmt(run.get('rcu'))} | {_fmt(run.get('wcu'))} | {_fmt(synced['records'])} | "
+            f"{_fmt(synced['seconds'])} | {_fmt(synced['view_wcu'])} ({_fmt(synced['projection_wcu'])} / "
+            f"{_fmt(synced['numbers_wcu'])}) | {_fmt(units['before'])} → {_fmt(units['after'])} |"
+        )
+    return lines
+
+
+def _lag(figures: dict[str, Any]) -> str:
+    if not figures.get("samples"):
+        return "-"
+    verdict = "meets" if figures["meets"] else "over"
+    return (
+        f"{_fmt(figures['p50_ms'])} / {_fmt(figures['p95_ms'])} ({verdict} {figures['goal_p95_ms'] / 1000.0:g} s; "
+        f"{figures['samples']} samples)"
+    )
+
+
+def following(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
+    lines = [
+        "",
+        "## Write-to-page lag with the sync following",
+        "",
+        "`order_place` until the order is on `/orders/pending/`, with the product's poller following the stream in "
+        "a thread (its poll interval included), idle and while `manage.py seed_shop` (a child process, another "
+        "seed) adds to the same tables at full speed; under load an order is placed every few hundred ms while "
+        "the writer writes, each timed until the page shows it, so the backlog the writer leaves the sync counts. "
+        "Goals for p95 (reported, not checked): 1 s idle, 2 s under load. The pipeline's own lag (the poller "
+        "draining in a tight loop) is in the sync table above.",
+        "",
+        "| orders | poll interval s | idle p50 / p95 ms | under a bulk writer p50 / p95 ms | not seen | "
+        "writer: orders, items/s |",
+        "|---:|---:|---|---|---:|---|",
+    ]
+    for size in sizes:
+        run = size.get("follow_lag") or {}
+        if not _measured(run):
+            if run.get("skipped"):
+                skipped.add(f"lag with the sync following at {size['orders']:,}: {run['skipped']}")
+            continue
+        writer = run["writer"]
+        lines.append(
+            f"| {size['orders']:,} | {_fmt(run['poll_interval_s'])} | {_lag(run['idle'])} | {_lag(run['loaded'])} | "
+            f"{_fmt(run['loaded'].get('unseen'))} | {_fmt(writer['orders'])}, {_fmt(writer['items_per_s'])} "
+            f"(exit {writer['exit']}) |"
+        )
+    return lines
+
+
+def stage_times(sizes: list[dict[str, Any]]) -> list[str]:
+    """Seconds each stage took (what a run's length is made of)."""
+    names: list[str] = []
+    for size in sizes:
+        names += [name for name in size.get("stage_seconds", {}) if name not in names]
+    if not names:
+        return []
+    lines = ["", "## Stage seconds", "", "| orders | " + " | ".join(names) + " |", "|---:|" + "---:|" * len(names)]
+    for size in sizes:
+        spent = size.get("stage_seconds", {})
+        lines.append(f"| {size['orders']:,} | " + " | ".join(_fmt(spent.get(name)) for name in names) + " |")
+    return lines
