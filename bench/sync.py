@@ -26,6 +26,7 @@ writes (real DynamoDB: 2 per item and KB), so on it the reported units understat
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -72,7 +73,11 @@ def poller() -> TimedPoller:
     return TimedPoller.for_shop_table()
 
 
-_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement")
+# the statements ``dynamo.conditional_writes`` sends: INSERT INTO "t" VALUE {'a': ?, ...} and
+# UPDATE "t" SET "a" = ?, ... [REMOVE "b" ...] WHERE "PK" = ? AND "SK" = ? AND "Rev" = ? (or IS MISSING)
+_INSERTED = re.compile(r"'([^']*)': \?")
+_UPDATED = re.compile(r'"([^"]*)" = \?')
 ANCHOR_SKS = (ORDER_SK, PROFILE_SK, PRODUCT_SK)
 KB = 1024
 
@@ -190,6 +195,12 @@ def written_items(
             else _written(r.get("DeleteRequest", {}).get("Key"), ())
             for r in (params.get("RequestItems") or {}).get(table, [])
         ]
+    if operation == "BatchExecuteStatement":
+        return [
+            _written(item, index_keys)
+            for item in (_statement_item(s, table) for s in params.get("Statements", []))
+            if item is not None
+        ]
     if operation == "TransactWriteItems":
         out = []
         for entry in params.get("TransactItems", []):
@@ -204,6 +215,16 @@ def written_items(
     if operation == "PutItem":
         return [_written(params.get("Item"), index_keys)]
     return [_written(_sent(params), ())]
+
+
+def _statement_item(statement: Mapping[str, Any], table: str) -> dict[str, Any] | None:
+    """The item a conditional write's PartiQL statement (``dynamo.conditional_writes``) puts into ``table``."""
+    text, parameters = str(statement.get("Statement", "")), list(statement.get("Parameters") or [])
+    if text.startswith(f'INSERT INTO "{table}" '):
+        return dict(zip(_INSERTED.findall(text), parameters, strict=False))
+    if text.startswith(f'UPDATE "{table}" '):
+        return dict(zip(_UPDATED.findall(text), parameters, strict=False))
+    return None
 
 
 def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:

@@ -291,6 +291,24 @@ def test_view_writes_are_weighed_by_size_indexes_and_transactions() -> None:
     assert (counted.numbers_share, counter.numbers_share, counter.weight) == (1.0, 1.0, 2.0)
 
 
+def test_conditional_writes_statements_are_weighed_as_the_items_they_put() -> None:
+    from bench.sync import written_items
+    from dynamo.conditional_writes import ConditionalPut
+
+    summary = {"PK": {"S": "o#1"}, "SK": {"S": "#order"}, "Rev": {"N": "2"}, "Padding": {"S": "x" * 1500}}
+    profile = {"PK": {"S": "c#1"}, "SK": {"S": "#profile"}, "Rev": {"N": "1"}}
+    statements = [
+        ConditionalPut(summary, "Rev", revision=1, stored_names=frozenset({"Old"})).statement("view"),
+        ConditionalPut(profile, "Rev").statement("view"),
+        ConditionalPut(profile, "Rev").statement("shop"),
+    ]
+    weighed = written_items("BatchExecuteStatement", {"Statements": statements}, "view")
+    assert [(w.pk, w.sk, w.weight, w.anchor) for w in weighed] == [
+        ("o#1", "#order", 2.0, True),
+        ("c#1", "#profile", 1.0, True),
+    ]
+
+
 def test_the_backfill_summary_is_read_as_the_backfill_writes_it() -> None:
     from bench.category_backfill import parse_summary
     from dynamo.backfill import Report
