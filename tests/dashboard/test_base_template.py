@@ -50,3 +50,24 @@ def test_the_top_bar_shows_the_links_and_the_logout_form_to_staff_only() -> None
         assert ('class="staff-accounts"' in html) is superuser
     login_page = Client().get("/accounts/login/").content.decode()
     assert 'class="logout"' not in login_page and "Pending orders" not in login_page
+
+
+@pytest.mark.django_db
+def test_the_top_bar_marks_the_current_area_and_each_page_has_breadcrumbs(staff: Client) -> None:
+    index = staff.get("/patterns/").content.decode()
+    assert '<a href="/patterns/" aria-current="page">Access patterns</a>' in index
+    assert '<div class="breadcrumbs"><a href="/">Home</a> &rsaquo; Access patterns</div>' in index
+    pattern = staff.get("/patterns/getCustomerByCustomerId/").content.decode()
+    assert '<a href="/patterns/" aria-current="true">Access patterns</a>' in pattern  # a page inside the area
+    assert '<a href="/patterns/">Access patterns</a> &rsaquo; getCustomerByCustomerId</div>' in pattern
+    missing = staff.get("/no/such/page/")
+    html = missing.content.decode()
+    assert missing.status_code == 404 and "aria-current" not in html
+    assert '<a href="/">Home</a> &rsaquo; Not found</div>' in html
+
+
+def test_the_server_error_page_has_the_layout_without_a_request() -> None:
+    html = render_to_string("500.html")
+    assert "<h1>500 Server error</h1>" in html and 'class="breadcrumbs"' in html
+    assert 'id="nav-areas"' not in html and 'class="logout"' not in html  # no user: no top bar links
+    assert "admin/css/base.css" in html and "dashboard/dashboard.css" in html
