@@ -71,3 +71,13 @@ def test_the_server_error_page_has_the_layout_without_a_request() -> None:
     assert "<h1>500 Server error</h1>" in html and 'class="breadcrumbs"' in html
     assert 'id="nav-areas"' not in html and 'class="logout"' not in html  # no user: no top bar links
     assert "admin/css/base.css" in html and "dashboard/dashboard.css" in html
+
+
+@pytest.mark.django_db
+def test_a_user_who_is_not_staff_gets_the_logout_form_but_not_the_areas() -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("clerk", "c@example.com", "pw-clerk-123"))
+    response = client.get("/")
+    html = response.content.decode()
+    assert response.status_code == 403 and "staff accounts only" in html
+    assert 'class="logout"' in html and 'id="nav-areas"' not in html and 'action="/go/"' not in html
