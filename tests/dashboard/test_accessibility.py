@@ -9,6 +9,7 @@ practices (labels, contrast, landmarks, one main heading, focusable scrolling re
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,15 @@ AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.m
 FAILING_IMPACTS = ("serious", "critical")
 RUN_AXE = "() => axe.run(document, {resultTypes: ['violations']})"
 SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# What the Content-Security-Policy ('self' only) would refuse, and this context (bypass_csp, for axe) would not.
+INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=|\son[a-z]+=", re.IGNORECASE)
 
 
-def problems_of(page: Any, look: tour.Look, name: str) -> list[str]:
-    """axe's serious and critical violations on the page as it is now (rule, impact, targets); the layout's
-    promises (one <h1>, breadcrumbs); at a narrow width, any sideways scrolling of the page itself."""
+def problems_of(page: Any, response: Any, look: tour.Look, name: str) -> list[str]:
+    """axe's serious and critical violations on the page as it is now (rule, impact, targets); inline script or
+    style in the page as served; the layout's promises (one <h1>, breadcrumbs); at a narrow width, any sideways
+    scrolling of the page itself."""
+    inline = INLINE.findall(response.text())
     page.add_script_tag(path=str(AXE))
     result = page.evaluate(RUN_AXE)
     found = [
@@ -36,6 +41,8 @@ def problems_of(page: Any, look: tour.Look, name: str) -> list[str]:
         for v in result["violations"]
         if v["impact"] in FAILING_IMPACTS
     ]
+    if inline:
+        found.append(f"{name} ({look}): inline script or style, which the CSP refuses: {inline[:3]}")
     if page.locator("h1").count() != 1:
         found.append(f"{name} ({look}): {page.locator('h1').count()} <h1> elements, not one")
     if page.locator("nav[aria-label=Breadcrumbs] .breadcrumbs").count() != 1:
@@ -56,14 +63,14 @@ def test_every_page_passes_axe(
     base = live_server.url
     problems: list[str] = []
     with tour.chromium() as browser, tour.tab(browser, look) as page:
-        tour.open_page(page, base, tour.LOGIN)
-        problems += problems_of(page, look, tour.LOGIN.name)
+        response = tour.open_page(page, base, tour.LOGIN)
+        problems += problems_of(page, response, look, tour.LOGIN.name)
         tour.log_in(page, base)
         for visit in tour.visits(monkeypatch):
             with visit.condition():
-                tour.open_page(page, base, visit)
-                problems += problems_of(page, look, visit.name)
+                response = tour.open_page(page, base, visit)
+                problems += problems_of(page, response, look, visit.name)
         User.objects.filter(pk=user.pk).update(is_staff=False)
-        tour.open_page(page, base, tour.NOT_STAFF)
-        problems += problems_of(page, look, tour.NOT_STAFF.name)
+        response = tour.open_page(page, base, tour.NOT_STAFF)
+        problems += problems_of(page, response, look, tour.NOT_STAFF.name)
     assert not problems, "axe found:\n" + "\n".join(problems)

@@ -216,8 +216,8 @@ POST_FORM = """([action, fields]) => {
 }"""
 
 
-def open_page(page: Any, base: str, visit: Visit) -> None:
-    """Go to the visit's page and check the status it answered with."""
+def open_page(page: Any, base: str, visit: Visit) -> Any:
+    """Go to the visit's page, check the status it answered with, and return the response."""
     if visit.form is None:
         response = page.goto(base + visit.path)
     else:
@@ -228,3 +228,4 @@ def open_page(page: Any, base: str, visit: Visit) -> None:
             page.evaluate(POST_FORM, [base + visit.path, list(fields.items())])
         response = navigation.value
     assert response is not None and response.status == visit.status, (visit.name, response and response.status)
+    return response
