@@ -8,11 +8,14 @@ anyway, the group's anchor, instead of one extra item per shop item:
   anchored on the order's summary (``o#<oid>`` / ``#order``). The summary also holds what the collection's other
   view items follow from: each line's customer, quantity, price and category (``Lines``) and each invoice's
   payment references (``Invoices``). So the buyer relations, the payment references and the order's figures are
-  a pure function of that one item (``OrderState.items``), whatever order the collection's records arrive in.
+  a pure function of that one item (``State.items``), whatever order the collection's records arrive in; so are
+  its category entries (the category index: a category's orders by date).
   Before the order itself has arrived (or after it was removed) the anchor is a stub of kind ``collection``: it
   is in no index.
 - a customer is anchored on its profile (``c#<cid>`` / ``#profile``); a removed customer leaves a stub that
   only keeps its sequence numbers (``Gone``), so a replayed older record cannot bring the profile back.
+- a product is anchored on its catalogue row (``p#<pid>`` / ``#product``) in the same way: staff edit products,
+  so an older record of one must not overwrite the row a newer one wrote.
 
 Bookkeeping attributes, which verify does not compare and a rebuild keeps as it read them:
 
@@ -36,8 +39,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import projection
-from adminview.models import EXPIRES_AT, ORDER_SK, PROFILE_SK
+from adminview import figures, projection
+from adminview.models import EXPIRES_AT, ORDER_SK, PRODUCT_SK, PROFILE_SK
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
 from shop import keys
@@ -60,11 +63,13 @@ def seq_number(seq: str) -> int:
 def anchor_key(source: ViewKey, entity: str | None) -> ViewKey | None:
     """The anchor of a shop item's view items; None for shop items that need none (no view items, or audit
     entries, which never change)."""
-    pk, _sk = source
+    pk, sk = source
     if entity in ORDER_ENTITIES and keys.without_prefix(pk, keys.ORDER):
         return pk, ORDER_SK
     if entity == "customer" and keys.without_prefix(pk, keys.CUSTOMER):
         return pk, PROFILE_SK
+    if entity == "product" and keys.without_prefix(pk, keys.PRODUCT) and sk == pk:
+        return pk, PRODUCT_SK
     return None
 
 
@@ -113,31 +118,50 @@ class State:
 
     def items(self, shards: int) -> dict[ViewKey, Image]:
         """Every view item the anchor describes, the anchor first (with its bookkeeping)."""
+        derived = self._derived(shards)
+        anchor = self._bookkept(self._anchor(derived.pop(self.key, None)))
+        return {self.key: anchor, **derived}
+
+    def _of(self, entity: str) -> dict[str, Image]:
+        return {sk: image for sk, image in self.present().items() if ddb_json.string(image, "EntityType") == entity}
+
+    def _derived(self, shards: int) -> dict[ViewKey, Image]:
+        """What the shop items described imply, each on its own, then joined across the order's collection:
+        buyer relations follow the order's status, category entries its lines."""
         pk, sk = self.key
         images = [{**ddb_json.key(pk, source_sk), **image} for source_sk, image in sorted(self.present().items())]
         derived: dict[ViewKey, Image] = {}
         for image in images:
             for item in projection.project_item(image, shards):
                 derived[ddb_json.item_key(item)] = item
+        if sk != ORDER_SK:
+            return derived
         summary = derived.get(self.key)
-        if sk == ORDER_SK:
-            buyers = [i for i in derived.values() if ddb_json.string(i, "Kind") == "buyer"]
-            for fixed in projection.derive_buyers(summary, buyers):
-                derived[ddb_json.item_key(fixed)] = fixed
+        buyers = [i for i in derived.values() if ddb_json.string(i, "Kind") == "buyer"]
+        lines = [i for i in images if ddb_json.string(i, "EntityType") == "orderItem"]
+        for item in [*projection.derive_buyers(summary, buyers), *projection.category_items(summary, lines, shards)]:
+            derived[ddb_json.item_key(item)] = item
+        return derived
+
+    def _anchor(self, summary: Image | None) -> Image:
+        """The anchor's own item: the summary or profile (a stub without one), and for an order the facts its
+        other items follow from."""
         anchor = dict(summary) if summary is not None else _stub(self.key)
-        if sk == ORDER_SK:
-            lines = {
-                s: image for s, image in self.present().items() if ddb_json.string(image, "EntityType") == "orderItem"
-            }
-            invoices = {
-                s: image for s, image in self.present().items() if ddb_json.string(image, "EntityType") == "invoice"
-            }
-            if lines:
-                anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
-            if invoices:
-                anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
-        derived[self.key] = self._bookkept(anchor)
-        return {self.key: derived[self.key], **{k: v for k, v in derived.items() if k != self.key}}
+        if self.key[1] != ORDER_SK:
+            return anchor
+        lines, invoices = self._of("orderItem"), self._of("invoice")
+        if lines:
+            anchor[LINES] = {"M": {s: {"M": _line_facts(i)} for s, i in lines.items()}}
+        if invoices:
+            anchor[INVOICES] = {"M": {s: {"L": list(_payment_ids(i))} for s, i in invoices.items()}}
+        return anchor
+
+    def contribution(self) -> figures.Contribution:
+        """What the order described adds to the counters (nothing for a customer's anchor)."""
+        order_id = keys.without_prefix(self.key[0], keys.ORDER)
+        if order_id is None or self.key[1] != ORDER_SK:
+            return figures.Contribution("")
+        return figures.contribution(order_id, self.present())
 
     def _bookkept(self, anchor: Image) -> Image:
         if self.seqs:
@@ -151,7 +175,7 @@ class State:
 
 
 def _stub(key: ViewKey) -> Image:
-    kind = COLLECTION_KIND if key[1] == ORDER_SK else "profile"
+    kind = {ORDER_SK: COLLECTION_KIND, PRODUCT_SK: "product"}.get(key[1], "profile")
     return {**ddb_json.key(*key), "Kind": ddb_json.s(kind)}
 
 
@@ -185,12 +209,15 @@ def read(key: ViewKey, item: Image | None) -> State:
     if item is None:
         return state
     state.stored, state.rev, state.applied_at = True, ddb_json.integer(item, REV), ddb_json.number(item, APPLIED_AT)
-    state.seqs = {sk: str(v["S"]) for sk, v in ddb_json.mapping(item, SEQS).items() if isinstance(v.get("S"), str)}
+    seqs = ((sk, ddb_json.as_string(value)) for sk, value in ddb_json.mapping(item, SEQS).items())
+    state.seqs = {sk: seq for sk, seq in seqs if seq is not None}
     if GONE in item:
         return state
     kind = ddb_json.string(item, "Kind")
     if key[1] == PROFILE_SK and kind == "profile":
         state.sources[key[0]] = _customer_image(item)
+    if key[1] == PRODUCT_SK and kind == "product":
+        state.sources[key[0]] = _product_image(item)
     if key[1] == ORDER_SK:
         if kind == "order":
             customer = ddb_json.string(item, "CustomerId")
@@ -199,8 +226,7 @@ def read(key: ViewKey, item: Image | None) -> State:
         for sk, value in ddb_json.mapping(item, LINES).items():
             state.sources[sk] = {"EntityType": ddb_json.s("orderItem"), **ddb_json.entries(value)}
         for sk, value in ddb_json.mapping(item, INVOICES).items():
-            ids = value.get("L") if isinstance(value, dict) else None
-            state.sources[sk] = _invoice_image([i for i in ids or [] if isinstance(i, dict)])
+            state.sources[sk] = _invoice_image(ddb_json.elements(value))
     return state
 
 
@@ -210,6 +236,18 @@ def _customer_image(profile: Image) -> Image:
     for name in ("Name", "Email"):
         if name in profile:
             image[name] = profile[name]
+    return image
+
+
+def _product_image(row: Image) -> Image:
+    """The product attributes a catalogue row holds (its projection reads nothing else)."""
+    image: Image = {"EntityType": ddb_json.s("product")}
+    for name in ("Price", "Category"):
+        if name in row:
+            image[name] = row[name]
+    detail = {name: row[name] for name in ("Name", "Description") if name in row}
+    if detail:
+        image["Detail"] = {"M": detail}
     return image
 
 
@@ -253,5 +291,19 @@ def implied_view(shop_items: Iterable[Image], shards: int) -> dict[ViewKey, Imag
 
 
 def comparable(items: Iterable[Image]) -> dict[ViewKey, Image]:
-    """View items as verify compares them with ``implied_view``: bookkeeping left out, stubs left out."""
-    return {ddb_json.item_key(i): without_bookkeeping(i) for i in items if not is_stub(i)}
+    """View items as verify compares them with ``implied_view``: bookkeeping left out, stubs and counters left
+    out (counters are checked as sums, ``adminview.walk``)."""
+    return {
+        ddb_json.item_key(i): without_bookkeeping(i)
+        for i in items
+        if not is_stub(i) and not figures.is_counter(i) and not figures.is_counted(i)
+    }
+
+
+def counted_differs(key: ViewKey, shop_items: list[Image], stored: Image | None) -> bool:
+    """An order whose counted contribution (``stored``: its ``#counted`` item) is not what its shop items
+    contribute: its counters are off by the difference (a rebuild adds it)."""
+    if key[1] != ORDER_SK:
+        return False
+    expected = from_shop(key, shop_items).contribution()
+    return figures.counted(expected.order_id, stored) != expected

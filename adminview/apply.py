@@ -26,22 +26,25 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview import anchors, projection, records, watermarks
-from adminview.models import ViewItem, pending_shards
+from adminview import anchors, figures, projection, records, watermarks
+from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Image, Put, ViewKey
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
+from shop import keys
 
 log = logging.getLogger(__name__)
 KEY_NAMES = ("PK", "SK")
 WRITE_PARALLEL = 32  # BatchWriteItem calls (each 25 items) and anchor PutItems in flight per batch
 RACE_ATTEMPTS = 5  # times an anchor's records are applied again after a rebuild changed it
+MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
 
 
 @dataclass
@@ -108,13 +111,46 @@ def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None]
     batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
 
 
-def _read_anchors(keys: list[ViewKey]) -> dict[ViewKey, Image | None]:
+def _read_anchors(anchor_keys: list[ViewKey]) -> dict[ViewKey, Image | None]:
     client, table = _table()
-    return watermarks.read_anchors(client, table, keys)
+    return watermarks.read_anchors(client, table, anchor_keys)
 
 
 def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image]) -> set[ViewKey]:
-    """Write each anchor unless it changed since it was read; returns those that had changed."""
+    """Write each anchor unless it changed since it was read; returns those that had changed. An order's anchor
+    whose contribution to the counters changed goes in a TransactWriteItems with the counters' difference
+    (``adminview.figures``); the others are conditional PutItems."""
+    shards = figures.stats_shards()
+    plain: list[ViewKey] = []
+    counting: dict[int, list[tuple[ViewKey, figures.Deltas]]] = {}
+    for key, anchor in newest.items():
+        order_id = keys.without_prefix(key[0], keys.ORDER) if key[1] == ORDER_SK else None
+        deltas = _counter_deltas(order_id, marks[key], anchor, shards) if order_id else {}
+        if order_id and deltas:
+            counting.setdefault(figures.shard_of(order_id, shards), []).append((key, deltas))
+        else:
+            plain.append(key)
+    work: list[Callable[[], set[ViewKey]]] = [partial(_put_anchors, marks, newest, plain)] if plain else []
+    work += [partial(_count_anchors, marks, newest, group) for group in counting.values()]
+    if len(work) <= 1:
+        return {k for job in work for k in job()}
+    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(work))) as pool:
+        return {k for raced in pool.map(lambda job: run_in_context(job)(), work) for k in raced}
+
+
+def _contribution(key: ViewKey, anchor: Image) -> figures.Contribution:
+    return anchors.read(key, anchor).contribution()
+
+
+def _counter_deltas(order_id: str, mark: watermarks.Mark, anchor: Image, shards: int) -> figures.Deltas:
+    """What the new anchor's facts contribute to the counters beyond what was counted (``mark.counted``)."""
+    old = mark.counted or figures.Contribution(order_id)
+    return figures.difference(old, _contribution(ddb_json.item_key(anchor), anchor), shards)
+
+
+def _put_anchors(
+    marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image], anchor_keys: list[ViewKey]
+) -> set[ViewKey]:
     client, table = _table()
 
     def one(key: ViewKey) -> ViewKey | None:
@@ -126,11 +162,48 @@ def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image]
             return key
         return None
 
-    keys = sorted(newest)
-    if len(keys) <= 1:
-        return {k for k in map(one, keys) if k}
-    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(keys))) as pool:
-        return {k for k in pool.map(run_in_context(one), keys) if k}
+    if len(anchor_keys) <= 1:
+        return {k for k in map(one, anchor_keys) if k}
+    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(anchor_keys))) as pool:
+        return {k for k in pool.map(run_in_context(one), anchor_keys) if k}
+
+
+def _count_anchors(
+    marks: dict[ViewKey, watermarks.Mark],
+    newest: dict[ViewKey, Image],
+    group: list[tuple[ViewKey, figures.Deltas]],
+) -> set[ViewKey]:
+    """Anchors of one counter shard, with their counters' differences, in as few transactions as fit (one after
+    another: they add to the same counter items). A transaction that fails its conditions fails whole: all its
+    anchors are applied again from fresh reads."""
+    client, table = _table()
+    raced: set[ViewKey] = set()
+    pending: list[tuple[ViewKey, figures.Deltas]] = []
+
+    def flush() -> None:
+        counters = figures.merge(deltas for _key, deltas in pending)
+        actions = [{"Put": watermarks.advance(table, key, marks[key], newest[key])} for key, _d in pending]
+        actions += [
+            {"Put": {"TableName": table, "Item": figures.counted_item(key[0], _contribution(key, newest[key]))}}
+            for key, _d in pending
+        ]
+        actions += [figures.counter_update(table, key, values) for key, values in counters.items()]
+        try:
+            client.transact_write_items(TransactItems=actions)
+        except client.exceptions.TransactionCanceledException as exc:
+            reasons = {r.get("Code") for r in exc.response.get("CancellationReasons", [])}
+            if not reasons & {"ConditionalCheckFailed", "TransactionConflict"}:
+                raise
+            raced.update(key for key, _d in pending)
+        pending.clear()
+
+    for key, deltas in group:
+        counters = figures.merge(d for _k, d in [*pending, (key, deltas)])
+        if pending and 2 * (len(pending) + 1) + len(counters) > MAX_TRANSACTION:
+            flush()
+        pending.append((key, deltas))
+    flush()
+    return raced
 
 
 @dataclass
@@ -191,7 +264,8 @@ def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewK
     for p in batch:
         assert p.anchor is not None
         groups.setdefault(p.anchor, []).append(p)
-    stored = _read_anchors(list(groups))
+    counted_keys = [figures.counted_key(key[0]) for key in groups if key[1] == ORDER_SK]
+    stored = _read_anchors([*groups, *counted_keys])
     writes: dict[ViewKey, Image | None] = {}
     newest: dict[ViewKey, Image] = {}
     marks: dict[ViewKey, watermarks.Mark] = {}
@@ -203,7 +277,7 @@ def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewK
         writes |= folded.writes
         if folded.anchor is not None:
             newest[key] = folded.anchor
-            marks[key] = watermarks.Mark.of(stored[key])
+            marks[key] = watermarks.Mark.of(stored[key], counted=stored.get(figures.counted_key(key[0])))
     _write(writes)
     return applied, skipped, _advance(marks, newest)
 

@@ -10,13 +10,21 @@ Items (``Kind`` discriminator), keyed so that each admin page is one Query:
   PENDING, SHIPPED or CANCELLED (DELIVERED, the terminal majority, is not indexed) and the partition follows
   the status; the partition value is **write-sharded** over ``ADMIN_VIEW_PENDING_SHARDS`` keys (stable hash
   of the order id) so no single key takes the whole order stream.
-- ``activity`` PK ``o#<oid>`` SK ``AUDIT#<at>#<id>`` (the shop's audit entry's own key) and a twin with SK
-  ``AUDIT#<at>#<id>#user``: one staff change. GSI6 (sparse: only these) ``ACTIVITY#<shard>`` / ``<at>#<id>``
-  lists every change newest first (write-sharded like GSI1), the twin's ``USER#<username>`` / ``<at>#<id>``
-  one user's; a day is a key condition on the sort key (``begins_with <YYYY-MM-DD>``).
+- ``activity`` PK ``o#<oid>`` SK ``AUDIT#<at>#<id>`` (the shop's audit entry's own key; ``c#<cid>``, ``p#<pid>``
+  or ``w#<wid>`` for an entity edit) and two twins with SK ``AUDIT#<at>#<id>#user`` and ``...#kind``: one staff
+  change. GSI6 (sparse: only these) ``ACTIVITY#<shard>`` / ``<at>#<id>`` lists every change newest first
+  (write-sharded like GSI1), the user twin's ``USER#<username>`` / ``<at>#<id>`` one user's, the kind twin's
+  ``KIND#<kind>#<shard>`` one kind's (order, customer, product, stock, warehouse, system); a day is a key
+  condition on the sort key (``begins_with <YYYY-MM-DD>``).
+- ``product`` PK ``p#<pid>`` SK ``#product``: the catalogue's row (ProductId, Name, Price, Category,
+  Description). GSI8 ``CATALOGUE#<shard>`` / ``<pid>`` lists every product by id (write-sharded like GSI1),
+  so the catalogue export reads an index, never a Scan of the shop table.
 - ``buyer``    PK ``o#<oid>`` SK ``p#<pid>``: one relation per (product, customer, order). GSI2
   ``p#<pid>`` / ``c#<cid>#o#<oid>`` (AV3) is sparse: present only while the order is not CANCELLED.
 - ``payment``  PK ``o#<oid>`` SK ``t#<iid>#<txid>``: GSI3 ``t#<txid>`` (AV5), KEYS_ONLY + OrderId.
+- ``category`` PK ``o#<oid>`` SK ``cat#<category>``: an order's lines of one category (units, revenue) with the
+  order's id, customer and date. GSI7 ``CAT#<category>#<shard>`` / ``<date>#<oid>`` lists a category's orders
+  by date (sparse: only orders with a date), write-sharded like GSI1.
 - ``collection`` PK ``o#<oid>`` SK ``#order``: an order's anchor before its order item arrived (or after it was
   removed): in no index. The summary and the profile are anchors too: they carry the stream sequence numbers
   applied for the shop items they describe, so replayed and stale records change nothing (see
@@ -38,6 +46,7 @@ from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyPr
 from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
+from shop import keys
 
 DEFAULT_PENDING_SHARDS = 4
 PROFILE_SK = "#profile"
@@ -47,6 +56,16 @@ INDEXED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # status lists of GSI1; 
 ACTIVITY_PREFIX = "ACTIVITY#"
 USER_ACTIVITY_PREFIX = "USER#"
 USER_TWIN_SUFFIX = "#user"
+CATEGORY_SK_PREFIX = "cat#"
+CATEGORY_INDEX_PREFIX = "CAT#"
+CATEGORY_ATTRS = ["OrderId", "CustomerId", "Date", "Category", "Units", "Revenue"]
+KIND_TWIN_SUFFIX = "#kind"
+KIND_ACTIVITY_PREFIX = "KIND#"
+ACTIVITY_KINDS = ("order", "customer", "product", "stock", "warehouse", "system")
+STOCK_ACTION_PREFIX = "stock-"  # the actions of stock edits (shop.editing), audited in the product's partition
+PRODUCT_SK = "#product"
+CATALOGUE_PREFIX = "CATALOGUE#"
+CATALOGUE_ATTRS = ["ProductId", "Name", "Price", "Category", "Description"]
 ACTIVITY_ATTRS = [
     "OrderId",
     "Action",
@@ -104,12 +123,34 @@ def status_key(status: str, shard: int) -> str:
     return f"{status}#{shard}"
 
 
+def category_key(category: str, shard: int) -> str:
+    """GSI7 partition of a category's orders: ``CAT#<category>#<shard>``."""
+    return f"{CATEGORY_INDEX_PREFIX}{category}#{shard}"
+
+
 def activity_key(shard: int) -> str:
     return f"{ACTIVITY_PREFIX}{shard}"
 
 
 def user_activity_key(username: str) -> str:
     return USER_ACTIVITY_PREFIX + username
+
+
+def kind_activity_key(kind: str, shard: int) -> str:
+    return f"{KIND_ACTIVITY_PREFIX}{kind}#{shard}"
+
+
+def activity_kind(pk: str, action: str | None) -> str:
+    """What a staff change changed, from its audit entry's partition (which GSI6 projects) and action: an order,
+    a customer, a product or its stock, a warehouse, or the system (a dead-letter replay)."""
+    head = pk.split("#", 1)[0] + "#"
+    if head == keys.PRODUCT:
+        return "stock" if (action or "").startswith(STOCK_ACTION_PREFIX) else "product"
+    return {keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}.get(head, "system")
+
+
+def catalogue_key(shard: int) -> str:
+    return f"{CATALOGUE_PREFIX}{shard}"
 
 
 class PendingIndex(GlobalSecondaryIndex["ViewItem"]):
@@ -178,6 +219,28 @@ class ActivityIndex(GlobalSecondaryIndex["ViewItem"]):
     gsi6_sk = UnicodeAttribute(range_key=True, attr_name="GSI6SK")
 
 
+class CategoryIndex(GlobalSecondaryIndex["ViewItem"]):
+    """A category's orders by date: sparse, write-sharded. Projects the row the category page shows."""
+
+    class Meta:
+        index_name = "GSI7"
+        projection = IncludeProjection(CATEGORY_ATTRS)
+
+    gsi7_pk = UnicodeAttribute(hash_key=True, attr_name="GSI7PK")
+    gsi7_sk = UnicodeAttribute(range_key=True, attr_name="GSI7SK")
+
+
+class CatalogueIndex(GlobalSecondaryIndex["ViewItem"]):
+    """Every product by id (sparse: only catalogue rows), write-sharded ``CATALOGUE#<n>``; projects the row."""
+
+    class Meta:
+        index_name = "GSI8"
+        projection = IncludeProjection(CATALOGUE_ATTRS)
+
+    gsi8_pk = UnicodeAttribute(hash_key=True, attr_name="GSI8PK")
+    gsi8_sk = UnicodeAttribute(range_key=True, attr_name="GSI8SK")
+
+
 class ViewItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = conf.admin_view_table_name()
@@ -197,6 +260,10 @@ class ViewItem(InstrumentedModel):
     gsi5_sk = UnicodeAttribute(null=True, attr_name="GSI5SK")
     gsi6_pk = UnicodeAttribute(null=True, attr_name="GSI6PK")
     gsi6_sk = UnicodeAttribute(null=True, attr_name="GSI6SK")
+    gsi7_pk = UnicodeAttribute(null=True, attr_name="GSI7PK")
+    gsi7_sk = UnicodeAttribute(null=True, attr_name="GSI7SK")
+    gsi8_pk = UnicodeAttribute(null=True, attr_name="GSI8PK")
+    gsi8_sk = UnicodeAttribute(null=True, attr_name="GSI8SK")
 
     pending = PendingIndex()
     buyers = BuyersIndex()
@@ -204,6 +271,8 @@ class ViewItem(InstrumentedModel):
     customer_orders = CustomerOrdersIndex()
     emails = EmailIndex()
     activity = ActivityIndex()
+    categories = CategoryIndex()
+    catalogue = CatalogueIndex()
 
 
 class Profile(ViewItem, discriminator="profile"):
@@ -239,8 +308,20 @@ class Activity(ViewItem, discriminator="activity"):
     at = UnicodeAttribute(attr_name="At")
 
 
+class OrderCategory(ViewItem, discriminator="category"):
+    """An order's lines of one category (``adminview.projection.category_items``)."""
+
+
 class OrderCollection(ViewItem, discriminator="collection"):
     """An order's anchor while the order item itself is not there (``adminview.anchors``)."""
+
+
+class CatalogueEntry(ViewItem, discriminator="product"):
+    product_id = UnicodeAttribute(attr_name="ProductId")
+    name = UnicodeAttribute(null=True, attr_name="Name")
+    price = UnicodeAttribute(null=True, attr_name="Price")
+    category = UnicodeAttribute(null=True, attr_name="Category")
+    description = UnicodeAttribute(null=True, attr_name="Description")
 
 
 class Watermark(ViewItem, discriminator="watermark"):

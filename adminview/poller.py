@@ -131,7 +131,7 @@ class Poller:
         self._last_report = time.monotonic()
         self._last_refresh = 0.0
         self._lock = threading.Lock()  # the stats, updated by shards applied in parallel
-        self._reads = ThreadPoolExecutor(max_workers=MAX_PARALLEL_SHARDS, thread_name_prefix="poller-read")
+        self._reads: ThreadPoolExecutor | None = None  # sends each shard's next GetRecords ahead, while a run lasts
         self._outage_since: float | None = None
 
     @classmethod
@@ -210,7 +210,7 @@ class Poller:
         response = self._get_records(shard)
         records = [lambda_shape(r, self.arn) for r in response.get("Records", [])]
         shard.iterator = response.get("NextShardIterator")
-        if records and shard.iterator is not None and not self._stopping:
+        if records and shard.iterator is not None and not self._stopping and self._reads is not None:
             shard.ahead = self._reads.submit(run_in_context(self._fetch), shard.iterator)
         if records:
             self.process(records, shard_id=shard.shard_id)
@@ -271,6 +271,7 @@ class Poller:
     def run(self, *, follow: bool) -> Stats:
         """``follow=False``: until every shard is read to its current end. ``True``: until ``stop()``; while
         DynamoDB does not answer, it waits and tries again."""
+        self._reads = ThreadPoolExecutor(max_workers=MAX_PARALLEL_SHARDS, thread_name_prefix="poller-read")
         try:
             while not self._stopping:
                 try:
@@ -284,6 +285,9 @@ class Poller:
                 self._answered()
         finally:
             self._reads.shutdown(wait=False, cancel_futures=True)
+            self._reads = None
+            for shard in self.shards.values():
+                shard.ahead = None  # a later run reads on from the shard's iterator
         if self.report:
             self.report(self.stats.line())
         return self.stats

@@ -16,15 +16,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from adminview.models import (
+    CATEGORY_SK_PREFIX,
     INDEXED_STATUSES,
+    KIND_TWIN_SUFFIX,
     ORDER_SK,
+    PRODUCT_SK,
     PROFILE_SK,
     USER_TWIN_SUFFIX,
     activity_key,
+    activity_kind,
+    catalogue_key,
+    category_key,
     email_key,
+    kind_activity_key,
     pending_shard,
     status_key,
     user_activity_key,
@@ -36,6 +44,8 @@ Image = dict[str, dict[str, Any]]
 ViewKey = tuple[str, str]
 CANCELLED = "CANCELLED"
 PENDING = "PENDING"
+UNCATEGORIZED = "uncategorized"
+MAX_CATEGORY = 100  # a longer category is cut (index keys and counter names stay short)
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,7 @@ def source_of(item: Image) -> ViewKey | None:
     kind = ddb_json.text(item, "Kind")
     if kind == "profile" and sk == PROFILE_SK:
         return pk, pk
-    if kind == "order" and sk == ORDER_SK:
+    if (kind == "order" and sk == ORDER_SK) or kind == "category":  # a category entry: its order (and lines)
         customer = ddb_json.text(item, "CustomerId")
         return (pk, keys.with_prefix(keys.CUSTOMER, customer)) if customer else None
     if kind == "buyer":
@@ -80,7 +90,9 @@ def source_of(item: Image) -> ViewKey | None:
         invoice = keys.without_prefix(sk, keys.TRANSACTION)
         return (pk, keys.with_prefix(keys.INVOICE, invoice.split("#", 1)[0])) if invoice else None
     if kind == "activity":
-        return pk, sk.removesuffix(USER_TWIN_SUFFIX)
+        return pk, sk.removesuffix(USER_TWIN_SUFFIX).removesuffix(KIND_TWIN_SUFFIX)
+    if kind == "product" and sk == PRODUCT_SK:
+        return pk, pk
     return None
 
 
@@ -123,8 +135,9 @@ def profile_item(pk: str, image: Image) -> Image:
 
 
 def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) -> list[Image]:
-    """A staff change (the shop's audit entry): one item in the sharded all-activity list and a twin in its
-    user's list, both sorted by ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
+    """A staff change (the shop's audit entry, an order's or an entity edit's): one item in the sharded
+    all-activity list, a twin in its user's list and one in its kind's (``models.activity_kind``), all sorted by
+    ``<at>#<id>`` (the entry's sort key without ``AUDIT#``)."""
     sort = keys.after_audit(sk)
     user, action = ddb_json.text(image, "User"), ddb_json.text(image, "Action")
     if not sort or not user or not action:
@@ -142,10 +155,36 @@ def activity_items(pk: str, sk: str, image: Image, shards: int | None = None) ->
         "Detail": ddb_json.text(image, "Detail"),
     }
     shard = pending_shard(sort, shards)
+    kind = kind_activity_key(activity_kind(pk, action), shard)
     return [
         _item(pk, sk, "activity", GSI6PK=activity_key(shard), GSI6SK=sort, **attrs),
         _item(pk, sk + USER_TWIN_SUFFIX, "activity", GSI6PK=user_activity_key(user), GSI6SK=sort, **attrs),
+        _item(pk, sk + KIND_TWIN_SUFFIX, "activity", GSI6PK=kind, GSI6SK=sort, **attrs),
     ]
+
+
+def catalogue_item(pk: str, image: Image, shards: int | None = None) -> list[Image]:
+    """A product's row in the catalogue index (GSI8, by id): its name and description (inside ``Detail``), price
+    and category, as text."""
+    product_id = keys.without_prefix(pk, keys.PRODUCT)
+    if not product_id:
+        return []
+    detail = ddb_json.mapping(image, "Detail")
+    item = _item(
+        pk,
+        PRODUCT_SK,
+        "product",
+        ProductId=product_id,
+        Name=ddb_json.text(detail, "Name"),
+        Price=ddb_json.text(image, "Price"),
+        Category=ddb_json.text(image, "Category"),
+        Description=ddb_json.text(detail, "Description"),
+    )
+    item["GSI8PK"], item["GSI8SK"] = (
+        ddb_json.s(catalogue_key(pending_shard(product_id, shards))),
+        ddb_json.s(product_id),
+    )
+    return [item]
 
 
 def buyer_item(order_id: str, product_id: str, customer_id: str | None, cancelled: bool = False) -> Image:
@@ -186,6 +225,8 @@ def project_item(image: Image | None, shards: int | None = None) -> list[Image]:
     entity = ddb_json.text(image, "EntityType")
     if entity == "customer":
         return [profile_item(pk, image)] if keys.without_prefix(pk, keys.CUSTOMER) else []
+    if entity == "product":
+        return catalogue_item(pk, image, shards) if sk == pk else []
     if entity == "order":
         oid, cid = keys.without_prefix(pk, keys.ORDER), keys.without_prefix(sk, keys.CUSTOMER)
         return [order_summary(oid, cid, image, shards)] if oid and cid else []
@@ -221,6 +262,58 @@ def project(old: Image | None, new: Image | None, shards: int | None = None) -> 
     ops: list[Op] = [Delete(k) for k in before if k not in after]
     ops += [Put(i) for i in after.values()]
     return ops
+
+
+def category_items(summary: Image | None, lines: Iterable[Image], shards: int | None = None) -> list[Image]:
+    """One item per category of an order's lines (``lines``: order item images): the order, its customer and
+    date, and the category's units and revenue; in the category index only when the order has a date. Not its
+    status or total, which change without the lines changing (the category page reads them from the summaries)."""
+    if summary is None:
+        return []
+    order_id = ddb_json.text(summary, "OrderId") or ""
+    date = ddb_json.text(summary, "Date")
+    totals: dict[str, list[Decimal]] = {}
+    for line in lines:
+        units = decimal_of(ddb_json.text(line, "Quantity"))
+        price = decimal_of(ddb_json.text(line, "Price"))
+        bucket = totals.setdefault(category_name(ddb_json.text(line, "Category")), [Decimal(0), Decimal(0)])
+        bucket[0] += units
+        bucket[1] += units * price
+    items = []
+    for category, (units, revenue) in sorted(totals.items()):
+        item = _item(
+            keys.with_prefix(keys.ORDER, order_id),
+            CATEGORY_SK_PREFIX + category,
+            "category",
+            OrderId=order_id,
+            CustomerId=ddb_json.text(summary, "CustomerId"),
+            Date=date,
+            Category=category,
+        )
+        item["Units"], item["Revenue"] = ddb_json.n(units), ddb_json.n(revenue)
+        if date:
+            item["GSI7PK"] = ddb_json.s(category_key(category, pending_shard(order_id, shards)))
+            item["GSI7SK"] = ddb_json.s(f"{date}#{order_id}")
+        items.append(item)
+    return items
+
+
+def category_name(value: str | None) -> str:
+    """An order item's category as the numbers and the category index name it: its own ``Category`` (cut to
+    ``MAX_CATEGORY`` characters), or ``uncategorized``."""
+    text = (value or "").strip()
+    return text[:MAX_CATEGORY] if text else UNCATEGORIZED
+
+
+def decimal_of(text: str | None) -> Decimal:
+    """A decimal attribute; 0 when absent or not a finite number (a line without a price sells for nothing)."""
+    if not text:
+        return Decimal(0)
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return Decimal(0)
+    return value if value.is_finite() else Decimal(0)
 
 
 def derive_buyers(summary: Image | None, buyers: Iterable[Image]) -> list[Image]:

@@ -13,13 +13,14 @@ partition is not acted on from what the Scan saw; it is read again:
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
 from adminview import repair
 from adminview.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
 from adminview.view_diff import EXAMPLES, Change, Diff
-from adminview.walk import Walk, walk
+from adminview.walk import CounterDifference, Walk, walk
 
 DEFAULT_SETTLE_S = 3.0
 
@@ -46,13 +47,26 @@ def verify(
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
+    def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
+        found.diff.add([Change("differing", d.key, None, None) for d in differences])
+
+    reported: set[str] = set()  # a partition both passes flag is counted once (grows only with differences)
+    lock = threading.Lock()
+
     def recheck(found: Walk, pk: str) -> None:
+        with lock:
+            if pk in reported:
+                return
         waited, pause = 0.0, min(0.2, settle_s)
         while True:
             changes = found.changes(pk)
             if not changes:
                 return
             if waited >= settle_s:
+                with lock:
+                    if pk in reported:
+                        return
+                    reported.add(pk)
                 found.diff.add(changes)
                 return
             sleep(pause)
@@ -60,6 +74,7 @@ def verify(
             pause = min(pause * 2, settle_s - waited)
 
     checking = walk(recheck, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    checking.on_counters = report_counters
     checking.on_scan = on_scan or _ignore
     return checking.run()
 
@@ -78,6 +93,7 @@ def rebuild(
         repair.repair_partition, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
     repairing.on_batch = repair.repair_batch
+    repairing.on_counters = repair.repair_counters
     repairing.on_scan = on_scan or _ignore
     repairing.on_write = on_write or _ignore
     return repairing.run()

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import anchors, watermarks
-from adminview.models import ORDER_SK, PROFILE_SK
+from adminview import anchors, figures, watermarks
+from adminview.models import ORDER_SK
 from adminview.projection import Image, ViewKey
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
-from adminview.walk import Flagged, Walk
+from adminview.walk import CounterDifference, Flagged, Walk, anchor_of
 from dynamo import ddb_json
 from dynamo.backoff import full_jitter
 from shop import keys
@@ -34,35 +34,38 @@ class Contended(Exception):
     """An anchor changed between the read and the write: the sync applied a record meanwhile."""
 
 
-def anchor_of(pk: str) -> ViewKey | None:
-    """The anchor of a partition's view items, if its kind of partition has one."""
-    if pk.startswith(keys.ORDER):
-        return pk, ORDER_SK
-    if pk.startswith(keys.CUSTOMER):
-        return pk, PROFILE_SK
-    return None
-
-
 @dataclass
 class Plan:
-    """One partition's repair: its changes, and the anchor write that guards them."""
+    """One partition's repair: its changes, the anchor write that guards them, and what the anchor's new
+    contribution adds to the counters (``adminview.figures``), which goes in the anchor's transaction."""
 
     pk: str
     changes: list[Change]
     actions: list[dict[str, Any]]
+    deltas: figures.Deltas = field(default_factory=dict)
+    head: int = 1  # the leading actions (the anchor, and an order's #counted item) that go with the counters
 
 
 def plan(
     view: Table, pk: str, shop_items: list[Image], view_items: Iterable[Image], stored_anchor: Image | None, shards: int
 ) -> Plan:
     """What makes the partition's view items equal to what ``shop_items`` imply; ``stored_anchor`` is the anchor
-    as read before the shop was."""
+    as read before the shop was (``view_items`` include the order's ``#counted`` item, if any)."""
+    view_items = list(view_items)
     changes = compare(anchors.implied_view(shop_items, shards), anchors.comparable(view_items))
     actions: list[dict[str, Any]] = []
     key = anchor_of(pk)
-    if not changes or key is None:
+    if key is None:
         return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
     stored = anchors.read(key, stored_anchor)
+    order_id = keys.without_prefix(pk, keys.ORDER) or ""
+    counted = figures.counted(order_id, next((i for i in view_items if figures.is_counted(i)), None))
+    contribution = anchors.from_shop(key, shop_items).contribution()
+    deltas = figures.difference(counted, contribution, figures.stats_shards()) if key[1] == ORDER_SK else {}
+    if deltas and not changes:  # the items are right, but the order is not (all) counted
+        changes = [Change("differing", figures.counted_key(pk), None, None)]
+    if not changes:
+        return Plan(pk, changes, [])
     target = anchors.from_shop(key, shop_items)
     target.seqs, target.rev, target.stored, target.applied_at = (
         stored.seqs,
@@ -83,14 +86,28 @@ def plan(
     if values:
         write["ExpressionAttributeValues"] = values
     actions.append({"Put": write} if anchor is not None else {"Delete": write})
-    actions += [_action(view, c.key, c.expected) for c in changes if c.key != key]
-    return Plan(pk, changes, actions)
+    if deltas:
+        actions.append({"Put": {"TableName": view.name, "Item": figures.counted_item(pk, contribution)}})
+    head = len(actions)
+    actions += [_action(view, c.key, c.expected) for c in changes if c.key not in (key, figures.counted_key(pk))]
+    return Plan(pk, changes, actions, deltas, head)
 
 
 def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
     if item is not None:
         return {"Put": {"TableName": view.name, "Item": item}}
     return {"Delete": {"TableName": view.name, "Key": ddb_json.key(*key)}}
+
+
+def transaction_actions(table: str, plans: list[Plan]) -> list[dict[str, Any]]:
+    """The writes that commit these plans, in commit order: each plan's conditioned anchor write (and an order's
+    ``#counted`` item), then the counters' differences, merged (``adminview.figures``), then the view items they
+    guard. The one way a rebuild and a one-order repair (``adminview.consistency``) turn plans into a
+    transaction, so both write the same things."""
+    counters = figures.merge(p.deltas for p in plans)
+    actions = [a for p in plans for a in p.actions[: p.head]]
+    actions += [figures.counter_update(table, key, values) for key, values in counters.items()]
+    return actions + [a for p in plans for a in p.actions[p.head :]]
 
 
 def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
@@ -113,7 +130,7 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     pending: list[Plan] = []
 
     def flush() -> None:
-        actions = [a for p in pending for a in p.actions]
+        actions = transaction_actions(view.name, pending)
         for start in range(0, len(actions), MAX_TRANSACTION):
             try:
                 _commit(view, actions[start : start + MAX_TRANSACTION])
@@ -122,8 +139,11 @@ def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
                 break
         pending.clear()
 
+    def size(group: list[Plan]) -> int:
+        return sum(len(q.actions) for q in group) + len(figures.merge(q.deltas for q in group))
+
     for p in plans:
-        if pending and sum(len(q.actions) for q in pending) + len(p.actions) > MAX_TRANSACTION:
+        if pending and size([*pending, p]) > MAX_TRANSACTION:
             flush()
         pending.append(p)
     flush()
@@ -146,6 +166,7 @@ def repair_batch(walk: Walk, parts: list[Flagged]) -> None:
         pk: [
             *anchors.implied_view(items, walk.shards),
             *_described(keys_[pk], stored.get(keys_[pk] or ("", "")), walk.shards),
+            figures.counted_key(pk),
         ]
         for pk, items in shop_now.items()
     }
@@ -175,6 +196,35 @@ def _described(key: ViewKey | None, stored: Image | None, shards: int) -> list[V
     if key is None or stored is None:
         return []
     return list(anchors.read(key, stored).items(shards))
+
+
+def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
+    """Make each counter the sum of what the anchors counted, on the condition it did not change since the walk
+    read it (a counter the sync changed meanwhile is left for the next rebuild)."""
+    fixed: list[Change] = []
+    for difference in differences:
+        key = ddb_json.key(*difference.key)
+        if difference.changed_at is None:
+            condition, values = "attribute_not_exists(#at)", {}
+        else:
+            condition, values = "#at = :seen", {":seen": ddb_json.n(difference.changed_at)}
+        if difference.expected:
+            item = {**key, **{n: ddb_json.n(v) for n, v in difference.expected.items()}}
+            item[figures.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
+            action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
+        else:
+            action = {"Delete": {"TableName": walk.view.name, "Key": key}}
+        body = next(iter(action.values()))
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": figures.CHANGED_AT}}
+        if values:
+            body["ExpressionAttributeValues"] = values
+        try:
+            _commit(walk.view, [action])
+        except Contended:
+            walk.diff.count(live_counters=1)
+            continue
+        fixed.append(Change("differing", difference.key, None, None))
+    _count(walk, fixed)
 
 
 def _count(walk: Walk, changes: list[Change]) -> None:

@@ -3,7 +3,7 @@
 Every function issues a bounded number of calls that does not grow with the table:
 - ``pending_orders`` / ``orders_by_status``: one Query per write shard of GSI1 (in parallel threads), merged
   newest first; ``new_orders_since``: the same, from the newest key a page showed (the live queue);
-- ``activity``: one Query per write shard of GSI6 (all staff changes), or one (a user's);
+- ``activity``: one Query per write shard of GSI6 (all staff changes, or one kind's), or one (a user's);
 - ``customer_orders``: one Query of GSI4;
 - ``product_buyers``: one Query of GSI2 (more only when a page's buyers have very many relations) and one
   BatchGetItem for up to 100 profiles;
@@ -19,20 +19,26 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any, Generic, TypeVar, cast
 
 from adminview.models import (
+    ACTIVITY_KINDS,
     INDEXED_STATUSES,
+    ORDER_SK,
     PROFILE_SK,
     ViewItem,
     activity_key,
+    activity_kind,
+    category_key,
     email_key,
+    kind_activity_key,
     pending_shards,
     status_key,
     user_activity_key,
 )
+from adminview.projection import MAX_CATEGORY
 from dynamo import ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
@@ -206,6 +212,48 @@ def order_items_by_status(*, status: str, limit: int = 50, after: dict[str, Any]
     return _orders_page(found, "GSI1SK", limit)
 
 
+@dataclass(frozen=True)
+class CategoryOrderRow(OrderRow):
+    category: str = ""
+    units: int = 0
+    revenue: Decimal = Decimal(0)  # of the order's lines of this category
+
+
+def category_orders(
+    *, category: str, start: date, end: date, limit: int = 50, after: dict[str, Any] | None = None
+) -> RowsPage[CategoryOrderRow]:
+    """A category's orders placed in ``start``..``end`` (UTC days, both included), newest first: one Query per
+    write shard of GSI7 (sorted by date), merged, and one BatchGetItem of the page's order summaries (their status
+    and total, which the category entries do not carry)."""
+    name = category.strip()
+    if not name or len(name) > MAX_CATEGORY:
+        raise InvalidInput(f"a category is 1 to {MAX_CATEGORY} characters")
+    if end < start:
+        raise InvalidInput("the range ends before it starts")
+    check_limit(limit)
+    before = _order_position(after) or (end + timedelta(days=1)).isoformat()
+    found = _each_shard(
+        lambda n: _query("GSI7", "GSI7PK", category_key(name, n), "GSI7SK", limit=limit + 1, before=before)
+    )
+    in_range = [r for r in found if (ddb_json.string(r, "GSI7SK") or "") >= start.isoformat()]
+    page = _orders_page(in_range, "GSI7SK", limit)
+    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
+    summaries = batch_get(
+        client, table, [ddb_json.key(ddb_json.item_key(r)[0], ORDER_SK) for r in page.rows], key_names=("PK", "SK")
+    )
+    rows = [
+        CategoryOrderRow(
+            **vars(_order_row({**r, **{n: v for n, v in (summary or {}).items() if n in ("Status", "Total")}}))
+            | {"position": ddb_json.string(r, "GSI7SK") or ""},
+            category=name,
+            units=ddb_json.integer(r, "Units") or 0,
+            revenue=Decimal(ddb_json.text(r, "Revenue") or "0"),
+        )
+        for r, summary in zip(page.rows, summaries, strict=True)
+    ]
+    return RowsPage(rows, page.next)
+
+
 def new_orders_since(*, status: str, newest: str) -> int:
     """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
     ``NEW_ORDERS_CAP`` + 1: one small Query per shard (``GSI1SK > newest``), whatever the table's size."""
@@ -365,10 +413,14 @@ class ActivityRow:
     product_id: str | None
     detail: str | None
     position: str
+    kind: str = "order"  # models.activity_kind: order, customer, product, stock, warehouse, system
+    entity_id: str | None = None  # the customer, product or warehouse an entity edit changed (bare)
 
 
 def _activity_row(raw: Raw) -> ActivityRow:
     at_text, version_text = ddb_json.text(raw, "At"), ddb_json.text(raw, "OrderVersion")
+    pk = ddb_json.string(raw, "PK") or ""
+    kind = activity_kind(pk, ddb_json.text(raw, "Action"))
     try:
         at = parse_ts(at_text) if at_text else None
     except ValueError:
@@ -385,6 +437,8 @@ def _activity_row(raw: Raw) -> ActivityRow:
         product_id=ddb_json.text(raw, "ProductId"),
         detail=ddb_json.text(raw, "Detail"),
         position=ddb_json.text(raw, "GSI6SK") or "",
+        kind=kind,
+        entity_id=keys.strip(pk) if kind in ("customer", "product", "stock", "warehouse") else None,
     )
 
 
@@ -401,18 +455,32 @@ def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None)
 
 
 def activity(
-    *, limit: int = 50, after: dict[str, Any] | None = None, user: str | None = None, day: str | None = None
+    *,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    user: str | None = None,
+    day: str | None = None,
+    kind: str | None = None,
 ) -> RowsPage[ActivityRow]:
-    """Staff changes newest first: all of them (one Query per write shard), or one user's (one Query);
-    ``day`` (``YYYY-MM-DD``) narrows either with a key condition."""
+    """Staff changes newest first: all of them or one ``kind``'s (one Query per write shard), or one user's (one
+    Query); ``day`` (``YYYY-MM-DD``) narrows any of them with a key condition. A user and a kind together are
+    refused: each is its own index partition, and filtering one by the other would read pages that grow."""
     check_limit(limit)
     before = _order_position(after)
     if day is not None and not _DAY.match(day):
         raise InvalidInput("day must be YYYY-MM-DD")
     if user is not None and not 0 < len(user) <= MAX_USERNAME:
         raise InvalidInput(f"a user name is 1 to {MAX_USERNAME} characters")
+    if kind is not None and kind not in ACTIVITY_KINDS:
+        raise InvalidInput(f"kind must be one of {', '.join(ACTIVITY_KINDS)}")
+    if user is not None and kind is not None:
+        raise InvalidInput("filter by a user or by a kind, not both")
     if user is not None:
         found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
+    elif kind is not None:
+        found = _each_shard(
+            lambda n: _activity_query(kind_activity_key(kind, n), limit=limit + 1, before=before, day=day)
+        )
     else:
         found = _each_shard(lambda n: _activity_query(activity_key(n), limit=limit + 1, before=before, day=day))
     found.sort(key=lambda r: ddb_json.string(r, "GSI6SK") or "", reverse=True)

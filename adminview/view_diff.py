@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adminview.projection import Image, ViewKey
@@ -27,6 +28,7 @@ class Diff:
     extra: int = 0
     differing: int = 0
     contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
+    live_counters: int = 0  # counters that changed while the walk ran: left for the next one
     shop_items: int = 0  # items scanned
     view_items: int = 0
     written: int = 0  # view items put or deleted
@@ -55,14 +57,19 @@ class Diff:
     def items_per_second(self) -> float:
         return (self.shop_items + self.view_items) / self.seconds if self.seconds else 0.0
 
-    def summary(self, examples: int = 5) -> str:
+    def summary(self, examples: int = 5, link: Callable[[ViewKey], str | None] | None = None) -> str:
+        """Counts, then a few example keys of each kind; ``link`` names a page about an example's partition
+        (appended to its line when it returns one)."""
         line = f"missing {self.missing}, extra {self.extra}, differing {self.differing}"
         if self.contended:
             line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
+        if self.live_counters:
+            line += f"; {self.live_counters} counters changed during the walk and were left for the next one"
         lines = [line]
         for kind in KINDS:
             for pk, sk in sorted(self.examples[kind])[:examples]:
-                lines.append(f"  {kind}: {pk} {sk}")
+                page = link((pk, sk)) if link else None
+                lines.append(f"  {kind}: {pk} {sk}" + (f"  {page}" if page else ""))
         return "\n".join(lines)
 
     def rate_line(self, *, writes: bool = False) -> str:

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import anchors
+from adminview import anchors, figures
 from adminview.models import EXPIRES_AT
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
@@ -49,17 +49,24 @@ class Mark:
     exists: bool = False
     seq: str | None = None
     rev: int | None = None
+    counted: figures.Contribution | None = field(default=None, compare=False)  # an order's, as counted
 
     @property
     def next_rev(self) -> int:
         return (self.rev or 0) + 1
 
     @classmethod
-    def of(cls, anchor: Image | None, source_sk: str | None = None) -> Mark:
+    def of(cls, anchor: Image | None, source_sk: str | None = None, counted: Image | None = None) -> Mark:
+        """From an anchor as read (and, for an order, its ``#counted`` item as read)."""
+        contribution = figures.counted(_order_id(counted), counted) if counted else None
         if not anchor:
-            return cls()
+            return cls(counted=contribution)
         state = anchors.read(ddb_json.item_key(anchor), anchor)
-        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev)
+        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev, contribution)
+
+
+def _order_id(item: Image | None) -> str:
+    return keys.without_prefix(ddb_json.string(item, "PK"), keys.ORDER) or ""
 
 
 def expires_at(now: float | None = None) -> int:

@@ -17,7 +17,7 @@ from bench.measure import alternate, repeat, summarize
 from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
-from shop import access_patterns, keys, orders, seed_ids, seeding
+from shop import access_patterns, history, keys, orders, seed_ids, seeding
 from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 
 PAGE_LIMIT = 50
@@ -135,6 +135,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     from dashboard.forms import DEFAULT_PAGE, PatternForm
     from dashboard.patterns import find
+    from dashboard.views.history import LATEST
     from dashboard.views.products import product_sections
     from dashboard.views.warehouses import warehouse_sections
 
@@ -168,6 +169,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
         access_patterns.product_by_id(product_id=subjects.product_id)
+        history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
 
     def warehouse() -> None:
         sections(warehouse_sections(warehouse_id))
@@ -280,9 +282,9 @@ def naive_pending() -> dict[str, Any]:
     result = _scan(
         "#t = :t AND #s = :s",
         {"#t": "EntityType", "#s": "Status"},
-        {":t": {"S": "order"}, ":s": {"S": OrderStatus.PENDING.value}},
+        {":t": ddb_json.s("order"), ":s": ddb_json.s(OrderStatus.PENDING.value)},
     )
-    result["matched"].sort(key=lambda item: item.get("Date", {}).get("S", ""), reverse=True)
+    result["matched"].sort(key=lambda item: ddb_json.string(item, "Date") or "", reverse=True)
     return result
 
 
@@ -294,8 +296,8 @@ def naive_invoices(customer_id: str) -> dict[str, Any]:
         "#t = :t AND #pk = :c AND #sk BETWEEN :a AND :b",
         {"#t": "EntityType", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
         {
-            ":t": {"S": "invoice"},
-            ":c": {"S": keys.customer(customer_id)},
+            ":t": ddb_json.s("invoice"),
+            ":c": ddb_json.s(keys.customer(customer_id)),
             ":a": ddb_json.s(keys.invoice_date(low)),
             ":b": ddb_json.s(keys.invoice_date(high)),
         },
@@ -311,19 +313,19 @@ def naive_buyers(product_id: str) -> dict[str, Any]:
         "IndexName": "GSI1",
         "KeyConditionExpression": "#pk = :p",
         "ExpressionAttributeNames": {"#pk": "GSI1-PK"},
-        "ExpressionAttributeValues": {":p": {"S": keys.product(product_id)}},
+        "ExpressionAttributeValues": {":p": ddb_json.s(keys.product(product_id))},
     }
     buyers: list[str] = []
     while True:
         response = client.query(**kwargs)
         for item in response.get("Items", []):
-            cid = item.get("GSI2-PK", {}).get("S")
+            cid = ddb_json.string(item, "GSI2-PK")
             if cid and cid not in buyers:
                 buyers.append(cid)
         if "LastEvaluatedKey" not in response:
             break
         kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-    profiles = [client.get_item(TableName=name, Key={"PK": {"S": cid}, "SK": {"S": cid}}).get("Item") for cid in buyers]
+    profiles = [client.get_item(TableName=name, Key=ddb_json.key(cid, cid)).get("Item") for cid in buyers]
     return {"extra": {"buyers": len(profiles)}}
 
 
@@ -338,15 +340,15 @@ def naive_both(customer_id: str) -> dict[str, Any]:
         "(#t = :o AND #s = :p) OR (#t = :i AND #pk = :c AND #sk BETWEEN :a AND :b)",
         {"#t": "EntityType", "#s": "Status", "#pk": "GSI2-PK", "#sk": "GSI2-SK"},
         {
-            ":o": {"S": "order"},
-            ":p": {"S": OrderStatus.PENDING.value},
-            ":i": {"S": "invoice"},
-            ":c": {"S": keys.customer(customer_id)},
+            ":o": ddb_json.s("order"),
+            ":p": ddb_json.s(OrderStatus.PENDING.value),
+            ":i": ddb_json.s("invoice"),
+            ":c": ddb_json.s(keys.customer(customer_id)),
             ":a": ddb_json.s(keys.invoice_date(low)),
             ":b": ddb_json.s(keys.invoice_date(high)),
         },
     )
-    pending = [i for i in result["matched"] if i.get("EntityType", {}).get("S") == "order"]
+    pending = [i for i in result["matched"] if ddb_json.string(i, "EntityType") == "order"]
     result["extra"] |= {
         "matched_pending": len(pending),
         "matched_invoices": len(result["matched"]) - len(pending),

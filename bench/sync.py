@@ -19,6 +19,7 @@ from adminview import selectors
 from adminview.models import ORDER_SK, PROFILE_SK, ViewItem
 from adminview.poller import Poller
 from bench.measure import percentile
+from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.instrumentation import recording
 from shop import keys, seeding
@@ -85,7 +86,7 @@ def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str
 
 
 def _sk(item: dict[str, Any] | None) -> str:
-    return str((item or {}).get("SK", {}).get("S", ""))
+    return ddb_json.string(item, "SK") or ""
 
 
 @contextmanager

@@ -237,6 +237,9 @@ CONTENT_SECURITY_POLICY = os.environ.get("DJANGO_CSP") or (
 )
 # Group whose members may ship and cancel orders (created by dashboard's migration 0001).
 FULFILMENT_GROUP = "fulfilment"
+# Groups whose members may edit the catalogue (products, stock, warehouses) and customers (migration 0002).
+CATALOGUE_GROUP = "catalogue"
+CUSTOMER_SERVICE_GROUP = "customer-service"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

@@ -8,12 +8,15 @@ from django import forms
 from django.core.validators import validate_email
 from django.http import QueryDict
 
+from adminview.models import ACTIVITY_KINDS
 from shop import keys
 from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 DEFAULT_INVOICE_DAYS = 365
+DEFAULT_STATS_DAYS = 30
+MAX_STATS_DAYS = 366
 FORMATS = ("", "html", "csv")  # "" and "html": the page itself
 
 
@@ -67,6 +70,48 @@ class InvoiceRangeForm(ListForm):
             raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
         cleaned["start"], cleaned["end"] = start, end
         return cleaned
+
+
+class StatsRangeForm(forms.Form):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most 366 days); absent: the 30 days up to today (UTC)."""
+
+    start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
+    end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
+    format = ListForm.base_fields["format"]
+
+    def __init__(self, query: QueryDict, today: date) -> None:
+        data = query.copy()
+        data["start"] = query.get("from", "")
+        data["end"] = query.get("to", "")
+        super().__init__(data)
+        self.today = today
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        end = cleaned.get("end") or self.today
+        start = cleaned.get("start") or end - timedelta(days=DEFAULT_STATS_DAYS - 1)
+        if start > end:
+            raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        if (end - start).days + 1 > MAX_STATS_DAYS:
+            raise forms.ValidationError(f"a range covers at most {MAX_STATS_DAYS} days")
+        cleaned["start"], cleaned["end"] = start, end
+        return cleaned
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
+
+
+class FormatForm(forms.Form):
+    """Only ``format`` (html or csv)."""
+
+    format = ListForm.base_fields["format"]
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
 
 
 class TransactionForm(forms.Form):
@@ -163,10 +208,24 @@ class NewOrdersForm(forms.Form):
 
 
 class ActivityForm(ListForm):
-    """``/activity/?user=&day=YYYY-MM-DD``: each narrows the list with a key condition."""
+    """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
+    are each their own index partition: one or the other)."""
 
     user = forms.CharField(required=False, max_length=150, strip=True)
     day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+    kind = forms.CharField(required=False, max_length=20)
+
+    def clean_kind(self) -> str:
+        value: str = self.cleaned_data.get("kind") or ""
+        if value and value not in ACTIVITY_KINDS:
+            raise forms.ValidationError(f"{value!r} is not a kind; use one of {', '.join(ACTIVITY_KINDS)}")
+        return value
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if cleaned.get("user") and cleaned.get("kind"):
+            raise forms.ValidationError("filter by a user or by a kind, not both")
+        return cleaned
 
 
 BULK_ACTIONS = ("ship", "cancel", "deliver")
@@ -201,3 +260,17 @@ class ActionForm(forms.Form):
     """Ship / cancel: the version the user saw (optimistic locking; a changed order is a 409)."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
+
+
+class ConsistencyForm(forms.Form):
+    """``format``: the page itself (empty or ``html``) or ``json``."""
+
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in ("", "html", "json")],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or json"},
+    )
+
+    @property
+    def wants_json(self) -> bool:
+        return self.cleaned_data.get("format") == "json"

@@ -15,6 +15,7 @@ from typing import Any
 from botocore import xform_name
 
 from dashboard.cells import Cell
+from dynamo import ddb_json
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
 
@@ -94,7 +95,7 @@ def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Ce
     ``link`` gives a string value's page (None: no link)."""
     if value is None:
         return Cell("")
-    text = value.get("S")
+    text = ddb_json.as_string(value)
     if text is not None:
         return Cell(text, url=link(text) if link else None)
     return readable(plain_attribute(value))

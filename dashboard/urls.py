@@ -2,7 +2,23 @@ from __future__ import annotations
 
 from django.urls import path
 
-from dashboard.views import activity, bulk, customers, home, orders, patterns, products, sync, warehouses
+from dashboard.views import (
+    activity,
+    bulk,
+    catalogue,
+    consistency,
+    customers,
+    editing,
+    history,
+    home,
+    orders,
+    patterns,
+    products,
+    stats,
+    stock_import,
+    sync,
+    warehouses,
+)
 
 app_name = "dashboard"
 
@@ -23,16 +39,36 @@ urlpatterns = [
     path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
     path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
     path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
+    path("orders/<str:order_id>/consistency/", consistency.order_consistency, name="order-consistency"),
+    path(
+        "orders/<str:order_id>/consistency/repair/",
+        consistency.order_consistency_repair,
+        name="order-consistency-repair",
+    ),
     path("orders/<str:order_id>/items/<str:product_id>/favourite/", orders.order_favourite, name="order-favourite"),
     path(
         "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
     ),
     path("activity/", activity.activity, name="activity"),
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
+    path("customers/<str:customer_id>/edit/", editing.customer_edit, name="customer-edit"),
     path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
     path("products/<str:product_id>/", products.product, name="product"),
+    path("products/<str:product_id>/edit/", editing.product_edit, name="product-edit"),
+    path("products/<str:product_id>/stock/", products.stock_for_warehouse, name="stock-pick"),
+    path("products/<str:product_id>/stock/<str:warehouse_id>/", editing.stock_edit, name="stock-edit"),
+    path("products/<str:product_id>/stock/<str:warehouse_id>/adjust/", editing.stock_adjust, name="stock-adjust"),
     path("warehouses/<str:warehouse_id>/", warehouses.warehouse, name="warehouse"),
+    path("stats/status/", stats.status_counts, name="stats-status"),
+    path("stats/daily/", stats.daily, name="stats-daily"),
+    path("stats/categories/", stats.categories, name="stats-categories"),
+    path("warehouses/<str:warehouse_id>/edit/", editing.warehouse_edit, name="warehouse-edit"),
+    path("warehouses/<str:warehouse_id>/stock.csv", stock_import.warehouse_stock_csv, name="warehouse-stock-csv"),
+    path("history/<str:kind>/<str:entity_id>/", history.entity_history, name="history"),
+    path("catalogue/", catalogue.catalogue_page, name="catalogue"),
+    path("stock/import/", stock_import.stock_import_page, name="stock-import"),
+    path("stock/import/apply/", stock_import.stock_import_apply, name="stock-import-apply"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]

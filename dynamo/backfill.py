@@ -6,7 +6,8 @@ A ``Migration`` names the items that may need a change (a Scan filter, e.g. "ord
 - scans the table in ``segments`` parallel segments (Scan ``Segment``/``TotalSegments``);
 - writes each change as an UpdateItem conditioned on the item still existing and every attribute it
   adds still being absent, so an item already upgraded (by an earlier run, a killed run, or the new code
-  that writes the attribute itself) is skipped, never written twice: the backfill is idempotent;
+  that writes the attribute itself) is skipped, never written twice: the backfill is idempotent (a change
+  that creates an item instead is conditioned on no item having its key yet);
 - keeps the consumed capacity (reads of the Scan and of ``plan``'s own lookups, writes of the updates,
   as DynamoDB reports it with ReturnConsumedCapacity) under a rate, so live traffic keeps its share;
 - checkpoints each segment in the checkpoint table after every page (the Scan's LastEvaluatedKey and
@@ -51,11 +52,13 @@ SAMPLES = 10
 
 @dataclass(frozen=True)
 class Change:
-    """Attributes to add to one item (each must still be absent when written)."""
+    """Attributes to add to one item (each must still be absent when written). With ``create``, the item is a
+    new one (e.g. a uniqueness claim derived from the scanned item), written only while no item has that key."""
 
     key: Item
     add: Item
     note: str = ""
+    create: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,9 @@ def _update_params(table: str, change: Change, key_names: Sequence[str]) -> dict
         "TableName": table,
         "Key": change.key,
         "UpdateExpression": "SET " + ", ".join(sets),
-        "ConditionExpression": " AND ".join(["attribute_exists(#k0)", *absent]),
+        "ConditionExpression": " AND ".join(
+            ["attribute_not_exists(#k0)" if change.create else "attribute_exists(#k0)", *absent]
+        ),
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
     }

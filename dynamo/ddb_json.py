@@ -30,7 +30,10 @@ def s(value: str) -> Value:
 
 
 def n(value: int | float | Decimal | str) -> Value:
-    """A number; floats as ``repr`` (shortest exact text), everything else as ``str``."""
+    """A number, written as DynamoDB gives it back (``10.50`` is read as ``10.5``), so items built here compare
+    equal to items read: decimals without trailing zeros or exponent, floats as ``repr``."""
+    if isinstance(value, Decimal):
+        return {"N": format(value.normalize(), "f") if value else "0"}
     return {"N": repr(value) if isinstance(value, float) else str(value)}
 
 
@@ -45,6 +48,18 @@ def key(pk: str, sk: str) -> Item:
 def _value(item: Mapping[str, Any] | None, name: str) -> Any:
     value = item.get(name) if isinstance(item, Mapping) else None
     return value if isinstance(value, dict) else None
+
+
+def as_string(value: Any) -> str | None:
+    """A string value's text; None for any other value."""
+    found = value.get("S") if isinstance(value, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def elements(value: Any) -> list[Value]:
+    """A list value's elements; empty for any other value."""
+    found = value.get("L") if isinstance(value, dict) else None
+    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
 
 
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
@@ -98,9 +113,7 @@ def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
 
 def listing(item: Mapping[str, Any] | None, name: str) -> list[Value]:
     """A list attribute's elements; empty when absent or of another type."""
-    value = _value(item, name)
-    found = value.get("L") if value is not None else None
-    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
+    return elements(_value(item, name))
 
 
 def item_key(item: Mapping[str, Any]) -> Key:

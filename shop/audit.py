@@ -8,21 +8,29 @@ Changes to no order (a dead-letter replay changes the admin view) live in ``keys
 
 ``record(tx, actor, ...)`` adds the entry to any ``dynamo.transactions.Transaction`` (the shop table's or
 another table's in the same account: TransactWriteItems spans tables), so any staff change can be audited.
+
+An entity edit (``record_edit``: a customer, a product, its stock, a warehouse) lives in the entity's own
+partition (``c#<cid>``, ``p#<pid>``, ``w#<wid>``), under the same ``AUDIT#`` sort keys: every access pattern
+that reads those partitions names a sort key (GetItem, or ``begins_with`` ``w#`` / ``FAVOURITE#``), so none of
+them returns an entry. Each entry lists the attributes changed with their before and after.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from dynamo.transactions import Transaction
 from shop import keys
 from shop.errors import InvalidInput
-from shop.models import AuditEntry, ShopItem
+from shop.models import AttributeChange, AuditEntry, ShopItem
 
 MAX_USER = 150  # Django's username length
+EDIT_KINDS = ("customer", "product", "stock", "warehouse")
+MAX_DETAIL = 500  # the one-line summary the activity list shows
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
 
 
@@ -106,6 +114,67 @@ def record(
         product_id=product_id,
         detail=detail,
         system=system,
+    )
+    tx.put("audit", item, ShopItem.pk.does_not_exist())
+    return item
+
+
+@dataclass(frozen=True)
+class Changed:
+    """One edited attribute (a path such as ``Price`` or ``Address.City``), its text before and after (None:
+    absent)."""
+
+    attribute: str
+    before: str | None
+    after: str | None
+
+
+def _shown(value: str | None) -> str:
+    return "-" if value is None else value
+
+
+def _summary(changes: Sequence[Changed], prefix: str, reason: str | None) -> str:
+    parts = [
+        f"{c.attribute}: {c.before if c.before is not None else '-'} -> {c.after if c.after is not None else '-'}"
+        for c in changes
+    ]
+    text = prefix + "; ".join(parts) + (f" ({reason})" if reason else "")
+    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "\u2026"
+
+
+def record_edit(
+    tx: Transaction,
+    actor: Actor,
+    *,
+    action: str,
+    kind: str,
+    partition: str,
+    entity_id: str,
+    changes: Sequence[Changed],
+    warehouse_id: str | None = None,
+    reason: str | None = None,
+) -> AuditEntry:
+    """Add the audit entry of an entity edit to ``tx``, in the entity's partition ``partition`` (the put is
+    conditioned on the key being new). ``Detail`` holds a one-line summary for the activity list."""
+    if kind not in EDIT_KINDS:
+        raise InvalidInput(f"an edit's kind is one of {', '.join(EDIT_KINDS)}")
+    if not changes:
+        raise InvalidInput("an edit that changes nothing is not recorded")
+    at = audit_time()
+    item = AuditEntry(
+        pk=partition,
+        sk=keys.audit(at, secrets.token_hex(4)),
+        action=action,
+        user=actor.username,
+        at=at,
+        request_id=actor.request_id,
+        product_id=entity_id if kind in ("product", "stock") else None,
+        detail=_summary(changes, f"warehouse {warehouse_id}: " if warehouse_id else "", reason),
+        entity_kind=kind,
+        entity_id=entity_id,
+        warehouse_id=warehouse_id,
+        reason=reason,
+        changes=[AttributeChange(attribute=c.attribute, before=c.before, after=c.after) for c in changes],
     )
     tx.put("audit", item, ShopItem.pk.does_not_exist())
     return item

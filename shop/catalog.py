@@ -1,9 +1,8 @@
 """Domain writes for the catalog: customers, products, warehouses and their stock.
 
 Single writes are conditional PutItems (a create never overwrites); bulk loads (seeding) build the very
-same items and write them with BatchWriteItem. Stock is a decimal string (AWS's wire format), so it is
-changed by read-modify-write conditioned on the exact value read: a concurrent change makes the write
-fail and we re-read, rather than lose an update.
+same items and write them with BatchWriteItem. Staff edits of these items (stock included) are
+``shop.editing``'s.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pynamodb.exceptions import PutError, UpdateError
+from pynamodb.exceptions import PutError
 
 from dynamo.batch import Progress, write_models
 from shop import keys
 from shop.attributes import to_decimal
-from shop.errors import InvalidInput, NotFound, ShopError
+from shop.errors import InvalidInput, ShopError
 from shop.models import Address, Customer, Inventory, Product, ProductDetail, ShopItem, Warehouse
-from shop.retries import Retry, retrying
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,9 @@ def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpe
     )
 
 
-def new_product(*, product_id: str, name: str, price: Decimal | str, description: str | None = None) -> Product:
+def new_product(
+    *, product_id: str, name: str, price: Decimal | str, description: str | None = None, category: str | None = None
+) -> Product:
     try:
         amount = to_decimal(price, what="price")
     except (TypeError, ValueError) as exc:
@@ -61,7 +61,10 @@ def new_product(*, product_id: str, name: str, price: Decimal | str, description
     if amount < 0:
         raise InvalidInput("price must not be negative")
     return Product(
-        **keys.product_keys(product_id), price=amount, detail=ProductDetail(name=name, description=description)
+        **keys.product_keys(product_id),
+        price=amount,
+        detail=ProductDetail(name=name, description=description),
+        category=category.strip() if category and category.strip() else None,
     )
 
 
@@ -89,27 +92,3 @@ def create(item: ShopItem) -> ShopItem:
 def load(items: Iterable[ShopItem], *, parallel: int = 4, on_chunk: Progress | None = None) -> int:
     """Bulk load (seeding, imports): BatchWriteItem 25 a call, chunks in parallel, unprocessed retried."""
     return write_models(ShopItem, items, parallel=parallel, on_chunk=on_chunk)
-
-
-def stock_adjust(*, product_id: str, warehouse_id: str, delta: int) -> Inventory:
-    """Add (or with a negative delta, take) stock; never below zero, never losing a concurrent change (a lost
-    race on the quantity is read and tried again, see ``shop.retries``)."""
-    pk, sk = keys.product(product_id), keys.warehouse(warehouse_id)
-
-    def attempt() -> Inventory:
-        try:
-            row = Inventory.get(pk, sk, consistent_read=True)
-        except Inventory.DoesNotExist as exc:
-            raise NotFound("stock record", f"{product_id}@{warehouse_id}") from exc
-        new_quantity = row.quantity + delta
-        if new_quantity < 0:
-            raise InvalidInput(f"only {row.quantity} in stock, cannot take {-delta}")
-        try:
-            row.update(actions=[Inventory.quantity.set(new_quantity)], condition=Inventory.quantity == row.quantity)
-        except UpdateError as exc:
-            if exc.cause_response_code != "ConditionalCheckFailedException":
-                raise
-            raise Retry from exc
-        return row
-
-    return retrying(attempt, what=f"stock of {product_id} in {warehouse_id}")

@@ -4,6 +4,8 @@ busy 503); commands print the message as one line."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from dynamo.errors import BAD_INPUT, BUSY, CONFLICT, NOT_FOUND, DomainError
 
 
@@ -60,3 +62,34 @@ class FavouriteConflict(ShopError):
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One attribute an edit form showed that changed before the save: what the form saw, what it is now
+    (None: absent)."""
+
+    attribute: str
+    seen: str | None
+    now: str | None
+
+
+class EditConflict(ShopError):
+    """The entity changed after its edit form was rendered; nothing was written. ``drifts`` says what changed
+    meanwhile (empty when the entity is the same again, e.g. changed and changed back)."""
+
+    def __init__(self, entity: str, entity_id: str, drifts: list[Drift]) -> None:
+        what = ", ".join(d.attribute for d in drifts) or "its version"
+        super().__init__(f"{entity} {entity_id} was changed by someone else meanwhile ({what}); nothing was saved")
+        self.entity = entity
+        self.entity_id = entity_id
+        self.drifts = drifts
+
+
+class EmailTaken(ShopError):
+    """Another customer holds the address; nothing was written."""
+
+    def __init__(self, email: str, owner: str) -> None:
+        super().__init__(f"{email} is already the email of customer {owner}; nothing was saved")
+        self.email = email
+        self.owner = owner

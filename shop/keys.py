@@ -23,6 +23,8 @@ FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
 TRANSACTION = "t#"  # admin view: a payment by its transaction id
+EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
+MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
@@ -100,6 +102,14 @@ def favourite(product_id: str) -> str:
     if isinstance(pid, str) and pid.startswith(FAVOURITE):
         pid = pid[len(FAVOURITE) :]
     return FAVOURITE + bare(pid, PRODUCT)
+
+
+def email_claim(email: str) -> str:
+    """Key (PK and SK) of the claim on ``email``: exact address, case-insensitive (``email#ann@example.com``)."""
+    text = email.strip().lower() if isinstance(email, str) else ""
+    if not text or "@" not in text or len(text) > MAX_EMAIL:
+        raise InvalidId(f"{email!r} is not an email address of at most {MAX_EMAIL} characters")
+    return EMAIL + text
 
 
 _STRIPPED = frozenset({SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE})

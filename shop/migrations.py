@@ -5,9 +5,14 @@
   Orders without a ``Date`` cannot be given one (reported as unresolved; they read as unknown).
 - ``order-status``: orders without ``Status`` (AWS's sample data, legacy imports) get SHIPPED when they
   have a shipment, else PENDING.
+- ``email-claims``: every customer with an email gets the claim on it (``EmailClaim``, PK = SK
+  ``email#<lower-cased email>``) that edits keep in step; a claim is only ever created where none exists, so
+  when two customers written before claims share an address, the first claims it and the other is counted
+  as skipped (its next email edit must pick another address).
 
-Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1) and only adds an
-attribute that is absent (the framework's condition), so running one twice, or after a kill, is safe.
+Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims) and only
+adds an attribute that is absent, or creates an item that is absent (the framework's conditions), so running one
+twice, or after a kill, is safe.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from typing import Any
 
 from dynamo import ddb_json
 from dynamo.backfill import Change, Item, Migration
-from shop import access_patterns
+from shop import access_patterns, keys
 from shop.delivery import delivery_date_for
-from shop.models import Order, OrderStatus, Shipment, ShopItem
+from shop.models import Customer, Order, OrderStatus, Shipment, ShopItem
 
 
 def _order(raw: Item) -> Order | None:
@@ -79,9 +84,36 @@ def order_status() -> Migration:
     )
 
 
+def plan_email_claim(raw: Item) -> Change | None:
+    email, customer = ddb_json.string(raw, "Email"), ddb_json.string(raw, "PK") or ""
+    if ddb_json.string(raw, "EntityType") != "customer" or email is None:
+        return None
+    try:
+        key = keys.email_claim(email)
+    except keys.InvalidId:
+        return None  # not an address: nothing to claim (an edit will ask for one)
+    return Change(
+        key=ddb_json.key(key, key),
+        add={"EntityType": ddb_json.s("emailClaim"), "CustomerId": ddb_json.s(keys.strip(customer))},
+        note=f"claim of {keys.strip(customer)}",
+        create=True,
+    )
+
+
+def email_claims() -> Migration:
+    return Migration(
+        name="email-claims",
+        description="customers with an email get the claim that keeps it unique (email#<address>)",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == Customer) & Customer.email.exists(),
+        plan=plan_email_claim,
+    )
+
+
 MIGRATIONS: dict[str, Callable[[], Migration]] = {
     "delivery-date": delivery_date,
     "order-status": order_status,
+    "email-claims": email_claims,
 }
 
 

@@ -137,10 +137,14 @@ class ProductDetail(Map[str, str]):
 
 
 class Product(ShopItem, discriminator="product"):
-    """PK = SK = p#<pid>."""
+    """PK = SK = p#<pid>. ``Category`` (optional text) and ``Version`` (a counter the edit form's save is
+    conditioned on, see ``shop.editing``; absent until the first edit) are ours."""
 
     detail = ProductDetail(null=True, attr_name="Detail")
     price = DecimalStringAttribute(null=True, attr_name="Price")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # ours, optional (e.g. "Books")
+    # A plain number, not PynamoDB's VersionAttribute: that one would add itself to every save (seeding too).
+    version = NumberAttribute(null=True, attr_name="Version")
 
     @property
     def product_id(self) -> str:
@@ -223,6 +227,7 @@ class OrderItem(ShopItem, discriminator="orderItem"):
     price = DecimalStringAttribute(null=True, attr_name="Price")
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
     favourite = BooleanAttribute(null=True, attr_name="Favourite")  # set with the favourite, in one transaction
 
     @property
@@ -333,6 +338,7 @@ class Favourite(ShopItem, discriminator="favourite"):
     carries ``Favourite`` = true, written in the same transaction)."""
 
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
+    category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
     price = DecimalStringAttribute(null=True, attr_name="Price")
     order_id = UnicodeAttribute(null=True, attr_name="OrderId")
     date = TimestampAttribute(null=True, attr_name="Date")
@@ -346,12 +352,26 @@ class Favourite(ShopItem, discriminator="favourite"):
         return keys.strip(self.sk)
 
 
+class AttributeChange(Map[str, str]):
+    """One edited attribute of an entity edit: its path (``Price``, ``Detail.Name``, ``Address.City``) and its
+    text before and after (absent: the attribute was or is missing)."""
+
+    attribute = UnicodeAttribute(attr_name="Attribute")
+    before = UnicodeAttribute(null=True, attr_name="Before")
+    after = UnicodeAttribute(null=True, attr_name="After")
+
+
 class AuditEntry(ShopItem, discriminator="audit"):
     """One staff change, written in the same transaction as the change (``shop.audit``). PK o#<oid> (in the
     order's partition, so the order page reads its history with the order-details Query; ``AUDIT#system`` for
     a change to no order, such as a dead-letter replay), SK
     ``AUDIT#<at>#<id>``. Who (``User``), what (``Action``), ``FromStatus`` -> ``ToStatus``, the order's
-    ``OrderVersion`` after the change, when (``At``), and the ``RequestId`` of the request that made it."""
+    ``OrderVersion`` after the change, when (``At``), and the ``RequestId`` of the request that made it.
+
+    An entity edit (``shop.editing``) lives in the entity's own partition instead (``c#<cid>``, ``p#<pid>`` for
+    a product and its stock, ``w#<wid>``) and says what it changed: ``EntityKind`` (customer, product, stock,
+    warehouse), ``EntityId``, ``WarehouseId`` (stock), ``Reason`` (a stock adjustment's) and ``Changes``, each
+    edited attribute with its before and after."""
 
     action = UnicodeAttribute(attr_name="Action")
     user = UnicodeAttribute(attr_name="User")
@@ -363,6 +383,20 @@ class AuditEntry(ShopItem, discriminator="audit"):
     order_version = NumberAttribute(null=True, attr_name="OrderVersion")
     product_id = UnicodeAttribute(null=True, attr_name="ProductId")
     detail = UnicodeAttribute(null=True, attr_name="Detail")
+    entity_kind = UnicodeAttribute(null=True, attr_name="EntityKind")
+    entity_id = UnicodeAttribute(null=True, attr_name="EntityId")
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
+    reason = UnicodeAttribute(null=True, attr_name="Reason")
+    changes = ListAttribute(of=AttributeChange, null=True, attr_name="Changes")
+
+
+class EmailClaim(ShopItem, discriminator="emailClaim"):
+    """PK = SK = ``email#<lower-cased email>``: the customer (``CustomerId``) holding that address. Written in
+    the same transaction as the customer's ``Email`` (``shop.editing.customer_edit``), so two customers cannot
+    hold one address; customers written before claims existed get theirs from ``backfill email-claims`` or on
+    their first edit. The ``email#`` prefix is none of AWS's key formats (``c#``, ``p#``, ``w#``, ``o#`` ...)."""
+
+    customer_id = UnicodeAttribute(attr_name="CustomerId")
 
 
 ENTITY_MODELS: dict[str, type[ShopItem]] = {
@@ -378,6 +412,7 @@ ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "payment": PaymentItem,
     "favourite": Favourite,
     "audit": AuditEntry,
+    "emailClaim": EmailClaim,
 }
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

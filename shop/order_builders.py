@@ -54,6 +54,7 @@ class PricedLine:
     price: Decimal
     product_name: str | None = None
     warehouse_id: str | None = None
+    category: str | None = None  # the product's, copied when the order is placed
 
 
 def build_placement(
@@ -87,6 +88,7 @@ def build_placement(
             price=line.price,
             product_name=line.product_name,
             warehouse_id=line.warehouse_id,
+            category=line.category,
         )
         for line in lines
     ]

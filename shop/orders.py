@@ -127,6 +127,7 @@ def order_place(
                 products[line.product_id].price,
                 products[line.product_id].name,
                 picks[line.product_id].warehouse_id,
+                products[line.product_id].category,
             )
             for line in wanted
         ]

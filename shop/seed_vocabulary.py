@@ -80,28 +80,19 @@ ADJECTIVES = [
     "Family",
     "Studio",
 ]
-NOUNS = [
-    "Kettle",
-    "Backpack",
-    "Headphones",
-    "Notebook",
-    "Lamp",
-    "Chair",
-    "Album",
-    "Book",
-    "Mug",
-    "Jacket",
-    "Keyboard",
-    "Blender",
-    "Tent",
-    "Watch",
-    "Camera",
-    "Scarf",
-    "Speaker",
-    "Bottle",
-    "Pan",
-    "Drone",
-]
+# The catalogue's categories and what each sells: a product is an adjective and one of its category's nouns.
+CATALOGUE = {
+    "Kitchen": ["Kettle", "Blender", "Pan", "Mug", "Knife Set"],
+    "Electronics": ["Headphones", "Speaker", "Keyboard", "Camera", "Drone"],
+    "Outdoor": ["Backpack", "Tent", "Bottle", "Sleeping Bag"],
+    "Home": ["Lamp", "Chair", "Rug", "Cushion"],
+    "Books": ["Book", "Notebook", "Atlas", "Cookbook"],
+    "Music": ["Album", "Vinyl Record", "Guitar Strings"],
+    "Clothing": ["Jacket", "Scarf", "Sweater", "Boots"],
+    "Toys": ["Puzzle", "Board Game", "Kite"],
+    "Beauty": ["Soap", "Shampoo", "Face Cream"],
+    "Sports": ["Yoga Mat", "Football", "Tennis Racket", "Watch"],
+}
 CITIES = [
     ("Goteborg", "Vastra Gotaland", "Sweden", "41111"),
     ("Boras", "Vastra Gotaland", "Sweden", "50630"),

@@ -31,7 +31,7 @@ from shop.delivery import delivery_date_for
 from shop.models import OrderStatus, ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 from shop.seed_ids import FirstIds
-from shop.seed_vocabulary import ADJECTIVES, CITIES, FIRST_NAMES, LAST_NAMES, NOUNS, STREETS
+from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAST_NAMES, STREETS
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
@@ -119,14 +119,18 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     for wid in warehouse_ids:
         address = _address(rng)
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
-    products: dict[str, tuple[str, Decimal, str | None]] = {}
+    products: dict[str, tuple[str, Decimal, str | None, str]] = {}
+    categories = sorted(CATALOGUE)
     for pid in (str(ids.product + i) for i in range(config.products)):
-        name = f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}"
+        category = rng.choice(categories)
+        name = f"{rng.choice(ADJECTIVES)} {rng.choice(CATALOGUE[category])}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
-        products[pid] = (name, price, home)
+        products[pid] = (name, price, home, category)
         result.catalog.append(
-            catalog.new_product(product_id=pid, name=name, price=price, description=f"{name}, item {pid}")
+            catalog.new_product(
+                product_id=pid, name=name, price=price, description=f"{name}, item {pid}", category=category
+            )
         )
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
         for wid in sorted({w for w in (home, *extra) if w is not None}):
@@ -162,7 +166,9 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
             if pid not in chosen:
                 chosen.append(pid)
         lines = tuple(
-            PricedLine(pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2])
+            PricedLine(
+                pid, rng.choice([1, 1, 1, 2, 3]), products[pid][1], products[pid][0], products[pid][2], products[pid][3]
+            )
             for pid in chosen
         )
         status = rng.choices(statuses, status_w)[0]

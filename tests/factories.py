@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 from shop import catalog
@@ -19,9 +20,13 @@ def customer(customer_id: str = "1001", name: str = "Ada Lovelace", email: str |
     )
 
 
-def product(product_id: str = "2001", price: str = "10.50", name: str | None = None) -> None:
+def product(
+    product_id: str = "2001", price: str = "10.50", name: str | None = None, category: str | None = None
+) -> None:
     catalog.create(
-        catalog.new_product(product_id=product_id, name=name or f"Product {product_id}", price=Decimal(price))
+        catalog.new_product(
+            product_id=product_id, name=name or f"Product {product_id}", price=Decimal(price), category=category
+        )
     )
 
 
@@ -33,11 +38,17 @@ def stock(product_id: str = "2001", warehouse_id: str = "301", quantity: int = 1
     catalog.create(catalog.new_inventory(product_id=product_id, warehouse_id=warehouse_id, quantity=quantity))
 
 
-def shop_with(*, customers: int = 1, products: int = 1, stock_each: int = 100) -> None:
-    """Customers 1001.., products 2001.. at 10.50, one warehouse 301 holding ``stock_each`` of each."""
+def shop_with(
+    *, customers: int = 1, products: int = 1, stock_each: int = 100, categories: Sequence[str | None] = ()
+) -> None:
+    """Customers 1001.., products 2001.. at 10.50 (prices 10.50, 11.50, ... when ``categories`` are given, and
+    each product's category taken in turn from them), one warehouse 301 holding ``stock_each`` of each."""
     warehouse("301")
     for c in range(customers):
         customer(str(1001 + c))
     for p in range(products):
-        product(str(2001 + p))
+        if categories:
+            product(str(2001 + p), price=str(Decimal("10.50") + p), category=categories[p % len(categories)])
+        else:
+            product(str(2001 + p))
         stock(str(2001 + p), "301", stock_each)

@@ -1,4 +1,5 @@
-"""``/activity/``: every staff change newest first (the audit trail through the admin view's GSI6)."""
+"""``/activity/``: every staff change newest first (the audit trail through the admin view's GSI6): order changes,
+entity edits (``kind`` and ``entity_id`` say what they changed; ``order_id`` is empty), dead-letter replays."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from adminview import selectors
+from adminview.models import ACTIVITY_KINDS
 from dashboard import cursors
 from dashboard.forms import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
@@ -26,6 +28,8 @@ ACTIVITY_CSV_HEADER = [
     "product_id",
     "request_id",
     "detail",
+    "kind",
+    "entity_id",
 ]
 
 
@@ -41,6 +45,8 @@ def activity_csv_row(row: Any) -> list[Any]:
         row.product_id,
         row.request_id,
         row.detail,
+        row.kind,
+        row.entity_id,
     ]
 
 
@@ -51,16 +57,19 @@ def activity(request: HtmxHttpRequest) -> HttpResponseBase:
     form = validated(ActivityForm(request.GET))
     user = form.cleaned_data["user"] or None
     day = form.cleaned_data["day"].isoformat() if form.cleaned_data["day"] else None
-    scope = f"{user or ''}|{day or ''}"
+    kind = form.cleaned_data["kind"] or None
+    scope = f"{user or ''}|{day or ''}|{kind or ''}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="activity", scope=scope)
     if form.wants_csv:
-        rows = every_row(selectors.activity, user=user, day=day)
+        rows = every_row(selectors.activity, user=user, day=day, kind=kind)
         return csv_response("activity.csv", ACTIVITY_CSV_HEADER, map(activity_csv_row, rows))
-    page = selectors.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day)
+    page = selectors.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day, kind=kind)
     context = {
         "rows": page.rows,
         "user_filter": user or "",
         "day": day or "",
+        "kind": kind or "",
+        "kinds": ACTIVITY_KINDS,
         "next_url": next_url(request, cursors.encode(page.next, salt="activity", scope=scope)),
         "csv_url": csv_url(request),
         "first_page": after is None,

@@ -16,6 +16,7 @@ from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, payment_list, timestamp
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_edit_customers
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     CSV_PAGE,
@@ -29,6 +30,7 @@ from dashboard.views.common import (
     partial,
     validated,
 )
+from dashboard.views.history import latest
 from dynamo.paging import all_items
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -67,6 +69,8 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
         "next_url": next_url(request, token),
         "first_page": after is None,
         "favourites": liked,
+        "changes": latest("customer", cid) if after is None else [],
+        "can_edit": can_edit_customers(request.user),
     }
     return TemplateResponse(request, partial(request, "dashboard/customer.html", "rows"), context)
 

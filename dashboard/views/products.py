@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.http import HttpResponseBase
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
@@ -13,6 +14,7 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     csv_url,
@@ -22,6 +24,7 @@ from dashboard.views.common import (
     partial,
     validated,
 )
+from dashboard.views.history import latest
 from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -62,7 +65,28 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     if found is None:
         raise NotFound("product", pid)
     context["product"] = found
+    context["changes"] = latest("product", pid)
+    context["can_edit"] = can_edit_catalogue(request.user)
+    if context["can_edit"]:
+        context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/product.html", context)
+
+
+def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
+    """(the other id, quantity) of the stock rows the page's first list shows, for a link to each one's edit form
+    (no further read): that list's first two columns are the other entity's key and ``Quantity``."""
+    sections = context.get("sections")
+    rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
+    return [(keys.strip(str(cells[0].text)), str(cells[1].text)) for cells in rows]
+
+
+@require_GET
+@domain_errors
+def stock_for_warehouse(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
+    """The product page's "stock in warehouse ..." box: to that stock row's form (``?warehouse_id=``)."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    wid = keys.bare(request.GET.get("warehouse_id", ""), keys.WAREHOUSE)
+    return redirect("dashboard:stock-edit", pid, wid)
 
 
 # --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------

@@ -7,7 +7,9 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
+from dashboard.views.products import stock_rows
 from dashboard.views.sections import Section, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -41,4 +43,7 @@ def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     if found is None:
         raise NotFound("warehouse", wid)
     context["warehouse"] = found
+    context["can_edit"] = can_edit_catalogue(request.user)
+    if context["can_edit"]:
+        context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/warehouse.html", context)

@@ -50,6 +50,8 @@ def test_verify_reports_and_rebuild_repairs(
     assert exit_info.value.code == 1
     out = capsys.readouterr().out
     assert "missing 1, extra 1, differing 0" in out and "o#o1" in out and "c#ghost" in out
+    assert "  missing: o#o1 #order  /orders/o1/consistency/\n" in out  # the page that explains that order
+    assert "  extra: c#ghost #profile\n" in out
     call_command("rebuild_adminview")
     call_command("verify_adminview")
     assert "admin view OK" in capsys.readouterr().out

@@ -14,6 +14,7 @@ PAGES = [
     "/",
     "/orders/pending/",
     "/orders/o1/",
+    "/orders/o1/consistency/",
     "/customers/1001/",
     "/customers/1001/invoices/",
     "/products/2001/buyers/",

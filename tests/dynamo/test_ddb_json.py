@@ -46,3 +46,15 @@ def test_keys() -> None:
     with pytest.raises(KeyError):
         ddb_json.item_key({"PK": {"N": "1"}, "SK": {"S": "x"}})
     assert ddb_json.n(0.5) == {"N": "0.5"} and ddb_json.n(12) == {"N": "12"}
+
+
+def test_decimals_are_written_as_dynamodb_reads_them_back() -> None:
+    from decimal import Decimal
+
+    assert [ddb_json.n(Decimal(text))["N"] for text in ("10.50", "10", "1E+2", "0.00", "-3.10")] == [
+        "10.5",
+        "10",
+        "100",
+        "0",
+        "-3.1",
+    ]

@@ -1,7 +1,8 @@
 """``manage.py verify_adminview``: exit 0 when the view equals what the shop table implies, else 1.
 
 A difference is reported only if it is still there after the partition was read again for a few seconds
-(``--settle``), so a live sync does not produce false alarms."""
+(``--settle``), so a live sync does not produce false alarms. An example in an order's partition names the
+dashboard page that explains that one order (``/orders/<oid>/consistency/``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import sys
 from typing import Any
 
 from django.core.management.base import CommandParser
+from django.urls import NoReverseMatch, reverse
 
 from adminview.management.walk_options import add_walk_arguments, int_between, progress_bar
+from adminview.projection import ViewKey
 from adminview.rebuild import DEFAULT_SETTLE_S, verify
 from adminview.sync_status import store_verify_result
 from dynamo.commands import ShopCommand
+from shop import keys
 
 
 def _seconds(text: str) -> float:
@@ -25,6 +29,17 @@ def _seconds(text: str) -> float:
     if not 0 <= value <= 3600:
         raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 3600 seconds")
     return value
+
+
+def consistency_page(key: ViewKey) -> str | None:
+    """The path of the consistency page of the order whose partition holds ``key`` (None for other partitions)."""
+    order_id = keys.without_prefix(key[0], keys.ORDER)
+    if order_id is None:
+        return None
+    try:
+        return reverse("dashboard:order-consistency", args=[order_id])
+    except NoReverseMatch:  # an id no URL can carry (written by another service)
+        return None
 
 
 class Command(ShopCommand):
@@ -56,7 +71,7 @@ class Command(ShopCommand):
             store_verify_result(ok=True, summary="equals what the shop table implies")
             self.stdout.write(f"admin view OK: equals what the shop table implies; {found.rate_line()}")
             return
-        summary = found.summary(examples=options["examples"])
+        summary = found.summary(examples=options["examples"], link=consistency_page)
         store_verify_result(ok=False, summary=summary)
         self.stdout.write(f"admin view differs: {summary}")
         self.stdout.flush()

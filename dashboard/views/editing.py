@@ -1,0 +1,268 @@
+"""The edit forms of a customer, a product, a warehouse and a product's stock in a warehouse.
+
+GET shows the form with the current values (one strongly consistent GetItem) and what it showed, signed. POST
+saves through ``shop.editing`` and redirects to the entity's page (303); bad input answers 400 with the form and
+its errors, a stale form 409 with what changed meanwhile and a fresh form, an address held by another customer
+409 naming them. Permissions are checked first, for GET and POST alike: 403 changes and reads nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpResponse, HttpResponseBase
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from adminview import selectors
+from dashboard.actors import actor_of
+from dashboard.edit_forms import CustomerForm, EditForm, ProductForm, StockAdjustForm, StockForm, WarehouseForm
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_edit_catalogue, can_edit_customers, needs_group
+from dashboard.responses import domain_errors
+from shop import editing
+from shop.audit import Changed
+from shop.edit_writes import Target
+from shop.errors import EditConflict, EmailTaken, InvalidInput
+from shop.snapshots import Snapshot
+
+Save = Callable[[Any], list[Changed]]
+
+
+def _labels(form: EditForm) -> dict[str, str]:
+    """Attribute path -> the field's label, for the conflict table."""
+    found = {path: str(form.fields[name].label or name.replace("_", " ")) for name, path in form.paths.items()}
+    return found | {"Version": "version", "Quantity": "quantity"}
+
+
+def _page(request: HtmxHttpRequest, template: str, context: dict[str, Any], status: int = 200) -> TemplateResponse:
+    return TemplateResponse(request, template, context, status=status)
+
+
+def _edit(
+    request: HtmxHttpRequest,
+    *,
+    form_class: type[EditForm],
+    target: Target,
+    context: dict[str, Any],
+    save: Save,
+    template: str = "dashboard/edit.html",
+    shown: Snapshot | None = None,
+) -> HttpResponseBase:
+    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain."""
+    scope = f"{target.pk}|{target.sk}"
+    if request.method != "POST":
+        form = form_class(scope=scope, snapshot=shown or editing.snapshot(target))
+        return _page(request, template, context | {"form": form})
+    form = form_class(request.POST, scope=scope)
+    if not form.is_valid():
+        return _page(request, template, context | {"form": form}, status=400)
+    try:
+        changes = save(form)
+    except EditConflict as exc:
+        fresh = form_class(scope=scope, snapshot=editing.snapshot(target))
+        yours = {form.paths[name]: form.data.get(name) for name in form.paths if name in form.data}
+        labels = _labels(form)
+        drifts = [
+            {
+                "label": labels.get(d.attribute, d.attribute),
+                "seen": d.seen,
+                "now": d.now,
+                "yours": yours.get(d.attribute),
+            }
+            for d in exc.drifts
+        ]
+        return _page(request, template, context | {"form": fresh, "drifts": drifts, "conflict": str(exc)}, status=409)
+    except EmailTaken as exc:
+        form.add_error("email", f"{exc.email} is already the email of customer {exc.owner}")
+        return _page(request, template, context | {"form": form, "taken_by": exc.owner}, status=409)
+    except InvalidInput as exc:
+        form.add_error(None, str(exc))
+        return _page(request, template, context | {"form": form}, status=400)
+    if changes:
+        messages.success(request, "Saved: " + ", ".join(c.attribute for c in changes))
+    else:
+        messages.info(request, "Nothing changed; nothing was saved.")
+    return redirect(context["back_url"], permanent=False)
+
+
+def _seen(form: EditForm) -> Snapshot:
+    snapshot: Snapshot = form.cleaned_data["seen"]
+    return snapshot
+
+
+# --- customers ---------------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def customer_edit(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    if not can_edit_customers(request.user):
+        return needs_group(request, settings.CUSTOMER_SERVICE_GROUP, "customers")
+    target = editing.customer_target(customer_id)
+    cid = target.entity_id
+
+    def save(form: CustomerForm) -> list[Changed]:
+        return editing.customer_edit(
+            customer_id=cid,
+            seen=_seen(form),
+            name=form.wanted("name"),
+            email=form.wanted("email"),
+            address=form.address(),
+            actor=actor_of(request),
+            email_owner=lambda email: selectors.customer_id_for_email(email=email),
+        )
+
+    context = _context("customer", cid, reverse("dashboard:customer", args=[cid]), f"Customer {cid}")
+    return _edit(request, form_class=CustomerForm, target=target, context=context, save=save)
+
+
+def _context(kind: str, entity_id: str, back_url: str, label: str) -> dict[str, Any]:
+    return {
+        "title": f"Edit {label.lower()}",
+        "back_url": back_url,
+        "back_label": label,
+        "history_url": reverse("dashboard:history", args=[kind, entity_id]) if kind != "stock" else None,
+    }
+
+
+# --- products --------------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def product_edit(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
+    if not can_edit_catalogue(request.user):
+        return needs_group(request, settings.CATALOGUE_GROUP, "products")
+    target = editing.product_target(product_id)
+    pid = target.entity_id
+
+    def save(form: ProductForm) -> list[Changed]:
+        return editing.product_edit(
+            product_id=pid,
+            seen=_seen(form),
+            name=form.wanted("name"),
+            description=form.wanted("description"),
+            price=form.wanted("price"),
+            category=form.wanted("category"),
+            actor=actor_of(request),
+        )
+
+    context = _context("product", pid, reverse("dashboard:product", args=[pid]), f"Product {pid}")
+    return _edit(request, form_class=ProductForm, target=target, context=context, save=save)
+
+
+# --- warehouses ------------------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def warehouse_edit(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
+    if not can_edit_catalogue(request.user):
+        return needs_group(request, settings.CATALOGUE_GROUP, "warehouses")
+    target = editing.warehouse_target(warehouse_id)
+    wid = target.entity_id
+
+    def save(form: WarehouseForm) -> list[Changed]:
+        return editing.warehouse_edit(
+            warehouse_id=wid,
+            seen=_seen(form),
+            name=form.wanted("name"),
+            address=form.address(),
+            actor=actor_of(request),
+        )
+
+    context = _context("warehouse", wid, reverse("dashboard:warehouse", args=[wid]), f"Warehouse {wid}")
+    return _edit(request, form_class=WarehouseForm, target=target, context=context, save=save)
+
+
+# --- stock -------------------------------------------------------------------------------------------------
+
+
+def _stock_context(request: HtmxHttpRequest, target: Target, snapshot: Snapshot | None) -> dict[str, Any]:
+    pid, wid = target.entity_id, target.warehouse_id or ""
+    context = _context("stock", pid, reverse("dashboard:product", args=[pid]), f"Product {pid}")
+    context |= {
+        "title": f"Stock of product {pid} in warehouse {wid}",
+        "product_id": pid,
+        "warehouse_id": wid,
+        "adjust_url": reverse("dashboard:stock-adjust", args=[pid, wid]),
+        "product_history_url": reverse("dashboard:history", args=["product", pid]),
+    }
+    if snapshot is not None:
+        context["current"] = snapshot.values["Quantity"]
+        context["exists"] = snapshot.exists
+        context["adjust_form"] = StockAdjustForm(scope=f"{target.pk}|{target.sk}", snapshot=snapshot)
+    return context
+
+
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponseBase:
+    """Set the quantity (field ``quantity``); the page also offers an adjustment by +/-n with a reason."""
+    if not can_edit_catalogue(request.user):
+        return needs_group(request, settings.CATALOGUE_GROUP, "stock")
+    target = editing.stock_target(product_id, warehouse_id)
+
+    def save(form: StockForm) -> list[Changed]:
+        return editing.stock_set(
+            product_id=target.entity_id,
+            warehouse_id=target.warehouse_id or "",
+            quantity=int(form.cleaned_data["quantity"]),
+            seen=_seen(form),
+            actor=actor_of(request),
+        )
+
+    snapshot = editing.snapshot(target)  # also the adjust form's (on a 409, read after the other save: fresh)
+    return _edit(
+        request,
+        form_class=StockForm,
+        target=target,
+        context=_stock_context(request, target, snapshot),
+        save=save,
+        template="dashboard/stock_edit.html",
+        shown=snapshot,
+    )
+
+
+@require_POST
+@domain_errors
+def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponse:
+    """Add or take ``delta`` with a ``reason``, conditioned on the quantity the page showed."""
+    if not can_edit_catalogue(request.user):
+        return needs_group(request, settings.CATALOGUE_GROUP, "stock")
+    target = editing.stock_target(product_id, warehouse_id)
+    scope = f"{target.pk}|{target.sk}"
+    form = StockAdjustForm(request.POST, scope=scope)
+    template = "dashboard/stock_edit.html"
+
+    def page(status: int, **extra: Any) -> TemplateResponse:
+        snapshot = editing.snapshot(target)
+        context = _stock_context(request, target, snapshot)
+        context["form"] = StockForm(scope=scope, snapshot=snapshot)
+        return _page(request, template, context | extra, status=status)
+
+    if not form.is_valid():
+        return page(400, adjust_form=form)
+    try:
+        editing.stock_adjust(
+            product_id=target.entity_id,
+            warehouse_id=target.warehouse_id or "",
+            delta=form.cleaned_data["delta"],
+            reason=form.cleaned_data["reason"],
+            seen=_seen(form),
+            actor=actor_of(request),
+        )
+    except EditConflict as exc:
+        drifts = [{"label": "quantity", "seen": d.seen, "now": d.now, "yours": None} for d in exc.drifts]
+        return page(409, drifts=drifts, conflict=str(exc))
+    except InvalidInput as exc:
+        form.add_error(None, str(exc))
+        return page(400, adjust_form=form)
+    messages.success(request, f"Stock adjusted by {form.cleaned_data['delta']:+d}")
+    return redirect(reverse("dashboard:product", args=[target.entity_id]))

@@ -1,0 +1,267 @@
+"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run, then applied row by row.
+
+- ``dry_run(data)`` parses the file (UTF-8, a header naming the three columns, at most ``MAX_ROWS`` rows; a file
+  that breaks one of these is refused whole, ``FileRefused``), checks every row (ids, a whole number >= 0, no
+  row twice), and reads what it needs by key only: the stock rows, products and warehouses named, with
+  BatchGetItem (100 keys a call). It writes nothing and returns each row's change (before -> after) and every
+  row's error.
+- ``apply(rows)`` writes each changed row as ``shop.editing.stock_set`` does (one transaction with its audit
+  entry), conditioned on the quantity the dry run showed, with at most ``WORKERS`` rows in flight; each row gets
+  its outcome (200 done, 409 changed meanwhile, 404, 400, 503), one row's failure never stopping the others.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pynamodb.exceptions import PynamoDBException
+
+from dynamo import ddb_json
+from dynamo.batch import batch_get
+from dynamo.client import client_of
+from dynamo.instrumentation import run_in_context
+from shop import editing, keys
+from shop.audit import Actor
+from shop.edit_writes import MAX_QUANTITY, same_number
+from shop.errors import Busy, EditConflict, InvalidInput, NotFound
+from shop.models import ShopItem
+from shop.snapshots import Snapshot
+
+MAX_ROWS = 5_000
+COLUMNS = ("product_id", "warehouse_id", "quantity")
+WORKERS = 8  # transactions in flight at once
+
+Item = dict[str, dict[str, Any]]
+
+
+class FileRefused(InvalidInput):
+    """The file as a whole cannot be read as a stock list (encoding, header, size); nothing was checked."""
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PlannedRow:
+    """A valid row: the stock row's quantity as stored now (None: there is none, the row creates it) and the
+    quantity the file asks for."""
+
+    line: int
+    product_id: str
+    warehouse_id: str
+    before: str | None
+    after: int
+
+    @property
+    def changes(self) -> bool:
+        return self.before is None or not same_number(self.before, str(self.after))
+
+
+@dataclass(frozen=True)
+class Plan:
+    rows: list[PlannedRow]
+    errors: list[RowError]
+
+    @property
+    def changed(self) -> list[PlannedRow]:
+        return [r for r in self.rows if r.changes]
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    """What applying one row did: ``code`` 200 (done), 409 (the stock changed since the dry run: ``now`` holds
+    what it is), 404, 400 or 503 (nothing was written, try again)."""
+
+    row: PlannedRow
+    code: int
+    message: str
+    now: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.code == 200
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    line: int
+    product_id: str
+    warehouse_id: str
+    quantity: int
+
+
+def _text(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FileRefused(
+            f"the file is not UTF-8 text (byte {exc.start} cannot be read); save it as CSV UTF-8 and upload again"
+        ) from exc
+    if "\x00" in text:
+        raise FileRefused("the file holds NUL bytes: it is not a CSV text file")
+    return text
+
+
+def _header(row: list[str]) -> dict[str, int]:
+    names = [name.strip().lower() for name in row]
+    missing = [c for c in COLUMNS if c not in names]
+    if missing:
+        raise FileRefused(f"the header row lacks the column(s) {', '.join(missing)}; it must name {','.join(COLUMNS)}")
+    return {c: names.index(c) for c in COLUMNS}
+
+
+def _quantity(text: str) -> int:
+    if not text.isascii() or not text.isdigit():
+        raise InvalidInput(f"quantity {text[:40]!r} is not a whole number >= 0")
+    value = int(text)
+    if value > MAX_QUANTITY:
+        raise InvalidInput(f"quantity {value} is over {MAX_QUANTITY}")
+    return value
+
+
+def _row(line: int, row: list[str], columns: dict[str, int]) -> _Parsed:
+    try:
+        cells = {c: row[i].strip() for c, i in columns.items()}
+    except IndexError as exc:
+        raise InvalidInput(f"missing value(s): the row needs {','.join(COLUMNS)}") from exc
+    return _Parsed(
+        line,
+        keys.bare(cells["product_id"], keys.PRODUCT),
+        keys.bare(cells["warehouse_id"], keys.WAREHOUSE),
+        _quantity(cells["quantity"]),
+    )
+
+
+def parse(data: bytes) -> tuple[list[_Parsed], list[RowError]]:
+    """The rows of a stock file and the errors of the rows that are not valid (line numbers as an editor shows
+    them: the header is line 1); a row naming a stock row an earlier line named is an error. FileRefused for a
+    file that cannot be read as one."""
+    reader = csv.reader(io.StringIO(_text(data), newline=""))
+    rows: list[_Parsed] = []
+    errors: list[RowError] = []
+    first_line: dict[tuple[str, str], int] = {}
+    try:
+        header = next((row for row in reader if any(cell.strip() for cell in row)), None)
+        if header is None:
+            raise FileRefused(f"the file is empty; it needs a header row {','.join(COLUMNS)} and one row per stock")
+        columns = _header(header)
+        for count, row in enumerate((r for r in reader if any(cell.strip() for cell in r)), start=1):
+            if count > MAX_ROWS:
+                raise FileRefused(f"the file has more than {MAX_ROWS:,} rows; split it")
+            try:
+                parsed = _row(reader.line_num, row, columns)
+            except InvalidInput as exc:
+                errors.append(RowError(reader.line_num, str(exc)))
+                continue
+            pair = (parsed.product_id, parsed.warehouse_id)
+            if pair in first_line:
+                where = f"product {pair[0]} in warehouse {pair[1]}"
+                errors.append(RowError(parsed.line, f"{where} is already on line {first_line[pair]}"))
+                continue
+            first_line[pair] = parsed.line
+            rows.append(parsed)
+    except csv.Error as exc:
+        raise FileRefused(f"line {reader.line_num}: not valid CSV ({exc})") from exc
+    return rows, errors
+
+
+def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
+    wanted = [ddb_json.key(pk, sk) for pk, sk in keys_]
+    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
+    return {key: item for key, item in zip(keys_, found, strict=True) if item is not None}
+
+
+def _is(item: Item | None, entity_type: str) -> bool:
+    return ddb_json.string(item, "EntityType") == entity_type
+
+
+def dry_run(data: bytes) -> Plan:
+    """Every row's change and every error, from reads by key only; nothing is written."""
+    parsed, errors = parse(data)
+    products = sorted({keys.product(r.product_id) for r in parsed})
+    warehouses = sorted({keys.warehouse(r.warehouse_id) for r in parsed})
+    stock_keys = [(keys.product(r.product_id), keys.warehouse(r.warehouse_id)) for r in parsed]
+    found = _fetch([(k, k) for k in products + warehouses] + stock_keys)
+    rows: list[PlannedRow] = []
+    for row, stock_key in zip(parsed, stock_keys, strict=True):
+        pk, sk = stock_key
+        if not _is(found.get((pk, pk)), "product"):
+            errors.append(RowError(row.line, f"unknown product {row.product_id}"))
+            continue
+        if not _is(found.get((sk, sk)), "warehouse"):
+            errors.append(RowError(row.line, f"unknown warehouse {row.warehouse_id}"))
+            continue
+        stock = found.get(stock_key)
+        before = ddb_json.string(stock, "Quantity")
+        if stock is not None and before is None:
+            errors.append(RowError(row.line, "the stored quantity is not a decimal string; fix it on the stock page"))
+            continue
+        rows.append(PlannedRow(row.line, row.product_id, row.warehouse_id, before, row.quantity))
+    errors.sort(key=lambda e: e.line)
+    return Plan(rows=rows, errors=errors)
+
+
+def _throttled(exc: Exception) -> bool:
+    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
+    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
+
+
+def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
+    """One row, conditioned on the quantity the dry run showed."""
+    seen = Snapshot(values={"Quantity": row.before}, exists=row.before is not None)
+    try:
+        editing.stock_set(
+            product_id=row.product_id,
+            warehouse_id=row.warehouse_id,
+            quantity=row.after,
+            seen=seen,
+            actor=actor,
+            action=editing.STOCK_IMPORT,
+        )
+    except EditConflict as exc:
+        now = next((d.now for d in exc.drifts if d.attribute == "Quantity"), None)
+        return RowOutcome(row, 409, f"changed meanwhile: now {now if now is not None else 'no stock row'}", now)
+    except NotFound as exc:
+        return RowOutcome(row, 404, str(exc))
+    except InvalidInput as exc:
+        return RowOutcome(row, 400, str(exc))
+    except Busy as exc:
+        return RowOutcome(row, 503, str(exc))
+    except (PynamoDBException, ClientError, BotoCoreError) as exc:
+        if not _throttled(exc):
+            raise
+        return RowOutcome(row, 503, "DynamoDB is throttling; nothing was written, try again")
+    return RowOutcome(row, 200, "done")
+
+
+def apply(
+    rows: Sequence[PlannedRow],
+    *,
+    actor: Actor,
+    workers: int = WORKERS,
+    on_done: Callable[[RowOutcome], object] | None = None,
+) -> list[RowOutcome]:
+    """Apply the rows that change something, ``workers`` at a time; outcomes in the rows' order."""
+    if len(rows) > MAX_ROWS:
+        raise InvalidInput(f"at most {MAX_ROWS:,} rows at once")
+    wanted = [r for r in rows if r.changes]
+
+    def one(row: PlannedRow) -> RowOutcome:
+        outcome = apply_row(row, actor)
+        if on_done is not None:
+            on_done(outcome)
+        return outcome
+
+    if not wanted:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted)))) as pool:
+        return list(pool.map(run_in_context(one), wanted))

@@ -1,0 +1,256 @@
+"""One order's consistency (``adminview.consistency``) on DynamoDB Local: the three verdicts, the repair, and the
+repair racing the sync."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from adminview import consistency, projection, rebuild, repair, sync_status
+from adminview.consistency import BEHIND, DIFFERS, IN_SYNC
+from adminview.models import OrderSummary, ViewItem, pending_shards
+from adminview.table_walk import Table
+from adminview.view_diff import Change
+from dynamo.client import client_of
+from shop import orders
+from shop.audit import Actor
+from shop.errors import InvalidInput, NotFound, OrderConflict
+from shop.models import AuditEntry
+from shop.orders import OrderLine, PaymentSpec
+from tests import factories
+from tests.adminview_helpers import sync_now
+
+pytestmark = pytest.mark.ddb_local
+
+OID = "c1"
+PK = "o#" + OID
+BOSS = Actor("boss", request_id="req-1")
+
+
+def _no_sleep(_seconds: float) -> None:
+    return None
+
+
+@pytest.fixture
+def order(shop_table: str, admin_view_table: str) -> str:
+    """A pending order with two lines and a paid invoice, applied to the view."""
+    factories.shop_with(customers=1, products=2)
+    orders.order_place(
+        customer_id="1001",
+        lines=[OrderLine("2001", 2), OrderLine("2002", 1)],
+        placed_at=datetime(2024, 5, 1, 12, 0),
+        order_id=OID,
+        payments=[PaymentSpec("Visa", "31.50", "tx-" + OID)],
+    )
+    sync_now()
+    return OID
+
+
+def _view() -> tuple[Any, str]:
+    return client_of(ViewItem), str(ViewItem.Meta.table_name)
+
+
+def _lose(sk: str) -> None:
+    client, table = _view()
+    client.delete_item(TableName=table, Key={"PK": {"S": PK}, "SK": {"S": sk}})
+
+
+def _set(sk: str, name: str, value: dict[str, Any]) -> None:
+    client, table = _view()
+    client.update_item(
+        TableName=table,
+        Key={"PK": {"S": PK}, "SK": {"S": sk}},
+        UpdateExpression="SET #n = :v",
+        ExpressionAttributeNames={"#n": name},
+        ExpressionAttributeValues={":v": value},
+    )
+
+
+def _check(**kwargs: Any) -> consistency.Report:
+    return consistency.order_consistency(order_id=OID, sleep=kwargs.pop("sleep", _no_sleep), **kwargs)
+
+
+def _repair_entries() -> list[AuditEntry]:
+    return [e for e in AuditEntry.query(PK, AuditEntry.sk.startswith("AUDIT#")) if "repair" in e.action]
+
+
+def test_an_untouched_order_is_in_sync_with_its_watermarks(order: str) -> None:
+    report = _check()
+    assert report.verdict == IN_SYNC and report.differences == []
+    assert report.expected == report.stored and (PK, "#order") in report.stored
+    assert [m.sk for m in report.watermarks] == ["c#1001", "i#" + OID, "p#2001", "p#2002"]
+    assert all(m.seq is not None and m.seq.isdigit() and m.in_shop for m in report.watermarks)
+    assert report.rev == 1 and report.applied_at is not None and report.applied_at <= report.read_at
+
+
+def test_a_lost_buyer_relation_differs(order: str) -> None:
+    _lose("p#2001")
+    pauses: list[float] = []
+    report = _check(sleep=pauses.append)
+    assert report.verdict == DIFFERS and "anchor" in report.reason
+    assert [(d.kind, d.key, d.contradiction) for d in report.differences] == [("missing", (PK, "p#2001"), True)]
+    assert pauses == [consistency.SETTLE_S]  # the sync might have been half-way: looked twice
+
+
+def test_a_changed_summary_attribute_differs_by_the_orders_version(order: str) -> None:
+    _set("#order", "Total", {"S": "999.00"})
+    report = _check()
+    assert report.verdict == DIFFERS and "version 1" in report.reason
+    (difference,) = report.differences
+    assert difference.kind == "differing" and difference.key == (PK, "#order")
+    assert [(a.name, a.expected, a.stored) for a in difference.attributes] == [
+        ("Total", {"S": "31.50"}, {"S": "999.00"})
+    ]
+
+
+def test_a_lost_pending_index_key_differs_by_the_anchor(order: str) -> None:
+    client, table = _view()
+    client.update_item(
+        TableName=table, Key={"PK": {"S": PK}, "SK": {"S": "#order"}}, UpdateExpression="REMOVE GSI1PK, GSI1SK"
+    )
+    report = _check()
+    assert report.verdict == DIFFERS
+    assert [a.name for a in report.differences[0].attributes] == ["GSI1PK", "GSI1SK"]
+
+
+def test_an_order_shipped_while_the_sync_is_stopped_is_behind(order: str) -> None:
+    orders.order_ship(order_id=OID, actor=Actor("packer"))
+    report = _check()
+    assert report.verdict == BEHIND and not any(d.contradiction for d in report.differences)
+    kinds = {(d.kind, d.key[1].split("#")[0]) for d in report.differences}
+    assert kinds == {("differing", ""), ("missing", "AUDIT")}  # the summary, and the audit entry's activity items
+    summary = next(d for d in report.differences if d.key == (PK, "#order"))
+    assert {"Status", "Version"} <= {a.name for a in summary.attributes}
+
+    sync_now()
+    assert _check().verdict == IN_SYNC
+
+
+def test_a_sync_proven_caught_up_after_the_read_turns_behind_into_differs(order: str) -> None:
+    orders.order_ship(order_id=OID)  # not applied, yet the heartbeats will say every change was
+    for beat in sync_status.heartbeats():
+        assert beat.shard is not None
+        stream = beat.writer.split("|")[0]
+        sync_status.record_caught_up(stream, beat.shard, clock=lambda: time.time() + 60)
+    report = _check()
+    assert report.verdict == DIFFERS and "every change" in report.reason
+
+
+def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    orders.order_ship(order_id=OID)
+    real_read, looks = consistency.read, list[consistency.Look]()
+
+    def read_while_the_sync_writes(order_id: str) -> consistency.Look:
+        seen = real_read(order_id)
+        if not looks:  # as if the sync wrote the anchor between the first read of it and the view's
+            seen = replace(seen, anchor_before=dict(seen.anchor_before or {}, Rev={"N": "0"}))
+        looks.append(seen)
+        return seen
+
+    def sync_meanwhile(_seconds: float) -> None:
+        sync_now()
+
+    monkeypatch.setattr(consistency, "read", read_while_the_sync_writes)
+    first = consistency.judge(consistency.read(OID), pending_shards())
+    assert first.verdict == BEHIND and first.unsettled and "written while they were read" in first.reason
+    looks.clear()
+    assert _check(sleep=sync_meanwhile).verdict == IN_SYNC and len(looks) == 2  # the second look decides
+
+
+def test_a_batch_caught_between_its_view_write_and_its_anchor_write_is_looked_at_again(order: str) -> None:
+    orders.order_cancel(order_id=OID)
+    client, table = _view()
+    for product in ("2001", "2002"):  # the sync's view write for the cancel: buyers leave the buyers index
+        client.put_item(TableName=table, Item=projection.buyer_item(OID, product, "1001", cancelled=True))
+    first = consistency.judge(consistency.read(OID), pending_shards())
+    assert first.verdict == DIFFERS and first.unsettled
+
+    def anchor_write_lands(_seconds: float) -> None:
+        sync_now()
+
+    assert _check(sleep=anchor_write_lands).verdict == IN_SYNC
+
+
+def test_unknown_and_malformed_order_ids(order: str) -> None:
+    with pytest.raises(NotFound):
+        consistency.order_consistency(order_id="nope")
+    with pytest.raises(InvalidInput):
+        consistency.order_consistency(order_id="o#bad id!")
+    with pytest.raises(NotFound):
+        consistency.order_repair(order_id="nope", actor=BOSS)
+
+
+def test_repair_rewrites_the_order_and_audits_it_in_the_same_transaction(order: str) -> None:
+    _lose("p#2001")
+    _set("#order", "Total", {"S": "999.00"})
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    assert sorted(c.key for c in repaired.changes) == [(PK, "#order"), (PK, "p#2001")]
+    assert repaired.entry is not None and repaired.attempts == 1
+    (entry,) = _repair_entries()
+    assert (entry.action, entry.user, entry.request_id) == ("repair-view", "boss", "req-1")
+    assert entry.detail is not None and "missing p#2001" in entry.detail and "(Total)" in entry.detail
+    assert _check().verdict == IN_SYNC  # its activity items were written with it
+
+    sync_now()  # the audit entry's own record writes the same activity items again
+    assert _check().verdict == IN_SYNC and rebuild.verify(settle_s=0).clean
+    orders.order_cancel(order_id=OID)  # later records still apply
+    sync_now()
+    assert _check().verdict == IN_SYNC
+
+
+def test_repair_of_an_order_in_sync_writes_nothing(order: str) -> None:
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS)
+    assert repaired.changes == [] and repaired.entry is None
+    assert _repair_entries() == []
+
+
+@pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
+def test_repair_racing_the_sync_never_writes_an_older_state(
+    order: str, conditional: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _lose("p#2001")
+    real = consistency._commit
+    raced: list[int] = []
+
+    def commit(view: Table, actions: list[dict[str, Any]]) -> None:
+        if not raced:  # between the repair's reads (PENDING) and its write, the sync applies SHIPPED
+            raced.append(1)
+            orders.order_ship(order_id=OID)
+            sync_now()
+        if not conditional:
+            actions = [
+                {k: {n: v for n, v in body.items() if "Expression" not in n}} for a in actions for k, body in a.items()
+            ]
+        real(view, actions)
+
+    monkeypatch.setattr(consistency, "_commit", commit)
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    status = OrderSummary.get(PK, "#order", consistent_read=True).status
+    if conditional:
+        assert repaired.attempts == 2 and status == "SHIPPED"
+        assert len(_repair_entries()) == 1  # the attempt that lost wrote no audit entry either
+        assert _check().verdict == IN_SYNC
+    else:  # without the condition the repair writes the PENDING it read over the SHIPPED the sync applied
+        assert repaired.attempts == 1 and status == "PENDING"
+
+
+def test_repair_gives_up_when_the_order_keeps_changing(order: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _lose("p#2001")
+
+    def always_beaten(_view: Table, _actions: list[dict[str, Any]]) -> None:
+        raise repair.Contended("ConditionalCheckFailed")
+
+    monkeypatch.setattr(consistency, "_commit", always_beaten)
+    with pytest.raises(OrderConflict, match="keeps changing"):
+        consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    assert _repair_entries() == [] and _check().verdict == DIFFERS
+
+
+def test_describe_keeps_the_audit_detail_short() -> None:
+    changes = [Change("missing", (PK, f"AUDIT#{n:04d}"), {}, None) for n in range(100)]
+    detail = consistency.describe(changes)
+    assert detail.startswith("rewrote 100 view items: missing AUDIT#0000") and len(detail) <= consistency.DETAIL_CHARS
