@@ -2,7 +2,7 @@
 
 A context processor: every page gets it without its view knowing, and it reads only the URL Django resolved (no
 DynamoDB, no database). A page that is not listed belongs to no area (an order, a customer: reached by the jump
-box or a link).
+box or a link). A product's pages belong to the catalogue, the list of every product.
 """
 
 from __future__ import annotations
@@ -15,6 +15,18 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:pending": ("pending", True),
     "dashboard:orders": ("orders", True),
     "dashboard:orders-bulk": ("orders", False),
+    "dashboard:stats-daily": ("numbers", True),
+    "dashboard:stats-categories": ("numbers", False),
+    "dashboard:stats-status": ("numbers", False),
+    "dashboard:catalogue": ("catalogue", True),
+    "dashboard:stock-import": ("catalogue", False),
+    "dashboard:stock-import-apply": ("catalogue", False),
+    "dashboard:product": ("catalogue", False),
+    "dashboard:buyers": ("catalogue", False),
+    "dashboard:product-edit": ("catalogue", False),
+    "dashboard:stock-pick": ("catalogue", False),
+    "dashboard:stock-edit": ("catalogue", False),
+    "dashboard:stock-adjust": ("catalogue", False),
     "dashboard:activity": ("activity", True),
     "dashboard:sync": ("sync", True),
     "dashboard:patterns": ("explorer", True),

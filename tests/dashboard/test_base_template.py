@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.template.loader import render_to_string
-from django.test import Client
+from django.test import Client, RequestFactory
+from django.urls import resolve
 
+from dashboard import navigation, urls
 from dynamo.instrumentation import Call, CallLog
 
 
@@ -81,3 +83,28 @@ def test_a_user_who_is_not_staff_gets_the_logout_form_but_not_the_areas() -> Non
     html = response.content.decode()
     assert response.status_code == 403 and "staff accounts only" in html
     assert 'class="logout"' in html and 'id="nav-areas"' not in html and 'action="/go/"' not in html
+
+
+def test_every_area_entry_names_a_dashboard_url_and_each_area_has_its_own_page() -> None:
+    names = {f"dashboard:{pattern.name}" for pattern in urls.urlpatterns}
+    assert set(navigation.AREAS) <= names, set(navigation.AREAS) - names
+    own_pages = {area for area, own in navigation.AREAS.values() if own}
+    assert own_pages == {area for area, _ in navigation.AREAS.values()}
+
+
+@pytest.mark.parametrize(
+    ("path", "area", "current"),
+    [
+        ("/stats/daily/", "numbers", "page"),
+        ("/stats/categories/", "numbers", "true"),
+        ("/catalogue/", "catalogue", "page"),
+        ("/stock/import/", "catalogue", "true"),
+        ("/products/2002/edit/", "catalogue", "true"),
+        ("/customers/1002/edit/", None, None),
+    ],
+)
+def test_the_numbers_and_the_catalogue_are_areas(path: str, area: str | None, current: str | None) -> None:
+    request = RequestFactory().get(path)
+    request.resolver_match = resolve(path)
+    found = navigation.current_area(request)
+    assert (found.get("nav_area"), found.get("nav_current")) == (area, current)
