@@ -1,11 +1,12 @@
 """A tour of every page of the dashboard in headless Chromium, shared by the accessibility test
 (``test_accessibility``) and the screenshots (``test_screenshots``, run by ``scripts/screenshots``).
 
-``seed`` writes a small shop through the domain code (three customers, three products, eight orders: shipped,
-delivered, cancelled and pending, a favourite, staff activity) and syncs the admin view; ``visits`` lists the
-pages, each with how to reach it: a URL, a form posted without htmx (bulk results, the 409 and CSRF pages), or a
-server-side condition held while it is shown (a bug: 500; DynamoDB gone: 503; a user who lost staff status: 403).
-Add a page here when you add one to the dashboard: both tests then cover it.
+``seed`` writes a small shop through the domain code (three customers, three products in two categories, eight
+orders: shipped, delivered, cancelled and pending, a favourite, staff activity and edits) and syncs the admin view;
+``visits`` lists the pages, each with how to reach it: a URL, a form posted without htmx (bulk results, the 409
+and CSRF pages), a form of the page filled in and sent as a person would (``Submit``: an edit's 400 and stale 409,
+the stock import's dry run), or a server-side condition held while it is shown (a bug: 500; DynamoDB gone: 503;
+a user who lost staff status: 403). Add a page here when you add one to the dashboard: both tests then cover it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from django.contrib.auth.models import Group, User
 from dashboard.views import home
 from dynamo import local, patience
 from dynamo.models import use_patience
-from shop import favourites, orders
+from shop import editing, favourites, orders
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.order_builders import PaymentSpec
@@ -41,6 +42,10 @@ PLACED = datetime(2026, 11, 2, 9, 0)
 SHIPPED_ORDER = "5002"  # shipped: shipments, a favourite, history
 PENDING_ORDER = "5006"
 BULK_ORDER = "5007"
+CATEGORIES = ("books", "garden")
+EDITED_PRODUCT = "2002"  # edited by staff: latest changes, history, the stale form's 409
+NOVEMBER = "from=2026-11-01&to=2026-11-30"  # the numbers pages' range: every seeded order
+STOCK_FILE = b"product_id,warehouse_id,quantity\n2001,301,90\n2002,301,120\n2003,301,many\n2999,301,5\n"
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,22 @@ NARROW = 375
 LOOKS = (Look("light", DESKTOP), Look("dark", DESKTOP), Look("light", NARROW), Look("dark", NARROW))
 
 
+def nothing() -> None:
+    """Nobody else does anything meanwhile."""
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A form of the page at the visit's path, filled in and sent as a person would: its fields typed in, its
+    files chosen, its submit button clicked; ``meanwhile`` runs after the form is shown and before it is sent
+    (someone else's save, for a stale form's 409)."""
+
+    form: str  # a CSS selector of the form
+    fields: dict[str, str] = field(default_factory=dict)  # name -> what is typed in
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # name -> (file name, content)
+    meanwhile: Callable[[], None] = nothing
+
+
 @dataclass(frozen=True)
 class Visit:
     """One page of the tour: its name (the screenshot's file name), how to reach it, the status it answers."""
@@ -69,6 +90,7 @@ class Visit:
     status: int = 200
     form: dict[str, str] | None = None  # posted to ``path`` as a plain form (no htmx), CSRF token added
     csrf: bool = True  # False: the form goes without its token (the CSRF failure page)
+    submit: Submit | None = None  # a form of the page at ``path``, sent by clicking its button
     condition: Callable[[], AbstractContextManager[object]] = field(default=nullcontext)
 
 
@@ -95,21 +117,38 @@ def dynamodb_gone() -> Iterator[None]:
             use_patience(patience.PATIENT)
 
 
+def price_edit_by(username: str, price: str) -> None:
+    """Someone saves a new price for the edited product, as its edit form would (conditioned on what it read)."""
+    seen = editing.snapshot(editing.product_target(EDITED_PRODUCT))
+    values = seen.values
+    editing.product_edit(
+        product_id=EDITED_PRODUCT,
+        seen=seen,
+        name=values["Detail.Name"],
+        description=values["Detail.Description"],
+        price=price,
+        category=values["Category"],
+        actor=Actor(username),
+    )
+
+
 def seed() -> None:
-    """Eight orders 5001-5008 over customers 1001-1003 and products 2001-2003 (warehouse 301), the first five
-    with a payment transaction id; 5001 delivered, 5002 shipped with a favourite, 5003 cancelled, the rest
-    pending; staff activity by ``ann``; the admin view synced."""
-    factories.shop_with(customers=3, products=3)
+    """Eight orders 5001-5008 over customers 1001-1003 and products 2001-2003 (10.50, 11.50, 12.50; books and
+    garden; warehouse 301), placed over three days from 2 November 2026, the first five with a payment transaction
+    id; 5001 delivered, 5002 shipped with a favourite, 5003 cancelled, the rest pending; staff activity by ``ann``,
+    who also edited product 2002's price and adjusted its stock; the admin view synced."""
+    factories.shop_with(customers=3, products=3, categories=CATEGORIES)
+    prices = {str(2001 + p): Decimal("10.50") + p for p in range(3)}
     for n in range(8):
         oid = str(5001 + n)
         lines = [OrderLine(str(2001 + n % 3), 1 + n % 2), OrderLine(str(2001 + (n + 1) % 3), 1)]
-        total = Decimal("10.50") * sum(line.quantity for line in lines)
+        total = sum((prices[line.product_id] * line.quantity for line in lines), Decimal(0))
         payments = [PaymentSpec("credit card", total, transaction_id=f"tx-{oid}")] if n < 5 else None
         orders.order_place(
             customer_id=str(1001 + n % 3),
             lines=lines,
             payments=payments,
-            placed_at=PLACED + timedelta(hours=n),
+            placed_at=PLACED + timedelta(days=n // 3, hours=n),
             order_id=oid,
         )
     ann = Actor(USERNAME)
@@ -118,6 +157,8 @@ def seed() -> None:
     orders.order_deliver(order_id="5001", actor=ann)
     orders.order_cancel(order_id="5003", actor=ann)
     favourites.favourite_add(order_id=SHIPPED_ORDER, product_id="2002", at=PLACED + timedelta(days=2), actor=ann)
+    price_edit_by(USERNAME, "11.90")
+    editing.stock_adjust(product_id=EDITED_PRODUCT, warehouse_id="301", delta=-2, reason="two damaged", actor=ann)
     sync_now()
 
 
@@ -140,6 +181,37 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("warehouse", "/warehouses/301/"),
         Visit("patterns", "/patterns/"),
         Visit("pattern", f"/patterns/getOrderDetailsByOrderId/?order_id={SHIPPED_ORDER}"),
+        Visit("catalogue", "/catalogue/"),
+        Visit("customer-edit", "/customers/1002/edit/"),
+        Visit("product-edit", f"/products/{EDITED_PRODUCT}/edit/"),
+        Visit("warehouse-edit", "/warehouses/301/edit/"),
+        Visit("stock-edit", f"/products/{EDITED_PRODUCT}/stock/301/"),
+        Visit(
+            "edit-saved",  # the customer's page after a save, with its message and the change in its latest changes
+            "/customers/1002/edit/",
+            submit=Submit("#edit-form", {"name": "Customer 1002 Second"}),
+        ),
+        Visit(
+            "edit-400", f"/products/{EDITED_PRODUCT}/edit/", status=400, submit=Submit("#edit-form", {"price": "abc"})
+        ),
+        Visit(
+            "edit-409",
+            f"/products/{EDITED_PRODUCT}/edit/",
+            status=409,
+            submit=Submit("#edit-form", {"price": "9.99"}, meanwhile=lambda: price_edit_by("bob", "12.40")),
+        ),
+        Visit("history", f"/history/product/{EDITED_PRODUCT}/"),
+        Visit("stock-import", "/stock/import/"),
+        Visit(
+            "stock-import-dry-run",
+            "/stock/import/",
+            submit=Submit("#upload-form", files={"file": ("stock.csv", STOCK_FILE)}),
+        ),
+        Visit("consistency", f"/orders/{SHIPPED_ORDER}/consistency/"),
+        Visit("consistency-repaired", f"/orders/{SHIPPED_ORDER}/consistency/repair/", form={}),
+        Visit("stats-daily", f"/stats/daily/?{NOVEMBER}"),
+        Visit("stats-categories", f"/stats/categories/?{NOVEMBER}"),
+        Visit("stats-status", "/stats/status/"),
         Visit("activity", "/activity/"),
         Visit("sync", "/sync/"),
         Visit("error-400", "/orders/due/?date=someday", status=400),
@@ -218,7 +290,9 @@ POST_FORM = """([action, fields]) => {
 
 def open_page(page: Any, base: str, visit: Visit) -> Any:
     """Go to the visit's page, check the status it answered with, and return the response."""
-    if visit.form is None:
+    if visit.submit is not None:
+        response = submit_form(page, base + visit.path, visit.submit)
+    elif visit.form is None:
         response = page.goto(base + visit.path)
     else:
         fields = dict(visit.form)
@@ -229,3 +303,20 @@ def open_page(page: Any, base: str, visit: Visit) -> Any:
         response = navigation.value
     assert response is not None and response.status == visit.status, (visit.name, response and response.status)
     return response
+
+
+def submit_form(page: Any, url: str, submit: Submit) -> Any:
+    """Open ``url``, fill in ``submit``'s form, let ``meanwhile`` happen, click the form's button; the answer."""
+    shown = page.goto(url)
+    assert shown is not None and shown.status == 200, (url, shown and shown.status)
+    form = page.locator(submit.form)
+    for name, value in submit.fields.items():
+        form.locator(f"[name={name}]").fill(value)
+    for name, (file_name, content) in submit.files.items():
+        form.locator(f"input[name={name}]").set_input_files(
+            {"name": file_name, "mimeType": "text/csv", "buffer": content}
+        )
+    submit.meanwhile()
+    with page.expect_navigation() as navigation:
+        form.locator("button[type=submit]").first.click()
+    return navigation.value
