@@ -29,14 +29,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from adminview import anchors, figures, projection, records, watermarks
 from adminview.models import ORDER_SK, ViewItem, pending_shards
 from adminview.projection import Image, Put, ViewKey
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
+from dynamo.conditional_writes import put_conditionally
 from dynamo.instrumentation import run_in_context
 from shop import keys
 
@@ -151,21 +150,10 @@ def _counter_deltas(order_id: str, mark: watermarks.Mark, anchor: Image, shards:
 def _put_anchors(
     marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image], anchor_keys: list[ViewKey]
 ) -> set[ViewKey]:
+    """Anchors whose counters do not change: conditional writes, 25 a call (``dynamo.conditional_writes``)."""
     client, table = _table()
-
-    def one(key: ViewKey) -> ViewKey | None:
-        try:
-            client.put_item(**watermarks.advance(table, key, marks[key], newest[key]))
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
-            return key
-        return None
-
-    if len(anchor_keys) <= 1:
-        return {k for k in map(one, anchor_keys) if k}
-    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(anchor_keys))) as pool:
-        return {k for k in pool.map(run_in_context(one), anchor_keys) if k}
+    writes = [watermarks.conditional_put(table, key, marks[key], newest[key]) for key in anchor_keys]
+    return {anchor_keys[i] for i in put_conditionally(client, table, writes, parallel=WRITE_PARALLEL)}
 
 
 def _count_anchors(

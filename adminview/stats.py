@@ -2,6 +2,7 @@
 
 - ``status_counts``: one BatchGetItem of the N status counters;
 - ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
+  ``daily_and_by_category``: both from the same Queries;
 - ``product_months``: one Query per counter shard of the product's months.
 
 Each read sums the N write shards.
@@ -108,8 +109,24 @@ def _day_items(start: date, end: date) -> list[dict[str, Any]]:
 
 def daily(*, start: date, end: date) -> list[DayFigures]:
     """One row for every day of the range, zeros included."""
+    return _daily_rows(_day_items(start, end), start, end)
+
+
+def by_category(*, start: date, end: date) -> list[CategoryFigures]:
+    """One row per (day, category) with units sold, by day then category."""
+    return _category_rows(_day_items(start, end))
+
+
+def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], list[CategoryFigures]]:
+    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both):
+    for a page that shows both."""
+    items = _day_items(start, end)
+    return _daily_rows(items, start, end), _category_rows(items)
+
+
+def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[DayFigures]:
     sums: dict[str, dict[str, Decimal]] = {}
-    for item in _day_items(start, end):
+    for item in items:
         bucket = sums.setdefault(ddb_json.item_key(item)[1], {})
         for name in (figures.ORDERS, figures.CANCELLED_ORDERS, figures.UNITS, figures.REVENUE):
             bucket[name] = bucket.get(name, Decimal(0)) + _number(item, name)
@@ -129,11 +146,10 @@ def daily(*, start: date, end: date) -> list[DayFigures]:
     return rows
 
 
-def by_category(*, start: date, end: date) -> list[CategoryFigures]:
-    """One row per (day, category) with units sold, by day then category."""
+def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
     units_prefix, revenue_prefix = figures.UNITS + figures.CATEGORY_SEP, figures.REVENUE + figures.CATEGORY_SEP
     sums: dict[tuple[str, str], list[Decimal]] = {}
-    for item in _day_items(start, end):
+    for item in items:
         day = ddb_json.item_key(item)[1]
         for name in item:
             if name.startswith(units_prefix):

@@ -33,6 +33,7 @@ from adminview import anchors, figures
 from adminview.models import EXPIRES_AT
 from adminview.projection import Image, ViewKey
 from dynamo import ddb_json
+from dynamo.conditional_writes import ConditionalPut
 from shop import keys
 
 STREAM_RETENTION_S = 24 * 3600
@@ -49,7 +50,8 @@ class Mark:
     exists: bool = False
     seq: str | None = None
     rev: int | None = None
-    counted: figures.Contribution | None = field(default=None, compare=False)  # an order's, as counted
+    counted: figures.Contribution | None = field(default=None, compare=False)  # an order's (its #counted item)
+    names: frozenset[str] = field(default=frozenset(), compare=False)  # the stored anchor's attribute names
 
     @property
     def next_rev(self) -> int:
@@ -62,7 +64,8 @@ class Mark:
         if not anchor:
             return cls(counted=contribution)
         state = anchors.read(ddb_json.item_key(anchor), anchor)
-        return cls(True, state.applied(source_sk) if source_sk is not None else None, state.rev, contribution)
+        seq = state.applied(source_sk) if source_sk is not None else None
+        return cls(True, seq, state.rev, contribution, frozenset(anchor))
 
 
 def _order_id(item: Image | None) -> str:
@@ -103,6 +106,19 @@ def advance(table: str, key: ViewKey, mark: Mark, anchor: Image, now: float | No
     if values:
         params["ExpressionAttributeValues"] = values
     return params
+
+
+def conditional_put(table: str, key: ViewKey, mark: Mark, anchor: Image, now: float | None = None) -> ConditionalPut:
+    """The same write as ``advance``, for a batch of conditional writes: the new ``anchor`` (applied now), where
+    the stored one is still ``mark`` (whose attribute names say what the new one removes)."""
+    item = advance(table, key, mark, anchor, now)["Item"]
+    return ConditionalPut(
+        item,
+        anchors.REV,
+        revision=mark.rev,
+        stored_names=mark.names,
+        missing_revision=mark.exists and mark.rev is None,
+    )
 
 
 def read_anchors(client: Any, table: str, keys: Sequence[ViewKey]) -> dict[ViewKey, Image | None]:

@@ -12,7 +12,7 @@ PAGE_TITLES = {
     "invoices": "customer's invoices, 1 year",
     "buyers": "product's buyers",
     "order": "order detail",
-    "product": "product page (stock, orders in 1 year)",
+    "product": "product page (sales per month, stock, orders in 1 year)",
     "warehouse": "warehouse page (stock, shipments)",
     "explorer": "explorer: pattern 9, 1 year",
 }

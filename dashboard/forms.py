@@ -16,6 +16,7 @@ DEFAULT_PAGE = 50
 MAX_PAGE = 500
 DEFAULT_INVOICE_DAYS = 365
 DEFAULT_STATS_DAYS = 30
+DEFAULT_CHART_DAYS = 90  # the home page's charts and a category's orders
 MAX_STATS_DAYS = 366
 FORMATS = ("", "html", "csv")  # "" and "html": the page itself
 
@@ -72,36 +73,51 @@ class InvoiceRangeForm(ListForm):
         return cleaned
 
 
-class StatsRangeForm(forms.Form):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most 366 days); absent: the 30 days up to today (UTC)."""
+class RangeForm(forms.Form):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most ``max_days``: 366); absent: the ``default_days`` up to
+    today (UTC)."""
+
+    max_days: int | None = MAX_STATS_DAYS
 
     start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
     end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
-    format = ListForm.base_fields["format"]
 
-    def __init__(self, query: QueryDict, today: date) -> None:
+    def __init__(self, query: QueryDict, today: date, default_days: int = DEFAULT_STATS_DAYS) -> None:
         data = query.copy()
         data["start"] = query.get("from", "")
         data["end"] = query.get("to", "")
         super().__init__(data)
         self.today = today
+        self.default_days = default_days
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
             return cleaned
         end = cleaned.get("end") or self.today
-        start = cleaned.get("start") or end - timedelta(days=DEFAULT_STATS_DAYS - 1)
+        start = cleaned.get("start") or end - timedelta(days=self.default_days - 1)
         if start > end:
             raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
-        if (end - start).days + 1 > MAX_STATS_DAYS:
-            raise forms.ValidationError(f"a range covers at most {MAX_STATS_DAYS} days")
+        if self.max_days is not None and (end - start).days + 1 > self.max_days:
+            raise forms.ValidationError(f"a range covers at most {self.max_days} days")
         cleaned["start"], cleaned["end"] = start, end
         return cleaned
+
+
+class StatsRangeForm(RangeForm):
+    """A stats page's range (default: the 30 days up to today, UTC) and ``format``."""
+
+    format = ListForm.base_fields["format"]
 
     @property
     def wants_csv(self) -> bool:
         return self.cleaned_data.get("format") == "csv"
+
+
+class CategoryOrdersForm(ListForm, RangeForm):
+    """A category's orders: ``from`` / ``to`` (any length: the list is paged) and the list parameters."""
+
+    max_days = None
 
 
 class FormatForm(forms.Form):

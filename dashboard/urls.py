@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
 from dashboard.views import (
     activity,
     bulk,
     catalogue,
+    categories,
     consistency,
     customers,
     editing,
@@ -69,6 +70,8 @@ urlpatterns = [
     path("catalogue/", catalogue.catalogue_page, name="catalogue"),
     path("stock/import/", stock_import.stock_import_page, name="stock-import"),
     path("stock/import/apply/", stock_import.stock_import_apply, name="stock-import-apply"),
+    # a category's name is free text: any character, "/" included (percent-quoted in links); empty is a 400
+    re_path(r"^categories/(?P<category>.*)/$", categories.category_orders, name="category"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
 ]

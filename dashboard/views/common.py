@@ -7,7 +7,9 @@ fetched before the response starts, so its calls are in the cost headers and an 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
+from datetime import date
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -17,10 +19,13 @@ from django.http import HttpRequest
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
 
+log = logging.getLogger(__name__)
 F = TypeVar("F", bound=forms.Form)
+T = TypeVar("T")
 CSV_PAGE = MAX_PAGE  # rows per Query while streaming a CSV export
 
 
@@ -37,6 +42,11 @@ def next_url(request: HttpRequest, token: str | None) -> str | None:
 
 def csv_url(request: HttpRequest) -> str:
     return _this_page(request, cursor=None, limit=None, format="csv")
+
+
+def range_url(request: HttpRequest, start: date, end: date) -> str:
+    """This page over another range of days (its other parameters kept; no cursor, not CSV)."""
+    return _this_page(request, cursor=None, format=None, **{"from": start.isoformat(), "to": end.isoformat()})
 
 
 def _this_page(request: HttpRequest, **changes: str | None) -> str:
@@ -56,6 +66,19 @@ def validated(form: F) -> F:
     if not form.is_valid():
         raise InvalidInput(first_error(form))
     return form
+
+
+def read_or_reason(read: Callable[[], T]) -> tuple[T | None, str | None]:
+    """``(read(), None)``, or ``(None, why)`` when DynamoDB refused the read (a table not created yet, ...): for the
+    part of a page that the rest does not need (the home page's numbers, a product's sales), which then says why
+    instead. When DynamoDB does not answer, the error goes on: the page answers 503."""
+    try:
+        return read(), None
+    except DYNAMODB_ERRORS as exc:
+        if did_not_answer(exc):
+            raise
+        log.warning("left out of the page: %s", exc)
+        return None, str(exc)
 
 
 def list_form(request: HttpRequest) -> ListForm:

@@ -1,8 +1,10 @@
-"""The start page, the top bar's jump box (ids of every kind, a customer's email) and the payment-transaction
-lookup."""
+"""The start page (the numbers at a glance, then links), the top bar's jump box (ids of every kind, a customer's
+email) and the payment-transaction lookup."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from botocore.exceptions import BotoCoreError
@@ -13,24 +15,71 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from adminview import selectors
-from dashboard.forms import JumpForm, TransactionForm
+from adminview import selectors, stats, sync_store
+from dashboard import figure_charts
+from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors, error
-from dashboard.views.common import (
-    validated,
-)
+from dashboard.views.common import read_or_reason, validated
+from dashboard.views.stats import categories_context, daily_context, range_context
 from shop import access_patterns, keys
 from shop.errors import NotFound
+from shop.timestamps import now
 
 # --- home and navigation -------------------------------------------------------------------------------
 
 
+HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
+
+
 @require_GET
+@domain_errors
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    """Links, and the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB
-    about every six hours; no read capacity). Exact counts would need a Scan, which no page does."""
-    return TemplateResponse(request, "dashboard/home.html", {"tables": _table_sizes()})
+    """The numbers staff open on, then links. The key figures: orders in each status now (one BatchGetItem) and
+    orders and revenue today, over 7 and over 30 days (one read of the last 30 days' counters); the charts: orders,
+    revenue and units by category per day over ``from``..``to`` (default the last 90 days; one read of their
+    counters); the sync's freshness and its dead letters. Each read costs the same whatever the table holds.
+
+    The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And the
+    one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about every six hours;
+    no read capacity). Exact counts would need a Scan, which no page does."""
+    today = now().date()
+    form = validated(RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS))
+    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+    context: dict[str, Any] = {"tables": _table_sizes(), **range_context(request, start, end, today)}
+    numbers, problem = read_or_reason(lambda: _numbers(start, end, today))
+    if numbers is None:
+        context["numbers_problem"] = problem
+        return TemplateResponse(request, "dashboard/home.html", context)
+    context |= {
+        "counts": numbers.counts,
+        "listed": figure_charts.LISTED_STATUSES,
+        "periods": figure_charts.periods(numbers.recent, today, HOME_PERIODS),
+        "dead_letters": numbers.dead_letters,
+        **daily_context(numbers.days, start, end),
+        **categories_context(numbers.categories, start, end),
+    }
+    return TemplateResponse(request, "dashboard/home.html", context)
+
+
+@dataclass(frozen=True)
+class HomeNumbers:
+    counts: dict[str, int]  # orders in each status now
+    recent: list[stats.DayFigures]  # the last 30 days up to today
+    days: list[stats.DayFigures]  # the charts' range
+    categories: list[stats.CategoryFigures]  # the charts' range
+    dead_letters: int
+
+
+def _numbers(start: date, end: date, today: date) -> HomeNumbers:
+    days, categories = stats.daily_and_by_category(start=start, end=end)
+    return HomeNumbers(
+        counts=stats.status_counts(),
+        recent=stats.daily(start=today - timedelta(days=HOME_PERIODS[-1][1] - 1), end=today),
+        days=days,
+        categories=categories,
+        dead_letters=sync_store.dead_letter_count(),
+    )
 
 
 TABLE_SIZES_TTL = 300  # DynamoDB itself refreshes ItemCount only every ~6 hours

@@ -10,8 +10,9 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
-from dashboard import cursors
+from adminview import selectors, stats
+from dashboard import cursors, figure_charts
+from dashboard.cells import id_url
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue
@@ -22,12 +23,13 @@ from dashboard.views.common import (
     list_form,
     next_url,
     partial,
+    read_or_reason,
     validated,
 )
 from dashboard.views.history import latest
-from dashboard.views.sections import Section, sections_response
+from dashboard.views.sections import LIST, Section, sections_response
 from shop import access_patterns, keys
-from shop.errors import NotFound
+from shop.errors import InvalidInput, NotFound
 from shop.timestamps import now
 
 # --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
@@ -48,15 +50,25 @@ def product_sections(product_id: str, start: date, end: date) -> list[Section]:
     ]  # fmt: skip
 
 
+MONTHS = "months"  # ?list=months&format=csv: the units sold per month, as the page's chart shows them
+MONTHS_HEADER = ["month", "units", "revenue"]
+
+
 @require_GET
 @domain_errors
 def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    """The product (GetItem), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
-    (pattern 9, both days included, default the last 365 days)."""
+    """The product (GetItem), its units sold per month (the sync's counters: one Query per counter shard), then
+    each list's first page: stock (pattern 4) and orders in ``from``..``to`` (pattern 9, both days included,
+    default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
     form = validated(InvoiceRangeForm(request.GET, today=now().date()))
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
+    if request.GET.get(LIST) == MONTHS:
+        if not form.wants_csv:
+            raise InvalidInput("the page shows every month; list=months is its CSV: add format=csv")
+        months = figure_charts.months_filled(stats.product_months(product_id=pid))
+        return csv_response(f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, m.revenue] for m in months))
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
     one_list = sections_response(request, product_sections(pid, start, end), context)
     if one_list is not None:
@@ -64,9 +76,17 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     found = access_patterns.product_by_id(product_id=pid)
     if found is None:
         raise NotFound("product", pid)
-    context["product"] = found
-    context["changes"] = latest("product", pid)
-    context["can_edit"] = can_edit_catalogue(request.user)
+    sold, problem = read_or_reason(lambda: stats.product_months(product_id=pid))
+    months = figure_charts.months_filled(sold or [])
+    context |= {
+        "product": found,
+        "changes": latest("product", pid),
+        "can_edit": can_edit_catalogue(request.user),
+        "months": months,
+        "months_problem": problem,
+        "months_chart": figure_charts.months_chart(months),
+        "months_csv_url": f"{id_url('dashboard:product', pid)}?{LIST}={MONTHS}&format=csv",
+    }
     if context["can_edit"]:
         context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/product.html", context)

@@ -1,29 +1,76 @@
-"""The numbers the sync keeps (``adminview.stats``): orders by status, per day, and per day and category.
+"""The numbers the sync keeps (``adminview.stats``): orders by status, per day, and per day and category, each as a
+chart above its table.
 
 Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
-shard over at most 366 days), and each has ``?format=csv`` with every row.
+shard over at most 366 days), and each has ``?format=csv`` with every row (the CSV columns are a contract checked
+from outside: keep them as they are).
 """
 
 from __future__ import annotations
 
-from django.http import HttpResponseBase
+from datetime import date, timedelta
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from adminview import stats
+from dashboard import figure_charts
 from dashboard.forms import FormatForm, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, validated
+from dashboard.views.common import csv_url, range_url, validated
 from shop.timestamps import now
 
 STATUS_HEADER = ["status", "orders"]
 DAILY_HEADER = ["date", "orders", "units", "revenue", "cancelled"]
 CATEGORY_HEADER = ["date", "category", "units", "revenue"]
+PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
 
 
 def _range(request: HtmxHttpRequest) -> StatsRangeForm:
     return validated(StatsRangeForm(request.GET, today=now().date()))
+
+
+def range_context(request: HttpRequest, start: date, end: date, today: date) -> dict[str, Any]:
+    """The range form's values and its quick choices (the last 7, 30, 90 and 365 days up to today)."""
+    presets = []
+    for days, label in PRESETS:
+        first = today - timedelta(days=days - 1)
+        presets.append(
+            {"label": label, "url": range_url(request, first, today), "current": (first, today) == (start, end)}
+        )
+    return {"start": start, "end": end, "presets": presets}
+
+
+def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
+    """A stats page (``dashboard:stats-daily`` ...) over a range, or its CSV."""
+    query = {"from": start.isoformat(), "to": end.isoformat()} | ({"format": "csv"} if csv else {})
+    return f"{reverse(name)}?{urlencode(query)}"
+
+
+def daily_context(rows: list[stats.DayFigures], start: date, end: date) -> dict[str, Any]:
+    """The orders-and-revenue chart of a range, and where its numbers are."""
+    return {
+        "orders_chart": figure_charts.orders_chart(rows, start, end),
+        "revenue_chart": figure_charts.revenue_chart(rows, start, end),
+        "daily_table_url": stats_url("dashboard:stats-daily", start, end),
+        "daily_csv_url": stats_url("dashboard:stats-daily", start, end, csv=True),
+    }
+
+
+def categories_context(rows: list[stats.CategoryFigures], start: date, end: date) -> dict[str, Any]:
+    """The units-by-category chart of a range, its totals table, and where the day-by-day numbers are."""
+    totals = figure_charts.category_totals(rows, start, end)
+    return {
+        "category_totals": totals,
+        "categories_chart": figure_charts.categories_chart(totals, start, end),
+        "categories_table_url": stats_url("dashboard:stats-categories", start, end),
+        "categories_csv_url": stats_url("dashboard:stats-categories", start, end, csv=True),
+    }
 
 
 @require_GET
@@ -33,7 +80,13 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
     counts = stats.status_counts()
     if form.wants_csv:
         return csv_response("orders-by-status.csv", STATUS_HEADER, ([s, n] for s, n in counts.items()))
-    context = {"counts": counts, "total": sum(counts.values()), "csv_url": csv_url(request)}
+    context = {
+        "counts": counts,
+        "total": sum(counts.values()),
+        "csv_url": csv_url(request),
+        "status_chart": figure_charts.status_chart(counts),
+        "listed": figure_charts.LISTED_STATUSES,
+    }
     return TemplateResponse(request, "dashboard/stats_status.html", context)
 
 
@@ -46,7 +99,12 @@ def daily(request: HtmxHttpRequest) -> HttpResponseBase:
     if form.wants_csv:
         lines = ([r.day.isoformat(), r.orders, r.units, r.revenue, r.cancelled] for r in rows)
         return csv_response(f"daily-{start.isoformat()}-{end.isoformat()}.csv", DAILY_HEADER, lines)
-    context = {"rows": rows, "start": start, "end": end, "csv_url": csv_url(request)}
+    context = {
+        "rows": rows,
+        "csv_url": csv_url(request),
+        **range_context(request, start, end, now().date()),
+        **daily_context(rows, start, end),
+    }
     return TemplateResponse(request, "dashboard/stats_daily.html", context)
 
 
@@ -59,5 +117,10 @@ def categories(request: HtmxHttpRequest) -> HttpResponseBase:
     if form.wants_csv:
         lines = ([r.day.isoformat(), r.category, r.units, r.revenue] for r in rows)
         return csv_response(f"categories-{start.isoformat()}-{end.isoformat()}.csv", CATEGORY_HEADER, lines)
-    context = {"rows": rows, "start": start, "end": end, "csv_url": csv_url(request)}
+    context = {
+        "rows": rows,
+        "csv_url": csv_url(request),
+        **range_context(request, start, end, now().date()),
+        **categories_context(rows, start, end),
+    }
     return TemplateResponse(request, "dashboard/stats_categories.html", context)

@@ -1,0 +1,182 @@
+"""The numbers as the dashboard shows them: the sync's figures (``adminview.stats``) turned into charts
+(``dashboard.charts``), sums over periods and per category, and the links from a bar to its page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from adminview.stats import CategoryFigures, DayFigures, MonthFigures
+from dashboard.cells import id_url
+from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
+
+MAX_CATEGORY_BARS = 15  # the best-selling ones; the table under the chart has them all
+LISTED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the ones /orders/?status= lists
+
+
+@dataclass(frozen=True)
+class PeriodFigures:
+    """Orders placed and revenue over the last ``days`` UTC days, today included."""
+
+    name: str  # "today", "7 days", "30 days"
+    days: int
+    orders: int
+    revenue: Decimal
+    cancelled: int
+
+
+@dataclass(frozen=True)
+class CategoryTotal:
+    category: str
+    units: int
+    revenue: Decimal
+    url: str  # the category's orders over the same range
+
+
+def periods(rows: Sequence[DayFigures], today: date, lengths: Sequence[tuple[str, int]]) -> list[PeriodFigures]:
+    """Sums over the last n days up to ``today`` for each ``(name, n)``; ``rows`` must cover them."""
+    out = []
+    for name, days in lengths:
+        first = today - timedelta(days=days - 1)
+        inside = [r for r in rows if first <= r.day <= today]
+        out.append(
+            PeriodFigures(
+                name,
+                days,
+                sum(r.orders for r in inside),
+                sum((r.revenue for r in inside), Decimal("0.00")),
+                sum(r.cancelled for r in inside),
+            )
+        )
+    return out
+
+
+def category_url(category: str, start: date, end: date) -> str:
+    """``/categories/<name>/?from=&to=``, the name percent-quoted (it is free text)."""
+    return f"{id_url('dashboard:category', category)}?{urlencode({'from': start.isoformat(), 'to': end.isoformat()})}"
+
+
+def category_totals(rows: Sequence[CategoryFigures], start: date, end: date) -> list[CategoryTotal]:
+    """Units and revenue per category over the range, most units first (then by name)."""
+    sums: dict[str, list[Decimal]] = {}
+    for row in rows:
+        bucket = sums.setdefault(row.category, [Decimal(0), Decimal(0)])
+        bucket[0] += row.units
+        bucket[1] += row.revenue
+    ordered = sorted(sums.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return [
+        CategoryTotal(name, int(units), revenue, category_url(name, start, end)) for name, (units, revenue) in ordered
+    ]
+
+
+def _span(start: date, end: date) -> str:
+    days = (end - start).days + 1
+    return f"{start.isoformat()} to {end.isoformat()} ({days} UTC day{'s' if days != 1 else ''})"
+
+
+def _peak(points: Sequence[Point], unit: str) -> str:
+    best = max(points, key=lambda p: p.value, default=None)
+    if best is None or not best.value:
+        return f"no {unit}"
+    return f"most on {best.label} ({figure_text(best.value)})"
+
+
+def orders_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_id: str = "chart-orders") -> Chart:
+    points = [Point(r.day.isoformat(), r.day.isoformat(), r.orders) for r in rows]
+    total = sum(r.orders for r in rows)
+    return column_chart(
+        points,
+        chart_id=chart_id,
+        kind="orders",
+        title=f"Orders placed per day, {_span(start, end)}",
+        summary=f"{figure_text(total)} orders in all; {_peak(points, 'orders')}.",
+        unit="orders",
+    )
+
+
+def revenue_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_id: str = "chart-revenue") -> Chart:
+    points = [Point(r.day.isoformat(), r.day.isoformat(), r.revenue) for r in rows]
+    total = sum((r.revenue for r in rows), Decimal("0.00"))
+    return column_chart(
+        points,
+        chart_id=chart_id,
+        kind="revenue",
+        title=f"Revenue per day (orders not cancelled), {_span(start, end)}",
+        summary=f"{figure_text(total)} in all; {_peak(points, 'revenue')}.",
+        unit="in revenue",
+        whole=False,
+    )
+
+
+def categories_chart(
+    totals: Sequence[CategoryTotal], start: date, end: date, *, chart_id: str = "chart-categories"
+) -> Chart:
+    shown = totals[:MAX_CATEGORY_BARS]
+    points = [Point(t.category, t.category, t.units, t.url) for t in shown]
+    which = (
+        f"the {len(shown)} best-selling of {len(totals)} categories" if len(totals) > len(shown) else "every category"
+    )
+    units = sum(t.units for t in totals)
+    return bar_chart(
+        points,
+        chart_id=chart_id,
+        kind="units",
+        title=f"Units sold by category, {_span(start, end)}: {which}",
+        summary=f"{figure_text(units)} units in all; {_peak(points, 'units')}." if points else "Nothing sold.",
+        unit="units",
+    )
+
+
+def status_chart(counts: dict[str, int], *, chart_id: str = "chart-status") -> Chart:
+    points = [
+        Point(
+            status,
+            status,
+            orders,
+            f"{reverse('dashboard:orders')}?{urlencode({'status': status})}" if status in LISTED_STATUSES else None,
+        )
+        for status, orders in counts.items()
+    ]
+    return bar_chart(
+        points,
+        chart_id=chart_id,
+        kind="status",
+        title="Orders by status, now",
+        summary=", ".join(f"{p.label} {figure_text(p.value)}" for p in points) + ".",
+        unit="orders",
+    )
+
+
+def months_filled(months: Sequence[MonthFigures]) -> list[MonthFigures]:
+    """Every month from the first to the last with sales, zeros included (a gap shows as a gap)."""
+    if not months:
+        return []
+    by_month = {m.month: m for m in months}
+    year, month = (int(part) for part in months[0].month.split("-"))
+    out = []
+    while True:
+        key = f"{year:04d}-{month:02d}"
+        out.append(by_month.get(key, MonthFigures(key, 0, Decimal("0.00"))))
+        if key >= months[-1].month:
+            return out
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
+def months_chart(months: Sequence[MonthFigures], *, chart_id: str = "chart-months") -> Chart:
+    points = [Point(m.month, m.month, m.units) for m in months]
+    units = sum(m.units for m in months)
+    span = f"{months[0].month} to {months[-1].month}" if months else "no sales"
+    return column_chart(
+        points,
+        chart_id=chart_id,
+        kind="units",
+        title=f"Units sold per month (orders not cancelled), {span}",
+        summary=f"{figure_text(units)} units in all; {_peak(points, 'units')}.",
+        unit="units",
+        height=150.0,
+    )
