@@ -18,6 +18,7 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:stats-daily": ("numbers", True),
     "dashboard:stats-categories": ("numbers", False),
     "dashboard:stats-status": ("numbers", False),
+    "dashboard:category": ("numbers", False),
     "dashboard:catalogue": ("catalogue", True),
     "dashboard:stock-import": ("catalogue", False),
     "dashboard:stock-import-apply": ("catalogue", False),

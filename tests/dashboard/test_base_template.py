@@ -97,6 +97,7 @@ def test_every_area_entry_names_a_dashboard_url_and_each_area_has_its_own_page()
     [
         ("/stats/daily/", "numbers", "page"),
         ("/stats/categories/", "numbers", "true"),
+        ("/categories/garden/tools/", "numbers", "true"),
         ("/catalogue/", "catalogue", "page"),
         ("/stock/import/", "catalogue", "true"),
         ("/products/2002/edit/", "catalogue", "true"),
