@@ -212,6 +212,7 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("stats-daily", f"/stats/daily/?{NOVEMBER}"),
         Visit("stats-categories", f"/stats/categories/?{NOVEMBER}"),
         Visit("stats-status", "/stats/status/"),
+        Visit("category", f"/categories/{CATEGORIES[1]}/?{NOVEMBER}"),
         Visit("activity", "/activity/"),
         Visit("sync", "/sync/"),
         Visit("error-400", "/orders/due/?date=someday", status=400),
