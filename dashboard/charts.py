@@ -91,6 +91,12 @@ class Chart:
     axis: tuple[Text, ...]  # a column chart's labels along the bottom
     baseline: Line
 
+    @property
+    def linked(self) -> bool:
+        """Some bar is a link: the SVG is then a group (an image's content is not interactive, so its links would
+        be hidden from assistive technology), else an image."""
+        return any(bar.href for bar in self.bars)
+
 
 def nice_step(top: float, intervals: int = TICKS) -> float:
     """A round step (1, 2 or 5 times a power of ten) that covers ``top`` in about ``intervals`` steps."""

@@ -125,6 +125,8 @@ def customer_edit(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBas
 def _context(kind: str, entity_id: str, back_url: str, label: str) -> dict[str, Any]:
     return {
         "title": f"Edit {label.lower()}",
+        "kind": kind,  # with entity_id: the page's breadcrumbs
+        "entity_id": entity_id,
         "back_url": back_url,
         "back_label": label,
         "history_url": reverse("dashboard:history", args=[kind, entity_id]) if kind != "stock" else None,

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 from django.template.loader import render_to_string
-from django.test import Client
+from django.test import Client, RequestFactory
+from django.urls import resolve
 
+from dashboard import navigation, urls
 from dynamo.instrumentation import Call, CallLog
 
 
@@ -50,3 +52,60 @@ def test_the_top_bar_shows_the_links_and_the_logout_form_to_staff_only() -> None
         assert ('class="staff-accounts"' in html) is superuser
     login_page = Client().get("/accounts/login/").content.decode()
     assert 'class="logout"' not in login_page and "Pending orders" not in login_page
+
+
+@pytest.mark.django_db
+def test_the_top_bar_marks_the_current_area_and_each_page_has_breadcrumbs(staff: Client) -> None:
+    index = staff.get("/patterns/").content.decode()
+    assert '<a href="/patterns/" aria-current="page">Access patterns</a>' in index
+    assert '<div class="breadcrumbs"><a href="/">Home</a> &rsaquo; Access patterns</div>' in index
+    pattern = staff.get("/patterns/getCustomerByCustomerId/").content.decode()
+    assert '<a href="/patterns/" aria-current="true">Access patterns</a>' in pattern  # a page inside the area
+    assert '<a href="/patterns/">Access patterns</a> &rsaquo; getCustomerByCustomerId</div>' in pattern
+    missing = staff.get("/no/such/page/")
+    html = missing.content.decode()
+    assert missing.status_code == 404 and "aria-current" not in html
+    assert '<a href="/">Home</a> &rsaquo; Not found</div>' in html
+
+
+def test_the_server_error_page_has_the_layout_without_a_request() -> None:
+    html = render_to_string("500.html")
+    assert "<h1>500 Server error</h1>" in html and 'class="breadcrumbs"' in html
+    assert 'id="nav-areas"' not in html and 'class="logout"' not in html  # no user: no top bar links
+    assert "admin/css/base.css" in html and "dashboard/dashboard.css" in html
+
+
+@pytest.mark.django_db
+def test_a_user_who_is_not_staff_gets_the_logout_form_but_not_the_areas() -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("clerk", "c@example.com", "pw-clerk-123"))
+    response = client.get("/")
+    html = response.content.decode()
+    assert response.status_code == 403 and "staff accounts only" in html
+    assert 'class="logout"' in html and 'id="nav-areas"' not in html and 'action="/go/"' not in html
+
+
+def test_every_area_entry_names_a_dashboard_url_and_each_area_has_its_own_page() -> None:
+    names = {f"dashboard:{pattern.name}" for pattern in urls.urlpatterns}
+    assert set(navigation.AREAS) <= names, set(navigation.AREAS) - names
+    own_pages = {area for area, own in navigation.AREAS.values() if own}
+    assert own_pages == {area for area, _ in navigation.AREAS.values()}
+
+
+@pytest.mark.parametrize(
+    ("path", "area", "current"),
+    [
+        ("/stats/daily/", "numbers", "page"),
+        ("/stats/categories/", "numbers", "true"),
+        ("/categories/garden/tools/", "numbers", "true"),
+        ("/catalogue/", "catalogue", "page"),
+        ("/stock/import/", "catalogue", "true"),
+        ("/products/2002/edit/", "catalogue", "true"),
+        ("/customers/1002/edit/", None, None),
+    ],
+)
+def test_the_numbers_and_the_catalogue_are_areas(path: str, area: str | None, current: str | None) -> None:
+    request = RequestFactory().get(path)
+    request.resolver_match = resolve(path)
+    found = navigation.current_area(request)
+    assert (found.get("nav_area"), found.get("nav_current")) == (area, current)

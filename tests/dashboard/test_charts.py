@@ -83,3 +83,5 @@ def test_a_bar_chart_names_each_bar_and_links_it() -> None:
     assert books.value is not None and books.value.text == "17" and books.value.x > books.x + books.width
     assert books.width > long.width > 0 and books.y < long.y
     assert books.x + books.width <= WIDTH
+    assert chart.linked  # a group of links, not an image (whose content assistive technology skips)
+    assert not column_chart(days(7), chart_id="c", kind="orders", title="t", summary="s", unit="orders").linked

@@ -1,0 +1,76 @@
+"""Every page of the dashboard passes axe-core (npm ``axe-core``, run inside Chromium) with no violation of
+impact serious or critical, in light and dark (the system's colour scheme, which the layout follows) at desktop
+width and at 375 px; each has one ``<h1>`` and breadcrumbs; at 375 px the page itself never scrolls sideways (wide
+tables scroll in their own box).
+
+The pages and how each is reached: ``tests/dashboard/tour.py``. axe's rules: WCAG 2.x A and AA and its best
+practices (labels, contrast, landmarks, one main heading, focusable scrolling regions, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from tests.dashboard import tour
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+FAILING_IMPACTS = ("serious", "critical")
+RUN_AXE = "() => axe.run(document, {resultTypes: ['violations']})"
+SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# What the Content-Security-Policy ('self' only) would refuse, and this context (bypass_csp, for axe) would not.
+INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=|\son[a-z]+=", re.IGNORECASE)
+
+
+def problems_of(page: Any, response: Any, look: tour.Look, name: str) -> list[str]:
+    """axe's serious and critical violations on the page as it is now (rule, impact, targets); inline script or
+    style in the page as served; the layout's promises (one <h1>, breadcrumbs); at a narrow width, any sideways
+    scrolling of the page itself."""
+    inline = INLINE.findall(response.text())
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(RUN_AXE)
+    found = [
+        f"{name} ({look}): {v['id']} [{v['impact']}] {v['help']}: "
+        + "; ".join(" ".join(node["target"]) for node in v["nodes"][:6])
+        for v in result["violations"]
+        if v["impact"] in FAILING_IMPACTS
+    ]
+    if inline:
+        found.append(f"{name} ({look}): inline script or style, which the CSP refuses: {inline[:3]}")
+    if page.locator("h1").count() != 1:
+        found.append(f"{name} ({look}): {page.locator('h1').count()} <h1> elements, not one")
+    if page.locator("nav[aria-label=Breadcrumbs] .breadcrumbs").count() != 1:
+        found.append(f"{name} ({look}): no breadcrumbs")
+    overflow = page.evaluate(SIDEWAYS)
+    if look.width <= tour.NARROW and overflow > 0:
+        found.append(f"{name} ({look}): the page scrolls sideways by {overflow} px")
+    return found
+
+
+@pytest.mark.parametrize("look", tour.LOOKS, ids=str)
+def test_every_page_passes_axe(
+    look: tour.Look, live_server: Any, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert AXE.exists(), f"{AXE} is missing: run `npm ci` (scripts/bootstrap does)"
+    tour.seed()
+    user = tour.staff_user()
+    base = live_server.url
+    problems: list[str] = []
+    with tour.chromium() as browser, tour.tab(browser, look) as page:
+        response = tour.open_page(page, base, tour.LOGIN)
+        problems += problems_of(page, response, look, tour.LOGIN.name)
+        tour.log_in(page, base)
+        for visit in tour.visits(monkeypatch):
+            with visit.condition():
+                response = tour.open_page(page, base, visit)
+                problems += problems_of(page, response, look, visit.name)
+        User.objects.filter(pk=user.pk).update(is_staff=False)
+        response = tour.open_page(page, base, tour.NOT_STAFF)
+        problems += problems_of(page, response, look, tour.NOT_STAFF.name)
+    assert not problems, "axe found:\n" + "\n".join(problems)
