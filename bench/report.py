@@ -59,9 +59,9 @@ def call_mismatches(results: dict[str, Any]) -> list[str]:
     return problems
 
 
-# A regression alarm, not a target: the run fails when a page's p50 through Django is more than this many times
-# its data layer's p50 at ALARM_ORDERS orders (Django adds about 1 to 4 ms to data layers of 2.5 to 30 ms on
-# DynamoDB Local; see docs/profile.md).
+# Worth a look, not a failure: a page whose p50 through Django is more than this many times its data layer's p50 at
+# ALARM_ORDERS orders is listed under its own heading. On DynamoDB Local a data layer takes 3 to 40 ms, so the
+# ratio moves with the machine's load; see docs/profile.md for what Django's own time is made of.
 DJANGO_TIME_ALARM = 2.0
 ALARM_ORDERS = 2_000
 
@@ -211,9 +211,11 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         "PASS" if not mismatches else "FAIL:\n" + "\n".join(f"- {p}" for p in mismatches),
         "",
-        f"## Alarm: Django's own time at {ALARM_ORDERS:,} orders over {DJANGO_TIME_ALARM:g}x its data layer's",
+        f"## Worth a look: Django's own time at {ALARM_ORDERS:,} orders over {DJANGO_TIME_ALARM:g}x its data layer's",
         "",
-        "PASS" if not alarms else "FAIL:\n" + "\n".join(f"- {p}" for p in alarms),
+        "(reported, not a failure)",
+        "",
+        "none" if not alarms else "\n".join(f"- {p}" for p in alarms),
     ]
     return "\n".join(lines) + "\n"
 

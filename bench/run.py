@@ -5,8 +5,8 @@ sample, batched seeding, the whole stream drained by the sync's poller, every pa
 through Django), the write-to-pending-page lag, the category backfill and the sync following it,
 rebuild_adminview and verify_adminview, the naive ways, and last the lag with the sync following the stream,
 idle and under a bulk writer.
-Exits 1 if a page's DynamoDB call count grows with the table size, if a page's data layer makes other calls than
-the page, or if at 2,000 orders a page's time through Django is over twice its data layer's.
+Exits 1 if a page's DynamoDB call count grows with the table size, or if a page's data layer makes other calls than
+the page: properties of the code that no machine's load changes. Times are reported, never judged.
 """
 
 from __future__ import annotations
@@ -263,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     paths = report.write(results, opts.out, opts.name)
     print(report.markdown(results))
     print("written: " + ", ".join(str(p) for p in paths.values()))
+    for alarm in results.get("django_time_alarms", []):
+        print(f"worth a look (over {report.DJANGO_TIME_ALARM:g}x its data layer's, not a failure): {alarm}")
     problems = failures(results)
     for problem in problems:
         print(f"FAIL: {problem}", file=sys.stderr)
@@ -271,16 +273,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def failures(results: dict[str, Any]) -> list[str]:
     """Why a run fails (``main`` exits 1), one text per failed check."""
-    from bench import report
-
     checks = [
         ("DynamoDB calls per page grow with the table", results["growth_violations"]),
         ("a page's data layer makes other calls than the page", results["call_mismatches"]),
-        (
-            f"at {report.ALARM_ORDERS:,} orders a page's time through Django is over "
-            f"{report.DJANGO_TIME_ALARM:g}x its data layer's (a regression alarm)",
-            results["django_time_alarms"],
-        ),
     ]
     return [f"{what}:\n  " + "\n  ".join(found) for what, found in checks if found]
 

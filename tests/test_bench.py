@@ -212,7 +212,7 @@ def _timed(orders: int, **ratios: float) -> dict[str, Any]:
     return {"orders": orders, "page": page, "data": data}
 
 
-def test_django_time_is_reported_and_judged_only_over_2x_at_2000_orders() -> None:
+def test_django_time_over_2x_at_2000_orders_is_listed_but_never_fails_the_run() -> None:
     from bench.run import failures
 
     fine = {"sizes": [_timed(200, order=3.5), _timed(2000, order=2.0, explorer=1.6)]}
@@ -223,8 +223,10 @@ def test_django_time_is_reported_and_judged_only_over_2x_at_2000_orders() -> Non
     ]
     checked: dict[str, list[str]] = {"growth_violations": [], "call_mismatches": []}
     assert failures(fine | checked | {"django_time_alarms": []}) == []
-    (failure,) = failures(slow | checked | {"django_time_alarms": report.django_time_alarms(slow)})
-    assert "over 2x its data layer's" in failure and "order at 2,000 orders" in failure
+    # times depend on the machine's load: only the call counts fail a run
+    assert failures(slow | checked | {"django_time_alarms": report.django_time_alarms(slow)}) == []
+    (failure,) = failures(slow | {"growth_violations": ["order: 2 calls"], "call_mismatches": []})
+    assert "grow with the table" in failure and "order: 2 calls" in failure
 
 
 def test_the_report_gives_each_ratio_without_a_verdict() -> None:
@@ -234,7 +236,10 @@ def test_the_report_gives_each_ratio_without_a_verdict() -> None:
     text = report.markdown(results)
     assert "| 2,000 | order | 2.50 | 1.00 | 2.50 |\n| 2,000 | explorer | 1.20 | 1.00 | 1.20 |\n" in text
     assert "at most 1.5x" not in text and "| ok |" not in text and "(reported, not a target)" in text
-    assert "## Alarm: Django's own time at 2,000 orders over 2x its data layer's\n\nFAIL:\n- order at 2,000" in text
+    assert (
+        "## Worth a look: Django's own time at 2,000 orders over 2x its data layer's\n\n(reported, not a failure)"
+        "\n\n- order at 2,000" in text
+    )
 
 
 def test_timed_phases_add_up_each_phase_and_put_the_originals_back() -> None:
