@@ -226,7 +226,11 @@ def difference(old: Contribution, new: Contribution, shards: int) -> Deltas:
 
 
 def merge(parts: Iterable[Deltas]) -> Deltas:
-    total: Deltas = {}
+    return add_into({}, parts)
+
+
+def add_into(total: Deltas, parts: Iterable[Deltas]) -> Deltas:
+    """``parts`` added to ``total`` in place (a running sum stays linear in what is added, however large it is)."""
     for part in parts:
         for key, values in part.items():
             bucket = total.setdefault(key, {})

@@ -218,7 +218,7 @@ class Walk:
             elif figures.is_counted(item) and (order_id := keys.without_prefix(pk, keys.ORDER)):
                 counted.append(figures.counted(order_id, item).deltas(shards))
         with self._sums:
-            self.counted = figures.merge([self.counted, *counted])
+            figures.add_into(self.counted, counted)
             self.counters.update(seen)
 
     def counter_differences(self) -> tuple[list[CounterDifference], int]:

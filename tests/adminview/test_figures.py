@@ -170,3 +170,16 @@ def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> No
     assert cancelled.status == "CANCELLED" and cancelled.units >= 1 and cancelled.revenue > 0
     one_day = selectors.category_orders(category="Books", start=date(2026, 3, 2), end=date(2026, 3, 2))
     assert {r.date.date() for r in one_day.rows if r.date} <= {date(2026, 3, 2)} and one_day.rows
+
+
+def test_a_running_sum_is_added_to_in_place_and_merge_leaves_its_parts_alone() -> None:
+    day, status = figures.day_key(0, "2024-05-01"), figures.status_key(0)
+    first: figures.Deltas = {day: {figures.UNITS: Decimal(2)}}
+    second: figures.Deltas = {day: {figures.UNITS: Decimal(3)}, status: {"PENDING": Decimal(1)}}
+    merged = figures.merge([first, second])
+    assert merged == {day: {figures.UNITS: Decimal(5)}, status: {"PENDING": Decimal(1)}}
+    assert first == {day: {figures.UNITS: Decimal(2)}}  # parts are never aliased into the sum
+    total: figures.Deltas = {}
+    assert figures.add_into(total, [first]) is total
+    figures.add_into(total, [second])
+    assert total == merged and first[day] == {figures.UNITS: Decimal(2)}
