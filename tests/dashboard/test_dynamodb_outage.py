@@ -17,21 +17,16 @@ from django.test import Client
 from pynamodb.exceptions import QueryError
 
 from dashboard.responses import NO_ANSWER, NO_ANSWER_TO_CHANGE, RETRY_AFTER_S
-from dynamo import local, patience
-from dynamo.models import use_patience
 from shop import orders
+from tests.dashboard import tour
 from tests.dashboard.conftest import csrf_of
 
 
 @pytest.fixture
 def dynamodb_gone() -> Iterator[None]:
     """Every client points at a port nothing listens on, with the dashboard's profile in force (as under gunicorn)."""
-    with local.pointed_at(f"http://127.0.0.1:{local.free_port()}"):
-        use_patience(patience.prompt())
-        try:
-            yield
-        finally:
-            use_patience(patience.PATIENT)
+    with tour.dynamodb_gone():
+        yield
 
 
 def assert_no_answer(response: object, message: str) -> str:
