@@ -32,6 +32,12 @@ class Engine:
         assert endpoint is not None
         self.endpoint = endpoint
 
+    @property
+    def pid(self) -> int | None:
+        """The engine's process id, when we started it."""
+        running = self.process.process if self.process is not None else None
+        return running.pid if running is not None else None
+
     def restart(self) -> None:
         if self.process is None:
             return
@@ -47,11 +53,15 @@ class Engine:
 @contextmanager
 def dynamodb(endpoint: str | None = None) -> Iterator[Engine]:
     """Point every client at ``endpoint``, or at a DynamoDB Local of our own (in memory, free port)."""
+    from bench import cpu
+
     engine = Engine(endpoint)
+    cpu.watch_engine(lambda: engine.pid)
     try:
         with local.pointed_at(engine.endpoint):
             yield engine
     finally:
+        cpu.watch_engine(lambda: None)
         engine.stop()
 
 

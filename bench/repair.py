@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from adminview.models import ADMIN_VIEW_TABLE
+from bench import cpu
 from dynamo.client import client_of
 from dynamo.tables import delete_table, ensure_table
 
@@ -40,9 +41,10 @@ def peak_rss_kb(pid: int) -> int | None:
 
 
 def run_command(args: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """``manage.py <args>`` in a child process: exit code, seconds, peak RSS in MB, last lines of its output."""
+    """``manage.py <args>`` in a child process: exit code, seconds, peak RSS in MB, CPU seconds (the engine's and
+    the child's), last lines of its output."""
     with tempfile.TemporaryFile() as output:
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), cpu.Snapshot.now()
         child = subprocess.Popen(
             [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
         )
@@ -51,6 +53,7 @@ def run_command(args: list[str], env: dict[str, str]) -> dict[str, Any]:
             peak_kb = max(peak_kb, peak_rss_kb(child.pid) or 0)
             time.sleep(SAMPLE_S)
         seconds = time.perf_counter() - started
+        spent = cpu.Snapshot.now().since(cpu_before)
         output.seek(0)
         lines = output.read().decode(errors="replace").replace("\r", "\n").splitlines()
     return {
@@ -58,6 +61,7 @@ def run_command(args: list[str], env: dict[str, str]) -> dict[str, Any]:
         "exit": child.returncode,
         "seconds": round(seconds, 2),
         "peak_rss_mb": round(peak_kb / 1024.0, 1) if peak_kb else None,
+        "cpu": {"engine_s": spent["engine_s"], "command_s": spent["children_s"]},
         "output": [line for line in lines if line.strip()][-TAIL_LINES:],
     }
 

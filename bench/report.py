@@ -184,6 +184,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += report_sections.backfill(results["sizes"], skipped)
     lines += _repair(results["sizes"], skipped)
     lines += report_sections.pace(results["sizes"])
+    lines += report_sections.cpu_per_item(results["sizes"])
     lines += report_sections.stage_times(results["sizes"])
     lines += ["", "## Subjects", ""]
     for size in results["sizes"]:

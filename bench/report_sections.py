@@ -139,6 +139,47 @@ def following(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
     return lines
 
 
+def _per_item_ms(seconds: Any, items: Any) -> str:
+    if not isinstance(seconds, int | float) or not isinstance(items, int | float) or not items:
+        return "-"
+    return f"{1000.0 * seconds / items:.2f}"
+
+
+def cpu_per_item(sizes: list[dict[str, Any]]) -> list[str]:
+    """CPU milliseconds per shop item (per stream record for the sync): the engine's and the writer's own. On one
+    machine these bound each pace: a stage that needs more CPU per item than seeding did cannot run as fast."""
+    rows: list[str] = []
+    for size in sizes:
+        items, spent = size.get("items"), size.get("stage_cpu", {})
+        seeding, sync = spent.get("seeding") or {}, spent.get("sync") or {}
+        records = (size.get("sync") or {}).get("records") if _measured(size.get("sync")) else None
+        repair = size.get("repair") if _measured(size.get("repair")) else {}
+        cells = [
+            f"{_per_item_ms(seeding.get('engine_s'), items)} / {_per_item_ms(seeding.get('bench_s'), items)}",
+            f"{_per_item_ms(sync.get('engine_s'), records)} / {_per_item_ms(sync.get('bench_s'), records)}",
+        ]
+        for name in ("rebuild", "verify"):
+            used = ((repair or {}).get(name) or {}).get("cpu") or {}
+            cells.append(f"{_per_item_ms(used.get('engine_s'), items)} / {_per_item_ms(used.get('command_s'), items)}")
+        if any(cell != "- / -" for cell in cells):
+            rows.append(f"| {size['orders']:,} | " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    return [
+        "",
+        "## CPU per item: the engine / the writer",
+        "",
+        "CPU milliseconds per shop item (the sync: per stream record) spent by the engine (our own DynamoDB Local) and "
+        "by the process doing the work (the benchmark's own for seeding and the sync; the command's for rebuild and "
+        "verify), read from /proc. Every process shares the machine's cores, so a stage that needs more CPU per "
+        "item than seeding did cannot keep its pace.",
+        "",
+        "| orders | seeding | sync | rebuild | verify |",
+        "|---:|---:|---:|---:|---:|",
+        *rows,
+    ]
+
+
 def stage_times(sizes: list[dict[str, Any]]) -> list[str]:
     """Seconds each stage took (what a run's length is made of)."""
     names: list[str] = []

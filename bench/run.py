@@ -104,10 +104,14 @@ class Stages:
         self.size, self.log, self.save = size, log, save
 
     def __call__(self, name: str, measure: Any, *, store: Any = None) -> Any:
-        """Run ``measure()``; its result goes to ``store(result)``, by default ``size[name]`` (and the log)."""
-        started = time.perf_counter()
+        """Run ``measure()``; its result goes to ``store(result)``, by default ``size[name]`` (and the log); its
+        CPU seconds (engine, this process, child processes) to ``size["stage_cpu"][name]``."""
+        from bench import cpu
+
+        started, cpu_before = time.perf_counter(), cpu.Snapshot.now()
         result = measure()
         seconds = self.size["stage_seconds"][name] = round(time.perf_counter() - started, 1)
+        self.size.setdefault("stage_cpu", {})[name] = cpu.Snapshot.now().since(cpu_before)
         if store is None:
             self.size[name] = result
         else:
@@ -170,7 +174,7 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
 
 def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
     """Seed, then rebuild into an empty view and verify what the rebuild wrote (no sync, pages or naive ways)."""
-    from bench import env, repair, stages
+    from bench import cpu, env, repair, stages
 
     orders = size["orders"]
     not_measured = {"skipped": "not measured with --repair-only"}
@@ -178,7 +182,9 @@ def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engin
     size |= {"data": {}, "page": {}, "naive": {}} | unmeasured
     engine.restart()
     with env.fresh_tables(f"bench{orders}"):
+        cpu_before = cpu.Snapshot.now()
         size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=None)
+        size["stage_cpu"] = {"seeding": cpu.Snapshot.now().since(cpu_before)}
         size["items"] = size["seeding"]["batched"]["items"]
         log(f"[{orders:,}] seeding: {size['seeding']}")
         save()
