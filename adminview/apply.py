@@ -97,23 +97,6 @@ def prepare(record: dict[str, Any], shards: int) -> Prepared:
     return Prepared(record, event_id(record), seq, source, new, anchor, [] if anchor is not None else ops)
 
 
-def anchors_touched(batch: Sequence[dict[str, Any]]) -> frozenset[ViewKey] | None:
-    """The anchors a batch's records would write (no I/O): batches that share none can be applied side by side
-    (``adminview.poller``). None when a record cannot be read: its batch is then applied alone."""
-    touched: set[ViewKey] = set()
-    for record in batch:
-        body = records.body_of(record)
-        image, named = body.get("NewImage") or body.get("OldImage"), body.get("Keys")
-        image = image if isinstance(image, dict) else {}
-        source = ddb_json.maybe_key(named if isinstance(named, dict) and named else image)
-        if source is None:
-            return None
-        anchor = anchors.anchor_key(source, ddb_json.string(image, "EntityType"))
-        if anchor is not None:
-            touched.add(anchor)
-    return frozenset(touched)
-
-
 def _table() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
@@ -320,4 +303,4 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     return outcome
 
 
-__all__ = ["Outcome", "anchors_touched", "apply_records"]
+__all__ = ["Outcome", "apply_records"]

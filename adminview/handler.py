@@ -38,10 +38,8 @@ def handle_records(
     *,
     shard_id: str | None = None,
     apply: Callable[[list[dict[str, Any]]], Outcome] | None = None,
-    heartbeat: bool = True,
 ) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
-    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat
-    (``heartbeat`` False: the caller moves it, e.g. the poller, once the batches before are applied too).
+    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat.
 
     The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
     logged and the failed records are still reported, so Lambda (or the poller) retries them."""
@@ -57,8 +55,7 @@ def handle_records(
     done = [r for i, r in enumerate(records) if failure_key(r, i) not in outcome.failed]
     try:
         sync_store.clear_dead_letters(done)
-        if heartbeat:
-            sync_status.record_heartbeat(done, shard_id=shard_id)
+        sync_status.record_heartbeat(done, shard_id=shard_id)
     except Exception:
         log.exception("could not update the sync's bookkeeping (dead letters applied, heartbeat)")
     response = {"batchItemFailures": [{"itemIdentifier": _identifier(r)} for r, _error in failed]}

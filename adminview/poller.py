@@ -3,15 +3,10 @@
 Every shard is read, a child only after its parent is finished (so records of one item stay in order), shards
 that are ready at the same time in parallel, expired iterators are renewed from the checkpoint, and each batch
 goes to the same code as the Lambda handler. While a batch is applied, the shard's next GetRecords is already
-on its way, and the next batch is applied beside it: its records whose anchors the batch before also writes
-(``adminview.apply.anchors_touched``) wait for that batch, the others go ahead at once. So each anchor is still
-written by one apply at a time, in stream order, and the two never race; they only keep both the engine and this
-process busy (one batch's transactions while the next one reads its anchors and writes its view items). Heartbeats
-and checkpoints are written by the poller as batches complete, in stream order. Delivery is at-least-once:
-the per-shard checkpoint (in the sync table) is advanced only after every record up to it was applied or
-dead-lettered, so a SIGKILL at any moment at worst replays the batches in hand, and replays change nothing (the
-anchors' sequence numbers). Records still failing after ``max_attempts`` stay in the dead-letter store, where the
-handler put them.
+on its way, so reading and applying overlap. Delivery is at-least-once: the per-shard checkpoint (in the sync
+table) is advanced only after every record up to it was applied or dead-lettered, so a SIGKILL at any moment at
+worst replays a batch, and replays change nothing (the anchors' sequence numbers). Records still failing after
+``max_attempts`` stay in the dead-letter store, where the handler put them.
 
 Each shard's heartbeat says how fresh the view is (``adminview.sync_status``): after each batch, and, at most
 once a second, when a poll finds nothing new (the view is then up to date as of that poll). When DynamoDB does not
@@ -25,7 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Self
@@ -34,9 +29,8 @@ import boto3
 from botocore.config import Config
 
 from adminview import observe, sync_status, sync_store
-from adminview.apply import Outcome, anchors_touched, apply_records, failure_key
+from adminview.apply import Outcome, apply_records, failure_key
 from adminview.handler import handle_records
-from adminview.projection import ViewKey
 from dynamo import conf
 from dynamo.backoff import full_jitter
 from dynamo.instrumentation import run_in_context
@@ -51,22 +45,6 @@ MAX_PARALLEL_SHARDS = 8
 OUTAGE_PAUSE_CAP_S = 30.0
 
 
-Records = list[dict[str, Any]]
-
-
-@dataclass
-class Applying:
-    """A batch being applied in the background (in one or two parts) while its shard's next batch is read."""
-
-    parts: list[Future[Records | None]]  # each part's records applied or dead-lettered (None: not applied)
-    anchors: frozenset[ViewKey] | None  # the anchors it writes (None: unknown, so it shares them all)
-    records: Records
-
-    @property
-    def last_seq(self) -> str:
-        return str(self.records[-1]["dynamodb"]["SequenceNumber"])
-
-
 @dataclass
 class ShardState:
     shard_id: str
@@ -75,7 +53,6 @@ class ShardState:
     done: bool = False
     iterator: str | None = None
     ahead: Future[dict[str, Any]] | None = None  # the next GetRecords, sent while the current batch is applied
-    applying: Applying | None = None  # the last batch handed to the apply threads, until its checkpoint is saved
     caught_up_noted: float = 0.0  # when the heartbeat last said "nothing new" (monotonic)
 
 
@@ -138,7 +115,6 @@ class Poller:
         report: Callable[[str], None] | None = None,
         report_every_s: float = 5.0,
         sleep: Callable[[float], None] = time.sleep,
-        overlap: bool = True,
     ) -> None:
         self.arn = stream_arn
         self.replay = replay
@@ -149,7 +125,6 @@ class Poller:
         self.report = report
         self.report_every_s = report_every_s
         self.sleep = sleep
-        self.overlap = overlap  # apply a shard's next batch beside the one before when they share no anchor
         self.stats = Stats()
         self.shards: dict[str, ShardState] = {}
         self._stopping = False
@@ -157,7 +132,6 @@ class Poller:
         self._last_refresh = 0.0
         self._lock = threading.Lock()  # the stats, updated by shards applied in parallel
         self._reads: ThreadPoolExecutor | None = None  # sends each shard's next GetRecords ahead, while a run lasts
-        self._applies: ThreadPoolExecutor | None = None  # applies batches in the background, while a run lasts
         self._outage_since: float | None = None
 
     @classmethod
@@ -228,7 +202,6 @@ class Poller:
                     shard.iterator = self._iterator(shard)
                 return self._fetch(shard.iterator)
             except self.client.exceptions.ExpiredIteratorException:
-                self.settle(shard)  # the checkpoint then covers every batch read so far
                 shard.iterator = None  # renewed from the checkpoint
         raise RuntimeError(f"shard {shard.shard_id}: iterator keeps expiring")
 
@@ -240,71 +213,15 @@ class Poller:
         if records and shard.iterator is not None and not self._stopping and self._reads is not None:
             shard.ahead = self._reads.submit(run_in_context(self._fetch), shard.iterator)
         if records:
-            self._apply(shard, records)
+            self.process(records, shard_id=shard.shard_id)
+            shard.seq = records[-1]["dynamodb"]["SequenceNumber"]
         if shard.iterator is None:
             shard.done = True
-        if not records or shard.done:
-            self.settle(shard)  # what the view holds is then all the shard has had to give
-        if shard.done:
-            sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, True)
+        if records or shard.done:
+            sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, shard.done)
         if not records:
             self.note_caught_up(shard)
         return len(records)
-
-    def _apply(self, shard: ShardState, records: Records) -> None:
-        """Hand a batch to the apply threads: the records whose anchors the batch before also writes after that
-        batch, the others at once; then wait for the batch before and save its checkpoint. Outside ``run`` (or
-        with ``overlap`` off) a batch is applied here, after the one before."""
-        anchors = anchors_touched(records)
-        before = shard.applying
-        sequential = not self.overlap or self._applies is None or anchors is None
-        if before is not None and (sequential or before.anchors is None):
-            self.settle(shard)
-            before = None
-        if self._applies is None:
-            self._finish(shard, Applying([_done(self.process(records, shard_id=shard.shard_id))], anchors, records))
-            return
-        busy = before.anchors if before is not None and before.anchors is not None else frozenset()
-        now, later = _split(records, busy)
-        parts = [self._applies.submit(run_in_context(self.process), now, shard_id=shard.shard_id)] if now else []
-        if later:
-            waits = before.parts if before is not None else []
-            parts.append(self._applies.submit(run_in_context(self._process_after), waits, later, shard.shard_id))
-        shard.applying = Applying(parts, anchors, records)
-        if before is not None:
-            self._finish(shard, before)
-
-    def _process_after(self, waits: list[Future[Records | None]], records: Records, shard_id: str) -> Records | None:
-        wait(waits)
-        return self.process(records, shard_id=shard_id)
-
-    def _finish(self, shard: ShardState, applying: Applying) -> None:
-        """Wait for a batch, then move its heartbeat and checkpoint. If it failed, the batch after it is waited
-        for too (nothing is left running unwatched) and neither checkpoint moves: both are read again."""
-        try:
-            applied = [part.result() for part in applying.parts]
-        except BaseException:
-            later, shard.applying = shard.applying, None
-            if later is not None and later is not applying:
-                wait(later.parts)
-            raise
-        self._complete(shard, applying, applied)
-
-    def _complete(self, shard: ShardState, applying: Applying, applied: list[Records | None]) -> None:
-        done = {id(r) for part in applied if part is not None for r in part}
-        if done:
-            try:
-                sync_status.record_heartbeat([r for r in applying.records if id(r) in done], shard_id=shard.shard_id)
-            except Exception:
-                log.exception("could not move the sync's heartbeat")
-        shard.seq = applying.last_seq
-        sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, False)
-
-    def settle(self, shard: ShardState) -> None:
-        """Wait for the shard's batch in hand, if any, and save its checkpoint."""
-        applying, shard.applying = shard.applying, None
-        if applying is not None:
-            self._finish(shard, applying)
 
     def note_caught_up(self, shard: ShardState) -> None:
         """Nothing newer in the shard: the view holds all of it as of now (said at most once a second)."""
@@ -313,16 +230,15 @@ class Poller:
             sync_status.record_caught_up(self.arn, shard.shard_id, done=shard.done)
             shard.caught_up_noted = now
 
-    def process(self, records: Records, *, shard_id: str | None = None) -> Records | None:
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
         """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
         record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
-        still fails after ``max_attempts`` is already stored when the checkpoint moves past it. Returns the
-        records applied (for the heartbeat, which the poller moves in stream order)."""
+        still fails after ``max_attempts`` is already stored when the checkpoint moves past it."""
         pending = records
         errors: dict[str, str] = {}
         batch = Outcome()  # the whole batch, retries included, for its one report
         for attempt in range(self.max_attempts):
-            _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records, heartbeat=False)
+            _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records)
             with self._lock:
                 self.stats.applied += outcome.applied
                 self.stats.skipped += outcome.skipped
@@ -349,8 +265,6 @@ class Poller:
         }
         batch.dead_lettered = len(pending)
         observe.report_batch(records, batch, writer="poller")
-        still_failing = {id(r) for r in pending}
-        return [r for r in records if id(r) not in still_failing]
 
     # --- loop ------------------------------------------------------------------------------------------
 
@@ -358,7 +272,6 @@ class Poller:
         """``follow=False``: until every shard is read to its current end. ``True``: until ``stop()``; while
         DynamoDB does not answer, it waits and tries again."""
         self._reads = ThreadPoolExecutor(max_workers=MAX_PARALLEL_SHARDS, thread_name_prefix="poller-read")
-        self._applies = ThreadPoolExecutor(max_workers=MAX_PARALLEL_SHARDS * 2, thread_name_prefix="poller-apply")
         try:
             while not self._stopping:
                 try:
@@ -370,13 +283,7 @@ class Poller:
                     self._wait_out(exc)
                     continue
                 self._answered()
-            for shard in self.shards.values():
-                self.settle(shard)
         finally:
-            for shard in self.shards.values():
-                self._abandon(shard)
-            self._applies.shutdown(wait=True)
-            self._applies = None
             self._reads.shutdown(wait=False, cancel_futures=True)
             self._reads = None
             for shard in self.shards.values():
@@ -414,7 +321,6 @@ class Poller:
                 if not shard.done:
                     self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=now, ended=None)
         for shard in self.shards.values():
-            self._abandon(shard)
             shard.ahead, shard.iterator = None, None  # read again from the checkpoint
         waited = now - self._outage_since
         self.sleep(min(OUTAGE_PAUSE_CAP_S, max(self.idle_s, waited / 2)))
@@ -429,12 +335,6 @@ class Poller:
             if not shard.done:
                 self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=since, ended=ended)
 
-    def _abandon(self, shard: ShardState) -> None:
-        """Wait for the shard's batch in hand without saving its checkpoint: it is read and applied again."""
-        applying, shard.applying = shard.applying, None
-        if applying is not None:
-            wait(applying.parts)
-
     @staticmethod
     def _best_effort(note: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         try:
@@ -446,24 +346,6 @@ class Poller:
         if self.report and time.monotonic() - self._last_report >= self.report_every_s:
             self.report(self.stats.line())
             self._last_report = time.monotonic()
-
-
-def _done(value: Records | None) -> Future[Records | None]:
-    future: Future[Records | None] = Future()
-    future.set_result(value)
-    return future
-
-
-def _split(records: Records, busy: frozenset[ViewKey]) -> tuple[Records, Records]:
-    """The records whose anchors are not ``busy`` (and those that have none), and the others, each in stream
-    order."""
-    if not busy:
-        return records, []
-    now: Records = []
-    later: Records = []
-    for record in records:
-        (later if (anchors_touched([record]) or frozenset()) & busy else now).append(record)
-    return now, later
 
 
 def sync_once(**kwargs: Any) -> Stats:

@@ -55,9 +55,9 @@ class NotingPoller(Poller):
         super().__init__(**kwargs)
         self.received = 0
 
-    def process(self, records: list[dict[str, Any]], **options: Any) -> list[dict[str, Any]] | None:
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
         self.received += len(records)
-        return super().process(records, **options)
+        super().process(records, shard_id=shard_id)
 
 
 class Following:

@@ -54,14 +54,13 @@ class TimedPoller(Poller):
         super().__init__(**kwargs)
         self.lags_s: list[float] = []
 
-    def process(self, records: list[dict[str, Any]], **options: Any) -> list[dict[str, Any]] | None:
-        applied = super().process(records, **options)
+    def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
+        super().process(records, shard_id=shard_id)
         now = time.time()
         for record in records:
             created = record["dynamodb"].get("ApproximateCreationDateTime")
             if isinstance(created, int | float):
                 self.lags_s.append(max(0.0, now - float(created)))
-        return applied
 
     def drain(self) -> int:
         """Apply every record the stream holds now; returns how many were read."""
