@@ -126,6 +126,9 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         rebuild, verify = size["repair"]["rebuild"], size["repair"]["verify"]
         assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
         assert verify["exit"] == 0, verify["output"]
+        spent = size["stage_cpu"]  # the engine is not ours here (--endpoint): only the processes' CPU is known
+        assert spent["seeding"]["engine_s"] is None and spent["sync"]["bench_s"] > 0
+        assert rebuild["cpu"]["command_s"] > 0 and verify["cpu"]["command_s"] > 0
         assert size["lag"]["samples"] == 2
         assert size["data"]["order"]["calls"] == 1
         assert size["data"]["invoices"]["calls"] == size["page"]["invoices"]["calls"] == 2  # profile, invoices
@@ -138,7 +141,12 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 1 |" in text and "PASS" in text
-    for section in ("## Pace against seeding", "## The category backfill", "## Write-to-page lag with the sync"):
+    for section in (
+        "## Pace against seeding",
+        "## CPU per item",
+        "## The category backfill",
+        "## Write-to-page lag with the sync",
+    ):
         assert section in text
     assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
 
@@ -167,6 +175,19 @@ def _check_new_figures(size: dict[str, Any]) -> None:
     assert followed["idle"]["samples"] == 1 and followed["writer"]["exit"] == 0, followed["writer"]["output"]
     assert followed["writer"]["items"] > 0 and followed["writer"]["wrote_while_sampled"]
     assert followed["loaded"]["samples"] + followed["loaded"]["unseen"] >= 1
+
+
+def test_cpu_seconds_of_a_process_and_of_a_stage() -> None:
+    import os
+
+    from bench import cpu
+
+    assert (cpu.process_cpu_s(os.getpid()) or 0) > 0
+    assert cpu.process_cpu_s(2**22 + 12345) is None  # no such process
+    start = cpu.Snapshot(engine_s=1.0, bench_s=2.0, children_s=3.0)
+    later = cpu.Snapshot(engine_s=1.5, bench_s=2.25, children_s=3.0)
+    assert later.since(start) == {"engine_s": 0.5, "bench_s": 0.25, "children_s": 0.0}
+    assert cpu.Snapshot(None, 2.5, 3.0).since(start)["engine_s"] is None
 
 
 def test_view_writes_are_classed_by_the_keys_they_write() -> None:
