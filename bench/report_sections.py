@@ -153,13 +153,13 @@ def cpu_per_item(sizes: list[dict[str, Any]]) -> list[str]:
         items, spent = size.get("items"), size.get("stage_cpu", {})
         seeding, sync = spent.get("seeding") or {}, spent.get("sync") or {}
         records = (size.get("sync") or {}).get("records") if _measured(size.get("sync")) else None
-        repair = size.get("repair") if _measured(size.get("repair")) else {}
+        repair = size["repair"] if _measured(size.get("repair")) else {}
         cells = [
             f"{_per_item_ms(seeding.get('engine_s'), items)} / {_per_item_ms(seeding.get('bench_s'), items)}",
             f"{_per_item_ms(sync.get('engine_s'), records)} / {_per_item_ms(sync.get('bench_s'), records)}",
         ]
         for name in ("rebuild", "verify"):
-            used = ((repair or {}).get(name) or {}).get("cpu") or {}
+            used = (repair.get(name) or {}).get("cpu") or {}
             cells.append(f"{_per_item_ms(used.get('engine_s'), items)} / {_per_item_ms(used.get('command_s'), items)}")
         if any(cell != "- / -" for cell in cells):
             rows.append(f"| {size['orders']:,} | " + " | ".join(cells) + " |")

@@ -174,23 +174,18 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
 
 def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
     """Seed, then rebuild into an empty view and verify what the rebuild wrote (no sync, pages or naive ways)."""
-    from bench import cpu, env, repair, stages
+    from bench import env, repair, stages
 
     orders = size["orders"]
     not_measured = {"skipped": "not measured with --repair-only"}
     unmeasured = dict.fromkeys(("sync", "lag", "backfill", "follow_lag"), not_measured)
     size |= {"data": {}, "page": {}, "naive": {}} | unmeasured
     engine.restart()
+    stage = Stages(size, log, save)
     with env.fresh_tables(f"bench{orders}"):
-        cpu_before = cpu.Snapshot.now()
-        size["seeding"] = stages.seed(plan, workers=opts.workers, baseline=None)
-        size["stage_cpu"] = {"seeding": cpu.Snapshot.now().since(cpu_before)}
-        size["items"] = size["seeding"]["batched"]["items"]
-        log(f"[{orders:,}] seeding: {size['seeding']}")
-        save()
-        size["repair"] = repair.repair(size["items"], verify_rebuilt=True)
-        log(f"[{orders:,}] rebuild/verify: {size['repair']}")
-        save()
+        seeded = stage("seeding", lambda: stages.seed(plan, workers=opts.workers, baseline=None))
+        size["items"] = seeded["batched"]["items"]
+        stage("repair", lambda: repair.repair(size["items"], verify_rebuilt=True))
 
 
 def run_benchmark(
