@@ -1,49 +1,46 @@
-"""Applying stream records to the view: stale and replayed records filtered by the anchors, BatchWriteItem for
-the view items, conditional writes of the anchors.
+"""Applying stream records to the view (the sync's half of ``adminview.anchor``'s protocol).
 
-A batch (Lambda event records or poller records, same shape):
+A batch (Lambda event records or the poller's, same shape), from any source (``adminview.sources``):
 
-1. each record is checked and its shop item's anchor named (pure; a record that cannot be read fails alone);
-2. the anchors are read (one consistent BatchGetItem per 100), and each anchor's records are folded into its
-   state in stream order, skipping every record that is not newer than what the anchor says was applied for
-   its shop item: replays and stale records change nothing. An order's collection is one anchor, so its buyer
-   relations and payment references follow from the whole collection, whatever order its records come in;
-3. the view items that changed are written with ``dynamo.batch.batch_write`` (25 a call, calls in parallel,
-   UnprocessedItems retried with backoff and jitter), audit entries' activity items with them;
-4. only then are the anchors written, each conditioned on the ``Rev`` read in step 2 (``_advance``), so a crash
-   before this point replays the records, never skips them.
+1. each record is checked, its source found by its table and its anchor named (a record that cannot be read
+   fails alone);
+2. the anchors, and each order's ``counted`` item, are read (strongly consistent BatchGetItem, 100 a call);
+   each anchor's records are folded into its state in stream order, skipping every record that is not newer
+   than what the anchor says was applied for its source item, and ``plan`` says what to write;
+3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
+   retried with backoff), staff activity entries with them;
+4. each order whose contribution to the numbers changed has its ``counted`` item moved and the sums' merged
+   difference added, in as few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
+5. last, each anchor is written, conditioned on the ``Rev`` read in step 2.
 
-Records of one shop item all live in one stream shard, and one shard is processed by one worker at a time
-(Lambda's event source mapping with ParallelizationFactor 1, or our poller), so the sync never races itself. It
-can race a rebuild or a repair: when one changed an anchor between step 2 and step 4 (it may have overwritten
-what step 3 wrote), that anchor's records are applied again from a fresh read (see ``adminview.watermarks``).
+A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
+again to the same effect (entries are put whole; a ``counted`` item already holding the contribution adds
+nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
+time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
+item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
 """
 
 from __future__ import annotations
 
-import copy
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-from adminview import anchors, figures, projection, records, watermarks
-from adminview.models import ORDER_SK, ViewItem, pending_shards
-from adminview.projection import Image, Put, ViewKey
-from dynamo import ddb_json
-from dynamo.batch import batch_write, delete_request, put_request
+from adminview import numbers, records, schema, sources
+from adminview.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
+from adminview.models import ViewItem
+from adminview.sources import Source, State
+from dynamo import ddb_json, transactions
+from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
-from dynamo.conditional_writes import put_conditionally
 from dynamo.instrumentation import run_in_context
-from shop import keys
 
 log = logging.getLogger(__name__)
-KEY_NAMES = ("PK", "SK")
-WRITE_PARALLEL = 32  # BatchWriteItem calls (each 25 items) and anchor PutItems in flight per batch
-RACE_ATTEMPTS = 5  # times an anchor's records are applied again after a rebuild changed it
-MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
+WRITE_PARALLEL = 16  # BatchWriteItem, TransactWriteItems and anchor PutItem calls in flight per batch
+RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
 
 
 @dataclass
@@ -51,14 +48,15 @@ class Prepared:
     record: dict[str, Any]
     event_id: str
     seq: str
-    source: ViewKey
-    new: Image | None  # the shop item's image after the change (None: removed)
-    anchor: ViewKey | None  # where the shop item's view items are anchored (None: see ``ops``)
-    ops: list[projection.Op]  # an audit entry's activity items (they are never changed, so need no anchor)
+    source: Source
+    key: schema.Key  # the source item's key
+    image: Item | None  # its image after the change (None: removed)
+    anchor: schema.Key | None
+    free: list[Item]  # view items that follow from this source item alone (no anchor)
 
     @property
     def created(self) -> object:
-        return (self.record.get("dynamodb") or {}).get("ApproximateCreationDateTime")
+        return records.body_of(self.record).get("ApproximateCreationDateTime")
 
 
 @dataclass
@@ -80,214 +78,252 @@ def failure_key(record: Any, index: int) -> str:
     return event_id(record) or f"#{index}"
 
 
-def prepare(record: dict[str, Any], shards: int) -> Prepared:
+def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
     event = records.check(record)
+    source = sources.for_record(record)
     body = record["dynamodb"]
     # only the images this kind of change carries: a stray image must not change what the record means
     old = body.get("OldImage") if event != "INSERT" else None
     new = body.get("NewImage") if event != "REMOVE" else None
-    source = ddb_json.maybe_key(body.get("Keys") or new or old or {})
-    if source is None:
+    key = ddb_json.maybe_key(body.get("Keys") or new or old or {})
+    if key is None:
         raise ValueError("record has no PK/SK keys")
     seq = str(body.get("SequenceNumber", ""))
-    anchors.seq_number(seq)  # numeric, or the record fails here
+    seq_number(seq)  # numeric, or the record fails here
     image = new or old or {}
-    ops = projection.project(old, new, shards)  # fails now, alone, if an image cannot be projected
-    anchor = anchors.anchor_key(source, ddb_json.string(image, "EntityType"))
-    return Prepared(record, event_id(record), seq, source, new, anchor, [] if anchor is not None else ops)
+    anchor = source.anchor_of(key, image)
+    free = source.free_items(key, new, list_shards) if anchor is None and new is not None else []
+    return Prepared(record, event_id(record), seq, source, key, new, anchor, free)
 
 
-def _table() -> tuple[Any, str]:
+# --- reading and folding ---------------------------------------------------------------------------------------
+
+
+def _view() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
 
-def _write(items: dict[ViewKey, Image | None], *, sleep: Callable[[float], None] | None = None) -> None:
-    if not items:
-        return
-    client, table = _table()
-    requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in items.items()]
-    kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
-    batch_write(client, table, requests, key_names=KEY_NAMES, parallel=WRITE_PARALLEL, **kwargs)
-
-
-def _read_anchors(anchor_keys: list[ViewKey]) -> dict[ViewKey, Image | None]:
-    client, table = _table()
-    return watermarks.read_anchors(client, table, anchor_keys)
-
-
-def _advance(marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image]) -> set[ViewKey]:
-    """Write each anchor unless it changed since it was read; returns those that had changed. An order's anchor
-    whose contribution to the counters changed goes in a TransactWriteItems with the counters' difference
-    (``adminview.figures``); the others are conditional PutItems."""
-    shards = figures.stats_shards()
-    plain: list[ViewKey] = []
-    counting: dict[int, list[tuple[ViewKey, figures.Deltas]]] = {}
-    for key, anchor in newest.items():
-        order_id = keys.without_prefix(key[0], keys.ORDER) if key[1] == ORDER_SK else None
-        deltas = _counter_deltas(order_id, marks[key], anchor, shards) if order_id else {}
-        if order_id and deltas:
-            counting.setdefault(figures.shard_of(order_id, shards), []).append((key, deltas))
-        else:
-            plain.append(key)
-    work: list[Callable[[], set[ViewKey]]] = [partial(_put_anchors, marks, newest, plain)] if plain else []
-    work += [partial(_count_anchors, marks, newest, group) for group in counting.values()]
-    if len(work) <= 1:
-        return {k for job in work for k in job()}
-    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(work))) as pool:
-        return {k for raced in pool.map(lambda job: run_in_context(job)(), work) for k in raced}
-
-
-def _contribution(key: ViewKey, anchor: Image) -> figures.Contribution:
-    return anchors.read(key, anchor).contribution()
-
-
-def _counter_deltas(order_id: str, mark: watermarks.Mark, anchor: Image, shards: int) -> figures.Deltas:
-    """What the new anchor's facts contribute to the counters beyond what was counted (``mark.counted``)."""
-    old = mark.counted or figures.Contribution(order_id)
-    return figures.difference(old, _contribution(ddb_json.item_key(anchor), anchor), shards)
-
-
-def _put_anchors(
-    marks: dict[ViewKey, watermarks.Mark], newest: dict[ViewKey, Image], anchor_keys: list[ViewKey]
-) -> set[ViewKey]:
-    """Anchors whose counters do not change: conditional writes, 25 a call (``dynamo.conditional_writes``)."""
-    client, table = _table()
-    writes = [watermarks.conditional_put(table, key, marks[key], newest[key]) for key in anchor_keys]
-    return {anchor_keys[i] for i in put_conditionally(client, table, writes, parallel=WRITE_PARALLEL)}
-
-
-def _count_anchors(
-    marks: dict[ViewKey, watermarks.Mark],
-    newest: dict[ViewKey, Image],
-    group: list[tuple[ViewKey, figures.Deltas]],
-) -> set[ViewKey]:
-    """Anchors of one counter shard, with their counters' differences, in as few transactions as fit (one after
-    another: they add to the same counter items). A transaction that fails its conditions fails whole: all its
-    anchors are applied again from fresh reads."""
-    client, table = _table()
-    raced: set[ViewKey] = set()
-    pending: list[tuple[ViewKey, figures.Deltas]] = []
-
-    def flush() -> None:
-        counters = figures.merge(deltas for _key, deltas in pending)
-        actions = [{"Put": watermarks.advance(table, key, marks[key], newest[key])} for key, _d in pending]
-        actions += [
-            {"Put": {"TableName": table, "Item": figures.counted_item(key[0], _contribution(key, newest[key]))}}
-            for key, _d in pending
-        ]
-        actions += [figures.counter_update(table, key, values) for key, values in counters.items()]
-        try:
-            client.transact_write_items(TransactItems=actions)
-        except client.exceptions.TransactionCanceledException as exc:
-            reasons = {r.get("Code") for r in exc.response.get("CancellationReasons", [])}
-            if not reasons & {"ConditionalCheckFailed", "TransactionConflict"}:
-                raise
-            raced.update(key for key, _d in pending)
-        pending.clear()
-
-    for key, deltas in group:
-        counters = figures.merge(d for _k, d in [*pending, (key, deltas)])
-        if pending and 2 * (len(pending) + 1) + len(counters) > MAX_TRANSACTION:
-            flush()
-        pending.append((key, deltas))
-    flush()
-    return raced
+def read_items(item_keys: Iterable[schema.Key]) -> dict[schema.Key, Item | None]:
+    """View items by key (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
+    client, table = _view()
+    unique = list(dict.fromkeys(item_keys))
+    found = batch_get(
+        client, table, [ddb_json.key(*k) for k in unique], key_names=(schema.PK, schema.SK), consistent=True
+    )
+    return dict(zip(unique, found, strict=True))
 
 
 @dataclass
-class _Folded:
-    """One anchor's records folded into its state: what to write."""
+class Folded:
+    """One anchor's records folded into its state: the writes, and how many records counted."""
 
-    writes: dict[ViewKey, Image | None] = field(default_factory=dict)  # view items that follow from the anchor
-    anchor: Image | None = None  # the anchor to write last (None: nothing applied)
+    writes: Writes | None  # None: nothing applied
+    counted: numbers.Counted | None  # an order's counted item as read (what the sums hold for it)
     applied: int = 0
     skipped: int = 0
 
 
-def _fold(key: ViewKey, stored: Image | None, group: list[Prepared], shards: int) -> _Folded:
-    state = anchors.read(key, stored)
-    before = copy.deepcopy(state)
-    folded = _Folded()
+def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | None, list_shards: int) -> Folded:
+    """Apply a group's records to the state read from its anchor (``plan`` then says what to write)."""
+    before = state.implied(list_shards)
+    seen: set[schema.Key] = set()
+    applied = skipped = 0
     for p in group:
-        if watermarks.too_old(watermarks.Mark(state.stored, state.applied(p.source[1])), p.created):
+        sk = p.key[1]
+        if state.book.too_old(sk, p.created):
             raise ValueError(
-                f"record {p.event_id} of {p.source[0]} {p.source[1]} is older than a watermark's lifetime "
-                f"({watermarks.MAX_RECORD_AGE_S // 3600} h) and the item has none, so newer state may already "
-                "be in the view: not applied (rebuild_adminview repairs the view from the shop table)"
+                f"record {p.event_id} of {p.key[0]} {sk} is older than an anchor's stub can live "
+                f"({MAX_RECORD_AGE_S // 3600} h) and the item has no sequence number applied, so newer state may "
+                "already be in the view: not applied (rebuild_adminview repairs the view from the source tables)"
             )
-        if not state.is_new(p.source[1], p.seq):
-            folded.skipped += 1
+        if not state.book.is_new(sk, p.seq):
+            skipped += 1
             continue
-        state.apply(p.source[1], p.seq, p.new)
-        folded.applied += 1
-    if not folded.applied:
-        return folded
-    old_items, new_items = before.items(shards), state.items(shards)
-    folded.anchor = new_items.pop(key)
-    old_items.pop(key)
-    folded.writes = {k: None for k in old_items if k not in new_items}
-    folded.writes |= {k: item for k, item in new_items.items() if old_items.get(k) != item}
-    return folded
+        if applied and (p.image is None or sk in state.book.seqs):  # a change to what an earlier record set
+            seen.update(state.implied(list_shards).entries)
+        state.apply(sk, p.image)
+        state.book.seqs[sk] = p.seq
+        applied += 1
+    if not applied:
+        return Folded(None, counted, 0, skipped)
+    after = state.implied(list_shards)
+    return Folded(
+        plan(before, after, state.book, state.stub_kind, seen=seen, applied_at=time.time()), counted, applied, skipped
+    )
 
 
-def _apply_prepared(batch: list[Prepared], shards: int) -> tuple[int, int]:
-    total = len(batch)
-    immutable = [p for p in batch if p.anchor is None and p.ops]
-    anchored = [p for p in batch if p.anchor is not None]
-    # Records that imply nothing for the view (stock, shipments, products...) need no anchor: replaying an
-    # older record of such an item can only put what its new image implies, which is nothing.
-    _write({op.key: op.item if isinstance(op, Put) else None for p in immutable for op in p.ops})
-    applied, skipped, raced = _apply_once(anchored, shards)
-    for _ in range(RACE_ATTEMPTS):
+# --- writing ---------------------------------------------------------------------------------------------------
+
+
+def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[float], None] | None = None) -> None:
+    if not entries:
+        return
+    client, table = _view()
+    requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in entries.items()]
+    kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
+    batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL, **kwargs)
+
+
+def counting_transactions(
+    table: str, moves: Sequence[tuple[numbers.Counted, numbers.Contribution]], extra: int = 0
+) -> list[tuple[list[int], list[dict[str, Any]]]]:
+    """The TransactWriteItems that move these orders' counted items and the sums: each a list of positions in
+    ``moves`` and its actions (the counted items first, then the merged sums), at most ``MAX_ITEMS`` actions
+    with ``extra`` left free. Orders of one sum shard go together, so their sums merge."""
+    shards = schema.sum_shards()
+    by_shard: dict[int, list[int]] = {}
+    for i, (_before, after) in enumerate(moves):
+        by_shard.setdefault(schema.shard_of(after.order_id, shards), []).append(i)
+    deltas = [numbers.difference(before.contribution, after, shards) for before, after in moves]
+    limit = transactions.MAX_ITEMS - extra
+    found: list[tuple[list[int], list[dict[str, Any]]]] = []
+    for positions in by_shard.values():
+        group: list[int] = []
+        merged: numbers.Deltas = {}
+        for i in positions:
+            trial = numbers.add_into({k: dict(v) for k, v in merged.items()}, [deltas[i]])
+            if group and len(group) + 1 + len(trial) > limit:
+                found.append((group, _counting_actions(table, moves, group, merged)))
+                group, trial = [], numbers.add_into({}, [deltas[i]])
+            group.append(i)
+            merged = trial
+        if group:
+            found.append((group, _counting_actions(table, moves, group, merged)))
+    return found
+
+
+def _counting_actions(
+    table: str,
+    moves: Sequence[tuple[numbers.Counted, numbers.Contribution]],
+    group: list[int],
+    merged: numbers.Deltas,
+) -> list[dict[str, Any]]:
+    actions = [numbers.counted_write(table, *moves[i]) for i in group]
+    now = time.time()
+    return actions + [
+        numbers.sum_update(table, key, kept, now)
+        for key, values in merged.items()
+        if (kept := {n: v for n, v in values.items() if v})
+    ]
+
+
+def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
+    if len(jobs) <= 1:
+        return {k for job in jobs for k in job()}
+    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(jobs))) as pool:
+        return {k for raced in pool.map(lambda job: run_in_context(job)(), jobs) for k in raced}
+
+
+def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
+    """Step 4: the orders whose contribution changed; returns the anchors whose counted item had moved."""
+    client, table = _view()
+    moving = [
+        (key, f.counted, f.writes.contribution)
+        for key, f in folded.items()
+        if f.writes is not None
+        and f.counted is not None
+        and f.writes.contribution is not None
+        and f.writes.contribution != f.counted.contribution
+    ]
+    moves = [(before, after) for _key, before, after in moving]
+
+    def commit(positions: list[int], actions: list[dict[str, Any]]) -> Callable[[], set[schema.Key]]:
+        def run() -> set[schema.Key]:
+            try:
+                transactions.write(client, actions)
+            except transactions.TransactionCancelled as exc:
+                if not exc.lost_race:
+                    raise
+                return {moving[i][0] for i in positions}
+            return set()
+
+        return run
+
+    return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
+
+
+def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
+    """Step 5: each anchor, conditioned on its ``Rev`` as read; returns those that had changed meanwhile."""
+    client, table = _view()
+
+    def write(w: Writes) -> Callable[[], set[schema.Key]]:
+        def run() -> set[schema.Key]:
+            action = w.anchor_action(table)
+            if action is None:
+                return set()
+            try:
+                if "Put" in action:
+                    client.put_item(**action["Put"])
+                else:
+                    client.delete_item(**action["Delete"])
+            except client.exceptions.ConditionalCheckFailedException:
+                return {w.key}
+            return set()
+
+        return run
+
+    return _in_parallel([write(w) for w in writes])
+
+
+# --- one batch -------------------------------------------------------------------------------------------------
+
+
+def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> tuple[int, int, set[schema.Key]]:
+    """Fold and write every group once; returns (applied, skipped, anchors to fold again)."""
+    orders = {key: order_id for key in groups if (order_id := schema.order_id_of(key)) is not None}
+    stored = read_items([*groups, *(schema.counted(order_id) for order_id in orders.values())])
+    folded: dict[schema.Key, Folded] = {}
+    for key, group in groups.items():
+        state = group[0].source.read_state(key, stored[key])
+        order_id = orders.get(key)
+        counted = numbers.read_counted(order_id, stored[schema.counted(order_id)]) if order_id is not None else None
+        folded[key] = fold(state, group, counted, list_shards)
+    written = [f.writes for f in folded.values() if f.writes is not None]
+    write_entries({k: item for w in written for k, item in w.entries.items()})
+    raced = _count(folded)
+    raced |= _write_anchors([w for w in written if w.key not in raced])
+    applied = sum(f.applied for k, f in folded.items() if k not in raced)
+    skipped = sum(f.skipped for k, f in folded.items() if k not in raced)
+    return applied, skipped, raced
+
+
+def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
+    free = {ddb_json.item_key(item): item for p in batch for item in p.free}
+    write_entries(dict(free))
+    groups: dict[schema.Key, list[Prepared]] = {}
+    for p in batch:
+        if p.anchor is not None:
+            groups.setdefault(p.anchor, []).append(p)
+    ignored = sum(1 for p in batch if p.anchor is None and not p.free)
+    applied, skipped, raced = _apply_once(groups, list_shards)
+    for _attempt in range(RACE_ATTEMPTS):
         if not raced:
-            ignored = total - len(immutable) - len(anchored)
-            return applied + len(immutable), skipped + ignored
-        _, _, raced = _apply_once([p for p in anchored if p.anchor in raced], shards)
+            return applied + sum(1 for p in batch if p.free), skipped + ignored
+        more_applied, more_skipped, raced = _apply_once({k: groups[k] for k in raced}, list_shards)
+        applied, skipped = applied + more_applied, skipped + more_skipped
     raise RuntimeError(f"anchors {sorted(raced)[:3]} kept changing (a rebuild writing them?)")
 
 
-def _apply_once(batch: list[Prepared], shards: int) -> tuple[int, int, set[ViewKey]]:
-    """Apply once; returns (applied, skipped, anchors that changed under us)."""
-    groups: dict[ViewKey, list[Prepared]] = {}
-    for p in batch:
-        assert p.anchor is not None
-        groups.setdefault(p.anchor, []).append(p)
-    counted_keys = [figures.counted_key(key[0]) for key in groups if key[1] == ORDER_SK]
-    stored = _read_anchors([*groups, *counted_keys])
-    writes: dict[ViewKey, Image | None] = {}
-    newest: dict[ViewKey, Image] = {}
-    marks: dict[ViewKey, watermarks.Mark] = {}
-    applied = skipped = 0
-    for key, group in groups.items():
-        folded = _fold(key, stored[key], group, shards)
-        applied += folded.applied
-        skipped += folded.skipped
-        writes |= folded.writes
-        if folded.anchor is not None:
-            newest[key] = folded.anchor
-            marks[key] = watermarks.Mark.of(stored[key], counted=stored.get(figures.counted_key(key[0])))
-    _write(writes)
-    return applied, skipped, _advance(marks, newest)
-
-
 def _error_text(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, records.UnusableRecord) else f"{type(exc).__name__}: {exc}"
+    return (
+        str(exc) if isinstance(exc, records.UnusableRecord | sources.UnknownSource) else f"{type(exc).__name__}: {exc}"
+    )
 
 
 def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     """Apply stream records (DynamoDB Streams / Lambda event shape) in order; never raises for a record."""
     outcome = Outcome()
-    shards = pending_shards()
+    list_shards = schema.list_shards()
     prepared: list[Prepared] = []
     for index, record in enumerate(batch):
         try:
-            prepared.append(prepare(record, shards))
+            prepared.append(prepare(record, list_shards))
         except Exception as exc:  # a poison record fails alone
             outcome.failed[failure_key(record, index)] = _error_text(exc)
     if not prepared:
         return outcome
     try:
-        applied, skipped = _apply_prepared(prepared, shards)
+        applied, skipped = _apply_prepared(prepared, list_shards)
         outcome.applied += applied
         outcome.skipped += skipped
         return outcome
@@ -295,7 +331,7 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
         log.warning("batch of %d records failed (%s); applying them one by one", len(prepared), exc)
     for p in prepared:  # isolate the record(s) that break the batch
         try:
-            applied, skipped = _apply_prepared([p], shards)
+            applied, skipped = _apply_prepared([p], list_shards)
             outcome.applied += applied
             outcome.skipped += skipped
         except Exception as exc:
@@ -303,4 +339,4 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     return outcome
 
 
-__all__ = ["Outcome", "apply_records"]
+__all__ = ["Outcome", "apply_records", "counting_transactions", "fold", "read_items", "write_entries"]

@@ -1,8 +1,8 @@
-"""The catalogue: every product by id, from the admin view's catalogue index (GSI8), never a Scan of the shop table.
+"""The catalogue: every product by id, from the view's catalogue index, never a Scan of the shop table.
 
 The shop table has no index of all products (AWS's model reads a product by id only), so the sync keeps a
-catalogue row per product (``projection.catalogue_item``) under ``CATALOGUE#<shard>``. A page is one Query per
-write shard, from the position on (``{"after": "<product id>"}``: the last id shown), merged by id.
+catalogue row per product in a write-sharded, sparse index (``schema.CATALOGUE``). A page is one Query per
+shard from the position on (``{"after": "<product id>"}``: the last id shown), merged by id.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adminview.models import catalogue_key
-from adminview.selectors import Raw, RowsPage, _each_shard, _forward_page, _query, _sort_position
+from adminview import schema
+from adminview.reads import Raw, RowsPage, each_shard, merged_page, query, read_position
 from dynamo import ddb_json
 from dynamo.paging import check_limit
 
@@ -35,13 +35,18 @@ def _row(raw: Raw) -> CatalogueRow:
     )
 
 
+def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> list[Raw]:
+    """One page of catalogue rows as stored (one Query per shard), ``limit`` + 1 so the caller sees if more."""
+    check_limit(limit)
+    position = read_position(after, forward=True)
+    index = schema.CATALOGUE
+    return each_shard(
+        schema.list_shards(),
+        lambda n: query(schema.catalogue_partition(n), index=index, limit=limit + 1, after=position)[0],
+    )
+
+
 def catalogue(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[CatalogueRow]:
     """A page of every product by id (text order), ``limit`` rows after the position."""
-    check_limit(limit)
-    position = _sort_position(after)
-    found = _each_shard(
-        lambda n: _query("GSI8", "GSI8PK", catalogue_key(n), "GSI8SK", limit=limit + 1, after=position, forward=True)
-    )
-    found.sort(key=lambda r: ddb_json.string(r, "GSI8SK") or "")
-    page = _forward_page(found, "GSI8SK", limit)
+    page = merged_page(catalogue_rows(limit=limit, after=after), schema.CATALOGUE.range_key, limit, forward=True)
     return RowsPage([_row(r) for r in page.rows], page.next)

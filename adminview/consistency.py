@@ -2,9 +2,9 @@
 they differ, and a repair of that order's view items from the shop table, safe under a running sync.
 
 Reads, a constant number whatever the tables hold (never a Scan), in the order that keeps both truthful next to
-the live sync: the order's anchor (consistent GetItem), the shop partition ``o#<oid>`` (one consistent Query),
-the sync's heartbeats (one Query), the view partition ``o#<oid>`` (one consistent Query, the anchor again among
-its items).
+the live sync: the order's anchor and counted item (consistent BatchGetItem), the shop partition ``o#<oid>``
+(one consistent Query), the view items either implies (consistent BatchGetItem), the sync's heartbeats (one
+Query), and the anchor once more.
 
 The verdict, when the view differs from what the shop implies:
 
@@ -21,9 +21,9 @@ finds a view item contradicting the anchor, or the anchor rewritten between its 
 after ``SETTLE_S`` and the second look decides.
 
 The repair follows ``adminview.repair``'s protocol (anchor, then shop, then view; one transaction conditioned on
-the anchor's ``Rev``), so it never writes a state older than what the sync has applied; the staff member's audit
-entry (shop table) and the activity items it implies (view table) go in the same TransactWriteItems, so the
-repair is in ``/activity/`` exactly when it happened. Nothing here knows Django.
+the anchor's ``Rev`` and the counted item's), so it never writes a state older than what the sync has applied;
+the staff member's audit entry (shop table) and the activity entries it implies (view table) go in the same
+TransactWriteItems, so the repair is in ``/activity/`` exactly when it happened. Nothing here knows Django.
 """
 
 from __future__ import annotations
@@ -36,11 +36,12 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview import anchors, figures, projection, repair, sync_status
-from adminview.models import ORDER_SK, pending_shards
-from adminview.projection import Image, ViewKey
+from adminview import numbers, partition, repair, schema, sync_status
+from adminview.anchor import Bookkeeping
+from adminview.partition import Item
+from adminview.sources.shop import SOURCE, activity_items
 from adminview.sync_status import Freshness
-from adminview.table_walk import Table, shop_table, view_table
+from adminview.table_walk import Table, source_table, view_table
 from adminview.view_diff import Change, compare
 from dynamo import ddb_json
 from dynamo.backoff import full_jitter
@@ -50,12 +51,12 @@ from shop.audit import Actor
 from shop.errors import NotFound, OrderConflict
 from shop.models import AuditEntry
 
+ViewKey = schema.Key
 IN_SYNC, BEHIND, DIFFERS = "in_sync", "behind", "differs"
 REPAIR_ACTION = "repair-view"
 SETTLE_S = 0.25  # far longer than the sync takes from its view items to its anchor
 REPAIR_ATTEMPTS = 4
 DETAIL_CHARS = 300
-ACTIVITY_KIND = "activity"
 RULE = (
     "A difference is “differs” when the view contradicts what the sync itself applied (the order's anchor, its "
     "version, an audit entry) or when the sync had applied every change made before the shop was read; any other "
@@ -77,8 +78,8 @@ class Difference:
 
     kind: str
     key: ViewKey
-    expected: Image | None
-    stored: Image | None
+    expected: Item | None
+    stored: Item | None
     contradiction: bool = False
 
     @property
@@ -107,14 +108,21 @@ class SourceMark:
 
 @dataclass(frozen=True)
 class Look:
-    """One read of both partitions and of the sync's position, in the order the module docstring gives."""
+    """One read of both tables and of the sync's position, in the order the module docstring gives."""
 
     order_id: str
-    anchor_before: Image | None  # read before the shop
-    shop: list[Image]
-    view: list[Image]
+    reading: repair.Reading  # the anchor and counted item, then the shop partition, then the view items
+    anchor_after: Item | None  # the anchor read once more, last
     read_at: float  # when the shop read ended (epoch seconds)
     freshness: Freshness | None  # None: the sync's state could not be read
+
+    @property
+    def shop(self) -> list[Item]:
+        return self.reading.source_items
+
+    @property
+    def anchor_before(self) -> Item | None:
+        return self.reading.anchors.get(schema.order_anchor(self.order_id))
 
 
 @dataclass(frozen=True)
@@ -123,8 +131,8 @@ class Report:
     verdict: str
     reason: str
     differences: list[Difference]
-    expected: dict[ViewKey, Image]  # what the shop's items imply (bookkeeping left out)
-    stored: dict[ViewKey, Image]  # what the view holds, as compared (bookkeeping and stubs left out)
+    expected: dict[ViewKey, Item]  # what the shop's items imply (bookkeeping left out)
+    stored: dict[ViewKey, Item]  # what the view holds, as compared (bookkeeping and stubs left out)
     watermarks: list[SourceMark]
     rev: int | None  # the anchor's revision (None: no anchor, or one without)
     applied_at: datetime | None  # when the sync last wrote the anchor
@@ -137,13 +145,6 @@ class Report:
 # --- reading ------------------------------------------------------------------------------------------------
 
 
-def _anchor(view: Table, pk: str) -> Image | None:
-    found: Image | None = view.client.get_item(
-        TableName=view.name, Key=ddb_json.key(pk, ORDER_SK), ConsistentRead=True
-    ).get("Item")
-    return found
-
-
 def _freshness() -> Freshness | None:
     try:
         return sync_status.freshness()
@@ -153,71 +154,81 @@ def _freshness() -> Freshness | None:
         return None
 
 
+def _tables() -> tuple[Table, Table]:
+    return view_table(), source_table(SOURCE)
+
+
 def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
-    """Read the order's anchor, shop partition, the heartbeats and the view partition, in that order."""
-    pk = keys.order(order_id)
-    view, shop = view_table(), shop_table()
-    anchor = _anchor(view, pk)
-    shop_items = shop.partition(pk)
+    """Read the order's anchor, the shop partition, the view items either implies, the heartbeats, and the anchor
+    once more, in that order."""
+    oid = keys.bare(order_id, keys.ORDER)
+    view, shop = _tables()
+    reading = repair.read_partition(view, shop, SOURCE, keys.order(oid))
     read_at = clock()
     fresh = _freshness()
-    return Look(keys.bare(order_id, keys.ORDER), anchor, shop_items, view.partition(pk), read_at, fresh)
+    key = schema.order_anchor(oid)
+    after = view.get_many([key]).get(key)
+    return Look(oid, reading, after, read_at, fresh)
 
 
 # --- judging (pure) -----------------------------------------------------------------------------------------
 
 
 def _unprojectable(order_id: str, exc: ValueError) -> OrderConflict:
-    """Shop items the projection cannot read: the sync cannot apply their records either (dead letters)."""
+    """Shop items the view cannot read: the sync cannot apply their records either (dead letters)."""
     return OrderConflict(order_id, None, f"order {order_id}'s shop items cannot be projected: {exc}")
 
 
-def _implied(order_id: str, shop_items: list[Image], shards: int) -> dict[ViewKey, Image]:
+def _kind(item: Item | None) -> str | None:
+    return ddb_json.string(item, schema.KIND)
+
+
+def _expected(seen: Look, shards: int) -> tuple[dict[ViewKey, Item], dict[ViewKey, numbers.Contribution]]:
     try:
-        return anchors.implied_view(shop_items, shards)
+        implied = partition.implied_by(SOURCE, keys.order(seen.order_id), seen.shop, shards)
     except ValueError as exc:
-        raise _unprojectable(order_id, exc) from exc
+        raise _unprojectable(seen.order_id, exc) from exc
+    return implied.items(), implied.counted()
 
 
-def _kind(item: Image | None) -> str | None:
-    return ddb_json.string(item, "Kind")
+def _stored(seen: Look) -> dict[ViewKey, Item]:
+    return {
+        key: partition.comparable(item)
+        for key, item in seen.reading.stored.items()
+        if not partition.is_bookkeeping_only(item) and _kind(item) != schema.COUNTED
+    }
 
 
-def _against_anchor(
-    key: ViewKey,
-    anchor: Image | None,
-    stored: dict[ViewKey, Image],
-    shards: int,
-    stored_counted: dict[ViewKey, Image] | None = None,
-) -> set[ViewKey]:
-    """View items of the collection (all but activity items, which need no anchor), and what the order counted,
-    that disagree with what the anchor says the sync applied."""
-    stored_counted = stored_counted or {}
+def _against_anchor(seen: Look, shards: int) -> set[ViewKey]:
+    """View items of the order (all but activity entries, which need no anchor), and what it counted, that
+    disagree with what the order's anchor says the sync applied."""
+    key = schema.order_anchor(seen.order_id)
+    anchor = seen.reading.stored.get(key)
     try:
-        described = anchors.comparable(anchors.read(key, anchor).items(shards).values())
+        state = SOURCE.read_state(key, anchor)
+        described = state.implied(shards)
     except ValueError:  # an anchor that cannot be read back was not written by the sync
         return {key}
-    collection = {k: item for k, item in stored.items() if _kind(item) != ACTIVITY_KIND}
-    found = {change.key for change in compare(described, collection)}
-    counted = stored_counted.get(figures.counted_key(key[0]))
-    if counted is not None and figures.counted(keys.without_prefix(key[0], keys.ORDER) or "", counted) != (
-        anchors.read(key, anchor).contribution()
-    ):
-        found.add(figures.counted_key(key[0]))  # what was counted is not what the anchor's facts contribute
+    stored = {k: i for k, i in _stored(seen).items() if _kind(i) != schema.ACTIVITY}
+    found = {change.key for change in compare(described.items(), stored)}
+    counted = seen.reading.stored.get(schema.counted(seen.order_id))
+    if counted is not None and numbers.read_counted(seen.order_id, counted).contribution != described.contribution:
+        found.add(schema.counted(seen.order_id))  # what was counted is not what the anchor's facts contribute
     return found
 
 
-def _order_facts(item: Image | None) -> Image:
+def _order_facts(item: Item | None) -> Item:
     """A summary's attributes that follow from the shop's order item alone (not from its lines or invoices)."""
-    return {name: value for name, value in (item or {}).items() if name not in (anchors.LINES, anchors.INVOICES)}
+    return {name: value for name, value in (item or {}).items() if name not in ("Lines", "Invoices", "Shipments")}
 
 
-def _against_version(key: ViewKey, seen: Look, expected: dict[ViewKey, Image], stored: Image | None) -> str | None:
+def _against_version(seen: Look, expected: dict[ViewKey, Item], stored: Item | None) -> str | None:
     """Every change of an order increments its ``Version``: a summary at the shop's version (or a newer one) with
     other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
     one, but only to orders without a ``Status``, and every order our code writes has both.)"""
+    key = schema.order_anchor(seen.order_id)
     order = next((i for i in seen.shop if ddb_json.string(i, "EntityType") == "order"), None)
-    if order is None or _kind(stored) != "order":
+    if order is None or _kind(stored) != schema.ORDER:
         return None
     in_shop, in_view = ddb_json.integer(order, "Version"), ddb_json.integer(stored, "Version")
     if in_shop is None or in_view is None:
@@ -237,26 +248,26 @@ def _complete_as_of(fresh: Freshness | None) -> datetime | None:
     return fresh.as_of
 
 
-def _watermarks(key: ViewKey, anchor: Image | None, shop_items: list[Image]) -> list[SourceMark]:
-    state = anchors.read(key, anchor)
+def _watermarks(seen: Look) -> list[SourceMark]:
+    book = Bookkeeping.read(seen.anchor_before)
     marks = [
-        SourceMark(sk, entity, state.applied(sk))
-        for item in shop_items
-        if (entity := ddb_json.string(item, "EntityType")) in anchors.ORDER_ENTITIES
+        SourceMark(sk, entity, book.seqs.get(sk))
+        for item in seen.shop
+        if SOURCE.anchor_of(ddb_json.item_key(item), item) is not None
+        and (entity := ddb_json.string(item, "EntityType")) is not None
         and (sk := ddb_json.string(item, "SK")) is not None
     ]
     held = {mark.sk for mark in marks}
-    marks += [SourceMark(sk, None, seq, in_shop=False) for sk, seq in state.seqs.items() if sk not in held]
+    marks += [SourceMark(sk, None, seq, in_shop=False) for sk, seq in book.seqs.items() if sk not in held]
     return sorted(marks, key=lambda m: m.sk)
 
 
 def judge(seen: Look, shards: int) -> Report:
     """The verdict on one look (the rules are the module docstring's)."""
-    key = (keys.with_prefix(keys.ORDER, seen.order_id), ORDER_SK)
-    expected = _implied(seen.order_id, seen.shop, shards)
-    stored = anchors.comparable(seen.view)
-    anchor = next((i for i in seen.view if ddb_json.item_key(i) == key), None)
-    state = anchors.read(key, anchor)
+    key = schema.order_anchor(seen.order_id)
+    expected, counted = _expected(seen, shards)
+    stored = _stored(seen)
+    book = Bookkeeping.read(seen.reading.stored.get(key))
     report = Report(
         order_id=seen.order_id,
         verdict=IN_SYNC,
@@ -264,37 +275,37 @@ def judge(seen: Look, shards: int) -> Report:
         differences=[],
         expected=expected,
         stored=stored,
-        watermarks=_watermarks(key, anchor, seen.shop),
-        rev=state.rev,
-        applied_at=datetime.fromtimestamp(state.applied_at, UTC) if state.applied_at is not None else None,
+        watermarks=_watermarks(seen),
+        rev=book.rev,
+        applied_at=datetime.fromtimestamp(book.applied_at, UTC) if book.applied_at is not None else None,
         read_at=datetime.fromtimestamp(seen.read_at, UTC),
         freshness=seen.freshness,
     )
     changes = compare(expected, stored)
-    counted = next((i for i in seen.view if figures.is_counted(i)), None)
-    if anchors.counted_differs(key, seen.shop, counted):  # what the order added to the counters
-        shop_contribution = anchors.from_shop(key, seen.shop).contribution()
-        changes.append(
-            Change("differing", figures.counted_key(key[0]), figures.counted_item(key[0], shop_contribution), counted)
-        )
+    counted_key = schema.counted(seen.order_id)
+    contribution = counted.get(counted_key, numbers.Contribution(seen.order_id))
+    held = seen.reading.stored.get(counted_key)
+    if numbers.read_counted(seen.order_id, held).contribution != contribution:  # what the order added to the sums
+        changes.append(Change("differing", counted_key, numbers.counted_item(contribution, 0), held))
     if not changes:
         return report
-    moved = (seen.anchor_before is None) != (anchor is None) or anchors.read(key, seen.anchor_before).rev != state.rev
+    moved = Bookkeeping.read(seen.anchor_before).rev != Bookkeeping.read(seen.anchor_after).rev or (
+        seen.anchor_before is None
+    ) != (seen.anchor_after is None)
     if moved:
         reason = "The order's view items were written while they were read (by the sync, a rebuild or a repair)."
         return _verdict(report, changes, BEHIND, reason, True)
-    counted_items = {ddb_json.item_key(i): i for i in seen.view if figures.is_counted(i)}
-    contradicted = _against_anchor(key, anchor, stored, shards, counted_items)
+    contradicted = _against_anchor(seen, shards)
     if contradicted:
         shown = ", ".join(f"{pk} {sk}" for pk, sk in sorted(contradicted)[:3])
         reason = f"View items disagree with what the order's anchor says the sync applied ({shown})."
         return _verdict(report, changes, DIFFERS, reason, True, contradicted)
-    version = _against_version(key, seen, expected, stored.get(key))
+    version = _against_version(seen, expected, stored.get(key))
     if version:
         return _verdict(report, changes, DIFFERS, f"The view contradicts the shop: {version}.", False, {key})
-    rewritten = {c.key for c in changes if c.kind == "differing" and _kind(c.actual) == ACTIVITY_KIND}
+    rewritten = {c.key for c in changes if c.kind == "differing" and _kind(c.actual) == schema.ACTIVITY}
     if rewritten:
-        reason = "An activity item differs from its audit entry, and audit entries never change."
+        reason = "An activity entry differs from its audit entry, and audit entries never change."
         return _verdict(report, changes, DIFFERS, reason, False, rewritten)
     complete = _complete_as_of(seen.freshness)
     if complete is not None and complete.timestamp() >= seen.read_at:
@@ -332,9 +343,9 @@ def order_consistency(*, order_id: str, sleep: Callable[[float], None] = time.sl
     """The order's report: one look, and a second after ``SETTLE_S`` when the first may have caught the sync
     half-way (its verdict then stands). ``NotFound`` when neither table holds anything of the order."""
     first = read(order_id)
-    if not first.shop and not first.view:
+    if not first.shop and not first.reading.stored:
         raise NotFound("order", first.order_id)
-    shards = pending_shards()
+    shards = schema.list_shards()
     report = judge(first, shards)
     if not report.unsettled:
         return report
@@ -355,11 +366,24 @@ class Repaired:
     attempts: int
 
 
+ITEM_NAMES = {
+    schema.ORDER: "summary",
+    schema.COLLECTION: "summary",
+    schema.COUNTED: "counted numbers",
+    schema.CUSTOMER_ORDER: "customer's order entry",
+    schema.PAYMENT: "payment",
+    schema.CATEGORY_ORDER: "category entry",
+    schema.ACTIVITY: "activity entry",
+}
+
+
 def describe(changes: list[Change]) -> str:
-    """A short account of a repair for its audit entry: each rewritten item, and a differing one's attributes."""
+    """A short account of a repair for its audit entry (staff read it on the activity page: items by what they
+    are, not by key): each rewritten item, and a differing one's attributes."""
     parts = []
     for change in sorted(changes, key=lambda c: c.key):
-        text = f"{change.kind} {change.key[1]}"
+        kind = _kind(change.expected) or _kind(change.actual)
+        text = f"{change.kind} {ITEM_NAMES.get(kind or '', change.key[1])}"
         names = [a.name for a in Difference(change.kind, change.key, change.expected, change.actual).attributes]
         if names:
             text += " (" + ", ".join(names) + ")"
@@ -368,14 +392,9 @@ def describe(changes: list[Change]) -> str:
     return line if len(line) <= DETAIL_CHARS else line[: DETAIL_CHARS - 1] + "…"
 
 
-def _sk_of(action: dict[str, Any]) -> str:
-    body = action.get("Put") or action.get("Delete") or {}
-    return str(ddb_json.string(body.get("Item") or body.get("Key"), "SK") or "")
-
-
 def _actions(found: repair.Plan, entry: AuditEntry, shop: Table, view: Table, shards: int) -> list[dict[str, Any]]:
-    """The plan's writes as a rebuild commits them (the conditioned anchor write first), with the audit entry and
-    its activity items."""
+    """The plan's writes as a rebuild commits them (the guarded writes first), with the audit entry and the
+    activity entries it implies."""
     image = entry.serialize()
     audited = [
         {
@@ -388,16 +407,17 @@ def _actions(found: repair.Plan, entry: AuditEntry, shop: Table, view: Table, sh
         },
         *(
             {"Put": {"TableName": view.name, "Item": item}}
-            for item in projection.activity_items(entry.pk, entry.sk, image, shards)
+            for item in activity_items((entry.pk, entry.sk), image, shards)
         ),
     ]
     planned = repair.transaction_actions(view.name, [found])
-    return [planned[0], *audited, *planned[1:]]
+    guarded = len(found.guarded)
+    return [*planned[:guarded], *audited, *planned[guarded:]]
 
 
 def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
     """One TransactWriteItems over both tables (tests replace this to race the sync against it)."""
-    repair._commit(view, actions)
+    repair.commit(view, actions)
 
 
 def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] = time.sleep) -> Repaired:
@@ -406,15 +426,14 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
     anchor meanwhile. ``OrderConflict`` when it kept doing so (or the repair is too large for one transaction),
     ``NotFound`` for an order neither table holds anything of."""
     oid = keys.bare(order_id, keys.ORDER)
-    pk, shards = keys.order(oid), pending_shards()
-    view, shop = view_table(), shop_table()
+    pk, shards = keys.order(oid), schema.list_shards()
+    view, shop = _tables()
     for attempt in range(REPAIR_ATTEMPTS):
-        anchor = _anchor(view, pk)
-        shop_items, view_items = shop.partition(pk), view.partition(pk)
-        if not shop_items and not view_items:
+        reading = repair.read_partition(view, shop, SOURCE, pk)
+        if not reading.source_items and not reading.stored:
             raise NotFound("order", oid)
         try:
-            found = repair.plan(view, pk, shop_items, view_items, anchor, shards)
+            found = repair.plan(reading, view.name, shards)
         except ValueError as exc:
             raise _unprojectable(oid, exc) from exc
         if not found.changes:

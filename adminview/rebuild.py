@@ -1,14 +1,14 @@
 """Rebuild and verify the admin view while staff act and the stream sync applies records.
 
-Both walk the tables in two passes (``adminview.walk``) and act on the partitions that differ. A flagged
-partition is not acted on from what the Scan saw; it is read again:
+Both walk the tables in two passes (``adminview.walk``) and act on the source partitions whose view items
+differ. A flagged partition is not acted on from what the Scan saw; it is read again:
 
 - ``verify`` re-reads both sides (consistent reads) until they agree or ``settle_s`` has passed, so a
   difference the live sync is about to fix is not reported;
-- ``rebuild`` reads the partition's anchor, *then* its shop items, then its view items, and writes the view
+- ``rebuild`` reads the partition's anchor, *then* its source items, then its view items, and writes the view
   items with the anchor in one TransactWriteItems conditioned on the anchor being unchanged since it was read
-  (``adminview.repair``, ``adminview.watermarks``): it never writes a state older than what the sync has
-  applied, and the sync in turn applies its records again when a rebuild changed an anchor under it.
+  (``adminview.repair``, ``adminview.anchor``): it never writes a state older than what the sync has applied,
+  and the sync in turn applies its records again when a rebuild changed an anchor under it.
 """
 
 from __future__ import annotations
@@ -16,13 +16,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from adminview import repair
 from adminview.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
 from adminview.view_diff import EXAMPLES, Change, Diff
-from adminview.walk import CounterDifference, Walk, walk
+from adminview.walk import CounterDifference, Flag, Walk, walk
+from dynamo.instrumentation import run_in_context
 
 DEFAULT_SETTLE_S = 3.0
+MAX_RECHECKS = 8  # partitions read again at once
 
 __all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
 
@@ -50,33 +53,41 @@ def verify(
     def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
         found.diff.add([Change("differing", d.key, None, None) for d in differences])
 
-    reported: set[str] = set()  # a partition both passes flag is counted once (grows only with differences)
+    flagged: dict[tuple[str, str], Flag] = {}  # grows only with differences
     lock = threading.Lock()
 
-    def recheck(found: Walk, pk: str) -> None:
+    def note(_found: Walk, flag: Flag) -> None:
         with lock:
-            if pk in reported:
-                return
-        waited, pause = 0.0, min(0.2, settle_s)
-        while True:
-            changes = found.changes(pk)
-            if not changes:
-                return
-            if waited >= settle_s:
-                with lock:
-                    if pk in reported:
-                        return
-                    reported.add(pk)
-                found.diff.add(changes)
-                return
-            sleep(pause)
-            waited += pause
-            pause = min(pause * 2, settle_s - waited)
+            before = flagged.get((flag.source.name, flag.pk))
+            extras = flag.extras | (before.extras if before else frozenset())
+            flagged[(flag.source.name, flag.pk)] = Flag(flag.source, flag.pk, extras)
 
-    checking = walk(recheck, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    checking = walk(note, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
     checking.on_counters = report_counters
     checking.on_scan = on_scan or _ignore
-    return checking.run()
+    found = checking.run()
+    started = time.monotonic()
+    _recheck(checking, list(flagged.values()), settle_s, sleep)
+    found.seconds += time.monotonic() - started
+    return found
+
+
+def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[float], None]) -> None:
+    """Read the flagged partitions again (consistent reads) until they agree or ``settle_s`` has passed; report
+    those that still differ, each partition once however many passes flagged it."""
+    waited, pause = 0.0, min(0.2, settle_s)
+    while flags:
+        with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:
+            changes = list(pool.map(run_in_context(walked.changes), flags))
+        still = [(flag, found) for flag, found in zip(flags, changes, strict=True) if found]
+        if not still or waited >= settle_s:
+            for _flag, found in still:
+                walked.diff.add(found)
+            return
+        flags = [flag for flag, _found in still]
+        sleep(pause)
+        waited += pause
+        pause = min(pause * 2, settle_s - waited)
 
 
 def rebuild(
@@ -90,10 +101,11 @@ def rebuild(
 ) -> Diff:
     """Make the view equal to what the shop table implies, live: returns what had to change."""
     repairing = walk(
-        repair.repair_partition, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
+        repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
-    repairing.on_batch = repair.repair_batch
+    repairing.on_batch = repair.repair_flags
     repairing.on_counters = repair.repair_counters
+    repairing.on_orphans = repair.delete_orphans
     repairing.on_scan = on_scan or _ignore
     repairing.on_write = on_write or _ignore
     return repairing.run()

@@ -1,206 +1,232 @@
-"""The rebuild's writes: a partition's view items made equal to what its shop items imply, in conditional
-transactions that also write the partition's anchor.
+"""Repairing a source partition's view items (rebuild, and one order's repair from the consistency page), in
+conditional transactions that also write the partition's anchors: the rebuild's half of ``adminview.anchor``'s
+protocol.
 
-Reads come in the order that makes this safe next to the live sync (see ``adminview.watermarks``): the anchor
-first, then the shop partition, then the view. The anchor is written with the facts the shop implies, the
-sequence numbers it had (a rebuild does not know which stream record its read corresponds to, so later records
-still apply) and ``Rev`` + 1, on the condition that ``Rev`` is still what was read; the view items that follow
-from it go in the same transaction. If the condition fails, the sync applied a record meanwhile: the partition
-is read again. Staff activity items need no anchor (their audit entries never change).
+Reads come in the order that makes this safe beside the live sync: the partition's anchors (and an order's
+counted item) first, then the source partition, then the view items both imply. Each anchor is written with the
+facts the source implies, the sequence numbers it had (a rebuild cannot know which stream record its read
+corresponds to, so later records still apply) and ``Rev`` + 1, conditioned on the ``Rev`` read; a counted item
+moves with the sums' difference, conditioned on its own revision; the entries go in the same transaction. If a
+condition fails, the sync applied a record meanwhile: the partition is read again. Writing the anchor (a stub,
+if it describes nothing) even when only an entry was wrong makes a sync that read the anchor before fold again.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import anchors, figures, watermarks
-from adminview.models import ORDER_SK
-from adminview.projection import Image, ViewKey
+from adminview import anchor, numbers, partition, schema
+from adminview.partition import Item
+from adminview.sources import Source
 from adminview.table_walk import Table
 from adminview.view_diff import Change, compare
-from adminview.walk import CounterDifference, Flagged, Walk, anchor_of
-from dynamo import ddb_json
+from adminview.walk import CounterDifference, Flag, Walk
+from dynamo import ddb_json, transactions
 from dynamo.backoff import full_jitter
-from shop import keys
 
 ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
-MAX_TRANSACTION = 100  # TransactWriteItems' limit on actions
 
 
 class Contended(Exception):
-    """An anchor changed between the read and the write: the sync applied a record meanwhile."""
+    """An anchor or counted item changed between the read and the write: the sync applied a record meanwhile."""
 
 
 @dataclass
 class Plan:
-    """One partition's repair: its changes, the anchor write that guards them, and what the anchor's new
-    contribution adds to the counters (``adminview.figures``), which goes in the anchor's transaction."""
+    """One source partition's repair: its changes, the guarded writes (anchors, counted items) that go first,
+    what the orders' new contributions add to the sums, and the entries."""
 
     pk: str
     changes: list[Change]
-    actions: list[dict[str, Any]]
-    deltas: figures.Deltas = field(default_factory=dict)
-    head: int = 1  # the leading actions (the anchor, and an order's #counted item) that go with the counters
+    guarded: list[dict[str, Any]] = field(default_factory=list)
+    deltas: numbers.Deltas = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)
 
 
-def plan(
-    view: Table, pk: str, shop_items: list[Image], view_items: Iterable[Image], stored_anchor: Image | None, shards: int
-) -> Plan:
-    """What makes the partition's view items equal to what ``shop_items`` imply; ``stored_anchor`` is the anchor
-    as read before the shop was (``view_items`` include the order's ``#counted`` item, if any)."""
-    view_items = list(view_items)
-    changes = compare(anchors.implied_view(shop_items, shards), anchors.comparable(view_items))
-    actions: list[dict[str, Any]] = []
-    key = anchor_of(pk)
-    if key is None:
-        return Plan(pk, changes, [_action(view, c.key, c.expected) for c in changes])
-    stored = anchors.read(key, stored_anchor)
-    order_id = keys.without_prefix(pk, keys.ORDER) or ""
-    counted = figures.counted(order_id, next((i for i in view_items if figures.is_counted(i)), None))
-    contribution = anchors.from_shop(key, shop_items).contribution()
-    deltas = figures.difference(counted, contribution, figures.stats_shards()) if key[1] == ORDER_SK else {}
-    if deltas and not changes:  # the items are right, but the order is not (all) counted
-        changes = [Change("differing", figures.counted_key(pk), None, None)]
-    if not changes:
-        return Plan(pk, changes, [])
-    target = anchors.from_shop(key, shop_items)
-    target.seqs, target.rev, target.stored, target.applied_at = (
-        stored.seqs,
-        stored.rev,
-        stored.stored,
-        stored.applied_at,
-    )
-    anchor: Image | None = target.items(shards)[key]
-    if not target.present() and not target.seqs:
-        anchor = None  # nothing to describe and nothing to guard: no stub
-    mark = watermarks.Mark.of(stored_anchor)
-    expression, names, values = watermarks.unchanged(mark)
-    if anchor is not None:
-        write: dict[str, Any] = {"TableName": view.name, "Item": watermarks.with_expiry(anchor)}
-    else:
-        write = {"TableName": view.name, "Key": ddb_json.key(*key)}
-    write |= {"ConditionExpression": expression, "ExpressionAttributeNames": names}
-    if values:
-        write["ExpressionAttributeValues"] = values
-    actions.append({"Put": write} if anchor is not None else {"Delete": write})
-    if deltas:
-        actions.append({"Put": {"TableName": view.name, "Item": figures.counted_item(pk, contribution)}})
-    head = len(actions)
-    actions += [_action(view, c.key, c.expected) for c in changes if c.key not in (key, figures.counted_key(pk))]
-    return Plan(pk, changes, actions, deltas, head)
+@dataclass(frozen=True)
+class Reading:
+    """One source partition as read for a repair, in the protocol's order."""
+
+    source: Source
+    pk: str
+    anchors: dict[schema.Key, Item | None]  # read first
+    source_items: list[Item]
+    stored: dict[schema.Key, Item]  # every view item either side implies, read last
 
 
-def _action(view: Table, key: ViewKey, item: Image | None) -> dict[str, Any]:
+def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
+    anchor_keys = source.anchors_in(pk)
+    orders = [schema.counted(oid) for key in anchor_keys if (oid := schema.order_id_of(key))]
+    first = view.get_many([*anchor_keys, *orders])
+    items = table.partition(pk)
+    implied = partition.implied_by(source, pk, items, schema.list_shards())
+    described: set[schema.Key] = set()
+    for key in anchor_keys:
+        if (held := first.get(key)) is not None:
+            described |= set(source.read_state(key, held).implied(schema.list_shards()).entries)
+    wanted = (set(implied.items()) | described | set(extras)) - set(first)
+    stored = first | view.get_many(sorted(wanted))
+    return Reading(source, pk, {key: first.get(key) for key in anchor_keys}, items, stored)
+
+
+def plan(reading: Reading, table_name: str, shards: int) -> Plan:
+    """What makes the partition's view items equal to what its source items imply."""
+    source, stored = reading.source, reading.stored
+    implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
+    expected = implied.items()
+    actual = {
+        key: partition.comparable(item)
+        for key, item in stored.items()
+        if not partition.is_bookkeeping_only(item) and ddb_json.string(item, schema.KIND) != schema.COUNTED
+    }
+    changes = compare(expected, actual)
+    found = Plan(reading.pk, list(changes))
+    moves: list[tuple[numbers.Counted, numbers.Contribution]] = []
+    for key in reading.anchors:
+        order_id = schema.order_id_of(key)
+        if order_id is None:
+            continue
+        contribution = implied.anchors[key].contribution if key in implied.anchors else None
+        contribution = contribution or numbers.Contribution(order_id)
+        counted = numbers.read_counted(order_id, stored.get(schema.counted(order_id)))
+        if counted.contribution != contribution:
+            moves.append((counted, contribution))
+            held = stored.get(schema.counted(order_id))
+            found.changes.append(Change("differing" if held else "missing", schema.counted(order_id), None, held))
+    if not found.changes:
+        return found
+    for key, stored_anchor in reading.anchors.items():
+        book = anchor.Bookkeeping.read(stored_anchor)
+        after = implied.anchors.get(key) or anchor.Implied(key, None)
+        item = anchor.anchor_item(after, book, source.read_state(key, None).stub_kind, applied_at=None)
+        if item is None:
+            item = {
+                **anchor.stub(key, source.read_state(key, None).stub_kind),
+                anchor.REV: ddb_json.n((book.rev or 0) + 1),
+            }
+            item[anchor.GONE] = ddb_json.n(1)
+            item[anchor.EXPIRES_AT] = ddb_json.n(int(time.time()) + anchor.LIFETIME_S)
+        found.guarded.append({"Put": {"TableName": table_name, "Item": item, **book.condition()}})
+    found.guarded += [numbers.counted_write(table_name, before, after) for before, after in moves]
+    shards_of_sums = schema.sum_shards()
+    numbers.add_into(found.deltas, (numbers.difference(b.contribution, a, shards_of_sums) for b, a in moves))
+    for change in changes:
+        if change.key in reading.anchors:
+            continue
+        found.entries.append(_entry_action(table_name, change.key, change.expected))
+    return found
+
+
+def _entry_action(table: str, key: schema.Key, item: Item | None) -> dict[str, Any]:
     if item is not None:
-        return {"Put": {"TableName": view.name, "Item": item}}
-    return {"Delete": {"TableName": view.name, "Key": ddb_json.key(*key)}}
+        return {"Put": {"TableName": table, "Item": item}}
+    return {"Delete": {"TableName": table, "Key": ddb_json.key(*key)}}
 
 
-def transaction_actions(table: str, plans: list[Plan]) -> list[dict[str, Any]]:
-    """The writes that commit these plans, in commit order: each plan's conditioned anchor write (and an order's
-    ``#counted`` item), then the counters' differences, merged (``adminview.figures``), then the view items they
-    guard. The one way a rebuild and a one-order repair (``adminview.consistency``) turn plans into a
-    transaction, so both write the same things."""
-    counters = figures.merge(p.deltas for p in plans)
-    actions = [a for p in plans for a in p.actions[: p.head]]
-    actions += [figures.counter_update(table, key, values) for key, values in counters.items()]
-    return actions + [a for p in plans for a in p.actions[p.head :]]
+def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any]]:
+    """The writes that commit these plans, in commit order: each plan's guarded writes, then the sums' merged
+    differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
+    merged = numbers.add_into({}, (p.deltas for p in plans))
+    now = time.time()
+    sums = [numbers.sum_update(table, key, kept, now) for key, values in merged.items() if (kept := _kept(values))]
+    return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
 
 
-def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
+def _kept(values: dict[str, Any]) -> dict[str, Any]:
+    return {n: v for n, v in values.items() if v}
+
+
+def commit(view: Table, actions: list[dict[str, Any]]) -> None:
     """One conditional transaction (tests replace this to show what an unconditional write would do)."""
     try:
         view.transact(actions)
-    except view.client.exceptions.TransactionCanceledException as exc:
-        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-        if any(code in ("ConditionalCheckFailed", "TransactionConflict") for code in reasons):
-            raise Contended(str(reasons)) from exc
+    except transactions.TransactionCancelled as exc:
+        if exc.lost_race:
+            raise Contended(str(exc)) from exc
         raise
 
 
-def _commit_plans(view: Table, plans: list[Plan]) -> set[str]:
+def _size(plans: Sequence[Plan]) -> int:
+    merged = numbers.add_into({}, (p.deltas for p in plans))
+    return sum(len(p.guarded) + len(p.entries) for p in plans) + len(merged)
+
+
+def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
-    conditions (the sync got there first), which the caller reads again. A plan larger than one transaction
-    (an order with very many audit entries) goes alone, its anchor first; later parts carry no condition, which
-    is safe because only activity items (never changed by the sync) come after the collection's items."""
+    conditions (the sync got there first), which the caller reads again. A plan larger than one transaction (an
+    order with very many audit entries) goes alone, its guarded writes and sums first; later parts carry no
+    condition, which is safe because only entries come after them."""
     failed: set[str] = set()
     pending: list[Plan] = []
 
     def flush() -> None:
         actions = transaction_actions(view.name, pending)
-        for start in range(0, len(actions), MAX_TRANSACTION):
+        for start in range(0, len(actions), transactions.MAX_ITEMS):
             try:
-                _commit(view, actions[start : start + MAX_TRANSACTION])
+                commit(view, actions[start : start + transactions.MAX_ITEMS])
             except Contended:
                 failed.update(p.pk for p in pending)
                 break
         pending.clear()
 
-    def size(group: list[Plan]) -> int:
-        return sum(len(q.actions) for q in group) + len(figures.merge(q.deltas for q in group))
-
     for p in plans:
-        if pending and size([*pending, p]) > MAX_TRANSACTION:
+        if pending and _size([*pending, p]) > transactions.MAX_ITEMS:
             flush()
         pending.append(p)
-    flush()
+    if pending:
+        flush()
     return failed
 
 
-def repair_batch(walk: Walk, parts: list[Flagged]) -> None:
-    """Repair partitions the shop pass found differing, several at a time: their anchors are read (BatchGetItem)
-    before their shop items. A partition whose anchor exists is read again whole, since the Scan's items may
-    be older than what the sync applied; one without an anchor has had nothing applied, so the Scan's items
-    are as new as anything the view holds (and an anchor created meanwhile fails the write's condition).
-    Partitions whose write failed its condition go through ``repair_partition`` one by one; extra items under
-    other keys are the view pass's to find."""
-    keys_ = {pk: anchor_of(pk) for pk, _items in parts}
-    stored = watermarks.read_anchors(walk.view.client, walk.view.name, [k for k in keys_.values() if k])
-    shop_now = {
-        pk: items if stored.get(keys_[pk] or ("", "")) is None else walk.shop.partition(pk) for pk, items in parts
-    }
-    wanted = {
-        pk: [
-            *anchors.implied_view(items, walk.shards),
-            *_described(keys_[pk], stored.get(keys_[pk] or ("", "")), walk.shards),
-            figures.counted_key(pk),
-        ]
-        for pk, items in shop_now.items()
-    }
-    view_now = walk.view.get_many(sorted({k for found in wanted.values() for k in found}))
-    plans = [
-        plan(
-            walk.view,
-            pk,
-            shop_now[pk],
-            [view_now[k] for k in dict.fromkeys(wanted[pk]) if k in view_now],
-            stored.get(keys_[pk] or ("", "")),
-            walk.shards,
-        )
-        for pk, _items in parts
-    ]
+def _count(walk: Walk, changes: list[Change]) -> None:
+    walk.diff.add(changes)
+    walk.diff.count(written=len(changes))
+    walk.on_write(len(changes))
+
+
+def repair_flags(walk: Walk, flags: list[Flag]) -> None:
+    """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
+    through ``repair_flag`` one by one."""
+    readings = [read_partition(walk.view, walk.table(f.source), f.source, f.pk, f.extras) for f in flags]
+    plans = [plan(r, walk.view.name, walk.shards) for r in readings]
     plans = [p for p in plans if p.changes]
-    again = _commit_plans(walk.view, plans)
+    again = commit_plans(walk.view, plans)
     for p in plans:
         if p.pk not in again:
             _count(walk, p.changes)
-    for pk in sorted(again):
-        repair_partition(walk, pk)
+    for flag in flags:
+        if flag.pk in again:
+            repair_flag(walk, flag)
 
 
-def _described(key: ViewKey | None, stored: Image | None, shards: int) -> list[ViewKey]:
-    """The view keys an anchor says exist (so stale ones are seen and removed)."""
-    if key is None or stored is None:
-        return []
-    return list(anchors.read(key, stored).items(shards))
+def repair_flag(walk: Walk, flag: Flag) -> None:
+    for attempt in range(ATTEMPTS):
+        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
+        found = plan(reading, walk.view.name, walk.shards)
+        if not found.changes:
+            return
+        if commit_plans(walk.view, [found]):
+            time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
+            continue
+        _count(walk, found.changes)
+        return
+    walk.diff.count(contended=1)
+
+
+def delete_orphans(walk: Walk, orphans: list[schema.Key]) -> None:
+    """Items no source implies and the view no longer writes (kinds of earlier versions): deleted."""
+    from adminview.apply import write_entries
+
+    write_entries(dict.fromkeys(orphans))
+    _count(walk, [Change("extra", key, None, None) for key in orphans])
 
 
 def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
-    """Make each counter the sum of what the anchors counted, on the condition it did not change since the walk
-    read it (a counter the sync changed meanwhile is left for the next rebuild)."""
+    """Make each sum the total of what the orders counted, on the condition it did not change since the walk
+    read it (a sum the sync changed meanwhile is left for the next rebuild)."""
     fixed: list[Change] = []
     for difference in differences:
         key = ddb_json.key(*difference.key)
@@ -210,39 +236,18 @@ def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
             condition, values = "#at = :seen", {":seen": ddb_json.n(difference.changed_at)}
         if difference.expected:
             item = {**key, **{n: ddb_json.n(v) for n, v in difference.expected.items()}}
-            item[figures.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
+            item[schema.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
             action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
         else:
             action = {"Delete": {"TableName": walk.view.name, "Key": key}}
         body = next(iter(action.values()))
-        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": figures.CHANGED_AT}}
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}}
         if values:
             body["ExpressionAttributeValues"] = values
         try:
-            _commit(walk.view, [action])
+            commit(walk.view, [action])
         except Contended:
             walk.diff.count(live_counters=1)
             continue
         fixed.append(Change("differing", difference.key, None, None))
     _count(walk, fixed)
-
-
-def _count(walk: Walk, changes: list[Change]) -> None:
-    walk.diff.add(changes)
-    walk.diff.count(written=len(changes))
-    walk.on_write(len(changes))
-
-
-def repair_partition(walk: Walk, pk: str) -> None:
-    key = anchor_of(pk)
-    for attempt in range(ATTEMPTS):
-        stored = watermarks.read_anchors(walk.view.client, walk.view.name, [key])[key] if key else None
-        found = plan(walk.view, pk, walk.shop.partition(pk), walk.view.partition(pk), stored, walk.shards)
-        if not found.changes:
-            return
-        if _commit_plans(walk.view, [found]):
-            time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
-            continue
-        _count(walk, found.changes)
-        return
-    walk.diff.count(contended=1)

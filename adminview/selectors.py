@@ -1,66 +1,38 @@
-"""Read functions of the admin view (the contract with the dashboard): plain positions in, plain positions out.
+"""Read functions of the admin view (the contract with the dashboard): plain positions in, rows and positions out.
 
 Every function issues a bounded number of calls that does not grow with the table:
-- ``pending_orders`` / ``orders_by_status``: one Query per write shard of GSI1 (in parallel threads), merged
-  newest first; ``new_orders_since``: the same, from the newest key a page showed (the live queue);
-- ``activity``: one Query per write shard of GSI6 (all staff changes, or one kind's), or one (a user's);
-- ``customer_orders``: one Query of GSI4;
-- ``product_buyers``: one Query of GSI2 (more only when a page's buyers have very many relations) and one
-  BatchGetItem for up to 100 profiles;
-- ``order_id_for_transaction``: one Query of GSI3.
 
-Positions are ``{"before": "<date>#<order id>"}`` (orders) and ``{"after": "<customer id>"}`` (buyers): the
-sort key of the last row shown; every shard's index is sorted by the same key, so one value positions all
-shards at once.
+- ``orders_by_status``: one Query per write shard of the status index (in parallel threads), merged; newest or
+  oldest first, optionally within a range of order dates; ``new_orders_since``: the same, from a position on;
+- ``customer_orders``: one Query of the customer's order entries and one BatchGetItem of their summaries;
+- ``category_orders``: one Query per write shard of the category's entries and one BatchGetItem of summaries;
+- ``product_buyers``: one Query of the product's buyer relations (rarely more: only when some relations have
+  dropped to zero) and one BatchGetItem of the customers' profiles;
+- ``order_id_for_transaction``, ``customer_id_for_email``: one Query each.
 """
 
 from __future__ import annotations
 
-import re
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, Generic, TypeVar, cast
+from typing import Any
 
-from adminview.models import (
-    ACTIVITY_KINDS,
-    INDEXED_STATUSES,
-    ORDER_SK,
-    PROFILE_SK,
-    ViewItem,
-    activity_key,
-    activity_kind,
-    category_key,
-    email_key,
-    kind_activity_key,
-    pending_shards,
-    status_key,
-    user_activity_key,
-)
-from adminview.projection import MAX_CATEGORY
+from adminview import schema
+from adminview.reads import Range, Raw, RowsPage, each_shard, get_many, merged_page, order_position, query
 from dynamo import ddb_json
-from dynamo.batch import batch_get
-from dynamo.client import client_of
-from dynamo.instrumentation import run_in_context
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
 
-T = TypeVar("T")
-Raw = dict[str, dict[str, Any]]
 MAX_TRANSACTION_ID = 256
-_ORDER_POS = re.compile(r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
-_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-MAX_USERNAME = 150
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
+NEWEST, OLDEST = "newest", "oldest"
+SORTS = (NEWEST, OLDEST)
+PROFILE_FIELDS = ("Name", "Email", "Address")
 
-
-@dataclass(frozen=True)
-class RowsPage(Generic[T]):
-    rows: list[T]
-    next: dict[str, Any] | None
+__all__ = ["RowsPage"]
 
 
 @dataclass(frozen=True)
@@ -71,145 +43,175 @@ class OrderRow:
     status: str | None
     total: Decimal | None
     item_count: int | None
-    position: str = ""  # the row's sort key in its index (the live queue asks for rows after the newest)
+    position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
+    carrier: str | None = None
+    tracking_number: str | None = None
 
 
 @dataclass(frozen=True)
-class BuyerRow:
-    customer_id: str
-    orders: int
-    name: str | None
-    email: str | None
+class Dates:
+    """Order dates from ``start`` to ``end``, both UTC days included (None: open)."""
+
+    start: date | None = None
+    end: date | None = None
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise InvalidInput("the range ends before it starts")
+
+    def bounds(self, prefix: str = "") -> Range:
+        """Sort keys ``<date>#<oid>`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
+        return Range(
+            prefix + self.start.isoformat() if self.start else None,
+            prefix + self.end.isoformat() + "~" if self.end else None,
+        )
 
 
-def _order_row(raw: Raw) -> OrderRow:
-    date_text, total_text, count_text = (
-        ddb_json.text(raw, "Date"),
-        ddb_json.text(raw, "Total"),
-        ddb_json.text(raw, "ItemCount"),
-    )
+def _text_date(text: str | None) -> datetime | None:
     try:
-        date = parse_ts(date_text) if date_text else None
+        return parse_ts(text) if text else None
     except ValueError:
-        date = None
+        return None
+
+
+def _decimal(text: str | None) -> Decimal | None:
     try:
-        total = Decimal(total_text) if total_text else None
+        return Decimal(text) if text else None
     except InvalidOperation:
-        total = None
+        return None
+
+
+def order_row(raw: Raw, position: str = "") -> OrderRow:
+    count = ddb_json.text(raw, "ItemCount")
     return OrderRow(
         order_id=ddb_json.text(raw, "OrderId") or "",
         customer_id=ddb_json.text(raw, "CustomerId") or "",
-        date=date,
+        date=_text_date(ddb_json.text(raw, "Date")),
         status=ddb_json.text(raw, "Status"),
-        total=total,
-        item_count=int(count_text) if count_text else None,
-        position=ddb_json.text(raw, "GSI1SK") or ddb_json.text(raw, "GSI4SK") or "",
+        total=_decimal(ddb_json.text(raw, "Total")),
+        item_count=int(count) if count and count.lstrip("-").isdigit() else None,
+        position=position,
+        carrier=ddb_json.text(raw, "Carrier"),
+        tracking_number=ddb_json.text(raw, "TrackingNumber"),
     )
 
 
-def _order_position(after: dict[str, Any] | None) -> str | None:
-    if after is None:
-        return None
-    if (
-        not isinstance(after, dict)
-        or set(after) != {"before"}
-        or not isinstance(after["before"], str)
-        or not _ORDER_POS.match(after["before"])
-    ):
-        raise InvalidInput("malformed page position")
-    return str(after["before"])
+def _forward(sort: str) -> bool:
+    if sort not in SORTS:
+        raise InvalidInput(f"sort must be one of {', '.join(SORTS)}")
+    return sort == OLDEST
 
 
-def _query(
-    index: str,
-    pk_name: str,
-    pk: str,
-    sk_name: str,
-    *,
-    limit: int,
-    before: str | None = None,
-    after: str | None = None,
-    between: tuple[str, str] | None = None,
-    forward: bool = False,
-) -> list[Raw]:
-    """One Query page of a view index: the partition ``pk``, optionally sort keys before or after a position,
-    or between two bounds (inclusive)."""
-    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
-    condition = "#pk = :pk"
-    values: dict[str, Any] = {":pk": ddb_json.s(pk)}
-    if before is not None:
-        condition += " AND #sk < :pos"
-        values[":pos"] = ddb_json.s(before)
-    elif after is not None:
-        condition += " AND #sk > :pos"
-        values[":pos"] = ddb_json.s(after)
-    elif between is not None:
-        condition += " AND #sk BETWEEN :lo AND :hi"
-        values[":lo"], values[":hi"] = ddb_json.s(between[0]), ddb_json.s(between[1])
-    names = {"#pk": pk_name}
-    if len(values) > 1:
-        names["#sk"] = sk_name
-    response = client.query(
-        TableName=table,
-        IndexName=index,
-        KeyConditionExpression=condition,
-        ExpressionAttributeNames=names,
-        ExpressionAttributeValues=values,
-        ScanIndexForward=forward,
-        Limit=limit,
-    )
-    return cast("list[Raw]", response.get("Items", []))  # the stubs' TypedDicts, as our plain Raw maps
-
-
-def _orders_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
-    found.sort(key=lambda r: ddb_json.string(r, sort_attr) or "", reverse=True)
-    rows = found[:limit]
-    more = len(found) > limit
-    return RowsPage(rows, {"before": ddb_json.string(rows[-1], sort_attr)} if more else None)
-
-
-def _as_order_rows(page: RowsPage[Raw]) -> RowsPage[OrderRow]:
-    return RowsPage([_order_row(r) for r in page.rows], page.next)
-
-
-def _each_shard(query: Any) -> list[Raw]:
-    """``query(n)`` for every write shard, in parallel threads (calls recorded in the request's log)."""
-    shards = pending_shards()
-    with ThreadPoolExecutor(max_workers=min(shards, 16)) as pool:
-        return [r for part in pool.map(run_in_context(query), range(shards)) for r in part]
-
-
-def _status(status: str) -> str:
-    if status not in INDEXED_STATUSES:
-        raise InvalidInput(f"status must be one of {', '.join(INDEXED_STATUSES)}")
+def _listed(status: str) -> str:
+    if status not in schema.LISTED_STATUSES:
+        raise InvalidInput(f"status must be one of {', '.join(schema.LISTED_STATUSES)}")
     return status
 
 
-def pending_orders(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-    """AV2 as rows for the pending page."""
-    return orders_by_status(status="PENDING", limit=limit, after=after)
-
-
-def orders_by_status(*, status: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-    """The orders of one indexed status (PENDING, SHIPPED, CANCELLED) as rows, newest first."""
-    return _as_order_rows(order_items_by_status(status=status, limit=limit, after=after))
-
-
-def pending_order_items(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """AV2: all PENDING orders (index items), newest first, merged over the write shards."""
-    return order_items_by_status(status="PENDING", limit=limit, after=after)
-
-
-def order_items_by_status(*, status: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """The orders of one indexed status (index items), newest first, merged over the write shards (one Query
-    per shard, in parallel)."""
-    wanted = _status(status)
+def status_items(
+    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[Raw]:
+    """The orders of one listed status (index items), merged over the write shards (one Query per shard)."""
+    wanted, forward = _listed(status), _forward(sort)
     check_limit(limit)
-    before = _order_position(after)
-    found = _each_shard(
-        lambda n: _query("GSI1", "GSI1PK", status_key(wanted, n), "GSI1SK", limit=limit + 1, before=before)
+    start = order_position(after, forward=forward)
+    index, within = schema.ORDERS_BY_STATUS, dates.bounds()
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.status_partition(wanted, n),
+            index=index,
+            limit=limit + 1,
+            forward=forward,
+            after=start,
+            within=within,
+        )[0],
     )
-    return _orders_page(found, "GSI1SK", limit)
+    return merged_page(found, index.range_key, limit, forward=forward)
+
+
+def orders_by_status(
+    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[OrderRow]:
+    """The orders of one listed status as rows."""
+    page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
+    key = schema.ORDERS_BY_STATUS.range_key
+    return RowsPage([order_row(r, ddb_json.string(r, key) or "") for r in page.rows], page.next)
+
+
+def pending_orders(
+    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[OrderRow]:
+    """AV2: every PENDING order as rows."""
+    return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
+
+
+def new_orders_since(*, status: str, newest: str) -> int:
+    """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
+    ``NEW_ORDERS_CAP`` + 1: one small Query per shard, whatever the table's size."""
+    wanted = _listed(status)
+    start = order_position({"after": newest}, forward=True) if newest else None
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.status_partition(wanted, n),
+            index=schema.ORDERS_BY_STATUS,
+            limit=NEW_ORDERS_CAP + 1,
+            after=start,
+        )[0],
+    )
+    return min(len(found), NEW_ORDERS_CAP + 1)
+
+
+def summaries(order_ids: list[str]) -> list[Raw | None]:
+    """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
+    return get_many(
+        [schema.order_anchor(oid) for oid in order_ids], attributes=[*schema.ORDER_ROW, "Carrier", "TrackingNumber"]
+    )
+
+
+def customer_order_entries(
+    *,
+    customer_id: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: Dates = Dates(),
+) -> RowsPage[Raw]:
+    """AV1: a customer's orders by date (their order entries: one Query)."""
+    cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
+    check_limit(limit)
+    start = order_position(after, forward=forward)
+    within = dates.bounds(schema.CUSTOMER_ORDER_PREFIX)
+    within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
+    first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
+    found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
+    found = [r for r in found if (ddb_json.string(r, schema.SK) or "").startswith(schema.CUSTOMER_ORDER_PREFIX)]
+    rows = found[:limit]
+    last = (ddb_json.string(rows[-1], schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX) if rows else ""
+    more = len(found) > limit
+    return RowsPage(rows, {("after" if forward else "before"): last} if more else None)
+
+
+def customer_orders(
+    *,
+    customer_id: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: Dates = Dates(),
+) -> RowsPage[OrderRow]:
+    """AV1 as rows: the entries, then their summaries (status, total...)."""
+    page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
+    ids = [ddb_json.text(r, "OrderId") or "" for r in page.rows]
+    found = summaries(ids) if ids else []
+    rows = [
+        order_row(
+            summary or entry, (ddb_json.string(entry, schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX)
+        )
+        for entry, summary in zip(page.rows, found, strict=True)
+    ]
+    return RowsPage(rows, page.next)
 
 
 @dataclass(frozen=True)
@@ -220,270 +222,143 @@ class CategoryOrderRow(OrderRow):
 
 
 def category_orders(
-    *, category: str, start: date, end: date, limit: int = 50, after: dict[str, Any] | None = None
+    *,
+    category: str,
+    start: date,
+    end: date,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
 ) -> RowsPage[CategoryOrderRow]:
-    """A category's orders placed in ``start``..``end`` (UTC days, both included), newest first: one Query per
-    write shard of GSI7 (sorted by date), merged, and one BatchGetItem of the page's order summaries (their status
-    and total, which the category entries do not carry)."""
+    """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
+    its entries, merged, and one BatchGetItem of the page's summaries (their status and total, which the
+    entries do not carry)."""
     name = category.strip()
-    if not name or len(name) > MAX_CATEGORY:
-        raise InvalidInput(f"a category is 1 to {MAX_CATEGORY} characters")
-    if end < start:
-        raise InvalidInput("the range ends before it starts")
+    if not name or len(name) > schema.MAX_CATEGORY:
+        raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
+    forward = _forward(sort)
+    dates = Dates(start, end)
     check_limit(limit)
-    before = _order_position(after) or (end + timedelta(days=1)).isoformat()
-    found = _each_shard(
-        lambda n: _query("GSI7", "GSI7PK", category_key(name, n), "GSI7SK", limit=limit + 1, before=before)
+    position = order_position(after, forward=forward)
+    within = dates.bounds()
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.category_partition(name, n), limit=limit + 1, forward=forward, after=position, within=within
+        )[0],
     )
-    in_range = [r for r in found if (ddb_json.string(r, "GSI7SK") or "") >= start.isoformat()]
-    page = _orders_page(in_range, "GSI7SK", limit)
-    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
-    summaries = batch_get(
-        client, table, [ddb_json.key(ddb_json.item_key(r)[0], ORDER_SK) for r in page.rows], key_names=("PK", "SK")
-    )
+    page = merged_page(found, schema.SK, limit, forward=forward)
+    rows_summaries = summaries([ddb_json.text(r, "OrderId") or "" for r in page.rows]) if page.rows else []
     rows = [
         CategoryOrderRow(
-            **vars(_order_row({**r, **{n: v for n, v in (summary or {}).items() if n in ("Status", "Total")}}))
-            | {"position": ddb_json.string(r, "GSI7SK") or ""},
+            **vars(replace(order_row({**r, **(summary or {})}), position=ddb_json.string(r, schema.SK) or "")),
             category=name,
-            units=ddb_json.integer(r, "Units") or 0,
+            units=int(Decimal(ddb_json.text(r, "Units") or "0")),
             revenue=Decimal(ddb_json.text(r, "Revenue") or "0"),
         )
-        for r, summary in zip(page.rows, summaries, strict=True)
+        for r, summary in zip(page.rows, rows_summaries, strict=True)
     ]
     return RowsPage(rows, page.next)
 
 
-def new_orders_since(*, status: str, newest: str) -> int:
-    """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
-    ``NEW_ORDERS_CAP`` + 1: one small Query per shard (``GSI1SK > newest``), whatever the table's size."""
-    wanted = _status(status)
-    if newest and not _ORDER_POS.match(newest):
-        raise InvalidInput("malformed position")
-    found = _each_shard(
-        lambda n: _query(
-            "GSI1",
-            "GSI1PK",
-            status_key(wanted, n),
-            "GSI1SK",
-            limit=NEW_ORDERS_CAP + 1,
-            after=newest or None,
-            forward=True,
-        )
-    )
-    return min(len(found), NEW_ORDERS_CAP + 1)
+# --- buyers ----------------------------------------------------------------------------------------------------
 
 
-def customer_orders(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-    """AV1 as rows for the customer page."""
-    return _as_order_rows(customer_order_items(customer_id=customer_id, limit=limit, after=after))
+@dataclass(frozen=True)
+class BuyerRow:
+    customer_id: str
+    orders: int
+    name: str | None
+    email: str | None
 
 
-def customer_order_items(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """AV1: a customer's orders (index items), newest first (GSI4)."""
-    cid = keys.bare(customer_id, keys.CUSTOMER)
-    check_limit(limit)
-    before = _order_position(after)
-    found = _query("GSI4", "GSI4PK", keys.customer(cid), "GSI4SK", limit=limit + 1, before=before)
-    return _orders_page(found, "GSI4SK", limit)
-
-
-def _relation_customer(raw: Raw) -> str:
-    return (ddb_json.string(raw, "GSI2SK") or "").split("#")[1]  # c#<cid>#o#<oid>; ids never contain '#'
-
-
-def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
-    """AV3 then AV4: distinct buyers ordered by customer id, with how many of their non-cancelled orders hold
-    the product; profiles with one BatchGetItem (<=100 keys a call, parallel, unprocessed keys retried)."""
+def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV3: a product's buyer relations by customer id, those counting at least one order."""
     pid = keys.bare(product_id, keys.PRODUCT)
     check_limit(limit)
-    start: str | None = None
-    if after is not None:
-        if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
-            raise InvalidInput("malformed page position")
-        # "~" sorts after the order part of the sort key: skip every relation of the last customer shown
-        start = f"{keys.customer(after['after'])}#~"
-    counts: dict[str, int] = {}
-    page_size = min(1000, max(100, 4 * (limit + 1)))
-    while len(counts) <= limit:
-        found = _relations(pid, limit=page_size, after=start)
-        for raw in found:
-            cid = _relation_customer(raw)
-            counts[cid] = counts.get(cid, 0) + 1
-        if len(found) < page_size:
-            break
-        start = ddb_json.string(found[-1], "GSI2SK")
-    customers = list(counts)[:limit]
-    more = len(counts) > limit  # the loop stops once it sees customer limit+1, so counts are complete
-    profiles = customer_profiles(customer_ids=customers, attributes=["Name", "Email"]) if customers else []
-    rows = [
-        BuyerRow(
-            customer_id=c,
-            orders=counts[c],
-            name=ddb_json.text(p, "Name") if p else None,
-            email=ddb_json.text(p, "Email") if p else None,
-        )
-        for c, p in zip(customers, profiles, strict=True)
-    ]
-    return RowsPage(rows, {"after": customers[-1]} if more and customers else None)
+    position = _customer_position(after)
+    start = schema.buyers(pid, position)[1] if position else None
+    pk = schema.buyers(pid, "")[0]
+    kept: list[Raw] = []
+    more = True
+    while more and len(kept) <= limit:
+        found, more = query(pk, limit=limit + 1, after=start)
+        kept += [r for r in found if (ddb_json.integer(r, schema.ORDERS) or 0) > 0]
+        start = ddb_json.string(found[-1], schema.SK) if found else None
+        more = more and start is not None
+    rows = kept[:limit]
+    last = keys.without_prefix(ddb_json.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
+    return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
 
 
-def order_id_for_transaction(*, transaction_id: str) -> str | None:
-    """AV5: the order behind a payment TransactionId (GSI3), or None."""
-    found = transaction_items(transaction_id=transaction_id, limit=1).rows
-    return ddb_json.text(found[0], "OrderId") if found else None
-
-
-def transaction_items(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """AV5: the payment references carrying a TransactionId (GSI3, keys and OrderId)."""
-    text = transaction_id.strip() if isinstance(transaction_id, str) else ""
-    if not text or len(text) > MAX_TRANSACTION_ID:
-        raise InvalidInput("a transaction id is 1-256 characters")
-    check_limit(limit)
-    position = _sort_position(after)
-    found = _query("GSI3", "GSI3PK", keys.transaction(text), "GSI3SK", limit=limit + 1, after=position, forward=True)
-    return _forward_page(found, "GSI3SK", limit)
-
-
-def customer_items_for_email(*, email: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """Profiles whose email is ``email`` (exact, case-insensitive): GSI5 ``email#<lower-cased>``, KEYS_ONLY."""
-    key = email_key(email) if isinstance(email, str) else None
-    if key is None or "@" not in key:
-        raise InvalidInput(f"{email!r} is not an email address")
-    check_limit(limit)
-    found = _query("GSI5", "GSI5PK", key, "GSI5SK", limit=limit + 1, after=_sort_position(after), forward=True)
-    return _forward_page(found, "GSI5SK", limit)
-
-
-def customer_id_for_email(*, email: str) -> str | None:
-    """The customer with this email (the lowest id when several share it), or None."""
-    found = customer_items_for_email(email=email, limit=1).rows
-    return keys.bare(ddb_json.item_key(found[0])[0], keys.CUSTOMER) if found else None
-
-
-def _sort_position(after: dict[str, Any] | None) -> str | None:
+def _customer_position(after: dict[str, Any] | None) -> str | None:
     if after is None:
         return None
     if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
         raise InvalidInput("malformed page position")
-    return str(after["after"])
+    return keys.bare(after["after"], keys.CUSTOMER)
 
 
-def _forward_page(found: list[Raw], sort_attr: str, limit: int) -> RowsPage[Raw]:
-    rows = found[:limit]
-    return RowsPage(rows, {"after": ddb_json.string(rows[-1], sort_attr)} if len(found) > limit and rows else None)
-
-
-def _relations(product_id: str, *, limit: int, after: str | None) -> list[Raw]:
-    return _query("GSI2", "GSI2PK", keys.product(product_id), "GSI2SK", limit=limit, after=after, forward=True)
-
-
-def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
-    """AV3: a product's buyer relations (GSI2, sparse: orders not CANCELLED), by customer then order."""
-    pid = keys.bare(product_id, keys.PRODUCT)
-    check_limit(limit)
-    return _forward_page(_relations(pid, limit=limit + 1, after=_sort_position(after)), "GSI2SK", limit)
+def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
+    """AV3 then AV4: distinct buyers by customer id, with how many of their orders that are not cancelled hold
+    the product; their profiles with one BatchGetItem."""
+    page = buyer_relations(product_id=product_id, limit=limit, after=after)
+    customers = [keys.without_prefix(ddb_json.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
+    profiles = customer_profiles(customer_ids=customers) if customers else []
+    rows = [
+        BuyerRow(
+            customer_id=cid,
+            orders=ddb_json.integer(relation, schema.ORDERS) or 0,
+            name=ddb_json.text(profile, "Name") if profile else None,
+            email=ddb_json.text(profile, "Email") if profile else None,
+        )
+        for cid, relation, profile in zip(customers, page.rows, profiles, strict=True)
+    ]
+    return RowsPage(rows, page.next)
 
 
 def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
-    """AV4: profiles by customer id with BatchGetItem (<=100 keys a call, parallel, unprocessed keys retried);
-    the result lines up with ``customer_ids`` (None: no profile)."""
-    return batch_get(
-        client_of(ViewItem),
-        str(ViewItem.Meta.table_name),
-        [ddb_json.key(keys.customer(c), PROFILE_SK) for c in customer_ids],
-        key_names=("PK", "SK"),
-        attributes=attributes,
-    )
+    """AV4: profiles by customer id (BatchGetItem), lined up with ``customer_ids`` (None: no profile)."""
+    return get_many([schema.profile(c) for c in customer_ids], attributes=attributes or list(PROFILE_FIELDS))
 
 
-# --- staff activity (GSI6) ------------------------------------------------------------------------------------
+# --- lookups ---------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ActivityRow:
-    order_id: str
-    at: datetime | None
-    action: str
-    user: str
-    from_status: str | None
-    to_status: str | None
-    order_version: int | None
-    request_id: str | None
-    product_id: str | None
-    detail: str | None
-    position: str
-    kind: str = "order"  # models.activity_kind: order, customer, product, stock, warehouse, system
-    entity_id: str | None = None  # the customer, product or warehouse an entity edit changed (bare)
-
-
-def _activity_row(raw: Raw) -> ActivityRow:
-    at_text, version_text = ddb_json.text(raw, "At"), ddb_json.text(raw, "OrderVersion")
-    pk = ddb_json.string(raw, "PK") or ""
-    kind = activity_kind(pk, ddb_json.text(raw, "Action"))
-    try:
-        at = parse_ts(at_text) if at_text else None
-    except ValueError:
-        at = None
-    return ActivityRow(
-        order_id=ddb_json.text(raw, "OrderId") or "",
-        at=at,
-        action=ddb_json.text(raw, "Action") or "",
-        user=ddb_json.text(raw, "User") or "",
-        from_status=ddb_json.text(raw, "FromStatus"),
-        to_status=ddb_json.text(raw, "ToStatus"),
-        order_version=int(version_text) if version_text else None,
-        request_id=ddb_json.text(raw, "RequestId"),
-        product_id=ddb_json.text(raw, "ProductId"),
-        detail=ddb_json.text(raw, "Detail"),
-        position=ddb_json.text(raw, "GSI6SK") or "",
-        kind=kind,
-        entity_id=keys.strip(pk) if kind in ("customer", "product", "stock", "warehouse") else None,
-    )
-
-
-def _activity_query(pk: str, *, limit: int, before: str | None, day: str | None) -> list[Raw]:
-    """Newest first within one GSI6 partition; ``day`` and the page position are both key conditions."""
-    if day is None:
-        return _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit, before=before)
-    high = min(before, day + "~") if before is not None else day + "~"
-    if high < day:  # a position before the day: nothing of that day is left
-        return []
-    # BETWEEN includes its bound: the position itself may come back, so one more
-    found = _query("GSI6", "GSI6PK", pk, "GSI6SK", limit=limit + 1, between=(day, high))
-    return [r for r in found if ddb_json.string(r, "GSI6SK") != before]
-
-
-def activity(
-    *,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    user: str | None = None,
-    day: str | None = None,
-    kind: str | None = None,
-) -> RowsPage[ActivityRow]:
-    """Staff changes newest first: all of them or one ``kind``'s (one Query per write shard), or one user's (one
-    Query); ``day`` (``YYYY-MM-DD``) narrows any of them with a key condition. A user and a kind together are
-    refused: each is its own index partition, and filtering one by the other would read pages that grow."""
+def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV5: the payments carrying a TransactionId (case ignored)."""
+    text = transaction_id.strip() if isinstance(transaction_id, str) else ""
+    if not text or len(text) > MAX_TRANSACTION_ID:
+        raise InvalidInput(f"a transaction id is 1-{MAX_TRANSACTION_ID} characters")
     check_limit(limit)
-    before = _order_position(after)
-    if day is not None and not _DAY.match(day):
-        raise InvalidInput("day must be YYYY-MM-DD")
-    if user is not None and not 0 < len(user) <= MAX_USERNAME:
-        raise InvalidInput(f"a user name is 1 to {MAX_USERNAME} characters")
-    if kind is not None and kind not in ACTIVITY_KINDS:
-        raise InvalidInput(f"kind must be one of {', '.join(ACTIVITY_KINDS)}")
-    if user is not None and kind is not None:
-        raise InvalidInput("filter by a user or by a kind, not both")
-    if user is not None:
-        found = _activity_query(user_activity_key(user), limit=limit + 1, before=before, day=day)
-    elif kind is not None:
-        found = _each_shard(
-            lambda n: _activity_query(kind_activity_key(kind, n), limit=limit + 1, before=before, day=day)
-        )
-    else:
-        found = _each_shard(lambda n: _activity_query(activity_key(n), limit=limit + 1, before=before, day=day))
-    found.sort(key=lambda r: ddb_json.string(r, "GSI6SK") or "", reverse=True)
+    start = None
+    if after is not None:
+        start = keys.order(str(after.get("after", ""))) if isinstance(after, dict) and set(after) == {"after"} else ""
+        if not start:
+            raise InvalidInput("malformed page position")
+    found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
     rows = found[:limit]
-    more = len(found) > limit
-    return RowsPage([_activity_row(r) for r in rows], {"before": ddb_json.string(rows[-1], "GSI6SK")} if more else None)
+    last = ddb_json.text(rows[-1], "OrderId") if rows else None
+    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+
+
+def order_id_for_transaction(*, transaction_id: str) -> str | None:
+    """AV5: the order behind a payment TransactionId, or None."""
+    found = payment_entries(transaction_id=transaction_id, limit=1).rows
+    return ddb_json.text(found[0], "OrderId") if found else None
+
+
+def email_entries(*, email: str, limit: int = 50) -> list[Raw]:
+    """The customers whose email is ``email`` (exact, case ignored): their search entries for it."""
+    text = schema.normalized(email) if isinstance(email, str) else ""
+    if "@" not in text or len(text) > keys.MAX_EMAIL:
+        raise InvalidInput(f"{email!r} is not an email address")
+    check_limit(limit)
+    found, _more = query(schema.search_partition(text), limit=limit, begins_with=f"{text}#customer#")
+    return found
+
+
+def customer_id_for_email(*, email: str) -> str | None:
+    """The customer with this email (the lowest id when several share it), or None."""
+    found = email_entries(email=email, limit=1)
+    return ddb_json.text(found[0], "Id") if found else None

@@ -15,14 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.models import WATERMARK_PREFIX, ViewItem
-from adminview.projection import Image
-from dynamo import ddb_json
+from adminview.models import ViewItem
+from adminview.sources import Source
+from dynamo import ddb_json, transactions
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
+
+Image = dict[str, Any]
 
 DEFAULT_SEGMENTS = 4
 MAX_SEGMENTS = 64
@@ -44,7 +46,10 @@ class Table:
 
     @classmethod
     def of(cls, model: type[Any], rate_limit: str | None = None) -> Table:
-        client, name = client_of(model), str(model.Meta.table_name)
+        return cls.named(client_of(model), str(model.Meta.table_name), rate_limit)
+
+    @classmethod
+    def named(cls, client: Any, name: str, rate_limit: str | None = None) -> Table:
         if rate_limit is None:
             return cls(client, name)
         try:
@@ -59,16 +64,9 @@ class Table:
         count = self.client.describe_table(TableName=self.name)["Table"].get("ItemCount")
         return int(count) if count else None
 
-    def scan_pages(
-        self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE, skip_legacy: bool = False
-    ) -> Iterator[list[Image]]:
-        """One segment of a parallel Scan, page by page. ``skip_legacy``: leave out the per-item watermarks
-        earlier versions kept in the view table (``seq#...``; they expire by TTL)."""
+    def scan_pages(self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
+        """One segment of a parallel Scan, page by page."""
         params: dict[str, Any] = {"TableName": self.name, "Segment": segment, "TotalSegments": segments}
-        if skip_legacy:
-            params["FilterExpression"] = "NOT begins_with(#pk, :wm)"
-            params["ExpressionAttributeNames"] = {"#pk": "PK"}
-            params["ExpressionAttributeValues"] = {":wm": ddb_json.s(WATERMARK_PREFIX)}
         for page in raw_pages(
             self.client, "scan", before_page=self.reads.wait, after_page=self.reads.spend, Limit=page_size, **params
         ):
@@ -105,10 +103,26 @@ class Table:
         )
         return [item for page in pages for item in page.get("Items", [])]
 
+    def pages_of(self, pk: str, prefix: str) -> Iterator[list[Image]]:
+        """The items of one partition whose sort key starts with ``prefix``, page by page, strongly consistent."""
+        pages = raw_pages(
+            self.client,
+            "query",
+            before_page=self.reads.wait,
+            after_page=self.reads.spend,
+            TableName=self.name,
+            KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
+            ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
+            ExpressionAttributeValues={":pk": ddb_json.s(pk), ":prefix": ddb_json.s(prefix)},
+            ConsistentRead=True,
+        )
+        return (page.get("Items", []) for page in pages)
+
     def transact(self, actions: list[dict[str, Any]]) -> None:
+        """One TransactWriteItems (``dynamo.transactions.TransactionCancelled`` when DynamoDB cancels it)."""
         self.writes.wait()
         with recording() as log:
-            self.client.transact_write_items(TransactItems=actions)
+            transactions.write(self.client, actions)
         self.writes.spend(log.write_units or 2.0 * len(actions))
 
 
@@ -146,10 +160,9 @@ def view_table(rate_limit: str | None = None) -> Table:
     return Table.of(ViewItem, rate_limit)
 
 
-def shop_table(rate_limit: str | None = None) -> Table:
-    from shop.models import ShopItem
-
-    return Table.of(ShopItem, rate_limit)
+def source_table(source: Source, rate_limit: str | None = None) -> Table:
+    """A source's table: its name from the source, the view's client (one account and region)."""
+    return Table.named(client_of(ViewItem), source.table_name(), rate_limit)
 
 
 def parallel_scan(model: type[Any], *, segments: int = DEFAULT_SEGMENTS) -> list[Image]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from adminview.projection import Image, ViewKey
+from adminview.schema import Key as ViewKey
+
+Image = dict[str, Any]
 
 EXAMPLES = 10
 KINDS = ("missing", "extra", "differing")

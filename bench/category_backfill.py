@@ -13,8 +13,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from adminview import stats
-from adminview.projection import UNCATEGORIZED
+from adminview import number_reads
+from adminview.schema import UNCATEGORIZED
 from bench import repair, sync
 from shop import seeding
 
@@ -48,8 +48,8 @@ def uncategorized_units(until: date = seeding.DEFAULT_UNTIL) -> int:
     """Units the view counts as ``uncategorized`` over the seed's whole span (366 days a read)."""
     start, units = until - timedelta(days=seeding.SPAN_DAYS + 1), 0
     while start <= until:
-        end = min(until, start + timedelta(days=stats.MAX_DAYS - 1))
-        units += sum(r.units for r in stats.by_category(start=start, end=end) if r.category == UNCATEGORIZED)
+        end = min(until, start + timedelta(days=number_reads.MAX_DAYS - 1))
+        units += sum(r.units for r in number_reads.by_category(start=start, end=end) if r.category == UNCATEGORIZED)
         start = end + timedelta(days=1)
     return units
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from adminview import selectors, stats, sync_status
+from adminview import number_reads, selectors, sync_status
 from bench import stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
@@ -174,7 +174,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         sections(product_sections(subjects.product_id, *year))
         access_patterns.product_by_id(product_id=subjects.product_id)
         history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
-        stats.product_months(product_id=subjects.product_id)  # the units sold per month
+        number_reads.product_months(product_id=subjects.product_id)  # the units sold per month
         sync_status.freshness()
 
     def warehouse() -> None:

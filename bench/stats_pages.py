@@ -1,5 +1,5 @@
 """The numbers pages in the benchmark: ``/stats/status/``, ``/stats/daily/`` over 30 and 366 days and
-``/stats/categories/`` over 30 days, each with its data layer (``adminview.stats``, the page's freshness line),
+``/stats/categories/`` over 30 days, each with its data layer (``adminview.number_reads``, the page's freshness line),
 and the naive way: one full Scan of the shop table that sums the same figures (``Sums``).
 
 The ranges end on the seed's last day (``shop.seeding.DEFAULT_UNTIL``), so they hold the newest orders.
@@ -12,8 +12,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview import stats, sync_status
-from adminview.projection import category_name, decimal_of
+from adminview import number_reads, sync_status
+from adminview.numbers import decimal_of
+from adminview.schema import category_name
 from dynamo import ddb_json
 from shop import keys, seeding
 
@@ -42,18 +43,18 @@ def work() -> dict[str, Callable[[], Any]]:
     """What each page asks of DynamoDB: the view's kept figures and the freshness line, as the views do."""
 
     def status() -> None:
-        stats.status_counts()
+        number_reads.status_counts()
         sync_status.freshness()
 
     def daily(days: tuple[date, date]) -> Callable[[], None]:
         def read() -> None:
-            stats.daily(start=days[0], end=days[1])
+            number_reads.daily(start=days[0], end=days[1])
             sync_status.freshness()
 
         return read
 
     def categories() -> None:
-        stats.by_category(start=MONTH[0], end=MONTH[1])
+        number_reads.by_category(start=MONTH[0], end=MONTH[1])
         sync_status.freshness()
 
     return {
@@ -109,7 +110,7 @@ class Sums:
             for _category, units, revenue in self.lines.get(order_id, []):
                 row[2] += units
                 row[3] += revenue
-        return {d: (int(r[0]), int(r[1]), int(r[2]), r[3].quantize(stats.CENT)) for d, r in out.items()}
+        return {d: (int(r[0]), int(r[1]), int(r[2]), r[3].quantize(number_reads.CENT)) for d, r in out.items()}
 
     def categories(self, days: tuple[date, date]) -> dict[tuple[str, str], tuple[int, Decimal]]:
         """(day, category) -> (units, revenue), for those with units sold."""
@@ -122,7 +123,7 @@ class Sums:
                 row = out.setdefault((day, category), [Decimal(0), Decimal(0)])
                 row[0] += units
                 row[1] += revenue
-        return {k: (int(r[0]), r[1].quantize(stats.CENT)) for k, r in out.items() if r[0] > 0}
+        return {k: (int(r[0]), r[1].quantize(number_reads.CENT)) for k, r in out.items() if r[0] > 0}
 
     def figures(self) -> dict[str, Any]:
         """Everything the four pages show."""
@@ -136,13 +137,13 @@ class Sums:
 def kept_figures() -> dict[str, Any]:
     """The same figures as the pages read them from the view (to check the Scan's against; not timed)."""
     return {
-        "status": stats.status_counts(),
+        "status": number_reads.status_counts(),
         "daily_366": {
             r.day.isoformat(): (r.orders, r.cancelled, r.units, r.revenue)
-            for r in stats.daily(start=YEAR[0], end=YEAR[1])
+            for r in number_reads.daily(start=YEAR[0], end=YEAR[1])
         },
         "categories": {
             (r.day.isoformat(), r.category): (r.units, r.revenue)
-            for r in stats.by_category(start=MONTH[0], end=MONTH[1])
+            for r in number_reads.by_category(start=MONTH[0], end=MONTH[1])
         },
     }

@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from adminview import figures, selectors
-from adminview.models import CATEGORY_SK_PREFIX, ORDER_SK, PRODUCT_SK, PROFILE_SK, ViewItem
+from adminview import schema, selectors
+from adminview.models import ViewItem
 from adminview.poller import Poller
 from bench.measure import percentile
 from dynamo import ddb_json
@@ -78,7 +78,7 @@ _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWri
 # UPDATE "t" SET "a" = ?, ... [REMOVE "b" ...] WHERE "PK" = ? AND "SK" = ? AND "Rev" = ? (or IS MISSING)
 _INSERTED = re.compile(r"'([^']*)': \?")
 _UPDATED = re.compile(r'"([^"]*)" = \?')
-ANCHOR_SKS = (ORDER_SK, PROFILE_SK, PRODUCT_SK)
+ANCHOR_SKS = (schema.ORDER_SK, schema.PROFILE_SK, schema.PRODUCT_SK)
 KB = 1024
 
 
@@ -122,9 +122,9 @@ class Written:
     def numbers(self) -> bool:
         """An item that exists only for the numbers: a counter, an order's ``#counted``, a category entry."""
         return (
-            self.pk.startswith(figures.COUNTER_PREFIX)
-            or self.sk == figures.COUNTED_SK
-            or (self.sk.startswith(CATEGORY_SK_PREFIX))
+            schema.is_sum((self.pk, self.sk))
+            or self.sk == schema.COUNTED_SK
+            or self.pk.startswith(schema.CATEGORY_PREFIX)
         )
 
     @property

@@ -198,9 +198,6 @@ DASHBOARD_DYNAMODB_PATIENCE = patience.prompt(
     deadline_seconds=env_float("SHOP_ADMIN_DYNAMODB_DEADLINE_SECONDS", patience.PROMPT_DEADLINE_S),
 )
 
-# Write shards of the admin view's pending-orders index (changing it needs `manage.py rebuild_adminview`).
-ADMIN_VIEW_PENDING_SHARDS = int(os.environ.get("ADMIN_VIEW_PENDING_SHARDS") or 4)
-
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

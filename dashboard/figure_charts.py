@@ -1,4 +1,4 @@
-"""The numbers as the dashboard shows them: the sync's figures (``adminview.stats``) turned into charts
+"""The numbers as the dashboard shows them: the sync's figures (``adminview.number_reads``) turned into charts
 (``dashboard.charts``), sums over periods and per category, and the links from a bar to its page."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from adminview.stats import CategoryFigures, DayFigures, MonthFigures
+from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
 

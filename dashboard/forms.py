@@ -8,7 +8,7 @@ from django import forms
 from django.core.validators import validate_email
 from django.http import QueryDict
 
-from adminview.models import ACTIVITY_KINDS
+from adminview.schema import ACTIVITY_KINDS
 from shop import keys
 from shop.pattern_registry import Param, check_params
 

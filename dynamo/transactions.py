@@ -1,11 +1,14 @@
-"""TransactWriteItems through PynamoDB, with each operation labelled so a cancellation says *which* failed.
+"""TransactWriteItems, the one way of writing items that must change together: DynamoDB's limit, cancellation
+reasons turned into one error that says *which* action failed and why, for PynamoDB models (``Transaction``) and
+for actions built by hand (``write``).
 
-DynamoDB reports cancellation reasons one per operation, in request order; PynamoDB sends condition
-checks, then deletes, then puts, then updates. We keep labels in that same order.
+DynamoDB reports cancellation reasons one per action, in request order; PynamoDB sends condition checks, then
+deletes, then puts, then updates, and ``Transaction`` keeps its labels in that same order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +20,11 @@ from pynamodb.transactions import TransactWrite
 
 from dynamo.client import connection_of
 
-MAX_ITEMS = 100  # DynamoDB's limit per TransactWriteItems
+MAX_ITEMS = 100  # DynamoDB's limit on the actions of one TransactWriteItems
+LOST_RACE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # not frozen: raising sets ``__traceback__`` (contextlib does, passing one on)
 class TransactionCancelled(Exception):
     """The transaction did not happen. ``reasons`` maps each failed label to DynamoDB's code
     (``ConditionalCheckFailed``, ``TransactionConflict``, ``ThrottlingError`` ...)."""
@@ -42,8 +46,38 @@ class TransactionCancelled(Exception):
             for c in self.reasons.values()
         )
 
+    @property
+    def lost_race(self) -> bool:
+        """A condition failed, or another transaction held an item: someone else wrote first; read again."""
+        return bool(self.reasons) and set(self.reasons.values()) <= LOST_RACE | {"None"}
+
+
+def _checked_size(size: int) -> None:
+    if not 0 < size <= MAX_ITEMS:
+        raise ValueError(f"a transaction holds 1 to {MAX_ITEMS} actions, this one has {size}")
+
+
+def write(client: Any, actions: Sequence[dict[str, Any]], *, token: str | None = None) -> None:
+    """One TransactWriteItems of hand-built actions (``{"Put": {...}}``, ``{"Update": ...}``...), labelled by
+    their position; ``TransactionCancelled`` when DynamoDB cancels it."""
+    _checked_size(len(actions))
+    params: dict[str, Any] = {"TransactItems": list(actions)}
+    if token is not None:
+        params["ClientRequestToken"] = token
+    try:
+        client.transact_write_items(**params)
+    except client.exceptions.TransactionCanceledException as exc:
+        reasons = {
+            str(i): str(reason.get("Code"))
+            for i, reason in enumerate(exc.response.get("CancellationReasons", []))
+            if reason.get("Code") and reason.get("Code") != "None"
+        }
+        raise TransactionCancelled(reasons=reasons, message=str(exc)) from exc
+
 
 class Transaction:
+    """A TransactWriteItems of PynamoDB models, each action labelled so a cancellation says which failed."""
+
     def __init__(self, model: type[Model], *, token: str | None = None) -> None:
         self._model = model
         self._token = token
@@ -75,8 +109,7 @@ class Transaction:
         return len(self._checks) + len(self._deletes) + len(self._puts) + len(self._updates)
 
     def commit(self) -> None:
-        if not 0 < self.size <= MAX_ITEMS:
-            raise ValueError(f"a transaction holds 1 to {MAX_ITEMS} operations, this one has {self.size}")
+        _checked_size(self.size)
         labels = [label for group in (self._checks, self._deletes, self._puts, self._updates) for label, _ in group]
         connection = connection_of(self._model)
         try:

@@ -94,8 +94,8 @@ Fetch = Callable[..., Page[Any]]
 @dataclass(frozen=True)
 class AccessPattern:
     """A named read. ``number`` is AWS's (1-16) or ours (``AV1``, ``ours``...); ``model`` names the attributes
-    its items can carry (the CSV columns); ``attributes`` gives one item's attributes as DynamoDB JSON, and
-    ``plain`` (from them) its DynamoDB names and plain values."""
+    its items can carry (the CSV columns: a model family's, or the names given); ``attributes`` gives one item's
+    attributes as DynamoDB JSON, and ``plain`` (from them) its DynamoDB names and plain values."""
 
     number: str
     name: str
@@ -106,7 +106,7 @@ class AccessPattern:
     index: str | None
     operation: str
     condition: str
-    model: type[Model]
+    model: type[Model] | tuple[str, ...]
     group: str = "AWS's online-shop model"
     attributes: Callable[[Any], Mapping[str, Any]] = read_attributes
 
@@ -130,6 +130,8 @@ class AccessPattern:
 
     def columns(self) -> list[str]:
         """``PK``, ``SK``, then every attribute name its items may have (the model family's), sorted."""
+        if isinstance(self.model, tuple):
+            return list(self.model)
         return attribute_columns(self.model)
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from adminview import projection
 from adminview.poller import Stats, sync_once
+from adminview.sources import shop
 
 
 def sync_now(**kwargs: Any) -> Stats:
@@ -17,12 +17,12 @@ def sync_now(**kwargs: Any) -> Stats:
 
 
 def break_projection_of(monkeypatch: pytest.MonkeyPatch, source_pk: str) -> None:
-    """Make the projection fail for every record of ``source_pk`` (a simulated bug), as a poison record would."""
-    real = projection.project
+    """Make the shop source fail for every record of ``source_pk`` (a simulated bug), as a poison record would."""
+    real = shop.SOURCE.anchor_of
 
-    def broken(old: Any, new: Any, shards: int | None = None) -> Any:
-        if (new or old or {}).get("PK", {}).get("S") == source_pk:
+    def broken(key: tuple[str, str], image: Any) -> Any:
+        if key[0] == source_pk:
             raise ValueError("cannot project this (simulated bug)")
-        return real(old, new, shards)
+        return real(key, image)
 
-    monkeypatch.setattr(projection, "project", broken)
+    monkeypatch.setattr(shop.SOURCE, "anchor_of", broken)

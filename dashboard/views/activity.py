@@ -9,8 +9,8 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
-from adminview.models import ACTIVITY_KINDS
+from adminview import activity as staff_activity
+from adminview.schema import ACTIVITY_KINDS
 from dashboard import cursors
 from dashboard.forms import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
@@ -61,9 +61,9 @@ def activity(request: HtmxHttpRequest) -> HttpResponseBase:
     scope = f"{user or ''}|{day or ''}|{kind or ''}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="activity", scope=scope)
     if form.wants_csv:
-        rows = every_row(selectors.activity, user=user, day=day, kind=kind)
+        rows = every_row(staff_activity.activity, user=user, day=day, kind=kind)
         return csv_response("activity.csv", ACTIVITY_CSV_HEADER, map(activity_csv_row, rows))
-    page = selectors.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day, kind=kind)
+    page = staff_activity.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day, kind=kind)
     context = {
         "rows": page.rows,
         "user_filter": user or "",

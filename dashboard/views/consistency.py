@@ -19,7 +19,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adminview import consistency
 from adminview.consistency import Report
-from adminview.projection import Image, ViewKey
+from adminview.partition import Item as Image
+from adminview.schema import Key as ViewKey
 from dashboard.actors import actor_of
 from dashboard.forms import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from adminview import selectors, stats, sync_store
+from adminview import number_reads, selectors, sync_store
 from dashboard import figure_charts
 from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
@@ -65,17 +65,17 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
 @dataclass(frozen=True)
 class HomeNumbers:
     counts: dict[str, int]  # orders in each status now
-    recent: list[stats.DayFigures]  # the last 30 days up to today
-    days: list[stats.DayFigures]  # the charts' range
-    categories: list[stats.CategoryFigures]  # the charts' range
+    recent: list[number_reads.DayFigures]  # the last 30 days up to today
+    days: list[number_reads.DayFigures]  # the charts' range
+    categories: list[number_reads.CategoryFigures]  # the charts' range
     dead_letters: int
 
 
 def _numbers(start: date, end: date, today: date) -> HomeNumbers:
-    days, categories = stats.daily_and_by_category(start=start, end=end)
+    days, categories = number_reads.daily_and_by_category(start=start, end=end)
     return HomeNumbers(
-        counts=stats.status_counts(),
-        recent=stats.daily(start=today - timedelta(days=HOME_PERIODS[-1][1] - 1), end=today),
+        counts=number_reads.status_counts(),
+        recent=number_reads.daily(start=today - timedelta(days=HOME_PERIODS[-1][1] - 1), end=today),
         days=days,
         categories=categories,
         dead_letters=sync_store.dead_letter_count(),

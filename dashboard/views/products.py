@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import selectors, stats
+from adminview import number_reads, selectors
 from dashboard import cursors, figure_charts
 from dashboard.cells import id_url
 from dashboard.forms import InvoiceRangeForm
@@ -67,7 +67,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     if request.GET.get(LIST) == MONTHS:
         if not form.wants_csv:
             raise InvalidInput("the page shows every month; list=months is its CSV: add format=csv")
-        months = figure_charts.months_filled(stats.product_months(product_id=pid))
+        months = figure_charts.months_filled(number_reads.product_months(product_id=pid))
         return csv_response(f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, m.revenue] for m in months))
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
     one_list = sections_response(request, product_sections(pid, start, end), context)
@@ -76,7 +76,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     found = access_patterns.product_by_id(product_id=pid)
     if found is None:
         raise NotFound("product", pid)
-    sold, problem = read_or_reason(lambda: stats.product_months(product_id=pid))
+    sold, problem = read_or_reason(lambda: number_reads.product_months(product_id=pid))
     months = figure_charts.months_filled(sold or [])
     context |= {
         "product": found,

@@ -1,5 +1,5 @@
-"""The numbers the sync keeps (``adminview.stats``): orders by status, per day, and per day and category, each as a
-chart above its table.
+"""The numbers the sync keeps (``adminview.number_reads``): orders by status, per day, and per day and category,
+each as a chart above its table.
 
 Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
 shard over at most 366 days), and each has ``?format=csv`` with every row (the CSV columns are a contract checked
@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from adminview import stats
+from adminview import number_reads
 from dashboard import figure_charts
 from dashboard.forms import FormatForm, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
@@ -52,7 +52,7 @@ def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
     return f"{reverse(name)}?{urlencode(query)}"
 
 
-def daily_context(rows: list[stats.DayFigures], start: date, end: date) -> dict[str, Any]:
+def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -> dict[str, Any]:
     """The orders-and-revenue chart of a range, and where its numbers are."""
     return {
         "orders_chart": figure_charts.orders_chart(rows, start, end),
@@ -62,7 +62,7 @@ def daily_context(rows: list[stats.DayFigures], start: date, end: date) -> dict[
     }
 
 
-def categories_context(rows: list[stats.CategoryFigures], start: date, end: date) -> dict[str, Any]:
+def categories_context(rows: list[number_reads.CategoryFigures], start: date, end: date) -> dict[str, Any]:
     """The units-by-category chart of a range, its totals table, and where the day-by-day numbers are."""
     totals = figure_charts.category_totals(rows, start, end)
     return {
@@ -77,7 +77,7 @@ def categories_context(rows: list[stats.CategoryFigures], start: date, end: date
 @domain_errors
 def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
     form = validated(FormatForm(request.GET))
-    counts = stats.status_counts()
+    counts = number_reads.status_counts()
     if form.wants_csv:
         return csv_response("orders-by-status.csv", STATUS_HEADER, ([s, n] for s, n in counts.items()))
     context = {
@@ -95,7 +95,7 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
 def daily(request: HtmxHttpRequest) -> HttpResponseBase:
     form = _range(request)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    rows = stats.daily(start=start, end=end)
+    rows = number_reads.daily(start=start, end=end)
     if form.wants_csv:
         lines = ([r.day.isoformat(), r.orders, r.units, r.revenue, r.cancelled] for r in rows)
         return csv_response(f"daily-{start.isoformat()}-{end.isoformat()}.csv", DAILY_HEADER, lines)
@@ -113,7 +113,7 @@ def daily(request: HtmxHttpRequest) -> HttpResponseBase:
 def categories(request: HtmxHttpRequest) -> HttpResponseBase:
     form = _range(request)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    rows = stats.by_category(start=start, end=end)
+    rows = number_reads.by_category(start=start, end=end)
     if form.wants_csv:
         lines = ([r.day.isoformat(), r.category, r.units, r.revenue] for r in rows)
         return csv_response(f"categories-{start.isoformat()}-{end.isoformat()}.csv", CATEGORY_HEADER, lines)

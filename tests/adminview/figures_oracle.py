@@ -10,7 +10,7 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
 
-from adminview import stats
+from adminview import number_reads
 from adminview.table_walk import parallel_scan
 from shop.models import ShopItem
 
@@ -62,19 +62,19 @@ def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None
     """Every kept figure equals the oracle's (status counts; every day with orders; every (day, category);
     every (product, month))."""
     oracle = expected()
-    assert stats.status_counts() == oracle["status"]
+    assert number_reads.status_counts() == oracle["status"]
     days = sorted(oracle["days"])
     if days:
         first, last = date.fromisoformat(days[0]), date.fromisoformat(days[-1])
         for chunk_start in _chunks(first, last):
             chunk_end = min(last, chunk_start + timedelta(days=365))
-            for row in stats.daily(start=chunk_start, end=chunk_end):
+            for row in number_reads.daily(start=chunk_start, end=chunk_end):
                 want = oracle["days"].get(row.day.isoformat(), [Decimal(0)] * 4)
                 got = [row.orders, row.units, row.revenue, row.cancelled]
                 assert got == [int(want[0]), int(want[1]), want[2].quantize(Decimal("0.01")), int(want[3])], row
             kept = {
                 (r.day.isoformat(), r.category): [r.units, r.revenue]
-                for r in stats.by_category(start=chunk_start, end=chunk_end)
+                for r in number_reads.by_category(start=chunk_start, end=chunk_end)
             }
             want_categories = {
                 k: [int(v[0]), v[1].quantize(Decimal("0.01"))]
@@ -83,7 +83,7 @@ def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None
             }
             assert kept == want_categories
     for product in {p for p, _month in oracle["months"]}:
-        kept_months = {m.month: [m.units, m.revenue] for m in stats.product_months(product_id=product)}
+        kept_months = {m.month: [m.units, m.revenue] for m in number_reads.product_months(product_id=product)}
         want_months = {
             month: [int(v[0]), v[1].quantize(Decimal("0.01"))]
             for (p, month), v in oracle["months"].items()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from adminview import stats
+from adminview import number_reads
 from dynamo import backfill, ddb_json
 from dynamo.client import client_of
 from shop import migrations, seeding
@@ -22,7 +22,7 @@ SPAN = (date(2025, 11, 1), date(2026, 10, 31))  # the seed's last year (orders e
 
 def _units_by_category() -> Counter[str]:
     units: Counter[str] = Counter()
-    for row in stats.by_category(start=SPAN[0], end=SPAN[1]):
+    for row in number_reads.by_category(start=SPAN[0], end=SPAN[1]):
         units[row.category] += row.units
     return units
 

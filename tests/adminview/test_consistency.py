@@ -10,16 +10,17 @@ from typing import Any
 
 import pytest
 
-from adminview import consistency, projection, rebuild, repair, sync_status
+from adminview import consistency, rebuild, repair, schema, sync_status
 from adminview.consistency import BEHIND, DIFFERS, IN_SYNC
-from adminview.models import OrderSummary, ViewItem, pending_shards
+from adminview.models import OrderSummary, ViewItem
+from adminview.schema import list_shards
 from adminview.table_walk import Table
 from adminview.view_diff import Change
 from dynamo.client import client_of
 from shop import orders
 from shop.audit import Actor
 from shop.errors import InvalidInput, NotFound, OrderConflict
-from shop.models import AuditEntry
+from shop.models import AuditEntry, ShopItem
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.adminview_helpers import sync_now
@@ -54,9 +55,16 @@ def _view() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
 
+PAYMENT = schema.payment("tx-" + OID, OID)  # the order's payment entry (AV5)
+
+
 def _lose(sk: str) -> None:
+    _lose_key((PK, sk))
+
+
+def _lose_key(key: tuple[str, str]) -> None:
     client, table = _view()
-    client.delete_item(TableName=table, Key={"PK": {"S": PK}, "SK": {"S": sk}})
+    client.delete_item(TableName=table, Key={"PK": {"S": key[0]}, "SK": {"S": key[1]}})
 
 
 def _set(sk: str, name: str, value: dict[str, Any]) -> None:
@@ -87,12 +95,12 @@ def test_an_untouched_order_is_in_sync_with_its_watermarks(order: str) -> None:
     assert report.rev == 1 and report.applied_at is not None and report.applied_at <= report.read_at
 
 
-def test_a_lost_buyer_relation_differs(order: str) -> None:
-    _lose("p#2001")
+def test_a_lost_entry_differs(order: str) -> None:
+    _lose_key(PAYMENT)
     pauses: list[float] = []
     report = _check(sleep=pauses.append)
     assert report.verdict == DIFFERS and "anchor" in report.reason
-    assert [(d.kind, d.key, d.contradiction) for d in report.differences] == [("missing", (PK, "p#2001"), True)]
+    assert [(d.kind, d.key, d.contradiction) for d in report.differences] == [("missing", PAYMENT, True)]
     assert pauses == [consistency.SETTLE_S]  # the sync might have been half-way: looked twice
 
 
@@ -121,8 +129,9 @@ def test_an_order_shipped_while_the_sync_is_stopped_is_behind(order: str) -> Non
     orders.order_ship(order_id=OID, actor=Actor("packer"))
     report = _check()
     assert report.verdict == BEHIND and not any(d.contradiction for d in report.differences)
-    kinds = {(d.kind, d.key[1].split("#")[0]) for d in report.differences}
-    assert kinds == {("differing", ""), ("missing", "AUDIT")}  # the summary, and the audit entry's activity items
+    kinds = {(d.kind, (d.expected or d.stored or {}).get("Kind", {}).get("S")) for d in report.differences}
+    # the summary and what the order counted, and the audit entry's activity entries
+    assert kinds == {("differing", "order"), ("differing", "counted"), ("missing", "activity")}
     summary = next(d for d in report.differences if d.key == (PK, "#order"))
     assert {"Status", "Version"} <= {a.name for a in summary.attributes}
 
@@ -147,7 +156,7 @@ def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, mon
     def read_while_the_sync_writes(order_id: str) -> consistency.Look:
         seen = real_read(order_id)
         if not looks:  # as if the sync wrote the anchor between the first read of it and the view's
-            seen = replace(seen, anchor_before=dict(seen.anchor_before or {}, Rev={"N": "0"}))
+            seen = replace(seen, anchor_after=dict(seen.anchor_after or {}, Rev={"N": "0"}))
         looks.append(seen)
         return seen
 
@@ -155,18 +164,25 @@ def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, mon
         sync_now()
 
     monkeypatch.setattr(consistency, "read", read_while_the_sync_writes)
-    first = consistency.judge(consistency.read(OID), pending_shards())
+    first = consistency.judge(consistency.read(OID), list_shards())
     assert first.verdict == BEHIND and first.unsettled and "written while they were read" in first.reason
     looks.clear()
     assert _check(sleep=sync_meanwhile).verdict == IN_SYNC and len(looks) == 2  # the second look decides
 
 
 def test_a_batch_caught_between_its_view_write_and_its_anchor_write_is_looked_at_again(order: str) -> None:
-    orders.order_cancel(order_id=OID)
-    client, table = _view()
-    for product in ("2001", "2002"):  # the sync's view write for the cancel: buyers leave the buyers index
-        client.put_item(TableName=table, Item=projection.buyer_item(OID, product, "1001", cancelled=True))
-    first = consistency.judge(consistency.read(OID), pending_shards())
+    added = schema.payment("tx-more", OID)  # a second payment, recorded on the order's invoice
+    shop_client, shop = client_of(ShopItem), str(ShopItem.Meta.table_name)
+    shop_client.update_item(
+        TableName=shop,
+        Key={"PK": {"S": PK}, "SK": {"S": "i#" + OID}},
+        UpdateExpression="SET Detail.Payments = list_append(Detail.Payments, :more)",
+        ExpressionAttributeValues={":more": {"L": [{"M": {"TransactionId": {"S": "tx-more"}}}]}},
+    )
+    client, table = _view()  # the sync's view write for it: the payment entry, before the anchor's
+    item = {"PK": {"S": added[0]}, "SK": {"S": added[1]}, "Kind": {"S": "payment"}}
+    client.put_item(TableName=table, Item={**item, "OrderId": {"S": OID}, "TransactionId": {"S": "tx-more"}})
+    first = consistency.judge(consistency.read(OID), list_shards())
     assert first.verdict == DIFFERS and first.unsettled
 
     def anchor_write_lands(_seconds: float) -> None:
@@ -185,14 +201,14 @@ def test_unknown_and_malformed_order_ids(order: str) -> None:
 
 
 def test_repair_rewrites_the_order_and_audits_it_in_the_same_transaction(order: str) -> None:
-    _lose("p#2001")
+    _lose_key(PAYMENT)
     _set("#order", "Total", {"S": "999.00"})
     repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
-    assert sorted(c.key for c in repaired.changes) == [(PK, "#order"), (PK, "p#2001")]
+    assert sorted(c.key for c in repaired.changes) == sorted([(PK, "#order"), PAYMENT])
     assert repaired.entry is not None and repaired.attempts == 1
     (entry,) = _repair_entries()
     assert (entry.action, entry.user, entry.request_id) == ("repair-view", "boss", "req-1")
-    assert entry.detail is not None and "missing p#2001" in entry.detail and "(Total)" in entry.detail
+    assert entry.detail is not None and "missing payment" in entry.detail and "(Total)" in entry.detail
     assert _check().verdict == IN_SYNC  # its activity items were written with it
 
     sync_now()  # the audit entry's own record writes the same activity items again
@@ -212,7 +228,7 @@ def test_repair_of_an_order_in_sync_writes_nothing(order: str) -> None:
 def test_repair_racing_the_sync_never_writes_an_older_state(
     order: str, conditional: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _lose("p#2001")
+    _lose_key(PAYMENT)
     real = consistency._commit
     raced: list[int] = []
 
@@ -239,7 +255,7 @@ def test_repair_racing_the_sync_never_writes_an_older_state(
 
 
 def test_repair_gives_up_when_the_order_keeps_changing(order: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _lose("p#2001")
+    _lose_key(PAYMENT)
 
     def always_beaten(_view: Table, _actions: list[dict[str, Any]]) -> None:
         raise repair.Contended("ConditionalCheckFailed")

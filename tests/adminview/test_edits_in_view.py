@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from adminview import projection, rebuild, selectors
+from adminview import activity as staff_activity
+from adminview import partition, rebuild, schema, selectors
 from adminview.catalogue import catalogue
-from adminview.models import pending_shard
+from adminview.sources.shop import SOURCE, ProductState, activity_items
 from shop import editing
 from shop.audit import Actor
 from shop.errors import InvalidInput
@@ -32,18 +33,21 @@ def test_a_product_projects_its_catalogue_row() -> None:
         "PK": S("p#7"), "SK": S("p#7"), "EntityType": S("product"), "Price": S("9.50"), "Category": S("books"),
         "Detail": {"M": {"Name": S("Seven"), "Description": S("<b>bold</b>")}},
     }  # fmt: skip
-    [row] = projection.project_item(image, shards=4)
+    state = ProductState.read(schema.product("7"), None)
+    state.apply("p#7", image)
+    row = state.implied(list_shards=4).anchor
     assert row == {
         "PK": S("p#7"), "SK": S("#product"), "Kind": S("product"), "ProductId": S("7"), "Name": S("Seven"),
         "Price": S("9.50"), "Category": S("books"), "Description": S("<b>bold</b>"),
-        "GSI8PK": S(f"CATALOGUE#{pending_shard('7', 4)}"), "GSI8SK": S("7"),
+        "GSI8PK": S(f"CATALOGUE#{schema.shard_of('7', 4)}"), "GSI8SK": S("7"),
     }  # fmt: skip
-    assert projection.source_of(row) == ("p#7", "p#7")
-    without_detail = {"PK": S("p#8"), "SK": S("p#8"), "EntityType": S("product")}
-    [bare] = projection.project_item(without_detail, shards=4)
-    assert "Name" not in bare and bare["ProductId"] == S("8")
+    assert partition.anchor_of_item(row) == ("p#7", "#product")
+    bare = ProductState.read(schema.product("8"), None)
+    bare.apply("p#8", {"PK": S("p#8"), "SK": S("p#8"), "EntityType": S("product")})
+    bare_row = bare.implied(list_shards=4).anchor
+    assert bare_row is not None and "Name" not in bare_row and bare_row["ProductId"] == S("8")
     stock_row = {"PK": S("p#8"), "SK": S("w#1"), "EntityType": S("warehouseItem"), "Quantity": S("3")}
-    assert projection.project_item(stock_row) == []
+    assert SOURCE.anchor_of(("p#8", "w#1"), stock_row) is None
 
 
 @pytest.mark.parametrize(
@@ -60,9 +64,9 @@ def test_a_product_projects_its_catalogue_row() -> None:
 def test_each_change_is_listed_under_its_kind(pk: str, action: str, kind: str) -> None:
     image = {"PK": S(pk), "SK": S("AUDIT#2026-01-01T00:00:00.000000#ab"), "EntityType": S("audit"),
              "User": S("ann"), "Action": S(action), "At": S("2026-01-01T00:00:00.000000")}  # fmt: skip
-    items = projection.project_item(image, shards=2)
-    assert [i["SK"]["S"].rsplit("#", 1)[-1] for i in items] == ["ab", "user", "kind"]
-    assert items[2]["GSI6PK"]["S"].startswith(f"KIND#{kind}#")
+    items = activity_items((pk, "AUDIT#2026-01-01T00:00:00.000000#ab"), image, list_shards=2)
+    assert [i["PK"]["S"].split("#", 1)[0] for i in items] == ["ACTIVITY", "USER", "KIND"]
+    assert items[2]["PK"]["S"].startswith(f"KIND#{kind}#")
     assert ("OrderId" in items[0]) == (kind == "order")
 
 
@@ -97,18 +101,18 @@ def test_activity_lists_edits_by_kind_with_their_entity(shop_table: str, admin_v
     editing.customer_edit(customer_id="1001", seen=seen, name="Ada L.", email=seen.values["Email"], actor=ANN)
     editing.stock_adjust(product_id="2001", warehouse_id="301", delta=5, reason="delivery", actor=ANN)
     sync_now()
-    everything = selectors.activity().rows
+    everything = staff_activity.activity().rows
     assert [(r.kind, r.entity_id, r.order_id, r.action) for r in everything] == [
         ("stock", "2001", "", "stock-adjust"),
         ("customer", "1001", "", "edit-customer"),
     ]
     assert everything[0].detail == "warehouse 301: Quantity: 100 -> 105 (delivery)"
-    assert [r.action for r in selectors.activity(kind="customer").rows] == ["edit-customer"]
-    assert selectors.activity(kind="order").rows == []
+    assert [r.action for r in staff_activity.activity(kind="customer").rows] == ["edit-customer"]
+    assert staff_activity.activity(kind="order").rows == []
     with pytest.raises(InvalidInput, match="not both"):
-        selectors.activity(kind="customer", user="ann")
+        staff_activity.activity(kind="customer", user="ann")
     with pytest.raises(InvalidInput, match="kind must be"):
-        selectors.activity(kind="nope")
+        staff_activity.activity(kind="nope")
     assert rebuild.verify().clean
 
 

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, figures, rebuild, stats
+from adminview import apply, number_reads, numbers, rebuild, schema
 from adminview.models import ViewItem
 from adminview.poller import Poller
+from adminview.sources.shop import OrderState
 from dynamo import ddb_json
 from dynamo.client import client_of
 from shop import orders
@@ -27,16 +28,23 @@ def _image(**attrs: str) -> dict[str, Any]:
     return {name: ddb_json.s(value) for name, value in attrs.items()}
 
 
+def _contribution(order_id: str, sources: dict[str, dict[str, Any]]) -> numbers.Contribution:
+    state = OrderState.read(schema.order_anchor(order_id), None)
+    for sk, image in sources.items():
+        state.apply(sk, image)
+    return state.contribution()
+
+
 def test_an_order_contributes_its_lines_unless_cancelled() -> None:
     sources = {
         "c#1": _image(EntityType="order", Status="PENDING", Date="2026-03-04T10:00:00"),
         "p#7": _image(EntityType="orderItem", Quantity="2", Price="10.25", Category="Books"),
         "p#8": _image(EntityType="orderItem", Quantity="1"),  # no price, no category
     }
-    placed = figures.contribution("1", sources)
+    placed = _contribution("1", sources)
     assert placed.day == "2026-03-04" and placed.status == "PENDING"
     deltas = placed.deltas(shards=1)
-    day = deltas[figures.day_key(0, "2026-03-04")]
+    day = deltas[schema.day_sums(0, "2026-03-04")]
     assert day == {
         "Orders": 1,
         "Units": 3,
@@ -45,18 +53,20 @@ def test_an_order_contributes_its_lines_unless_cancelled() -> None:
         "Revenue:Books": Decimal("20.50"),
         "Units:uncategorized": 1,
     }
-    assert deltas[figures.product_key("7", 0, "2026-03")] == {"Units": 2, "Revenue": Decimal("20.50")}
+    assert deltas[schema.product_month_sums("7", 0, "2026-03")] == {"Units": 2, "Revenue": Decimal("20.50")}
+    assert deltas[schema.buyers("7", "1")] == {"Orders": 1}  # the customer is one buyer of each product
 
-    cancelled = figures.contribution(
+    cancelled = _contribution(
         "1", {**sources, "c#1": _image(EntityType="order", Status="CANCELLED", Date="2026-03-04T10:00:00")}
     )
-    change = figures.difference(placed, cancelled, shards=1)
-    assert change[figures.status_key(0)] == {"PENDING": -1, "CANCELLED": 1}
-    assert change[figures.day_key(0, "2026-03-04")]["Cancelled"] == 1
-    assert change[figures.day_key(0, "2026-03-04")]["Units"] == -3
-    assert figures.difference(placed, placed, shards=1) == {}  # a replay adds nothing
-    stored = figures.counted("1", {figures.COUNTED: placed.to_value()})
-    assert stored == placed
+    change = numbers.difference(placed, cancelled, shards=1)
+    assert change[schema.status_counts(0)] == {"PENDING": -1, "CANCELLED": 1}
+    assert change[schema.day_sums(0, "2026-03-04")]["Cancelled"] == 1
+    assert change[schema.day_sums(0, "2026-03-04")]["Units"] == -3
+    assert change[schema.buyers("7", "1")] == {"Orders": -1}  # a cancelled order counts for no buyer
+    assert numbers.difference(placed, placed, shards=1) == {}  # a replay adds nothing
+    stored = numbers.read_counted("1", numbers.counted_item(placed, rev=1))
+    assert stored.contribution == placed and stored.rev == 1
 
 
 @pytest.fixture
@@ -81,7 +91,7 @@ def test_figures_follow_orders_through_their_life(shop: list[str]) -> None:
     orders.order_cancel(order_id=shop[1])
     sync_now()
     assert_figures_match()
-    counts = stats.status_counts()
+    counts = number_reads.status_counts()
     assert counts == {"PENDING": 7, "SHIPPED": 0, "DELIVERED": 1, "CANCELLED": 1}
 
 
@@ -97,14 +107,14 @@ def test_replays_and_duplicates_count_nothing_twice(shop: list[str]) -> None:
 def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
     shop: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = apply._advance
+    real = apply._write_anchors
 
     def crash(*_: Any) -> set[Any]:
         raise RuntimeError("killed between the view items' write and the anchors' (simulated)")
 
-    monkeypatch.setattr(apply, "_advance", crash)
+    monkeypatch.setattr(apply, "_write_anchors", crash)
     sync_now(sleep=lambda _s: None)  # every record fails, is dead-lettered and skipped past
-    monkeypatch.setattr(apply, "_advance", real)
+    monkeypatch.setattr(apply, "_write_anchors", real)
     Poller.for_shop_table(replay=True).run(follow=False)  # the records again, as a restarted sync reads them
     assert_figures_match()
 
@@ -114,7 +124,7 @@ def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(shop: list[str], mo
     sync_now()
     monkeypatch.setattr("adminview.walk.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
-    pk, sk = figures.day_key(figures.shard_of(shop[0], figures.stats_shards()), "2026-03-01")
+    pk, sk = schema.day_sums(schema.shard_of(shop[0], schema.sum_shards()), "2026-03-01")
     client.update_item(
         TableName=table,
         Key=ddb_json.key(pk, sk),
@@ -137,9 +147,9 @@ def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None
     from adminview.table_walk import parallel_scan
 
     for item in parallel_scan(ViewItem):
-        if figures.is_counter(item) or figures.is_counted(item):
+        if schema.is_sum(ddb_json.item_key(item)) or item.get("Kind") == {"S": schema.COUNTED}:
             client.delete_item(TableName=table, Key=ddb_json.key(*ddb_json.item_key(item)))
-    assert stats.status_counts()["PENDING"] == 0
+    assert number_reads.status_counts()["PENDING"] == 0
     assert not rebuild.verify(settle_s=0).clean
     rebuild.rebuild()
     assert rebuild.verify(settle_s=0).clean
@@ -173,13 +183,13 @@ def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> No
 
 
 def test_a_running_sum_is_added_to_in_place_and_merge_leaves_its_parts_alone() -> None:
-    day, status = figures.day_key(0, "2024-05-01"), figures.status_key(0)
-    first: figures.Deltas = {day: {figures.UNITS: Decimal(2)}}
-    second: figures.Deltas = {day: {figures.UNITS: Decimal(3)}, status: {"PENDING": Decimal(1)}}
-    merged = figures.merge([first, second])
-    assert merged == {day: {figures.UNITS: Decimal(5)}, status: {"PENDING": Decimal(1)}}
-    assert first == {day: {figures.UNITS: Decimal(2)}}  # parts are never aliased into the sum
-    total: figures.Deltas = {}
-    assert figures.add_into(total, [first]) is total
-    figures.add_into(total, [second])
-    assert total == merged and first[day] == {figures.UNITS: Decimal(2)}
+    day, status = schema.day_sums(0, "2024-05-01"), schema.status_counts(0)
+    first: numbers.Deltas = {day: {schema.UNITS: Decimal(2)}}
+    second: numbers.Deltas = {day: {schema.UNITS: Decimal(3)}, status: {"PENDING": Decimal(1)}}
+    merged = numbers.add_into({}, [first, second])
+    assert merged == {day: {schema.UNITS: Decimal(5)}, status: {"PENDING": Decimal(1)}}
+    assert first == {day: {schema.UNITS: Decimal(2)}}  # parts are never aliased into the sum
+    total: numbers.Deltas = {}
+    assert numbers.add_into(total, [first]) is total
+    numbers.add_into(total, [second])
+    assert total == merged and first[day] == {schema.UNITS: Decimal(2)}

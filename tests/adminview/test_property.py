@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adminview import activity as staff_activity
 from adminview import rebuild, selectors
 from adminview.handler import handler
 from shop import orders
@@ -129,8 +130,8 @@ def _assert_lists_match_the_shop() -> None:
         expected = {i.order_id for i in shop if isinstance(i, Order) and i.status == status}
         assert len(listed) == len(set(listed)) and set(listed) == expected, status
     entries = sorted((i for i in shop if isinstance(i, AuditEntry)), key=lambda e: e.sk, reverse=True)
-    activity = _every(selectors.activity)
+    activity = _every(staff_activity.activity)
     assert [(r.order_id, r.action, r.user) for r in activity] == [(e.order_id, e.action, e.user) for e in entries]
     for actor in STAFF:
-        mine = [(r.order_id, r.action) for r in _every(selectors.activity, user=actor.username)]
+        mine = [(r.order_id, r.action) for r in _every(staff_activity.activity, user=actor.username)]
         assert mine == [(e.order_id, e.action) for e in entries if e.user == actor.username]

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from adminview import rebuild, watermarks
+from adminview import anchor, rebuild
 from adminview.apply import apply_records
 from adminview.models import ADMIN_VIEW_TABLE, OrderSummary, ViewItem
 from adminview.table_walk import parallel_scan
@@ -108,9 +108,9 @@ def test_view_table_has_ttl_on_expires_at_and_only_stub_anchors_carry_it(
     [stub] = [i for i in items if i["PK"]["S"] == "c#1002"]
     assert "Gone" in stub and "Name" not in stub and "GSI5PK" not in stub and stub["Seqs"]["M"]["c#1002"]
     expires = int(stub["ExpiresAt"]["N"])  # 48 h after the sync wrote it
-    assert started + watermarks.LIFETIME_S - 1 <= expires <= time.time() + watermarks.LIFETIME_S
+    assert started + anchor.LIFETIME_S - 1 <= expires <= time.time() + anchor.LIFETIME_S
     assert all("ExpiresAt" not in i for i in items if i is not stub)
-    assert watermarks.LIFETIME_S >= 2 * watermarks.STREAM_RETENTION_S
+    assert anchor.LIFETIME_S >= 2 * anchor.STREAM_RETENTION_S
     assert rebuild.verify(settle_s=0).clean
 
 
@@ -123,21 +123,12 @@ def test_a_record_older_than_a_watermark_can_live_is_failed_not_applied(shop_tab
     old["dynamodb"]["ApproximateCreationDateTime"] = time.time() - 3 * DAY  # e.g. a dead letter replayed late
 
     outcome = apply_records([old])  # no watermark: a newer record's may have expired
-    assert "older than a watermark's lifetime" in outcome.failed[old["eventID"]]
+    assert "older than an anchor's stub can live" in outcome.failed[old["eventID"]]
     assert OrderSummary.count("o#o1") == 0
 
     assert not apply_records(records).failed
     again = apply_records([old])  # with a watermark it is judged by its sequence number: already applied
     assert not again.failed and again.skipped == 1
-
-
-def test_too_old_judges_by_sequence_number_when_it_can() -> None:
-    now = 10 * DAY
-    assert watermarks.too_old(watermarks.Mark(), now - 3 * DAY, now)
-    assert watermarks.too_old(watermarks.Mark(True, None, 4), now - 3 * DAY, now)  # only a rebuild's mark
-    assert not watermarks.too_old(watermarks.Mark(True, "1", 1), now - 3 * DAY, now)
-    assert not watermarks.too_old(watermarks.Mark(), now - DAY, now)  # still in the stream's reach
-    assert not watermarks.too_old(watermarks.Mark(), None, now)
 
 
 def test_commands_report_items_per_second_and_accept_rate_limits(
@@ -147,8 +138,9 @@ def test_commands_report_items_per_second_and_accept_rate_limits(
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
     call_command("rebuild_adminview", "--segments", "2", "--rate-limit", "500", "--no-progress")
     out = capsys.readouterr().out
-    # profile, order summary, buyer relation, payment reference, category entry, the product's catalogue row
-    assert "rebuilt: missing 6, extra 0, differing 0" in out and "items/s" in out
+    # the profile and its 3 search entries (ada, lovelace, the email), the catalogue row and its 2 (product, 2001),
+    # the order's summary, counted item, customer's entry, payment entry and category entry
+    assert "rebuilt: missing 12, extra 0, differing 0" in out and "items/s" in out
     call_command("verify_adminview", "--segments", "3", "--page-size", "1", "--no-progress")
     assert "admin view OK" in capsys.readouterr().out
 

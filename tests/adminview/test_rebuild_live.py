@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, rebuild, repair, watermarks
-from adminview.models import Buyer, OrderSummary, Profile, ViewItem
+from adminview import anchor, apply, rebuild, repair, schema
+from adminview.models import OrderSummary, Profile, ViewItem
 from adminview.poller import Poller
 from adminview.rebuild import Change, Diff
 from adminview.table_walk import Table, parallel_scan
+from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from shop import orders
@@ -55,6 +56,13 @@ def _unconditional_commit(view: Table, actions: list[dict[str, Any]]) -> None:
         if "Put" in a or "Delete" in a
     ]
     batch_write(view.client, view.name, requests, key_names=("PK", "SK"))
+
+
+def _stray_payment(order_id: str) -> None:
+    """A payment entry naming the order that none of its invoices implies (a record that never arrived)."""
+    key = schema.payment("tx-stray", order_id)
+    item = {**ddb_json.key(*key), "Kind": ddb_json.s(schema.PAYMENT), "OrderId": ddb_json.s(order_id)}
+    client_of(ViewItem).put_item(TableName=str(ViewItem.Meta.table_name), Item=item)
 
 
 def _status(order_id: str) -> str | None:
@@ -104,7 +112,7 @@ class Staff:
 
 def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, change: Callable[[], None]) -> list[str]:
     """Run ``change`` once, after the rebuild read partition ``pk`` and before it writes it."""
-    real = repair._commit_plans
+    real = repair.commit_plans
     seen: list[str] = []
 
     def hooked(view: Table, plans: list[repair.Plan]) -> set[str]:
@@ -113,7 +121,7 @@ def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, chan
             change()
         return real(view, plans)
 
-    monkeypatch.setattr(repair, "_commit_plans", hooked)
+    monkeypatch.setattr(repair, "commit_plans", hooked)
     return seen
 
 
@@ -133,7 +141,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
     # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
     _lose(*[("o#" + o, "#order") for o in placed[::3]], ("c#1002", "#profile"))
     if not conditional:
-        monkeypatch.setattr(repair, "_commit", _unconditional_commit)
+        monkeypatch.setattr(repair, "commit", _unconditional_commit)
 
     def ship_victim_and_let_the_sync_apply_it() -> None:
         orders.order_ship(order_id=victim)
@@ -172,20 +180,20 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
 ) -> None:
     victim = placed[0]
     _lose(("o#" + victim, "#order"))
-    real_commit, real_advance = repair._commit_plans, apply._advance
+    real_commit, real_advance = repair.commit_plans, apply._write_anchors
     rebuild_writes: list[Callable[[], object]] = []
     fired: list[str] = []
     after_race: list[OrderSummary] = []  # the order's anchor as the race left it
 
-    def advance(marks: dict[Any, watermarks.Mark], newest: dict[Any, Any]) -> set[Any]:
+    def advance(writes: list[anchor.Writes]) -> set[Any]:
         while rebuild_writes:  # the rebuild's write lands after the sync's view write, before its anchor
             rebuild_writes.pop()()
         if conditional:
-            return real_advance(marks, newest)
+            return real_advance(writes)
         client = client_of(ViewItem)
-        for source, seq in newest.items():
-            params = watermarks.advance(str(ViewItem.Meta.table_name), source, marks[source], seq)
-            client.put_item(TableName=params["TableName"], Item=params["Item"])
+        for w in writes:
+            if w.anchor is not None:
+                client.put_item(TableName=str(ViewItem.Meta.table_name), Item=w.anchor)
         return set()
 
     def hooked(view: Table, plans: list[repair.Plan]) -> set[str]:
@@ -198,10 +206,10 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
         after_race.append(OrderSummary.get("o#" + victim, "#order", consistent_read=True))
         return set()
 
-    monkeypatch.setattr(apply, "_advance", advance)
-    monkeypatch.setattr(repair, "_commit_plans", hooked)
+    monkeypatch.setattr(apply, "_write_anchors", advance)
+    monkeypatch.setattr(repair, "commit_plans", hooked)
     rebuild.rebuild(segments=1)
-    monkeypatch.setattr(repair, "_commit_plans", real_commit)
+    monkeypatch.setattr(repair, "commit_plans", real_commit)
     sync_now()
     assert fired and not rebuild_writes
 
@@ -253,7 +261,7 @@ def test_verify_still_reports_real_differences_after_the_recheck(placed: list[st
 def test_verify_counts_a_partition_both_walks_flag_once(placed: list[str]) -> None:
     pk = "o#" + placed[0]
     _lose((pk, "#order"))
-    Buyer(pk, "p#9999", order_id=placed[0], product_id="9999").save()  # no such order item
+    _stray_payment(placed[0])  # no invoice of the order carries it
     found = rebuild.verify(settle_s=0)
     assert (found.missing, found.extra, found.differing) == (1, 1, 0), found.summary()
     fixed = rebuild.rebuild()
@@ -269,15 +277,15 @@ def test_diff_keeps_counts_and_only_a_few_examples() -> None:
 
 def test_rebuild_touches_watermarks_without_setting_seq(placed: list[str]) -> None:
     victim = placed[0]
-    source = ("o#" + victim, "c#1001")
-    view = str(ViewItem.Meta.table_name)
-    before = watermarks.read(client_of(ViewItem), view, [source])[source]
-    assert before.seq is not None and before.rev == 1
-    _lose(("o#" + victim, "p#2001"))  # a buyer relation: its anchor (the summary) stays and guards the repair
+    key = schema.order_anchor(victim)
+    before = anchor.Bookkeeping.read(apply.read_items([key])[key])
+    assert before.seqs.get("c#1001") is not None and before.rev == 1
+    entry = schema.customer_order("1001", OrderSummary.get(*key).date, victim)
+    _lose(entry)  # an entry of the order: its anchor (the summary) stays and guards the repair
     found = rebuild.rebuild()
     assert (found.missing, found.written) == (1, 1)
-    after = watermarks.read(client_of(ViewItem), view, [source])[source]
-    assert after == watermarks.Mark(True, before.seq, 2)
+    after = anchor.Bookkeeping.read(apply.read_items([key])[key])
+    assert (after.seqs["c#1001"], after.rev) == (before.seqs["c#1001"], 2)
     orders.order_cancel(order_id=victim)
     sync_now()  # a later record still applies after the rebuild
     assert _status(victim) == "CANCELLED"

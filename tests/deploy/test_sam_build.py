@@ -23,7 +23,8 @@ import pytest
 import yaml
 
 from adminview import rebuild
-from adminview.models import OrderSummary, Profile, pending_shards
+from adminview.models import OrderSummary, Profile
+from adminview.schema import list_shards
 from dynamo.tables import stream_arn
 from shop import orders
 from shop.models import ShopItem
@@ -152,7 +153,7 @@ def _function_environment(tmp_path: Path) -> dict[str, str]:
         "SHOP_TABLE_NAME": os.environ["SHOP_TABLE_NAME"],
         "ADMIN_VIEW_TABLE_NAME": os.environ["ADMIN_VIEW_TABLE_NAME"],
         "ADMIN_VIEW_SYNC_TABLE_NAME": os.environ["ADMIN_VIEW_SYNC_TABLE_NAME"],
-        "ADMIN_VIEW_PENDING_SHARDS": str(pending_shards()),
+        "ADMIN_VIEW_LIST_SHARDS": str(list_shards()),
     }
     # Variables the template fills from its resources (value None here) and the test has no table for are left
     # out: if the function needed one, it would fail below.

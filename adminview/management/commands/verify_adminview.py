@@ -14,8 +14,8 @@ from django.core.management.base import CommandParser
 from django.urls import NoReverseMatch, reverse
 
 from adminview.management.walk_options import add_walk_arguments, int_between, progress_bar
-from adminview.projection import ViewKey
 from adminview.rebuild import DEFAULT_SETTLE_S, verify
+from adminview.schema import Key as ViewKey
 from adminview.sync_status import store_verify_result
 from dynamo.commands import ShopCommand
 from shop import keys

@@ -1,4 +1,4 @@
-"""Reading the numbers the sync keeps (``adminview.figures``): a constant number of calls, whatever the table holds.
+"""Reading the numbers the sync keeps (``adminview.numbers``): a constant number of calls, whatever the table holds.
 
 - ``status_counts``: one BatchGetItem of the N status counters;
 - ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
@@ -10,19 +10,14 @@ Each read sums the N write shards.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview import figures
-from adminview.models import ViewItem
+from adminview import numbers, schema
+from adminview.reads import Range, Raw, each_shard, get_many, query
 from dynamo import ddb_json
-from dynamo.batch import batch_get
-from dynamo.client import client_of
-from dynamo.instrumentation import run_in_context
-from dynamo.paging import raw_items
 from shop import keys
 from shop.errors import InvalidInput
 
@@ -54,27 +49,15 @@ class MonthFigures:
     revenue: Decimal
 
 
-def _table() -> tuple[Any, str]:
-    return client_of(ViewItem), str(ViewItem.Meta.table_name)
-
-
-def _number(item: dict[str, Any], name: str) -> Decimal:
+def _number(item: Raw | None, name: str) -> Decimal:
     text = ddb_json.text(item, name)
     return Decimal(text) if text else Decimal(0)
 
 
-def _each_shard(query: Any) -> list[dict[str, Any]]:
-    shards = figures.stats_shards()
-    with ThreadPoolExecutor(max_workers=shards) as pool:
-        return [item for part in pool.map(run_in_context(query), range(shards)) for item in part]
-
-
 def status_counts() -> dict[str, int]:
-    """Orders now in each status (every status listed, zeros included)."""
-    client, table = _table()
-    wanted = [ddb_json.key(*figures.status_key(shard)) for shard in range(figures.stats_shards())]
-    found = batch_get(client, table, wanted, key_names=("PK", "SK"))
-    return {status: int(sum(_number(item, status) for item in found if item)) for status in figures.STATUSES}
+    """Orders now in each status (every status listed, zeros included): one BatchGetItem of the shards."""
+    found = get_many([schema.status_counts(shard) for shard in range(schema.sum_shards())])
+    return {status: int(sum(_number(item, status) for item in found if item)) for status in numbers.STATUSES}
 
 
 def check_range(start: date, end: date) -> None:
@@ -84,27 +67,21 @@ def check_range(start: date, end: date) -> None:
         raise InvalidInput(f"a range covers at most {MAX_DAYS} days")
 
 
-def _day_items(start: date, end: date) -> list[dict[str, Any]]:
+def _all(pk: str, within: Range | None = None) -> list[Raw]:
+    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query (a
+    second only past 1 MB)."""
+    within = within or Range()
+    found, more = query(pk, limit=MAX_DAYS, within=within)
+    while more and found:
+        page, more = query(pk, limit=MAX_DAYS, within=within, after=ddb_json.string(found[-1], schema.SK))
+        found += page
+    return found
+
+
+def _day_items(start: date, end: date) -> list[Raw]:
     check_range(start, end)
-    client, table = _table()
-
-    def query(shard: int) -> list[dict[str, Any]]:
-        pk, _sk = figures.day_key(shard, "")
-        return list(
-            raw_items(
-                client,
-                "query",
-                TableName=table,
-                KeyConditionExpression="PK = :pk AND SK BETWEEN :a AND :b",
-                ExpressionAttributeValues={
-                    ":pk": ddb_json.s(pk),
-                    ":a": ddb_json.s(start.isoformat()),
-                    ":b": ddb_json.s(end.isoformat()),
-                },
-            )
-        )
-
-    return _each_shard(query)
+    within = Range(start.isoformat(), end.isoformat())
+    return each_shard(schema.sum_shards(), lambda n: _all(schema.day_sums(n, "")[0], within))
 
 
 def daily(*, start: date, end: date) -> list[DayFigures]:
@@ -128,7 +105,7 @@ def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[Day
     sums: dict[str, dict[str, Decimal]] = {}
     for item in items:
         bucket = sums.setdefault(ddb_json.item_key(item)[1], {})
-        for name in (figures.ORDERS, figures.CANCELLED_ORDERS, figures.UNITS, figures.REVENUE):
+        for name in (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE):
             bucket[name] = bucket.get(name, Decimal(0)) + _number(item, name)
     rows = []
     for offset in range((end - start).days + 1):
@@ -137,17 +114,17 @@ def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[Day
         rows.append(
             DayFigures(
                 day,
-                int(found.get(figures.ORDERS, 0)),
-                int(found.get(figures.CANCELLED_ORDERS, 0)),
-                int(found.get(figures.UNITS, 0)),
-                found.get(figures.REVENUE, Decimal(0)).quantize(CENT),
+                int(found.get(schema.ORDERS, 0)),
+                int(found.get(schema.CANCELLED_ORDERS, 0)),
+                int(found.get(schema.UNITS, 0)),
+                found.get(schema.REVENUE, Decimal(0)).quantize(CENT),
             )
         )
     return rows
 
 
 def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
-    units_prefix, revenue_prefix = figures.UNITS + figures.CATEGORY_SEP, figures.REVENUE + figures.CATEGORY_SEP
+    units_prefix, revenue_prefix = schema.UNITS + schema.CATEGORY_SEP, schema.REVENUE + schema.CATEGORY_SEP
     sums: dict[tuple[str, str], list[Decimal]] = {}
     for item in items:
         day = ddb_json.item_key(item)[1]
@@ -166,25 +143,11 @@ def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
 def product_months(*, product_id: str) -> list[MonthFigures]:
     """Units and revenue of a product per month (months with sales only), oldest first."""
     pid = keys.bare(product_id, keys.PRODUCT)
-    client, table = _table()
-
-    def query(shard: int) -> list[dict[str, Any]]:
-        pk, _sk = figures.product_key(pid, shard, "")
-        return list(
-            raw_items(
-                client,
-                "query",
-                TableName=table,
-                KeyConditionExpression="PK = :pk",
-                ExpressionAttributeValues={":pk": ddb_json.s(pk)},
-            )
-        )
-
     sums: dict[str, list[Decimal]] = {}
-    for item in _each_shard(query):
+    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.product_month_sums(pid, n, "")[0])):
         bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0), Decimal(0)])
-        bucket[0] += _number(item, figures.UNITS)
-        bucket[1] += _number(item, figures.REVENUE)
+        bucket[0] += _number(item, schema.UNITS)
+        bucket[1] += _number(item, schema.REVENUE)
     return [
         MonthFigures(month, int(units), revenue.quantize(CENT))
         for month, (units, revenue) in sorted(sums.items())

@@ -1,0 +1,94 @@
+"""The source tables that feed the admin view, each a module that says what its items imply (a *source*); the
+stream handler dispatches every record by the table it came from (its ``eventSourceARN``).
+
+A source declares:
+
+- ``table_name()``: the table it reads (its stream's records name it);
+- ``anchor_of(key, image)``: the anchor a source item's view items hang on (``adminview.schema``), or None for
+  an item that implies nothing, or only ``free_items``;
+- ``read_state(anchor, item)``: the anchor item as read, parsed once into the state records fold into;
+- ``free_items(key, image)``: view items that follow from one immutable source item alone (staff activity);
+- ``owns(anchor)``, ``anchors_in(pk)``: whether an anchor key is one of its own, and which anchors a partition of
+  its table can have (rebuild and verify).
+
+Adding a third service means one more module here and one line in ``SOURCES``; nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from adminview import anchor, schema
+
+Item = dict[str, Any]
+
+
+class State(Protocol):
+    """One anchor's facts and bookkeeping, read once, folded into, and turned into what they imply."""
+
+    key: schema.Key
+    book: anchor.Bookkeeping
+    stub_kind: str
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        """A source item of the group changed: its new image (None: removed)."""
+
+    def implied(self, list_shards: int) -> anchor.Implied: ...
+
+    def source_keys(self) -> list[str]:
+        """The sort keys of the source items (in the anchor's partition of the source table) it holds facts of."""
+
+
+class Source(Protocol):
+    name: str
+
+    def table_name(self) -> str: ...
+
+    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None: ...
+
+    def read_state(self, key: schema.Key, item: Item | None) -> State: ...
+
+    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]: ...
+
+    def owns(self, key: schema.Key) -> bool: ...
+
+    def anchors_in(self, pk: str) -> list[schema.Key]:
+        """The anchors the items of one of its partitions can hang on (read before the partition itself)."""
+
+
+class UnknownSource(ValueError):
+    """A record from a table no source reads: reported and kept as a dead letter, never applied."""
+
+
+def _registered() -> Sequence[Source]:
+    from adminview.sources import shop
+
+    return (shop.SOURCE,)
+
+
+def sources() -> Sequence[Source]:
+    return _registered()
+
+
+def table_of(arn: object) -> str | None:
+    """The table a stream ARN belongs to: ``arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>``."""
+    if not isinstance(arn, str):
+        return None
+    _, marker, rest = arn.partition(":table/")
+    name = rest.split("/", 1)[0] if marker else ""
+    return name or None
+
+
+def for_record(record: Any) -> Source:
+    """The source a stream record came from, by its ``eventSourceARN``."""
+    arn = record.get("eventSourceARN") if isinstance(record, dict) else None
+    table = table_of(arn)
+    for source in sources():
+        if table is not None and table == source.table_name():
+            return source
+    raise UnknownSource(f"record from {table or 'an unnamed table'!s}: no source of the admin view reads it")
+
+
+def for_anchor(key: schema.Key) -> Source | None:
+    return next((source for source in sources() if source.owns(key)), None)

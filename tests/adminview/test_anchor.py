@@ -1,0 +1,101 @@
+"""The one planner of an anchor's writes and the sync's fold (``adminview.anchor``, ``adminview.apply.fold``):
+pure, no DynamoDB."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from adminview import anchor, numbers, schema
+from adminview.apply import Prepared, fold
+from adminview.sources.shop import SOURCE, OrderState
+from dynamo import ddb_json
+
+DAY = 24 * 3600
+
+
+def S(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def order(status: str) -> dict[str, Any]:
+    return {"PK": S("o#1"), "SK": S("c#9"), "EntityType": S("order"), "Status": S(status), "Date": S("2026-03-04")}
+
+
+def line(pid: str, category: str = "Books") -> dict[str, Any]:
+    return {
+        "PK": S("o#1"),
+        "SK": S("p#" + pid),
+        "EntityType": S("orderItem"),
+        "Quantity": S("1"),
+        "Category": S(category),
+    }
+
+
+def record(seq: int, image: dict[str, Any] | None, sk: str | None = None) -> Prepared:
+    key = ddb_json.item_key(image) if image is not None else ("o#1", sk or "")
+    return Prepared({"dynamodb": {}}, f"e{seq}", str(seq), SOURCE, key, image, schema.order_anchor("1"), [])
+
+
+def folded_state(*records: Prepared, stored: dict[str, Any] | None = None) -> tuple[OrderState, anchor.Writes | None]:
+    state = OrderState.read(schema.order_anchor("1"), stored)
+    result = fold(state, list(records), numbers.Counted(numbers.Contribution("1")), list_shards=2)
+    return state, result.writes
+
+
+def test_plan_puts_what_changed_deletes_what_is_no_longer_implied_and_guards_the_anchor() -> None:
+    _state, writes = folded_state(record(1, order("PENDING")), record(2, line("7")), record(3, line("8", "Garden")))
+    assert writes is not None and writes.anchor is not None
+    assert writes.condition == {
+        "ConditionExpression": "attribute_not_exists(#pk)",
+        "ExpressionAttributeNames": {"#pk": "PK"},
+    }
+    assert writes.anchor["Rev"] == {"N": "1"} and writes.anchor["Seqs"]["M"]["p#8"] == S("3")
+    assert all(item is not None for item in writes.entries.values())
+
+    _again, later = folded_state(record(4, None, sk="p#8"), stored=writes.anchor)
+    assert later is not None and later.condition["ExpressionAttributeValues"] == {":rev": {"N": "1"}}
+    deleted = [key for key, item in later.entries.items() if item is None]
+    assert deleted == [schema.category_order("Garden", schema.shard_of("1", 2), "2026-03-04", "1")]
+    assert "p#8" not in (later.anchor or {})["Lines"]["M"]  # the line is gone, its sequence number kept
+    assert (later.anchor or {})["Seqs"]["M"]["p#8"] == S("4")
+
+
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=12))
+def test_a_replayed_or_stale_record_changes_nothing(replayed: list[int]) -> None:
+    history = [record(1, order("PENDING")), record(2, line("7")), record(3, line("8")), record(4, order("SHIPPED"))]
+    history += [record(5, None, sk="p#8"), record(6, order("DELIVERED"))]
+    _state, writes = folded_state(*history)
+    assert writes is not None and writes.anchor is not None
+    state, again = folded_state(*(history[n - 1] for n in replayed), stored=writes.anchor)
+    assert again is None  # nothing newer than what the anchor says was applied
+    assert state.implied(2) == OrderState.read(schema.order_anchor("1"), writes.anchor).implied(2)
+
+
+def test_entries_of_states_passed_on_the_way_are_deleted_when_the_end_does_not_imply_them() -> None:
+    """A crashed batch may have written what a state half-way implied: a longer batch after it deletes it."""
+    _state, writes = folded_state(
+        record(1, order("PENDING")), record(2, line("8", "Garden")), record(3, None, sk="p#8")
+    )
+    assert writes is not None
+    garden = schema.category_order("Garden", schema.shard_of("1", 2), "2026-03-04", "1")
+    assert writes.entries.get(garden, "absent") is None  # deleted, though neither end implies it
+
+
+def test_a_stub_keeps_the_sequence_numbers_and_expires() -> None:
+    _state, writes = folded_state(record(1, order("PENDING")))
+    assert writes is not None
+    _state, gone = folded_state(record(2, None, sk="c#9"), stored=writes.anchor)
+    assert gone is not None and gone.anchor is not None
+    assert anchor.GONE in gone.anchor and anchor.EXPIRES_AT in gone.anchor and gone.anchor["Seqs"]["M"]["c#9"] == S("2")
+
+
+def test_too_old_judges_by_sequence_number_when_it_can() -> None:
+    now = 10 * DAY
+    assert anchor.Bookkeeping().too_old("c#9", now - 3 * DAY, now)
+    assert not anchor.Bookkeeping(seqs={"c#9": "1"}).too_old("c#9", now - 3 * DAY, now)
+    assert not anchor.Bookkeeping().too_old("c#9", now - DAY, now)  # still in the stream's reach
+    assert not anchor.Bookkeeping().too_old("c#9", None, now)
+    assert anchor.LIFETIME_S >= 2 * anchor.STREAM_RETENTION_S
