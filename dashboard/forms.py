@@ -252,16 +252,23 @@ MAX_BULK = 200
 TRACKING_NUMBER_OF = "tracking_number-"
 
 
-def _tracking_field(label: str) -> forms.CharField:
-    return forms.CharField(required=False, max_length=tracking.MAX_LENGTH, label=label)
-
-
 def _reference(value: str | None, what: str) -> str | None:
     """``shop.tracking``'s check of a carrier or tracking number, as a form error."""
     try:
         return tracking.reference(value, what=what)
     except InvalidInput as exc:
         raise forms.ValidationError(str(exc)) from exc
+
+
+class TrackingField(forms.CharField):
+    """An optional carrier or tracking number: trimmed and length-checked as any text field (the browser is told
+    the limit too), then checked by ``shop.tracking``; empty is None."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(required=False, max_length=tracking.MAX_LENGTH, label=label)
+
+    def clean(self, value: object) -> str | None:
+        return _reference(super().clean(value), str(self.label).lower())
 
 
 class BulkForm(forms.Form):
@@ -271,10 +278,7 @@ class BulkForm(forms.Form):
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
-    carrier = _tracking_field("Carrier")
-
-    def clean_carrier(self) -> str | None:
-        return _reference(self.cleaned_data.get("carrier"), "carrier")
+    carrier = TrackingField("Carrier")
 
     def __init__(self, data: QueryDict) -> None:
         super().__init__(data)
@@ -310,14 +314,8 @@ class ActionForm(forms.Form):
 class ShipForm(ActionForm):
     """Ship: also the carrier and the tracking number put on the shipments (both optional)."""
 
-    carrier = _tracking_field("Carrier")
-    tracking_number = _tracking_field("Tracking number")
-
-    def clean_carrier(self) -> str | None:
-        return _reference(self.cleaned_data.get("carrier"), "carrier")
-
-    def clean_tracking_number(self) -> str | None:
-        return _reference(self.cleaned_data.get("tracking_number"), "tracking number")
+    carrier = TrackingField("Carrier")
+    tracking_number = TrackingField("Tracking number")
 
 
 class ConsistencyForm(forms.Form):
