@@ -9,7 +9,8 @@ from django.core.validators import validate_email
 from django.http import QueryDict
 
 from adminview.schema import ACTIVITY_KINDS
-from shop import keys
+from shop import keys, tracking
+from shop.errors import InvalidInput
 from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
@@ -246,14 +247,38 @@ class ActivityForm(ListForm):
 
 BULK_ACTIONS = ("ship", "cancel", "deliver")
 MAX_BULK = 200
+# A pending list's row carries its order's tracking number as ``tracking_number-<order id>`` (read for the
+# selected orders of a bulk ship only).
+TRACKING_NUMBER_OF = "tracking_number-"
+
+
+def _reference(value: str | None, what: str) -> str | None:
+    """``shop.tracking``'s check of a carrier or tracking number, as a form error."""
+    try:
+        return tracking.reference(value, what=what)
+    except InvalidInput as exc:
+        raise forms.ValidationError(str(exc)) from exc
+
+
+class TrackingField(forms.CharField):
+    """An optional carrier or tracking number: trimmed and length-checked as any text field (the browser is told
+    the limit too), then checked by ``shop.tracking``; empty is None."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(required=False, max_length=tracking.MAX_LENGTH, label=label)
+
+    def clean(self, value: object) -> str | None:
+        return _reference(super().clean(value), str(self.label).lower())
 
 
 class BulkForm(forms.Form):
-    """The selected orders of a status list and what to do with them."""
+    """The selected orders of a status list and what to do with them; shipping takes a carrier for all of them
+    and, per order, an optional tracking number."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    carrier = TrackingField("Carrier")
 
     def __init__(self, data: QueryDict) -> None:
         super().__init__(data)
@@ -269,13 +294,28 @@ class BulkForm(forms.Form):
             cleaned["orders"] = list(dict.fromkeys(keys.bare(o, keys.ORDER) for o in self.order_ids))
         except keys.InvalidId as exc:
             raise forms.ValidationError(str(exc)) from exc
+        if cleaned.get("action") != "ship":  # a carrier typed before choosing another action is not for it
+            cleaned["carrier"], cleaned["tracking_numbers"] = None, {}
+            return cleaned
+        cleaned["tracking_numbers"] = {
+            oid: _reference(self.data.get(TRACKING_NUMBER_OF + oid), f"tracking number of order {oid}")
+            for oid in cleaned["orders"]
+        }
         return cleaned
 
 
 class ActionForm(forms.Form):
-    """Ship / cancel: the version the user saw (optimistic locking; a changed order is a 409)."""
+    """Ship / cancel / deliver: the version the user saw (optimistic locking; a changed order is a 409). The
+    cleaned fields are the action's keyword arguments."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
+
+
+class ShipForm(ActionForm):
+    """Ship: also the carrier and the tracking number put on the shipments (both optional)."""
+
+    carrier = TrackingField("Carrier")
+    tracking_number = TrackingField("Tracking number")
 
 
 class ConsistencyForm(forms.Form):

@@ -64,12 +64,17 @@ def entry(
     product_id: str | None = None,
     detail: str | None = None,
     system: bool = False,
+    changes: Sequence[Changed] = (),
 ) -> AuditEntry:
     """The audit item of one change (not written: see ``record``): in the order's partition, or with
-    ``system`` in the partition of changes to no order."""
+    ``system`` in the partition of changes to no order. ``changes``: attributes the change moved besides the
+    status (a ship's ``DeliveryDate``), each with its before and after, also summed up in ``Detail`` when no
+    detail is given."""
     oid = keys.bare(order_id, keys.ORDER) if order_id is not None else None
     if oid is None and not system:
         raise InvalidInput("the audit entry of an order change names the order")
+    if changes and detail is None:
+        detail = _summary(changes, "", None)
     at = audit_time()
     return AuditEntry(
         pk=keys.SYSTEM_AUDIT if system or oid is None else keys.order(oid),
@@ -84,6 +89,7 @@ def entry(
         order_version=order_version,
         product_id=product_id,
         detail=detail,
+        changes=_stored(changes),
     )
 
 
@@ -99,6 +105,7 @@ def record(
     product_id: str | None = None,
     detail: str | None = None,
     system: bool = False,
+    changes: Sequence[Changed] = (),
 ) -> AuditEntry | None:
     """Add the audit entry of a change to ``tx`` (nothing without an actor: seeding and imports are not staff
     changes); the put is conditioned on the key being new."""
@@ -114,6 +121,7 @@ def record(
         product_id=product_id,
         detail=detail,
         system=system,
+        changes=changes,
     )
     tx.put("audit", item, ShopItem.pk.does_not_exist())
     return item
@@ -127,6 +135,11 @@ class Changed:
     attribute: str
     before: str | None
     after: str | None
+
+
+def _stored(changes: Sequence[Changed]) -> list[AttributeChange] | None:
+    """``Changes`` as stored: absent (not an empty list) when there are none, as on entries written before."""
+    return [AttributeChange(attribute=c.attribute, before=c.before, after=c.after) for c in changes] or None
 
 
 def _shown(value: str | None) -> str:
@@ -174,7 +187,7 @@ def record_edit(
         entity_id=entity_id,
         warehouse_id=warehouse_id,
         reason=reason,
-        changes=[AttributeChange(attribute=c.attribute, before=c.before, after=c.after) for c in changes],
+        changes=_stored(changes),
     )
     tx.put("audit", item, ShopItem.pk.does_not_exist())
     return item

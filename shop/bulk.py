@@ -1,15 +1,16 @@
 """Acting on many orders at once: one conditional transaction per order, run with bounded concurrency.
 
 Each order is shipped, cancelled or delivered exactly as on its own page (``shop.orders``: conditioned on
-its status, audited when an actor is given), so an order is either wholly changed or untouched; a refusal
-or a throttled request of one order never stops the others, and every order gets an outcome. When DynamoDB does not
-answer (``dynamo.no_answer``; in the dashboard the request's deadline then refuses the remaining calls at once), an
-order's outcome is unknown, and says so.
+its status, audited when an actor is given; shipped with one carrier for all and each order's own tracking
+number), so an order is either wholly changed or untouched; a refusal or a throttled request of one order never
+stops the others, and every order gets an outcome. When DynamoDB does not answer (``dynamo.no_answer``; in the
+dashboard the request's deadline then refuses the remaining calls at once), an order's outcome is unknown, and says
+so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from pynamodb.exceptions import PynamoDBException
 
 from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
-from shop import keys, orders
+from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 
@@ -54,10 +55,10 @@ def _throttled(exc: Exception) -> bool:
     return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
 
 
-def _one(action: str, order_id: str, actor: Actor | None) -> Outcome:
+def _one(action: str, order_id: str, actor: Actor | None, extra: Mapping[str, str | None]) -> Outcome:
     change, new_status = ACTIONS[action]
     try:
-        change(order_id=order_id, actor=actor)
+        change(order_id=order_id, actor=actor, **extra)
     except OrderConflict as exc:
         return Outcome(order_id, 409, str(exc), exc.status)
     except NotFound as exc:
@@ -74,8 +75,37 @@ def _one(action: str, order_id: str, actor: Actor | None) -> Outcome:
     return Outcome(order_id, 200, "done", new_status)
 
 
-def run(action: str, order_ids: Sequence[str], *, actor: Actor | None = None, workers: int = WORKERS) -> list[Outcome]:
-    """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once)."""
+def _shipping(
+    action: str, ids: Sequence[str], carrier: str | None, tracking_numbers: Mapping[str, str | None]
+) -> dict[str, dict[str, str | None]]:
+    """What ``order_ship`` gets besides the order, per order: the carrier (one for all) and the order's tracking
+    number. Checked here, all of them before any order is changed: a bad one refuses the whole request."""
+    if action != "ship":
+        if carrier is not None or any(tracking_numbers.values()):
+            raise InvalidInput("a carrier and tracking numbers go with shipping only")
+        return {oid: {} for oid in ids}
+    shared = tracking.reference(carrier, what="carrier")
+    numbers = {keys.bare(oid, keys.ORDER): number for oid, number in tracking_numbers.items()}
+    return {
+        oid: {
+            "carrier": shared,
+            "tracking_number": tracking.reference(numbers.get(oid), what=f"tracking number of order {oid}"),
+        }
+        for oid in ids
+    }
+
+
+def run(
+    action: str,
+    order_ids: Sequence[str],
+    *,
+    actor: Actor | None = None,
+    workers: int = WORKERS,
+    carrier: str | None = None,
+    tracking_numbers: Mapping[str, str | None] | None = None,
+) -> list[Outcome]:
+    """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once).
+    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's."""
     if action not in ACTIONS:
         raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
     ids = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
@@ -83,5 +113,6 @@ def run(action: str, order_ids: Sequence[str], *, actor: Actor | None = None, wo
         raise InvalidInput("select at least one order")
     if len(ids) > MAX_ORDERS:
         raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
+    extra = _shipping(action, ids, carrier, tracking_numbers or {})
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
-        return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor)), ids))
+        return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid])), ids))

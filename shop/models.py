@@ -293,12 +293,16 @@ class Invoice(ShopItem, discriminator="invoice"):
 
 
 class Shipment(ShopItem, discriminator="shipment"):
-    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>."""
+    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>. ``Carrier`` and
+    ``TrackingNumber`` (strings, ours) are what staff gave when shipping; absent when they gave none, and on
+    shipments written before they existed."""
 
     address = Address(null=True, attr_name="Address")
     type = UnicodeAttribute(null=True, attr_name="Type")
     date = TimestampAttribute(null=True, attr_name="Date")
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
+    carrier = UnicodeAttribute(null=True, attr_name="Carrier")
+    tracking_number = UnicodeAttribute(null=True, attr_name="TrackingNumber")
 
     @property
     def shipment_id(self) -> str:

@@ -109,9 +109,12 @@ def build_shipments(
     shipment_type: str,
     address: Address | None,
     first_number: int = 1,
+    carrier: str | None = None,
+    tracking_number: str | None = None,
 ) -> list[Shipment | ShipmentItem]:
-    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse) and
-    a shipment item per order item (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
+    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse; the
+    ``carrier`` and ``tracking_number`` staff gave, if any) and a shipment item per order item
+    (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
     by_warehouse: dict[str | None, list[OrderItem]] = {}
     for item in items:
         by_warehouse.setdefault(item.warehouse_id, []).append(item)
@@ -125,6 +128,8 @@ def build_shipments(
             date=shipped_at,
             warehouse_id=warehouse_id,
             address=address,
+            carrier=carrier,
+            tracking_number=tracking_number,
         )
         built.append(shipment)
         built += [

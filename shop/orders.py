@@ -3,7 +3,9 @@
 - ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
   conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
   that the customer exists. All or nothing; never oversells under any concurrency.
-- ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse and its shipment items.
+- ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse (carrier and tracking number on each, when
+  given) and its shipment items; the expected delivery date is recomputed from the ship date, and when it moves
+  the audit entry records it with its before and after.
 - ``order_deliver``: SHIPPED -> DELIVERED.
 - ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
 
@@ -27,7 +29,7 @@ from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
-from shop import access_patterns, audit, keys
+from shop import access_patterns, audit, keys, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
@@ -48,6 +50,7 @@ from shop.order_reads import order_collection as order_collection
 from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
+DELIVERY_DATE = Order.delivery_date.attr_name  # the attribute a ship's audit entry names when it moves the date
 MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
 MAX_QUANTITY = 10_000
 
@@ -194,8 +197,10 @@ def _status_update(
     *,
     action: str,
     actor: Actor | None,
+    changes: Sequence[audit.Changed] = (),
 ) -> None:
-    """The conditional status change and, for a staff change, its audit entry (same transaction)."""
+    """The conditional status change and, for a staff change, its audit entry (same transaction), which lists
+    ``changes``: the attributes ``extra`` moved, with their before and after."""
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
     tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
     audit.record(
@@ -206,6 +211,7 @@ def _status_update(
         from_status=expected.value,
         to_status=new.value,
         order_version=(order.version or 0) + 1,
+        changes=changes,
     )
 
 
@@ -238,11 +244,16 @@ def order_ship(
     shipped_at: datetime | None = None,
     shipment_type: str = "Standard",
     actor: Actor | None = None,
+    carrier: str | None = None,
+    tracking_number: str | None = None,
 ) -> Order:
-    """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from."""
+    """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from, each with the
+    ``carrier`` and ``tracking_number`` given (optional; checked by ``shop.tracking``: InvalidInput)."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
+    carrier = tracking.reference(carrier, what="carrier")
+    tracking_number = tracking.reference(tracking_number, what="tracking number")
     collection = order_collection(oid)
     order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
     customer = access_patterns.customer_by_id(customer_id=order.customer_id)
@@ -254,17 +265,23 @@ def order_ship(
         shipment_type=shipment_type,
         address=customer.address if customer else None,
         first_number=len(collection.shipments) + 1,
+        carrier=carrier,
+        tracking_number=tracking_number,
     )
     tx = Transaction(ShopItem, token=request_token())
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
+    # When that moves the date the customer was given, the audit entry says from what to what.
+    delivery = delivery_date_for(shipped, shipment_type)
+    moved = order.delivery_date != delivery
     _status_update(
         tx,
         order,
         OrderStatus.SHIPPED,
         OrderStatus.PENDING,
-        [Order.delivery_date.set(delivery_date_for(shipped, shipment_type))],
+        [Order.delivery_date.set(delivery)],
         action="ship",
         actor=actor,
+        changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
     )
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())

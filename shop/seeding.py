@@ -19,12 +19,14 @@ new customers and products of the same run.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TypeVar
 
 from dynamo.batch import Progress
+from dynamo.ratelimit import TokenBucket
 from shop import catalog
 from shop.catalog import AddressSpec
 from shop.delivery import delivery_date_for
@@ -35,6 +37,7 @@ from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAS
 
 DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
+T = TypeVar("T")
 
 # Status mix, how recent each status is (days before ``until``), and the Version its transitions leave.
 _STATUS_WEIGHTS = [
@@ -59,6 +62,8 @@ class SeedConfig:
     warehouses: int
     orders: int
     seed: int = 42
+    # Orders are placed before this: a date (before its midnight, UTC) or a datetime (before that moment: the
+    # demo passes now, so its orders reach today).
     until: date = DEFAULT_UNTIL
     # Share of orders written as before products had a category (their items without ``Category``, as AWS's
     # sample and older seeds hold them): what the ``order-item-category`` backfill finds to do.
@@ -161,7 +166,7 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     rng.shuffle(product_rank)
     customer_w, product_w = _zipf_weights(len(customer_rank), 1.1), _zipf_weights(len(product_rank), 0.9)
     statuses, status_w = zip(*_STATUS_WEIGHTS, strict=True)
-    end = datetime.combine(config.until, time(0, 0))
+    end = config.until if isinstance(config.until, datetime) else datetime.combine(config.until, time(0, 0))
     for k in range(config.orders):
         chosen: list[str] = []
         n_lines = min(len(product_rank), rng.choice([1, 1, 1, 2, 2, 3, 4]))
@@ -244,10 +249,27 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     return history
 
 
-def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None) -> int:
+def paced(items: Iterable[T], bucket: TokenBucket) -> Iterator[T]:
+    """``items``, handed out no faster than ``bucket`` allows (one token each). The bulk writer sends only what
+    it has been handed, so all its worker threads together write at most about the bucket's rate."""
+    for item in items:
+        bucket.wait()
+        bucket.spend(1)
+        yield item
+
+
+def run(
+    seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None, rate: float | None = None
+) -> int:
     """Write the plan (catalog, then orders); returns the number of items written. ``on_progress`` gets the
-    number of catalog items and orders done as they complete."""
-    written = catalog.load(seed_plan.catalog, parallel=workers, on_chunk=on_progress)
+    number of catalog items and orders done as they complete. ``rate``: at most about that many items a second
+    overall (a shared table's other users keep their capacity); None: as fast as DynamoDB takes them."""
+    bucket = TokenBucket(rate) if rate is not None else None
+
+    def limited(items: Iterable[ShopItem]) -> Iterable[ShopItem]:
+        return paced(items, bucket) if bucket else items
+
+    written = catalog.load(limited(seed_plan.catalog), parallel=workers, on_chunk=on_progress)
 
     def items() -> Iterator[ShopItem]:
         for planned in seed_plan.orders:
@@ -255,4 +277,4 @@ def run(seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None =
             if on_progress:
                 on_progress(1)
 
-    return written + catalog.load(items(), parallel=workers)
+    return written + catalog.load(limited(items()), parallel=workers)

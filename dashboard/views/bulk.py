@@ -27,7 +27,13 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         return needs_fulfilment(request)
     form = validated(BulkForm(request.POST))
     action = form.cleaned_data["action"]
-    outcomes = bulk.run(action, form.cleaned_data["orders"], actor=actor_of(request))
+    outcomes = bulk.run(
+        action,
+        form.cleaned_data["orders"],
+        actor=actor_of(request),
+        carrier=form.cleaned_data["carrier"],
+        tracking_numbers=form.cleaned_data["tracking_numbers"],
+    )
     done = sum(1 for o in outcomes if o.done)
     refused = sum(1 for o in outcomes if o.code == 409)
     unknown = sum(1 for o in outcomes if o.unknown)

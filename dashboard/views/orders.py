@@ -17,7 +17,7 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, id_url, timestamp
-from dashboard.forms import ActionForm, NewOrdersForm, StatusListForm
+from dashboard.forms import ActionForm, NewOrdersForm, ShipForm, StatusListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
@@ -33,8 +33,8 @@ from dashboard.views.common import (
     validated,
 )
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
-from shop import access_patterns, favourites, keys, orders
-from shop.errors import Busy, FavouriteConflict, OrderConflict
+from shop import access_patterns, favourites, keys, orders, tracking
+from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
@@ -94,6 +94,7 @@ def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
         "first_page": after is None,
         "select_page": form.cleaned_data["select"] == "page",
         "live_url": _live_url(status, newest),
+        "tracking_max": tracking.MAX_LENGTH,
     }
     return TemplateResponse(request, partial(request, "dashboard/orders.html", "rows"), context)
 
@@ -154,6 +155,8 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
 
 
 def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list[list[Cell]]:
+    """One row per shipment: id, type, date, warehouse, carrier and tracking number (none on shipments made
+    without them), products."""
     products: dict[str, list[str]] = {}
     for item in items:
         products.setdefault(item.shipment_id or "", []).append(
@@ -165,14 +168,19 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
             Cell(s.type or DASH),
             Cell(timestamp(s.date) or DASH),
             Cell(s.warehouse_id or DASH),
+            Cell(s.carrier or DASH),
+            Cell(s.tracking_number or DASH),
             Cell(", ".join(products.get(s.shipment_id, [])) or DASH),
         ]
         for s in shipments
     ]
 
 
-def _order_context(request: HttpRequest, collection: orders.OrderCollection, **extra: Any) -> dict[str, Any]:
-    """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``)."""
+def _order_context(
+    request: HttpRequest, collection: orders.OrderCollection, *, ship_form: ActionForm | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
+    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one)."""
     return {
         "order": collection.order,
         "items": [(item, _item_cells(item)) for item in collection.items],
@@ -180,6 +188,7 @@ def _order_context(request: HttpRequest, collection: orders.OrderCollection, **e
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
+        "ship_form": ship_form or ShipForm(),
         **extra,
     }
 
@@ -199,13 +208,27 @@ def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> Http
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
 
-def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[..., Any], done: str) -> HttpResponseBase:
+def _order_action(
+    request: HtmxHttpRequest,
+    order_id: str,
+    action: Callable[..., Any],
+    done: str,
+    form_class: type[ActionForm] = ActionForm,
+) -> HttpResponseBase:
+    """Run ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
+    the form again, their input kept and the error beside the field; nothing is written."""
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
-    form = validated(ActionForm(request.POST))
+    form = form_class(request.POST)
+    if form.has_error("expected_version"):  # the hidden field: a broken or forged form, not a typo
+        raise InvalidInput(first_error(form))
+    if not form.is_valid():
+        message = f"Order {oid} was not {done}: see below."
+        context = _order_context(request, orders.order_collection(oid), ship_form=form, message=message, conflict=True)
+        return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
     try:
-        action(order_id=oid, expected_version=form.cleaned_data["expected_version"], actor=actor_of(request))
+        action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
     except DYNAMODB_ERRORS as exc:
         if not did_not_answer(exc):
             raise
@@ -223,7 +246,7 @@ def _order_action(request: HtmxHttpRequest, order_id: str, action: Callable[...,
 @require_POST
 @domain_errors
 def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_ship, "shipped")
+    return _order_action(request, order_id, orders.order_ship, "shipped", ShipForm)
 
 
 @require_POST

@@ -137,3 +137,60 @@ def test_cancel_losing_every_race_is_503_and_changes_nothing(
     assert response.status_code == 503
     assert "try again" in response.content.decode()
     assert status_of(order_id) == ("PENDING", 1)
+
+
+def test_ship_with_a_carrier_and_tracking_number_shows_them_on_the_order_page(packer: Client, order_id: str) -> None:
+    # given a pending order; when staff ship it naming the carrier and the parcel's tracking number
+    data = {"expected_version": "1", "carrier": "  DHL Express ", "tracking_number": "JD014600003SE"}
+    response = post(packer, f"/orders/{order_id}/ship/", data)
+    # then the answer and the order page list the shipment with both, as trimmed
+    assert response.status_code == 200
+    for html in (response.content.decode(), packer.get(f"/orders/{order_id}/").content.decode()):
+        shipments = html.split('id="order-shipments"')[1].split("</section>")[0]
+        assert "<td>DHL Express</td><td>JD014600003SE</td>" in shipments
+    assert [(s.carrier, s.tracking_number) for s in orders.order_collection(order_id).shipments] == [
+        ("DHL Express", "JD014600003SE")
+    ]
+
+
+def test_the_ship_form_offers_the_two_optional_fields_labelled(packer: Client, order_id: str) -> None:
+    html = packer.get(f"/orders/{order_id}/").content.decode()
+    form = html.split('class="ship-form"')[1].split("</form>")[0]
+    assert '<label for="id_carrier">Carrier:</label>' in form and 'name="carrier"' in form
+    assert '<label for="id_tracking_number">Tracking number:</label>' in form and 'maxlength="100"' in form
+    assert " required" not in form
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_an_overlong_tracking_number_is_400_with_the_form_and_its_error_in_place(
+    packer: Client, order_id: str, htmx: bool
+) -> None:
+    # given a tracking number of 101 characters (after trimming)
+    data = {"expected_version": "1", "carrier": "UPS", "tracking_number": " " + "9" * 101 + " "}
+    # when staff ship with it
+    response = post(packer, f"/orders/{order_id}/ship/", data, htmx=htmx)
+    # then: 400, the status section again with the input kept and the error beside its field; nothing written
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert ("<html" in html) is not htmx and html.lstrip().startswith("<section") is htmx
+    assert f"Order {order_id} was not shipped" in html
+    assert '<ul class="errorlist" id="id_tracking_number_error">' in html
+    assert 'aria-invalid="true"' in html and 'aria-describedby="id_tracking_number_error"' in html
+    assert 'value="UPS"' in html and "9" * 101 in html
+    assert status_of(order_id) == ("PENDING", 1)
+    assert orders.order_collection(order_id).shipments == [] and orders.order_collection(order_id).history == []
+
+
+def test_a_carrier_with_a_line_break_is_400_and_writes_nothing(packer: Client, order_id: str) -> None:
+    response = post(packer, f"/orders/{order_id}/ship/", {"expected_version": "1", "carrier": "DHL\nExpress"})
+    assert response.status_code == 400 and "line breaks" in response.content.decode()
+    assert status_of(order_id) == ("PENDING", 1)
+
+
+def test_the_history_shows_the_delivery_date_a_ship_moved(packer: Client, order_id: str) -> None:
+    # given an order placed on 2024-05-01, expected on 2024-05-06; when it ships now
+    post(packer, f"/orders/{order_id}/ship/", {"expected_version": "1"})
+    # then its history says the delivery date moved, from what to what, in words
+    after = orders.order_collection(order_id).order.delivery_date
+    history = packer.get(f"/orders/{order_id}/").content.decode().split('id="order-history"')[1]
+    assert f"<div>delivery date: 2024-05-06 → {after}</div>" in history and "DeliveryDate" not in history

@@ -101,3 +101,17 @@ def test_item_rows_show_their_cells_and_the_favourite_form() -> None:
     read_only = page(ORDER, items=items, can_fulfil=False)
     assert "<form" not in read_only.split('id="order-items"')[1].split("</table>")[0]
     assert '<tr><td colspan="7">No items.</td></tr>' in page(ORDER, items=[], can_fulfil=True)
+
+
+def test_a_history_entry_shows_each_attribute_it_changed_in_words_else_its_detail() -> None:
+    moved = SimpleNamespace(
+        action="ship",
+        from_status="PENDING",
+        to_status="SHIPPED",
+        changes=[SimpleNamespace(attribute="DeliveryDate", before=None, after="2026-11-30")],
+        detail="DeliveryDate: - -> 2026-11-30",
+    )
+    replay = SimpleNamespace(action="replay", changes=None, detail="3 records")
+    html = render_to_string("dashboard/order.html#history", {"history": [moved, replay]})
+    assert "<div>delivery date: (none) → 2026-11-30</div>" in html and "DeliveryDate" not in html
+    assert '<span class="mono">3 records</span>' in html

@@ -205,3 +205,49 @@ def test_new_pages_need_a_staff_login(client: Client, path: str) -> None:
 def test_bulk_and_deliver_need_a_login(client: Client) -> None:
     assert client.post("/orders/bulk/", {"action": "ship", "order": "o1"}).status_code in (302, 403)
     assert client.post("/orders/o1/deliver/", {}).status_code in (302, 403)
+
+
+def test_the_pending_list_offers_a_carrier_and_a_tracking_number_per_row_to_packers_only(
+    packer: Client, staff: Client, placed: list[str]
+) -> None:
+    html = packer.get("/orders/?status=PENDING").content.decode()
+    assert '<label for="bulk-carrier">Carrier</label>' in html
+    for oid in placed:
+        assert f'name="tracking_number-{oid}" maxlength="100" aria-label="tracking number of order {oid}"' in html
+    assert "tracking_number-" not in staff.get("/orders/?status=PENDING").content.decode()
+    assert "bulk-carrier" not in packer.get("/orders/?status=SHIPPED").content.decode()
+
+
+def test_bulk_ship_puts_the_carrier_on_all_and_each_row_its_tracking_number(packer: Client, placed: list[str]) -> None:
+    # given three selected pending orders, a carrier, and tracking numbers typed in two rows (and one unselected)
+    a, b, c, unselected = placed[:4]
+    data = {
+        "action": "ship",
+        "status": "PENDING",
+        "order": [a, b, c],
+        "carrier": " PostNord ",
+        f"tracking_number-{a}": "PN-A",
+        f"tracking_number-{c}": " PN-C ",
+        f"tracking_number-{unselected}": "PN-X",
+    }
+    # when they are shipped with htmx
+    response = packer.post("/orders/bulk/", data, headers={"X-CSRFToken": csrf_of(packer), "HX-Request": "true"})
+    # then each got the carrier and its own number; the done rows lose their inputs; the unselected one is untouched
+    assert response.status_code == 200 and "3 done" in response.content.decode()
+    assert f'<td id="tracking-{a}" hx-swap-oob="true"></td>' in response.content.decode()
+    shipped = [[(s.carrier, s.tracking_number) for s in orders.order_collection(o).shipments] for o in (a, b, c)]
+    assert shipped == [[("PostNord", "PN-A")], [("PostNord", None)], [("PostNord", "PN-C")]]
+    assert orders.order_collection(unselected).order.status == "PENDING"
+
+
+@pytest.mark.parametrize("field", ["carrier", "tracking"])
+def test_bulk_ship_with_an_overlong_carrier_or_tracking_number_is_400_and_ships_nothing(
+    packer: Client, placed: list[str], field: str
+) -> None:
+    a, b = placed[:2]
+    data = {"action": "ship", "status": "PENDING", "order": [a, b]}
+    data |= {"carrier": "x" * 101} if field == "carrier" else {f"tracking_number-{b}": "9" * 101}
+    response = packer.post("/orders/bulk/", data, headers={"X-CSRFToken": csrf_of(packer)})
+    assert response.status_code == 400
+    assert "at most 100 characters" in response.content.decode()
+    assert [orders.order_collection(o).order.status for o in (a, b)] == ["PENDING", "PENDING"]

@@ -149,3 +149,42 @@ def test_changes_to_no_order_are_audited_in_their_own_partition(shop_table: str)
 def test_an_actor_needs_a_username(name: str) -> None:
     with pytest.raises(InvalidInput):
         Actor(name)
+
+
+def test_a_ship_that_moves_the_delivery_date_records_its_before_and_after(order_id: str) -> None:
+    # given an order placed on 2024-05-01, expected (standard shipping) on 2024-05-06
+    assert orders.order_collection(order_id).order.delivery_date == "2024-05-06"
+    # when it ships by express three weeks later
+    orders.order_ship(order_id=order_id, shipped_at=datetime(2024, 5, 22, 9, 0), shipment_type="Express", actor=PACKER)
+    # then its ship entry says the delivery date moved, from what to what
+    [entry] = trail(order_id)
+    assert [(c.attribute, c.before, c.after) for c in entry.changes or []] == [
+        ("DeliveryDate", "2024-05-06", "2024-05-24")
+    ]
+    assert entry.detail == "DeliveryDate: 2024-05-06 -> 2024-05-24"
+    assert orders.order_collection(order_id).order.delivery_date == "2024-05-24"
+
+
+def test_a_ship_that_keeps_the_delivery_date_records_no_change(order_id: str) -> None:
+    # given an order expected on 2024-05-06; when it ships by standard on the day it was placed
+    orders.order_ship(order_id=order_id, shipped_at=datetime(2024, 5, 1, 15, 0), actor=PACKER)
+    # then the entry records the status change only
+    [entry] = trail(order_id)
+    assert (entry.from_status, entry.to_status) == ("PENDING", "SHIPPED")
+    assert entry.changes is None and entry.detail is None
+
+
+def test_a_ship_gives_an_order_without_a_stored_date_one_and_records_it_as_new(shop_table: str) -> None:
+    # given a pending order written before orders stored DeliveryDate
+    from tests.shop import legacy
+
+    order, *rest = legacy.order_items(1)
+    assert isinstance(order, Order)
+    order.delivery_date = None
+    legacy.write(iter([order, *rest]))
+    # when staff ship it
+    orders.order_ship(order_id="L000001", shipped_at=datetime(2026, 3, 3, 9, 0), actor=PACKER)
+    # then the entry records the date as set where there was none
+    [entry] = trail("L000001")
+    [change] = entry.changes or []
+    assert (change.attribute, change.after) == ("DeliveryDate", "2026-03-08") and change.before is None

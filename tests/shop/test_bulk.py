@@ -82,3 +82,37 @@ def test_unknown_orders_are_404_and_bad_input_is_refused(shop_table: str) -> Non
         bulk.run("ship", [])
     with pytest.raises(InvalidInput):
         bulk.run("ship", ["bad id!"])
+
+
+def test_bulk_ship_puts_one_carrier_on_all_and_each_order_its_tracking_number(shop_table: str) -> None:
+    # given three pending orders
+    ids = place(3)
+    # when they ship with one carrier, and tracking numbers for two of them
+    outcomes = bulk.run(
+        "ship",
+        ids,
+        actor=Actor("packer"),
+        carrier="PostNord",
+        tracking_numbers={ids[0]: " PN-1 ", f"o#{ids[2]}": "PN-3"},
+    )
+    # then every shipment has the carrier and the numbers went to their own orders
+    assert [o.code for o in outcomes] == [200, 200, 200]
+    shipped = [(s.carrier, s.tracking_number) for oid in ids for s in orders.order_collection(oid).shipments]
+    assert shipped == [("PostNord", "PN-1"), ("PostNord", None), ("PostNord", "PN-3")]
+
+
+def test_one_bad_tracking_number_refuses_the_whole_request_before_any_write(shop_table: str) -> None:
+    ids = place(3)
+    with pytest.raises(InvalidInput, match=f"tracking number of order {ids[2]} is at most 100"):
+        bulk.run("ship", ids, actor=Actor("packer"), tracking_numbers={ids[2]: "x" * 101})
+    with pytest.raises(InvalidInput, match="carrier is at most 100"):
+        bulk.run("ship", ids, actor=Actor("packer"), carrier="x" * 101)
+    assert [orders.order_collection(oid).order.status for oid in ids] == ["PENDING"] * 3
+    assert trail_size(ids) == 0
+
+
+def test_a_carrier_goes_with_shipping_only(shop_table: str) -> None:
+    ids = place(1)
+    with pytest.raises(InvalidInput, match="shipping only"):
+        bulk.run("cancel", ids, actor=Actor("packer"), carrier="DHL")
+    assert orders.order_collection(ids[0]).order.status == "PENDING"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
@@ -12,6 +15,8 @@ import pytest
 from django.core.management import call_command
 
 from shop import access_patterns as ap
+from shop.models import Order, ShopItem
+from shop.timestamps import now
 from tests import factories
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +48,10 @@ def manage(*args: str) -> subprocess.CompletedProcess[str]:
         ["seed_shop", "--customers", "0", "--products", "1", "--warehouses", "1", "--orders", "5"],
         ["seed_shop", "--customers", "1", "--products", "1", "--warehouses", "1", "--orders", "1", "--until", "soon"],
         ["seed_shop", "--customers", "1"],
+        *(
+            ["seed_shop", "--customers", "1", "--products", "1", "--warehouses", "1", "--orders", "1", "--rate", rate]
+            for rate in ("0", "-5", "abc", "nan", "inf", "")
+        ),
         ["import_workbench", "/nonexistent/model.json"],
         ["import_workbench"],
         ["create_tables", "--timeout", "soon"],
@@ -78,6 +87,31 @@ def test_seed_shop_again_grows_the_table(shop_table: str) -> None:
     assert ap.customer_by_id(customer_id="100004") is not None
     kept = ap.customer_by_id(customer_id="100001")
     assert first is not None and kept is not None and kept.name == first.name and kept.email == first.email
+
+
+def test_seed_shop_at_a_low_rate_takes_as_long_as_that_rate_allows(shop_table: str) -> None:
+    # given a small seed (about 60 items) at 20 items a second, of which the first second's are a burst
+    rate = 20
+    args = ["--customers", "5", "--products", "3", "--warehouses", "1", "--orders", "10", "--no-progress"]
+    out = StringIO()
+    # when it runs
+    started = time.monotonic()
+    call_command("seed_shop", *args, "--rate", str(rate), stdout=out)
+    elapsed = time.monotonic() - started
+    # then it took at least what writing its items at that rate takes (generous margin; no upper bound)
+    found = re.search(r"\((\d+) items\)", out.getvalue())
+    assert found is not None, out.getvalue()
+    written = int(found.group(1))
+    assert written > 2 * rate
+    assert elapsed >= 0.7 * (written - rate) / rate
+
+
+def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str) -> None:
+    args = ["--customers", "20", "--products", "5", "--warehouses", "1", "--orders", "60", "--no-progress"]
+    call_command("seed_shop", *args, "--until", "today", stdout=StringIO())
+    dates = [item.date for item in ShopItem.scan() if isinstance(item, Order) and item.date]
+    assert len(dates) == 60
+    assert now() - timedelta(days=3) < max(dates) <= now()
 
 
 def test_create_tables_is_idempotent(shop_table: str) -> None:

@@ -166,3 +166,62 @@ def test_concurrent_orders_never_oversell(shop_table: str) -> None:
     assert sold == len(
         ap.order_items_for_product(product_id="2001", start="2000-01-01", end="2100-01-01", limit=1000).items
     )
+
+
+def _raw_shipments(order_id: str) -> list[dict[str, Any]]:
+    from dynamo.client import client_of
+    from dynamo.paging import raw_items
+    from shop.models import ShopItem
+
+    return [
+        raw
+        for raw in raw_items(
+            client_of(ShopItem),
+            "query",
+            TableName=str(ShopItem.Meta.table_name),
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :sh)",
+            ExpressionAttributeValues={":pk": {"S": f"o#{order_id}"}, ":sh": {"S": "sh#"}},
+        )
+    ]
+
+
+def test_ship_stores_the_carrier_and_tracking_number_on_each_shipment(shop_table: str) -> None:
+    # given a pending order of products from two warehouses
+    factories.shop_with(products=1)
+    factories.product("2002")
+    factories.warehouse("302")
+    factories.stock("2002", "302", 5)
+    order = orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 1), orders.OrderLine("2002", 1)])
+    # when it ships with a carrier and a tracking number (as typed, with spaces around)
+    orders.order_ship(order_id=order.order_id, carrier=" DHL ", tracking_number=" JD014600003SE ")
+    # then both shipments carry them, trimmed, as plain strings
+    raws = _raw_shipments(order.order_id)
+    assert len(raws) == 2
+    assert all(raw["Carrier"] == {"S": "DHL"} and raw["TrackingNumber"] == {"S": "JD014600003SE"} for raw in raws)
+    assert {(s.carrier, s.tracking_number) for s in orders.order_collection(order.order_id).shipments} == {
+        ("DHL", "JD014600003SE")
+    }
+
+
+def test_ship_without_a_carrier_stores_neither_attribute(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(1)
+    orders.order_ship(order_id=order.order_id, carrier="  ", tracking_number="")
+    [raw] = _raw_shipments(order.order_id)
+    assert "Carrier" not in raw and "TrackingNumber" not in raw
+    [shipment] = orders.order_collection(order.order_id).shipments
+    assert shipment.carrier is None and shipment.tracking_number is None  # as on shipments written before
+
+
+@pytest.mark.parametrize(
+    "given", [{"carrier": "x" * 101}, {"tracking_number": "y" * 101}, {"tracking_number": "JD01\n46"}]
+)
+def test_ship_with_a_bad_carrier_or_tracking_number_writes_nothing(shop_table: str, given: dict[str, str]) -> None:
+    factories.shop_with(products=1)
+    order = place(1)
+    with pytest.raises(InvalidInput, match=r"at most 100 characters|line breaks"):
+        orders.order_ship(
+            order_id=order.order_id, carrier=given.get("carrier"), tracking_number=given.get("tracking_number")
+        )
+    collection = orders.order_collection(order.order_id)
+    assert (collection.order.status, collection.order.version, collection.shipments) == ("PENDING", 1, [])

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from datetime import date, datetime
 from typing import Any
 
 import pytest
 
 from dynamo.client import client_of
 from dynamo.paging import raw_items
+from dynamo.ratelimit import TokenBucket
 from shop import access_patterns as ap
 from shop import seed_ids, seeding
 from shop.models import OrderStatus, ShopItem
@@ -100,3 +102,40 @@ def test_seeding_again_adds_after_the_highest_ids_and_overwrites_nothing(shop_ta
     assert len(after) == len(flatten(first)) + len(flatten(second))
     assert all(after[key] == item for key, item in before.items())  # no item of the first run was touched
     assert seeding.plan(dataclasses.replace(small, seed=2), grown).orders == second.orders  # still deterministic
+
+
+def test_a_plan_until_a_moment_places_its_newest_orders_that_day_and_none_after() -> None:
+    # given a plan up to 15:00 on a day, rather than up to a day's midnight
+    until = datetime(2030, 5, 17, 15, 0)
+    plan = seeding.plan(dataclasses.replace(CONFIG, until=until))
+    placed = [o.placed_at for o in plan.orders]
+    # then its newest orders are of that day, none later than the moment
+    assert max(placed) <= until and any(p.date() == until.date() for p in placed)
+    # and a plan until a date still ends before that date's midnight, as before
+    assert max(o.placed_at for o in seeding.plan(dataclasses.replace(CONFIG, until=date(2030, 5, 17))).orders) < (
+        datetime(2030, 5, 17)
+    )
+
+
+class FakeClock:
+    """Time that passes only when slept, at least a microsecond a sleep (as a real sleep takes)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(seconds, 1e-6)
+
+
+def test_paced_hands_out_items_no_faster_than_the_rate_after_a_one_second_burst() -> None:
+    # given a bucket of 10 items a second on a fake clock
+    clock = FakeClock()
+    bucket = TokenBucket(10, clock=clock, sleep=clock.sleep)
+    # when 100 items are handed out
+    handed = list(seeding.paced(range(100), bucket))
+    # then all of them, in order, after about 9 s: the first second's 10 at once, then 10 a second
+    assert handed == list(range(100))
+    assert 8.9 <= clock.now <= 9.1

@@ -1,5 +1,6 @@
-"""Run the whole product locally: DynamoDB Local (data in .data/), tables, demo data, a staff login, the
-stream sync, and the dashboard. Ctrl-C stops everything. Used by ``scripts/run``."""
+"""Run the whole product locally: DynamoDB Local (data in .data/), tables, demo data up to today, a staff login
+in every staff group, the stream sync, orders arriving while it runs, and the dashboard. Ctrl-C stops
+everything. Used by ``scripts/run``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +21,60 @@ from django.core.management.base import CommandError, CommandParser
 from dynamo import local
 from dynamo.commands import ShopCommand, positive_int, whole_number
 from dynamo.models import reset_connections
+from shop import live_orders
+from shop.audit import Actor
 from shop.models import ShopItem
 
 DEMO_USER = "demo"
 DEMO_SIZE = {"customers": 200, "products": 80, "warehouses": 4, "orders": 1000}
+# The printed login is in every staff group, so it can do all the work the dashboard offers. The dashboard's
+# migrations create the first three; the others are created here when missing.
+STAFF_GROUPS = (
+    settings.FULFILMENT_GROUP,
+    settings.CATALOGUE_GROUP,
+    settings.CUSTOMER_SERVICE_GROUP,
+    "operators",
+    "returns",
+)
+# The dashboard's DynamoDB patience in the demo (``config.settings`` reads these variables in the web server; an
+# operator's own values win). Here one machine also runs DynamoDB Local, the sync catching up on the seeded
+# stream and the live orders, so a page's calls may wait seconds where production answers in milliseconds:
+# production's 2 s per request would be a 503. A page still gives up within about 15 + 3 + 10 s (deadline,
+# connect, read: ``dynamo.patience``), inside gunicorn's 30 s worker timeout.
+DEMO_PATIENCE = {
+    "SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS": "3",
+    "SHOP_ADMIN_DYNAMODB_READ_TIMEOUT_SECONDS": "10",
+    "SHOP_ADMIN_DYNAMODB_ATTEMPTS": "3",
+    "SHOP_ADMIN_DYNAMODB_DEADLINE_SECONDS": "15",
+}
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The web server's environment: ``environ`` with the demo's DynamoDB patience where it sets none."""
+    return {**DEMO_PATIENCE, **environ}
+
+
+def staff_login(data_dir: Path) -> str:
+    """The demo's staff user, in every group of ``STAFF_GROUPS`` (each created if missing) and any other group
+    there is; its password is kept in ``data_dir`` and printed each run. Returns ``user / password``."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    secret_file = data_dir / "demo-login.txt"
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=DEMO_USER).first()
+    if user is None or not secret_file.exists():
+        password = secrets.token_urlsafe(9)
+        user = user or user_model(username=DEMO_USER, email="demo@example.com")
+        user.is_staff = True
+        user.set_password(password)
+        user.save()
+        secret_file.write_text(password)
+        secret_file.chmod(0o600)
+    for name in STAFF_GROUPS:
+        Group.objects.get_or_create(name=name)
+    user.groups.add(*Group.objects.all())
+    return f"{DEMO_USER} / {secret_file.read_text().strip()}"
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -41,12 +94,27 @@ class Command(ShopCommand):
             help="demo orders to seed into an empty shop (default %(default)s)",
         )
         parser.add_argument("--no-sync", action="store_true", help="do not run the stream sync")
+        parser.add_argument(
+            "--no-live-orders",
+            action="store_true",
+            help="place no new orders while running (by default one every few seconds, some shipped and delivered)",
+        )
 
-    def run(self, *_: Any, port: int, ddb_port: int, orders: int, no_sync: bool, **options: Any) -> None:
+    def run(
+        self,
+        *_: Any,
+        port: int,
+        ddb_port: int,
+        orders: int,
+        no_sync: bool,
+        no_live_orders: bool,
+        **options: Any,
+    ) -> None:
         data_dir = Path(settings.DATA_DIR)
         signal.signal(signal.SIGTERM, _interrupt)  # a plain kill stops the children too
         engine = self._engine(data_dir, ddb_port)
         children: list[subprocess.Popen[bytes]] = []
+        stop_live_orders = threading.Event()
         try:
             call_command("migrate", verbosity=0, interactive=False)
             call_command("collectstatic", verbosity=0, interactive=False)
@@ -57,9 +125,10 @@ class Command(ShopCommand):
                     "seed_shop",
                     f"--orders={orders}",
                     *(f"--{k}={v}" for k, v in DEMO_SIZE.items() if k != "orders"),
+                    "--until=today",
                     stdout=self.stdout,
                 )
-            login = self._staff_login(data_dir)
+            login = staff_login(data_dir)
             if not no_sync and "sync_adminview" in get_commands():
                 # the per-batch log line stays; the CloudWatch metric documents are for Lambda, not a terminal
                 children.append(self._spawn("sync_adminview", "--follow", POWERTOOLS_METRICS_DISABLED="true"))
@@ -70,12 +139,15 @@ class Command(ShopCommand):
                     f" (data in {data_dir})\n"
                 )
             )
+            if not no_live_orders:
+                self._start_live_orders(stop_live_orders)
             server = self._serve(port)
             children.append(server)
             server.wait()
         except KeyboardInterrupt:
             self.stdout.write("stopping")
         finally:
+            stop_live_orders.set()
             for child in children:
                 if child.poll() is None:
                     child.send_signal(signal.SIGTERM)
@@ -111,38 +183,30 @@ class Command(ShopCommand):
         self.stdout.write(f"DynamoDB Local started on {endpoint}")
         return engine
 
-    def _staff_login(self, data_dir: Path) -> str:
-        """A staff user allowed to ship and cancel; its password is kept in .data/ and printed each run."""
-        from django.contrib.auth import get_user_model
-        from django.contrib.auth.models import Group, Permission
-
-        secret_file = data_dir / "demo-login.txt"
-        user_model = get_user_model()
-        user = user_model.objects.filter(username=DEMO_USER).first()
-        if user is None or not secret_file.exists():
-            password = secrets.token_urlsafe(9)
-            user = user or user_model(username=DEMO_USER, email="demo@example.com")
-            user.is_staff = True
-            user.set_password(password)
-            user.save()
-            secret_file.write_text(password)
-            secret_file.chmod(0o600)
-        for group in Group.objects.filter(name__in=["fulfilment"]):
-            user.groups.add(group)
-        if not Group.objects.filter(name="fulfilment").exists():
-            # the dashboard's permission, when that app is installed, is granted through this group
-            perms = Permission.objects.filter(codename__in=["ship_order", "cancel_order"])
-            if perms:
-                group = Group.objects.create(name="fulfilment")
-                group.permissions.set(perms)
-                user.groups.add(group)
-        return f"{DEMO_USER} / {secret_file.read_text().strip()}"
+    def _start_live_orders(self, stop: threading.Event) -> None:
+        """Orders arriving while the demo runs (``shop.live_orders``), in a thread of this process until ``stop``."""
+        shop = live_orders.live_shop()
+        if not (shop.customers and shop.products):
+            self.stdout.write("live orders: none (the shop has no customers or products to order)")
+            return
+        self.stdout.write(
+            f"live orders: a new order about every {live_orders.EVERY_S:g} s from a random customer; now and then "
+            f"the oldest pending order shipped or the oldest shipped one delivered, as '{DEMO_USER}' "
+            "(--no-live-orders turns this off)"
+        )
+        threading.Thread(
+            target=live_orders.run,
+            kwargs={"shop": shop, "actor": Actor(DEMO_USER), "stop": stop},
+            name="live-orders",
+            daemon=True,
+        ).start()
 
     @staticmethod
     def _serve(port: int) -> subprocess.Popen[bytes]:
-        """The production server (gunicorn, static files by whitenoise), two workers, on the loopback only."""
+        """The production server (gunicorn, static files by whitenoise), two workers, on the loopback only, with
+        the demo's DynamoDB patience (``DEMO_PATIENCE``)."""
         command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"]
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=os.environ.copy())
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=server_environment(os.environ))
 
     @staticmethod
     def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:

@@ -1,9 +1,11 @@
-"""Seed realistic demo data (deterministic for a given --seed), with progress. On a table that holds data
-already it adds new customers, products, warehouses and orders, numbered after the highest ids present."""
+"""Seed realistic demo data (deterministic for a given --seed and --until date), with progress. On a table that
+holds data already it adds new customers, products, warehouses and orders, numbered after the highest ids present.
+``--rate`` keeps the writes under a number of items a second, so a shared table's other users are not throttled."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from datetime import date
 from typing import Any
@@ -13,14 +15,30 @@ from tqdm import tqdm
 
 from dynamo.commands import ShopCommand, positive_int, whole_number
 from shop import seed_ids, seeding
-from shop.timestamps import InvalidDate, parse_day
+from shop.timestamps import InvalidDate, now, parse_day
+
+TODAY = "today"
 
 
 def _day(text: str) -> date:
+    """``YYYY-MM-DD``, or ``today``: now (UTC), so the newest orders are of today."""
+    if text.strip().lower() == TODAY:
+        return now()
     try:
         return parse_day(text, what="--until")
     except InvalidDate as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _rate(text: str) -> float:
+    """argparse type: a positive, finite number of items per second."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"--rate {text!r} is not a number of items per second") from exc
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"--rate {text!r} must be a positive number of items per second")
+    return value
 
 
 class Command(ShopCommand):
@@ -36,9 +54,17 @@ class Command(ShopCommand):
             "--until",
             type=_day,
             default=seeding.DEFAULT_UNTIL,
-            help="newest order date, YYYY-MM-DD (default: %(default)s)",
+            help="orders are placed before this day, YYYY-MM-DD, or before now with 'today' (UTC) "
+            "(default: %(default)s)",
         )
         parser.add_argument("--workers", type=positive_int, default=8, help="concurrent writers (default: 8)")
+        parser.add_argument(
+            "--rate",
+            type=_rate,
+            default=None,
+            metavar="ITEMS_PER_S",
+            help="write at most about this many items a second, all writers together (default: no limit)",
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")
 
     def run(
@@ -51,6 +77,7 @@ class Command(ShopCommand):
         seed: int,
         until: date,
         workers: int,
+        rate: float | None,
         no_progress: bool,
         **options: Any,
     ) -> None:
@@ -61,7 +88,7 @@ class Command(ShopCommand):
         plan = seeding.plan(config, first)
         started = time.monotonic()
         with tqdm(total=plan.size, desc="seeding", unit="item", disable=no_progress, mininterval=0.5) as bar:
-            written = seeding.run(plan, workers=workers, on_progress=bar.update)
+            written = seeding.run(plan, workers=workers, on_progress=bar.update, rate=rate)
         elapsed = time.monotonic() - started
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,0 +1,26 @@
+"""A shipment's carrier and tracking number: what staff type when they ship, checked once for every caller.
+
+Both are optional free text (the shop works with any carrier), trimmed, at most ``MAX_LENGTH`` characters and
+printable: they go on a parcel label and into a carrier's tracking URL, where a line break or a control character
+only ever means a paste gone wrong. Empty means "not given" and is not stored.
+"""
+
+from __future__ import annotations
+
+from shop.errors import InvalidInput
+
+MAX_LENGTH = 100
+
+
+def reference(value: str | None, *, what: str) -> str | None:
+    """``value`` trimmed (None when empty); InvalidInput when it is longer than ``MAX_LENGTH`` or not printable."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"a {what} is text")
+    text = value.strip()
+    if len(text) > MAX_LENGTH:
+        raise InvalidInput(f"a {what} is at most {MAX_LENGTH} characters (this one has {len(text)})")
+    if not text.isprintable():
+        raise InvalidInput(f"a {what} holds no line breaks or control characters")
+    return text or None
