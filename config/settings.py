@@ -164,9 +164,15 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# The staff's time zone: every page shows a moment in it (dashboard.display.when); the shop stores UTC, and the
+# numbers pages count UTC days whatever this is.
+TIME_ZONE = os.environ.get("SHOP_ADMIN_TIME_ZONE") or "UTC"
 USE_I18N = True
 USE_TZ = True
+# How the pages show an amount (dashboard.display.money, with Babel): the shop's currency (ISO 4217) in the
+# conventions of a locale. CSV exports keep plain numbers with two decimals.
+SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
+SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
 
 STATIC_URL = "static/"
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step (also fine in production)

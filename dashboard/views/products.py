@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from adminview import selectors, stats
 from dashboard import cursors, figure_charts
 from dashboard.cells import id_url
+from dashboard.display import plain_amount
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue
@@ -68,7 +69,9 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
         if not form.wants_csv:
             raise InvalidInput("the page shows every month; list=months is its CSV: add format=csv")
         months = figure_charts.months_filled(stats.product_months(product_id=pid))
-        return csv_response(f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, m.revenue] for m in months))
+        return csv_response(
+            f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, plain_amount(m.revenue)] for m in months)
+        )
     context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
     one_list = sections_response(request, product_sections(pid, start, end), context)
     if one_list is not None:
