@@ -128,3 +128,13 @@ def test_calls_do_not_grow_with_the_table(staff: Client, shop: list[str]) -> Non
     # the page: freshness + one Query per write shard of the category index + one BatchGetItem of the page's order
     # summaries (their status and total); "load more": the Queries and the BatchGetItem
     assert (small, small_more) == (big, big_more) == (1 + 4 + 1, 4 + 1)
+
+
+def test_a_category_no_order_holds_is_404_and_an_empty_range_of_a_real_one_is_200(
+    staff: Client, shop: list[str]
+) -> None:
+    unknown = staff.get(url("Nonexistent"))
+    assert unknown.status_code == 404 and "Nonexistent" in unknown.content.decode()
+    assert b'id="content-start"' in unknown.content  # the product's own error page
+    assert staff.get(url("Nonexistent", RANGE + "&format=csv")).status_code == 404
+    assert staff.get(url("Books", "from=2020-01-01&to=2020-01-31")).status_code == 200  # sold, not in that range
