@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dashboard.views.common import csv_url, next_url
+from tests import factories
 
 _QUERY_NAMES = st.sampled_from(["cursor", "limit", "format", "from", "to", "product_id", "é x", "a&b=c"])
 
@@ -48,6 +49,7 @@ REFUSED = [
     ("/activity/?user=ann&kind=product", "kind", "product", "not both"),
     ("/activity/?kind=melt", "kind", "melt", "is not a kind"),
     ("/orders/due/?date=2024-02-30", "date", "2024-02-30", "Enter a valid date."),
+    ("/products/2001/?from=2024-03-02&to=2024-03-01", "from", "2024-03-02", "is after"),
 ]
 
 
@@ -57,6 +59,7 @@ REFUSED = [
 def test_a_refused_filter_is_the_page_with_the_error_beside_its_field(
     staff: Client, shop_table: str, admin_view_table: str, url: str, name: str, value: str, message: str
 ) -> None:
+    factories.product("2001")
     # when a page gets a filter it cannot use
     response = staff.get(url)
     # then it answers 400 with the page itself (its form, not the bare error page) and nothing read for the list

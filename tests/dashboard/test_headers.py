@@ -118,7 +118,7 @@ def test_an_overlong_url_is_our_414_page_and_one_at_the_limit_is_served(staff: C
 def test_the_favicon_is_served_to_anyone_and_linked_from_every_page(staff: Client) -> None:
     icon = Client().get("/favicon.ico")
     assert icon.status_code == 200 and icon["Content-Type"] in ("image/x-icon", "image/vnd.microsoft.icon")
-    assert b"".join(icon.streaming_content)[:4] == b"\x00\x00\x01\x00"  # an ICO file
+    assert icon.getvalue()[:4] == b"\x00\x00\x01\x00"  # an ICO file
     html = staff.get("/patterns/").content.decode()
     link = re.search(r'<link rel="icon" href="([^"]+)"', html)
     assert link is not None and Client().get(link.group(1)).status_code == 200
