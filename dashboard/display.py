@@ -5,8 +5,8 @@
   values reach a page as that text (an audit entry's ``At``): both are read as UTC.
 - ``money``: an amount in the shop's currency (``SHOP_CURRENCY``) by Babel in ``SHOP_LOCALE``'s conventions, at
   least two decimals and never rounded (an old price with three decimals shows all three).
-- ``plain_amount``: an amount for a CSV cell: a plain number with at least two decimals, no symbol (the CSV
-  columns are read by programs).
+- ``plain_amount``: an amount for a CSV cell: a number with at least two decimals, no symbol (the CSV columns
+  are read by programs).
 
 Templates use them as the ``when`` and ``money`` filters (``dashboard.templatetags.display``); table cells built
 in Python (``dashboard.cells``) call them directly.
@@ -71,13 +71,12 @@ def money(value: object) -> str:
     return format_currency(number, settings.SHOP_CURRENCY, locale=settings.SHOP_LOCALE, decimal_quantization=False)
 
 
-def plain_amount(value: object) -> str | None:
-    """``1234.50`` for a CSV cell (at least two decimals, none dropped, no symbol, no grouping); None for
-    nothing; text that is no number as it is."""
+def plain_amount(value: object) -> Decimal | str | None:
+    """The amount of a CSV cell: a Decimal with at least two decimals (written ``1234.50``: no symbol, no
+    grouping; a number, so the CSV's formula guard leaves ``-5.00`` alone); None for nothing; text that is no
+    number as it is."""
     number = amount(value)
     if number is None:
         return None if value is None or value == "" else str(value)
     exponent = number.as_tuple().exponent
-    if isinstance(exponent, int) and exponent > -2:
-        number = number.quantize(CENT)
-    return format(number, "f")
+    return number.quantize(CENT) if isinstance(exponent, int) and exponent > -2 else number

@@ -17,7 +17,7 @@ from dashboard.views.common import csv_url, every_row, list_form, next_url, part
 CATALOGUE_CSV_HEADER = ["product_id", "name", "price", "category", "description"]
 
 
-def catalogue_csv_row(row: CatalogueRow) -> list[str | None]:
+def catalogue_csv_row(row: CatalogueRow) -> list[object]:
     return [
         row.product_id,
         row.name,
