@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "dashboard.middleware.DynamoDBOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",
+    "dashboard.middleware.LongUrlMiddleware",  # a URL over MAX_URL_LENGTH: our 414 page (with the headers above)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -164,12 +165,22 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# The staff's time zone: every page shows a moment in it (dashboard.display.when); the shop stores UTC, and the
+# numbers pages count UTC days whatever this is.
+TIME_ZONE = os.environ.get("SHOP_ADMIN_TIME_ZONE") or "UTC"
 USE_I18N = True
 USE_TZ = True
+# How the pages show an amount (dashboard.display.money, with Babel): the shop's currency (ISO 4217) in the
+# conventions of a locale. CSV exports keep plain numbers with two decimals.
+SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
+SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
 
 STATIC_URL = "static/"
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step (also fine in production)
+WHITENOISE_ROOT = BASE_DIR / "dashboard" / "static" / "dashboard" / "root"  # /favicon.ico, which browsers ask for
+# The longest URL (path and query) a page answers; a longer one gets our 414 page. gunicorn.conf.py lets request
+# lines up to 8,190 bytes through to Django, so every length in between gets that page, not gunicorn's text.
+MAX_URL_LENGTH = env_int("SHOP_ADMIN_MAX_URL_LENGTH", 4096)
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -16,10 +16,10 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from django.urls import get_script_prefix, reverse
-from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from dashboard.display import money, when
 from shop.models import Payment
 
 DASH = "—"  # an empty cell
@@ -45,13 +45,9 @@ def id_url(name: str, value: object) -> str:
 
 
 def timestamp(value: object) -> str:
-    """``YYYY-MM-DD HH:MM:SS`` in the current time zone, as ``{{ value|date:"Y-m-d H:i:s" }}`` shows it; empty
-    for anything but a datetime."""
-    if isinstance(value, datetime):
-        if timezone.is_aware(value):
-            value = timezone.localtime(value)
-        return value.strftime("%Y-%m-%d %H:%M:%S")
-    return ""
+    """A moment as ``{{ value|when }}`` shows it (``dashboard.display.when``); empty for anything but a
+    datetime."""
+    return when(value) if isinstance(value, datetime) else ""
 
 
 class Cell(NamedTuple):
@@ -68,6 +64,11 @@ class Cell(NamedTuple):
         else:
             content = format_html("{}", self.text)
         return format_html('<td class="num">{}</td>' if self.numeric else "<td>{}</td>", content)
+
+
+def amount_cell(value: object) -> Cell:
+    """An amount as ``{{ value|money }}`` shows it, right-aligned; a dash for none."""
+    return Cell(money(value) or DASH, numeric=True)
 
 
 class Row(NamedTuple):
@@ -102,7 +103,7 @@ def payment_list(payments: Iterable[Payment]) -> SafeString:
         (
             (
                 p.type or "?",
-                "?" if p.amount is None else p.amount,
+                "?" if p.amount is None else money(p.amount),
                 format_html(' <span class="mono">{}</span>', p.transaction_id) if p.transaction_id else "",
             )
             for p in payments

@@ -2,19 +2,28 @@
 
 ``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope
 (Django's ``signing``, as ``dashboard.cursors``), so the save is conditioned on exactly what the form showed
-and a form of another entity or kind is refused (400). A field posted back as the form showed it is no change:
-it is not validated again (an old value today's limits refuse does not block editing the others) and keeps
-the stored value exactly (an absent attribute stays absent). Text is kept as typed (no stripping; a text
-area's ``\\r\\n`` is a browser's newline, kept as ``\\n``).
+and a form of another entity or kind is refused (400). A field posted back as the form showed it, or left out of
+the post, is no change: it is not validated again (an old value today's limits refuse does not block editing
+the others) and keeps the stored value exactly (an absent attribute stays absent, an old ``"Sweden "`` stays as
+it is). A changed text is trimmed (Django's ``strip``; a text area's ``\\r\\n`` is a browser's newline, kept as
+``\\n``). Required fields are marked (``required_css_class`` and the ``required`` attribute), also on a form
+shown again with its errors.
+
+A country is chosen from ISO 3166 (``dashboard.countries``); a product's category from the catalogue's own
+(``dashboard.category_names``), matched ignoring case, a new one only when ``new_category`` is ticked.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from django import forms
 from django.core import signing
+from django.forms.utils import pretty_name
 
+from dashboard.category_names import matching
+from dashboard.countries import country_choices
 from shop import editing
 from shop.errors import InvalidInput
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot
@@ -30,23 +39,38 @@ ADDRESS_FIELDS = {
 }
 
 
-def _not_blank(value: str) -> None:
-    if not value.strip():
-        raise forms.ValidationError("must not be blank")
-
-
-def _text(max_length: int, *, required: bool = False, label: str | None = None, area: bool = False) -> forms.CharField:
-    """Text kept as typed (not stripped); a required one must not be blank."""
-    widget = forms.Textarea(attrs={"rows": 4}) if area else forms.TextInput()
+def _text(
+    max_length: int,
+    *,
+    required: bool = False,
+    label: str | None = None,
+    area: bool = False,
+    widget: forms.Widget | None = None,
+) -> forms.CharField:
+    """Text trimmed of surrounding spaces (Django's ``strip``); a required one must not be blank."""
     return forms.CharField(
         max_length=max_length,
         required=required,
-        strip=False,
         label=label,
-        widget=widget,
+        widget=widget or (forms.Textarea(attrs={"rows": 4}) if area else forms.TextInput()),
         help_text=f"at most {max_length:,} characters",
-        validators=[_not_blank] if required else [],
     )
+
+
+class SuggestingInput(forms.TextInput):
+    """A text input with a ``<datalist>`` of suggestions (``options``): the browser offers them as one types, and
+    any text can still be typed."""
+
+    template_name = "dashboard/widgets/datalist_input.html"
+
+    def __init__(self, list_id: str, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__({"list": list_id, "autocomplete": "off", **(attrs or {})})
+        self.options: Sequence[str] = ()
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        context["widget"]["options"] = self.options
+        return context
 
 
 class EditForm(forms.Form):
@@ -55,6 +79,8 @@ class EditForm(forms.Form):
     spec: ClassVar[EditSpec]
     paths: ClassVar[dict[str, str]]  # field name -> attribute path (``name`` -> ``Detail.Name``)
     areas: ClassVar[tuple[str, ...]] = ()
+    always_required: ClassVar[tuple[str, ...]] = ()  # validated even when posted as shown (what a save needs)
+    required_css_class = "required"
 
     seen = forms.CharField(widget=forms.HiddenInput, max_length=600_000)  # an item is at most 400 KB
 
@@ -67,9 +93,16 @@ class EditForm(forms.Form):
             initial[SEEN] = signing.dumps(snapshot.as_json(), salt=self._salt(), compress=True)
         super().__init__(data, initial=initial)
         self.snapshot = self._posted_snapshot() if data is not None else snapshot
+        if "country" in self.fields and isinstance(self.fields["country"], forms.ChoiceField):
+            stored = self.snapshot.values.get(ADDRESS_PATHS["country"]) if self.snapshot is not None else None
+            self.fields["country"].choices = country_choices(stored)
+        self.relaxed: dict[str, bool] = {}  # field -> whether it is required (shown so again after validation)
         if self.snapshot is not None and data is not None:
             for name, path in self.paths.items():
-                if name in self.data and self._posted(name) == (self.snapshot.values[path] or ""):
+                if name in self.always_required:
+                    continue
+                if name not in self.data or self._posted(name) == (self.snapshot.values[path] or ""):
+                    self.relaxed[name] = self.fields[name].required
                     self.fields[name].required = False
                     self.fields[name].validators = []
 
@@ -93,6 +126,8 @@ class EditForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        for name, required in self.relaxed.items():
+            self.fields[name].required = required  # validated or not, a required field is shown as one
         if self.snapshot is None:
             return cleaned
         for name, path in self.paths.items():
@@ -106,6 +141,12 @@ class EditForm(forms.Form):
                 text = cleaned[name].replace("\r\n", "\n") if name in self.areas else cleaned[name]
                 cleaned[name] = text or None
         return cleaned
+
+    def changed(self, name: str) -> bool:
+        """Whether the post changes the field: it holds it, other than the form showed it."""
+        if name not in self.data or self.snapshot is None:
+            return False
+        return self._posted(name) != (self.snapshot.values[self.paths[name]] or "")
 
     def wanted(self, name: str) -> Any:
         """A field's cleaned value, or the value the form showed when the post left the field out."""
@@ -123,14 +164,17 @@ ADDRESS_PATHS = {name: f"Address.{attr}" for name, attr in ADDRESS_FIELDS.items(
 
 
 class AddressFields(forms.Form):
-    """The fields of AWS's ``Address`` map (each optional)."""
+    """The fields of AWS's ``Address`` map. What a parcel needs is required (street, zip code, city, country); a
+    house number (often part of the street) and a county (many countries have none) are not. A field posted as
+    the form showed it is not checked again (``EditForm``): an old address lacking a zip code can still be saved
+    while its zip code is left as it is."""
 
-    street = _text(editing.MAX_ADDRESS_PART, label="Street")
+    street = _text(editing.MAX_ADDRESS_PART, label="Street", required=True)
     number = _text(editing.MAX_ADDRESS_PART, label="Number")
-    zip_code = _text(editing.MAX_ADDRESS_PART, label="Zip code")
-    city = _text(editing.MAX_ADDRESS_PART, label="City")
+    zip_code = _text(editing.MAX_ADDRESS_PART, label="Zip code", required=True)
+    city = _text(editing.MAX_ADDRESS_PART, label="City", required=True)
     county = _text(editing.MAX_ADDRESS_PART, label="County")
-    country = _text(editing.MAX_ADDRESS_PART, label="Country")
+    country = forms.ChoiceField(label="Country", help_text="as ISO 3166 names it")  # choices: dashboard.countries
 
 
 class CustomerForm(EditForm, AddressFields):
@@ -143,9 +187,13 @@ class CustomerForm(EditForm, AddressFields):
 
 
 class ProductForm(EditForm):
+    """A product; ``categories``: the catalogue's (``dashboard.category_names.known_categories``), offered as one
+    types and matched ignoring case; a name that matches none is saved only with ``new_category`` ticked."""
+
     spec = PRODUCT
     paths = {"name": "Detail.Name", "description": "Detail.Description", "price": "Price", "category": "Category"}
     areas = ("description",)
+    field_order = ["name", "description", "price", "category", "new_category"]
 
     name = _text(editing.MAX_NAME, required=True)
     description = _text(editing.MAX_DESCRIPTION, area=True)
@@ -156,7 +204,41 @@ class ProductForm(EditForm):
         widget=forms.TextInput(attrs={"inputmode": "decimal"}),  # not type=number: an old price may have 3 places
         help_text=f">= 0, at most {editing.PRICE_PLACES} decimal places",
     )
-    category = _text(editing.MAX_CATEGORY)
+    category = _text(
+        editing.MAX_CATEGORY, label="Category", widget=SuggestingInput("category-choices", {"spellcheck": "false"})
+    )
+    new_category = forms.BooleanField(
+        required=False, label="A new category", help_text="tick to create the category as typed"
+    )
+
+    def __init__(self, data: Any = None, *, categories: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        own = self.snapshot.values["Category"] if self.snapshot is not None else None
+        self.categories = [*([own] if own and matching(own, categories) is None else []), *categories]
+        widget = self.fields["category"].widget
+        if isinstance(widget, SuggestingInput):
+            widget.options = self.categories
+        self.fields["category"].help_text = (
+            "one of the catalogue's categories (the list offers them; case does not matter)"
+            if self.categories
+            else "no categories could be listed; tick 'A new category' to name one"
+        )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        typed = cleaned.get("category")
+        if not self.changed("category") or not typed or "category" in self.errors:
+            return cleaned
+        known = matching(typed, self.categories)
+        if known is not None:
+            cleaned["category"] = known  # "beauty" means "Beauty": never a second spelling of one category
+        elif not cleaned.get("new_category"):
+            self.add_error(
+                "category",
+                f"{typed!r} is not one of the catalogue's categories; pick one from the list, "
+                "or tick 'A new category' to create it",
+            )
+        return cleaned
 
 
 class WarehouseForm(EditForm, AddressFields):
@@ -170,6 +252,7 @@ class WarehouseForm(EditForm, AddressFields):
 class StockForm(EditForm):
     spec = STOCK
     paths = {"quantity": "Quantity"}
+    always_required = ("quantity",)  # setting the stock needs a number, even where there is no stock row yet
 
     quantity = forms.IntegerField(min_value=0, max_value=editing.MAX_QUANTITY, help_text="a whole number >= 0")
 
@@ -190,3 +273,17 @@ class StockAdjustForm(EditForm):
         if value == 0:
             raise forms.ValidationError("adjust by a number other than 0")
         return value
+
+
+EDIT_FORMS: tuple[type[EditForm], ...] = (CustomerForm, ProductForm, WarehouseForm, StockForm)
+_OTHER_LABELS = {"Version": "version"}
+
+
+def attribute_label(path: str) -> str:
+    """How a page names a stored attribute: the label of the field that edits it (``Address.Country`` ->
+    ``Country``, ``Detail.Name`` -> ``Name``), never the attribute's path."""
+    for form_class in EDIT_FORMS:
+        name = next((n for n, shown in form_class.paths.items() if shown == path), None)
+        if name is not None:
+            return str(form_class.base_fields[name].label or pretty_name(name))
+    return _OTHER_LABELS.get(path, path.rpartition(".")[2])

@@ -9,11 +9,13 @@ from datetime import date, timedelta
 from decimal import Decimal
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.urls import reverse
 
 from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
+from dashboard.display import money
 
 MAX_CATEGORY_BARS = 15  # the best-selling ones; the table under the chart has them all
 LISTED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the ones /orders/?status= lists
@@ -107,8 +109,8 @@ def revenue_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_i
         chart_id=chart_id,
         kind="revenue",
         title=f"Revenue per day (orders not cancelled), {_span(start, end)}",
-        summary=f"{figure_text(total)} in all; {_peak(points, 'revenue')}.",
-        unit="in revenue",
+        summary=f"{money(total)} in all; {_peak(points, 'revenue')}.",
+        unit=f"{settings.SHOP_CURRENCY} in revenue",
         whole=False,
     )
 

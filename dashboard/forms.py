@@ -22,15 +22,32 @@ MAX_STATS_DAYS = 366
 FORMATS = ("", "html", "csv")  # "" and "html": the page itself
 
 
-def first_error(form: forms.Form) -> str:
-    """One readable line: ``from: Enter a valid date.``"""
+def error_lines(form: forms.Form) -> list[str]:
+    """Every error as one readable line, its field's label first: ``from: Enter a valid date.``"""
+    lines = []
     for name, errors in form.errors.items():
         label = "" if name == "__all__" else f"{form.fields[name].label or name}: "
-        return f"{label}{errors[0]}"
-    return "invalid parameters"
+        lines += [f"{label}{error}" for error in errors]
+    return lines
 
 
-class ListForm(forms.Form):
+def first_error(form: forms.Form) -> str:
+    """One readable line: ``from: Enter a valid date.``"""
+    return next(iter(error_lines(form)), "invalid parameters")
+
+
+class FilterForm(forms.Form):
+    """A form of query parameters that a page shows as its filter: a control per field, marked when required,
+    each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
+
+    label_suffix = ""
+    required_css_class = "required"
+
+    def error_lines(self) -> list[str]:
+        return error_lines(self)
+
+
+class ListForm(FilterForm):
     """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
 
     cursor = forms.CharField(required=False, max_length=8192)
@@ -49,47 +66,34 @@ class ListForm(forms.Form):
         return self.cleaned_data.get("format") == "csv"
 
 
-class InvoiceRangeForm(ListForm):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive); absent: the last 365 days up to today (UTC)."""
+def _day(label: str) -> forms.DateField:
+    return forms.DateField(
+        required=False,
+        input_formats=["%Y-%m-%d"],
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
 
-    start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
-    end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
 
-    def __init__(self, query: QueryDict, today: date) -> None:
-        data = query.copy()
-        data["start"] = query.get("from", "")
-        data["end"] = query.get("to", "")
-        super().__init__(data)
+class DayRange(FilterForm):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive): the fields ``start`` and ``end``, named ``from`` and ``to`` in
+    the query (``add_prefix``). Absent: the ``default_days`` up to ``to`` (default: today, UTC)."""
+
+    max_days: int | None = None
+    default_days = DEFAULT_STATS_DAYS
+    QUERY_NAMES = {"start": "from", "end": "to"}
+
+    start = _day("from")
+    end = _day("to")
+
+    def __init__(self, query: QueryDict | None, today: date, default_days: int | None = None) -> None:
+        super().__init__(query)
         self.today = today
+        if default_days is not None:
+            self.default_days = default_days
 
-    def clean(self) -> dict[str, object]:
-        cleaned = super().clean() or {}
-        if self.errors:
-            return cleaned
-        end = cleaned.get("end") or self.today
-        start = cleaned.get("start") or end - timedelta(days=DEFAULT_INVOICE_DAYS)
-        if start > end:
-            raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
-        cleaned["start"], cleaned["end"] = start, end
-        return cleaned
-
-
-class RangeForm(forms.Form):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most ``max_days``: 366); absent: the ``default_days`` up to
-    today (UTC)."""
-
-    max_days: int | None = MAX_STATS_DAYS
-
-    start = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="from")
-    end = forms.DateField(required=False, input_formats=["%Y-%m-%d"], label="to")
-
-    def __init__(self, query: QueryDict, today: date, default_days: int = DEFAULT_STATS_DAYS) -> None:
-        data = query.copy()
-        data["start"] = query.get("from", "")
-        data["end"] = query.get("to", "")
-        super().__init__(data)
-        self.today = today
-        self.default_days = default_days
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(self.QUERY_NAMES.get(field_name, field_name))
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
@@ -98,11 +102,30 @@ class RangeForm(forms.Form):
         end = cleaned.get("end") or self.today
         start = cleaned.get("start") or end - timedelta(days=self.default_days - 1)
         if start > end:
-            raise forms.ValidationError(f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
-        if self.max_days is not None and (end - start).days + 1 > self.max_days:
-            raise forms.ValidationError(f"a range covers at most {self.max_days} days")
+            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        elif self.max_days is not None and (end - start).days + 1 > self.max_days:
+            self.add_error("end", f"a range covers at most {self.max_days} days")
         cleaned["start"], cleaned["end"] = start, end
         return cleaned
+
+    def shown(self) -> DayRange:
+        """The form as the page shows it after a valid query: the range in force, defaults filled in."""
+        shown = type(self)(None, today=self.today, default_days=self.default_days)
+        shown.initial = {"start": self.cleaned_data["start"], "end": self.cleaned_data["end"]}
+        return shown
+
+
+class InvoiceRangeForm(ListForm, DayRange):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive); absent: the last 365 days up to today (UTC)."""
+
+    default_days = DEFAULT_INVOICE_DAYS + 1
+
+
+class RangeForm(DayRange):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most ``max_days``: 366); absent: the ``default_days`` up to
+    today (UTC)."""
+
+    max_days = MAX_STATS_DAYS
 
 
 class StatsRangeForm(RangeForm):
@@ -115,10 +138,8 @@ class StatsRangeForm(RangeForm):
         return self.cleaned_data.get("format") == "csv"
 
 
-class CategoryOrdersForm(ListForm, RangeForm):
+class CategoryOrdersForm(ListForm, DayRange):
     """A category's orders: ``from`` / ``to`` (any length: the list is paged) and the list parameters."""
-
-    max_days = None
 
 
 class FormatForm(forms.Form):
@@ -228,21 +249,48 @@ class ActivityForm(ListForm):
     """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
     are each their own index partition: one or the other)."""
 
-    user = forms.CharField(required=False, max_length=150, strip=True)
-    day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
-    kind = forms.CharField(required=False, max_length=20)
-
-    def clean_kind(self) -> str:
-        value: str = self.cleaned_data.get("kind") or ""
-        if value and value not in ACTIVITY_KINDS:
-            raise forms.ValidationError(f"{value!r} is not a kind; use one of {', '.join(ACTIVITY_KINDS)}")
-        return value
+    user = forms.CharField(required=False, max_length=150, strip=True, label="user")
+    day = _day("day")
+    kind = forms.ChoiceField(
+        required=False,
+        choices=[("", "any"), *((k, k) for k in ACTIVITY_KINDS)],
+        label="kind",
+        error_messages={"invalid_choice": f"%(value)r is not a kind; use one of {', '.join(ACTIVITY_KINDS)}"},
+    )
+    field_order = ["user", "day", "kind"]
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if cleaned.get("user") and cleaned.get("kind"):
-            raise forms.ValidationError("filter by a user or by a kind, not both")
+            self.add_error("kind", "filter by a user or by a kind, not both")
         return cleaned
+
+    def filters(self) -> list[forms.BoundField]:
+        """The fields the page shows as its filter (the list parameters are not among them)."""
+        return [self["user"], self["day"], self["kind"]]
+
+
+class DueForm(ListForm):
+    """``/orders/due/?date=YYYY-MM-DD`` (default: today, UTC): the field ``day``, named ``date`` in the query."""
+
+    day = _day("date")
+
+    def __init__(self, query: QueryDict | None, today: date) -> None:
+        super().__init__(query)
+        self.today = today
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix("date" if field_name == "day" else field_name)
+
+    def clean_day(self) -> date:
+        found: date | None = self.cleaned_data.get("day")
+        return found or self.today
+
+    def shown(self) -> DueForm:
+        """The form as the page shows it after a valid query: the day in force."""
+        shown = DueForm(None, today=self.today)
+        shown.initial = {"day": self.cleaned_data["day"]}
+        return shown
 
 
 BULK_ACTIONS = ("ship", "cancel", "deliver")

@@ -12,6 +12,10 @@
   (``dynamo.deadline``; the dashboard's, under ``config.wsgi``), and turns an error that means DynamoDB did not answer
   (``dynamo.no_answer``), raised by a view or while rendering its template, into a 503 page with ``Retry-After`` (the
   message fragment for htmx); a change's outcome is then unknown, which the page says. Other errors stay 500.
+- ``LongUrlMiddleware`` (right after the security headers' middleware, before any other work): a URL longer
+  than ``settings.MAX_URL_LENGTH`` (path and query, as sent) gets our 414 page. The server in front lets longer
+  request lines through (``gunicorn.conf.py``), so a long query reads as a clear refusal, not as the server's
+  plain text.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
@@ -99,6 +103,17 @@ class DynamoDBOutageMiddleware:
         log.warning("DynamoDB did not answer %s %s: %r", request.method, request.path, exception)
         changing = request.method not in ("GET", "HEAD", "OPTIONS")
         return no_answer(request, NO_ANSWER_TO_CHANGE if changing else NO_ANSWER)
+
+
+class LongUrlMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if len(request.get_full_path()) > settings.MAX_URL_LENGTH:
+            context = {"limit": settings.MAX_URL_LENGTH, "length": len(request.get_full_path())}
+            return render(request, "414.html", context, status=414)
+        return self.get_response(request)
 
 
 class ContentSecurityPolicyMiddleware:

@@ -3,20 +3,22 @@
 - ``dry_run(data)`` parses the file (UTF-8, a header naming the three columns, at most ``MAX_ROWS`` rows; a file
   that breaks one of these is refused whole, ``FileRefused``), checks every row (ids, a whole number >= 0, no
   row twice), and reads what it needs by key only: the stock rows, products and warehouses named, with
-  BatchGetItem (100 keys a call). It writes nothing and returns each row's change (before -> after) and every
-  row's error.
+  BatchGetItem (100 keys a call). It writes nothing and returns each row's change (before -> after), every
+  row's error and the blank lines it skipped (``,,`` or nothing), by line number.
 - ``apply(rows)`` writes each changed row as ``shop.editing.stock_set`` does (one transaction with its audit
   entry), conditioned on the quantity the dry run showed, with at most ``WORKERS`` rows in flight; each row gets
   its outcome (200 done, 409 changed meanwhile, 404, 400, 503), one row's failure never stopping the others.
+  Applying the same rows again writes nothing: each is 409, and ``already`` when the stock holds what the file
+  asks (the first apply landed), which the page says.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -70,6 +72,7 @@ class PlannedRow:
 class Plan:
     rows: list[PlannedRow]
     errors: list[RowError]
+    skipped: list[int] = field(default_factory=list)  # the blank lines' numbers
 
     @property
     def changed(self) -> list[PlannedRow]:
@@ -89,6 +92,18 @@ class RowOutcome:
     @property
     def done(self) -> bool:
         return self.code == 200
+
+    @property
+    def already(self) -> bool:
+        """Refused because the stock already holds the quantity the file asks: applied before."""
+        return self.code == 409 and self.now is not None and same_number(self.now, str(self.row.after))
+
+    @property
+    def quantity_now(self) -> str | None:
+        """The stock row's quantity after this outcome, as far as it is known (None: no stock row)."""
+        if self.done:
+            return str(self.row.after)
+        return self.now if self.code == 409 else self.row.before
 
 
 @dataclass(frozen=True)
@@ -141,20 +156,31 @@ def _row(line: int, row: list[str], columns: dict[str, int]) -> _Parsed:
     )
 
 
-def parse(data: bytes) -> tuple[list[_Parsed], list[RowError]]:
-    """The rows of a stock file and the errors of the rows that are not valid (line numbers as an editor shows
-    them: the header is line 1); a row naming a stock row an earlier line named is an error. FileRefused for a
-    file that cannot be read as one."""
+def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
+    """The rows of a stock file, the errors of the rows that are not valid and the blank lines skipped (line
+    numbers as an editor shows them: the header is line 1); a row naming a stock row an earlier line named is an
+    error. FileRefused for a file that cannot be read as one."""
     reader = csv.reader(io.StringIO(_text(data), newline=""))
     rows: list[_Parsed] = []
     errors: list[RowError] = []
+    skipped: list[int] = []
     first_line: dict[tuple[str, str], int] = {}
+
+    def filled() -> Iterator[list[str]]:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield row
+            else:
+                skipped.append(reader.line_num)
+
     try:
-        header = next((row for row in reader if any(cell.strip() for cell in row)), None)
+        lines = filled()
+        header = next(lines, None)
         if header is None:
             raise FileRefused(f"the file is empty; it needs a header row {','.join(COLUMNS)} and one row per stock")
+        skipped.clear()  # blank lines before the header are no rows
         columns = _header(header)
-        for count, row in enumerate((r for r in reader if any(cell.strip() for cell in r)), start=1):
+        for count, row in enumerate(lines, start=1):
             if count > MAX_ROWS:
                 raise FileRefused(f"the file has more than {MAX_ROWS:,} rows; split it")
             try:
@@ -171,7 +197,7 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError]]:
             rows.append(parsed)
     except csv.Error as exc:
         raise FileRefused(f"line {reader.line_num}: not valid CSV ({exc})") from exc
-    return rows, errors
+    return rows, errors, skipped
 
 
 def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
@@ -186,7 +212,7 @@ def _is(item: Item | None, entity_type: str) -> bool:
 
 def dry_run(data: bytes) -> Plan:
     """Every row's change and every error, from reads by key only; nothing is written."""
-    parsed, errors = parse(data)
+    parsed, errors, skipped = parse(data)
     products = sorted({keys.product(r.product_id) for r in parsed})
     warehouses = sorted({keys.warehouse(r.warehouse_id) for r in parsed})
     stock_keys = [(keys.product(r.product_id), keys.warehouse(r.warehouse_id)) for r in parsed]
@@ -207,7 +233,7 @@ def dry_run(data: bytes) -> Plan:
             continue
         rows.append(PlannedRow(row.line, row.product_id, row.warehouse_id, before, row.quantity))
     errors.sort(key=lambda e: e.line)
-    return Plan(rows=rows, errors=errors)
+    return Plan(rows=rows, errors=errors, skipped=skipped)
 
 
 def _throttled(exc: Exception) -> bool:

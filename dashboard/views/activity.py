@@ -10,12 +10,11 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from adminview import activity as staff_activity
-from adminview.schema import ACTIVITY_KINDS
 from dashboard import cursors
 from dashboard.forms import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, every_row, next_url, partial, validated
+from dashboard.views.common import csv_url, every_row, next_url, partial, refused_filter
 
 ACTIVITY_CSV_HEADER = [
     "order_id",
@@ -54,7 +53,10 @@ def activity_csv_row(row: Any) -> list[Any]:
 @domain_errors
 def activity(request: HtmxHttpRequest) -> HttpResponseBase:
     """All staff changes (one Query per write shard) or one user's (one Query); ``day`` is a key condition."""
-    form = validated(ActivityForm(request.GET))
+    form = ActivityForm(request.GET)
+    if not form.is_valid():
+        context = {"form": form, "rows": [], "first_page": True, "refused": True}
+        return refused_filter(request, form, "dashboard/activity.html", context)
     user = form.cleaned_data["user"] or None
     day = form.cleaned_data["day"].isoformat() if form.cleaned_data["day"] else None
     kind = form.cleaned_data["kind"] or None
@@ -65,11 +67,9 @@ def activity(request: HtmxHttpRequest) -> HttpResponseBase:
         return csv_response("activity.csv", ACTIVITY_CSV_HEADER, map(activity_csv_row, rows))
     page = staff_activity.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day, kind=kind)
     context = {
+        "form": form,
         "rows": page.rows,
-        "user_filter": user or "",
-        "day": day or "",
-        "kind": kind or "",
-        "kinds": ACTIVITY_KINDS,
+        "filtered": bool(user or day or kind),
         "next_url": next_url(request, cursors.encode(page.next, salt="activity", scope=scope)),
         "csv_url": csv_url(request),
         "first_page": after is None,

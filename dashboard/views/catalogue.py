@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from adminview.catalogue import CatalogueRow, catalogue
 from dashboard import cursors
+from dashboard.display import plain_amount
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import csv_url, every_row, list_form, next_url, partial
@@ -16,11 +17,11 @@ from dashboard.views.common import csv_url, every_row, list_form, next_url, part
 CATALOGUE_CSV_HEADER = ["product_id", "name", "price", "category", "description"]
 
 
-def catalogue_csv_row(row: CatalogueRow) -> list[str | None]:
+def catalogue_csv_row(row: CatalogueRow) -> list[object]:
     return [
         row.product_id,
         row.name,
-        row.price,
+        plain_amount(row.price),
         row.category,
         row.description,
     ]

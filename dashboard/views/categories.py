@@ -2,7 +2,8 @@
 with "load more" and a CSV of every row. Linked from the category charts and tables of the numbers pages.
 
 The name is free text (it comes percent-quoted in the path); the selector refuses an empty one or one over 100
-characters (400).
+characters (400). A name no order holds is a 404: when the range shows nothing, one more read over every date
+(``dashboard.category_names.category_has_orders``) tells an empty range from an unknown category.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from django.views.decorators.http import require_GET
 from adminview import selectors
 from adminview.selectors import CategoryOrderRow
 from dashboard import cursors
-from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.category_names import category_has_orders
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms import DEFAULT_CHART_DAYS, CategoryOrdersForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, every_row, next_url, partial, range_url, validated
+from dashboard.responses import csv_response, domain_errors, error
+from dashboard.views.common import csv_url, every_row, next_url, partial, range_url, refused_filter
 from dashboard.views.stats import range_context, stats_url
 from shop.timestamps import now
 
@@ -33,9 +36,9 @@ def category_row(row: CategoryOrderRow) -> Row:
         Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id)),
         Cell(timestamp(row.date) or DASH),
         Cell(row.status or "unknown"),
-        Cell(DASH if row.total is None else row.total, numeric=True),
+        amount_cell(row.total),
         Cell(row.units, numeric=True),
-        Cell(row.revenue, numeric=True),
+        amount_cell(row.revenue),
     ]
     return Row(cells, (("order-id", row.order_id),))
 
@@ -46,10 +49,15 @@ def category_csv_row(row: CategoryOrderRow) -> list[object]:
         row.customer_id,
         row.date.isoformat() if row.date else None,
         row.status,
-        row.total,
+        plain_amount(row.total),
         row.units,
-        row.revenue,
+        plain_amount(row.revenue),
     ]
+
+
+def _unknown(request: HtmxHttpRequest, category: str) -> HttpResponseBase:
+    """404: no order of any date holds the category (``dashboard.category_names``)."""
+    return error(request, 404, f"No order holds an item of the category {category.strip()!r}.")
 
 
 @require_GET
@@ -58,17 +66,24 @@ def category_orders(request: HtmxHttpRequest, category: str) -> HttpResponseBase
     """``/categories/<name>/?from=&to=`` (default: the last 90 days): the orders placed in the range that hold
     items of the category, newest first."""
     today = now().date()
-    form = validated(CategoryOrdersForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS))
+    form = CategoryOrdersForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS)
+    if not form.is_valid():
+        context = {"category": category.strip(), "rows": [], **range_context(request, form, today)}
+        return refused_filter(request, form, "dashboard/category.html", context)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
     scope = f"{category}|{start.isoformat()}|{end.isoformat()}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="category", scope=scope)
     if form.wants_csv:
         rows = every_row(selectors.category_orders, category=category, start=start, end=end)
+        if not category_has_orders(category):
+            return _unknown(request, category)
         filename = f"category-{slugify(category) or 'orders'}-{start.isoformat()}-{end.isoformat()}.csv"
         return csv_response(filename, CATEGORY_CSV_HEADER, map(category_csv_row, rows))
     page = selectors.category_orders(
         category=category, start=start, end=end, limit=form.cleaned_data["limit"], after=after
     )
+    if after is None and not page.rows and not category_has_orders(category):
+        return _unknown(request, category)
     context = {
         "category": category.strip(),
         "rows": [category_row(row) for row in page.rows],
@@ -77,6 +92,6 @@ def category_orders(request: HtmxHttpRequest, category: str) -> HttpResponseBase
         "first_page": after is None,
         "newest_url": range_url(request, start, end),
         "categories_url": stats_url("dashboard:stats-categories", start, end) if (end - start).days < 366 else None,
-        **range_context(request, start, end, today),
+        **range_context(request, form, today),
     }
     return TemplateResponse(request, partial(request, "dashboard/category.html", "rows"), context)

@@ -14,11 +14,14 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from django import forms
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase
+from django.template.response import TemplateResponse
 
-from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.responses import error
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE
 from shop.errors import InvalidInput
@@ -59,6 +62,17 @@ def _this_page(request: HttpRequest, **changes: str | None) -> str:
         else:
             query[name] = value
     return f"{quote(request.path)}?{query.urlencode()}"
+
+
+def refused_filter(
+    request: HtmxHttpRequest, form: forms.Form, template: str, context: dict[str, Any]
+) -> HttpResponseBase:
+    """A filter the page cannot use: 400 with the page itself, the user's input kept and each error beside its
+    control (the template shows ``form``'s errors and no results). "Load more" (htmx) and a CSV get the error
+    message alone: neither has a form to show it in."""
+    if request.htmx or request.GET.get("format") == "csv":
+        return error(request, 400, first_error(form))
+    return TemplateResponse(request, template, context, status=400)
 
 
 def validated(form: F) -> F:
@@ -112,7 +126,7 @@ def order_row(row: Any, *, with_customer: bool) -> Row:
     cells += [
         Cell(timestamp(row.date) or DASH),
         Cell(row.status or "unknown"),
-        Cell(DASH if row.total is None else row.total, numeric=True),
+        amount_cell(row.total),
         Cell(DASH if row.item_count is None else row.item_count, numeric=True),
     ]
     return Row(cells, (("order-id", row.order_id),))
@@ -124,6 +138,6 @@ def order_csv_row(row: Any) -> list[Any]:
         row.customer_id,
         row.date.isoformat() if row.date else None,
         row.status,
-        row.total,
+        plain_amount(row.total),
         row.item_count,
     ]

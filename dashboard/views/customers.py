@@ -13,7 +13,8 @@ from django.views.decorators.http import require_GET
 
 from adminview import selectors
 from dashboard import cursors
-from dashboard.cells import DASH, Cell, Row, id_url, payment_list, timestamp
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, payment_list, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_customers
@@ -28,7 +29,7 @@ from dashboard.views.common import (
     order_csv_row,
     order_row,
     partial,
-    validated,
+    refused_filter,
 )
 from dashboard.views.history import latest
 from dynamo.paging import all_items
@@ -82,8 +83,7 @@ INVOICE_CSV_HEADER = ["invoice_id", "order_id", "date", "amount", "payments"]
 
 def _payments_text(invoice: Any) -> str:
     return "; ".join(
-        f"{p.type or '?'} {p.amount if p.amount is not None else '?'}"
-        + (f" ({p.transaction_id})" if p.transaction_id else "")
+        f"{p.type or '?'} {plain_amount(p.amount) or '?'}" + (f" ({p.transaction_id})" if p.transaction_id else "")
         for p in invoice.payments
     )
 
@@ -93,7 +93,10 @@ def _payments_text(invoice: Any) -> str:
 def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     """Pattern 15 (GSI2, PK c#<cid>, SK between i#<from> and i#<to>), newest first, one Query a page."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
-    form = validated(InvoiceRangeForm(request.GET, today=now().date()))
+    form = InvoiceRangeForm(request.GET, today=now().date())
+    if not form.is_valid():
+        refused: dict[str, Any] = {"customer_id": cid, "invoices": [], "range_form": form, "first_page": True}
+        return refused_filter(request, form, "dashboard/invoices.html", refused)
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     scope = f"{cid}|{start.isoformat()}|{end.isoformat()}"
@@ -110,7 +113,13 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
         found = all_items(invoices_in_range, page_size=CSV_PAGE)
         first = list(itertools.islice(found, 1))  # the first page now: its errors are still a clean 4xx
         rows = (
-            [inv.invoice_id, inv.order_id, inv.date.isoformat() if inv.date else None, inv.amount, _payments_text(inv)]
+            [
+                inv.invoice_id,
+                inv.order_id,
+                inv.date.isoformat() if inv.date else None,
+                plain_amount(inv.amount),
+                _payments_text(inv),
+            ]
             for inv in itertools.chain(first, found)
         )
         return csv_response(f"customer-{cid}-invoices-{start}-{end}.csv", INVOICE_CSV_HEADER, rows)
@@ -123,6 +132,7 @@ def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpRespons
         "invoices": [_invoice_row(invoice) for invoice in page.items],
         "start": start,
         "end": end,
+        "range_form": form.shown(),
         "next_url": next_url(request, token),
         "csv_url": csv_url(request),
         "first_page": start_key is None,
@@ -136,7 +146,7 @@ def _invoice_row(invoice: Invoice) -> Row:
         Cell(invoice.invoice_id),
         Cell(invoice.order_id, url=id_url("dashboard:order", invoice.order_id)),
         Cell(timestamp(invoice.date) or DASH),
-        Cell(DASH if invoice.amount is None else invoice.amount, numeric=True),
+        amount_cell(invoice.amount),
         Cell(payment_list(invoice.payments)),
     ]
     return Row(cells, (("invoice-id", invoice.invoice_id),))

@@ -21,10 +21,20 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from adminview import selectors
 from dashboard.actors import actor_of
-from dashboard.edit_forms import CustomerForm, EditForm, ProductForm, StockAdjustForm, StockForm, WarehouseForm
+from dashboard.category_names import known_categories
+from dashboard.edit_forms import (
+    CustomerForm,
+    EditForm,
+    ProductForm,
+    StockAdjustForm,
+    StockForm,
+    WarehouseForm,
+    attribute_label,
+)
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue, can_edit_customers, needs_group
 from dashboard.responses import domain_errors
+from dashboard.views.common import read_or_reason
 from shop import editing
 from shop.audit import Changed
 from shop.edit_writes import Target
@@ -53,19 +63,22 @@ def _edit(
     save: Save,
     template: str = "dashboard/edit.html",
     shown: Snapshot | None = None,
+    options: dict[str, Any] | None = None,
 ) -> HttpResponseBase:
-    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain."""
+    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain.
+    ``options``: what the form class takes besides its data (a product's ``categories``)."""
     scope = f"{target.pk}|{target.sk}"
+    options = options or {}
     if request.method != "POST":
-        form = form_class(scope=scope, snapshot=shown or editing.snapshot(target))
+        form = form_class(scope=scope, snapshot=shown or editing.snapshot(target), **options)
         return _page(request, template, context | {"form": form})
-    form = form_class(request.POST, scope=scope)
+    form = form_class(request.POST, scope=scope, **options)
     if not form.is_valid():
         return _page(request, template, context | {"form": form}, status=400)
     try:
         changes = save(form)
     except EditConflict as exc:
-        fresh = form_class(scope=scope, snapshot=editing.snapshot(target))
+        fresh = form_class(scope=scope, snapshot=editing.snapshot(target), **options)
         yours = {form.paths[name]: form.data.get(name) for name in form.paths if name in form.data}
         labels = _labels(form)
         drifts = [
@@ -85,7 +98,7 @@ def _edit(
         form.add_error(None, str(exc))
         return _page(request, template, context | {"form": form}, status=400)
     if changes:
-        messages.success(request, "Saved: " + ", ".join(c.attribute for c in changes))
+        messages.success(request, "Saved: " + ", ".join(attribute_label(c.attribute) for c in changes))
     else:
         messages.info(request, "Nothing changed; nothing was saved.")
     return redirect(context["back_url"], permanent=False)
@@ -156,7 +169,9 @@ def product_edit(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
         )
 
     context = _context("product", pid, reverse("dashboard:product", args=[pid]), f"Product {pid}")
-    return _edit(request, form_class=ProductForm, target=target, context=context, save=save)
+    categories, _why = read_or_reason(known_categories)  # none listed: each category must be named as new
+    options = {"categories": categories or []}
+    return _edit(request, form_class=ProductForm, target=target, context=context, save=save, options=options)
 
 
 # --- warehouses ------------------------------------------------------------------------------------------

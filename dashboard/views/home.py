@@ -9,7 +9,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError
 from django.core.cache import cache
-from django.http import HttpResponse, HttpResponseBase
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
@@ -20,7 +20,7 @@ from dashboard import figure_charts
 from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors, error
-from dashboard.views.common import read_or_reason, validated
+from dashboard.views.common import read_or_reason, refused_filter, validated
 from dashboard.views.stats import categories_context, daily_context, range_context
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -34,7 +34,7 @@ HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 
 @require_GET
 @domain_errors
-def home(request: HtmxHttpRequest) -> HttpResponse:
+def home(request: HtmxHttpRequest) -> HttpResponseBase:
     """The numbers staff open on, then links. The key figures: orders in each status now (one BatchGetItem) and
     orders and revenue today, over 7 and over 30 days (one read of the last 30 days' counters); the charts: orders,
     revenue and units by category per day over ``from``..``to`` (default the last 90 days; one read of their
@@ -44,9 +44,12 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about every six hours;
     no read capacity). Exact counts would need a Scan, which no page does."""
     today = now().date()
-    form = validated(RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS))
+    form = RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS)
+    valid = form.is_valid()
+    context: dict[str, Any] = {"tables": _table_sizes(), **range_context(request, form, today)}
+    if not valid:
+        return refused_filter(request, form, "dashboard/home.html", context)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    context: dict[str, Any] = {"tables": _table_sizes(), **range_context(request, start, end, today)}
     numbers, problem = read_or_reason(lambda: _numbers(start, end, today))
     if numbers is None:
         context["numbers_problem"] = problem

@@ -16,8 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
-from dashboard.cells import DASH, Cell, id_url, timestamp
-from dashboard.forms import ActionForm, NewOrdersForm, ShipForm, StatusListForm, first_error
+from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
+from dashboard.forms import ActionForm, DueForm, NewOrdersForm, ShipForm, StatusListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
@@ -30,6 +30,7 @@ from dashboard.views.common import (
     order_csv_row,
     order_row,
     partial,
+    refused_filter,
     validated,
 )
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
@@ -130,8 +131,8 @@ def _item_cells(item: OrderItem) -> list[Cell]:
         Cell(product_id, url=id_url("dashboard:buyers", product_id)),
         Cell(item.product_name or DASH),
         Cell(item.quantity, numeric=True),
-        Cell(DASH if price is None else price, numeric=True),
-        Cell(DASH if total is None else total, numeric=True),
+        amount_cell(price),
+        amount_cell(total),
         Cell(item.warehouse_id or DASH),
     ]
 
@@ -143,14 +144,13 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
         head = [
             Cell(invoice.invoice_id),
             Cell(timestamp(invoice.date) or DASH),
-            Cell(DASH if invoice.amount is None else invoice.amount, numeric=True),
+            amount_cell(invoice.amount),
         ]
         payments = invoice.payments
         if not payments:
             rows.append([*head, Cell("no payments"), Cell(DASH, numeric=True), Cell(DASH)])
         for p in payments:
-            paid = DASH if p.amount is None else p.amount
-            rows.append([*head, Cell(p.type or DASH), Cell(paid, numeric=True), Cell(p.transaction_id or DASH)])
+            rows.append([*head, Cell(p.type or DASH), amount_cell(p.amount), Cell(p.transaction_id or DASH)])
     return rows
 
 
@@ -268,12 +268,16 @@ def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @domain_errors
 def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
     """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
-    form = list_form(request)
-    day = (request.GET.get("date") or now().date().isoformat()).strip()
+    form = DueForm(request.GET, today=now().date())
+    if not form.is_valid():
+        refused: dict[str, Any] = {"form": form, "day": None, "rows": [], "first_page": True}
+        return refused_filter(request, form, "dashboard/due.html", refused)
+    day = form.cleaned_data["day"].isoformat()
     start_key = cursors.decode(form.cleaned_data["cursor"], salt="due", scope=day)
     page = access_patterns.orders_due_on(date=day, limit=form.cleaned_data["limit"], start_key=start_key)
     token = cursors.encode(page.next_key, salt="due", scope=day)
-    context = {
+    context: dict[str, Any] = {
+        "form": form.shown(),
         "day": day,
         "rows": [order_row(order, with_customer=True) for order in page.items],
         "next_url": next_url(request, token),

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from adminview import number_reads, selectors
 from dashboard import cursors, figure_charts
 from dashboard.cells import id_url
+from dashboard.display import plain_amount
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue
@@ -24,7 +25,7 @@ from dashboard.views.common import (
     next_url,
     partial,
     read_or_reason,
-    validated,
+    refused_filter,
 )
 from dashboard.views.history import latest
 from dashboard.views.sections import LIST, Section, sections_response
@@ -61,15 +62,19 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     each list's first page: stock (pattern 4) and orders in ``from``..``to`` (pattern 9, both days included,
     default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
-    form = validated(InvoiceRangeForm(request.GET, today=now().date()))
+    form = InvoiceRangeForm(request.GET, today=now().date())
+    if not form.is_valid():
+        return _refused_range(request, form, pid)
     start: date = form.cleaned_data["start"]
     end: date = form.cleaned_data["end"]
     if request.GET.get(LIST) == MONTHS:
         if not form.wants_csv:
             raise InvalidInput("the page shows every month; list=months is its CSV: add format=csv")
         months = figure_charts.months_filled(number_reads.product_months(product_id=pid))
-        return csv_response(f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, m.revenue] for m in months))
-    context: dict[str, object] = {"product_id": pid, "start": start, "end": end}
+        return csv_response(
+            f"product-{pid}-months.csv", MONTHS_HEADER, ([m.month, m.units, plain_amount(m.revenue)] for m in months)
+        )
+    context: dict[str, object] = {"product_id": pid, "start": start, "end": end, "range_form": form.shown()}
     one_list = sections_response(request, product_sections(pid, start, end), context)
     if one_list is not None:
         return one_list
@@ -90,6 +95,15 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     if context["can_edit"]:
         context["stock_rows"] = stock_rows(context)
     return TemplateResponse(request, "dashboard/product.html", context)
+
+
+def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -> HttpResponseBase:
+    """A range the page cannot use: the product (one GetItem) and the range form with its errors, no lists."""
+    found = access_patterns.product_by_id(product_id=pid)
+    if found is None:
+        raise NotFound("product", pid)
+    context = {"product_id": pid, "product": found, "range_form": form, "refused": True}
+    return refused_filter(request, form, "dashboard/product.html", context)
 
 
 def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.cells import id_url
+from dashboard.cells import Cell, amount_cell, id_url
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.patterns import stored_row
 from dashboard.responses import csv_response
@@ -72,12 +72,24 @@ def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     return f"{quote(request.path)}?{query.urlencode()}"  # a prefixed id in the path (w#301) keeps its '#'
 
 
+AMOUNTS = ("Price", "Total", "Amount")  # attributes that hold an amount: shown as every page shows one
+
+
+def _shown(cells: list[Cell], section: Section) -> list[Cell]:
+    """A stored row as a staff page shows it: its amounts with the shop's currency (the explorer shows them as
+    stored)."""
+    return [
+        amount_cell(cell.text) if column in AMOUNTS else cell
+        for cell, column in zip(cells, section.columns, strict=True)
+    ]
+
+
 def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:
     """One page of a section, as the ``dashboard/_section.html`` template shows it."""
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    rows = [stored_row(section.pattern.attributes(item), section.columns, link) for item in page.items]
+    rows = [_shown(stored_row(section.pattern.attributes(item), section.columns, link), section) for item in page.items]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,

@@ -19,10 +19,11 @@ from django.views.decorators.http import require_GET
 
 from adminview import number_reads
 from dashboard import figure_charts
-from dashboard.forms import FormatForm, StatsRangeForm
+from dashboard.display import plain_amount
+from dashboard.forms import DayRange, FormatForm, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, range_url, validated
+from dashboard.views.common import csv_url, range_url, refused_filter, validated
 from shop.timestamps import now
 
 STATUS_HEADER = ["status", "orders"]
@@ -31,19 +32,19 @@ CATEGORY_HEADER = ["date", "category", "units", "revenue"]
 PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
 
 
-def _range(request: HtmxHttpRequest) -> StatsRangeForm:
-    return validated(StatsRangeForm(request.GET, today=now().date()))
-
-
-def range_context(request: HttpRequest, start: date, end: date, today: date) -> dict[str, Any]:
-    """The range form's values and its quick choices (the last 7, 30, 90 and 365 days up to today)."""
+def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str, Any]:
+    """The range in force (``start``, ``end``: None when the form was refused), the range form as the page shows
+    it (``range_form``: with its errors when refused) and its quick choices (the last 7, 30, 90 and 365 days up to
+    today)."""
+    valid = not form.errors
+    start, end = (form.cleaned_data["start"], form.cleaned_data["end"]) if valid else (None, None)
     presets = []
     for days, label in PRESETS:
         first = today - timedelta(days=days - 1)
         presets.append(
             {"label": label, "url": range_url(request, first, today), "current": (first, today) == (start, end)}
         )
-    return {"start": start, "end": end, "presets": presets}
+    return {"start": start, "end": end, "presets": presets, "range_form": form.shown() if valid else form}
 
 
 def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
@@ -93,16 +94,19 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
 @require_GET
 @domain_errors
 def daily(request: HtmxHttpRequest) -> HttpResponseBase:
-    form = _range(request)
+    today = now().date()
+    form = StatsRangeForm(request.GET, today=today)
+    if not form.is_valid():
+        return refused_filter(request, form, "dashboard/stats_daily.html", range_context(request, form, today))
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
     rows = number_reads.daily(start=start, end=end)
     if form.wants_csv:
-        lines = ([r.day.isoformat(), r.orders, r.units, r.revenue, r.cancelled] for r in rows)
+        lines = ([r.day.isoformat(), r.orders, r.units, plain_amount(r.revenue), r.cancelled] for r in rows)
         return csv_response(f"daily-{start.isoformat()}-{end.isoformat()}.csv", DAILY_HEADER, lines)
     context = {
         "rows": rows,
         "csv_url": csv_url(request),
-        **range_context(request, start, end, now().date()),
+        **range_context(request, form, today),
         **daily_context(rows, start, end),
     }
     return TemplateResponse(request, "dashboard/stats_daily.html", context)
@@ -111,16 +115,19 @@ def daily(request: HtmxHttpRequest) -> HttpResponseBase:
 @require_GET
 @domain_errors
 def categories(request: HtmxHttpRequest) -> HttpResponseBase:
-    form = _range(request)
+    today = now().date()
+    form = StatsRangeForm(request.GET, today=today)
+    if not form.is_valid():
+        return refused_filter(request, form, "dashboard/stats_categories.html", range_context(request, form, today))
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
     rows = number_reads.by_category(start=start, end=end)
     if form.wants_csv:
-        lines = ([r.day.isoformat(), r.category, r.units, r.revenue] for r in rows)
+        lines = ([r.day.isoformat(), r.category, r.units, plain_amount(r.revenue)] for r in rows)
         return csv_response(f"categories-{start.isoformat()}-{end.isoformat()}.csv", CATEGORY_HEADER, lines)
     context = {
         "rows": rows,
         "csv_url": csv_url(request),
-        **range_context(request, start, end, now().date()),
+        **range_context(request, form, today),
         **categories_context(rows, start, end),
     }
     return TemplateResponse(request, "dashboard/stats_categories.html", context)

@@ -5,7 +5,9 @@
   showed, signed (``django.core.signing`` with a salt, for the user who ran it, for an hour), so what is applied
   is exactly what was shown, each row conditioned on its before-value.
 - ``POST /stock/import/apply/``: applies the rows, ``CHUNK`` per request when htmx asks (each answer shows its
-  rows' outcomes and the progress, and asks for the next chunk), or all of them at once without JavaScript.
+  rows' outcomes with the quantities now, and the progress, and asks for the next chunk; the first takes the
+  "Apply" button away, the last replaces the dry run's summary with what was written), or all of them at once
+  without JavaScript. The same plan applied again writes nothing, and the page says it was applied before.
 - ``GET /warehouses/<wid>/stock.csv``: a warehouse's stock (pattern 14) in the import's own columns.
 """
 
@@ -57,6 +59,7 @@ class ApplyForm(forms.Form):
     offset = forms.IntegerField(min_value=0, max_value=MAX_ROWS, required=False)
     done = forms.IntegerField(min_value=0, max_value=MAX_ROWS, required=False)
     refused = forms.IntegerField(min_value=0, max_value=MAX_ROWS, required=False)
+    already = forms.IntegerField(min_value=0, max_value=MAX_ROWS, required=False)
     failed = forms.IntegerField(min_value=0, max_value=MAX_ROWS, required=False)
 
 
@@ -146,8 +149,9 @@ def stock_import_apply(request: HtmxHttpRequest) -> HttpResponseBase:
 def _counts(outcomes: list[RowOutcome], before: dict[str, Any]) -> dict[str, int]:
     done = sum(o.done for o in outcomes) + (before.get("done") or 0)
     refused = sum(o.code == 409 for o in outcomes) + (before.get("refused") or 0)
+    already = sum(o.already for o in outcomes) + (before.get("already") or 0)
     failed = sum(not o.done and o.code != 409 for o in outcomes) + (before.get("failed") or 0)
-    return {"done": done, "refused": refused, "failed": failed}
+    return {"done": done, "refused": refused, "already": already, "failed": failed}
 
 
 @require_GET

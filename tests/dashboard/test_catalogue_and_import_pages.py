@@ -125,3 +125,37 @@ def test_an_altered_or_foreign_plan_is_400(shop: None, catalogue: Client) -> Non
     csrf2 = form_fields(other, "/stock/import/", form_id="upload-form")["csrfmiddlewaretoken"]
     assert other.post("/stock/import/apply/", {"csrfmiddlewaretoken": csrf2, "plan": token}).status_code == 400
     assert raw("p#p0", "w#w1")["Quantity"] == {"S": "10"}  # type: ignore[index]
+
+
+def test_blank_lines_are_reported_as_skipped(shop: None, catalogue: Client) -> None:
+    html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,12\n,,\n\np1,w1,3\n")
+    assert "<strong>2</strong> to change" in html
+    assert "2 blank lines skipped (lines 3, 4)" in html
+
+
+def test_after_an_htmx_apply_the_page_says_what_was_written_and_offers_no_second_apply(
+    shop: None, catalogue: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboard.views import stock_import
+
+    monkeypatch.setattr(stock_import, "CHUNK", 1)
+    html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,1\np1,w1,2\n")
+    token = re.search(r'name="plan" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
+    csrf = form_fields(catalogue, "/stock/import/", form_id="upload-form")["csrfmiddlewaretoken"]
+    headers = {"HX-Request": "true"}
+    apply = {"csrfmiddlewaretoken": csrf, "plan": token}
+    # the first chunk takes the Apply button away while the rest is applied
+    first = catalogue.post("/stock/import/apply/", apply | {"offset": "0"}, headers=headers).content.decode()
+    assert '<p id="apply-form" class="note" hx-swap-oob="true">Applying' in first
+    # the last one replaces the dry run's summary, its button and its old quantities
+    nxt = {"offset": "1", "done": "1", "refused": "0", "already": "0", "failed": "0"}
+    last = catalogue.post("/stock/import/apply/", apply | nxt, headers=headers).content.decode()
+    assert '<p id="dry-run-summary" hx-swap-oob="true"><strong>Applied:</strong> 2 rows written' in last
+    assert "This dry run has been applied." in last and '<button type="submit">Apply' not in last
+    assert '<div id="dry-run-changes-region" hx-swap-oob="true"></div>' in last
+    assert re.search(r'<td class="num">2</td><td>done</td><td class="num">2</td>', last)  # the quantity now
+    # the same apply again writes nothing and says why
+    again = catalogue.post("/stock/import/apply/", apply | {"offset": "0"}, headers=headers)
+    assert again.status_code == 200 and "this dry run was applied before" in again.content.decode()
+    assert "already so: applied before" in again.content.decode()
+    assert [raw(f"p#p{n}", "w#w1")["Quantity"]["S"] for n in range(2)] == ["1", "2"]  # type: ignore[index]

@@ -11,6 +11,7 @@ from urllib.parse import quote
 import pytest
 from django.test import Client
 
+from dashboard.display import money
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csv_rows, load_more
 from tests.dashboard.numbers_shop import ODD_CATEGORY, catalogue, category_orders, frozen_now, place
@@ -34,7 +35,7 @@ def url(category: str, query: str = RANGE) -> str:
     return f"/categories/{quote(category, safe='')}/?{query}"
 
 
-def every_page(staff: Client, first: str) -> list[tuple[str, str, int, Decimal]]:
+def every_page(staff: Client, first: str) -> list[tuple[str, str, int, str]]:
     """(order, status, units, revenue) of every row, following "load more" as htmx does."""
     response = staff.get(first)
     assert response.status_code == 200
@@ -55,7 +56,8 @@ def test_a_categorys_orders_newest_first_in_pages(staff: Client, shop: list[str]
     want = category_orders(category, START, END)
     assert want  # the seeded shop has orders of every category in the range
     shown = every_page(staff, url(category, RANGE + "&limit=3"))
-    assert {oid: (status, units, revenue) for oid, status, units, revenue in shown} == want
+    shown_as = {oid: (status, units, money(revenue)) for oid, (status, units, revenue) in want.items()}
+    assert {oid: (status, units, revenue) for oid, status, units, revenue in shown} == shown_as
     assert len(shown) == len(want)  # no order twice
     page = staff.get(url(category)).content.decode()
     assert f"<h1>Category {category.replace('&', '&amp;')}</h1>" in page
@@ -126,3 +128,13 @@ def test_calls_do_not_grow_with_the_table(staff: Client, shop: list[str]) -> Non
     # the page: freshness + one Query per write shard of the category index + one BatchGetItem of the page's order
     # summaries (their status and total); "load more": the Queries and the BatchGetItem
     assert (small, small_more) == (big, big_more) == (1 + 4 + 1, 4 + 1)
+
+
+def test_a_category_no_order_holds_is_404_and_an_empty_range_of_a_real_one_is_200(
+    staff: Client, shop: list[str]
+) -> None:
+    unknown = staff.get(url("Nonexistent"))
+    assert unknown.status_code == 404 and "Nonexistent" in unknown.content.decode()
+    assert b'id="content-start"' in unknown.content  # the product's own error page
+    assert staff.get(url("Nonexistent", RANGE + "&format=csv")).status_code == 404
+    assert staff.get(url("Books", "from=2020-01-01&to=2020-01-31")).status_code == 200  # sold, not in that range

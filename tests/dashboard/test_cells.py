@@ -46,7 +46,7 @@ def test_id_urls_lead_where_the_reversed_urls_lead() -> None:
 
 
 def test_timestamp() -> None:
-    assert timestamp(datetime(2024, 5, 1, 12, 3, 4)) == "2024-05-01 12:03:04" and timestamp("x") == ""
+    assert timestamp(datetime(2024, 5, 1, 12, 3, 4)) == "2024-05-01 12:03:04 UTC" and timestamp("x") == ""
 
 
 def test_table_rows_are_the_rows_of_cells() -> None:
@@ -60,7 +60,8 @@ def test_table_rows_are_the_rows_of_cells() -> None:
 def test_payment_list_is_the_template_loop() -> None:
     payments = [Payment(type="Visa", amount=Decimal("20.00"), transaction_id="tx<1>"), Payment(type=None, amount=None)]
     loop = Template(
-        '<ul class="payments">{% for p in payments %}<li>{{ p.type|default:"?" }} {{ p.amount|default_if_none:"?" }}'
+        '{% load display %}<ul class="payments">{% for p in payments %}'
+        '<li>{{ p.type|default:"?" }} {{ p.amount|money|default:"?" }}'
         '{% if p.transaction_id %} <span class="mono">{{ p.transaction_id }}</span>{% endif %}</li>{% empty %}'
         "<li>none</li>{% endfor %}</ul>"
     )
@@ -83,12 +84,12 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
     from shop.models import Order
 
     loop = Template(
-        '<tr class="order-row" data-order-id="{{ row.order_id }}">'
+        '{% load display %}<tr class="order-row" data-order-id="{{ row.order_id }}">'
         "<td><a href=\"{% url 'dashboard:order' row.order_id %}\">{{ row.order_id }}</a></td>"
         "{% if with_customer %}<td><a href=\"{% url 'dashboard:customer' row.customer_id %}\">{{ row.customer_id }}"
         "</a></td>{% endif %}"
-        '<td>{{ row.date|date:"Y-m-d H:i:s"|default:"—" }}</td><td>{{ row.status|default:"unknown" }}</td>'
-        '<td class="num">{{ row.total|default_if_none:"—" }}</td>'
+        '<td>{{ row.date|when|default:"—" }}</td><td>{{ row.status|default:"unknown" }}</td>'
+        '<td class="num">{{ row.total|money|default:"—" }}</td>'
         '<td class="num">{{ row.item_count|default_if_none:"—" }}</td></tr>'
     )
     rows = [

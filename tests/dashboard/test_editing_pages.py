@@ -233,7 +233,7 @@ def test_bad_and_unknown_ids_are_4xx(aws: None, url: str, status: int) -> None:
 
 def test_history_csv_has_a_row_per_changed_attribute(aws: None, catalogue: Client) -> None:
     fields = form_fields(catalogue, "/products/12345/edit/")
-    catalogue.post("/products/12345/edit/", fields | {"price": "90", "category": "music"})
+    catalogue.post("/products/12345/edit/", fields | {"price": "90", "category": "music", "new_category": "on"})
     response = catalogue.get("/history/product/12345/?format=csv")
     assert response.status_code == 200 and response["X-DynamoDB-Calls"] == "2"  # GetItem, then the first Query
     rows = csv_rows(response)

@@ -147,6 +147,16 @@ def test_bad_input_is_a_4xx_without_traceback(aws_sample: None, staff: Client) -
         assert 'role="alert"' in body
 
 
+def test_a_refused_parameter_is_marked_beside_its_field(aws_sample: None, staff: Client) -> None:
+    response = staff.get("/patterns/getCustomerByCustomerId/", {"customer_id": "", "limit": "0"})
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="pattern-form"' in html
+    for name in ("customer_id", "limit"):
+        control = re.search(rf'<input [^>]*name="{name}"[^>]*>', html)
+        assert control is not None and f'aria-describedby="id_{name}_error"' in control.group(0)
+        assert f'<ul class="errorlist" id="id_{name}_error">' in html
+
+
 def test_anonymous_users_go_to_the_login_page(aws_sample: None) -> None:
     response = Client().get("/patterns/getCustomerByCustomerId/?customer_id=12345")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

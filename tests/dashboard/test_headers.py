@@ -99,3 +99,26 @@ def test_check_deploy_passes_with_production_env(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize("logged_in", [False, True])
+def test_an_overlong_url_is_our_414_page_and_one_at_the_limit_is_served(staff: Client, logged_in: bool) -> None:
+    client = staff if logged_in else Client()
+    long_query = "/patterns/?q=" + "x" * 5000
+    response = client.get(long_query)
+    assert response.status_code == 414
+    html = response.content.decode()
+    assert "<h1>414 Address too long</h1>" in html and "at most 4096 characters" in html
+    assert "Traceback" not in html and response["Content-Security-Policy"]
+    assert_cost_headers(response, calls=0)
+    at_limit = "/patterns/?q=" + "x" * (4096 - len("/patterns/?q="))
+    assert client.get(at_limit).status_code == (200 if logged_in else 302)
+
+
+def test_the_favicon_is_served_to_anyone_and_linked_from_every_page(staff: Client) -> None:
+    icon = Client().get("/favicon.ico")
+    assert icon.status_code == 200 and icon["Content-Type"] in ("image/x-icon", "image/vnd.microsoft.icon")
+    assert icon.getvalue()[:4] == b"\x00\x00\x01\x00"  # an ICO file
+    html = staff.get("/patterns/").content.decode()
+    link = re.search(r'<link rel="icon" href="([^"]+)"', html)
+    assert link is not None and Client().get(link.group(1)).status_code == 200

@@ -45,7 +45,7 @@ def forms(html: str) -> list[tuple[str, str]]:
 def test_the_summary_links_the_customer_and_says_when_the_delivery_date_is_an_estimate() -> None:
     html = page(ORDER)
     assert '<dd><a href="/customers/c&amp;1/">c&amp;1</a></dd>' in html
-    assert "<dd>2024-05-01 12:03:04</dd>" in html and "<dd>12.50</dd>" in html
+    assert "<dd>2024-05-01 12:03:04 UTC</dd>" in html and "<dd>$12.50</dd>" in html
     assert '<dd>2024-05-04 <span class="note">(estimated: not stored yet' in html
     assert "(estimated" not in page({**ORDER, "delivery_date_stored": True})
     unknown = page(UNKNOWN)

@@ -173,3 +173,19 @@ def test_migrate_on_a_fresh_checkout_with_a_secret_key_creates_the_data_dir(tmp_
     assert done.returncode == 0, done.stderr
     assert (data / "db.sqlite3").exists()
     assert not (data / "django-secret-key").exists()
+
+
+def test_gunicorn_lets_a_long_url_through_to_our_414_page_and_serves_the_favicon(
+    production_env: dict[str, str],
+) -> None:
+    process, base = _gunicorn(production_env)
+    try:
+        # longer than Django's limit and than gunicorn's default request line (4,094), within gunicorn.conf.py's
+        long = requests.get(f"{base}/patterns/?q={'x' * 6000}", allow_redirects=False, timeout=30)
+        assert long.status_code == 414 and "<h1>414 Address too long</h1>" in long.text
+        assert long.headers["Content-Security-Policy"]
+        icon = requests.get(f"{base}/favicon.ico", timeout=30)
+        assert icon.status_code == 200 and icon.content[:4] == b"\x00\x00\x01\x00"
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

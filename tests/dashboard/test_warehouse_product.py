@@ -117,3 +117,12 @@ def test_jump_box_finds_a_customer_by_email(shop_table: str, admin_view_table: s
     explorer = staff.get("/patterns/getCustomerByEmail/", {"email": "GRACE@example.com"})
     assert [r[0][0] for r in explorer.context["rows"]] == ["c#1002"]
     assert explorer.context["calls"][0]["call"].index == "GSI5"
+
+
+def test_the_product_pages_order_lines_show_their_price_with_the_currency(
+    staff: Client, shop_table: str, admin_view_table: str
+) -> None:
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], order_id="o1")
+    html = staff.get("/products/2001/").content.decode()
+    assert '<td class="num">$10.50</td>' in html

@@ -221,6 +221,7 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("error-404", "/no/such/page/", status=404),
         Visit("error-404-order", "/orders/9999/", status=404),
         Visit("error-409", f"/orders/{PENDING_ORDER}/ship/", status=409, form={"expected_version": "999"}),
+        Visit("error-414", "/orders/due/?date=" + "9" * 5000, status=414),
         Visit("error-500", "/", status=500, condition=lambda: bug_on_home_page(monkeypatch)),
         Visit("error-503", f"/orders/{PENDING_ORDER}/", status=503, condition=dynamodb_gone),
     ]

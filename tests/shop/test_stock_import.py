@@ -108,3 +108,24 @@ def test_apply_refuses_more_rows_than_a_file_may_hold() -> None:
     row = stock_import.PlannedRow(2, "p0", "w0", "1", 2)
     with pytest.raises(InvalidInput):
         stock_import.apply([row] * (MAX_ROWS + 1), actor=ANN)
+
+
+def test_blank_lines_are_skipped_by_line_number_and_counted_as_no_row() -> None:
+    data = b"\nproduct_id,warehouse_id,quantity\r\np0,w0,1\r\n,,\r\n\r\n , ,\r\np1,w0,2\r\n\r\n"
+    rows, errors, skipped = stock_import.parse(data)
+    assert [r.line for r in rows] == [3, 7] and errors == []
+    assert skipped == [4, 5, 6, 8]  # the blank line before the header is no row
+
+
+def test_applying_the_same_rows_again_writes_nothing_and_says_they_were_applied(shop_table: str) -> None:
+    stocked_shop()
+    plan = stock_import.dry_run(csv_of([("p0", "w0", "12"), ("p1", "w0", "13")]))
+    first = stock_import.apply(plan.rows, actor=ANN)
+    assert [(o.code, o.already, o.quantity_now) for o in first] == [(200, False, "12"), (200, False, "13")]
+    editing.stock_set(
+        product_id="p1", warehouse_id="w0", quantity=5, seen=editing.snapshot(editing.stock_target("p1", "w0")),
+        actor=ANN,
+    )  # fmt: skip
+    again = stock_import.apply(plan.rows, actor=ANN)
+    assert [(o.code, o.already, o.quantity_now) for o in again] == [(409, True, "12"), (409, False, "5")]
+    assert quantity("p0", "w0") == 12 and quantity("p1", "w0") == 5

@@ -1,0 +1,27 @@
+"""The countries an address may name: ISO 3166 (django-countries), stored as the shop stores them.
+
+AWS's model and the seeded shop store ``Address.Country`` as the country's English name (``"Sweden"``), so the
+select's values are the English names, whatever language the page is in. A stored value that is no such name
+(old data such as ``"Sweden "``, or a code) stays on offer as it is, so a form that shows it can post it back
+unchanged.
+"""
+
+from __future__ import annotations
+
+from django.utils import translation
+from django_countries import countries
+
+NONE = ("", "—")
+
+
+def english_names() -> list[str]:
+    """Every ISO 3166 country's English name, in django-countries' order (by name)."""
+    with translation.override("en"):
+        return [str(country.name) for country in countries]
+
+
+def country_choices(stored: str | None) -> list[tuple[str, str]]:
+    """The select's choices: none, the stored value when it is no country's name (marked so), every country."""
+    names = english_names()
+    kept = [(stored, f"{stored} (as stored)")] if stored and stored not in names else []
+    return [NONE, *kept, *((name, name) for name in names)]

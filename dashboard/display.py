@@ -1,0 +1,82 @@
+"""How every page shows a moment and an amount: one format each, so staff read the same thing everywhere.
+
+- ``when``: a moment in the staff's time zone (``settings.TIME_ZONE``, from ``SHOP_ADMIN_TIME_ZONE``) in one
+  format, the zone's name included. The shop stores UTC without a zone suffix (``shop.timestamps``), and some
+  values reach a page as that text (an audit entry's ``At``): both are read as UTC.
+- ``money``: an amount in the shop's currency (``SHOP_CURRENCY``) by Babel in ``SHOP_LOCALE``'s conventions, at
+  least two decimals and never rounded (an old price with three decimals shows all three).
+- ``plain_amount``: an amount for a CSV cell: a number with at least two decimals, no symbol (the CSV columns
+  are read by programs).
+
+Templates use them as the ``when`` and ``money`` filters (``dashboard.templatetags.display``); table cells built
+in Python (``dashboard.cells``) call them directly.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+
+from babel.numbers import format_currency
+from django.conf import settings
+from django.utils import dateformat, timezone
+
+from shop.timestamps import InvalidDate, parse_ts
+
+DATETIME_FORMAT = "Y-m-d H:i:s T"  # Django's date format: 2026-11-25 20:09:34 CET
+CENT = Decimal("0.01")
+
+
+def moment(value: object) -> datetime | None:
+    """An aware datetime for a stored moment (a naive datetime or the shop's text is UTC); None for anything
+    else."""
+    if isinstance(value, str) and value:
+        try:
+            value = parse_ts(value)
+        except InvalidDate:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return value.replace(tzinfo=UTC) if timezone.is_naive(value) else value
+
+
+def when(value: object) -> str:
+    """``2026-11-25 20:09:34 UTC`` in the staff's time zone; a day alone as ``2026-11-25``; empty for nothing;
+    text that is no timestamp as it is."""
+    found = moment(value)
+    if found is not None:
+        return dateformat.format(timezone.localtime(found), DATETIME_FORMAT)
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value.isoformat()
+    return "" if value is None else str(value)
+
+
+def amount(value: object) -> Decimal | None:
+    """The exact decimal of a stored amount (a Decimal, an int, AWS's decimal string); None when it is none."""
+    if value is None or value == "" or isinstance(value, bool | float):
+        return None
+    try:
+        number = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def money(value: object) -> str:
+    """``$1,234.50``: the shop's currency in its locale, at least two decimals, none dropped; empty for nothing;
+    text that is no number as it is."""
+    number = amount(value)
+    if number is None:
+        return "" if value is None else str(value)
+    return format_currency(number, settings.SHOP_CURRENCY, locale=settings.SHOP_LOCALE, decimal_quantization=False)
+
+
+def plain_amount(value: object) -> Decimal | str | None:
+    """The amount of a CSV cell: a Decimal with at least two decimals (written ``1234.50``: no symbol, no
+    grouping; a number, so the CSV's formula guard leaves ``-5.00`` alone); None for nothing; text that is no
+    number as it is."""
+    number = amount(value)
+    if number is None:
+        return None if value is None or value == "" else str(value)
+    exponent = number.as_tuple().exponent
+    return number.quantize(CENT) if isinstance(exponent, int) and exponent > -2 else number
