@@ -1,10 +1,15 @@
 """Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
 pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
 in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
+
+On the page a list speaks of names and bare ids: each ``Column`` has a heading and makes its cell from the typed
+item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index and key condition
+serve the list is the explorer's subject, which the page links to for operators.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -13,9 +18,8 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.cells import id_url
+from dashboard.cells import DASH, Cell, id_url
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.patterns import stored_row
 from dashboard.responses import csv_response
 from dashboard.views.common import list_form
 from dashboard.views.patterns import csv_rows
@@ -34,12 +38,22 @@ _LINKS = {
 
 
 @dataclass(frozen=True)
+class Column:
+    """A list's column: its heading, its cell from one item of the list (typed: the pattern's model), and whether
+    a phone leaves it out (``secondary``)."""
+
+    heading: str
+    cell: Callable[[Any], Cell]
+    secondary: bool = False
+
+
+@dataclass(frozen=True)
 class Section:
     name: str
     title: str
     pattern_name: str
     params: dict[str, Any]
-    columns: tuple[str, ...]
+    columns: tuple[Column, ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
 
     @property
@@ -61,6 +75,13 @@ def link(value: Any) -> str | None:
     return None
 
 
+def key_cell(key: str | None) -> Cell:
+    """A stored key (``w#301``) as its bare id (``301``), linking to its page when it has one."""
+    if not key:
+        return Cell(DASH)
+    return Cell(keys.strip(key), url=link(key))
+
+
 def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
     query: QueryDict = request.GET.copy()
@@ -77,7 +98,9 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    rows = [stored_row(section.pattern.attributes(item), section.columns, link) for item in page.items]
+    rows = [
+        [column.cell(item)._replace(secondary=column.secondary) for column in section.columns] for item in page.items
+    ]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,
