@@ -249,11 +249,13 @@ MAX_BULK = 200
 
 
 class BulkForm(forms.Form):
-    """The selected orders of a status list and what to do with them."""
+    """The selected orders of a status list and what to do with them; ``confirm=yes`` once staff have seen what an
+    action that cannot be undone (cancelling) will change."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])
 
     def __init__(self, data: QueryDict) -> None:
         super().__init__(data)

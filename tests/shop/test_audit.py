@@ -149,3 +149,18 @@ def test_changes_to_no_order_are_audited_in_their_own_partition(shop_table: str)
 def test_an_actor_needs_a_username(name: str) -> None:
     with pytest.raises(InvalidInput):
         Actor(name)
+
+
+@pytest.mark.parametrize(
+    ("attribute", "words"),
+    [
+        ("Price", "Price"),
+        ("Quantity", "Quantity"),
+        ("Detail.Name", "Name"),
+        ("Detail.Description", "Description"),
+        ("Address.City", "Address city"),
+        ("Address.ZipCode", "Address zip code"),
+    ],
+)
+def test_an_edited_attribute_reads_as_words_not_as_its_path(attribute: str, words: str) -> None:
+    assert audit.attribute_words(attribute) == words
