@@ -93,5 +93,5 @@ def _confirmation(request: HtmxHttpRequest, action: str, status: str, order_ids:
 
 def _missing(order_id: str) -> Row:
     """A selected order that is not there (any more): its id, and the row's other cells saying so."""
-    cells = [Cell(order_id), Cell("no such order"), *(Cell(DASH) for _ in range(4))]
+    cells = [Cell(order_id), Cell("no such order"), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH, secondary=True)]
     return Row(cells, (("order-id", order_id),))
