@@ -112,9 +112,7 @@ def test_an_empty_selection_says_so_where_the_outcome_goes(packer: Client, shop_
     assert page.status_code == 400
     html = page.content.decode()
     assert f"<h1>Bulk {action}: nothing done</h1>" in html
-    assert (
-        '<div class="alert" role="alert" id="bulk-problem" data-status="400">Select at least one order.</div>' in html
-    )
+    assert '<div class="alert" role="alert" id="bulk-problem" data-status="400">Select at least one order</div>' in html
     assert '<a href="/orders/?status=SHIPPED">Back to the shipped orders</a>' in html
 
 
