@@ -100,6 +100,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.middleware.StaffOnlyMiddleware",
+    "dashboard.middleware.OperatorsOnlyMiddleware",  # the operations area (dashboard.navigation) for operators only
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # last: turns a lockout into the lockout page
@@ -119,6 +120,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.navigation.current_area",  # the top bar's current area (no DynamoDB call)
+                "dashboard.permissions.allowed",  # ``may``: what the user may do, for links and buttons
             ],
         },
     },
@@ -248,6 +250,9 @@ FULFILMENT_GROUP = "fulfilment"
 # Groups whose members may edit the catalogue (products, stock, warehouses) and customers (migration 0002).
 CATALOGUE_GROUP = "catalogue"
 CUSTOMER_SERVICE_GROUP = "customer-service"
+# Group whose members open the operations pages (the explorer, the sync, an order's consistency) and see the footer's
+# DynamoDB calls one by one (migration 0003); superusers do too.
+OPERATORS_GROUP = "operators"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

@@ -1,7 +1,8 @@
-"""Django's model backend, with the user's fulfilment-group membership fetched in the same query.
+"""Django's model backend, with the user's fulfilment- and operators-group memberships fetched in the same query.
 
-The ``Exists`` annotation puts ``in_fulfilment_group`` on the user (``dashboard.permissions.can_fulfil`` reads
-it), so the order page's ship/cancel check needs no query of its own. The user is loaded on every request, as
+The ``Exists`` annotations put ``in_fulfilment_group`` and ``in_operators_group`` on the user
+(``dashboard.permissions.can_fulfil`` and ``can_operate`` read them), so the order page's ship/cancel check and
+the operations menu and footer, on every page, need no query of their own. The user is loaded on every request, as
 Django does: a deactivated account, a changed password or a lost group membership applies to the very next
 request on every instance.
 """
@@ -18,9 +19,12 @@ from django.db.models import Exists, OuterRef
 
 class StaffBackend(ModelBackend):
     def get_user(self, user_id: Any) -> User | None:
-        membership = User.groups.through.objects.filter(user=OuterRef("pk"), group__name=settings.FULFILMENT_GROUP)
+        members = User.groups.through.objects.filter(user=OuterRef("pk"))
         try:
-            user = User._default_manager.annotate(in_fulfilment_group=Exists(membership)).get(pk=user_id)
+            user = User._default_manager.annotate(
+                in_fulfilment_group=Exists(members.filter(group__name=settings.FULFILMENT_GROUP)),
+                in_operators_group=Exists(members.filter(group__name=settings.OPERATORS_GROUP)),
+            ).get(pk=user_id)
         except User.DoesNotExist:
             return None
         return user if self.user_can_authenticate(user) else None

@@ -55,6 +55,7 @@ class Cell(NamedTuple):
     nested: bool = False  # indented JSON of a map or list: shown in <pre>
     url: str | None = None  # the cell links there
     numeric: bool = False  # right-aligned (class "num")
+    secondary: bool = False  # left out on a phone (class "secondary", as its column's <th>)
 
     def html(self) -> SafeString:
         if self.url:
@@ -63,7 +64,10 @@ class Cell(NamedTuple):
             content = format_html('<pre class="nested">{}</pre>', self.text)
         else:
             content = format_html("{}", self.text)
-        return format_html('<td class="num">{}</td>' if self.numeric else "<td>{}</td>", content)
+        classes = " ".join(name for name, on in (("num", self.numeric), ("secondary", self.secondary)) if on)
+        return (
+            format_html('<td class="{}">{}</td>', classes, content) if classes else format_html("<td>{}</td>", content)
+        )
 
 
 def amount_cell(value: object) -> Cell:

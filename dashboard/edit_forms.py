@@ -25,6 +25,7 @@ from django.forms.utils import pretty_name
 from dashboard.category_names import matching
 from dashboard.countries import country_choices
 from shop import editing
+from shop.audit import attribute_words
 from shop.errors import InvalidInput
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot
 
@@ -276,14 +277,14 @@ class StockAdjustForm(EditForm):
 
 
 EDIT_FORMS: tuple[type[EditForm], ...] = (CustomerForm, ProductForm, WarehouseForm, StockForm)
-_OTHER_LABELS = {"Version": "version"}
 
 
 def attribute_label(path: str) -> str:
     """How a page names a stored attribute: the label of the field that edits it (``Address.Country`` ->
-    ``Country``, ``Detail.Name`` -> ``Name``), never the attribute's path."""
+    ``Country``, ``Detail.Name`` -> ``Name``), else the attribute in words (``DeliveryDate`` -> "Delivery date"),
+    never the attribute's path."""
     for form_class in EDIT_FORMS:
         name = next((n for n, shown in form_class.paths.items() if shown == path), None)
         if name is not None:
             return str(form_class.base_fields[name].label or pretty_name(name))
-    return _OTHER_LABELS.get(path, path.rpartition(".")[2])
+    return attribute_words(path)

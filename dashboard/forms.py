@@ -321,12 +321,14 @@ class TrackingField(forms.CharField):
 
 class BulkForm(forms.Form):
     """The selected orders of a status list and what to do with them; shipping takes a carrier for all of them
-    and, per order, an optional tracking number."""
+    and, per order, an optional tracking number; ``confirm=yes`` once staff have seen what an action that cannot be
+    undone (cancelling) will change."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
     carrier = TrackingField("Carrier")
+    confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])
 
     def __init__(self, data: QueryDict) -> None:
         super().__init__(data)

@@ -19,6 +19,8 @@
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
+- ``OperatorsOnlyMiddleware`` (after it): a page of the operations menu (``dashboard.navigation.OPERATIONS``) is a
+  403 for anyone but operators (``dashboard.permissions.can_operate``), whatever its view says.
 
 django-htmx's ``HtmxMiddleware`` comes right after ``DynamoDBCostMiddleware``, so ``request.htmx`` is there for
 the others and for every response.
@@ -38,7 +40,9 @@ from django.template.loader import render_to_string
 from django.template.response import SimpleTemplateResponse
 from django_htmx.http import HttpResponseClientRedirect
 
+from dashboard import navigation
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_operate, needs_operator
 from dashboard.responses import NO_ANSWER, NO_ANSWER_TO_CHANGE, no_answer
 from dynamo import deadline
 from dynamo.instrumentation import CallLog, recording
@@ -59,7 +63,8 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
 
 
 def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log: CallLog) -> None:
-    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open)."""
+    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open), its calls one
+    by one for operators only."""
     if not request.htmx or not isinstance(response, HttpResponse):
         return
     if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
@@ -68,7 +73,9 @@ def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log:
         return
     if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
         response.render()
-    panel = render_to_string("_dynamodb_cost.html#oob", {"log": log, "oob_path": request.path})
+    user = getattr(request, "user", None)
+    shown = user is not None and can_operate(user)
+    panel = render_to_string("_dynamodb_cost.html#oob", {"log": log, "oob_path": request.path, "calls_shown": shown})
     response.content = response.content + panel.encode(response.charset)
     if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
         response["Content-Length"] = str(len(response.content))
@@ -156,3 +163,21 @@ class StaffOnlyMiddleware:
     @staticmethod
     def _to_login(response: HttpResponseBase) -> bool:
         return response.get("Location", "").startswith(resolve_url(settings.LOGIN_URL))
+
+
+class OperatorsOnlyMiddleware:
+    """Checked once the URL is resolved (``process_view``), so the page's area decides, and before the view runs:
+    a login redirect (``LoginRequiredMiddleware``, earlier) comes first."""
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HtmxHttpRequest, view: Callable[..., HttpResponseBase], args: object, kwargs: object
+    ) -> HttpResponseBase | None:
+        if navigation.in_operations(request) and not can_operate(request.user):
+            return needs_operator(request)
+        return None

@@ -1,8 +1,11 @@
-"""Which area of the top bar (``templates/base.html``) the page belongs to, for ``aria-current`` on its link.
+"""Which area of the top bar (``templates/base.html``) the page belongs to, for ``aria-current`` on its link, and
+which areas form the operations menu, whose pages only operators open (``dashboard.permissions.can_operate``,
+enforced by ``dashboard.middleware.OperatorsOnlyMiddleware`` from this same table).
 
 A context processor: every page gets it without its view knowing, and it reads only the URL Django resolved (no
 DynamoDB, no database). A page that is not listed belongs to no area (an order, a customer: reached by the jump
-box or a link). A product's pages belong to the catalogue, the list of every product.
+box or a link). A product's pages belong to the catalogue, the list of every product; an order's consistency with
+the admin view (and its repair) belongs to the sync.
 """
 
 from __future__ import annotations
@@ -30,16 +33,32 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:stock-adjust": ("catalogue", False),
     "dashboard:activity": ("activity", True),
     "dashboard:sync": ("sync", True),
+    "dashboard:sync-replay": ("sync", False),
+    "dashboard:order-consistency": ("sync", False),
+    "dashboard:order-consistency-repair": ("sync", False),
     "dashboard:patterns": ("explorer", True),
     "dashboard:pattern": ("explorer", False),
 }
+# The operations menu: developers' and operators' tools, each page of these areas for operators only.
+OPERATIONS = frozenset({"sync", "explorer"})
 
 
-def current_area(request: HttpRequest) -> dict[str, str]:
-    """``nav_area`` (the area's name) and ``nav_current`` (the ``aria-current`` value), or nothing."""
+def area_of(request: HttpRequest) -> tuple[str, bool] | None:
+    """The page's (area, whether it is the area's own page), or None for a page of no area."""
     match = request.resolver_match
-    found = AREAS.get(match.view_name) if match is not None else None
+    return AREAS.get(match.view_name) if match is not None else None
+
+
+def in_operations(request: HttpRequest) -> bool:
+    found = area_of(request)
+    return found is not None and found[0] in OPERATIONS
+
+
+def current_area(request: HttpRequest) -> dict[str, str | bool]:
+    """``nav_area`` (the area's name), ``nav_current`` (the ``aria-current`` value) and ``nav_operations`` (the
+    area is in the operations menu), or nothing."""
+    found = area_of(request)
     if found is None:
         return {}
     area, own_page = found
-    return {"nav_area": area, "nav_current": "page" if own_page else "true"}
+    return {"nav_area": area, "nav_current": "page" if own_page else "true", "nav_operations": area in OPERATIONS}

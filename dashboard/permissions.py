@@ -1,12 +1,19 @@
 """Who may change what, checked on the server for every request (GET and POST alike): superusers anything;
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
-warehouses; members of ``customer-service`` edit customers. Any other staff member reads only."""
+warehouses; members of ``customer-service`` edit customers; members of ``operators`` open the operations pages
+(the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
+only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
+
+Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
+button only to whom the server would let use it."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import error
@@ -58,3 +65,57 @@ def can_edit_customers(user: User) -> bool:
 
 def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{group}' group to edit {what}")
+
+
+def can_operate(user: User) -> bool:
+    """The operations pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
+    if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    known = getattr(user, "in_operators_group", None)  # loaded with the user by dashboard.auth.StaffBackend
+    if known is not None:
+        return bool(known)
+    return settings.OPERATORS_GROUP in _groups(user)
+
+
+def needs_operator(request: HtmxHttpRequest) -> HttpResponse:
+    return error(request, 403, f"this page is for operators: superusers and the '{settings.OPERATORS_GROUP}' group")
+
+
+def is_superuser(user: User) -> bool:
+    """Repairing the admin view, replaying dead letters, staff accounts: superusers only."""
+    return isinstance(user, AbstractUser) and user.is_active and user.is_staff and user.is_superuser
+
+
+class Allowed:
+    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each answer from the functions above,
+    worked out when a template first asks (a page asks about one or two, and most need no query for them)."""
+
+    def __init__(self, user: User) -> None:
+        self._user = user
+
+    @cached_property
+    def fulfil(self) -> bool:
+        return can_fulfil(self._user)
+
+    @cached_property
+    def edit_catalogue(self) -> bool:
+        return can_edit_catalogue(self._user)
+
+    @cached_property
+    def edit_customers(self) -> bool:
+        return can_edit_customers(self._user)
+
+    @cached_property
+    def operate(self) -> bool:
+        return can_operate(self._user)
+
+    @cached_property
+    def superuser(self) -> bool:
+        return is_superuser(self._user)
+
+
+def allowed(request: HttpRequest) -> dict[str, Allowed]:
+    """Context processor: ``may``, what the request's user may do (nothing for a request without a user)."""
+    return {"may": Allowed(getattr(request, "user", AnonymousUser()))}

@@ -146,9 +146,22 @@ def _shown(value: str | None) -> str:
     return "-" if value is None else value
 
 
+_DETAIL = "Detail."  # a product's name and description are inside its ``Detail`` map
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # "ZipCode": "Zip" "Code"
+
+
+def attribute_words(attribute: str) -> str:
+    """An edited attribute as staff read it, not its stored path: ``Price`` is "Price", ``Detail.Name`` "Name",
+    ``Address.ZipCode`` "Address zip code"."""
+    path = attribute.removeprefix(_DETAIL)
+    words = " ".join(_WORD_START.sub(" ", part) for part in path.split("."))
+    return words[:1] + words[1:].lower()
+
+
 def _summary(changes: Sequence[Changed], prefix: str, reason: str | None) -> str:
     parts = [
-        f"{c.attribute}: {c.before if c.before is not None else '-'} -> {c.after if c.after is not None else '-'}"
+        f"{attribute_words(c.attribute)}: {c.before if c.before is not None else '-'} -> "
+        f"{c.after if c.after is not None else '-'}"
         for c in changes
     ]
     text = prefix + "; ".join(parts) + (f" ({reason})" if reason else "")

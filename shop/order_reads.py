@@ -1,10 +1,11 @@
-"""Reading one order: its whole item collection (access pattern 5), sorted into its entities."""
+"""Reading one order: its whole item collection (access pattern 5), sorted into its entities; or just the order item
+(what a list of orders shows of it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dynamo.paging import all_items
+from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
 from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem
@@ -48,3 +49,10 @@ def order_collection(order_id: str) -> OrderCollection:
         raise NotFound("order", oid)
     history.sort(key=lambda e: e.sk, reverse=True)
     return OrderCollection(order, items, invoices, shipments, shipment_items, history)
+
+
+def order_by_id(order_id: str) -> Order | None:
+    """The order item alone: Query PK=o#<oid>, SK begins_with c# (its sort key is its customer's key), one item;
+    None when there is no such order."""
+    page = query_page(Order, keys.order(order_id), limit=1, range_key_condition=Order.sk.startswith(keys.CUSTOMER))
+    return page.items[0] if page.items else None

@@ -3,6 +3,11 @@
 With htmx the answer swaps each row's outcome cell in place (out of band) and the summary line; without
 JavaScript the same form post gets a results page. Every selected order gets an outcome. When DynamoDB did not answer
 for some order (its outcome is unknown), the answer is a 503 with ``Retry-After``, the outcomes included.
+
+Cancelling cannot be undone, so it is confirmed first: without ``confirm=yes`` the answer (200, nothing changed)
+lists the selected orders as they are now, with a form that posts the same selection again with ``confirm=yes``;
+with htmx it goes in the list's ``#bulk-confirm``, above its buttons. A selection the form refuses (none, too many, a
+bad id) is a 400 whose reason shows where the outcome would: the list's summary line (htmx), or the results page.
 """
 
 from __future__ import annotations
@@ -10,14 +15,19 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_POST
+from django_htmx.http import reswap, retarget
 
 from dashboard.actors import actor_of
-from dashboard.forms import BulkForm
+from dashboard.cells import DASH, Cell, Row
+from dashboard.forms import BulkForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import RETRY_AFTER_S, domain_errors
-from dashboard.views.common import validated
+from dashboard.responses import RETRY_AFTER_S, domain_errors, error
+from dashboard.views.common import order_row
 from shop import bulk
+
+CONFIRMED = "yes"
+UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first
 
 
 @require_POST
@@ -25,8 +35,13 @@ from shop import bulk
 def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
-    form = validated(BulkForm(request.POST))
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        return _refused(request, form)
     action = form.cleaned_data["action"]
+    status = form.cleaned_data.get("status") or "PENDING"
+    if action in UNDOABLE and form.cleaned_data["confirm"] != CONFIRMED:
+        return _confirmation(request, action, status, form.cleaned_data["orders"])
     outcomes = bulk.run(
         action,
         form.cleaned_data["orders"],
@@ -39,7 +54,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     unknown = sum(1 for o in outcomes if o.unknown)
     context = {
         "action": action,
-        "status": form.cleaned_data.get("status") or "PENDING",
+        "status": status,
         "outcomes": outcomes,
         "done": done,
         "refused": refused,
@@ -53,3 +68,36 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     response = TemplateResponse(request, template, context, status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
+
+
+def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
+    """400 with the form's reason, shown where the outcome would have been."""
+    message = first_error(form)
+    if request.htmx:
+        return reswap(retarget(error(request, 400, message), "#bulk-summary"), "innerHTML")
+    context = {
+        "action": form.cleaned_data.get("action", ""),
+        "status": form.cleaned_data.get("status") or "PENDING",
+        "problem": message,
+    }
+    return TemplateResponse(request, "dashboard/bulk.html", context, status=400)
+
+
+def _confirmation(request: HtmxHttpRequest, action: str, status: str, order_ids: list[str]) -> HttpResponse:
+    """The selected orders as they are now (as the list shows them) and the form that confirms the action."""
+    found = bulk.orders_of(order_ids)
+    rows = [
+        order_row(order, with_customer=True) if order is not None else _missing(order_id)
+        for order_id, order in zip(order_ids, found, strict=True)
+    ]
+    context = {"action": action, "status": status, "order_ids": order_ids, "rows": rows}
+    if not request.htmx:
+        return TemplateResponse(request, "dashboard/bulk_confirm.html", context)
+    response = TemplateResponse(request, "dashboard/bulk_confirm.html#confirm", context)
+    return reswap(retarget(response, "#bulk-confirm"), "innerHTML")
+
+
+def _missing(order_id: str) -> Row:
+    """A selected order that is not there (any more): its id, and the row's other cells saying so."""
+    cells = [Cell(order_id), Cell("no such order"), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH, secondary=True)]
+    return Row(cells, (("order-id", order_id),))

@@ -117,17 +117,21 @@ def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
 ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]
 
 
-def order_row(row: Any, *, with_customer: bool) -> Row:
+ORDER_SECONDARY = frozenset({"items"})  # what a phone leaves out of an order list (its <th> says so too)
+
+
+def order_row(row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY) -> Row:
     """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``),
-    date, status, total, item count; ``data-order-id`` on the row."""
+    date, status, total, item count; ``data-order-id`` on the row. ``secondary`` names the columns (``status``,
+    ``items``) a phone leaves out."""
     cells = [Cell(row.order_id, url=id_url("dashboard:order", row.order_id))]
     if with_customer:
         cells.append(Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id)))
     cells += [
         Cell(timestamp(row.date) or DASH),
-        Cell(row.status or "unknown"),
+        Cell(row.status or "unknown", secondary="status" in secondary),
         amount_cell(row.total),
-        Cell(DASH if row.item_count is None else row.item_count, numeric=True),
+        Cell(DASH if row.item_count is None else row.item_count, numeric=True, secondary="items" in secondary),
     ]
     return Row(cells, (("order-id", row.order_id),))
 

@@ -24,6 +24,7 @@ from adminview.schema import Key as ViewKey
 from dashboard.actors import actor_of
 from dashboard.forms import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import partial, validated
 from dynamo import ddb_json
@@ -98,7 +99,7 @@ def _context(request: HtmxHttpRequest, report: Report, **extra: Any) -> dict[str
         "rule": consistency.RULE,
         "difference_rows": _difference_rows(report),
         "item_rows": _item_rows(report),
-        "can_repair": request.user.is_superuser,
+        "can_repair": is_superuser(request.user),
         **extra,
     }
 
@@ -161,7 +162,7 @@ def order_consistency(request: HtmxHttpRequest, order_id: str) -> HttpResponseBa
 @domain_errors
 def order_consistency_repair(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     """Superusers only: rewrite the order's view items from the shop (``adminview.consistency.order_repair``)."""
-    if not request.user.is_superuser:
+    if not is_superuser(request.user):
         return error(request, 403, "Only superusers may repair the admin view.")
     oid = keys.bare(order_id, keys.ORDER)
     try:

@@ -19,6 +19,7 @@ from adminview import number_reads, selectors, sync_store
 from dashboard import figure_charts
 from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_operate
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import read_or_reason, refused_filter, validated
 from dashboard.views.stats import categories_context, daily_context, range_context
@@ -40,13 +41,14 @@ def home(request: HtmxHttpRequest) -> HttpResponseBase:
     revenue and units by category per day over ``from``..``to`` (default the last 90 days; one read of their
     counters); the sync's freshness and its dead letters. Each read costs the same whatever the table holds.
 
-    The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And the
-    one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about every six hours;
-    no read capacity). Exact counts would need a Scan, which no page does."""
+    The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And, for
+    operators, the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about
+    every six hours; no read capacity). Exact counts would need a Scan, which no page does."""
     today = now().date()
     form = RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS)
     valid = form.is_valid()
-    context: dict[str, Any] = {"tables": _table_sizes(), **range_context(request, form, today)}
+    tables = _table_sizes() if can_operate(request.user) else []  # the tables' sizes: for operators
+    context: dict[str, Any] = {"tables": tables, **range_context(request, form, today)}
     if not valid:
         return refused_filter(request, form, "dashboard/home.html", context)
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]

@@ -40,6 +40,7 @@ from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
+PENDING_SECONDARY = frozenset({"status", "items"})  # on a phone: every row of the pending list is pending
 
 # --- pending orders (AV2) ----------------------------------------------------------------------------------
 
@@ -55,7 +56,7 @@ def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
         )
     page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
     context = {
-        "rows": [order_row(row, with_customer=True) for row in page.rows],
+        "rows": [order_row(row, with_customer=True, secondary=PENDING_SECONDARY) for row in page.rows],
         "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
         "csv_url": csv_url(request),
         "first_page": after is None,

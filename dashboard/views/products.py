@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 from adminview import number_reads, selectors
 from dashboard import cursors, figure_charts
-from dashboard.cells import id_url
+from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
 from dashboard.forms import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
@@ -28,7 +28,7 @@ from dashboard.views.common import (
     refused_filter,
 )
 from dashboard.views.history import latest
-from dashboard.views.sections import LIST, Section, sections_response
+from dashboard.views.sections import LIST, Column, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound
 from shop.timestamps import now
@@ -38,17 +38,31 @@ from shop.timestamps import now
 
 def product_sections(product_id: str, start: date, end: date) -> list[Section]:
     return [
-        Section("stock", "Stock in every warehouse", "getProductInventoryByProductId", {"product_id": product_id},
-                ("SK", "Quantity")),
+        Section(
+            "stock",
+            "Stock in every warehouse",
+            "getProductInventoryByProductId",
+            {"product_id": product_id},
+            (
+                Column("warehouse", lambda i: key_cell(i.sk)),
+                Column("quantity", lambda i: Cell(i.quantity, numeric=True)),
+            ),
+        ),
         Section(
             "orders",
             f"Order items from {start.isoformat()} to {end.isoformat()}, newest first",
             "getOrderByProductIdForDateRange",
             {"product_id": product_id, "start": start.isoformat(), "end": end.isoformat()},
-            ("PK", "GSI1-SK", "GSI2-PK", "Quantity", "Price"),
+            (
+                Column("order", lambda i: key_cell(i.pk)),
+                Column("date", lambda i: Cell(timestamp(i.date) or DASH)),
+                Column("customer", lambda i: key_cell(i.gsi2_pk)),
+                Column("quantity", lambda i: Cell(i.quantity, numeric=True)),
+                Column("price", lambda i: amount_cell(i.price), secondary=True),
+            ),
             {"newest_first": True},
         ),
-    ]  # fmt: skip
+    ]
 
 
 MONTHS = "months"  # ?list=months&format=csv: the units sold per month, as the page's chart shows them
@@ -108,10 +122,10 @@ def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -
 
 def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
     """(the other id, quantity) of the stock rows the page's first list shows, for a link to each one's edit form
-    (no further read): that list's first two columns are the other entity's key and ``Quantity``."""
+    (no further read): that list's first two columns are the other entity's bare id and the quantity."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
-    return [(keys.strip(str(cells[0].text)), str(cells[1].text)) for cells in rows]
+    return [(str(cells[0].text), str(cells[1].text)) for cells in rows]
 
 
 @require_GET

@@ -1,10 +1,15 @@
 """Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
 pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
 in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
+
+On the page a list speaks of names and bare ids: each ``Column`` has a heading and makes its cell from the typed
+item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index and key condition
+serve the list is the explorer's subject, which the page links to for operators.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -13,9 +18,8 @@ from django.http import HttpResponseBase, QueryDict
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.cells import Cell, amount_cell, id_url
+from dashboard.cells import DASH, Cell, id_url
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.patterns import stored_row
 from dashboard.responses import csv_response
 from dashboard.views.common import list_form
 from dashboard.views.patterns import csv_rows
@@ -34,12 +38,22 @@ _LINKS = {
 
 
 @dataclass(frozen=True)
+class Column:
+    """A list's column: its heading, its cell from one item of the list (typed: the pattern's model), and whether
+    a phone leaves it out (``secondary``)."""
+
+    heading: str
+    cell: Callable[[Any], Cell]
+    secondary: bool = False
+
+
+@dataclass(frozen=True)
 class Section:
     name: str
     title: str
     pattern_name: str
     params: dict[str, Any]
-    columns: tuple[str, ...]
+    columns: tuple[Column, ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
 
     @property
@@ -61,6 +75,13 @@ def link(value: Any) -> str | None:
     return None
 
 
+def key_cell(key: str | None) -> Cell:
+    """A stored key (``w#301``) as its bare id (``301``), linking to its page when it has one."""
+    if not key:
+        return Cell(DASH)
+    return Cell(keys.strip(key), url=link(key))
+
+
 def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
     query: QueryDict = request.GET.copy()
@@ -72,24 +93,14 @@ def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     return f"{quote(request.path)}?{query.urlencode()}"  # a prefixed id in the path (w#301) keeps its '#'
 
 
-AMOUNTS = ("Price", "Total", "Amount")  # attributes that hold an amount: shown as every page shows one
-
-
-def _shown(cells: list[Cell], section: Section) -> list[Cell]:
-    """A stored row as a staff page shows it: its amounts with the shop's currency (the explorer shows them as
-    stored)."""
-    return [
-        amount_cell(cell.text) if column in AMOUNTS else cell
-        for cell, column in zip(cells, section.columns, strict=True)
-    ]
-
-
 def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:
     """One page of a section, as the ``dashboard/_section.html`` template shows it."""
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    rows = [_shown(stored_row(section.pattern.attributes(item), section.columns, link), section) for item in page.items]
+    rows = [
+        [column.cell(item)._replace(secondary=column.secondary) for column in section.columns] for item in page.items
+    ]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,

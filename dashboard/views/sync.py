@@ -1,4 +1,4 @@
-"""The sync's state for staff: per-writer position and lag, dead letters, the last verify; replay for superusers.
+"""The sync's state for operators: per-writer position and lag, dead letters, the last verify; replay for superusers.
 
 Reads: heartbeats (one Query), the dead-letter count (one COUNT Query), the last verify (one GetItem) and the
 first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables hold.
@@ -20,6 +20,7 @@ from adminview import sync_status, sync_store
 from adminview.replay import replay
 from dashboard.actors import actor_of
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
 
 DEAD_LETTERS_SHOWN = 100
@@ -37,7 +38,7 @@ def sync_page(request: HtmxHttpRequest) -> HttpResponse:
         "status": status,
         "letters": letters,
         "more_letters": max(0, status.dead_letters - len(letters)),
-        "can_replay": request.user.is_superuser,
+        "can_replay": is_superuser(request.user),
         "key_field": KEY_FIELD,
         "all_field": ALL_FIELD,
     }
@@ -48,7 +49,7 @@ def sync_page(request: HtmxHttpRequest) -> HttpResponse:
 @domain_errors
 def sync_replay(request: HtmxHttpRequest) -> HttpResponse:
     """Replay one dead letter (``key``) or, with ``all``, up to ``REPLAY_ALL_AT_MOST`` of them, oldest first."""
-    if not request.user.is_superuser:
+    if not is_superuser(request.user):
         return error(request, 403, "Only superusers may replay dead letters.")
     if request.POST.get(ALL_FIELD):
         letters = list(sync_store.dead_letters(limit=REPLAY_ALL_AT_MOST))

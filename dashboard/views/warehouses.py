@@ -6,11 +6,12 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.cells import DASH, Cell, timestamp
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
 from dashboard.views.products import stock_rows
-from dashboard.views.sections import Section, sections_response
+from dashboard.views.sections import Column, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
 
@@ -18,13 +19,25 @@ from shop.errors import NotFound
 def warehouse_sections(warehouse_id: str) -> list[Section]:
     params = {"warehouse_id": warehouse_id}
     return [
-        Section("stock", "Stock by product", "getProductInventoryByWarehouseId", params, ("PK", "Quantity", "Name")),
+        Section(
+            "stock",
+            "Stock by product",
+            "getProductInventoryByWarehouseId",
+            params,
+            (Column("product", lambda i: key_cell(i.pk)), Column("quantity", lambda i: Cell(i.quantity, numeric=True))),
+        ),
         Section(
             "shipments",
             "Shipments, newest first",
             "getShipmentByWarehouseId",
             params,
-            ("SK", "PK", "ShipDate", "ShippingMethod", "Address"),
+            (
+                Column("shipment", lambda s: key_cell(s.sk)),
+                Column("order", lambda s: key_cell(s.pk)),
+                Column("date", lambda s: Cell(timestamp(s.date) or DASH)),
+                Column("type", lambda s: Cell(s.type or DASH), secondary=True),
+                Column("address", lambda s: Cell(s.address.one_line() if s.address else DASH), secondary=True),
+            ),
             {"newest_first": True},
         ),
     ]

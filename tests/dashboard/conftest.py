@@ -139,6 +139,21 @@ def fulfilment_user(db: None) -> User:
 
 
 @pytest.fixture
+def operator_user(db: None) -> User:
+    """A staff member in the ``operators`` group: the explorer, the sync and an order's consistency (no superuser)."""
+    user = User.objects.create_user("olga", "olga@example.com", "pw-olga-123", is_staff=True)
+    user.groups.add(Group.objects.get(name="operators"))
+    return user
+
+
+@pytest.fixture
+def operator(operator_user: User) -> Client:
+    client = Client()
+    client.force_login(operator_user)
+    return client
+
+
+@pytest.fixture
 def staff(staff_user: User) -> Client:
     client = Client()
     client.force_login(staff_user)

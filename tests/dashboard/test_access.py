@@ -106,3 +106,35 @@ def test_unknown_url_is_a_plain_404_page(staff: Client) -> None:
     response = staff.get("/no/such/page/")
     assert response.status_code == 404
     assert b"Traceback" not in response.content
+
+
+OPERATIONS = [
+    "/patterns/",
+    "/patterns/getCustomerByCustomerId/?customer_id=1",
+    "/sync/",
+    "/orders/o1/consistency/",
+    "/orders/o1/consistency/?format=json",
+]
+OPERATIONS_POSTS = ["/sync/replay/", "/orders/o1/consistency/repair/"]
+
+
+def test_operations_pages_are_for_operators_only(staff: Client, packer: Client) -> None:
+    for client in (staff, packer):  # no group, and a work group that is not operators
+        for path in OPERATIONS:
+            response = client.get(path)
+            assert response.status_code == 403, path
+            assert b"for operators" in response.content and b"Traceback" not in response.content
+        for path in OPERATIONS_POSTS:
+            response = client.post(path, {"all": "1"}, headers={"X-CSRFToken": csrf_of(client)})
+            assert response.status_code == 403, path
+    fragment = staff.get("/sync/", headers={"HX-Request": "true"})
+    assert fragment.status_code == 403 and b"<html" not in fragment.content and b"for operators" in fragment.content
+
+
+def test_operators_get_past_the_check_and_only_superusers_repair(
+    operator: Client, shop_table: str, admin_view_table: str
+) -> None:
+    assert operator.get("/patterns/").status_code == 200
+    assert operator.get("/orders/nope/consistency/").status_code == 404  # the page's own answer
+    repair = operator.post("/orders/nope/consistency/repair/")
+    assert repair.status_code == 403 and b"superusers" in repair.content.lower()

@@ -1,5 +1,6 @@
-"""The staff user is loaded on every request, with its fulfilment-group membership in the same query: a change
-made anywhere (another instance, a plain UPDATE without Django's signals) applies to the very next request."""
+"""The staff user is loaded on every request, with its fulfilment- and operators-group memberships in the same
+query: a change made anywhere (another instance, a plain UPDATE without Django's signals) applies to the very next
+request."""
 
 from __future__ import annotations
 
@@ -10,26 +11,27 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
-PAGE = "/patterns/"  # a page without DynamoDB calls
+PAGE = "/patterns/"  # a page without DynamoDB calls, for operators
 
 
-def test_the_user_and_its_group_membership_cost_one_query(staff: Client, django_assert_num_queries: Any) -> None:
-    assert staff.get(PAGE).status_code == 200
+def test_the_user_and_its_group_memberships_cost_one_query(operator: Client, django_assert_num_queries: Any) -> None:
+    assert operator.get(PAGE).status_code == 200
     with django_assert_num_queries(1):
-        response = staff.get(PAGE)
+        response = operator.get(PAGE)
     assert response.wsgi_request.user.in_fulfilment_group is False  # type: ignore[union-attr]
+    assert response.wsgi_request.user.in_operators_group is True  # type: ignore[union-attr]
 
 
-def test_a_deactivated_account_is_logged_out_at_once(staff: Client, staff_user: User) -> None:
-    assert staff.get(PAGE).status_code == 200
-    User.objects.filter(pk=staff_user.pk).update(is_active=False)  # as another instance would: no signal here
-    assert staff.get(PAGE).status_code == 302  # back to the login page
+def test_a_deactivated_account_is_logged_out_at_once(operator: Client, operator_user: User) -> None:
+    assert operator.get(PAGE).status_code == 200
+    User.objects.filter(pk=operator_user.pk).update(is_active=False)  # as another instance would: no signal here
+    assert operator.get(PAGE).status_code == 302  # back to the login page
 
 
-def test_a_password_changed_elsewhere_ends_the_session_at_once(staff: Client, staff_user: User) -> None:
-    assert staff.get(PAGE).status_code == 200
-    User.objects.filter(pk=staff_user.pk).update(password="changed-by-another-instance")
-    assert staff.get(PAGE).status_code == 302
+def test_a_password_changed_elsewhere_ends_the_session_at_once(operator: Client, operator_user: User) -> None:
+    assert operator.get(PAGE).status_code == 200
+    User.objects.filter(pk=operator_user.pk).update(password="changed-by-another-instance")
+    assert operator.get(PAGE).status_code == 302
 
 
 def test_group_membership_applies_to_the_next_request(staff: Client, staff_user: User) -> None:
@@ -38,3 +40,12 @@ def test_group_membership_applies_to_the_next_request(staff: Client, staff_user:
     assert staff.get(PAGE).wsgi_request.user.in_fulfilment_group is True  # type: ignore[union-attr]
     User.groups.through.objects.filter(user=staff_user).delete()
     assert staff.get(PAGE).wsgi_request.user.in_fulfilment_group is False  # type: ignore[union-attr]
+
+
+def test_the_operators_group_opens_the_operations_pages_from_the_next_request(staff: Client, staff_user: User) -> None:
+    assert staff.get(PAGE).status_code == 403
+    operators = Group.objects.get(name="operators")
+    User.groups.through.objects.create(user=staff_user, group=operators)
+    assert staff.get(PAGE).status_code == 200
+    User.groups.through.objects.filter(user=staff_user).delete()
+    assert staff.get(PAGE).status_code == 403

@@ -1,5 +1,6 @@
-"""The base layout (``templates/base.html``): the top bar for logged-in staff, and the footer's DynamoDB panel
-(``templates/_dynamodb_cost.html``), which htmx answers carry out of band."""
+"""The base layout (``templates/base.html``): the top bar for logged-in staff (its operations menu for operators),
+and the footer's DynamoDB panel (``templates/_dynamodb_cost.html``: one line, each call for operators), which htmx
+answers carry out of band."""
 
 from __future__ import annotations
 
@@ -15,25 +16,41 @@ from dynamo.instrumentation import Call, CallLog
 
 def test_the_panel_shows_each_call_escaped() -> None:
     call = Call("dynamodb", "Query", "T<1>", 'G"SI', None, 0.5, 0.0, 2.345, error="Throttling<x>")
-    panel = render_to_string("_dynamodb_cost.html", {"log": CallLog(calls=[call])})
+    panel = render_to_string("_dynamodb_cost.html", {"log": CallLog(calls=[call]), "calls_shown": True})
+    assert '<details class="cost" id="dynamodb-cost">' in panel
     assert "<summary>DynamoDB: 1 call, 0.50 RCU, 2.3 ms</summary>" in panel
     assert "<td>Query (Throttling&lt;x&gt;)</td><td>T&lt;1&gt;</td><td>G&quot;SI</td>" in panel
     assert "<td></td><td>0.50</td><td>0</td><td>2.3</td>" in panel  # no item count, RCU, WCU, ms
     assert "carry the final numbers" in panel and "refreshed" not in panel
-    assert "no DynamoDB calls so far" in render_to_string("_dynamodb_cost.html", {"log": CallLog()})
+    empty = render_to_string("_dynamodb_cost.html", {"log": CallLog(), "calls_shown": True})
+    assert "no DynamoDB calls so far" in empty
+
+
+def test_without_the_calls_the_panel_is_one_line() -> None:
+    call = Call("dynamodb", "Query", "T<1>", "GSI1", None, 0.5, 0.0, 2.345)
+    panel = render_to_string("_dynamodb_cost.html", {"log": CallLog(calls=[call])}).strip()
+    assert panel == '<p class="cost" id="dynamodb-cost">DynamoDB: 1 call, 0.50 RCU, 2.3 ms</p>'
 
 
 def test_the_out_of_band_panel_names_its_request() -> None:
-    panel = render_to_string("_dynamodb_cost.html#oob", {"log": CallLog(), "oob_path": "/orders/1/?a=<b>"})
+    context = {"log": CallLog(), "oob_path": "/orders/1/?a=<b>", "calls_shown": True}
+    panel = render_to_string("_dynamodb_cost.html#oob", context)
     assert panel.startswith('<template><details class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">')
     assert "/orders/1/?a=&lt;b&gt;" in panel and "<b>" not in panel
     assert '<p class="note refreshed">' in panel and panel.endswith("</details></template>")
+    line = render_to_string("_dynamodb_cost.html#oob", context | {"calls_shown": False})
+    assert line == (
+        '<template><p class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">DynamoDB: 0 calls, 0 RCU, 0.0 ms</p>'
+        "</template>"
+    )
 
 
-def test_an_htmx_answer_carries_the_panel_of_its_own_request(staff: Client) -> None:
-    html = staff.get("/patterns/nope/", headers={"HX-Request": "true"}).content.decode()
+def test_an_htmx_answer_carries_the_panel_of_its_own_request(operator: Client, staff: Client) -> None:
+    html = operator.get("/patterns/nope/", headers={"HX-Request": "true"}).content.decode()
     assert html.count('id="dynamodb-cost"') == 1 and "<html" not in html
     assert "/patterns/nope/" in html.split('id="dynamodb-cost"')[1]
+    other = staff.get("/orders/due/?date=someday", headers={"HX-Request": "true"}).content.decode()
+    assert other.count('<p class="cost" id="dynamodb-cost" hx-swap-oob="innerHTML">DynamoDB: 0 calls') == 1
 
 
 @pytest.mark.django_db
@@ -55,14 +72,15 @@ def test_the_top_bar_shows_the_links_and_the_logout_form_to_staff_only() -> None
 
 
 @pytest.mark.django_db
-def test_the_top_bar_marks_the_current_area_and_each_page_has_breadcrumbs(staff: Client) -> None:
-    index = staff.get("/patterns/").content.decode()
+def test_the_top_bar_marks_the_current_area_and_each_page_has_breadcrumbs(operator: Client) -> None:
+    index = operator.get("/patterns/").content.decode()
     assert '<a href="/patterns/" aria-current="page">Access patterns</a>' in index
+    assert '<summary class="current">Operations</summary>' in index  # its menu is marked too
     assert '<div class="breadcrumbs"><a href="/">Home</a> &rsaquo; Access patterns</div>' in index
-    pattern = staff.get("/patterns/getCustomerByCustomerId/").content.decode()
+    pattern = operator.get("/patterns/getCustomerByCustomerId/").content.decode()
     assert '<a href="/patterns/" aria-current="true">Access patterns</a>' in pattern  # a page inside the area
     assert '<a href="/patterns/">Access patterns</a> &rsaquo; getCustomerByCustomerId</div>' in pattern
-    missing = staff.get("/no/such/page/")
+    missing = operator.get("/no/such/page/")
     html = missing.content.decode()
     assert missing.status_code == 404 and "aria-current" not in html
     assert '<a href="/">Home</a> &rsaquo; Not found</div>' in html

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 
 from tests import factories
 from tests.dashboard.test_browser import ARTIFACTS, PASSWORD, page  # noqa: F401  (the Chromium fixture)
@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_run_two_patterns_load_more_and_download_csv(page: Any, live_server: Any, shop_table: str) -> None:  # noqa: F811
     factories.shop_with(customers=1, products=8)  # warehouse 301 holds all 8 products
-    User.objects.create_user("explorer", password=PASSWORD, is_staff=True)
+    user = User.objects.create_user("explorer", password=PASSWORD, is_staff=True)
+    user.groups.add(Group.objects.get_or_create(name="operators")[0])  # the explorer is an operations page
     base = live_server.url
     page.goto(base + "/patterns/")
     page.fill("#id_username", "explorer")

@@ -28,9 +28,12 @@ def test_cells_escape_like_the_template_would() -> None:
         Cell('{\n "a": "<i>"\n}', nested=True),
         Cell("p#1 & 2", url='/products/1/?a="1"&b=2'),
         Cell(Decimal("12.50"), numeric=True),
+        Cell("note", secondary=True),
+        Cell(3, numeric=True, secondary=True),
     ]
     loop = Template(
-        '{% for c in row %}<td{% if c.numeric %} class="num"{% endif %}>{% if c.url %}<a href="{{ c.url }}">'
+        '{% for c in row %}<td{% if c.numeric and c.secondary %} class="num secondary"{% elif c.numeric %} class="num"'
+        '{% elif c.secondary %} class="secondary"{% endif %}>{% if c.url %}<a href="{{ c.url }}">'
         '{{ c.text }}</a>{% elif c.nested %}<pre class="nested">{{ c.text }}</pre>{% else %}{{ c.text }}{% endif %}'
         "</td>{% endfor %}"
     )
@@ -81,6 +84,7 @@ def test_rows_carry_their_data_attributes_and_html_made_here_stays_as_it_is() ->
 def test_an_order_row_is_the_row_a_template_would_render() -> None:
     from adminview.selectors import OrderRow
     from dashboard.views.common import order_row
+    from dashboard.views.orders import PENDING_SECONDARY
     from shop.models import Order
 
     loop = Template(
@@ -88,9 +92,10 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
         "<td><a href=\"{% url 'dashboard:order' row.order_id %}\">{{ row.order_id }}</a></td>"
         "{% if with_customer %}<td><a href=\"{% url 'dashboard:customer' row.customer_id %}\">{{ row.customer_id }}"
         "</a></td>{% endif %}"
-        '<td>{{ row.date|when|default:"—" }}</td><td>{{ row.status|default:"unknown" }}</td>'
+        '<td>{{ row.date|when|default:"—" }}</td>'
+        '<td{% if pending %} class="secondary"{% endif %}>{{ row.status|default:"unknown" }}</td>'
         '<td class="num">{{ row.total|money|default:"—" }}</td>'
-        '<td class="num">{{ row.item_count|default_if_none:"—" }}</td></tr>'
+        '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td></tr>'
     )
     rows = [
         OrderRow("1<2", "c<1", datetime(2024, 5, 1, 12, 3, 4), "PENDING", Decimal("12.50"), 3),
@@ -101,6 +106,8 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
         for with_customer in (True, False):
             expected = loop.render(Context({"row": row, "with_customer": with_customer}))
             assert rows_html([order_row(row, with_customer=with_customer)], "order-row") == expected
+        pending = loop.render(Context({"row": row, "with_customer": True, "pending": True}))  # the pending list's
+        assert rows_html([order_row(row, with_customer=True, secondary=PENDING_SECONDARY)], "order-row") == pending
 
 
 @given(values)

@@ -80,7 +80,7 @@ def test_a_favourite_says_its_outcome_is_unknown(packer: Client) -> None:
 
 @pytest.mark.usefixtures("dynamodb_gone")
 def test_a_bulk_action_reports_each_order_as_unknown(packer: Client) -> None:
-    data = {"action": "cancel", "status": "PENDING", "order": ["o1", "o2", "o3"]}
+    data = {"action": "cancel", "status": "PENDING", "order": ["o1", "o2", "o3"], "confirm": "yes"}
     response = packer.post("/orders/bulk/", data, headers={"X-CSRFToken": csrf_of(packer), "HX-Request": "true"})
     html = assert_no_answer(response, "3 unknown: DynamoDB did not answer")
     for oid in ("o1", "o2", "o3"):

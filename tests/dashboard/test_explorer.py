@@ -78,17 +78,19 @@ def aws_sample(shop_table: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "args"), [(e[0], e[1]) for e in EXAMPLES], ids=[e[0] for e in EXAMPLES])
-def test_csv_equals_the_command_on_the_aws_sample(aws_sample: None, staff: Client, name: str, args: list[str]) -> None:
-    rows = assert_csv_is_cli(staff, name, args)
+def test_csv_equals_the_command_on_the_aws_sample(
+    aws_sample: None, operator: Client, name: str, args: list[str]
+) -> None:
+    rows = assert_csv_is_cli(operator, name, args)
     example = next(e for e in EXAMPLES if e[0] == name and e[1] == args)
     assert [tuple(r[:2]) for r in rows[1:]] == example[2]
 
 
-def test_every_pattern_is_listed_and_has_a_page(aws_sample: None, admin_view_table: str, staff: Client) -> None:
-    index = staff.get("/patterns/").content.decode()
+def test_every_pattern_is_listed_and_has_a_page(aws_sample: None, admin_view_table: str, operator: Client) -> None:
+    index = operator.get("/patterns/").content.decode()
     for name in {e[0] for e in EXAMPLES} | {"getOrdersDueOnDate", "getFavouritesByCustomerId", "getPendingOrders"}:
         assert f'data-pattern="{name}"' in index
-        assert staff.get(f"/patterns/{name}/").status_code == 200  # the form (AV2 has none: it runs)
+        assert operator.get(f"/patterns/{name}/").status_code == 200  # the form (AV2 has none: it runs)
 
 
 def boto3_kwargs(response: Any) -> tuple[str, dict[str, Any]]:
@@ -111,9 +113,9 @@ def boto3_kwargs(response: Any) -> tuple[str, dict[str, Any]]:
     ],
 )
 def test_the_boto3_call_shown_returns_the_same_items(
-    aws_sample: None, staff: Client, name: str, query: dict[str, str]
+    aws_sample: None, operator: Client, name: str, query: dict[str, str]
 ) -> None:
-    response = staff.get(f"/patterns/{name}/", query)
+    response = operator.get(f"/patterns/{name}/", query)
     assert response.status_code == 200
     method, kwargs = boto3_kwargs(response)
     answer = getattr(boto3.client("dynamodb"), method)(**kwargs)
@@ -127,7 +129,7 @@ def test_the_boto3_call_shown_returns_the_same_items(
 INVOICES = "/patterns/getInvoiceByCustomerIdForDateRange/"
 
 
-def test_bad_input_is_a_4xx_without_traceback(aws_sample: None, staff: Client) -> None:
+def test_bad_input_is_a_4xx_without_traceback(aws_sample: None, operator: Client) -> None:
     cases = [
         ("/patterns/noSuchPattern/", {}, 404),
         ("/patterns/getCustomerByCustomerId/", {"customer_id": ""}, 400),
@@ -140,7 +142,7 @@ def test_bad_input_is_a_4xx_without_traceback(aws_sample: None, staff: Client) -
         ("/patterns/getProductInventoryByProductId/", {"product_id": "12345", "limit": "0"}, 400),
     ]
     for url, query, status in cases:
-        response = staff.get(url, query)
+        response = operator.get(url, query)
         body = response.content.decode()
         assert response.status_code == status, (url, query, body)
         assert "Traceback" not in body
@@ -224,18 +226,18 @@ def generated_args(items: list[dict[str, Any]]) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def test_csv_equals_the_command_on_generated_data(seeded: list[dict[str, Any]], staff: Client) -> None:
+def test_csv_equals_the_command_on_generated_data(seeded: list[dict[str, Any]], operator: Client) -> None:
     args = generated_args(seeded)
     assert set(args) == set(PATTERNS)
-    sizes = {name: len(assert_csv_is_cli(staff, name, a)) - 1 for name, a in args.items()}
+    sizes = {name: len(assert_csv_is_cli(operator, name, a)) - 1 for name, a in args.items()}
     assert sizes["getOrderByProductIdForDateRange"] > 7 and sizes["getShipmentByWarehouseId"] > 7
 
 
 @pytest.mark.parametrize("name", ["getOrderByProductIdForDateRange", "getShipmentByWarehouseId"])
-def test_load_more_pages_without_gaps_or_repeats(seeded: list[dict[str, Any]], staff: Client, name: str) -> None:
+def test_load_more_pages_without_gaps_or_repeats(seeded: list[dict[str, Any]], operator: Client, name: str) -> None:
     args = generated_args(seeded)[name]
     expected = [(i["PK"], i["SK"]) for i in cli(name, *args)]
-    response = staff.get(f"/patterns/{name}/", {**query_of(PATTERNS[name], args), "limit": "7"})
+    response = operator.get(f"/patterns/{name}/", {**query_of(PATTERNS[name], args), "limit": "7"})
     seen: list[tuple[str, str]] = []
     pages = 0
     while True:
@@ -244,16 +246,16 @@ def test_load_more_pages_without_gaps_or_repeats(seeded: list[dict[str, Any]], s
         seen += [(r[0][0], r[1][0]) for r in response.context["rows"]]
         if not response.context["next_url"]:
             break
-        response = staff.get(response.context["next_url"], headers={"HX-Request": "true"})
+        response = operator.get(response.context["next_url"], headers={"HX-Request": "true"})
         assert b"<html" not in response.content  # only the rows partial, and the requests panel out of band
         assert b'hx-swap-oob="true"' in response.content and b"ExclusiveStartKey" in response.content
     assert seen == expected and pages > 1
 
 
-def test_pages_make_a_bounded_number_of_calls(seeded: list[dict[str, Any]], staff: Client) -> None:
+def test_pages_make_a_bounded_number_of_calls(seeded: list[dict[str, Any]], operator: Client) -> None:
     args = generated_args(seeded)
     for name in args:
-        response = staff.get(f"/patterns/{name}/", query_of(PATTERNS[name], args[name]))
+        response = operator.get(f"/patterns/{name}/", query_of(PATTERNS[name], args[name]))
         assert response.status_code == 200
         assert int(response["X-DynamoDB-Calls"]) == 1, name
 
@@ -267,7 +269,9 @@ def test_find_knows_the_admin_view_patterns() -> None:
 # --- the admin view's patterns ----------------------------------------------------------------------------------
 
 
-def test_admin_view_patterns_page_and_stream_their_items(shop_table: str, admin_view_table: str, staff: Client) -> None:
+def test_admin_view_patterns_page_and_stream_their_items(
+    shop_table: str, admin_view_table: str, operator: Client
+) -> None:
     factories.shop_with(customers=2, products=1)
     placed = []
     for n in range(5):
@@ -284,14 +288,14 @@ def test_admin_view_patterns_page_and_stream_their_items(shop_table: str, admin_
     newest_first = [f"o#{oid}" for oid in reversed(placed)]
 
     def every_page(name: str, query: dict[str, str]) -> list[str]:
-        response = staff.get(f"/patterns/{name}/", {**query, "limit": "2"})
+        response = operator.get(f"/patterns/{name}/", {**query, "limit": "2"})
         shown: list[str] = []
         while True:
             assert response.status_code == 200, response.content
             shown += [r[0][0] for r in response.context["rows"]]
             if not response.context["next_url"]:
                 return shown
-            response = staff.get(response.context["next_url"], headers={"HX-Request": "true"})
+            response = operator.get(response.context["next_url"], headers={"HX-Request": "true"})
 
     assert every_page("getPendingOrders", {}) == newest_first  # four shards merged, no gaps or repeats
     assert every_page("getOrdersByCustomerId", {"customer_id": "1001"}) == ["o#av4", "o#av2", "o#av0"]
@@ -300,7 +304,7 @@ def test_admin_view_patterns_page_and_stream_their_items(shop_table: str, admin_
     assert every_page("getOrderByTransactionId", {"transaction_id": "tx-3"}) == ["o#av3"]
     assert every_page("getProfilesByCustomerIds", {"customer_id": "1001,c#1002,404"}) == ["c#1001", "c#1002"]
 
-    rows = explorer_csv(staff, "getPendingOrders", {})
+    rows = explorer_csv(operator, "getPendingOrders", {})
     assert rows[0][:3] == ["PK", "SK", "Kind"] and [r[0] for r in rows[1:]] == newest_first
     pending = find("getPendingOrders")
     assert pending is not None and rows[0] == pending.columns()

@@ -30,29 +30,35 @@ def assert_cost_headers(response, calls: int | None = None) -> None:  # type: ig
 
 
 def test_headers_on_pages_without_dynamodb_calls(
-    client: Client, staff: Client, shop_table: str, admin_view_table: str, checkpoint_table: str
+    client: Client, staff: Client, operator: Client, shop_table: str, admin_view_table: str, checkpoint_table: str
 ) -> None:
     # with every table in place the numbers' reads all run (a failed read cancels the shard reads not yet sent)
     assert_cost_headers(client.get("/accounts/login/"), calls=0)
     assert_cost_headers(client.get("/"), calls=0)  # redirect to login
-    home = staff.get("/")
+    home = operator.get("/")
     assert_cost_headers(home)  # DescribeTable for the approximate item count, and the numbers' reads
     assert shop_table in home.content.decode()
     # the item count is cached for a few minutes: one call fewer
-    assert_cost_headers(staff.get("/"), calls=int(home["X-DynamoDB-Calls"]) - 1)
+    assert_cost_headers(operator.get("/"), calls=int(home["X-DynamoDB-Calls"]) - 1)
+    staff_home = staff.get("/")  # the tables' sizes are for operators
+    assert_cost_headers(staff_home, calls=int(home["X-DynamoDB-Calls"]) - 1)
+    assert shop_table not in staff_home.content.decode()
     assert_cost_headers(staff.get("/no/such/page/"), calls=0)
     assert_cost_headers(staff.get("/orders/o1/ship/"), calls=0)  # 405
 
 
-def test_headers_and_footer_on_a_page_that_reads(staff: Client, shop_table: str) -> None:
+def test_headers_and_footer_on_a_page_that_reads(staff: Client, operator: Client, shop_table: str) -> None:
     factories.customer("1001", name="Ada")
-    response = staff.get("/customers/1001/invoices/?from=2024-01-01&to=2024-12-31")
+    response = operator.get("/customers/1001/invoices/?from=2024-01-01&to=2024-12-31")
     assert response.status_code == 200
     assert_cost_headers(response, calls=2)  # GetItem customer + one Query on GSI2
     assert float(response["X-DynamoDB-RCU"]) > 0
     html = response.content.decode()
-    assert 'id="dynamodb-cost"' in html
-    assert "GetItem" in html and "Query" in html and "GSI2" in html
+    assert '<details class="cost" id="dynamodb-cost">' in html
+    assert "GetItem" in html and "Query" in html and "GSI2" in html  # each call, for operators
+    footer = staff.get("/customers/1001/invoices/?from=2024-01-01&to=2024-12-31").content.decode()
+    assert '<p class="cost" id="dynamodb-cost">DynamoDB: 2 calls, ' in footer  # one line for other staff
+    assert "GetItem" not in footer and "GSI2" not in footer
 
 
 def test_headers_on_error_responses(staff: Client, shop_table: str) -> None:

@@ -72,7 +72,7 @@ def bar_keys(html: str, chart_id: str) -> list[str]:
 # --- the home page -----------------------------------------------------------------------------------------
 
 
-def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, shop: list[str]) -> None:
+def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, operator: Client, shop: list[str]) -> None:
     response = staff.get("/")
     assert response.status_code == 200
     oracle = expected()
@@ -101,7 +101,8 @@ def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, shop: list[
     assert 'role="img"' in html and 'aria-labelledby="chart-orders-title chart-orders-desc"' in html
     assert f'href="/stats/daily/?from={start.isoformat()}&amp;to={DAY.isoformat()}"' in html
     assert f'href="/stats/daily/?from={start.isoformat()}&amp;to={DAY.isoformat()}&amp;format=csv"' in html
-    assert 'id="view-freshness"' in html and 'id="dead-letter-count"' in html
+    assert 'id="view-freshness"' in html and 'id="dead-letter-count"' not in html  # the sync's health: operators'
+    assert 'id="dead-letter-count"' in operator.get("/").content.decode()
     assert 'href="/categories/Home%20%26%20Garden%2FTools/?from=' in html  # a free-text name, quoted
     assert " style=" not in html and "<style" not in html and "<script>" not in html  # the CSP allows neither
 

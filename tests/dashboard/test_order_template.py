@@ -46,7 +46,10 @@ def test_the_summary_links_the_customer_and_says_when_the_delivery_date_is_an_es
     html = page(ORDER)
     assert '<dd><a href="/customers/c&amp;1/">c&amp;1</a></dd>' in html
     assert "<dd>2024-05-01 12:03:04 UTC</dd>" in html and "<dd>$12.50</dd>" in html
-    assert '<dd>2024-05-04 <span class="note">(estimated: not stored yet' in html
+    assert '<dd>2024-05-04 <span class="note">(estimated)</span>' in html
+    operators = page(ORDER, may=SimpleNamespace(operate=True))  # who can run the backfill are told of it
+    assert '<dd>2024-05-04 <span class="note">(estimated: not stored yet, see <code>backfill' in operators
+    assert "backfill" not in html and "/consistency/" not in html and "/consistency/" in operators
     assert "(estimated" not in page({**ORDER, "delivery_date_stored": True})
     unknown = page(UNKNOWN)
     assert unknown.count("<dd>—</dd>") == 3 and "(estimated" not in unknown

@@ -146,7 +146,7 @@ def test_bulk_ship_with_htmx_reports_each_row_and_changes_only_what_it_may(packe
 
 
 def test_bulk_without_javascript_is_a_results_page(packer: Client, staff: Client, placed: list[str]) -> None:
-    data = {"action": "cancel", "order": [placed[4], placed[5]]}
+    data = {"action": "cancel", "order": [placed[4], placed[5]], "confirm": "yes"}
     assert staff.post("/orders/bulk/", data, headers={"X-CSRFToken": csrf_of(staff)}).status_code == 403
     response = packer.post("/orders/bulk/", data, headers={"X-CSRFToken": csrf_of(packer)})
     assert response.status_code == 200
@@ -177,7 +177,7 @@ def test_live_queue_counts_orders_after_the_newest_shown(packer: Client, placed:
     sync_now()
     news = packer.get(url, headers={"HX-Request": "true"}).content.decode()
     assert "1 new order — show them" in news
-    assert 'id="dynamodb-cost" hx-swap-oob="innerHTML"' in news and "GSI1" in news
+    assert 'id="dynamodb-cost" hx-swap-oob="innerHTML"' in news and "GSI1" not in news  # each call: operators
     assert packer.get("/orders/new/?status=PENDING&newest=<script>").status_code == 400
     assert packer.get("/orders/new/?status=DELIVERED").status_code == 400
 

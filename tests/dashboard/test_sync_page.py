@@ -65,21 +65,21 @@ def test_freshness_is_read_once_per_cache_period(
 
 
 def test_sync_page_shows_shards_dead_letters_and_last_verify(
-    staff: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+    operator: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _poison(monkeypatch)  # in Lambda mode
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o2")
     sync_now()  # and the poller
     with pytest.raises(SystemExit):
         call_command("verify_adminview")  # the bad order is missing from the view
-    response = staff.get("/sync/")
+    response = operator.get("/sync/")
     assert response.status_code == 200
     html = response.content.decode()
     assert html.count('class="dead-letter"') == 3 and "simulated bug" in html
     assert 'id="dead-letter-count">3<' in html
     assert "differences" in html.split('id="last-verify"')[1]
     assert "|shardId-" in html  # the poller's heartbeat names its shard
-    assert "Replay" not in html  # staff who are not superusers get no buttons
+    assert "Replay" not in html  # operators who are not superusers get no buttons
     assert int(response["X-DynamoDB-Calls"]) == 4
 
 

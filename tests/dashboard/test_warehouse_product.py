@@ -38,9 +38,9 @@ def test_warehouse_page_lists_stock_and_shipments_newest_first(shop_table: str, 
     response = staff.get("/warehouses/w%23301/?limit=2")
     assert response.status_code == 200
     (stock, shipments) = response.context["sections"]
-    assert [r[0][0] for r in stock["rows"]] == ["p#2001"]
+    assert [r[0][0] for r in stock["rows"]] == ["2001"]  # bare ids
     assert stock["rows"][0][0][2] == "/products/2001/"  # ids link to their page
-    newest = [f"sh#{oid}-1" for oid in reversed(ids)]
+    newest = [f"{oid}-1" for oid in reversed(ids)]
     assert [r[0][0] for r in shipments["rows"]] == newest[:2]
     shown = [r[0][0] for r in shipments["rows"]]
     url = shipments["next_url"]
@@ -53,7 +53,7 @@ def test_warehouse_page_lists_stock_and_shipments_newest_first(shop_table: str, 
 
     rows = csv_rows(staff.get("/warehouses/301/?list=shipments&format=csv"))
     assert rows[0][:2] == ["PK", "SK"]
-    assert [r[1] for r in rows[1:]] == newest
+    assert [r[1] for r in rows[1:]] == [f"sh#{shipment}" for shipment in newest]
 
 
 def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, staff: Client) -> None:
@@ -63,8 +63,8 @@ def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, staff: 
     page = response.content.decode()
     assert "/products/2001/buyers/" in page
     stock, items = response.context["sections"]
-    assert [r[0][0] for r in stock["rows"]] == ["w#301"]
-    assert [r[0][0] for r in items["rows"]] == [f"o#{oid}" for oid in reversed(ids)]  # newest first
+    assert [r[0][0] for r in stock["rows"]] == ["301"]
+    assert [r[0][0] for r in items["rows"]] == list(reversed(ids))  # newest first
     none = staff.get("/products/2001/?from=2025-01-01&to=2025-01-31").context["sections"][1]
     assert none["rows"] == []
     rows = csv_rows(staff.get("/products/2001/?from=2026-03-01&to=2026-03-01&list=orders&format=csv"))
@@ -105,7 +105,9 @@ def test_jump_box_takes_every_kind_of_id(shop_table: str, staff: Client) -> None
     assert staff.get("/go/?kind=email&id=not-an-email").status_code == 400
 
 
-def test_jump_box_finds_a_customer_by_email(shop_table: str, admin_view_table: str, staff: Client) -> None:
+def test_jump_box_finds_a_customer_by_email(
+    shop_table: str, admin_view_table: str, staff: Client, operator: Client
+) -> None:
     factories.customer("1001", email="Ada.Lovelace@Example.com")
     factories.customer("1002", email="grace@example.com")
     sync_now()
@@ -114,7 +116,7 @@ def test_jump_box_finds_a_customer_by_email(shop_table: str, admin_view_table: s
         assert response.status_code == 302 and response["Location"] == "/customers/1001/", email
     missing = staff.get("/go/", {"kind": "email", "id": "ada@example.com"})
     assert missing.status_code == 404
-    explorer = staff.get("/patterns/getCustomerByEmail/", {"email": "GRACE@example.com"})
+    explorer = operator.get("/patterns/getCustomerByEmail/", {"email": "GRACE@example.com"})
     assert [r[0][0] for r in explorer.context["rows"]] == ["c#1002"]
     assert explorer.context["calls"][0]["call"].index == "GSI5"
 

@@ -174,6 +174,8 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("order", f"/orders/{SHIPPED_ORDER}/"),
         Visit("due", f"/orders/due/?date={due}"),
         Visit("bulk", "/orders/bulk/", form={"status": "PENDING", "action": "ship", "order": BULK_ORDER}),
+        Visit("bulk-confirm", "/orders/bulk/", form={"status": "PENDING", "action": "cancel", "order": PENDING_ORDER}),
+        Visit("bulk-400", "/orders/bulk/", status=400, form={"status": "PENDING", "action": "ship"}),
         Visit("customer", "/customers/1002/"),
         Visit("invoices", f"/customers/1002/invoices/?{year}"),
         Visit("product", f"/products/2002/?{year}"),

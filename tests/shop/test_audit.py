@@ -188,3 +188,18 @@ def test_a_ship_gives_an_order_without_a_stored_date_one_and_records_it_as_new(s
     [entry] = trail("L000001")
     [change] = entry.changes or []
     assert (change.attribute, change.after) == ("DeliveryDate", "2026-03-08") and change.before is None
+
+
+@pytest.mark.parametrize(
+    ("attribute", "words"),
+    [
+        ("Price", "Price"),
+        ("Quantity", "Quantity"),
+        ("Detail.Name", "Name"),
+        ("Detail.Description", "Description"),
+        ("Address.City", "Address city"),
+        ("Address.ZipCode", "Address zip code"),
+    ],
+)
+def test_an_edited_attribute_reads_as_words_not_as_its_path(attribute: str, words: str) -> None:
+    assert audit.attribute_words(attribute) == words
