@@ -199,9 +199,12 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
 
 def staff_client() -> Any:
-    """A django.test.Client logged in as a staff user. The freshness line's one-second cache is off, so every
-    page request makes the same calls whatever the timing, and the calls-per-page check compares like with like."""
+    """A django.test.Client logged in as a staff user who may use the operations pages (the explorer is measured
+    too). The freshness line's one-second cache is off, so every page request makes the same calls whatever the
+    timing, and the calls-per-page check compares like with like."""
+    from django.conf import settings
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
     from django.test import Client
 
     from dashboard import freshness
@@ -212,6 +215,7 @@ def staff_client() -> Any:
     if not user.is_staff:
         user.is_staff = True
         user.save()
+    user.groups.add(Group.objects.get_or_create(name=settings.OPERATORS_GROUP)[0])
     client = Client()
     client.force_login(user)
     return client
