@@ -102,12 +102,12 @@ def without_bookkeeping(item: Item) -> Item:
 @dataclass(frozen=True)
 class Implied:
     """What one anchor's facts imply: its own item (facts, no bookkeeping; None: it describes nothing), its
-    entries, and (an order's) contribution to the numbers."""
+    entries, and what it adds to the numbers (None: an anchor of a kind that adds nothing has no counted item)."""
 
     key: schema.Key
     anchor: Item | None
     entries: dict[schema.Key, Item] = field(default_factory=dict)
-    contribution: numbers.Contribution | None = None
+    sums: numbers.Sums | None = None
 
     def items(self) -> dict[schema.Key, Item]:
         """Every view item implied, the anchor first."""
@@ -140,14 +140,14 @@ def anchor_item(implied: Implied, book: Bookkeeping, stub_kind: str, *, applied_
 @dataclass
 class Writes:
     """What makes the view follow one anchor from ``before`` to ``after``: the entries to put or delete, the
-    anchor's conditioned write (or delete), and the order's new contribution to the numbers."""
+    anchor's conditioned write (or delete), and what it now adds to the numbers (None: nothing, ever)."""
 
     key: schema.Key
     entries: dict[schema.Key, Item | None]  # None: delete
     anchor: Item | None  # None with ``delete_anchor`` False: the anchor stays as it is
     delete_anchor: bool
     condition: dict[str, Any]
-    contribution: numbers.Contribution | None
+    sums: numbers.Sums | None
 
     def anchor_action(self, table: str) -> dict[str, Any] | None:
         """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included."""
@@ -183,5 +183,5 @@ def plan(
         anchor=anchor,
         delete_anchor=anchor is None and book.stored,
         condition=book.condition(),
-        contribution=after.contribution,
+        sums=after.sums,
     )

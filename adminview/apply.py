@@ -4,17 +4,18 @@ A batch (Lambda event records or the poller's, same shape), from any source (``a
 
 1. each record is checked, its source found by its table and its anchor named (a record that cannot be read
    fails alone);
-2. the anchors, and each order's ``counted`` item, are read (strongly consistent BatchGetItem, 100 a call);
+2. the anchors, and the counted items of those that add to the numbers, are read (strongly consistent
+   BatchGetItem, 100 a call);
    each anchor's records are folded into its state in stream order, skipping every record that is not newer
    than what the anchor says was applied for its source item, and ``plan`` says what to write;
 3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
    retried with backoff), staff activity entries with them;
-4. each order whose contribution to the numbers changed has its ``counted`` item moved and the sums' merged
-   difference added, in as few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
+4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
+   few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
 5. last, each anchor is written, conditioned on the ``Rev`` read in step 2.
 
 A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
-again to the same effect (entries are put whole; a ``counted`` item already holding the contribution adds
+again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
 nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
 time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
 item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
@@ -118,7 +119,7 @@ class Folded:
     """One anchor's records folded into its state: the writes, and how many records counted."""
 
     writes: Writes | None  # None: nothing applied
-    counted: numbers.Counted | None  # an order's counted item as read (what the sums hold for it)
+    counted: numbers.Counted | None  # the anchor's counted item as read (what the sums hold for it)
     applied: int = 0
     skipped: int = 0
 
@@ -164,17 +165,20 @@ def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[fl
     batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL, **kwargs)
 
 
+Move = tuple[numbers.Counted, numbers.Sums]  # an anchor's counted item as read, and what it adds now
+
+
 def counting_transactions(
-    table: str, moves: Sequence[tuple[numbers.Counted, numbers.Contribution]], extra: int = 0
+    table: str, moves: Sequence[Move], extra: int = 0
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
-    """The TransactWriteItems that move these orders' counted items and the sums: each a list of positions in
+    """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
     ``moves`` and its actions (the counted items first, then the merged sums), at most ``MAX_ITEMS`` actions
-    with ``extra`` left free. Orders of one sum shard go together, so their sums merge."""
-    shards = schema.sum_shards()
+    with ``extra`` left free. Anchors of one sum shard go together, so their sums merge."""
     by_shard: dict[int, list[int]] = {}
-    for i, (_before, after) in enumerate(moves):
-        by_shard.setdefault(schema.shard_of(after.order_id, shards), []).append(i)
-    deltas = [numbers.difference(before.contribution, after, shards) for before, after in moves]
+    for i, (before, _after) in enumerate(moves):
+        anchor = schema.counted_anchor(before.key) or before.key
+        by_shard.setdefault(schema.sum_shard(anchor), []).append(i)
+    deltas = [numbers.difference(before.sums, after) for before, after in moves]
     limit = transactions.MAX_ITEMS - extra
     found: list[tuple[list[int], list[dict[str, Any]]]] = []
     for positions in by_shard.values():
@@ -194,7 +198,7 @@ def counting_transactions(
 
 def _counting_actions(
     table: str,
-    moves: Sequence[tuple[numbers.Counted, numbers.Contribution]],
+    moves: Sequence[Move],
     group: list[int],
     merged: numbers.Deltas,
 ) -> list[dict[str, Any]]:
@@ -215,15 +219,15 @@ def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
 
 
 def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
-    """Step 4: the orders whose contribution changed; returns the anchors whose counted item had moved."""
+    """Step 4: the anchors whose sums changed; returns those whose counted item had moved meanwhile."""
     client, table = _view()
     moving = [
-        (key, f.counted, f.writes.contribution)
+        (key, f.counted, f.writes.sums)
         for key, f in folded.items()
         if f.writes is not None
         and f.counted is not None
-        and f.writes.contribution is not None
-        and f.writes.contribution != f.counted.contribution
+        and f.writes.sums is not None
+        and f.writes.sums != f.counted.sums
     ]
     moves = [(before, after) for _key, before, after in moving]
 
@@ -270,13 +274,14 @@ def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
 
 def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> tuple[int, int, set[schema.Key]]:
     """Fold and write every group once; returns (applied, skipped, anchors to fold again)."""
-    orders = {key: order_id for key in groups if (order_id := schema.order_id_of(key)) is not None}
-    stored = read_items([*groups, *(schema.counted(order_id) for order_id in orders.values())])
+    counting = [key for key, group in groups.items() if group[0].source.counts(key)]
+    stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}
     for key, group in groups.items():
         state = group[0].source.read_state(key, stored[key])
-        order_id = orders.get(key)
-        counted = numbers.read_counted(order_id, stored[schema.counted(order_id)]) if order_id is not None else None
+        counted = None
+        if key in counting:
+            counted = numbers.read_counted(schema.counted(key), stored[schema.counted(key)])
         folded[key] = fold(state, group, counted, list_shards)
     written = [f.writes for f in folded.values() if f.writes is not None]
     write_entries({k: item for w in written for k, item in w.entries.items()})

@@ -3,8 +3,8 @@ they differ, and a repair of that order's view items from the shop table, safe u
 
 Reads, a constant number whatever the tables hold (never a Scan), in the order that keeps both truthful next to
 the live sync: the order's anchor and counted item (consistent BatchGetItem), the shop partition ``o#<oid>``
-(one consistent Query), the view items either implies (consistent BatchGetItem), the sync's heartbeats (one
-Query), and the anchor once more.
+(one consistent Query), the view items either implies and the anchor once more (consistent BatchGetItem), the
+sync's heartbeats (one Query).
 
 The verdict, when the view differs from what the shop implies:
 
@@ -112,7 +112,6 @@ class Look:
 
     order_id: str
     reading: repair.Reading  # the anchor and counted item, then the shop partition, then the view items
-    anchor_after: Item | None  # the anchor read once more, last
     read_at: float  # when the shop read ended (epoch seconds)
     freshness: Freshness | None  # None: the sync's state could not be read
 
@@ -123,6 +122,10 @@ class Look:
     @property
     def anchor_before(self) -> Item | None:
         return self.reading.anchors.get(schema.order_anchor(self.order_id))
+
+    @property
+    def anchor_after(self) -> Item | None:
+        return self.reading.anchors_after.get(schema.order_anchor(self.order_id))
 
 
 @dataclass(frozen=True)
@@ -159,16 +162,12 @@ def _tables() -> tuple[Table, Table]:
 
 
 def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
-    """Read the order's anchor, the shop partition, the view items either implies, the heartbeats, and the anchor
-    once more, in that order."""
+    """Read the order's anchor, the shop partition, the view items either implies (the anchor once more among
+    them), then the heartbeats."""
     oid = keys.bare(order_id, keys.ORDER)
     view, shop = _tables()
     reading = repair.read_partition(view, shop, SOURCE, keys.order(oid))
-    read_at = clock()
-    fresh = _freshness()
-    key = schema.order_anchor(oid)
-    after = view.get_many([key]).get(key)
-    return Look(oid, reading, after, read_at, fresh)
+    return Look(oid, reading, clock(), _freshness())
 
 
 # --- judging (pure) -----------------------------------------------------------------------------------------
@@ -183,7 +182,7 @@ def _kind(item: Item | None) -> str | None:
     return ddb_json.string(item, schema.KIND)
 
 
-def _expected(seen: Look, shards: int) -> tuple[dict[ViewKey, Item], dict[ViewKey, numbers.Contribution]]:
+def _expected(seen: Look, shards: int) -> tuple[dict[ViewKey, Item], dict[ViewKey, numbers.Sums]]:
     try:
         implied = partition.implied_by(SOURCE, keys.order(seen.order_id), seen.shop, shards)
     except ValueError as exc:
@@ -211,9 +210,9 @@ def _against_anchor(seen: Look, shards: int) -> set[ViewKey]:
         return {key}
     stored = {k: i for k, i in _stored(seen).items() if _kind(i) != schema.ACTIVITY}
     found = {change.key for change in compare(described.items(), stored)}
-    counted = seen.reading.stored.get(schema.counted(seen.order_id))
-    if counted is not None and numbers.read_counted(seen.order_id, counted).contribution != described.contribution:
-        found.add(schema.counted(seen.order_id))  # what was counted is not what the anchor's facts contribute
+    counted = seen.reading.stored.get(schema.counted(key))
+    if counted is not None and numbers.read_counted(schema.counted(key), counted).sums != (described.sums or {}):
+        found.add(schema.counted(key))  # what was counted is not what the anchor's facts add
     return found
 
 
@@ -282,11 +281,11 @@ def judge(seen: Look, shards: int) -> Report:
         freshness=seen.freshness,
     )
     changes = compare(expected, stored)
-    counted_key = schema.counted(seen.order_id)
-    contribution = counted.get(counted_key, numbers.Contribution(seen.order_id))
+    counted_key = schema.counted(key)
+    sums = counted.get(counted_key, {})
     held = seen.reading.stored.get(counted_key)
-    if numbers.read_counted(seen.order_id, held).contribution != contribution:  # what the order added to the sums
-        changes.append(Change("differing", counted_key, numbers.counted_item(contribution, 0), held))
+    if numbers.read_counted(counted_key, held).sums != sums:  # what the order added to the sums
+        changes.append(Change("differing", counted_key, numbers.counted_item(counted_key, sums, 0), held))
     if not changes:
         return report
     moved = Bookkeeping.read(seen.anchor_before).rev != Bookkeeping.read(seen.anchor_after).rev or (

@@ -15,11 +15,12 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview import numbers, schema
+from adminview import schema
 from adminview.reads import Range, Raw, each_shard, get_many, query
 from dynamo import ddb_json
 from shop import keys
 from shop.errors import InvalidInput
+from shop.models import OrderStatus
 
 MAX_DAYS = 366
 CENT = Decimal("0.01")
@@ -57,7 +58,7 @@ def _number(item: Raw | None, name: str) -> Decimal:
 def status_counts() -> dict[str, int]:
     """Orders now in each status (every status listed, zeros included): one BatchGetItem of the shards."""
     found = get_many([schema.status_counts(shard) for shard in range(schema.sum_shards())])
-    return {status: int(sum(_number(item, status) for item in found if item)) for status in numbers.STATUSES}
+    return {status: int(sum(_number(item, status) for item in found if item)) for status in OrderStatus}
 
 
 def check_range(start: date, end: date) -> None:

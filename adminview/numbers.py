@@ -1,21 +1,16 @@
-"""The numbers the back office opens on: what one order contributes to the sums, and how a change of it moves them.
+"""The numbers the back office opens on, kept exact: what an anchor adds to the sums, and how a change of it moves
+them.
 
-An order contributes (``contribution``), once its order item is known:
+An anchor that adds to sums (an order: ``adminview.sources.shop``; a return, an order's refunds:
+``adminview.sources.returns``) says what it adds as ``Sums``: sum item key -> attribute -> value, e.g. an order's
+one to the count of its status, its units and revenue on its day and in each line's product's month, one order
+to each (product, customer) buyer relation.
 
-- one to the count of orders in its status (an unknown status counts nowhere);
-- on the UTC day of its ``Date``: one order, one cancelled order if it is cancelled, and, unless it is cancelled,
-  the units (``Quantity``) and revenue (``Price`` x ``Quantity``) of its lines, in all and per category;
-- unless it is cancelled: the units and revenue of each line to the line's product in the order's month, and one
-  order to the buyer relation of (the line's product, the order's customer).
-
-Exactly once, whatever the delivery: each order's ``counted`` item (``schema.counted``) holds the contribution
-last added, with a revision. Whoever changes the sums (the sync, a rebuild, a repair) writes the new contribution
-there, conditioned on the revision it read, and adds the difference to the sums, in one TransactWriteItems. A
-replayed record leaves the order's facts, so its contribution, as they were: nothing is added. The contribution
-is a function of the order's whole collection, so the order in which its records arrive does not matter.
-
-Sums are write-sharded by order id (``schema.sum_shards``) and a read adds up the shards; the buyer relations
-are not (one item per product and customer takes few writes).
+Exactly once, whatever the delivery: beside such an anchor, its *counted* item (``schema.counted``) holds the sums
+last added, with a revision. Whoever changes the sums (the sync, a rebuild, a repair) writes the new sums there,
+conditioned on the revision it read, and adds the difference to the sum items, in one TransactWriteItems. A
+replayed record leaves the anchor's facts, so its sums, as they were: nothing is added. The sums are a function of
+the anchor's whole group of source items, so the order in which its records arrive does not matter.
 
 Nothing here does I/O.
 """
@@ -30,87 +25,12 @@ from typing import Any
 
 from adminview import schema
 from dynamo import ddb_json
-from shop.models import OrderStatus
 
-CANCELLED = OrderStatus.CANCELLED.value
-STATUSES = tuple(s.value for s in OrderStatus)
-COUNTED = "Counted"
+SUMS = "Sums"
 REV = "Rev"
 
-Deltas = dict[schema.Key, dict[str, Decimal]]
-
-
-@dataclass(frozen=True)
-class Line:
-    product_id: str
-    category: str
-    units: Decimal
-    revenue: Decimal
-
-
-@dataclass(frozen=True)
-class Contribution:
-    """What one order adds to the sums (the empty one: nothing)."""
-
-    order_id: str
-    status: str | None = None  # one of STATUSES, else None
-    day: str | None = None  # YYYY-MM-DD
-    customer_id: str | None = None
-    lines: tuple[Line, ...] = ()  # left out when cancelled, so equal contributions mean equal sums
-
-    @property
-    def cancelled(self) -> bool:
-        return self.status == CANCELLED
-
-    def deltas(self, shards: int, sign: int = 1) -> Deltas:
-        out: Deltas = {}
-
-        def add(key: schema.Key, name: str, value: Decimal) -> None:
-            if value:
-                bucket = out.setdefault(key, {})
-                bucket[name] = bucket.get(name, Decimal(0)) + sign * value
-
-        shard = schema.shard_of(self.order_id, shards)
-        if self.status is not None:
-            add(schema.status_counts(shard), self.status, Decimal(1))
-        if self.day is not None:
-            day = schema.day_sums(shard, self.day)
-            add(day, schema.ORDERS, Decimal(1))
-            if self.cancelled:
-                add(day, schema.CANCELLED_ORDERS, Decimal(1))
-        for line in self.lines:
-            if self.day is not None:
-                add(day, schema.UNITS, line.units)
-                add(day, schema.REVENUE, line.revenue)
-                add(day, schema.UNITS + schema.CATEGORY_SEP + line.category, line.units)
-                add(day, schema.REVENUE + schema.CATEGORY_SEP + line.category, line.revenue)
-                month = schema.product_month_sums(line.product_id, shard, self.day[:7])
-                add(month, schema.UNITS, line.units)
-                add(month, schema.REVENUE, line.revenue)
-            if self.customer_id is not None:
-                add(schema.buyers(line.product_id, self.customer_id), schema.ORDERS, Decimal(1))
-        return out
-
-    def to_value(self) -> dict[str, Any]:
-        """As the ``counted`` item's ``Counted`` attribute (a map)."""
-        value: dict[str, Any] = {}
-        for name, text in (("Status", self.status), ("Day", self.day), ("CustomerId", self.customer_id)):
-            if text is not None:
-                value[name] = ddb_json.s(text)
-        if self.lines:
-            value["Lines"] = {
-                "M": {
-                    line.product_id: {
-                        "M": {
-                            "Category": ddb_json.s(line.category),
-                            schema.UNITS: ddb_json.n(line.units),
-                            schema.REVENUE: ddb_json.n(line.revenue),
-                        }
-                    }
-                    for line in self.lines
-                }
-            }
-        return {"M": value}
+Sums = dict[schema.Key, dict[str, Decimal]]  # sum item -> attribute -> what is added to it
+Deltas = Sums
 
 
 def decimal_of(text: str | None) -> Decimal:
@@ -134,14 +54,27 @@ def day_of(text: str | None) -> str | None:
     return day
 
 
+class Adding:
+    """Sums being built: ``add(key, name, value)`` leaves zeros out."""
+
+    def __init__(self) -> None:
+        self.sums: Sums = {}
+
+    def add(self, key: schema.Key, name: str, value: Decimal) -> None:
+        if value:
+            bucket = self.sums.setdefault(key, {})
+            bucket[name] = bucket.get(name, Decimal(0)) + value
+
+
 # --- the counted item ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Counted:
-    """An order's ``counted`` item as read: what was added, and its revision (None: no item)."""
+    """An anchor's counted item as read: its key, the sums it says were added, its revision (None: no item)."""
 
-    contribution: Contribution
+    key: schema.Key
+    sums: Sums
     rev: int | None = None
 
     @property
@@ -149,42 +82,31 @@ class Counted:
         return self.rev is not None
 
 
-def read_counted(order_id: str, item: Mapping[str, Any] | None) -> Counted:
+def read_counted(key: schema.Key, item: Mapping[str, Any] | None) -> Counted:
     if item is None:
-        return Counted(Contribution(order_id))
-    value = ddb_json.mapping(item, COUNTED)
-    lines = tuple(
-        Line(
-            pid,
-            ddb_json.string(facts, "Category") or schema.UNCATEGORIZED,
-            decimal_of(ddb_json.text(facts, schema.UNITS)),
-            decimal_of(ddb_json.text(facts, schema.REVENUE)),
-        )
-        for pid, facts in sorted((pid, ddb_json.entries(e)) for pid, e in ddb_json.mapping(value, "Lines").items())
-    )
-    contribution = Contribution(
-        order_id,
-        ddb_json.string(value, "Status"),
-        ddb_json.string(value, "Day"),
-        ddb_json.string(value, "CustomerId"),
-        lines,
-    )
-    return Counted(contribution, ddb_json.integer(item, REV) or 0)
+        return Counted(key, {})
+    sums: Sums = {}
+    for pk, by_sk in ddb_json.mapping(item, SUMS).items():
+        for sk, values in ddb_json.entries(by_sk).items():
+            sums[(pk, sk)] = {name: decimal_of(ddb_json.as_text(v)) for name, v in ddb_json.entries(values).items()}
+    return Counted(key, sums, ddb_json.integer(item, REV) or 0)
 
 
-def counted_item(contribution: Contribution, rev: int) -> dict[str, Any]:
+def counted_item(key: schema.Key, sums: Sums, rev: int) -> dict[str, Any]:
+    by_pk: dict[str, dict[str, Any]] = {}
+    for (pk, sk), values in sorted(sums.items()):
+        by_pk.setdefault(pk, {})[sk] = {"M": {name: ddb_json.n(v) for name, v in sorted(values.items())}}
     return {
-        **ddb_json.key(*schema.counted(contribution.order_id)),
+        **ddb_json.key(*key),
         schema.KIND: ddb_json.s(schema.COUNTED),
-        COUNTED: contribution.to_value(),
+        SUMS: {"M": {pk: {"M": by_sk} for pk, by_sk in by_pk.items()}},
         REV: ddb_json.n(rev),
     }
 
 
-def counted_write(table: str, before: Counted, after: Contribution) -> dict[str, Any]:
-    """A TransactWriteItems action: the order's counted item becomes ``after``, where it is still ``before``
-    (deleted when nothing is counted any more)."""
-    key = schema.counted(after.order_id)
+def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
+    """A TransactWriteItems action: the counted item holds ``after``, where it is still ``before`` (deleted when
+    nothing is counted any more)."""
     if before.exists:
         condition: dict[str, Any] = {
             "ConditionExpression": "#rev = :rev",
@@ -193,17 +115,17 @@ def counted_write(table: str, before: Counted, after: Contribution) -> dict[str,
         }
     else:
         condition = {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
-    if after == Contribution(after.order_id):
-        return {"Delete": {"TableName": table, "Key": ddb_json.key(*key), **condition}}
-    return {"Put": {"TableName": table, "Item": counted_item(after, (before.rev or 0) + 1), **condition}}
+    if not after:
+        return {"Delete": {"TableName": table, "Key": ddb_json.key(*before.key), **condition}}
+    return {"Put": {"TableName": table, "Item": counted_item(before.key, after, (before.rev or 0) + 1), **condition}}
 
 
 # --- moving the sums -----------------------------------------------------------------------------------------
 
 
-def difference(old: Contribution, new: Contribution, shards: int) -> Deltas:
+def difference(old: Sums, new: Sums) -> Deltas:
     """The changes of the sums that turn ``old`` into ``new`` (zeros left out)."""
-    total = add_into({}, (old.deltas(shards, sign=-1), new.deltas(shards)))
+    total = add_into({}, (new, {key: {n: -v for n, v in values.items()} for key, values in old.items()}))
     return {key: kept for key, values in total.items() if (kept := {n: v for n, v in values.items() if v})}
 
 

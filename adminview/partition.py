@@ -27,7 +27,7 @@ SourcePartition = tuple[Source, str]  # a source table's partition key, and the 
 
 @dataclass
 class PartitionView:
-    """What one source partition implies: its anchors (with each order's contribution) and its free items."""
+    """What one source partition implies: its anchors (with what each adds to the numbers) and its free items."""
 
     source: Source
     pk: str
@@ -41,13 +41,9 @@ class PartitionView:
             found |= implied.items()
         return found | self.free
 
-    def counted(self) -> dict[schema.Key, numbers.Contribution]:
-        """Each order's counted item key and the contribution it must hold."""
-        return {
-            schema.counted(implied.contribution.order_id): implied.contribution
-            for implied in self.anchors.values()
-            if implied.contribution is not None
-        }
+    def counted(self) -> dict[schema.Key, numbers.Sums]:
+        """The counted item of each anchor that adds to the numbers, and the sums it must hold."""
+        return {schema.counted(key): implied.sums for key, implied in self.anchors.items() if implied.sums is not None}
 
 
 def implied_by(source: Source, pk: str, items: Iterable[Item], list_shards: int) -> PartitionView:
@@ -78,8 +74,7 @@ def anchor_of_item(item: Item) -> schema.Key | None:
         return key
     kind = ddb_json.string(item, schema.KIND)
     if kind == schema.COUNTED:
-        order_id = schema.order_id_of(key)
-        return schema.order_anchor(order_id) if order_id else None
+        return schema.counted_anchor(key)
     if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
         order_id = ddb_json.string(item, "OrderId")
         return schema.order_anchor(order_id) if order_id else None
@@ -115,8 +110,8 @@ def comparable(item: Item) -> Item:
     return anchor.without_bookkeeping(item)
 
 
-def counted_matches(order_id: str, stored: Item | None, expected: numbers.Contribution) -> bool:
-    return numbers.read_counted(order_id, stored).contribution == expected
+def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:
+    return numbers.read_counted(key, stored).sums == expected
 
 
 def owner_order(pk: str) -> str | None:

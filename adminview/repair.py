@@ -37,7 +37,7 @@ class Contended(Exception):
 @dataclass
 class Plan:
     """One source partition's repair: its changes, the guarded writes (anchors, counted items) that go first,
-    what the orders' new contributions add to the sums, and the entries."""
+    what the anchors' new sums add, and the entries."""
 
     pk: str
     changes: list[Change]
@@ -54,13 +54,14 @@ class Reading:
     pk: str
     anchors: dict[schema.Key, Item | None]  # read first
     source_items: list[Item]
-    stored: dict[schema.Key, Item]  # every view item either side implies, read last
+    stored: dict[schema.Key, Item]  # every view item either side implies, read last (the anchors as read first)
+    anchors_after: dict[schema.Key, Item | None]  # the anchors read again with them: moved meanwhile?
 
 
 def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
     anchor_keys = source.anchors_in(pk)
-    orders = [schema.counted(oid) for key in anchor_keys if (oid := schema.order_id_of(key))]
-    first = view.get_many([*anchor_keys, *orders])
+    counted = [schema.counted(key) for key in anchor_keys if source.counts(key)]
+    first = view.get_many([*anchor_keys, *counted])
     items = table.partition(pk)
     implied = partition.implied_by(source, pk, items, schema.list_shards())
     described: set[schema.Key] = set()
@@ -68,8 +69,10 @@ def read_partition(view: Table, table: Table, source: Source, pk: str, extras: I
         if (held := first.get(key)) is not None:
             described |= set(source.read_state(key, held).implied(schema.list_shards()).entries)
     wanted = (set(implied.items()) | described | set(extras)) - set(first)
-    stored = first | view.get_many(sorted(wanted))
-    return Reading(source, pk, {key: first.get(key) for key in anchor_keys}, items, stored)
+    last = view.get_many(sorted(wanted | set(anchor_keys)))
+    stored = first | {key: item for key, item in last.items() if key not in anchor_keys}
+    anchors = {key: first.get(key) for key in anchor_keys}
+    return Reading(source, pk, anchors, items, stored, {key: last.get(key) for key in anchor_keys})
 
 
 def plan(reading: Reading, table_name: str, shards: int) -> Plan:
@@ -84,18 +87,16 @@ def plan(reading: Reading, table_name: str, shards: int) -> Plan:
     }
     changes = compare(expected, actual)
     found = Plan(reading.pk, list(changes))
-    moves: list[tuple[numbers.Counted, numbers.Contribution]] = []
+    moves: list[tuple[numbers.Counted, numbers.Sums]] = []
     for key in reading.anchors:
-        order_id = schema.order_id_of(key)
-        if order_id is None:
+        if not source.counts(key):
             continue
-        contribution = implied.anchors[key].contribution if key in implied.anchors else None
-        contribution = contribution or numbers.Contribution(order_id)
-        counted = numbers.read_counted(order_id, stored.get(schema.counted(order_id)))
-        if counted.contribution != contribution:
-            moves.append((counted, contribution))
-            held = stored.get(schema.counted(order_id))
-            found.changes.append(Change("differing" if held else "missing", schema.counted(order_id), None, held))
+        sums = (implied.anchors[key].sums if key in implied.anchors else None) or {}
+        held = stored.get(schema.counted(key))
+        counted = numbers.read_counted(schema.counted(key), held)
+        if counted.sums != sums:
+            moves.append((counted, sums))
+            found.changes.append(Change("differing" if held else "missing", counted.key, None, held))
     if not found.changes:
         return found
     for key, stored_anchor in reading.anchors.items():
@@ -111,8 +112,7 @@ def plan(reading: Reading, table_name: str, shards: int) -> Plan:
             item[anchor.EXPIRES_AT] = ddb_json.n(int(time.time()) + anchor.LIFETIME_S)
         found.guarded.append({"Put": {"TableName": table_name, "Item": item, **book.condition()}})
     found.guarded += [numbers.counted_write(table_name, before, after) for before, after in moves]
-    shards_of_sums = schema.sum_shards()
-    numbers.add_into(found.deltas, (numbers.difference(b.contribution, a, shards_of_sums) for b, a in moves))
+    numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
     for change in changes:
         if change.key in reading.anchors:
             continue
@@ -225,7 +225,7 @@ def delete_orphans(walk: Walk, orphans: list[schema.Key]) -> None:
 
 
 def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
-    """Make each sum the total of what the orders counted, on the condition it did not change since the walk
+    """Make each sum the total of what the anchors counted, on the condition it did not change since the walk
     read it (a sum the sync changed meanwhile is left for the next rebuild)."""
     fixed: list[Change] = []
     for difference in differences:

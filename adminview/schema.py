@@ -14,8 +14,9 @@ kind               PK                  SK              what it is
 ``order``          ``o#<oid>``         ``#order``      an order's summary; in ``ORDERS_BY_STATUS`` while its
                                                        status is listed. ``collection`` before the order item
                                                        itself arrived (or after it was removed): in no index
-``counted``        ``o#<oid>``         ``#counted``    what the order adds to the numbers, as last added (the
-                                                       fence that makes every addition happen exactly once)
+``counted``        the anchor's        ``<anchor's     what an anchor (an order) adds to the numbers, as last
+                                       SK>#counted``   added: the fence that makes every addition happen exactly
+                                                       once (``adminview.numbers``)
 ``profile``        ``c#<cid>``         ``#profile``    a customer: name, email, address
 ``product``        ``p#<pid>``         ``#product``    a catalogue row; in ``CATALOGUE``
 =================  ==================  ==============  ============================================================
@@ -36,7 +37,7 @@ kind                   PK                              SK                       
                        ``KIND#<kind>#<shard>``                                     from an audit entry)
 =====================  ==============================  ==========================  ===================================
 
-**Sums** (kept exact by the orders' ``counted`` items: ``adminview.numbers``): ``STATS#status#<shard>`` /
+**Sums** (kept exact by the anchors' ``counted`` items: ``adminview.numbers``): ``STATS#status#<shard>`` /
 ``counts``, ``STATS#day#<shard>`` / ``<YYYY-MM-DD>``, ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``, and one
 buyer relation per (product, customer), ``b#<pid>`` / ``c#<cid>``, counting that customer's orders holding the
 product that are not cancelled (AV3).
@@ -91,7 +92,7 @@ KIND = "Kind"
 Key = tuple[str, str]
 
 ORDER_SK: Final = "#order"
-COUNTED_SK: Final = "#counted"
+COUNTED_SUFFIX: Final = "#counted"
 PROFILE_SK: Final = "#profile"
 PRODUCT_SK: Final = "#product"
 
@@ -119,12 +120,18 @@ def order_anchor(order_id: str) -> Key:
 
 
 def order_id_of(anchor: Key) -> str | None:
-    """The order an order anchor (or its counted item) is about; None for any other key."""
-    return keys.without_prefix(anchor[0], keys.ORDER) if anchor[1] in (ORDER_SK, COUNTED_SK) else None
+    """The order an order anchor is about; None for any other key."""
+    return keys.without_prefix(anchor[0], keys.ORDER) if anchor[1] == ORDER_SK else None
 
 
-def counted(order_id: str) -> Key:
-    return keys.with_prefix(keys.ORDER, order_id), COUNTED_SK
+def counted(anchor: Key) -> Key:
+    """Where an anchor's counted item is kept (what it added to the sums): beside it."""
+    return anchor[0], anchor[1] + COUNTED_SUFFIX
+
+
+def counted_anchor(key: Key) -> Key | None:
+    """The anchor a counted item is kept for; None for any other key."""
+    return (key[0], key[1].removesuffix(COUNTED_SUFFIX)) if key[1].endswith(COUNTED_SUFFIX) else None
 
 
 def profile(customer_id: str) -> Key:
@@ -300,7 +307,7 @@ def is_sum(key: Key) -> bool:
 ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
     ORDER: (*ORDER_ROW, "Version", "Carrier", "TrackingNumber", "Lines", "Invoices", "Shipments"),
     COLLECTION: ("Lines", "Invoices", "Shipments"),
-    COUNTED: ("Counted", "Rev"),
+    COUNTED: ("Sums", "Rev"),
     PROFILE: ("Name", "Email", "Address"),
     PRODUCT: CATALOGUE_ROW,
     CUSTOMER_ORDER: ("OrderId", "Date"),
@@ -351,6 +358,12 @@ def _shards(variable: str) -> int:
     if not 1 <= shards <= MAX_SHARDS:
         raise ValueError(f"{variable} must be 1..{MAX_SHARDS}, got {shards}")
     return shards
+
+
+def sum_shard(anchor: Key) -> int:
+    """The shard of the sums an anchor adds to (its counted item's), so that anchors of one shard, written together,
+    add to the same sum items."""
+    return shard_of(anchor[0], sum_shards())
 
 
 def list_shards() -> int:

@@ -103,8 +103,9 @@ class Table:
         )
         return [item for page in pages for item in page.get("Items", [])]
 
-    def pages_of(self, pk: str, prefix: str) -> Iterator[list[Image]]:
-        """The items of one partition whose sort key starts with ``prefix``, page by page, strongly consistent."""
+    def pages_of(self, pk: str, prefix: str, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
+        """The items of one partition whose sort key starts with ``prefix``, page by page (``page_size`` items),
+        strongly consistent."""
         pages = raw_pages(
             self.client,
             "query",
@@ -115,6 +116,7 @@ class Table:
             ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
             ExpressionAttributeValues={":pk": ddb_json.s(pk), ":prefix": ddb_json.s(prefix)},
             ConsistentRead=True,
+            Limit=page_size,
         )
         return (page.get("Items", []) for page in pages)
 

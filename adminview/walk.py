@@ -6,12 +6,12 @@ one; what to do with a flagged partition is the caller's (``on_differs``, or ``o
 verify reads it again before reporting it, rebuild repairs it (``adminview.repair``).
 
 1. each segment of a parallel Scan of every source table yields its partitions; the view items they imply
-   (anchors, entries, activity entries) and each order's counted item are looked up by key (consistent
+   (anchors, entries, activity entries) and each counted item are looked up by key (consistent
    BatchGetItem, 100 keys a call) and compared;
 2. each segment of a parallel Scan of the view yields its partitions; each item must still follow from a source
    partition: an anchor's source items still exist (one looked up per anchor), an entry is what its stored anchor
    implies (anchors looked up by key; what they imply needs no read), an activity entry's audit entry still
-   exists, an order's counted item has an anchor beside it. The sums are summed from the counted items on the way.
+   exists, a counted item has an anchor beside it. The sums are summed from the counted items on the way.
    An item no source implies at all (a kind the view no longer writes) is an orphan, deleted by a rebuild.
 
 The sums (``adminview.numbers``) are checked in two steps, both exact under live traffic: each order must have
@@ -79,7 +79,7 @@ class Walk:
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
     started: float = 0.0  # wall clock, for the sums' ``At``
-    counted: numbers.Deltas = field(default_factory=dict)  # the orders' Counted, summed per sum item
+    counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
     _sums: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -95,20 +95,19 @@ class Walk:
         described = _described(flag.source, stored_anchors, self.shards)
         counted = view.counted()
         wanted = set(expected) | set(described) | set(counted) | set(flag.extras)
-        wanted |= {schema.counted(oid) for key in stored_anchors if (oid := schema.order_id_of(key))}
+        wanted |= {schema.counted(key) for key in stored_anchors if flag.source.counts(key)}
         stored = stored_anchors | self.view.get_many(sorted(wanted - set(stored_anchors)))
         found = compare(
             expected,
             {k: partition.comparable(i) for k, i in stored.items() if k not in counted and _comparable(k, i)},
         )
-        for key, contribution in counted.items():
-            if not partition.counted_matches(contribution.order_id, stored.get(key), contribution):
+        for key, sums in counted.items():
+            if not partition.counted_matches(key, stored.get(key), sums):
                 found.append(Change("differing", key, None, stored.get(key)))
-        for key, item in stored.items():  # a counted item for an order the source no longer holds
-            if ddb_json.string(item, schema.KIND) == schema.COUNTED and key not in counted:
-                order_id = schema.order_id_of(key) or ""
-                if not partition.counted_matches(order_id, item, numbers.Contribution(order_id)):
-                    found.append(Change("extra", key, None, item))
+        for key, item in stored.items():  # a counted item for an anchor the source no longer implies
+            counted_elsewhere = ddb_json.string(item, schema.KIND) == schema.COUNTED and key not in counted
+            if counted_elsewhere and not partition.counted_matches(key, item, {}):
+                found.append(Change("extra", key, None, item))
         return found
 
     def _flagged(self, flags: list[Flag]) -> None:
@@ -145,9 +144,7 @@ class Walk:
                 _comparable(k, stored.get(k)) and partition.comparable(stored[k]) == item
                 for k, item in expected.items()
             )
-            same = same and all(
-                partition.counted_matches(c.order_id, stored.get(k), c) for k, c in view.counted().items()
-            )
+            same = same and all(partition.counted_matches(k, stored.get(k), s) for k, s in view.counted().items())
             if not same:
                 differing.append(Flag(view.source, view.pk))
         self._flagged(differing)
@@ -195,13 +192,15 @@ class Walk:
         """What the customer's orders imply for their buyer relations: their order entries read page by page and
         their counted items looked up (memory grows with the products they bought, never with their orders)."""
         found: dict[schema.Key, Decimal] = {}
-        for page in self.view.pages_of(keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX):
+        for page in self.view.pages_of(
+            keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.page_size
+        ):
             orders = [oid for item in page if (oid := ddb_json.string(item, "OrderId"))]
-            for key, item in self.view.get_many([schema.counted(oid) for oid in orders]).items():
-                contribution = numbers.read_counted(schema.order_id_of(key) or "", item).contribution
-                for line in contribution.lines if contribution.customer_id == customer_id else ():
-                    relation = schema.buyers(line.product_id, customer_id)
-                    found[relation] = found.get(relation, Decimal(0)) + 1
+            counted = [schema.counted(schema.order_anchor(oid)) for oid in orders]
+            for key, item in self.view.get_many(counted).items():
+                for relation, values in numbers.read_counted(key, item).sums.items():
+                    if relation[0].startswith(schema.BUYERS_PREFIX) and relation[1] == keys.customer(customer_id):
+                        found[relation] = found.get(relation, Decimal(0)) + values.get(schema.ORDERS, Decimal(0))
         return found
 
     def _check_stored(self, items: list[Item]) -> None:
@@ -294,14 +293,13 @@ class Walk:
         """What this page's counted items counted, and the sums it holds, added to the walk's totals."""
         counted: list[numbers.Deltas] = []
         seen: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = {}
-        shards = schema.sum_shards()
         for item in page:
             key = ddb_json.item_key(item)
             if key[0].startswith(schema.STATS_PREFIX):
                 seen[key] = (numbers.sum_values(item), ddb_json.number(item, schema.CHANGED_AT))
-            elif ddb_json.string(item, schema.KIND) == schema.COUNTED and (oid := schema.order_id_of(key)):
-                deltas = numbers.read_counted(oid, item).contribution.deltas(shards)
-                counted.append({k: v for k, v in deltas.items() if k[0].startswith(schema.STATS_PREFIX)})
+            elif ddb_json.string(item, schema.KIND) == schema.COUNTED:
+                sums = numbers.read_counted(key, item).sums
+                counted.append({k: v for k, v in sums.items() if k[0].startswith(schema.STATS_PREFIX)})
         with self._sums:
             numbers.add_into(self.counted, counted)
             self.counters.update(seen)

@@ -123,7 +123,7 @@ class Written:
         """An item that exists only for the numbers: a counter, an order's ``#counted``, a category entry."""
         return (
             schema.is_sum((self.pk, self.sk))
-            or self.sk == schema.COUNTED_SK
+            or self.sk.endswith(schema.COUNTED_SUFFIX)
             or self.pk.startswith(schema.CATEGORY_PREFIX)
         )
 

@@ -56,6 +56,16 @@ def as_string(value: Any) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def as_text(value: Any) -> str | None:
+    """A string or number value as text; None for any other value."""
+    if not isinstance(value, dict):
+        return None
+    for tag in ("S", "N"):
+        if isinstance(value.get(tag), str):
+            return str(value[tag])
+    return None
+
+
 def elements(value: Any) -> list[Value]:
     """A list value's elements; empty for any other value."""
     found = value.get("L") if isinstance(value, dict) else None

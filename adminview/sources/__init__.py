@@ -53,6 +53,9 @@ class Source(Protocol):
 
     def owns(self, key: schema.Key) -> bool: ...
 
+    def counts(self, anchor: schema.Key) -> bool:
+        """Whether an anchor of this kind adds to the numbers (and so has a counted item beside it)."""
+
     def anchors_in(self, pk: str) -> list[schema.Key]:
         """The anchors the items of one of its partitions can hang on (read before the partition itself)."""
 

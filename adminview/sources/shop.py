@@ -26,6 +26,7 @@ from adminview import numbers, schema
 from adminview.anchor import Bookkeeping, Implied
 from dynamo import conf, ddb_json
 from shop import keys
+from shop.models import OrderStatus
 
 Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
@@ -34,6 +35,8 @@ LINE_FACTS = ("Quantity", "Price", "Category")
 SHIPMENT_FACTS = ("Carrier", "TrackingNumber")
 ORDER_FACTS = ("Date", "Status", "Total", "ItemCount", "Version")
 PROFILE_FACTS = ("Name", "Email", "Address")
+STATUSES = frozenset(OrderStatus)
+ONE = Decimal(1)
 
 
 def _s(value: str | None) -> dict[str, str] | None:
@@ -100,7 +103,7 @@ class OrderState:
 
     def implied(self, list_shards: int) -> Implied:
         if self.order is None and not (self.lines or self.invoices or self.shipments):
-            return Implied(self.key, None, {}, numbers.Contribution(self.order_id))
+            return Implied(self.key, None, {}, {})
         anchor = _item(self.key, schema.ORDER if self.order is not None else schema.COLLECTION)
         entries: dict[schema.Key, Item] = {}
         for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
@@ -117,7 +120,7 @@ class OrderState:
             }
         if self.shipments:
             anchor[SHIPMENTS] = {"M": {sk: {"M": facts} for sk, facts in sorted(self.shipments.items())}}
-        return Implied(self.key, anchor, entries, self.contribution())
+        return Implied(self.key, anchor, entries, self.sums())
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
         assert self.order is not None and self.customer_id is not None
@@ -173,23 +176,54 @@ class OrderState:
             totals[line.category] = (units + line.units, revenue + line.revenue)
         return totals
 
-    def _lines(self) -> list[numbers.Line]:
+    def _lines(self) -> list[Line]:
         found = []
         for sk, facts in sorted(self.lines.items()):
             units = numbers.decimal_of(ddb_json.text(facts, "Quantity"))
             price = numbers.decimal_of(ddb_json.text(facts, "Price"))
             category = schema.category_name(ddb_json.text(facts, "Category"))
-            found.append(numbers.Line(keys.without_prefix(sk, keys.PRODUCT) or sk, category, units, units * price))
+            found.append(Line(keys.without_prefix(sk, keys.PRODUCT) or sk, category, units, units * price))
         return found
 
-    def contribution(self) -> numbers.Contribution:
-        """What the order adds to the numbers: nothing until its order item is there."""
+    def sums(self) -> numbers.Sums:
+        """What the order adds to the numbers (nothing until its order item is there): one to the count of its
+        status (an unknown status counts nowhere); on the UTC day of its ``Date`` one order, and one cancelled
+        order if it is cancelled; unless it is cancelled, its lines' units (``Quantity``) and revenue (``Price`` x
+        ``Quantity``) on that day, in all and per category, and in each line's product's month, and one order to
+        the buyer relation of each line's product with the order's customer."""
         if self.order is None or self.customer_id is None:
-            return numbers.Contribution(self.order_id)
+            return {}
+        adding = numbers.Adding()
+        shard = schema.sum_shard(self.key)
         status = ddb_json.string(self.order, "Status")
-        status = status if status in numbers.STATUSES else None
-        lines = () if status == numbers.CANCELLED else tuple(self._lines())
-        return numbers.Contribution(self.order_id, status, numbers.day_of(self.date), self.customer_id, lines)
+        if status in STATUSES:
+            adding.add(schema.status_counts(shard), str(status), ONE)
+        day = numbers.day_of(self.date)
+        if day is not None:
+            adding.add(schema.day_sums(shard, day), schema.ORDERS, ONE)
+        if status == OrderStatus.CANCELLED:
+            if day is not None:
+                adding.add(schema.day_sums(shard, day), schema.CANCELLED_ORDERS, ONE)
+            return adding.sums
+        for line in self._lines():
+            adding.add(schema.buyers(line.product_id, self.customer_id), schema.ORDERS, ONE)
+            if day is None:
+                continue
+            for name, value in ((schema.UNITS, line.units), (schema.REVENUE, line.revenue)):
+                adding.add(schema.day_sums(shard, day), name, value)
+                adding.add(schema.day_sums(shard, day), name + schema.CATEGORY_SEP + line.category, value)
+                adding.add(schema.product_month_sums(line.product_id, shard, day[:7]), name, value)
+        return adding.sums
+
+
+@dataclass(frozen=True)
+class Line:
+    """An order line as the numbers read it."""
+
+    product_id: str
+    category: str
+    units: Decimal
+    revenue: Decimal
 
 
 def _order_facts(image: Item) -> Item:
@@ -376,6 +410,9 @@ class ShopSource:
             or (sk == schema.PROFILE_SK and pk.startswith(keys.CUSTOMER))
             or (sk == schema.PRODUCT_SK and pk.startswith(keys.PRODUCT))
         )
+
+    def counts(self, anchor: schema.Key) -> bool:
+        return anchor[1] == schema.ORDER_SK
 
     def anchors_in(self, pk: str) -> list[schema.Key]:
         if oid := keys.without_prefix(pk, keys.ORDER):

@@ -41,7 +41,7 @@ def record(seq: int, image: dict[str, Any] | None, sk: str | None = None) -> Pre
 
 def folded_state(*records: Prepared, stored: dict[str, Any] | None = None) -> tuple[OrderState, anchor.Writes | None]:
     state = OrderState.read(schema.order_anchor("1"), stored)
-    result = fold(state, list(records), numbers.Counted(numbers.Contribution("1")), list_shards=2)
+    result = fold(state, list(records), numbers.Counted(schema.counted(state.key), {}), list_shards=2)
     return state, result.writes
 
 

@@ -156,7 +156,10 @@ def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, mon
     def read_while_the_sync_writes(order_id: str) -> consistency.Look:
         seen = real_read(order_id)
         if not looks:  # as if the sync wrote the anchor between the first read of it and the view's
-            seen = replace(seen, anchor_after=dict(seen.anchor_after or {}, Rev={"N": "0"}))
+            moved: dict[tuple[str, str], dict[str, Any] | None] = {
+                (PK, "#order"): dict(seen.anchor_after or {}, Rev={"N": "0"})
+            }
+            seen = replace(seen, reading=replace(seen.reading, anchors_after=moved))
         looks.append(seen)
         return seen
 
