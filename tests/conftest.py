@@ -76,18 +76,23 @@ def fresh_table(spec: TableSpec, prefix: str) -> str:
 
 @pytest.fixture
 def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
-    """A new, empty shop table (stream on) for this test; SHOP_TABLE_NAME points at it too."""
+    """A new, empty shop table (stream on) for this test, and a returns table beside it (the view's other source);
+    SHOP_TABLE_NAME and RETURNS_TABLE_NAME point at them too. Returns the shop table's name."""
+    from returns.models import RETURNS_TABLE
     from shop.models import SHOP_TABLE
 
-    original = SHOP_TABLE.model.Meta.table_name
+    originals = (SHOP_TABLE.model.Meta.table_name, RETURNS_TABLE.model.Meta.table_name)
     name = fresh_table(SHOP_TABLE, "OnlineShop")
     os.environ["SHOP_TABLE_NAME"] = name
+    os.environ["RETURNS_TABLE_NAME"] = fresh_table(RETURNS_TABLE, "ShopReturns")
     try:
         yield name
     finally:
         delete_table(SHOP_TABLE.model)
-        SHOP_TABLE.model.Meta.table_name = original
+        delete_table(RETURNS_TABLE.model)
+        SHOP_TABLE.model.Meta.table_name, RETURNS_TABLE.model.Meta.table_name = originals
         os.environ.pop("SHOP_TABLE_NAME", None)
+        os.environ.pop("RETURNS_TABLE_NAME", None)
 
 
 @pytest.fixture
