@@ -298,8 +298,8 @@ def test_admin_view_patterns_page_and_stream_their_items(
                 return shown
             response = operator.get(response.context["next_url"], headers={"HX-Request": "true"})
 
-    pending = every_page("getPendingOrders", {})
-    assert [pk for pk, _ in pending] == newest_first  # four shards merged, no gaps or repeats
+    pending_rows = every_page("getPendingOrders", {})
+    assert [pk for pk, _ in pending_rows] == newest_first  # four shards merged, no gaps or repeats
     by_customer = every_page("getOrdersByCustomerId", {"customer_id": "1001"})
     assert {pk for pk, _ in by_customer} == {"c#1001"}
     assert [sk.rsplit("#", 1)[1] for _, sk in by_customer] == ["av4", "av2", "av0"]
