@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,13 +33,12 @@ from adminview import numbers, records, schema, sources
 from adminview.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
 from adminview.models import ViewItem
 from adminview.sources import Source, State
-from dynamo import ddb_json, transactions
+from dynamo import ddb_json, side_by_side, transactions
 from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
-from dynamo.instrumentation import run_in_context
 
 log = logging.getLogger(__name__)
-WRITE_PARALLEL = 16  # BatchWriteItem, TransactWriteItems and anchor PutItem calls in flight per batch
+WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each waits on the network)
 RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
 
 
@@ -217,10 +215,7 @@ def _counting_actions(
 
 
 def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
-    if len(jobs) <= 1:
-        return {k for job in jobs for k in job()}
-    with ThreadPoolExecutor(max_workers=min(WRITE_PARALLEL, len(jobs))) as pool:
-        return {k for raced in pool.map(lambda job: run_in_context(job)(), jobs) for k in raced}
+    return {k for raced in side_by_side.map_calls(lambda job: job(), jobs) for k in raced}
 
 
 def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:

@@ -1,23 +1,24 @@
 """BatchWriteItem and BatchGetItem done properly.
 
 PynamoDB's own batch helpers resend unprocessed items immediately (no backoff) and batch_get loses order,
-so these take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), run
-chunks in parallel threads, and retry ``UnprocessedItems`` / ``UnprocessedKeys`` with exponential backoff
-and full jitter. Throttling *errors* are retried beneath us by botocore's standard retry mode.
+so these take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), send
+chunks side by side (``dynamo.side_by_side``), and retry ``UnprocessedItems`` / ``UnprocessedKeys`` with
+exponential backoff and full jitter. Throttling *errors* are retried beneath us by botocore's standard retry mode.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from functools import partial
 from typing import Any
 
 from pynamodb.models import Model
 
+from dynamo import side_by_side
 from dynamo.backoff import full_jitter
 from dynamo.client import client_of
-from dynamo.instrumentation import run_in_context
 from dynamo.paging import key_names
 
 WRITE_CHUNK = 25
@@ -116,15 +117,12 @@ def batch_write(
         return sum(write(b) for b in batches)
     written = 0
     in_flight: set[Future[int]] = set()
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        task = run_in_context(write)
-        for batch in batches:
-            if len(in_flight) >= parallel * 2:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                written += sum(f.result() for f in done)
-            in_flight.add(pool.submit(task, batch))
-        written += sum(f.result() for f in in_flight)
-    return written
+    for batch in batches:
+        if len(in_flight) >= parallel * 2:
+            done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+            written += sum(f.result() for f in done)
+        in_flight.add(side_by_side.submit(partial(write, batch)))
+    return written + sum(f.result() for f in in_flight)
 
 
 def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> int:
@@ -189,10 +187,6 @@ def batch_get(
     def get(batch: Sequence[Item]) -> list[Item]:
         return _get_chunk(client, table, batch, projection, max_attempts, sleep)
 
-    if parallel <= 1 or len(batches) <= 1:
-        results = [get(b) for b in batches]
-    else:
-        with ThreadPoolExecutor(max_workers=min(parallel, len(batches))) as pool:
-            results = list(pool.map(run_in_context(get), batches))
+    results = [get(b) for b in batches] if parallel <= 1 else side_by_side.map_calls(get, batches)
     by_key = {tuple(repr(item[n]) for n in key_names): item for result in results for item in result}
     return [by_key.get(tuple(repr(key[n]) for n in key_names)) for key in keys]
