@@ -3,7 +3,8 @@
 - ``status_counts``: one BatchGetItem of the N status counters;
 - ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
   ``daily_and_by_category``: both from the same Queries;
-- ``product_months``: one Query per counter shard of the product's months.
+- ``product_months``: one Query per counter shard of the product's months;
+- ``categories``: one Query per counter shard of the catalogue's categories.
 
 Each read sums the N write shards.
 """
@@ -186,3 +187,14 @@ def returned_units(*, product_id: str) -> int:
     pid = keys.bare(product_id, keys.PRODUCT)
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.returned_units(pid, n, "")[0]))
     return int(sum(_number(item, schema.UNITS) for item in items))
+
+
+def categories() -> list[str]:
+    """Every category some product holds, sorted ignoring case: one Query per sum shard (a second page only for a
+    catalogue of thousands of categories)."""
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.category_counts(n, "")[0]))
+    held: dict[str, Decimal] = {}
+    for item in items:
+        name = ddb_json.string(item, schema.SK) or ""
+        held[name] = held.get(name, Decimal(0)) + _number(item, schema.PRODUCTS)
+    return sorted((name for name, count in held.items() if count > 0), key=lambda name: (name.casefold(), name))

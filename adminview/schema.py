@@ -308,10 +308,12 @@ def activity_entries(source_pk: str, position: str, user: str, kind: str, shard:
 STATS_PREFIX: Final = "STATS#"
 STATUS_COUNTS_PREFIX, DAY_PREFIX, PRODUCT_MONTH_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
 RETURNED_PREFIX, REFUNDS_DAY_PREFIX = "STATS#returned#", "STATS#refunds#"
+CATEGORY_COUNTS_PREFIX: Final = "STATS#categories#"
 STATUS_COUNTS_SK: Final = "counts"
 BUYERS_PREFIX: Final = "b#"
 CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leaves sums that moved while it ran)
 ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
+PRODUCTS: Final = "Products"
 REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
 CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``Revenue:<category>``
 
@@ -336,6 +338,11 @@ def returned_units(product_id: str, shard: int, month: str) -> Key:
 def refunds_day(shard: int, day: str) -> Key:
     """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
     return f"{REFUNDS_DAY_PREFIX}{shard}", day
+
+
+def category_counts(shard: int, category: str) -> Key:
+    """A catalogue category: how many products hold it (``Products``). One partition per shard lists them all."""
+    return f"{CATEGORY_COUNTS_PREFIX}{shard}", category
 
 
 def buyers(product_id: str, customer_id: str) -> Key:

@@ -1,29 +1,20 @@
 """The catalogue's categories as the pages know them: which names exist, and which one a typed name means.
 
-The admin view keeps no list of every category yet, so this module answers from the reads it has, each a
-constant number of DynamoDB calls whatever the tables hold (never a Scan):
+Each answer is a constant number of DynamoDB calls whatever the tables hold (never a Scan):
 
-- ``category_has_orders``: the category-orders index (``adminview.selectors.category_orders``, one Query per
-  write shard and one BatchGetItem of at most one order) over every date.
-- ``known_categories``: the categories sold over the last ``SOLD_WITHIN_DAYS`` days (the sync's counters,
-  ``adminview.number_reads.by_category``; not ``uncategorized``, the numbers' name for items without one), plus any
-  the caller already knows (the product's own).
-
-A category that only products hold and that sold nothing lately is missing from both. A view read of every
-category (kept by the sync from the products' ``Category``) would make both exact; these functions are where the
-pages would call it.
+- ``known_categories``: every category some product holds (the sync counts each category's products,
+  ``adminview.number_reads.categories``), plus any the caller already knows (the product's own);
+- ``category_has_orders``: whether any order holds the category (the category lists,
+  ``adminview.selectors.category_orders``: one Query per write shard and one BatchGetItem of at most one order).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, timedelta
+from datetime import date
 
 from adminview import number_reads, selectors
-from adminview.schema import UNCATEGORIZED
-from shop.timestamps import now
 
-SOLD_WITHIN_DAYS = 366  # the longest range the counters are read over (dashboard.forms.MAX_STATS_DAYS)
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9999, 12, 30)
 
 
@@ -33,11 +24,9 @@ def category_has_orders(name: str) -> bool:
 
 
 def known_categories(*, also: Iterable[str | None] = ()) -> list[str]:
-    """The categories the catalogue is known to have, by name (ignoring case), each spelled as first found."""
-    today = now().date()
-    sold = number_reads.by_category(start=today - timedelta(days=SOLD_WITHIN_DAYS - 1), end=today)
+    """The catalogue's categories by name (ignoring case), each spelled as first found."""
     found: dict[str, str] = {}
-    for name in [*(n for n in also if n), *(row.category for row in sold if row.category != UNCATEGORIZED)]:
+    for name in [*(n for n in also if n), *number_reads.categories()]:
         found.setdefault(name.casefold(), name)
     return sorted(found.values(), key=str.casefold)
 

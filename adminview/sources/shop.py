@@ -320,16 +320,24 @@ class ProductState:
     def source_keys(self) -> list[str]:
         return [self.key[0]] if self.facts is not None else []
 
+    def sums(self) -> numbers.Sums:
+        """One product in its category (a product without one is in none)."""
+        category = (ddb_json.string(self.facts, "Category") or "").strip() if self.facts else ""
+        if not category:
+            return {}
+        key = schema.category_counts(schema.sum_shard(self.key), schema.category_name(category))
+        return {key: {schema.PRODUCTS: ONE}}
+
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
-            return Implied(self.key, None)
+            return Implied(self.key, None, sums={})
         index = schema.CATALOGUE
         row = _item(self.key, schema.PRODUCT, **self.facts)
         row[index.hash_key] = ddb_json.s(schema.catalogue_partition(schema.shard_of(self.product_id, list_shards)))
         row[index.range_key] = ddb_json.s(self.product_id)
         name = ddb_json.string(self.facts, "Name")
         shown = {"Id": ddb_json.s(self.product_id), "Name": _s(name)}
-        return Implied(self.key, row, _search(schema.search_words(name), "product", shown))
+        return Implied(self.key, row, _search(schema.search_words(name), "product", shown), self.sums())
 
 
 def _search(terms: set[str], kind: str, shown: dict[str, Any]) -> dict[schema.Key, Item]:
@@ -424,7 +432,7 @@ class ShopSource:
         return None
 
     def counts(self, anchor: schema.Key) -> bool:
-        return anchor[1] == schema.ORDER_SK
+        return anchor[1] in (schema.ORDER_SK, schema.PRODUCT_SK)
 
     def anchors_in(self, pk: str) -> list[schema.Key]:
         if oid := keys.without_prefix(pk, keys.ORDER):

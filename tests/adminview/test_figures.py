@@ -15,7 +15,9 @@ from adminview.poller import Poller
 from adminview.sources.shop import OrderState
 from dynamo import ddb_json
 from dynamo.client import client_of
-from shop import orders
+from shop import editing, orders
+from shop.audit import Actor
+from shop.models import ShopItem
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
@@ -194,3 +196,35 @@ def test_a_running_sum_is_added_to_in_place_and_merge_leaves_its_parts_alone() -
     assert numbers.add_into(total, [first]) is total
     numbers.add_into(total, [second])
     assert total == merged and first[day] == {schema.UNITS: Decimal(2)}
+
+
+def test_the_catalogues_categories_are_counted_as_products_join_and_leave_them(
+    shop_table: str, admin_view_table: str
+) -> None:
+    # given products in two categories (one spelled with spaces around it) and one without
+    factories.product("2001", category="Garden")
+    factories.product("2002", category=" Books ")
+    factories.product("2003", category="garden")
+    factories.product("2004")
+    sync_now()
+    assert number_reads.categories() == ["Books", "Garden", "garden"]
+    # when the only Books product moves to Garden and a garden one is deleted
+    _move_category("2002", "Garden")
+    client_of(ShopItem).delete_item(TableName=str(ShopItem.Meta.table_name), Key=ddb_json.key("p#2003", "p#2003"))
+    sync_now()
+    # then the categories follow, and verify finds the counts exact
+    assert number_reads.categories() == ["Garden"]
+    assert rebuild.verify(settle_s=0).clean
+
+
+def _move_category(product_id: str, category: str) -> None:
+    seen = editing.snapshot(editing.product_target(product_id))
+    editing.product_edit(
+        product_id=product_id,
+        seen=seen,
+        name=seen.values["Detail.Name"],
+        description=seen.values["Detail.Description"],
+        price=seen.values["Price"],
+        category=category,
+        actor=Actor("ann"),
+    )
