@@ -196,6 +196,7 @@ STORAGES = {
 # DynamoDB tables that `create_tables` manages, in creation order (dotted paths to dynamo.tables.TableSpec).
 DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
+    "returns.models.RETURNS_TABLE",
     "adminview.models.ADMIN_VIEW_TABLE",
     "adminview.models.SYNC_TABLE",
     "dynamo.checkpoints.CHECKPOINT_TABLE",

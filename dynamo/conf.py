@@ -15,6 +15,7 @@ import botocore.session
 DEFAULT_SHOP_TABLE = "OnlineShop"
 DEFAULT_ADMIN_VIEW_TABLE = "AdminViewTable"
 DEFAULT_MIGRATIONS_TABLE = "ShopMigrations"
+DEFAULT_RETURNS_TABLE = "ShopReturns"
 FALLBACK_REGION = "us-east-1"
 
 
@@ -24,6 +25,11 @@ def shop_table_name() -> str:
 
 def admin_view_table_name() -> str:
     return os.environ.get("ADMIN_VIEW_TABLE_NAME") or DEFAULT_ADMIN_VIEW_TABLE
+
+
+def returns_table_name() -> str:
+    """The returns service's own table (``returns.models``), a second source of the admin view."""
+    return os.environ.get("RETURNS_TABLE_NAME") or DEFAULT_RETURNS_TABLE
 
 
 def migrations_table_name() -> str:

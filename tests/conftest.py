@@ -91,6 +91,22 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
 
 
 @pytest.fixture
+def returns_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
+    """A new, empty returns table (stream on) for this test; RETURNS_TABLE_NAME points at it too."""
+    from returns.models import RETURNS_TABLE
+
+    original = RETURNS_TABLE.model.Meta.table_name
+    name = fresh_table(RETURNS_TABLE, "ShopReturns")
+    os.environ["RETURNS_TABLE_NAME"] = name
+    try:
+        yield name
+    finally:
+        delete_table(RETURNS_TABLE.model)
+        RETURNS_TABLE.model.Meta.table_name = original
+        os.environ.pop("RETURNS_TABLE_NAME", None)
+
+
+@pytest.fixture
 def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """A new, empty admin view table (and its sync table: checkpoints, dead letters) for this test;
     ADMIN_VIEW_TABLE_NAME / ADMIN_VIEW_SYNC_TABLE_NAME point at them too. Returns the view table's name."""
