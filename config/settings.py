@@ -202,6 +202,10 @@ DYNAMODB_TABLES = [
     "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
 
+# What ``seed_shop`` runs after seeding the shop (dotted paths of ``shop.seeding.SeedExtension`` functions): other
+# services' data about the seeded orders, without the shop knowing those services.
+SEED_EXTENSIONS = ["returns.seeding.seed_returns"]
+
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
 # within about 5 s when DynamoDB does not answer (docs/production.md).
