@@ -181,18 +181,23 @@ def counting_transactions(
     deltas = [numbers.difference(before.sums, after) for before, after in moves]
     limit = transactions.MAX_ITEMS - extra
     found: list[tuple[list[int], list[dict[str, Any]]]] = []
+
+    def close(group: list[int]) -> None:
+        merged = numbers.add_into({}, (deltas[i] for i in group))
+        found.append((group, _counting_actions(table, moves, group, merged)))
+
     for positions in by_shard.values():
         group: list[int] = []
-        merged: numbers.Deltas = {}
+        touched: set[schema.Key] = set()  # the sum items the group's transaction updates
         for i in positions:
-            trial = numbers.add_into({k: dict(v) for k, v in merged.items()}, [deltas[i]])
-            if group and len(group) + 1 + len(trial) > limit:
-                found.append((group, _counting_actions(table, moves, group, merged)))
-                group, trial = [], numbers.add_into({}, [deltas[i]])
+            more = touched | deltas[i].keys()
+            if group and len(group) + 1 + len(more) > limit:
+                close(group)
+                group, more = [], set(deltas[i])
             group.append(i)
-            merged = trial
+            touched = more
         if group:
-            found.append((group, _counting_actions(table, moves, group, merged)))
+            close(group)
     return found
 
 

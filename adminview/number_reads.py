@@ -44,6 +44,13 @@ class CategoryFigures:
 
 
 @dataclass(frozen=True)
+class RefundDay:
+    day: date
+    refunds: int
+    refunded: Decimal
+
+
+@dataclass(frozen=True)
 class MonthFigures:
     month: str  # YYYY-MM
     units: int
@@ -154,3 +161,28 @@ def product_months(*, product_id: str) -> list[MonthFigures]:
         for month, (units, revenue) in sorted(sums.items())
         if units or revenue
     ]
+
+
+def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
+    """How many refunds are dated each day of the range and their amount, every day listed (zeros included): one
+    Query per sum shard."""
+    check_range(start, end)
+    within = Range(start.isoformat(), end.isoformat())
+    sums: dict[str, list[Decimal]] = {}
+    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)):
+        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0), Decimal(0)])
+        bucket[0] += _number(item, schema.REFUNDS_COUNT)
+        bucket[1] += _number(item, schema.REFUNDED)
+    rows = []
+    for offset in range((end - start).days + 1):
+        day = start + timedelta(days=offset)
+        count, amount = sums.get(day.isoformat(), [Decimal(0), Decimal(0)])
+        rows.append(RefundDay(day, int(count), amount.quantize(CENT)))
+    return rows
+
+
+def returned_units(*, product_id: str) -> int:
+    """Units of a product returned (received back) over all time: one Query per sum shard of its months."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.returned_units(pid, n, "")[0]))
+    return int(sum(_number(item, schema.UNITS) for item in items))

@@ -16,7 +16,7 @@ from typing import Any
 
 from adminview import anchor, numbers, schema
 from adminview.anchor import Implied
-from adminview.sources import Source, for_anchor
+from adminview.sources import Source, entry_anchor, for_anchor
 from adminview.sources.shop import audit_source
 from dynamo import ddb_json
 from shop import keys
@@ -72,19 +72,9 @@ def anchor_of_item(item: Item) -> schema.Key | None:
     key = ddb_json.item_key(item)
     if for_anchor(key) is not None:
         return key
-    kind = ddb_json.string(item, schema.KIND)
-    if kind == schema.COUNTED:
+    if ddb_json.string(item, schema.KIND) == schema.COUNTED:
         return schema.counted_anchor(key)
-    if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
-        order_id = ddb_json.string(item, "OrderId")
-        return schema.order_anchor(order_id) if order_id else None
-    if kind == schema.SEARCH:
-        found, entity = ddb_json.string(item, "Found"), ddb_json.string(item, "Id")
-        if entity and found == "customer":
-            return schema.profile(entity)
-        if entity and found == "product":
-            return schema.product(entity)
-    return None
+    return entry_anchor(item)
 
 
 def source_partition(anchor_key: schema.Key) -> SourcePartition | None:

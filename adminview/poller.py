@@ -1,4 +1,4 @@
-"""The local poller: reads the shop table's stream the way Lambda's event source mapping does.
+"""The local poller: reads the streams of the view's source tables the way Lambda's event source mappings do.
 
 Every shard is read, a child only after its parent is finished (so records of one item stay in order), shards
 that are ready at the same time in parallel, expired iterators are renewed from the checkpoint, and each batch
@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,12 +31,14 @@ from botocore.config import Config
 from adminview import observe, sync_status, sync_store
 from adminview.apply import Outcome, apply_records, failure_key
 from adminview.handler import handle_records
+from adminview.models import ViewItem
+from adminview.sources import sources
 from dynamo import conf
 from dynamo.backoff import full_jitter
+from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
 from dynamo.patience import PATIENT
-from dynamo.tables import stream_arn as table_stream_arn
 
 log = logging.getLogger(__name__)
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
@@ -47,6 +49,7 @@ OUTAGE_PAUSE_CAP_S = 30.0
 
 @dataclass
 class ShardState:
+    arn: str  # the stream it belongs to
     shard_id: str
     parent_id: str | None
     seq: str | None = None  # last sequence number applied or dead-lettered
@@ -101,12 +104,13 @@ def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 
 class Poller:
-    """Reads one stream with the given client; ``for_shop_table`` looks both up (the constructor does no I/O)."""
+    """Reads the given streams with the given client; ``for_sources`` looks them up (the constructor does no I/O).
+    A shard is named by its stream and its id."""
 
     def __init__(
         self,
         *,
-        stream_arn: str,
+        streams: Sequence[str],
         client: Any,
         replay: bool = False,
         limit: int = 1000,
@@ -116,7 +120,7 @@ class Poller:
         report_every_s: float = 5.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.arn = stream_arn
+        self.streams = list(streams)
         self.replay = replay
         self.limit = limit
         self.max_attempts = max_attempts
@@ -126,7 +130,7 @@ class Poller:
         self.report_every_s = report_every_s
         self.sleep = sleep
         self.stats = Stats()
-        self.shards: dict[str, ShardState] = {}
+        self.shards: dict[tuple[str, str], ShardState] = {}
         self._stopping = False
         self._last_report = time.monotonic()
         self._last_refresh = 0.0
@@ -135,15 +139,23 @@ class Poller:
         self._outage_since: float | None = None
 
     @classmethod
-    def for_shop_table(cls, *, stream_arn: str | None = None, client: Any = None, **options: Any) -> Self:
-        """A poller of the shop table's stream: its ARN from DescribeTable unless given, a streams client unless
-        given; ``options`` go to the constructor."""
-        from shop.models import ShopItem
-
-        arn = stream_arn or table_stream_arn(ShopItem)
-        if not arn:
-            raise LookupError(f"table {ShopItem.Meta.table_name} has no stream (run create_tables)")
-        return cls(stream_arn=arn, client=client or streams_client(), **options)
+    def for_sources(cls, *, client: Any = None, **options: Any) -> Self:
+        """A poller of the stream of every source table of the view (``adminview.sources``), ARNs from
+        DescribeTable, a streams client unless given; ``options`` go to the constructor. A source whose table does
+        not exist yet (nothing written, nothing to read) is left out; one without a stream is an error."""
+        view = client_of(ViewItem)
+        arns = []
+        for source in sources():
+            try:
+                table = view.describe_table(TableName=source.table_name())["Table"]
+            except view.exceptions.ResourceNotFoundException:
+                log.warning("no table %s: the %s source is not followed", source.table_name(), source.name)
+                continue
+            arn = table.get("LatestStreamArn")
+            if not arn:
+                raise LookupError(f"table {source.table_name()} has no stream (run create_tables)")
+            arns.append(str(arn))
+        return cls(streams=arns, client=client or streams_client(), **options)
 
     def stop(self) -> None:
         """Finish the batch in hand, save its checkpoint, return (SIGTERM)."""
@@ -153,19 +165,23 @@ class Poller:
 
     def refresh_shards(self) -> None:
         self._last_refresh = time.monotonic()
-        checkpoints = {} if self.replay else sync_store.load_checkpoints(self.arn)
+        for arn in self.streams:
+            self._refresh(arn)
+
+    def _refresh(self, arn: str) -> None:
+        checkpoints = {} if self.replay else sync_store.load_checkpoints(arn)
         start: str | None = None
         while True:
-            kwargs: dict[str, Any] = {"StreamArn": self.arn}
+            kwargs: dict[str, Any] = {"StreamArn": arn}
             if start:
                 kwargs["ExclusiveStartShardId"] = start
             description = self.client.describe_stream(**kwargs)["StreamDescription"]
             for shard in description.get("Shards", []):
                 sid = shard["ShardId"]
-                if sid not in self.shards:
+                if (arn, sid) not in self.shards:
                     cp = checkpoints.get(sid)
-                    self.shards[sid] = ShardState(
-                        sid, shard.get("ParentShardId"), cp.seq if cp else None, cp.done if cp else False
+                    self.shards[(arn, sid)] = ShardState(
+                        arn, sid, shard.get("ParentShardId"), cp.seq if cp else None, cp.done if cp else False
                     )
             start = description.get("LastEvaluatedShardId")
             if not start:
@@ -174,7 +190,7 @@ class Poller:
     def _ready(self, shard: ShardState) -> bool:
         if shard.done:
             return False
-        parent = self.shards.get(shard.parent_id) if shard.parent_id else None
+        parent = self.shards.get((shard.arn, shard.parent_id)) if shard.parent_id else None
         return parent is None or parent.done
 
     def _iterator(self, shard: ShardState) -> str:
@@ -183,7 +199,7 @@ class Poller:
         else:
             kwargs = {"ShardIteratorType": "TRIM_HORIZON"}
         return str(
-            self.client.get_shard_iterator(StreamArn=self.arn, ShardId=shard.shard_id, **kwargs)["ShardIterator"]
+            self.client.get_shard_iterator(StreamArn=shard.arn, ShardId=shard.shard_id, **kwargs)["ShardIterator"]
         )
 
     # --- reading ---------------------------------------------------------------------------------------
@@ -208,7 +224,7 @@ class Poller:
     def poll_shard(self, shard: ShardState) -> int:
         """One GetRecords on the shard (its next one sent ahead meanwhile); returns how many records it brought."""
         response = self._get_records(shard)
-        records = [lambda_shape(r, self.arn) for r in response.get("Records", [])]
+        records = [lambda_shape(r, shard.arn) for r in response.get("Records", [])]
         shard.iterator = response.get("NextShardIterator")
         if records and shard.iterator is not None and not self._stopping and self._reads is not None:
             shard.ahead = self._reads.submit(run_in_context(self._fetch), shard.iterator)
@@ -218,7 +234,7 @@ class Poller:
         if shard.iterator is None:
             shard.done = True
         if records or shard.done:
-            sync_store.save_checkpoint(self.arn, shard.shard_id, shard.seq, shard.done)
+            sync_store.save_checkpoint(shard.arn, shard.shard_id, shard.seq, shard.done)
         if not records:
             self.note_caught_up(shard)
         return len(records)
@@ -227,7 +243,7 @@ class Poller:
         """Nothing newer in the shard: the view holds all of it as of now (said at most once a second)."""
         now = time.monotonic()
         if shard.done or now - shard.caught_up_noted >= CAUGHT_UP_EVERY_S:
-            sync_status.record_caught_up(self.arn, shard.shard_id, done=shard.done)
+            sync_status.record_caught_up(shard.arn, shard.shard_id, done=shard.done)
             shard.caught_up_noted = now
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
@@ -319,7 +335,7 @@ class Poller:
             log.warning("DynamoDB is not answering (%s); the sync waits and tries again", exc)
             for shard in self.shards.values():
                 if not shard.done:
-                    self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=now, ended=None)
+                    self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=now, ended=None)
         for shard in self.shards.values():
             shard.ahead, shard.iterator = None, None  # read again from the checkpoint
         waited = now - self._outage_since
@@ -333,7 +349,7 @@ class Poller:
         log.warning("DynamoDB answers again after %.0f s; the sync carries on", ended - since)
         for shard in self.shards.values():
             if not shard.done:
-                self._best_effort(sync_status.record_outage, self.arn, shard.shard_id, since=since, ended=ended)
+                self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=since, ended=ended)
 
     @staticmethod
     def _best_effort(note: Callable[..., None], *args: Any, **kwargs: Any) -> None:
@@ -349,5 +365,5 @@ class Poller:
 
 
 def sync_once(**kwargs: Any) -> Stats:
-    """Drain the stream into the view once (tests and scripts)."""
-    return Poller.for_shop_table(**kwargs).run(follow=False)
+    """Drain every source's stream into the view once (tests and scripts)."""
+    return Poller.for_sources(**kwargs).run(follow=False)

@@ -92,11 +92,14 @@ KIND = "Kind"
 Key = tuple[str, str]
 
 ORDER_SK: Final = "#order"
+RETURN_SK: Final = "#return"
+REFUNDS_SK: Final = "#refunds"
 COUNTED_SUFFIX: Final = "#counted"
 PROFILE_SK: Final = "#profile"
 PRODUCT_SK: Final = "#product"
 
 ORDER, COLLECTION, COUNTED = "order", "collection", "counted"
+RETURN, REFUNDS, CUSTOMER_RETURN = "return", "refunds", "customer-return"
 PROFILE, PRODUCT = "profile", "product"
 CUSTOMER_ORDER, PAYMENT, CATEGORY_ORDER, SEARCH, ACTIVITY = (
     "customer-order",
@@ -134,6 +137,16 @@ def counted_anchor(key: Key) -> Key | None:
     return (key[0], key[1].removesuffix(COUNTED_SUFFIX)) if key[1].endswith(COUNTED_SUFFIX) else None
 
 
+def return_anchor(return_key: str) -> Key:
+    """A return's anchor: under the return's own key in its table (``r#<rid>``)."""
+    return return_key, RETURN_SK
+
+
+def refunds_anchor(order_id: str) -> Key:
+    """An order's refunds (the returns table's ``o#<oid>`` partition) have one anchor beside the order's."""
+    return keys.with_prefix(keys.ORDER, order_id), REFUNDS_SK
+
+
 def profile(customer_id: str) -> Key:
     return keys.with_prefix(keys.CUSTOMER, customer_id), PROFILE_SK
 
@@ -155,6 +168,20 @@ def status_partition(status: str, shard: int) -> str:
     return f"{status}#{shard}"
 
 
+RETURN_STATUS_PREFIX: Final = "RETURN#"
+
+
+def return_status_partition(status: str, shard: int) -> str:
+    """``ORDERS_BY_STATUS`` partition of one return status's shard: ``RETURN#<STATUS>#<shard>`` (the index is
+    overloaded: orders and returns share it, each under its own partitions)."""
+    return f"{RETURN_STATUS_PREFIX}{status}#{shard}"
+
+
+def return_position(requested: str | None, return_id: str) -> str:
+    """The sort key of a return in the lists of returns: ``<requested>#<rid>`` (oldest first reads forwards)."""
+    return f"{requested or ''}#{return_id}"
+
+
 CATALOGUE_PREFIX: Final = "CATALOGUE#"
 
 
@@ -169,6 +196,13 @@ CUSTOMER_ORDER_PREFIX: Final = "o#"
 
 def customer_order(customer_id: str, date: str | None, order_id: str) -> Key:
     return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_ORDER_PREFIX + order_position(date, order_id)
+
+
+CUSTOMER_RETURN_PREFIX: Final = "r#"
+
+
+def customer_return(customer_id: str, requested: str | None, return_id: str) -> Key:
+    return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_RETURN_PREFIX + return_position(requested, return_id)
 
 
 TRANSACTION_PREFIX: Final = "t#"
@@ -273,10 +307,12 @@ def activity_entries(source_pk: str, position: str, user: str, kind: str, shard:
 
 STATS_PREFIX: Final = "STATS#"
 STATUS_COUNTS_PREFIX, DAY_PREFIX, PRODUCT_MONTH_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
+RETURNED_PREFIX, REFUNDS_DAY_PREFIX = "STATS#returned#", "STATS#refunds#"
 STATUS_COUNTS_SK: Final = "counts"
 BUYERS_PREFIX: Final = "b#"
 CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leaves sums that moved while it ran)
 ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
+REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
 CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``Revenue:<category>``
 
 
@@ -290,6 +326,16 @@ def day_sums(shard: int, day: str) -> Key:
 
 def product_month_sums(product_id: str, shard: int, month: str) -> Key:
     return f"{PRODUCT_MONTH_PREFIX}{product_id}#{shard}", month
+
+
+def returned_units(product_id: str, shard: int, month: str) -> Key:
+    """Units of a product returned (received back) in a month (``Units``)."""
+    return f"{RETURNED_PREFIX}{product_id}#{shard}", month
+
+
+def refunds_day(shard: int, day: str) -> Key:
+    """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
+    return f"{REFUNDS_DAY_PREFIX}{shard}", day
 
 
 def buyers(product_id: str, customer_id: str) -> Key:
@@ -308,6 +354,9 @@ ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
     ORDER: (*ORDER_ROW, "Version", "Carrier", "TrackingNumber", "Lines", "Invoices", "Shipments"),
     COLLECTION: ("Lines", "Invoices", "Shipments"),
     COUNTED: ("Sums", "Rev"),
+    RETURN: ("ReturnId", "OrderId", "CustomerId", "Status", "Requested", "Lines"),
+    REFUNDS: ("OrderId", "Refunds"),
+    CUSTOMER_RETURN: ("ReturnId", "OrderId", "Status", "Requested"),
     PROFILE: ("Name", "Email", "Address"),
     PRODUCT: CATALOGUE_ROW,
     CUSTOMER_ORDER: ("OrderId", "Date"),

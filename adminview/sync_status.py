@@ -35,6 +35,7 @@ from typing import Any
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
+from adminview.sources import table_of
 from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.paging import raw_items
@@ -65,6 +66,11 @@ class Heartbeat:
     @property
     def created_at(self) -> datetime | None:
         return _utc(self.created)
+
+    @property
+    def table(self) -> str | None:
+        """The source table whose stream this writer reads (None for a Lambda environment's, which says no stream)."""
+        return table_of(self.writer.split("|", 1)[0]) if "|" in self.writer else None
 
     @property
     def applied_at_time(self) -> datetime:

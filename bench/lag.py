@@ -64,7 +64,7 @@ class Following:
     """The product's poller following the stream in a thread, as ``sync_adminview --follow`` runs it."""
 
     def __init__(self) -> None:
-        self.poller = NotingPoller.for_shop_table()
+        self.poller = NotingPoller.for_sources()
         self.thread = threading.Thread(target=self.poller.run, kwargs={"follow": True}, daemon=True)
 
     def __enter__(self) -> Following:

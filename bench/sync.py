@@ -70,7 +70,7 @@ class TimedPoller(Poller):
 
 
 def poller() -> TimedPoller:
-    return TimedPoller.for_shop_table()
+    return TimedPoller.for_sources()
 
 
 _WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement")

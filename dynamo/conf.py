@@ -23,13 +23,12 @@ def shop_table_name() -> str:
     return os.environ.get("SHOP_TABLE_NAME") or DEFAULT_SHOP_TABLE
 
 
+def returns_table_name() -> str:
+    return os.environ.get("RETURNS_TABLE_NAME") or DEFAULT_RETURNS_TABLE
+
+
 def admin_view_table_name() -> str:
     return os.environ.get("ADMIN_VIEW_TABLE_NAME") or DEFAULT_ADMIN_VIEW_TABLE
-
-
-def returns_table_name() -> str:
-    """The returns service's own table (``returns.models``), a second source of the admin view."""
-    return os.environ.get("RETURNS_TABLE_NAME") or DEFAULT_RETURNS_TABLE
 
 
 def migrations_table_name() -> str:

@@ -1,4 +1,5 @@
-"""Key formats of the returns table: the only module that knows the ``r#`` and ``f#`` prefixes.
+"""Key formats of the returns table: the only module that knows the ``r#`` and ``f#`` prefixes, and the statuses a
+return goes through (stored data: never rename one).
 
 Ids are validated with the shop's rules (``shop.keys.bare``: 1-64 letters, digits, ``.``, ``_`` or ``-``); the
 order reference is the shop's own ``o#<oid>``, so the two tables name an order with the same text.
@@ -17,10 +18,15 @@ from __future__ import annotations
 from shop import keys as shop_keys
 from shop.keys import EntityKeys
 
-RETURN = "r#"
-REFUND = "f#"
+RETURN = "r#"  # PK = SK of a return
+REFUND = "f#"  # SK of a refund, in its order's partition (PK o#<oid>, the shop's order key)
 ORDER = shop_keys.ORDER
-REFUNDED = "REFUNDED"  # sort key of an order's refunded total, in the order's partition (no ``f#``: not a refund)
+REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
+RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
+
+REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED = "REQUESTED", "APPROVED", "REJECTED", "RECEIVED", "REFUNDED"
+STATUSES = (REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED)
+OPEN = (REQUESTED, APPROVED, RECEIVED)  # awaiting staff: the queue
 
 
 def return_id(value: str) -> str:
@@ -57,4 +63,14 @@ def refund_keys(order_id: str, fid: str) -> EntityKeys:
 
 def refunded_keys(order_id: str) -> EntityKeys:
     """An order's refunded total, beside its refunds: PK ``o#<oid>``, SK ``REFUNDED``."""
-    return {"pk": order(order_id), "sk": REFUNDED}
+    return {"pk": order(order_id), "sk": REFUNDED_TOTAL}
+
+
+def return_id_of(key: str | None) -> str | None:
+    """The return id in a stored key (``r#42`` -> ``42``); None for any other key."""
+    return key[len(RETURN) :] if key and key.startswith(RETURN) and len(key) > len(RETURN) else None
+
+
+def refund_id_of(key: str | None) -> str | None:
+    """The refund id in a stored sort key (``f#7`` -> ``7``); None for any other key."""
+    return key[len(REFUND) :] if key and key.startswith(REFUND) and len(key) > len(REFUND) else None

@@ -27,15 +27,15 @@ CENT = Decimal("0.01")
 
 
 class ReturnStatus(StrEnum):
-    REQUESTED = "REQUESTED"
-    APPROVED = "APPROVED"
-    REJECTED = "REJECTED"
-    RECEIVED = "RECEIVED"
-    REFUNDED = "REFUNDED"
+    REQUESTED = keys.REQUESTED
+    APPROVED = keys.APPROVED
+    REJECTED = keys.REJECTED
+    RECEIVED = keys.RECEIVED
+    REFUNDED = keys.REFUNDED
 
 
 # Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
+OPEN_STATUSES = tuple(ReturnStatus(status) for status in keys.OPEN)
 
 
 class AmountAttribute(Attribute[Decimal]):
@@ -83,7 +83,7 @@ class ReturnLine(Map[str, object]):
     reason = UnicodeAttribute(attr_name="Reason")
 
 
-class ReturnItem(ReturnsItem, discriminator="return"):
+class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
     """PK = SK = r#<rid>; GSI1 o#<oid> / r#<rid>. ``Status`` moves REQUESTED -> APPROVED -> RECEIVED -> REFUNDED,
     or REQUESTED -> REJECTED (``returns.services``)."""
 
@@ -98,7 +98,7 @@ class ReturnItem(ReturnsItem, discriminator="return"):
 
     @property
     def return_id(self) -> str:
-        return self.pk[len(keys.RETURN) :]
+        return keys.return_id_of(self.pk) or ""
 
     @property
     def return_status(self) -> ReturnStatus | None:
@@ -112,7 +112,7 @@ class ReturnItem(ReturnsItem, discriminator="return"):
         return sum(line.quantity or 0 for line in self.lines or [])
 
 
-class Refund(ReturnsItem, discriminator="refund"):
+class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
     """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference."""
 
     amount = AmountAttribute(attr_name="Amount")
@@ -126,7 +126,7 @@ class Refund(ReturnsItem, discriminator="refund"):
 
     @property
     def refund_id(self) -> str:
-        return self.sk[len(keys.REFUND) :]
+        return keys.refund_id_of(self.sk) or ""
 
 
 class OrderRefunds(ReturnsItem, discriminator="orderRefunds"):
@@ -138,8 +138,8 @@ class OrderRefunds(ReturnsItem, discriminator="orderRefunds"):
 
 
 ENTITY_MODELS: dict[str, type[ReturnsItem]] = {
-    "return": ReturnItem,
-    "refund": Refund,
+    keys.RETURN_ENTITY: ReturnItem,
+    keys.REFUND_ENTITY: Refund,
     "orderRefunds": OrderRefunds,
 }
 

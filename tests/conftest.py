@@ -76,33 +76,22 @@ def fresh_table(spec: TableSpec, prefix: str) -> str:
 
 @pytest.fixture
 def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
-    """A new, empty shop table (stream on) for this test; SHOP_TABLE_NAME points at it too."""
+    """A new, empty shop table (stream on) for this test, and a returns table beside it (the view's other source);
+    SHOP_TABLE_NAME and RETURNS_TABLE_NAME point at them too. Returns the shop table's name."""
+    from returns.models import RETURNS_TABLE
     from shop.models import SHOP_TABLE
 
-    original = SHOP_TABLE.model.Meta.table_name
+    originals = (SHOP_TABLE.model.Meta.table_name, RETURNS_TABLE.model.Meta.table_name)
     name = fresh_table(SHOP_TABLE, "OnlineShop")
     os.environ["SHOP_TABLE_NAME"] = name
+    os.environ["RETURNS_TABLE_NAME"] = fresh_table(RETURNS_TABLE, "ShopReturns")
     try:
         yield name
     finally:
         delete_table(SHOP_TABLE.model)
-        SHOP_TABLE.model.Meta.table_name = original
-        os.environ.pop("SHOP_TABLE_NAME", None)
-
-
-@pytest.fixture
-def returns_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
-    """A new, empty returns table (stream on) for this test; RETURNS_TABLE_NAME points at it too."""
-    from returns.models import RETURNS_TABLE
-
-    original = RETURNS_TABLE.model.Meta.table_name
-    name = fresh_table(RETURNS_TABLE, "ShopReturns")
-    os.environ["RETURNS_TABLE_NAME"] = name
-    try:
-        yield name
-    finally:
         delete_table(RETURNS_TABLE.model)
-        RETURNS_TABLE.model.Meta.table_name = original
+        SHOP_TABLE.model.Meta.table_name, RETURNS_TABLE.model.Meta.table_name = originals
+        os.environ.pop("SHOP_TABLE_NAME", None)
         os.environ.pop("RETURNS_TABLE_NAME", None)
 
 

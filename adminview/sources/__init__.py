@@ -8,8 +8,9 @@ A source declares:
   an item that implies nothing, or only ``free_items``;
 - ``read_state(anchor, item)``: the anchor item as read, parsed once into the state records fold into;
 - ``free_items(key, image)``: view items that follow from one immutable source item alone (staff activity);
-- ``owns(anchor)``, ``anchors_in(pk)``: whether an anchor key is one of its own, and which anchors a partition of
-  its table can have (rebuild and verify).
+- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``: whether an anchor key is one of its own, which
+  anchors a partition of its table can have, and which anchor one of its entries follows from (rebuild and
+  verify).
 
 Adding a third service means one more module here and one line in ``SOURCES``; nothing else changes.
 """
@@ -53,6 +54,9 @@ class Source(Protocol):
 
     def owns(self, key: schema.Key) -> bool: ...
 
+    def entry_anchor(self, item: Item) -> schema.Key | None:
+        """The anchor one of its entries (as stored) follows from; None for an item that is not its entry."""
+
     def counts(self, anchor: schema.Key) -> bool:
         """Whether an anchor of this kind adds to the numbers (and so has a counted item beside it)."""
 
@@ -65,9 +69,9 @@ class UnknownSource(ValueError):
 
 
 def _registered() -> Sequence[Source]:
-    from adminview.sources import shop
+    from adminview.sources import returns, shop
 
-    return (shop.SOURCE,)
+    return (shop.SOURCE, returns.SOURCE)
 
 
 def sources() -> Sequence[Source]:
@@ -95,3 +99,8 @@ def for_record(record: Any) -> Source:
 
 def for_anchor(key: schema.Key) -> Source | None:
     return next((source for source in sources() if source.owns(key)), None)
+
+
+def entry_anchor(item: Item) -> schema.Key | None:
+    """The anchor a stored entry follows from, whichever source's it is."""
+    return next((found for source in sources() if (found := source.entry_anchor(item)) is not None), None)

@@ -411,6 +411,18 @@ class ShopSource:
             or (sk == schema.PRODUCT_SK and pk.startswith(keys.PRODUCT))
         )
 
+    def entry_anchor(self, item: Item) -> schema.Key | None:
+        kind = ddb_json.string(item, schema.KIND)
+        if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
+            order_id = ddb_json.string(item, "OrderId")
+            return schema.order_anchor(order_id) if order_id else None
+        found, entity = ddb_json.string(item, "Found"), ddb_json.string(item, "Id")
+        if kind == schema.SEARCH and entity and found == "customer":
+            return schema.profile(entity)
+        if kind == schema.SEARCH and entity and found == "product":
+            return schema.product(entity)
+        return None
+
     def counts(self, anchor: schema.Key) -> bool:
         return anchor[1] == schema.ORDER_SK
 

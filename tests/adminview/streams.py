@@ -25,7 +25,7 @@ class Collector(Poller):
 
 def new_records() -> list[dict[str, Any]]:
     """Stream records written since the last call (Lambda event shape)."""
-    collector = Collector.for_shop_table()
+    collector = Collector.for_sources()
     collector.run(follow=False)
     return collector.collected
 

@@ -99,8 +99,8 @@ def test_figures_follow_orders_through_their_life(shop: list[str]) -> None:
 @pytest.mark.ddb_local
 def test_replays_and_duplicates_count_nothing_twice(shop: list[str]) -> None:
     sync_now()
-    Poller.for_shop_table(replay=True).run(follow=False)  # every record again
-    Poller.for_shop_table(replay=True).run(follow=False)
+    Poller.for_sources(replay=True).run(follow=False)  # every record again
+    Poller.for_sources(replay=True).run(follow=False)
     assert_figures_match()
 
 
@@ -116,7 +116,7 @@ def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
     monkeypatch.setattr(apply, "_write_anchors", crash)
     sync_now(sleep=lambda _s: None)  # every record fails, is dead-lettered and skipped past
     monkeypatch.setattr(apply, "_write_anchors", real)
-    Poller.for_shop_table(replay=True).run(follow=False)  # the records again, as a restarted sync reads them
+    Poller.for_sources(replay=True).run(follow=False)  # the records again, as a restarted sync reads them
     assert_figures_match()
 
 

@@ -61,15 +61,15 @@ def test_parents_first_expired_iterators_renewed(admin_view_table: str, monkeypa
 
     monkeypatch.setattr(poller_module, "apply_records", fake_apply)
     client = FakeStreams()
-    stats = Poller(stream_arn=ARN, client=client, limit=2).run(follow=False)
+    stats = Poller(streams=[ARN], client=client, limit=2).run(follow=False)
     assert seen == ["1", "2", "3", "4", "5"]
     assert stats.records == 5
     assert not client.expire_once  # the expired iterator was renewed from the checkpoint
 
     client.data["C"].append("6")  # new data after a restart: only it is read
     seen.clear()
-    Poller(stream_arn=ARN, client=client, limit=2).run(follow=False)
+    Poller(streams=[ARN], client=client, limit=2).run(follow=False)
     assert seen == ["6"]
     seen.clear()
-    Poller(stream_arn=ARN, client=client, limit=2, replay=True).run(follow=False)
+    Poller(streams=[ARN], client=client, limit=2, replay=True).run(follow=False)
     assert seen == ["1", "2", "3", "4", "5", "6"]

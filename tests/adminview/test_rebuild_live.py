@@ -80,7 +80,7 @@ class Following:
     """The poller following the stream in a thread, as ``sync_adminview --follow`` does."""
 
     def __init__(self) -> None:
-        self.poller = Poller.for_shop_table(idle_s=0.05)
+        self.poller = Poller.for_sources(idle_s=0.05)
         self.thread = threading.Thread(target=self.poller.run, kwargs={"follow": True}, daemon=True)
 
     def __enter__(self) -> Following:

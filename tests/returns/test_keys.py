@@ -12,7 +12,8 @@ def test_each_entity_keys_as_the_contract_says() -> None:
     assert keys.return_keys("7", "o#42") == {"pk": "r#7", "sk": "r#7", "gsi1_pk": "o#42", "gsi1_sk": "r#7"}
     assert keys.refund_keys("42", "f#9") == {"pk": "o#42", "sk": "f#9"}
     assert keys.refunded_keys("42") == {"pk": "o#42", "sk": "REFUNDED"}
-    assert not keys.REFUNDED.startswith(keys.REFUND)  # the total is not among an order's refunds
+    assert not keys.REFUNDED_TOTAL.startswith(keys.REFUND)  # the total is not among an order's refunds
+    assert (keys.return_id_of("r#7"), keys.return_id_of("f#7"), keys.refund_id_of("f#9")) == ("7", None, "9")
 
 
 @pytest.mark.parametrize("bad", ["", "f#7", "r#", "a b", "x" * 65, "#7"])

@@ -50,7 +50,7 @@ def test_shares_and_shapes() -> None:
             assert refund.amount == paid
 
 
-@pytest.mark.usefixtures("shop_table", "returns_table")
+@pytest.mark.usefixtures("shop_table")
 def test_seed_returns_writes_the_plan_readable_by_the_access_patterns() -> None:
     plan = shop_seeding.plan(shop_seeding.SeedConfig(customers=10, products=5, warehouses=1, orders=80, seed=3))
     written = seeding.seed_returns(plan, workers=2, bucket=None)

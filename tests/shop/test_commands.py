@@ -76,7 +76,7 @@ def test_access_pattern_command_prints_json_lines(shop_table: str) -> None:
     assert result.stdout.strip().startswith('{"PK": "c#7", "SK": "c#7", "EntityType": "customer"')
 
 
-def test_seed_shop_again_grows_the_table(shop_table: str, returns_table: str) -> None:
+def test_seed_shop_again_grows_the_table(shop_table: str) -> None:
     args = ["--customers", "3", "--products", "2", "--warehouses", "1", "--orders", "5", "--no-progress"]
     out = StringIO()
     call_command("seed_shop", *args, stdout=out)
@@ -90,7 +90,7 @@ def test_seed_shop_again_grows_the_table(shop_table: str, returns_table: str) ->
     assert first is not None and kept is not None and kept.name == first.name and kept.email == first.email
 
 
-def test_seed_shop_at_a_low_rate_takes_as_long_as_that_rate_allows(shop_table: str, returns_table: str) -> None:
+def test_seed_shop_at_a_low_rate_takes_as_long_as_that_rate_allows(shop_table: str) -> None:
     # given a small seed (about 60 items) at 20 items a second, of which the first second's are a burst
     rate = 20
     args = ["--customers", "5", "--products", "3", "--warehouses", "1", "--orders", "10", "--no-progress"]
@@ -107,7 +107,7 @@ def test_seed_shop_at_a_low_rate_takes_as_long_as_that_rate_allows(shop_table: s
     assert elapsed >= 0.7 * (written - rate) / rate
 
 
-def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str, returns_table: str) -> None:
+def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str) -> None:
     args = ["--customers", "20", "--products", "5", "--warehouses", "1", "--orders", "60", "--no-progress"]
     call_command("seed_shop", *args, "--until", "today", stdout=StringIO())
     dates = [item.date for item in ShopItem.scan() if isinstance(item, Order) and item.date]
@@ -115,7 +115,7 @@ def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str, returns_
     assert now() - timedelta(days=3) < max(dates) <= now()
 
 
-def test_seed_shop_runs_the_seed_extensions_after_the_shop(shop_table: str, returns_table: str) -> None:
+def test_seed_shop_runs_the_seed_extensions_after_the_shop(shop_table: str) -> None:
     # given the settings' extensions (the returns service's seeding)
     args = ["--customers", "10", "--products", "4", "--warehouses", "1", "--orders", "60", "--no-progress"]
     out = StringIO()

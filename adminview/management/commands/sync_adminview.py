@@ -20,7 +20,7 @@ def _batch_size(text: str) -> int:
 
 
 class Command(ShopCommand):
-    help = "Apply the shop table's stream to the admin view (same handler as the Lambda function)."
+    help = "Apply the source tables' streams to the admin view (same handler as the Lambda function)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         mode = parser.add_mutually_exclusive_group(required=True)
@@ -41,14 +41,14 @@ class Command(ShopCommand):
         parser.add_argument("--report-every", type=float, default=5.0, help="seconds between progress lines")
 
     def run(self, **options: Any) -> None:
-        poller = Poller.for_shop_table(
+        poller = Poller.for_sources(
             replay=options["replay"],
             report=lambda line: self.stdout.write(line, ending="\n"),
             report_every_s=options["report_every"],
             limit=options["batch_size"],
         )
         start = "replay from trim horizon" if options["replay"] else "from checkpoints"
-        self.stdout.write(f"reading {poller.arn} ({start})")
+        self.stdout.write(f"reading {', '.join(poller.streams)} ({start})")
         self.stdout.flush()
 
         def stop(signum: int, _frame: Any) -> None:

@@ -1,0 +1,106 @@
+"""What the returns service's items imply for the view (``adminview.sources.returns``): pure, and through the
+streams of both tables on DynamoDB Local, written as another service would write them (plain PutItem)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from adminview import number_reads, rebuild, returns_reads, schema
+from adminview.sources.returns import SOURCE, RefundsState, ReturnState
+from dynamo import ddb_json
+from dynamo.client import client_of
+from returns.models import ReturnsItem
+from tests import factories
+from tests.adminview_helpers import sync_now
+
+
+def S(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def a_return(rid: str, oid: str, cid: str, status: str, requested: str, *lines: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "PK": S("r#" + rid), "SK": S("r#" + rid), "GSI1-PK": S("o#" + oid), "GSI1-SK": S("r#" + rid),
+        "EntityType": S("return"), "OrderId": S(oid), "CustomerId": S(cid), "Status": S(status),
+        "Requested": S(requested),
+        "Lines": {"L": [{"M": {"ProductId": S(p), "Quantity": S(q), "Reason": S("too big")}} for p, q in lines]},
+    }  # fmt: skip
+
+
+def a_refund(fid: str, oid: str, amount: str, day: str) -> dict[str, Any]:
+    return {
+        "PK": S("o#" + oid), "SK": S("f#" + fid), "EntityType": S("refund"), "Amount": S(amount),
+        "Date": S(day + "T10:00:00"), "Reference": S("PSP-" + fid),
+    }  # fmt: skip
+
+
+def test_a_return_is_listed_under_its_status_and_counts_its_units_once_received() -> None:
+    image = a_return("7", "42", "1001", "REQUESTED", "2026-03-04T10:00:00", ("2001", "2"))
+    key = SOURCE.anchor_of(("r#7", "r#7"), image)
+    assert key == schema.return_anchor("r#7")
+    state = ReturnState.read(key, None)
+    state.apply("r#7", image)
+    requested = state.implied(list_shards=2)
+    assert requested.anchor is not None and requested.sums == {}
+    index = schema.ORDERS_BY_STATUS
+    assert requested.anchor[index.hash_key] == S(schema.return_status_partition("REQUESTED", schema.shard_of("7", 2)))
+    assert set(requested.entries) == {schema.customer_return("1001", "2026-03-04T10:00:00", "7")}
+    state.apply("r#7", {**image, "Status": S("RECEIVED")})
+    received = state.implied(list_shards=2)
+    assert received.sums == {schema.returned_units("2001", schema.sum_shard(key), "2026-03"): {"Units": Decimal(2)}}
+
+
+def test_an_orders_refunds_add_to_their_days() -> None:
+    key = SOURCE.anchor_of(("o#42", "f#1"), a_refund("1", "42", "10.50", "2026-03-04"))
+    assert key == schema.refunds_anchor("42")
+    state = RefundsState.read(key, None)
+    for fid, amount in (("1", "10.50"), ("2", "4.25")):
+        state.apply("f#" + fid, a_refund(fid, "42", amount, "2026-03-04"))
+    day = schema.refunds_day(schema.sum_shard(key), "2026-03-04")
+    assert state.implied(1).sums == {day: {"Refunds": Decimal(2), "Refunded": Decimal("14.75")}}
+    assert SOURCE.anchor_of(("o#42", "i#1"), {"EntityType": S("invoice")}) is None
+
+
+def _put(*items: dict[str, Any]) -> None:
+    client, table = client_of(ReturnsItem), str(ReturnsItem.Meta.table_name)
+    for item in items:
+        client.put_item(TableName=table, Item=item)
+
+
+def test_returns_written_by_another_service_reach_the_view(shop_table: str, admin_view_table: str) -> None:
+    factories.shop_with(customers=2, products=2)
+    _put(
+        a_return("1", "o1", "1001", "REQUESTED", "2026-03-02T10:00:00", ("2001", "1")),
+        a_return("2", "o2", "1001", "RECEIVED", "2026-03-01T10:00:00", ("2001", "3"), ("2002", "1")),
+        a_return("3", "o3", "1002", "REJECTED", "2026-02-01T10:00:00", ("2002", "1")),
+        a_refund("1", "o2", "30.00", "2026-03-05"),
+        a_refund("2", "o3", "5.50", "2026-03-05"),
+    )
+    stats = sync_now()
+    assert stats.dead_lettered == 0
+    queue = returns_reads.returns(status="open").rows
+    assert [(r.return_id, r.status) for r in queue] == [("2", "RECEIVED"), ("1", "REQUESTED")]  # oldest first
+    assert [r.return_id for r in returns_reads.returns(status="REJECTED").rows] == ["3"]
+    assert [r.return_id for r in returns_reads.customer_returns(customer_id="1001").rows] == ["1", "2"]
+    assert number_reads.returned_units(product_id="2001") == 3 and number_reads.returned_units(product_id="2002") == 1
+    days = number_reads.refunds_daily(start=date(2026, 3, 4), end=date(2026, 3, 5))
+    assert [(d.refunds, d.refunded) for d in days] == [(0, Decimal("0.00")), (2, Decimal("35.50"))]
+    assert rebuild.verify(settle_s=0).clean
+
+    client, table = client_of(ReturnsItem), str(ReturnsItem.Meta.table_name)
+    client.update_item(  # the service refunds return 2: it leaves the queue, its units stay counted
+        TableName=table,
+        Key=ddb_json.key("r#2", "r#2"),
+        UpdateExpression="SET #s = :s",
+        ExpressionAttributeNames={"#s": "Status"},
+        ExpressionAttributeValues={":s": S("REFUNDED")},
+    )
+    client.delete_item(TableName=table, Key=ddb_json.key("o#o3", "f#2"))  # a refund taken back
+    sync_now()
+    assert [r.return_id for r in returns_reads.returns().rows] == ["1"]
+    assert number_reads.returned_units(product_id="2001") == 3
+    days = number_reads.refunds_daily(start=date(2026, 3, 5), end=date(2026, 3, 5))
+    assert [(d.refunds, d.refunded) for d in days] == [(1, Decimal("30.00"))]
+    assert rebuild.verify(settle_s=0).clean
