@@ -258,6 +258,8 @@ CUSTOMER_SERVICE_GROUP = "customer-service"
 # Group whose members open the operations pages (the explorer, the sync, an order's consistency) and see the footer's
 # DynamoDB calls one by one (migration 0003); superusers do too.
 OPERATORS_GROUP = "operators"
+# Group whose members approve, reject, receive and refund returns (migration 0004); superusers do too.
+RETURNS_GROUP = "returns"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

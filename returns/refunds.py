@@ -41,14 +41,15 @@ PAYMENTS = ("Detail", "Payments")
 @dataclass(frozen=True)
 class Refundable:
     """An order's money as read: ``paid`` (its payments), ``refunded`` (the larger of its refunded total and the
-    sum of its refunds), ``counted`` (its refunded total alone) and the invoices read (their payments are checked
-    at commit)."""
+    sum of its refunds), ``counted`` (its refunded total alone), the invoices read (their payments are checked at
+    commit) and the refunds read."""
 
     order_id: str
     paid: Decimal
     refunded: Decimal
     counted: Decimal
-    invoices: tuple[Invoice, ...]
+    invoices: tuple[Invoice, ...] = ()
+    refunds: tuple[Refund, ...] = ()
 
     @property
     def remaining(self) -> Decimal:
@@ -72,9 +73,9 @@ def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refu
     )
     total = access_patterns.refunded_for_order(order_id=order_id, consistent=True)
     counted = total.refunded if total is not None and total.refunded is not None else Decimal(0)
-    items = all_items(access_patterns.refunds_for_order, order_id=order_id, consistent=True)
+    items = tuple(all_items(access_patterns.refunds_for_order, order_id=order_id, consistent=True))
     summed = sum((r.amount for r in items if r.amount is not None), Decimal(0))
-    return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read))
+    return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read), items)
 
 
 def amount_of(value: object) -> Decimal:
