@@ -38,9 +38,9 @@ HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 def home(request: HtmxHttpRequest) -> HttpResponseBase:
     """The numbers staff open on, then links. The key figures: orders in each status now (one BatchGetItem) and
     orders, revenue, refunds and net revenue today, over 7 and over 30 days (one read of the last 30 days' counters
-    of each); the charts: orders,
-    revenue and units by category per day over ``from``..``to`` (default the last 90 days; one read of their
-    counters); the sync's freshness and its dead letters. Each read costs the same whatever the table holds.
+    of each); the charts: orders, revenue and units by category per day over ``from``..``to`` (default the last 90
+    days; one read of their counters); the sync's freshness and its dead letters. Each read costs the same whatever
+    the table holds.
 
     The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And, for
     operators, the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about

@@ -192,7 +192,7 @@ def _order_context(
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
-        **order_returns(request, collection),
+        **order_returns(collection),
         **extra,
     }
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -276,7 +276,7 @@ def _order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds
     return found, refunds.refundable(collection.order.order_id, collection.invoices)
 
 
-def order_returns(request: HttpRequest, collection: OrderCollection) -> dict[str, Any]:
+def order_returns(collection: OrderCollection) -> dict[str, Any]:
     """The order's returns (GSI1 of the returns table) and refunds, and what remains refundable (its refunded
     total and its refunds): three calls. When the returns table cannot be read, the page says why instead."""
     read, problem = read_or_reason(lambda: _order_money(collection))
