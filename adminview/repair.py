@@ -190,9 +190,7 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 def repair_flags(walk: Walk, flags: list[Flag]) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
     through ``repair_flag`` one by one."""
-    readings = [read_partition(walk.view, walk.table(f.source), f.source, f.pk, f.extras) for f in flags]
-    plans = [plan(r, walk.view.name, walk.shards) for r in readings]
-    plans = [p for p in plans if p.changes]
+    plans = [found for f in flags if (found := _planned(walk, f)) is not None and found.changes]
     again = commit_plans(walk.view, plans)
     for p in plans:
         if p.pk not in again:
@@ -202,11 +200,21 @@ def repair_flags(walk: Walk, flags: list[Flag]) -> None:
             repair_flag(walk, flag)
 
 
+def _planned(walk: Walk, flag: Flag) -> Plan | None:
+    """The flagged partition read (anchors, source, view) and planned; None, noted in the diff, when its source
+    items cannot be projected."""
+    try:
+        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
+        return plan(reading, walk.view.name, walk.shards)
+    except ValueError as exc:
+        walk.diff.cannot_project(flag.pk, str(exc))
+        return None
+
+
 def repair_flag(walk: Walk, flag: Flag) -> None:
     for attempt in range(ATTEMPTS):
-        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
-        found = plan(reading, walk.view.name, walk.shards)
-        if not found.changes:
+        found = _planned(walk, flag)
+        if found is None or not found.changes:
             return
         if commit_plans(walk.view, [found]):
             time.sleep(full_jitter(attempt, base=0.05, cap=2.0))

@@ -36,13 +36,20 @@ class Diff:
     view_items: int = 0
     written: int = 0  # view items put or deleted
     seconds: float = 0.0
+    unprojectable: dict[str, str] = field(default_factory=dict)  # source partition: why the view cannot hold it
     examples: dict[str, list[ViewKey]] = field(default_factory=lambda: {k: [] for k in KINDS})
     max_examples: int = EXAMPLES
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def clean(self) -> bool:
-        return not (self.missing or self.extra or self.differing or self.contended)
+        return not (self.missing or self.extra or self.differing or self.contended or self.unprojectable)
+
+    def cannot_project(self, pk: str, reason: str) -> None:
+        """A source partition whose items the view cannot be made from (the sync dead-letters their records
+        for the same reason): reported, never written."""
+        with self._lock:
+            self.unprojectable.setdefault(pk, reason)
 
     def add(self, changes: list[Change]) -> None:
         with self._lock:
@@ -68,7 +75,15 @@ class Diff:
             line += f", {self.contended} partitions still changing (the sync kept writing them: run again)"
         if self.live_counters:
             line += f"; {self.live_counters} counters changed during the walk and were left for the next one"
+        if self.unprojectable:
+            line += (
+                f"; {len(self.unprojectable)} source partitions cannot be projected (their records are dead "
+                "letters: fix the cause, then replay them)"
+            )
         lines = [line]
+        for pk, reason in sorted(self.unprojectable.items())[:examples]:
+            page = link((pk, "")) if link else None
+            lines.append(f"  cannot project: {pk}: {reason}" + (f"  {page}" if page else ""))
         for kind in KINDS:
             for pk, sk in sorted(self.examples[kind])[:examples]:
                 page = link((pk, sk)) if link else None

@@ -87,9 +87,19 @@ class Walk:
     def table(self, source: Source) -> Table:
         return self.tables[source.name]
 
+    def implied(self, source: Source, pk: str, items: list[Item]) -> partition.PartitionView | None:
+        """What a source partition implies; None, noted in the diff, when its items cannot be projected."""
+        try:
+            return partition.implied_by(source, pk, items, self.shards)
+        except ValueError as exc:
+            self.diff.cannot_project(pk, str(exc))
+            return None
+
     def changes(self, flag: Flag) -> list[Change]:
         """The source partition read again, whole (consistent reads): its differences."""
-        view = partition.implied_by(flag.source, flag.pk, self.table(flag.source).partition(flag.pk), self.shards)
+        view = self.implied(flag.source, flag.pk, self.table(flag.source).partition(flag.pk))
+        if view is None:
+            return []
         expected = view.items()
         stored_anchors = self.view.get_many(flag.source.anchors_in(flag.pk))
         described = _described(flag.source, stored_anchors, self.shards)
@@ -125,8 +135,8 @@ class Walk:
         batch: list[partition.PartitionView] = []
         held = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
-            view = partition.implied_by(source, pk, items, self.shards)
-            if view.anchors or view.free:
+            view = self.implied(source, pk, items)
+            if view is not None and (view.anchors or view.free):
                 batch.append(view)
                 held += len(items) + len(view.free) + 4 * len(view.anchors)
             if held >= self.page_size:  # memory: about a page's worth of items at a time

@@ -277,14 +277,15 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "Write units the view table consumed (`ReturnConsumedCapacity` on every write call of the sync) per "
         "stream record (one shop-table item write each), replay protection included; the anchors (order "
         "summaries, profiles and catalogue rows, `#order` / `#profile` / `#product`) also carry the sequence "
-        "numbers applied. Split per shop write: (a) the projection with its replay protection (anchors, buyer "
-        "relations, payment references, profiles, activity, catalogue rows) and (b) the numbers' upkeep (counter "
-        "items `STATS#...`, `#counted` items, category entries `cat#...`, and half of each anchor written inside "
-        "a TransactWriteItems, where writes cost twice). A call writing items of several classes splits its units "
-        "by each item's weight: its size in KB rounded up, times one plus the index key pairs it carries, doubled "
-        "in a transaction (`bench/sync.py`). The weights are DynamoDB's billing rules applied to what the sync "
-        "sent: their sums, per shop write, are the estimate in the last column (DynamoDB Local 3.x reports about 2 "
-        "units for a whole transaction, whatever it writes; real DynamoDB bills 2 per item and KB).",
+        "numbers applied. Split per shop write: (a) the projection with its replay protection (anchors, list "
+        "entries, payment references, profiles, activity, catalogue rows) and (b) the numbers' upkeep (sums: "
+        "counters `STATS#...` and buyer relations `b#...`; `#counted` items; and half of any other item written "
+        "inside a TransactWriteItems, where writes cost twice). A call writing items of several classes splits "
+        "its units by each item's weight: its size in KB rounded up, times one plus the index key pairs it "
+        "carries, doubled in a transaction (`bench/sync.py`). The weights are DynamoDB's billing rules applied "
+        "to what the sync sent: their sums, per shop write, are the estimate in the last column (DynamoDB Local "
+        "3.x reports about 2 units for a whole transaction, whatever it writes; real DynamoDB bills 2 per item and "
+        "KB).",
         "",
         "| orders | view WCU | of which anchors | view items written | WCU per shop write | (a) projection | "
         "(b) numbers | by the billing rules: (a) / (b) |",

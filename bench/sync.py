@@ -7,11 +7,10 @@ every write call, split two ways:
 
 - the anchors' share (order summaries, profiles and catalogue rows, which also carry the sequence numbers that
   make replays harmless) and the rest;
-- the projection with its replay protection (everything the view wrote before it kept numbers: anchors, buyer
-  relations, payment references, profiles, activity, catalogue rows) and the numbers' upkeep (counter items
-  ``STATS#...``, each order's ``#counted`` item, its category entries ``cat#...``, and the surcharge of writing
-  an anchor inside a TransactWriteItems, where writes cost twice, instead of a plain PutItem: half of that
-  anchor's units).
+- the projection with its replay protection (anchors, list entries, payment references, profiles, activity,
+  catalogue rows) and the numbers' upkeep (sums: counters ``STATS#...`` and buyer relations ``b#...``, each
+  anchor's ``#counted`` item, and half of any other item written inside a TransactWriteItems, where writes cost
+  twice).
 
 DynamoDB reports one figure per call and table, so a call that writes items of several classes splits its units
 by each item's weight: its size in KB rounded up (``item_size``), times one plus the number of index key pairs it
@@ -92,7 +91,7 @@ class ViewWrites:
     other_wcu: float = 0.0
     other_items: int = 0
     numbers_wcu: float = 0.0
-    numbers_items: int = 0  # counters, #counted items, category entries (not the anchors' surcharges)
+    numbers_items: int = 0  # sums and #counted items (not the transactional surcharges of others)
     estimated_wcu: float = 0.0  # the weights of the successful calls' items: DynamoDB's rules, not its report
     estimated_numbers_wcu: float = 0.0
 
@@ -120,12 +119,9 @@ class Written:
 
     @property
     def numbers(self) -> bool:
-        """An item that exists only for the numbers: a counter, an order's ``#counted``, a category entry."""
-        return (
-            schema.is_sum((self.pk, self.sk))
-            or self.sk.endswith(schema.COUNTED_SUFFIX)
-            or self.pk.startswith(schema.CATEGORY_PREFIX)
-        )
+        """An item that exists only for the numbers: a sum (counters, buyer relations) or an anchor's
+        ``#counted``."""
+        return schema.is_sum((self.pk, self.sk)) or self.sk.endswith(schema.COUNTED_SUFFIX)
 
     @property
     def numbers_share(self) -> float:

@@ -291,14 +291,15 @@ def test_view_writes_are_weighed_by_size_indexes_and_transactions() -> None:
         "RequestItems": {
             "view": [
                 {"PutRequest": {"Item": buyer | {"Padding": {"S": "x" * 1500}}}},  # 2 KB, in one index
-                {"PutRequest": {"Item": {"PK": {"S": "o#1"}, "SK": {"S": "cat#Books"}}}},
+                {"PutRequest": {"Item": {"PK": {"S": "b#2"}, "SK": {"S": "c#3"}}}},
                 {"DeleteRequest": {"Key": {"PK": {"S": "o#1"}, "SK": {"S": "t#1#x"}}}},
             ]
         }
     }
     weighed = written_items("BatchWriteItem", batch, "view", [["GSI2PK", "GSI2SK"], ["GSI7PK", "GSI7SK"]])
     weights = [(w.weight, w.numbers_share, w.anchor) for w in weighed]
-    assert weights == [(4.0, 0.0, False), (1.0, 1.0, False), (1.0, 0.0, False)]  # 2 KB x (1 + GSI2); cat#; a key
+    # 2 KB x (1 + GSI2); a buyer relation; a key
+    assert weights == [(4.0, 0.0, False), (1.0, 1.0, False), (1.0, 0.0, False)]
     transact = {
         "TransactItems": [
             {"Put": {"TableName": "view", "Item": {"PK": {"S": "o#1"}, "SK": {"S": "#order"}}}},

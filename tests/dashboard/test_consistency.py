@@ -47,9 +47,11 @@ def oid(shop_table: str, admin_view_table: str) -> str:
     return order_id
 
 
-def lose_buyer(order_id: str, product_id: str = "2001") -> None:
+def lose_payment(order_id: str) -> None:
+    """Delete the order's payment entry (``t#<transaction>`` / ``o#<oid>``) from the view."""
     client_of(ViewItem).delete_item(
-        TableName=str(ViewItem.Meta.table_name), Key={"PK": {"S": "o#" + order_id}, "SK": {"S": "p#" + product_id}}
+        TableName=str(ViewItem.Meta.table_name),
+        Key={"PK": {"S": "t#tx-" + order_id}, "SK": {"S": "o#" + order_id}},
     )
 
 
@@ -92,13 +94,13 @@ def test_the_order_page_links_to_it_for_operators(operator: Client, staff: Clien
 
 
 def test_a_damaged_view_item_differs(operator: Client, oid: str) -> None:
-    lose_buyer(oid)
+    lose_payment(oid)
     found = verdict(operator, oid)
     assert found["verdict"] == "differs"
     (difference,) = found["differences"]
-    assert difference["key"] == {"PK": f"o#{oid}", "SK": "p#2001"} and difference["kind"] == "missing"
+    assert difference["key"] == {"PK": f"t#tx-{oid}", "SK": f"o#{oid}"} and difference["kind"] == "missing"
     assert difference["contradiction"] is True and difference["stored"] is None
-    assert difference["expected"]["Kind"] == "buyer"
+    assert difference["expected"]["Kind"] == "payment"
     assert found["contradicted"] == [difference["key"]]
 
     page = operator.get(f"/orders/{oid}/consistency/")
@@ -118,7 +120,7 @@ def test_an_order_changed_while_the_sync_is_stopped_is_behind(operator: Client, 
 
 
 def test_repair_makes_it_in_sync_and_shows_in_activity(boss: Client, oid: str) -> None:
-    lose_buyer(oid)
+    lose_payment(oid)
     response = repair_post(boss, oid)
     assert response.status_code == 302 and response["Location"] == f"/orders/{oid}/consistency/"
     assert int(response["X-DynamoDB-Calls"]) == 4  # anchor, shop, view, one TransactWriteItems
@@ -129,14 +131,14 @@ def test_repair_makes_it_in_sync_and_shows_in_activity(boss: Client, oid: str) -
     header, *cells = csv_rows(boss.get("/activity/?format=csv"))
     rows = [dict(zip(header, row, strict=True)) for row in cells]
     assert [(r["order_id"], r["action"], r["user"]) for r in rows] == [(oid, "repair-view", "boss")]
-    assert "missing p#2001" in rows[0]["detail"] and rows[0]["request_id"]
+    assert "missing payment" in rows[0]["detail"] and rows[0]["request_id"]
     sync_now()  # the audit entry's own record changes nothing
     assert verdict(boss, oid)["verdict"] == "in_sync"
     assert len(csv_rows(boss.get("/activity/?format=csv"))) == 2
 
 
 def test_repair_with_htmx_swaps_the_result(boss: Client, oid: str) -> None:
-    lose_buyer(oid)
+    lose_payment(oid)
     response = repair_post(boss, oid, htmx=True)
     html = response.content.decode()
     assert response.status_code == 200 and html.lstrip().startswith('<section id="consistency-result">')
@@ -153,7 +155,7 @@ def test_repair_with_nothing_to_repair_writes_nothing(boss: Client, oid: str) ->
 def test_repair_is_for_superusers_with_csrf(
     staff: Client, packer: Client, operator: Client, boss: Client, oid: str
 ) -> None:
-    lose_buyer(oid)
+    lose_payment(oid)
     assert staff.post(f"/orders/{oid}/consistency/repair/").status_code == 403
     refused = repair_post(packer, oid)  # the fulfilment group ships orders; the operations pages are not theirs
     assert refused.status_code == 403 and "for operators" in refused.content.decode()
@@ -176,7 +178,7 @@ def test_bad_and_unknown_orders(operator: Client, boss: Client, oid: str) -> Non
 
 
 def test_an_order_that_keeps_changing_gets_409(boss: Client, oid: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    lose_buyer(oid)
+    lose_payment(oid)
 
     def beaten(_view: Table, _actions: list[dict[str, Any]]) -> None:
         raise repair.Contended("ConditionalCheckFailed")

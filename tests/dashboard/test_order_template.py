@@ -116,5 +116,5 @@ def test_a_history_entry_shows_each_attribute_it_changed_in_words_else_its_detai
     )
     replay = SimpleNamespace(action="replay", changes=None, detail="3 records")
     html = render_to_string("dashboard/order.html#history", {"history": [moved, replay]})
-    assert "<div>delivery date: (none) → 2026-11-30</div>" in html and "DeliveryDate" not in html
+    assert "<div>Delivery date: (none) → 2026-11-30</div>" in html and "DeliveryDate" not in html
     assert '<span class="mono">3 records</span>' in html

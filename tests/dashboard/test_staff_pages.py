@@ -165,5 +165,5 @@ def test_staff_pages_show_no_storage_keys(
         problems += [f"{path}: …{found}…" for found in storage_marks_in(text)]
     assert not problems, "storage keys on staff pages:\n" + "\n".join(problems)
     assert "Name: Product 2002 → Garden hose" in texts[visits["history"].path]
-    assert "Address city: Goteborg → Uppsala" in texts["/history/customer/1002/"]
+    assert "City: Goteborg → Uppsala" in texts["/history/customer/1002/"]
     assert "Name: Product 2002 -> Garden hose" in texts[visits["activity"].path]

@@ -161,7 +161,7 @@ def test_a_ship_that_moves_the_delivery_date_records_its_before_and_after(order_
     assert [(c.attribute, c.before, c.after) for c in entry.changes or []] == [
         ("DeliveryDate", "2024-05-06", "2024-05-24")
     ]
-    assert entry.detail == "DeliveryDate: 2024-05-06 -> 2024-05-24"
+    assert entry.detail == "Delivery date: 2024-05-06 -> 2024-05-24"
     assert orders.order_collection(order_id).order.delivery_date == "2024-05-24"
 
 

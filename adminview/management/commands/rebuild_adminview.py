@@ -38,3 +38,9 @@ class Command(ShopCommand):
         self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed); {found.rate_line(writes=True)}")
         if found.contended:
             raise ValueError(f"{found.contended} partitions were still changing after every attempt: run again")
+        if found.unprojectable:
+            pk, reason = min(found.unprojectable.items())
+            raise ValueError(
+                f"{len(found.unprojectable)} source partitions cannot be projected (e.g. {pk}: {reason}); "
+                "fix the cause, then replay their dead letters"
+            )
