@@ -202,6 +202,10 @@ DYNAMODB_TABLES = [
     "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
 
+# What ``seed_shop`` runs after seeding the shop (dotted paths of ``shop.seeding.SeedExtension`` functions): other
+# services' data about the seeded orders, without the shop knowing those services.
+SEED_EXTENSIONS = ["returns.seeding.seed_returns"]
+
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
 # within about 5 s when DynamoDB does not answer (docs/production.md).
@@ -254,6 +258,8 @@ CUSTOMER_SERVICE_GROUP = "customer-service"
 # Group whose members open the operations pages (the explorer, the sync, an order's consistency) and see the footer's
 # DynamoDB calls one by one (migration 0003); superusers do too.
 OPERATORS_GROUP = "operators"
+# Group whose members approve, reject, receive and refund returns (migration 0004); superusers do too.
+RETURNS_GROUP = "returns"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

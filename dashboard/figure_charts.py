@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.urls import reverse
 
-from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures
+from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
 from dashboard.display import money
@@ -23,13 +23,20 @@ LISTED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the ones /orders/?statu
 
 @dataclass(frozen=True)
 class PeriodFigures:
-    """Orders placed and revenue over the last ``days`` UTC days, today included."""
+    """Orders placed and revenue over the last ``days`` UTC days, today included; with the refunds of those days
+    (``with_refunds``), the net revenue."""
 
     name: str  # "today", "7 days", "30 days"
     days: int
     orders: int
     revenue: Decimal
     cancelled: int
+    refunded: Decimal | None = None
+
+    @property
+    def net(self) -> Decimal | None:
+        """Revenue less the refunds dated in the same days."""
+        return None if self.refunded is None else self.revenue - self.refunded
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,16 @@ def periods(rows: Sequence[DayFigures], today: date, lengths: Sequence[tuple[str
                 sum(r.cancelled for r in inside),
             )
         )
+    return out
+
+
+def with_refunds(periods: Sequence[PeriodFigures], rows: Sequence[RefundDay], today: date) -> list[PeriodFigures]:
+    """Each period with the refunds of its days (``rows`` must cover them): its net revenue."""
+    out = []
+    for period in periods:
+        first = today - timedelta(days=period.days - 1)
+        refunded = sum((r.refunded for r in rows if first <= r.day <= today), Decimal("0.00"))
+        out.append(replace(period, refunded=refunded))
     return out
 
 
@@ -115,6 +132,32 @@ def revenue_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_i
     )
 
 
+def refunds_chart(rows: Sequence[RefundDay], start: date, end: date, *, chart_id: str = "chart-refunds") -> Chart:
+    points = [Point(r.day.isoformat(), r.day.isoformat(), r.refunds) for r in rows]
+    return column_chart(
+        points,
+        chart_id=chart_id,
+        kind="refunds",
+        title=f"Refunds per day, {_span(start, end)}",
+        summary=f"{figure_text(sum(r.refunds for r in rows))} refunds in all; {_peak(points, 'refunds')}.",
+        unit="refunds",
+    )
+
+
+def refunded_chart(rows: Sequence[RefundDay], start: date, end: date, *, chart_id: str = "chart-refunded") -> Chart:
+    points = [Point(r.day.isoformat(), r.day.isoformat(), r.refunded) for r in rows]
+    total = sum((r.refunded for r in rows), Decimal("0.00"))
+    return column_chart(
+        points,
+        chart_id=chart_id,
+        kind="refunded",
+        title=f"Amount refunded per day, {_span(start, end)}",
+        summary=f"{money(total)} in all; {_peak(points, 'refunds')}.",
+        unit=f"{settings.SHOP_CURRENCY} refunded",
+        whole=False,
+    )
+
+
 def categories_chart(
     totals: Sequence[CategoryTotal], start: date, end: date, *, chart_id: str = "chart-categories"
 ) -> Chart:
@@ -167,6 +210,23 @@ def months_filled(months: Sequence[MonthFigures]) -> list[MonthFigures]:
         if key >= months[-1].month:
             return out
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
+@dataclass(frozen=True)
+class ReturnRate:
+    """Units returned (received back) against units sold (in orders not cancelled)."""
+
+    returned: int
+    sold: int
+
+    @property
+    def percent(self) -> Decimal | None:
+        return (Decimal(100) * self.returned / self.sold).quantize(Decimal("0.1")) if self.sold else None
+
+
+def return_rate(returned: int | None, months: Sequence[MonthFigures]) -> ReturnRate | None:
+    """The rate over every month sold (None when the returned units could not be read)."""
+    return None if returned is None else ReturnRate(returned, sum(m.units for m in months))
 
 
 def months_chart(months: Sequence[MonthFigures], *, chart_id: str = "chart-months") -> Chart:

@@ -1,6 +1,7 @@
 """Who may change what, checked on the server for every request (GET and POST alike): superusers anything;
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
-warehouses; members of ``customer-service`` edit customers; members of ``operators`` open the operations pages
+warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
+refund returns; members of ``operators`` open the operations pages
 (the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
 only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
 
@@ -63,6 +64,15 @@ def can_edit_customers(user: User) -> bool:
     return _member(user, settings.CUSTOMER_SERVICE_GROUP)
 
 
+def can_handle_returns(user: User) -> bool:
+    """Approving, rejecting, receiving and refunding returns: superusers and the ``returns`` group."""
+    return _member(user, settings.RETURNS_GROUP)
+
+
+def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
+    return error(request, 403, f"you need to be in the '{settings.RETURNS_GROUP}' group to act on returns")
+
+
 def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{group}' group to edit {what}")
 
@@ -106,6 +116,10 @@ class Allowed:
     @cached_property
     def edit_customers(self) -> bool:
         return can_edit_customers(self._user)
+
+    @cached_property
+    def handle_returns(self) -> bool:
+        return can_handle_returns(self._user)
 
     @cached_property
     def operate(self) -> bool:

@@ -1,1 +1,2 @@
-"""The returns service: returns and refunds, in a table of their own (``ShopReturns``) with its own stream."""
+"""The returns service: its own table (``ShopReturns``), models, named reads and writes. The shop package does not
+know it; it writes into the shop table only through the shop's own builders and audit trail."""

@@ -1,15 +1,69 @@
-"""Key formats of the returns table: the only module that knows its ``r#`` and ``f#`` prefixes, and the statuses
-a return goes through (stored data: never rename one)."""
+"""Key formats of the returns table: the only module that knows the ``r#`` and ``f#`` prefixes, and the statuses a
+return goes through (stored data: never rename one).
+
+Ids are validated with the shop's rules (``shop.keys.bare``: 1-64 letters, digits, ``.``, ``_`` or ``-``); the
+order reference is the shop's own ``o#<oid>``, so the two tables name an order with the same text.
+
+=============  ===============  ================  ==================  ==================
+entity         PK               SK                GSI1-PK             GSI1-SK
+=============  ===============  ================  ==================  ==================
+return         ``r#<rid>``      ``r#<rid>``       ``o#<oid>``         ``r#<rid>``
+refund         ``o#<oid>``      ``f#<fid>``
+refunded       ``o#<oid>``      ``REFUNDED``                                               (what was refunded)
+=============  ===============  ================  ==================  ==================
+"""
 
 from __future__ import annotations
 
+from shop import keys as shop_keys
+from shop.keys import EntityKeys
+
 RETURN = "r#"  # PK = SK of a return
 REFUND = "f#"  # SK of a refund, in its order's partition (PK o#<oid>, the shop's order key)
+ORDER = shop_keys.ORDER
+REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
 
 REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED = "REQUESTED", "APPROVED", "REJECTED", "RECEIVED", "REFUNDED"
 STATUSES = (REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED)
 OPEN = (REQUESTED, APPROVED, RECEIVED)  # awaiting staff: the queue
+
+
+def return_id(value: str) -> str:
+    """A return's bare id (``r#7`` or ``7`` -> ``7``); ``shop.keys.InvalidId`` for anything else."""
+    return shop_keys.bare(value, RETURN, what="return id")
+
+
+def refund_id(value: str) -> str:
+    return shop_keys.bare(value, REFUND, what="refund id")
+
+
+def return_key(value: str) -> str:
+    return RETURN + return_id(value)
+
+
+def refund_key(value: str) -> str:
+    return REFUND + refund_id(value)
+
+
+def order(order_id: str) -> str:
+    return shop_keys.order(order_id)
+
+
+def return_keys(rid: str, order_id: str) -> EntityKeys:
+    """A return: PK = SK = ``r#<rid>``; GSI1 ``o#<oid>`` / ``r#<rid>`` (an order's returns)."""
+    key = return_key(rid)
+    return {"pk": key, "sk": key, "gsi1_pk": order(order_id), "gsi1_sk": key}
+
+
+def refund_keys(order_id: str, fid: str) -> EntityKeys:
+    """A refund, in its order's partition: PK ``o#<oid>``, SK ``f#<fid>``."""
+    return {"pk": order(order_id), "sk": refund_key(fid)}
+
+
+def refunded_keys(order_id: str) -> EntityKeys:
+    """An order's refunded total, beside its refunds: PK ``o#<oid>``, SK ``REFUNDED``."""
+    return {"pk": order(order_id), "sk": REFUNDED_TOTAL}
 
 
 def return_id_of(key: str | None) -> str | None:

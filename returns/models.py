@@ -1,17 +1,57 @@
-"""The returns table as PynamoDB models: one base (keys, ``GSI1``, ``EntityType`` discriminator)."""
+"""The returns table as PynamoDB models: one base (keys, ``GSI1``, the ``EntityType`` discriminator), one class per
+entity. The shapes are a contract other services write with plain PutItem/UpdateItem (``docs/returns.md``):
+discriminator values and attribute names are stored data, never renamed.
+
+Attributes beyond the contract (a rejection's ``Reason``, the ``WarehouseId`` a return was received into, its
+``RefundId``) are ours and optional: a return another service wrote lacks them. The ``orderRefunds`` item (an
+order's refunded total) is ours alone: the condition that keeps refunds within what the order paid.
+"""
 
 from __future__ import annotations
 
-from pynamodb.attributes import DiscriminatorAttribute, UnicodeAttribute
+from decimal import Decimal
+from enum import StrEnum
+
+from pynamodb.attributes import Attribute, DiscriminatorAttribute, ListAttribute, UnicodeAttribute
+from pynamodb.constants import STRING
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
 from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
+from returns import keys
+from shop import keys as shop_keys
+from shop.attributes import DecimalNumberAttribute, IntStringAttribute, Map, TimestampAttribute, to_decimal
+
+CENT = Decimal("0.01")
+
+
+class ReturnStatus(StrEnum):
+    REQUESTED = keys.REQUESTED
+    APPROVED = keys.APPROVED
+    REJECTED = keys.REJECTED
+    RECEIVED = keys.RECEIVED
+    REFUNDED = keys.REFUNDED
+
+
+# Returns that await staff: the queue's default (``open``) lists these.
+OPEN_STATUSES = tuple(ReturnStatus(status) for status in keys.OPEN)
+
+
+class AmountAttribute(Attribute[Decimal]):
+    """Money as a decimal string with two decimals (``"12.50"``), as the contract has a refund's ``Amount``."""
+
+    attr_type = STRING
+
+    def serialize(self, value: Decimal) -> str:
+        return format(to_decimal(value, what=self.attr_name).quantize(CENT), "f")
+
+    def deserialize(self, value: str) -> Decimal:
+        return to_decimal(value, what=self.attr_name)
 
 
 class GSI1(GlobalSecondaryIndex["ReturnsItem"]):
-    """An order's returns (``o#<oid>`` -> ``r#<rid>``)."""
+    """An order's returns: ``o#<oid>`` / ``r#<rid>``."""
 
     class Meta:
         index_name = "GSI1"
@@ -34,5 +74,73 @@ class ReturnsItem(InstrumentedModel):
 
     gsi1 = GSI1()
 
+
+class ReturnLine(Map[str, object]):
+    """One product sent back: its bare id, how many (a decimal string) and why (the customer's words)."""
+
+    product_id = UnicodeAttribute(attr_name="ProductId")
+    quantity = IntStringAttribute(attr_name="Quantity")
+    reason = UnicodeAttribute(attr_name="Reason")
+
+
+class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
+    """PK = SK = r#<rid>; GSI1 o#<oid> / r#<rid>. ``Status`` moves REQUESTED -> APPROVED -> RECEIVED -> REFUNDED,
+    or REQUESTED -> REJECTED (``returns.services``)."""
+
+    order_id = UnicodeAttribute(attr_name="OrderId")
+    customer_id = UnicodeAttribute(attr_name="CustomerId")
+    status = UnicodeAttribute(attr_name="Status")
+    requested = TimestampAttribute(attr_name="Requested")
+    lines = ListAttribute(of=ReturnLine, attr_name="Lines")
+    reason = UnicodeAttribute(null=True, attr_name="Reason")  # ours: why staff rejected it
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")  # ours: where it was received
+    refund_id = UnicodeAttribute(null=True, attr_name="RefundId")  # ours: the refund that closed it
+
+    @property
+    def return_id(self) -> str:
+        return keys.return_id_of(self.pk) or ""
+
+    @property
+    def return_status(self) -> ReturnStatus | None:
+        try:
+            return ReturnStatus(self.status) if self.status else None
+        except ValueError:
+            return None
+
+    @property
+    def units(self) -> int:
+        return sum(line.quantity or 0 for line in self.lines or [])
+
+
+class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
+    """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference."""
+
+    amount = AmountAttribute(attr_name="Amount")
+    date = TimestampAttribute(attr_name="Date")
+    reference = UnicodeAttribute(attr_name="Reference")
+    return_id = UnicodeAttribute(null=True, attr_name="ReturnId")
+
+    @property
+    def order_id(self) -> str:
+        return self.pk[len(shop_keys.ORDER) :]
+
+    @property
+    def refund_id(self) -> str:
+        return keys.refund_id_of(self.sk) or ""
+
+
+class OrderRefunds(ReturnsItem, discriminator="orderRefunds"):
+    """PK o#<oid>, SK REFUNDED: the sum of the order's refunds made by this service, a number (so a condition can
+    compare it). Every refund adds to it in its own transaction, conditioned on the sum staying within what the
+    order paid (``returns.services``)."""
+
+    refunded = DecimalNumberAttribute(attr_name="Refunded")
+
+
+ENTITY_MODELS: dict[str, type[ReturnsItem]] = {
+    keys.RETURN_ENTITY: ReturnItem,
+    keys.REFUND_ENTITY: Refund,
+    "orderRefunds": OrderRefunds,
+}
 
 RETURNS_TABLE = TableSpec(model=ReturnsItem, stream_view_type="NEW_AND_OLD_IMAGES")

@@ -57,8 +57,15 @@ def _throttled(exc: Exception) -> bool:
     return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
 
 
-def _one(action: str, order_id: str, actor: Actor | None, extra: Mapping[str, str | None]) -> Outcome:
-    change, new_status = ACTIONS[action]
+def _one(
+    action: str,
+    order_id: str,
+    actor: Actor | None,
+    extra: Mapping[str, str | None],
+    change: Callable[..., Any] | None,
+) -> Outcome:
+    own, new_status = ACTIONS[action]
+    change = change or own
     try:
         change(order_id=order_id, actor=actor, **extra)
     except OrderConflict as exc:
@@ -105,9 +112,12 @@ def run(
     workers: int = WORKERS,
     carrier: str | None = None,
     tracking_numbers: Mapping[str, str | None] | None = None,
+    change: Callable[..., Any] | None = None,
 ) -> list[Outcome]:
     """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once).
-    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's."""
+    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's.
+    ``change``: what changes one order instead of the action's own function (``ACTIONS``), taking the same
+    arguments: a caller's cancel that also writes its own items in the same transaction."""
     if action not in ACTIONS:
         raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
     ids = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
@@ -117,7 +127,7 @@ def run(
         raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
     extra = _shipping(action, ids, carrier, tracking_numbers or {})
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
-        return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid])), ids))
+        return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid], change)), ids))
 
 
 def orders_of(order_ids: Sequence[str], *, workers: int = WORKERS) -> list[Order | None]:

@@ -18,7 +18,7 @@ Conflicts on stock from concurrent orders are retried with jittered backoff; the
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 
@@ -299,8 +299,21 @@ def order_deliver(*, order_id: str, expected_version: int | None = None, actor: 
     return order
 
 
-def order_cancel(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
-    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from."""
+CancelExtra = Callable[[Transaction, OrderCollection], None]
+"""Adds another service's writes that must happen with a cancel (a refund of what was paid) to its transaction,
+from the order as read."""
+
+
+def order_cancel(
+    *,
+    order_id: str,
+    expected_version: int | None = None,
+    actor: Actor | None = None,
+    extra: CancelExtra | None = None,
+) -> Order:
+    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from. ``extra`` adds
+    the caller's own actions to the same transaction (so the shop need not know the caller); it runs again on
+    each retry, and a failed condition of its actions retries the cancel from its reads."""
     oid = keys.bare(order_id, keys.ORDER)
 
     def attempt() -> Order:
@@ -316,6 +329,8 @@ def order_cancel(*, order_id: str, expected_version: int | None = None, actor: A
                 [Inventory.quantity.set(row.quantity + item.quantity)],
                 Inventory.quantity == row.quantity,
             )
+        if extra is not None:
+            extra(tx, collection)
         try:
             tx.commit()
         except TransactionCancelled as exc:

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from dynamo.batch import Progress
 from dynamo.ratelimit import TokenBucket
@@ -249,6 +249,15 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
     return history
 
 
+class SeedExtension(Protocol):
+    """Seeds another service's data about the seeded shop (``settings.SEED_EXTENSIONS`` names them, so the shop
+    need not know those services): called once the shop's own items are written, with the same number of writers
+    and the same rate limit (``paced`` its items through ``bucket`` when there is one); returns how many items it
+    wrote."""
+
+    def __call__(self, seed_plan: SeedPlan, *, workers: int, bucket: TokenBucket | None) -> int: ...
+
+
 def paced(items: Iterable[T], bucket: TokenBucket) -> Iterator[T]:
     """``items``, handed out no faster than ``bucket`` allows (one token each). The bulk writer sends only what
     it has been handed, so all its worker threads together write at most about the bucket's rate."""
@@ -259,11 +268,17 @@ def paced(items: Iterable[T], bucket: TokenBucket) -> Iterator[T]:
 
 
 def run(
-    seed_plan: SeedPlan, *, workers: int = 8, on_progress: Progress | None = None, rate: float | None = None
+    seed_plan: SeedPlan,
+    *,
+    workers: int = 8,
+    on_progress: Progress | None = None,
+    rate: float | None = None,
+    extensions: Iterable[SeedExtension] = (),
 ) -> int:
-    """Write the plan (catalog, then orders); returns the number of items written. ``on_progress`` gets the
-    number of catalog items and orders done as they complete. ``rate``: at most about that many items a second
-    overall (a shared table's other users keep their capacity); None: as fast as DynamoDB takes them."""
+    """Write the plan (catalog, then orders), then run the ``extensions``; returns the number of items written.
+    ``on_progress`` gets the number of catalog items and orders done as they complete. ``rate``: at most about that
+    many items a second overall, extensions included (a shared table's other users keep their capacity); None: as
+    fast as DynamoDB takes them."""
     bucket = TokenBucket(rate) if rate is not None else None
 
     def limited(items: Iterable[ShopItem]) -> Iterable[ShopItem]:
@@ -277,4 +292,5 @@ def run(
             if on_progress:
                 on_progress(1)
 
-    return written + catalog.load(limited(items()), parallel=workers)
+    written += catalog.load(limited(items()), parallel=workers)
+    return written + sum(extension(seed_plan, workers=workers, bucket=bucket) for extension in extensions)

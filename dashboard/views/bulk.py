@@ -24,10 +24,13 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors, error
 from dashboard.views.common import order_row
+from returns import services as return_services
 from shop import bulk
 
 CONFIRMED = "yes"
 UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first
+# A cancel also refunds what the order paid, in the cancel's own transaction (as the order page's cancel does).
+CHANGES = {"cancel": return_services.order_cancel_with_refund}
 
 
 @require_POST
@@ -48,6 +51,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         actor=actor_of(request),
         carrier=form.cleaned_data["carrier"],
         tracking_numbers=form.cleaned_data["tracking_numbers"],
+        change=CHANGES.get(action),
     )
     done = sum(1 for o in outcomes if o.done)
     refused = sum(1 for o in outcomes if o.code == 409)

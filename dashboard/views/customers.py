@@ -32,6 +32,7 @@ from dashboard.views.common import (
     refused_filter,
 )
 from dashboard.views.history import latest
+from dashboard.views.returns import customer_returns
 from dynamo.paging import all_items
 from shop import access_patterns, keys
 from shop.errors import NotFound
@@ -72,6 +73,7 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
         "favourites": liked,
         "changes": latest("customer", cid) if after is None else [],
         "can_edit": can_edit_customers(request.user),
+        **(customer_returns(cid) if after is None else {}),
     }
     return TemplateResponse(request, partial(request, "dashboard/customer.html", "rows"), context)
 

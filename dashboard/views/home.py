@@ -37,9 +37,10 @@ HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 @domain_errors
 def home(request: HtmxHttpRequest) -> HttpResponseBase:
     """The numbers staff open on, then links. The key figures: orders in each status now (one BatchGetItem) and
-    orders and revenue today, over 7 and over 30 days (one read of the last 30 days' counters); the charts: orders,
-    revenue and units by category per day over ``from``..``to`` (default the last 90 days; one read of their
-    counters); the sync's freshness and its dead letters. Each read costs the same whatever the table holds.
+    orders, revenue, refunds and net revenue today, over 7 and over 30 days (one read of the last 30 days' counters
+    of each); the charts: orders, revenue and units by category per day over ``from``..``to`` (default the last 90
+    days; one read of their counters); the sync's freshness and its dead letters. Each read costs the same whatever
+    the table holds.
 
     The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And, for
     operators, the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about
@@ -56,10 +57,11 @@ def home(request: HtmxHttpRequest) -> HttpResponseBase:
     if numbers is None:
         context["numbers_problem"] = problem
         return TemplateResponse(request, "dashboard/home.html", context)
+    periods = figure_charts.periods(numbers.recent, today, HOME_PERIODS)
     context |= {
         "counts": numbers.counts,
         "listed": figure_charts.LISTED_STATUSES,
-        "periods": figure_charts.periods(numbers.recent, today, HOME_PERIODS),
+        "periods": figure_charts.with_refunds(periods, numbers.refunds, today),
         "dead_letters": numbers.dead_letters,
         **daily_context(numbers.days, start, end),
         **categories_context(numbers.categories, start, end),
@@ -71,6 +73,7 @@ def home(request: HtmxHttpRequest) -> HttpResponseBase:
 class HomeNumbers:
     counts: dict[str, int]  # orders in each status now
     recent: list[number_reads.DayFigures]  # the last 30 days up to today
+    refunds: list[number_reads.RefundDay]  # the same days' refunds
     days: list[number_reads.DayFigures]  # the charts' range
     categories: list[number_reads.CategoryFigures]  # the charts' range
     dead_letters: int
@@ -78,9 +81,11 @@ class HomeNumbers:
 
 def _numbers(start: date, end: date, today: date) -> HomeNumbers:
     days, categories = number_reads.daily_and_by_category(start=start, end=end)
+    first = today - timedelta(days=HOME_PERIODS[-1][1] - 1)
     return HomeNumbers(
         counts=number_reads.status_counts(),
-        recent=number_reads.daily(start=today - timedelta(days=HOME_PERIODS[-1][1] - 1), end=today),
+        recent=number_reads.daily(start=first, end=today),
+        refunds=number_reads.refunds_daily(start=first, end=today),
         days=days,
         categories=categories,
         dead_letters=sync_store.dead_letter_count(),

@@ -33,7 +33,9 @@ from dashboard.views.common import (
     refused_filter,
     validated,
 )
+from dashboard.views.returns import order_returns
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
+from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
@@ -190,6 +192,7 @@ def _order_context(
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
+        **order_returns(collection),
         **extra,
     }
 
@@ -253,7 +256,8 @@ def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @require_POST
 @domain_errors
 def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_cancel, "cancelled")
+    """Cancel, and refund what the order paid, in one transaction (``returns.services``)."""
+    return _order_action(request, order_id, return_services.order_cancel_with_refund, "cancelled")
 
 
 @require_POST

@@ -72,9 +72,9 @@ MONTHS_HEADER = ["month", "units", "revenue"]
 @require_GET
 @domain_errors
 def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    """The product (GetItem), its units sold per month (the sync's counters: one Query per counter shard), then
-    each list's first page: stock (pattern 4) and orders in ``from``..``to`` (pattern 9, both days included,
-    default the last 365 days)."""
+    """The product (GetItem), its units sold per month (the sync's counters: one Query per counter shard) and its
+    units returned (the return rate), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
+    (pattern 9, both days included, default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
     form = InvoiceRangeForm(request.GET, today=now().date())
     if not form.is_valid():
@@ -97,6 +97,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
         raise NotFound("product", pid)
     sold, problem = read_or_reason(lambda: number_reads.product_months(product_id=pid))
     months = figure_charts.months_filled(sold or [])
+    returned, returns_problem = read_or_reason(lambda: number_reads.returned_units(product_id=pid))
     context |= {
         "product": found,
         "changes": latest("product", pid),
@@ -105,6 +106,8 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
         "months_problem": problem,
         "months_chart": figure_charts.months_chart(months),
         "months_csv_url": f"{id_url('dashboard:product', pid)}?{LIST}={MONTHS}&format=csv",
+        "return_rate": figure_charts.return_rate(returned, months) if sold is not None else None,
+        "returns_problem": returns_problem,
     }
     if context["can_edit"]:
         context["stock_rows"] = stock_rows(context)

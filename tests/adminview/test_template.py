@@ -17,6 +17,7 @@ from packaging.utils import canonicalize_name
 from adminview import observe
 from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
 from dynamo.tables import _schema
+from returns.models import RETURNS_TABLE
 from shop.models import SHOP_TABLE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +62,11 @@ def _indexes(properties: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
 
 def test_template_tables_match_the_models() -> None:
     resources = _template()["Resources"]
-    for resource, spec in (("ShopTable", SHOP_TABLE), ("AdminViewTable", ADMIN_VIEW_TABLE)):
+    for resource, spec in (
+        ("ShopTable", SHOP_TABLE),
+        ("ReturnsTable", RETURNS_TABLE),
+        ("AdminViewTable", ADMIN_VIEW_TABLE),
+    ):
         properties = resources[resource]["Properties"]
         wanted = _schema(spec.model)
         assert properties["KeySchema"] == wanted["KeySchema"]
@@ -71,6 +76,28 @@ def test_template_tables_match_the_models() -> None:
     assert stream["BisectBatchOnFunctionError"] is True
     assert 0 <= stream["MaximumRetryAttempts"] <= 10
     assert resources["ShopTable"]["Properties"]["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+
+
+def test_the_returns_tables_stream_feeds_the_same_function_with_the_same_settings() -> None:
+    resources = _template()["Resources"]
+    table = resources["ReturnsTable"]["Properties"]
+    assert table["TableName"] == {"Ref": "ReturnsTableName"}
+    assert _template()["Parameters"]["ReturnsTableName"]["Default"] == "ShopReturns"
+    assert table["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    function = resources["AdminViewSyncFunction"]["Properties"]
+    events = function["Events"]
+    assert set(events) == {"ShopStream", "ReturnsStream"}
+    shop, returns = (events[name]["Properties"] for name in ("ShopStream", "ReturnsStream"))
+    assert (shop.pop("Stream"), returns.pop("Stream")) == (
+        {"GetAtt": "ShopTable.StreamArn"},
+        {"GetAtt": "ReturnsTable.StreamArn"},
+    )
+    assert returns == shop and events["ReturnsStream"]["Type"] == "DynamoDB"
+    assert function["Environment"]["Variables"]["RETURNS_TABLE_NAME"] == {"Ref": "ReturnsTable"}
+    streams = [
+        p["DynamoDBStreamReadPolicy"]["TableName"] for p in function["Policies"] if "DynamoDBStreamReadPolicy" in p
+    ]
+    assert streams == [{"Ref": "ShopTable"}, {"Ref": "ReturnsTable"}]
 
 
 def test_the_sync_table_is_declared_with_the_functions_rights() -> None:

@@ -1,8 +1,8 @@
 """Fixtures for the dashboard's view tests: users, logged-in clients, and a fake admin view.
 
-The fake stands in for ``adminview.selectors`` (its functions are patched in place) and honours its contract:
-keyword-only functions returning the real ``RowsPage``/``OrderRow``/``BuyerRow``, and the real positions
-(``{"before": "<date>#<order id>"}`` for orders, ``{"after": "<customer id>"}`` for buyers), with
+The fake stands in for ``adminview.selectors`` and a customer's returns (its functions are patched in place) and
+honours its contract: keyword-only functions returning the real ``RowsPage``/``OrderRow``/``BuyerRow``, and the real
+positions (``{"before": "<date>#<order id>"}`` for orders, ``{"after": "<customer id>"}`` for buyers), with
 ``InvalidInput`` for a position of another shape. So paging and CSV edge cases of the admin view pages are
 tested without a view table; other tests run the same pages on the real selectors.
 """
@@ -18,7 +18,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from adminview import selectors
+from adminview import returns_reads, selectors
+from adminview.returns_reads import ReturnRow
 from adminview.selectors import BuyerRow, OrderRow, RowsPage
 from dynamo.paging import check_limit
 from shop import keys
@@ -84,6 +85,14 @@ class FakeSelectors:
         self.calls.append(("product_buyers", {"product_id": pid, "limit": limit, "after": after}))
         return _buyers_page(self.buyers.get(pid, []), limit, after)
 
+    def customer_returns(
+        self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None
+    ) -> RowsPage[ReturnRow]:
+        """Customers have no returns here (the returns pages' tests use the real admin view)."""
+        check_limit(limit)
+        keys.bare(customer_id, keys.CUSTOMER)
+        return RowsPage([], None)
+
     def order_id_for_transaction(self, *, transaction_id: str) -> str | None:
         self.calls.append(("order_id_for_transaction", {"transaction_id": transaction_id}))
         return self.transactions.get(transaction_id)
@@ -123,6 +132,7 @@ def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     fake = FakeSelectors()
     for name in ("pending_orders", "customer_orders", "product_buyers", "order_id_for_transaction"):
         monkeypatch.setattr(selectors, name, getattr(fake, name))
+    monkeypatch.setattr(returns_reads, "customer_returns", fake.customer_returns)
     return fake
 
 

@@ -135,8 +135,8 @@ def test_home_costs_the_same_whatever_the_range_and_the_table(staff: Client, sho
     big = {calls(staff.get("/?from=2026-03-04&to=2026-03-10")), calls(staff.get("/?from=2025-03-11&to=2026-03-10"))}
     assert len(small) == 1 and small == big
     # freshness (1) + dead letters (1) + status counters (1 BatchGetItem) + 30 days (1 Query per counter shard)
-    # + the charts' range (1 Query per counter shard)
-    assert small == {3 + 2 * 4}
+    # + their refunds (as many) + the charts' range (1 Query per counter shard)
+    assert small == {3 + 3 * 4}
 
 
 def test_home_without_an_admin_view_still_links_everywhere(staff: Client, shop_table: str) -> None:

@@ -16,10 +16,11 @@ from tests.dashboard import tour
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
-GROUPS = ("fulfilment", "catalogue", "customer-service", "operators")
+GROUPS = ("fulfilment", "catalogue", "customer-service", "operators", "returns")
 PENDING = f"/orders/{tour.PENDING_ORDER}/"
 SHIPPED = f"/orders/{tour.SHIPPED_ORDER}/"
 PRODUCT = f"/products/{tour.EDITED_PRODUCT}/"
+RETURN = f"/returns/{tour.REQUESTED_RETURN}/"
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ SHOWN = [
         'href="/patterns/getProductInventoryByProductId/"',
         lambda may: may.operate,
     ),
+    Shown("approve button", RETURN, 'class="approve"', lambda may: may.handle_returns),
+    Shown("reject form", RETURN, 'id="reject-form"', lambda may: may.handle_returns),
+    Shown("receive form", f"/returns/{tour.APPROVED_RETURN}/", 'id="receive-form"', lambda may: may.handle_returns),
+    Shown("refund form", f"/returns/{tour.RECEIVED_RETURN}/", 'id="refund-form"', lambda may: may.handle_returns),
     Shown("staff accounts (Django admin)", "/", 'href="/admin/"', lambda may: may.superuser),
     Shown("repair button", f"{SHIPPED}consistency/", "Repair from the shop", lambda may: may.superuser),
 ]
@@ -108,7 +113,16 @@ def test_what_each_user_sees_is_what_each_may_use(shop_table: str, admin_view_ta
 
 def test_who_may_do_what() -> None:
     no_one = Allowed(AnonymousUser())
-    assert not any((no_one.fulfil, no_one.edit_catalogue, no_one.edit_customers, no_one.operate, no_one.superuser))
+    assert not any(
+        (
+            no_one.fulfil,
+            no_one.edit_catalogue,
+            no_one.edit_customers,
+            no_one.handle_returns,
+            no_one.operate,
+            no_one.superuser,
+        )
+    )
 
 
 @pytest.mark.parametrize(

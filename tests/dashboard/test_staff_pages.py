@@ -42,6 +42,14 @@ STAFF_PAGES = (  # the tour's visits that are staff pages (not the explorer, the
     "stats-status",
     "category",
     "activity",
+    "stats-refunds",
+    "returns",
+    "returns-refunded",
+    "return",
+    "return-approved",
+    "return-received",
+    "return-refunded",
+    "order-returns",
 )
 MORE_PAGES = (  # the other status lists, another order and the history of a customer
     "/orders/?status=SHIPPED",
@@ -49,7 +57,7 @@ MORE_PAGES = (  # the other status lists, another order and the history of a cus
     f"/orders/{tour.PENDING_ORDER}/",
     "/history/customer/1002/",
 )
-WORK_GROUPS = ("fulfilment", "catalogue", "customer-service")
+WORK_GROUPS = ("fulfilment", "catalogue", "customer-service", "returns")
 
 
 class _VisibleText(HTMLParser):

@@ -26,6 +26,7 @@ from django.contrib.auth.models import Group, User
 from dashboard.views import home
 from dynamo import local, patience
 from dynamo.models import use_patience
+from returns import services as returns
 from shop import editing, favourites, orders
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
@@ -45,6 +46,8 @@ BULK_ORDER = "5007"
 CATEGORIES = ("books", "garden")
 EDITED_PRODUCT = "2002"  # edited by staff: latest changes, history, the stale form's 409
 NOVEMBER = "from=2026-11-01&to=2026-11-30"  # the numbers pages' range: every seeded order
+RETURNED_ORDERS = ("5009", "5010")  # delivered, with returns in every status (7001-7005) and a refund
+REQUESTED_RETURN, APPROVED_RETURN, RECEIVED_RETURN, REFUNDED_RETURN = "7001", "7002", "7003", "7004"
 STOCK_FILE = b"product_id,warehouse_id,quantity\n2001,301,90\n2002,301,120\n2003,301,many\n2999,301,5\n"
 
 
@@ -135,8 +138,9 @@ def price_edit_by(username: str, price: str) -> None:
 def seed() -> None:
     """Eight orders 5001-5008 over customers 1001-1003 and products 2001-2003 (10.50, 11.50, 12.50; books and
     garden; warehouse 301), placed over three days from 2 November 2026, the first five with a payment transaction
-    id; 5001 delivered, 5002 shipped with a favourite, 5003 cancelled, the rest pending; staff activity by ``ann``,
-    who also edited product 2002's price and adjusted its stock; the admin view synced."""
+    id; 5001 delivered, 5002 shipped with a favourite, 5003 cancelled (and refunded), the rest pending; two more
+    delivered orders with returns in every status (``seed_returns``); staff activity by ``ann``, who also edited
+    product 2002's price and adjusted its stock; the admin view synced."""
     factories.shop_with(customers=3, products=3, categories=CATEGORIES)
     prices = {str(2001 + p): Decimal("10.50") + p for p in range(3)}
     for n in range(8):
@@ -155,11 +159,40 @@ def seed() -> None:
     for oid in ("5001", SHIPPED_ORDER):
         orders.order_ship(order_id=oid, shipped_at=PLACED + timedelta(days=1), actor=ann)
     orders.order_deliver(order_id="5001", actor=ann)
-    orders.order_cancel(order_id="5003", actor=ann)
+    returns.order_cancel_with_refund(order_id="5003", actor=ann)
     favourites.favourite_add(order_id=SHIPPED_ORDER, product_id="2002", at=PLACED + timedelta(days=2), actor=ann)
     price_edit_by(USERNAME, "11.90")
     editing.stock_adjust(product_id=EDITED_PRODUCT, warehouse_id="301", delta=-2, reason="two damaged", actor=ann)
+    seed_returns(ann)
     sync_now()
+
+
+def seed_returns(ann: Actor) -> None:
+    """Orders 5009 (2 x 2001, 1 x 2002) and 5010 (2 x 2003) of customer 1002, delivered; returns 7001
+    (requested), 7002 (approved), 7003 (received), 7004 (refunded 12.50) and 7005 (rejected)."""
+    bought = ([OrderLine("2001", 2), OrderLine("2002", 1)], [OrderLine("2003", 2)])
+    for oid, lines in zip(RETURNED_ORDERS, bought, strict=True):
+        orders.order_place(customer_id="1002", lines=lines, placed_at=PLACED, order_id=oid)
+        orders.order_ship(order_id=oid, shipped_at=PLACED + timedelta(days=1), actor=ann)
+        orders.order_deliver(order_id=oid, actor=ann)
+    asked = [
+        ("7001", "5009", "2001", "Arrived damaged"),
+        ("7002", "5009", "2002", "Does not fit"),
+        ("7003", "5010", "2003", "Not as described"),
+        ("7004", "5010", "2003", "Changed my mind"),
+        ("7005", "5009", "2001", "Wrong colour"),
+    ]
+    for n, (rid, oid, pid, why) in enumerate(asked):
+        at = PLACED + timedelta(days=8 + n, hours=n)
+        returns.return_request(order_id=oid, lines=[returns.Line(pid, 1, why)], requested_at=at, return_id=rid)
+    for rid in ("7002", "7003", "7004"):
+        returns.return_approve(return_id=rid, actor=ann)
+    for rid in ("7003", "7004"):
+        returns.return_receive(return_id=rid, warehouse_id="301", actor=ann)
+    returns.return_refund(
+        return_id="7004", amount="12.50", reference="pi_3MtwBw", actor=ann, at=PLACED + timedelta(days=20)
+    )
+    returns.return_reject(return_id="7005", reason="Worn and washed", actor=ann)
 
 
 def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
@@ -214,6 +247,21 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("stats-daily", f"/stats/daily/?{NOVEMBER}"),
         Visit("stats-categories", f"/stats/categories/?{NOVEMBER}"),
         Visit("stats-status", "/stats/status/"),
+        Visit("stats-refunds", f"/stats/refunds/?{NOVEMBER}"),
+        Visit("returns", "/returns/"),
+        Visit("returns-refunded", "/returns/?status=REFUNDED"),
+        Visit("return", f"/returns/{REQUESTED_RETURN}/"),
+        Visit("return-approved", f"/returns/{APPROVED_RETURN}/"),
+        Visit("return-received", f"/returns/{RECEIVED_RETURN}/"),
+        Visit("return-refunded", f"/returns/{REFUNDED_RETURN}/"),
+        Visit("order-returns", f"/orders/{RETURNED_ORDERS[1]}/"),
+        Visit(
+            "return-400",
+            f"/returns/{RECEIVED_RETURN}/refund/",
+            status=400,
+            form={"amount": "9999", "reference": "pi_x"},
+        ),
+        Visit("return-409", f"/returns/{REFUNDED_RETURN}/refund/", status=409, form={"amount": "1", "reference": "x"}),
         Visit("category", f"/categories/{CATEGORIES[1]}/?{NOVEMBER}"),
         Visit("activity", "/activity/"),
         Visit("sync", "/sync/"),

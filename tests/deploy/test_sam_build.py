@@ -3,8 +3,8 @@
 The real SAM CLI (installed by scripts/bootstrap into .venv-sam) builds the function into a temporary directory;
 the built handler then runs in a fresh interpreter whose import path holds only the standard library, the build
 output and boto3 with its own dependencies (what the runtime ships), on records read from DynamoDB Local's
-stream of the shop table and shaped the way Lambda delivers them. The view must then equal what the shop
-table implies.
+streams of the shop table and the returns table, interleaved and shaped the way Lambda delivers them. The view
+must then equal what both tables imply.
 """
 
 from __future__ import annotations
@@ -22,13 +22,16 @@ import boto3
 import pytest
 import yaml
 
-from adminview import rebuild
+from adminview import number_reads, rebuild, returns_reads
 from adminview.models import OrderSummary, Profile
 from adminview.schema import list_shards
 from dynamo.tables import stream_arn
+from returns import services as returns
+from returns.models import ReturnsItem
 from shop import orders
 from shop.models import ShopItem
 from shop.orders import OrderLine
+from shop.timestamps import now
 from tests import factories
 
 pytestmark = [pytest.mark.slow, pytest.mark.ddb_local]
@@ -112,12 +115,21 @@ def runtime_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_build_holds_the_handler_and_its_dependencies_only(built: Path) -> None:
     top = {p.name for p in built.iterdir() if not p.name.endswith(".dist-info")}
-    assert {"adminview", "dynamo", "shop", "pynamodb", "aws_lambda_powertools"} <= top
+    assert {"adminview", "dynamo", "shop", "returns", "pynamodb", "aws_lambda_powertools"} <= top
     for absent in ("tests", "bench", "dashboard", "config", "django", "boto3", "botocore", "deploy", "templates"):
         assert absent not in top
     assert (built / "adminview" / "handler.py").is_file()
     assert not list(built.glob("*/management")) and not list(built.glob("*/apps.py"))
     assert not list(built.rglob("__pycache__"))
+
+
+def test_the_built_function_has_a_mapping_for_each_source_tables_stream(built: Path) -> None:
+    template = yaml.load((built.parent / "template.yaml").read_text(), Loader=_Loader)
+    events = template["Resources"][FUNCTION]["Properties"]["Events"]
+    assert {name: event["Type"] for name, event in events.items()} == {
+        "ShopStream": "DynamoDB",
+        "ReturnsStream": "DynamoDB",
+    }
 
 
 def _lambda_records(arn: str) -> list[dict[str, Any]]:
@@ -151,6 +163,7 @@ def _function_environment(tmp_path: Path) -> dict[str, str]:
     declared = function["Environment"]["Variables"]
     values = {
         "SHOP_TABLE_NAME": os.environ["SHOP_TABLE_NAME"],
+        "RETURNS_TABLE_NAME": os.environ["RETURNS_TABLE_NAME"],
         "ADMIN_VIEW_TABLE_NAME": os.environ["ADMIN_VIEW_TABLE_NAME"],
         "ADMIN_VIEW_SYNC_TABLE_NAME": os.environ["ADMIN_VIEW_SYNC_TABLE_NAME"],
         "ADMIN_VIEW_LIST_SHARDS": str(list_shards()),
@@ -185,17 +198,27 @@ def _invoke(built: Path, runtime: Path, event: dict[str, Any], tmp_path: Path) -
     return json.loads(result_file.read_text()), lines
 
 
-def test_the_built_handler_applies_the_shop_stream_with_only_the_runtime_packages(
+def _interleaved(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record of each stream in turn (each stream's own order kept), as two mappings' batches may come."""
+    mixed = [record for pair in zip(first, second, strict=False) for record in pair]
+    shorter = min(len(first), len(second))
+    return mixed + first[shorter:] + second[shorter:]
+
+
+def test_the_built_handler_applies_both_streams_with_only_the_runtime_packages(
     built: Path, runtime_packages: Path, shop_table: str, admin_view_table: str, tmp_path: Path
 ) -> None:
     factories.shop_with(customers=2, products=2)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], order_id="o1")
     orders.order_place(customer_id="1002", lines=[OrderLine("2001", 1), OrderLine("2002", 1)], order_id="o2")
     orders.order_ship(order_id="o1")
-    orders.order_cancel(order_id="o2")
-    arn = stream_arn(ShopItem)
-    assert arn
-    event = {"Records": _lambda_records(arn)}
+    orders.order_deliver(order_id="o1")
+    returns.order_cancel_with_refund(order_id="o2")  # a refund in the returns table
+    returns.return_request(order_id="o1", lines=[returns.Line("2001", 1, "damaged")], return_id="r1")
+    returns.return_approve(return_id="r1")
+    shop_arn, returns_arn = stream_arn(ShopItem), stream_arn(ReturnsItem)
+    assert shop_arn and returns_arn
+    event = {"Records": _interleaved(_lambda_records(shop_arn), _lambda_records(returns_arn))}
     for record in event["Records"]:  # the fields of `sam local generate-event dynamodb update`
         assert record.keys() >= LAMBDA_RECORD_FIELDS and record["dynamodb"].keys() >= LAMBDA_BODY_FIELDS
         assert isinstance(record["dynamodb"]["ApproximateCreationDateTime"], int)
@@ -207,9 +230,11 @@ def test_the_built_handler_applies_the_shop_stream_with_only_the_runtime_package
     assert Path(result["where"]["pynamodb"]).is_relative_to(built)
     assert Path(result["where"]["aws_lambda_powertools"]).is_relative_to(built)
     assert Path(result["where"]["botocore"]).is_relative_to(runtime_packages)
-    assert OrderSummary.get("o#o1", "#order").status == "SHIPPED"
+    assert OrderSummary.get("o#o1", "#order").status == "DELIVERED"
     assert OrderSummary.get("o#o2", "#order").status == "CANCELLED"
     assert Profile.get("c#1001", "#profile").name == "Ada Lovelace"
+    assert [r.return_id for r in returns_reads.returns(status="APPROVED").rows] == ["r1"]
+    assert sum(day.refunds for day in number_reads.refunds_daily(start=now().date(), end=now().date())) == 1
     found = rebuild.verify()
     assert found.clean, found.summary()
     (batch,) = [line for line in lines if line.get("message") == "stream batch"]

@@ -72,6 +72,21 @@ def test_throttled_or_contended_orders_are_503_and_untouched(shop_table: str, mo
     assert trail_size(ids) == 2
 
 
+def test_a_callers_change_replaces_the_actions_own(shop_table: str) -> None:
+    # given two pending orders and a caller's cancel (which also notes what it cancelled)
+    ids = place(2)
+    cancelled: list[str] = []
+
+    def cancel_and_note(*, order_id: str, actor: Actor | None = None) -> object:
+        cancelled.append(order_id)
+        return orders.order_cancel(order_id=order_id, actor=actor)
+
+    # when they are cancelled in bulk with it, then it changed each order, with the same outcomes
+    outcomes = bulk.run("cancel", ids, actor=Actor("packer"), change=cancel_and_note)
+    assert [o.code for o in outcomes] == [200, 200] and sorted(cancelled) == sorted(ids)
+    assert [orders.order_collection(oid).order.status for oid in ids] == ["CANCELLED"] * 2
+
+
 def test_unknown_orders_are_404_and_bad_input_is_refused(shop_table: str) -> None:
     [oid] = place(1)
     outcomes = bulk.run("cancel", [oid, "nope", oid], actor=Actor("packer"))

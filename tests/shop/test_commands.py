@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from returns import access_patterns as rap
 from shop import access_patterns as ap
 from shop.models import Order, ShopItem
 from shop.timestamps import now
@@ -112,6 +113,19 @@ def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str) -> None:
     dates = [item.date for item in ShopItem.scan() if isinstance(item, Order) and item.date]
     assert len(dates) == 60
     assert now() - timedelta(days=3) < max(dates) <= now()
+
+
+def test_seed_shop_runs_the_seed_extensions_after_the_shop(shop_table: str) -> None:
+    # given the settings' extensions (the returns service's seeding)
+    args = ["--customers", "10", "--products", "4", "--warehouses", "1", "--orders", "60", "--no-progress"]
+    out = StringIO()
+    # when the shop is seeded
+    call_command("seed_shop", *args, stdout=out)
+    # then every cancelled order got its refund, and the items they wrote are counted
+    cancelled = [i.order_id for i in ShopItem.scan() if isinstance(i, Order) and i.status == "CANCELLED"]
+    assert cancelled and all(len(rap.refunds_for_order(order_id=oid).items) == 1 for oid in cancelled)
+    found = re.search(r"\((\d+) items\)", out.getvalue())
+    assert found is not None and int(found.group(1)) > sum(1 for _ in ShopItem.scan())
 
 
 def test_create_tables_is_idempotent(shop_table: str) -> None:

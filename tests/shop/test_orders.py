@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from dynamo.transactions import Transaction
 from shop import access_patterns as ap
 from shop import orders
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.models import Order, OrderStatus
+from shop.models import Customer, Order, OrderStatus, ShopItem
 from tests import factories
 
 
@@ -119,6 +120,37 @@ def test_status_rules(shop_table: str) -> None:
         orders.order_ship(order_id="missing")
     with pytest.raises(InvalidInput):
         orders.order_ship(order_id="bad id")
+
+
+def test_a_cancel_carries_a_callers_actions_in_its_transaction(shop_table: str) -> None:
+    # given a pending order, and a caller whose extra action is an item of its own (here: in the shop table)
+    factories.shop_with(products=1)
+    order = place(2)
+    seen: list[str] = []
+
+    def note(tx: Transaction, collection: orders.OrderCollection) -> None:
+        seen.append(collection.order.order_id)
+        tx.put("note", Customer(pk="c#note", sk="c#note", name="cancelled"), ShopItem.pk.does_not_exist())
+
+    # when it is cancelled with that extra action, then both happened
+    orders.order_cancel(order_id=order.order_id, extra=note)
+    assert seen == [order.order_id] and ap.customer_by_id(customer_id="note") is not None
+    assert orders.order_collection(order.order_id).order.status == "CANCELLED" and stock() == 100
+
+
+def test_a_cancel_whose_extra_action_fails_is_not_made(shop_table: str) -> None:
+    # given a pending order and an extra action whose condition can never hold
+    factories.shop_with(products=1)
+    order = place(2)
+    factories.customer("taken")
+
+    def clash(tx: Transaction, collection: orders.OrderCollection) -> None:
+        tx.put("clash", Customer(pk="c#taken", sk="c#taken", name="again"), ShopItem.pk.does_not_exist())
+
+    # when it is cancelled, then it is retried from its reads and refused in the end: nothing changed
+    with pytest.raises(Busy):
+        orders.order_cancel(order_id=order.order_id, extra=clash)
+    assert orders.order_collection(order.order_id).order.status == "PENDING" and stock() == 98
 
 
 def test_two_staff_acting_at_once_only_one_wins(shop_table: str) -> None:

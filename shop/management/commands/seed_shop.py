@@ -1,5 +1,6 @@
 """Seed realistic demo data (deterministic for a given --seed and --until date), with progress. On a table that
 holds data already it adds new customers, products, warehouses and orders, numbered after the highest ids present.
+Then each of ``settings.SEED_EXTENSIONS`` seeds another service's data about those orders (returns and refunds).
 ``--rate`` keeps the writes under a number of items a second, so a shared table's other users are not throttled."""
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ import time
 from datetime import date
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandParser
+from django.utils.module_loading import import_string
 from tqdm import tqdm
 
 from dynamo.commands import ShopCommand, positive_int, whole_number
@@ -86,9 +89,10 @@ class Command(ShopCommand):
         )
         first = seed_ids.next_ids()
         plan = seeding.plan(config, first)
+        extensions: list[seeding.SeedExtension] = [import_string(path) for path in settings.SEED_EXTENSIONS]
         started = time.monotonic()
         with tqdm(total=plan.size, desc="seeding", unit="item", disable=no_progress, mininterval=0.5) as bar:
-            written = seeding.run(plan, workers=workers, on_progress=bar.update, rate=rate)
+            written = seeding.run(plan, workers=workers, on_progress=bar.update, rate=rate, extensions=extensions)
         elapsed = time.monotonic() - started
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,0 +1,312 @@
+"""Returns: the queue of returns awaiting staff, oldest first (the admin view's returns reads), one return (the
+returns table itself, beside its order in the shop table) with the actions its status allows, and what an order's
+page shows of its returns and refunds.
+
+Each action is a POST for the ``returns`` group and superusers (403 for anyone else, before anything is read),
+through ``returns.services``: a status that no longer allows it answers 409 and changes nothing; bad input, a
+warehouse the shop lacks or a refund above what remains answers 400 with the page and the error beside its field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.http import HttpResponseBase
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.timesince import timesince
+from django.views.decorators.http import require_GET, require_POST
+
+from adminview import returns_reads
+from adminview.returns_reads import ReturnRow
+from dashboard import cursors
+from dashboard.actors import actor_of
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.permissions import can_handle_returns, needs_returns
+from dashboard.responses import csv_response, domain_errors, no_answer
+from dashboard.return_forms import QUEUE_STATUSES, ReceiveForm, RefundForm, RejectForm, ReturnsQueueForm
+from dashboard.views.common import csv_url, every_row, next_url, partial, read_or_reason, validated
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
+from dynamo.paging import all_items
+from returns import access_patterns as return_patterns
+from returns import keys as return_keys
+from returns import refunds, services
+from returns.errors import RefundTooLarge, ReturnConflict, UnknownWarehouse
+from returns.models import OPEN_STATUSES, ReturnItem
+from shop.audit import Actor
+from shop.errors import InvalidInput, NotFound
+from shop.order_reads import OrderCollection, order_collection
+from shop.timestamps import now
+
+QUEUE_HEADER = ["return_id", "order_id", "customer_id", "status", "requested"]
+QUEUE_SALT = "returns"
+FORMS: dict[str, type[forms.Form]] = {"reject_form": RejectForm, "receive_form": ReceiveForm, "refund_form": RefundForm}
+
+# --- the queue ----------------------------------------------------------------------------------------------
+
+
+def waited(requested: datetime | None, at: datetime) -> str:
+    """How long a return has waited since it was requested (``3 days, 4 hours``), both moments UTC."""
+    if requested is None:
+        return DASH
+    return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
+
+
+def queue_row(row: ReturnRow, at: datetime, *, with_customer: bool = True) -> Row:
+    """Return, order, customer (``with_customer``), status, requested, age; ``data-return-id`` on the row."""
+    cells = [
+        Cell(row.return_id, url=id_url("dashboard:return", row.return_id)),
+        Cell(row.order_id, url=id_url("dashboard:order", row.order_id)),
+    ]
+    if with_customer:
+        cells.append(Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id), secondary=True))
+    cells += [
+        Cell(row.status or "unknown"),
+        Cell(timestamp(row.requested) or DASH, secondary=True),
+        Cell(waited(row.requested, at)),
+    ]
+    return Row(cells, (("return-id", row.return_id),))
+
+
+def queue_csv_row(row: ReturnRow) -> list[object]:
+    return [
+        row.return_id,
+        row.order_id,
+        row.customer_id,
+        row.status,
+        row.requested.isoformat() if row.requested else None,
+    ]
+
+
+@require_GET
+@domain_errors
+def returns_queue(request: HtmxHttpRequest) -> HttpResponseBase:
+    """``/returns/?status=open|<status>``: the admin view's returns of that status, oldest ``Requested`` first."""
+    form = validated(ReturnsQueueForm(request.GET))
+    status = form.cleaned_data["status"]
+    after = cursors.decode(form.cleaned_data["cursor"], salt=QUEUE_SALT, scope=status)
+    if form.wants_csv:
+        rows = every_row(returns_reads.returns, status=status)
+        return csv_response(f"returns-{status.lower()}.csv", QUEUE_HEADER, map(queue_csv_row, rows))
+    page = returns_reads.returns(status=status, limit=form.cleaned_data["limit"], after=after)
+    at = now()
+    context = {
+        "status": status,
+        "statuses": QUEUE_STATUSES,
+        "rows": [queue_row(row, at) for row in page.rows],
+        "next_url": next_url(request, cursors.encode(page.next, salt=QUEUE_SALT, scope=status)),
+        "csv_url": csv_url(request),
+        "first_page": after is None,
+    }
+    return TemplateResponse(request, partial(request, "dashboard/returns.html", "rows"), context)
+
+
+CUSTOMER_RETURNS = 20  # the customer page shows this many of their returns
+
+
+def customer_returns(customer_id: str) -> dict[str, Any]:
+    """A customer's returns for their page (the admin view's ``customer_returns``: its first page)."""
+    page = returns_reads.customer_returns(customer_id=customer_id, limit=CUSTOMER_RETURNS, after=None)
+    at = now()
+    return {
+        "returns": [queue_row(row, at, with_customer=False) for row in page.rows],
+        "more_returns": page.next is not None,
+    }
+
+
+# --- one return --------------------------------------------------------------------------------------------
+
+
+def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> tuple[list[list[Cell]], Decimal]:
+    """Product, name, quantity, reason, unit price, value (the order's prices); and the lines' total value."""
+    ordered = {i.product_id: i for i in collection.items} if collection is not None else {}
+    rows, total = [], Decimal(0)
+    for line in item.lines or []:
+        bought = ordered.get(line.product_id)
+        price = bought.price if bought is not None else None
+        value = price * line.quantity if price is not None and line.quantity else None
+        total += value or 0
+        rows.append(
+            [
+                Cell(line.product_id, url=id_url("dashboard:product", line.product_id)),
+                Cell((bought.product_name if bought else None) or DASH),
+                Cell(line.quantity, numeric=True),
+                Cell(line.reason or DASH),
+                amount_cell(price),
+                amount_cell(value),
+            ]
+        )
+    return rows, total
+
+
+def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -> str:
+    """Where the returned units were taken from when the order was placed (the first line's)."""
+    taken = {i.product_id: i.warehouse_id for i in collection.items} if collection is not None else {}
+    return next((w for line in item.lines or [] if (w := taken.get(line.product_id))), "")
+
+
+def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any) -> dict[str, Any]:
+    """The return (GetItem), its order's collection (one Query: lines' prices, payments, history) and its
+    order's money (``returns.refunds.refundable``: a GetItem and a Query); ``posted``: forms as sent, with errors."""
+    item = return_patterns.return_by_id(return_id=rid, consistent=True)
+    if item is None:
+        raise NotFound("return", rid)
+    try:
+        collection: OrderCollection | None = order_collection(item.order_id)
+    except NotFound:
+        collection = None
+    money = refunds.refundable(item.order_id, collection.invoices if collection is not None else ())
+    lines, value = _line_rows(item, collection)
+    refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
+    shown = {
+        "reject_form": RejectForm(),
+        "receive_form": ReceiveForm(initial={"warehouse": _suggested_warehouse(item, collection)}),
+        "refund_form": RefundForm(initial={"amount": f"{min(value, money.remaining):.2f}"}),
+    }
+    return {
+        "item": item,
+        "return_id": rid,
+        "order": collection.order if collection is not None else None,
+        "lines": lines,
+        "money": money,
+        "refund": refund,
+        "history": [e for e in (collection.history if collection else []) if services.is_about(e.detail, rid)],
+        "waited": waited(item.requested, now()) if item.return_status in OPEN_STATUSES else None,
+        **shown,
+        **(posted or {}),
+        **extra,
+    }
+
+
+@require_GET
+@domain_errors
+def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    rid = return_keys.return_id(return_id)
+    return TemplateResponse(request, "dashboard/return.html", _return_context(rid))
+
+
+Act = Callable[[str, dict[str, Any], Actor], object]
+
+
+def _return_action(
+    request: HtmxHttpRequest, return_id: str, act: Act, done: str, form_name: str | None = None
+) -> HttpResponseBase:
+    """Run ``act`` with the form's fields; answer as the module says."""
+    rid = return_keys.return_id(return_id)
+    if not can_handle_returns(request.user):
+        return needs_returns(request)
+    form = FORMS[form_name](request.POST) if form_name else forms.Form(request.POST)
+    posted = {form_name: form} if form_name else {}
+
+    def page(status: int, **extra: Any) -> TemplateResponse:
+        context = _return_context(rid, posted, conflict=status != 200, **extra)
+        return TemplateResponse(request, partial(request, "dashboard/return.html", "status"), context, status=status)
+
+    if not form.is_valid():
+        return page(400, message=f"Return {rid} was not {done}: see below.")
+    try:
+        act(rid, form.cleaned_data, actor_of(request))
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        message = f"DynamoDB did not answer, so return {rid} may or may not have been {done}: reload it to see."
+        return no_answer(request, message, link=(reverse("dashboard:return", args=[rid]), f"Reload return {rid}"))
+    except ReturnConflict as exc:
+        return page(409, message=str(exc))
+    except InvalidInput as exc:
+        field = (
+            "amount" if isinstance(exc, RefundTooLarge) else "warehouse" if isinstance(exc, UnknownWarehouse) else None
+        )
+        form.add_error(field, str(exc))
+        return page(400, message=f"Return {rid} was not {done}: see below.")
+    if not request.htmx:
+        return redirect("dashboard:return", rid)
+    context = _return_context(rid, message=f"Return {rid} {done}.")
+    return TemplateResponse(request, "dashboard/return.html#action_result", context)
+
+
+@require_POST
+@domain_errors
+def return_approve(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    return _return_action(
+        request, return_id, lambda rid, _, actor: services.return_approve(return_id=rid, actor=actor), "approved"
+    )
+
+
+@require_POST
+@domain_errors
+def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+        return services.return_reject(return_id=rid, reason=fields["reason"], actor=actor)
+
+    return _return_action(request, return_id, act, "rejected", "reject_form")
+
+
+@require_POST
+@domain_errors
+def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+        return services.return_receive(return_id=rid, warehouse_id=fields["warehouse"], actor=actor)
+
+    return _return_action(request, return_id, act, "received", "receive_form")
+
+
+@require_POST
+@domain_errors
+def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+        return services.return_refund(
+            return_id=rid, amount=fields["amount"], reference=fields["reference"], actor=actor
+        )
+
+    return _return_action(request, return_id, act, "refunded", "refund_form")
+
+
+# --- what an order's page shows -----------------------------------------------------------------------------
+
+
+def _order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.Refundable]:
+    found = list(all_items(return_patterns.returns_for_order, order_id=collection.order.order_id))
+    return found, refunds.refundable(collection.order.order_id, collection.invoices)
+
+
+def order_returns(collection: OrderCollection) -> dict[str, Any]:
+    """The order's returns (GSI1 of the returns table) and refunds, and what remains refundable (its refunded
+    total and its refunds): three calls. When the returns table cannot be read, the page says why instead."""
+    read, problem = read_or_reason(lambda: _order_money(collection))
+    if read is None:
+        return {"returns_problem": problem}
+    found, money = read
+    return {
+        "order_returns": [
+            Row(
+                [
+                    Cell(r.return_id, url=id_url("dashboard:return", r.return_id)),
+                    Cell(timestamp(r.requested) or DASH),
+                    Cell(r.status or "unknown"),
+                    Cell(r.units, numeric=True),
+                ],
+                (("return-id", r.return_id),),
+            )
+            for r in found
+        ],
+        "order_refunds": [
+            Row(
+                [
+                    Cell(timestamp(r.date) or DASH),
+                    amount_cell(r.amount),
+                    Cell(r.reference or DASH),
+                    Cell(r.return_id, url=id_url("dashboard:return", r.return_id)) if r.return_id else Cell(DASH),
+                ],
+                (("refund-id", r.refund_id),),
+            )
+            for r in sorted(money.refunds, key=lambda r: r.date)
+        ],
+        "order_money": money,
+    }

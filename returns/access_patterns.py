@@ -1,0 +1,67 @@
+"""The returns table's named reads, each a GetItem or one Query (paged), never a Scan:
+
+==========================  ======  ======================================================
+name                        index   key condition
+==========================  ======  ======================================================
+``return_by_id``            table   GetItem PK = SK = ``r#<rid>``
+``returns_for_order``       GSI1    GSI1-PK = ``o#<oid>`` (SK ``r#<rid>``)
+``refunds_for_order``       table   PK = ``o#<oid>``, SK begins_with ``f#``
+``refunded_for_order``      table   GetItem PK = ``o#<oid>``, SK = ``REFUNDED``
+==========================  ======  ======================================================
+
+``consistent`` reads (the table's, not GSI1's) are for the writes that decide from what they read.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from pynamodb.exceptions import DoesNotExist
+
+from dynamo.paging import Key, Page, query_page
+from returns import keys
+from returns.models import OrderRefunds, Refund, ReturnItem, ReturnsItem
+
+DEFAULT_PAGE = 100
+R = TypeVar("R", bound=ReturnsItem)
+
+
+def _get(model: type[R], pk: str, sk: str, *, consistent: bool) -> R | None:
+    try:
+        return model.get(pk, sk, consistent_read=consistent)
+    except DoesNotExist:
+        return None
+    except ValueError:  # an item of another entity type under that key (PynamoDB refuses to cast it)
+        return None
+
+
+def return_by_id(*, return_id: str, consistent: bool = False) -> ReturnItem | None:
+    """A return: GetItem PK = SK = r#<rid>."""
+    key = keys.return_key(return_id)
+    return _get(ReturnItem, key, key, consistent=consistent)
+
+
+def returns_for_order(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[ReturnItem]:
+    """An order's returns, oldest id first: GSI1 PK = o#<oid>."""
+    return query_page(ReturnItem, keys.order(order_id), index_name="GSI1", limit=limit, start_key=start_key)
+
+
+def refunds_for_order(
+    *, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None, consistent: bool = False
+) -> Page[Refund]:
+    """An order's refunds: Query PK = o#<oid>, SK begins_with f# (the refunded total, SK REFUNDED, does not
+    match)."""
+    return query_page(
+        Refund,
+        keys.order(order_id),
+        limit=limit,
+        start_key=start_key,
+        range_key_condition=Refund.sk.startswith(keys.REFUND),
+        consistent_read=consistent,
+    )
+
+
+def refunded_for_order(*, order_id: str, consistent: bool = False) -> OrderRefunds | None:
+    """What this service has refunded of an order: GetItem PK = o#<oid>, SK = REFUNDED (None: nothing yet)."""
+    found = keys.refunded_keys(order_id)
+    return _get(OrderRefunds, found["pk"], found["sk"], consistent=consistent)

@@ -1,0 +1,153 @@
+"""What an order can still be refunded, and the writes of one refund, added to a caller's transaction.
+
+What an order paid is the sum of its invoices' payments (``Detail.Payments`` in the shop table); what was refunded
+is the larger of two sums: the order's ``REFUNDED`` total (every refund of this service adds to it in its own
+transaction) and its refund items (which also count refunds another service put into the table directly). A refund
+is allowed up to what the order paid less what was refunded, and the transaction holds that bound itself:
+
+- the refunded total is updated with ``ADD Refunded :amount`` on the condition ``Refunded <= paid - amount -
+  refunded elsewhere`` (or that there is none yet), so two refunds racing on one order never add up to more than
+  it paid: the second one's condition sees the first one's sum;
+- each invoice with payments is checked to hold the payments read, so "paid" is what the order holds at commit.
+
+The refund and its audit entry are written in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from pynamodb.expressions.operand import Path, Value
+
+from dynamo import ddb_json
+from dynamo.paging import all_items
+from dynamo.transactions import Transaction
+from returns import access_patterns, keys
+from returns.errors import RefundTooLarge
+from returns.models import CENT, OrderRefunds, Refund, ReturnsItem
+from shop import access_patterns as shop_patterns
+from shop.errors import InvalidInput
+from shop.models import Invoice
+
+REFUND = "refund"  # the audit trail's name of the action
+MAX_AMOUNT = Decimal("1000000000")
+MAX_REFERENCE = 200
+PAYMENTS = ("Detail", "Payments")
+
+
+@dataclass(frozen=True)
+class Refundable:
+    """An order's money as read: ``paid`` (its payments), ``refunded`` (the larger of its refunded total and the
+    sum of its refunds), ``counted`` (its refunded total alone), the invoices read (their payments are checked at
+    commit) and the refunds read."""
+
+    order_id: str
+    paid: Decimal
+    refunded: Decimal
+    counted: Decimal
+    invoices: tuple[Invoice, ...] = ()
+    refunds: tuple[Refund, ...] = ()
+
+    @property
+    def remaining(self) -> Decimal:
+        return max(self.paid - self.refunded, Decimal(0))
+
+    @property
+    def elsewhere(self) -> Decimal:
+        """Refunds the total does not count (written by another service straight into the table)."""
+        return self.refunded - self.counted
+
+
+def paid(invoices: Sequence[Invoice]) -> Decimal:
+    return sum((p.amount for invoice in invoices for p in invoice.payments if p.amount is not None), Decimal(0))
+
+
+def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:
+    """What ``order_id`` paid and had refunded: its invoices (one Query of the shop table, unless given), its
+    refunded total (GetItem) and its refunds (one Query), all strongly consistent but the invoices given."""
+    read = (
+        list(invoices) if invoices is not None else list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
+    )
+    total = access_patterns.refunded_for_order(order_id=order_id, consistent=True)
+    counted = total.refunded if total is not None and total.refunded is not None else Decimal(0)
+    items = tuple(all_items(access_patterns.refunds_for_order, order_id=order_id, consistent=True))
+    summed = sum((r.amount for r in items if r.amount is not None), Decimal(0))
+    return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read), items)
+
+
+def amount_of(value: object) -> Decimal:
+    """A refund's amount as staff typed it: more than 0, at most two decimals; InvalidInput otherwise."""
+    if isinstance(value, float | bool) or value is None:
+        raise InvalidInput("an amount is a number such as 12.50")
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise InvalidInput(f"{value!r} is not an amount (a number such as 12.50)") from exc
+    if not amount.is_finite() or amount <= 0:
+        raise InvalidInput("a refund is an amount above 0")
+    if amount != amount.quantize(CENT):
+        raise InvalidInput("an amount has at most two decimals")
+    if amount > MAX_AMOUNT:
+        raise InvalidInput(f"a refund is at most {MAX_AMOUNT}")
+    return amount.quantize(CENT)
+
+
+def reference_of(value: object) -> str:
+    """The payment provider's reference as staff typed it: trimmed, 1 to ``MAX_REFERENCE`` printable characters."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text:
+        raise InvalidInput("a refund needs the payment provider's reference")
+    if len(text) > MAX_REFERENCE:
+        raise InvalidInput(f"a reference is at most {MAX_REFERENCE} characters (this one has {len(text)})")
+    if not text.isprintable():
+        raise InvalidInput("a reference holds no line breaks or control characters")
+    return text
+
+
+def add_refund(
+    tx: Transaction,
+    money: Refundable,
+    *,
+    amount: Decimal,
+    reference: str,
+    refund_id: str,
+    at: datetime,
+    return_id: str | None = None,
+) -> Refund:
+    """Add a refund of ``amount`` to ``tx``: the refund item, the order's refunded total (within what it paid) and
+    the checks of its invoices' payments (the caller adds the audit entry). RefundTooLarge when ``amount`` is above
+    what ``money`` says remains."""
+    if amount > money.remaining:
+        raise RefundTooLarge(money.order_id, amount, money.remaining)
+    for invoice in money.invoices:
+        payments = ddb_json.mapping(invoice.attributes_as_read(), PAYMENTS[0]).get(PAYMENTS[1])
+        if payments is not None:
+            tx.check(
+                f"invoice:{invoice.invoice_id}",
+                Invoice,
+                invoice.pk,
+                invoice.sk,
+                Path(list(PAYMENTS)) == Value(payments),
+            )
+    refund = Refund(
+        **keys.refund_keys(money.order_id, refund_id),
+        amount=amount,
+        date=at,
+        reference=reference,
+        return_id=return_id,
+    )
+    tx.put(REFUND, refund, ReturnsItem.pk.does_not_exist())
+    limit = money.paid - amount - money.elsewhere
+    tx.update(
+        "refunded",
+        OrderRefunds(**keys.refunded_keys(money.order_id)),
+        [
+            ReturnsItem.entity_type.set(OrderRefunds),  # the item is created by its first refund
+            OrderRefunds.refunded.add(amount),
+        ],
+        OrderRefunds.refunded.does_not_exist() | (OrderRefunds.refunded <= limit),
+    )
+    return refund

@@ -1,0 +1,102 @@
+"""Returns and refunds for the seeded shop (``seed_shop`` runs ``seed_returns``: ``settings.SEED_EXTENSIONS``).
+
+A share of the delivered orders (``RETURN_SHARE``) gets a return, their statuses taken in turn from every status, so
+each status is there; every cancelled order that was paid gets the refund of what it paid, as
+``returns.services.order_cancel_with_refund`` makes it. A refunded return has its refund (the value of the units
+sent back). Each order's refunded total is written with its refunds, as the services keep it.
+
+Deterministic for a plan: every choice comes from a generator seeded with the order's id. The items are written
+in their final state with BatchWriteItem (as ``shop.seeding`` writes orders), ids derived from the order's
+(``<order id>-1``), so a second seed of a grown table adds returns of its new orders and overwrites nothing.
+Stock is not moved for received returns: the seeded stock is what stands after the seeded history.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from dynamo.batch import write_models
+from dynamo.ratelimit import TokenBucket
+from returns import keys
+from returns.models import OrderRefunds, Refund, ReturnItem, ReturnLine, ReturnsItem, ReturnStatus
+from shop.models import OrderStatus
+from shop.seeding import PlannedOrder, SeedPlan, paced
+
+RETURN_SHARE = 0.12  # of the delivered orders
+REASONS = ("Arrived damaged", "Does not fit", "Not as described", "Changed my mind", "Wrong item sent")
+REJECTED_BECAUSE = "Outside the return window"
+
+
+def _id(planned: PlannedOrder) -> str:
+    return f"{planned.order_id}-1"
+
+
+def _return_of(planned: PlannedOrder, status: ReturnStatus, rng: random.Random, latest: datetime) -> list[ReturnsItem]:
+    """A return of some units of one or two lines of a delivered order; a refund beside it when refunded."""
+    oid, rid = planned.order_id, _id(planned)
+    chosen = rng.sample(planned.lines, k=min(len(planned.lines), rng.choice([1, 1, 2])))
+    lines = [(line, rng.randint(1, line.quantity)) for line in chosen]
+    delivered = planned.placed_at + planned.shipped_after + timedelta(days=rng.randint(2, 6))
+    requested = min(delivered + timedelta(days=rng.randint(1, 20), seconds=rng.randint(0, 86399)), latest)
+    item = ReturnItem(
+        **keys.return_keys(rid, oid),
+        order_id=oid,
+        customer_id=planned.customer_id,
+        status=status.value,
+        requested=requested,
+        lines=[
+            ReturnLine(product_id=line.product_id, quantity=units, reason=rng.choice(REASONS)) for line, units in lines
+        ],
+    )
+    if status is ReturnStatus.REJECTED:
+        item.reason = REJECTED_BECAUSE
+    if status in (ReturnStatus.RECEIVED, ReturnStatus.REFUNDED):
+        item.warehouse_id = chosen[0].warehouse_id
+    if status is not ReturnStatus.REFUNDED:
+        return [item]
+    item.refund_id = rid
+    amount = sum((line.price * units for line, units in lines), Decimal(0))
+    when = min(requested + timedelta(days=rng.randint(3, 10)), latest)
+    return [item, *_refund(planned, amount, when, f"rf_{rng.getrandbits(48):012x}", rid)]
+
+
+def _refund(planned: PlannedOrder, amount: Decimal, at: datetime, reference: str, rid: str | None) -> list[ReturnsItem]:
+    """A refund of ``amount`` and the order's refunded total holding it."""
+    refund = Refund(
+        **keys.refund_keys(planned.order_id, _id(planned)), amount=amount, date=at, reference=reference, return_id=rid
+    )
+    return [refund, OrderRefunds(**keys.refunded_keys(planned.order_id), refunded=amount)]
+
+
+def _cancel_refund(planned: PlannedOrder, rng: random.Random) -> list[ReturnsItem]:
+    paid = sum((Decimal(str(p.amount)) for p in planned.payments), Decimal(0))
+    if paid <= 0:
+        return []
+    cancelled = planned.placed_at + timedelta(hours=rng.randint(1, 72))
+    reference = ", ".join(sorted(p.transaction_id for p in planned.payments if p.transaction_id)) or "order cancelled"
+    return _refund(planned, paid, cancelled, reference, None)
+
+
+def plan_returns(seed_plan: SeedPlan) -> Iterator[ReturnsItem]:
+    """Every item to write, in the order of the plan's orders."""
+    if not seed_plan.orders:
+        return
+    latest = max(planned.placed_at for planned in seed_plan.orders)
+    statuses = list(ReturnStatus)
+    made = 0
+    for planned in seed_plan.orders:
+        rng = random.Random(f"returns-{planned.order_id}")
+        if planned.status is OrderStatus.CANCELLED:
+            yield from _cancel_refund(planned, rng)
+        elif planned.status is OrderStatus.DELIVERED and rng.random() < RETURN_SHARE:
+            yield from _return_of(planned, statuses[made % len(statuses)], rng, latest)
+            made += 1
+
+
+def seed_returns(seed_plan: SeedPlan, *, workers: int, bucket: TokenBucket | None) -> int:
+    """``shop.seeding.SeedExtension``: write the returns and refunds of the seeded orders."""
+    items = plan_returns(seed_plan)
+    return write_models(ReturnsItem, paced(items, bucket) if bucket else items, parallel=workers)

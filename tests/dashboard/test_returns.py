@@ -1,0 +1,266 @@
+"""The returns pages against DynamoDB Local: the queue (the admin view, synced from the returns table's stream),
+a return's page and its actions (the returns group only; 409 when the status no longer allows one, 400 with the
+form for bad input or a refund above what remains), and what an order, a customer and a product show of returns."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+
+from returns import access_patterns as rap
+from returns import services
+from shop import access_patterns as ap
+from shop import orders
+from shop.audit import Actor
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview_helpers import sync_now
+from tests.dashboard.conftest import csrf_of, csv_rows, load_more
+
+pytestmark = pytest.mark.django_db
+PLACED = datetime(2026, 3, 2, 9, 0)
+STAFF = Actor("rita")
+
+
+@pytest.fixture
+def returner(db: None) -> Client:
+    """A staff member in the ``returns`` group, posting with CSRF checks."""
+    user = User.objects.create_user("rita", "rita@example.com", "pw-rita-123", is_staff=True)
+    user.groups.add(Group.objects.get(name="returns"))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def shop(shop_table: str, admin_view_table: str) -> None:
+    """Order 5001 of customer 1001 (2 x 2001 at 10.50, 1 x 2002 at 11.50: paid 32.50), delivered."""
+    factories.shop_with(customers=2, products=2, categories=("books",))
+    orders.order_place(
+        customer_id="1001", lines=[OrderLine("2001", 2), OrderLine("2002", 1)], placed_at=PLACED, order_id="5001"
+    )
+    orders.order_ship(order_id="5001", shipped_at=PLACED + timedelta(days=1))
+    orders.order_deliver(order_id="5001")
+
+
+def ask(return_id: str, product_id: str = "2001", *, days: int = 5) -> None:
+    services.return_request(
+        order_id="5001",
+        lines=[services.Line(product_id, 1, "Arrived damaged")],
+        requested_at=PLACED + timedelta(days=days),
+        return_id=return_id,
+    )
+
+
+def post(client: Client, url: str, data: dict[str, str] | None = None, *, htmx: bool = False) -> Any:
+    headers = {"X-CSRFToken": csrf_of(client)} | ({"HX-Request": "true"} if htmx else {})
+    return client.post(url, data or {}, headers=headers)
+
+
+def status(return_id: str) -> str | None:
+    found = rap.return_by_id(return_id=return_id)
+    return found.status if found else None
+
+
+# --- the queue ----------------------------------------------------------------------------------------------
+
+
+def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client, shop: None) -> None:
+    # given three returns requested on different days, one of them rejected since
+    ask("r-late", days=9)
+    ask("r-early", "2002", days=3)
+    ask("r-mid", days=6)
+    services.return_reject(return_id="r-mid", reason="worn", actor=STAFF)
+    sync_now()
+    # when staff open the queue
+    response = staff.get("/returns/")
+    # then the open ones are listed, oldest request first, each with how long it has waited
+    assert response.status_code == 200
+    listed = [row[0] for row in csv_rows(staff.get("/returns/?format=csv"))]
+    assert listed == ["return_id", "r-early", "r-late"]
+    html = response.content.decode()
+    assert html.index('data-return-id="r-early"') < html.index('data-return-id="r-late"')
+    assert "months" in html or "weeks" in html or "days" in html  # the age
+    rejected = csv_rows(staff.get("/returns/?status=REJECTED&format=csv"))
+    assert rejected == [
+        ["return_id", "order_id", "customer_id", "status", "requested"],
+        ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00"],
+    ]
+
+
+def test_the_queue_pages_with_load_more(staff: Client, shop: None) -> None:
+    for n, pid in enumerate(("2001", "2001", "2002")):
+        ask(f"r{n}", pid, days=3 + n)
+    sync_now()
+    first = staff.get("/returns/?limit=2")
+    more = load_more(first)
+    assert more is not None
+    rest = staff.get(more, headers={"HX-Request": "true"})
+    assert rest.status_code == 200 and 'data-return-id="r2"' in rest.content.decode()
+    assert load_more(rest) is None
+    assert staff.get(more + "&status=REQUESTED").status_code == 400  # a cursor of one list is refused on another
+
+
+@pytest.mark.parametrize("query", ["status=closed", "status=requested", "format=xls", "cursor=forged", "limit=0"])
+def test_a_bad_queue_parameter_is_400(staff: Client, shop: None, query: str) -> None:
+    response = staff.get(f"/returns/?{query}")
+    assert response.status_code == 400 and b"Traceback" not in response.content
+
+
+# --- a return and its actions -------------------------------------------------------------------------------
+
+
+def test_a_return_page_shows_its_lines_order_money_and_the_actions_it_allows(returner: Client, shop: None) -> None:
+    ask("r1")
+    page = returner.get("/returns/r1/")
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'href="/orders/5001/"' in html and 'href="/customers/1001/"' in html
+    assert "Arrived damaged" in html and 'class="approve"' in html and 'id="reject-form"' in html
+    assert 'id="refund-form"' not in html and 'id="receive-form"' not in html
+    assert page.context["money"].remaining == Decimal("32.50")
+    assert returner.get("/returns/nope/").status_code == 404
+    assert returner.get("/returns/bad id/").status_code == 400
+
+
+def test_staff_outside_the_returns_group_get_403_and_change_nothing(staff: Client, shop: None) -> None:
+    ask("r1")
+    for action, data in (("approve", {}), ("reject", {"reason": "no"})):
+        response = staff.post(f"/returns/r1/{action}/", data)
+        assert response.status_code == 403
+    page = staff.get("/returns/r1/").content.decode()
+    assert 'class="approve"' not in page and "needs the returns group" in page
+    assert status("r1") == "REQUESTED"
+
+
+def test_an_action_needs_csrf(returner: Client, shop: None) -> None:
+    ask("r1")
+    assert returner.post("/returns/r1/approve/").status_code == 403
+    assert status("r1") == "REQUESTED"
+
+
+def test_approve_receive_refund_through_the_pages(returner: Client, shop: None) -> None:
+    ask("r1")
+    # approve without JavaScript: a redirect to the return
+    approved = post(returner, "/returns/r1/approve/")
+    assert approved.status_code == 302 and approved["Location"] == "/returns/r1/"
+    # receive with htmx: the status in place, the history out of band
+    received = post(returner, "/returns/r1/receive/", {"warehouse": "301"}, htmx=True)
+    assert received.status_code == 200 and "Return r1 received." in received.content.decode()
+    assert status("r1") == "RECEIVED" and ap.inventory_for_product(product_id="2001").items[0].quantity == 99
+    # refund
+    refunded = post(returner, "/returns/r1/refund/", {"amount": "10.50", "reference": "pi_42"})
+    assert refunded.status_code == 302
+    page = returner.get("/returns/r1/").content.decode()
+    assert "REFUNDED" in page and "pi_42" in page
+    assert [e.action for e in reversed(orders.order_collection("5001").history)] == [
+        "return-approve",
+        "return-receive",
+        "refund",
+    ]
+    # each is in the activity list with the return's order id
+    sync_now()
+    header, *rows = csv_rows(returner.get("/activity/?format=csv"))
+    done = {(row[0], row[header.index("action")]) for row in rows}
+    assert {("5001", "return-approve"), ("5001", "return-receive"), ("5001", "refund")} <= done
+
+
+def test_an_action_the_status_no_longer_allows_is_409_and_changes_nothing(returner: Client, shop: None) -> None:
+    ask("r1")
+    services.return_reject(return_id="r1", reason="worn", actor=STAFF)
+    for action, data in (
+        ("approve", {}),
+        ("reject", {"reason": "again"}),
+        ("receive", {"warehouse": "301"}),
+        ("refund", {"amount": "1.00", "reference": "x"}),
+    ):
+        response = post(returner, f"/returns/r1/{action}/", data)
+        assert response.status_code == 409, action
+        assert "only a" in response.content.decode()
+    found = rap.return_by_id(return_id="r1")
+    assert found is not None and (found.status, found.reason) == ("REJECTED", "worn")
+    assert rap.refunds_for_order(order_id="5001").items == []
+
+
+def test_bad_input_is_400_with_the_form_and_its_errors_in_place(returner: Client, shop: None) -> None:
+    ask("r1")
+    rejected = post(returner, "/returns/r1/reject/", {"reason": "   "})
+    assert rejected.status_code == 400 and 'id="reject-form"' in rejected.content.decode()
+    assert rejected.context["reject_form"].errors["reason"]
+    services.return_approve(return_id="r1", actor=STAFF)
+    unknown = post(returner, "/returns/r1/receive/", {"warehouse": "399"})
+    assert unknown.status_code == 400 and "there is no warehouse 399" in str(unknown.context["receive_form"].errors)
+    assert unknown.context["receive_form"]["warehouse"].value() == "399"  # the input kept
+    malformed = post(returner, "/returns/r1/receive/", {"warehouse": "w#3 01"})
+    assert malformed.status_code == 400
+    assert status("r1") == "APPROVED"
+
+
+def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(returner: Client, shop: None) -> None:
+    ask("r1")
+    ask("r2", "2002")
+    for rid in ("r1", "r2"):
+        services.return_approve(return_id=rid, actor=STAFF)
+        services.return_receive(return_id=rid, warehouse_id="301", actor=STAFF)
+    assert post(returner, "/returns/r1/refund/", {"amount": "20.00", "reference": "pi_1"}).status_code == 302
+    over = post(returner, "/returns/r2/refund/", {"amount": "12.51", "reference": "pi_2"}, htmx=True)
+    assert over.status_code == 400 and "12.50 left to refund" in over.content.decode()
+    assert 'id="refund-form"' in over.content.decode() and 'value="12.51"' in over.content.decode()
+    assert status("r2") == "RECEIVED" and len(rap.refunds_for_order(order_id="5001").items) == 1
+    for bad in ("0", "1.001", "ten", ""):
+        assert post(returner, "/returns/r2/refund/", {"amount": bad, "reference": "pi_2"}).status_code == 400
+    assert post(returner, "/returns/r2/refund/", {"amount": "12.50", "reference": ""}).status_code == 400
+    assert post(returner, "/returns/r2/refund/", {"amount": "12.50", "reference": "pi_2"}).status_code == 302
+    assert status("r2") == "REFUNDED"
+
+
+# --- the order, the customer, the product -------------------------------------------------------------------
+
+
+def test_the_order_page_shows_returns_refunds_and_what_remains(packer: Client, shop: None) -> None:
+    ask("r1")
+    services.return_approve(return_id="r1", actor=STAFF)
+    services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
+    services.return_refund(return_id="r1", amount="10.50", reference="pi_9", actor=STAFF)
+    response = packer.get("/orders/5001/")
+    html = response.content.decode()
+    assert response.status_code == 200 and response["X-DynamoDB-Calls"] == "4"
+    assert 'data-return-id="r1"' in html and "pi_9" in html
+    money = response.context["order_money"]
+    assert (money.paid, money.refunded, money.remaining) == (Decimal("32.50"), Decimal("10.50"), Decimal("22.00"))
+
+
+def test_cancelling_a_paid_order_on_its_page_or_in_bulk_refunds_it(packer: Client, shop: None) -> None:
+    for oid in ("6001", "6002"):
+        orders.order_place(customer_id="1002", lines=[OrderLine("2001", 1)], order_id=oid)
+    assert post(packer, "/orders/6001/cancel/", {"expected_version": "1"}).status_code == 302
+    bulk = post(packer, "/orders/bulk/", {"action": "cancel", "order": "6002", "status": "PENDING", "confirm": "yes"})
+    assert bulk.status_code == 200
+    for oid in ("6001", "6002"):
+        assert orders.order_collection(oid).order.status == "CANCELLED"
+        assert [r.amount for r in rap.refunds_for_order(order_id=oid).items] == [Decimal("10.50")]
+    page = packer.get("/orders/6001/")
+    assert page.context["order_money"].remaining == Decimal("0")
+
+
+def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> None:
+    ask("r1")
+    sync_now()
+    html = staff.get("/customers/1001/").content.decode()
+    assert 'id="customer-returns"' in html and 'data-return-id="r1"' in html
+    assert "No returns." in staff.get("/customers/1002/").content.decode()
+
+
+def test_the_product_page_shows_its_return_rate(staff: Client, shop: None) -> None:
+    ask("r1")
+    services.return_approve(return_id="r1", actor=STAFF)
+    services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
+    sync_now()
+    rate = staff.get("/products/2001/").context["return_rate"]
+    assert (rate.returned, rate.sold, rate.percent) == (1, 2, Decimal("50.0"))
+    assert "1 of 2 units sold (50.0 %)" in staff.get("/products/2001/").content.decode()
