@@ -49,6 +49,7 @@ class RefundDay:
     day: date
     refunds: int
     refunded: Decimal
+    for_returns: Decimal  # the part of ``refunded`` paid back for returned goods (the rest: cancelled orders)
 
 
 @dataclass(frozen=True)
@@ -169,16 +170,17 @@ def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     Query per sum shard."""
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
+    names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
     sums: dict[str, list[Decimal]] = {}
     for item in each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)):
-        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0), Decimal(0)])
-        bucket[0] += _number(item, schema.REFUNDS_COUNT)
-        bucket[1] += _number(item, schema.REFUNDED)
+        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0)] * len(names))
+        for position, name in enumerate(names):
+            bucket[position] += _number(item, name)
     rows = []
     for offset in range((end - start).days + 1):
         day = start + timedelta(days=offset)
-        count, amount = sums.get(day.isoformat(), [Decimal(0), Decimal(0)])
-        rows.append(RefundDay(day, int(count), amount.quantize(CENT)))
+        count, amount, for_returns = sums.get(day.isoformat(), [Decimal(0)] * len(names))
+        rows.append(RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT)))
     return rows
 
 

@@ -315,6 +315,7 @@ CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leave
 ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
 PRODUCTS: Final = "Products"
 REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
+RETURNS_REFUNDED: Final = "ReturnsRefunded"  # the part of ``Refunded`` paid back for returned goods
 CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``Revenue:<category>``
 
 

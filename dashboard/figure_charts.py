@@ -31,12 +31,14 @@ class PeriodFigures:
     orders: int
     revenue: Decimal
     cancelled: int
-    refunded: Decimal | None = None
+    refunded: Decimal | None = None  # every refund dated in those days
+    refunded_for_returns: Decimal | None = None  # the part of it paid back for returned goods
 
     @property
     def net(self) -> Decimal | None:
-        """Revenue less the refunds dated in the same days."""
-        return None if self.refunded is None else self.revenue - self.refunded
+        """Revenue less what was paid back for returned goods in the same days (a cancelled order's refund is not
+        taken off: its revenue was never counted)."""
+        return None if self.refunded_for_returns is None else self.revenue - self.refunded_for_returns
 
 
 @dataclass(frozen=True)
@@ -70,8 +72,10 @@ def with_refunds(periods: Sequence[PeriodFigures], rows: Sequence[RefundDay], to
     out = []
     for period in periods:
         first = today - timedelta(days=period.days - 1)
-        refunded = sum((r.refunded for r in rows if first <= r.day <= today), Decimal("0.00"))
-        out.append(replace(period, refunded=refunded))
+        days = [r for r in rows if first <= r.day <= today]
+        refunded = sum((r.refunded for r in days), Decimal("0.00"))
+        for_returns = sum((r.for_returns for r in days), Decimal("0.00"))
+        out.append(replace(period, refunded=refunded, refunded_for_returns=for_returns))
     return out
 
 

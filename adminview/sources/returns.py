@@ -131,15 +131,19 @@ class RefundsState:
         return Implied(self.key, anchor, {}, self.sums())
 
     def sums(self) -> numbers.Sums:
-        """Each refund: one refund and its amount on the UTC day of its ``Date``."""
+        """Each refund: one refund and its amount on the UTC day of its ``Date``; the amount also counts as paid
+        back for returned goods when the refund is a return's (a cancelled order's refund is not: its revenue
+        was never counted)."""
         adding, shard = numbers.Adding(), schema.sum_shard(self.key)
         for facts in self.refunds.values():
             day = numbers.day_of(ddb_json.string(facts, "Date"))
-            if day is not None:
-                adding.add(schema.refunds_day(shard, day), schema.REFUNDS_COUNT, ONE)
-                adding.add(
-                    schema.refunds_day(shard, day), schema.REFUNDED, numbers.decimal_of(ddb_json.text(facts, "Amount"))
-                )
+            if day is None:
+                continue
+            amount = numbers.decimal_of(ddb_json.text(facts, "Amount"))
+            adding.add(schema.refunds_day(shard, day), schema.REFUNDS_COUNT, ONE)
+            adding.add(schema.refunds_day(shard, day), schema.REFUNDED, amount)
+            if ddb_json.string(facts, "ReturnId"):
+                adding.add(schema.refunds_day(shard, day), schema.RETURNS_REFUNDED, amount)
         return adding.sums
 
 

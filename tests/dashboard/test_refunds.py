@@ -59,8 +59,24 @@ def test_a_bad_range_is_400(staff: Client, shop_table: str, admin_view_table: st
         assert staff.get(f"/stats/refunds/?{query}&format=csv").status_code == 400
 
 
-def test_the_home_page_shows_net_revenue_over_the_same_periods(staff: Client, cancelled_today: None) -> None:
+def test_the_home_page_takes_only_refunds_for_returned_goods_off_the_revenue(
+    staff: Client, cancelled_today: None
+) -> None:
+    # given today's revenue 21.00 (the cancelled order's 10.50 never counted) and its refund of 10.50
     periods = staff.get("/").context["periods"]
     assert [(p.days, p.revenue, p.refunded, p.net) for p in periods] == [
-        (days, Decimal("21.00"), Decimal("10.50"), Decimal("10.50")) for days in (1, 7, 30)
+        (days, Decimal("21.00"), Decimal("10.50"), Decimal("21.00")) for days in (1, 7, 30)
+    ]
+    # when the other order is delivered, one unit comes back and is refunded
+    orders.order_ship(order_id="6002")
+    orders.order_deliver(order_id="6002")
+    services.return_request(order_id="6002", lines=[services.Line("2001", 1, "too big")], return_id="r1")
+    services.return_approve(return_id="r1")
+    services.return_receive(return_id="r1", warehouse_id="301")
+    services.return_refund(return_id="r1", amount="10.50", reference="PSP-1")
+    sync_now()
+    # then that refund, and only it, comes off the revenue
+    periods = staff.get("/").context["periods"]
+    assert [(p.revenue, p.refunded, p.net) for p in periods] == [
+        (Decimal("21.00"), Decimal("21.00"), Decimal("10.50")) for _days in (1, 7, 30)
     ]
