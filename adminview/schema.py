@@ -55,6 +55,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
+from returns import keys as return_keys
 from shop import keys
 from shop.models import OrderStatus
 
@@ -433,3 +434,90 @@ def sum_shards() -> int:
     """Write shards of the numbers' sums: env ``ADMIN_VIEW_SUM_SHARDS`` (default 4). Changing it needs the sums
     counted again (delete the ``STATS#`` items, then ``rebuild_adminview``)."""
     return _shards("ADMIN_VIEW_SUM_SHARDS")
+
+
+# --- the declaration in words ------------------------------------------------------------------------------------
+
+
+class _Shard(int):
+    """A write shard in a key shape: formats as ``<shard>`` wherever a key function puts a shard number."""
+
+    def __format__(self, spec: str) -> str:
+        return "<shard>"
+
+
+def describe() -> str:
+    """The view's item kinds and indexes as Markdown (``docs/admin-view.md`` holds it, between its ``schema``
+    markers; ``python -m adminview.schema`` prints it). Every shape in it is what a key function above returns for
+    placeholders (``<oid>``), so the docs cannot drift from the keys the code builds."""
+    shard = _Shard()
+    statuses = ", ".join(LISTED_STATUSES[:-1]) + " or " + LISTED_STATUSES[-1]
+    by_status = (status_partition("<STATUS>", shard), order_position("<date>", "<oid>"))
+    return_by_status = (return_status_partition("<STATUS>", shard), return_position("<requested>", "<rid>"))
+    in_catalogue = (catalogue_partition(shard), "<pid>")
+    day_figures = (
+        ORDERS,
+        CANCELLED_ORDERS,
+        UNITS,
+        REVENUE,
+        *(n + CATEGORY_SEP + "<category>" for n in (UNITS, REVENUE)),
+    )
+    # kind, role, its keys, the index keys it carries (index, key) and when, what it holds (ATTRIBUTES, else named)
+    Row = tuple[str, str, list[Key], tuple[Index, Key] | None, str, tuple[str, ...]]
+    rows: list[Row] = [
+        (ORDER, "anchor", [order_anchor("<oid>")], (ORDERS_BY_STATUS, by_status), f"while {statuses}", ()),
+        (COLLECTION, "anchor while the order item is missing", [order_anchor("<oid>")], None, "", ()),
+        (RETURN, "anchor", [return_anchor(return_keys.RETURN + "<rid>")], (ORDERS_BY_STATUS, return_by_status), "", ()),
+        (REFUNDS, "anchor", [refunds_anchor("<oid>")], None, "", ()),
+        (PROFILE, "anchor", [profile("<cid>")], None, "", ()),
+        (PRODUCT, "anchor", [product("<pid>")], (CATALOGUE, in_catalogue), "", ()),
+        (COUNTED, "counted", [counted(("<anchor PK>", "<anchor SK>"))], None, "", ()),
+        (CUSTOMER_ORDER, "entry", [customer_order("<cid>", "<date>", "<oid>")], None, "", ()),
+        (CUSTOMER_RETURN, "entry", [customer_return("<cid>", "<requested>", "<rid>")], None, "", ()),
+        (PAYMENT, "entry", [payment("<transaction id>", "<oid>")], None, "", ()),
+        (CATEGORY_ORDER, "entry", [category_order("<category>", shard, "<date>", "<oid>")], None, "", ()),
+        (SEARCH, "entry (the word `anna`)", [search_entry("anna", "customer", "<cid>")], None, "", ()),
+        (ACTIVITY, "entry", activity_entries("<audit PK>", "<at>#<id>", "<user>", "<kind>", shard), None, "", ()),
+        (COUNTER, "sum", [status_counts(shard)], None, "", tuple(OrderStatus)),
+        (COUNTER, "sum", [day_sums(shard, "<YYYY-MM-DD>")], None, "", day_figures),
+        (COUNTER, "sum", [product_month_sums("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS, REVENUE)),
+        (COUNTER, "sum", [returned_units("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS,)),
+        (COUNTER, "sum", [refunds_day(shard, "<YYYY-MM-DD>")], None, "", (REFUNDS_COUNT, REFUNDED, RETURNS_REFUNDED)),
+        (COUNTER, "sum", [category_counts(shard, "<category>")], None, "", (PRODUCTS,)),
+        (BUYERS, "sum", [buyers("<pid>", "<cid>")], None, "", ()),
+    ]
+
+    def code(*texts: str) -> str:
+        return ", ".join(f"`{text}`" for text in dict.fromkeys(texts))
+
+    def pair(key: Key) -> str:
+        return f"{code(key[0])} / {code(key[1])}"
+
+    lines = ["| kind | role | PK | SK | index keys | holds |", "|---|---|---|---|---|---|"]
+    for kind, role, item_keys, carried, when, named in rows:
+        holds = named or ATTRIBUTES[kind]
+        if role == "sum" and CHANGED_AT not in holds:
+            holds = (*holds, CHANGED_AT)
+        pks, sks = code(*(k[0] for k in item_keys)), code(*(k[1] for k in item_keys))
+        indexed = f"{code(carried[0].name)}: {pair(carried[1])} {when}".strip() if carried else ""
+        lines.append(f"| `{kind}` | {role} | {pks} | {sks} | {indexed} | {code(*holds)} |")
+    lines += ["", "| index | hash key / range key | lists | projects besides the keys |", "|---|---|---|---|"]
+    for index in INDEXES:
+        listed = "; ".join(
+            f"{kind}: {pair(carried[1])}" for kind, _, _, carried, _, _ in rows if carried and carried[0] == index
+        )
+        lines.append(
+            f"| {code(index.name)} | {code(index.hash_key)} / {code(index.range_key)} | {listed} | "
+            f"{code(*index.projected)} |"
+        )
+    lines += [
+        "",
+        f"`<shard>`: a write shard (`shard_of`), 0 to n - 1, n = `list_shards()` in a list and `sum_shards()` in a "
+        f"sum (the adding anchor's: `sum_shard`), each {DEFAULT_SHARDS} unless set, at most {MAX_SHARDS}. Ids are "
+        "bare (`<oid>`: `42`).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(describe(), end="")
