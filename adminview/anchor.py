@@ -119,10 +119,13 @@ def stub(key: schema.Key, kind: str) -> Item:
     return {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
 
 
-def anchor_item(implied: Implied, book: Bookkeeping, stub_kind: str, *, applied_at: float | None) -> Item | None:
+def anchor_item(
+    implied: Implied, book: Bookkeeping, stub_kind: str, *, applied_at: float | None, keep: bool = False
+) -> Item | None:
     """The anchor to write: the implied item with its bookkeeping (``Rev`` + 1); a stub that keeps the sequence
-    numbers when the facts describe nothing; None when there is nothing to describe or to guard."""
-    if implied.anchor is None and not book.seqs:
+    numbers when the facts describe nothing; None when there is nothing to describe or to guard, unless ``keep``
+    (a repair writes a stub even then: its ``Rev`` tells a sync that read the partition before to read again)."""
+    if implied.anchor is None and not book.seqs and not keep:
         return None
     item = dict(implied.anchor) if implied.anchor is not None else stub(implied.key, stub_kind)
     if book.seqs:
@@ -166,17 +169,19 @@ def plan(
     *,
     seen: set[schema.Key] | frozenset[schema.Key] = frozenset(),
     applied_at: float | None = None,
+    keep: bool = False,
 ) -> Writes:
     """The writes that take the view from what ``before`` implies to what ``after`` implies.
 
     ``book``: the anchor's bookkeeping as read (its ``Rev`` conditions the write) with the sequence numbers now
     applied; ``seen``: entries implied on the way (by states folded in between), deleted unless ``after``
-    implies them too, so a batch that crashed half-way leaves nothing behind when a longer one follows it."""
+    implies them too, so a batch that crashed half-way leaves nothing behind when a longer one follows it;
+    ``keep``: write the anchor (a stub, if it describes nothing) rather than delete or skip it."""
     entries: dict[schema.Key, Item | None] = {
         key: None for key in (set(before.entries) | set(seen)) - set(after.entries)
     }
     entries |= {key: item for key, item in after.entries.items() if before.entries.get(key) != item}
-    anchor = anchor_item(after, book, stub_kind, applied_at=applied_at)
+    anchor = anchor_item(after, book, stub_kind, applied_at=applied_at, keep=keep)
     return Writes(
         key=after.key,
         entries=entries,

@@ -100,17 +100,12 @@ def plan(reading: Reading, table_name: str, shards: int) -> Plan:
     if not found.changes:
         return found
     for key, stored_anchor in reading.anchors.items():
-        book = anchor.Bookkeeping.read(stored_anchor)
         after = implied.anchors.get(key) or anchor.Implied(key, None)
-        item = anchor.anchor_item(after, book, source.read_state(key, None).stub_kind, applied_at=None)
-        if item is None:
-            item = {
-                **anchor.stub(key, source.read_state(key, None).stub_kind),
-                anchor.REV: ddb_json.n((book.rev or 0) + 1),
-            }
-            item[anchor.GONE] = ddb_json.n(1)
-            item[anchor.EXPIRES_AT] = ddb_json.n(int(time.time()) + anchor.LIFETIME_S)
-        found.guarded.append({"Put": {"TableName": table_name, "Item": item, **book.condition()}})
+        stub_kind = source.read_state(key, None).stub_kind
+        book = anchor.Bookkeeping.read(stored_anchor)
+        action = anchor.plan(anchor.Implied(key, None), after, book, stub_kind, keep=True).anchor_action(table_name)
+        assert action is not None  # kept: a repair always writes the anchor, its guard
+        found.guarded.append(action)
     found.guarded += [numbers.counted_write(table_name, before, after) for before, after in moves]
     numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
     for change in changes:

@@ -99,3 +99,14 @@ def test_too_old_judges_by_sequence_number_when_it_can() -> None:
     assert not anchor.Bookkeeping().too_old("c#9", now - DAY, now)  # still in the stream's reach
     assert not anchor.Bookkeeping().too_old("c#9", None, now)
     assert anchor.LIFETIME_S >= 2 * anchor.STREAM_RETENTION_S
+
+
+def test_a_repair_keeps_an_anchor_that_describes_and_guards_nothing_as_a_stub_a_sync_must_read_again() -> None:
+    key = schema.order_anchor("9")
+    book = anchor.Bookkeeping.read({**ddb_json.key(*key), anchor.REV: ddb_json.n(4)})
+    nothing = anchor.Implied(key, None)
+    assert anchor.plan(nothing, nothing, book, schema.COLLECTION).delete_anchor  # the sync's way: gone
+    kept = anchor.plan(nothing, nothing, book, schema.COLLECTION, keep=True)
+    assert kept.anchor is not None and not kept.delete_anchor
+    assert (ddb_json.integer(kept.anchor, anchor.REV), anchor.GONE in kept.anchor) == (5, True)
+    assert kept.anchor_action("view") == {"Put": {"TableName": "view", "Item": kept.anchor, **book.condition()}}
