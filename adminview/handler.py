@@ -7,7 +7,7 @@ again), so nothing depends on the on-failure queue or on the stream's 24 hours; 
 cleared from it. Each batch also moves the writer's heartbeat (``adminview.sync_status``).
 
 Why not Powertools' ``BatchProcessor``: it calls a handler per record, while we fold a whole batch into one
-set of BatchWriteItem calls (and one watermark read) and re-derive the buyers join once per order. Its
+set of calls (one read of the anchors it touches, then their writes) and folds each anchor's records once. Its
 contract is kept (same response shape, one bad record never fails the others) and, unlike
 ``process_partial_response``, this never raises when every record fails, so the poller can still retry and
 dead-letter them.

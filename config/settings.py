@@ -1,4 +1,4 @@
-"""Settings, all from the environment (see the README's configuration table); safe defaults for local use."""
+"""Settings, all from the environment (docs/configuration.md lists them); safe defaults for local use."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def _table_sizes() -> list[dict[str, Any]]:
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     """Top bar: go to an order, customer, product or warehouse by id; an invoice or a shipment to its order
-    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's email index)."""
+    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries)."""
     form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
     if kind in PAGES:
@@ -152,7 +152,7 @@ PAGES = {
 @require_GET
 @domain_errors
 def order_by_transaction(request: HtmxHttpRequest) -> HttpResponseBase:
-    """AV5: the order behind a payment transaction id (GSI3 of the admin view)."""
+    """AV5: the order behind a payment transaction id (the admin view's payment entries)."""
     form = validated(TransactionForm(request.GET))
     transaction_id = form.cleaned_data["transaction_id"]
     order_id = selectors.order_id_for_transaction(transaction_id=transaction_id)

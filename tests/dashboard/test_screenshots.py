@@ -1,4 +1,4 @@
-"""Screenshots of every page for the README's "Looks" section, one PNG per page of ``tests/dashboard/tour.py``
+"""Screenshots of every page for docs/staff-work.md's "Looks" section, one PNG per page of ``tests/dashboard/tour.py``
 (Chromium, 1280 px wide, light, the first screenful), and the home and order pages dark and at 375 px.
 
 ``scripts/screenshots`` runs this with ``SHOP_ADMIN_SCREENSHOTS`` set to the folder (``docs/screenshots``);

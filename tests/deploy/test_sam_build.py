@@ -86,7 +86,7 @@ def _sam() -> str:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The function as `sam build` (the README's command) packages it."""
+    """The function as `sam build` (docs/production.md's command) packages it."""
     build_dir = tmp_path_factory.mktemp("sam") / "build"
     result = subprocess.run(
         [_sam(), "build", "--template", str(TEMPLATE.relative_to(ROOT)), "--build-dir", str(build_dir)],

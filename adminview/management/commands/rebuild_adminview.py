@@ -15,8 +15,8 @@ from dynamo.commands import ShopCommand
 class Command(ShopCommand):
     help = (
         "Rebuild the admin view from the shop table, partition by partition, while the sync runs: writes what "
-        "is missing or different and removes what no longer follows, each write conditioned on the source "
-        "item's watermark."
+        "is missing or different and removes what no longer follows, each write conditioned on the "
+        "revision of the partition's anchor."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
