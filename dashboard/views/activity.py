@@ -1,5 +1,6 @@
-"""``/activity/``: every staff change newest first (the audit trail through the admin view's activity lists):
-order changes, entity edits (``kind`` and ``entity_id`` say what they changed; ``order_id`` is empty), dead-letter replays."""
+"""``/activity/``: every staff change newest first (the audit trail through the admin view's activity lists): order
+changes, entity edits (``kind`` and ``entity_id`` say what they changed; ``order_id`` is empty), dead-letter
+replays."""
 
 from __future__ import annotations
 

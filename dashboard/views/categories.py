@@ -1,5 +1,6 @@
 """A category's orders over a range of days, newest first: the admin view's category lists (one Query per write
-shard, merged), with "load more" and a CSV of every row. Linked from the category charts and tables of the numbers pages.
+shard, merged), with "load more" and a CSV of every row. Linked from the category charts and tables of the numbers
+pages.
 
 The name is free text (it comes percent-quoted in the path); the selector refuses an empty one or one over 100
 characters (400). A name no order holds is a 404: when the range shows nothing, one more read over every date
