@@ -44,8 +44,9 @@ SEEN_TIMEOUT_S = 900.0  # under load: orders not on the page by then are reporte
 SETTLE_TIMEOUT_S = 600.0  # between two writers: the poller is given this long to take in the first's backlog
 MIN_WRITER_ORDERS = 100
 WRITER_SLACK_S = 2.0  # the writer writes this much longer than the samples take to place (its start is seen late)
-# A writer held to a rate keeps exactly its pace, with nothing spare to cover its start being seen late.
-RATED_WRITER_SLACK_S = 5.0
+# A writer held to a rate keeps exactly its pace, with nothing spare: it is sized for this many times the samples'
+# placing (each look at the page between two placings takes time on a loaded machine) and a longer slack.
+RATED_WRITER_STRETCH, RATED_WRITER_SLACK_S = 2.0, 5.0
 # Sizing a full-speed writer, its pace is guessed high (twice the seeding stage's, at least this): a writer that
 # ends before the samples are placed leaves fewer of them; one that lasts longer only makes the stage longer.
 WRITER_FLOOR_ITEMS_PER_S = 3000.0
@@ -105,10 +106,12 @@ def loads(
     found = []
     for n, speed in enumerate(speeds, start=1):
         rate = seeding_items_per_s / 2 if speed == HALF else None
+        placing = samples * PLACE_EVERY_S
         if rate is None:
-            orders = writer_orders(samples, max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S), items_per_order)
+            seconds, pace = placing + WRITER_SLACK_S, max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
         else:
-            orders = writer_orders(samples, rate, items_per_order, slack_s=RATED_WRITER_SLACK_S)
+            seconds, pace = RATED_WRITER_STRETCH * placing + RATED_WRITER_SLACK_S, rate
+        orders = writer_orders(seconds, pace, items_per_order)
         config = stages.seed_config(orders, seed=seed + n, uncategorized=0.0)
         found.append(Load(speed, config, None if rate is None else round(rate, 1)))
     return found
@@ -173,12 +176,8 @@ def bulk_writer(config: seeding.SeedConfig, rate: float | None = None) -> Iterat
                 writer.child.wait(timeout=30)
 
 
-def writer_orders(
-    samples: int, pace_items_per_s: float, items_per_order: float, *, slack_s: float = WRITER_SLACK_S
-) -> int:
-    """Orders for a writer that keeps writing ``slack_s`` longer than the samples under load take to place, at
-    ``pace_items_per_s``."""
-    seconds = samples * PLACE_EVERY_S + slack_s
+def writer_orders(seconds: float, pace_items_per_s: float, items_per_order: float) -> int:
+    """Orders for a writer that writes for ``seconds`` at ``pace_items_per_s`` (at least ``MIN_WRITER_ORDERS``)."""
     return max(MIN_WRITER_ORDERS, math.ceil(seconds * pace_items_per_s / max(1.0, items_per_order)))
 
 

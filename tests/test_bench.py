@@ -560,8 +560,12 @@ def test_writers_run_at_half_the_seeding_pace_then_at_full_speed() -> None:
     assert (half.speed, half.rate, full.speed, full.rate) == ("half", 1500.0, "full", None)
     placing = 20 * lag.PLACE_EVERY_S
     # held to its rate, with more time to spare; at full speed, at a pace guessed high: twice seeding's
-    assert half.config.orders == math.ceil((placing + lag.RATED_WRITER_SLACK_S) * 1500.0 / 7.0)
+    rated_s = lag.RATED_WRITER_STRETCH * placing + lag.RATED_WRITER_SLACK_S
+    assert half.config.orders == math.ceil(rated_s * 1500.0 / 7.0)
     assert full.config.orders == math.ceil((placing + lag.WRITER_SLACK_S) * 6000.0 / 7.0)
+    assert lag.loads(["half"], samples=1, seeding_items_per_s=10.0, items_per_order=7.0, seed=1)[0].config.orders == (
+        lag.MIN_WRITER_ORDERS
+    )
     assert (half.config.seed, full.config.seed, half.config.uncategorized) == (43, 44, 0.0)
     assert resolve(["--writer-speeds", "full"]).writer_speeds == ["full"]
     with pytest.raises(SystemExit):
