@@ -9,6 +9,7 @@ from django.core.validators import validate_email
 from django.http import QueryDict
 
 from adminview.schema import ACTIVITY_KINDS
+from adminview.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
 from shop.pattern_registry import Param, check_params
@@ -138,8 +139,64 @@ class StatsRangeForm(RangeForm):
         return self.cleaned_data.get("format") == "csv"
 
 
-class CategoryOrdersForm(ListForm, DayRange):
-    """A category's orders: ``from`` / ``to`` (any length: the list is paged) and the list parameters."""
+class SortForm(FilterForm):
+    """``sort``: an order list newest (the default) or oldest first."""
+
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[(NEWEST, "newest first"), (OLDEST, "oldest first")],
+        label="sort",
+        error_messages={"invalid_choice": f"%(value)r is not a sort; use {NEWEST} or {OLDEST}"},
+    )
+
+    def clean_sort(self) -> str:
+        return self.cleaned_data.get("sort") or NEWEST
+
+
+class CategoryOrdersForm(ListForm, DayRange, SortForm):
+    """A category's orders: ``from`` / ``to`` (any length: the list is paged), ``sort`` and the list parameters."""
+
+    def shown(self) -> DayRange:
+        shown = super().shown()
+        shown.initial["sort"] = self.cleaned_data["sort"]
+        return shown
+
+
+ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query names it
+
+
+class OrderFilter(SortForm):
+    """How an order list is shown: ``sort``, and ``from`` / ``to`` (YYYY-MM-DD): order dates, both included, each
+    optional (no bound). The fields ``start`` and ``end`` are named ``from`` and ``to`` in the query."""
+
+    start = _day("from")
+    end = _day("to")
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(DayRange.QUERY_NAMES.get(field_name, field_name))
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if isinstance(start, date) and isinstance(end, date) and start > end:
+            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        return cleaned
+
+    def dates(self) -> Dates:
+        return Dates(self.cleaned_data["start"], self.cleaned_data["end"])
+
+    def scope(self) -> str:
+        """The order and the range, for a "load more" cursor: one made for another cannot be used here."""
+        dates = self.dates()
+        return "|".join([self.cleaned_data["sort"], *(d.isoformat() if d else "" for d in (dates.start, dates.end))])
+
+    def filters(self) -> list[forms.BoundField]:
+        """The fields the page shows as its filter (not the list parameters)."""
+        return [self["sort"], self["start"], self["end"]]
+
+
+class OrderListForm(ListForm, OrderFilter):
+    """An order list's parameters: its filter and the list parameters."""
 
 
 class FormatForm(forms.Form):
@@ -226,8 +283,8 @@ class JumpForm(forms.Form):
 ORDER_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the indexed ones; DELIVERED is not listed
 
 
-class StatusListForm(ListForm):
-    """``/orders/?status=`` (PENDING by default)."""
+class StatusListForm(OrderListForm):
+    """``/orders/?status=`` (PENDING by default), sorted and filtered by date."""
 
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS

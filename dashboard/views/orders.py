@@ -17,21 +17,31 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
-from dashboard.forms import ActionForm, DueForm, NewOrdersForm, ShipForm, StatusListForm, first_error
+from dashboard.forms import (
+    ORDER_FILTERS,
+    ActionForm,
+    DueForm,
+    NewOrdersForm,
+    ShipForm,
+    StatusListForm,
+    first_error,
+)
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
+from dashboard.profiles import ADDRESS_CSV_HEADER
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
     csv_url,
-    every_row,
-    list_form,
+    every_row_with_profiles,
+    first_page_url,
     next_url,
     order_csv_row,
     order_row,
     partial,
     refused_filter,
     validated,
+    with_profiles,
 )
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from shop import access_patterns, favourites, keys, orders, tracking
@@ -40,65 +50,84 @@ from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
-PENDING_SECONDARY = frozenset({"status", "items"})  # on a phone: every row of the pending list is pending
+PENDING = "PENDING"
+LIST_TEMPLATE = "dashboard/orders.html"
 
-# --- pending orders (AV2) ----------------------------------------------------------------------------------
-
-
-@require_GET
-@domain_errors
-def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
-    form = list_form(request)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="pending")
-    if form.wants_csv:
-        return csv_response(
-            "pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(selectors.pending_orders))
-        )
-    page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
-    context = {
-        "rows": [order_row(row, with_customer=True, secondary=PENDING_SECONDARY) for row in page.rows],
-        "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/pending.html", "rows"), context)
-
-
-# --- orders by status (GSI1 of the admin view) and the live queue ------------------------------------------
+# --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
 # What staff may do to the orders of each listed status (bulk actions offered on that list).
-LIST_ACTIONS = {"PENDING": ("ship", "cancel"), "SHIPPED": ("deliver",), "CANCELLED": ()}
+LIST_ACTIONS = {PENDING: ("ship", "cancel"), "SHIPPED": ("deliver",), "CANCELLED": ()}
 
 
 def _live_url(status: str, newest: str) -> str:
     return f"{reverse('dashboard:orders-new')}?{urlencode({'status': status, 'newest': newest})}"
 
 
+def _list_url(status: str, query: dict[str, str] | None = None) -> str:
+    """A status list's page: the pending list at its own address, the others by ``?status=``."""
+    if status == PENDING:
+        return reverse("dashboard:pending") + (f"?{urlencode(query)}" if query else "")
+    return f"{reverse('dashboard:orders')}?{urlencode({'status': status, **(query or {})})}"
+
+
+def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
+    """What a status list shows around its rows, also when its filter is refused: the tabs (each keeping the
+    filter: the sort and the range) and the filter."""
+    kept = {name: request.GET[name] for name in ORDER_FILTERS if request.GET.get(name)}
+    return {
+        "status": status,
+        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],
+        "form": form,
+        "filtered": bool(kept),
+        "reset_url": _list_url(status),
+    }
+
+
 @require_GET
 @domain_errors
-def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
-    """``/orders/?status=PENDING|SHIPPED|CANCELLED``: one Query per write shard, newest first."""
-    form = validated(StatusListForm(request.GET))
+def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
+    """``/orders/?status=PENDING|SHIPPED|CANCELLED`` and ``/orders/pending/`` (``status`` given by the URL): one
+    Query per write shard, newest or oldest first (``sort``), within a range of order dates (``from``, ``to``);
+    the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
+    order with where it ships (its customer's current address)."""
+    query = request.GET.copy()
+    if status is not None:
+        query["status"] = status
+    form = StatusListForm(query)
+    if not form.is_valid():
+        shown = form.cleaned_data.get("status") or status or PENDING
+        refused = _frame(request, shown, form) | {"rows": [], "first_page": True, "refused": True}
+        return refused_filter(request, form, LIST_TEMPLATE, refused)
     status = form.cleaned_data["status"]
-    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=status)
+    sort, dates = form.cleaned_data["sort"], form.dates()
+    scope = f"{status}|{form.scope()}"
+    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=scope)
     if form.wants_csv:
-        rows = every_row(selectors.orders_by_status, status=status)
-        return csv_response(f"{status.lower()}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
-    page = selectors.orders_by_status(status=status, limit=form.cleaned_data["limit"], after=after)
+        pick_list = status == PENDING
+        rows = every_row_with_profiles(selectors.orders_by_status, status=status, sort=sort, dates=dates)
+        header = ORDER_CSV_HEADER + (ADDRESS_CSV_HEADER if pick_list else [])
+        lines = (order_csv_row(row, who) + (who.address_cells() if pick_list else []) for row, who in rows)
+        return csv_response(f"{status.lower()}-orders.csv", header, lines)
+    page = selectors.orders_by_status(
+        status=status, limit=form.cleaned_data["limit"], after=after, sort=sort, dates=dates
+    )
     newest = page.rows[0].position if page.rows else ""
-    context = {
-        "status": status,
-        "statuses": list(LIST_ACTIONS),
+    context = _frame(request, status, form) | {
+        "sort": sort,
         "actions": LIST_ACTIONS[status] if can_fulfil(request.user) else (),
-        "rows": page.rows,
-        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=status)),
+        "rows": with_profiles(page.rows),
+        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=scope)),
         "csv_url": csv_url(request),
+        "first_url": first_page_url(request),
+        "select_url": first_page_url(request, select="page"),
         "first_page": after is None,
         "select_page": form.cleaned_data["select"] == "page",
+        # new orders arrive at the top of a newest-first list that reaches today
+        "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
         "live_url": _live_url(status, newest),
         "tracking_max": tracking.MAX_LENGTH,
     }
-    return TemplateResponse(request, partial(request, "dashboard/orders.html", "rows"), context)
+    return TemplateResponse(request, partial(request, LIST_TEMPLATE, "rows"), context)
 
 
 @require_GET
