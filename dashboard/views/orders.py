@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -28,7 +28,7 @@ from dashboard.forms import (
 )
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.profiles import ADDRESS_CSV_HEADER
+from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
@@ -207,10 +207,18 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
 
 
 def _order_context(
-    request: HttpRequest, collection: orders.OrderCollection, *, ship_form: ActionForm | None = None, **extra: Any
+    request: HtmxHttpRequest,
+    collection: orders.OrderCollection,
+    *,
+    ship_form: ActionForm | None = None,
+    full_page: bool | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
-    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one)."""
+    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one). A whole page
+    (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
+    (``_who_and_where``)."""
+    whole = full_page if full_page is not None else not request.htmx
     return {
         "order": collection.order,
         "items": [(item, _item_cells(item)) for item in collection.items],
@@ -219,16 +227,25 @@ def _order_context(
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
+        **(_who_and_where(collection) if whole else {}),
         **extra,
     }
+
+
+def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
+    """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
+    ships: the address on its shipments once shipped, the customer's current address until then."""
+    who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
+    shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
+    return {"who": who, "ship_to": shipped_to or who.address, "shipped_to": shipped_to is not None}
 
 
 @require_GET
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5)."""
+    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem."""
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
-    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection))
+    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection, full_page=True))
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
