@@ -7,8 +7,10 @@ from datetime import date, timedelta
 from django import forms
 from django.core.validators import validate_email
 from django.http import QueryDict
+from django.urls import reverse_lazy
 
 from adminview.schema import ACTIVITY_KINDS
+from adminview.search import MAX_TERM, term_of
 from adminview.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
@@ -255,28 +257,76 @@ JUMP_KINDS = {
     "shipment": keys.SHIPMENT,
 }
 EMAIL = "email"
+SEARCH = "search"  # anything else: a name, a word of a product's name, the start of an email
+SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page finds by name
 
 
 class JumpForm(forms.Form):
-    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed) or a customer's email."""
+    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or
+    text to search for (``search``: a name, a partial email). A customer's or a product's "id" that cannot be an id
+    (``Ada Lovelace``, ``ada@``) is searched for too: ``cleaned_data["search"]`` is then True."""
 
-    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL]])
+    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
     id = forms.CharField(max_length=254, strip=True)
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
             return cleaned
-        if cleaned["kind"] == EMAIL:
+        kind = cleaned["kind"]
+        cleaned["search"] = kind == SEARCH
+        if kind == EMAIL:
             try:
                 validate_email(cleaned["id"])
             except forms.ValidationError as exc:
                 raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
             return cleaned
+        if kind == SEARCH:
+            return cleaned
         try:
-            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[cleaned["kind"]])
+            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])
         except keys.InvalidId as exc:
-            raise forms.ValidationError(str(exc)) from exc
+            if kind not in SEARCHED_KINDS:
+                raise forms.ValidationError(str(exc)) from exc
+            cleaned["search"] = True
+        return cleaned
+
+
+class SearchForm(ListForm):
+    """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
+    (``adminview.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
+    otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
+    works as a plain form without JavaScript."""
+
+    q = forms.CharField(
+        required=False,
+        max_length=MAX_TERM,
+        label="Name or email",
+        widget=forms.SearchInput(
+            attrs={
+                "placeholder": "a name, a word of a product's name, an email",
+                "autocomplete": "off",
+                "hx-get": reverse_lazy("dashboard:search"),
+                "hx-trigger": "input changed delay:400ms, search",
+                "hx-target": "#search-results",
+                "hx-push-url": "true",
+            }
+        ),
+    )
+
+    def clean_q(self) -> str:
+        text: str = self.cleaned_data.get("q") or ""
+        if text:
+            try:
+                term_of(text)
+            except InvalidInput as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return text
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.wants_csv and "q" in cleaned and not cleaned["q"]:
+            self.add_error("q", "type what to search for")
         return cleaned
 
 

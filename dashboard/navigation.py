@@ -32,6 +32,7 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:stock-edit": ("catalogue", False),
     "dashboard:stock-adjust": ("catalogue", False),
     "dashboard:activity": ("activity", True),
+    "dashboard:search": ("search", True),
     "dashboard:sync": ("sync", True),
     "dashboard:sync-replay": ("sync", False),
     "dashboard:order-consistency": ("sync", False),

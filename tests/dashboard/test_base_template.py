@@ -62,6 +62,7 @@ def test_the_top_bar_shows_the_links_and_the_logout_form_to_staff_only() -> None
         client.force_login(user)
         html = client.get("/patterns/").content.decode()
         assert '<a href="/orders/pending/">Orders</a>' in html and "Orders by status" not in html  # one area
+        assert '<a href="/search/">Search</a>' in html
         assert 'action="/orders/by-transaction/"' in html and 'action="/go/"' in html
         logout = html.split('<form class="logout" method="post" action="/accounts/logout/">')[1].split("</form>")[0]
         assert 'name="csrfmiddlewaretoken"' in logout
