@@ -42,6 +42,7 @@ STAFF_PAGES = (  # the tour's visits that are staff pages (not the explorer, the
     "stats-status",
     "category",
     "activity",
+    "search",
 )
 MORE_PAGES = (  # the other status lists, another order and the history of a customer
     "/orders/?status=SHIPPED",
