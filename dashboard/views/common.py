@@ -160,19 +160,14 @@ def customer_cell(customer_id: str, profile: Profile | None = None) -> Cell:
 
 
 def order_row(
-    row: Any,
-    *,
-    with_customer: bool,
-    secondary: frozenset[str] = ORDER_SECONDARY,
-    profile: Profile | None = None,
-    waited: bool = False,
+    row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY, waited: bool = False
 ) -> Row:
-    """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``: by
-    ``profile``'s name when given), date, how long it has waited (``waited``), status, total, item count;
-    ``data-order-id`` on the row. ``secondary`` names the columns (``status``, ``items``) a phone leaves out."""
+    """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``), date,
+    how long it has waited (``waited``), status, total, item count; ``data-order-id`` on the row. ``secondary``
+    names the columns (``status``, ``items``) a phone leaves out."""
     cells = [Cell(row.order_id, url=id_url("dashboard:order", row.order_id))]
     if with_customer:
-        cells.append(customer_cell(row.customer_id, profile))
+        cells.append(customer_cell(row.customer_id))
     cells.append(Cell(timestamp(row.date) or DASH))
     if waited:
         cells.append(waited_cell(row.date))

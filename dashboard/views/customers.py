@@ -58,8 +58,8 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     cid = keys.bare(customer_id, keys.CUSTOMER)
     form = OrderListForm(request.GET)
     if not form.is_valid():
-        refused = {"customer": _customer_or_404(cid), "customer_id": cid, "form": form, "rows": [], "refused": True}
-        return refused_filter(request, form, "dashboard/customer.html", refused | {"first_page": True})
+        refused = {"customer": _customer_or_404(cid), "customer_id": cid, "form": form, "refused": True}
+        return refused_filter(request, form, "dashboard/customer.html", refused | {"rows": [], "first_page": True})
     sort, dates = form.cleaned_data["sort"], form.dates()
     scope = f"{cid}|{form.scope()}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="customer-orders", scope=scope)

@@ -72,8 +72,9 @@ def _list_url(status: str, query: dict[str, str] | None = None) -> str:
 
 def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
     """What a status list shows around its rows, also when its filter is refused: the tabs (each keeping the
-    filter: the sort and the range) and the filter."""
-    kept = {name: request.GET[name] for name in ORDER_FILTERS if request.GET.get(name)}
+    filter in force: the sort and the range) and the filter."""
+    valid = not form.errors
+    kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
     return {
         "status": status,
         "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],

@@ -84,12 +84,6 @@ class FakeSelectors:
     profiles: dict[str, Raw] = field(default_factory=dict)  # customer id -> profile item (DynamoDB JSON)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def pending_orders(
-        self, *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = "newest", dates: Dates = EVERY_DAY
-    ) -> RowsPage[OrderRow]:
-        self.calls.append(("pending_orders", {"limit": limit, "after": after, "sort": sort, "dates": dates}))
-        return _orders_page(self.pending, limit, after, sort, dates)
-
     def orders_by_status(
         self,
         *,
@@ -165,7 +159,6 @@ def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     fake = FakeSelectors()
     for name in (
-        "pending_orders",
         "orders_by_status",
         "customer_orders",
         "customer_profiles",

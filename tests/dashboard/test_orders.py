@@ -197,3 +197,5 @@ def test_the_tabs_and_the_filter_keep_the_sort_and_range(packer: Client, placed:
     assert 'value="2026-03-01"' in html and '<a href="/orders/?status=SHIPPED">All, newest first</a>' in html
     select = packer.get("/orders/pending/?sort=oldest").content.decode()
     assert 'href="/orders/pending/?sort=oldest&amp;select=page" class="select-page"' in select
+    refused = packer.get("/orders/pending/?sort=up&from=2026-03-01").content.decode()
+    assert '<a href="/orders/?status=SHIPPED">Shipped</a>' in refused  # a refused filter is not carried along
