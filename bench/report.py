@@ -17,6 +17,7 @@ PAGE_TITLES = {
     "product": "product page (sales per month, stock, orders in 1 year)",
     "warehouse": "warehouse page (stock, shipments)",
     "explorer": "explorer: pattern 9, 1 year",
+    "search": "search, 1st page",
     "stats_status": "stats: orders by status",
     "stats_daily_30": "stats: per day, 30 days",
     "stats_daily_366": "stats: per day, 366 days",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from adminview import number_reads, selectors, sync_status
+from adminview import number_reads, search, selectors, sync_status
 from bench import cpu, stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
@@ -24,7 +24,8 @@ from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
-PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer", *stats_pages.PAGES)
+PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer", "search", *stats_pages.PAGES)
+SEARCH_TEXT = "turing"  # a last name: one search entry per customer who has it (emails start with first names)
 UNCATEGORIZED_SHARE = 0.1  # orders seeded as before categories: what the category backfill stage changes
 
 
@@ -143,6 +144,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     from dashboard.forms import DEFAULT_PAGE, PatternForm
     from dashboard.patterns import find
+    from dashboard.profiles import profiles_of
     from dashboard.views.history import LATEST
     from dashboard.views.products import product_sections
     from dashboard.views.warehouses import warehouse_sections
@@ -157,7 +159,8 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
             section.pattern.page(limit=DEFAULT_PAGE, **section.params, **section.options)
 
     def pending() -> None:
-        selectors.pending_orders(limit=PAGE_LIMIT)
+        page = selectors.pending_orders(limit=PAGE_LIMIT)
+        profiles_of(row.customer_id for row in page.rows)  # the customers' names
         sync_status.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
@@ -172,7 +175,12 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         sync_status.freshness()
 
     def order() -> None:
-        orders.order_collection(subjects.order_id)
+        collection = orders.order_collection(subjects.order_id)
+        access_patterns.customer_by_id(customer_id=collection.order.customer_id)  # who, and where it ships
+
+    def search_page() -> None:
+        search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
+        sync_status.freshness()
 
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
@@ -199,7 +207,8 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
-    return work | {"product": product, "warehouse": warehouse, "explorer": explorer} | stats_pages.work()
+    others = {"product": product, "warehouse": warehouse, "explorer": explorer, "search": search_page}
+    return work | others | stats_pages.work()
 
 
 def staff_client() -> Any:
@@ -235,6 +244,7 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
+        "search": f"/search/?q={SEARCH_TEXT}",
     } | stats_pages.urls()
 
 

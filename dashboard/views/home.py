@@ -12,6 +12,8 @@ from django.core.cache import cache
 from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
@@ -120,9 +122,12 @@ def _table_sizes() -> list[dict[str, Any]]:
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     """Top bar: go to an order, customer, product or warehouse by id; an invoice or a shipment to its order
-    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries)."""
+    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries); anything else (a
+    name, a partial email: ``JumpForm``'s ``search``) to the search page."""
     form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
+    if form.cleaned_data["search"]:
+        return redirect(f"{reverse('dashboard:search')}?{urlencode({'q': value})}")
     if kind in PAGES:
         return redirect(PAGES[kind], value)
     if kind == "invoice":

@@ -47,7 +47,7 @@ def test_pages_on_the_view_say_how_fresh_it_is(staff: Client, shop_table: str, a
         # the sync has caught up: the line says so, and does not repeat the delay of the batch it last applied
         assert line.startswith("Up to date as of ") and "behind" not in line, (url, line)
     calls = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
-    assert calls == 4 + 1  # one Query per pending shard, plus the heartbeats
+    assert calls == 4 + 1 + 1  # one Query per pending shard, the customers' profiles, plus the heartbeats
 
 
 def test_freshness_is_read_once_per_cache_period(
