@@ -9,11 +9,12 @@ from django.core.validators import validate_email
 from django.http import QueryDict
 from django.urls import reverse_lazy
 
-from adminview.schema import ACTIVITY_KINDS
+from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
 from adminview.search import MAX_TERM, term_of
 from adminview.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
+from shop.models import OrderStatus
 from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
@@ -330,23 +331,20 @@ class SearchForm(ListForm):
         return cleaned
 
 
-ORDER_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the indexed ones; DELIVERED is not listed
-
-
 class StatusListForm(OrderListForm):
     """``/orders/?status=`` (PENDING by default), sorted and filtered by date."""
 
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
 
     def clean_status(self) -> str:
-        return self.cleaned_data.get("status") or "PENDING"
+        return self.cleaned_data.get("status") or OrderStatus.PENDING
 
 
 class NewOrdersForm(forms.Form):
     """The live queue's poll: the list's status and the sort key of the newest row it showed."""
 
-    status = forms.ChoiceField(choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(choices=[(s, s) for s in LISTED_STATUSES])
     newest = forms.RegexField(
         required=False, max_length=120, regex=r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
     )
@@ -433,7 +431,7 @@ class BulkForm(forms.Form):
 
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     carrier = TrackingField("Carrier")
     confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])
 

@@ -23,6 +23,7 @@ from dashboard.views import (
     sync,
     warehouses,
 )
+from shop.models import OrderStatus
 
 app_name = "dashboard"
 
@@ -37,7 +38,7 @@ urlpatterns = [
     path("orders/", orders.orders_by_status, name="orders"),
     path("orders/new/", orders.new_orders, name="orders-new"),
     path("orders/bulk/", bulk.orders_bulk, name="orders-bulk"),
-    path("orders/pending/", orders.orders_by_status, {"status": "PENDING"}, name="pending"),
+    path("orders/pending/", orders.orders_by_status, {"status": OrderStatus.PENDING}, name="pending"),
     path("orders/by-transaction/", home.order_by_transaction, name="by-transaction"),
     path("orders/due/", orders.orders_due, name="orders-due"),
     path("orders/<str:order_id>/", orders.order, name="order"),

@@ -17,7 +17,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from adminview import number_reads, selectors, sync_store
+from adminview import number_reads, schema, selectors, sync_store
 from dashboard import figure_charts
 from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
@@ -62,7 +62,7 @@ def home(request: HtmxHttpRequest) -> HttpResponseBase:
     periods = figure_charts.periods(numbers.recent, today, HOME_PERIODS)
     context |= {
         "counts": numbers.counts,
-        "listed": figure_charts.LISTED_STATUSES,
+        "listed": schema.LISTED_STATUSES,
         "periods": figure_charts.with_refunds(periods, numbers.refunds, today),
         "dead_letters": numbers.dead_letters,
         **daily_context(numbers.days, start, end),

@@ -48,17 +48,20 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
-from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
+from shop.models import Invoice, OrderItem, OrderStatus, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
-PENDING = "PENDING"
 LIST_TEMPLATE = "dashboard/orders.html"
 
 # --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
 # What staff may do to the orders of each listed status (bulk actions offered on that list).
-LIST_ACTIONS = {PENDING: ("ship", "cancel"), "SHIPPED": ("deliver",), "CANCELLED": ()}
+LIST_ACTIONS: dict[str, tuple[str, ...]] = {
+    OrderStatus.PENDING: ("ship", "cancel"),
+    OrderStatus.SHIPPED: ("deliver",),
+    OrderStatus.CANCELLED: (),
+}
 
 
 def _live_url(status: str, newest: str) -> str:
@@ -67,7 +70,7 @@ def _live_url(status: str, newest: str) -> str:
 
 def _list_url(status: str, query: dict[str, str] | None = None) -> str:
     """A status list's page: the pending list at its own address, the others by ``?status=``."""
-    if status == PENDING:
+    if status == OrderStatus.PENDING:
         return reverse("dashboard:pending") + (f"?{urlencode(query)}" if query else "")
     return f"{reverse('dashboard:orders')}?{urlencode({'status': status, **(query or {})})}"
 
@@ -98,7 +101,7 @@ def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> Htt
         query["status"] = status
     form = StatusListForm(query)
     if not form.is_valid():
-        shown = form.cleaned_data.get("status") or status or PENDING
+        shown = form.cleaned_data.get("status") or status or OrderStatus.PENDING
         refused = _frame(request, shown, form) | {"rows": [], "first_page": True, "refused": True}
         return refused_filter(request, form, LIST_TEMPLATE, refused)
     status = form.cleaned_data["status"]
@@ -106,7 +109,7 @@ def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> Htt
     scope = f"{status}|{form.scope()}"
     after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=scope)
     if form.wants_csv:
-        pick_list = status == PENDING
+        pick_list = status == OrderStatus.PENDING
         rows = every_row_with_profiles(selectors.orders_by_status, status=status, sort=sort, dates=dates)
         header = ORDER_CSV_HEADER + (ADDRESS_CSV_HEADER if pick_list else [])
         lines = (order_csv_row(row, who) + (who.address_cells() if pick_list else []) for row, who in rows)
