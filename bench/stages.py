@@ -147,6 +147,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     from dashboard.profiles import profiles_of
     from dashboard.views.history import LATEST
     from dashboard.views.products import product_sections
+    from dashboard.views.returns import order_returns
     from dashboard.views.warehouses import warehouse_sections
 
     start, end = INVOICE_YEAR
@@ -177,6 +178,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def order() -> None:
         collection = orders.order_collection(subjects.order_id)
         access_patterns.customer_by_id(customer_id=collection.order.customer_id)  # who, and where it ships
+        order_returns(collection)  # its returns and refunds (the returns table)
 
     def search_page() -> None:
         search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
