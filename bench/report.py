@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import report_sections, report_upkeep
+from bench import report_sections, report_upkeep, stats_pages
 
 PAGE_TITLES = {
     "pending": "pending orders, 1st page",
@@ -22,10 +22,12 @@ PAGE_TITLES = {
     "stats_daily_30": "stats: per day, 30 days",
     "stats_daily_366": "stats: per day, 366 days",
     "stats_categories": "stats: by category, 30 days",
+    "stats_refunds_30": "stats: refunds per day, 30 days",
+    "returns": "returns awaiting action, 1st page",
 }
 WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
 NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
-NAIVE_HOW |= {name: "Scan + sum" for name in PAGE_TITLES if name.startswith("stats_")}
+NAIVE_HOW |= dict.fromkeys(stats_pages.SUMMED, "Scan + sum")
 WCU_GOAL = report_upkeep.WCU_PER_SHOP_WRITE_GOAL
 
 
@@ -63,7 +65,7 @@ def call_mismatches(results: dict[str, Any]) -> list[str]:
 
 # Worth a look, not a failure: a page whose p50 through Django is more than this many times its data layer's p50 at
 # ALARM_ORDERS orders is listed under its own heading. On DynamoDB Local a data layer takes 3 to 40 ms, so the
-# ratio moves with the machine's load; see docs/profile.md for what Django's own time is made of.
+# ratio moves with the machine's load; ``python -m bench.profile_pages`` shows what Django's own time is made of.
 DJANGO_TIME_ALARM = 2.0
 ALARM_ORDERS = 2_000
 

@@ -121,7 +121,7 @@ def by_kind(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
 
 
 def order_life(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
-    """Write units per order of each step of a live order's life, the view's beside the shop's."""
+    """Write units per order of each step of a live order's life and of its return, the view's beside the source's."""
     rows = []
     for size in sizes:
         run = size.get("order_life") or {}
@@ -130,41 +130,68 @@ def order_life(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
                 skipped.add(f"a live order's life at {size['orders']:,}: {run['skipped']}")
             continue
         orders = run["orders"]
-        for name, step in run["steps"].items():
-            rows.append(
-                _life_row(size["orders"], name, step["records"] / orders, step["view"], step["shop"], step["failed"])
-            )
-        life = run["life"]
-        records = sum(step["records"] for step in run["steps"].values()) / orders
-        rows.append(_life_row(size["orders"], f"**life** ({orders} orders)", records, life["view"], life["shop"], 0))
+        for title, steps_key, life_key, source in (
+            ("life", "steps", "life", "shop"),
+            ("return", "return_steps", "return_life", "returns"),
+        ):
+            steps = run.get(steps_key) or {}
+            for name, step in steps.items():
+                rows.append(
+                    _life_row(
+                        size["orders"],
+                        name,
+                        source,
+                        step["records"] / orders,
+                        step["view"],
+                        step[source],
+                        step["failed"],
+                    )
+                )
+            if steps:
+                records = sum(step["records"] for step in steps.values()) / orders
+                total = run[life_key]
+                rows.append(
+                    _life_row(
+                        size["orders"],
+                        f"**{title}** ({orders} orders)",
+                        source,
+                        records,
+                        total["view"],
+                        total[source],
+                        0,
+                    )
+                )
     if not rows:
         return []
     return [
         "",
         "## A live order's life",
         "",
-        "Orders placed for one customer (`order_place`: 2 lines, 1 payment), then shipped and delivered by a staff "
-        "member (`order_ship`, `order_deliver`: each with its audit entry), the sync drained after each step "
-        "(`bench/order_life.py`). Per order: stream records, and write units by DynamoDB's billing rules of the "
-        "view (what the sync wrote) and of the shop table (what `shop/orders.py` wrote; an Update is weighed by "
-        "the key and values it sends, so a change to an item already in an index weighs less than DynamoDB bills), "
-        "then both as DynamoDB Local reports them (it reports about 2 units for a whole transaction). The goal, "
-        "half of the life's view units before the view's rewrite, needs that earlier figure: compare "
-        "`order_life_wcu` with an earlier run's.",
+        "Orders placed for one customer (`order_place`: 2 lines, 1 payment), shipped and delivered by a staff "
+        "member (`order_ship`, `order_deliver`: each with its audit entry); then one unit of each returned through "
+        "the returns service (requested, approved, received, refunded). Live: each change synced on its own, the "
+        "poller drained after each order's step (`bench/order_life.py`). Per order: stream records, and write "
+        "units by DynamoDB's billing rules of the view (what the sync wrote) and of the source table that changed "
+        "(what `shop/orders.py` or `returns/services.py` wrote; an Update is weighed by the key and values it "
+        "sends, so a change to an item already in an index weighs less than DynamoDB bills), then both as "
+        "DynamoDB Local reports them (it reports about 2 units for a whole transaction).",
         "",
-        "| orders | step | records per order | view WCU per order | shop WCU per order | view / shop | "
-        "reported: view / shop |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| orders | step | source | records per order | view WCU per order | source WCU per order | "
+        "view / source | reported: view / source |",
+        "|---:|---|---|---:|---:|---:|---:|---|",
         *rows,
     ]
 
 
-def _life_row(orders: int, step: str, records: float, view: dict[str, Any], shop: dict[str, Any], failed: int) -> str:
-    ratio = view["wcu_per_order"] / shop["wcu_per_order"] if shop["wcu_per_order"] else None
+def _life_row(
+    orders: int, step: str, source: str, records: float, view: dict[str, Any], wrote: dict[str, Any], failed: int
+) -> str:
+    ratio = view["wcu_per_order"] / wrote["wcu_per_order"] if wrote["wcu_per_order"] else None
     note = f" ({failed} failed)" if failed else ""
     return (
-        f"| {orders:,} | {step}{note} | {records:.1f} | {fmt(view['wcu_per_order'])} | {fmt(shop['wcu_per_order'])} "
-        f"| {fmt(ratio)} | {fmt(view['reported_wcu_per_order'])} / {fmt(shop['reported_wcu_per_order'])} |"
+        f"| {orders:,} | {step}{note} | {source} | {records:.1f} | {fmt(view['wcu_per_order'])} | "
+        f"{fmt(wrote['wcu_per_order'])} | {fmt(ratio)} | "
+        f"{fmt(view['reported_wcu_per_order'])} / {fmt(wrote['reported_wcu_per_order'])} |"
     )
 
 

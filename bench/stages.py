@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from adminview import number_reads, search, selectors, sync_status
+from adminview import number_reads, returns_reads, search, selectors, sync_status
 from bench import cpu, stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
@@ -24,7 +24,18 @@ from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
-PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer", "search", *stats_pages.PAGES)
+PAGES = (
+    "pending",
+    "invoices",
+    "buyers",
+    "order",
+    "product",
+    "warehouse",
+    "explorer",
+    "search",
+    "returns",
+    *stats_pages.PAGES,
+)
 SEARCH_TEXT = "turing"  # a last name: one search entry per customer who has it (emails start with first names)
 UNCATEGORIZED_SHARE = 0.1  # orders seeded as before categories: what the category backfill stage changes
 
@@ -111,12 +122,21 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     return {"items": len(items), "seconds": round(seconds, 3), "items_per_s": round(len(items) / seconds, 1)}
 
 
+def seed_extensions() -> list[seeding.SeedExtension]:
+    """The other services' seeding ``seed_shop`` runs after the shop's (``settings.SEED_EXTENSIONS``: returns and
+    refunds), so the stream the sync drains holds every source's records."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    return [import_string(path) for path in settings.SEED_EXTENSIONS]
+
+
 def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | None) -> dict[str, Any]:
     """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before (if any); the
     engine's CPU per item written (None when the run did not start the engine), what the sync's is set against."""
     spent = cpu.Snapshot.now()
     started = time.perf_counter()
-    written = seeding.run(plan, workers=workers)
+    written = seeding.run(plan, workers=workers, extensions=seed_extensions())
     seconds = time.perf_counter() - started
     used = cpu.Snapshot.now()
     batched = {
@@ -180,6 +200,10 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         access_patterns.customer_by_id(customer_id=collection.order.customer_id)  # who, and where it ships
         order_returns(collection)  # its returns and refunds (the returns table)
 
+    def returns_queue() -> None:
+        returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
+        sync_status.freshness()
+
     def search_page() -> None:
         search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
         sync_status.freshness()
@@ -189,6 +213,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         access_patterns.product_by_id(product_id=subjects.product_id)
         history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
         number_reads.product_months(product_id=subjects.product_id)  # the units sold per month
+        number_reads.returned_units(product_id=subjects.product_id)  # and returned (the return rate)
         sync_status.freshness()
 
     def warehouse() -> None:
@@ -210,6 +235,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
     others = {"product": product, "warehouse": warehouse, "explorer": explorer, "search": search_page}
+    others |= {"returns": returns_queue}
     return work | others | stats_pages.work()
 
 
@@ -247,6 +273,7 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
         "search": f"/search/?q={SEARCH_TEXT}",
+        "returns": f"/returns/?status={returns_reads.OPEN}",
     } | stats_pages.urls()
 
 

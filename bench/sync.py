@@ -26,7 +26,6 @@ writes (real DynamoDB: 2 per item and KB), so on it the reported units understat
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -51,20 +50,23 @@ _KIND = "bench_view_write_kind"
 class TimedPoller(Poller):
     """The product's poller, noting when each record was applied (for lag over the whole stream), the CPU spent
     while its ``process`` calls run (the handler's share of the process's CPU: the handler applies a batch with
-    worker threads, which process time includes), and the first ``keep`` records it was given, in the order it
-    was given them (``bench.by_kind`` folds them again one at a time)."""
+    worker threads, which process time includes), and the first ``keep`` records of each source's stream it was
+    given, in the order it was given them (``bench.by_kind`` folds them again one at a time)."""
 
     def __init__(self, *, keep: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lags_s: list[float] = []
         self.keep = keep
-        self.kept: list[dict[str, Any]] = []
+        self.kept_by_stream: dict[str, list[dict[str, Any]]] = {}
         self.handling = cpu.BusyCpu()
         self._keeping = threading.Lock()
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
         with self._keeping:
-            self.kept += records[: max(0, self.keep - len(self.kept))]
+            for record in records:
+                kept = self.kept_by_stream.setdefault(str(record.get("eventSourceARN")), [])
+                if len(kept) < self.keep:
+                    kept.append(record)
         with self.handling.span():
             super().process(records, shard_id=shard_id)
         now = time.time()
@@ -72,6 +74,11 @@ class TimedPoller(Poller):
             created = record["dynamodb"].get("ApproximateCreationDateTime")
             if isinstance(created, int | float):
                 self.lags_s.append(max(0.0, now - float(created)))
+
+    @property
+    def kept(self) -> list[dict[str, Any]]:
+        """The records kept, stream by stream."""
+        return [record for kept in self.kept_by_stream.values() for record in kept]
 
     def drain(self) -> int:
         """Apply every record the stream holds now; returns how many were read."""
@@ -84,11 +91,7 @@ def poller(*, keep: int = 0) -> TimedPoller:
     return TimedPoller.for_sources(keep=keep)
 
 
-_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement")
-# the statements ``dynamo.conditional_writes`` sends: INSERT INTO "t" VALUE {'a': ?, ...} and
-# UPDATE "t" SET "a" = ?, ... [REMOVE "b" ...] WHERE "PK" = ? AND "SK" = ? AND "Rev" = ? (or IS MISSING)
-_INSERTED = re.compile(r"'([^']*)': \?")
-_UPDATED = re.compile(r'"([^"]*)" = \?')
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
 ANCHOR_SKS = (schema.ORDER_SK, schema.PROFILE_SK, schema.PRODUCT_SK)
 KB = 1024
 
@@ -211,12 +214,6 @@ def written_items(
             else _written(r.get("DeleteRequest", {}).get("Key"), ())
             for r in (params.get("RequestItems") or {}).get(table, [])
         ]
-    if operation == "BatchExecuteStatement":
-        return [
-            _written(item, index_keys)
-            for item in (_statement_item(s, table) for s in params.get("Statements", []))
-            if item is not None
-        ]
     if operation == "TransactWriteItems":
         out = []
         for entry in params.get("TransactItems", []):
@@ -231,16 +228,6 @@ def written_items(
     if operation == "PutItem":
         return [_written(params.get("Item"), index_keys)]
     return [_written(_sent(params), ())]
-
-
-def _statement_item(statement: Mapping[str, Any], table: str) -> dict[str, Any] | None:
-    """The item a conditional write's PartiQL statement (``dynamo.conditional_writes``) puts into ``table``."""
-    text, parameters = str(statement.get("Statement", "")), list(statement.get("Parameters") or [])
-    if text.startswith(f'INSERT INTO "{table}" '):
-        return dict(zip(_INSERTED.findall(text), parameters, strict=False))
-    if text.startswith(f'UPDATE "{table}" '):
-        return dict(zip(_UPDATED.findall(text), parameters, strict=False))
-    return None
 
 
 def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:

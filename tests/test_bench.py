@@ -135,7 +135,8 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert spent["seeding"]["engine_s"] is None and spent["sync"]["bench_s"] > 0
         assert rebuild["cpu"]["command_s"] > 0 and verify["cpu"]["command_s"] > 0
         assert size["lag"]["samples"] == 2
-        assert size["data"]["order"]["calls"] == size["page"]["order"]["calls"] == 2  # the collection, its customer
+        # the collection, its customer, its returns and its refunds
+        assert size["data"]["order"]["calls"] == size["page"]["order"]["calls"] == 4
         assert size["data"]["search"]["calls"] == size["page"]["search"]["calls"] == 2  # the Query, freshness
         assert size["data"]["invoices"]["calls"] == size["page"]["invoices"]["calls"] == 2  # profile, invoices
         naive = size["naive"]
@@ -147,7 +148,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     small, large = results["sizes"]
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
-    assert "| 120 | order detail | ours: data layer | 2 |" in text and "PASS" in text
+    assert "| 120 | order detail | ours: data layer | 4 |" in text and "PASS" in text
     for section in (
         "## Pace against seeding",
         "## CPU per item",
@@ -203,7 +204,9 @@ def _check_upkeep_figures(size: dict[str, Any]) -> None:
     assert size["seeding"]["engine_cpu_ms_per_seed_item"] is None
     assert sync["index_entries_written"] > 0 and sync["estimated_wcu_per_shop_write"] > 0
     found = size["by_kind"]
-    assert found["total"]["records"] == min(400, sync["records"]) and found["total"]["not_applied"] == 0
+    # each stream's first 400: the shop's, then the returns service's (its seeded returns)
+    assert min(400, sync["records"]) <= found["total"]["records"] <= min(800, sync["records"])
+    assert found["total"]["not_applied"] == 0
     assert {"customer", "product", "order", "orderItem", "invoice"} <= set(found["kinds"])
     assert found["kinds"]["product"]["index_entries"] == found["kinds"]["product"]["records"]  # each in GSI8
     assert found["kinds"].get("warehouseItem", {"units": 0})["units"] == 0  # stock is not in the view
@@ -215,6 +218,10 @@ def _check_upkeep_figures(size: dict[str, Any]) -> None:
     assert life["order_life_wcu"] == pytest.approx(
         sum(step["view"]["wcu"] for step in life["steps"].values()) / 2, abs=0.01
     )
+    assert list(life["return_steps"]) == ["request", "approve", "receive", "refund"]
+    assert [step["failed"] for step in life["return_steps"].values()] == [0, 0, 0, 0]
+    assert all(step["returns"]["wcu"] > 0 for step in life["return_steps"].values())
+    assert life["returns_writes"] > 0 and life["return_wcu_per_returns_write"] > 0
     assert set(size["stage_load"]) >= {"seeding", "sync", "by_kind", "order_life"}
     assert all(len(span["start"]) == len(span["end"]) == 3 for span in size["stage_load"].values())
 
@@ -358,24 +365,6 @@ def test_view_writes_are_weighed_by_size_indexes_and_transactions() -> None:
     anchor, counted, counter = written_items("TransactWriteItems", transact, "view")
     assert (anchor.weight, anchor.numbers_share, anchor.anchor) == (2.0, 0.5, True)  # the surcharge is numbers'
     assert (counted.numbers_share, counter.numbers_share, counter.weight) == (1.0, 1.0, 2.0)
-
-
-def test_conditional_writes_statements_are_weighed_as_the_items_they_put() -> None:
-    from bench.sync import written_items
-    from dynamo.conditional_writes import ConditionalPut
-
-    summary = {"PK": {"S": "o#1"}, "SK": {"S": "#order"}, "Rev": {"N": "2"}, "Padding": {"S": "x" * 1500}}
-    profile = {"PK": {"S": "c#1"}, "SK": {"S": "#profile"}, "Rev": {"N": "1"}}
-    statements = [
-        ConditionalPut(summary, "Rev", revision=1, stored_names=frozenset({"Old"})).statement("view"),
-        ConditionalPut(profile, "Rev").statement("view"),
-        ConditionalPut(profile, "Rev").statement("shop"),
-    ]
-    weighed = written_items("BatchExecuteStatement", {"Statements": statements}, "view")
-    assert [(w.pk, w.sk, w.weight, w.anchor) for w in weighed] == [
-        ("o#1", "#order", 2.0, True),
-        ("c#1", "#profile", 1.0, True),
-    ]
 
 
 def test_the_backfill_summary_is_read_as_the_backfill_writes_it() -> None:
@@ -593,6 +582,8 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
     view = {"wcu": 40.0, "wcu_per_order": 20.0, "reported_wcu": 8.0, "reported_wcu_per_order": 4.0}
     shop = {"wcu": 20.0, "wcu_per_order": 10.0, "reported_wcu": 4.0, "reported_wcu_per_order": 2.0}
     step = {"records": 12, "failed": 0, "view": view | {"items_written": 30}, "shop": shop}
+    refund_view = {"wcu": 10.0, "wcu_per_order": 5.0, "reported_wcu": 2.0, "reported_wcu_per_order": 1.0}
+    returned = {"wcu": 5.0, "wcu_per_order": 2.5, "reported_wcu": 1.0, "reported_wcu_per_order": 0.5}
     size["order_life"] = {
         "orders": 2,
         "steps": {"place": step, "ship": step, "deliver": step},
@@ -600,6 +591,8 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
             "view": {"wcu_per_order": 60.0, "reported_wcu_per_order": 12.0},
             "shop": shop | {"wcu_per_order": 30.0},
         },
+        "return_steps": {"refund": {"records": 6, "failed": 0, "view": refund_view, "returns": returned}},
+        "return_life": {"view": refund_view, "returns": returned},
     }
     size["stage_load"] = {"sync": {"start": [1.0, 0.5, 0.25], "end": [2.0, 1.0, 0.5]}}
     figures = {"samples": 5, "p50_ms": 400.0, "p95_ms": 900.0, "goal_p95_ms": 1000.0, "meets": True}
@@ -631,8 +624,10 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
     )
     assert "| `order` | 300 | 1,500 | 300 | 2,700.0 | 9.00 |" in text
     assert "| **all, measured batched** (whole stream) | 3,100 | 4,000 | 600 | 5,270.0 | 1.70 (over ≤ 1.6) |" in text
-    assert "| 300 | ship | 6.0 | 20.0 | 10.0 | 2.00 | 4.00 / 2.00 |" in text
-    assert "| 300 | **life** (2 orders) | 18.0 | 60.0 | 30.0 | 2.00 | 12.0 / 2.00 |" in text
+    assert "| 300 | ship | shop | 6.0 | 20.0 | 10.0 | 2.00 | 4.00 / 2.00 |" in text
+    assert "| 300 | **life** (2 orders) | shop | 18.0 | 60.0 | 30.0 | 2.00 | 12.0 / 2.00 |" in text
+    assert "| 300 | refund | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
+    assert "| 300 | **return** (2 orders) | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
     assert (
         "| 300 | 0.50 | 400.0 / 900.0 (meets 1 s; 5 samples) | half the seeding pace | 500.0 | 480.0 (900, exit 0) | "
         "400.0 / 900.0 (meets 2 s; 5 samples) | 0 |\n| | | | full speed | - | 2,100.0 (900, exit 0) | "

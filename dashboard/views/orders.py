@@ -250,7 +250,8 @@ def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
 @require_GET
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem."""
+    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem; its
+    returns and its refunds: one Query each of the returns table."""
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
     return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection, full_page=True))
 
