@@ -1,5 +1,6 @@
-"""The numbers as a scan of the shop table implies them: the oracle the kept figures are compared with (written
-apart from ``adminview.figures``, from the pages' contract)."""
+"""The numbers as scans of the shop and returns tables imply them: the oracle the kept figures are compared with
+(written apart from ``adminview.figures`` and ``adminview.sources``, from the pages' contract and
+``docs/returns.md``)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,47 @@ from boto3.dynamodb.types import TypeDeserializer
 
 from adminview import number_reads
 from adminview.table_walk import parallel_scan
+from returns.models import ReturnsItem
 from shop.models import ShopItem
 
 STATUSES = ("PENDING", "SHIPPED", "DELIVERED", "CANCELLED")
 _plain = TypeDeserializer()
 
 
-def _items() -> list[dict[str, Any]]:
-    raws: list[dict[str, Any]] = parallel_scan(ShopItem)
+def _items(model: Any = ShopItem) -> list[dict[str, Any]]:
+    raws: list[dict[str, Any]] = parallel_scan(model)
     return [{k: _plain.deserialize(v) for k, v in raw.items()} for raw in raws]
+
+
+def _day(text: object) -> str | None:
+    day = str(text or "")[:10]
+    try:
+        return date.fromisoformat(day).isoformat()
+    except ValueError:
+        return None
+
+
+def expected_returns() -> dict[str, Any]:
+    """From a scan of the returns table: per refund day, [refunds, amount, amount paying a return back]; per
+    product a return names, the units of those whose goods are back (RECEIVED or REFUNDED)."""
+    refunds: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * 3)
+    returned: dict[str, int] = defaultdict(int)
+    for item in _items(ReturnsItem):
+        if item.get("EntityType") == "refund" and str(item["SK"]).startswith("f#"):
+            day = _day(item.get("Date"))
+            if day is None:
+                continue
+            amount = Decimal(str(item.get("Amount", "0")))
+            refunds[day][0] += 1
+            refunds[day][1] += amount
+            if item.get("ReturnId"):
+                refunds[day][2] += amount
+        elif item.get("EntityType") == "return":
+            back = item.get("Status") in ("RECEIVED", "REFUNDED") and _day(item.get("Requested")) is not None
+            for line in item.get("Lines") or []:
+                units = int(Decimal(str(line.get("Quantity", "0"))))
+                returned[str(line["ProductId"])] += units if back else 0
+    return {"refunds": dict(refunds), "returned": dict(returned)}
 
 
 def expected() -> dict[str, Any]:
@@ -60,7 +93,8 @@ def expected() -> dict[str, Any]:
 
 def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None) -> None:
     """Every kept figure equals the oracle's (status counts; every day with orders; every (day, category);
-    every (product, month))."""
+    every (product, month); every day with refunds; every product's returned units)."""
+    assert_returns_figures_match()
     oracle = expected()
     assert number_reads.status_counts() == oracle["status"]
     days = sorted(oracle["days"])
@@ -90,6 +124,23 @@ def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None
             if p == product and (v[0] or v[1])
         }
         assert kept_months == want_months, product
+
+
+def assert_returns_figures_match(products: tuple[str, ...] = ()) -> None:
+    """Refunds per day (count, amount, the part for returns) over every day with refunds, and returned units of
+    every product a return names (and of ``products``, zeros included), equal the returns table's oracle."""
+    oracle = expected_returns()
+    days = sorted(oracle["refunds"])
+    if days:
+        first, last = date.fromisoformat(days[0]), date.fromisoformat(days[-1])
+        for chunk_start in _chunks(first, last):
+            chunk_end = min(last, chunk_start + timedelta(days=365))
+            for row in number_reads.refunds_daily(start=chunk_start, end=chunk_end):
+                want = oracle["refunds"].get(row.day.isoformat(), [Decimal(0)] * 3)
+                got = [row.refunds, row.refunded, row.for_returns]
+                assert got == [int(want[0]), *(v.quantize(Decimal("0.01")) for v in want[1:])], row
+    for product in sorted(set(oracle["returned"]) | set(products)):
+        assert number_reads.returned_units(product_id=product) == oracle["returned"].get(product, 0), product
 
 
 def _chunks(first: date, last: date) -> list[date]:

@@ -1,5 +1,6 @@
-"""The poller is killed with SIGKILL while writes continue; a restart resumes from its checkpoints and the
-view ends up equal to what the shop table implies. ``--replay`` afterwards changes nothing."""
+"""The poller is killed with SIGKILL while writes to the shop and returns tables continue; a restart resumes from
+its checkpoints and the view ends up equal to what both tables imply, its numbers too. ``--replay`` afterwards
+changes nothing."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from shop import orders
 from shop.errors import ShopError
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_written, cancel_with_refund
 from tests.adminview_helpers import sync_now
 
 pytestmark = pytest.mark.slow
@@ -29,19 +32,24 @@ BATCH = 7  # records per GetRecords: small, so a kill lands between many checkpo
 
 
 def _writer(stop: threading.Event, count: list[int]) -> None:
-    n = 0
+    """Places orders and cancels (refunding what they paid), ships or delivers earlier ones, while the returns
+    desk writes to the returns table beside it: the two streams interleave."""
+    desk, n = ReturnsDesk("k"), 0
     while not stop.is_set():
-        oid = f"k{n}"
+        oid, customer = f"k{n}", f"100{1 + n % 3}"
         try:
-            orders.order_place(
-                customer_id=f"100{1 + n % 3}", lines=[OrderLine(f"200{1 + n % 3}", 1 + n % 2)], order_id=oid
-            )
+            orders.order_place(customer_id=customer, lines=[OrderLine(f"200{1 + n % 3}", 1 + n % 2)], order_id=oid)
+            desk.placed.append((oid, customer))
             if n % 3 == 1:
-                orders.order_cancel(order_id=f"k{n - 1}")
+                cancel_with_refund(f"k{n - 1}")
             elif n % 3 == 2:
                 orders.order_ship(order_id=f"k{n - 1}")
+                if n % 2:
+                    orders.order_deliver(order_id=f"k{n - 1}")
+                    desk.delivered.append((f"k{n - 1}", f"200{1 + (n - 1) % 3}"))
         except ShopError:
             pass
+        desk.step()
         n += 1
         count[0] = n
 
@@ -111,8 +119,10 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
     assert count[0] > 10
 
     sync_now()  # whatever arrived after the clean stop
+    assert_both_streams_written()
     found = rebuild.verify()
     assert found.clean, found.summary()
+    assert_figures_match()
 
     before = sorted(map(repr, parallel_scan(ViewItem)))
     replay = subprocess.run(
@@ -124,6 +134,7 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
     )
     assert replay.returncode == 0, replay.stderr
     assert sorted(map(repr, parallel_scan(ViewItem))) == before
+    assert_figures_match()
     verify = subprocess.run(
         [sys.executable, "manage.py", "verify_adminview"], cwd=REPO, capture_output=True, text=True, timeout=120
     )

@@ -1,0 +1,161 @@
+"""Writes to the returns table beside the shop's, so the view's two streams carry interleaved records.
+
+Two writers, as in production: staff acting through ``returns.services`` on the shop's delivered and pending
+orders (request, approve, reject, receive, refund; cancel a paid order with its refund), and another service
+putting returns and refunds with plain PutItem/UpdateItem in the shapes of ``docs/returns.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dynamo.client import client_of
+from returns import services
+from returns.keys import APPROVED, RECEIVED, REFUNDED, REJECTED, REQUESTED, STATUSES
+from returns.models import ReturnsItem
+from shop.errors import ShopError
+
+WAREHOUSE = "301"
+NEXT = {REQUESTED: APPROVED, APPROVED: RECEIVED, RECEIVED: REFUNDED}  # the way a return moves on
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def _table() -> tuple[Any, str]:
+    return client_of(ReturnsItem), str(ReturnsItem.Meta.table_name)
+
+
+def put_return(rid: str, oid: str, cid: str, status: str, requested: str, lines: list[tuple[str, int]]) -> None:
+    """A return as another service writes it: one PutItem, ``docs/returns.md``'s shape."""
+    client, table = _table()
+    item = {
+        "PK": _s("r#" + rid), "SK": _s("r#" + rid), "GSI1-PK": _s("o#" + oid), "GSI1-SK": _s("r#" + rid),
+        "EntityType": _s("return"), "OrderId": _s(oid), "CustomerId": _s(cid), "Status": _s(status),
+        "Requested": _s(requested),
+        "Lines": {"L": [
+            {"M": {"ProductId": _s(p), "Quantity": _s(str(q)), "Reason": _s("changed my mind")}} for p, q in lines
+        ]},
+    }  # fmt: skip
+    client.put_item(TableName=table, Item=item)
+
+
+def set_status(rid: str, status: str) -> None:
+    """Another service moves its return on: one UpdateItem of ``Status``."""
+    client, table = _table()
+    client.update_item(
+        TableName=table,
+        Key={"PK": _s("r#" + rid), "SK": _s("r#" + rid)},
+        UpdateExpression="SET #s = :s",
+        ExpressionAttributeNames={"#s": "Status"},
+        ExpressionAttributeValues={":s": _s(status)},
+    )
+
+
+def put_refund(fid: str, oid: str, amount: str, when: str, return_id: str | None = None) -> None:
+    """A refund as another service writes it: one PutItem, ``ReturnId`` only when it pays a return back."""
+    client, table = _table()
+    item = {
+        "PK": _s("o#" + oid), "SK": _s("f#" + fid), "EntityType": _s("refund"), "Amount": _s(amount),
+        "Date": _s(when), "Reference": _s("PSP-" + fid),
+    }  # fmt: skip
+    if return_id is not None:
+        item["ReturnId"] = _s(return_id)
+    client.put_item(TableName=table, Item=item)
+
+
+def staff_step(rid: str, status: str, *, reject: bool = False) -> str | None:
+    """Staff move a return one step on through ``returns.services`` (a request approved, or rejected if told): its
+    new status, or None when the domain refused (it changed meanwhile, or the refund is above what remains)."""
+    try:
+        if status == REQUESTED and reject:
+            services.return_reject(return_id=rid, reason="outside the return window")
+            return REJECTED
+        if status == REQUESTED:
+            services.return_approve(return_id=rid)
+        elif status == APPROVED:
+            services.return_receive(return_id=rid, warehouse_id=WAREHOUSE)
+        elif status == RECEIVED:
+            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}")
+    except ShopError:
+        return None
+    return NEXT.get(status)
+
+
+def request(rid: str, oid: str, product_id: str) -> bool:
+    """Staff record a return of one unit of a delivered order's product; False when the domain refused."""
+    try:
+        services.return_request(order_id=oid, lines=[services.Line(product_id, 1, "too small")], return_id=rid)
+    except ShopError:
+        return False
+    return True
+
+
+def cancel_with_refund(oid: str) -> bool:
+    """Staff cancel a paid order and refund what it paid (``returns.services``); False when refused."""
+    try:
+        services.order_cancel_with_refund(order_id=oid)
+    except ShopError:
+        return False
+    return True
+
+
+@dataclass
+class ReturnsDesk:
+    """Returns work one ``step`` at a time, beside a shop writer that reports what it ``placed`` and
+    ``delivered``: each step another service puts a return (each status in turn) and moves an earlier one of its
+    own on, puts a refund of a placed order every other step (every fourth one a return's), and staff request a
+    return of a delivered order or move their oldest open return one step on (rejecting some requests)."""
+
+    prefix: str
+    days: tuple[str, ...] = ("2026-06-01", "2026-06-02", "2026-06-03")
+    placed: list[tuple[str, str]] = field(default_factory=list)  # (order, customer)
+    delivered: list[tuple[str, str]] = field(default_factory=list)  # (order, a product of it), not yet returned
+    staff_open: list[tuple[str, str]] = field(default_factory=list)  # (return, status), oldest first
+    requests: int = 0
+    service_open: list[tuple[str, str]] = field(default_factory=list)
+    steps: int = 0
+
+    def step(self) -> None:
+        n, self.steps = self.steps, self.steps + 1
+        day = self.days[n % len(self.days)]
+        oid, cid = self.placed[n % len(self.placed)] if self.placed else (f"{self.prefix}x{n}", "1001")
+        rid, status = f"{self.prefix}v{n}", STATUSES[n % len(STATUSES)]
+        # its returns are of orders it sold itself (the shop's would leave staff nothing to return); its refunds
+        # are of the shop's orders
+        requested, lines = f"{day}T09:{n % 60:02d}:00", [(f"200{1 + n % 3}", 1 + n % 2)]
+        put_return(rid, f"{self.prefix}x{n}", cid, status, requested, lines)
+        if status in NEXT:
+            self.service_open.append((rid, status))
+        if self.service_open and n % 2:
+            moved, was = self.service_open.pop(0)
+            set_status(moved, NEXT[was])
+            if NEXT[was] in NEXT:
+                self.service_open.append((moved, NEXT[was]))
+        if n % 2 == 0:
+            put_refund(f"{self.prefix}f{n}", oid, f"{1 + n % 4}.25", f"{day}T12:00:00", rid if n % 4 == 0 else None)
+        if self.delivered and n % 2 == 0:
+            returned, product = self.delivered.pop(0)
+            staff_rid = f"{self.prefix}s{n}"
+            if request(staff_rid, returned, product):
+                self.staff_open.append((staff_rid, REQUESTED))
+                self.requests += 1
+        elif self.staff_open:
+            moving, was = self.staff_open.pop(0)
+            now = staff_step(moving, was, reject=was == REQUESTED and self.requests % 3 == 2)
+            if now in NEXT:
+                self.staff_open.append((moving, now))
+
+
+def assert_both_streams_written() -> None:
+    """The returns table holds returns in every status, staff's and another service's, and refunds, some paying a
+    return back and some not: the workload wrote what the view's second stream is about."""
+    client, table = _table()
+    items = [i for page in client.get_paginator("scan").paginate(TableName=table) for i in page["Items"]]
+    returns = [i for i in items if i["EntityType"]["S"] == "return"]
+    refunds = [i for i in items if i["EntityType"]["S"] == "refund"]
+    assert {i["Status"]["S"] for i in returns} == set(STATUSES)
+    assert any("WarehouseId" in i for i in returns), "staff received no return"
+    assert {"ReturnId" in i for i in refunds} == {True, False}
