@@ -7,13 +7,18 @@ putting returns and refunds with plain PutItem/UpdateItem in the shapes of ``doc
 
 from __future__ import annotations
 
+import itertools
+import random
 from dataclasses import dataclass, field
 from typing import Any
+
+from hypothesis import strategies as st
 
 from dynamo.client import client_of
 from returns import services
 from returns.keys import APPROVED, RECEIVED, REFUNDED, REJECTED, REQUESTED, STATUSES
 from returns.models import ReturnsItem
+from shop.audit import Actor
 from shop.errors import ShopError
 
 WAREHOUSE = "301"
@@ -66,37 +71,38 @@ def put_refund(fid: str, oid: str, amount: str, when: str, return_id: str | None
     client.put_item(TableName=table, Item=item)
 
 
-def staff_step(rid: str, status: str, *, reject: bool = False) -> str | None:
+def staff_step(rid: str, status: str, *, reject: bool = False, actor: Actor | None = None) -> str | None:
     """Staff move a return one step on through ``returns.services`` (a request approved, or rejected if told): its
     new status, or None when the domain refused (it changed meanwhile, or the refund is above what remains)."""
     try:
         if status == REQUESTED and reject:
-            services.return_reject(return_id=rid, reason="outside the return window")
+            services.return_reject(return_id=rid, reason="outside the return window", actor=actor)
             return REJECTED
         if status == REQUESTED:
-            services.return_approve(return_id=rid)
+            services.return_approve(return_id=rid, actor=actor)
         elif status == APPROVED:
-            services.return_receive(return_id=rid, warehouse_id=WAREHOUSE)
+            services.return_receive(return_id=rid, warehouse_id=WAREHOUSE, actor=actor)
         elif status == RECEIVED:
-            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}")
+            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}", actor=actor)
     except ShopError:
         return None
     return NEXT.get(status)
 
 
-def request(rid: str, oid: str, product_id: str) -> bool:
+def request(rid: str, oid: str, product_id: str, actor: Actor | None = None) -> bool:
     """Staff record a return of one unit of a delivered order's product; False when the domain refused."""
     try:
-        services.return_request(order_id=oid, lines=[services.Line(product_id, 1, "too small")], return_id=rid)
+        line = services.Line(product_id, 1, "too small")
+        services.return_request(order_id=oid, lines=[line], return_id=rid, actor=actor)
     except ShopError:
         return False
     return True
 
 
-def cancel_with_refund(oid: str) -> bool:
+def cancel_with_refund(oid: str, actor: Actor | None = None) -> bool:
     """Staff cancel a paid order and refund what it paid (``returns.services``); False when refused."""
     try:
-        services.order_cancel_with_refund(order_id=oid)
+        services.order_cancel_with_refund(order_id=oid, actor=actor)
     except ShopError:
         return False
     return True
@@ -147,6 +153,80 @@ class ReturnsDesk:
             now = staff_step(moving, was, reject=was == REQUESTED and self.requests % 3 == 2)
             if now in NEXT:
                 self.staff_open.append((moving, now))
+
+
+# Returns work for the property tests, beside their shop actions: ("return", n) staff request a return of a placed
+# order (refused unless it is delivered); ("move", n) staff move a return of theirs one step on (rejecting some);
+# ("service", status, n, day) another service puts a return in that status or a refund of a placed order (paying one
+# of its returns back, if it has any);
+# ("service-move", n) it moves one of its returns on with UpdateItem.
+SERVICE = st.tuples(st.just("service"), st.sampled_from(STATUSES), st.integers(0, 7), st.integers(0, 3))
+ACTIONS = st.one_of(st.tuples(st.sampled_from(["return", "move", "service-move"]), st.integers(0, 7)), SERVICE)
+
+
+def with_returns(shop: st.SearchStrategy[tuple[Any, ...]], max_size: int) -> st.SearchStrategy[list[tuple[Any, ...]]]:
+    """Lists of shop and returns actions, with one write of the other service somewhere among them, so every
+    round writes to both tables."""
+    mixed = st.lists(st.one_of(shop, ACTIONS), min_size=1, max_size=max_size - 1)
+    return st.tuples(mixed, SERVICE, st.integers(0, max_size)).map(lambda t: [*t[0][: t[2]], t[1], *t[0][t[2] :]])
+
+
+_ids = itertools.count()
+
+
+@dataclass
+class Returns:
+    """What the property tests' returns actions act on: the shop's placed orders (with a product of each), and
+    the returns staff (as ``actor``, if given: audited) and the other service made, with the status each was left
+    in."""
+
+    actor: Actor | None = None
+
+    orders: list[tuple[str, str]] = field(default_factory=list)  # (order, a product of it)
+    staff: dict[str, str] = field(default_factory=dict)
+    service: dict[str, str] = field(default_factory=dict)
+
+    def act(self, action: tuple[Any, ...]) -> None:
+        kind, n = action[0], next(_ids)
+        if kind == "service":
+            status, pick, day = action[1:]
+            oid = self.orders[pick % len(self.orders)][0] if self.orders else f"z{n}"
+            rid, when = f"zv{n}", f"2026-05-0{1 + day}T11:00:00"
+            if pick % 4 != 3:  # a return, or (one time in four) a refund
+                put_return(rid, f"zx{n}", "1001", status, when, [(f"200{1 + pick % 3}", 1 + pick % 2)])
+                self.service[rid] = status
+            else:
+                put_refund(f"zf{n}", oid, f"{1 + pick}.75", when, sorted(self.service)[-1] if self.service else None)
+        elif kind == "service-move" and self.service:
+            rid = sorted(self.service)[action[1] % len(self.service)]
+            if self.service[rid] in NEXT:
+                self.service[rid] = NEXT[self.service[rid]]
+                set_status(rid, self.service[rid])
+        elif kind == "return" and self.orders:
+            oid, product = self.orders[action[1] % len(self.orders)]
+            if request(f"zs{n}", oid, product, self.actor):
+                self.staff[f"zs{n}"] = REQUESTED
+        elif kind == "move" and self.staff:
+            rid = sorted(self.staff)[action[1] % len(self.staff)]
+            moved = staff_step(rid, self.staff[rid], reject=action[1] % 3 == 0, actor=self.actor)
+            if moved is not None:
+                self.staff[rid] = moved
+
+
+def interleaved(records: list[dict[str, Any]], mix: random.Random) -> list[dict[str, Any]]:
+    """The records of each stream (by ``eventSourceARN``) in their own order, the streams mixed as ``mix`` picks:
+    two event sources deliver independently."""
+    streams: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        streams.setdefault(record["eventSourceARN"], []).append(record)
+    queues = [list(reversed(s)) for s in streams.values()]
+    mixed = []
+    while queues:
+        queue = mix.choice(queues)
+        mixed.append(queue.pop())
+        if not queue:
+            queues.remove(queue)
+    return mixed
 
 
 def assert_both_streams_written() -> None:
