@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import pytest
+from botocore.exceptions import ClientError
 
-from adminview import rebuild
+from adminview import rebuild, returns_reads
 from adminview.models import OrderSummary, Profile
+from adminview.poller import Poller
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview.returns_traffic import put_return
 from tests.adminview_helpers import sync_now
 
 
@@ -55,3 +58,22 @@ def test_verify_reports_and_rebuild_repairs(
     call_command("rebuild_adminview")
     call_command("verify_adminview")
     assert "admin view OK" in capsys.readouterr().out
+
+
+@pytest.mark.xfail(
+    raises=ClientError,
+    strict=True,
+    reason="adminview.poller: a shard iterator taken on an empty shard (TRIM_HORIZON) and read to its end meets "
+    "TrimmedDataAccessException on DynamoDB Local once the first record is written, and the poller lets it end "
+    "the run (only ExpiredIteratorException renews the iterator)",
+)
+def test_a_follower_started_on_an_empty_returns_stream_applies_its_first_return(
+    shop_table: str, admin_view_table: str
+) -> None:
+    # given a follower that has read every stream to its end while the returns table was still empty
+    follower = Poller.for_sources(idle_s=0.05)
+    follower.run(follow=False)
+    # when the returns service writes its first return, then the follower's next round applies it
+    put_return("1", "o1", "1001", "REQUESTED", "2026-06-01T10:00:00", [("2001", 1)])
+    assert follower.run(follow=False).applied == 1
+    assert [r.return_id for r in returns_reads.returns().rows] == ["1"]
