@@ -1,4 +1,5 @@
-"""Rebuild and verify while staff act and the sync applies records (DynamoDB Local, real stream, real poller).
+"""Rebuild and verify while staff act on orders and returns, another service writes returns and refunds, and the
+sync applies the records of both streams (DynamoDB Local, real streams, real poller).
 
 The races that matter are forced, not left to luck: a hook runs the interfering change exactly between a
 rebuild's read and its write (or between the sync's view write and its anchor write), and the same
@@ -24,10 +25,13 @@ from adminview.table_walk import Table, parallel_scan
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
+from returns import services
 from shop import orders
 from shop.errors import OrderConflict
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_written, put_return
 from tests.adminview_helpers import break_projection_of, sync_now
 
 pytestmark = pytest.mark.ddb_local
@@ -93,19 +97,28 @@ class Following:
 
 
 class Staff:
-    """Ships and cancels orders in a thread until every one is done."""
+    """Ships (and delivers some) or cancels (refunding what was paid) orders in a thread until every one is done,
+    a step of returns work after each (``ReturnsDesk``: staff's returns of the delivered orders, another service's
+    returns and refunds)."""
 
     def __init__(self, order_ids: list[str], seed: int = 7) -> None:
         self.order_ids = order_ids
         self.rng = random.Random(seed)
         self.done = 0
+        self.desk = ReturnsDesk("w", placed=[(o, orders.order_collection(o).order.customer_id) for o in order_ids])
         self.thread = threading.Thread(target=self.work, daemon=True)
 
     def work(self) -> None:
         for order_id in self.order_ids:
-            action = orders.order_ship if self.rng.random() < 0.6 else orders.order_cancel
             with contextlib.suppress(OrderConflict):  # nothing else acts on these orders: never expected
-                action(order_id=order_id)
+                if self.rng.random() < 0.6:
+                    orders.order_ship(order_id=order_id)
+                    if self.rng.random() < 0.5:
+                        orders.order_deliver(order_id=order_id)
+                        self.desk.delivered.append((order_id, orders.order_collection(order_id).items[0].product_id))
+                else:
+                    services.order_cancel_with_refund(order_id=order_id)
+            self.desk.step()
             self.done += 1
             time.sleep(0.01)
 
@@ -127,8 +140,12 @@ def _interfere_before_first_write(monkeypatch: pytest.MonkeyPatch, pk: str, chan
 
 @pytest.fixture
 def placed(shop_table: str, admin_view_table: str) -> Iterator[list[str]]:
+    """24 pending orders, and a return another service wrote, applied to the view. (The returns stream is not
+    empty when a follower starts: one started on an empty stream stops at its first record, see
+    ``test_sync_basic``.)"""
     factories.shop_with(customers=3, products=3, stock_each=1000)
     ids = _place(24)
+    put_return("w0", "w0", "1001", "REQUESTED", "2026-06-01T08:00:00", [("2001", 1)])
     sync_now()
     yield ids
 
@@ -161,10 +178,12 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
 
     assert forced == ["o#" + victim] and staff.done == len(busy)
     assert sum(r.missing for r in runs) >= 1 and not any(r.contended for r in runs)
+    assert_both_streams_written()
     found = rebuild.verify(settle_s=0)
     if conditional:
         assert found.clean, found.summary()
         assert _status(victim) == "SHIPPED"
+        assert_figures_match()
     else:  # the rebuild wrote the PENDING it had read over the SHIPPED the sync had applied, for good
         # the summary (what was counted, and the counters, are off as well: the unconditional writes leave out
         # the counters' differences)
@@ -248,6 +267,8 @@ def test_verify_during_a_live_sync_reports_no_false_differences(placed: list[str
     assert all(r.clean for r in results), [r.summary() for r in results]
     sync_now()
     assert rebuild.verify(settle_s=0).clean
+    assert_both_streams_written()
+    assert_figures_match()
 
 
 def test_verify_still_reports_real_differences_after_the_recheck(placed: list[str]) -> None:

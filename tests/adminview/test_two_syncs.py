@@ -1,0 +1,88 @@
+"""Two syncs apply the same records at once (a second follower started beside the first, or the Lambda and a local
+poller on the same streams) while the shop and returns tables are written: the view ends equal to what both tables
+imply, and so do its numbers (DynamoDB Local, real streams, real pollers and handler)."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from adminview import rebuild
+from adminview.handler import handler
+from tests import factories
+from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.returns_traffic import assert_both_streams_written, interleaved, put_return
+from tests.adminview.streams import new_records
+from tests.adminview.test_poller_kill import _writer
+from tests.adminview.test_rebuild_live import Following
+from tests.adminview_helpers import sync_now
+
+pytestmark = pytest.mark.ddb_local
+WRITES = 30  # rounds of the writer: orders placed, cancelled with refunds, shipped, delivered, and returns work
+
+
+@pytest.fixture
+def shop(shop_table: str, admin_view_table: str) -> None:
+    """The shop, and a return another service wrote (so neither stream is empty when a follower starts: see
+    ``test_sync_basic``)."""
+    factories.shop_with(customers=3, products=3, stock_each=100_000)
+    put_return("k-first", "k-first", "1001", "REQUESTED", "2026-06-01T08:00:00", [("2001", 1)])
+
+
+def _write(rounds: int) -> None:
+    stop, count = threading.Event(), [0]
+    writer = threading.Thread(target=_writer, args=(stop, count))
+    writer.start()
+    try:
+        deadline = time.monotonic() + 120
+        while count[0] < rounds:
+            assert time.monotonic() < deadline, "the writer did not get through its rounds"
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        writer.join()
+
+
+def _assert_view_equals_both_tables() -> None:
+    assert_both_streams_written()
+    found = rebuild.verify(settle_s=0)
+    assert found.clean, found.summary()
+    assert_figures_match()
+
+
+def test_two_followers_apply_the_same_records_at_once(shop: None) -> None:
+    with Following(), Following():  # each from the same checkpoints, each reading and applying every record
+        _write(WRITES)
+    sync_now()  # whatever arrived after the followers stopped
+    _assert_view_equals_both_tables()
+
+
+@pytest.mark.xfail(
+    strict=False,  # a race: it ends wrong in most runs here, not in every one
+    reason="adminview.apply: two handlers applying the same records at once in different batches can leave an "
+    "order's counted item (and so the sums) at an older state than its anchor (e.g. PENDING counted for a DELIVERED "
+    "order); shop records alone do it too",
+)
+def test_two_handlers_apply_the_same_mixed_records_at_once(shop: None) -> None:
+    _write(WRITES)
+    records = interleaved(new_records(), random.Random(7))  # each stream in its order, the two mixed
+    assert len({r["eventSourceARN"] for r in records[: len(records) // 2]}) == 2
+    start = threading.Barrier(2, timeout=30)
+    failures: list[Any] = []
+
+    def deliver(size: int) -> None:
+        start.wait()
+        for at in range(0, len(records), size):
+            failures.extend(handler({"Records": records[at : at + size]})["batchItemFailures"])
+
+    syncs = [threading.Thread(target=deliver, args=(size,)) for size in (5, 7)]
+    for sync in syncs:
+        sync.start()
+    for sync in syncs:
+        sync.join(timeout=120)
+    assert failures == [] and not any(s.is_alive() for s in syncs)
+    _assert_view_equals_both_tables()
