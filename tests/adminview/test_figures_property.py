@@ -152,7 +152,7 @@ def stocked_shop(shop_table: str, admin_view_table: str) -> None:
 
 @pytest.mark.ddb_local
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(first=actions, second=actions, plan=deliveries, mix=st.randoms(use_true_random=False))
+@given(first=actions, second=actions, plan=deliveries, mix=st.integers(0, 2**16).map(random.Random))
 def test_figures_equal_a_count_from_scratch_after_any_delivery(
     stocked_shop: None,
     first: list[tuple[Any, ...]],

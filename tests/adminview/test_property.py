@@ -103,7 +103,7 @@ def stocked_shop(shop_table: str, admin_view_table: str) -> None:
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(first=actions, second=actions, plan=deliveries, mix=st.randoms(use_true_random=False))
+@given(first=actions, second=actions, plan=deliveries, mix=st.integers(0, 2**16).map(random.Random))
 def test_view_equals_rebuild_after_any_history(
     stocked_shop: None,
     first: list[tuple[Any, ...]],
