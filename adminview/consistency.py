@@ -118,14 +118,6 @@ class Look:
         return [self.reading, *self.others]
 
     @property
-    def shop(self) -> list[Item]:
-        return self.reading.source_items
-
-    @property
-    def anchor_before(self) -> Item | None:
-        return self.reading.anchors.get(schema.order_anchor(self.order_id))
-
-    @property
     def anchor_after(self) -> Item | None:
         return self.reading.anchors_after.get(schema.order_anchor(self.order_id))
 
