@@ -13,6 +13,7 @@ from adminview import schema, search, selectors
 from adminview.reads import RowsPage
 from dynamo.paging import Key, Page
 from shop import keys
+from shop.models import OrderStatus
 from shop.pattern_registry import AccessPattern, Param
 
 VIEW = "admin view"
@@ -64,7 +65,7 @@ AV_PATTERNS: list[AccessPattern] = [
         schema.columns(schema.CUSTOMER_ORDER),
     ),
     _av(
-        "AV2", "getPendingOrders", (), _paged(lambda **kw: selectors.status_items(status="PENDING", **kw)),
+        "AV2", "getPendingOrders", (), _paged(lambda **kw: selectors.status_items(status=OrderStatus.PENDING, **kw)),
         "every PENDING order, newest first (sparse index, write-sharded: one Query per shard, merged)",
         VIEW, schema.ORDERS_BY_STATUS.name, "Query",
         f"{schema.ORDERS_BY_STATUS.hash_key} = {schema.status_partition('PENDING', 0)[:-1]}<shard> for every shard, "

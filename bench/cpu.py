@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import resource
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -53,11 +55,53 @@ class Snapshot:
         engine = process_cpu_s(pid) if pid is not None else None
         return cls(engine, time.process_time(), _children_s())
 
+    def engine_since(self, start: Snapshot) -> float | None:
+        """The engine's CPU seconds between ``start`` and this snapshot (None: not ours)."""
+        return None if self.engine_s is None or start.engine_s is None else self.engine_s - start.engine_s
+
     def since(self, start: Snapshot) -> dict[str, float | None]:
         """CPU seconds spent between ``start`` and this snapshot."""
-        engine = None if self.engine_s is None or start.engine_s is None else self.engine_s - start.engine_s
+        engine = self.engine_since(start)
         return {
             "engine_s": None if engine is None else round(engine, 2),
             "bench_s": round(self.bench_s - start.bench_s, 2),
             "children_s": round(self.children_s - start.children_s, 2),
         }
+
+
+def load_average() -> list[float]:
+    """The machine's load average over 1, 5 and 15 minutes: what else was running shares the CPU figures."""
+    return [round(n, 2) for n in os.getloadavg()]
+
+
+def ms_per(seconds: float | None, count: int | None) -> float | None:
+    """Milliseconds per item (None when either is unknown or there are no items)."""
+    if seconds is None or not count:
+        return None
+    return round(1000.0 * seconds / count, 4)
+
+
+class BusyCpu:
+    """This process's CPU seconds while at least one ``span()`` is open: spans opened by parallel threads (the
+    poller applies ready shards in parallel) count once, since process time already holds every thread's CPU."""
+
+    def __init__(self, clock: Callable[[], float] = time.process_time) -> None:
+        self.seconds = 0.0
+        self._clock = clock
+        self._open = 0
+        self._since = 0.0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def span(self) -> Iterator[None]:
+        with self._lock:
+            if not self._open:
+                self._since = self._clock()
+            self._open += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open -= 1
+                if not self._open:
+                    self.seconds += self._clock() - self._since

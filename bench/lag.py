@@ -1,15 +1,15 @@
 """Write-to-page lag with the sync following the stream as it runs in production: the product's poller
 (``adminview.poller.Poller`` with ``run(follow=True)`` in a thread, its own poll interval), first idle, then while
 a bulk writer (``manage.py seed_shop`` in a child process, another seed) adds customers, products and orders to
-the same tables at full speed.
+the same tables: at half the seeding stage's pace (``seed_shop --rate``), and at full speed.
 
 A sample is ``order_place`` until the order is on ``/orders/pending/``, so it includes the poll interval and,
 under load, the backlog the writer leaves the sync. Under load one order is placed every ``PLACE_EVERY_S`` while
 the writer writes, and each is timed until the page shows it (the page is looked at all the while), so the
-samples spread over the writer's run. Goals, reported and never failed: p95 within 1 s idle, within 2 s under
-load.
+samples spread over the writer's run; before the next writer starts, the poller is let catch up. Goals, reported
+and never failed: p95 within 1 s idle, within 2 s beside a writer at half speed (full speed has none).
 
-This stage runs last: the writer's orders stay in the table (and are pending, some of them), so a stage after it
+This stage runs last: the writers' orders stay in the table (and are pending, some of them), so a stage after it
 would see a bigger shop.
 """
 
@@ -22,26 +22,33 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO, Any
 
 from adminview.poller import Poller
-from bench import repair
+from bench import repair, stages
 from bench.measure import percentile
 from shop import keys, seeding
 from shop.models import Inventory
 
-IDLE_GOAL_MS, LOAD_GOAL_MS = 1000.0, 2000.0
+IDLE_GOAL_MS, LOAD_GOAL_MS = 1000.0, 2000.0  # the load goal: beside a writer at half speed
+HALF, FULL = "half", "full"
+SPEEDS = (HALF, FULL)
 PLACE_EVERY_S = 0.25  # under load: one order placed this often while the writer writes
 LOOK_EVERY_S = 0.05  # pause between two looks at the page (a look renders it: the poller shares the process)
 SAMPLE_TIMEOUT_S = 30.0  # idle: an order not on the page by then fails the stage
 START_TIMEOUT_S = 3600.0  # the writer first scans the table's keys (seed_shop numbers ids after the highest)
 SEEN_TIMEOUT_S = 900.0  # under load: orders not on the page by then are reported as unseen
+SETTLE_TIMEOUT_S = 600.0  # between two writers: the poller is given this long to take in the first's backlog
 MIN_WRITER_ORDERS = 100
 WRITER_SLACK_S = 2.0  # the writer writes this much longer than the samples take to place (its start is seen late)
-# Sizing the writer, its pace is guessed high (twice the seeding stage's, at least this): a writer that ends before
-# the samples are placed leaves fewer of them; one that lasts longer only makes the stage longer.
+# A writer held to a rate keeps exactly its pace, with nothing spare: it is sized for this many times the samples'
+# placing (each look at the page between two placings takes time on a loaded machine) and a longer slack.
+RATED_WRITER_STRETCH, RATED_WRITER_SLACK_S = 2.0, 5.0
+# Sizing a full-speed writer, its pace is guessed high (twice the seeding stage's, at least this): a writer that
+# ends before the samples are placed leaves fewer of them; one that lasts longer only makes the stage longer.
 WRITER_FLOOR_ITEMS_PER_S = 3000.0
 PAGE = "/orders/pending/"
 WRITER_SAYS = re.compile(r"\((?P<items>\d+) items\) in (?P<seconds>[\d.]+)s: (?P<items_per_s>\d+) items/s")
@@ -81,15 +88,45 @@ class Following:
         return self.poller.received
 
 
+@dataclass(frozen=True)
+class Load:
+    """A bulk writer to measure the lag beside: how fast (``HALF``, ``FULL``), what it writes, and the items/s
+    it is held to (``seed_shop --rate``; None at full speed)."""
+
+    speed: str
+    config: seeding.SeedConfig
+    rate: float | None
+
+
+def loads(
+    speeds: Sequence[str], *, samples: int, seeding_items_per_s: float, items_per_order: float, seed: int
+) -> list[Load]:
+    """The writers to run, each sized to write a little longer than the samples take to place (a writer at half
+    speed is held to half the seeding stage's items/s; one at full speed is sized at a pace guessed high)."""
+    found = []
+    for n, speed in enumerate(speeds, start=1):
+        rate = seeding_items_per_s / 2 if speed == HALF else None
+        placing = samples * PLACE_EVERY_S
+        if rate is None:
+            seconds, pace = placing + WRITER_SLACK_S, max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
+        else:
+            seconds, pace = RATED_WRITER_STRETCH * placing + RATED_WRITER_SLACK_S, rate
+        orders = writer_orders(seconds, pace, items_per_order)
+        config = stages.seed_config(orders, seed=seed + n, uncategorized=0.0)
+        found.append(Load(speed, config, None if rate is None else round(rate, 1)))
+    return found
+
+
 class Writer:
     """``manage.py seed_shop`` in a child process, writing ``config`` into the same tables (its output to
-    ``output``); see ``bulk_writer``."""
+    ``output``), at most ``rate`` items/s (None: as fast as it can); see ``bulk_writer``."""
 
-    def __init__(self, config: seeding.SeedConfig, output: IO[bytes]) -> None:
+    def __init__(self, config: seeding.SeedConfig, output: IO[bytes], rate: float | None = None) -> None:
         self.config = config
         self.output = output
         counts = {"customers": config.customers, "products": config.products, "warehouses": config.warehouses}
         args = [f"--{name}={value}" for name, value in {**counts, "orders": config.orders}.items()]
+        args += [f"--rate={rate}"] if rate is not None else []
         self.started = time.perf_counter()
         self.child = subprocess.Popen(
             [sys.executable, "manage.py", "seed_shop", *args, f"--seed={config.seed}", "--no-progress"],
@@ -127,10 +164,10 @@ class Writer:
 
 
 @contextmanager
-def bulk_writer(config: seeding.SeedConfig) -> Iterator[Writer]:
+def bulk_writer(config: seeding.SeedConfig, rate: float | None = None) -> Iterator[Writer]:
     """A writer started now; killed on the way out if it is still running (a stage that failed)."""
     with tempfile.TemporaryFile() as output:
-        writer = Writer(config, output)
+        writer = Writer(config, output, rate)
         try:
             yield writer
         finally:
@@ -139,12 +176,9 @@ def bulk_writer(config: seeding.SeedConfig) -> Iterator[Writer]:
                 writer.child.wait(timeout=30)
 
 
-def writer_orders(samples: int, seeding_items_per_s: float, items_per_order: float) -> int:
-    """Orders for a writer that keeps writing a little longer than the samples under load take to place, at a
-    pace guessed high (see ``WRITER_FLOOR_ITEMS_PER_S``)."""
-    seconds = samples * PLACE_EVERY_S + WRITER_SLACK_S
-    pace = max(2 * seeding_items_per_s, WRITER_FLOOR_ITEMS_PER_S)
-    return max(MIN_WRITER_ORDERS, math.ceil(seconds * pace / max(1.0, items_per_order)))
+def writer_orders(seconds: float, pace_items_per_s: float, items_per_order: float) -> int:
+    """Orders for a writer that writes for ``seconds`` at ``pace_items_per_s`` (at least ``MIN_WRITER_ORDERS``)."""
+    return max(MIN_WRITER_ORDERS, math.ceil(seconds * pace_items_per_s / max(1.0, items_per_order)))
 
 
 def placer(plan: seeding.SeedPlan) -> Callable[[], tuple[str, float]]:
@@ -203,32 +237,52 @@ def loaded_lags(
         time.sleep(LOOK_EVERY_S)
 
 
-def _figures(lags_s: list[float], goal_ms: float) -> dict[str, Any]:
+def _figures(lags_s: list[float], goal_ms: float | None) -> dict[str, Any]:
     if not lags_s:
         return {"samples": 0, "p50_ms": None, "p95_ms": None, "goal_p95_ms": goal_ms, "meets": None}
     p50, p95 = (round((percentile(lags_s, q) or 0.0) * 1000.0, 1) for q in (50, 95))
-    return {"samples": len(lags_s), "p50_ms": p50, "p95_ms": p95, "goal_p95_ms": goal_ms, "meets": p95 <= goal_ms}
+    meets = None if goal_ms is None else p95 <= goal_ms
+    return {"samples": len(lags_s), "p50_ms": p50, "p95_ms": p95, "goal_p95_ms": goal_ms, "meets": meets}
 
 
-def follow_lag(plan: seeding.SeedPlan, *, samples: int, page: Any, writer_config: seeding.SeedConfig) -> dict[str, Any]:
-    """Idle, then under a bulk writer of ``writer_config`` (size it with ``writer_orders``); the writer's own
-    pace as it reports it."""
+def settle(following: Following, *, timeout_s: float = SETTLE_TIMEOUT_S) -> None:
+    """Wait until the poller receives nothing new for two poll intervals (a writer's backlog taken in)."""
+    quiet_s, deadline = 2 * following.poller.idle_s, time.perf_counter() + timeout_s
+    seen, since = following.records, time.perf_counter()
+    while time.perf_counter() < deadline and time.perf_counter() - since < quiet_s:
+        time.sleep(LOOK_EVERY_S)
+        if following.records != seen:
+            seen, since = following.records, time.perf_counter()
+
+
+def beside(
+    load: Load, place: Callable[[], tuple[str, float]], page: Any, samples: int, following: Following
+) -> dict[str, Any]:
+    """The lag while ``load``'s writer writes, and the writer's own pace as it reports it."""
+    before = following.records
+    with bulk_writer(load.config, load.rate) as writer:
+        deadline = time.perf_counter() + START_TIMEOUT_S
+        while following.records == before and writer.alive and time.perf_counter() < deadline:
+            time.sleep(LOOK_EVERY_S)
+        writing = following.records > before
+        loaded, unseen = loaded_lags(place, page, samples, writer) if writing else ([], 0)
+        written = writer.finish(SEEN_TIMEOUT_S)
+    goal = LOAD_GOAL_MS if load.speed == HALF else None
+    return {
+        "rate_items_per_s": load.rate,
+        "loaded": _figures(loaded, goal) | {"unseen": unseen, "placed_every_s": PLACE_EVERY_S},
+        "writer": written | {"wrote_while_sampled": writing},
+    }
+
+
+def follow_lag(plan: seeding.SeedPlan, *, samples: int, page: Any, writers: Sequence[Load]) -> dict[str, Any]:
+    """Idle, then beside each writer (``loads``) in turn."""
     place = placer(plan)
     with Following() as following:
         idle = idle_lags(place, page, samples)
-        time.sleep(following.poller.idle_s)  # the idle samples' last records applied
-        before = following.records
-        with bulk_writer(writer_config) as writer:
-            deadline = time.perf_counter() + START_TIMEOUT_S
-            while following.records == before and writer.alive and time.perf_counter() < deadline:
-                time.sleep(LOOK_EVERY_S)
-            writing = following.records > before
-            loaded, unseen = loaded_lags(place, page, samples, writer) if writing else ([], 0)
-            written = writer.finish(SEEN_TIMEOUT_S)
+        under_load = {}
+        for load in writers:
+            settle(following)  # the samples' (or the last writer's) records applied
+            under_load[load.speed] = beside(load, place, page, samples, following)
         poll_s = following.poller.idle_s
-    return {
-        "poll_interval_s": poll_s,
-        "idle": _figures(idle, IDLE_GOAL_MS),
-        "loaded": _figures(loaded, LOAD_GOAL_MS) | {"unseen": unseen, "placed_every_s": PLACE_EVERY_S},
-        "writer": written | {"wrote_while_sampled": writing},
-    }
+    return {"poll_interval_s": poll_s, "idle": _figures(idle, IDLE_GOAL_MS), "under_load": under_load}

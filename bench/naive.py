@@ -178,4 +178,4 @@ def naive(subjects: Subjects, *, repeats: int, shared_scan: bool = False) -> dic
         summed = repeat(lambda: naive_stats(sums), repeats, warmup=0)
     summed |= {"agrees_with_view": sums[-1].figures() == stats_pages.kept_figures(), "one_scan_for_stats": True}
     buyers = {"buyers": repeat(lambda: naive_buyers(subjects.product_id), repeats, warmup=0)}
-    return scanned | buyers | dict.fromkeys(stats_pages.PAGES, summed)
+    return scanned | buyers | dict.fromkeys(stats_pages.SUMMED, summed)

@@ -10,7 +10,7 @@ queries run in worker threads, so they are not counted).
 
 ``--phases`` runs no profiler: it times each request and the parts of it named in ``PHASES`` (wall-clock, p50
 per page), the way they cost inside real requests, which is more than the same code costs when timed in a loop
-of its own (docs/profile.md).
+of its own.
 """
 
 from __future__ import annotations

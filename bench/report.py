@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import report_sections
+from bench import report_sections, report_upkeep, stats_pages
 
 PAGE_TITLES = {
     "pending": "pending orders, 1st page",
@@ -17,14 +17,18 @@ PAGE_TITLES = {
     "product": "product page (sales per month, stock, orders in 1 year)",
     "warehouse": "warehouse page (stock, shipments)",
     "explorer": "explorer: pattern 9, 1 year",
+    "search": "search, 1st page",
     "stats_status": "stats: orders by status",
     "stats_daily_30": "stats: per day, 30 days",
     "stats_daily_366": "stats: per day, 366 days",
     "stats_categories": "stats: by category, 30 days",
+    "stats_refunds_30": "stats: refunds per day, 30 days",
+    "returns": "returns awaiting action, 1st page",
 }
 WAYS = (("page", "ours: page (Django)"), ("data", "ours: data layer"), ("naive", "naive"))
 NAIVE_HOW = {"pending": "Scan + filter", "invoices": "Scan + filter", "buyers": "GSI1 query + GetItem per buyer"}
-NAIVE_HOW |= {name: "Scan + sum" for name in PAGE_TITLES if name.startswith("stats_")}
+NAIVE_HOW |= dict.fromkeys(stats_pages.SUMMED, "Scan + sum")
+WCU_GOAL = report_upkeep.WCU_PER_SHOP_WRITE_GOAL
 
 
 def growth_violations(results: dict[str, Any]) -> list[str]:
@@ -61,7 +65,7 @@ def call_mismatches(results: dict[str, Any]) -> list[str]:
 
 # Worth a look, not a failure: a page whose p50 through Django is more than this many times its data layer's p50 at
 # ALARM_ORDERS orders is listed under its own heading. On DynamoDB Local a data layer takes 3 to 40 ms, so the
-# ratio moves with the machine's load; see docs/profile.md for what Django's own time is made of.
+# ratio moves with the machine's load; ``python -m bench.profile_pages`` shows what Django's own time is made of.
 DJANGO_TIME_ALARM = 2.0
 ALARM_ORDERS = 2_000
 
@@ -139,8 +143,8 @@ def _load(results: dict[str, Any]) -> str:
     start, now = results.get("load_at_start"), results.get("load_now")
     if not start:
         return "not recorded"
-    text = f"{start[0]:.1f} at the start"
-    return text + (f", {now[0]:.1f} at the end (1-minute averages)" if now else "")
+    text = f"{report_upkeep.load_text(start)} at the start"
+    return text + (f", {report_upkeep.load_text(now)} at the end" if now else "") + " (1 / 5 / 15 minutes)"
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -180,12 +184,16 @@ def markdown(results: dict[str, Any]) -> str:
     lines += _stats_agreement(results["sizes"])
     lines += _django_time(results["sizes"])
     lines += _writes_and_sync(results["sizes"], skipped)
+    lines += report_upkeep.by_kind(results["sizes"], skipped)
+    lines += report_upkeep.sync_cpu(results["sizes"])
+    lines += report_upkeep.order_life(results["sizes"], skipped)
     lines += report_sections.following(results["sizes"], skipped)
     lines += report_sections.backfill(results["sizes"], skipped)
     lines += _repair(results["sizes"], skipped)
     lines += report_sections.pace(results["sizes"])
     lines += report_sections.cpu_per_item(results["sizes"])
     lines += report_sections.stage_times(results["sizes"])
+    lines += report_upkeep.stage_loads(results["sizes"])
     lines += ["", "## Subjects", ""]
     for size in results["sizes"]:
         if "subjects" not in size:
@@ -288,8 +296,8 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
         "KB).",
         "",
         "| orders | view WCU | of which anchors | view items written | WCU per shop write | (a) projection | "
-        "(b) numbers | by the billing rules: (a) / (b) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"(b) numbers | by the billing rules: (a) / (b) | by the billing rules, per shop write (goal ≤ {WCU_GOAL:g}) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for size in sizes:
         sync = size["sync"]
@@ -299,7 +307,8 @@ def _writes_and_sync(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str
                 f"{sync['view_items_written']:,} | {_fmt(sync['wcu_per_shop_write'])} | "
                 f"{_fmt(sync.get('projection_wcu_per_shop_write'))} | {_fmt(sync.get('numbers_wcu_per_shop_write'))} | "
                 f"{_fmt(sync.get('estimated_projection_wcu_per_shop_write'))} / "
-                f"{_fmt(sync.get('estimated_numbers_wcu_per_shop_write'))} |"
+                f"{_fmt(sync.get('estimated_numbers_wcu_per_shop_write'))} | "
+                f"{report_upkeep.at_most(sync.get('estimated_wcu_per_shop_write'), WCU_GOAL, 2)} |"
             )
     return lines
 

@@ -10,7 +10,7 @@ from typing import Any
 PACE_GOALS = {"sync": 1.0, "rebuild": 1.0, "verify": 3.0}
 
 
-def _fmt(value: Any) -> str:
+def fmt(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -22,7 +22,7 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _measured(stage: Any) -> bool:
+def measured(stage: Any) -> bool:
     return isinstance(stage, dict) and not isinstance(stage.get("skipped"), str)
 
 
@@ -34,7 +34,7 @@ def _against(rate: Any, base: Any, goal: float) -> str:
     ratio = _ratio(rate, base)
     if ratio is None:
         return "-"
-    return f"{_fmt(rate)} ({ratio:.2f}x, {'meets' if ratio >= goal else 'below'} {goal:g}x)"
+    return f"{fmt(rate)} ({ratio:.2f}x, {'meets' if ratio >= goal else 'below'} {goal:g}x)"
 
 
 def pace(sizes: list[dict[str, Any]]) -> list[str]:
@@ -52,15 +52,15 @@ def pace(sizes: list[dict[str, Any]]) -> list[str]:
     ]
     for size in sizes:
         seeding = size.get("seeding") or {}
-        if not _measured(seeding):
+        if not measured(seeding):
             continue
         base = seeding["batched"]["items_per_s"]
         sync, repair = size.get("sync") or {}, size.get("repair") or {}
-        cells = [_against(sync.get("records_per_s"), base, PACE_GOALS["sync"]) if _measured(sync) else "-"]
+        cells = [_against(sync.get("records_per_s"), base, PACE_GOALS["sync"]) if measured(sync) else "-"]
         for name in ("rebuild", "verify"):
-            run = repair.get(name) if _measured(repair) else None
+            run = repair.get(name) if measured(repair) else None
             cells.append(_against(run.get("items_per_s"), base, PACE_GOALS[name]) if run else "-")
-        lines.append(f"| {size['orders']:,} | {_fmt(base)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {size['orders']:,} | {fmt(base)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -82,18 +82,18 @@ def backfill(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
     ]
     for size in sizes:
         run = size.get("backfill") or {}
-        if not _measured(run):
+        if not measured(run):
             if run.get("skipped"):
                 skipped.add(f"category backfill at {size['orders']:,}: {run['skipped']}")
             continue
         synced, units = run["sync"], run["uncategorized_units"]
         lines.append(
-            f"| {size['orders']:,} | {_fmt(run.get('scanned'))} | {_fmt(run.get('candidates'))} | "
-            f"{_fmt(run.get('changed'))} ({_fmt(run['planned'])}) | {_fmt(run.get('unresolved'))} | "
-            f"{_fmt(run['seconds'])} ({_fmt(run.get('backfill_seconds'))}) | {_fmt(run.get('items_per_s'))} | "
-            f"{_fmt(run.get('rcu'))} | {_fmt(run.get('wcu'))} | {_fmt(synced['records'])} | "
-            f"{_fmt(synced['seconds'])} | {_fmt(synced['view_wcu'])} ({_fmt(synced['projection_wcu'])} / "
-            f"{_fmt(synced['numbers_wcu'])}) | {_fmt(units['before'])} → {_fmt(units['after'])} |"
+            f"| {size['orders']:,} | {fmt(run.get('scanned'))} | {fmt(run.get('candidates'))} | "
+            f"{fmt(run.get('changed'))} ({fmt(run['planned'])}) | {fmt(run.get('unresolved'))} | "
+            f"{fmt(run['seconds'])} ({fmt(run.get('backfill_seconds'))}) | {fmt(run.get('items_per_s'))} | "
+            f"{fmt(run.get('rcu'))} | {fmt(run.get('wcu'))} | {fmt(synced['records'])} | "
+            f"{fmt(synced['seconds'])} | {fmt(synced['view_wcu'])} ({fmt(synced['projection_wcu'])} / "
+            f"{fmt(synced['numbers_wcu'])}) | {fmt(units['before'])} → {fmt(units['after'])} |"
         )
     return lines
 
@@ -101,11 +101,12 @@ def backfill(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
 def _lag(figures: dict[str, Any]) -> str:
     if not figures.get("samples"):
         return "-"
-    verdict = "meets" if figures["meets"] else "over"
-    return (
-        f"{_fmt(figures['p50_ms'])} / {_fmt(figures['p95_ms'])} ({verdict} {figures['goal_p95_ms'] / 1000.0:g} s; "
-        f"{figures['samples']} samples)"
-    )
+    goal = figures.get("goal_p95_ms")
+    verdict = f"{'meets' if figures['meets'] else 'over'} {goal / 1000.0:g} s; " if goal is not None else ""
+    return f"{fmt(figures['p50_ms'])} / {fmt(figures['p95_ms'])} ({verdict}{figures['samples']} samples)"
+
+
+WRITER_SPEEDS = {"half": "half the seeding pace", "full": "full speed"}
 
 
 def following(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
@@ -114,28 +115,32 @@ def following(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "## Write-to-page lag with the sync following",
         "",
         "`order_place` until the order is on `/orders/pending/`, with the product's poller following the stream in "
-        "a thread (its poll interval included), idle and while `manage.py seed_shop` (a child process, another "
-        "seed) adds to the same tables at full speed; under load an order is placed every few hundred ms while "
-        "the writer writes, each timed until the page shows it, so the backlog the writer leaves the sync counts. "
-        "Goals for p95 (reported, not checked): 1 s idle, 2 s under load. The pipeline's own lag (the poller "
-        "draining in a tight loop) is in the sync table above.",
+        "a thread (its poll interval included), idle and then beside `manage.py seed_shop` (a child process, "
+        "another seed) adding to the same tables: held to half the seeding stage's items/s (`--rate`), then at "
+        "full speed. Beside a writer an order is placed every few hundred ms while it writes, each timed until the "
+        "page shows it, so the backlog the writer leaves the sync counts. Goals for p95 (reported, not checked): "
+        "1 s idle, 2 s beside the writer at half speed. The pipeline's own lag (the poller draining in a tight "
+        "loop) is in the sync table above.",
         "",
-        "| orders | poll interval s | idle p50 / p95 ms | under a bulk writer p50 / p95 ms | not seen | "
-        "writer: orders, items/s |",
-        "|---:|---:|---|---|---:|---|",
+        "| orders | poll interval s | idle p50 / p95 ms | writer | rate set items/s | writer's items/s (orders) | "
+        "beside it p50 / p95 ms | not seen |",
+        "|---:|---:|---|---|---:|---:|---|---:|",
     ]
     for size in sizes:
         run = size.get("follow_lag") or {}
-        if not _measured(run):
+        if not measured(run):
             if run.get("skipped"):
                 skipped.add(f"lag with the sync following at {size['orders']:,}: {run['skipped']}")
             continue
-        writer = run["writer"]
-        lines.append(
-            f"| {size['orders']:,} | {_fmt(run['poll_interval_s'])} | {_lag(run['idle'])} | {_lag(run['loaded'])} | "
-            f"{_fmt(run['loaded'].get('unseen'))} | {_fmt(writer['orders'])}, {_fmt(writer['items_per_s'])} "
-            f"(exit {writer['exit']}) |"
-        )
+        head = f"| {size['orders']:,} | {fmt(run['poll_interval_s'])} | {_lag(run['idle'])} |"
+        for speed, beside in run["under_load"].items():
+            writer = beside["writer"]
+            lines.append(
+                f"{head} {WRITER_SPEEDS.get(speed, speed)} | {fmt(beside['rate_items_per_s'])} | "
+                f"{fmt(writer['items_per_s'])} ({fmt(writer['orders'])}, exit {writer['exit']}) | "
+                f"{_lag(beside['loaded'])} | {fmt(beside['loaded'].get('unseen'))} |"
+            )
+            head = "| | | |"
     return lines
 
 
@@ -152,8 +157,8 @@ def cpu_per_item(sizes: list[dict[str, Any]]) -> list[str]:
     for size in sizes:
         items, spent = size.get("items"), size.get("stage_cpu", {})
         seeding, sync = spent.get("seeding") or {}, spent.get("sync") or {}
-        records = (size.get("sync") or {}).get("records") if _measured(size.get("sync")) else None
-        repair = size["repair"] if _measured(size.get("repair")) else {}
+        records = (size.get("sync") or {}).get("records") if measured(size.get("sync")) else None
+        repair = size["repair"] if measured(size.get("repair")) else {}
         cells = [
             f"{_per_item_ms(seeding.get('engine_s'), items)} / {_per_item_ms(seeding.get('bench_s'), items)}",
             f"{_per_item_ms(sync.get('engine_s'), records)} / {_per_item_ms(sync.get('bench_s'), records)}",
@@ -190,5 +195,5 @@ def stage_times(sizes: list[dict[str, Any]]) -> list[str]:
     lines = ["", "## Stage seconds", "", "| orders | " + " | ".join(names) + " |", "|---:|" + "---:|" * len(names)]
     for size in sizes:
         spent = size.get("stage_seconds", {})
-        lines.append(f"| {size['orders']:,} | " + " | ".join(_fmt(spent.get(name)) for name in names) + " |")
+        lines.append(f"| {size['orders']:,} | " + " | ".join(fmt(spent.get(name)) for name in names) + " |")
     return lines

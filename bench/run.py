@@ -1,10 +1,11 @@
 """``python -m bench`` (or ``python bench/run.py``): the whole benchmark in one command.
 
 Starts its own DynamoDB Local (in memory), and for each size: fresh tables, the PutItem-per-item baseline on a
-sample, batched seeding, the whole stream drained by the sync's poller, every page measured (data layer and
-through Django), the write-to-pending-page lag, the category backfill and the sync following it,
-rebuild_adminview and verify_adminview, the naive ways, and last the lag with the sync following the stream,
-idle and under a bulk writer.
+sample, batched seeding, the whole stream drained by the sync's poller, what each shop item kind costs the view (a
+sample of the stream folded again, record by record), a live order's life (placed, shipped, delivered; both
+tables' write units), every page measured (data layer and through Django), the write-to-pending-page lag, the
+category backfill and the sync following it, rebuild_adminview and verify_adminview, the naive ways, and last the
+lag with the sync following the stream, idle and beside a bulk writer at half the seeding pace, then at full speed.
 Exits 1 if a page's DynamoDB call count grows with the table size, or if a page's data layer makes other calls than
 the page: properties of the code that no machine's load changes. Times are reported, never judged.
 """
@@ -38,7 +39,19 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _speeds(text: str) -> list[str]:
+    from bench import lag
+
+    speeds = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [speed for speed in speeds if speed not in lag.SPEEDS]
+    if not speeds or unknown:
+        raise argparse.ArgumentTypeError(f"writer speeds are {' and '.join(lag.SPEEDS)}, comma-separated, not {text!r}")
+    return speeds
+
+
 def parser() -> argparse.ArgumentParser:
+    from bench import by_kind, order_life
+
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[1])
     p.add_argument("--sizes", type=_sizes, help="orders per run, e.g. 1000,10000 (default 1000,10000,100000)")
     p.add_argument(
@@ -60,6 +73,25 @@ def parser() -> argparse.ArgumentParser:
         "--load-sizes",
         type=_sizes,
         help="the sizes at which the lag with the sync following is measured (default: every size; quick: 2000)",
+    )
+    p.add_argument(
+        "--writer-speeds",
+        type=_speeds,
+        help="the bulk writers the lag is measured beside, in turn: half (the seeding pace / 2), full "
+        "(default half,full)",
+    )
+    p.add_argument(
+        "--live-orders",
+        type=int,
+        default=order_life.DEFAULT_ORDERS,
+        help=f"orders placed, shipped and delivered in the live order stage (default {order_life.DEFAULT_ORDERS})",
+    )
+    p.add_argument(
+        "--by-kind-sample",
+        type=int,
+        default=by_kind.DEFAULT_SAMPLE,
+        help="stream records folded again one at a time for the cost per shop item kind "
+        f"(default {by_kind.DEFAULT_SAMPLE})",
     )
     p.add_argument(
         "--shared-scan",
@@ -92,7 +124,7 @@ def new_size(orders: int) -> dict[str, Any]:
     pages = dict.fromkeys(report.PAGE_TITLES, NOT_REACHED)
     naive = dict.fromkeys(report.NAIVE_HOW, NOT_REACHED)
     return {"orders": orders, "data": pages, "page": pages, "naive": naive, "stage_seconds": {}} | dict.fromkeys(
-        ("seeding", "sync", "lag", "backfill", "repair", "follow_lag"), NOT_REACHED
+        ("seeding", "sync", "by_kind", "order_life", "lag", "backfill", "repair", "follow_lag"), NOT_REACHED
     )
 
 
@@ -105,13 +137,16 @@ class Stages:
 
     def __call__(self, name: str, measure: Any, *, store: Any = None) -> Any:
         """Run ``measure()``; its result goes to ``store(result)``, by default ``size[name]`` (and the log); its
-        CPU seconds (engine, this process, child processes) to ``size["stage_cpu"][name]``."""
+        CPU seconds (engine, this process, child processes) to ``size["stage_cpu"][name]``, the machine's load
+        average (1, 5, 15 minutes) at its start and end to ``size["stage_load"][name]``."""
         from bench import cpu
 
+        load = cpu.load_average()
         started, cpu_before = time.perf_counter(), cpu.Snapshot.now()
         result = measure()
         seconds = self.size["stage_seconds"][name] = round(time.perf_counter() - started, 1)
         self.size.setdefault("stage_cpu", {})[name] = cpu.Snapshot.now().since(cpu_before)
+        self.size.setdefault("stage_load", {})[name] = {"start": load, "end": cpu.load_average()}
         if store is None:
             self.size[name] = result
         else:
@@ -125,7 +160,9 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     """Every stage for one size, each result stored in ``size`` and saved (``save()``) as soon as it is known,
     so a long run stopped midway keeps what it measured. The naive Scans, the slowest stage, run near the end; the
     lag under a bulk writer runs last, since its writer grows the shop."""
-    from bench import category_backfill, env, lag, naive, repair, stages, sync
+    from adminview import schema
+    from adminview.models import ViewItem
+    from bench import by_kind, category_backfill, env, lag, naive, order_life, repair, stages, sync
     from shop import seeding
 
     orders = size["orders"]
@@ -142,11 +179,14 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     engine.restart()
     stage = Stages(size, log, save)
     with env.fresh_tables(f"bench{orders}") as names:
-        reader = sync.poller()
+        reader = sync.poller(keep=opts.by_kind_sample)
         log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
         seeded = stage("seeding", lambda: stages.seed(plan, workers=opts.workers, baseline=baseline))
         size["items"] = seeded["batched"]["items"]
         stage("sync", lambda: sync.sync(reader))
+        table, shards = str(ViewItem.Meta.table_name), schema.list_shards()
+        stage("by_kind", lambda: by_kind.by_kind(reader.kept, table=table, list_shards=shards))
+        stage("order_life", lambda: order_life.order_life(reader, plan, orders=opts.live_orders))
         stage("pages", lambda: stages.pages(client, subjects, repeats=opts.repeat), store=size.update)
         stage("lag", lambda: sync.lag(reader, plan, samples=opts.lag_samples, page=client))
         stage("backfill", lambda: category_backfill.category_backfill(reader, plan))
@@ -161,15 +201,14 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         if orders not in opts.load_sizes:
             size["follow_lag"] = {"skipped": f"measured at {', '.join(map(str, opts.load_sizes))} orders only"}
             return
-        writer = stages.seed_config(
-            lag.writer_orders(opts.load_samples, seeded["batched"]["items_per_s"], size["items"] / orders),
-            seed=config.seed + 1,
-            uncategorized=0.0,
+        writers = lag.loads(
+            opts.writer_speeds,
+            samples=opts.load_samples,
+            seeding_items_per_s=seeded["batched"]["items_per_s"],
+            items_per_order=size["items"] / orders,
+            seed=config.seed,
         )
-        stage(
-            "follow_lag",
-            lambda: lag.follow_lag(plan, samples=opts.load_samples, page=client, writer_config=writer),
-        )
+        stage("follow_lag", lambda: lag.follow_lag(plan, samples=opts.load_samples, page=client, writers=writers))
 
 
 def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engine: Any, log: Any, save: Any) -> None:
@@ -178,7 +217,7 @@ def repair_only(size: dict[str, Any], plan: Any, opts: argparse.Namespace, engin
 
     orders = size["orders"]
     not_measured = {"skipped": "not measured with --repair-only"}
-    unmeasured = dict.fromkeys(("sync", "lag", "backfill", "follow_lag"), not_measured)
+    unmeasured = dict.fromkeys(("sync", "by_kind", "order_life", "lag", "backfill", "follow_lag"), not_measured)
     size |= {"data": {}, "page": {}, "naive": {}} | unmeasured
     engine.restart()
     stage = Stages(size, log, save)
@@ -233,6 +272,8 @@ def run_benchmark(
 
 
 def resolve(argv: list[str] | None) -> argparse.Namespace:
+    from bench import lag
+
     opts = parser().parse_args(argv)
     opts.argv = list(argv if argv is not None else sys.argv[1:])
     quick = opts.quick
@@ -242,10 +283,11 @@ def resolve(argv: list[str] | None) -> argparse.Namespace:
     opts.lag_samples = opts.lag_samples or (10 if quick else 30)
     opts.load_samples = opts.load_samples or (5 if quick else 20)
     opts.load_sizes = opts.load_sizes or ([max(opts.sizes)] if quick else opts.sizes)
+    opts.writer_speeds = opts.writer_speeds or list(lag.SPEEDS)
     opts.name = opts.name or (
         "quick" if quick and opts.sizes == list(QUICK_SIZES) else "sizes-" + "-".join(str(n) for n in opts.sizes)
     )
-    for name in ("repeat", "naive_repeat", "lag_samples", "load_samples", "putitem_sample", "workers"):
+    for name in ("repeat", "naive_repeat", "lag_samples", "load_samples", "putitem_sample", "workers", "live_orders"):
         if getattr(opts, name) < 1:
             parser().error(f"--{name.replace('_', '-')} must be at least 1")
     return opts

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from adminview import number_reads, selectors, sync_status
-from bench import stats_pages
+from adminview import number_reads, returns_reads, search, selectors, sync_status
+from bench import cpu, stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
@@ -24,7 +24,19 @@ from shop.models import SHOP_TABLE, OrderStatus, ShopItem
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
 INVOICE_YEAR = ("2025-01-01", "2025-12-31")
-PAGES = ("pending", "invoices", "buyers", "order", "product", "warehouse", "explorer", *stats_pages.PAGES)
+PAGES = (
+    "pending",
+    "invoices",
+    "buyers",
+    "order",
+    "product",
+    "warehouse",
+    "explorer",
+    "search",
+    "returns",
+    *stats_pages.PAGES,
+)
+SEARCH_TEXT = "turing"  # a last name: one search entry per customer who has it (emails start with first names)
 UNCATEGORIZED_SHARE = 0.1  # orders seeded as before categories: what the category backfill stage changes
 
 
@@ -110,11 +122,23 @@ def put_item_baseline(plan: seeding.SeedPlan, sample: int) -> dict[str, Any]:
     return {"items": len(items), "seconds": round(seconds, 3), "items_per_s": round(len(items) / seconds, 1)}
 
 
+def seed_extensions() -> list[seeding.SeedExtension]:
+    """The other services' seeding ``seed_shop`` runs after the shop's (``settings.SEED_EXTENSIONS``: returns and
+    refunds), so the stream the sync drains holds every source's records."""
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    return [import_string(path) for path in settings.SEED_EXTENSIONS]
+
+
 def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | None) -> dict[str, Any]:
-    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before (if any)."""
+    """Batched seeding of the whole plan, compared with the PutItem ``baseline`` measured before (if any); the
+    engine's CPU per item written (None when the run did not start the engine), what the sync's is set against."""
+    spent = cpu.Snapshot.now()
     started = time.perf_counter()
-    written = seeding.run(plan, workers=workers)
+    written = seeding.run(plan, workers=workers, extensions=seed_extensions())
     seconds = time.perf_counter() - started
+    used = cpu.Snapshot.now()
     batched = {
         "items": written,
         "seconds": round(seconds, 3),
@@ -125,6 +149,7 @@ def seed(plan: seeding.SeedPlan, *, workers: int, baseline: dict[str, Any] | Non
         "batched": batched,
         "put_item": baseline,
         "speedup": round(batched["items_per_s"] / baseline["items_per_s"], 2) if baseline else None,
+        "engine_cpu_ms_per_seed_item": cpu.ms_per(used.engine_since(spent), written),
     }
 
 
@@ -139,8 +164,10 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     from dashboard.forms import DEFAULT_PAGE, PatternForm
     from dashboard.patterns import find
+    from dashboard.profiles import profiles_of
     from dashboard.views.history import LATEST
     from dashboard.views.products import product_sections
+    from dashboard.views.returns import order_returns
     from dashboard.views.warehouses import warehouse_sections
 
     start, end = INVOICE_YEAR
@@ -153,7 +180,8 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
             section.pattern.page(limit=DEFAULT_PAGE, **section.params, **section.options)
 
     def pending() -> None:
-        selectors.pending_orders(limit=PAGE_LIMIT)
+        page = selectors.pending_orders(limit=PAGE_LIMIT)
+        profiles_of(row.customer_id for row in page.rows)  # the customers' names
         sync_status.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
@@ -168,13 +196,24 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         sync_status.freshness()
 
     def order() -> None:
-        orders.order_collection(subjects.order_id)
+        collection = orders.order_collection(subjects.order_id)
+        access_patterns.customer_by_id(customer_id=collection.order.customer_id)  # who, and where it ships
+        order_returns(collection)  # its returns and refunds (the returns table)
+
+    def returns_queue() -> None:
+        returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
+        sync_status.freshness()
+
+    def search_page() -> None:
+        search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
+        sync_status.freshness()
 
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
         access_patterns.product_by_id(product_id=subjects.product_id)
         history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
         number_reads.product_months(product_id=subjects.product_id)  # the units sold per month
+        number_reads.returned_units(product_id=subjects.product_id)  # and returned (the return rate)
         sync_status.freshness()
 
     def warehouse() -> None:
@@ -195,7 +234,9 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
-    return work | {"product": product, "warehouse": warehouse, "explorer": explorer} | stats_pages.work()
+    others = {"product": product, "warehouse": warehouse, "explorer": explorer, "search": search_page}
+    others |= {"returns": returns_queue}
+    return work | others | stats_pages.work()
 
 
 def staff_client() -> Any:
@@ -231,6 +272,8 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
+        "search": f"/search/?q={SEARCH_TEXT}",
+        "returns": f"/returns/?status={returns_reads.OPEN}",
     } | stats_pages.urls()
 
 

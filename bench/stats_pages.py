@@ -1,6 +1,7 @@
-"""The numbers pages in the benchmark: ``/stats/status/``, ``/stats/daily/`` over 30 and 366 days and
-``/stats/categories/`` over 30 days, each with its data layer (``adminview.number_reads``, the page's freshness line),
-and the naive way: one full Scan of the shop table that sums the same figures (``Sums``).
+"""The numbers pages in the benchmark: ``/stats/status/``, ``/stats/daily/`` over 30 and 366 days,
+``/stats/categories/`` and ``/stats/refunds/`` over 30 days, each with its data layer (``adminview.number_reads``,
+the page's freshness line), and the naive way for the shop's figures: one full Scan of the shop table that sums
+them (``Sums``).
 
 The ranges end on the seed's last day (``shop.seeding.DEFAULT_UNTIL``), so they hold the newest orders.
 """
@@ -17,12 +18,13 @@ from adminview.numbers import decimal_of
 from adminview.schema import category_name
 from dynamo import ddb_json
 from shop import keys, seeding
+from shop.models import OrderStatus
 
 LAST_DAY = seeding.DEFAULT_UNTIL - timedelta(days=1)
 MONTH = (LAST_DAY - timedelta(days=29), LAST_DAY)
 YEAR = (LAST_DAY - timedelta(days=365), LAST_DAY)
-PAGES = ("stats_status", "stats_daily_30", "stats_daily_366", "stats_categories")
-STATUSES = ("PENDING", "SHIPPED", "DELIVERED", "CANCELLED")
+SUMMED = ("stats_status", "stats_daily_30", "stats_daily_366", "stats_categories")  # what the naive Scan sums
+PAGES = (*SUMMED, "stats_refunds_30")
 ENTITIES = ("order", "orderItem")
 
 
@@ -36,6 +38,7 @@ def urls() -> dict[str, str]:
         "stats_daily_30": "/stats/daily/" + _range(MONTH),
         "stats_daily_366": "/stats/daily/" + _range(YEAR),
         "stats_categories": "/stats/categories/" + _range(MONTH),
+        "stats_refunds_30": "/stats/refunds/" + _range(MONTH),
     }
 
 
@@ -57,7 +60,12 @@ def work() -> dict[str, Callable[[], Any]]:
         number_reads.by_category(start=MONTH[0], end=MONTH[1])
         sync_status.freshness()
 
+    def refunds() -> None:
+        number_reads.refunds_daily(start=MONTH[0], end=MONTH[1])
+        sync_status.freshness()
+
     return {
+        "stats_refunds_30": refunds,
         "stats_status": status,
         "stats_daily_30": daily(MONTH),
         "stats_daily_366": daily(YEAR),
@@ -92,7 +100,7 @@ class Sums:
             self.lines.setdefault(order_id, []).append((category, units, revenue))
 
     def status_counts(self) -> dict[str, int]:
-        return {s: sum(1 for status, _day in self.orders.values() if status == s) for s in STATUSES}
+        return {s: sum(1 for status, _day in self.orders.values() if status == s) for s in OrderStatus}
 
     def daily(self, days: tuple[date, date]) -> dict[str, tuple[int, int, int, Decimal]]:
         """Day -> (orders, cancelled, units, revenue) for every day of the range."""

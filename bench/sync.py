@@ -2,8 +2,9 @@
 expired iterators renewed from its checkpoint) into the same code as the Lambda handler.
 
 Measured over the whole stream: records/s, each record's lag (applied minus ``ApproximateCreationDateTime``),
-and the write units the view table consumed per shop-table write, counted from ``ReturnConsumedCapacity`` on
-every write call, split two ways:
+CPU per record (this process's, the handler's share of it, the engine's: ``cpu_per_record``), and the write units
+the view table consumed per shop-table write, counted from ``ReturnConsumedCapacity`` on every write call, split
+two ways:
 
 - the anchors' share (order summaries, profiles and catalogue rows, which also carry the sequence numbers that
   make replays harmless) and the rest;
@@ -25,20 +26,20 @@ writes (real DynamoDB: 2 per item and KB), so on it the reported units understat
 from __future__ import annotations
 
 import math
-import re
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from adminview import schema, selectors
 from adminview.models import ViewItem
 from adminview.poller import Poller
+from bench import cpu
 from bench.measure import percentile
 from dynamo import ddb_json
 from dynamo.client import client_of
-from dynamo.instrumentation import recording
 from shop import keys, seeding
 from shop.models import Inventory
 
@@ -47,19 +48,37 @@ _KIND = "bench_view_write_kind"
 
 
 class TimedPoller(Poller):
-    """The product's poller, noting when each record was applied (for lag over the whole stream)."""
+    """The product's poller, noting when each record was applied (for lag over the whole stream), the CPU spent
+    while its ``process`` calls run (the handler's share of the process's CPU: the handler applies a batch with
+    worker threads, which process time includes), and the first ``keep`` records of each source's stream it was
+    given, in the order it was given them (``bench.by_kind`` folds them again one at a time)."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, keep: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lags_s: list[float] = []
+        self.keep = keep
+        self.kept_by_stream: dict[str, list[dict[str, Any]]] = {}
+        self.handling = cpu.BusyCpu()
+        self._keeping = threading.Lock()
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
-        super().process(records, shard_id=shard_id)
+        with self._keeping:
+            for record in records:
+                kept = self.kept_by_stream.setdefault(str(record.get("eventSourceARN")), [])
+                if len(kept) < self.keep:
+                    kept.append(record)
+        with self.handling.span():
+            super().process(records, shard_id=shard_id)
         now = time.time()
         for record in records:
             created = record["dynamodb"].get("ApproximateCreationDateTime")
             if isinstance(created, int | float):
                 self.lags_s.append(max(0.0, now - float(created)))
+
+    @property
+    def kept(self) -> list[dict[str, Any]]:
+        """The records kept, stream by stream."""
+        return [record for kept in self.kept_by_stream.values() for record in kept]
 
     def drain(self) -> int:
         """Apply every record the stream holds now; returns how many were read."""
@@ -68,23 +87,21 @@ class TimedPoller(Poller):
         return self.stats.records - before
 
 
-def poller() -> TimedPoller:
-    return TimedPoller.for_sources()
+def poller(*, keep: int = 0) -> TimedPoller:
+    return TimedPoller.for_sources(keep=keep)
 
 
-_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement")
-# the statements ``dynamo.conditional_writes`` sends: INSERT INTO "t" VALUE {'a': ?, ...} and
-# UPDATE "t" SET "a" = ?, ... [REMOVE "b" ...] WHERE "PK" = ? AND "SK" = ? AND "Rev" = ? (or IS MISSING)
-_INSERTED = re.compile(r"'([^']*)': \?")
-_UPDATED = re.compile(r'"([^"]*)" = \?')
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
 ANCHOR_SKS = (schema.ORDER_SK, schema.PROFILE_SK, schema.PRODUCT_SK)
 KB = 1024
 
 
 @dataclass
 class ViewWrites:
-    """Write units the view table consumed: anchors and the rest; and, across both, the numbers' upkeep (the
-    projection's share is the remainder). Units of a call are split by its items' weights (``Written``)."""
+    """Write units a table consumed (the view's; the shop's for ``bench.order_life``): anchors and the rest; and,
+    across both, the numbers' upkeep (the projection's share is the remainder). Units of a call are split by its
+    items' weights (``Written``). The hooks that count them run in the threads making the calls, so they add up
+    under a lock and note their own CPU (``hooks_cpu_s``: the benchmark's, not the product's)."""
 
     anchor_wcu: float = 0.0
     anchor_items: int = 0
@@ -94,6 +111,10 @@ class ViewWrites:
     numbers_items: int = 0  # sums and #counted items (not the transactional surcharges of others)
     estimated_wcu: float = 0.0  # the weights of the successful calls' items: DynamoDB's rules, not its report
     estimated_numbers_wcu: float = 0.0
+    index_entries: int = 0  # of the successful calls' items: one per index whose key pair an item carries
+    calls: int = 0  # every call naming the table, reads included
+    hooks_cpu_s: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def total_wcu(self) -> float:
@@ -112,6 +133,7 @@ class Written:
     sk: str
     weight: float
     transactional: bool = False
+    index_entries: int = 0  # the indexes whose key pair it carries (each is written too)
 
     @property
     def anchor(self) -> bool:
@@ -172,7 +194,8 @@ def _written(
     item = item or {}
     pairs = sum(1 for names in index_keys if names and all(name in item for name in names))
     units = max(1, math.ceil(item_size(item) / KB)) * (1 + pairs) * (2 if transactional else 1)
-    return Written(ddb_json.string(item, "PK") or "", ddb_json.string(item, "SK") or "", float(units), transactional)
+    pk, sk = ddb_json.string(item, "PK") or "", ddb_json.string(item, "SK") or ""
+    return Written(pk, sk, float(units), transactional, pairs)
 
 
 def _sent(action: Mapping[str, Any]) -> dict[str, Any]:
@@ -191,12 +214,6 @@ def written_items(
             else _written(r.get("DeleteRequest", {}).get("Key"), ())
             for r in (params.get("RequestItems") or {}).get(table, [])
         ]
-    if operation == "BatchExecuteStatement":
-        return [
-            _written(item, index_keys)
-            for item in (_statement_item(s, table) for s in params.get("Statements", []))
-            if item is not None
-        ]
     if operation == "TransactWriteItems":
         out = []
         for entry in params.get("TransactItems", []):
@@ -213,16 +230,6 @@ def written_items(
     return [_written(_sent(params), ())]
 
 
-def _statement_item(statement: Mapping[str, Any], table: str) -> dict[str, Any] | None:
-    """The item a conditional write's PartiQL statement (``dynamo.conditional_writes``) puts into ``table``."""
-    text, parameters = str(statement.get("Statement", "")), list(statement.get("Parameters") or [])
-    if text.startswith(f'INSERT INTO "{table}" '):
-        return dict(zip(_INSERTED.findall(text), parameters, strict=False))
-    if text.startswith(f'UPDATE "{table}" '):
-        return dict(zip(_UPDATED.findall(text), parameters, strict=False))
-    return None
-
-
 def written_keys(operation: str, params: dict[str, Any], table: str) -> list[str]:
     """The sort keys a write call writes to ``table``."""
     return [w.sk for w in written_items(operation, params, table)]
@@ -235,36 +242,31 @@ def index_key_names(client: Any, table: str) -> list[list[str]]:
 
 
 @contextmanager
-def counting_view_writes() -> Iterator[ViewWrites]:
-    """Count the items and consumed WCU of every write to the view table, through botocore's event hooks."""
-    client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
+def counting_writes(item_model: Any) -> Iterator[ViewWrites]:
+    """Count the items and consumed WCU of every write to ``item_model``'s table, through botocore's event
+    hooks."""
+    client, table = client_of(item_model), str(item_model.Meta.table_name)
     index_keys = index_key_names(client, table)
     counted = ViewWrites()
     events = client.meta.events
 
     def classify(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+        started = time.thread_time()
         if model.name in _WRITES:
             context[_KIND] = written_items(model.name, params, table, index_keys)
+        names = _names(params, table)
+        with counted.lock:
+            counted.calls += names
+            counted.hooks_cpu_s += time.thread_time() - started
 
     def consumed(parsed: dict[str, Any], context: dict[str, Any], **_: Any) -> None:
+        started = time.thread_time()
         written: list[Written] = context.get(_KIND) or []
-        if not written:
-            return
-        entries = parsed.get("ConsumedCapacity") or []
-        entries = entries if isinstance(entries, list) else [entries]
-        units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
-        total = sum(w.weight for w in written)
-        anchors = sum(w.weight for w in written if w.anchor)
-        numbers = sum(w.weight * w.numbers_share for w in written)
-        counted.anchor_wcu += units * anchors / total
-        counted.other_wcu += units * (total - anchors) / total
-        counted.numbers_wcu += units * numbers / total
-        counted.anchor_items += sum(1 for w in written if w.anchor)
-        counted.other_items += sum(1 for w in written if not w.anchor)
-        counted.numbers_items += sum(1 for w in written if w.numbers)
-        if "Error" not in parsed:
-            counted.estimated_wcu += total
-            counted.estimated_numbers_wcu += numbers
+        if written:
+            with counted.lock:
+                _add(counted, written, parsed, table)
+        with counted.lock:
+            counted.hooks_cpu_s += time.thread_time() - started
 
     events.register("before-parameter-build.dynamodb", classify)
     events.register("after-call.dynamodb", consumed)
@@ -275,6 +277,40 @@ def counting_view_writes() -> Iterator[ViewWrites]:
         events.unregister("after-call.dynamodb", consumed)
 
 
+def counting_view_writes() -> AbstractContextManager[ViewWrites]:
+    """``counting_writes`` of the view table."""
+    return counting_writes(ViewItem)
+
+
+def _names(params: Mapping[str, Any], table: str) -> bool:
+    """Whether a call's parameters name ``table`` (a single-item call, a batch, a transaction)."""
+    if params.get("TableName") == table or table in (params.get("RequestItems") or {}):
+        return True
+    return any(
+        dict(action).get("TableName") == table for e in params.get("TransactItems") or [] for action in e.values()
+    )
+
+
+def _add(counted: ViewWrites, written: list[Written], parsed: dict[str, Any], table: str) -> None:
+    """One call's items and units (as DynamoDB reported them, split by weight; and as weighed)."""
+    entries = parsed.get("ConsumedCapacity") or []
+    entries = entries if isinstance(entries, list) else [entries]
+    units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
+    total = sum(w.weight for w in written)
+    anchors = sum(w.weight for w in written if w.anchor)
+    numbers = sum(w.weight * w.numbers_share for w in written)
+    counted.anchor_wcu += units * anchors / total
+    counted.other_wcu += units * (total - anchors) / total
+    counted.numbers_wcu += units * numbers / total
+    counted.anchor_items += sum(1 for w in written if w.anchor)
+    counted.other_items += sum(1 for w in written if not w.anchor)
+    counted.numbers_items += sum(1 for w in written if w.numbers)
+    if "Error" not in parsed:
+        counted.estimated_wcu += total
+        counted.estimated_numbers_wcu += numbers
+        counted.index_entries += sum(w.index_entries for w in written)
+
+
 def _ms(values_s: list[float], q: float) -> float:
     return round((percentile(values_s, q) or 0.0) * 1000.0, 1)
 
@@ -283,12 +319,14 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
     """Drain the whole stream (everything seeding wrote) through the poller. The drain starts after seeding
     finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog)."""
     before, first_lag = _counts(reader), len(reader.lags_s)
-    with counting_view_writes() as writes, recording() as log:
+    with counting_view_writes() as writes:
+        handled, spent = reader.handling.seconds, cpu.Snapshot.now()
         started = time.perf_counter()
         records = reader.drain()
         seconds = time.perf_counter() - started
-    stats, table = _counts(reader), str(ViewItem.Meta.table_name)
-    stats = {name: value - before[name] for name, value in stats.items()}
+        used = cpu.Snapshot.now()
+        handled = reader.handling.seconds - handled
+    stats = {name: value - before[name] for name, value in _counts(reader).items()}
     view_wcu, lags = writes.total_wcu, reader.lags_s[first_lag:]
 
     def per_write(units: float) -> float | None:
@@ -305,7 +343,7 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
         "lag_p50_ms": _ms(lags, 50),
         "lag_p95_ms": _ms(lags, 95),
         "lag_max_ms": _ms(lags, 100),
-        "view_calls": sum(1 for c in log.calls if c.table == table),
+        "view_calls": writes.calls,
         "view_wcu": round(view_wcu, 1),
         "anchor_wcu": round(writes.anchor_wcu, 1),
         "view_items_written": writes.other_items + writes.anchor_items,
@@ -320,6 +358,36 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
         "estimated_numbers_wcu": round(writes.estimated_numbers_wcu, 1),
         "estimated_projection_wcu_per_shop_write": per_write(writes.estimated_wcu - writes.estimated_numbers_wcu),
         "estimated_numbers_wcu_per_shop_write": per_write(writes.estimated_numbers_wcu),
+        "estimated_wcu_per_shop_write": per_write(writes.estimated_wcu),
+        "index_entries_written": writes.index_entries,
+        **cpu_per_record(
+            records,
+            process_s=used.bench_s - spent.bench_s,
+            handler_s=handled,
+            engine_s=used.engine_since(spent),
+            hooks_s=writes.hooks_cpu_s,
+        ),
+    }
+
+
+def cpu_per_record(
+    records: int, *, process_s: float, handler_s: float, engine_s: float | None, hooks_s: float
+) -> dict[str, Any]:
+    """CPU milliseconds per stream record over a drain: this process's (start-up excluded: the poller and Django
+    were set up before), the part of it spent while the handler applied batches (``Poller.process``), and the
+    engine's (None when the run did not start it). The benchmark's write-counting hooks run inside the handler's
+    calls; their CPU is taken out of both and reported on its own."""
+    return {
+        "process_cpu_ms_per_record": cpu.ms_per(max(0.0, process_s - hooks_s), records),
+        "handler_cpu_ms_per_record": cpu.ms_per(max(0.0, handler_s - hooks_s), records),
+        "bench_hooks_cpu_ms_per_record": cpu.ms_per(hooks_s, records),
+        "engine_cpu_ms_per_sync_record": cpu.ms_per(engine_s, records),
+        "cpu_s": {
+            "process": round(process_s, 3),
+            "handler": round(handler_s, 3),
+            "bench_hooks": round(hooks_s, 3),
+            "engine": None if engine_s is None else round(engine_s, 2),
+        },
     }
 
 

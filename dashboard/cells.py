@@ -19,7 +19,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from dashboard.display import money, when
+from dashboard.display import money, waited, when
 from shop.models import Payment
 
 DASH = "—"  # an empty cell
@@ -73,6 +73,11 @@ class Cell(NamedTuple):
 def amount_cell(value: object) -> Cell:
     """An amount as ``{{ value|money }}`` shows it, right-aligned; a dash for none."""
     return Cell(money(value) or DASH, numeric=True)
+
+
+def waited_cell(value: object) -> Cell:
+    """How long an order has waited since ``value`` (its date), as ``{{ value|waited }}`` shows it."""
+    return Cell(waited(value) or DASH, numeric=True)
 
 
 class Row(NamedTuple):

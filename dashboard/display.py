@@ -7,9 +7,11 @@
   least two decimals and never rounded (an old price with three decimals shows all three).
 - ``plain_amount``: an amount for a CSV cell: a number with at least two decimals, no symbol (the CSV columns
   are read by programs).
+- ``waited``: how long ago a moment was (an order's date: how long it has waited), ``3 d 4 h``, the same on
+  every list.
 
-Templates use them as the ``when`` and ``money`` filters (``dashboard.templatetags.display``); table cells built
-in Python (``dashboard.cells``) call them directly.
+Templates use them as the ``when``, ``money`` and ``waited`` filters (``dashboard.templatetags.display``); table
+cells built in Python (``dashboard.cells``) call them directly.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from shop.timestamps import InvalidDate, parse_ts
 
 DATETIME_FORMAT = "Y-m-d H:i:s T"  # Django's date format: 2026-11-25 20:09:34 CET
 CENT = Decimal("0.01")
+MINUTE, HOUR, DAY = 60, 3600, 86400
 
 
 def moment(value: object) -> datetime | None:
@@ -80,3 +83,22 @@ def plain_amount(value: object) -> Decimal | str | None:
         return None if value is None or value == "" else str(value)
     exponent = number.as_tuple().exponent
     return number.quantize(CENT) if isinstance(exponent, int) and exponent > -2 else number
+
+
+def waited(value: object, now: datetime | None = None) -> str:
+    """How long from a stored moment until ``now`` (default: this instant): ``3 d 4 h``, ``5 h 12 min``,
+    ``7 min``, each to the unit below its largest (a list is read at a glance, not to the second); a moment
+    ahead of now (a clock's skew) has waited ``0 min``; empty for no moment."""
+    start = moment(value)
+    if start is None:
+        return ""
+    until = moment(now) or timezone.now()
+    seconds = max(0, int((until - start).total_seconds()))
+    days, rest = divmod(seconds, DAY)
+    hours, rest = divmod(rest, HOUR)
+    minutes = rest // MINUTE
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"

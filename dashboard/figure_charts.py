@@ -12,13 +12,13 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.urls import reverse
 
+from adminview import schema
 from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
 from dashboard.display import money
 
 MAX_CATEGORY_BARS = 15  # the best-selling ones; the table under the chart has them all
-LISTED_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the ones /orders/?status= lists
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,9 @@ def status_chart(counts: dict[str, int], *, chart_id: str = "chart-status") -> C
             status,
             status,
             orders,
-            f"{reverse('dashboard:orders')}?{urlencode({'status': status})}" if status in LISTED_STATUSES else None,
+            f"{reverse('dashboard:orders')}?{urlencode({'status': status})}"
+            if status in schema.LISTED_STATUSES
+            else None,
         )
         for status, orders in counts.items()
     ]

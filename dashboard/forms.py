@@ -7,10 +7,14 @@ from datetime import date, timedelta
 from django import forms
 from django.core.validators import validate_email
 from django.http import QueryDict
+from django.urls import reverse_lazy
 
-from adminview.schema import ACTIVITY_KINDS
+from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
+from adminview.search import MAX_TERM, term_of
+from adminview.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
+from shop.models import OrderStatus
 from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50
@@ -138,8 +142,64 @@ class StatsRangeForm(RangeForm):
         return self.cleaned_data.get("format") == "csv"
 
 
-class CategoryOrdersForm(ListForm, DayRange):
-    """A category's orders: ``from`` / ``to`` (any length: the list is paged) and the list parameters."""
+class SortForm(FilterForm):
+    """``sort``: an order list newest (the default) or oldest first."""
+
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[(NEWEST, "newest first"), (OLDEST, "oldest first")],
+        label="sort",
+        error_messages={"invalid_choice": f"%(value)r is not a sort; use {NEWEST} or {OLDEST}"},
+    )
+
+    def clean_sort(self) -> str:
+        return self.cleaned_data.get("sort") or NEWEST
+
+
+class CategoryOrdersForm(ListForm, DayRange, SortForm):
+    """A category's orders: ``from`` / ``to`` (any length: the list is paged), ``sort`` and the list parameters."""
+
+    def shown(self) -> DayRange:
+        shown = super().shown()
+        shown.initial["sort"] = self.cleaned_data["sort"]
+        return shown
+
+
+ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query names it
+
+
+class OrderFilter(SortForm):
+    """How an order list is shown: ``sort``, and ``from`` / ``to`` (YYYY-MM-DD): order dates, both included, each
+    optional (no bound). The fields ``start`` and ``end`` are named ``from`` and ``to`` in the query."""
+
+    start = _day("from")
+    end = _day("to")
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(DayRange.QUERY_NAMES.get(field_name, field_name))
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if isinstance(start, date) and isinstance(end, date) and start > end:
+            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        return cleaned
+
+    def dates(self) -> Dates:
+        return Dates(self.cleaned_data["start"], self.cleaned_data["end"])
+
+    def scope(self) -> str:
+        """The order and the range, for a "load more" cursor: one made for another cannot be used here."""
+        dates = self.dates()
+        return "|".join([self.cleaned_data["sort"], *(d.isoformat() if d else "" for d in (dates.start, dates.end))])
+
+    def filters(self) -> list[forms.BoundField]:
+        """The fields the page shows as its filter (not the list parameters)."""
+        return [self["sort"], self["start"], self["end"]]
+
+
+class OrderListForm(ListForm, OrderFilter):
+    """An order list's parameters: its filter and the list parameters."""
 
 
 class FormatForm(forms.Form):
@@ -198,48 +258,93 @@ JUMP_KINDS = {
     "shipment": keys.SHIPMENT,
 }
 EMAIL = "email"
+SEARCH = "search"  # anything else: a name, a word of a product's name, the start of an email
+SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page finds by name
 
 
 class JumpForm(forms.Form):
-    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed) or a customer's email."""
+    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or
+    text to search for (``search``: a name, a partial email). A customer's or a product's "id" that cannot be an id
+    (``Ada Lovelace``, ``ada@``) is searched for too: ``cleaned_data["search"]`` is then True."""
 
-    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL]])
+    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
     id = forms.CharField(max_length=254, strip=True)
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
             return cleaned
-        if cleaned["kind"] == EMAIL:
+        kind = cleaned["kind"]
+        cleaned["search"] = kind == SEARCH
+        if kind == EMAIL:
             try:
                 validate_email(cleaned["id"])
             except forms.ValidationError as exc:
                 raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
             return cleaned
+        if kind == SEARCH:
+            return cleaned
         try:
-            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[cleaned["kind"]])
+            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])
         except keys.InvalidId as exc:
-            raise forms.ValidationError(str(exc)) from exc
+            if kind not in SEARCHED_KINDS:
+                raise forms.ValidationError(str(exc)) from exc
+            cleaned["search"] = True
         return cleaned
 
 
-ORDER_STATUSES = ("PENDING", "SHIPPED", "CANCELLED")  # the indexed ones; DELIVERED is not listed
+class SearchForm(ListForm):
+    """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
+    (``adminview.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
+    otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
+    works as a plain form without JavaScript."""
+
+    q = forms.CharField(
+        required=False,
+        max_length=MAX_TERM,
+        label="Name or email",
+        widget=forms.SearchInput(
+            attrs={
+                "placeholder": "a name, a word of a product's name, an email",
+                "autocomplete": "off",
+                "hx-get": reverse_lazy("dashboard:search"),
+                "hx-trigger": "input changed delay:400ms, search",
+                "hx-target": "#search-results",
+                "hx-push-url": "true",
+            }
+        ),
+    )
+
+    def clean_q(self) -> str:
+        text: str = self.cleaned_data.get("q") or ""
+        if text:
+            try:
+                term_of(text)
+            except InvalidInput as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return text
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.wants_csv and "q" in cleaned and not cleaned["q"]:
+            self.add_error("q", "type what to search for")
+        return cleaned
 
 
-class StatusListForm(ListForm):
-    """``/orders/?status=`` (PENDING by default)."""
+class StatusListForm(OrderListForm):
+    """``/orders/?status=`` (PENDING by default), sorted and filtered by date."""
 
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
 
     def clean_status(self) -> str:
-        return self.cleaned_data.get("status") or "PENDING"
+        return self.cleaned_data.get("status") or OrderStatus.PENDING
 
 
 class NewOrdersForm(forms.Form):
     """The live queue's poll: the list's status and the sort key of the newest row it showed."""
 
-    status = forms.ChoiceField(choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(choices=[(s, s) for s in LISTED_STATUSES])
     newest = forms.RegexField(
         required=False, max_length=120, regex=r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
     )
@@ -326,7 +431,7 @@ class BulkForm(forms.Form):
 
     action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
     order = forms.CharField(required=False)  # validated as a list in clean()
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in ORDER_STATUSES])
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     carrier = TrackingField("Carrier")
     confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])
 

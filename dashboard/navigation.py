@@ -15,7 +15,7 @@ from django.http import HttpRequest
 # URL name -> (area, whether this is the area's own page: aria-current="page"; else "true", a page inside it)
 AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:home": ("home", True),
-    "dashboard:pending": ("pending", True),
+    "dashboard:pending": ("orders", True),  # the pending list: the orders area's first tab
     "dashboard:orders": ("orders", True),
     "dashboard:orders-bulk": ("orders", False),
     "dashboard:stats-daily": ("numbers", True),
@@ -39,6 +39,7 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:return-receive": ("returns", False),
     "dashboard:return-refund": ("returns", False),
     "dashboard:activity": ("activity", True),
+    "dashboard:search": ("search", True),
     "dashboard:sync": ("sync", True),
     "dashboard:sync-replay": ("sync", False),
     "dashboard:order-consistency": ("sync", False),

@@ -10,13 +10,13 @@ from typing import TypeVar
 
 from django import forms
 
+from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from dashboard.forms import ListForm
 from returns import refunds, services
 from returns.models import ReturnStatus
 from shop import keys
 from shop.errors import InvalidInput
 
-OPEN = "open"  # the queue's default: every return awaiting staff
 QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
 T = TypeVar("T")
 

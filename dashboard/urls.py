@@ -17,11 +17,13 @@ from dashboard.views import (
     products,
     refunds,
     returns,
+    search,
     stats,
     stock_import,
     sync,
     warehouses,
 )
+from shop.models import OrderStatus
 
 app_name = "dashboard"
 
@@ -32,10 +34,11 @@ urlpatterns = [
     path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
     path("", home.home, name="home"),
     path("go/", home.jump, name="jump"),
+    path("search/", search.search_page, name="search"),
     path("orders/", orders.orders_by_status, name="orders"),
     path("orders/new/", orders.new_orders, name="orders-new"),
     path("orders/bulk/", bulk.orders_bulk, name="orders-bulk"),
-    path("orders/pending/", orders.pending_orders, name="pending"),
+    path("orders/pending/", orders.orders_by_status, {"status": OrderStatus.PENDING}, name="pending"),
     path("orders/by-transaction/", home.order_by_transaction, name="by-transaction"),
     path("orders/due/", orders.orders_due, name="orders-due"),
     path("orders/<str:order_id>/", orders.order, name="order"),

@@ -7,6 +7,7 @@ name                        index   key condition
 ``returns_for_order``       GSI1    GSI1-PK = ``o#<oid>`` (SK ``r#<rid>``)
 ``refunds_for_order``       table   PK = ``o#<oid>``, SK begins_with ``f#``
 ``refunded_for_order``      table   GetItem PK = ``o#<oid>``, SK = ``REFUNDED``
+``money_of_order``          table   PK = ``o#<oid>``: both of the above in one Query
 ==========================  ======  ======================================================
 
 ``consistent`` reads (the table's, not GSI1's) are for the writes that decide from what they read.
@@ -65,3 +66,16 @@ def refunded_for_order(*, order_id: str, consistent: bool = False) -> OrderRefun
     """What this service has refunded of an order: GetItem PK = o#<oid>, SK = REFUNDED (None: nothing yet)."""
     found = keys.refunded_keys(order_id)
     return _get(OrderRefunds, found["pk"], found["sk"], consistent=consistent)
+
+
+def money_of_order(*, order_id: str, consistent: bool = False) -> tuple[OrderRefunds | None, list[Refund]]:
+    """An order's refunded total and its refunds together: one Query of PK = o#<oid> (the partition holds
+    nothing else; another page only past 1 MB of refunds)."""
+    total: OrderRefunds | None = None
+    found: list[Refund] = []
+    for item in ReturnsItem.query(keys.order(order_id), consistent_read=consistent):
+        if isinstance(item, OrderRefunds):
+            total = item
+        elif isinstance(item, Refund):
+            found.append(item)
+    return total, found

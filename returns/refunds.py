@@ -67,13 +67,14 @@ def paid(invoices: Sequence[Invoice]) -> Decimal:
 
 def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:
     """What ``order_id`` paid and had refunded: its invoices (one Query of the shop table, unless given), its
-    refunded total (GetItem) and its refunds (one Query), all strongly consistent but the invoices given."""
+    refunded total and its refunds (one Query of the returns table), all strongly consistent but the invoices
+    given."""
     read = (
         list(invoices) if invoices is not None else list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
     )
-    total = access_patterns.refunded_for_order(order_id=order_id, consistent=True)
+    total, refunds = access_patterns.money_of_order(order_id=order_id, consistent=True)
     counted = total.refunded if total is not None and total.refunded is not None else Decimal(0)
-    items = tuple(all_items(access_patterns.refunds_for_order, order_id=order_id, consistent=True))
+    items = tuple(refunds)
     summed = sum((r.amount for r in items if r.amount is not None), Decimal(0))
     return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read), items)
 

@@ -23,13 +23,13 @@ from dynamo.no_answer import did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
-from shop.models import Order
+from shop.models import Order, OrderStatus
 from shop.order_reads import order_by_id
 
 ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
-    "ship": (orders.order_ship, "SHIPPED"),
-    "cancel": (orders.order_cancel, "CANCELLED"),
-    "deliver": (orders.order_deliver, "DELIVERED"),
+    "ship": (orders.order_ship, OrderStatus.SHIPPED),
+    "cancel": (orders.order_cancel, OrderStatus.CANCELLED),
+    "deliver": (orders.order_deliver, OrderStatus.DELIVERED),
 }
 WORKERS = 8  # transactions in flight at once
 MAX_ORDERS = 200  # per request: a page of a status list is at most this

@@ -7,6 +7,7 @@ report's sections) are checked on made-up inputs."""
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from decimal import Decimal
 from types import SimpleNamespace
@@ -108,6 +109,10 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
                 "50",
                 "--workers",
                 "4",
+                "--live-orders",
+                "2",
+                "--by-kind-sample",
+                "400",
             ],
             *["--endpoint", ddb_local.endpoint, "--name", "test"],
         ]
@@ -130,22 +135,29 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert spent["seeding"]["engine_s"] is None and spent["sync"]["bench_s"] > 0
         assert rebuild["cpu"]["command_s"] > 0 and verify["cpu"]["command_s"] > 0
         assert size["lag"]["samples"] == 2
-        assert size["data"]["order"]["calls"] == 1
+        # the collection, its customer, its returns and its refunds
+        assert size["data"]["order"]["calls"] == size["page"]["order"]["calls"] == 4
+        assert size["data"]["search"]["calls"] == size["page"]["search"]["calls"] == 2  # the Query, freshness
         assert size["data"]["invoices"]["calls"] == size["page"]["invoices"]["calls"] == 2  # profile, invoices
         naive = size["naive"]
         assert naive["pending"]["items_read"] == naive["invoices"]["items_read"] >= size["items"]
         # the naive Scan runs last, after the lag stage placed its pending orders
         assert naive["pending"]["matched"] == size["subjects"]["pending_orders"] + size["lag"]["samples"]
         _check_new_figures(size)
+        _check_upkeep_figures(size)
     small, large = results["sizes"]
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
-    assert "| 120 | order detail | ours: data layer | 1 |" in text and "PASS" in text
+    assert "| 120 | order detail | ours: data layer | 4 |" in text and "PASS" in text
     for section in (
         "## Pace against seeding",
         "## CPU per item",
         "## The category backfill",
         "## Write-to-page lag with the sync",
+        "## View writes per shop item kind",
+        "## CPU per stream record: the sync against seeding",
+        "## A live order's life",
+        "## Load average per stage",
     ):
         assert section in text
     assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
@@ -172,9 +184,46 @@ def _check_new_figures(size: dict[str, Any]) -> None:
     if size["orders"] == 30:
         assert followed == {"skipped": "measured at 120 orders only"}
         return
-    assert followed["idle"]["samples"] == 1 and followed["writer"]["exit"] == 0, followed["writer"]["output"]
-    assert followed["writer"]["items"] > 0 and followed["writer"]["wrote_while_sampled"]
-    assert followed["loaded"]["samples"] + followed["loaded"]["unseen"] >= 1
+    assert followed["idle"]["samples"] == 1 and list(followed["under_load"]) == ["half", "full"]
+    half, full = followed["under_load"]["half"], followed["under_load"]["full"]
+    assert half["rate_items_per_s"] == pytest.approx(size["seeding"]["batched"]["items_per_s"] / 2, abs=0.1)
+    assert full["rate_items_per_s"] is None
+    for beside in (half, full):
+        writer = beside["writer"]
+        assert writer["exit"] == 0 and writer["items"] > 0 and writer["wrote_while_sampled"], writer["output"]
+        assert beside["loaded"]["samples"] + beside["loaded"]["unseen"] >= 1
+    assert half["loaded"]["goal_p95_ms"] == 2000.0 and full["loaded"]["goal_p95_ms"] is None
+
+
+def _check_upkeep_figures(size: dict[str, Any]) -> None:
+    """CPU per record, the cost per shop item kind and a live order's life."""
+    sync = size["sync"]
+    assert sync["process_cpu_ms_per_record"] > 0 and sync["handler_cpu_ms_per_record"] > 0
+    assert sync["cpu_s"]["handler"] <= sync["cpu_s"]["process"]
+    assert sync["engine_cpu_ms_per_sync_record"] is None  # the engine is not ours here (--endpoint)
+    assert size["seeding"]["engine_cpu_ms_per_seed_item"] is None
+    assert sync["index_entries_written"] > 0 and sync["estimated_wcu_per_shop_write"] > 0
+    found = size["by_kind"]
+    # each stream's first 400: the shop's, then the returns service's (its seeded returns)
+    assert min(400, sync["records"]) <= found["total"]["records"] <= min(800, sync["records"])
+    assert found["total"]["not_applied"] == 0
+    assert {"customer", "product", "order", "orderItem", "invoice"} <= set(found["kinds"])
+    assert found["kinds"]["product"]["index_entries"] == found["kinds"]["product"]["records"]  # each in GSI8
+    assert found["kinds"].get("warehouseItem", {"units": 0})["units"] == 0  # stock is not in the view
+    life = size["order_life"]
+    assert [step["failed"] for step in life["steps"].values()] == [0, 0, 0]
+    assert life["steps"]["place"]["records"] == 2 * (1 + 2 + 1 + 2)  # order, lines, invoice, stock rows
+    for step in life["steps"].values():
+        assert step["view"]["wcu"] > 0 and step["shop"]["wcu"] > 0 and step["view"]["items_written"] > 0
+    assert life["order_life_wcu"] == pytest.approx(
+        sum(step["view"]["wcu"] for step in life["steps"].values()) / 2, abs=0.01
+    )
+    assert list(life["return_steps"]) == ["request", "approve", "receive", "refund"]
+    assert [step["failed"] for step in life["return_steps"].values()] == [0, 0, 0, 0]
+    assert all(step["returns"]["wcu"] > 0 for step in life["return_steps"].values())
+    assert life["returns_writes"] > 0 and life["return_wcu_per_returns_write"] > 0
+    assert set(size["stage_load"]) >= {"seeding", "sync", "by_kind", "order_life"}
+    assert all(len(span["start"]) == len(span["end"]) == 3 for span in size["stage_load"].values())
 
 
 def test_cpu_seconds_of_a_process_and_of_a_stage() -> None:
@@ -318,24 +367,6 @@ def test_view_writes_are_weighed_by_size_indexes_and_transactions() -> None:
     assert (counted.numbers_share, counter.numbers_share, counter.weight) == (1.0, 1.0, 2.0)
 
 
-def test_conditional_writes_statements_are_weighed_as_the_items_they_put() -> None:
-    from bench.sync import written_items
-    from dynamo.conditional_writes import ConditionalPut
-
-    summary = {"PK": {"S": "o#1"}, "SK": {"S": "#order"}, "Rev": {"N": "2"}, "Padding": {"S": "x" * 1500}}
-    profile = {"PK": {"S": "c#1"}, "SK": {"S": "#profile"}, "Rev": {"N": "1"}}
-    statements = [
-        ConditionalPut(summary, "Rev", revision=1, stored_names=frozenset({"Old"})).statement("view"),
-        ConditionalPut(profile, "Rev").statement("view"),
-        ConditionalPut(profile, "Rev").statement("shop"),
-    ]
-    weighed = written_items("BatchExecuteStatement", {"Statements": statements}, "view")
-    assert [(w.pk, w.sk, w.weight, w.anchor) for w in weighed] == [
-        ("o#1", "#order", 2.0, True),
-        ("c#1", "#profile", 1.0, True),
-    ]
-
-
 def test_the_backfill_summary_is_read_as_the_backfill_writes_it() -> None:
     from bench.category_backfill import parse_summary
     from dynamo.backfill import Report
@@ -399,8 +430,13 @@ def test_the_report_sets_pace_backfill_and_lag_beside_their_goals() -> None:
     size["follow_lag"] = {
         "poll_interval_s": 0.5,
         "idle": figures,
-        "loaded": figures | {"p95_ms": 2500.0, "goal_p95_ms": 2000.0, "meets": False, "unseen": 0},
-        "writer": {"orders": 900, "items_per_s": 1500.0, "exit": 0},
+        "under_load": {
+            "half": {
+                "rate_items_per_s": 500.0,
+                "loaded": figures | {"p95_ms": 2500.0, "goal_p95_ms": 2000.0, "meets": False, "unseen": 0},
+                "writer": {"orders": 900, "items_per_s": 1500.0, "exit": 0},
+            }
+        },
     }
     size["stage_seconds"] = {"seeding": 9.0, "backfill": 6.0}
     text = report.markdown(
@@ -409,5 +445,192 @@ def test_the_report_sets_pace_backfill_and_lag_beside_their_goals() -> None:
     assert "| 2,000 | 1,000.0 | - | 1,200.0 (1.20x, meets 1x) | 2,500.0 (2.50x, below 3x) |" in text
     assert "| 2,000 | 14,000 | 300 | 300 (300) | 0 | 6.00 (4.20) | 2,333.3 | 120.0 | 600.0 | 300 |" in text
     assert "420 → 0 |" in text
-    assert "| 400.0 / 900.0 (meets 1 s; 5 samples) | 400.0 / 2,500.0 (over 2 s; 5 samples) | 0 | 900, 1,500.0" in text
+    assert (
+        "| 400.0 / 900.0 (meets 1 s; 5 samples) | half the seeding pace | 500.0 | 1,500.0 (900, exit 0) | "
+        "400.0 / 2,500.0 (over 2 s; 5 samples) | 0 |" in text
+    )
     assert "| orders | seeding | backfill |\n|---:|---:|---:|\n| 2,000 | 9.00 | 6.00 |" in text
+
+
+def _record(seq: int, event: str, new: dict[str, Any] | None = None, old: dict[str, Any] | None = None) -> Any:
+    """A shop-table stream record as Lambda delivers it."""
+    from dynamo import conf
+
+    image = new or old or {}
+    body: dict[str, Any] = {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "SequenceNumber": str(seq)}
+    body |= {"NewImage": new} if new else {}
+    body |= {"OldImage": old} if old else {}
+    arn = f"arn:aws:dynamodb:eu-west-1:000000000000:table/{conf.shop_table_name()}/stream/2026-01-01T00:00:00.000"
+    return {"eventID": f"e{seq}", "eventName": event, "eventSourceARN": arn, "dynamodb": body}
+
+
+def test_each_kind_is_weighed_by_its_records_applied_alone_from_what_the_records_before_it_left() -> None:
+    from bench.by_kind import NO_KIND, by_kind
+
+    def s(value: str) -> dict[str, str]:
+        return {"S": value}
+
+    customer = {"PK": s("c#1"), "SK": s("c#1"), "EntityType": s("customer"), "Name": s("Ada Lovelace")}
+    customer |= {"Email": s("ada@example.com")}
+    order = {"PK": s("o#7"), "SK": s("c#1"), "EntityType": s("order"), "Status": s("PENDING")}
+    order |= {"Date": s("2026-03-04T10:00:00")}
+    line = {"PK": s("o#7"), "SK": s("p#2"), "EntityType": s("orderItem"), "Quantity": s("2"), "Price": s("1.50")}
+    audit = {"PK": s("o#7"), "SK": s("AUDIT#2026-03-04T10:00:00#x1"), "EntityType": s("audit")}
+    audit |= {"User": s("ann"), "Action": s("ship")}
+    stock = {"PK": s("p#2"), "SK": s("w#3"), "EntityType": s("warehouseItem"), "Quantity": s("5")}
+    records = [
+        _record(1, "INSERT", customer),
+        _record(2, "INSERT", order),
+        _record(3, "INSERT", line),
+        _record(3, "INSERT", line),  # delivered twice: the second changes nothing
+        _record(4, "INSERT", audit),
+        _record(5, "MODIFY", stock, stock),
+        _record(6, "REMOVE", old=line),
+        {"eventName": "INSERT", "dynamodb": None},
+    ]
+
+    found = by_kind(records, table="view", list_shards=4)
+
+    def figures(kind: str) -> tuple[int, int, int, int, float]:
+        row = found["kinds"][kind]
+        return row["records"], row["not_applied"], row["view_items"], row["index_entries"], row["units"]
+
+    # a profile and three search entries (two name words and the email)
+    assert figures("customer") == (1, 0, 4, 0, 4.0)
+    # its customer's list entry; its counted item and two sums (status, day) in a transaction (x2); its summary,
+    # in GSI1 while pending (1 KB x 2)
+    assert figures("order") == (1, 0, 5, 1, 1 + 2 * 3 + 2)
+    # each change: a category entry; the counted item and three sums (day, product month, buyer) in a
+    # transaction; the summary. The repeated record: nothing
+    assert figures("orderItem") == (3, 0, 12, 2, 2 * (1 + 2 * 4 + 2))
+    assert figures("audit") == (1, 0, 3, 0, 3.0)  # three activity lists
+    assert figures("warehouseItem") == (1, 0, 0, 0, 0.0)
+    assert figures(NO_KIND) == (1, 1, 0, 0, 0.0)  # the sync refuses it
+    assert list(found["kinds"])[:2] == ["orderItem", "order"]  # most units first
+    assert found["total"] == {
+        "records": 8,
+        "not_applied": 1,
+        "view_items": 24,
+        "index_entries": 3,
+        "units": 38.0,
+        "units_per_record": 4.75,
+    }
+
+
+def test_a_record_is_of_the_kind_of_the_item_it_changed() -> None:
+    from bench.by_kind import NO_KIND, kind_of
+
+    order, line = {"EntityType": {"S": "order"}}, {"EntityType": {"S": "orderItem"}}
+    assert kind_of({"eventName": "MODIFY", "dynamodb": {"NewImage": order, "OldImage": line}}) == "order"
+    assert kind_of({"eventName": "REMOVE", "dynamodb": {"OldImage": line}}) == "orderItem"
+    assert kind_of({"eventName": "INSERT", "dynamodb": {"NewImage": {}}}) == NO_KIND
+    assert kind_of({"eventName": "INSERT"}) == NO_KIND
+
+
+def test_cpu_while_busy_counts_overlapping_spans_once() -> None:
+    from bench.cpu import BusyCpu
+
+    clock = iter([1.0, 4.0, 10.0, 12.5])
+    busy = BusyCpu(clock=lambda: next(clock))
+    one, other = busy.span(), busy.span()  # two threads' spans, interleaved
+    one.__enter__()  # the clock read: 1.0
+    other.__enter__()
+    one.__exit__(None, None, None)
+    other.__exit__(None, None, None)  # the clock read: 4.0
+    assert busy.seconds == 3.0
+    with busy.span():  # 10.0 to 12.5
+        pass
+    assert busy.seconds == 5.5
+
+
+def test_writers_run_at_half_the_seeding_pace_then_at_full_speed() -> None:
+    from bench import lag
+
+    half, full = lag.loads(lag.SPEEDS, samples=20, seeding_items_per_s=3000.0, items_per_order=7.0, seed=42)
+    assert (half.speed, half.rate, full.speed, full.rate) == ("half", 1500.0, "full", None)
+    placing = 20 * lag.PLACE_EVERY_S
+    # held to its rate, with more time to spare; at full speed, at a pace guessed high: twice seeding's
+    rated_s = lag.RATED_WRITER_STRETCH * placing + lag.RATED_WRITER_SLACK_S
+    assert half.config.orders == math.ceil(rated_s * 1500.0 / 7.0)
+    assert full.config.orders == math.ceil((placing + lag.WRITER_SLACK_S) * 6000.0 / 7.0)
+    assert lag.loads(["half"], samples=1, seeding_items_per_s=10.0, items_per_order=7.0, seed=1)[0].config.orders == (
+        lag.MIN_WRITER_ORDERS
+    )
+    assert (half.config.seed, full.config.seed, half.config.uncategorized) == (43, 44, 0.0)
+    assert resolve(["--writer-speeds", "full"]).writer_speeds == ["full"]
+    with pytest.raises(SystemExit):
+        resolve(["--writer-speeds", "half,fast"])
+
+
+def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
+    size = new_size(300) | {"items": 3000}
+    size["seeding"] = {"batched": {"items": 3000, "items_per_s": 1000.0}, "put_item": None, "speedup": None}
+    size["seeding"]["engine_cpu_ms_per_seed_item"] = 0.5
+    size["sync"] = {
+        **dict(records=3100, seconds=3.0, records_per_s=1033.3, applied=3100, skipped=0, failed=0),
+        **dict(lag_p50_ms=1000.0, lag_p95_ms=2000.0, lag_max_ms=2500.0, view_wcu=2000.0, anchor_wcu=900.0),
+        **dict(view_items_written=4000, wcu_per_shop_write=0.65, estimated_wcu=5270.0, index_entries_written=600),
+        **dict(estimated_wcu_per_shop_write=1.7, process_cpu_ms_per_record=0.25, handler_cpu_ms_per_record=0.1),
+        **dict(bench_hooks_cpu_ms_per_record=0.02, engine_cpu_ms_per_sync_record=0.4),
+    }
+    size["by_kind"] = {
+        "kinds": {"order": dict(records=300, not_applied=0, view_items=1500, index_entries=300, units=2700.0)},
+        "total": dict(records=300, not_applied=0, view_items=1500, index_entries=300, units=2700.0),
+    }
+    for figures in (*size["by_kind"]["kinds"].values(), size["by_kind"]["total"]):
+        figures["units_per_record"] = 9.0
+    view = {"wcu": 40.0, "wcu_per_order": 20.0, "reported_wcu": 8.0, "reported_wcu_per_order": 4.0}
+    shop = {"wcu": 20.0, "wcu_per_order": 10.0, "reported_wcu": 4.0, "reported_wcu_per_order": 2.0}
+    step = {"records": 12, "failed": 0, "view": view | {"items_written": 30}, "shop": shop}
+    refund_view = {"wcu": 10.0, "wcu_per_order": 5.0, "reported_wcu": 2.0, "reported_wcu_per_order": 1.0}
+    returned = {"wcu": 5.0, "wcu_per_order": 2.5, "reported_wcu": 1.0, "reported_wcu_per_order": 0.5}
+    size["order_life"] = {
+        "orders": 2,
+        "steps": {"place": step, "ship": step, "deliver": step},
+        "life": {
+            "view": {"wcu_per_order": 60.0, "reported_wcu_per_order": 12.0},
+            "shop": shop | {"wcu_per_order": 30.0},
+        },
+        "return_steps": {"refund": {"records": 6, "failed": 0, "view": refund_view, "returns": returned}},
+        "return_life": {"view": refund_view, "returns": returned},
+    }
+    size["stage_load"] = {"sync": {"start": [1.0, 0.5, 0.25], "end": [2.0, 1.0, 0.5]}}
+    figures = {"samples": 5, "p50_ms": 400.0, "p95_ms": 900.0, "goal_p95_ms": 1000.0, "meets": True}
+    writer = {"orders": 900, "items_per_s": 480.0, "exit": 0}
+    size["follow_lag"] = {
+        "poll_interval_s": 0.5,
+        "idle": figures,
+        "under_load": {
+            "half": {
+                "rate_items_per_s": 500.0,
+                "loaded": figures | {"goal_p95_ms": 2000.0, "unseen": 0},
+                "writer": writer,
+            },
+            "full": {
+                "rate_items_per_s": None,
+                "loaded": figures | {"p95_ms": 2500.0, "goal_p95_ms": None, "meets": None, "unseen": 1},
+                "writer": writer | {"items_per_s": 2100.0},
+            },
+        },
+    }
+    results = {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [size]}
+    text = report.markdown(results | {"load_at_start": [1.0, 0.5, 0.25], "load_now": [2.0, 1.0, 0.5]})
+
+    assert "load average 1.00 / 0.50 / 0.25 at the start, 2.00 / 1.00 / 0.50 at the end (1 / 5 / 15 minutes)" in text
+    assert "| 1.70 (over ≤ 1.6) |" in text  # the sync's view writes per shop write, by the billing rules
+    assert (
+        "| 300 | 3,100 | 0.250 (over ≤ 0.2) | 0.100 (meets ≤ 0.12) | 0.02 | 0.40 | 0.50 | 0.80 (meets ≤ 1) | "
+        "1.00 / 0.50 / 0.25 → 2.00 / 1.00 / 0.50 |" in text
+    )
+    assert "| `order` | 300 | 1,500 | 300 | 2,700.0 | 9.00 |" in text
+    assert "| **all, measured batched** (whole stream) | 3,100 | 4,000 | 600 | 5,270.0 | 1.70 (over ≤ 1.6) |" in text
+    assert "| 300 | ship | shop | 6.0 | 20.0 | 10.0 | 2.00 | 4.00 / 2.00 |" in text
+    assert "| 300 | **life** (2 orders) | shop | 18.0 | 60.0 | 30.0 | 2.00 | 12.0 / 2.00 |" in text
+    assert "| 300 | refund | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
+    assert "| 300 | **return** (2 orders) | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
+    assert (
+        "| 300 | 0.50 | 400.0 / 900.0 (meets 1 s; 5 samples) | half the seeding pace | 500.0 | 480.0 (900, exit 0) | "
+        "400.0 / 900.0 (meets 2 s; 5 samples) | 0 |\n| | | | full speed | - | 2,100.0 (900, exit 0) | "
+        "400.0 / 2,500.0 (5 samples) | 1 |" in text
+    )
+    assert "| 300 | sync | 1.00 / 0.50 / 0.25 | 2.00 / 1.00 / 0.50 |" in text

@@ -26,6 +26,7 @@ from dashboard.responses import RETRY_AFTER_S, domain_errors, error
 from dashboard.views.common import order_row
 from returns import services as return_services
 from shop import bulk
+from shop.models import OrderStatus
 
 CONFIRMED = "yes"
 UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first
@@ -42,7 +43,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _refused(request, form)
     action = form.cleaned_data["action"]
-    status = form.cleaned_data.get("status") or "PENDING"
+    status = form.cleaned_data.get("status") or OrderStatus.PENDING
     if action in UNDOABLE and form.cleaned_data["confirm"] != CONFIRMED:
         return _confirmation(request, action, status, form.cleaned_data["orders"])
     outcomes = bulk.run(
@@ -81,7 +82,7 @@ def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
         return reswap(retarget(error(request, 400, message), "#bulk-summary"), "innerHTML")
     context = {
         "action": form.cleaned_data.get("action", ""),
-        "status": form.cleaned_data.get("status") or "PENDING",
+        "status": form.cleaned_data.get("status") or OrderStatus.PENDING,
         "problem": message,
     }
     return TemplateResponse(request, "dashboard/bulk.html", context, status=400)

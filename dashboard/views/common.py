@@ -1,4 +1,5 @@
-"""What every dashboard page shares: list-form parsing, paging links, the order lists' rows and CSV rows.
+"""What every dashboard page shares: list-form parsing, paging links, the order lists' rows and CSV rows (each
+order with its customer's profile, ``dashboard.profiles``).
 
 Each list page: a validated ``ListForm`` -> one page from a selector/access pattern -> the page template, or
 its ``#rows`` partial for htmx "load more", or (``?format=csv``) every row streamed. The first CSV page is
@@ -17,10 +18,11 @@ from django import forms
 from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
 
-from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell
 from dashboard.display import plain_amount
 from dashboard.forms import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import error
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE
@@ -45,6 +47,11 @@ def next_url(request: HttpRequest, token: str | None) -> str | None:
 
 def csv_url(request: HttpRequest) -> str:
     return _this_page(request, cursor=None, limit=None, format="csv")
+
+
+def first_page_url(request: HttpRequest, **changes: str | None) -> str:
+    """This page from its first row (its filter kept; no cursor, not CSV), with ``changes`` to its query."""
+    return _this_page(request, cursor=None, format=None, **changes)
 
 
 def range_url(request: HttpRequest, start: date, end: date) -> str:
@@ -99,36 +106,72 @@ def list_form(request: HttpRequest) -> ListForm:
     return validated(ListForm(request.GET))
 
 
-def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
-    """All rows of a contract selector (``RowsPage``: ``rows``/``next``); the first page is fetched now."""
+def every_page(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[list[Any]]:
+    """The rows of a contract selector (``RowsPage``: ``rows``/``next``) a page at a time; the first page is
+    fetched now."""
     page = fetch(limit=CSV_PAGE, after=None, **kwargs)
 
-    def rows() -> Iterator[Any]:
+    def pages() -> Iterator[list[Any]]:
         current = page
         while True:
-            yield from current.rows
+            yield current.rows
             if current.next is None:
                 return
             current = fetch(limit=CSV_PAGE, after=current.next, **kwargs)
 
-    return rows()
+    return pages()
 
 
-ORDER_CSV_HEADER = ["order_id", "customer_id", "date", "status", "total", "item_count"]
+def every_row(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[Any]:
+    """All rows of a contract selector; the first page is fetched now."""
+    return (row for rows in every_page(fetch, **kwargs) for row in rows)
+
+
+def with_profiles(rows: list[Any]) -> list[tuple[Any, Profile]]:
+    """Each order row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
+    profiles = profiles_of(row.customer_id for row in rows)
+    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
+
+
+def every_row_with_profiles(fetch: Callable[..., Any], **kwargs: Any) -> Iterator[tuple[Any, Profile]]:
+    """All rows of a contract selector of orders, each with its customer's profile (one BatchGetItem a page)."""
+    return (pair for rows in every_page(fetch, **kwargs) for pair in with_profiles(rows))
+
+
+ORDER_CSV_HEADER = [
+    "order_id",
+    "customer_id",
+    "date",
+    "status",
+    "total",
+    "item_count",
+    "customer_name",
+    "customer_email",
+]
 
 
 ORDER_SECONDARY = frozenset({"items"})  # what a phone leaves out of an order list (its <th> says so too)
 
 
-def order_row(row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY) -> Row:
-    """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``),
-    date, status, total, item count; ``data-order-id`` on the row. ``secondary`` names the columns (``status``,
-    ``items``) a phone leaves out."""
+def customer_cell(customer_id: str, profile: Profile | None = None) -> Cell:
+    """The customer of an order: their name (their id when the profile has none) linking to their page."""
+    name = profile.name if profile is not None else None
+    return Cell(name or customer_id, url=id_url("dashboard:customer", customer_id))
+
+
+def order_row(
+    row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY, waited: bool = False
+) -> Row:
+    """One order of a list (an admin-view ``OrderRow`` or an ``Order``): order, customer (``with_customer``), date,
+    how long it has waited (``waited``), status, total, item count; ``data-order-id`` on the row. ``secondary``
+    names the columns (``status``, ``items``) a phone leaves out."""
     cells = [Cell(row.order_id, url=id_url("dashboard:order", row.order_id))]
     if with_customer:
-        cells.append(Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id)))
+        cells.append(customer_cell(row.customer_id))
+    cells.append(Cell(timestamp(row.date) or DASH))
+    if waited:
+        cells.append(waited_cell(row.date))
     cells += [
-        Cell(timestamp(row.date) or DASH),
         Cell(row.status or "unknown", secondary="status" in secondary),
         amount_cell(row.total),
         Cell(DASH if row.item_count is None else row.item_count, numeric=True, secondary="items" in secondary),
@@ -136,7 +179,7 @@ def order_row(row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDE
     return Row(cells, (("order-id", row.order_id),))
 
 
-def order_csv_row(row: Any) -> list[Any]:
+def order_csv_row(row: Any, profile: Profile = NOBODY) -> list[Any]:
     return [
         row.order_id,
         row.customer_id,
@@ -144,4 +187,6 @@ def order_csv_row(row: Any) -> list[Any]:
         row.status,
         plain_amount(row.total),
         row.item_count,
+        profile.name,
+        profile.email,
     ]

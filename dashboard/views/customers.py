@@ -15,16 +15,17 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, payment_list, timestamp
 from dashboard.display import plain_amount
-from dashboard.forms import InvoiceRangeForm
+from dashboard.forms import ORDER_FILTERS, InvoiceRangeForm, OrderListForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_customers
+from dashboard.profiles import Profile
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import (
     CSV_PAGE,
     ORDER_CSV_HEADER,
     csv_url,
     every_row,
-    list_form,
+    first_page_url,
     next_url,
     order_csv_row,
     order_row,
@@ -52,23 +53,38 @@ def _customer_or_404(customer_id: str) -> Customer:
 @require_GET
 @domain_errors
 def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    """The profile (pattern 1), favourites and latest changes, and the customer's orders (AV1: one Query and one
+    BatchGetItem of their summaries), newest or oldest first (``sort``), within a range of order dates (``from``,
+    ``to``)."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
-    form = list_form(request)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="customer-orders", scope=cid)
+    form = OrderListForm(request.GET)
+    if not form.is_valid():
+        refused = {"customer": _customer_or_404(cid), "customer_id": cid, "form": form, "refused": True}
+        return refused_filter(request, form, "dashboard/customer.html", refused | {"rows": [], "first_page": True})
+    sort, dates = form.cleaned_data["sort"], form.dates()
+    scope = f"{cid}|{form.scope()}"
+    after = cursors.decode(form.cleaned_data["cursor"], salt="customer-orders", scope=scope)
     if form.wants_csv:
-        _customer_or_404(cid)
-        rows = every_row(selectors.customer_orders, customer_id=cid)
-        return csv_response(f"customer-{cid}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
+        who = Profile.of_customer(_customer_or_404(cid))
+        rows = every_row(selectors.customer_orders, customer_id=cid, sort=sort, dates=dates)
+        return csv_response(f"customer-{cid}-orders.csv", ORDER_CSV_HEADER, (order_csv_row(r, who) for r in rows))
     profile = _customer_or_404(cid) if after is None else None
     # favourites: one begins_with Query in the customer's partition (first page only)
     liked = access_patterns.favourites_for_customer(customer_id=cid, limit=100).items if after is None else []
-    page = selectors.customer_orders(customer_id=cid, limit=form.cleaned_data["limit"], after=after)
-    token = cursors.encode(page.next, salt="customer-orders", scope=cid)
+    page = selectors.customer_orders(
+        customer_id=cid, limit=form.cleaned_data["limit"], after=after, sort=sort, dates=dates
+    )
+    token = cursors.encode(page.next, salt="customer-orders", scope=scope)
     context = {
         "customer": profile,
         "customer_id": cid,
-        "rows": [order_row(row, with_customer=False) for row in page.rows],
+        "form": form,
+        "sort": sort,
+        "filtered": any(request.GET.get(name) for name in ORDER_FILTERS),
+        "rows": [order_row(row, with_customer=False, waited=True) for row in page.rows],
         "next_url": next_url(request, token),
+        "csv_url": csv_url(request),
+        "first_url": first_page_url(request),
         "first_page": after is None,
         "favourites": liked,
         "changes": latest("customer", cid) if after is None else [],

@@ -12,10 +12,12 @@ from django.core.cache import cache
 from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from adminview import number_reads, selectors, sync_store
+from adminview import number_reads, schema, selectors, sync_store
 from dashboard import figure_charts
 from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
 from dashboard.htmx import HtmxHttpRequest
@@ -60,7 +62,7 @@ def home(request: HtmxHttpRequest) -> HttpResponseBase:
     periods = figure_charts.periods(numbers.recent, today, HOME_PERIODS)
     context |= {
         "counts": numbers.counts,
-        "listed": figure_charts.LISTED_STATUSES,
+        "listed": schema.LISTED_STATUSES,
         "periods": figure_charts.with_refunds(periods, numbers.refunds, today),
         "dead_letters": numbers.dead_letters,
         **daily_context(numbers.days, start, end),
@@ -120,9 +122,12 @@ def _table_sizes() -> list[dict[str, Any]]:
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     """Top bar: go to an order, customer, product or warehouse by id; an invoice or a shipment to its order
-    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries)."""
+    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries); anything else (a
+    name, a partial email: ``JumpForm``'s ``search``) to the search page."""
     form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
+    if form.cleaned_data["search"]:
+        return redirect(f"{reverse('dashboard:search')}?{urlencode({'q': value})}")
     if kind in PAGES:
         return redirect(PAGES[kind], value)
     if kind == "invoice":

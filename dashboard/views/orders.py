@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -17,90 +17,123 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
-from dashboard.forms import ActionForm, DueForm, NewOrdersForm, ShipForm, StatusListForm, first_error
+from dashboard.forms import (
+    ORDER_FILTERS,
+    ActionForm,
+    DueForm,
+    NewOrdersForm,
+    ShipForm,
+    StatusListForm,
+    first_error,
+)
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
+from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
 from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.common import (
     ORDER_CSV_HEADER,
     csv_url,
-    every_row,
-    list_form,
+    every_row_with_profiles,
+    first_page_url,
     next_url,
     order_csv_row,
     order_row,
     partial,
     refused_filter,
     validated,
+    with_profiles,
 )
 from dashboard.views.returns import order_returns
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
-from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
+from shop.models import Invoice, OrderItem, OrderStatus, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
-PENDING_SECONDARY = frozenset({"status", "items"})  # on a phone: every row of the pending list is pending
+LIST_TEMPLATE = "dashboard/orders.html"
 
-# --- pending orders (AV2) ----------------------------------------------------------------------------------
-
-
-@require_GET
-@domain_errors
-def pending_orders(request: HtmxHttpRequest) -> HttpResponseBase:
-    form = list_form(request)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="pending")
-    if form.wants_csv:
-        return csv_response(
-            "pending-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, every_row(selectors.pending_orders))
-        )
-    page = selectors.pending_orders(limit=form.cleaned_data["limit"], after=after)
-    context = {
-        "rows": [order_row(row, with_customer=True, secondary=PENDING_SECONDARY) for row in page.rows],
-        "next_url": next_url(request, cursors.encode(page.next, salt="pending")),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/pending.html", "rows"), context)
-
-
-# --- orders by status (GSI1 of the admin view) and the live queue ------------------------------------------
+# --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
 # What staff may do to the orders of each listed status (bulk actions offered on that list).
-LIST_ACTIONS = {"PENDING": ("ship", "cancel"), "SHIPPED": ("deliver",), "CANCELLED": ()}
+LIST_ACTIONS: dict[str, tuple[str, ...]] = {
+    OrderStatus.PENDING: ("ship", "cancel"),
+    OrderStatus.SHIPPED: ("deliver",),
+    OrderStatus.CANCELLED: (),
+}
 
 
 def _live_url(status: str, newest: str) -> str:
     return f"{reverse('dashboard:orders-new')}?{urlencode({'status': status, 'newest': newest})}"
 
 
+def _list_url(status: str, query: dict[str, str] | None = None) -> str:
+    """A status list's page: the pending list at its own address, the others by ``?status=``."""
+    if status == OrderStatus.PENDING:
+        return reverse("dashboard:pending") + (f"?{urlencode(query)}" if query else "")
+    return f"{reverse('dashboard:orders')}?{urlencode({'status': status, **(query or {})})}"
+
+
+def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
+    """What a status list shows around its rows, also when its filter is refused: the tabs (each keeping the
+    filter in force: the sort and the range) and the filter."""
+    valid = not form.errors
+    kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
+    return {
+        "status": status,
+        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],
+        "form": form,
+        "filtered": bool(kept),
+        "reset_url": _list_url(status),
+    }
+
+
 @require_GET
 @domain_errors
-def orders_by_status(request: HtmxHttpRequest) -> HttpResponseBase:
-    """``/orders/?status=PENDING|SHIPPED|CANCELLED``: one Query per write shard, newest first."""
-    form = validated(StatusListForm(request.GET))
+def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
+    """``/orders/?status=PENDING|SHIPPED|CANCELLED`` and ``/orders/pending/`` (``status`` given by the URL): one
+    Query per write shard, newest or oldest first (``sort``), within a range of order dates (``from``, ``to``);
+    the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
+    order with where it ships (its customer's current address)."""
+    query = request.GET.copy()
+    if status is not None:
+        query["status"] = status
+    form = StatusListForm(query)
+    if not form.is_valid():
+        shown = form.cleaned_data.get("status") or status or OrderStatus.PENDING
+        refused = _frame(request, shown, form) | {"rows": [], "first_page": True, "refused": True}
+        return refused_filter(request, form, LIST_TEMPLATE, refused)
     status = form.cleaned_data["status"]
-    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=status)
+    sort, dates = form.cleaned_data["sort"], form.dates()
+    scope = f"{status}|{form.scope()}"
+    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=scope)
     if form.wants_csv:
-        rows = every_row(selectors.orders_by_status, status=status)
-        return csv_response(f"{status.lower()}-orders.csv", ORDER_CSV_HEADER, map(order_csv_row, rows))
-    page = selectors.orders_by_status(status=status, limit=form.cleaned_data["limit"], after=after)
+        pick_list = status == OrderStatus.PENDING
+        rows = every_row_with_profiles(selectors.orders_by_status, status=status, sort=sort, dates=dates)
+        header = ORDER_CSV_HEADER + (ADDRESS_CSV_HEADER if pick_list else [])
+        lines = (order_csv_row(row, who) + (who.address_cells() if pick_list else []) for row, who in rows)
+        return csv_response(f"{status.lower()}-orders.csv", header, lines)
+    page = selectors.orders_by_status(
+        status=status, limit=form.cleaned_data["limit"], after=after, sort=sort, dates=dates
+    )
     newest = page.rows[0].position if page.rows else ""
-    context = {
-        "status": status,
-        "statuses": list(LIST_ACTIONS),
+    context = _frame(request, status, form) | {
+        "sort": sort,
         "actions": LIST_ACTIONS[status] if can_fulfil(request.user) else (),
-        "rows": page.rows,
-        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=status)),
+        "rows": with_profiles(page.rows),
+        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=scope)),
         "csv_url": csv_url(request),
+        "first_url": first_page_url(request),
+        "select_url": first_page_url(request, select="page"),
         "first_page": after is None,
         "select_page": form.cleaned_data["select"] == "page",
+        # new orders arrive at the top of a newest-first list that reaches today
+        "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
         "live_url": _live_url(status, newest),
         "tracking_max": tracking.MAX_LENGTH,
     }
-    return TemplateResponse(request, partial(request, "dashboard/orders.html", "rows"), context)
+    return TemplateResponse(request, partial(request, LIST_TEMPLATE, "rows"), context)
 
 
 @require_GET
@@ -180,10 +213,18 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
 
 
 def _order_context(
-    request: HttpRequest, collection: orders.OrderCollection, *, ship_form: ActionForm | None = None, **extra: Any
+    request: HtmxHttpRequest,
+    collection: orders.OrderCollection,
+    *,
+    ship_form: ActionForm | None = None,
+    full_page: bool | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
     """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
-    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one)."""
+    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one). A whole page
+    (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
+    (``_who_and_where``)."""
+    whole = full_page if full_page is not None else not request.htmx
     return {
         "order": collection.order,
         "items": [(item, _item_cells(item)) for item in collection.items],
@@ -193,16 +234,26 @@ def _order_context(
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
         **order_returns(collection),
+        **(_who_and_where(collection) if whole else {}),
         **extra,
     }
+
+
+def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
+    """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
+    ships: the address on its shipments once shipped, the customer's current address until then."""
+    who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
+    shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
+    return {"who": who, "ship_to": shipped_to or who.address, "shipped_to": shipped_to is not None}
 
 
 @require_GET
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5)."""
+    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem; its
+    returns and its refunds: one Query each of the returns table."""
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
-    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection))
+    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection, full_page=True))
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:

@@ -278,7 +278,7 @@ def _order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds
 
 def order_returns(collection: OrderCollection) -> dict[str, Any]:
     """The order's returns (GSI1 of the returns table) and refunds, and what remains refundable (its refunded
-    total and its refunds): three calls. When the returns table cannot be read, the page says why instead."""
+    total and its refunds, one Query): two calls. When the returns table cannot be read, the page says why instead."""
     read, problem = read_or_reason(lambda: _order_money(collection))
     if read is None:
         return {"returns_problem": problem}

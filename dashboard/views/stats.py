@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from adminview import number_reads
+from adminview import number_reads, schema
 from dashboard import figure_charts
 from dashboard.display import plain_amount
 from dashboard.forms import DayRange, FormatForm, StatsRangeForm
@@ -86,7 +86,7 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
         "total": sum(counts.values()),
         "csv_url": csv_url(request),
         "status_chart": figure_charts.status_chart(counts),
-        "listed": figure_charts.LISTED_STATUSES,
+        "listed": schema.LISTED_STATUSES,
     }
     return TemplateResponse(request, "dashboard/stats_status.html", context)
 

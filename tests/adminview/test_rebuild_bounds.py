@@ -83,7 +83,7 @@ def test_rebuild_and_verify_memory_does_not_grow_with_the_table(shop_table: str,
     # the whole table (the last figure) fails the same bound.
     assert large[0] < 2 * small[0], (small, large)
     assert large[1] < 2 * small[1], (small, large)
-    assert large[2] > 3 * small[2], (small, large)
+    assert large[2] >= 2 * small[2], (small, large)
 
 
 def test_view_table_has_ttl_on_expires_at_and_only_stub_anchors_carry_it(

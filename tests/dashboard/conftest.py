@@ -2,7 +2,8 @@
 
 The fake stands in for ``adminview.selectors`` and a customer's returns (its functions are patched in place) and
 honours its contract: keyword-only functions returning the real ``RowsPage``/``OrderRow``/``BuyerRow``, and the real
-positions (``{"before": "<date>#<order id>"}`` for orders, ``{"after": "<customer id>"}`` for buyers), with
+positions (``{"before": "<date>#<order id>"}`` for orders newest first, ``{"after": ...}`` oldest first,
+``{"after": "<customer id>"}`` for buyers), with
 ``InvalidInput`` for a position of another shape. So paging and CSV edge cases of the admin view pages are
 tested without a view table; other tests run the same pages on the real selectors.
 """
@@ -19,12 +20,15 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from adminview import returns_reads, selectors
+from adminview.reads import Raw
 from adminview.returns_reads import ReturnRow
-from adminview.selectors import BuyerRow, OrderRow, RowsPage
+from adminview.selectors import BuyerRow, Dates, OrderRow, RowsPage
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import format_ts
+
+EVERY_DAY = Dates()  # no range: every order
 
 
 def _position(after: dict[str, Any] | None, name: str) -> str | None:
@@ -41,13 +45,26 @@ def order_key(row: OrderRow) -> str:
     return f"{format_ts(row.date) if row.date else ''}#{row.order_id}"
 
 
-def _orders_page(rows: list[OrderRow], limit: int, after: dict[str, Any] | None) -> RowsPage[OrderRow]:
-    """Newest first, strictly before the position (like the selectors' ``SK < :pos``)."""
+def _orders_page(
+    rows: list[OrderRow], limit: int, after: dict[str, Any] | None, sort: str = "newest", dates: Dates = EVERY_DAY
+) -> RowsPage[OrderRow]:
+    """Newest first, strictly before the position (like the selectors' ``SK < :pos``), or oldest first, strictly
+    after it; only the orders placed within ``dates`` (UTC days, both included)."""
     check_limit(limit)
-    before = _position(after, "before")
-    found = [r for r in rows if before is None or order_key(r) < before]
+    if sort not in selectors.SORTS:
+        raise InvalidInput("unknown sort")
+    forward = sort == selectors.OLDEST
+    name = "after" if forward else "before"
+    position = _position(after, name)
+    within = [
+        r
+        for r in sorted(rows, key=order_key, reverse=not forward)
+        if (dates.start is None or (r.date is not None and r.date.date() >= dates.start))
+        and (dates.end is None or (r.date is not None and r.date.date() <= dates.end))
+    ]
+    found = [r for r in within if position is None or (order_key(r) > position if forward else order_key(r) < position)]
     chunk = found[:limit]
-    return RowsPage(chunk, {"before": order_key(chunk[-1])} if len(found) > limit else None)
+    return RowsPage(chunk, {name: order_key(chunk[-1])} if len(found) > limit else None)
 
 
 def _buyers_page(rows: list[BuyerRow], limit: int, after: dict[str, Any] | None) -> RowsPage[BuyerRow]:
@@ -65,18 +82,38 @@ class FakeSelectors:
     by_customer: dict[str, list[OrderRow]] = field(default_factory=dict)
     buyers: dict[str, list[BuyerRow]] = field(default_factory=dict)
     transactions: dict[str, str] = field(default_factory=dict)
+    profiles: dict[str, Raw] = field(default_factory=dict)  # customer id -> profile item (DynamoDB JSON)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    def pending_orders(self, *, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[OrderRow]:
-        self.calls.append(("pending_orders", {"limit": limit, "after": after}))
-        return _orders_page(self.pending, limit, after)
+    def orders_by_status(
+        self,
+        *,
+        status: str,
+        limit: int = 50,
+        after: dict[str, Any] | None = None,
+        sort: str = "newest",
+        dates: Dates = EVERY_DAY,
+    ) -> RowsPage[OrderRow]:
+        """The pending list is ``pending``; the other statuses have no orders here."""
+        self.calls.append(("orders_by_status", {"status": status, "limit": limit, "after": after, "sort": sort}))
+        return _orders_page(self.pending if status == "PENDING" else [], limit, after, sort, dates)
 
     def customer_orders(
-        self, *, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None
+        self,
+        *,
+        customer_id: str,
+        limit: int = 50,
+        after: dict[str, Any] | None = None,
+        sort: str = "newest",
+        dates: Dates = EVERY_DAY,
     ) -> RowsPage[OrderRow]:
         cid = keys.bare(customer_id, keys.CUSTOMER)
-        self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after}))
-        return _orders_page(self.by_customer.get(cid, []), limit, after)
+        self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after, "sort": sort}))
+        return _orders_page(self.by_customer.get(cid, []), limit, after, sort, dates)
+
+    def customer_profiles(self, *, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
+        self.calls.append(("customer_profiles", {"customer_ids": customer_ids}))
+        return [self.profiles.get(cid) for cid in customer_ids]
 
     def product_buyers(
         self, *, product_id: str, limit: int = 50, after: dict[str, Any] | None = None
@@ -130,7 +167,13 @@ def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 @pytest.fixture
 def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     fake = FakeSelectors()
-    for name in ("pending_orders", "customer_orders", "product_buyers", "order_id_for_transaction"):
+    for name in (
+        "orders_by_status",
+        "customer_orders",
+        "customer_profiles",
+        "product_buyers",
+        "order_id_for_transaction",
+    ):
         monkeypatch.setattr(selectors, name, getattr(fake, name))
     monkeypatch.setattr(returns_reads, "customer_returns", fake.customer_returns)
     return fake

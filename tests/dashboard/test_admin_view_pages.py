@@ -43,19 +43,31 @@ def test_pending_pages_to_the_end_and_csv_is_the_union(
     staff: Client, fake_av: FakeSelectors, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_av.pending = order_rows(7)
+    fake_av.profiles["1001"] = {
+        "Name": {"S": "Ada Lovelace"},
+        "Email": {"S": "ada@example.com"},
+        "Address": {"M": {"Street": {"S": "Main Street"}, "Number": {"S": "1"}, "City": {"S": "Goteborg"}}},
+    }
     expected = [r.order_id for r in fake_av.pending]
     assert expected[0] == "o0006"  # newest first
     seen, pages = walk(staff, "/orders/pending/?limit=3", "data-order-id")
     assert seen == expected and pages == 3
-    assert all(call[1]["limit"] == 3 for call in fake_av.calls)
+    lists = [call for call in fake_av.calls if call[0] == "orders_by_status"]
+    assert len(lists) == 3 and all(call[1]["limit"] == 3 for call in lists)
 
     monkeypatch.setattr(views, "CSV_PAGE", 2)
     export = staff.get("/orders/pending/?format=csv")
     assert export.status_code == 200 and export["Content-Type"].startswith("text/csv")
     rows = csv_rows(export)
-    assert rows[0] == ["order_id", "customer_id", "date", "status", "total", "item_count"]
+    assert rows[0] == [
+        *("order_id", "customer_id", "date", "status", "total", "item_count", "customer_name", "customer_email"),
+        *("street", "number", "zip_code", "city", "county", "country"),
+    ]
     assert [r[0] for r in rows[1:]] == expected
-    assert rows[1] == ["o0006", "1001", "2024-01-01T06:00:00", "PENDING", "73.50", "1"]
+    assert rows[1] == [
+        *("o0006", "1001", "2024-01-01T06:00:00", "PENDING", "73.50", "1", "Ada Lovelace", "ada@example.com"),
+        *("Main Street", "1", "", "Goteborg", "", ""),
+    ]
 
 
 def test_pending_rows_link_to_orders_and_page_is_empty_friendly(staff: Client, fake_av: FakeSelectors) -> None:
@@ -110,7 +122,7 @@ def test_pending_selector_rejecting_a_position_is_400(staff: Client, fake_av: Fa
     """A validly signed position the selector cannot use (InvalidInput per the contract) -> 400."""
     from dashboard import cursors
 
-    token = cursors.encode({"before": 7}, salt="pending")
+    token = cursors.encode({"before": 7}, salt="orders", scope="PENDING|newest||")  # as the list signs its own
     assert staff.get(f"/orders/pending/?cursor={token}").status_code == 400
 
 

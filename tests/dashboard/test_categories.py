@@ -42,8 +42,8 @@ def every_page(staff: Client, first: str) -> list[tuple[str, str, int, str]]:
     shown = []
     while True:
         for row in response.context["rows"]:
-            cells = [cell.text for cell in row.cells]
-            shown.append((cells[0], cells[3], cells[5], cells[6]))
+            cells = [cell.text for cell in row.cells]  # order, customer, date, waited, status, total, units, revenue
+            shown.append((cells[0], cells[4], cells[6], cells[7]))
         more = load_more(response)
         if more is None:
             return shown
@@ -71,7 +71,10 @@ def test_rows_are_newest_first(staff: Client, shop: list[str]) -> None:
 
 def test_csv_streams_every_row(staff: Client, shop: list[str]) -> None:
     rows = csv_rows(staff.get(url(ODD_CATEGORY, RANGE + "&limit=2&format=csv")))
-    assert rows[0] == ["order_id", "customer_id", "date", "status", "total", "units", "revenue"]
+    assert rows[0] == [
+        *("order_id", "customer_id", "date", "status", "total", "units", "revenue"),
+        *("customer_name", "customer_email"),
+    ]
     want = category_orders(ODD_CATEGORY, START, END)
     assert {r[0]: (r[3], int(r[5]), Decimal(r[6])) for r in rows[1:]} == want
     assert len(rows) - 1 == len(want)
@@ -126,8 +129,8 @@ def test_calls_do_not_grow_with_the_table(staff: Client, shop: list[str]) -> Non
     assert more is not None
     big_more, _ = cost(more, htmx=True)
     # the page: freshness + one Query per write shard of the category index + one BatchGetItem of the page's order
-    # summaries (their status and total); "load more": the Queries and the BatchGetItem
-    assert (small, small_more) == (big, big_more) == (1 + 4 + 1, 4 + 1)
+    # summaries (their status and total) + one of the page's customers' profiles; "load more": all but freshness
+    assert (small, small_more) == (big, big_more) == (1 + 4 + 1 + 1, 4 + 1 + 1)
 
 
 def test_a_category_no_order_holds_is_404_and_an_empty_range_of_a_real_one_is_200(

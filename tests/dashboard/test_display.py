@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.template import Context, Template
 from django.test import override_settings
 
-from dashboard.display import money, plain_amount, when
+from dashboard.display import money, plain_amount, waited, when
 
 
 def test_a_stored_moment_shows_in_the_staff_time_zone_with_its_name() -> None:
@@ -61,3 +61,18 @@ def test_the_filters_are_the_functions() -> None:
         Context({"at": datetime(2024, 5, 1, 12, 3, 4), "total": Decimal("12.5")})
     )
     assert shown == "2024-05-01 12:03:04 UTC $12.50"
+
+
+def test_waited_is_days_and_hours_or_hours_and_minutes_or_minutes() -> None:
+    now = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+    assert waited(datetime(2026, 3, 7, 8, 0), now) == "3 d 4 h"  # a naive stored moment is UTC
+    assert waited("2026-03-10T06:48:30", now) == "5 h 11 min"  # the shop's text too
+    assert waited(datetime(2026, 3, 10, 11, 53), now) == "7 min"
+    assert waited(datetime(2026, 3, 10, 12, 5), now) == "0 min"  # ahead of now: a clock's skew
+    assert waited(datetime(2026, 2, 8, 12, 0), now) == "30 d 0 h"
+    assert waited(None, now) == "" and waited("soon", now) == ""
+
+
+def test_waited_is_until_now_by_default_and_a_filter() -> None:
+    shown = Template("{% load display %}{{ at|waited }}").render(Context({"at": datetime(2000, 1, 1)}))
+    assert shown.endswith(" h") and " d " in shown

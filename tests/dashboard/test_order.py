@@ -8,7 +8,8 @@ from datetime import datetime
 import pytest
 from django.test import Client
 
-from shop import access_patterns, orders, retries
+from shop import access_patterns, editing, orders, retries
+from shop.audit import Actor
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
 from tests.dashboard.conftest import csrf_of
@@ -45,7 +46,8 @@ def status_of(oid: str) -> tuple[str | None, int | None]:
 def test_order_page_shows_the_whole_collection_in_one_query(packer: Client, order_id: str) -> None:
     response = packer.get(f"/orders/{order_id}/")
     assert response.status_code == 200
-    # the collection in one Query; then, in the returns table, its returns, refunded total and refunds
+    # the collection's Query and its customer's GetItem; then, in the returns table, its returns, and its refunded
+    # total with its refunds
     assert response["X-DynamoDB-Calls"] == "4"
     html = response.content.decode()
     for text in (
@@ -195,3 +197,37 @@ def test_the_history_shows_the_delivery_date_a_ship_moved(packer: Client, order_
     after = orders.order_collection(order_id).order.delivery_date
     history = packer.get(f"/orders/{order_id}/").content.decode().split('id="order-history"')[1]
     assert f"<div>Delivery date: 2024-05-06 → {after}</div>" in history and "DeliveryDate" not in history
+
+
+def test_the_order_says_who_placed_it_and_where_it_ships_then_where_it_went(packer: Client, order_id: str) -> None:
+    # given a pending order of Ada Lovelace, who lives in Goteborg
+    html = packer.get(f"/orders/{order_id}/").content.decode()
+    # then the page names her, gives her email and the city it ships to: her address now
+    assert '<a href="/customers/1001/">Ada Lovelace</a>' in html and "c1001@example.com" in html
+    assert "<dt>Ships to</dt>" in html and "Main Street 1, 41111 Goteborg, Sweden" in html
+    # when it ships and she then moves to Uppsala
+    post(packer, f"/orders/{order_id}/ship/", {"expected_version": "1"})
+    seen = editing.snapshot(editing.customer_target("1001"))
+    editing.customer_edit(
+        customer_id="1001",
+        seen=seen,
+        name=seen.values["Name"],
+        email=seen.values["Email"],
+        address={"City": "Uppsala"},
+        actor=Actor("bob"),
+    )
+    # then the order shows where its shipment went, and a new order where it would ship now
+    shipped = packer.get(f"/orders/{order_id}/").content.decode()
+    assert "<dt>Shipped to</dt>" in shipped and "Goteborg" in shipped.split('id="ship-to"')[1].split("</dd>")[0]
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id=order_id + "-2")
+    pending = packer.get(f"/orders/{order_id}-2/").content.decode()
+    assert "Uppsala" in pending.split('id="ship-to"')[1].split("</dd>")[0]
+
+
+def test_an_order_whose_customer_is_gone_still_shows(packer: Client, order_id: str) -> None:
+    # given the customer's item removed from the shop table
+    access_patterns.customer_by_id(customer_id="1001").delete()  # type: ignore[union-attr]
+    # then the order page shows the customer's id, and dashes for what it cannot know
+    html = packer.get(f"/orders/{order_id}/").content.decode()
+    assert '<a href="/customers/1001/">1001</a>' in html
+    assert '<dd id="ship-to">—</dd>' in html

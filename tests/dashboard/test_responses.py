@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.test import Client
 
 from adminview.selectors import OrderRow
+from dashboard.profiles import ADDRESS_CSV_HEADER
 from dashboard.responses import csv_response
 from dashboard.views.common import ORDER_CSV_HEADER, order_csv_row
 from dashboard.views.patterns import csv_line
@@ -29,12 +30,13 @@ def test_an_order_csv_is_guarded(staff: Client, fake_av: FakeSelectors) -> None:
         OrderRow("1", '=HYPERLINK("x")', datetime(2024, 5, 1), "PENDING", Decimal("-5.00"), -1),
         OrderRow("2", "-1+2", None, None, None, None),
     ]
+    fake_av.profiles["-1+2"] = {"Name": {"S": "@SUM(A1)"}, "Address": {"M": {"City": {"S": "+46"}}}}
     response = staff.get("/orders/pending/?format=csv")
     assert response.status_code == 200
     rows = csv_rows(response)
-    assert rows[0] == ORDER_CSV_HEADER
-    assert rows[1] == ["1", '\'=HYPERLINK("x")', "2024-05-01T00:00:00", "PENDING", "-5.00", "-1"]
-    assert rows[2] == ["2", "'-1+2", "", "", "", ""]
+    assert rows[0] == ORDER_CSV_HEADER + ADDRESS_CSV_HEADER
+    assert rows[1][:6] == ["1", '\'=HYPERLINK("x")', "2024-05-01T00:00:00", "PENDING", "-5.00", "-1"]
+    assert rows[2] == ["2", "'-1+2", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
     assert order_csv_row(fake_av.pending[0])[4] == Decimal("-5.00")
 
 

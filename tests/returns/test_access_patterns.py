@@ -30,6 +30,9 @@ def test_an_orders_refunds_leave_out_its_refunded_total() -> None:
     (refund,) = rap.refunds_for_order(order_id="5001").items
     total = rap.refunded_for_order(order_id="5001")
     assert refund.amount == Decimal("3.00") and total is not None and total.refunded == Decimal(3)
+    together, refunds = rap.money_of_order(order_id="5001", consistent=True)  # one Query, both kinds
+    assert together is not None and together.refunded == Decimal(3) and [r.amount for r in refunds] == [refund.amount]
+    assert rap.money_of_order(order_id="5002") == (None, [])
 
 
 def test_a_missing_or_foreign_item_reads_as_none() -> None:

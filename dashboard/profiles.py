@@ -1,0 +1,65 @@
+"""Who placed the orders of a list: their names, emails and addresses, read for a whole page at once.
+
+An order row carries only its customer's id. A list page names every customer it shows with one BatchGetItem of
+the page's distinct customers' profiles in the admin view (``selectors.customer_profiles``), so its calls stay the
+same whatever the table holds; the order page reads its one customer from the shop table instead
+(``Profile.of_customer``). The pending list's CSV is a pick list: it carries each customer's current address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from adminview import selectors
+from dynamo import ddb_json
+from shop.models import Address, Customer
+
+ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A customer as the shop holds them; every part None when unknown (no profile, or not given)."""
+
+    name: str | None = None
+    email: str | None = None
+    address: Address | None = None
+
+    @classmethod
+    def of_customer(cls, customer: Customer | None) -> Profile:
+        if customer is None:
+            return NOBODY
+        return cls(customer.name, customer.email, customer.address)
+
+    def address_cells(self) -> list[str | None]:
+        """The address as the CSV's ``ADDRESS_CSV_HEADER`` columns (all empty without one)."""
+        found = self.address
+        if found is None:
+            return [None] * len(ADDRESS_CSV_HEADER)
+        return [found.street, found.number, found.zip_code, found.city, found.county, found.country]
+
+
+NOBODY = Profile()
+
+
+def _address(raw: ddb_json.Item) -> Address | None:
+    """A profile's ``Address`` map (DynamoDB JSON) as the shop's ``Address``; None without one."""
+    found = ddb_json.mapping(raw, "Address")
+    if not found:
+        return None
+    return Address(**{name: ddb_json.text(found, attr.attr_name) for name, attr in Address.get_attributes().items()})
+
+
+def _profile(raw: ddb_json.Item) -> Profile:
+    return Profile(name=ddb_json.text(raw, "Name"), email=ddb_json.text(raw, "Email"), address=_address(raw))
+
+
+def profiles_of(customer_ids: Iterable[str]) -> dict[str, Profile]:
+    """The profiles of these customers by id (one BatchGetItem of the distinct ids; none for no ids); a customer
+    without a profile is left out (``profiles.get(cid, NOBODY)``)."""
+    wanted = list(dict.fromkeys(cid for cid in customer_ids if cid))
+    if not wanted:
+        return {}
+    found = selectors.customer_profiles(customer_ids=wanted)
+    return {cid: _profile(raw) for cid, raw in zip(wanted, found, strict=True) if raw is not None}

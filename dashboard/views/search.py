@@ -1,0 +1,62 @@
+"""``/search/?q=``: customers and products by a word of their name, customers also by the start of their email,
+case and accents ignored (``adminview.search``: one Query of the view's search entries a page, whatever the shop
+holds). The box searches as staff type (htmx swaps the results in) and, without JavaScript, when they press
+Search; "load more" pages on; ``format=csv`` streams every match, each customer and product once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.http import HttpResponseBase
+from django.template.response import TemplateResponse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from adminview import search
+from dashboard import cursors
+from dashboard.forms import SearchForm
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.responses import csv_response, domain_errors
+from dashboard.views.common import csv_url, every_row, next_url, refused_filter
+
+SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
+TEMPLATE = "dashboard/search.html"
+
+
+def every_match(text: str) -> Iterator[search.Found]:
+    """Every customer and product the search finds, each once (a customer found by two of their words is found
+    on two pages); the first page is read now."""
+    found = every_row(search.search, text=text)
+
+    def once() -> Iterator[search.Found]:
+        seen: set[tuple[str, str]] = set()
+        for match in found:
+            if (match.kind, match.id) not in seen:
+                seen.add((match.kind, match.id))
+                yield match
+
+    return once()
+
+
+@require_GET
+@domain_errors
+def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
+    """The search box and a page of matches. As staff type, htmx asks for the results alone (``#results``);
+    "load more" for the next rows (``#rows``)."""
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return refused_filter(request, form, TEMPLATE, {"form": form, "rows": [], "first_page": True, "refused": True})
+    text: str = form.cleaned_data["q"]
+    if form.wants_csv:
+        rows = ([m.kind, m.id, m.name, m.email] for m in every_match(text))
+        return csv_response(f"search-{slugify(text) or 'results'}.csv", SEARCH_CSV_HEADER, rows)
+    after = cursors.decode(form.cleaned_data["cursor"], salt="search", scope=search.term_of(text)) if text else None
+    context: dict[str, Any] = {"form": form, "q": text, "rows": [], "first_page": after is None}
+    if text:
+        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after)
+        token = cursors.encode(page.next, salt="search", scope=search.term_of(text))
+        context |= {"rows": page.rows, "next_url": next_url(request, token), "csv_url": csv_url(request)}
+    part = "rows" if after is not None else "results"
+    return TemplateResponse(request, f"{TEMPLATE}#{part}" if request.htmx else TEMPLATE, context)

@@ -1,0 +1,201 @@
+"""The status lists (``/orders/pending/``, ``/orders/?status=``) on DynamoDB Local with the real admin view: the
+customers' names, sorting and a range of order dates, their 400s and cursors, the CSV (the pending list's with the
+ship-to address), how long each order has waited, and the live queue of newest-first lists."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from shop import orders
+from shop.orders import OrderLine
+from tests import factories
+from tests.adminview_helpers import sync_now
+from tests.dashboard.conftest import csv_rows, load_more
+
+pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
+
+NAMES = {"1001": "Ada Lovelace", "1002": "Grace Hopper", "1003": "Édith Piaf"}
+ORDER_COLUMNS = ["order_id", "customer_id", "date", "status", "total", "item_count", "customer_name", "customer_email"]
+ADDRESS_COLUMNS = ["street", "number", "zip_code", "city", "county", "country"]
+
+
+@pytest.fixture
+def placed(shop_table: str, admin_view_table: str) -> list[str]:
+    """Six orders, one a day at noon from 1 to 6 March 2026, oldest first, of customers 1001-1003 in turn; the
+    last one shipped, the others pending."""
+    factories.warehouse("301")
+    for cid, name in NAMES.items():
+        factories.customer(cid, name=name, email=f"{name.split()[0].lower()}@example.com")
+    factories.product("2001")
+    factories.stock("2001", "301", 1_000)
+    tag = uuid.uuid4().hex[:6]
+    ids = []
+    for n in range(6):
+        oid = f"l{n}-{tag}"
+        orders.order_place(
+            customer_id=str(1001 + n % 3),
+            lines=[OrderLine("2001", 1)],
+            placed_at=datetime(2026, 3, 1 + n, 12),
+            order_id=oid,
+        )
+        ids.append(oid)
+    orders.order_ship(order_id=ids[-1])
+    sync_now()
+    return ids
+
+
+def shown(response: Any) -> list[str]:
+    """The order ids of a list's rows, in their order."""
+    assert response.status_code == 200, response.content[:300]
+    return re.findall(r'<tr class="order-row" id="row-[^"]+" data-order-id="([^"]+)"', response.content.decode())
+
+
+def test_every_row_names_its_customer_from_one_batch_read_of_the_pages_profiles(
+    staff: Client, placed: list[str]
+) -> None:
+    # given pending orders of three customers; when the pending list is shown
+    response = staff.get("/orders/pending/")
+    html = response.content.decode()
+    # then each row's customer is named and links to their page
+    for cid, name in NAMES.items():
+        assert f'<a href="/customers/{cid}/">{name}</a>' in html
+    # and the calls are the list's Query per write shard, one BatchGetItem of the profiles and the freshness line
+    assert response["X-DynamoDB-Calls"] == "6"
+    shipped = staff.get("/orders/?status=SHIPPED").content.decode()
+    assert f'<a href="/customers/1003/">{NAMES["1003"]}</a>' in shipped
+
+
+def test_the_pending_list_is_the_pending_status_list_at_its_own_address(staff: Client, placed: list[str]) -> None:
+    # when the pending list is asked for at both its addresses
+    own, by_status = staff.get("/orders/pending/"), staff.get("/orders/?status=PENDING")
+    # then both answer (no redirect) with the same rows in the same page: the status tabs, Pending current
+    assert shown(own) == shown(by_status) == list(reversed(placed[:5]))
+    for response in (own, by_status):
+        html = response.content.decode()
+        assert 'id="pending-orders"' in html and '<a href="/orders/pending/" aria-current="page">Pending</a>' in html
+        assert '<a href="/orders/?status=SHIPPED">Shipped</a>' in html
+        assert '<a href="/orders/pending/" aria-current="page">Orders</a>' in html  # one area in the top bar
+
+
+def test_lists_are_newest_first_by_default_and_oldest_first_when_asked(staff: Client, placed: list[str]) -> None:
+    assert shown(staff.get("/orders/pending/")) == list(reversed(placed[:5]))
+    assert shown(staff.get("/orders/pending/?sort=newest")) == list(reversed(placed[:5]))
+    assert shown(staff.get("/orders/pending/?sort=oldest")) == placed[:5]
+    assert shown(staff.get("/orders/?status=PENDING&sort=oldest")) == placed[:5]
+    oldest = staff.get("/orders/pending/?sort=oldest").content.decode()
+    assert '<option value="oldest" selected>oldest first</option>' in oldest and "Oldest first" in oldest
+
+
+def test_load_more_keeps_the_sort_and_the_range(staff: Client, placed: list[str]) -> None:
+    # given the oldest-first list from 2 March, two rows a page
+    first = staff.get("/orders/pending/?sort=oldest&from=2026-03-02&limit=2")
+    seen, more = shown(first), load_more(first)
+    # when "load more" is followed as htmx does
+    while more:
+        response = staff.get(more, headers={"HX-Request": "true"})
+        assert "<html" not in response.content.decode()
+        seen, more = seen + shown(response), load_more(response)
+    # then every order of the range comes once, oldest first
+    assert seen == placed[1:5]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("from=2026-03-02&to=2026-03-04", slice(1, 4)),  # both days included
+        ("from=2026-03-03", slice(2, 5)),
+        ("to=2026-03-02", slice(0, 2)),
+        ("from=2026-03-03&to=2026-03-03", slice(2, 3)),
+        ("from=2026-04-01", slice(0, 0)),
+    ],
+)
+def test_a_range_of_order_dates_includes_both_days(
+    staff: Client, placed: list[str], query: str, expected: slice
+) -> None:
+    assert shown(staff.get(f"/orders/pending/?sort=oldest&{query}")) == placed[expected]
+    rows = csv_rows(staff.get(f"/orders/pending/?sort=oldest&{query}&format=csv"))
+    assert [r[0] for r in rows[1:]] == placed[expected]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["sort=sideways", "from=2026-13-01", "to=yesterday", "from=2026-03-05&to=2026-03-01", "from=2026-02-30"],
+)
+@pytest.mark.parametrize("path", ["/orders/pending/?", "/orders/?status=SHIPPED&"])
+def test_a_bad_sort_or_date_is_a_400_page_with_the_error_in_place(
+    staff: Client, placed: list[str], path: str, query: str
+) -> None:
+    # when the filter cannot be used
+    response = staff.get(path + query)
+    html = response.content.decode()
+    # then the page answers 400 with its filter, the error above it and beside its control, and no rows
+    assert response.status_code == 400
+    assert "<h1>" in html and 'id="filter-errors"' in html and 'id="list-filter"' in html
+    assert 'class="errorlist' in html.split('id="list-filter"')[1] and 'class="order-row"' not in html
+    assert "Traceback" not in html
+    # and its CSV is the plain 400
+    export = staff.get(path + query + "&format=csv")
+    assert export.status_code == 400 and not export["Content-Type"].startswith("text/csv")
+    assert 'id="list-filter"' not in export.content.decode()
+
+
+def test_a_cursor_is_refused_on_another_sort_or_range(staff: Client, placed: list[str]) -> None:
+    # given a "load more" link of the newest-first list
+    more = load_more(staff.get("/orders/pending/?limit=2"))
+    assert more is not None and staff.get(more).status_code == 200
+    # when its cursor is used on the oldest-first list, or on a range of dates: 400
+    assert staff.get(more + "&sort=oldest").status_code == 400
+    assert staff.get(more + "&from=2026-03-01").status_code == 400
+    assert staff.get(more.replace("/orders/pending/?", "/orders/?status=SHIPPED&")).status_code == 400
+    # and the other way round
+    oldest = load_more(staff.get("/orders/pending/?sort=oldest&limit=2"))
+    assert oldest is not None
+    assert staff.get(oldest.replace("sort=oldest", "sort=newest")).status_code == 400
+
+
+def test_the_csv_streams_the_lists_rows_in_order_with_names_and_the_pending_lists_ship_to(
+    staff: Client, placed: list[str]
+) -> None:
+    # when the pending list's CSV is downloaded, oldest first
+    rows = csv_rows(staff.get("/orders/pending/?format=csv&sort=oldest"))
+    # then its header keeps the order's columns, adds the customer's name and email and where the order ships
+    assert rows[0] == ORDER_COLUMNS + ADDRESS_COLUMNS
+    assert [r[0] for r in rows[1:]] == placed[:5]
+    first = dict(zip(rows[0], rows[1], strict=True))
+    assert first["customer_id"] == "1001" and first["date"] == "2026-03-01T12:00:00"
+    assert (first["customer_name"], first["customer_email"]) == ("Ada Lovelace", "ada@example.com")
+    assert [first[c] for c in ADDRESS_COLUMNS] == ["Main Street", "1", "41111", "Goteborg", "", "Sweden"]
+    # and the same through /orders/?status=PENDING; another status's CSV has no address
+    assert csv_rows(staff.get("/orders/?status=PENDING&format=csv&sort=oldest")) == rows
+    shipped = csv_rows(staff.get("/orders/?status=SHIPPED&format=csv"))
+    assert shipped[0] == ORDER_COLUMNS and shipped[1][0] == placed[5] and shipped[1][6] == "Édith Piaf"
+
+
+def test_each_row_says_how_long_its_order_has_waited(staff: Client, placed: list[str]) -> None:
+    html = staff.get("/orders/pending/").content.decode()
+    assert '<th scope="col">waited</th>' in html
+    assert len(re.findall(r'<td class="num">\d+ d \d+ h</td>', html)) == 5
+
+
+def test_the_live_queue_is_for_newest_first_lists_that_reach_today(packer: Client, placed: list[str]) -> None:
+    assert 'id="live-queue"' in packer.get("/orders/pending/").content.decode()
+    assert 'id="live-queue"' in packer.get("/orders/pending/?from=2026-03-02").content.decode()
+    assert 'id="live-queue"' not in packer.get("/orders/pending/?sort=oldest").content.decode()
+    assert 'id="live-queue"' not in packer.get("/orders/pending/?to=2026-03-04").content.decode()
+
+
+def test_the_tabs_and_the_filter_keep_the_sort_and_range(packer: Client, placed: list[str]) -> None:
+    html = packer.get("/orders/?status=SHIPPED&sort=oldest&from=2026-03-01").content.decode()
+    assert '<a href="/orders/pending/?sort=oldest&amp;from=2026-03-01">Pending</a>' in html
+    assert '<input type="hidden" name="status" value="SHIPPED">' in html  # the filter form stays on this list
+    assert 'value="2026-03-01"' in html and '<a href="/orders/?status=SHIPPED">All, newest first</a>' in html
+    select = packer.get("/orders/pending/?sort=oldest").content.decode()
+    assert 'href="/orders/pending/?sort=oldest&amp;select=page" class="select-page"' in select
+    refused = packer.get("/orders/pending/?sort=up&from=2026-03-01").content.decode()
+    assert '<a href="/orders/?status=SHIPPED">Shipped</a>' in refused  # a refused filter is not carried along
