@@ -58,21 +58,49 @@ class Reading:
     anchors_after: dict[schema.Key, Item | None]  # the anchors read again with them: moved meanwhile?
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """A source partition to read: its table, its source, its key, and view items to read beside those implied."""
+
+    table: Table
+    source: Source
+    pk: str
+    extras: tuple[schema.Key, ...] = ()
+
+
 def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
-    anchor_keys = source.anchors_in(pk)
-    counted = [schema.counted(key) for key in anchor_keys if source.counts(key)]
-    first = view.get_many([*anchor_keys, *counted])
-    items = table.partition(pk)
-    implied = partition.implied_by(source, pk, items, schema.list_shards())
-    described: set[schema.Key] = set()
-    for key in anchor_keys:
-        if (held := first.get(key)) is not None:
-            described |= set(source.read_state(key, held).implied(schema.list_shards()).entries)
-    wanted = (set(implied.items()) | described | set(extras)) - set(first)
-    last = view.get_many(sorted(wanted | set(anchor_keys)))
-    stored = first | {key: item for key, item in last.items() if key not in anchor_keys}
-    anchors = {key: first.get(key) for key in anchor_keys}
-    return Reading(source, pk, anchors, items, stored, {key: last.get(key) for key in anchor_keys})
+    return read_partitions(view, [Wanted(table, source, pk, tuple(extras))])[0]
+
+
+def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
+    """Several source partitions (of one table or several) read together in the protocol's order: every anchor
+    and counted item in one read, then each partition, then every view item they imply (and the anchors again)
+    in one read; so each partition beyond the first costs one Query."""
+    shards = schema.list_shards()
+    anchor_keys = [w.source.anchors_in(w.pk) for w in wanted]
+    counted = [
+        [schema.counted(key) for key in keys if w.source.counts(key)]
+        for w, keys in zip(wanted, anchor_keys, strict=True)
+    ]
+    first = view.get_many([key for keys, more in zip(anchor_keys, counted, strict=True) for key in (*keys, *more)])
+    items = [w.table.partition(w.pk) for w in wanted]
+    needs: list[set[schema.Key]] = []
+    for w, keys, found in zip(wanted, anchor_keys, items, strict=True):
+        implied = partition.implied_by(w.source, w.pk, found, shards)
+        described: set[schema.Key] = set()
+        for key in keys:
+            if (held := first.get(key)) is not None:
+                described |= set(w.source.read_state(key, held).implied(shards).entries)
+        needs.append((set(implied.items()) | described | set(w.extras)) - set(first))
+    every_anchor = {key for keys in anchor_keys for key in keys}
+    last = view.get_many(sorted(set().union(*needs) | every_anchor))
+    readings = []
+    for w, keys, more, found, need in zip(wanted, anchor_keys, counted, items, needs, strict=True):
+        stored = {key: first[key] for key in (*keys, *more) if key in first}
+        stored |= {key: last[key] for key in need if key in last and key not in keys}
+        anchors = {key: first.get(key) for key in keys}
+        readings.append(Reading(w.source, w.pk, anchors, found, stored, {key: last.get(key) for key in keys}))
+    return readings
 
 
 def plan(reading: Reading, table_name: str, shards: int) -> Plan:

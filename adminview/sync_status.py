@@ -5,8 +5,11 @@ verify, which compare the view with the shop table, never have to tell these ite
 and the pages' freshness read is one Query on a tiny partition.
 
 - PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not
-  say which shard its batch came from, so in Lambda the writer is the execution environment (one batch at a
-  time, one shard's batch each time). Attributes: ``SequenceNumber`` (the last one applied; ``Seq`` zero-padded),
+  say which shard its batch came from, so in Lambda the writer is the execution environment and the source its
+  batches come from, ``lambda|<environment>|<source>`` (one batch at a time, all of one stream's shard: one
+  environment serving both event source mappings keeps one heartbeat per source, since sequence numbers of two
+  streams do not compare). Attributes: ``Source`` (the source's name), ``SequenceNumber`` (the last one applied;
+  ``Seq`` zero-padded),
   ``Created`` (that record's ApproximateCreationDateTime), ``AppliedAt``, ``CaughtUpAt`` (the last time the
   poller asked its shard for more and got nothing: at that instant the view held every change of the shard),
   ``Waiting`` (since when DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage
@@ -15,9 +18,11 @@ and the pages' freshness read is one Query on a tiny partition.
 
 What the pages say (``Freshness``): "N s behind" means the view lacks changes made N seconds ago. A shard whose
 last poll found nothing newer than what was applied is up to date as of that poll; a shard working through a
-backlog holds every change made before its last applied record was created, and none after. The view is as
-fresh as its least fresh active shard. For the Lambda, which runs only when records arrive, what can be
-proven is when the last change was applied and how long after it was written.
+backlog holds every change made before its last applied record was created, and none after. Each source (shop,
+returns) is as fresh as its least fresh active shard, and the view as its least fresh source; a page says which
+sources its figures come from (``freshness_by_source``: the same one Query, split by source). For the Lambda,
+which runs only when records arrive, what can be proven is when the last change was applied and how long after
+it was written.
 
 Heartbeats expire (TTL): an open shard's after a day without a word from its poller, a closed shard's shortly
 after it was read to its end, a Lambda environment's an hour after its last batch; reads leave out expired
@@ -28,14 +33,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
-from adminview.sources import table_of
+from adminview.sources import sources, table_of
 from dynamo import ddb_json
 from dynamo.client import client_of
 from dynamo.paging import raw_items
@@ -62,6 +67,7 @@ class Heartbeat:
     waiting_since: float | None = None
     outage: str | None = None
     done: bool = False
+    source: str | None = None  # the name of the source whose stream it reads (None: a table no source reads)
 
     @property
     def created_at(self) -> datetime | None:
@@ -71,6 +77,11 @@ class Heartbeat:
     def table(self) -> str | None:
         """The source table whose stream this writer reads (None for a Lambda environment's, which says no stream)."""
         return table_of(self.writer.split("|", 1)[0]) if "|" in self.writer else None
+
+    @property
+    def source_table(self) -> str | None:
+        """The table this writer follows: its stream's, or for a Lambda environment its source's."""
+        return self.table or next((s.table_name() for s in sources() if s.name == self.source), None)
 
     @property
     def applied_at_time(self) -> datetime:
@@ -138,17 +149,36 @@ class Freshness:
 
 
 @dataclass(frozen=True)
+class SourceSync:
+    """One source's writers and how fresh the view is for it; ``name`` None: writers of a stream no source of
+    the view reads (a table since renamed or removed), kept apart."""
+
+    name: str | None
+    table: str | None
+    heartbeats: list[Heartbeat]
+    freshness: Freshness
+
+
+@dataclass(frozen=True)
 class SyncStatus:
     heartbeats: list[Heartbeat]
     freshness: Freshness
     dead_letters: int
     last_verify: VerifyResult | None
+    sources: list[SourceSync] = field(default_factory=list)
+
+
+def source_name(stream_arn: object) -> str | None:
+    """The name of the source whose table a stream ARN (a record's ``eventSourceARN``) belongs to."""
+    table = table_of(stream_arn)
+    return next((s.name for s in sources() if table is not None and s.table_name() == table), None)
 
 
 def _writer(stream_arn: str | None, shard_id: str | None) -> str:
     if shard_id:
         return f"{stream_arn or '-'}|{shard_id}"
-    return "lambda|" + (os.environ.get("AWS_LAMBDA_LOG_STREAM_NAME") or f"pid-{os.getpid()}")
+    environment = os.environ.get("AWS_LAMBDA_LOG_STREAM_NAME") or f"pid-{os.getpid()}"
+    return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
 
 
 def _created(record: Any) -> float | None:
@@ -208,6 +238,8 @@ def record_heartbeat(
         sets["Shard"] = ddb_json.s(shard_id)
     if arn:
         sets["Stream"] = ddb_json.s(arn)
+    if name := source_name(arn):
+        sets["Source"] = ddb_json.s(name)
     try:
         _update(
             _writer(arn, shard_id),
@@ -231,6 +263,8 @@ def record_caught_up(
         "Shard": ddb_json.s(shard_id),
         "Stream": ddb_json.s(stream_arn),
     }
+    if name := source_name(stream_arn):
+        sets["Source"] = ddb_json.s(name)
     if done:
         sets["Done"] = ddb_json.n(1)
     _update(_writer(stream_arn, shard_id), sets, remove=("Waiting",))
@@ -249,8 +283,9 @@ def record_outage(stream_arn: str, shard_id: str, *, since: float, ended: float 
 
 
 def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
+    writer = ddb_json.item_key(raw)[1]
     return Heartbeat(
-        writer=ddb_json.item_key(raw)[1],
+        writer=writer,
         shard=ddb_json.string(raw, "Shard"),
         seq=ddb_json.string(raw, "SequenceNumber"),
         created=ddb_json.number(raw, "Created"),
@@ -259,6 +294,8 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
         waiting_since=ddb_json.number(raw, "Waiting"),
         outage=ddb_json.string(raw, "Outage"),
         done=bool(ddb_json.number(raw, "Done")),
+        # a poller's heartbeat noted before sources were named (or only by an outage) says it by its stream
+        source=ddb_json.string(raw, "Source") or source_name(ddb_json.string(raw, "Stream") or writer.split("|")[0]),
     )
 
 
@@ -297,8 +334,31 @@ def freshness_of(beats: Sequence[Heartbeat], now: float | None = None) -> Freshn
     return Freshness(None, None)
 
 
+def least_fresh(found: Iterable[Freshness]) -> Freshness:
+    """The least fresh of several (a source not synced yet before any other; then the earliest ``as_of``, the
+    instant before which the view holds every change); not synced when there are none."""
+    return min(
+        found,
+        key=lambda f: (f.synced, f.as_of or datetime.min.replace(tzinfo=UTC), f.caught_up),
+        default=Freshness(None, None),
+    )
+
+
+def freshness_by_source(beats: Sequence[Heartbeat], now: float | None = None) -> dict[str, Freshness]:
+    """Each source's freshness (every source of the view, by name, whether or not it has a heartbeat yet), from
+    its own writers' heartbeats: the same Query as the view's, split here."""
+    return {s.name: freshness_of([b for b in beats if b.source == s.name], now) for s in sources()}
+
+
+def overall(beats: Sequence[Heartbeat], now: float | None = None) -> Freshness:
+    """The view as a whole is as fresh as its least fresh source among those that have a heartbeat (a source
+    whose stream never had a record to apply, in Lambda, says nothing)."""
+    by_source = freshness_by_source(beats, now)
+    return least_fresh(by_source[name] for name in by_source if any(b.source == name for b in beats))
+
+
 def freshness() -> Freshness:
-    return freshness_of(heartbeats())
+    return overall(heartbeats())
 
 
 def store_verify_result(*, ok: bool, summary: str, at: datetime | None = None) -> None:
@@ -314,9 +374,24 @@ def last_verify() -> VerifyResult | None:
     return VerifyResult(at=row.at or "", ok=bool(row.done), summary=row.error or "")
 
 
+def by_source(beats: Sequence[Heartbeat], now: float | None = None) -> list[SourceSync]:
+    """The writers grouped by source (every source of the view, in its order), then those of tables no source
+    reads, one group per table."""
+    fresh = freshness_by_source(beats, now)
+    groups = [
+        SourceSync(s.name, s.table_name(), [b for b in beats if b.source == s.name], fresh[s.name]) for s in sources()
+    ]
+    strays: dict[str | None, list[Heartbeat]] = {}
+    for beat in beats:
+        if beat.source not in fresh:
+            strays.setdefault(beat.source_table, []).append(beat)
+    groups += [SourceSync(None, table, found, freshness_of(found, now)) for table, found in strays.items()]
+    return groups
+
+
 def sync_status() -> SyncStatus:
     """The sync page's facts: heartbeats (one Query), dead-letter count (one COUNT Query), last verify (GetItem)."""
     from adminview.sync_store import dead_letter_count
 
-    beats = heartbeats()
-    return SyncStatus(beats, freshness_of(beats), dead_letter_count(), last_verify())
+    beats, now = heartbeats(), time.time()
+    return SyncStatus(beats, overall(beats, now), dead_letter_count(), last_verify(), by_source(beats, now))

@@ -17,6 +17,8 @@ from pynamodb.exceptions import PutError
 
 from adminview.models import SyncItem
 from adminview.records import body_of, sequence_number
+from adminview.sources import table_of
+from adminview.sync_status import source_name
 from dynamo import ddb_json
 from shop.timestamps import format_ts, now
 
@@ -122,6 +124,19 @@ class DeadLetter:
         return ddb_json.string(keys, "PK"), ddb_json.string(keys, "SK")
 
     @property
+    def table(self) -> str | None:
+        """The table whose stream the record came from (its ``eventSourceARN``), as far as the record says."""
+        return table_of(self.record.get("eventSourceARN") if isinstance(self.record, dict) else None)
+
+    @property
+    def origin(self) -> str:
+        """The source the record came from, in words: its name, or what is known of a table no source reads."""
+        arn = self.record.get("eventSourceARN") if isinstance(self.record, dict) else None
+        if found := source_name(arn):
+            return found
+        return f"unknown table {self.table}" if self.table else "unknown table (the record names none)"
+
+    @property
     def position(self) -> str:
         """What the record is, in one line: kind, shop keys, sequence number."""
         pk, sk = self.source
@@ -130,7 +145,7 @@ class DeadLetter:
 
     @property
     def summary(self) -> str:
-        return f"{self.at} {self.position} attempts={self.attempts}: {self.error}"
+        return f"{self.at} [{self.origin}] {self.position} attempts={self.attempts}: {self.error}"
 
 
 def _letter(row: SyncItem) -> DeadLetter:

@@ -1,8 +1,9 @@
-"""How fresh the admin view is, for the pages that read it: one cheap read, cached briefly per process.
+"""How fresh the admin view is, for the pages that read it: one cheap read, cached briefly per process, and the
+line each page shows, naming the sources its figures come from.
 
-The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync_status``); caching the
-answer for ``CACHE_S`` keeps a busy dashboard at no more than one such Query per second per process, and
-every page at most one extra DynamoDB call.
+The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync_status``), split by source
+in Python; caching the answer for ``CACHE_S`` keeps a busy dashboard at no more than one such Query per second
+per process, and every page at most one extra DynamoDB call whatever sources it names.
 """
 
 from __future__ import annotations
@@ -10,27 +11,30 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from adminview.sync_status import Freshness, freshness
+from adminview.sources import sources
+from adminview.sync_status import Freshness, freshness_by_source, heartbeats, least_fresh
 from dynamo.no_answer import did_not_answer
 
 log = logging.getLogger(__name__)
 CACHE_S = 1.0
 clock: Callable[[], float] = time.monotonic
 _lock = threading.Lock()
-_cached: list[tuple[float, Freshness | None]] = []
+_cached: list[tuple[float, dict[str, Freshness] | None]] = []
+BySource = Mapping[str, Freshness]
 
 
-def _read() -> Freshness | None:
+def _read() -> dict[str, Freshness] | None:
     """None when the sync's state cannot be read (the page still renders, saying so). When DynamoDB does not answer
     the error goes on: the page's own reads would not be answered either, and it answers 503 at once rather than
     after waiting for them too."""
     try:
-        return freshness()
+        return freshness_by_source(heartbeats())
     except (ClientError, BotoCoreError, PynamoDBException) as exc:
         if did_not_answer(exc):
             raise
@@ -38,7 +42,8 @@ def _read() -> Freshness | None:
         return None
 
 
-def current() -> Freshness | None:
+def current() -> dict[str, Freshness] | None:
+    """Each source's freshness, by its name (None: the sync's state could not be read)."""
     with _lock:
         if _cached and clock() - _cached[0][0] < CACHE_S:
             return _cached[0][1]
@@ -51,3 +56,42 @@ def current() -> Freshness | None:
 def reset() -> None:
     with _lock:
         _cached.clear()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of the line: how fresh the view is for these sources (``freshness`` None: unknown)."""
+
+    names: tuple[str, ...]
+    freshness: Freshness | None
+
+    @property
+    def names_text(self) -> str:
+        """``shop``, ``shop and returns``, ``a, b and c``."""
+        *first, last = self.names
+        return f"{', '.join(first)} and {last}" if first else last
+
+
+def _state(found: Freshness) -> str:
+    if not found.synced:
+        return "not synced"
+    if found.caught_up:
+        return "caught up"
+    return "behind" if found.behind_s is not None else "applied"
+
+
+def statements(by_source: BySource | None, names: Sequence[str] = ()) -> list[Statement]:
+    """What the line says for a page whose figures come from the sources ``names`` (all of them when none is
+    named): one sentence for them all when they are in the same state (as fresh as the least fresh of them),
+    else one per source. "Last change applied at" (a Lambda's) says nothing the sources share: one each."""
+    known = [s.name for s in sources()]
+    wanted = tuple(names) or tuple(known)
+    if unknown := [n for n in wanted if n not in known]:
+        raise ValueError(f"no source of the admin view is named {', '.join(unknown)}")
+    if by_source is None:
+        return [Statement(wanted, None)]
+    found = [by_source.get(name, Freshness(None, None)) for name in wanted]
+    states = {_state(f) for f in found}
+    if len(found) == 1 or (len(states) == 1 and states != {"applied"}):
+        return [Statement(wanted, least_fresh(found))]
+    return [Statement((name,), f) for name, f in zip(wanted, found, strict=True)]

@@ -16,12 +16,14 @@ from typing import Any
 class TokenBucket:
     """Token bucket on consumed capacity units, shared by every worker thread. Calls first wait until the
     balance is not negative, then pay what DynamoDB says they consumed (which may push it below zero:
-    the next caller waits for the debt to refill). ``rate`` None: unlimited."""
+    the next caller waits for the debt to refill). ``rate`` None: unlimited. ``burst_s``: how many seconds of
+    the rate may be spent at once, at the start and after a pause (0: an even pace from the first call on)."""
 
     def __init__(
         self,
         rate: float | None,
         *,
+        burst_s: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -29,14 +31,15 @@ class TokenBucket:
             raise ValueError("a rate limit must be positive")
         self.rate = rate
         self._clock, self._sleep = clock, sleep
-        self._balance = rate or 0.0  # one second of burst
+        self._capacity = (rate or 0.0) * burst_s
+        self._balance = self._capacity
         self._last = clock()
         self._lock = threading.Lock()
 
     def _refill(self) -> None:
         now = self._clock()
         if self.rate is not None:
-            self._balance = min(self.rate, self._balance + (now - self._last) * self.rate)
+            self._balance = min(self._capacity, self._balance + (now - self._last) * self.rate)
         self._last = now
 
     def wait(self) -> None:

@@ -279,7 +279,7 @@ def run(
     ``on_progress`` gets the number of catalog items and orders done as they complete. ``rate``: at most about that
     many items a second overall, extensions included (a shared table's other users keep their capacity); None: as
     fast as DynamoDB takes them."""
-    bucket = TokenBucket(rate) if rate is not None else None
+    bucket = TokenBucket(rate, burst_s=0) if rate is not None else None  # an even pace: no first second's burst
 
     def limited(items: Iterable[ShopItem]) -> Iterable[ShopItem]:
         return paced(items, bucket) if bucket else items

@@ -1,4 +1,5 @@
-"""``{% view_freshness %}``: the "as of 12:03:07, 0.4 s behind" line on every page that reads the admin view."""
+"""``{% view_freshness "shop" "returns" %}``: the "Up to date as of 12:03:07 (shop and returns)" line on every page
+that reads the admin view, naming the sources the page's figures come from (every source when none is named)."""
 
 from __future__ import annotations
 
@@ -12,5 +13,5 @@ register = template.Library()
 
 
 @register.inclusion_tag("dashboard/_freshness.html")
-def view_freshness() -> dict[str, Any]:
-    return {"freshness": freshness.current()}
+def view_freshness(*names: str) -> dict[str, Any]:
+    return {"statements": freshness.statements(freshness.current(), names)}

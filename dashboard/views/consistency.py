@@ -1,9 +1,11 @@
-"""``/orders/<oid>/consistency/``: one order's view items beside what its shop items imply, with a verdict
+"""``/orders/<oid>/consistency/``: one order's view items beside what its source items imply (the shop's order,
+its refunds and returns in the returns table), with a verdict per source partition and for the order
 (``adminview.consistency``), and the superusers' repair of that order's view items.
 
-Reads: the anchor (GetItem), the shop partition, the heartbeats and the view partition (three Queries), twice
-when the first look may have caught the sync half-way. The repair: the same reads and one TransactWriteItems per
-attempt (its audit entry and activity items included), then the page again.
+Reads: the order's returns (a GSI1 Query), the anchors (BatchGetItem), the shop partition, the refunds partition
+and one per return (Queries), the view items (BatchGetItem) and the heartbeats (a Query), twice when the first
+look may have caught the sync half-way. The repair: the same reads but the heartbeats and one TransactWriteItems
+per attempt (its audit entry and activity items included), then the page again.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
 from adminview import consistency
-from adminview.consistency import Report
+from adminview.consistency import Part, Report
 from adminview.partition import Item as Image
 from adminview.schema import Key as ViewKey
+from adminview.sync_status import Freshness
+from dashboard import freshness
 from dashboard.actors import actor_of
 from dashboard.forms import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest
@@ -60,37 +64,51 @@ def _attributes(item: Image | None) -> list[tuple[str, str]] | None:
 
 
 def _difference_rows(report: Report) -> list[dict[str, Any]]:
-    """One row per missing or extra item, one per attribute of a differing item."""
+    """One row per missing or extra item, one per attribute of a differing item, with the source partition."""
     rows = []
-    for d in report.differences:
-        base = {"key": _key_text(d.key), "kind": d.kind, "contradiction": d.contradiction}
-        if d.kind != "differing":
-            rows.append(
-                {
-                    **base,
-                    "attribute": ABSENT,
-                    "expected": "present" if d.expected else ABSENT,
-                    "stored": "present" if d.stored else ABSENT,
-                }
-            )
-            continue
-        rows += [
-            {**base, "attribute": a.name, "expected": _shown(a.expected), "stored": _shown(a.stored)}
-            for a in d.attributes
-        ]
+    for part in report.parts:
+        for d in part.differences:
+            base = {
+                "source": _part_text(part),
+                "key": _key_text(d.key),
+                "kind": d.kind,
+                "contradiction": d.contradiction,
+            }
+            if d.kind != "differing":
+                rows.append(
+                    {
+                        **base,
+                        "attribute": ABSENT,
+                        "expected": "present" if d.expected else ABSENT,
+                        "stored": "present" if d.stored else ABSENT,
+                    }
+                )
+                continue
+            rows += [
+                {**base, "attribute": a.name, "expected": _shown(a.expected), "stored": _shown(a.stored)}
+                for a in d.attributes
+            ]
     return rows
 
 
+def _part_text(part: Part) -> str:
+    return f"{part.source} {part.pk}"
+
+
 def _item_rows(report: Report) -> list[dict[str, Any]]:
-    kinds = {d.key: d.kind for d in report.differences}
-    return [
-        {
-            "key": _key_text(key),
-            "state": kinds.get(key, "same"),
-            "columns": (_attributes(report.expected.get(key)), _attributes(report.stored.get(key))),
-        }
-        for key in sorted(set(report.expected) | set(report.stored))
-    ]
+    rows = []
+    for part in report.parts:
+        kinds = {d.key: d.kind for d in part.differences}
+        rows += [
+            {
+                "source": _part_text(part),
+                "key": _key_text(key),
+                "state": kinds.get(key, "same"),
+                "columns": (_attributes(part.expected.get(key)), _attributes(part.stored.get(key))),
+            }
+            for key in sorted(set(part.expected) | set(part.stored))
+        ]
+    return rows
 
 
 def _context(request: HtmxHttpRequest, report: Report, **extra: Any) -> dict[str, Any]:
@@ -99,48 +117,76 @@ def _context(request: HtmxHttpRequest, report: Report, **extra: Any) -> dict[str
         "rule": consistency.RULE,
         "difference_rows": _difference_rows(report),
         "item_rows": _item_rows(report),
+        "any_watermarks": any(p.watermarks for p in report.parts),
         "can_repair": is_superuser(request.user),
+        "statements": freshness.statements(report.by_source, list(dict.fromkeys(p.source for p in report.parts))),
         **extra,
     }
 
 
+def _differences_json(part_or_report: Part | Report) -> list[dict[str, Any]]:
+    return [
+        {
+            "key": {"PK": d.key[0], "SK": d.key[1]},
+            "kind": d.kind,
+            "contradiction": d.contradiction,
+            "attributes": [
+                {"name": a.name, "expected": _plain(a.expected), "stored": _plain(a.stored)} for a in d.attributes
+            ],
+            "expected": None if d.expected is None else from_attribute_values(d.expected),
+            "stored": None if d.stored is None else from_attribute_values(d.stored),
+        }
+        for d in part_or_report.differences
+    ]
+
+
+def _watermarks_json(part: Part) -> dict[str, Any]:
+    return {
+        "rev": part.rev,
+        "applied_at": part.applied_at.isoformat() if part.applied_at else None,
+        "sources": [
+            {"sk": m.sk, "entity": m.entity, "sequence_number": m.seq, "in_shop": m.in_shop} for m in part.watermarks
+        ],
+    }
+
+
+def _freshness_json(fresh: Freshness | None) -> dict[str, Any]:
+    return {
+        "as_of": fresh.as_of.isoformat() if fresh and fresh.as_of else None,
+        "caught_up": bool(fresh and fresh.caught_up),
+        "behind_s": fresh.behind_s if fresh else None,
+    }
+
+
 def _as_json(report: Report) -> dict[str, Any]:
-    fresh = report.freshness
+    """The order's verdict, differences and watermarks (its shop partition's) as before, and each source
+    partition's under ``sources``."""
+    by_source = report.by_source or {}
     return {
         "order_id": report.order_id,
         "verdict": report.verdict,
         "reason": report.reason,
         "rule": consistency.RULE,
-        "differences": [
-            {
-                "key": {"PK": d.key[0], "SK": d.key[1]},
-                "kind": d.kind,
-                "contradiction": d.contradiction,
-                "attributes": [
-                    {"name": a.name, "expected": _plain(a.expected), "stored": _plain(a.stored)} for a in d.attributes
-                ],
-                "expected": None if d.expected is None else from_attribute_values(d.expected),
-                "stored": None if d.stored is None else from_attribute_values(d.stored),
-            }
-            for d in report.differences
-        ],
+        "differences": _differences_json(report),
         "contradicted": [{"PK": pk, "SK": sk} for pk, sk in report.contradicted],
-        "watermarks": {
-            "rev": report.rev,
-            "applied_at": report.applied_at.isoformat() if report.applied_at else None,
-            "sources": [
-                {"sk": m.sk, "entity": m.entity, "sequence_number": m.seq, "in_shop": m.in_shop}
-                for m in report.watermarks
-            ],
-        },
+        "watermarks": _watermarks_json(report.parts[0]),
+        "sources": [
+            {
+                "source": part.source,
+                "table": part.table,
+                "partition": part.pk,
+                "verdict": part.verdict,
+                "reason": part.reason,
+                "differences": _differences_json(part),
+                "watermarks": _watermarks_json(part),
+                "sync": _freshness_json(by_source.get(part.source)),
+            }
+            for part in report.parts
+        ],
         "expected_items": [from_attribute_values(report.expected[k]) for k in sorted(report.expected)],
         "stored_items": [from_attribute_values(report.stored[k]) for k in sorted(report.stored)],
         "read_at": report.read_at.isoformat(),
-        "sync": {
-            "as_of": fresh.as_of.isoformat() if fresh and fresh.as_of else None,
-            "caught_up": bool(fresh and fresh.caught_up),
-            "behind_s": fresh.behind_s if fresh else None,
-        },
+        "sync": _freshness_json(report.freshness),
     }
 
 
@@ -161,7 +207,7 @@ def order_consistency(request: HtmxHttpRequest, order_id: str) -> HttpResponseBa
 @require_POST
 @domain_errors
 def order_consistency_repair(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """Superusers only: rewrite the order's view items from the shop (``adminview.consistency.order_repair``)."""
+    """Superusers only: rewrite the order's view items from its source tables (``consistency.order_repair``)."""
     if not is_superuser(request.user):
         return error(request, 403, "Only superusers may repair the admin view.")
     oid = keys.bare(order_id, keys.ORDER)
@@ -175,9 +221,11 @@ def order_consistency_repair(request: HtmxHttpRequest, order_id: str) -> HttpRes
         return TemplateResponse(request, f"{TEMPLATE}#result", context, status=409)
     if repaired.changes:
         count = len(repaired.changes)
-        message = f"Rewrote {count} view item{'s' if count != 1 else ''} of order {oid} from the shop; see Activity."
+        message = (
+            f"Rewrote {count} view item{'s' if count != 1 else ''} of order {oid} from its source tables; see Activity."
+        )
     else:
-        message = f"Nothing to repair: order {oid}'s view items equal what its shop items imply. Nothing was written."
+        message = f"Nothing to repair: order {oid}'s view items equal what its source items imply. Nothing was written."
     if not request.htmx:
         messages.success(request, message)
         return redirect("dashboard:order-consistency", oid)

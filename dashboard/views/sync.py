@@ -1,7 +1,9 @@
-"""The sync's state for operators: per-writer position and lag, dead letters, the last verify; replay for superusers.
+"""The sync's state for operators: each source's freshness, per-writer position and lag (grouped by source), dead
+letters (each with the source its record came from), the last verify; replay for superusers.
 
-Reads: heartbeats (one Query), the dead-letter count (one COUNT Query), the last verify (one GetItem) and the
-first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables hold.
+Reads: heartbeats (one Query, split by source), the dead-letter count (one COUNT Query), the last verify (one
+GetItem) and the first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables
+hold.
 Replaying goes through the stream's apply (``adminview.replay``), like ``adminview_deadletters replay``, and
 writes the superuser's audit entry in the same transaction that removes the dead letter.
 """

@@ -23,6 +23,7 @@ from shop.errors import InvalidInput, NotFound, OrderConflict
 from shop.models import AuditEntry, ShopItem
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
+from tests.adminview.returns_workload import put_refund, put_return, set_status
 from tests.adminview_helpers import sync_now
 
 pytestmark = pytest.mark.ddb_local
@@ -273,3 +274,101 @@ def test_describe_keeps_the_audit_detail_short() -> None:
     changes = [Change("missing", (PK, f"AUDIT#{n:04d}"), {}, None) for n in range(100)]
     detail = consistency.describe(changes)
     assert detail.startswith("rewrote 100 view items: missing AUDIT#0000") and len(detail) <= consistency.DETAIL_CHARS
+
+
+# --- the order's refunds and returns, in the returns table -----------------------------------------------------
+
+REFUNDS = schema.refunds_anchor(OID)
+RETURN = schema.return_anchor("r#r1")
+
+
+@pytest.fixture
+def returned(order: str) -> str:
+    """The order with a refund of a return and a return whose goods are back, written by the returns service and
+    applied to the view."""
+    put_return("r1", OID, "1001", "RECEIVED", "2024-05-10T09:00:00", ("2001", "1"))
+    put_refund("f1", OID, "12.50", "2024-05-11T10:00:00", "r1")
+    sync_now()
+    return order
+
+
+def test_an_orders_refunds_and_returns_are_in_sync_partition_by_partition(returned: str) -> None:
+    report = _check()
+    assert report.verdict == IN_SYNC and report.differences == []
+    assert [(p.source, p.pk, p.verdict) for p in report.parts] == [
+        ("shop", PK, IN_SYNC),
+        ("returns", PK, IN_SYNC),
+        ("returns", "r#r1", IN_SYNC),
+    ]
+    assert {REFUNDS, RETURN} <= set(report.stored) and report.expected == report.stored
+    assert [m.sk for m in report.parts[1].watermarks] == ["f#f1"] and report.parts[1].watermarks[0].seq
+    assert [m.sk for m in report.parts[2].watermarks] == ["r#r1"]
+
+
+def test_a_lost_refunds_anchor_differs_and_the_repair_rewrites_it(returned: str) -> None:
+    # given the view lost the order's refunds (what it counted of them is still there)
+    _lose_key(REFUNDS)
+    report = _check()
+    # then the refunds partition differs: what was counted contradicts the (missing) anchor; the shop's is in sync
+    assert report.verdict == DIFFERS and [p.verdict for p in report.parts] == [IN_SYNC, DIFFERS, IN_SYNC]
+    assert [(d.kind, d.key) for d in report.differences] == [("missing", REFUNDS)]
+    assert schema.counted(REFUNDS) in report.contradicted
+    # when a superuser repairs the order, then the refunds are back, audited, and later records still apply
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    assert [c.key for c in repaired.changes] == [REFUNDS] and repaired.entry is not None
+    assert repaired.entry.detail is not None and "missing refunds" in repaired.entry.detail
+    assert _check().verdict == IN_SYNC and rebuild.verify(settle_s=0).clean
+    put_refund("f2", OID, "3.00", "2024-05-12T10:00:00")
+    sync_now()
+    assert _check().verdict == IN_SYNC
+
+
+def test_a_lost_return_entry_differs_and_is_repaired_with_the_shops_partition(returned: str) -> None:
+    # given the customer's entry of the return lost, and the order's payment entry too
+    entry = next(k for k in _check().stored if k[0].startswith("c#") and "r1" in k[1])
+    _lose_key(entry)
+    _lose_key(PAYMENT)
+    report = _check()
+    assert report.verdict == DIFFERS and [p.verdict for p in report.parts] == [DIFFERS, IN_SYNC, DIFFERS]
+    assert {(d.kind, d.key, d.contradiction) for d in report.differences} == {
+        ("missing", entry, True),
+        ("missing", PAYMENT, True),
+    }
+    # when repaired, then both partitions' items are rewritten in the one transaction
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    assert sorted(c.key for c in repaired.changes) == sorted([entry, PAYMENT]) and repaired.attempts == 1
+    assert len(_repair_entries()) == 1 and _check().verdict == IN_SYNC
+
+
+def test_a_return_changed_while_the_sync_is_stopped_is_behind(returned: str) -> None:
+    set_status("r1", "REFUNDED")
+    report = _check()
+    assert report.verdict == BEHIND and [p.verdict for p in report.parts] == [IN_SYNC, IN_SYNC, BEHIND]
+    assert not any(d.contradiction for d in report.differences) and "returns table" in report.reason
+    (difference,) = (d for d in report.differences if d.key == RETURN)
+    assert [(a.name, a.expected, a.stored) for a in difference.attributes if a.name == "Status"] == [
+        ("Status", {"S": "REFUNDED"}, {"S": "RECEIVED"})
+    ]
+    sync_now()
+    assert _check().verdict == IN_SYNC
+
+
+def test_a_repair_racing_the_returns_sync_never_writes_an_older_state(
+    returned: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given the refunds anchor lost, and a refund added and applied between the repair's reads and its write
+    _lose_key(REFUNDS)
+    real = consistency._commit
+    raced: list[int] = []
+
+    def commit(view: Table, actions: list[dict[str, Any]]) -> None:
+        if not raced:
+            raced.append(1)
+            put_refund("f2", OID, "3.00", "2024-05-12T10:00:00")
+            sync_now()
+        real(view, actions)
+
+    monkeypatch.setattr(consistency, "_commit", commit)
+    # then the first attempt's condition fails, the second one reads both refunds
+    repaired = consistency.order_repair(order_id=OID, actor=BOSS, sleep=_no_sleep)
+    assert repaired.attempts == 2 and _check().verdict == IN_SYNC and rebuild.verify(settle_s=0).clean

@@ -68,6 +68,7 @@ def test_replay_says_why_a_record_still_fails_and_exits_non_zero(
     call_command("adminview_deadletters", "list")
     listed = capsys.readouterr().out.splitlines()
     assert listed[-1] == "3 dead letter(s)" and all("attempts=1" in line for line in listed[:-1])
+    assert all("[shop]" in line for line in listed[:-1])  # each says the source its record came from
 
     with pytest.raises(SystemExit) as stopped:
         call_command("adminview_deadletters", "replay")

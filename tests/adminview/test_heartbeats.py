@@ -103,3 +103,63 @@ def test_freshness_is_that_of_the_least_fresh_active_shard() -> None:
     fresh = freshness_of(idle, now=NOW)  # caught up long after its last batch: it does not repeat that lag
     assert fresh.caught_up and fresh.behind_s is None and fresh.as_of is not None
     assert fresh.as_of.timestamp() == NOW - 0.4
+
+
+def _return_written() -> None:
+    """A return put into the returns table as another service would (the contract's shape)."""
+    from tests.adminview.returns_workload import put_return
+
+    put_return("r1", "o1", "1001", "REQUESTED", "2026-03-02T10:00:00", ("2001", "1"))
+
+
+def test_each_source_has_its_own_heartbeats_and_freshness(shop_table: str, admin_view_table: str) -> None:
+    # given records of both tables' streams, applied by the poller
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    _return_written()
+    sync_now()
+    # then each shard's heartbeat names its source, and each source is up to date on its own
+    beats = sync_status.heartbeats()
+    assert {b.source for b in beats} == {"shop", "returns"}
+    assert all(
+        b.source_table == (conf.shop_table_name() if b.source == "shop" else conf.returns_table_name()) for b in beats
+    )
+    fresh = sync_status.freshness_by_source(beats)
+    assert set(fresh) == {"shop", "returns"} and all(f.caught_up for f in fresh.values())
+    assert sync_status.freshness() == sync_status.least_fresh(fresh.values())
+
+
+def test_one_lambda_environment_keeps_one_heartbeat_per_source(shop_table: str, admin_view_table: str) -> None:
+    # given one execution environment serving both event source mappings (one stream's records per batch)
+    factories.shop_with(customers=1, products=1)
+    shop_records = new_records()
+    _return_written()
+    returns_records = new_records()
+    # when it applies a batch of each, the returns table's last
+    handler({"Records": shop_records})
+    handler({"Records": returns_records})
+    # then neither heartbeat overwrote the other: their sequence numbers, of two streams, do not compare
+    beats = {b.source: b for b in sync_status.heartbeats()}
+    assert set(beats) == {"shop", "returns"}
+    assert beats["shop"].writer.startswith("lambda|") and beats["shop"].writer.endswith("|shop")
+    assert beats["returns"].writer.endswith("|returns") and beats["returns"].source_table == conf.returns_table_name()
+    assert beats["shop"].seq == shop_records[-1]["dynamodb"]["SequenceNumber"]
+    assert beats["returns"].seq == returns_records[-1]["dynamodb"]["SequenceNumber"]
+    fresh = sync_status.freshness_by_source(list(beats.values()))
+    assert fresh["shop"].as_of == beats["shop"].applied_at_time
+    assert fresh["returns"].as_of == beats["returns"].applied_at_time
+
+
+def test_the_view_is_as_fresh_as_its_least_fresh_source() -> None:
+    beats = [
+        Heartbeat("s|1", "s1", "10", created=NOW - 1, applied_at=NOW - 0.5, caught_up_at=NOW - 0.2, source="shop"),
+        Heartbeat("r|1", "r1", "11", created=NOW - 9, applied_at=NOW - 0.3, source="returns"),  # a backlog
+    ]
+    fresh = sync_status.freshness_by_source(beats, now=NOW)
+    assert fresh["shop"].caught_up and fresh["returns"].behind_s == pytest.approx(9.0)
+    assert sync_status.overall(beats, now=NOW) == fresh["returns"]
+    # a source without any heartbeat yet is not synced, and the view's overall freshness leaves it out
+    assert not sync_status.freshness_by_source(beats[:1], now=NOW)["returns"].synced
+    assert sync_status.overall(beats[:1], now=NOW) == fresh["shop"]
+    assert not sync_status.least_fresh([fresh["shop"], sync_status.Freshness(None, None)]).synced
+    assert not sync_status.least_fresh([]).synced

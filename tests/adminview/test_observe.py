@@ -61,13 +61,17 @@ def test_one_log_line_and_one_metric_document_per_batch(
 
     report = observe.report_batch(records, outcome, writer="lambda", now=NOW)
 
-    assert report == observe.BatchReport("lambda", records=3, applied=1, skipped=1, failed=1, dead_letters=1, lag=42.0)
+    assert report == observe.BatchReport(
+        "lambda", "unknown", records=3, applied=1, skipped=1, failed=1, dead_letters=1, lag=42.0
+    )
     (line,) = _lines(log_lines)
     assert line["level"] == "WARNING"  # something failed
     assert line["service"] == "adminview-sync"
     assert line["message"] == "stream batch"
-    assert {k: line[k] for k in ("writer", "records", "applied", "skipped", "failed", "dead_letters", "lag")} == {
+    fields = ("writer", "source", "records", "applied", "skipped", "failed", "dead_letters", "lag")
+    assert {k: line[k] for k in fields} == {
         "writer": "lambda",
+        "source": "unknown",  # no record names its table
         "records": 3,
         "applied": 1,
         "skipped": 1,
@@ -79,8 +83,8 @@ def test_one_log_line_and_one_metric_document_per_batch(
     (doc,) = _emf(capsys.readouterr().out)
     (directive,) = doc["_aws"]["CloudWatchMetrics"]
     assert directive["Namespace"] == "ShopAdmin"
-    assert directive["Dimensions"] == [["service"]]
-    assert doc["service"] == "adminview-sync"
+    assert directive["Dimensions"] == [["service"], ["service", "source"]]  # all sources, and each one
+    assert (doc["service"], doc["source"]) == ("adminview-sync", "unknown")
     units = {m["Name"]: m["Unit"] for m in directive["Metrics"]}
     assert units == {
         "AppliedRecords": "Count",
@@ -104,6 +108,25 @@ def test_a_clean_batch_logs_at_info_and_reports_zero_failures(
     assert (line["failed"], line["dead_letters"], line["lag"], line["writer"]) == (0, 0, 0.5, "poller")
     (doc,) = _emf(capsys.readouterr().out)
     assert [_value(doc, n) for n in ("FailedRecords", "DeadLetters", "LagSeconds")] == [0.0, 0.0, 0.5]
+
+
+def test_each_batch_names_its_source_in_its_line_and_as_a_metric_dimension(
+    log_lines: io.StringIO, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a batch of the returns table's stream (its records name the table by their eventSourceARN)
+    monkeypatch.setenv("RETURNS_TABLE_NAME", "ShopReturns")
+    arn = "arn:aws:dynamodb:eu-west-1:123456789012:table/ShopReturns/stream/2026-01-01T00:00:00.000"
+    records = [{**_record(1, NOW - 1), "eventSourceARN": arn}]
+    # when it is reported twice (two batches: the dimension sets do not pile up)
+    for _ in range(2):
+        observe.report_batch(records, Outcome(applied=1), writer="lambda", now=NOW)
+    # then its line and its metrics say "returns", under the service's dimension set and the source's
+    assert [line["source"] for line in _lines(log_lines)] == ["returns", "returns"]
+    docs = _emf(capsys.readouterr().out)
+    assert [doc["_aws"]["CloudWatchMetrics"][0]["Dimensions"] for doc in docs] == [
+        [["service"], ["service", "source"]]
+    ] * 2
+    assert [doc["source"] for doc in docs] == ["returns", "returns"]
 
 
 def test_lag_is_left_out_when_no_record_carries_a_creation_time(
@@ -160,6 +183,7 @@ def test_the_poller_reports_every_batch_it_reads(
 
     lines = _lines(log_lines)
     assert {line["writer"] for line in lines} == {"poller"}
+    assert {line["source"] for line in lines} == {"shop"}  # only the shop table's stream had records
     assert len(lines) == stats.batches > 0
     assert sum(line["records"] for line in lines) == stats.records > 0
     assert sum(line["applied"] for line in lines) == stats.applied

@@ -74,3 +74,30 @@ def test_bulk_ship_activity_and_live_queue(page: Any, live_server: Any, shop_tab
     page.wait_for_selector("tr.order-row >> nth=1")
     assert page.locator("tr.order-row").count() == 2
     assert not [e for e in page.console_errors if "Content Security Policy" in e or "htmx" in e.lower()]
+
+
+def test_bulk_cancel_asks_first_and_an_empty_selection_says_so(
+    page: Any, live_server: Any, shop_table: str, admin_view_table: str
+) -> None:
+    ids = place(3)
+    sync_now()
+    log_in(page, live_server.url)
+    page.goto(live_server.url + "/orders/?status=PENDING")
+    # nothing ticked: the summary line says so in place, and nothing changes
+    page.click("button.bulk-cancel")
+    page.wait_for_selector("#bulk-summary [role=alert]")
+    assert page.locator("#bulk-summary").inner_text() == "select at least one order"
+    # two ticked: the orders to cancel are listed above the buttons, nothing is cancelled yet
+    for oid in ids[:2]:
+        page.check(f"input[name=order][value='{oid}']")
+    page.click("button.bulk-cancel")
+    page.wait_for_selector("#bulk-confirmation")
+    assert page.locator("#bulk-confirmation h2").inner_text() == "Cancel 2 orders?"
+    assert page.locator("#bulk-confirm-orders tbody tr").count() == 2
+    assert [orders.order_collection(o).order.status for o in ids] == ["PENDING"] * 3
+    # confirmed: those two are cancelled in place, the third untouched
+    page.click("#bulk-confirm-form button[type=submit]")
+    for oid in ids[:2]:
+        page.wait_for_selector(f"#outcome-{oid}[data-code='200']")
+    assert page.locator("#bulk-confirmation").count() == 0
+    assert [orders.order_collection(o).order.status for o in ids] == ["CANCELLED", "CANCELLED", "PENDING"]

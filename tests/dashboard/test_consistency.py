@@ -19,6 +19,7 @@ from shop import orders
 from shop.models import AuditEntry
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
+from tests.adminview.returns_workload import put_refund, put_return
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csrf_of, csv_rows
 
@@ -75,10 +76,11 @@ def repair_entries(order_id: str) -> list[AuditEntry]:
 
 def test_an_untouched_order_is_in_sync(operator: Client, oid: str) -> None:
     page = operator.get(f"/orders/{oid}/consistency/")
-    assert page.status_code == 200 and page["X-DynamoDB-Calls"] == "4"  # anchor, shop, heartbeats, view
+    # the order's returns (GSI1), the anchors, the shop partition, its refunds partition, the view, the heartbeats
+    assert page.status_code == 200 and page["X-DynamoDB-Calls"] == "6"
     html = page.content.decode()
     assert 'data-verdict="in_sync"' in html and f'href="/orders/{oid}/"' in html
-    assert "None: the view holds what the shop implies." in html and "Repair from the shop" not in html
+    assert "None: the view holds what the source tables imply." in html and "Repair from the source tables" not in html
     assert f"o#{oid} #order" in html and "p#2001" in html and "Up to date as of" in html
 
     found = verdict(operator, oid)
@@ -104,7 +106,7 @@ def test_a_damaged_view_item_differs(operator: Client, oid: str) -> None:
     assert found["contradicted"] == [difference["key"]]
 
     page = operator.get(f"/orders/{oid}/consistency/")
-    assert page["X-DynamoDB-Calls"] == "8"  # looked twice: the sync might have been half-way
+    assert page["X-DynamoDB-Calls"] == "12"  # looked twice: the sync might have been half-way
     assert 'data-verdict="differs"' in page.content.decode() and 'data-kind="missing"' in page.content.decode()
 
 
@@ -123,7 +125,8 @@ def test_repair_makes_it_in_sync_and_shows_in_activity(boss: Client, oid: str) -
     lose_payment(oid)
     response = repair_post(boss, oid)
     assert response.status_code == 302 and response["Location"] == f"/orders/{oid}/consistency/"
-    assert int(response["X-DynamoDB-Calls"]) == 4  # anchor, shop, view, one TransactWriteItems
+    # the order's returns, the anchors, the shop and refunds partitions, the view, one TransactWriteItems
+    assert int(response["X-DynamoDB-Calls"]) == 6
     page = boss.get(response["Location"]).content.decode()
     assert f"Rewrote 1 view item of order {oid}" in page and 'data-verdict="in_sync"' in page
     assert verdict(boss, oid)["verdict"] == "in_sync"
@@ -147,7 +150,7 @@ def test_repair_with_htmx_swaps_the_result(boss: Client, oid: str) -> None:
 
 def test_repair_with_nothing_to_repair_writes_nothing(boss: Client, oid: str) -> None:
     response = repair_post(boss, oid)
-    assert response.status_code == 302 and int(response["X-DynamoDB-Calls"]) == 3  # no write
+    assert response.status_code == 302 and int(response["X-DynamoDB-Calls"]) == 5  # no write
     assert "Nothing to repair" in boss.get(response["Location"]).content.decode()
     assert repair_entries(oid) == []
 
@@ -191,3 +194,35 @@ def test_an_order_that_keeps_changing_gets_409(boss: Client, oid: str, monkeypat
     html = swapped.content.decode()
     assert swapped.status_code == 409 and 'class="alert"' in html and 'data-verdict="differs"' in html
     assert repair_entries(oid) == []
+
+
+def test_the_page_covers_the_orders_refunds_and_returns(operator: Client, boss: Client, oid: str) -> None:
+    # given an order with two returns and a refund, from the returns service, applied to the view
+    put_return("r1-" + oid, oid, "1001", "RECEIVED", "2024-05-10T09:00:00", ("2001", "1"))
+    put_return("r2-" + oid, oid, "1001", "REQUESTED", "2024-05-11T09:00:00", ("2002", "1"))
+    put_refund("f1-" + oid, oid, "12.50", "2024-05-11T10:00:00", "r1-" + oid)
+    sync_now()
+    # then the page shows each source partition, in sync, with one more Query per return
+    page = operator.get(f"/orders/{oid}/consistency/")
+    assert page.status_code == 200 and page["X-DynamoDB-Calls"] == str(6 + 2)
+    html = page.content.decode()
+    assert html.count('class="source-partition"') == 4 and 'data-verdict="in_sync"' in html
+    assert f"r#r2-{oid}" in html and "Up to date as of" in html and "(shop and returns)" in html
+    found = verdict(operator, oid)
+    assert [(s["source"], s["partition"], s["verdict"]) for s in found["sources"]] == [
+        ("shop", f"o#{oid}", "in_sync"),
+        ("returns", f"o#{oid}", "in_sync"),
+        ("returns", f"r#r1-{oid}", "in_sync"),
+        ("returns", f"r#r2-{oid}", "in_sync"),
+    ]
+
+    # when the view loses the order's refunds, then the refunds partition differs, and a repair puts them back
+    client_of(ViewItem).delete_item(
+        TableName=str(ViewItem.Meta.table_name), Key={"PK": {"S": f"o#{oid}"}, "SK": {"S": "#refunds"}}
+    )
+    found = verdict(operator, oid)
+    assert found["verdict"] == "differs"
+    assert [s["verdict"] for s in found["sources"]] == ["in_sync", "differs", "in_sync", "in_sync"]
+    assert [d["key"]["SK"] for d in found["sources"][1]["differences"]] == ["#refunds"]
+    assert repair_post(boss, oid).status_code == 302
+    assert verdict(operator, oid)["verdict"] == "in_sync"

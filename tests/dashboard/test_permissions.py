@@ -63,7 +63,7 @@ SHOWN = [
     Shown("receive form", f"/returns/{tour.APPROVED_RETURN}/", 'id="receive-form"', lambda may: may.handle_returns),
     Shown("refund form", f"/returns/{tour.RECEIVED_RETURN}/", 'id="refund-form"', lambda may: may.handle_returns),
     Shown("staff accounts (Django admin)", "/", 'href="/admin/"', lambda may: may.superuser),
-    Shown("repair button", f"{SHIPPED}consistency/", "Repair from the shop", lambda may: may.superuser),
+    Shown("repair button", f"{SHIPPED}consistency/", "Repair from the source tables", lambda may: may.superuser),
 ]
 # Pages whose server answer (200, else 403) each of those users must get as the links above promise.
 USED: list[tuple[str, Callable[[Allowed], bool]]] = [

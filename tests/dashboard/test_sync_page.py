@@ -13,6 +13,7 @@ from dashboard import freshness
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview.returns_workload import put_return
 from tests.adminview.streams import new_records
 from tests.adminview_helpers import break_projection_of, sync_now
 from tests.dashboard.conftest import csrf_of, csv_rows
@@ -111,3 +112,62 @@ def test_replay_is_for_superusers_with_csrf(
     missing = boss.post("/sync/replay/", {"key": key}, headers={"X-CSRFToken": token})
     assert missing.status_code == 404
     assert "Replay all" not in boss.get("/sync/").content.decode()
+
+
+def _line(client: Client, url: str) -> str:
+    html = client.get(url).content.decode()
+    return html.split('id="view-freshness">')[1].split("</p>")[0]
+
+
+def test_each_page_names_the_sources_its_figures_come_from(
+    staff: Client, shop_table: str, admin_view_table: str
+) -> None:
+    # given records of both tables applied by the poller (both sources up to date)
+    factories.shop_with(customers=1, products=1)
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    put_return("r1", "o1", "1001", "REQUESTED", "2026-03-02T10:00:00", ("2001", "1"))
+    sync_now()
+    # then the shop's pages say "shop", the returns pages "returns", the pages with both say both
+    assert _line(staff, "/orders/pending/").startswith("Up to date as of ")
+    assert "(shop)." in _line(staff, "/orders/pending/")
+    assert "(shop and returns)." in _line(staff, "/customers/1001/")
+    assert "(shop and returns)." in _line(staff, "/")
+    assert "(returns)." in _line(staff, "/returns/")
+    assert "(returns)." in _line(staff, "/stats/refunds/?from=2026-03-01&to=2026-03-02")
+    # and a page still reads the heartbeats once, whatever sources it names
+    assert int(staff.get("/orders/pending/")["X-DynamoDB-Calls"]) == 4 + 1 + 1  # pending shards, profiles, heartbeats
+
+
+def test_sources_in_different_states_are_said_each(staff: Client, shop_table: str, admin_view_table: str) -> None:
+    # given the shop's stream applied by a Lambda environment, the returns table's never (no records yet)
+    factories.shop_with(customers=1, products=1)
+    handler({"Records": new_records()})
+    # then a page reading both says how fresh each is
+    line = _line(staff, "/customers/1001/")
+    assert line.startswith("Last change applied at ") and "(shop)" in line
+    assert "Sync has not run yet (returns)" in line
+
+
+def test_sync_page_groups_writers_and_dead_letters_by_source(
+    operator: Client, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a poison record of the shop table (Lambda), the poller following both streams, and a record from a
+    # table no source reads
+    _poison(monkeypatch)
+    put_return("r1", "o1", "1001", "REQUESTED", "2026-03-02T10:00:00", ("2001", "1"))
+    sync_now()
+    stray = {
+        "eventID": "stray-1",
+        "eventName": "INSERT",
+        "dynamodb": {"SequenceNumber": "99", "Keys": {}},
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:0:table/Gone/stream/1",
+    }
+    sync_store.store_dead_letter(stray, "no source of the admin view reads it")
+    html = operator.get("/sync/").content.decode()
+    # then each source has its row with its freshness, each writer and dead letter says its source
+    sources = html.split('id="sources"')[1].split("</table>")[0]
+    assert 'data-source="shop"' in sources and 'data-source="returns"' in sources
+    beats = html.split('id="heartbeats"')[1].split("</table>")[0]
+    assert beats.count('data-source="returns"') == 1 and beats.count('data-source="shop"') == 2  # shard, Lambda
+    letters = html.split('id="dead-letters"')[1].split("</table>")[0]
+    assert letters.count("<td>shop</td>") == 3 and "unknown table Gone" in letters

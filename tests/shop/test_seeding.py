@@ -139,3 +139,14 @@ def test_paced_hands_out_items_no_faster_than_the_rate_after_a_one_second_burst(
     # then all of them, in order, after about 9 s: the first second's 10 at once, then 10 a second
     assert handed == list(range(100))
     assert 8.9 <= clock.now <= 9.1
+
+
+def test_paced_without_a_burst_never_hands_out_more_than_the_rate_in_any_second() -> None:
+    # given a bucket of 10 items a second with no burst, on a fake clock
+    clock = FakeClock()
+    bucket = TokenBucket(10, burst_s=0, clock=clock, sleep=clock.sleep)
+    # when 100 items are handed out, each noting when
+    handed_at = [clock.now for _ in seeding.paced(range(100), bucket)]
+    # then no second holds more than 10 of them, from the very first one on
+    assert max(sum(1 for t in handed_at if start <= t < start + 1) for start in handed_at) <= 10
+    assert 9.8 <= clock.now <= 10.1
