@@ -19,6 +19,9 @@ again to the same effect (entries are put whole; a ``counted`` item already hold
 nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
 time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
 item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
+Its entries and counted item, written before the anchor, may have landed after the winner's newer ones, so once
+the records are folded, the partitions of the anchors that lost a race are read and repaired from their source
+(``repair.settle``): races are rare, and this costs reads when nothing was overwritten.
 """
 
 from __future__ import annotations
@@ -29,10 +32,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import numbers, records, schema, sources
+from adminview import numbers, records, repair, schema, sources
 from adminview.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
 from adminview.models import ViewItem
 from adminview.sources import Source, State
+from adminview.table_walk import source_table, view_table
 from dynamo import ddb_json, side_by_side, transactions
 from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
@@ -272,8 +276,16 @@ def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
 # --- one batch -------------------------------------------------------------------------------------------------
 
 
-def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> tuple[int, int, set[schema.Key]]:
-    """Fold and write every group once; returns (applied, skipped, anchors to fold again)."""
+@dataclass
+class Attempt:
+    applied: int
+    skipped: int
+    raced: set[schema.Key]  # anchors to fold again: someone else wrote them meanwhile
+    wrote: dict[schema.Key, set[schema.Key]]  # each anchor's entries this attempt wrote
+
+
+def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> Attempt:
+    """Fold and write every group once."""
     counting = [key for key, group in groups.items() if group[0].source.counts(key)]
     stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}
@@ -289,7 +301,7 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> t
     raced |= _write_anchors([w for w in written if w.key not in raced])
     applied = sum(f.applied for k, f in folded.items() if k not in raced)
     skipped = sum(f.skipped for k, f in folded.items() if k not in raced)
-    return applied, skipped, raced
+    return Attempt(applied, skipped, raced, {w.key: set(w.entries) for w in written})
 
 
 def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
@@ -300,13 +312,32 @@ def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
         if p.anchor is not None:
             groups.setdefault(p.anchor, []).append(p)
     ignored = sum(1 for p in batch if p.anchor is None and not p.free)
-    applied, skipped, raced = _apply_once(groups, list_shards)
+    attempt = _apply_once(groups, list_shards)
+    applied, skipped = attempt.applied, attempt.skipped
+    lost: dict[schema.Key, set[schema.Key]] = {}  # anchors that lost a race, and the entries written for them
     for _attempt in range(RACE_ATTEMPTS):
-        if not raced:
+        for key in attempt.raced:
+            lost.setdefault(key, set()).update(attempt.wrote.get(key, ()))
+        if not attempt.raced:
+            _settle({key: (groups[key][0], wrote) for key, wrote in lost.items()})
             return applied + sum(1 for p in batch if p.free), skipped + ignored
-        more_applied, more_skipped, raced = _apply_once({k: groups[k] for k in raced}, list_shards)
-        applied, skipped = applied + more_applied, skipped + more_skipped
-    raise RuntimeError(f"anchors {sorted(raced)[:3]} kept changing (a rebuild writing them?)")
+        attempt = _apply_once({k: groups[k] for k in attempt.raced}, list_shards)
+        applied, skipped = applied + attempt.applied, skipped + attempt.skipped
+    raise RuntimeError(f"anchors {sorted(attempt.raced)[:3]} kept changing (a rebuild writing them?)")
+
+
+def _settle(lost: dict[schema.Key, tuple[Prepared, set[schema.Key]]]) -> None:
+    """The source partitions of the anchors that lost a race, repaired (``repair.settle``): what this sync wrote
+    for them before their anchors may have landed after newer writes."""
+    partitions: dict[tuple[str, str], tuple[Source, set[schema.Key]]] = {}
+    for p, wrote in lost.values():  # one partition may hold several anchors
+        partitions.setdefault((p.source.name, p.key[0]), (p.source, set()))[1].update(wrote)
+    if partitions:
+        wanted = [
+            repair.Wanted(source_table(source), source, pk, tuple(sorted(wrote)))
+            for (_name, pk), (source, wrote) in partitions.items()
+        ]
+        repair.settle(view_table(), wanted)
 
 
 def _error_text(exc: Exception) -> str:

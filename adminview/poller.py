@@ -217,8 +217,10 @@ class Poller:
                 if shard.iterator is None:
                     shard.iterator = self._iterator(shard)
                 return self._fetch(shard.iterator)
-            except self.client.exceptions.ExpiredIteratorException:
-                shard.iterator = None  # renewed from the checkpoint
+            except (self.client.exceptions.ExpiredIteratorException, self.client.exceptions.TrimmedDataAccessException):
+                # expired, or (DynamoDB Local) taken at the end of a shard that was empty then: renewed from the
+                # checkpoint
+                shard.iterator = None
         raise RuntimeError(f"shard {shard.shard_id}: iterator keeps expiring")
 
     def poll_shard(self, shard: ShardState) -> int:

@@ -204,6 +204,24 @@ def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     return failed
 
 
+def settle(view: Table, wanted: Sequence[Wanted]) -> None:
+    """Repair partitions whose anchors the sync lost a race for. A second sync, a rebuild or a repair wrote such an
+    anchor between the sync's reads and its anchor write, and what the sync wrote before its anchor (entries, a
+    counted item) may have landed after the winner's newer writes: folding the records again then finds them all
+    applied and writes nothing. So each partition is read and repaired as a rebuild would (``extras``: the entries
+    the sync wrote, read beside what the partition implies). Raises ``Contended`` when they keep changing."""
+    shards = schema.list_shards()
+    pending = list(wanted)
+    for attempt in range(ATTEMPTS):
+        plans = [found for r in read_partitions(view, pending) if (found := plan(r, view.name, shards)).changes]
+        again = commit_plans(view, plans) if plans else set()
+        if not again:
+            return
+        pending = [w for w in pending if w.pk in again]
+        time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
+    raise Contended(f"partitions {sorted(w.pk for w in pending)[:3]} kept changing while the sync settled them")
+
+
 def _count(walk: Walk, changes: list[Change]) -> None:
     walk.diff.add(changes)
     walk.diff.count(written=len(changes))

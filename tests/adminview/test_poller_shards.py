@@ -18,11 +18,16 @@ class Expired(Exception):
     pass
 
 
+class Trimmed(Exception):
+    pass
+
+
 class FakeStreams:
     """Parent shard P (closed, records 1-3), child C (open, records 4-5)."""
 
     class exceptions:  # mimics botocore client.exceptions
         ExpiredIteratorException = Expired
+        TrimmedDataAccessException = Trimmed
 
     def __init__(self) -> None:
         self.data = {"P": ["1", "2", "3"], "C": ["4", "5"]}

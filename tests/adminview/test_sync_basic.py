@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from botocore.exceptions import ClientError
 
 from adminview import rebuild, returns_reads
 from adminview.models import OrderSummary, Profile
@@ -60,13 +59,6 @@ def test_verify_reports_and_rebuild_repairs(
     assert "admin view OK" in capsys.readouterr().out
 
 
-@pytest.mark.xfail(
-    raises=ClientError,
-    strict=True,
-    reason="adminview.poller: a shard iterator taken on an empty shard (TRIM_HORIZON) and read to its end meets "
-    "TrimmedDataAccessException on DynamoDB Local once the first record is written, and the poller lets it end "
-    "the run (only ExpiredIteratorException renews the iterator)",
-)
 def test_a_follower_started_on_an_empty_returns_stream_applies_its_first_return(
     shop_table: str, admin_view_table: str
 ) -> None:

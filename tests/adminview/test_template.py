@@ -98,6 +98,8 @@ def test_the_returns_tables_stream_feeds_the_same_function_with_the_same_setting
         p["DynamoDBStreamReadPolicy"]["TableName"] for p in function["Policies"] if "DynamoDBStreamReadPolicy" in p
     ]
     assert streams == [{"Ref": "ShopTable"}, {"Ref": "ReturnsTable"}]
+    reads = [p["DynamoDBReadPolicy"]["TableName"] for p in function["Policies"] if "DynamoDBReadPolicy" in p]
+    assert reads == [{"Ref": "ShopTable"}, {"Ref": "ReturnsTable"}]  # a lost race's partitions, repaired
 
 
 def test_the_sync_table_is_declared_with_the_functions_rights() -> None:

@@ -25,12 +25,6 @@ from tests.adminview_helpers import sync_now
 
 pytestmark = [
     pytest.mark.ddb_local,
-    pytest.mark.xfail(
-        strict=False,  # a race: it ends wrong in many runs here, not in every one
-        reason="adminview.apply: a counted item can end at an older state than its anchor (a DELIVERED order "
-        "counted as SHIPPED; an order's refunds likewise) when two syncs apply the same records in different "
-        "batches; shop records alone do it too",
-    ),
 ]
 REPO = Path(__file__).resolve().parents[2]
 DELIVER = """
