@@ -25,9 +25,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.ddb_local)
 
 
-# DynamoDB Local (in memory) gets slower as tables are created, written and deleted (about 10x over a full
-# run here), so between test modules it is restarted on the same port once this many tables were made.
-RESTART_AFTER_TABLES = 40
+# DynamoDB Local (in memory) gets slower as tables are created, written and deleted, and a restart costs a JVM's
+# start: between test modules it is restarted on the same port once this many tables were made.
+RESTART_AFTER_TABLES = 160
 _engine: list[local.DynamoDBLocal] = []
 _tables_made = [0]
 
