@@ -71,7 +71,7 @@ def test_each_status_offers_its_actions_to_the_fulfilment_group_only() -> None:
         outsider = status({**ORDER, "status": order_status}, can_fulfil=False)
         assert forms(outsider) == [] and ("need" in outsider) is bool(actions)
     pending = status(ORDER, can_fulfil=True)
-    assert 'hx-confirm="Cancel order 1&lt;2 and return its stock?"' in pending
+    assert 'hx-confirm="Cancel order 1&lt;2, return its stock and refund what it paid?"' in pending
     assert 'hx-post="/orders/1%3C2/ship/" hx-target="#order-status" hx-swap="outerHTML"' in pending
     assert 'name="expected_version" value=""' in status({**ORDER, "version": None}, can_fulfil=True)
     assert "version —" in status({**ORDER, "version": None})
