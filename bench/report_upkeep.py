@@ -122,9 +122,14 @@ def by_kind(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
 
 def order_life(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
     """Write units per order of each step of a live order's life and of its return, the view's beside the source's."""
-    rows = []
+    rows, per_returns_write = [], []
     for size in sizes:
         run = size.get("order_life") or {}
+        if measured(run) and run.get("return_wcu_per_returns_write") is not None:
+            per_returns_write.append(
+                f"\nAt {size['orders']:,} orders, the view's write units per item the returns service wrote (a "
+                f"return's whole life, by the billing rules): {fmt(run['return_wcu_per_returns_write'])}."
+            )
         if not measured(run) or "steps" not in run:
             if isinstance(run.get("skipped"), str):
                 skipped.add(f"a live order's life at {size['orders']:,}: {run['skipped']}")
@@ -180,6 +185,7 @@ def order_life(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "view / source | reported: view / source |",
         "|---:|---|---|---:|---:|---:|---:|---|",
         *rows,
+        *per_returns_write,
     ]
 
 

@@ -593,6 +593,7 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
         },
         "return_steps": {"refund": {"records": 6, "failed": 0, "view": refund_view, "returns": returned}},
         "return_life": {"view": refund_view, "returns": returned},
+        "return_wcu_per_returns_write": 1.25,
     }
     size["stage_load"] = {"sync": {"start": [1.0, 0.5, 0.25], "end": [2.0, 1.0, 0.5]}}
     figures = {"samples": 5, "p50_ms": 400.0, "p95_ms": 900.0, "goal_p95_ms": 1000.0, "meets": True}
@@ -628,6 +629,7 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
     assert "| 300 | **life** (2 orders) | shop | 18.0 | 60.0 | 30.0 | 2.00 | 12.0 / 2.00 |" in text
     assert "| 300 | refund | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
     assert "| 300 | **return** (2 orders) | returns | 3.0 | 5.00 | 2.50 | 2.00 | 1.00 / 0.50 |" in text
+    assert "the returns service wrote (a return's whole life, by the billing rules): 1.25." in text
     assert (
         "| 300 | 0.50 | 400.0 / 900.0 (meets 1 s; 5 samples) | half the seeding pace | 500.0 | 480.0 (900, exit 0) | "
         "400.0 / 900.0 (meets 2 s; 5 samples) | 0 |\n| | | | full speed | - | 2,100.0 (900, exit 0) | "
