@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from dynamo import local
+from dynamo import local, side_by_side
 from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
 
@@ -74,6 +74,12 @@ def fresh_table(spec: TableSpec, prefix: str) -> str:
     return name
 
 
+def fresh_tables(*wanted: tuple[TableSpec, str]) -> list[str]:
+    """``fresh_table`` for each (spec, prefix), side by side: DynamoDB Local makes tables faster together than one
+    after another."""
+    return side_by_side.map_calls(lambda pair: fresh_table(*pair), wanted)
+
+
 @pytest.fixture
 def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """A new, empty shop table (stream on) for this test, and a returns table beside it (the view's other source);
@@ -82,9 +88,9 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     from shop.models import SHOP_TABLE
 
     originals = (SHOP_TABLE.model.Meta.table_name, RETURNS_TABLE.model.Meta.table_name)
-    name = fresh_table(SHOP_TABLE, "OnlineShop")
+    name, returns_name = fresh_tables((SHOP_TABLE, "OnlineShop"), (RETURNS_TABLE, "ShopReturns"))
     os.environ["SHOP_TABLE_NAME"] = name
-    os.environ["RETURNS_TABLE_NAME"] = fresh_table(RETURNS_TABLE, "ShopReturns")
+    os.environ["RETURNS_TABLE_NAME"] = returns_name
     try:
         yield name
     finally:
@@ -102,8 +108,7 @@ def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
 
     originals = (ADMIN_VIEW_TABLE.model.Meta.table_name, SYNC_TABLE.model.Meta.table_name)
-    name = fresh_table(ADMIN_VIEW_TABLE, "AdminView")
-    sync_name = fresh_table(SYNC_TABLE, "AdminViewSync")
+    name, sync_name = fresh_tables((ADMIN_VIEW_TABLE, "AdminView"), (SYNC_TABLE, "AdminViewSync"))
     os.environ["ADMIN_VIEW_TABLE_NAME"] = name
     os.environ["ADMIN_VIEW_SYNC_TABLE_NAME"] = sync_name
     try:
