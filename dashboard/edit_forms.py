@@ -25,6 +25,7 @@ from django.forms.utils import pretty_name
 from dashboard.category_names import matching
 from dashboard.countries import country_choices
 from shop import editing
+from shop.amounts import PLAIN_DECIMAL
 from shop.audit import attribute_words
 from shop.errors import InvalidInput
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot
@@ -56,6 +57,16 @@ def _text(
         widget=widget or (forms.Textarea(attrs={"rows": 4}) if area else forms.TextInput()),
         help_text=f"at most {max_length:,} characters",
     )
+
+
+class AmountField(forms.DecimalField):
+    """A price as staff type it: a plain decimal (``shop.amounts``), never ``1e3``, which Decimal reads as 1000."""
+
+    def to_python(self, value: Any) -> Any:  # a Decimal, or None when empty (the stubs say int)
+        number = super().to_python(value)
+        if number is not None and not PLAIN_DECIMAL.fullmatch(str(value).strip()):
+            raise forms.ValidationError("Enter a plain number such as 12.50 (no exponent).", code="invalid")
+        return number
 
 
 class SuggestingInput(forms.TextInput):
@@ -198,7 +209,7 @@ class ProductForm(EditForm):
 
     name = _text(editing.MAX_NAME, required=True)
     description = _text(editing.MAX_DESCRIPTION, area=True)
-    price = forms.DecimalField(
+    price = AmountField(
         min_value=0,
         max_value=editing.MAX_PRICE - 1,
         decimal_places=editing.PRICE_PLACES,

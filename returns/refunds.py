@@ -29,6 +29,7 @@ from returns import access_patterns, keys
 from returns.errors import RefundTooLarge
 from returns.models import CENT, OrderRefunds, Refund, ReturnsItem
 from shop import access_patterns as shop_patterns
+from shop.amounts import plain_amount
 from shop.errors import InvalidInput
 from shop.models import Invoice
 
@@ -83,10 +84,13 @@ def amount_of(value: object) -> Decimal:
     """A refund's amount as staff typed it: more than 0, at most two decimals; InvalidInput otherwise."""
     if isinstance(value, float | bool) or value is None:
         raise InvalidInput("an amount is a number such as 12.50")
-    try:
-        amount = Decimal(str(value).strip())
-    except InvalidOperation as exc:
-        raise InvalidInput(f"{value!r} is not an amount (a number such as 12.50)") from exc
+    if isinstance(value, str):
+        amount = plain_amount(value)
+    else:
+        try:
+            amount = Decimal(str(value))
+        except InvalidOperation as exc:
+            raise InvalidInput(f"{value!r} is not an amount (a number such as 12.50)") from exc
     if not amount.is_finite() or amount <= 0:
         raise InvalidInput("a refund is an amount above 0")
     if amount != amount.quantize(CENT):

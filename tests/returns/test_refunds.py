@@ -67,7 +67,7 @@ def test_a_refund_holds_the_contracts_shape_and_closes_the_return() -> None:
     assert entry.detail == "return r1: 21.00 (pi_123)"
 
 
-@pytest.mark.parametrize("amount", ["0", "-1", "1.234", "abc", "", "NaN", "Infinity"])
+@pytest.mark.parametrize("amount", ["0", "-1", "1.234", "abc", "", "NaN", "Infinity", "1e3", "12,50", "1_000"])
 def test_a_bad_amount_is_refused(amount: str) -> None:
     delivered()
     received()
