@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
 from django import forms
 from django.core.validators import validate_email
@@ -12,7 +13,7 @@ from django.urls import reverse_lazy
 from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
 from adminview.search import MAX_TERM, term_of
 from adminview.selectors import NEWEST, OLDEST, Dates
-from shop import keys, tracking
+from shop import cancel_reasons, keys, tracking
 from shop.errors import InvalidInput
 from shop.models import OrderStatus
 from shop.pattern_registry import Param, check_params
@@ -424,7 +425,34 @@ class TrackingField(forms.CharField):
         return _reference(super().clean(value), str(self.label).lower())
 
 
-class BulkForm(forms.Form):
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+CANCEL_REASON_CHOICES = [("", "Choose a reason"), *cancel_reasons.REASONS.items()]
+
+
+class CancelReasonFields(forms.Form):
+    """Why staff cancel: one of ``shop.cancel_reasons.REASONS``; ``other`` with a text. Cleaned into ``reason``, the
+    words the cancel keeps (None when none was given)."""
+
+    reason = forms.ChoiceField(required=False, choices=CANCEL_REASON_CHOICES, label="Reason")
+    reason_text = forms.CharField(
+        required=False, max_length=cancel_reasons.MAX_TEXT, label="Other reason", help_text="when the reason is other"
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        try:
+            cleaned["reason"] = cancel_reasons.words(
+                _text(cleaned.get("reason")), _text(cleaned.pop("reason_text", None))
+            )
+        except InvalidInput as exc:
+            self.add_error("reason_text" if cleaned.get("reason") == cancel_reasons.OTHER else "reason", str(exc))
+        return cleaned
+
+
+class BulkForm(CancelReasonFields):
     """The selected orders of a status list and what to do with them; shipping takes a carrier for all of them
     and, per order, an optional tracking number; ``confirm=yes`` once staff have seen what an action that cannot be
     undone (cancelling) will change."""
@@ -464,6 +492,10 @@ class ActionForm(forms.Form):
     cleaned fields are the action's keyword arguments."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
+
+
+class CancelForm(ActionForm, CancelReasonFields):
+    """Cancel: the version seen and the reason."""
 
 
 class ShipForm(ActionForm):

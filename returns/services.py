@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -28,11 +29,13 @@ from functools import partial
 
 from pynamodb.expressions.update import Action
 
+from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import ReturnConflict
 from returns.models import ReturnItem, ReturnLine, ReturnsItem, ReturnStatus
+from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
@@ -48,6 +51,7 @@ REFUND = refunds.REFUND
 MAX_LINES = orders.MAX_LINES
 MAX_QUANTITY = orders.MAX_QUANTITY
 MAX_REASON = 500
+PREVIEW_WORKERS = 8  # orders read at once for a confirmation
 
 
 @dataclass(frozen=True)
@@ -324,10 +328,45 @@ def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor
     audit.record(tx, actor, action=REFUND, order_id=money.order_id, detail=detail)
 
 
+@dataclass(frozen=True)
+class CancelPreview:
+    """What cancelling one order will do, shown before staff confirm: the order as it is now (None: no such order),
+    who placed it, and what the cancel refunds."""
+
+    order_id: str
+    order: Order | None
+    customer_name: str | None
+    refund: Decimal
+
+
+def cancel_previews(order_ids: Sequence[str], *, workers: int = PREVIEW_WORKERS) -> list[CancelPreview]:
+    """``CancelPreview`` of each order, in the order given: per order its collection (one Query), the refunds so
+    far (one Query of this table) and its customer (one GetItem), ``workers`` orders at a time."""
+    ids = [shop_keys.bare(oid, shop_keys.ORDER) for oid in order_ids]
+    if not ids:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
+        return list(pool.map(run_in_context(_cancel_preview), ids))
+
+
+def _cancel_preview(order_id: str) -> CancelPreview:
+    try:
+        collection = order_collection(order_id)
+    except NotFound:
+        return CancelPreview(order_id, None, None, Decimal(0))
+    customer = shop_access_patterns.customer_by_id(customer_id=collection.order.customer_id)
+    money = refunds.refundable(order_id, collection.invoices)
+    refund = max(money.remaining, Decimal(0))
+    return CancelPreview(order_id, collection.order, customer.name if customer else None, refund)
+
+
 def order_cancel_with_refund(
-    *, order_id: str, expected_version: int | None = None, actor: Actor | None = None
+    *, order_id: str, expected_version: int | None = None, actor: Actor | None = None, reason: str | None = None
 ) -> Order:
-    """The shop's cancel (PENDING -> CANCELLED, stock returned) and, in the same transaction, a refund of what the
-    order paid and was not refunded yet (its reference: the payments' transaction ids), audited as ``refund``."""
+    """The shop's cancel (PENDING -> CANCELLED, stock returned, ``reason`` kept) and, in the same transaction, a
+    refund of what the order paid and was not refunded yet (its reference: the payments' transaction ids), audited
+    as ``refund``."""
     extra = partial(_refund_what_was_paid, actor=actor, at=now())
-    return orders.order_cancel(order_id=order_id, expected_version=expected_version, actor=actor, extra=extra)
+    return orders.order_cancel(
+        order_id=order_id, expected_version=expected_version, actor=actor, reason=reason, extra=extra
+    )

@@ -84,15 +84,22 @@ def _one(
     return Outcome(order_id, 200, "done", new_status)
 
 
-def _shipping(
-    action: str, ids: Sequence[str], carrier: str | None, tracking_numbers: Mapping[str, str | None]
+def _arguments(
+    action: str,
+    ids: Sequence[str],
+    carrier: str | None,
+    tracking_numbers: Mapping[str, str | None],
+    reason: str | None,
 ) -> dict[str, dict[str, str | None]]:
-    """What ``order_ship`` gets besides the order, per order: the carrier (one for all) and the order's tracking
-    number. Checked here, all of them before any order is changed: a bad one refuses the whole request."""
+    """What the action's function gets besides the order, per order: for a ship, the carrier (one for all) and the
+    order's tracking number; for a cancel, its reason (one for all, the words of ``shop.cancel_reasons``). Checked
+    here, all of them before any order is changed: a bad one refuses the whole request."""
+    if action != "ship" and (carrier is not None or any(tracking_numbers.values())):
+        raise InvalidInput("a carrier and tracking numbers go with shipping only")
+    if action != "cancel" and reason is not None:
+        raise InvalidInput("a reason goes with cancelling only")
     if action != "ship":
-        if carrier is not None or any(tracking_numbers.values()):
-            raise InvalidInput("a carrier and tracking numbers go with shipping only")
-        return {oid: {} for oid in ids}
+        return {oid: {"reason": reason} if reason else {} for oid in ids}
     shared = tracking.reference(carrier, what="carrier")
     numbers = {keys.bare(oid, keys.ORDER): number for oid, number in tracking_numbers.items()}
     return {
@@ -112,10 +119,12 @@ def run(
     workers: int = WORKERS,
     carrier: str | None = None,
     tracking_numbers: Mapping[str, str | None] | None = None,
+    reason: str | None = None,
     change: Callable[..., Any] | None = None,
 ) -> list[Outcome]:
     """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once).
-    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's.
+    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's;
+    cancelling keeps ``reason`` on every order.
     ``change``: what changes one order instead of the action's own function (``ACTIONS``), taking the same
     arguments: a caller's cancel that also writes its own items in the same transaction."""
     if action not in ACTIONS:
@@ -125,7 +134,7 @@ def run(
         raise InvalidInput("select at least one order")
     if len(ids) > MAX_ORDERS:
         raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
-    extra = _shipping(action, ids, carrier, tracking_numbers or {})
+    extra = _arguments(action, ids, carrier, tracking_numbers or {}, reason)
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid], change)), ids))
 

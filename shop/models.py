@@ -191,6 +191,7 @@ class Order(ShopItem, discriminator="order"):
     total = DecimalStringAttribute(null=True, attr_name="Total")
     item_count = IntStringAttribute(null=True, attr_name="ItemCount")
     delivery_date = UnicodeAttribute(null=True, attr_name="DeliveryDate")
+    cancel_reason = UnicodeAttribute(null=True, attr_name="CancelReason")  # why staff cancelled it, in words
 
     @property
     def order_id(self) -> str:

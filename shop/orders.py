@@ -198,9 +198,10 @@ def _status_update(
     action: str,
     actor: Actor | None,
     changes: Sequence[audit.Changed] = (),
+    detail: str | None = None,
 ) -> None:
     """The conditional status change and, for a staff change, its audit entry (same transaction), which lists
-    ``changes``: the attributes ``extra`` moved, with their before and after."""
+    ``changes``: the attributes ``extra`` moved, with their before and after (or says ``detail``)."""
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
     tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
     audit.record(
@@ -212,6 +213,7 @@ def _status_update(
         to_status=new.value,
         order_version=(order.version or 0) + 1,
         changes=changes,
+        detail=detail,
     )
 
 
@@ -309,19 +311,31 @@ def order_cancel(
     order_id: str,
     expected_version: int | None = None,
     actor: Actor | None = None,
+    reason: str | None = None,
     extra: CancelExtra | None = None,
 ) -> Order:
-    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from. ``extra`` adds
-    the caller's own actions to the same transaction (so the shop need not know the caller); it runs again on
-    each retry, and a failed condition of its actions retries the cancel from its reads."""
+    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from. ``reason``: the
+    words of ``shop.cancel_reasons.words``, kept on the order and in its audit entry. ``extra`` adds the caller's
+    own actions to the same transaction (so the shop need not know the caller); it runs again on each retry, and a
+    failed condition of its actions retries the cancel from its reads."""
     oid = keys.bare(order_id, keys.ORDER)
+    reason_set = [Order.cancel_reason.set(reason)] if reason else []
 
     def attempt() -> Order:
         collection = order_collection(oid)
         order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
         stock = _stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
-        _status_update(tx, order, OrderStatus.CANCELLED, OrderStatus.PENDING, action="cancel", actor=actor)
+        _status_update(
+            tx,
+            order,
+            OrderStatus.CANCELLED,
+            OrderStatus.PENDING,
+            reason_set,
+            action="cancel",
+            actor=actor,
+            detail=f"reason: {reason}" if reason else None,
+        )
         for item, row in stock:
             tx.update(
                 f"stock:{item.product_id}",

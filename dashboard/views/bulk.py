@@ -5,12 +5,15 @@ JavaScript the same form post gets a results page. Every selected order gets an 
 for some order (its outcome is unknown), the answer is a 503 with ``Retry-After``, the outcomes included.
 
 Cancelling cannot be undone, so it is confirmed first: without ``confirm=yes`` the answer (200, nothing changed)
-lists the selected orders as they are now, with a form that posts the same selection again with ``confirm=yes``;
-with htmx it goes in the list's ``#bulk-confirm``, above its buttons. A selection the form refuses (none, too many, a
-bad id) is a 400 whose reason shows where the outcome would: the list's summary line (htmx), or the results page.
+lists the selected orders as they are now (who placed each, what cancelling it refunds, the total), with a form
+that posts the same selection again with ``confirm=yes`` and the cancel's reason; with htmx it goes in the list's
+``#bulk-confirm``, above its buttons. A selection the form refuses (none, too many, a bad id, an unknown reason) is
+a 400 whose reason shows where the outcome would: the list's summary line (htmx), or the results page.
 """
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
@@ -18,12 +21,11 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import reswap, retarget
 
 from dashboard.actors import actor_of
-from dashboard.cells import DASH, Cell, Row
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
 from dashboard.forms import BulkForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors, error
-from dashboard.views.common import order_row
 from returns import services as return_services
 from shop import bulk
 from shop.models import OrderStatus
@@ -45,13 +47,14 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     action = form.cleaned_data["action"]
     status = form.cleaned_data.get("status") or OrderStatus.PENDING
     if action in UNDOABLE and form.cleaned_data["confirm"] != CONFIRMED:
-        return _confirmation(request, action, status, form.cleaned_data["orders"])
+        return _confirmation(request, form)
     outcomes = bulk.run(
         action,
         form.cleaned_data["orders"],
         actor=actor_of(request),
         carrier=form.cleaned_data["carrier"],
         tracking_numbers=form.cleaned_data["tracking_numbers"],
+        reason=form.cleaned_data.get("reason") if action == "cancel" else None,
         change=CHANGES.get(action),
     )
     done = sum(1 for o in outcomes if o.done)
@@ -88,21 +91,42 @@ def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
     return TemplateResponse(request, "dashboard/bulk.html", context, status=400)
 
 
-def _confirmation(request: HtmxHttpRequest, action: str, status: str, order_ids: list[str]) -> HttpResponse:
-    """The selected orders as they are now (as the list shows them) and the form that confirms the action."""
-    found = bulk.orders_of(order_ids)
-    rows = [
-        order_row(order, with_customer=True) if order is not None else _missing(order_id)
-        for order_id, order in zip(order_ids, found, strict=True)
-    ]
-    context = {"action": action, "status": status, "order_ids": order_ids, "rows": rows}
+def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
+    """The selected orders as they are now, who placed each and what cancelling it refunds (with the total), and
+    the form that confirms the action with its reason."""
+    previews = return_services.cancel_previews(form.cleaned_data["orders"])
+    rows = [_preview_row(p) for p in previews]
+    context = {
+        "action": form.cleaned_data["action"],
+        "status": form.cleaned_data.get("status") or OrderStatus.PENDING,
+        "order_ids": [p.order_id for p in previews],
+        "rows": rows,
+        "refund_total": sum((p.refund for p in previews), Decimal(0)),
+        "form": form,
+    }
     if not request.htmx:
         return TemplateResponse(request, "dashboard/bulk_confirm.html", context)
     response = TemplateResponse(request, "dashboard/bulk_confirm.html#confirm", context)
     return reswap(retarget(response, "#bulk-confirm"), "innerHTML")
 
 
+def _preview_row(preview: return_services.CancelPreview) -> Row:
+    """An order to cancel: its id, customer's name, date, status, total and what the cancel refunds."""
+    order = preview.order
+    if order is None:
+        return _missing(preview.order_id)
+    cells = [
+        Cell(order.order_id, url=id_url("dashboard:order", order.order_id)),
+        Cell(preview.customer_name or order.customer_id, url=id_url("dashboard:customer", order.customer_id)),
+        Cell(timestamp(order.date) or DASH),
+        Cell(order.status or "unknown"),
+        amount_cell(order.total),
+        amount_cell(preview.refund),
+    ]
+    return Row(cells, (("order-id", order.order_id),))
+
+
 def _missing(order_id: str) -> Row:
     """A selected order that is not there (any more): its id, and the row's other cells saying so."""
-    cells = [Cell(order_id), Cell("no such order"), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH, secondary=True)]
+    cells = [Cell(order_id), Cell("no such order"), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH)]
     return Row(cells, (("order-id", order_id),))

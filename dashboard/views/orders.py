@@ -20,6 +20,7 @@ from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.forms import (
     ORDER_FILTERS,
     ActionForm,
+    CancelForm,
     DueForm,
     NewOrdersForm,
     ShipForm,
@@ -217,11 +218,12 @@ def _order_context(
     collection: orders.OrderCollection,
     *,
     ship_form: ActionForm | None = None,
+    cancel_form: CancelForm | None = None,
     full_page: bool | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
     """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
-    ``ship_form``: the ship form as posted, when it comes back with errors (else an empty one). A whole page
+    ``ship_form``, ``cancel_form``: the form as posted, when it comes back with errors (else an empty one). A whole page
     (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
     (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
@@ -233,6 +235,7 @@ def _order_context(
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
+        "cancel_form": cancel_form or CancelForm(),
         **order_returns(collection),
         **(_who_and_where(collection) if whole else {}),
         **extra,
@@ -280,7 +283,11 @@ def _order_action(
         raise InvalidInput(first_error(form))
     if not form.is_valid():
         message = f"Order {oid} was not {done}: see below."
-        context = _order_context(request, orders.order_collection(oid), ship_form=form, message=message, conflict=True)
+        collection = orders.order_collection(oid)
+        if isinstance(form, CancelForm):
+            context = _order_context(request, collection, cancel_form=form, message=message, conflict=True)
+        else:
+            context = _order_context(request, collection, ship_form=form, message=message, conflict=True)
         return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
     try:
         action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
@@ -308,7 +315,7 @@ def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @domain_errors
 def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     """Cancel, and refund what the order paid, in one transaction (``returns.services``)."""
-    return _order_action(request, order_id, return_services.order_cancel_with_refund, "cancelled")
+    return _order_action(request, order_id, return_services.order_cancel_with_refund, "cancelled", CancelForm)
 
 
 @require_POST

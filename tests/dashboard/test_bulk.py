@@ -59,7 +59,9 @@ def test_cancel_without_confirmation_lists_the_orders_and_changes_nothing(packer
     rows = re.findall(r'<tr class="order-row" data-order-id="([^"]+)">(.*?)</tr>', html)
     assert [oid for oid, _ in rows] == chosen
     assert all("PENDING" in cells and "10.50" in cells for _, cells in rows)  # what the list shows of them
-    assert ">1001</a>" in rows[0][1] and ">1002</a>" in rows[1][1]  # and their customers
+    assert 'href="/customers/1001/">Ada Lovelace</a>' in rows[0][1]  # and who placed them, by name
+    assert 'href="/customers/1002/">Ada Lovelace</a>' in rows[1][1]
+    assert "refunds what it paid" in html and 'name="reason"' in html
     form = html.split('id="bulk-confirm-form">')[1].split("</form>")[0]
     assert 'method="post" action="/orders/bulk/"' in html and "hx-post" not in form
     assert [name for name, _ in hidden_fields(form)].count("csrfmiddlewaretoken") == 1
@@ -120,3 +122,21 @@ def test_any_refused_selection_is_shown_in_place(packer: Client, shop_table: str
     for data in ({"action": "melt", "order": "o1"}, {"action": "ship", "order": "bad id!"}):
         response = bulk(packer, data, htmx=True)
         assert response.status_code == 400 and response["HX-Retarget"] == "#bulk-summary"
+
+
+def test_a_bulk_cancel_keeps_its_reason_on_each_order_and_an_unknown_reason_changes_nothing(
+    packer: Client, pending: list[str]
+) -> None:
+    chosen = {"action": "cancel", "status": "PENDING", "order": pending[:2], "confirm": "yes"}
+    refused = bulk(packer, chosen | {"reason": "boredom"}, htmx=False)
+    assert refused.status_code == 400 and "not one of the available choices" in refused.content.decode()
+    unexplained = bulk(packer, chosen | {"reason": "other", "reason_text": "  "}, htmx=False)
+    assert unexplained.status_code == 400 and statuses(pending) == ["PENDING"] * 3
+    # when the reason is one of the list
+    done = bulk(packer, chosen | {"reason": "stock"}, htmx=False)
+    # then every cancelled order keeps it, and its audit entry says it
+    assert done.status_code == 200 and statuses(pending) == ["CANCELLED", "CANCELLED", "PENDING"]
+    for oid in pending[:2]:
+        collection = orders.order_collection(oid)
+        assert collection.order.cancel_reason == "out of stock"
+        assert [e.detail for e in collection.history if e.action == "cancel"] == ["reason: out of stock"]

@@ -109,6 +109,32 @@ def test_cancel_without_javascript_redirects_and_returns_stock(packer: Client, o
     assert stock == {"2001": 100, "2002": 100}
 
 
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"reason": "boredom"}, "not one of the available choices"),
+        ({"reason": "other"}, "says which"),
+        ({"reason": "other", "reason_text": "x" * 201}, "at most 200 characters"),
+    ],
+)
+def test_a_bad_cancel_reason_is_400_and_changes_nothing(
+    packer: Client, order_id: str, data: dict[str, str], message: str
+) -> None:
+    response = post(packer, f"/orders/{order_id}/cancel/", {"expected_version": "1", **data})
+    assert response.status_code == 400 and message in response.content.decode()
+    assert status_of(order_id) == ("PENDING", 1)
+
+
+def test_a_cancel_keeps_its_reason_on_the_order_and_in_its_history(packer: Client, order_id: str) -> None:
+    data = {"expected_version": "1", "reason": "other", "reason_text": " customer  moved abroad "}
+    response = post(packer, f"/orders/{order_id}/cancel/", data, htmx=False)
+    assert response.status_code == 302 and status_of(order_id) == ("CANCELLED", 2)
+    collection = orders.order_collection(order_id)
+    assert collection.order.cancel_reason == "other: customer moved abroad"
+    assert [e.detail for e in collection.history if e.action == "cancel"] == ["reason: other: customer moved abroad"]
+    assert "reason: other: customer moved abroad" in packer.get(f"/orders/{order_id}/").content.decode()
+
+
 def test_conflict_without_javascript_is_a_full_409_page(packer: Client, order_id: str) -> None:
     post(packer, f"/orders/{order_id}/ship/", {"expected_version": "1"}, htmx=False)
     response = post(packer, f"/orders/{order_id}/ship/", {"expected_version": "2"}, htmx=False)
