@@ -187,7 +187,7 @@ def staff_user(db: None) -> User:
 @pytest.fixture
 def fulfilment_user(db: None) -> User:
     user = User.objects.create_user("packer", "packer@example.com", "pw-packer-123", is_staff=True)
-    user.groups.add(Group.objects.get(name="fulfilment"))
+    user.groups.add(Group.objects.get_or_create(name="fulfilment")[0])
     return user
 
 
@@ -195,7 +195,7 @@ def fulfilment_user(db: None) -> User:
 def operator_user(db: None) -> User:
     """A staff member in the ``operators`` group: the explorer, the sync and an order's consistency (no superuser)."""
     user = User.objects.create_user("olga", "olga@example.com", "pw-olga-123", is_staff=True)
-    user.groups.add(Group.objects.get(name="operators"))
+    user.groups.add(Group.objects.get_or_create(name="operators")[0])
     return user
 
 

@@ -69,7 +69,7 @@ def member(username: str, *groups: str, superuser: bool = False) -> Client:
     user.is_superuser = superuser
     user.save()
     for name in groups:
-        user.groups.add(Group.objects.get(name=name))
+        user.groups.add(Group.objects.get_or_create(name=name)[0])
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     return client

@@ -35,7 +35,7 @@ def test_a_password_changed_elsewhere_ends_the_session_at_once(operator: Client,
 
 
 def test_group_membership_applies_to_the_next_request(staff: Client, staff_user: User) -> None:
-    group = Group.objects.get(name="fulfilment")
+    group = Group.objects.get_or_create(name="fulfilment")[0]
     User.groups.through.objects.create(user=staff_user, group=group)  # a plain insert: no m2m_changed signal
     assert staff.get(PAGE).wsgi_request.user.in_fulfilment_group is True  # type: ignore[union-attr]
     User.groups.through.objects.filter(user=staff_user).delete()
@@ -44,7 +44,7 @@ def test_group_membership_applies_to_the_next_request(staff: Client, staff_user:
 
 def test_the_operators_group_opens_the_operations_pages_from_the_next_request(staff: Client, staff_user: User) -> None:
     assert staff.get(PAGE).status_code == 403
-    operators = Group.objects.get(name="operators")
+    operators = Group.objects.get_or_create(name="operators")[0]
     User.groups.through.objects.create(user=staff_user, group=operators)
     assert staff.get(PAGE).status_code == 200
     User.groups.through.objects.filter(user=staff_user).delete()

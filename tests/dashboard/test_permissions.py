@@ -83,7 +83,7 @@ def member_of(group: str | None, *, superuser: bool = False) -> User:
         name, f"{name}@example.com", f"pw-{name}-123", is_staff=True, is_superuser=superuser
     )
     if group:
-        user.groups.add(Group.objects.get(name=group))
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
     return user
 
 

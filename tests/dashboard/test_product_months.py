@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import datetime
 from decimal import Decimal
 
 import pytest
 from django.test import Client
 
+from adminview.models import ADMIN_VIEW_TABLE
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
@@ -67,7 +69,10 @@ def test_units_sold_per_month_chart_table_and_csv(staff: Client, shop_table: str
     assert int(again["X-DynamoDB-Calls"]) == first == 3 + 1 + 1 + 4 + 4
 
 
-def test_a_product_page_without_an_admin_view_says_why_and_shows_the_rest(staff: Client, shop_table: str) -> None:
+def test_a_product_page_without_an_admin_view_says_why_and_shows_the_rest(
+    staff: Client, shop_table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ADMIN_VIEW_TABLE.model.Meta, "table_name", f"AdminView-none-{uuid.uuid4().hex[:8]}")
     factories.shop_with(customers=1, products=1)
     response = staff.get("/products/2001/")
     assert response.status_code == 200

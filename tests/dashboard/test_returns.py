@@ -31,7 +31,7 @@ STAFF = Actor("rita")
 def returner(db: None) -> Client:
     """A staff member in the ``returns`` group, posting with CSRF checks."""
     user = User.objects.create_user("rita", "rita@example.com", "pw-rita-123", is_staff=True)
-    user.groups.add(Group.objects.get(name="returns"))
+    user.groups.add(Group.objects.get_or_create(name="returns")[0])
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     return client
