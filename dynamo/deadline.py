@@ -45,6 +45,13 @@ def within(seconds: float | None) -> Iterator[None]:
         _deadline.reset(token)
 
 
+def remaining() -> float | None:
+    """Seconds left before the deadline in force (0 once it has passed); None outside any ``within``. For code
+    that waits between attempts: a pause that ends after the deadline only leads to an attempt that is refused."""
+    current = _deadline.get()
+    return None if current is None else max(0.0, current[0] - time.monotonic())
+
+
 def _refuse_late(event_name: str, **_: Any) -> None:
     current = _deadline.get()
     if current is not None and time.monotonic() >= current[0]:

@@ -4,10 +4,17 @@ for actions built by hand (``write``).
 
 DynamoDB reports cancellation reasons one per action, in request order; PynamoDB sends condition checks, then
 deletes, then puts, then updates, and ``Transaction`` keeps its labels in that same order.
+
+A transaction cancelled only because a partition or index ran out of capacity (``ThrottlingError``,
+``ProvisionedThroughputExceeded``) or another transaction held an item (``TransactionConflict``) changed nothing
+and may go through if sent again; botocore does not retry it, since to botocore it is an answer. ``write`` sends it
+again with backoff (``RETRY``), as botocore does a throttled call, so the admin view's sync and repair ride out a
+capacity shortfall the way their other calls do. A failed condition is never retried here: the caller reads again.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +25,16 @@ from pynamodb.expressions.update import Action
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
+from dynamo.backoff import Backoff
 from dynamo.client import connection_of
 
+log = logging.getLogger(__name__)
 MAX_ITEMS = 100  # DynamoDB's limit on the actions of one TransactWriteItems
 LOST_RACE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
+THROTTLED = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded"})
+# Pauses from 50 ms doubling to 5 s, 30 s of them at most: a shortfall of capacity lasts seconds, and the sync's
+# Lambda function has 60 s for a whole batch. A request's deadline (``dynamo.deadline``) ends them sooner.
+RETRY = Backoff(base_s=0.05, cap_s=5.0, budget_s=30.0)
 
 
 @dataclass(eq=False)  # not frozen: raising sets ``__traceback__`` (contextlib does, passing one on)
@@ -40,16 +53,16 @@ class TransactionCancelled(Exception):
 
     @property
     def only_conflicts(self) -> bool:
-        """True when retrying may succeed (another transaction held an item, or throttling)."""
-        return bool(self.reasons) and all(
-            c in {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
-            for c in self.reasons.values()
-        )
+        """True when sending it again may succeed: every failed action was throttled or held by another
+        transaction (``write`` does so itself)."""
+        return bool(self.reasons) and set(self.reasons.values()) <= THROTTLED | {"TransactionConflict"}
 
     @property
     def lost_race(self) -> bool:
-        """A condition failed, or another transaction held an item: someone else wrote first; read again."""
-        return bool(self.reasons) and set(self.reasons.values()) <= LOST_RACE | {"None"}
+        """A condition failed, or another transaction held an item: someone else wrote first; read again. An action
+        throttled beside them does not change that (sending the same writes again cannot pass the condition)."""
+        codes = set(self.reasons.values())
+        return bool(codes & LOST_RACE) and codes <= LOST_RACE | THROTTLED | {"None"}
 
 
 def _checked_size(size: int) -> None:
@@ -57,13 +70,46 @@ def _checked_size(size: int) -> None:
         raise ValueError(f"a transaction holds 1 to {MAX_ITEMS} actions, this one has {size}")
 
 
-def write(client: Any, actions: Sequence[dict[str, Any]], *, token: str | None = None) -> None:
+def write(
+    client: Any, actions: Sequence[dict[str, Any]], *, token: str | None = None, retry: Backoff | None = None
+) -> None:
     """One TransactWriteItems of hand-built actions (``{"Put": {...}}``, ``{"Update": ...}``...), labelled by
-    their position; ``TransactionCancelled`` when DynamoDB cancels it."""
+    their position, sent again while DynamoDB cancels it only for capacity or a conflict (``retry``, default
+    ``RETRY``); ``TransactionCancelled`` when it cancels it otherwise, or still after the backoff's budget."""
     _checked_size(len(actions))
     params: dict[str, Any] = {"TransactItems": list(actions)}
     if token is not None:
         params["ClientRequestToken"] = token
+    pauses = (retry or RETRY).start()
+    while True:
+        try:
+            _send(client, params)
+        except TransactionCancelled as exc:
+            if not exc.only_conflicts:
+                raise
+            if pauses.pause():
+                continue
+            log.warning(
+                "a transaction of %d actions is still cancelled (%s) after %d sends and %.1f s of pauses; giving up",
+                len(actions),
+                exc,
+                pauses.taken + 1,
+                pauses.waited,
+            )
+            raise TransactionCancelled(
+                reasons=exc.reasons, message=f"{exc} (still so after {pauses.taken + 1} sends, {pauses.waited:.1f} s)"
+            ) from exc
+        if pauses.taken:
+            log.info(
+                "a transaction of %d actions went through after %d cancellations for capacity or a conflict (%.2f s)",
+                len(actions),
+                pauses.taken,
+                pauses.waited,
+            )
+        return
+
+
+def _send(client: Any, params: dict[str, Any]) -> None:
     try:
         client.transact_write_items(**params)
     except client.exceptions.TransactionCanceledException as exc:
