@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET
 
 from adminview import activity as staff_activity
 from dashboard import cursors
-from dashboard.forms import ActivityForm
+from dashboard.forms.filters import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import csv_url, every_row, next_url, partial, refused_filter

@@ -20,7 +20,8 @@ from dashboard import cursors
 from dashboard.category_names import category_has_orders
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell
 from dashboard.display import plain_amount
-from dashboard.forms import DEFAULT_CHART_DAYS, CategoryOrdersForm
+from dashboard.forms.filters import CategoryOrdersForm
+from dashboard.forms.ranges import DEFAULT_CHART_DAYS
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.profiles import Profile
 from dashboard.responses import csv_response, domain_errors, error

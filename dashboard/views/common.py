@@ -20,7 +20,7 @@ from django.template.response import TemplateResponse
 
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell
 from dashboard.display import plain_amount
-from dashboard.forms import ListForm, first_error
+from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import error

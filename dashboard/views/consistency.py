@@ -26,7 +26,7 @@ from adminview.schema import Key as ViewKey
 from adminview.sync_status import Freshness
 from dashboard import freshness
 from dashboard.actors import actor_of
-from dashboard.forms import ConsistencyForm
+from dashboard.forms.lookups import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error

@@ -15,7 +15,8 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, payment_list, timestamp
 from dashboard.display import plain_amount
-from dashboard.forms import ORDER_FILTERS, InvoiceRangeForm, OrderListForm
+from dashboard.forms.filters import ORDER_FILTERS, OrderListForm
+from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import Profile

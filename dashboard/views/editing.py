@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from adminview import selectors
 from dashboard.actors import actor_of
 from dashboard.category_names import known_categories
-from dashboard.edit_forms import (
+from dashboard.forms.editing import (
     CustomerForm,
     EditForm,
     ProductForm,

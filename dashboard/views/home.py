@@ -19,7 +19,8 @@ from pynamodb.exceptions import PynamoDBException
 
 from adminview import number_reads, schema, selectors, sync_store
 from dashboard import figure_charts
-from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
+from dashboard.forms.lookups import JumpForm, TransactionForm
+from dashboard.forms.ranges import DEFAULT_CHART_DAYS, RangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_operate
 from dashboard.responses import domain_errors, error

@@ -17,16 +17,9 @@ from adminview import selectors
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
-from dashboard.forms import (
-    ORDER_FILTERS,
-    ActionForm,
-    CancelForm,
-    DueForm,
-    NewOrdersForm,
-    ShipForm,
-    StatusListForm,
-    first_error,
-)
+from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, StatusListForm
+from dashboard.forms.lists import first_error
+from dashboard.forms.orders import ActionForm, CancelForm, ShipForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.profiles import ADDRESS_CSV_HEADER, Profile

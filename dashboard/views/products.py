@@ -14,7 +14,7 @@ from adminview import number_reads, selectors
 from dashboard import cursors, figure_charts
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
-from dashboard.forms import InvoiceRangeForm
+from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import csv_response, domain_errors

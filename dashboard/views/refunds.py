@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from adminview import number_reads
 from dashboard import figure_charts
 from dashboard.display import plain_amount
-from dashboard.forms import StatsRangeForm
+from dashboard.forms.ranges import StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import csv_url, refused_filter

@@ -27,10 +27,11 @@ from adminview.returns_reads import ReturnRow
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
+from dashboard.forms.returns import ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_handle_returns, needs_returns
 from dashboard.responses import csv_response, domain_errors, no_answer
-from dashboard.return_forms import QUEUE_STATUSES, ReceiveForm, RefundForm, RejectForm, ReturnsQueueForm
 from dashboard.views.common import csv_url, every_row, next_url, partial, read_or_reason, validated
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import all_items

@@ -20,7 +20,8 @@ from django.views.decorators.http import require_GET
 from adminview import number_reads, schema
 from dashboard import figure_charts
 from dashboard.display import plain_amount
-from dashboard.forms import DayRange, FormatForm, StatsRangeForm
+from dashboard.forms.lists import FormatForm
+from dashboard.forms.ranges import DayRange, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import csv_url, range_url, refused_filter, validated
