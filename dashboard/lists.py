@@ -137,9 +137,10 @@ class Listing(Generic[F, R]):
         form = self.form()
         if not form.is_valid():
             return refused_filter(self.request, form, self.template, self.refused(form))
+        # a forged cursor is refused (400) before anything is read, a CSV's too (which starts from the first row)
+        after = cursors.decode(form.cleaned_data["cursor"], salt=self.salt, scope=self.scope(form))
         if form.wants_csv:
             return self.csv(form, self.every_record(form))
-        after = cursors.decode(form.cleaned_data["cursor"], salt=self.salt, scope=self.scope(form))
         context = self.frame(form, first_page=after is None)
         page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
         records = self.join(page.rows)
