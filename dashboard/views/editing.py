@@ -34,7 +34,7 @@ from dashboard.forms.editing import (
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue, can_edit_customers, needs_group
 from dashboard.responses import domain_errors
-from dashboard.views.common import read_or_reason
+from dashboard.selectors import read_or_reason
 from shop import editing
 from shop.audit import Changed
 from shop.edit_writes import Target
