@@ -162,7 +162,8 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     by Django's own work only (``call_mismatches`` checks they make the same calls)."""
     from django.http import QueryDict
 
-    from dashboard.forms import DEFAULT_PAGE, PatternForm
+    from dashboard.forms.filters import PatternForm
+    from dashboard.forms.lists import DEFAULT_PAGE
     from dashboard.patterns import find
     from dashboard.profiles import profiles_of
     from dashboard.views.history import LATEST

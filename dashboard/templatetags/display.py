@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import template
 
 from dashboard.display import money, waited, when
-from dashboard.edit_forms import attribute_label
+from dashboard.forms.editing import attribute_label
 
 register = template.Library()
 register.filter("when", when)

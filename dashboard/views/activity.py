@@ -7,72 +7,68 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponseBase
-from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from adminview import activity as staff_activity
-from dashboard import cursors
-from dashboard.forms import ActivityForm
+from adminview.activity import ActivityRow
+from dashboard.forms.filters import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, every_row, next_url, partial, refused_filter
+from dashboard.lists import Column, Listing, Paged
+from dashboard.responses import domain_errors
 
-ACTIVITY_CSV_HEADER = [
-    "order_id",
-    "at",
-    "action",
-    "user",
-    "from_status",
-    "to_status",
-    "order_version",
-    "product_id",
-    "request_id",
-    "detail",
-    "kind",
-    "entity_id",
-]
+# the CSV's columns; the page's rows are drawn by its template (links that depend on what changed)
+ACTIVITY_COLUMNS: tuple[Column[ActivityRow], ...] = (
+    Column(csv="order_id", value=lambda r: r.order_id),
+    Column(csv="at", value=lambda r: r.at.isoformat() if r.at else None),
+    Column(csv="action", value=lambda r: r.action),
+    Column(csv="user", value=lambda r: r.user),
+    Column(csv="from_status", value=lambda r: r.from_status),
+    Column(csv="to_status", value=lambda r: r.to_status),
+    Column(csv="order_version", value=lambda r: r.order_version),
+    Column(csv="product_id", value=lambda r: r.product_id),
+    Column(csv="request_id", value=lambda r: r.request_id),
+    Column(csv="detail", value=lambda r: r.detail),
+    Column(csv="kind", value=lambda r: r.kind),
+    Column(csv="entity_id", value=lambda r: r.entity_id),
+)
 
 
-def activity_csv_row(row: Any) -> list[Any]:
-    return [
-        row.order_id,
-        row.at.isoformat() if row.at else None,
-        row.action,
-        row.user,
-        row.from_status,
-        row.to_status,
-        row.order_version,
-        row.product_id,
-        row.request_id,
-        row.detail,
-        row.kind,
-        row.entity_id,
-    ]
+class Activity(Listing[ActivityForm, ActivityRow]):
+    """All staff changes (one Query per write shard) or one user's (one Query); ``day`` is a key condition."""
+
+    template = "dashboard/activity.html"
+    salt = "activity"
+    columns = ACTIVITY_COLUMNS
+    template_rows = True
+
+    def form(self) -> ActivityForm:
+        return ActivityForm(self.request.GET)
+
+    def refused(self, form: ActivityForm) -> dict[str, Any]:
+        return {"form": form, "rows": [], "first_page": True, "refused": True}
+
+    def _filters(self, form: ActivityForm) -> dict[str, str | None]:
+        day = form.cleaned_data["day"]
+        return {
+            "user": form.cleaned_data["user"] or None,
+            "day": day.isoformat() if day else None,
+            "kind": form.cleaned_data["kind"] or None,
+        }
+
+    def scope(self, form: ActivityForm) -> str:
+        return "|".join(value or "" for value in self._filters(form).values())
+
+    def fetch(self, form: ActivityForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ActivityRow]:
+        return staff_activity.activity(limit=limit, after=after, **self._filters(form))
+
+    def filename(self, form: ActivityForm) -> str:
+        return "activity.csv"
+
+    def frame(self, form: ActivityForm, *, first_page: bool) -> dict[str, Any]:
+        return {"form": form, "filtered": any(self._filters(form).values())}
 
 
 @require_GET
 @domain_errors
 def activity(request: HtmxHttpRequest) -> HttpResponseBase:
-    """All staff changes (one Query per write shard) or one user's (one Query); ``day`` is a key condition."""
-    form = ActivityForm(request.GET)
-    if not form.is_valid():
-        context = {"form": form, "rows": [], "first_page": True, "refused": True}
-        return refused_filter(request, form, "dashboard/activity.html", context)
-    user = form.cleaned_data["user"] or None
-    day = form.cleaned_data["day"].isoformat() if form.cleaned_data["day"] else None
-    kind = form.cleaned_data["kind"] or None
-    scope = f"{user or ''}|{day or ''}|{kind or ''}"
-    after = cursors.decode(form.cleaned_data["cursor"], salt="activity", scope=scope)
-    if form.wants_csv:
-        rows = every_row(staff_activity.activity, user=user, day=day, kind=kind)
-        return csv_response("activity.csv", ACTIVITY_CSV_HEADER, map(activity_csv_row, rows))
-    page = staff_activity.activity(limit=form.cleaned_data["limit"], after=after, user=user, day=day, kind=kind)
-    context = {
-        "form": form,
-        "rows": page.rows,
-        "filtered": bool(user or day or kind),
-        "next_url": next_url(request, cursors.encode(page.next, salt="activity", scope=scope)),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/activity.html", "rows"), context)
+    return Activity(request).response()

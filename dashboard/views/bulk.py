@@ -22,7 +22,8 @@ from django_htmx.http import reswap, retarget
 
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
-from dashboard.forms import BulkForm, first_error
+from dashboard.forms.bulk import BulkForm
+from dashboard.forms.lists import first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors, error

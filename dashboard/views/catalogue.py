@@ -3,42 +3,45 @@ index (``adminview.catalogue``: one Query per write shard a page, never a Scan);
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponseBase
-from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from adminview.catalogue import CatalogueRow, catalogue
-from dashboard import cursors
 from dashboard.display import plain_amount
+from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, every_row, list_form, next_url, partial
+from dashboard.lists import Column, Listing, Paged
+from dashboard.responses import domain_errors
 
-CATALOGUE_CSV_HEADER = ["product_id", "name", "price", "category", "description"]
+# the CSV's columns; the page's rows are drawn by its template
+CATALOGUE_COLUMNS: tuple[Column[CatalogueRow], ...] = (
+    Column(csv="product_id", value=lambda r: r.product_id),
+    Column(csv="name", value=lambda r: r.name),
+    Column(csv="price", value=lambda r: plain_amount(r.price)),
+    Column(csv="category", value=lambda r: r.category),
+    Column(csv="description", value=lambda r: r.description),
+)
 
 
-def catalogue_csv_row(row: CatalogueRow) -> list[object]:
-    return [
-        row.product_id,
-        row.name,
-        plain_amount(row.price),
-        row.category,
-        row.description,
-    ]
+class Catalogue(Listing[ListForm, CatalogueRow]):
+    template = "dashboard/catalogue.html"
+    salt = "catalogue"
+    columns = CATALOGUE_COLUMNS
+    template_rows = True
+
+    def form(self) -> ListForm:
+        return ListForm(self.request.GET)
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CatalogueRow]:
+        return catalogue(limit=limit, after=after)
+
+    def filename(self, form: ListForm) -> str:
+        return "catalogue.csv"
 
 
 @require_GET
 @domain_errors
 def catalogue_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    form = list_form(request)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="catalogue")
-    if form.wants_csv:
-        return csv_response("catalogue.csv", CATALOGUE_CSV_HEADER, map(catalogue_csv_row, every_row(catalogue)))
-    page = catalogue(limit=form.cleaned_data["limit"], after=after)
-    context = {
-        "rows": page.rows,
-        "next_url": next_url(request, cursors.encode(page.next, salt="catalogue")),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/catalogue.html", "rows"), context)
+    return Catalogue(request).response()

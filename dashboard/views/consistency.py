@@ -26,11 +26,11 @@ from adminview.schema import Key as ViewKey
 from adminview.sync_status import Freshness
 from dashboard import freshness
 from dashboard.actors import actor_of
-from dashboard.forms import ConsistencyForm
+from dashboard.forms.lookups import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import partial, validated
 from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
-from dashboard.views.common import partial, validated
 from dynamo import ddb_json
 from dynamo.errors import DomainError
 from shop import keys

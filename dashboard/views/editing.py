@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from adminview import selectors
 from dashboard.actors import actor_of
 from dashboard.category_names import known_categories
-from dashboard.edit_forms import (
+from dashboard.forms.editing import (
     CustomerForm,
     EditForm,
     ProductForm,
@@ -34,7 +34,7 @@ from dashboard.edit_forms import (
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_edit_catalogue, can_edit_customers, needs_group
 from dashboard.responses import domain_errors
-from dashboard.views.common import read_or_reason
+from dashboard.selectors import read_or_reason
 from shop import editing
 from shop.audit import Changed
 from shop.edit_writes import Target

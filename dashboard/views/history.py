@@ -14,8 +14,9 @@ from django.views.decorators.http import require_GET
 
 from dashboard import cursors
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import csv_url, list_form, next_url, partial
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import CSV_PAGE, csv_url, list_form, next_url, partial
+from dashboard.views.common import CSV_PAGE
 from dynamo import ddb_json
 from dynamo.paging import all_items
 from shop import history, keys

@@ -19,12 +19,15 @@ from pynamodb.exceptions import PynamoDBException
 
 from adminview import number_reads, schema, selectors, sync_store
 from dashboard import figure_charts
-from dashboard.forms import DEFAULT_CHART_DAYS, JumpForm, RangeForm, TransactionForm
+from dashboard.forms.lookups import JumpForm, TransactionForm
+from dashboard.forms.ranges import DEFAULT_CHART_DAYS, RangeForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import refused_filter, validated
 from dashboard.permissions import can_operate
+from dashboard.range_pages import range_context
 from dashboard.responses import domain_errors, error
-from dashboard.views.common import read_or_reason, refused_filter, validated
-from dashboard.views.stats import categories_context, daily_context, range_context
+from dashboard.selectors import read_or_reason
+from dashboard.views.stats import categories_context, daily_context
 from shop import access_patterns, keys
 from shop.errors import NotFound
 from shop.timestamps import now

@@ -3,7 +3,7 @@ deliver and its history, orders due on a date, favourites."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -14,36 +14,18 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from adminview import selectors
-from dashboard import cursors
+from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
-from dashboard.forms import (
-    ORDER_FILTERS,
-    ActionForm,
-    CancelForm,
-    DueForm,
-    NewOrdersForm,
-    ShipForm,
-    StatusListForm,
-    first_error,
-)
+from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, StatusListForm
+from dashboard.forms.lists import first_error
+from dashboard.forms.orders import ActionForm, CancelForm, ShipForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column, Listing, Paged, first_page_url, partial, validated
+from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, Listed, order_columns, order_data, with_profiles
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
-from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
-from dashboard.views.common import (
-    ORDER_CSV_HEADER,
-    csv_url,
-    every_row_with_profiles,
-    first_page_url,
-    next_url,
-    order_csv_row,
-    order_row,
-    partial,
-    refused_filter,
-    validated,
-    with_profiles,
-)
+from dashboard.profiles import NOBODY, Profile
+from dashboard.responses import RETRY_AFTER_S, domain_errors, no_answer
 from dashboard.views.returns import order_returns
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
@@ -90,51 +72,70 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
     }
 
 
-@require_GET
-@domain_errors
-def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
+class StatusList(Listing[StatusListForm, Listed]):
     """``/orders/?status=PENDING|SHIPPED|CANCELLED`` and ``/orders/pending/`` (``status`` given by the URL): one
     Query per write shard, newest or oldest first (``sort``), within a range of order dates (``from``, ``to``);
     the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
     order with where it ships (its customer's current address)."""
-    query = request.GET.copy()
-    if status is not None:
-        query["status"] = status
-    form = StatusListForm(query)
-    if not form.is_valid():
-        shown = form.cleaned_data.get("status") or status or OrderStatus.PENDING
-        refused = _frame(request, shown, form) | {"rows": [], "first_page": True, "refused": True}
-        return refused_filter(request, form, LIST_TEMPLATE, refused)
-    status = form.cleaned_data["status"]
-    sort, dates = form.cleaned_data["sort"], form.dates()
-    scope = f"{status}|{form.scope()}"
-    after = cursors.decode(form.cleaned_data["cursor"], salt="orders", scope=scope)
-    if form.wants_csv:
-        pick_list = status == OrderStatus.PENDING
-        rows = every_row_with_profiles(selectors.orders_by_status, status=status, sort=sort, dates=dates)
-        header = ORDER_CSV_HEADER + (ADDRESS_CSV_HEADER if pick_list else [])
-        lines = (order_csv_row(row, who) + (who.address_cells() if pick_list else []) for row, who in rows)
-        return csv_response(f"{status.lower()}-orders.csv", header, lines)
-    page = selectors.orders_by_status(
-        status=status, limit=form.cleaned_data["limit"], after=after, sort=sort, dates=dates
-    )
-    newest = page.rows[0].position if page.rows else ""
-    context = _frame(request, status, form) | {
-        "sort": sort,
-        "actions": LIST_ACTIONS[status] if can_fulfil(request.user) else (),
-        "rows": with_profiles(page.rows),
-        "next_url": next_url(request, cursors.encode(page.next, salt="orders", scope=scope)),
-        "csv_url": csv_url(request),
-        "first_url": first_page_url(request),
-        "select_url": first_page_url(request, select="page"),
-        "first_page": after is None,
-        "select_page": form.cleaned_data["select"] == "page",
-        # new orders arrive at the top of a newest-first list that reaches today
-        "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
-        "live_url": _live_url(status, newest),
-        "tracking_max": tracking.MAX_LENGTH,
-    }
-    return TemplateResponse(request, partial(request, LIST_TEMPLATE, "rows"), context)
+
+    template = LIST_TEMPLATE
+    salt = "orders"
+    columns = ORDER_COLUMNS
+    template_rows = True  # each row holds the bulk form's controls (a checkbox, a tracking number)
+
+    def __init__(self, request: HtmxHttpRequest, status: str | None) -> None:
+        super().__init__(request)
+        self.status = status
+
+    def form(self) -> StatusListForm:
+        query = self.request.GET.copy()
+        if self.status is not None:
+            query["status"] = self.status
+        return StatusListForm(query)
+
+    def refused(self, form: StatusListForm) -> dict[str, Any]:
+        shown = form.cleaned_data.get("status") or self.status or OrderStatus.PENDING
+        return _frame(self.request, shown, form) | {"rows": [], "first_page": True, "refused": True}
+
+    def scope(self, form: StatusListForm) -> str:
+        return f"{form.cleaned_data['status']}|{form.scope()}"
+
+    def fetch(self, form: StatusListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
+        status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
+        return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
+
+    def join(self, rows: Sequence[Any]) -> list[Listed]:
+        return with_profiles(rows)
+
+    def filename(self, form: StatusListForm) -> str:
+        return f"{form.cleaned_data['status'].lower()}-orders.csv"
+
+    def csv_columns(self, form: StatusListForm) -> Sequence[Column[Listed]]:
+        return ORDER_COLUMNS + (ADDRESS if form.cleaned_data["status"] == OrderStatus.PENDING else ())
+
+    def frame(self, form: StatusListForm, *, first_page: bool) -> dict[str, Any]:
+        return _frame(self.request, form.cleaned_data["status"], form)
+
+    def extra(self, form: StatusListForm, page: Paged[Any]) -> dict[str, Any]:
+        status, sort, dates = form.cleaned_data["status"], form.cleaned_data["sort"], form.dates()
+        newest = page.rows[0].position if page.rows else ""
+        return {
+            "sort": sort,
+            "actions": LIST_ACTIONS[status] if can_fulfil(self.request.user) else (),
+            "first_url": first_page_url(self.request),
+            "select_url": first_page_url(self.request, select="page"),
+            "select_page": form.cleaned_data["select"] == "page",
+            # new orders arrive at the top of a newest-first list that reaches today
+            "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
+            "live_url": _live_url(status, newest),
+            "tracking_max": tracking.MAX_LENGTH,
+        }
+
+
+@require_GET
+@domain_errors
+def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
+    return StatusList(request, status).response()
 
 
 @require_GET
@@ -327,26 +328,42 @@ def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
 
 
+class DueList(Listing[DueForm, Listed]):
+    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
+
+    template = "dashboard/due.html"
+    salt = "due"
+    columns = order_columns(date="ordered")
+
+    def form(self) -> DueForm:
+        return DueForm(self.request.GET, today=now().date())
+
+    def refused(self, form: DueForm) -> dict[str, Any]:
+        return {"form": form, "day": None, "rows": [], "first_page": True}
+
+    def scope(self, form: DueForm) -> str:
+        return str(form.cleaned_data["day"].isoformat())
+
+    def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
+        return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
+
+    def join(self, rows: Sequence[Any]) -> list[Listed]:
+        return [(order, NOBODY) for order in rows]  # the page names customers by id: no profile read
+
+    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
+        return order_data(record)
+
+    def filename(self, form: DueForm) -> str:
+        return f"orders-due-{self.scope(form)}.csv"
+
+    def frame(self, form: DueForm, *, first_page: bool) -> dict[str, Any]:
+        return {"form": form.shown(), "day": self.scope(form)}
+
+
 @require_GET
 @domain_errors
 def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
-    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
-    form = DueForm(request.GET, today=now().date())
-    if not form.is_valid():
-        refused: dict[str, Any] = {"form": form, "day": None, "rows": [], "first_page": True}
-        return refused_filter(request, form, "dashboard/due.html", refused)
-    day = form.cleaned_data["day"].isoformat()
-    start_key = cursors.decode(form.cleaned_data["cursor"], salt="due", scope=day)
-    page = access_patterns.orders_due_on(date=day, limit=form.cleaned_data["limit"], start_key=start_key)
-    token = cursors.encode(page.next_key, salt="due", scope=day)
-    context: dict[str, Any] = {
-        "form": form.shown(),
-        "day": day,
-        "rows": [order_row(order, with_customer=True) for order in page.items],
-        "next_url": next_url(request, token),
-        "first_page": start_key is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/due.html", "rows"), context)
+    return DueList(request).response()
 
 
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------

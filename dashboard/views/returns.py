@@ -10,8 +10,8 @@ warehouse the shop lacks or a refund above what remains answers 400 with the pag
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -24,28 +24,26 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adminview import returns_reads
 from adminview.returns_reads import ReturnRow
-from dashboard import cursors
+from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
+from dashboard.forms.returns import ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
 from dashboard.permissions import can_handle_returns, needs_returns
-from dashboard.responses import csv_response, domain_errors, no_answer
-from dashboard.return_forms import QUEUE_STATUSES, ReceiveForm, RefundForm, RejectForm, ReturnsQueueForm
-from dashboard.views.common import csv_url, every_row, next_url, partial, read_or_reason, validated
+from dashboard.responses import domain_errors, no_answer
+from dashboard.selectors import read_or_reason
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
-from dynamo.paging import all_items
-from returns import access_patterns as return_patterns
 from returns import keys as return_keys
-from returns import refunds, services
+from returns import services
 from returns.errors import RefundTooLarge, ReturnConflict, UnknownWarehouse
 from returns.models import OPEN_STATUSES, ReturnItem
 from shop.audit import Actor
-from shop.errors import InvalidInput, NotFound
-from shop.order_reads import OrderCollection, order_collection
+from shop.errors import InvalidInput
+from shop.order_reads import OrderCollection
 from shop.timestamps import now
 
-QUEUE_HEADER = ["return_id", "order_id", "customer_id", "status", "requested"]
-QUEUE_SALT = "returns"
 FORMS: dict[str, type[forms.Form]] = {"reject_form": RejectForm, "receive_form": ReceiveForm, "refund_form": RefundForm}
 
 # --- the queue ----------------------------------------------------------------------------------------------
@@ -58,53 +56,79 @@ def waited(requested: datetime | None, at: datetime) -> str:
     return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
 
 
-def queue_row(row: ReturnRow, at: datetime, *, with_customer: bool = True) -> Row:
-    """Return, order, customer (``with_customer``), status, requested, age; ``data-return-id`` on the row."""
-    cells = [
-        Cell(row.return_id, url=id_url("dashboard:return", row.return_id)),
-        Cell(row.order_id, url=id_url("dashboard:order", row.order_id)),
-    ]
-    if with_customer:
-        cells.append(Cell(row.customer_id, url=id_url("dashboard:customer", row.customer_id), secondary=True))
-    cells += [
-        Cell(row.status or "unknown"),
-        Cell(timestamp(row.requested) or DASH, secondary=True),
-        Cell(waited(row.requested, at)),
-    ]
-    return Row(cells, (("return-id", row.return_id),))
+def queue_columns(at: datetime, *, with_customer: bool = True) -> tuple[Column[ReturnRow], ...]:
+    """Return, order, customer (its id; on the page when ``with_customer``), status, requested, and how long it
+    has waited at ``at`` (page only)."""
+    customer: Column[ReturnRow] = Column(
+        "customer",
+        lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
+        "customer_id",
+        lambda r: r.customer_id,
+        secondary=True,
+    )
+    return (
+        Column(
+            "return",
+            lambda r: Cell(r.return_id, url=id_url("dashboard:return", r.return_id)),
+            "return_id",
+            lambda r: r.return_id,
+        ),
+        Column(
+            "order",
+            lambda r: Cell(r.order_id, url=id_url("dashboard:order", r.order_id)),
+            "order_id",
+            lambda r: r.order_id,
+        ),
+        customer if with_customer else replace(customer, heading=None, cell=None),
+        Column("status", lambda r: Cell(r.status or "unknown"), "status", lambda r: r.status),
+        Column(
+            "requested",
+            lambda r: Cell(timestamp(r.requested) or DASH),
+            "requested",
+            lambda r: r.requested.isoformat() if r.requested else None,
+            secondary=True,
+        ),
+        Column("waiting for", lambda r: Cell(waited(r.requested, at))),
+    )
 
 
-def queue_csv_row(row: ReturnRow) -> list[object]:
-    return [
-        row.return_id,
-        row.order_id,
-        row.customer_id,
-        row.status,
-        row.requested.isoformat() if row.requested else None,
-    ]
+def return_data(row: ReturnRow) -> tuple[tuple[str, str], ...]:
+    return (("return-id", row.return_id),)
+
+
+class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
+    """``/returns/?status=open|<status>``: the admin view's returns of that status, oldest ``Requested`` first."""
+
+    template = "dashboard/returns.html"
+    salt = "returns"
+
+    def __init__(self, request: HtmxHttpRequest) -> None:
+        super().__init__(request)
+        self.columns = queue_columns(now())
+
+    def form(self) -> ReturnsQueueForm:
+        return ReturnsQueueForm(self.request.GET)
+
+    def scope(self, form: ReturnsQueueForm) -> str:
+        return str(form.cleaned_data["status"])
+
+    def fetch(self, form: ReturnsQueueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ReturnRow]:
+        return returns_reads.returns(status=form.cleaned_data["status"], limit=limit, after=after)
+
+    def data(self, record: ReturnRow) -> tuple[tuple[str, str], ...]:
+        return return_data(record)
+
+    def filename(self, form: ReturnsQueueForm) -> str:
+        return f"returns-{form.cleaned_data['status'].lower()}.csv"
+
+    def frame(self, form: ReturnsQueueForm, *, first_page: bool) -> dict[str, Any]:
+        return {"status": form.cleaned_data["status"], "statuses": QUEUE_STATUSES}
 
 
 @require_GET
 @domain_errors
 def returns_queue(request: HtmxHttpRequest) -> HttpResponseBase:
-    """``/returns/?status=open|<status>``: the admin view's returns of that status, oldest ``Requested`` first."""
-    form = validated(ReturnsQueueForm(request.GET))
-    status = form.cleaned_data["status"]
-    after = cursors.decode(form.cleaned_data["cursor"], salt=QUEUE_SALT, scope=status)
-    if form.wants_csv:
-        rows = every_row(returns_reads.returns, status=status)
-        return csv_response(f"returns-{status.lower()}.csv", QUEUE_HEADER, map(queue_csv_row, rows))
-    page = returns_reads.returns(status=status, limit=form.cleaned_data["limit"], after=after)
-    at = now()
-    context = {
-        "status": status,
-        "statuses": QUEUE_STATUSES,
-        "rows": [queue_row(row, at) for row in page.rows],
-        "next_url": next_url(request, cursors.encode(page.next, salt=QUEUE_SALT, scope=status)),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/returns.html", "rows"), context)
+    return ReturnsQueue(request).response()
 
 
 CUSTOMER_RETURNS = 20  # the customer page shows this many of their returns
@@ -113,9 +137,10 @@ CUSTOMER_RETURNS = 20  # the customer page shows this many of their returns
 def customer_returns(customer_id: str) -> dict[str, Any]:
     """A customer's returns for their page (the admin view's ``customer_returns``: its first page)."""
     page = returns_reads.customer_returns(customer_id=customer_id, limit=CUSTOMER_RETURNS, after=None)
-    at = now()
+    columns = queue_columns(now(), with_customer=False)
     return {
-        "returns": [queue_row(row, at, with_customer=False) for row in page.rows],
+        "returns": [row_of(columns, row, return_data(row)) for row in page.rows],
+        "return_columns": page_columns(columns),
         "more_returns": page.next is not None,
     }
 
@@ -123,15 +148,14 @@ def customer_returns(customer_id: str) -> dict[str, Any]:
 # --- one return --------------------------------------------------------------------------------------------
 
 
-def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> tuple[list[list[Cell]], Decimal]:
-    """Product, name, quantity, reason, unit price, value (the order's prices); and the lines' total value."""
+def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[list[Cell]]:
+    """Product, name, quantity, reason, unit price, value (the order's prices)."""
     ordered = {i.product_id: i for i in collection.items} if collection is not None else {}
-    rows, total = [], Decimal(0)
+    rows = []
     for line in item.lines or []:
         bought = ordered.get(line.product_id)
         price = bought.price if bought is not None else None
         value = price * line.quantity if price is not None and line.quantity else None
-        total += value or 0
         rows.append(
             [
                 Cell(line.product_id, url=id_url("dashboard:product", line.product_id)),
@@ -142,7 +166,7 @@ def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> tuple[li
                 amount_cell(value),
             ]
         )
-    return rows, total
+    return rows
 
 
 def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -> str:
@@ -152,18 +176,11 @@ def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -
 
 
 def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any) -> dict[str, Any]:
-    """The return (GetItem), its order's collection (one Query: lines' prices, payments, history) and its
-    order's money (``returns.refunds.refundable``: a GetItem and a Query); ``posted``: forms as sent, with errors."""
-    item = return_patterns.return_by_id(return_id=rid, consistent=True)
-    if item is None:
-        raise NotFound("return", rid)
-    try:
-        collection: OrderCollection | None = order_collection(item.order_id)
-    except NotFound:
-        collection = None
-    money = refunds.refundable(item.order_id, collection.invoices if collection is not None else ())
-    lines, value = _line_rows(item, collection)
-    refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
+    """The return as ``dashboard.selectors.return_details`` reads it, its lines' cells and its forms; ``posted``:
+    forms as sent, with errors."""
+    details = dashboard_selectors.return_details(rid)
+    item, collection, money = details.item, details.collection, details.money
+    value = dashboard_selectors.returned_value(details)
     shown = {
         "reject_form": RejectForm(),
         "receive_form": ReceiveForm(initial={"warehouse": _suggested_warehouse(item, collection)}),
@@ -173,10 +190,10 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "item": item,
         "return_id": rid,
         "order": collection.order if collection is not None else None,
-        "lines": lines,
+        "lines": _line_rows(item, collection),
         "money": money,
-        "refund": refund,
-        "history": [e for e in (collection.history if collection else []) if services.is_about(e.detail, rid)],
+        "refund": details.refund,
+        "history": details.history,
         "waited": waited(item.requested, now()) if item.return_status in OPEN_STATUSES else None,
         **shown,
         **(posted or {}),
@@ -271,15 +288,10 @@ def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
 # --- what an order's page shows -----------------------------------------------------------------------------
 
 
-def _order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.Refundable]:
-    found = list(all_items(return_patterns.returns_for_order, order_id=collection.order.order_id))
-    return found, refunds.refundable(collection.order.order_id, collection.invoices)
-
-
 def order_returns(collection: OrderCollection) -> dict[str, Any]:
     """The order's returns (GSI1 of the returns table) and refunds, and what remains refundable (its refunded
     total and its refunds, one Query): two calls. When the returns table cannot be read, the page says why instead."""
-    read, problem = read_or_reason(lambda: _order_money(collection))
+    read, problem = read_or_reason(lambda: dashboard_selectors.order_money(collection))
     if read is None:
         return {"returns_problem": problem}
     found, money = read

@@ -16,10 +16,11 @@ from django.views.decorators.http import require_GET
 
 from adminview import search
 from dashboard import cursors
-from dashboard.forms import SearchForm
+from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import csv_url, next_url, refused_filter
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, every_row, next_url, refused_filter
+from dashboard.views.common import every_row
 
 SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
 TEMPLATE = "dashboard/search.html"

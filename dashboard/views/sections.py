@@ -20,8 +20,8 @@ from django.template.response import TemplateResponse
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, id_url
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import list_form
 from dashboard.responses import csv_response
-from dashboard.views.common import list_form
 from dashboard.views.patterns import csv_rows
 from shop import keys
 from shop.errors import InvalidInput

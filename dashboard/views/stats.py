@@ -8,49 +8,24 @@ from outside: keep them as they are).
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
-from django.urls import reverse
-from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
 from adminview import number_reads, schema
 from dashboard import figure_charts
 from dashboard.display import plain_amount
-from dashboard.forms import DayRange, FormatForm, StatsRangeForm
+from dashboard.forms.lists import FormatForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column, csv_url, validated
+from dashboard.range_pages import RangePage, stats_url
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import csv_url, range_url, refused_filter, validated
 from shop.timestamps import now
 
 STATUS_HEADER = ["status", "orders"]
-DAILY_HEADER = ["date", "orders", "units", "revenue", "cancelled"]
-CATEGORY_HEADER = ["date", "category", "units", "revenue"]
-PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
-
-
-def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str, Any]:
-    """The range in force (``start``, ``end``: None when the form was refused), the range form as the page shows
-    it (``range_form``: with its errors when refused) and its quick choices (the last 7, 30, 90 and 365 days up to
-    today)."""
-    valid = not form.errors
-    start, end = (form.cleaned_data["start"], form.cleaned_data["end"]) if valid else (None, None)
-    presets = []
-    for days, label in PRESETS:
-        first = today - timedelta(days=days - 1)
-        presets.append(
-            {"label": label, "url": range_url(request, first, today), "current": (first, today) == (start, end)}
-        )
-    return {"start": start, "end": end, "presets": presets, "range_form": form.shown() if valid else form}
-
-
-def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
-    """A stats page (``dashboard:stats-daily`` ...) over a range, or its CSV."""
-    query = {"from": start.isoformat(), "to": end.isoformat()} | ({"format": "csv"} if csv else {})
-    return f"{reverse(name)}?{urlencode(query)}"
 
 
 def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -> dict[str, Any]:
@@ -91,43 +66,40 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/stats_status.html", context)
 
 
+DAILY = RangePage[number_reads.DayFigures](
+    template="dashboard/stats_daily.html",
+    read=lambda start, end: number_reads.daily(start=start, end=end),
+    columns=(
+        Column(csv="date", value=lambda r: r.day.isoformat()),
+        Column(csv="orders", value=lambda r: r.orders),
+        Column(csv="units", value=lambda r: r.units),
+        Column(csv="revenue", value=lambda r: plain_amount(r.revenue)),
+        Column(csv="cancelled", value=lambda r: r.cancelled),
+    ),
+    prefix="daily",
+    charts=daily_context,
+)
+CATEGORIES = RangePage[number_reads.CategoryFigures](
+    template="dashboard/stats_categories.html",
+    read=lambda start, end: number_reads.by_category(start=start, end=end),
+    columns=(
+        Column(csv="date", value=lambda r: r.day.isoformat()),
+        Column(csv="category", value=lambda r: r.category),
+        Column(csv="units", value=lambda r: r.units),
+        Column(csv="revenue", value=lambda r: plain_amount(r.revenue)),
+    ),
+    prefix="categories",
+    charts=categories_context,
+)
+
+
 @require_GET
 @domain_errors
 def daily(request: HtmxHttpRequest) -> HttpResponseBase:
-    today = now().date()
-    form = StatsRangeForm(request.GET, today=today)
-    if not form.is_valid():
-        return refused_filter(request, form, "dashboard/stats_daily.html", range_context(request, form, today))
-    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    rows = number_reads.daily(start=start, end=end)
-    if form.wants_csv:
-        lines = ([r.day.isoformat(), r.orders, r.units, plain_amount(r.revenue), r.cancelled] for r in rows)
-        return csv_response(f"daily-{start.isoformat()}-{end.isoformat()}.csv", DAILY_HEADER, lines)
-    context = {
-        "rows": rows,
-        "csv_url": csv_url(request),
-        **range_context(request, form, today),
-        **daily_context(rows, start, end),
-    }
-    return TemplateResponse(request, "dashboard/stats_daily.html", context)
+    return DAILY.response(request, today=now().date())
 
 
 @require_GET
 @domain_errors
 def categories(request: HtmxHttpRequest) -> HttpResponseBase:
-    today = now().date()
-    form = StatsRangeForm(request.GET, today=today)
-    if not form.is_valid():
-        return refused_filter(request, form, "dashboard/stats_categories.html", range_context(request, form, today))
-    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-    rows = number_reads.by_category(start=start, end=end)
-    if form.wants_csv:
-        lines = ([r.day.isoformat(), r.category, r.units, plain_amount(r.revenue)] for r in rows)
-        return csv_response(f"categories-{start.isoformat()}-{end.isoformat()}.csv", CATEGORY_HEADER, lines)
-    context = {
-        "rows": rows,
-        "csv_url": csv_url(request),
-        **range_context(request, form, today),
-        **categories_context(rows, start, end),
-    }
-    return TemplateResponse(request, "dashboard/stats_categories.html", context)
+    return CATEGORIES.response(request, today=now().date())

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from adminview.selectors import BuyerRow
-from dashboard.views import common as views
+from dashboard import lists as views
 from tests import factories
 from tests.dashboard.conftest import FakeSelectors, csv_rows, load_more, order_rows
 

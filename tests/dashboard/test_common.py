@@ -12,7 +12,7 @@ from django.test import Client, RequestFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dashboard.views.common import csv_url, next_url
+from dashboard.lists import csv_url, next_url
 from tests import factories
 
 _QUERY_NAMES = st.sampled_from(["cursor", "limit", "format", "from", "to", "product_id", "é x", "a&b=c"])

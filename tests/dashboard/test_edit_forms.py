@@ -1,4 +1,4 @@
-"""The edit forms' input rules (``dashboard.edit_forms``) through the pages, on DynamoDB Local: text trimmed,
+"""The edit forms' input rules (``dashboard.forms.editing``) through the pages, on DynamoDB Local: text trimmed,
 required fields marked and enforced, countries from ISO 3166 as the shop stores them, categories matched ignoring
 case and created only on purpose, saves and history named by the fields' labels, never by attribute paths."""
 
@@ -11,7 +11,7 @@ from django.test import Client
 
 from dashboard import category_names
 from dashboard.countries import country_choices
-from dashboard.edit_forms import attribute_label
+from dashboard.forms.editing import attribute_label
 from dynamo.client import client_of
 from shop.models import ShopItem
 from tests import factories

@@ -8,7 +8,7 @@ import re
 from django.http import QueryDict
 from django.template.loader import render_to_string
 
-from dashboard.forms import PatternForm
+from dashboard.forms.filters import PatternForm
 from dashboard.patterns import all_patterns, find
 from dashboard.views.patterns import shown_calls
 from dynamo.instrumentation import Call, CallLog

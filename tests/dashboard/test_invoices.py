@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 from django.test import Client
 
-from dashboard.views import customers as views
+from dashboard import lists as views
 from shop import orders
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories

@@ -9,9 +9,9 @@ from decimal import Decimal
 from django.test import Client
 
 from adminview.selectors import OrderRow
+from dashboard.order_lists import ORDER_CSV_HEADER, order_csv_row
 from dashboard.profiles import ADDRESS_CSV_HEADER
 from dashboard.responses import csv_response
-from dashboard.views.common import ORDER_CSV_HEADER, order_csv_row
 from dashboard.views.patterns import csv_line
 from tests.dashboard.conftest import FakeSelectors, csv_rows
 

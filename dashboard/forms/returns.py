@@ -1,6 +1,6 @@
-"""The returns pages' forms: the queue's parameters and the four actions' fields. Each field is checked by the
-returns service's own rule (``returns.services``, ``returns.refunds``), so a page and any other caller refuse the
-same input with the same words."""
+"""The returns actions' fields (the queue's parameters are a list filter: ``dashboard.forms.filters``). Each
+field is checked by the returns service's own rule (``returns.services``, ``returns.refunds``), so a page and any
+other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
@@ -10,14 +10,10 @@ from typing import TypeVar
 
 from django import forms
 
-from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
-from dashboard.forms import ListForm
 from returns import refunds, services
-from returns.models import ReturnStatus
 from shop import keys
 from shop.errors import InvalidInput
 
-QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
 T = TypeVar("T")
 
 
@@ -26,19 +22,6 @@ def _checked(check: Callable[[object], T], value: object) -> T:
         return check(value)
     except InvalidInput as exc:
         raise forms.ValidationError(str(exc)) from exc
-
-
-class ReturnsQueueForm(ListForm):
-    """``/returns/?status=open|REQUESTED|...`` (default ``open``) and the list parameters."""
-
-    status = forms.ChoiceField(
-        required=False,
-        choices=[(s, s) for s in QUEUE_STATUSES],
-        error_messages={"invalid_choice": f"%(value)r is not a status; use one of {', '.join(QUEUE_STATUSES)}"},
-    )
-
-    def clean_status(self) -> str:
-        return self.cleaned_data.get("status") or OPEN
 
 
 class ActionForm(forms.Form):

@@ -1,0 +1,235 @@
+"""Each list page's own filter (its query parameters beside the list parameters): the order lists' sort and
+dates, the status lists', a category's orders, staff activity, orders due, the search box, the explorer's
+pattern parameters and the returns queue's status."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from django import forms
+from django.http import QueryDict
+from django.urls import reverse_lazy
+
+from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
+from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
+from adminview.search import MAX_TERM, term_of
+from adminview.selectors import NEWEST, OLDEST, Dates
+from dashboard.forms.lists import DEFAULT_PAGE, FilterForm, ListForm, day_field
+from dashboard.forms.ranges import DayRange
+from returns.models import ReturnStatus
+from shop.errors import InvalidInput
+from shop.models import OrderStatus
+from shop.pattern_registry import Param, check_params
+
+QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
+
+
+class SortForm(FilterForm):
+    """``sort``: an order list newest (the default) or oldest first."""
+
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[(NEWEST, "newest first"), (OLDEST, "oldest first")],
+        label="sort",
+        error_messages={"invalid_choice": f"%(value)r is not a sort; use {NEWEST} or {OLDEST}"},
+    )
+
+    def clean_sort(self) -> str:
+        return self.cleaned_data.get("sort") or NEWEST
+
+
+class CategoryOrdersForm(ListForm, DayRange, SortForm):
+    """A category's orders: ``from`` / ``to`` (any length: the list is paged), ``sort`` and the list parameters."""
+
+    def shown(self) -> DayRange:
+        shown = super().shown()
+        shown.initial["sort"] = self.cleaned_data["sort"]
+        return shown
+
+
+ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query names it
+
+
+class OrderFilter(SortForm):
+    """How an order list is shown: ``sort``, and ``from`` / ``to`` (YYYY-MM-DD): order dates, both included, each
+    optional (no bound). The fields ``start`` and ``end`` are named ``from`` and ``to`` in the query."""
+
+    start = day_field("from")
+    end = day_field("to")
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(DayRange.QUERY_NAMES.get(field_name, field_name))
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if isinstance(start, date) and isinstance(end, date) and start > end:
+            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        return cleaned
+
+    def dates(self) -> Dates:
+        return Dates(self.cleaned_data["start"], self.cleaned_data["end"])
+
+    def scope(self) -> str:
+        """The order and the range, for a "load more" cursor: one made for another cannot be used here."""
+        dates = self.dates()
+        return "|".join([self.cleaned_data["sort"], *(d.isoformat() if d else "" for d in (dates.start, dates.end))])
+
+    def filters(self) -> list[forms.BoundField]:
+        """The fields the page shows as its filter (not the list parameters)."""
+        return [self["sort"], self["start"], self["end"]]
+
+
+class OrderListForm(ListForm, OrderFilter):
+    """An order list's parameters: its filter and the list parameters."""
+
+
+class PatternForm(ListForm):
+    """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
+    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it."""
+
+    def __init__(self, params: tuple[Param, ...], data: QueryDict | None) -> None:
+        super().__init__(data)
+        self.params = params
+        for param in params:
+            self.fields[param.query_name] = forms.CharField(
+                label=param.label,
+                max_length=8192 if param.kind == "ids" else 300,
+                widget=forms.TextInput(attrs={"placeholder": param.help} if param.help else {}),
+            )
+        self.fields["limit"].label = "page size"
+        self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
+
+    def param_fields(self) -> list[forms.BoundField]:
+        """The pattern's own parameters (not the list parameters), as the form shows them."""
+        return [self[param.query_name] for param in self.params]
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        try:
+            cleaned["params"] = check_params(
+                self.params, {p.name: str(cleaned.get(p.query_name, "")) for p in self.params}
+            )
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        return cleaned
+
+
+class SearchForm(ListForm):
+    """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
+    (``adminview.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
+    otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
+    works as a plain form without JavaScript."""
+
+    q = forms.CharField(
+        required=False,
+        max_length=MAX_TERM,
+        label="Name or email",
+        widget=forms.SearchInput(
+            attrs={
+                "placeholder": "a name, a word of a product's name, an email",
+                "autocomplete": "off",
+                "hx-get": reverse_lazy("dashboard:search"),
+                "hx-trigger": "input changed delay:400ms, search",
+                "hx-target": "#search-results",
+                "hx-push-url": "true",
+            }
+        ),
+    )
+
+    def clean_q(self) -> str:
+        text: str = self.cleaned_data.get("q") or ""
+        if text:
+            try:
+                term_of(text)
+            except InvalidInput as exc:
+                raise forms.ValidationError(str(exc)) from exc
+        return text
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.wants_csv and "q" in cleaned and not cleaned["q"]:
+            self.add_error("q", "type what to search for")
+        return cleaned
+
+
+class StatusListForm(OrderListForm):
+    """``/orders/?status=`` (PENDING by default), sorted and filtered by date."""
+
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
+    select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
+
+    def clean_status(self) -> str:
+        return self.cleaned_data.get("status") or OrderStatus.PENDING
+
+
+class NewOrdersForm(forms.Form):
+    """The live queue's poll: the list's status and the sort key of the newest row it showed."""
+
+    status = forms.ChoiceField(choices=[(s, s) for s in LISTED_STATUSES])
+    newest = forms.RegexField(
+        required=False, max_length=120, regex=r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+    )
+
+
+class ActivityForm(ListForm):
+    """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
+    are each their own index partition: one or the other)."""
+
+    user = forms.CharField(required=False, max_length=150, strip=True, label="user")
+    day = day_field("day")
+    kind = forms.ChoiceField(
+        required=False,
+        choices=[("", "any"), *((k, k) for k in ACTIVITY_KINDS)],
+        label="kind",
+        error_messages={"invalid_choice": f"%(value)r is not a kind; use one of {', '.join(ACTIVITY_KINDS)}"},
+    )
+    field_order = ["user", "day", "kind"]
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if cleaned.get("user") and cleaned.get("kind"):
+            self.add_error("kind", "filter by a user or by a kind, not both")
+        return cleaned
+
+    def filters(self) -> list[forms.BoundField]:
+        """The fields the page shows as its filter (the list parameters are not among them)."""
+        return [self["user"], self["day"], self["kind"]]
+
+
+class DueForm(ListForm):
+    """``/orders/due/?date=YYYY-MM-DD`` (default: today, UTC): the field ``day``, named ``date`` in the query."""
+
+    day = day_field("date")
+
+    def __init__(self, query: QueryDict | None, today: date) -> None:
+        super().__init__(query)
+        self.today = today
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix("date" if field_name == "day" else field_name)
+
+    def cleanday_field(self) -> date:
+        found: date | None = self.cleaned_data.get("day")
+        return found or self.today
+
+    def shown(self) -> DueForm:
+        """The form as the page shows it after a valid query: the day in force."""
+        shown = DueForm(None, today=self.today)
+        shown.initial = {"day": self.cleaned_data["day"]}
+        return shown
+
+
+class ReturnsQueueForm(ListForm):
+    """``/returns/?status=open|REQUESTED|...`` (default ``open``) and the list parameters."""
+
+    status = forms.ChoiceField(
+        required=False,
+        choices=[(s, s) for s in QUEUE_STATUSES],
+        error_messages={"invalid_choice": f"%(value)r is not a status; use one of {', '.join(QUEUE_STATUSES)}"},
+    )
+
+    def clean_status(self) -> str:
+        return self.cleaned_data.get("status") or OPEN

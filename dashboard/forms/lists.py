@@ -1,0 +1,73 @@
+"""The query parameters every list page takes (``cursor``, ``limit``, ``format``), the filter form they build on,
+and how a form's errors read as one line (a bad parameter is a 400 with that line)."""
+
+from __future__ import annotations
+
+from django import forms
+
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+FORMATS = ("", "html", "csv")  # "" and "html": the page itself
+
+
+def error_lines(form: forms.Form) -> list[str]:
+    """Every error as one readable line, its field's label first: ``from: Enter a valid date.``"""
+    lines = []
+    for name, errors in form.errors.items():
+        label = "" if name == "__all__" else f"{form.fields[name].label or name}: "
+        lines += [f"{label}{error}" for error in errors]
+    return lines
+
+
+def first_error(form: forms.Form) -> str:
+    """One readable line: ``from: Enter a valid date.``"""
+    return next(iter(error_lines(form)), "invalid parameters")
+
+
+class FilterForm(forms.Form):
+    """A form of query parameters that a page shows as its filter: a control per field, marked when required,
+    each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
+
+    label_suffix = ""
+    required_css_class = "required"
+
+    def error_lines(self) -> list[str]:
+        return error_lines(self)
+
+
+class ListForm(FilterForm):
+    """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
+
+    cursor = forms.CharField(required=False, max_length=8192)
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in FORMATS],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or csv"},
+    )
+
+    def clean_limit(self) -> int:
+        return self.cleaned_data.get("limit") or DEFAULT_PAGE
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
+
+
+class FormatForm(forms.Form):
+    """Only ``format`` (html or csv)."""
+
+    format = ListForm.base_fields["format"]
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
+
+
+def day_field(label: str) -> forms.DateField:
+    return forms.DateField(
+        required=False,
+        input_formats=["%Y-%m-%d"],
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )

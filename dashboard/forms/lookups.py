@@ -1,0 +1,71 @@
+"""Forms that find one thing: the top bar's jump box, the payment-transaction lookup, and the consistency page's
+``format``."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.validators import validate_email
+
+from shop import keys
+
+
+class TransactionForm(forms.Form):
+    transaction_id = forms.CharField(max_length=200, strip=True, label="transaction id")
+
+
+JUMP_KINDS = {
+    "order": keys.ORDER,
+    "customer": keys.CUSTOMER,
+    "product": keys.PRODUCT,
+    "warehouse": keys.WAREHOUSE,
+    "invoice": keys.INVOICE,
+    "shipment": keys.SHIPMENT,
+}
+EMAIL = "email"
+SEARCH = "search"  # anything else: a name, a word of a product's name, the start of an email
+SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page finds by name
+
+
+class JumpForm(forms.Form):
+    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or
+    text to search for (``search``: a name, a partial email). A customer's or a product's "id" that cannot be an id
+    (``Ada Lovelace``, ``ada@``) is searched for too: ``cleaned_data["search"]`` is then True."""
+
+    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
+    id = forms.CharField(max_length=254, strip=True)
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        kind = cleaned["kind"]
+        cleaned["search"] = kind == SEARCH
+        if kind == EMAIL:
+            try:
+                validate_email(cleaned["id"])
+            except forms.ValidationError as exc:
+                raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
+            return cleaned
+        if kind == SEARCH:
+            return cleaned
+        try:
+            cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])
+        except keys.InvalidId as exc:
+            if kind not in SEARCHED_KINDS:
+                raise forms.ValidationError(str(exc)) from exc
+            cleaned["search"] = True
+        return cleaned
+
+
+class ConsistencyForm(forms.Form):
+    """``format``: the page itself (empty or ``html``) or ``json``."""
+
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in ("", "html", "json")],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or json"},
+    )
+
+    @property
+    def wants_json(self) -> bool:
+        return self.cleaned_data.get("format") == "json"

@@ -1,0 +1,78 @@
+"""Ranges of days (``from`` / ``to``) as the numbers pages, a customer's invoices and a product's orders take
+them: both days included, defaults and the longest range per page."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django.http import QueryDict
+
+from dashboard.forms.lists import FilterForm, ListForm, day_field
+
+DEFAULT_INVOICE_DAYS = 365
+DEFAULT_STATS_DAYS = 30
+DEFAULT_CHART_DAYS = 90  # the home page's charts and a category's orders
+MAX_STATS_DAYS = 366
+
+
+class DayRange(FilterForm):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive): the fields ``start`` and ``end``, named ``from`` and ``to`` in
+    the query (``add_prefix``). Absent: the ``default_days`` up to ``to`` (default: today, UTC)."""
+
+    max_days: int | None = None
+    default_days = DEFAULT_STATS_DAYS
+    QUERY_NAMES = {"start": "from", "end": "to"}
+
+    start = day_field("from")
+    end = day_field("to")
+
+    def __init__(self, query: QueryDict | None, today: date, default_days: int | None = None) -> None:
+        super().__init__(query)
+        self.today = today
+        if default_days is not None:
+            self.default_days = default_days
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(self.QUERY_NAMES.get(field_name, field_name))
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        end = cleaned.get("end") or self.today
+        start = cleaned.get("start") or end - timedelta(days=self.default_days - 1)
+        if start > end:
+            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        elif self.max_days is not None and (end - start).days + 1 > self.max_days:
+            self.add_error("end", f"a range covers at most {self.max_days} days")
+        cleaned["start"], cleaned["end"] = start, end
+        return cleaned
+
+    def shown(self) -> DayRange:
+        """The form as the page shows it after a valid query: the range in force, defaults filled in."""
+        shown = type(self)(None, today=self.today, default_days=self.default_days)
+        shown.initial = {"start": self.cleaned_data["start"], "end": self.cleaned_data["end"]}
+        return shown
+
+
+class InvoiceRangeForm(ListForm, DayRange):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive); absent: the last 365 days up to today (UTC)."""
+
+    default_days = DEFAULT_INVOICE_DAYS + 1
+
+
+class RangeForm(DayRange):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most ``max_days``: 366); absent: the ``default_days`` up to
+    today (UTC)."""
+
+    max_days = MAX_STATS_DAYS
+
+
+class StatsRangeForm(RangeForm):
+    """A stats page's range (default: the 30 days up to today, UTC) and ``format``."""
+
+    format = ListForm.base_fields["format"]
+
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"

@@ -1,0 +1,250 @@
+"""A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, its filter form, its
+selector, its cursor's salt and scope, and its template; ``Listing.response`` turns that into the page, the htmx
+"load more" rows (the template's ``#rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
+
+The stages stay apart, as in the admin: the query's names are the form's (a refused filter is a 400, with the
+page and its errors or with the message alone) -> the cursor (``dashboard.cursors``, signed with the list's salt
+and scope) -> one page of the selector -> the rows, each column's cell made by ``dashboard.cells`` (the one place
+Python makes markup) -> the template. The CSV reads the selector ``CSV_PAGE`` rows at a time; its first page is
+fetched before the response starts, so its calls are in the cost headers and an error is still a clean 4xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from urllib.parse import quote
+
+from django import forms
+from django.http import HttpRequest, HttpResponseBase
+from django.template.response import TemplateResponse
+
+from dashboard import cursors
+from dashboard.cells import Cell, Row
+from dashboard.forms.lists import ListForm, first_error
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.responses import csv_response, error
+from dashboard.selectors import MAX_ROWS
+from shop.errors import InvalidInput
+
+R = TypeVar("R")  # a record of the list: what one row shows
+R_co = TypeVar("R_co", covariant=True)
+F = TypeVar("F", bound=ListForm)
+G = TypeVar("G", bound=forms.Form)
+CSV_PAGE = MAX_ROWS  # rows per selector call while streaming a CSV export
+
+
+class Paged(Protocol[R_co]):
+    """What a selector answers (``adminview.reads.RowsPage``, ``dashboard.selectors.KeyPage``): a page of rows and
+    the position after its last (None: no more)."""
+
+    @property
+    def rows(self) -> Sequence[R_co]: ...
+
+    @property
+    def next(self) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class Column(Generic[R]):
+    """One column of a list, declared once for the page and the CSV: its ``heading`` and ``cell`` on the page (none:
+    a CSV-only column), its ``csv`` header and ``value`` in the CSV (none: a page-only column, such as how long an
+    order has waited); ``secondary``: a phone leaves it out (its ``<th>`` and each cell say so)."""
+
+    heading: str | None = None
+    cell: Callable[[R], Cell] | None = None
+    csv: str | None = None
+    value: Callable[[R], object] | None = None
+    secondary: bool = False
+
+
+def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:
+    return [c for c in columns if c.cell is not None]
+
+
+def csv_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:
+    return [c for c in columns if c.value is not None]
+
+
+def csv_header(columns: Sequence[Column[R]]) -> list[str]:
+    return [c.csv or "" for c in csv_columns(columns)]
+
+
+def csv_values(columns: Sequence[Column[R]], record: R) -> list[object]:
+    return [c.value(record) for c in columns if c.value is not None]
+
+
+def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str], ...] = ()) -> Row:
+    """The page's row of a record: each page column's cell, marked ``secondary`` as its column is."""
+    cells = [c.cell(record)._replace(secondary=c.secondary) for c in columns if c.cell is not None]
+    return Row(cells, data)
+
+
+class Listing(Generic[F, R]):
+    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form`` and its ``fetch`` (the
+    selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this list
+    is valid for), the CSV's ``filename``, ``frame`` (read before the rows: the page around them, first page
+    only as a rule) and ``extra`` (after them). Rows the template draws itself (form controls in them) come as
+    records (``template_rows``); otherwise as ``Row``s of the declared columns' cells."""
+
+    template: ClassVar[str]
+    salt: ClassVar[str]
+    columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
+    template_rows: ClassVar[bool] = False
+
+    def __init__(self, request: HtmxHttpRequest) -> None:
+        self.request = request
+
+    # --- the declaration ---------------------------------------------------------------------------------
+
+    def form(self) -> F:
+        raise NotImplementedError
+
+    def fetch(self, form: F, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
+        """One page of the selector's rows after ``after`` (None: from the first)."""
+        raise NotImplementedError
+
+    def scope(self, form: F) -> str:
+        return ""
+
+    def filename(self, form: F) -> str:
+        raise NotImplementedError
+
+    def join(self, rows: Sequence[Any]) -> list[R]:
+        """The records of a page's rows (e.g. each order with its customer's profile: one read a page)."""
+        return list(rows)
+
+    def data(self, record: R) -> tuple[tuple[str, str], ...]:
+        """A row's ``data-*`` attributes, which tests and scripts find rows by."""
+        return ()
+
+    def refused(self, form: F) -> dict[str, Any]:
+        """The page's context when its filter is refused (it shows the form and its errors); by default the list
+        has no filter to show them in, and the answer is the error page (400)."""
+        raise InvalidInput(first_error(form))
+
+    def frame(self, form: F, *, first_page: bool) -> dict[str, Any]:
+        return {}
+
+    def extra(self, form: F, page: Paged[Any]) -> dict[str, Any]:
+        return {}
+
+    # --- the machine -------------------------------------------------------------------------------------
+
+    def response(self) -> HttpResponseBase:
+        form = self.form()
+        if not form.is_valid():
+            return refused_filter(self.request, form, self.template, self.refused(form))
+        # a forged cursor is refused (400) before anything is read, a CSV's too (which starts from the first row)
+        after = cursors.decode(form.cleaned_data["cursor"], salt=self.salt, scope=self.scope(form))
+        if form.wants_csv:
+            return self.csv(form, self.every_record(form))
+        context = self.frame(form, first_page=after is None)
+        page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
+        records = self.join(page.rows)
+        rows: Sequence[object] = records
+        if not self.template_rows:
+            rows = [self.row(record) for record in records]
+        token = cursors.encode(page.next, salt=self.salt, scope=self.scope(form))
+        context |= {
+            "columns": page_columns(self.columns),
+            "rows": rows,
+            "next_url": next_url(self.request, token),
+            "csv_url": csv_url(self.request),
+            "first_page": after is None,
+            **self.extra(form, page),
+        }
+        return TemplateResponse(self.request, partial(self.request, self.template, "rows"), context)
+
+    def row(self, record: R) -> Row:
+        return row_of(self.columns, record, self.data(record))
+
+    def csv_columns(self, form: F) -> Sequence[Column[R]]:
+        return self.columns
+
+    def every_record(self, form: F) -> Iterator[R]:
+        """Every record the filter matches, ``CSV_PAGE`` rows a call; the first page is fetched now."""
+        first = self.fetch(form, limit=CSV_PAGE, after=None)
+
+        def pages() -> Iterator[Paged[Any]]:
+            page = first
+            while True:
+                yield page
+                if page.next is None:
+                    return
+                page = self.fetch(form, limit=CSV_PAGE, after=page.next)
+
+        return (record for page in pages() for record in self.join(page.rows))
+
+    def csv(self, form: F, records: Iterator[R]) -> HttpResponseBase:
+        columns = self.csv_columns(form)
+        lines = (csv_values(columns, record) for record in records)
+        return csv_response(self.filename(form), csv_header(columns), lines)
+
+
+# --- links that keep the page's other parameters (as the admin's ``get_query_string``) ----------------------
+
+
+def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
+    """The template, or its partial ``name`` when htmx asks for a part of the page."""
+    return f"{template}#{name}" if request.htmx else template
+
+
+def next_url(request: HttpRequest, token: str | None) -> str | None:
+    """This page's URL with the other parameters kept and ``cursor`` replaced (None: no more rows)."""
+    if token is None:
+        return None
+    return this_page(request, cursor=token, format=None)
+
+
+def csv_url(request: HttpRequest) -> str:
+    return this_page(request, cursor=None, limit=None, format="csv")
+
+
+def first_page_url(request: HttpRequest, **changes: str | None) -> str:
+    """This page from its first row (its filter kept; no cursor, not CSV), with ``changes`` to its query."""
+    return this_page(request, cursor=None, format=None, **changes)
+
+
+def range_url(request: HttpRequest, start: date, end: date) -> str:
+    """This page over another range of days (its other parameters kept; no cursor, not CSV)."""
+    return this_page(request, cursor=None, format=None, **{"from": start.isoformat(), "to": end.isoformat()})
+
+
+def this_page(request: HttpRequest, **changes: str | None) -> str:
+    """This page's URL with ``changes`` to its query (None: the parameter removed); the path quoted, so a
+    prefixed id in it (``/customers/c%231/``) keeps its ``#``."""
+    query = request.GET.copy()
+    for name, value in changes.items():
+        if value is None:
+            query.pop(name, None)
+        else:
+            query[name] = value
+    return f"{quote(request.path)}?{query.urlencode()}"
+
+
+# --- refused parameters --------------------------------------------------------------------------------------
+
+
+def refused_filter(
+    request: HtmxHttpRequest, form: forms.Form, template: str, context: dict[str, Any]
+) -> HttpResponseBase:
+    """A filter the page cannot use: 400 with the page itself, the user's input kept and each error beside its
+    control (the template shows ``form``'s errors and no results). "Load more" (htmx) and a CSV get the error
+    message alone: neither has a form to show it in."""
+    if request.htmx or request.GET.get("format") == "csv":
+        return error(request, 400, first_error(form))
+    return TemplateResponse(request, template, context, status=400)
+
+
+def validated(form: G) -> G:
+    """The bound form, valid; otherwise ``InvalidInput`` with its first error (the page answers 400)."""
+    if not form.is_valid():
+        raise InvalidInput(first_error(form))
+    return form
+
+
+def list_form(request: HttpRequest) -> ListForm:
+    return validated(ListForm(request.GET))

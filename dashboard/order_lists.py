@@ -1,0 +1,107 @@
+"""The columns every order list shares (the status lists, a customer's orders, orders due, a category's orders),
+declared once for the page and the CSV (``dashboard.lists.Column``). A record is an order row (an admin-view
+``OrderRow`` or an ``Order``) with its customer's profile (``dashboard.profiles``: one BatchGetItem a page)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell
+from dashboard.display import plain_amount
+from dashboard.lists import Column, csv_header, csv_values, row_of
+from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
+
+Listed = tuple[Any, Profile]  # an order row and its customer's profile
+
+ORDER_SECONDARY = frozenset({"items"})  # what a phone leaves out of an order list (its <th> says so too)
+
+
+def customer_cell(customer_id: str, profile: Profile | None = None) -> Cell:
+    """The customer of an order: their name (their id when the profile has none) linking to their page."""
+    name = profile.name if profile is not None else None
+    return Cell(name or customer_id, url=id_url("dashboard:customer", customer_id))
+
+
+ORDER: Column[Listed] = Column(
+    "order",
+    lambda r: Cell(r[0].order_id, url=id_url("dashboard:order", r[0].order_id)),
+    "order_id",
+    lambda r: r[0].order_id,
+)
+CUSTOMER: Column[Listed] = Column(
+    "customer", lambda r: customer_cell(r[0].customer_id, r[1]), "customer_id", lambda r: r[0].customer_id
+)
+DATE: Column[Listed] = Column(
+    "date",
+    lambda r: Cell(timestamp(r[0].date) or DASH),
+    "date",
+    lambda r: r[0].date.isoformat() if r[0].date else None,
+)
+WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
+STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
+TOTAL: Column[Listed] = Column("total", lambda r: amount_cell(r[0].total), "total", lambda r: plain_amount(r[0].total))
+ITEMS: Column[Listed] = Column(
+    "items",
+    lambda r: Cell(DASH if r[0].item_count is None else r[0].item_count, numeric=True),
+    "item_count",
+    lambda r: r[0].item_count,
+)
+NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
+EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
+
+
+def _address_part(i: int) -> Column[Listed]:
+    return Column(csv=ADDRESS_CSV_HEADER[i], value=lambda r: r[1].address_cells()[i])
+
+
+# the pending list's CSV is a pick list: where each order ships (its customer's current address)
+ADDRESS = tuple(_address_part(i) for i in range(len(ADDRESS_CSV_HEADER)))
+
+
+def order_columns(
+    *, with_customer: bool = True, waited: bool = False, secondary: frozenset[str] = ORDER_SECONDARY, date: str = "date"
+) -> tuple[Column[Listed], ...]:
+    """An order list's columns: order, customer (its id in the CSV; on the page by name when ``with_customer``),
+    date (headed ``date``), how long it has waited (``waited``: page only), status, total, item count, and the
+    customer's name and email (CSV only); ``secondary`` names the columns (``status``, ``items``) a phone leaves
+    out."""
+    shown = [
+        ORDER,
+        CUSTOMER if with_customer else replace(CUSTOMER, heading=None, cell=None),
+        replace(DATE, heading=date),
+        *([WAITED] if waited else []),
+        replace(STATUS, secondary="status" in secondary),
+        TOTAL,
+        replace(ITEMS, secondary="items" in secondary),
+        NAME,
+        EMAIL,
+    ]
+    return tuple(shown)
+
+
+ORDER_COLUMNS = order_columns()
+ORDER_CSV_HEADER = csv_header(ORDER_COLUMNS)
+
+
+def order_data(record: Listed) -> tuple[tuple[str, str], ...]:
+    return (("order-id", record[0].order_id),)
+
+
+def order_row(
+    row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY, waited: bool = False
+) -> Row:
+    """One order of a list as its page shows it (its customer by id: no profile read)."""
+    columns = order_columns(with_customer=with_customer, secondary=secondary, waited=waited)
+    return row_of(columns, (row, NOBODY), order_data((row, NOBODY)))
+
+
+def order_csv_row(row: Any, profile: Profile = NOBODY) -> list[object]:
+    return csv_values(ORDER_COLUMNS, (row, profile))
+
+
+def with_profiles(rows: Sequence[Any]) -> list[Listed]:
+    """Each order row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
+    profiles = profiles_of(row.customer_id for row in rows)
+    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]

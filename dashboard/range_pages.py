@@ -1,0 +1,76 @@
+"""A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages (orders per day,
+units by category, refunds per day) each declare their template, their read, their CSV columns and their charts;
+``RangePage.response`` validates the range (a refused one is a 400 with the page and its errors), reads the figures
+once, and answers the page or (``?format=csv``) every row with the declared header."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Generic, TypeVar
+
+from django.http import HttpRequest, HttpResponseBase
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
+
+from dashboard.forms.ranges import DayRange, StatsRangeForm
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column, csv_header, csv_url, csv_values, range_url, refused_filter
+from dashboard.responses import csv_response
+
+R = TypeVar("R")
+PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
+
+
+def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str, Any]:
+    """The range in force (``start``, ``end``: None when the form was refused), the range form as the page shows
+    it (``range_form``: with its errors when refused) and its quick choices (the last 7, 30, 90 and 365 days up to
+    today)."""
+    valid = not form.errors
+    start, end = (form.cleaned_data["start"], form.cleaned_data["end"]) if valid else (None, None)
+    presets = []
+    for days, label in PRESETS:
+        first = today - timedelta(days=days - 1)
+        presets.append(
+            {"label": label, "url": range_url(request, first, today), "current": (first, today) == (start, end)}
+        )
+    return {"start": start, "end": end, "presets": presets, "range_form": form.shown() if valid else form}
+
+
+def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
+    """A stats page (``dashboard:stats-daily`` ...) over a range, or its CSV."""
+    query = {"from": start.isoformat(), "to": end.isoformat()} | ({"format": "csv"} if csv else {})
+    return f"{reverse(name)}?{urlencode(query)}"
+
+
+@dataclass(frozen=True)
+class RangePage(Generic[R]):
+    """A numbers page: its ``template``, its ``read`` of the rows of a range (one per day, or per day and
+    category), its CSV ``columns`` (a contract: kept as they are), the CSV's file name ``prefix``
+    (``<prefix>-<from>-<to>.csv``) and its ``charts`` of the rows."""
+
+    template: str
+    read: Callable[[date, date], list[R]]
+    columns: Sequence[Column[R]]
+    prefix: str
+    charts: Callable[[list[R], date, date], dict[str, Any]]
+
+    def response(self, request: HtmxHttpRequest, *, today: date) -> HttpResponseBase:
+        form = StatsRangeForm(request.GET, today=today)
+        if not form.is_valid():
+            return refused_filter(request, form, self.template, range_context(request, form, today))
+        start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+        rows = self.read(start, end)
+        if form.wants_csv:
+            lines = (csv_values(self.columns, row) for row in rows)
+            filename = f"{self.prefix}-{start.isoformat()}-{end.isoformat()}.csv"
+            return csv_response(filename, csv_header(self.columns), lines)
+        context = {
+            "rows": rows,
+            "csv_url": csv_url(request),
+            **range_context(request, form, today),
+            **self.charts(rows, start, end),
+        }
+        return TemplateResponse(request, self.template, context)

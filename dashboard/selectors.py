@@ -1,0 +1,149 @@
+"""The dashboard's selector boundary: the reads its pages make of the shop and returns tables by key (their
+access patterns), shaped as the admin view's selectors answer (a page of ``rows`` and the ``next`` position), so
+a view calls selectors and services only and never reaches for ``dynamo`` itself.
+
+The admin view's own selectors (``adminview``) are called as they are; what lives here is what the pages need
+from the other tables: a customer's invoices (pattern 15), orders due on a day, an entity's history, an order's
+returns and money, one return with its order, a warehouse's stock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Generic, TypeVar
+
+from dynamo import ddb_json
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
+from dynamo.paging import MAX_PAGE, Key, Page, all_items
+from returns import access_patterns as return_patterns
+from returns import refunds, services
+from returns.models import Refund, ReturnItem
+from shop import access_patterns, history, keys
+from shop.errors import NotFound
+from shop.models import AuditEntry, Inventory, Invoice, Order
+from shop.order_reads import OrderCollection, order_collection
+from shop.snapshots import read_raw
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+MAX_ROWS = MAX_PAGE  # the most rows one call returns: a CSV export's page
+
+
+@dataclass(frozen=True)
+class KeyPage(Generic[T]):
+    """A page of an access pattern as a list page reads it: its ``rows`` and the ``next`` position (DynamoDB's
+    ``LastEvaluatedKey``, signed into the page's cursor)."""
+
+    rows: list[T]
+    next: dict[str, Any] | None
+
+
+def _paged(page: Page[Any]) -> KeyPage[Any]:
+    return KeyPage(page.items, page.next_key)
+
+
+def _key(after: dict[str, Any] | None) -> Key | None:
+    return after
+
+
+def invoices(*, customer_id: str, start: str, end: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Invoice]:
+    """Pattern 15 (GSI2, PK c#<cid>, SK between i#<start> and i#<end>), newest first."""
+    page = access_patterns.invoices_for_customer(
+        customer_id=customer_id, start=start, end=end, limit=limit, start_key=_key(after), newest_first=True
+    )
+    return _paged(page)
+
+
+def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
+    """Orders expected on ``day``: one Query on DeliveryDate-index."""
+    return _paged(access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after)))
+
+
+def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:
+    """An entity's audit entries newest first: one Query of its partition."""
+    return _paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=_key(after)))
+
+
+def entity_id(kind: str, entity_id: str) -> str:
+    """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
+    partition = history.partition_of(kind, entity_id)
+    if ddb_json.string(read_raw(partition, partition), "EntityType") != kind:
+        raise NotFound(kind, keys.strip(partition))
+    return keys.strip(partition)
+
+
+def bare_entity_id(kind: str, entity_id: str) -> str:
+    """The entity's bare id as its partition names it, without reading it (the pages after the first)."""
+    return keys.strip(history.partition_of(kind, entity_id))
+
+
+def warehouse_stock(*, warehouse_id: str, page_size: int = MAX_PAGE) -> Iterator[Inventory]:
+    """Every stock item of a warehouse (pattern 14), ``page_size`` a Query."""
+    return all_items(access_patterns.inventory_for_warehouse, page_size=page_size, warehouse_id=warehouse_id)
+
+
+# --- an order's returns and money, one return with its order --------------------------------------------------
+
+
+def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.Refundable]:
+    """The order's returns (GSI1 of the returns table) and what remains refundable (its refunds: one Query)."""
+    found = list(all_items(return_patterns.returns_for_order, order_id=collection.order.order_id))
+    return found, refunds.refundable(collection.order.order_id, collection.invoices)
+
+
+@dataclass(frozen=True)
+class ReturnDetails:
+    """One return as its page shows it: the return, its order's collection (None when the order is gone), its
+    order's money, its refund, and the order's history about this return."""
+
+    item: ReturnItem
+    collection: OrderCollection | None
+    money: refunds.Refundable
+    refund: Refund | None
+    history: list[AuditEntry]
+
+
+def return_details(return_id: str) -> ReturnDetails:
+    """The return (a consistent GetItem), its order's collection (one Query: lines' prices, payments, history) and
+    its order's money (``returns.refunds.refundable``: a GetItem and a Query); NotFound (404) for no return."""
+    item = return_patterns.return_by_id(return_id=return_id, consistent=True)
+    if item is None:
+        raise NotFound("return", return_id)
+    try:
+        collection: OrderCollection | None = order_collection(item.order_id)
+    except NotFound:
+        collection = None
+    money = refunds.refundable(item.order_id, collection.invoices if collection is not None else ())
+    refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
+    about = [e for e in (collection.history if collection else []) if services.is_about(e.detail, return_id)]
+    return ReturnDetails(item, collection, money, refund, about)
+
+
+def returned_value(details: ReturnDetails) -> Decimal:
+    """What the return's lines are worth at the prices the order paid (lines of products it lacks: nothing)."""
+    ordered = {i.product_id: i for i in details.collection.items} if details.collection is not None else {}
+    total = Decimal(0)
+    for line in details.item.lines or []:
+        bought = ordered.get(line.product_id)
+        if bought is not None and bought.price is not None and line.quantity:
+            total += bought.price * line.quantity
+    return total
+
+
+# --- a part of a page that the rest does not need -------------------------------------------------------------
+
+
+def read_or_reason(read: Callable[[], T]) -> tuple[T | None, str | None]:
+    """``(read(), None)``, or ``(None, why)`` when DynamoDB refused the read (a table not created yet, ...): for the
+    part of a page that the rest does not need (the home page's numbers, a product's sales), which then says why
+    instead. When DynamoDB does not answer, the error goes on: the page answers 503."""
+    try:
+        return read(), None
+    except DYNAMODB_ERRORS as exc:
+        if did_not_answer(exc):
+            raise
+        log.warning("left out of the page: %s", exc)
+        return None, str(exc)
