@@ -21,7 +21,7 @@ from adminview.reads import Range, Raw, each_shard, get_many, query
 from dynamo import ddb_json
 from shop import keys
 from shop.errors import InvalidInput
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 MAX_DAYS = 366
 CENT = Decimal("0.01")

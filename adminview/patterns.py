@@ -13,7 +13,7 @@ from adminview import schema, search, selectors
 from adminview.reads import RowsPage
 from dynamo.paging import Key, Page
 from shop import keys
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 from shop.pattern_registry import AccessPattern, Param
 
 VIEW = "admin view"

@@ -59,10 +59,10 @@ def _row(raw: Raw, position: str) -> ReturnRow:
 def statuses_of(status: str) -> tuple[str, ...]:
     """The statuses a ``status=`` parameter names: ``open`` (awaiting action) or one status."""
     if status == OPEN:
-        return return_keys.OPEN
-    if status in return_keys.STATUSES:
+        return return_keys.OPEN_STATUSES
+    if status in set(return_keys.ReturnStatus):
         return (status,)
-    raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.STATUSES)}")
+    raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.ReturnStatus)}")
 
 
 def returns(*, status: str = OPEN, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[ReturnRow]:

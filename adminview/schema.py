@@ -57,7 +57,7 @@ from typing import Final
 
 from returns import keys as return_keys
 from shop import keys
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 # --- indexes -----------------------------------------------------------------------------------------------
 

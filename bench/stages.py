@@ -19,7 +19,8 @@ from bench.measure import alternate, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
 from shop import access_patterns, history, orders, seed_ids, seeding
-from shop.models import SHOP_TABLE, OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import SHOP_TABLE, ShopItem
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100

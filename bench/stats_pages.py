@@ -18,7 +18,7 @@ from adminview.numbers import decimal_of
 from adminview.schema import category_name
 from dynamo import ddb_json
 from shop import keys, seeding
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 LAST_DAY = seeding.DEFAULT_UNTIL - timedelta(days=1)
 MONTH = (LAST_DAY - timedelta(days=29), LAST_DAY)

@@ -14,7 +14,7 @@ from adminview.search import MAX_TERM, term_of
 from adminview.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 from shop.pattern_registry import Param, check_params
 
 DEFAULT_PAGE = 50

@@ -13,7 +13,7 @@ from django import forms
 from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from dashboard.forms import ListForm
 from returns import refunds, services
-from returns.models import ReturnStatus
+from returns.keys import ReturnStatus
 from shop import keys
 from shop.errors import InvalidInput
 

@@ -22,14 +22,15 @@ from typing import Any
 
 from adminview import numbers, schema
 from adminview.anchor import Bookkeeping, Implied
-from dynamo import conf, ddb_json
+from dynamo import ddb_json
 from returns import keys as return_keys
+from returns.keys import ReturnStatus
 from shop import keys
 
 Item = dict[str, Any]
 RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines")
 REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId")
-GOODS_BACK = frozenset({return_keys.RECEIVED, return_keys.REFUNDED})
+GOODS_BACK = frozenset({ReturnStatus.RECEIVED, ReturnStatus.REFUNDED})
 ONE = Decimal(1)
 
 
@@ -65,7 +66,7 @@ class ReturnState:
             return Implied(self.key, None, {}, {})
         status, requested = ddb_json.string(self.facts, "Status"), ddb_json.string(self.facts, "Requested")
         anchor = _item(self.key, schema.RETURN, ReturnId=ddb_json.s(self.return_id), **self.facts)
-        if status in return_keys.STATUSES:
+        if status in set(ReturnStatus):
             index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.return_id, list_shards)
             anchor[index.hash_key] = ddb_json.s(schema.return_status_partition(str(status), shard))
             anchor[index.range_key] = ddb_json.s(schema.return_position(requested, self.return_id))
@@ -154,7 +155,7 @@ class ReturnsSource:
     name = "returns"
 
     def table_name(self) -> str:
-        return conf.returns_table_name()
+        return return_keys.table_name()
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key

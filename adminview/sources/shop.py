@@ -24,9 +24,9 @@ from typing import Any
 
 from adminview import numbers, schema
 from adminview.anchor import Bookkeeping, Implied
-from dynamo import conf, ddb_json
+from dynamo import ddb_json
 from shop import keys
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
@@ -386,7 +386,7 @@ class ShopSource:
     name = "shop"
 
     def table_name(self) -> str:
-        return conf.shop_table_name()
+        return keys.table_name()
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key

@@ -31,25 +31,24 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
 from dashboard.views.common import partial, validated
-from dynamo import ddb_json
 from dynamo.errors import DomainError
 from shop import keys
 from shop.errors import OrderConflict
-from shop.plain import from_attribute_values
+from shop.plain import from_attribute_values, plain_attribute
 
 TEMPLATE = "dashboard/consistency.html"
 ABSENT = "—"
 
 
 def _plain(value: Any) -> Any:
-    return None if value is None else ddb_json.plain(value)
+    return None if value is None else plain_attribute(value)
 
 
 def _shown(value: Any) -> str:
     """An attribute's value as a person reads it: text as it is, anything else as compact JSON."""
     if value is None:
         return ABSENT
-    plain = ddb_json.plain(value)
+    plain = plain_attribute(value)
     return plain if isinstance(plain, str) else json.dumps(plain, sort_keys=True, default=str)
 
 

@@ -48,7 +48,8 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
-from shop.models import Invoice, OrderItem, OrderStatus, Shipment, ShipmentItem
+from shop.keys import OrderStatus
+from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"

@@ -38,7 +38,8 @@ from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import refunds, services
 from returns.errors import RefundTooLarge, ReturnConflict, UnknownWarehouse
-from returns.models import OPEN_STATUSES, ReturnItem
+from returns.keys import OPEN_STATUSES
+from returns.models import ReturnItem
 from shop.audit import Actor
 from shop.errors import InvalidInput, NotFound
 from shop.order_reads import OrderCollection, order_collection

@@ -11,7 +11,8 @@ from adminview import sync_status
 from adminview.handler import handler
 from adminview.poller import Poller
 from adminview.sync_status import Heartbeat, freshness_of
-from dynamo import conf
+from returns import keys as return_keys
+from shop import keys as shop_keys
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.ddb_local
 
 def shop_heartbeats() -> list[sync_status.Heartbeat]:
     """The heartbeats of the shop table's stream (the poller follows the returns table's too)."""
-    return [beat for beat in sync_status.heartbeats() if beat.table in (None, conf.shop_table_name())]
+    return [beat for beat in sync_status.heartbeats() if beat.table in (None, shop_keys.table_name())]
 
 
 def test_poller_keeps_one_heartbeat_per_shard_that_never_moves_back(shop_table: str, admin_view_table: str) -> None:
@@ -122,7 +123,7 @@ def test_each_source_has_its_own_heartbeats_and_freshness(shop_table: str, admin
     beats = sync_status.heartbeats()
     assert {b.source for b in beats} == {"shop", "returns"}
     assert all(
-        b.source_table == (conf.shop_table_name() if b.source == "shop" else conf.returns_table_name()) for b in beats
+        b.source_table == (shop_keys.table_name() if b.source == "shop" else return_keys.table_name()) for b in beats
     )
     fresh = sync_status.freshness_by_source(beats)
     assert set(fresh) == {"shop", "returns"} and all(f.caught_up for f in fresh.values())
@@ -142,7 +143,7 @@ def test_one_lambda_environment_keeps_one_heartbeat_per_source(shop_table: str, 
     beats = {b.source: b for b in sync_status.heartbeats()}
     assert set(beats) == {"shop", "returns"}
     assert beats["shop"].writer.startswith("lambda|") and beats["shop"].writer.endswith("|shop")
-    assert beats["returns"].writer.endswith("|returns") and beats["returns"].source_table == conf.returns_table_name()
+    assert beats["returns"].writer.endswith("|returns") and beats["returns"].source_table == return_keys.table_name()
     assert beats["shop"].seq == shop_records[-1]["dynamodb"]["SequenceNumber"]
     assert beats["returns"].seq == returns_records[-1]["dynamodb"]["SequenceNumber"]
     fresh = sync_status.freshness_by_source(list(beats.values()))
