@@ -9,9 +9,9 @@ from django.core.validators import validate_email
 from django.http import QueryDict
 from django.urls import reverse_lazy
 
-from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
-from adminview.search import MAX_TERM, term_of
-from adminview.selectors import NEWEST, OLDEST, Dates
+from adminview.core.schema import ACTIVITY_KINDS, LISTED_STATUSES
+from adminview.reads.search import MAX_TERM, term_of
+from adminview.reads.selectors import NEWEST, OLDEST, Dates
 from shop import keys, tracking
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
@@ -295,7 +295,7 @@ class JumpForm(forms.Form):
 
 class SearchForm(ListForm):
     """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
-    (``adminview.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
+    (``adminview.reads.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
     otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
     works as a plain form without JavaScript."""
 

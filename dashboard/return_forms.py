@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from django import forms
 
-from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
+from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from dashboard.forms import ListForm
 from returns import refunds, services
 from returns.keys import ReturnStatus

@@ -105,7 +105,7 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
 def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """A new, empty admin view table (and its sync table: checkpoints, dead letters) for this test;
     ADMIN_VIEW_TABLE_NAME / ADMIN_VIEW_SYNC_TABLE_NAME point at them too. Returns the view table's name."""
-    from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
+    from adminview.tables import ADMIN_VIEW_TABLE, SYNC_TABLE
 
     originals = (ADMIN_VIEW_TABLE.model.Meta.table_name, SYNC_TABLE.model.Meta.table_name)
     name, sync_name = fresh_tables((ADMIN_VIEW_TABLE, "AdminView"), (SYNC_TABLE, "AdminViewSync"))

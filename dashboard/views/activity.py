@@ -10,7 +10,7 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import activity as staff_activity
+from adminview.reads import activity as staff_activity
 from dashboard import cursors
 from dashboard.forms import ActivityForm
 from dashboard.htmx import HtmxHttpRequest

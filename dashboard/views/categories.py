@@ -14,8 +14,8 @@ from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
-from adminview.selectors import CategoryOrderRow
+from adminview.reads import selectors
+from adminview.reads.selectors import CategoryOrderRow
 from dashboard import cursors
 from dashboard.category_names import category_has_orders
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell

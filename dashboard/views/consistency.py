@@ -1,6 +1,6 @@
 """``/orders/<oid>/consistency/``: one order's view items beside what its source items imply (the shop's order,
 its refunds and returns in the returns table), with a verdict per source partition and for the order
-(``adminview.consistency``), and the superusers' repair of that order's view items.
+(``adminview.repair.consistency``), and the superusers' repair of that order's view items.
 
 Reads: the order's returns (a GSI1 Query), the anchors (BatchGetItem), the shop partition, the refunds partition
 and one per return (Queries), the view items (BatchGetItem) and the heartbeats (a Query), twice when the first
@@ -19,11 +19,11 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import consistency
-from adminview.consistency import Part, Report
-from adminview.partition import Item as Image
-from adminview.schema import Key as ViewKey
-from adminview.sync_status import Freshness
+from adminview.core.schema import Key as ViewKey
+from adminview.reads.sync_freshness import Freshness
+from adminview.repair import consistency
+from adminview.repair.consistency import Part, Report
+from adminview.repair.partition import Item as Image
 from dashboard import freshness
 from dashboard.actors import actor_of
 from dashboard.forms import ConsistencyForm

@@ -11,7 +11,7 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
+from adminview.reads import selectors
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, payment_list, timestamp
 from dashboard.display import plain_amount

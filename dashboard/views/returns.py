@@ -22,8 +22,8 @@ from django.urls import reverse
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import returns_reads
-from adminview.returns_reads import ReturnRow
+from adminview.reads import returns_reads
+from adminview.reads.returns_reads import ReturnRow
 from dashboard import cursors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp

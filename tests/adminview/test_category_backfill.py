@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from adminview import number_reads
+from adminview.reads import number_reads
 from dynamo import backfill, ddb_json
 from dynamo.client import client_of
 from shop import migrations, seeding

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from adminview import activity as staff_activity
-from adminview import rebuild, returns_reads, selectors
-from adminview.handler import handler
+from adminview.reads import activity as staff_activity
+from adminview.reads import returns_reads, selectors
+from adminview.repair import rebuild
+from adminview.sync.handler import handler
 from returns.keys import ReturnStatus
 from returns.models import ReturnItem
 from shop import orders
