@@ -2,14 +2,14 @@
 units that applying each record causes, by the ``EntityType`` of the item it changed.
 
 The sync writes for whole batches (one anchor write for all of an order's records in a batch, sums merged across
-anchors), so a call's units cannot be traced back to one record. Instead the sample is folded again, one record
-at a time, by the product's own pure core (``adminview.apply.prepare`` and ``fold``, the source's ``read_state``,
-``adminview.anchor.plan``, ``adminview.numbers``), from a view held in memory, and each record's ``Writes`` are
-weighed as the sync would send them (``adminview.apply._apply_once``): its entries in a BatchWriteItem, its
-counted item and sum updates in a TransactWriteItems when its sums changed, then its anchor's conditional
-PutItem (or DeleteItem); a staff change's activity entries in a BatchWriteItem. Weights are DynamoDB's billing
-rules (``bench.sync.written_items``). This is each record *applied alone*: an upper bound of what the batched
-sync writes for the same records. No DynamoDB call is made.
+anchors), so a call's units cannot be traced back to one record. Instead the sample is folded again, one record at a
+time, by the product's own pure core (``adminview.sync.apply.prepare`` and ``fold``, the source's ``read_state``,
+``adminview.core.anchor.plan``, ``adminview.core.numbers``), from a view held in memory, and each record's
+``Writes`` are weighed as the sync would send them (``adminview.sync.apply._apply_once``): its entries in a
+BatchWriteItem, its counted item and sum updates in a TransactWriteItems when its sums changed, then its anchor's
+conditional PutItem (or DeleteItem); a staff change's activity entries in a BatchWriteItem. Weights are DynamoDB's
+billing rules (``bench.sync.written_items``). This is each record *applied alone*: an upper bound of what the
+batched sync writes for the same records. No DynamoDB call is made.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from adminview import numbers, schema
-from adminview.anchor import Item
-from adminview.apply import Prepared, counting_transactions, fold, prepare
+from adminview.core import numbers, schema
+from adminview.core.anchor import Item
+from adminview.sync.apply import Prepared, counting_transactions, fold, prepare
 from bench.sync import Written, written_items
 from dynamo import ddb_json
 

@@ -13,8 +13,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from adminview import number_reads
-from adminview.schema import UNCATEGORIZED
+from adminview.core.schema import UNCATEGORIZED
+from adminview.reads import number_reads
 from bench import repair, sync
 from shop import seeding
 

@@ -91,8 +91,8 @@ def table_specs() -> list[tuple[str, TableSpec]]:
 _ENV_FOR = {
     "shop.models.SHOP_TABLE": "SHOP_TABLE_NAME",
     "returns.models.RETURNS_TABLE": "RETURNS_TABLE_NAME",
-    "adminview.models.ADMIN_VIEW_TABLE": "ADMIN_VIEW_TABLE_NAME",
-    "adminview.models.SYNC_TABLE": "ADMIN_VIEW_SYNC_TABLE_NAME",
+    "adminview.tables.ADMIN_VIEW_TABLE": "ADMIN_VIEW_TABLE_NAME",
+    "adminview.tables.SYNC_TABLE": "ADMIN_VIEW_SYNC_TABLE_NAME",
     "dynamo.checkpoints.CHECKPOINT_TABLE": "MIGRATIONS_TABLE_NAME",
 }
 

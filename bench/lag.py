@@ -1,5 +1,5 @@
 """Write-to-page lag with the sync following the stream as it runs in production: the product's poller
-(``adminview.poller.Poller`` with ``run(follow=True)`` in a thread, its own poll interval), first idle, then while
+(``adminview.sync.poller.Poller`` with ``run(follow=True)`` in a thread, its own poll interval), first idle, then while
 a bulk writer (``manage.py seed_shop`` in a child process, another seed) adds customers, products and orders to
 the same tables: at half the seeding stage's pace (``seed_shop --rate``), and at full speed.
 
@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
-from adminview.poller import Poller
+from adminview.sync.poller import Poller
 from bench import repair, stages
 from bench.measure import percentile
 from shop import keys, seeding

@@ -13,7 +13,8 @@ from bench.stages import INVOICE_YEAR, Subjects
 from dynamo import ddb_json
 from dynamo.client import client_of
 from shop import keys
-from shop.models import SHOP_TABLE, OrderStatus
+from shop.keys import OrderStatus
+from shop.models import SHOP_TABLE
 
 
 def _scan(

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from adminview.models import ADMIN_VIEW_TABLE
+from adminview.tables import ADMIN_VIEW_TABLE
 from bench import cpu
 from dynamo.client import client_of
 from dynamo.tables import delete_table, ensure_table

@@ -160,8 +160,8 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     """Every stage for one size, each result stored in ``size`` and saved (``save()``) as soon as it is known,
     so a long run stopped midway keeps what it measured. The naive Scans, the slowest stage, run near the end; the
     lag under a bulk writer runs last, since its writer grows the shop."""
-    from adminview import schema
-    from adminview.models import ViewItem
+    from adminview.core import schema
+    from adminview.tables import ViewItem
     from bench import by_kind, category_backfill, env, lag, naive, order_life, repair, stages, sync
     from shop import seeding
 

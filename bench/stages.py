@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from adminview import number_reads, returns_reads, search, selectors, sync_status
+from adminview.reads import number_reads, returns_reads, search, selectors, sync_freshness
 from bench import cpu, stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
 from shop import access_patterns, history, orders, seed_ids, seeding
-from shop.models import SHOP_TABLE, OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import SHOP_TABLE, ShopItem
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
@@ -183,7 +184,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def pending() -> None:
         page = selectors.pending_orders(limit=PAGE_LIMIT)
         profiles_of(row.customer_id for row in page.rows)  # the customers' names
-        sync_status.freshness()  # the page's "as of ..., N s behind" line
+        sync_freshness.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
         access_patterns.customer_by_id(customer_id=subjects.customer_id)
@@ -194,7 +195,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def buyers() -> None:
         access_patterns.product_by_id(product_id=subjects.product_id)
         selectors.product_buyers(product_id=subjects.product_id, limit=BUYERS_LIMIT)
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def order() -> None:
         collection = orders.order_collection(subjects.order_id)
@@ -203,11 +204,11 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     def returns_queue() -> None:
         returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def search_page() -> None:
         search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
@@ -215,7 +216,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
         number_reads.product_months(product_id=subjects.product_id)  # the units sold per month
         number_reads.returned_units(product_id=subjects.product_id)  # and returned (the return rate)
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def warehouse() -> None:
         sections(warehouse_sections(warehouse_id))

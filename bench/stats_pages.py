@@ -1,5 +1,5 @@
 """The numbers pages in the benchmark: ``/stats/status/``, ``/stats/daily/`` over 30 and 366 days,
-``/stats/categories/`` and ``/stats/refunds/`` over 30 days, each with its data layer (``adminview.number_reads``,
+``/stats/categories/`` and ``/stats/refunds/`` over 30 days, each with its data layer (``adminview.reads.number_reads``,
 the page's freshness line), and the naive way for the shop's figures: one full Scan of the shop table that sums
 them (``Sums``).
 
@@ -13,12 +13,12 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview import number_reads, sync_status
-from adminview.numbers import decimal_of
-from adminview.schema import category_name
+from adminview.core.numbers import decimal_of
+from adminview.core.schema import category_name
+from adminview.reads import number_reads, sync_freshness
 from dynamo import ddb_json
 from shop import keys, seeding
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 LAST_DAY = seeding.DEFAULT_UNTIL - timedelta(days=1)
 MONTH = (LAST_DAY - timedelta(days=29), LAST_DAY)
@@ -47,22 +47,22 @@ def work() -> dict[str, Callable[[], Any]]:
 
     def status() -> None:
         number_reads.status_counts()
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def daily(days: tuple[date, date]) -> Callable[[], None]:
         def read() -> None:
             number_reads.daily(start=days[0], end=days[1])
-            sync_status.freshness()
+            sync_freshness.freshness()
 
         return read
 
     def categories() -> None:
         number_reads.by_category(start=MONTH[0], end=MONTH[1])
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     def refunds() -> None:
         number_reads.refunds_daily(start=MONTH[0], end=MONTH[1])
-        sync_status.freshness()
+        sync_freshness.freshness()
 
     return {
         "stats_refunds_30": refunds,

@@ -1,4 +1,4 @@
-"""The sync stages: the shop table's stream read by the product's own poller (``adminview.poller``: every shard,
+"""The sync stages: the shop table's stream read by the product's own poller (``adminview.sync.poller``: every shard,
 expired iterators renewed from its checkpoint) into the same code as the Lambda handler.
 
 Measured over the whole stream: records/s, each record's lag (applied minus ``ApproximateCreationDateTime``),
@@ -33,9 +33,10 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview import schema, selectors
-from adminview.models import ViewItem
-from adminview.poller import Poller
+from adminview.core import schema
+from adminview.reads import selectors
+from adminview.sync.poller import Poller
+from adminview.tables import ViewItem
 from bench import cpu
 from bench.measure import percentile
 from dynamo import ddb_json

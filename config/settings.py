@@ -197,8 +197,8 @@ STORAGES = {
 DYNAMODB_TABLES = [
     "shop.models.SHOP_TABLE",
     "returns.models.RETURNS_TABLE",
-    "adminview.models.ADMIN_VIEW_TABLE",
-    "adminview.models.SYNC_TABLE",
+    "adminview.tables.ADMIN_VIEW_TABLE",
+    "adminview.tables.SYNC_TABLE",
     "dynamo.checkpoints.CHECKPOINT_TABLE",
 ]
 

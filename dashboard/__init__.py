@@ -6,6 +6,6 @@ Pages: ``/`` home, ``/orders/pending/`` (AV2: the pending tab of ``/orders/?stat
 ``/customers/<cid>/`` (pattern 1 + AV1), ``/customers/<cid>/invoices/?from=&to=`` (pattern 15),
 ``/products/<pid>/buyers/`` (AV3 + AV4). Lists take ``?limit=1..500``, ``?cursor=`` (signed) and ``?format=csv``;
 order lists also ``?sort=newest|oldest&from=&to=``.
-The admin view is read only through ``adminview.selectors``; ship/cancel need the ``fulfilment`` group
+The admin view is read only through ``adminview.reads.selectors``; ship/cancel need the ``fulfilment`` group
 (or superuser, see ``dashboard.permissions``). Cost headers and CSP: ``dashboard.middleware``.
 """

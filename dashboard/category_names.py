@@ -3,9 +3,9 @@
 Each answer is a constant number of DynamoDB calls whatever the tables hold (never a Scan):
 
 - ``known_categories``: every category some product holds (the sync counts each category's products,
-  ``adminview.number_reads.categories``), plus any the caller already knows (the product's own);
+  ``adminview.reads.number_reads.categories``), plus any the caller already knows (the product's own);
 - ``category_has_orders``: whether any order holds the category (the category lists,
-  ``adminview.selectors.category_orders``: one Query per write shard and one BatchGetItem of at most one order).
+  ``adminview.reads.selectors.category_orders``: one Query per write shard and one BatchGetItem of at most one order).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
-from adminview import number_reads, selectors
+from adminview.reads import number_reads, selectors
 
 FIRST_DAY, LAST_DAY = date(1970, 1, 1), date(9999, 12, 30)
 

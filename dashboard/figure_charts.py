@@ -1,4 +1,4 @@
-"""The numbers as the dashboard shows them: the sync's figures (``adminview.number_reads``) turned into charts
+"""The numbers as the dashboard shows them: the sync's figures (``adminview.reads.number_reads``) turned into charts
 (``dashboard.charts``), sums over periods and per category, and the links from a bar to its page."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.urls import reverse
 
-from adminview import schema
-from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay
+from adminview.core import schema
+from adminview.reads.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
 from dashboard.display import money

@@ -1,7 +1,7 @@
 """How fresh the admin view is, for the pages that read it: one cheap read, cached briefly per process, and the
 line each page shows, naming the sources its figures come from.
 
-The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync_status``), split by source
+The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync.sync_status``), split by source
 in Python; caching the answer for ``CACHE_S`` keeps a busy dashboard at no more than one such Query per second
 per process, and every page at most one extra DynamoDB call whatever sources it names.
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from adminview.sources import sources
-from adminview.sync_status import Freshness, freshness_by_source, heartbeats, least_fresh
+from adminview.core.sources import sources
+from adminview.reads.sync_freshness import Freshness, freshness_by_source, heartbeats, least_fresh
 from dynamo.no_answer import did_not_answer
 
 log = logging.getLogger(__name__)

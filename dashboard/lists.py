@@ -37,7 +37,7 @@ CSV_PAGE = MAX_ROWS  # rows per selector call while streaming a CSV export
 
 
 class Paged(Protocol[R_co]):
-    """What a selector answers (``adminview.reads.RowsPage``, ``dashboard.selectors.KeyPage``): a page of rows and
+    """What a selector answers (``adminview.reads.reads.RowsPage``, ``dashboard.selectors.KeyPage``): a page of rows and
     the position after its last (None: no more)."""
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from adminview import selectors
+from adminview.reads import selectors
 from dynamo import ddb_json
 from shop.models import Address, Customer
 

@@ -23,7 +23,7 @@ from dashboard.views import (
     sync,
     warehouses,
 )
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 app_name = "dashboard"
 

@@ -12,19 +12,9 @@ import os
 
 import botocore.session
 
-DEFAULT_SHOP_TABLE = "OnlineShop"
 DEFAULT_ADMIN_VIEW_TABLE = "AdminViewTable"
 DEFAULT_MIGRATIONS_TABLE = "ShopMigrations"
-DEFAULT_RETURNS_TABLE = "ShopReturns"
 FALLBACK_REGION = "us-east-1"
-
-
-def shop_table_name() -> str:
-    return os.environ.get("SHOP_TABLE_NAME") or DEFAULT_SHOP_TABLE
-
-
-def returns_table_name() -> str:
-    return os.environ.get("RETURNS_TABLE_NAME") or DEFAULT_RETURNS_TABLE
 
 
 def admin_view_table_name() -> str:

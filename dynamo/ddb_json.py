@@ -4,22 +4,19 @@ attribute values by their type tags.
 Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Everything that
 reads an attribute out of one, or builds one, goes through these functions, so a value of an unexpected type
 (a number where a string was expected, an image from another service) is handled the same way everywhere: the
-readers return None instead of raising.
+readers return None instead of raising. Standard library only (plain Python values of an item:
+``shop.plain``), so the admin view's pure core may read images with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, cast
-
-from boto3.dynamodb.types import TypeDeserializer
+from typing import Any
 
 Value = dict[str, Any]
 Item = dict[str, Value]
 Key = tuple[str, str]
-
-_deserializer = TypeDeserializer()
 
 
 # --- building ----------------------------------------------------------------------------------------------
@@ -138,48 +135,3 @@ def maybe_key(item: Mapping[str, Any] | None) -> Key | None:
     """``(PK, SK)``, or None when either is missing (malformed records, foreign items)."""
     pk, sk = string(item, "PK"), string(item, "SK")
     return (pk, sk) if pk is not None and sk is not None else None
-
-
-# --- plain values ------------------------------------------------------------------------------------------
-
-
-def plain_value(value: Any) -> Any:
-    """A deserialized value made JSON-friendly: whole Decimals as int, others as float, sets as sorted lists,
-    bytes as hex."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, dict):
-        return {k: plain_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain_value(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(plain_value(v) for v in value)
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).hex()
-    return value
-
-
-def _plain_number(value: str) -> Any:
-    return int(value) if value.lstrip("-").isdigit() else plain_value(_deserializer.deserialize({"N": value}))
-
-
-def plain(value: Mapping[str, Any]) -> Any:
-    """One DynamoDB JSON value as ``plain_value(TypeDeserializer().deserialize(value))`` gives it, without the
-    Decimal round trip for the common types."""
-    if "S" in value:
-        return value["S"]
-    if "N" in value:
-        return _plain_number(value["N"])
-    if "M" in value:
-        return {k: plain(v) for k, v in value["M"].items()}
-    if "L" in value:
-        return [plain(v) for v in value["L"]]
-    if "BOOL" in value:
-        return value["BOOL"]
-    if "NULL" in value:
-        return None
-    if "SS" in value:
-        return sorted(value["SS"])
-    if "NS" in value:
-        return sorted(_plain_number(v) for v in value["NS"])
-    return plain_value(_deserializer.deserialize(cast("Any", value)))  # BS, NULL-free odd types: boto3 knows them

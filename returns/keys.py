@@ -15,6 +15,9 @@ refunded       ``o#<oid>``      ``REFUNDED``                                    
 
 from __future__ import annotations
 
+import os
+from enum import StrEnum
+
 from shop import keys as shop_keys
 from shop.keys import EntityKeys
 
@@ -24,9 +27,27 @@ ORDER = shop_keys.ORDER
 REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
 
-REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED = "REQUESTED", "APPROVED", "REJECTED", "RECEIVED", "REFUNDED"
-STATUSES = (REQUESTED, APPROVED, REJECTED, RECEIVED, REFUNDED)
-OPEN = (REQUESTED, APPROVED, RECEIVED)  # awaiting staff: the queue
+DEFAULT_TABLE = "ShopReturns"
+
+
+def table_name() -> str:
+    """The returns table's name (``RETURNS_TABLE_NAME``): here, not in ``dynamo.conf``, so the admin view's pure core
+    can name the table its source reads without importing the DynamoDB plumbing."""
+    return os.environ.get("RETURNS_TABLE_NAME") or DEFAULT_TABLE
+
+
+class ReturnStatus(StrEnum):
+    """The statuses a return goes through, as stored (never rename one)."""
+
+    REQUESTED = "REQUESTED"
+    APPROVED = "APPROVED"
+    REJECTED = "REJECTED"
+    RECEIVED = "RECEIVED"
+    REFUNDED = "REFUNDED"
+
+
+# Returns that await staff: the queue's default (``open``) lists these.
+OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
 
 
 def return_id(value: str) -> str:

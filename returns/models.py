@@ -10,32 +10,19 @@ order's refunded total) is ours alone: the condition that keeps refunds within w
 from __future__ import annotations
 
 from decimal import Decimal
-from enum import StrEnum
 
 from pynamodb.attributes import Attribute, DiscriminatorAttribute, ListAttribute, UnicodeAttribute
 from pynamodb.constants import STRING
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 
-from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from returns import keys
+from returns.keys import ReturnStatus
 from shop import keys as shop_keys
 from shop.attributes import DecimalNumberAttribute, IntStringAttribute, Map, TimestampAttribute, to_decimal
 
 CENT = Decimal("0.01")
-
-
-class ReturnStatus(StrEnum):
-    REQUESTED = keys.REQUESTED
-    APPROVED = keys.APPROVED
-    REJECTED = keys.REJECTED
-    RECEIVED = keys.RECEIVED
-    REFUNDED = keys.REFUNDED
-
-
-# Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = tuple(ReturnStatus(status) for status in keys.OPEN)
 
 
 class AmountAttribute(Attribute[Decimal]):
@@ -63,7 +50,7 @@ class GSI1(GlobalSecondaryIndex["ReturnsItem"]):
 
 class ReturnsItem(InstrumentedModel):
     class Meta(BaseMeta):
-        table_name = conf.returns_table_name()
+        table_name = keys.table_name()
         stream_view_type = "NEW_AND_OLD_IMAGES"
 
     pk = UnicodeAttribute(hash_key=True, attr_name="PK")

@@ -21,8 +21,9 @@ from decimal import Decimal
 from dynamo.batch import write_models
 from dynamo.ratelimit import TokenBucket
 from returns import keys
-from returns.models import OrderRefunds, Refund, ReturnItem, ReturnLine, ReturnsItem, ReturnStatus
-from shop.models import OrderStatus
+from returns.keys import ReturnStatus
+from returns.models import OrderRefunds, Refund, ReturnItem, ReturnLine, ReturnsItem
+from shop.keys import OrderStatus
 from shop.seeding import PlannedOrder, SeedPlan, paced
 
 RETURN_SHARE = 0.12  # of the delivered orders

@@ -34,13 +34,15 @@ from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import ReturnConflict
-from returns.models import ReturnItem, ReturnLine, ReturnsItem, ReturnStatus
+from returns.keys import ReturnStatus
+from returns.models import ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
-from shop.models import Order, OrderStatus
+from shop.keys import OrderStatus
+from shop.models import Order
 from shop.order_reads import OrderCollection, order_collection
 from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now

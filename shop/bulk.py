@@ -23,7 +23,8 @@ from dynamo.no_answer import did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
-from shop.models import Order, OrderStatus
+from shop.keys import OrderStatus
+from shop.models import Order
 from shop.order_reads import order_by_id
 
 ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {

@@ -6,7 +6,9 @@ so bad input is rejected before it reaches DynamoDB.
 
 from __future__ import annotations
 
+import os
 import re
+from enum import StrEnum
 from typing import Required, TypedDict
 
 from shop.errors import InvalidInput
@@ -25,6 +27,24 @@ SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no
 TRANSACTION = "t#"  # admin view: a payment by its transaction id
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
+
+DEFAULT_TABLE = "OnlineShop"
+
+
+def table_name() -> str:
+    """The shop table's name (``SHOP_TABLE_NAME``): here, not in ``dynamo.conf``, so the admin view's pure core
+    can name the table its source reads without importing the DynamoDB plumbing."""
+    return os.environ.get("SHOP_TABLE_NAME") or DEFAULT_TABLE
+
+
+class OrderStatus(StrEnum):
+    """An order's ``Status``, as stored (never rename one)."""
+
+    PENDING = "PENDING"
+    SHIPPED = "SHIPPED"
+    DELIVERED = "DELIVERED"
+    CANCELLED = "CANCELLED"
+
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 

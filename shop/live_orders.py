@@ -25,7 +25,8 @@ from dynamo.instrumentation import run_in_context
 from dynamo.paging import raw_items
 from shop import keys, orders
 from shop.audit import Actor
-from shop.models import OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import ShopItem
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,8 @@ from dynamo.backfill import Change, Item, Migration
 from dynamo.client import client_of
 from shop import access_patterns, keys
 from shop.delivery import delivery_date_for
-from shop.models import Customer, Order, OrderItem, OrderStatus, Shipment, ShopItem
+from shop.keys import OrderStatus
+from shop.models import Customer, Order, OrderItem, Shipment, ShopItem
 
 PRODUCTS_REMEMBERED = 4096  # products whose category one run keeps (an LRU: memory stays bounded)
 

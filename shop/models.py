@@ -10,7 +10,6 @@ came later (see docs/migrations.md): code that reads them copes with their absen
 from __future__ import annotations
 
 from decimal import Decimal
-from enum import StrEnum
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -22,7 +21,6 @@ from pynamodb.attributes import (
 )
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 
-from dynamo import conf
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from shop import keys
@@ -34,13 +32,7 @@ from shop.attributes import (
     TimestampAttribute,
 )
 from shop.delivery import delivery_date_for
-
-
-class OrderStatus(StrEnum):
-    PENDING = "PENDING"
-    SHIPPED = "SHIPPED"
-    DELIVERED = "DELIVERED"
-    CANCELLED = "CANCELLED"
+from shop.keys import OrderStatus
 
 
 class GSI1(GlobalSecondaryIndex["ShopItem"]):
@@ -85,7 +77,7 @@ class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
 
 class ShopItem(InstrumentedModel):
     class Meta(BaseMeta):
-        table_name = conf.shop_table_name()
+        table_name = keys.table_name()
         stream_view_type = "NEW_AND_OLD_IMAGES"
 
     pk = UnicodeAttribute(hash_key=True, attr_name="PK")

@@ -15,17 +15,8 @@ from shop import keys
 from shop.attributes import to_decimal
 from shop.delivery import delivery_date_for
 from shop.errors import InvalidInput
-from shop.models import (
-    Address,
-    Invoice,
-    InvoiceDetail,
-    Order,
-    OrderItem,
-    OrderStatus,
-    Payment,
-    Shipment,
-    ShipmentItem,
-)
+from shop.keys import OrderStatus
+from shop.models import Address, Invoice, InvoiceDetail, Order, OrderItem, Payment, Shipment, ShipmentItem
 from shop.timestamps import format_ts
 
 SHIPMENT_TYPES = ("Standard", "Express")

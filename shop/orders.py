@@ -33,15 +33,8 @@ from shop import access_patterns, audit, keys, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.models import (
-    Customer,
-    Inventory,
-    Order,
-    OrderItem,
-    OrderStatus,
-    Product,
-    ShopItem,
-)
+from shop.keys import OrderStatus
+from shop.models import Customer, Inventory, Order, OrderItem, Product, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec

@@ -7,7 +7,7 @@ Every pattern answers pages: ``pattern.page(limit=, start_key=, **params)`` retu
 ``Param.clean`` before any call, so the CLI and the explorer refuse the same input with the same message.
 
 This module holds the shop table's patterns (AWS's 16 and ours); the admin view registers its AV1-AV5 in
-``adminview.patterns`` with the same classes (shop never imports adminview).
+``adminview.reads.patterns`` with the same classes (shop never imports adminview).
 """
 
 from __future__ import annotations

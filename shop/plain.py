@@ -4,17 +4,59 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from decimal import Decimal
+from typing import Any, cast
 
+from boto3.dynamodb.types import TypeDeserializer
 from pynamodb.models import Model
 
-from dynamo.ddb_json import plain as plain_attribute
-from dynamo.ddb_json import plain_value
 from dynamo.models import InstrumentedModel
 
 _FIRST = ("PK", "SK", "EntityType")
 
-__all__ = ["as_read", "from_attribute_values", "plain_attribute", "plain_value", "to_json_line", "to_plain"]
+_deserializer = TypeDeserializer()
+
+
+def plain_value(value: Any) -> Any:
+    """A deserialized value made JSON-friendly: whole Decimals as int, others as float, sets as sorted lists,
+    bytes as hex."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: plain_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(plain_value(v) for v in value)
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    return value
+
+
+def _plain_number(value: str) -> Any:
+    return int(value) if value.lstrip("-").isdigit() else plain_value(_deserializer.deserialize({"N": value}))
+
+
+def plain_attribute(value: Mapping[str, Any]) -> Any:
+    """One DynamoDB JSON value as ``plain_value(TypeDeserializer().deserialize(value))`` gives it, without the
+    Decimal round trip for the common types."""
+    if "S" in value:
+        return value["S"]
+    if "N" in value:
+        return _plain_number(value["N"])
+    if "M" in value:
+        return {k: plain_attribute(v) for k, v in value["M"].items()}
+    if "L" in value:
+        return [plain_attribute(v) for v in value["L"]]
+    if "BOOL" in value:
+        return value["BOOL"]
+    if "NULL" in value:
+        return None
+    if "SS" in value:
+        return sorted(value["SS"])
+    if "NS" in value:
+        return sorted(_plain_number(v) for v in value["NS"])
+    return plain_value(_deserializer.deserialize(cast("Any", value)))  # BS, NULL-free odd types: boto3 knows them
 
 
 def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:

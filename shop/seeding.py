@@ -30,7 +30,8 @@ from dynamo.ratelimit import TokenBucket
 from shop import catalog
 from shop.catalog import AddressSpec
 from shop.delivery import delivery_date_for
-from shop.models import OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 from shop.seed_ids import FirstIds
 from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAST_NAMES, STREETS

@@ -6,8 +6,12 @@ from typing import Any
 
 import pytest
 
-from adminview.poller import Stats, sync_once
-from adminview.sources import shop
+from adminview import tables
+from adminview.core import schema
+from adminview.core.sources import shop
+from adminview.sync.poller import Stats, sync_once
+from dynamo import ddb_json
+from dynamo.paging import raw_items
 
 
 def sync_now(**kwargs: Any) -> Stats:
@@ -26,3 +30,44 @@ def break_projection_of(monkeypatch: pytest.MonkeyPatch, source_pk: str) -> None
         return real(key, image)
 
     monkeypatch.setattr(shop.SOURCE, "anchor_of", broken)
+
+
+def view_item(pk: str, sk: str) -> ddb_json.Item:
+    """One view item as stored (DynamoDB JSON, strongly consistent); ``LookupError`` when there is none."""
+    found = tables.read_items([(pk, sk)])[(pk, sk)]
+    if found is None:
+        raise LookupError(f"no view item {pk} {sk}")
+    return found
+
+
+def view_count(pk: str, *, sk: str | None = None, kind: str = schema.ORDER) -> int:
+    """How many items of one kind a view partition (or one sort key of it) holds, strongly consistent."""
+    client, table = tables.view_client()
+    names, values = {"#pk": schema.PK, "#kind": schema.KIND}, {":pk": ddb_json.s(pk), ":kind": ddb_json.s(kind)}
+    condition = "#pk = :pk"
+    if sk is not None:
+        condition += " AND #sk = :sk"
+        names["#sk"], values[":sk"] = schema.SK, ddb_json.s(sk)
+    found = raw_items(
+        client,
+        "query",
+        TableName=table,
+        KeyConditionExpression=condition,
+        FilterExpression="#kind = :kind",
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=values,
+        ConsistentRead=True,
+    )
+    return sum(1 for _ in found)
+
+
+def put_view_item(pk: str, sk: str, kind: str, **strings: str) -> None:
+    """A view item written by hand (an item no source implies, for the rebuild to find)."""
+    client, table = tables.view_client()
+    item = {**ddb_json.key(pk, sk), schema.KIND: ddb_json.s(kind), **{n: ddb_json.s(v) for n, v in strings.items()}}
+    client.put_item(TableName=table, Item=item)
+
+
+def delete_view_item(pk: str, sk: str) -> None:
+    client, table = tables.view_client()
+    client.delete_item(TableName=table, Key=ddb_json.key(pk, sk))

@@ -123,7 +123,7 @@ def shop_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
 def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """An empty admin view table (and its sync table: checkpoints, dead letters) for this test;
     ADMIN_VIEW_TABLE_NAME / ADMIN_VIEW_SYNC_TABLE_NAME point at them too. Returns the view table's name."""
-    from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
+    from adminview.tables import ADMIN_VIEW_TABLE, SYNC_TABLE
 
     with shared(
         (ADMIN_VIEW_TABLE, "AdminView", "ADMIN_VIEW_TABLE_NAME"),

@@ -19,6 +19,7 @@ from bench import report, stages
 from bench.measure import percentile
 from bench.run import new_size, resolve, run_benchmark
 from dynamo.instrumentation import Call, round_trips
+from shop import keys as shop_keys
 
 
 def test_round_trips_count_overlapping_calls_once() -> None:
@@ -454,13 +455,12 @@ def test_the_report_sets_pace_backfill_and_lag_beside_their_goals() -> None:
 
 def _record(seq: int, event: str, new: dict[str, Any] | None = None, old: dict[str, Any] | None = None) -> Any:
     """A shop-table stream record as Lambda delivers it."""
-    from dynamo import conf
 
     image = new or old or {}
     body: dict[str, Any] = {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "SequenceNumber": str(seq)}
     body |= {"NewImage": new} if new else {}
     body |= {"OldImage": old} if old else {}
-    arn = f"arn:aws:dynamodb:eu-west-1:000000000000:table/{conf.shop_table_name()}/stream/2026-01-01T00:00:00.000"
+    arn = f"arn:aws:dynamodb:eu-west-1:000000000000:table/{shop_keys.table_name()}/stream/2026-01-01T00:00:00.000"
     return {"eventID": f"e{seq}", "eventName": event, "eventSourceARN": arn, "dynamodb": body}
 
 

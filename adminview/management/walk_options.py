@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 from tqdm import tqdm
 
-from adminview.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS
+from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS
 
 
 def int_between(low: int, high: int) -> Callable[[str], int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.http import QueryDict
 
-from adminview.schema import LISTED_STATUSES
+from adminview.core.schema import LISTED_STATUSES
 from dashboard.forms.orders import CancelReasonFields, TrackingField, reference
 from shop import keys
 

@@ -10,15 +10,15 @@ from django import forms
 from django.http import QueryDict
 from django.urls import reverse_lazy
 
-from adminview.returns_reads import OPEN  # the queue's default: every return awaiting staff
-from adminview.schema import ACTIVITY_KINDS, LISTED_STATUSES
-from adminview.search import MAX_TERM, term_of
-from adminview.selectors import NEWEST, OLDEST, Dates
+from adminview.core.schema import ACTIVITY_KINDS, LISTED_STATUSES
+from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
+from adminview.reads.search import MAX_TERM, term_of
+from adminview.reads.selectors import NEWEST, OLDEST, Dates
 from dashboard.forms.lists import DEFAULT_PAGE, FilterForm, ListForm, day_field
 from dashboard.forms.ranges import DayRange
-from returns.models import ReturnStatus
+from returns.keys import ReturnStatus
 from shop.errors import InvalidInput
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 from shop.pattern_registry import Param, check_params
 
 QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
@@ -119,7 +119,7 @@ class PatternForm(ListForm):
 
 class SearchForm(ListForm):
     """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
-    (``adminview.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
+    (``adminview.reads.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
     otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
     works as a plain form without JavaScript."""
 

@@ -9,8 +9,8 @@ from typing import Any
 from django.http import HttpResponseBase
 from django.views.decorators.http import require_GET
 
-from adminview import activity as staff_activity
-from adminview.activity import ActivityRow
+from adminview.reads import activity as staff_activity
+from adminview.reads.activity import ActivityRow
 from dashboard.forms.filters import ActivityForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged

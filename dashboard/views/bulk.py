@@ -29,7 +29,7 @@ from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors, error
 from returns import services as return_services
 from shop import bulk
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 
 CONFIRMED = "yes"
 UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first

@@ -1,5 +1,5 @@
 """``/catalogue/``: every product (id, name, price, category, description) by id, from the admin view's catalogue
-index (``adminview.catalogue``: one Query per write shard a page, never a Scan); ``?format=csv`` every row."""
+index (``adminview.reads.catalogue``: one Query per write shard a page, never a Scan); ``?format=csv`` every row."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpResponseBase
 from django.views.decorators.http import require_GET
 
-from adminview.catalogue import CatalogueRow, catalogue
+from adminview.reads.catalogue import CatalogueRow, catalogue
 from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest

@@ -17,7 +17,7 @@ from django.http import HttpResponseBase
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
+from adminview.reads import selectors
 from dashboard.category_names import category_has_orders
 from dashboard.cells import Cell, amount_cell
 from dashboard.display import plain_amount

@@ -1,6 +1,6 @@
 """``/orders/<oid>/consistency/``: one order's view items beside what its source items imply (the shop's order,
 its refunds and returns in the returns table), with a verdict per source partition and for the order
-(``adminview.consistency``), and the superusers' repair of that order's view items.
+(``adminview.repair.consistency``), and the superusers' repair of that order's view items.
 
 Reads: the order's returns (a GSI1 Query), the anchors (BatchGetItem), the shop partition, the refunds partition
 and one per return (Queries), the view items (BatchGetItem) and the heartbeats (a Query), twice when the first
@@ -19,11 +19,11 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import consistency
-from adminview.consistency import Part, Report
-from adminview.partition import Item as Image
-from adminview.schema import Key as ViewKey
-from adminview.sync_status import Freshness
+from adminview.core.schema import Key as ViewKey
+from adminview.reads.sync_freshness import Freshness
+from adminview.repair import consistency
+from adminview.repair.consistency import Part, Report
+from adminview.repair.partition import Item as Image
 from dashboard import freshness
 from dashboard.actors import actor_of
 from dashboard.forms.lookups import ConsistencyForm
@@ -31,25 +31,24 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import partial, validated
 from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
-from dynamo import ddb_json
 from dynamo.errors import DomainError
 from shop import keys
 from shop.errors import OrderConflict
-from shop.plain import from_attribute_values
+from shop.plain import from_attribute_values, plain_attribute
 
 TEMPLATE = "dashboard/consistency.html"
 ABSENT = "—"
 
 
 def _plain(value: Any) -> Any:
-    return None if value is None else ddb_json.plain(value)
+    return None if value is None else plain_attribute(value)
 
 
 def _shown(value: Any) -> str:
     """An attribute's value as a person reads it: text as it is, anything else as compact JSON."""
     if value is None:
         return ABSENT
-    plain = ddb_json.plain(value)
+    plain = plain_attribute(value)
     return plain if isinstance(plain, str) else json.dumps(plain, sort_keys=True, default=str)
 
 

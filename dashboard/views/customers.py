@@ -9,7 +9,7 @@ from typing import Any
 from django.http import HttpResponseBase
 from django.views.decorators.http import require_GET
 
-from adminview import selectors
+from adminview.reads import selectors
 from dashboard import selectors as dashboard_selectors
 from dashboard.cells import DASH, Cell, amount_cell, id_url, payment_list, timestamp
 from dashboard.display import plain_amount

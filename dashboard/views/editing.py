@@ -19,7 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from adminview import selectors
+from adminview.reads import selectors
 from dashboard.actors import actor_of
 from dashboard.category_names import known_categories
 from dashboard.forms.editing import (

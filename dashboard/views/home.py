@@ -17,7 +17,9 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
-from adminview import number_reads, schema, selectors, sync_store
+from adminview.core import schema
+from adminview.reads import number_reads, selectors
+from adminview.sync import sync_store
 from dashboard import figure_charts
 from dashboard.forms.lookups import JumpForm, TransactionForm
 from dashboard.forms.ranges import DEFAULT_CHART_DAYS, RangeForm

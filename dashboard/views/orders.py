@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import selectors
+from adminview.reads import selectors
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
@@ -31,7 +31,8 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
-from shop.models import Invoice, OrderItem, OrderStatus, Shipment, ShipmentItem
+from shop.keys import OrderStatus
+from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"

@@ -10,7 +10,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import number_reads, selectors
+from adminview.reads import number_reads, selectors
 from dashboard import cursors, figure_charts
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount

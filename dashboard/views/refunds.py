@@ -1,13 +1,13 @@
 """Refunds per day (count and amount), as a chart above its table, with ``?format=csv`` (a contract: its columns
 stay as they are): one row for every UTC day of the range, zeros included, from the admin view's counters
-(``adminview.number_reads.refunds_daily``), so the page reads as much whatever the tables hold."""
+(``adminview.reads.number_reads.refunds_daily``), so the page reads as much whatever the tables hold."""
 
 from __future__ import annotations
 
 from django.http import HttpResponseBase
 from django.views.decorators.http import require_GET
 
-from adminview import number_reads
+from adminview.reads import number_reads
 from dashboard import figure_charts
 from dashboard.display import plain_amount
 from dashboard.htmx import HtmxHttpRequest

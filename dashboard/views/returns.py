@@ -22,8 +22,8 @@ from django.urls import reverse
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import returns_reads
-from adminview.returns_reads import ReturnRow
+from adminview.reads import returns_reads
+from adminview.reads.returns_reads import ReturnRow
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
@@ -38,7 +38,8 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import keys as return_keys
 from returns import services
 from returns.errors import RefundTooLarge, ReturnConflict, UnknownWarehouse
-from returns.models import OPEN_STATUSES, ReturnItem
+from returns.keys import OPEN_STATUSES
+from returns.models import ReturnItem
 from shop.audit import Actor
 from shop.errors import InvalidInput
 from shop.order_reads import OrderCollection

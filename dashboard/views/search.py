@@ -1,5 +1,5 @@
 """``/search/?q=``: customers and products by a word of their name, customers also by the start of their email,
-case and accents ignored (``adminview.search``: one Query of the view's search entries a page, whatever the shop
+case and accents ignored (``adminview.reads.search``: one Query of the view's search entries a page, whatever the shop
 holds). The box searches as staff type (htmx swaps the results in) and, without JavaScript, when they press
 Search; "load more" pages on; ``format=csv`` streams every match, each customer and product once.
 """
@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from adminview import search
+from adminview.reads import search
 from dashboard import cursors
 from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest

@@ -1,4 +1,4 @@
-"""The numbers the sync keeps (``adminview.number_reads``): orders by status, per day, and per day and category,
+"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, and per day and category,
 each as a chart above its table.
 
 Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
@@ -15,7 +15,8 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from adminview import number_reads, schema
+from adminview.core import schema
+from adminview.reads import number_reads
 from dashboard import figure_charts
 from dashboard.display import plain_amount
 from dashboard.forms.lists import FormatForm

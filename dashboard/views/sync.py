@@ -4,7 +4,7 @@ letters (each with the source its record came from), the last verify; replay for
 Reads: heartbeats (one Query, split by source), the dead-letter count (one COUNT Query), the last verify (one
 GetItem) and the first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables
 hold.
-Replaying goes through the stream's apply (``adminview.replay``), like ``adminview_deadletters replay``, and
+Replaying goes through the stream's apply (``adminview.sync.replay``), like ``adminview_deadletters replay``, and
 writes the superuser's audit entry in the same transaction that removes the dead letter.
 """
 
@@ -18,8 +18,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from adminview import sync_status, sync_store
-from adminview.replay import replay
+from adminview.sync import sync_status, sync_store
+from adminview.sync.replay import replay
 from dashboard.actors import actor_of
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import is_superuser

@@ -1,5 +1,5 @@
 """The numbers as scans of the shop and returns tables imply them: the oracle the kept figures are compared with
-(written apart from ``adminview.figures`` and ``adminview.sources``, from the pages' contract and
+(written apart from ``adminview.figures`` and ``adminview.core.sources``, from the pages' contract and
 ``docs/returns.md``)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
 
-from adminview import number_reads
-from adminview.table_walk import parallel_scan
+from adminview.reads import number_reads
+from adminview.repair.table_walk import parallel_scan
 from returns.models import ReturnsItem
 from shop.models import ShopItem
 

@@ -16,13 +16,17 @@ from hypothesis import strategies as st
 
 from dynamo.client import client_of
 from returns import services
-from returns.keys import APPROVED, RECEIVED, REFUNDED, REJECTED, REQUESTED, STATUSES
+from returns.keys import ReturnStatus
 from returns.models import ReturnsItem
 from shop.audit import Actor
 from shop.errors import ShopError
 
 WAREHOUSE = "301"
-NEXT = {REQUESTED: APPROVED, APPROVED: RECEIVED, RECEIVED: REFUNDED}  # the way a return moves on
+NEXT: dict[str, str] = {
+    ReturnStatus.REQUESTED: ReturnStatus.APPROVED,
+    ReturnStatus.APPROVED: ReturnStatus.RECEIVED,
+    ReturnStatus.RECEIVED: ReturnStatus.REFUNDED,
+}  # the way a return moves on
 
 
 def _s(value: str) -> dict[str, str]:
@@ -75,14 +79,14 @@ def staff_step(rid: str, status: str, *, reject: bool = False, actor: Actor | No
     """Staff move a return one step on through ``returns.services`` (a request approved, or rejected if told): its
     new status, or None when the domain refused (it changed meanwhile, or the refund is above what remains)."""
     try:
-        if status == REQUESTED and reject:
+        if status == ReturnStatus.REQUESTED and reject:
             services.return_reject(return_id=rid, reason="outside the return window", actor=actor)
-            return REJECTED
-        if status == REQUESTED:
+            return ReturnStatus.REJECTED
+        if status == ReturnStatus.REQUESTED:
             services.return_approve(return_id=rid, actor=actor)
-        elif status == APPROVED:
+        elif status == ReturnStatus.APPROVED:
             services.return_receive(return_id=rid, warehouse_id=WAREHOUSE, actor=actor)
-        elif status == RECEIVED:
+        elif status == ReturnStatus.RECEIVED:
             services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}", actor=actor)
     except ShopError:
         return None
@@ -128,7 +132,7 @@ class ReturnsDesk:
         n, self.steps = self.steps, self.steps + 1
         day = self.days[n % len(self.days)]
         oid, cid = self.placed[n % len(self.placed)] if self.placed else (f"{self.prefix}x{n}", "1001")
-        rid, status = f"{self.prefix}v{n}", STATUSES[n % len(STATUSES)]
+        rid, status = f"{self.prefix}v{n}", tuple(ReturnStatus)[n % len(ReturnStatus)]
         # its returns are of orders it sold itself (the shop's would leave staff nothing to return); its refunds
         # are of the shop's orders
         requested, lines = f"{day}T09:{n % 60:02d}:00", [(f"200{1 + n % 3}", 1 + n % 2)]
@@ -146,11 +150,11 @@ class ReturnsDesk:
             returned, product = self.delivered.pop(0)
             staff_rid = f"{self.prefix}s{n}"
             if request(staff_rid, returned, product):
-                self.staff_open.append((staff_rid, REQUESTED))
+                self.staff_open.append((staff_rid, ReturnStatus.REQUESTED))
                 self.requests += 1
         elif self.staff_open:
             moving, was = self.staff_open.pop(0)
-            now = staff_step(moving, was, reject=was == REQUESTED and self.requests % 3 == 2)
+            now = staff_step(moving, was, reject=was == ReturnStatus.REQUESTED and self.requests % 3 == 2)
             if now in NEXT:
                 self.staff_open.append((moving, now))
 
@@ -160,7 +164,7 @@ class ReturnsDesk:
 # ("service", status, n, day) another service puts a return in that status or a refund of a placed order (paying one
 # of its returns back, if it has any);
 # ("service-move", n) it moves one of its returns on with UpdateItem.
-SERVICE = st.tuples(st.just("service"), st.sampled_from(STATUSES), st.integers(0, 7), st.integers(0, 3))
+SERVICE = st.tuples(st.just("service"), st.sampled_from(tuple(ReturnStatus)), st.integers(0, 7), st.integers(0, 3))
 ACTIONS = st.one_of(st.tuples(st.sampled_from(["return", "move", "service-move"]), st.integers(0, 7)), SERVICE)
 
 
@@ -205,7 +209,7 @@ class Returns:
         elif kind == "return" and self.orders:
             oid, product = self.orders[action[1] % len(self.orders)]
             if request(f"zs{n}", oid, product, self.actor):
-                self.staff[f"zs{n}"] = REQUESTED
+                self.staff[f"zs{n}"] = ReturnStatus.REQUESTED
         elif kind == "move" and self.staff:
             rid = sorted(self.staff)[action[1] % len(self.staff)]
             moved = staff_step(rid, self.staff[rid], reject=action[1] % 3 == 0, actor=self.actor)
@@ -236,6 +240,6 @@ def assert_both_streams_written() -> None:
     items = [i for page in client.get_paginator("scan").paginate(TableName=table) for i in page["Items"]]
     returns = [i for i in items if i["EntityType"]["S"] == "return"]
     refunds = [i for i in items if i["EntityType"]["S"] == "refund"]
-    assert {i["Status"]["S"] for i in returns} == set(STATUSES)
+    assert {i["Status"]["S"] for i in returns} == set(ReturnStatus)
     assert any("WarehouseId" in i for i in returns), "staff received no return"
     assert {"ReturnId" in i for i in refunds} == {True, False}

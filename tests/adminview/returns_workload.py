@@ -12,8 +12,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
 
-from adminview import number_reads
-from adminview.table_walk import parallel_scan
+from adminview.reads import number_reads
+from adminview.repair.table_walk import parallel_scan
 from dynamo import ddb_json
 from dynamo.client import client_of
 from returns.models import ReturnsItem

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dynamo import conf
+from shop import keys as shop_keys
 
 SAMPLE = Path(__file__).parent / "data" / "sam-dynamodb-update.json"
 PLACEHOLDERS = {
@@ -26,7 +26,7 @@ PLACEHOLDERS = {
 def sample_event() -> dict[str, Any]:
     """AWS's sample event, its stream ARN naming the shop table the test writes (the handler dispatches by it)."""
     text = SAMPLE.read_text()
-    for placeholder, value in (PLACEHOLDERS | {"{{{table}}}": conf.shop_table_name()}).items():
+    for placeholder, value in (PLACEHOLDERS | {"{{{table}}}": shop_keys.table_name()}).items():
         text = text.replace(placeholder, value)
     event: dict[str, Any] = json.loads(text)
     return event

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adminview.poller import Poller, ShardState
+from adminview.sync.poller import Poller, ShardState
 from shop import orders
 from shop.models import ShopItem
 

@@ -1,4 +1,4 @@
-"""The one planner of an anchor's writes and the sync's fold (``adminview.anchor``, ``adminview.apply.fold``):
+"""The one planner of an anchor's writes and the sync's fold (``adminview.core.anchor``, ``adminview.sync.apply.fold``):
 pure, no DynamoDB."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adminview import anchor, numbers, schema
-from adminview.apply import Prepared, fold
-from adminview.sources.shop import SOURCE, OrderState
+from adminview.core import anchor, numbers, schema
+from adminview.core.sources.shop import SOURCE, OrderState
+from adminview.sync.apply import Prepared, fold
 from dynamo import ddb_json
 
 DAY = 24 * 3600

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from adminview import number_reads
+from adminview.reads import number_reads
 from dynamo import backfill, ddb_json
 from dynamo.client import client_of
 from shop import migrations, seeding
-from shop.models import OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import ShopItem
 from tests.adminview.figures_oracle import assert_figures_match
 from tests.adminview_helpers import sync_now
 

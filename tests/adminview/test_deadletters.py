@@ -10,19 +10,20 @@ import pytest
 from botocore.exceptions import ClientError
 from django.core.management import CommandError, call_command
 
-from adminview import activity as staff_activity
-from adminview import onfailure, rebuild, sync_store
-from adminview.handler import handle_records, handler
-from adminview.models import OrderSummary
-from adminview.poller import streams_client
-from adminview.replay import replay
+from adminview.reads import activity as staff_activity
+from adminview.repair import rebuild
+from adminview.sync import onfailure, sync_store
+from adminview.sync.handler import handle_records, handler
+from adminview.sync.poller import streams_client
+from adminview.sync.replay import replay
+from dynamo import ddb_json
 from shop import keys, orders
 from shop.audit import Actor
 from shop.models import AuditEntry, ShopItem
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.streams import new_records
-from tests.adminview_helpers import break_projection_of, sync_now
+from tests.adminview_helpers import break_projection_of, sync_now, view_item
 
 pytestmark = pytest.mark.ddb_local
 
@@ -39,7 +40,7 @@ def test_lambda_handler_keeps_failed_records_counts_attempts_and_clears_them(
 
     _response, outcome = handle_records(records)
     assert outcome.dead_lettered == len(bad) == 3 and len(outcome.failed) == 3
-    assert OrderSummary.get("o#good", "#order").status == "PENDING"
+    assert ddb_json.string(view_item("o#good", "#order"), "Status") == "PENDING"
     letters = list(sync_store.dead_letters())
     assert [letter.record for letter in letters] == bad  # whole: eventID, keys, images, seq, eventSourceARN
     assert all(letter.attempts == 1 and "simulated bug" in letter.error for letter in letters)
@@ -87,7 +88,7 @@ def test_replay_says_why_a_record_still_fails_and_exits_non_zero(
     lines = capsys.readouterr().out.splitlines()
     assert lines[-1] == "replayed 3, still failing 0" and all(line.startswith("applied: ") for line in lines[:3])
     assert list(sync_store.dead_letters()) == []
-    assert OrderSummary.get("o#bad", "#order").status == "PENDING"
+    assert ddb_json.string(view_item("o#bad", "#order"), "Status") == "PENDING"
     trail = replay_trail()
     assert [(e.action, e.user, e.order_id) for e in trail] == [("replay", "ops", "bad")] * 3
     assert sorted(e.detail for e in trail) == sorted(letter.position for letter in letters)
@@ -204,7 +205,7 @@ def test_on_failure_messages_become_dead_letters_read_back_from_the_stream(
 
     call_command("adminview_deadletters", "replay")
     assert capsys.readouterr().out.splitlines()[-1] == f"replayed {len(batch)}, still failing 0"
-    assert OrderSummary.get("o#lost", "#order").status == "PENDING"
+    assert ddb_json.string(view_item("o#lost", "#order"), "Status") == "PENDING"
 
 
 class TrimmedStream:

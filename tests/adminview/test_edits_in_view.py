@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from adminview import activity as staff_activity
-from adminview import partition, rebuild, schema, selectors
-from adminview.catalogue import catalogue
-from adminview.sources.shop import SOURCE, ProductState, activity_items
+from adminview.core import schema
+from adminview.core.sources.shop import SOURCE, ProductState, activity_items
+from adminview.reads import activity as staff_activity
+from adminview.reads import selectors
+from adminview.reads.catalogue import catalogue
+from adminview.repair import partition, rebuild
 from shop import editing
 from shop.audit import Actor
 from shop.errors import InvalidInput

@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, number_reads, numbers, rebuild, schema
-from adminview.models import ViewItem
-from adminview.poller import Poller
-from adminview.sources.shop import OrderState
+from adminview.core import numbers, schema
+from adminview.core.sources.shop import OrderState
+from adminview.reads import number_reads
+from adminview.repair import rebuild
+from adminview.sync import apply
+from adminview.sync.poller import Poller
+from adminview.tables import ViewItem
 from dynamo import ddb_json
 from dynamo.client import client_of
 from shop import editing, orders
@@ -125,7 +128,7 @@ def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
 @pytest.mark.ddb_local
 def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(shop: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     sync_now()
-    monkeypatch.setattr("adminview.walk.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
+    monkeypatch.setattr("adminview.repair.walk.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     pk, sk = schema.day_sums(schema.sum_shard(schema.order_anchor(shop[0])), "2026-03-01")
     client.update_item(
@@ -147,7 +150,7 @@ def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None
     """An older view (nothing counted: no ``#counted`` items, no counters): the rebuild adds every order's figures."""
     sync_now()
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
-    from adminview.table_walk import parallel_scan
+    from adminview.repair.table_walk import parallel_scan
 
     for item in parallel_scan(ViewItem):
         if schema.is_sum(ddb_json.item_key(item)) or item.get("Kind") == {"S": schema.COUNTED}:
@@ -163,7 +166,7 @@ def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None
 def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> None:
     from datetime import date
 
-    from adminview import selectors
+    from adminview.reads import selectors
 
     orders.order_cancel(order_id=shop[0])
     sync_now()

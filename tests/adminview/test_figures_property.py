@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from adminview import rebuild
-from adminview.handler import handler
-from adminview.models import ViewItem
+from adminview.repair import rebuild
+from adminview.sync.handler import handler
+from adminview.tables import ViewItem
 from dynamo.client import client_of
 from shop import orders
 from shop.errors import ShopError

@@ -7,11 +7,13 @@ import time
 
 import pytest
 
-from adminview import sync_status
-from adminview.handler import handler
-from adminview.poller import Poller
-from adminview.sync_status import Heartbeat, freshness_of
-from dynamo import conf
+from adminview.reads import sync_freshness
+from adminview.reads.sync_freshness import Heartbeat, freshness_of
+from adminview.sync import sync_status
+from adminview.sync.handler import handler
+from adminview.sync.poller import Poller
+from returns import keys as return_keys
+from shop import keys as shop_keys
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
@@ -21,13 +23,13 @@ from tests.adminview_helpers import sync_now
 pytestmark = pytest.mark.ddb_local
 
 
-def shop_heartbeats() -> list[sync_status.Heartbeat]:
+def shop_heartbeats() -> list[sync_freshness.Heartbeat]:
     """The heartbeats of the shop table's stream (the poller follows the returns table's too)."""
-    return [beat for beat in sync_status.heartbeats() if beat.table in (None, conf.shop_table_name())]
+    return [beat for beat in sync_freshness.heartbeats() if beat.table in (None, shop_keys.table_name())]
 
 
 def test_poller_keeps_one_heartbeat_per_shard_that_never_moves_back(shop_table: str, admin_view_table: str) -> None:
-    assert sync_status.heartbeats() == [] and not sync_status.freshness().synced
+    assert sync_freshness.heartbeats() == [] and not sync_freshness.freshness().synced
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
     sync_now()
@@ -56,7 +58,7 @@ def test_a_sync_that_caught_up_says_up_to_date_not_the_lag_of_its_last_batch(
     (beat,) = shop_heartbeats()
     assert beat.caught_up and beat.caught_up_at is not None and beat.caught_up_at >= before
     time.sleep(1.1)
-    fresh = sync_status.freshness()
+    fresh = sync_freshness.freshness()
     assert fresh.caught_up and fresh.behind_s is None and fresh.as_of is not None
     assert fresh.as_of.timestamp() == pytest.approx(beat.caught_up_at)
 
@@ -69,7 +71,7 @@ def test_lambda_batches_keep_a_heartbeat_too(shop_table: str, admin_view_table: 
     assert beat.writer.startswith("lambda|") and beat.seq == records[-1]["dynamodb"]["SequenceNumber"]
     handler({"Records": records[:1]})  # an older batch (a retry) does not move it back
     assert shop_heartbeats() == [beat]
-    fresh = sync_status.freshness()  # what can be proven: when the last change was applied, and how late
+    fresh = sync_freshness.freshness()  # what can be proven: when the last change was applied, and how late
     assert fresh.as_of == beat.applied_at_time and fresh.lambda_lag_s == beat.apply_lag_s and fresh.behind_s is None
 
 
@@ -79,10 +81,10 @@ def test_a_closed_shard_leaves_the_sync_page_and_expired_heartbeats_are_not_read
     arn = "arn:aws:dynamodb:us-east-1:000000000000:table/x/stream/1"
     sync_status.record_caught_up(arn, "closed", done=True)
     sync_status.record_caught_up(arn, "open")
-    (closed,) = [b for b in sync_status.heartbeats() if b.shard == "closed"]
+    (closed,) = [b for b in sync_freshness.heartbeats() if b.shard == "closed"]
     assert closed.done
     later = time.time() + sync_status.CLOSED_SHARD_TTL_S + 1
-    assert [b.shard for b in sync_status.heartbeats(now=later)] == ["open"]
+    assert [b.shard for b in sync_freshness.heartbeats(now=later)] == ["open"]
 
 
 NOW = 10_000.0
@@ -119,14 +121,14 @@ def test_each_source_has_its_own_heartbeats_and_freshness(shop_table: str, admin
     _return_written()
     sync_now()
     # then each shard's heartbeat names its source, and each source is up to date on its own
-    beats = sync_status.heartbeats()
+    beats = sync_freshness.heartbeats()
     assert {b.source for b in beats} == {"shop", "returns"}
     assert all(
-        b.source_table == (conf.shop_table_name() if b.source == "shop" else conf.returns_table_name()) for b in beats
+        b.source_table == (shop_keys.table_name() if b.source == "shop" else return_keys.table_name()) for b in beats
     )
-    fresh = sync_status.freshness_by_source(beats)
+    fresh = sync_freshness.freshness_by_source(beats)
     assert set(fresh) == {"shop", "returns"} and all(f.caught_up for f in fresh.values())
-    assert sync_status.freshness() == sync_status.least_fresh(fresh.values())
+    assert sync_freshness.freshness() == sync_freshness.least_fresh(fresh.values())
 
 
 def test_one_lambda_environment_keeps_one_heartbeat_per_source(shop_table: str, admin_view_table: str) -> None:
@@ -139,13 +141,13 @@ def test_one_lambda_environment_keeps_one_heartbeat_per_source(shop_table: str, 
     handler({"Records": shop_records})
     handler({"Records": returns_records})
     # then neither heartbeat overwrote the other: their sequence numbers, of two streams, do not compare
-    beats = {b.source: b for b in sync_status.heartbeats()}
+    beats = {b.source: b for b in sync_freshness.heartbeats()}
     assert set(beats) == {"shop", "returns"}
     assert beats["shop"].writer.startswith("lambda|") and beats["shop"].writer.endswith("|shop")
-    assert beats["returns"].writer.endswith("|returns") and beats["returns"].source_table == conf.returns_table_name()
+    assert beats["returns"].writer.endswith("|returns") and beats["returns"].source_table == return_keys.table_name()
     assert beats["shop"].seq == shop_records[-1]["dynamodb"]["SequenceNumber"]
     assert beats["returns"].seq == returns_records[-1]["dynamodb"]["SequenceNumber"]
-    fresh = sync_status.freshness_by_source(list(beats.values()))
+    fresh = sync_freshness.freshness_by_source(list(beats.values()))
     assert fresh["shop"].as_of == beats["shop"].applied_at_time
     assert fresh["returns"].as_of == beats["returns"].applied_at_time
 
@@ -155,11 +157,11 @@ def test_the_view_is_as_fresh_as_its_least_fresh_source() -> None:
         Heartbeat("s|1", "s1", "10", created=NOW - 1, applied_at=NOW - 0.5, caught_up_at=NOW - 0.2, source="shop"),
         Heartbeat("r|1", "r1", "11", created=NOW - 9, applied_at=NOW - 0.3, source="returns"),  # a backlog
     ]
-    fresh = sync_status.freshness_by_source(beats, now=NOW)
+    fresh = sync_freshness.freshness_by_source(beats, now=NOW)
     assert fresh["shop"].caught_up and fresh["returns"].behind_s == pytest.approx(9.0)
-    assert sync_status.overall(beats, now=NOW) == fresh["returns"]
+    assert sync_freshness.overall(beats, now=NOW) == fresh["returns"]
     # a source without any heartbeat yet is not synced, and the view's overall freshness leaves it out
-    assert not sync_status.freshness_by_source(beats[:1], now=NOW)["returns"].synced
-    assert sync_status.overall(beats[:1], now=NOW) == fresh["shop"]
-    assert not sync_status.least_fresh([fresh["shop"], sync_status.Freshness(None, None)]).synced
-    assert not sync_status.least_fresh([]).synced
+    assert not sync_freshness.freshness_by_source(beats[:1], now=NOW)["returns"].synced
+    assert sync_freshness.overall(beats[:1], now=NOW) == fresh["shop"]
+    assert not sync_freshness.least_fresh([fresh["shop"], sync_freshness.Freshness(None, None)]).synced
+    assert not sync_freshness.least_fresh([]).synced

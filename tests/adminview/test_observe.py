@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from adminview import handler, observe
-from adminview.apply import Outcome
+from adminview.sync import handler, observe
+from adminview.sync.apply import Outcome
 
 NOW = 1_800_000_000.0
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from adminview import rebuild
-from adminview.models import ViewItem
-from adminview.rebuild import parallel_scan
+from adminview.repair import rebuild
+from adminview.repair.rebuild import parallel_scan
+from adminview.tables import ViewItem
 from shop import orders
 from shop.errors import ShopError
 from shop.orders import OrderLine

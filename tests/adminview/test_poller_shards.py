@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from adminview import poller as poller_module
-from adminview.apply import Outcome
-from adminview.poller import Poller
+from adminview.sync import poller as poller_module
+from adminview.sync.apply import Outcome
+from adminview.sync.poller import Poller
 
 ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/x/stream/1"
 

@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from adminview import activity as staff_activity
-from adminview import rebuild, returns_reads, selectors
-from adminview.handler import handler
-from returns.keys import STATUSES as RETURN_STATUSES
+from adminview.reads import activity as staff_activity
+from adminview.reads import returns_reads, selectors
+from adminview.repair import rebuild
+from adminview.sync.handler import handler
+from returns.keys import ReturnStatus
 from returns.models import ReturnItem
 from shop import orders
 from shop.audit import Actor
@@ -157,7 +158,7 @@ def _assert_lists_match_the_shop() -> None:
 
 def _assert_returns_lists_match_the_returns_table() -> None:
     kept = list(ReturnItem.scan())  # the test's oracle, never a request path
-    for status in RETURN_STATUSES:
+    for status in ReturnStatus:
         listed = [r.return_id for r in _every(returns_reads.returns, status=status)]
         expected = {r.return_id for r in kept if r.status == status}
         assert len(listed) == len(set(listed)) and set(listed) == expected, status

@@ -17,11 +17,13 @@ from typing import Any
 
 import pytest
 
-from adminview import anchor, apply, rebuild, repair, schema
-from adminview.models import OrderSummary, Profile, ViewItem
-from adminview.poller import Poller
-from adminview.rebuild import Change, Diff
-from adminview.table_walk import Table, parallel_scan
+from adminview.core import anchor, schema
+from adminview.repair import rebuild, repair
+from adminview.repair.rebuild import Change, Diff
+from adminview.repair.table_walk import Table, parallel_scan
+from adminview.sync import apply
+from adminview.sync.poller import Poller
+from adminview.tables import ViewItem, read_items
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
@@ -32,7 +34,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
 from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_written, put_return
-from tests.adminview_helpers import break_projection_of, sync_now
+from tests.adminview_helpers import break_projection_of, put_view_item, sync_now, view_count, view_item
 
 pytestmark = pytest.mark.ddb_local
 
@@ -70,7 +72,7 @@ def _stray_payment(order_id: str) -> None:
 
 
 def _status(order_id: str) -> str | None:
-    return OrderSummary.get("o#" + order_id, "#order", consistent_read=True).status
+    return ddb_json.string(view_item("o#" + order_id, "#order"), "Status")
 
 
 def _wait_for(check: Callable[[], bool], timeout_s: float = 60.0) -> None:
@@ -162,7 +164,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
 
     def ship_victim_and_let_the_sync_apply_it() -> None:
         orders.order_ship(order_id=victim)
-        _wait_for(lambda: OrderSummary.count("o#" + victim, consistent_read=True) == 1)
+        _wait_for(lambda: view_count("o#" + victim) == 1)
 
     staff = Staff(busy)
     with Following():
@@ -202,7 +204,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
     real_commit, real_advance = repair.commit_plans, apply._write_anchors
     rebuild_writes: list[Callable[[], object]] = []
     fired: list[str] = []
-    after_race: list[OrderSummary] = []  # the order's anchor as the race left it
+    after_race: list[ddb_json.Item] = []  # the order's anchor as the race left it
 
     def advance(writes: list[anchor.Writes]) -> set[Any]:
         while rebuild_writes:  # the rebuild's write lands after the sync's view write, before its anchor
@@ -222,7 +224,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
         rebuild_writes.append(lambda: real_commit(view, plans))
         orders.order_ship(order_id=victim)  # after the rebuild read PENDING
         sync_now()
-        after_race.append(OrderSummary.get("o#" + victim, "#order", consistent_read=True))
+        after_race.append(view_item("o#" + victim, "#order"))
         return set()
 
     monkeypatch.setattr(apply, "_write_anchors", advance)
@@ -233,13 +235,15 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
     assert fired and not rebuild_writes
 
     (raced,) = after_race
-    lines = (raced.attributes_as_read() or {}).get("Lines")
+    lines = raced.get("Lines")
     if conditional:  # the sync applied its record again over the rebuild's repair: the lines are there
-        assert raced.status == "SHIPPED" and lines
+        assert ddb_json.string(raced, "Status") == "SHIPPED" and lines
         assert _status(victim) == "SHIPPED"
         assert rebuild.verify(settle_s=0).clean
     else:  # the sync's anchor, folded from the lost one, overwrote the rebuild's repair: the order's lines are lost
-        assert raced.status == "SHIPPED" and not lines  # (the rebuild's second pass finds this and repairs it)
+        assert (
+            ddb_json.string(raced, "Status") == "SHIPPED" and not lines
+        )  # (the rebuild's second pass finds this and repairs it)
 
 
 def test_verify_rechecks_before_reporting(placed: list[str]) -> None:
@@ -273,7 +277,7 @@ def test_verify_during_a_live_sync_reports_no_false_differences(placed: list[str
 
 def test_verify_still_reports_real_differences_after_the_recheck(placed: list[str]) -> None:
     _lose(("o#" + placed[0], "#order"))
-    Profile("c#ghost", "#profile", name="nobody").save()
+    put_view_item("c#ghost", "#profile", schema.PROFILE, Name="nobody")
     found = rebuild.verify(settle_s=0.3)
     assert (found.missing, found.extra, found.differing) == (1, 1, 0)
     assert found.examples["missing"] == [("o#" + placed[0], "#order")]
@@ -312,13 +316,13 @@ def test_diff_keeps_counts_and_only_a_few_examples() -> None:
 def test_rebuild_touches_watermarks_without_setting_seq(placed: list[str]) -> None:
     victim = placed[0]
     key = schema.order_anchor(victim)
-    before = anchor.Bookkeeping.read(apply.read_items([key])[key])
+    before = anchor.Bookkeeping.read(read_items([key])[key])
     assert before.seqs.get("c#1001") is not None and before.rev == 1
-    entry = schema.customer_order("1001", OrderSummary.get(*key).date, victim)
+    entry = schema.customer_order("1001", ddb_json.string(view_item(*key), "Date"), victim)
     _lose(entry)  # an entry of the order: its anchor (the summary) stays and guards the repair
     found = rebuild.rebuild()
     assert (found.missing, found.written) == (1, 1)
-    after = anchor.Bookkeeping.read(apply.read_items([key])[key])
+    after = anchor.Bookkeeping.read(read_items([key])[key])
     assert (after.seqs["c#1001"], after.rev) == (before.seqs["c#1001"], 2)
     orders.order_cancel(order_id=victim)
     sync_now()  # a later record still applies after the rebuild

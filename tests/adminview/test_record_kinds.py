@@ -7,16 +7,17 @@ from typing import Any
 
 import pytest
 
-from adminview import rebuild, sync_store
-from adminview.handler import handler
-from adminview.models import OrderSummary
-from adminview.records import UnusableRecord, check
+from adminview.core.records import UnusableRecord, check
+from adminview.repair import rebuild
+from adminview.sync import sync_store
+from adminview.sync.handler import handler
+from dynamo import ddb_json
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.samples import sample_event, sample_record, shaped
 from tests.adminview.streams import delete_order, new_records
-from tests.adminview_helpers import sync_now
+from tests.adminview_helpers import sync_now, view_count, view_item
 
 pytestmark = pytest.mark.ddb_local
 
@@ -46,8 +47,8 @@ def test_records_in_the_sample_shape_apply(shop_table: str, admin_view_table: st
     assert {r["eventName"] for r in records} == {"INSERT", "MODIFY", "REMOVE"}
     assert all(r["eventSource"] == "aws:dynamodb" and r["eventVersion"] == "1.1" for r in records)
     assert handler({"Records": records}) == {"batchItemFailures": []}
-    assert OrderSummary.get("o#o1", "#order").status == "SHIPPED"
-    assert OrderSummary.count("o#o2") == 0
+    assert ddb_json.string(view_item("o#o1", "#order"), "Status") == "SHIPPED"
+    assert view_count("o#o2") == 0
     assert rebuild.verify().clean
 
 
@@ -96,15 +97,15 @@ def test_unusable_records_fail_alone_with_their_cause_and_are_kept_whole(
     kept = sync_store.dead_letter(sync_store.dead_letter_key("not a record"))
     assert kept is not None and kept.error == "stream record is not an object (str)"
     assert handler({"Records": None}) == handler({}) == {"batchItemFailures": []}
-    assert OrderSummary.get("o#o4", "#order").status == "PENDING"  # the rest of each batch applied
-    assert OrderSummary.get("o#o1", "#order").status == "PENDING"  # nothing guessed from a half record
-    assert OrderSummary.get("o#o2", "#order").status == "PENDING"
+    assert ddb_json.string(view_item("o#o4", "#order"), "Status") == "PENDING"  # the rest of each batch applied
+    assert ddb_json.string(view_item("o#o1", "#order"), "Status") == "PENDING"  # nothing guessed from a half record
+    assert ddb_json.string(view_item("o#o2", "#order"), "Status") == "PENDING"
     shipped_letter = sync_store.dead_letter(sync_store.dead_letter_key(shipped))
     assert shipped_letter is not None and shipped_letter.attempts == 2  # failed twice (OLD_IMAGE, NEW_IMAGE)
 
     # the stream fixed (NEW_AND_OLD_IMAGES): the same records apply and their dead letters are cleared
     assert handler({"Records": [shipped, removed]}) == {"batchItemFailures": []}
-    assert OrderSummary.get("o#o1", "#order").status == "SHIPPED"
-    assert OrderSummary.count("o#o2", OrderSummary.sk == "#order") == 0
+    assert ddb_json.string(view_item("o#o1", "#order"), "Status") == "SHIPPED"
+    assert view_count("o#o2", sk="#order") == 0
     assert sync_store.dead_letter(sync_store.dead_letter_key(shipped)) is None
     assert sync_store.dead_letter(sync_store.dead_letter_key(removed)) is None

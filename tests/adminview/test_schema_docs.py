@@ -1,4 +1,4 @@
-"""``adminview.schema.describe``: the view's layout in words, made from its one declaration, and the copy of it
+"""``adminview.core.schema.describe``: the view's layout in words, made from its one declaration, and the copy of it
 that ``docs/admin-view.md`` holds. Pure: no DynamoDB."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from adminview import schema
+from adminview.core import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "admin-view.md"
 BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
-REGENERATE = "python -m adminview.schema"
+REGENERATE = "python -m adminview.core.schema"
 
 
 def documented() -> str:
@@ -60,7 +60,7 @@ def test_the_module_prints_it_without_django_settings() -> None:
 
     # when the module is run as the doc says to regenerate it
     done = subprocess.run(
-        [sys.executable, "-m", "adminview.schema"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "adminview.core.schema"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
 
     # then it prints describe()'s output

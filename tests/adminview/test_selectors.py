@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from adminview import selectors
+from adminview.reads import selectors
 from shop import orders
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories

@@ -1,4 +1,4 @@
-"""What the returns service's items imply for the view (``adminview.sources.returns``): pure, and through the
+"""What the returns service's items imply for the view (``adminview.core.sources.returns``): pure, and through the
 streams of both tables on DynamoDB Local, written as another service would write them (plain PutItem)."""
 
 from __future__ import annotations
@@ -7,8 +7,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from adminview import number_reads, rebuild, returns_reads, schema
-from adminview.sources.returns import SOURCE, RefundsState, ReturnState
+from adminview.core import schema
+from adminview.core.sources.returns import SOURCE, RefundsState, ReturnState
+from adminview.reads import number_reads, returns_reads
+from adminview.repair import rebuild
 from dynamo import ddb_json
 from dynamo.client import client_of
 from returns.models import ReturnsItem

@@ -1,4 +1,4 @@
-"""What the shop's items imply for the view (``adminview.sources.shop``): pure, no DynamoDB."""
+"""What the shop's items imply for the view (``adminview.core.sources.shop``): pure, no DynamoDB."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adminview import schema
-from adminview.sources import UnknownSource, for_record
-from adminview.sources.shop import SOURCE, OrderState, ProductState, ProfileState, activity_items
+from adminview.core import schema
+from adminview.core.sources import UnknownSource, for_record
+from adminview.core.sources.shop import SOURCE, OrderState, ProductState, ProfileState, activity_items
 from dynamo import ddb_json
 
 ids = st.from_regex(r"[a-z0-9]{1,8}", fullmatch=True)

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from adminview import apply, numbers, schema
-from adminview.anchor import Writes
+from adminview.core import numbers, schema
+from adminview.core.anchor import Writes
+from adminview.sync import apply
 from dynamo import transactions
 from dynamo.backoff import Backoff
 from tests.dynamo.cancelling import EXCEPTIONS, cancellation

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from adminview import rebuild, sync_store
+from adminview.repair import rebuild
+from adminview.sync import sync_store
 from dynamo import local
 from shop import seeding
 from tests.adminview.throttling_proxy import ThrottlingProxy

@@ -14,8 +14,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from adminview import observe
-from adminview.models import ADMIN_VIEW_TABLE, SYNC_TABLE
+from adminview.sync import observe
+from adminview.tables import ADMIN_VIEW_TABLE, SYNC_TABLE
 from dynamo.tables import _schema
 from returns.models import RETURNS_TABLE
 from shop.models import SHOP_TABLE
@@ -131,7 +131,7 @@ def test_alarms_watch_lag_errors_the_failure_queue_and_dead_letters() -> None:
     assert alarms["AWS/Lambda", "Errors"]["Dimensions"] == function
     queue = alarms["AWS/SQS", "ApproximateNumberOfMessagesVisible"]
     assert queue["Dimensions"] == [{"Name": "QueueName", "Value": {"GetAtt": "SyncFailures.QueueName"}}]
-    # The custom metric as adminview.observe emits it: same namespace, same (only) dimension.
+    # The custom metric as adminview.sync.observe emits it: same namespace, same (only) dimension.
     dead = alarms[observe.NAMESPACE, "DeadLetters"]
     assert dead["Dimensions"] == [{"Name": "service", "Value": observe.SERVICE}]
     assert (dead["Statistic"], dead["Threshold"], dead["ComparisonOperator"]) == ("Sum", 0, "GreaterThanThreshold")

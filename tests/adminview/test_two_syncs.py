@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from adminview import rebuild
+from adminview.repair import rebuild
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
 from tests.adminview.returns_traffic import assert_both_streams_written, interleaved, put_return
@@ -29,7 +29,7 @@ pytestmark = [
 REPO = Path(__file__).resolve().parents[2]
 DELIVER = """
 import json, sys
-from adminview.handler import handler
+from adminview.sync.handler import handler
 records, size = json.load(open(sys.argv[1])), int(sys.argv[2])
 failed = [handler({"Records": records[at : at + size]})["batchItemFailures"] for at in range(0, len(records), size)]
 sys.exit(1 if any(failed) else 0)

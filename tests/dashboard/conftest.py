@@ -1,6 +1,6 @@
 """Fixtures for the dashboard's view tests: users, logged-in clients, and a fake admin view.
 
-The fake stands in for ``adminview.selectors`` and a customer's returns (its functions are patched in place) and
+The fake stands in for ``adminview.reads.selectors`` and a customer's returns (its functions are patched in place) and
 honours its contract: keyword-only functions returning the real ``RowsPage``/``OrderRow``/``BuyerRow``, and the real
 positions (``{"before": "<date>#<order id>"}`` for orders newest first, ``{"after": ...}`` oldest first,
 ``{"after": "<customer id>"}`` for buyers), with
@@ -19,10 +19,10 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from adminview import returns_reads, selectors
-from adminview.reads import Raw
-from adminview.returns_reads import ReturnRow
-from adminview.selectors import BuyerRow, Dates, OrderRow, RowsPage
+from adminview.reads import returns_reads, selectors
+from adminview.reads.reads import Raw
+from adminview.reads.returns_reads import ReturnRow
+from adminview.reads.selectors import BuyerRow, Dates, OrderRow, RowsPage
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from boto3.dynamodb.types import TypeDeserializer
 
-from adminview.table_walk import parallel_scan
+from adminview.repair.table_walk import parallel_scan
 from shop import orders
 from shop.models import ShopItem
 from shop.orders import OrderLine

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from adminview.selectors import BuyerRow
+from adminview.reads.selectors import BuyerRow
 from dashboard import lists as views
 from tests import factories
 from tests.dashboard.conftest import FakeSelectors, csv_rows, load_more, order_rows

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 
-from adminview.selectors import OrderRow
+from adminview.reads.selectors import OrderRow
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories

@@ -82,7 +82,7 @@ def test_rows_carry_their_data_attributes_and_html_made_here_stays_as_it_is() ->
 
 
 def test_an_order_row_is_the_row_a_template_would_render() -> None:
-    from adminview.selectors import OrderRow
+    from adminview.reads.selectors import OrderRow
     from dashboard.order_lists import order_row
     from shop.models import Order
 

@@ -11,9 +11,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from adminview import consistency, repair
-from adminview.models import ViewItem
-from adminview.table_walk import Table
+from adminview.repair import consistency, repair
+from adminview.repair.table_walk import Table
+from adminview.tables import ViewItem
 from dynamo.client import client_of
 from shop import orders
 from shop.models import AuditEntry

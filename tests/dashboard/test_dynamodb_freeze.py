@@ -28,7 +28,7 @@ import pytest
 import requests
 from django.core.management import call_command
 
-from adminview import rebuild
+from adminview.repair import rebuild
 from dynamo import local
 from shop import favourites, orders
 from shop.orders import OrderLine

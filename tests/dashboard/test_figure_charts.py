@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from decimal import Decimal
 
-from adminview.number_reads import CategoryFigures, DayFigures, MonthFigures
+from adminview.reads.number_reads import CategoryFigures, DayFigures, MonthFigures
 from dashboard import figure_charts
 
 

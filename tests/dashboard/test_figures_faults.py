@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from adminview import rebuild
+from adminview.repair import rebuild
 from shop import orders
 from shop.errors import ShopError
 from shop.orders import OrderLine

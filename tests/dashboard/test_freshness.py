@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from adminview.sync_status import Freshness
+from adminview.reads.sync_freshness import Freshness
 from dashboard import freshness
 
 T0 = datetime(2026, 6, 1, 12, 3, 7, tzinfo=UTC)

@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
-from adminview.models import ADMIN_VIEW_TABLE
+from adminview.tables import ADMIN_VIEW_TABLE
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from django.test import Client
 
-from adminview.selectors import OrderRow
+from adminview.reads.selectors import OrderRow
 from dashboard.order_lists import ORDER_CSV_HEADER, order_csv_row
 from dashboard.profiles import ADDRESS_CSV_HEADER
 from dashboard.responses import csv_response

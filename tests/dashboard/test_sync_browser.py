@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from adminview import sync_store
+from adminview.sync import sync_store
 from tests.dashboard.test_browser import ARTIFACTS, PASSWORD, page  # noqa: F401 (the page fixture)
 from tests.dashboard.test_sync_page import _poison
 

@@ -7,8 +7,8 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
-from adminview import sync_store
-from adminview.handler import handler
+from adminview.sync import sync_store
+from adminview.sync.handler import handler
 from dashboard import freshness
 from shop import orders
 from shop.orders import OrderLine

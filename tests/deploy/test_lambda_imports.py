@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ("adminview.handler", "adminview.observe", "adminview.sync_store", "adminview.poller")
+MODULES = ("adminview.sync.handler", "adminview.sync.observe", "adminview.sync.sync_store", "adminview.sync.poller")
 
 
 def test_importing_the_handler_never_imports_django() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adminview.models import ViewItem
+from adminview.tables import ViewItem
 from dynamo import patience
 from dynamo.client import client_of
 from dynamo.models import patience_in_force, use_patience

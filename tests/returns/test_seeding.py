@@ -11,9 +11,10 @@ import pytest
 from dynamo.paging import all_items
 from returns import access_patterns as rap
 from returns import seeding
-from returns.models import OrderRefunds, Refund, ReturnItem, ReturnStatus
+from returns.keys import ReturnStatus
+from returns.models import OrderRefunds, Refund, ReturnItem
 from shop import seeding as shop_seeding
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 from shop.plain import to_plain
 
 CONFIG = shop_seeding.SeedConfig(customers=40, products=20, warehouses=2, orders=400, seed=5)

@@ -11,11 +11,11 @@ import pytest
 from returns import access_patterns as rap
 from returns import restock, services
 from returns.errors import ReturnConflict, UnknownWarehouse
-from returns.models import ReturnStatus
+from returns.keys import ReturnStatus
 from shop import access_patterns as ap
 from shop import editing, orders
 from shop.errors import InvalidInput, NotFound, OrderConflict
-from shop.models import OrderStatus
+from shop.keys import OrderStatus
 from shop.orders import OrderLine
 from tests.returns.conftest import PLACED, STAFF, delivered, received, requested, stock
 

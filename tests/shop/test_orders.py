@@ -12,7 +12,8 @@ from dynamo.transactions import Transaction
 from shop import access_patterns as ap
 from shop import orders
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.models import Customer, Order, OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import Customer, Order, ShopItem
 from tests import factories
 
 

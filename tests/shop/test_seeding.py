@@ -14,7 +14,8 @@ from dynamo.paging import raw_items
 from dynamo.ratelimit import TokenBucket
 from shop import access_patterns as ap
 from shop import seed_ids, seeding
-from shop.models import OrderStatus, ShopItem
+from shop.keys import OrderStatus
+from shop.models import ShopItem
 from shop.plain import to_plain
 
 CONFIG = seeding.SeedConfig(customers=50, products=30, warehouses=3, orders=400, seed=11)

@@ -15,8 +15,8 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from adminview import onfailure, sync_store
-from adminview.replay import replay
+from adminview.sync import onfailure, sync_store
+from adminview.sync.replay import replay
 from dynamo.commands import ShopCommand
 from shop.audit import Actor
 

@@ -1,5 +1,5 @@
 """``manage.py rebuild_adminview``: make the admin view equal to what the shop table implies, safe to run
-while staff act and the sync applies records (see ``adminview.rebuild``)."""
+while staff act and the sync applies records (see ``adminview.repair.rebuild``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from adminview.management.walk_options import add_walk_arguments, progress_bar
-from adminview.rebuild import rebuild
+from adminview.repair.rebuild import rebuild
 from dynamo.commands import ShopCommand
 
 

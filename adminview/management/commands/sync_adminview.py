@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from adminview.poller import Poller
+from adminview.sync.poller import Poller
 from dynamo.commands import ShopCommand, positive_int
 
 

@@ -13,10 +13,10 @@ from typing import Any
 from django.core.management.base import CommandParser
 from django.urls import NoReverseMatch, reverse
 
+from adminview.core.schema import Key as ViewKey
 from adminview.management.walk_options import add_walk_arguments, int_between, progress_bar
-from adminview.rebuild import DEFAULT_SETTLE_S, verify
-from adminview.schema import Key as ViewKey
-from adminview.sync_status import store_verify_result
+from adminview.repair.rebuild import DEFAULT_SETTLE_S, verify
+from adminview.sync.sync_status import store_verify_result
 from dynamo.commands import ShopCommand
 from shop import keys
 

@@ -1,0 +1,192 @@
+"""Anchors: the one view item per group of source items that records what has been applied to the view, and the
+one planner of every write that moves an anchor (``plan``), used by the sync, the rebuild and the repair alike.
+
+An anchor holds its group's facts (the part of each source item the view reads) and bookkeeping:
+
+- ``Seqs``: source SK -> the sequence number of the last stream record applied for that source item (kept after
+  a remove). The sync applies a record only if it is newer, so replayed, repeated and stale records change
+  nothing;
+- ``Rev``: how many times the anchor was written. Every write of an anchor is conditioned on the ``Rev`` its
+  writer read (the sync's, a rebuild's, a repair's), so none overwrites a change it has not seen: whoever comes
+  second reads again and redoes its work. A rebuild reads the anchor *before* the source table, so it never
+  writes a state older than what the sync has applied;
+- ``AppliedAt``: when the sync last wrote it (epoch seconds; a rebuild keeps it);
+- ``Gone`` and ``ExpiresAt``: set on a stub (every source item of the group is gone; the anchor is kept only for
+  its sequence numbers). DynamoDB's TTL deletes it once no record it guards against can still be delivered.
+
+Why a stub may expire: a record is older than an anchor's sequence number only if it was created before the
+record that set it, so before the anchor was written. The stream keeps records ``STREAM_RETENTION_S``; once a
+stub is ``LIFETIME_S`` old, no record it guards against can still come from the stream. The only other way in is
+a dead-letter replay, so ``too_old`` refuses a record older than ``MAX_RECORD_AGE_S`` whose source item has no
+sequence number applied (had a newer one been applied, the anchor would have been written after this record was
+created, less than ``LIFETIME_S`` ago, and could not have expired).
+
+Everything else in the view follows from anchors: each anchor *implies* its entries and, for an order, what it
+contributes to the numbers (``Implied``). Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.core import numbers, schema
+from dynamo import ddb_json
+
+Item = dict[str, Any]
+SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "Rev", "AppliedAt", "Gone", "ExpiresAt"
+BOOKKEEPING = (SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT)
+STREAM_RETENTION_S = 24 * 3600
+LIFETIME_S = 48 * 3600
+CLOCK_MARGIN_S = 3600  # ExpiresAt is our clock, ApproximateCreationDateTime is AWS's
+MAX_RECORD_AGE_S = LIFETIME_S - CLOCK_MARGIN_S
+
+
+def seq_number(seq: str) -> int:
+    """Sequence numbers are decimal strings of varying length: they compare as numbers."""
+    if not seq.isdigit():
+        raise ValueError(f"sequence number {seq!r} is not numeric")
+    return int(seq)
+
+
+@dataclass
+class Bookkeeping:
+    """An anchor's bookkeeping as read (``stored`` False: there is no anchor item)."""
+
+    seqs: dict[str, str] = field(default_factory=dict)
+    rev: int | None = None
+    applied_at: float | None = None
+    stored: bool = False
+    gone: bool = False
+
+    @classmethod
+    def read(cls, item: Item | None) -> Bookkeeping:
+        if item is None:
+            return cls()
+        seqs = {sk: seq for sk, value in ddb_json.mapping(item, SEQS).items() if (seq := ddb_json.as_string(value))}
+        return cls(seqs, ddb_json.integer(item, REV), ddb_json.number(item, APPLIED_AT), True, GONE in item)
+
+    def is_new(self, sk: str, seq: str) -> bool:
+        seen = self.seqs.get(sk)
+        return seen is None or seq_number(seq) > seq_number(seen)
+
+    def too_old(self, sk: str, created: object, now: float | None = None) -> bool:
+        """A record (``ApproximateCreationDateTime``, epoch seconds) that must not be applied: its source item has
+        no applied sequence number and the record is old enough that a newer one's stub may have expired. Records
+        without a creation time (not from a stream) are judged by their sequence number alone."""
+        if sk in self.seqs or not isinstance(created, int | float):
+            return False
+        return float(created) < (now if now is not None else time.time()) - MAX_RECORD_AGE_S
+
+    def condition(self) -> dict[str, Any]:
+        """The write's condition: the anchor is still the one read."""
+        if not self.stored:
+            return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
+        if self.rev is None:
+            return {
+                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#rev)",
+                "ExpressionAttributeNames": {"#pk": "PK", "#rev": REV},
+            }
+        return {
+            "ConditionExpression": "#rev = :rev",
+            "ExpressionAttributeNames": {"#rev": REV},
+            "ExpressionAttributeValues": {":rev": ddb_json.n(self.rev)},
+        }
+
+
+def without_bookkeeping(item: Item) -> Item:
+    return {name: value for name, value in item.items() if name not in BOOKKEEPING}
+
+
+@dataclass(frozen=True)
+class Implied:
+    """What one anchor's facts imply: its own item (facts, no bookkeeping; None: it describes nothing), its
+    entries, and what it adds to the numbers (None: an anchor of a kind that adds nothing has no counted item)."""
+
+    key: schema.Key
+    anchor: Item | None
+    entries: dict[schema.Key, Item] = field(default_factory=dict)
+    sums: numbers.Sums | None = None
+
+    def items(self) -> dict[schema.Key, Item]:
+        """Every view item implied, the anchor first."""
+        found = {self.key: self.anchor} if self.anchor is not None else {}
+        return found | self.entries
+
+
+def stub(key: schema.Key, kind: str) -> Item:
+    return {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+
+
+def anchor_item(
+    implied: Implied, book: Bookkeeping, stub_kind: str, *, applied_at: float | None, keep: bool = False
+) -> Item | None:
+    """The anchor to write: the implied item with its bookkeeping (``Rev`` + 1); a stub that keeps the sequence
+    numbers when the facts describe nothing; None when there is nothing to describe or to guard, unless ``keep``
+    (a repair writes a stub even then: its ``Rev`` tells a sync that read the partition before to read again)."""
+    if implied.anchor is None and not book.seqs and not keep:
+        return None
+    item = dict(implied.anchor) if implied.anchor is not None else stub(implied.key, stub_kind)
+    if book.seqs:
+        item[SEQS] = {"M": {sk: ddb_json.s(seq) for sk, seq in sorted(book.seqs.items())}}
+    item[REV] = ddb_json.n((book.rev or 0) + 1)
+    stamp = applied_at if applied_at is not None else book.applied_at
+    if stamp is not None:
+        item[APPLIED_AT] = ddb_json.n(round(stamp, 3))
+    if implied.anchor is None:
+        item[GONE] = ddb_json.n(1)
+        item[EXPIRES_AT] = ddb_json.n(int(time.time()) + LIFETIME_S)
+    return item
+
+
+@dataclass
+class Writes:
+    """What makes the view follow one anchor from ``before`` to ``after``: the entries to put or delete, the
+    anchor's conditioned write (or delete), and what it now adds to the numbers (None: nothing, ever)."""
+
+    key: schema.Key
+    entries: dict[schema.Key, Item | None]  # None: delete
+    anchor: Item | None  # None with ``delete_anchor`` False: the anchor stays as it is
+    delete_anchor: bool
+    condition: dict[str, Any]
+    sums: numbers.Sums | None
+
+    def anchor_action(self, table: str) -> dict[str, Any] | None:
+        """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included."""
+        if self.anchor is not None:
+            return {"Put": {"TableName": table, "Item": self.anchor, **self.condition}}
+        if self.delete_anchor:
+            return {"Delete": {"TableName": table, "Key": ddb_json.key(*self.key), **self.condition}}
+        return None
+
+
+def plan(
+    before: Implied,
+    after: Implied,
+    book: Bookkeeping,
+    stub_kind: str,
+    *,
+    seen: set[schema.Key] | frozenset[schema.Key] = frozenset(),
+    applied_at: float | None = None,
+    keep: bool = False,
+) -> Writes:
+    """The writes that take the view from what ``before`` implies to what ``after`` implies.
+
+    ``book``: the anchor's bookkeeping as read (its ``Rev`` conditions the write) with the sequence numbers now
+    applied; ``seen``: entries implied on the way (by states folded in between), deleted unless ``after``
+    implies them too, so a batch that crashed half-way leaves nothing behind when a longer one follows it;
+    ``keep``: write the anchor (a stub, if it describes nothing) rather than delete or skip it."""
+    entries: dict[schema.Key, Item | None] = {
+        key: None for key in (set(before.entries) | set(seen)) - set(after.entries)
+    }
+    entries |= {key: item for key, item in after.entries.items() if before.entries.get(key) != item}
+    anchor = anchor_item(after, book, stub_kind, applied_at=applied_at, keep=keep)
+    return Writes(
+        key=after.key,
+        entries=entries,
+        anchor=anchor,
+        delete_anchor=anchor is None and book.stored,
+        condition=book.condition(),
+        sums=after.sums,
+    )

@@ -1,0 +1,523 @@
+"""The admin view table, declared once: its indexes and every kind of item it holds, with their keys.
+
+Every reader and writer builds a view key or an index key with a function of this module, and names an index by
+one of the ``Index`` values below; no other module spells a view key prefix or an index name (as
+``shop.keys`` does for the shop table).
+
+**Anchors** (one per group of source items; ``adminview.core.sources`` says which group a source item belongs to).
+An anchor holds the facts its group's other view items follow from, and the bookkeeping that makes the sync
+exact (``adminview.core.anchor``):
+
+=================  ==================  ==============  ============================================================
+kind               PK                  SK              what it is
+=================  ==================  ==============  ============================================================
+``order``          ``o#<oid>``         ``#order``      an order's summary; in ``ORDERS_BY_STATUS`` while its
+                                                       status is listed. ``collection`` before the order item
+                                                       itself arrived (or after it was removed): in no index
+``counted``        the anchor's        ``<anchor's     what an anchor (an order) adds to the numbers, as last
+                                       SK>#counted``   added: the fence that makes every addition happen exactly
+                                                       once (``adminview.core.numbers``)
+``profile``        ``c#<cid>``         ``#profile``    a customer: name, email, address
+``product``        ``p#<pid>``         ``#product``    a catalogue row; in ``CATALOGUE``
+=================  ==================  ==============  ============================================================
+
+**Entries** (each follows from one anchor, rewritten whenever what it shows changes; in the base table, so an
+entry costs one write and needs no index):
+
+=====================  ==============================  ==========================  ===================================
+kind                   PK                              SK                          serves
+=====================  ==============================  ==========================  ===================================
+``customer-order``     ``c#<cid>``                     ``o#<date>#<oid>``          a customer's orders by date (AV1)
+``payment``            ``t#<transaction id, lower>``   ``o#<oid>``                 the order behind a payment (AV5)
+``category-order``     ``cat#<category>#<shard>``      ``<date>#<oid>``            a category's orders by date
+``search``             ``s#<first 2 letters>``         ``<word>#<kind>#<id>``      customers and products by a word
+                                                                                   of their name or their email
+``activity``           ``ACTIVITY#<shard>``,           ``<at>#<id>``               staff changes newest first: all,
+                       ``USER#<name>``,                                            one user's, one kind's (follows
+                       ``KIND#<kind>#<shard>``                                     from an audit entry)
+=====================  ==============================  ==========================  ===================================
+
+**Sums** (kept exact by the anchors' ``counted`` items: ``adminview.core.numbers``): ``STATS#status#<shard>`` /
+``counts``, ``STATS#day#<shard>`` / ``<YYYY-MM-DD>``, ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``, and one
+buyer relation per (product, customer), ``b#<pid>`` / ``c#<cid>``, counting that customer's orders holding the
+product that are not cancelled (AV3).
+
+Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
+their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
+DynamoDB's per-partition write ceiling; a page queries every shard and merges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+from returns import keys as return_keys
+from shop import keys
+from shop.keys import OrderStatus
+
+# --- indexes -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Index:
+    """A global secondary index: its name, key attributes and what it projects besides the keys."""
+
+    name: str
+    hash_key: str
+    range_key: str
+    projected: tuple[str, ...] = ()
+
+    @property
+    def key_names(self) -> tuple[str, str]:
+        return self.hash_key, self.range_key
+
+
+ORDER_ROW: Final = ("OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount")
+CATALOGUE_ROW: Final = ("ProductId", "Name", "Price", "Category", "Description")
+
+# Index names are those of tables already deployed (a name cannot change in place).
+ORDERS_BY_STATUS: Final = Index("GSI1", "GSI1PK", "GSI1SK", ORDER_ROW)
+"""AV2 and the other status lists: sparse (an order is in it while its status is listed), write-sharded."""
+CATALOGUE: Final = Index("GSI8", "GSI8PK", "GSI8SK", CATALOGUE_ROW)
+"""Every product by id: sparse (only catalogue rows), write-sharded."""
+INDEXES: Final = (ORDERS_BY_STATUS, CATALOGUE)
+
+# --- the table's own keys ------------------------------------------------------------------------------------
+
+PK, SK = "PK", "SK"
+KIND = "Kind"
+Key = tuple[str, str]
+
+ORDER_SK: Final = "#order"
+RETURN_SK: Final = "#return"
+REFUNDS_SK: Final = "#refunds"
+COUNTED_SUFFIX: Final = "#counted"
+PROFILE_SK: Final = "#profile"
+PRODUCT_SK: Final = "#product"
+
+ORDER, COLLECTION, COUNTED = "order", "collection", "counted"
+RETURN, REFUNDS, CUSTOMER_RETURN = "return", "refunds", "customer-return"
+PROFILE, PRODUCT = "profile", "product"
+CUSTOMER_ORDER, PAYMENT, CATEGORY_ORDER, SEARCH, ACTIVITY = (
+    "customer-order",
+    "payment",
+    "category-order",
+    "search",
+    "activity",
+)
+COUNTER, BUYERS = "counter", "buyers"
+
+LISTED_STATUSES: Final = (OrderStatus.PENDING, OrderStatus.SHIPPED, OrderStatus.CANCELLED)
+"""The statuses with a list page (DELIVERED, where most orders end, has none: it would take most of the index)."""
+
+MAX_KEY_BYTES: Final = 1024  # DynamoDB allows 2,048 for a partition key and 1,024 for a sort key
+MAX_CATEGORY: Final = 100  # a longer category is cut (keys and counter names stay short)
+UNCATEGORIZED: Final = "uncategorized"
+
+
+def order_anchor(order_id: str) -> Key:
+    return keys.with_prefix(keys.ORDER, order_id), ORDER_SK
+
+
+def order_id_of(anchor: Key) -> str | None:
+    """The order an order anchor is about; None for any other key."""
+    return keys.without_prefix(anchor[0], keys.ORDER) if anchor[1] == ORDER_SK else None
+
+
+def counted(anchor: Key) -> Key:
+    """Where an anchor's counted item is kept (what it added to the sums): beside it."""
+    return anchor[0], anchor[1] + COUNTED_SUFFIX
+
+
+def counted_anchor(key: Key) -> Key | None:
+    """The anchor a counted item is kept for; None for any other key."""
+    return (key[0], key[1].removesuffix(COUNTED_SUFFIX)) if key[1].endswith(COUNTED_SUFFIX) else None
+
+
+def return_anchor(return_key: str) -> Key:
+    """A return's anchor: under the return's own key in its table (``r#<rid>``)."""
+    return return_key, RETURN_SK
+
+
+def refunds_anchor(order_id: str) -> Key:
+    """An order's refunds (the returns table's ``o#<oid>`` partition) have one anchor beside the order's."""
+    return keys.with_prefix(keys.ORDER, order_id), REFUNDS_SK
+
+
+def profile(customer_id: str) -> Key:
+    return keys.with_prefix(keys.CUSTOMER, customer_id), PROFILE_SK
+
+
+def product(product_id: str) -> Key:
+    return keys.with_prefix(keys.PRODUCT, product_id), PRODUCT_SK
+
+
+# --- index keys ------------------------------------------------------------------------------------------------
+
+
+def order_position(date: str | None, order_id: str) -> str:
+    """The sort key of an order in every list of orders by date: ``<date>#<oid>`` (no date sorts first)."""
+    return f"{date or ''}#{order_id}"
+
+
+def status_partition(status: str, shard: int) -> str:
+    """``ORDERS_BY_STATUS`` partition of one status list's shard: ``<STATUS>#<shard>``."""
+    return f"{status}#{shard}"
+
+
+RETURN_STATUS_PREFIX: Final = "RETURN#"
+
+
+def return_status_partition(status: str, shard: int) -> str:
+    """``ORDERS_BY_STATUS`` partition of one return status's shard: ``RETURN#<STATUS>#<shard>`` (the index is
+    overloaded: orders and returns share it, each under its own partitions)."""
+    return f"{RETURN_STATUS_PREFIX}{status}#{shard}"
+
+
+def return_position(requested: str | None, return_id: str) -> str:
+    """The sort key of a return in the lists of returns: ``<requested>#<rid>`` (oldest first reads forwards)."""
+    return f"{requested or ''}#{return_id}"
+
+
+CATALOGUE_PREFIX: Final = "CATALOGUE#"
+
+
+def catalogue_partition(shard: int) -> str:
+    return f"{CATALOGUE_PREFIX}{shard}"
+
+
+# --- entries ---------------------------------------------------------------------------------------------------
+
+CUSTOMER_ORDER_PREFIX: Final = "o#"
+
+
+def customer_order(customer_id: str, date: str | None, order_id: str) -> Key:
+    return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_ORDER_PREFIX + order_position(date, order_id)
+
+
+CUSTOMER_RETURN_PREFIX: Final = "r#"
+
+
+def customer_return(customer_id: str, requested: str | None, return_id: str) -> Key:
+    return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_RETURN_PREFIX + return_position(requested, return_id)
+
+
+TRANSACTION_PREFIX: Final = "t#"
+
+
+def transaction_key(transaction_id: str) -> str:
+    """A payment's provider reference as a key: whitespace trimmed, case ignored."""
+    return TRANSACTION_PREFIX + transaction_id.strip().lower()
+
+
+def payment(transaction_id: str, order_id: str) -> Key:
+    return transaction_key(transaction_id), keys.with_prefix(keys.ORDER, order_id)
+
+
+CATEGORY_PREFIX: Final = "cat#"
+
+
+def category_name(value: str | None) -> str:
+    """An order line's category as the numbers and the category lists name it: its own, trimmed and cut to
+    ``MAX_CATEGORY`` characters, or ``uncategorized``."""
+    text = (value or "").strip()
+    return text[:MAX_CATEGORY] if text else UNCATEGORIZED
+
+
+def category_partition(category: str, shard: int) -> str:
+    return f"{CATEGORY_PREFIX}{category}#{shard}"
+
+
+def category_order(category: str, shard: int, date: str, order_id: str) -> Key:
+    return category_partition(category, shard), order_position(date, order_id)
+
+
+SEARCH_PREFIX: Final = "s#"
+MIN_SEARCH: Final = 2
+
+
+def search_words(*texts: str | None) -> set[str]:
+    """The words a name is found by: lower-cased, accents dropped (NFKD without combining marks), split on
+    anything that is not a letter or digit; words shorter than ``MIN_SEARCH`` are left out."""
+    words: set[str] = set()
+    for text in texts:
+        for word in "".join(c if c.isalnum() else " " for c in normalized(text or "")).split():
+            if len(word) >= MIN_SEARCH:
+                words.add(word)
+    return words
+
+
+def normalized(text: str) -> str:
+    """Text as search compares it: lower-cased, accents dropped, surrounding whitespace trimmed."""
+    decomposed = unicodedata.normalize("NFKD", text.strip().casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def search_partition(term: str) -> str:
+    """Words (and searches) that share their first two letters share a partition, so a search is one Query."""
+    return SEARCH_PREFIX + term[:MIN_SEARCH]
+
+
+def search_entry(term: str, kind: str, entity_id: str) -> Key:
+    """``term``: a normalized word or a lower-cased email address."""
+    return search_partition(term), f"{term}#{kind}#{entity_id}"
+
+
+ACTIVITY_PREFIX: Final = "ACTIVITY#"
+USER_ACTIVITY_PREFIX: Final = "USER#"
+KIND_ACTIVITY_PREFIX: Final = "KIND#"
+ACTIVITY_KINDS: Final = ("order", "customer", "product", "stock", "warehouse", "system")
+STOCK_ACTION_PREFIX: Final = "stock-"  # the actions of stock edits (shop.editing), audited in the product's partition
+
+
+def activity_partition(shard: int) -> str:
+    return f"{ACTIVITY_PREFIX}{shard}"
+
+
+def user_activity_partition(username: str) -> str:
+    return USER_ACTIVITY_PREFIX + username
+
+
+def kind_activity_partition(kind: str, shard: int) -> str:
+    return f"{KIND_ACTIVITY_PREFIX}{kind}#{shard}"
+
+
+def activity_kind(source_pk: str, action: str | None) -> str:
+    """What a staff change changed, from its audit entry's partition and action: an order, a customer, a product
+    or its stock, a warehouse, or the system (a dead-letter replay)."""
+    head = source_pk.split("#", 1)[0] + "#"
+    if head == keys.PRODUCT:
+        return "stock" if (action or "").startswith(STOCK_ACTION_PREFIX) else "product"
+    return {keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}.get(head, "system")
+
+
+def activity_entries(source_pk: str, position: str, user: str, kind: str, shard: int) -> list[Key]:
+    """The three lists a staff change is in (``position``: ``<at>#<id>``): all changes, its user's, its kind's."""
+    return [
+        (activity_partition(shard), position),
+        (user_activity_partition(user), position),
+        (kind_activity_partition(kind, shard), position),
+    ]
+
+
+# --- sums ------------------------------------------------------------------------------------------------------
+
+STATS_PREFIX: Final = "STATS#"
+STATUS_COUNTS_PREFIX, DAY_PREFIX, PRODUCT_MONTH_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
+RETURNED_PREFIX, REFUNDS_DAY_PREFIX = "STATS#returned#", "STATS#refunds#"
+CATEGORY_COUNTS_PREFIX: Final = "STATS#categories#"
+STATUS_COUNTS_SK: Final = "counts"
+BUYERS_PREFIX: Final = "b#"
+CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leaves sums that moved while it ran)
+ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
+PRODUCTS: Final = "Products"
+REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
+RETURNS_REFUNDED: Final = "ReturnsRefunded"  # the part of ``Refunded`` paid back for returned goods
+CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``Revenue:<category>``
+
+
+def status_counts(shard: int) -> Key:
+    return f"{STATUS_COUNTS_PREFIX}{shard}", STATUS_COUNTS_SK
+
+
+def day_sums(shard: int, day: str) -> Key:
+    return f"{DAY_PREFIX}{shard}", day
+
+
+def product_month_sums(product_id: str, shard: int, month: str) -> Key:
+    return f"{PRODUCT_MONTH_PREFIX}{product_id}#{shard}", month
+
+
+def returned_units(product_id: str, shard: int, month: str) -> Key:
+    """Units of a product returned (received back) in a month (``Units``)."""
+    return f"{RETURNED_PREFIX}{product_id}#{shard}", month
+
+
+def refunds_day(shard: int, day: str) -> Key:
+    """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
+    return f"{REFUNDS_DAY_PREFIX}{shard}", day
+
+
+def category_counts(shard: int, category: str) -> Key:
+    """A catalogue category: how many products hold it (``Products``). One partition per shard lists them all."""
+    return f"{CATEGORY_COUNTS_PREFIX}{shard}", category
+
+
+def buyers(product_id: str, customer_id: str) -> Key:
+    """A product's buyer relation with one customer (AV3): ``Orders`` counts that customer's orders holding the
+    product that are not cancelled."""
+    return BUYERS_PREFIX + product_id, keys.with_prefix(keys.CUSTOMER, customer_id)
+
+
+def is_sum(key: Key) -> bool:
+    return key[0].startswith(STATS_PREFIX) or key[0].startswith(BUYERS_PREFIX)
+
+
+# --- what each kind of item carries (besides its keys, ``Kind`` and an anchor's bookkeeping) ----------------------
+
+ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
+    ORDER: (*ORDER_ROW, "Version", "Carrier", "TrackingNumber", "Lines", "Invoices", "Shipments"),
+    COLLECTION: ("Lines", "Invoices", "Shipments"),
+    COUNTED: ("Sums", "Rev"),
+    RETURN: ("ReturnId", "OrderId", "CustomerId", "Status", "Requested", "Lines"),
+    REFUNDS: ("OrderId", "Refunds"),
+    CUSTOMER_RETURN: ("ReturnId", "OrderId", "Status", "Requested"),
+    PROFILE: ("Name", "Email", "Address"),
+    PRODUCT: CATALOGUE_ROW,
+    CUSTOMER_ORDER: ("OrderId", "Date"),
+    PAYMENT: ("OrderId", "TransactionId"),
+    CATEGORY_ORDER: ("OrderId", "CustomerId", "Date", "Category", "Units", "Revenue"),
+    SEARCH: ("Term", "Found", "Id", "Name", "Email"),
+    ACTIVITY: (
+        "OrderId",
+        "Action",
+        "User",
+        "At",
+        "FromStatus",
+        "ToStatus",
+        "OrderVersion",
+        "RequestId",
+        "ProductId",
+        "Detail",
+        "Source",
+        "ActivityKind",
+    ),
+    BUYERS: (ORDERS, CHANGED_AT),
+}
+
+
+def columns(*kinds: str) -> tuple[str, ...]:
+    """``PK``, ``SK``, ``Kind``, then every attribute items of these kinds may carry (an export's columns)."""
+    found = dict.fromkeys(name for kind in kinds for name in ATTRIBUTES[kind])
+    return (PK, SK, KIND, *found)
+
+
+# --- write shards ----------------------------------------------------------------------------------------------
+
+DEFAULT_SHARDS: Final = 4
+MAX_SHARDS: Final = 100
+
+
+def shard_of(text: str, shards: int) -> int:
+    """Stable across processes (unlike ``hash()``): the first 8 bytes of SHA-256, mod ``shards``."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % shards
+
+
+def _shards(variable: str) -> int:
+    value = os.environ.get(variable)
+    try:
+        shards = int(value) if value else DEFAULT_SHARDS
+    except ValueError as exc:
+        raise ValueError(f"{variable} must be a whole number, got {value!r}") from exc
+    if not 1 <= shards <= MAX_SHARDS:
+        raise ValueError(f"{variable} must be 1..{MAX_SHARDS}, got {shards}")
+    return shards
+
+
+def sum_shard(anchor: Key) -> int:
+    """The shard of the sums an anchor adds to (its counted item's), so that anchors of one shard, written together,
+    add to the same sum items."""
+    return shard_of(anchor[0], sum_shards())
+
+
+def list_shards() -> int:
+    """Write shards of the lists (status lists, category lists, activity, catalogue): env
+    ``ADMIN_VIEW_LIST_SHARDS`` (default 4). Changing it needs ``rebuild_adminview`` (every entry moves)."""
+    return _shards("ADMIN_VIEW_LIST_SHARDS")
+
+
+def sum_shards() -> int:
+    """Write shards of the numbers' sums: env ``ADMIN_VIEW_SUM_SHARDS`` (default 4). Changing it needs the sums
+    counted again (delete the ``STATS#`` items, then ``rebuild_adminview``)."""
+    return _shards("ADMIN_VIEW_SUM_SHARDS")
+
+
+# --- the declaration in words ------------------------------------------------------------------------------------
+
+
+class _Shard(int):
+    """A write shard in a key shape: formats as ``<shard>`` wherever a key function puts a shard number."""
+
+    def __format__(self, spec: str) -> str:
+        return "<shard>"
+
+
+def describe() -> str:
+    """The view's item kinds and indexes as Markdown (``docs/admin-view.md`` holds it, between its ``schema``
+    markers; ``python -m adminview.core.schema`` prints it). Every shape in it is what a key function above returns for
+    placeholders (``<oid>``), so the docs cannot drift from the keys the code builds."""
+    shard = _Shard()
+    statuses = ", ".join(LISTED_STATUSES[:-1]) + " or " + LISTED_STATUSES[-1]
+    by_status = (status_partition("<STATUS>", shard), order_position("<date>", "<oid>"))
+    return_by_status = (return_status_partition("<STATUS>", shard), return_position("<requested>", "<rid>"))
+    in_catalogue = (catalogue_partition(shard), "<pid>")
+    day_figures = (
+        ORDERS,
+        CANCELLED_ORDERS,
+        UNITS,
+        REVENUE,
+        *(n + CATEGORY_SEP + "<category>" for n in (UNITS, REVENUE)),
+    )
+    # kind, role, its keys, the index keys it carries (index, key) and when, what it holds (ATTRIBUTES, else named)
+    Row = tuple[str, str, list[Key], tuple[Index, Key] | None, str, tuple[str, ...]]
+    rows: list[Row] = [
+        (ORDER, "anchor", [order_anchor("<oid>")], (ORDERS_BY_STATUS, by_status), f"while {statuses}", ()),
+        (COLLECTION, "anchor while the order item is missing", [order_anchor("<oid>")], None, "", ()),
+        (RETURN, "anchor", [return_anchor(return_keys.RETURN + "<rid>")], (ORDERS_BY_STATUS, return_by_status), "", ()),
+        (REFUNDS, "anchor", [refunds_anchor("<oid>")], None, "", ()),
+        (PROFILE, "anchor", [profile("<cid>")], None, "", ()),
+        (PRODUCT, "anchor", [product("<pid>")], (CATALOGUE, in_catalogue), "", ()),
+        (COUNTED, "counted", [counted(("<anchor PK>", "<anchor SK>"))], None, "", ()),
+        (CUSTOMER_ORDER, "entry", [customer_order("<cid>", "<date>", "<oid>")], None, "", ()),
+        (CUSTOMER_RETURN, "entry", [customer_return("<cid>", "<requested>", "<rid>")], None, "", ()),
+        (PAYMENT, "entry", [payment("<transaction id>", "<oid>")], None, "", ()),
+        (CATEGORY_ORDER, "entry", [category_order("<category>", shard, "<date>", "<oid>")], None, "", ()),
+        (SEARCH, "entry (the word `anna`)", [search_entry("anna", "customer", "<cid>")], None, "", ()),
+        (ACTIVITY, "entry", activity_entries("<audit PK>", "<at>#<id>", "<user>", "<kind>", shard), None, "", ()),
+        (COUNTER, "sum", [status_counts(shard)], None, "", tuple(OrderStatus)),
+        (COUNTER, "sum", [day_sums(shard, "<YYYY-MM-DD>")], None, "", day_figures),
+        (COUNTER, "sum", [product_month_sums("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS, REVENUE)),
+        (COUNTER, "sum", [returned_units("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS,)),
+        (COUNTER, "sum", [refunds_day(shard, "<YYYY-MM-DD>")], None, "", (REFUNDS_COUNT, REFUNDED, RETURNS_REFUNDED)),
+        (COUNTER, "sum", [category_counts(shard, "<category>")], None, "", (PRODUCTS,)),
+        (BUYERS, "sum", [buyers("<pid>", "<cid>")], None, "", ()),
+    ]
+
+    def code(*texts: str) -> str:
+        return ", ".join(f"`{text}`" for text in dict.fromkeys(texts))
+
+    def pair(key: Key) -> str:
+        return f"{code(key[0])} / {code(key[1])}"
+
+    lines = ["| kind | role | PK | SK | index keys | holds |", "|---|---|---|---|---|---|"]
+    for kind, role, item_keys, carried, when, named in rows:
+        holds = named or ATTRIBUTES[kind]
+        if role == "sum" and CHANGED_AT not in holds:
+            holds = (*holds, CHANGED_AT)
+        pks, sks = code(*(k[0] for k in item_keys)), code(*(k[1] for k in item_keys))
+        indexed = f"{code(carried[0].name)}: {pair(carried[1])} {when}".strip() if carried else ""
+        lines.append(f"| `{kind}` | {role} | {pks} | {sks} | {indexed} | {code(*holds)} |")
+    lines += ["", "| index | hash key / range key | lists | projects besides the keys |", "|---|---|---|---|"]
+    for index in INDEXES:
+        listed = "; ".join(
+            f"{kind}: {pair(carried[1])}" for kind, _, _, carried, _, _ in rows if carried and carried[0] == index
+        )
+        lines.append(
+            f"| {code(index.name)} | {code(index.hash_key)} / {code(index.range_key)} | {listed} | "
+            f"{code(*index.projected)} |"
+        )
+    lines += [
+        "",
+        f"`<shard>`: a write shard (`shard_of`), 0 to n - 1, n = `list_shards()` in a list and `sum_shards()` in a "
+        f"sum (the adding anchor's: `sum_shard`), each {DEFAULT_SHARDS} unless set, at most {MAX_SHARDS}. Ids are "
+        "bare (`<oid>`: `42`).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(describe(), end="")

@@ -1,0 +1,200 @@
+"""The returns service's table as a source of the admin view: what its returns and refunds imply.
+
+- A return (``r#<rid>``) is anchored on itself: the view keeps its facts, lists it under its status in the
+  overloaded status index (the open ones make the queue of returns awaiting action, oldest first), lists it among
+  its customer's returns, and, once its goods are back (``RECEIVED`` or ``REFUNDED``), adds each line's units to
+  its product's returned units in the month it was requested.
+- An order's refunds (the table's ``o#<oid>`` partition, ``f#<fid>`` items) are anchored together, beside the
+  order's anchor: each adds one refund and its amount to the refunds of its day.
+
+The items are those another service may write with plain PutItem/UpdateItem (``docs/returns.md``): a missing or
+malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
+not a number refunds nothing).
+
+Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from adminview.core import numbers, schema
+from adminview.core.anchor import Bookkeeping, Implied
+from dynamo import ddb_json
+from returns import keys as return_keys
+from returns.keys import ReturnStatus
+from shop import keys
+
+Item = dict[str, Any]
+RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines")
+REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId")
+GOODS_BACK = frozenset({ReturnStatus.RECEIVED, ReturnStatus.REFUNDED})
+ONE = Decimal(1)
+
+
+def _item(key: schema.Key, kind: str, **attrs: dict[str, Any] | None) -> Item:
+    item: Item = {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+    item.update((name, value) for name, value in attrs.items() if value is not None)
+    return item
+
+
+@dataclass
+class ReturnState:
+    key: schema.Key
+    return_id: str
+    book: Bookkeeping = field(default_factory=Bookkeeping)
+    facts: Item | None = None  # RETURN_FACTS present; None: no return
+    stub_kind: str = schema.RETURN
+
+    @classmethod
+    def read(cls, key: schema.Key, item: Item | None) -> ReturnState:
+        state = cls(key, return_keys.return_id_of(key[0]) or "", Bookkeeping.read(item))
+        if item is not None and not state.book.gone:
+            state.facts = {name: item[name] for name in RETURN_FACTS if name in item}
+        return state
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        self.facts = {n: image[n] for n in RETURN_FACTS if n in image} if image is not None else None
+
+    def source_keys(self) -> list[str]:
+        return [self.key[0]] if self.facts is not None else []
+
+    def implied(self, list_shards: int) -> Implied:
+        if self.facts is None:
+            return Implied(self.key, None, {}, {})
+        status, requested = ddb_json.string(self.facts, "Status"), ddb_json.string(self.facts, "Requested")
+        anchor = _item(self.key, schema.RETURN, ReturnId=ddb_json.s(self.return_id), **self.facts)
+        if status in set(ReturnStatus):
+            index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.return_id, list_shards)
+            anchor[index.hash_key] = ddb_json.s(schema.return_status_partition(str(status), shard))
+            anchor[index.range_key] = ddb_json.s(schema.return_position(requested, self.return_id))
+        entries: dict[schema.Key, Item] = {}
+        customer, order = ddb_json.string(self.facts, "CustomerId"), ddb_json.string(self.facts, "OrderId")
+        if customer:
+            key = schema.customer_return(customer, requested, self.return_id)
+            shown = {"OrderId": _s(order), "Status": _s(status), "Requested": _s(requested)}
+            entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=ddb_json.s(self.return_id), **shown)
+        return Implied(self.key, anchor, entries, self.sums())
+
+    def sums(self) -> numbers.Sums:
+        """Once the goods are back, each line's units to its product's returned units in the month requested."""
+        assert self.facts is not None
+        month = (numbers.day_of(ddb_json.string(self.facts, "Requested")) or "")[:7]
+        if ddb_json.string(self.facts, "Status") not in GOODS_BACK or not month:
+            return {}
+        adding, shard = numbers.Adding(), schema.sum_shard(self.key)
+        for line in ddb_json.listing(self.facts, "Lines"):
+            facts = ddb_json.entries(line)
+            product = ddb_json.string(facts, "ProductId")
+            if product:
+                units = numbers.decimal_of(ddb_json.text(facts, "Quantity"))
+                adding.add(schema.returned_units(product, shard, month), schema.UNITS, units)
+        return adding.sums
+
+
+def _s(value: str | None) -> dict[str, str] | None:
+    return ddb_json.s(value) if value is not None else None
+
+
+@dataclass
+class RefundsState:
+    """An order's refunds, by their sort key in the returns table."""
+
+    key: schema.Key
+    order_id: str
+    book: Bookkeeping = field(default_factory=Bookkeeping)
+    refunds: dict[str, Item] = field(default_factory=dict)
+    stub_kind: str = schema.REFUNDS
+
+    @classmethod
+    def read(cls, key: schema.Key, item: Item | None) -> RefundsState:
+        state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
+        if item is not None and not state.book.gone:
+            state.refunds = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, "Refunds").items()}
+        return state
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        if image is None:
+            self.refunds.pop(sk, None)
+        else:
+            self.refunds[sk] = {n: image[n] for n in REFUND_FACTS if n in image}
+
+    def source_keys(self) -> list[str]:
+        return sorted(self.refunds)
+
+    def implied(self, list_shards: int) -> Implied:
+        if not self.refunds:
+            return Implied(self.key, None, {}, {})
+        refunds = {"M": {sk: {"M": facts} for sk, facts in sorted(self.refunds.items())}}
+        anchor = _item(self.key, schema.REFUNDS, OrderId=ddb_json.s(self.order_id), Refunds=refunds)
+        return Implied(self.key, anchor, {}, self.sums())
+
+    def sums(self) -> numbers.Sums:
+        """Each refund: one refund and its amount on the UTC day of its ``Date``; the amount also counts as paid
+        back for returned goods when the refund is a return's (a cancelled order's refund is not: its revenue
+        was never counted)."""
+        adding, shard = numbers.Adding(), schema.sum_shard(self.key)
+        for facts in self.refunds.values():
+            day = numbers.day_of(ddb_json.string(facts, "Date"))
+            if day is None:
+                continue
+            amount = numbers.decimal_of(ddb_json.text(facts, "Amount"))
+            adding.add(schema.refunds_day(shard, day), schema.REFUNDS_COUNT, ONE)
+            adding.add(schema.refunds_day(shard, day), schema.REFUNDED, amount)
+            if ddb_json.string(facts, "ReturnId"):
+                adding.add(schema.refunds_day(shard, day), schema.RETURNS_REFUNDED, amount)
+        return adding.sums
+
+
+ReturnsState = ReturnState | RefundsState
+
+
+class ReturnsSource:
+    name = "returns"
+
+    def table_name(self) -> str:
+        return return_keys.table_name()
+
+    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
+        pk, sk = key
+        entity = ddb_json.string(image, "EntityType")
+        if entity == return_keys.RETURN_ENTITY and pk == sk and return_keys.return_id_of(pk):
+            return schema.return_anchor(pk)
+        if entity == return_keys.REFUND_ENTITY and (oid := keys.without_prefix(pk, keys.ORDER)):
+            return schema.refunds_anchor(oid) if return_keys.refund_id_of(sk) else None
+        return None
+
+    def read_state(self, key: schema.Key, item: Item | None) -> ReturnsState:
+        if key[1] == schema.RETURN_SK:
+            return ReturnState.read(key, item)
+        return RefundsState.read(key, item)
+
+    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
+        return []
+
+    def owns(self, key: schema.Key) -> bool:
+        pk, sk = key
+        return (sk == schema.RETURN_SK and return_keys.return_id_of(pk) is not None) or (
+            sk == schema.REFUNDS_SK and pk.startswith(keys.ORDER)
+        )
+
+    def entry_anchor(self, item: Item) -> schema.Key | None:
+        return_id = ddb_json.string(item, "ReturnId")
+        if ddb_json.string(item, schema.KIND) == schema.CUSTOMER_RETURN and return_id:
+            return schema.return_anchor(return_keys.RETURN + return_id)
+        return None
+
+    def counts(self, anchor: schema.Key) -> bool:
+        return True
+
+    def anchors_in(self, pk: str) -> list[schema.Key]:
+        if return_keys.return_id_of(pk):
+            return [schema.return_anchor(pk)]
+        if oid := keys.without_prefix(pk, keys.ORDER):
+            return [schema.refunds_anchor(oid)]
+        return []
+
+
+SOURCE = ReturnsSource()

@@ -1,0 +1,447 @@
+"""The shop table as a source of the admin view: which of its items are anchored where, and what they imply.
+
+- An order's collection (the order, its lines, invoices and shipments, all in the shop partition ``o#<oid>``) is
+  anchored on the order's summary. The summary keeps what the collection's entries follow from (each line's
+  quantity, price and category, each invoice's payment references, each shipment's carrier and tracking number),
+  so the entries and the order's contribution to the numbers are a function of that one item, whatever order its
+  records arrive in.
+- A customer is anchored on its profile, a product on its catalogue row.
+- An audit entry (a staff change) is never changed once written: its activity entries follow from it alone.
+- Everything else (stock, warehouses, shipment items, favourites, email claims) implies nothing for the view.
+
+Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total``...): a missing attribute is
+simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
+(``ItemCount`` that is not a whole number) raises ``ValueError``: the record fails and is dead-lettered.
+
+Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from adminview.core import numbers, schema
+from adminview.core.anchor import Bookkeeping, Implied
+from dynamo import ddb_json
+from shop import keys
+from shop.keys import OrderStatus
+
+Item = dict[str, Any]
+ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
+LINES, INVOICES, SHIPMENTS = "Lines", "Invoices", "Shipments"
+LINE_FACTS = ("Quantity", "Price", "Category")
+SHIPMENT_FACTS = ("Carrier", "TrackingNumber")
+ORDER_FACTS = ("Date", "Status", "Total", "ItemCount", "Version")
+PROFILE_FACTS = ("Name", "Email", "Address")
+STATUSES = frozenset(OrderStatus)
+ONE = Decimal(1)
+
+
+def _s(value: str | None) -> dict[str, str] | None:
+    return ddb_json.s(value) if value is not None else None
+
+
+def _item(key: schema.Key, kind: str, **attrs: dict[str, Any] | None) -> Item:
+    item: Item = {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+    item.update((name, value) for name, value in attrs.items() if value is not None)
+    return item
+
+
+# --- an order's collection -------------------------------------------------------------------------------------
+
+
+@dataclass
+class OrderState:
+    """An order's collection as its anchor holds it: the order item's facts (None: not there), and each line's,
+    invoice's and shipment's, by shop SK."""
+
+    key: schema.Key
+    order_id: str
+    book: Bookkeeping = field(default_factory=Bookkeeping)
+    customer_id: str | None = None
+    order: Item | None = None  # the summary's facts (ORDER_FACTS present) while the order item is there
+    lines: dict[str, Item] = field(default_factory=dict)  # p#<pid> -> LINE_FACTS
+    invoices: dict[str, list[str]] = field(default_factory=dict)  # i#<iid> -> transaction ids
+    shipments: dict[str, Item] = field(default_factory=dict)  # sh#<sid> -> SHIPMENT_FACTS
+    stub_kind: str = schema.COLLECTION
+
+    @classmethod
+    def read(cls, key: schema.Key, item: Item | None) -> OrderState:
+        state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
+        if item is None or state.book.gone:
+            return state
+        if ddb_json.string(item, schema.KIND) == schema.ORDER:
+            state.customer_id = ddb_json.string(item, "CustomerId")
+            state.order = {name: item[name] for name in ORDER_FACTS if name in item}
+        state.lines = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, LINES).items()}
+        state.invoices = {
+            sk: [t for v in ddb_json.elements(value) if (t := ddb_json.as_string(v)) is not None]
+            for sk, value in ddb_json.mapping(item, INVOICES).items()
+        }
+        state.shipments = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, SHIPMENTS).items()}
+        return state
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        if sk.startswith(keys.CUSTOMER):
+            self.customer_id = keys.without_prefix(sk, keys.CUSTOMER) if image is not None else None
+            self.order = _order_facts(image) if image is not None else None
+        elif sk.startswith(keys.PRODUCT):
+            _put(self.lines, sk, {n: image[n] for n in LINE_FACTS if n in image} if image is not None else None)
+        elif sk.startswith(keys.INVOICE):
+            _put(self.invoices, sk, transaction_ids(image) if image is not None else None)
+        elif sk.startswith(keys.SHIPMENT):
+            facts = {n: image[n] for n in SHIPMENT_FACTS if n in image} if image is not None else None
+            _put(self.shipments, sk, facts)
+
+    def source_keys(self) -> list[str]:
+        held = (
+            [keys.with_prefix(keys.CUSTOMER, self.customer_id)] if self.order is not None and self.customer_id else []
+        )
+        return held + sorted([*self.lines, *self.invoices, *self.shipments])
+
+    def implied(self, list_shards: int) -> Implied:
+        if self.order is None and not (self.lines or self.invoices or self.shipments):
+            return Implied(self.key, None, {}, {})
+        anchor = _item(self.key, schema.ORDER if self.order is not None else schema.COLLECTION)
+        entries: dict[schema.Key, Item] = {}
+        for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
+            key = schema.payment(txid, self.order_id)
+            entries[key] = _item(key, schema.PAYMENT, OrderId=ddb_json.s(self.order_id), TransactionId=ddb_json.s(txid))
+        if self.order is not None and self.customer_id is not None:
+            self._summary(anchor, list_shards)
+            entries |= self._order_entries(list_shards)
+        if self.lines:
+            anchor[LINES] = {"M": {sk: {"M": facts} for sk, facts in sorted(self.lines.items())}}
+        if self.invoices:
+            anchor[INVOICES] = {
+                "M": {sk: {"L": [ddb_json.s(t) for t in ids]} for sk, ids in sorted(self.invoices.items())}
+            }
+        if self.shipments:
+            anchor[SHIPMENTS] = {"M": {sk: {"M": facts} for sk, facts in sorted(self.shipments.items())}}
+        return Implied(self.key, anchor, entries, self.sums())
+
+    def _summary(self, anchor: Item, list_shards: int) -> None:
+        assert self.order is not None and self.customer_id is not None
+        anchor["OrderId"], anchor["CustomerId"] = ddb_json.s(self.order_id), ddb_json.s(self.customer_id)
+        anchor.update(self.order)
+        status = ddb_json.string(self.order, "Status")
+        if status in schema.LISTED_STATUSES:  # sparse: the keys are there exactly while the status is listed
+            index = schema.ORDERS_BY_STATUS
+            shard = schema.shard_of(self.order_id, list_shards)
+            anchor[index.hash_key] = ddb_json.s(schema.status_partition(str(status), shard))
+            anchor[index.range_key] = ddb_json.s(schema.order_position(self.date, self.order_id))
+        latest = self._latest_shipment()
+        if latest:
+            anchor.update(latest)
+
+    @property
+    def date(self) -> str | None:
+        return ddb_json.string(self.order, "Date")
+
+    def _latest_shipment(self) -> Item:
+        """The carrier and tracking number of the last shipment that has them (shipment ids sort by time)."""
+        for _sk, facts in sorted(self.shipments.items(), reverse=True):
+            if facts:
+                return facts
+        return {}
+
+    def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
+        """The order in its customer's list and in its categories' lists."""
+        assert self.customer_id is not None
+        key = schema.customer_order(self.customer_id, self.date, self.order_id)
+        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=ddb_json.s(self.order_id), Date=_s(self.date))}
+        if self.date is None:
+            return entries
+        shard = schema.shard_of(self.order_id, list_shards)
+        for category, (units, revenue) in sorted(self._by_category().items()):
+            key = schema.category_order(category, shard, self.date, self.order_id)
+            entries[key] = _item(
+                key,
+                schema.CATEGORY_ORDER,
+                OrderId=ddb_json.s(self.order_id),
+                CustomerId=ddb_json.s(self.customer_id),
+                Date=ddb_json.s(self.date),
+                Category=ddb_json.s(category),
+                Units=ddb_json.n(units),
+                Revenue=ddb_json.n(revenue),
+            )
+        return entries
+
+    def _by_category(self) -> dict[str, tuple[Decimal, Decimal]]:
+        totals: dict[str, tuple[Decimal, Decimal]] = {}
+        for line in self._lines():
+            units, revenue = totals.get(line.category, (Decimal(0), Decimal(0)))
+            totals[line.category] = (units + line.units, revenue + line.revenue)
+        return totals
+
+    def _lines(self) -> list[Line]:
+        found = []
+        for sk, facts in sorted(self.lines.items()):
+            units = numbers.decimal_of(ddb_json.text(facts, "Quantity"))
+            price = numbers.decimal_of(ddb_json.text(facts, "Price"))
+            category = schema.category_name(ddb_json.text(facts, "Category"))
+            found.append(Line(keys.without_prefix(sk, keys.PRODUCT) or sk, category, units, units * price))
+        return found
+
+    def sums(self) -> numbers.Sums:
+        """What the order adds to the numbers (nothing until its order item is there): one to the count of its
+        status (an unknown status counts nowhere); on the UTC day of its ``Date`` one order, and one cancelled
+        order if it is cancelled; unless it is cancelled, its lines' units (``Quantity``) and revenue (``Price`` x
+        ``Quantity``) on that day, in all and per category, and in each line's product's month, and one order to
+        the buyer relation of each line's product with the order's customer."""
+        if self.order is None or self.customer_id is None:
+            return {}
+        adding = numbers.Adding()
+        shard = schema.sum_shard(self.key)
+        status = ddb_json.string(self.order, "Status")
+        if status in STATUSES:
+            adding.add(schema.status_counts(shard), str(status), ONE)
+        day = numbers.day_of(self.date)
+        if day is not None:
+            adding.add(schema.day_sums(shard, day), schema.ORDERS, ONE)
+        if status == OrderStatus.CANCELLED:
+            if day is not None:
+                adding.add(schema.day_sums(shard, day), schema.CANCELLED_ORDERS, ONE)
+            return adding.sums
+        for line in self._lines():
+            adding.add(schema.buyers(line.product_id, self.customer_id), schema.ORDERS, ONE)
+            if day is None:
+                continue
+            for name, value in ((schema.UNITS, line.units), (schema.REVENUE, line.revenue)):
+                adding.add(schema.day_sums(shard, day), name, value)
+                adding.add(schema.day_sums(shard, day), name + schema.CATEGORY_SEP + line.category, value)
+                adding.add(schema.product_month_sums(line.product_id, shard, day[:7]), name, value)
+        return adding.sums
+
+
+@dataclass(frozen=True)
+class Line:
+    """An order line as the numbers read it."""
+
+    product_id: str
+    category: str
+    units: Decimal
+    revenue: Decimal
+
+
+def _order_facts(image: Item) -> Item:
+    """The order item's attributes the summary shows; ``ItemCount`` as a number (a malformed one fails the record
+    here: it cannot be listed or counted)."""
+    facts = {name: image[name] for name in ORDER_FACTS if name in image}
+    count = ddb_json.integer(image, "ItemCount")
+    if count is not None:
+        facts["ItemCount"] = ddb_json.n(count)
+    return facts
+
+
+def _put(facts: dict[str, Any], sk: str, value: Any) -> None:
+    if value is None:
+        facts.pop(sk, None)
+    else:
+        facts[sk] = value
+
+
+def transaction_ids(image: Item) -> list[str]:
+    """The payment references (``TransactionId``) of an invoice's payments, each once, in order."""
+    found: list[str] = []
+    for payment in ddb_json.listing(ddb_json.mapping(image, "Detail"), "Payments"):
+        txid = ddb_json.text(ddb_json.entries(payment), "TransactionId")
+        if txid and txid.strip() and txid not in found:
+            found.append(txid)
+    return found
+
+
+# --- customers and products ------------------------------------------------------------------------------------
+
+
+@dataclass
+class ProfileState:
+    key: schema.Key
+    customer_id: str
+    book: Bookkeeping = field(default_factory=Bookkeeping)
+    facts: Item | None = None  # PROFILE_FACTS present; None: no customer
+    stub_kind: str = schema.PROFILE
+
+    @classmethod
+    def read(cls, key: schema.Key, item: Item | None) -> ProfileState:
+        state = cls(key, keys.without_prefix(key[0], keys.CUSTOMER) or "", Bookkeeping.read(item))
+        if item is not None and not state.book.gone:
+            state.facts = {name: item[name] for name in PROFILE_FACTS if name in item}
+        return state
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        self.facts = {n: image[n] for n in PROFILE_FACTS if n in image} if image is not None else None
+
+    def source_keys(self) -> list[str]:
+        return [self.key[0]] if self.facts is not None else []
+
+    def implied(self, list_shards: int) -> Implied:
+        if self.facts is None:
+            return Implied(self.key, None)
+        name, email = ddb_json.string(self.facts, "Name"), ddb_json.string(self.facts, "Email")
+        shown = {"Id": ddb_json.s(self.customer_id), "Name": _s(name), "Email": _s(email)}
+        terms = schema.search_words(name)
+        if email and email.strip():
+            terms.add(schema.normalized(email))
+        return Implied(self.key, _item(self.key, schema.PROFILE, **self.facts), _search(terms, "customer", shown))
+
+
+@dataclass
+class ProductState:
+    key: schema.Key
+    product_id: str
+    book: Bookkeeping = field(default_factory=Bookkeeping)
+    facts: Item | None = None  # the catalogue row's attributes; None: no product
+    stub_kind: str = schema.PRODUCT
+
+    @classmethod
+    def read(cls, key: schema.Key, item: Item | None) -> ProductState:
+        state = cls(key, keys.without_prefix(key[0], keys.PRODUCT) or "", Bookkeeping.read(item))
+        if item is not None and not state.book.gone:
+            state.facts = {name: item[name] for name in schema.CATALOGUE_ROW if name in item}
+        return state
+
+    def apply(self, sk: str, image: Item | None) -> None:
+        if image is None:
+            self.facts = None
+            return
+        detail = ddb_json.mapping(image, "Detail")
+        row = {
+            "ProductId": ddb_json.s(self.product_id),
+            "Name": _s(ddb_json.text(detail, "Name")),
+            "Price": _s(ddb_json.text(image, "Price")),
+            "Category": _s(ddb_json.text(image, "Category")),
+            "Description": _s(ddb_json.text(detail, "Description")),
+        }
+        self.facts = {name: value for name, value in row.items() if value is not None}
+
+    def source_keys(self) -> list[str]:
+        return [self.key[0]] if self.facts is not None else []
+
+    def sums(self) -> numbers.Sums:
+        """One product in its category (a product without one is in none)."""
+        category = (ddb_json.string(self.facts, "Category") or "").strip() if self.facts else ""
+        if not category:
+            return {}
+        key = schema.category_counts(schema.sum_shard(self.key), schema.category_name(category))
+        return {key: {schema.PRODUCTS: ONE}}
+
+    def implied(self, list_shards: int) -> Implied:
+        if self.facts is None:
+            return Implied(self.key, None, sums={})
+        index = schema.CATALOGUE
+        row = _item(self.key, schema.PRODUCT, **self.facts)
+        row[index.hash_key] = ddb_json.s(schema.catalogue_partition(schema.shard_of(self.product_id, list_shards)))
+        row[index.range_key] = ddb_json.s(self.product_id)
+        name = ddb_json.string(self.facts, "Name")
+        shown = {"Id": ddb_json.s(self.product_id), "Name": _s(name)}
+        return Implied(self.key, row, _search(schema.search_words(name), "product", shown), self.sums())
+
+
+def _search(terms: set[str], kind: str, shown: dict[str, Any]) -> dict[schema.Key, Item]:
+    entries = {}
+    for term in sorted(terms):
+        key = schema.search_entry(term, kind, ddb_json.string(shown, "Id") or "")
+        if len(key[1].encode()) <= schema.MAX_KEY_BYTES:
+            entries[key] = _item(key, schema.SEARCH, Term=ddb_json.s(term), Found=ddb_json.s(kind), **shown)
+    return entries
+
+
+# --- staff activity -------------------------------------------------------------------------------------------
+
+ACTIVITY_ATTRS = ("OrderId", "Action", "User", "At", "FromStatus", "ToStatus", "RequestId", "ProductId", "Detail")
+
+
+def activity_items(key: schema.Key, image: Item, list_shards: int) -> list[Item]:
+    """A staff change (the shop's audit entry: an order's, or an entity edit's) in its three lists."""
+    pk, sk = key
+    position = keys.after_audit(sk)
+    user, action = ddb_json.text(image, "User"), ddb_json.text(image, "Action")
+    if not position or not user or not action:
+        return []
+    kind = schema.activity_kind(pk, action)
+    attrs: dict[str, Any] = {name: _s(ddb_json.text(image, name)) for name in ACTIVITY_ATTRS}
+    attrs["OrderId"] = attrs["OrderId"] or _s(keys.without_prefix(pk, keys.ORDER))
+    version = ddb_json.integer(image, "OrderVersion")
+    attrs["OrderVersion"] = ddb_json.n(version) if version is not None else None
+    attrs["Source"], attrs["ActivityKind"] = ddb_json.s(pk), ddb_json.s(kind)
+    shard = schema.shard_of(position, list_shards)
+    return [_item(k, schema.ACTIVITY, **attrs) for k in schema.activity_entries(pk, position, user, kind, shard)]
+
+
+def audit_source(item: Item) -> schema.Key | None:
+    """The audit entry an activity entry follows from (its shop key)."""
+    source, position = ddb_json.string(item, "Source"), ddb_json.item_key(item)[1]
+    return (source, keys.AUDIT + position) if source else None
+
+
+# --- the source ------------------------------------------------------------------------------------------------
+
+ShopState = OrderState | ProfileState | ProductState
+
+
+class ShopSource:
+    name = "shop"
+
+    def table_name(self) -> str:
+        return keys.table_name()
+
+    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
+        pk, sk = key
+        entity = ddb_json.string(image, "EntityType")
+        if entity in ORDER_ENTITIES and (oid := keys.without_prefix(pk, keys.ORDER)):
+            return schema.order_anchor(oid)
+        if entity == "customer" and sk == pk and (cid := keys.without_prefix(pk, keys.CUSTOMER)):
+            return schema.profile(cid)
+        if entity == "product" and sk == pk and (pid := keys.without_prefix(pk, keys.PRODUCT)):
+            return schema.product(pid)
+        return None
+
+    def read_state(self, key: schema.Key, item: Item | None) -> ShopState:
+        if key[1] == schema.ORDER_SK:
+            return OrderState.read(key, item)
+        if key[1] == schema.PROFILE_SK:
+            return ProfileState.read(key, item)
+        return ProductState.read(key, item)
+
+    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
+        if ddb_json.string(image, "EntityType") == "audit":
+            return activity_items(key, image, list_shards)
+        return []
+
+    def owns(self, key: schema.Key) -> bool:
+        pk, sk = key
+        return (
+            (sk == schema.ORDER_SK and pk.startswith(keys.ORDER))
+            or (sk == schema.PROFILE_SK and pk.startswith(keys.CUSTOMER))
+            or (sk == schema.PRODUCT_SK and pk.startswith(keys.PRODUCT))
+        )
+
+    def entry_anchor(self, item: Item) -> schema.Key | None:
+        kind = ddb_json.string(item, schema.KIND)
+        if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
+            order_id = ddb_json.string(item, "OrderId")
+            return schema.order_anchor(order_id) if order_id else None
+        found, entity = ddb_json.string(item, "Found"), ddb_json.string(item, "Id")
+        if kind == schema.SEARCH and entity and found == "customer":
+            return schema.profile(entity)
+        if kind == schema.SEARCH and entity and found == "product":
+            return schema.product(entity)
+        return None
+
+    def counts(self, anchor: schema.Key) -> bool:
+        return anchor[1] in (schema.ORDER_SK, schema.PRODUCT_SK)
+
+    def anchors_in(self, pk: str) -> list[schema.Key]:
+        if oid := keys.without_prefix(pk, keys.ORDER):
+            return [schema.order_anchor(oid)]
+        if cid := keys.without_prefix(pk, keys.CUSTOMER):
+            return [schema.profile(cid)]
+        if pid := keys.without_prefix(pk, keys.PRODUCT):
+            return [schema.product(pid)]
+        return []
+
+
+SOURCE = ShopSource()

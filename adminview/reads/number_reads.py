@@ -1,0 +1,203 @@
+"""Reading the numbers the sync keeps (``adminview.core.numbers``): a constant number of calls, whatever the
+table holds.
+
+- ``status_counts``: one BatchGetItem of the N status counters;
+- ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
+  ``daily_and_by_category``: both from the same Queries;
+- ``product_months``: one Query per counter shard of the product's months;
+- ``categories``: one Query per counter shard of the catalogue's categories.
+
+Each read sums the N write shards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+from typing import Any
+
+from adminview.core import schema
+from adminview.reads.reads import Range, Raw, each_shard, get_many, query
+from dynamo import ddb_json
+from shop import keys
+from shop.errors import InvalidInput
+from shop.keys import OrderStatus
+
+MAX_DAYS = 366
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class DayFigures:
+    day: date
+    orders: int
+    cancelled: int
+    units: int
+    revenue: Decimal
+
+
+@dataclass(frozen=True)
+class CategoryFigures:
+    day: date
+    category: str
+    units: int
+    revenue: Decimal
+
+
+@dataclass(frozen=True)
+class RefundDay:
+    day: date
+    refunds: int
+    refunded: Decimal
+    for_returns: Decimal  # the part of ``refunded`` paid back for returned goods (the rest: cancelled orders)
+
+
+@dataclass(frozen=True)
+class MonthFigures:
+    month: str  # YYYY-MM
+    units: int
+    revenue: Decimal
+
+
+def _number(item: Raw | None, name: str) -> Decimal:
+    text = ddb_json.text(item, name)
+    return Decimal(text) if text else Decimal(0)
+
+
+def status_counts() -> dict[str, int]:
+    """Orders now in each status (every status listed, zeros included): one BatchGetItem of the shards."""
+    found = get_many([schema.status_counts(shard) for shard in range(schema.sum_shards())])
+    return {status: int(sum(_number(item, status) for item in found if item)) for status in OrderStatus}
+
+
+def check_range(start: date, end: date) -> None:
+    if end < start:
+        raise InvalidInput("the range ends before it starts")
+    if (end - start).days + 1 > MAX_DAYS:
+        raise InvalidInput(f"a range covers at most {MAX_DAYS} days")
+
+
+def _all(pk: str, within: Range | None = None) -> list[Raw]:
+    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query (a
+    second only past 1 MB)."""
+    within = within or Range()
+    found, more = query(pk, limit=MAX_DAYS, within=within)
+    while more and found:
+        page, more = query(pk, limit=MAX_DAYS, within=within, after=ddb_json.string(found[-1], schema.SK))
+        found += page
+    return found
+
+
+def _day_items(start: date, end: date) -> list[Raw]:
+    check_range(start, end)
+    within = Range(start.isoformat(), end.isoformat())
+    return each_shard(schema.sum_shards(), lambda n: _all(schema.day_sums(n, "")[0], within))
+
+
+def daily(*, start: date, end: date) -> list[DayFigures]:
+    """One row for every day of the range, zeros included."""
+    return _daily_rows(_day_items(start, end), start, end)
+
+
+def by_category(*, start: date, end: date) -> list[CategoryFigures]:
+    """One row per (day, category) with units sold, by day then category."""
+    return _category_rows(_day_items(start, end))
+
+
+def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], list[CategoryFigures]]:
+    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both):
+    for a page that shows both."""
+    items = _day_items(start, end)
+    return _daily_rows(items, start, end), _category_rows(items)
+
+
+def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[DayFigures]:
+    sums: dict[str, dict[str, Decimal]] = {}
+    for item in items:
+        bucket = sums.setdefault(ddb_json.item_key(item)[1], {})
+        for name in (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE):
+            bucket[name] = bucket.get(name, Decimal(0)) + _number(item, name)
+    rows = []
+    for offset in range((end - start).days + 1):
+        day = start + timedelta(days=offset)
+        found = sums.get(day.isoformat(), {})
+        rows.append(
+            DayFigures(
+                day,
+                int(found.get(schema.ORDERS, 0)),
+                int(found.get(schema.CANCELLED_ORDERS, 0)),
+                int(found.get(schema.UNITS, 0)),
+                found.get(schema.REVENUE, Decimal(0)).quantize(CENT),
+            )
+        )
+    return rows
+
+
+def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
+    units_prefix, revenue_prefix = schema.UNITS + schema.CATEGORY_SEP, schema.REVENUE + schema.CATEGORY_SEP
+    sums: dict[tuple[str, str], list[Decimal]] = {}
+    for item in items:
+        day = ddb_json.item_key(item)[1]
+        for name in item:
+            if name.startswith(units_prefix):
+                sums.setdefault((day, name[len(units_prefix) :]), [Decimal(0), Decimal(0)])[0] += _number(item, name)
+            elif name.startswith(revenue_prefix):
+                sums.setdefault((day, name[len(revenue_prefix) :]), [Decimal(0), Decimal(0)])[1] += _number(item, name)
+    return [
+        CategoryFigures(date.fromisoformat(day), category, int(units), revenue.quantize(CENT))
+        for (day, category), (units, revenue) in sorted(sums.items())
+        if units > 0
+    ]
+
+
+def product_months(*, product_id: str) -> list[MonthFigures]:
+    """Units and revenue of a product per month (months with sales only), oldest first."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    sums: dict[str, list[Decimal]] = {}
+    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.product_month_sums(pid, n, "")[0])):
+        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0), Decimal(0)])
+        bucket[0] += _number(item, schema.UNITS)
+        bucket[1] += _number(item, schema.REVENUE)
+    return [
+        MonthFigures(month, int(units), revenue.quantize(CENT))
+        for month, (units, revenue) in sorted(sums.items())
+        if units or revenue
+    ]
+
+
+def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
+    """How many refunds are dated each day of the range and their amount, every day listed (zeros included): one
+    Query per sum shard."""
+    check_range(start, end)
+    within = Range(start.isoformat(), end.isoformat())
+    names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
+    sums: dict[str, list[Decimal]] = {}
+    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)):
+        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0)] * len(names))
+        for position, name in enumerate(names):
+            bucket[position] += _number(item, name)
+    rows = []
+    for offset in range((end - start).days + 1):
+        day = start + timedelta(days=offset)
+        count, amount, for_returns = sums.get(day.isoformat(), [Decimal(0)] * len(names))
+        rows.append(RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT)))
+    return rows
+
+
+def returned_units(*, product_id: str) -> int:
+    """Units of a product returned (received back) over all time: one Query per sum shard of its months."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.returned_units(pid, n, "")[0]))
+    return int(sum(_number(item, schema.UNITS) for item in items))
+
+
+def categories() -> list[str]:
+    """Every category some product holds, sorted ignoring case: one Query per sum shard (a second page only for a
+    catalogue of thousands of categories)."""
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.category_counts(n, "")[0]))
+    held: dict[str, Decimal] = {}
+    for item in items:
+        name = ddb_json.string(item, schema.SK) or ""
+        held[name] = held.get(name, Decimal(0)) + _number(item, schema.PRODUCTS)
+    return sorted((name for name, count in held.items() if count > 0), key=lambda name: (name.casefold(), name))

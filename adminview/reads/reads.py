@@ -1,0 +1,155 @@
+"""How the view's selectors read: one Query of a partition (of the table or of an index), every write shard of a
+list at once, items by key, and the page positions they hand out.
+
+A position is the sort key of the last row a page showed (``{"before": ...}`` when the list runs backwards,
+``{"after": ...}`` forwards): every shard of a list sorts by the same key, so one value positions all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+from adminview.core import schema
+from adminview.tables import ViewItem
+from dynamo import ddb_json, side_by_side
+from dynamo.batch import batch_get
+from dynamo.client import client_of
+from shop.errors import InvalidInput
+
+T = TypeVar("T")
+Raw = dict[str, dict[str, Any]]
+MAX_POSITION = 1100  # a sort key (at most 1,024 bytes) and some slack
+BEFORE, AFTER = "before", "after"
+LAST_CHAR = "\U0010ffff"  # sorts after every character (DynamoDB compares UTF-8 bytes): a prefix's upper bound
+_ORDER_POSITION = re.compile(r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class RowsPage(Generic[T]):
+    rows: list[T]
+    next: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Range:
+    """Sort keys from ``low`` to ``high``, both included (None: open)."""
+
+    low: str | None = None
+    high: str | None = None
+
+
+def _table() -> tuple[Any, str]:
+    return client_of(ViewItem), str(ViewItem.Meta.table_name)
+
+
+def query(
+    pk: str,
+    *,
+    limit: int,
+    index: schema.Index | None = None,
+    forward: bool = True,
+    after: str | None = None,
+    within: Range | None = None,
+    begins_with: str | None = None,
+    attributes: Sequence[str] | None = None,
+) -> tuple[list[Raw], bool]:
+    """One Query page of partition ``pk`` (of ``index``, else of the table), in ``forward`` order, from the
+    position ``after`` on (exclusive; "after" in the direction of reading), within a range of sort keys or under a
+    prefix (``begins_with``, as a range, so that a position can continue it). Returns the items and whether
+    DynamoDB has more."""
+    client, table = _table()
+    hash_name, range_name = index.key_names if index is not None else (schema.PK, schema.SK)
+    if begins_with is not None:
+        within = Range(begins_with, begins_with + LAST_CHAR)
+    low, high = (within.low, within.high) if within is not None else (None, None)
+    if after is not None:
+        if forward:
+            low = after if low is None or after >= low else low
+        else:
+            high = after if high is None or after <= high else high
+    conditions = ["#pk = :pk"]
+    values: dict[str, Any] = {":pk": ddb_json.s(pk)}
+    if low is not None and high is not None:
+        if low > high:
+            return [], False
+        conditions.append("#sk BETWEEN :low AND :high")
+        values[":low"], values[":high"] = ddb_json.s(low), ddb_json.s(high)
+    elif low is not None:
+        conditions.append("#sk >= :low")
+        values[":low"] = ddb_json.s(low)
+    elif high is not None:
+        conditions.append("#sk <= :high")
+        values[":high"] = ddb_json.s(high)
+    names = {"#pk": hash_name}
+    if len(conditions) > 1:
+        names["#sk"] = range_name
+    params: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": " AND ".join(conditions),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+        "ScanIndexForward": forward,
+        "Limit": limit + (1 if after is not None else 0),  # the position's own item may come back
+    }
+    if index is not None:
+        params["IndexName"] = index.name
+    if attributes:
+        wanted = list(dict.fromkeys([hash_name, range_name, schema.PK, schema.SK, *attributes]))
+        params["ProjectionExpression"] = ", ".join(f"#p{i}" for i in range(len(wanted)))
+        names.update({f"#p{i}": name for i, name in enumerate(wanted)})
+    response = client.query(**params)
+    items = cast("list[Raw]", response.get("Items", []))  # the stubs' TypedDicts, as our plain Raw maps
+    if after is not None:
+        items = [i for i in items if ddb_json.string(i, range_name) != after]
+    return items[:limit], bool(response.get("LastEvaluatedKey")) or len(items) > limit
+
+
+def each_shard(shards: int, read: Callable[[int], list[Raw]]) -> list[Raw]:
+    """``read(n)`` for every write shard, side by side (calls recorded in the request's log)."""
+    return [r for part in side_by_side.map_calls(read, range(shards)) for r in part]
+
+
+def merged_page(found: list[Raw], sort_name: str, limit: int, *, forward: bool) -> RowsPage[Raw]:
+    """The first ``limit`` of the shards' items in list order, and the position after them if there are more."""
+    found.sort(key=lambda r: ddb_json.string(r, sort_name) or "", reverse=not forward)
+    rows = found[:limit]
+    more = len(found) > limit
+    return RowsPage(rows, position(ddb_json.string(rows[-1], sort_name) or "", forward) if more and rows else None)
+
+
+def position(sort_key: str, forward: bool) -> dict[str, Any]:
+    return {AFTER if forward else BEFORE: sort_key}
+
+
+def read_position(given: object, *, forward: bool, pattern: re.Pattern[str] | None = None) -> str | None:
+    """The sort key a position names (None: the start); ``InvalidInput`` for one that is not ours."""
+    if given is None:
+        return None
+    name = AFTER if forward else BEFORE
+    if not isinstance(given, dict) or set(given) != {name} or not isinstance(given[name], str):
+        raise InvalidInput("malformed page position")
+    text = str(given[name])
+    if len(text) > MAX_POSITION or (pattern is not None and not pattern.match(text)):
+        raise InvalidInput("malformed page position")
+    return text
+
+
+def order_position(given: object, *, forward: bool) -> str | None:
+    """A position in a list of orders by date (``<date>#<oid>``)."""
+    return read_position(given, forward=forward, pattern=_ORDER_POSITION)
+
+
+def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Raw | None]:
+    """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried); the result lines
+    up with the keys (None: no item)."""
+    client, table = _table()
+    return batch_get(
+        client,
+        table,
+        [ddb_json.key(*k) for k in item_keys],
+        key_names=(schema.PK, schema.SK),
+        attributes=attributes,
+    )

@@ -1,0 +1,364 @@
+"""Read functions of the admin view (the contract with the dashboard): plain positions in, rows and positions out.
+
+Every function issues a bounded number of calls that does not grow with the table:
+
+- ``orders_by_status``: one Query per write shard of the status index (in parallel threads), merged; newest or
+  oldest first, optionally within a range of order dates; ``new_orders_since``: the same, from a position on;
+- ``customer_orders``: one Query of the customer's order entries and one BatchGetItem of their summaries;
+- ``category_orders``: one Query per write shard of the category's entries and one BatchGetItem of summaries;
+- ``product_buyers``: one Query of the product's buyer relations (rarely more: only when some relations have
+  dropped to zero) and one BatchGetItem of the customers' profiles;
+- ``order_id_for_transaction``, ``customer_id_for_email``: one Query each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from adminview.core import schema
+from adminview.reads.reads import Range, Raw, RowsPage, each_shard, get_many, merged_page, order_position, query
+from dynamo import ddb_json
+from dynamo.paging import check_limit
+from shop import keys
+from shop.errors import InvalidInput
+from shop.timestamps import parse_ts
+
+MAX_TRANSACTION_ID = 256
+NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
+NEWEST, OLDEST = "newest", "oldest"
+SORTS = (NEWEST, OLDEST)
+PROFILE_FIELDS = ("Name", "Email", "Address")
+
+__all__ = ["RowsPage"]
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    order_id: str
+    customer_id: str
+    date: datetime | None
+    status: str | None
+    total: Decimal | None
+    item_count: int | None
+    position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
+    carrier: str | None = None
+    tracking_number: str | None = None
+
+
+@dataclass(frozen=True)
+class Dates:
+    """Order dates from ``start`` to ``end``, both UTC days included (None: open)."""
+
+    start: date | None = None
+    end: date | None = None
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise InvalidInput("the range ends before it starts")
+
+    def bounds(self, prefix: str = "") -> Range:
+        """Sort keys ``<date>#<oid>`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
+        return Range(
+            prefix + self.start.isoformat() if self.start else None,
+            prefix + self.end.isoformat() + "~" if self.end else None,
+        )
+
+
+def _text_date(text: str | None) -> datetime | None:
+    try:
+        return parse_ts(text) if text else None
+    except ValueError:
+        return None
+
+
+def _decimal(text: str | None) -> Decimal | None:
+    try:
+        return Decimal(text) if text else None
+    except InvalidOperation:
+        return None
+
+
+def order_row(raw: Raw, position: str = "") -> OrderRow:
+    count = ddb_json.text(raw, "ItemCount")
+    return OrderRow(
+        order_id=ddb_json.text(raw, "OrderId") or "",
+        customer_id=ddb_json.text(raw, "CustomerId") or "",
+        date=_text_date(ddb_json.text(raw, "Date")),
+        status=ddb_json.text(raw, "Status"),
+        total=_decimal(ddb_json.text(raw, "Total")),
+        item_count=int(count) if count and count.lstrip("-").isdigit() else None,
+        position=position,
+        carrier=ddb_json.text(raw, "Carrier"),
+        tracking_number=ddb_json.text(raw, "TrackingNumber"),
+    )
+
+
+def _forward(sort: str) -> bool:
+    if sort not in SORTS:
+        raise InvalidInput(f"sort must be one of {', '.join(SORTS)}")
+    return sort == OLDEST
+
+
+def _listed(status: str) -> str:
+    if status not in schema.LISTED_STATUSES:
+        raise InvalidInput(f"status must be one of {', '.join(schema.LISTED_STATUSES)}")
+    return status
+
+
+def status_items(
+    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[Raw]:
+    """The orders of one listed status (index items), merged over the write shards (one Query per shard)."""
+    wanted, forward = _listed(status), _forward(sort)
+    check_limit(limit)
+    start = order_position(after, forward=forward)
+    index, within = schema.ORDERS_BY_STATUS, dates.bounds()
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.status_partition(wanted, n),
+            index=index,
+            limit=limit + 1,
+            forward=forward,
+            after=start,
+            within=within,
+        )[0],
+    )
+    return merged_page(found, index.range_key, limit, forward=forward)
+
+
+def orders_by_status(
+    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[OrderRow]:
+    """The orders of one listed status as rows."""
+    page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
+    key = schema.ORDERS_BY_STATUS.range_key
+    return RowsPage([order_row(r, ddb_json.string(r, key) or "") for r in page.rows], page.next)
+
+
+def pending_orders(
+    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+) -> RowsPage[OrderRow]:
+    """AV2: every PENDING order as rows."""
+    return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
+
+
+def new_orders_since(*, status: str, newest: str) -> int:
+    """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
+    ``NEW_ORDERS_CAP`` + 1: one small Query per shard, whatever the table's size."""
+    wanted = _listed(status)
+    start = order_position({"after": newest}, forward=True) if newest else None
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.status_partition(wanted, n),
+            index=schema.ORDERS_BY_STATUS,
+            limit=NEW_ORDERS_CAP + 1,
+            after=start,
+        )[0],
+    )
+    return min(len(found), NEW_ORDERS_CAP + 1)
+
+
+def summaries(order_ids: list[str]) -> list[Raw | None]:
+    """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
+    return get_many(
+        [schema.order_anchor(oid) for oid in order_ids], attributes=[*schema.ORDER_ROW, "Carrier", "TrackingNumber"]
+    )
+
+
+def customer_order_entries(
+    *,
+    customer_id: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: Dates = Dates(),
+) -> RowsPage[Raw]:
+    """AV1: a customer's orders by date (their order entries: one Query)."""
+    cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
+    check_limit(limit)
+    start = order_position(after, forward=forward)
+    within = dates.bounds(schema.CUSTOMER_ORDER_PREFIX)
+    within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
+    first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
+    found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
+    found = [r for r in found if (ddb_json.string(r, schema.SK) or "").startswith(schema.CUSTOMER_ORDER_PREFIX)]
+    rows = found[:limit]
+    last = (ddb_json.string(rows[-1], schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX) if rows else ""
+    more = len(found) > limit
+    return RowsPage(rows, {("after" if forward else "before"): last} if more else None)
+
+
+def customer_orders(
+    *,
+    customer_id: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: Dates = Dates(),
+) -> RowsPage[OrderRow]:
+    """AV1 as rows: the entries, then their summaries (status, total...)."""
+    page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
+    ids = [ddb_json.text(r, "OrderId") or "" for r in page.rows]
+    found = summaries(ids) if ids else []
+    rows = [
+        order_row(
+            summary or entry, (ddb_json.string(entry, schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX)
+        )
+        for entry, summary in zip(page.rows, found, strict=True)
+    ]
+    return RowsPage(rows, page.next)
+
+
+@dataclass(frozen=True)
+class CategoryOrderRow(OrderRow):
+    category: str = ""
+    units: int = 0
+    revenue: Decimal = Decimal(0)  # of the order's lines of this category
+
+
+def category_orders(
+    *,
+    category: str,
+    start: date,
+    end: date,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+) -> RowsPage[CategoryOrderRow]:
+    """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
+    its entries, merged, and one BatchGetItem of the page's summaries (their status and total, which the
+    entries do not carry)."""
+    name = category.strip()
+    if not name or len(name) > schema.MAX_CATEGORY:
+        raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
+    forward = _forward(sort)
+    dates = Dates(start, end)
+    check_limit(limit)
+    position = order_position(after, forward=forward)
+    within = dates.bounds()
+    found = each_shard(
+        schema.list_shards(),
+        lambda n: query(
+            schema.category_partition(name, n), limit=limit + 1, forward=forward, after=position, within=within
+        )[0],
+    )
+    page = merged_page(found, schema.SK, limit, forward=forward)
+    rows_summaries = summaries([ddb_json.text(r, "OrderId") or "" for r in page.rows]) if page.rows else []
+    rows = [
+        CategoryOrderRow(
+            **vars(replace(order_row({**r, **(summary or {})}), position=ddb_json.string(r, schema.SK) or "")),
+            category=name,
+            units=int(Decimal(ddb_json.text(r, "Units") or "0")),
+            revenue=Decimal(ddb_json.text(r, "Revenue") or "0"),
+        )
+        for r, summary in zip(page.rows, rows_summaries, strict=True)
+    ]
+    return RowsPage(rows, page.next)
+
+
+# --- buyers ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuyerRow:
+    customer_id: str
+    orders: int
+    name: str | None
+    email: str | None
+
+
+def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV3: a product's buyer relations by customer id, those counting at least one order."""
+    pid = keys.bare(product_id, keys.PRODUCT)
+    check_limit(limit)
+    position = _customer_position(after)
+    start = schema.buyers(pid, position)[1] if position else None
+    pk = schema.buyers(pid, "")[0]
+    kept: list[Raw] = []
+    more = True
+    while more and len(kept) <= limit:
+        found, more = query(pk, limit=limit + 1, after=start)
+        kept += [r for r in found if (ddb_json.integer(r, schema.ORDERS) or 0) > 0]
+        start = ddb_json.string(found[-1], schema.SK) if found else None
+        more = more and start is not None
+    rows = kept[:limit]
+    last = keys.without_prefix(ddb_json.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
+    return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
+
+
+def _customer_position(after: dict[str, Any] | None) -> str | None:
+    if after is None:
+        return None
+    if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
+        raise InvalidInput("malformed page position")
+    return keys.bare(after["after"], keys.CUSTOMER)
+
+
+def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
+    """AV3 then AV4: distinct buyers by customer id, with how many of their orders that are not cancelled hold
+    the product; their profiles with one BatchGetItem."""
+    page = buyer_relations(product_id=product_id, limit=limit, after=after)
+    customers = [keys.without_prefix(ddb_json.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
+    profiles = customer_profiles(customer_ids=customers) if customers else []
+    rows = [
+        BuyerRow(
+            customer_id=cid,
+            orders=ddb_json.integer(relation, schema.ORDERS) or 0,
+            name=ddb_json.text(profile, "Name") if profile else None,
+            email=ddb_json.text(profile, "Email") if profile else None,
+        )
+        for cid, relation, profile in zip(customers, page.rows, profiles, strict=True)
+    ]
+    return RowsPage(rows, page.next)
+
+
+def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
+    """AV4: profiles by customer id (BatchGetItem), lined up with ``customer_ids`` (None: no profile)."""
+    return get_many([schema.profile(c) for c in customer_ids], attributes=attributes or list(PROFILE_FIELDS))
+
+
+# --- lookups ---------------------------------------------------------------------------------------------------
+
+
+def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+    """AV5: the payments carrying a TransactionId (case ignored)."""
+    text = transaction_id.strip() if isinstance(transaction_id, str) else ""
+    if not text or len(text) > MAX_TRANSACTION_ID:
+        raise InvalidInput(f"a transaction id is 1-{MAX_TRANSACTION_ID} characters")
+    check_limit(limit)
+    start = None
+    if after is not None:
+        start = keys.order(str(after.get("after", ""))) if isinstance(after, dict) and set(after) == {"after"} else ""
+        if not start:
+            raise InvalidInput("malformed page position")
+    found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
+    rows = found[:limit]
+    last = ddb_json.text(rows[-1], "OrderId") if rows else None
+    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+
+
+def order_id_for_transaction(*, transaction_id: str) -> str | None:
+    """AV5: the order behind a payment TransactionId, or None."""
+    found = payment_entries(transaction_id=transaction_id, limit=1).rows
+    return ddb_json.text(found[0], "OrderId") if found else None
+
+
+def email_entries(*, email: str, limit: int = 50) -> list[Raw]:
+    """The customers whose email is ``email`` (exact, case ignored): their search entries for it."""
+    text = schema.normalized(email) if isinstance(email, str) else ""
+    if "@" not in text or len(text) > keys.MAX_EMAIL:
+        raise InvalidInput(f"{email!r} is not an email address")
+    check_limit(limit)
+    found, _more = query(schema.search_partition(text), limit=limit, begins_with=f"{text}#customer#")
+    return found
+
+
+def customer_id_for_email(*, email: str) -> str | None:
+    """The customer with this email (the lowest id when several share it), or None."""
+    found = email_entries(email=email, limit=1)
+    return ddb_json.text(found[0], "Id") if found else None

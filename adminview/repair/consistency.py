@@ -1,0 +1,361 @@
+"""One order's consistency: the view items its source items imply beside those the view holds, source partition
+by source partition, a verdict on why they differ, and a repair of that order's view items from its source
+tables, safe under a running sync.
+
+An order's source partitions (``adminview.repair.order_partitions``): the shop table's ``o#<oid>``, the returns table's
+``o#<oid>`` (its refunds) and each of its returns' ``r#<rid>``. Reads, a constant number plus one Query per return
+of the order (an order has few), never a Scan, in the order that keeps both truthful next to the live sync: the
+order's returns (one GSI1 Query), every partition's anchor and counted item (consistent BatchGetItem), each
+partition (one consistent Query each), the view items they imply and the anchors once more (consistent
+BatchGetItem), the sync's heartbeats (one Query, split by source).
+
+The verdict of a partition, when the view differs from what its source items imply:
+
+- ``differs``: the view contradicts what the sync itself applied, which no stream record still to come can
+  explain. A view item disagrees with what the partition's anchor (the record of what the sync applied) implies;
+  or the order's summary holds the shop's order ``Version`` (every change of an order increments it) or a newer
+  one, yet other order attributes; or an activity item differs from its audit entry (audit entries never
+  change); or the heartbeats of the partition's source say the sync had applied every change made before the
+  source was read, yet the view differs.
+- ``behind``: otherwise: the view agrees with what the sync has applied, and the source has changes it has not
+  applied yet.
+
+The order's verdict is its worst partition's (``differs``, then ``behind``). The sync writes a partition's view
+items before its anchor, and the view may move while it is read: a look that finds a view item contradicting
+an anchor, or an anchor rewritten between its two reads, is taken once more after ``SETTLE_S`` and the second
+look decides.
+
+The repair follows ``adminview.repair.repair``'s protocol (anchors, then sources, then view; one transaction
+conditioned on every partition's anchor ``Rev`` and counted item), so it never writes a state older than what
+the sync has applied; the staff member's audit entry (shop table) and the activity entries it implies (view
+table) go in the same TransactWriteItems, so the repair is in ``/activity/`` exactly when it happened. Nothing
+here knows Django.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from adminview.core import schema
+from adminview.core.sources.shop import SOURCE, activity_items
+from adminview.reads import sync_freshness
+from adminview.reads.sync_freshness import Freshness, least_fresh
+from adminview.repair import order_partitions, repair
+from adminview.repair.partition import Item
+from adminview.repair.table_walk import Table, source_table, view_table
+from adminview.repair.verdict import (
+    BEHIND,
+    DIFFERS,
+    IN_SYNC,
+    SEVERITY,
+    AttributeDifference,
+    Difference,
+    Part,
+    SourceMark,
+    judge_partition,
+    unprojectable,
+)
+from adminview.repair.view_diff import Change
+from dynamo import ddb_json
+from dynamo.backoff import full_jitter
+from dynamo.transactions import MAX_ITEMS
+from shop import audit, keys
+from shop.audit import Actor
+from shop.errors import NotFound, OrderConflict
+from shop.models import AuditEntry
+
+__all__ = [  # the verdicts and a difference's parts (``adminview.repair.verdict``) are this module's words too
+    "BEHIND",
+    "DIFFERS",
+    "IN_SYNC",
+    "RULE",
+    "SETTLE_S",
+    "AttributeDifference",
+    "Difference",
+    "Look",
+    "Part",
+    "Repaired",
+    "Report",
+    "SourceMark",
+    "describe",
+    "judge",
+    "order_consistency",
+    "order_repair",
+    "read",
+]
+
+ViewKey = schema.Key
+REPAIR_ACTION = "repair-view"
+SETTLE_S = 0.25  # far longer than the sync takes from its view items to its anchor
+REPAIR_ATTEMPTS = 4
+DETAIL_CHARS = 300
+RULE = (
+    "A difference is “differs” when the view contradicts what the sync itself applied (an anchor, the order's "
+    "version, an audit entry) or when the sync had applied every change made before the source table was read; any "
+    "other difference is the sync not having applied the source's newer changes yet: “behind”. The order's verdict "
+    "is the worst of its source partitions' (the shop's order, its refunds, each of its returns)."
+)
+
+
+@dataclass(frozen=True)
+class Look:
+    """One read of the order's source partitions, their view items and the sync's position, in the order the module
+    docstring gives."""
+
+    order_id: str
+    reading: repair.Reading  # the shop partition: the anchor and counted item, then its items, then the view items
+    read_at: float  # when the sources' reads ended (epoch seconds)
+    freshness: Freshness | None  # the least fresh of the sources read; None: the sync's state could not be read
+    others: list[repair.Reading] = field(default_factory=list)  # the returns table's: refunds, then each return
+    by_source: dict[str, Freshness] | None = None  # each source's freshness (None: could not be read)
+
+    @property
+    def readings(self) -> list[repair.Reading]:
+        return [self.reading, *self.others]
+
+    @property
+    def anchor_after(self) -> Item | None:
+        return self.reading.anchors_after.get(schema.order_anchor(self.order_id))
+
+
+@dataclass(frozen=True)
+class Report:
+    """The order's verdict: the worst of its source partitions' (``parts``, the shop's first); what a part says
+    of the order as a whole is gathered here."""
+
+    order_id: str
+    parts: list[Part]
+    read_at: datetime
+    freshness: Freshness | None
+    by_source: dict[str, Freshness] | None = None
+
+    @property
+    def worst(self) -> Part:
+        return max(self.parts, key=lambda p: SEVERITY[p.verdict])  # the first of the worst: the shop's, if it is
+
+    @property
+    def verdict(self) -> str:
+        return self.worst.verdict
+
+    @property
+    def reason(self) -> str:
+        if self.verdict == IN_SYNC:
+            return "The view holds exactly the items the order's source items imply."
+        return self.worst.reason
+
+    @property
+    def differences(self) -> list[Difference]:
+        return [d for p in self.parts for d in p.differences]
+
+    @property
+    def expected(self) -> dict[ViewKey, Item]:
+        return {k: i for p in self.parts for k, i in p.expected.items()}
+
+    @property
+    def stored(self) -> dict[ViewKey, Item]:
+        return {k: i for p in self.parts for k, i in p.stored.items()}
+
+    @property
+    def watermarks(self) -> list[SourceMark]:
+        """The shop items of the order's collection (the order's anchor's)."""
+        return self.parts[0].watermarks
+
+    @property
+    def rev(self) -> int | None:
+        return self.parts[0].rev
+
+    @property
+    def applied_at(self) -> datetime | None:
+        return self.parts[0].applied_at
+
+    @property
+    def unsettled(self) -> bool:
+        return any(p.unsettled for p in self.parts)
+
+    @property
+    def contradicted(self) -> list[ViewKey]:
+        return sorted({k for p in self.parts for k in p.contradicted})
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+
+def _freshness() -> dict[str, Freshness] | None:
+    try:
+        return sync_freshness.freshness_by_source(sync_freshness.heartbeats())
+    except ClientError as exc:  # no sync table: nothing can be proven about the sync
+        if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+            raise
+        return None
+
+
+def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
+    """Read the order's partitions (their anchors, then their items, then the view items either implies and the
+    anchors once more), then the heartbeats."""
+    oid = keys.bare(order_id, keys.ORDER)
+    shop, *others = order_partitions.read(view_table(), oid)
+    read_at = clock()
+    by_source = _freshness()
+    names = {r.source.name for r in (shop, *others)}
+    fresh = None if by_source is None else least_fresh(f for name, f in by_source.items() if name in names)
+    return Look(oid, shop, read_at, fresh, others, by_source)
+
+
+# --- judging (pure) -----------------------------------------------------------------------------------------
+
+
+def judge(seen: Look, shards: int) -> Report:
+    """The verdict on one look, partition by partition (the rules are the module docstring's)."""
+    parts = [
+        judge_partition(
+            reading,
+            order_id=seen.order_id,
+            table=reading.source.table_name(),
+            read_at=seen.read_at,
+            fresh=None if seen.by_source is None else seen.by_source.get(reading.source.name),
+            shards=shards,
+        )
+        for reading in seen.readings
+    ]
+    return Report(seen.order_id, parts, datetime.fromtimestamp(seen.read_at, UTC), seen.freshness, seen.by_source)
+
+
+def order_consistency(*, order_id: str, sleep: Callable[[float], None] = time.sleep) -> Report:
+    """The order's report: one look, and a second after ``SETTLE_S`` when the first may have caught the sync
+    half-way (its verdict then stands). ``NotFound`` when no table holds anything of the order."""
+    first = read(order_id)
+    if not any(r.source_items or r.stored for r in first.readings):
+        raise NotFound("order", first.order_id)
+    shards = schema.list_shards()
+    report = judge(first, shards)
+    if not report.unsettled:
+        return report
+    sleep(SETTLE_S)
+    return judge(read(order_id), shards)
+
+
+# --- repair -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Repaired:
+    """What a repair rewrote (empty: nothing differed, nothing was written) and its audit entry."""
+
+    order_id: str
+    changes: list[Change]
+    entry: AuditEntry | None
+    attempts: int
+
+
+ITEM_NAMES = {
+    schema.ORDER: "summary",
+    schema.COLLECTION: "summary",
+    schema.COUNTED: "counted numbers",
+    schema.CUSTOMER_ORDER: "customer's order entry",
+    schema.PAYMENT: "payment",
+    schema.CATEGORY_ORDER: "category entry",
+    schema.ACTIVITY: "activity entry",
+    schema.RETURN: "return",
+    schema.CUSTOMER_RETURN: "customer's return entry",
+    schema.REFUNDS: "refunds",
+}
+
+
+def _kind(item: Item | None) -> str | None:
+    return ddb_json.string(item, schema.KIND)
+
+
+def describe(changes: list[Change]) -> str:
+    """A short account of a repair for its audit entry (staff read it on the activity page: items by what they
+    are, not by key): each rewritten item, and a differing one's attributes."""
+    parts = []
+    for change in sorted(changes, key=lambda c: c.key):
+        kind = _kind(change.expected) or _kind(change.actual)
+        text = f"{change.kind} {ITEM_NAMES.get(kind or '', change.key[1])}"
+        names = [a.name for a in Difference(change.kind, change.key, change.expected, change.actual).attributes]
+        if names:
+            text += " (" + ", ".join(names) + ")"
+        parts.append(text)
+    line = f"rewrote {len(changes)} view item{'s' if len(changes) != 1 else ''}: " + "; ".join(parts)
+    return line if len(line) <= DETAIL_CHARS else line[: DETAIL_CHARS - 1] + "…"
+
+
+def _actions(plans: list[repair.Plan], entry: AuditEntry, view: Table, shards: int) -> list[dict[str, Any]]:
+    """The plans' writes as a rebuild commits them (every partition's guarded writes first), with the audit entry
+    and the activity entries it implies."""
+    image = entry.serialize()
+    audited = [
+        {
+            "Put": {
+                "TableName": source_table(SOURCE).name,
+                "Item": image,
+                "ConditionExpression": "attribute_not_exists(#pk)",
+                "ExpressionAttributeNames": {"#pk": "PK"},
+            }
+        },
+        *(
+            {"Put": {"TableName": view.name, "Item": item}}
+            for item in activity_items((entry.pk, entry.sk), image, shards)
+        ),
+    ]
+    planned = repair.transaction_actions(view.name, plans)
+    guarded = sum(len(p.guarded) for p in plans)
+    return [*planned[:guarded], *audited, *planned[guarded:]]
+
+
+def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
+    """One TransactWriteItems over the tables (tests replace this to race the sync against it)."""
+    repair.commit(view, actions)
+
+
+def _plans(oid: str, readings: list[repair.Reading], view: Table, shards: int) -> list[repair.Plan]:
+    """Each partition's plan that changes something."""
+    try:
+        plans = [repair.plan(reading, view.name, shards) for reading in readings]
+    except ValueError as exc:
+        raise unprojectable(oid, exc) from exc
+    return [p for p in plans if p.changes]
+
+
+def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] = time.sleep) -> Repaired:
+    """Rewrite the order's view items from its source partitions (the shop's, its refunds', its returns'), with
+    ``actor``'s audit entry, in one transaction conditioned on each partition's anchor ``Rev`` as read before its
+    source; read again and retry when the sync wrote an anchor meanwhile. ``OrderConflict`` when it kept doing so
+    (or the repair is too large for one transaction), ``NotFound`` for an order no table holds anything of."""
+    oid = keys.bare(order_id, keys.ORDER)
+    shards, view = schema.list_shards(), view_table()
+    for attempt in range(REPAIR_ATTEMPTS):
+        readings = order_partitions.read(view, oid)
+        if not any(r.source_items or r.stored for r in readings):
+            raise NotFound("order", oid)
+        plans = _plans(oid, readings, view, shards)
+        if not plans:
+            return Repaired(oid, [], None, attempt + 1)
+        changes = [c for p in plans for c in p.changes]
+        entry = audit.entry(actor, action=REPAIR_ACTION, order_id=oid, detail=describe(changes))
+        actions = _actions(plans, entry, view, shards)
+        if len(actions) > MAX_ITEMS:
+            raise OrderConflict(
+                oid,
+                None,
+                f"order {oid} needs {len(actions)} writes, more than one transaction holds ({MAX_ITEMS}): "
+                "run rebuild_adminview",
+            )
+        try:
+            _commit(view, actions)
+        except repair.Contended:
+            sleep(full_jitter(attempt, base=0.05, cap=1.0))
+            continue
+        return Repaired(oid, changes, entry, attempt + 1)
+    raise OrderConflict(
+        oid,
+        None,
+        f"order {oid} keeps changing: the sync wrote it during each of {REPAIR_ATTEMPTS} attempts to repair it. "
+        "Nothing was written; try again in a moment.",
+    )

@@ -1,0 +1,108 @@
+"""What one partition of a source table implies for the view, and how the view's items are told apart: the pure
+part of rebuild, verify and the consistency page.
+
+Every view item follows from one partition of one source table: an anchor and its counted item from the source
+items it groups, an entry from its anchor, an activity entry from its audit entry. So a difference is always
+pinned to one source partition, and repairing that partition (``adminview.repair.repair``) repairs it.
+
+Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.core import anchor, numbers, schema
+from adminview.core.anchor import Implied
+from adminview.core.sources import Source, entry_anchor, for_anchor
+from adminview.core.sources import shop as shop_source
+from adminview.core.sources.shop import audit_source
+from dynamo import ddb_json
+from shop import keys
+
+Item = dict[str, Any]
+SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
+
+
+@dataclass
+class PartitionView:
+    """What one source partition implies: its anchors (with what each adds to the numbers) and its free items."""
+
+    source: Source
+    pk: str
+    anchors: dict[schema.Key, Implied] = field(default_factory=dict)
+    free: dict[schema.Key, Item] = field(default_factory=dict)
+
+    def items(self) -> dict[schema.Key, Item]:
+        """Every view item implied (anchors, entries, free items), bookkeeping left out."""
+        found: dict[schema.Key, Item] = {}
+        for implied in self.anchors.values():
+            found |= implied.items()
+        return found | self.free
+
+    def counted(self) -> dict[schema.Key, numbers.Sums]:
+        """The counted item of each anchor that adds to the numbers, and the sums it must hold."""
+        return {schema.counted(key): implied.sums for key, implied in self.anchors.items() if implied.sums is not None}
+
+
+def implied_by(source: Source, pk: str, items: Iterable[Item], list_shards: int) -> PartitionView:
+    """What a source partition's items (as read from its table) imply."""
+    view = PartitionView(source, pk)
+    states: dict[schema.Key, Any] = {}
+    for image in items:
+        key = ddb_json.maybe_key(image)
+        if key is None:
+            continue
+        found = source.anchor_of(key, image)
+        if found is None:
+            for item in source.free_items(key, image, list_shards):
+                view.free[ddb_json.item_key(item)] = item
+            continue
+        if found not in states:
+            states[found] = source.read_state(found, None)
+        states[found].apply(key[1], image)
+    view.anchors = {key: state.implied(list_shards) for key, state in states.items()}
+    return view
+
+
+def anchor_of_item(item: Item) -> schema.Key | None:
+    """The anchor a stored view item follows from (itself, for an anchor or a stub); None for an activity entry,
+    a sum, or an item the view does not know."""
+    key = ddb_json.item_key(item)
+    if for_anchor(key) is not None:
+        return key
+    if ddb_json.string(item, schema.KIND) == schema.COUNTED:
+        return schema.counted_anchor(key)
+    return entry_anchor(item)
+
+
+def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
+    """The source partition an anchor follows from."""
+    source = for_anchor(anchor_key)
+    return (source, anchor_key[0]) if source is not None else None
+
+
+def activity_partition(item: Item) -> SourcePartition | None:
+    """The source partition (an audit entry's) an activity entry follows from."""
+    found = audit_source(item) if ddb_json.string(item, schema.KIND) == schema.ACTIVITY else None
+    return (shop_source.SOURCE, found[0]) if found else None
+
+
+def is_bookkeeping_only(item: Item) -> bool:
+    """A stub: an anchor kept only for its sequence numbers (compared with nothing)."""
+    return anchor.GONE in item
+
+
+def comparable(item: Item) -> Item:
+    return anchor.without_bookkeeping(item)
+
+
+def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:
+    return numbers.read_counted(key, stored).sums == expected
+
+
+def owner_order(pk: str) -> str | None:
+    """The order a shop partition key is about (for a link), else None."""
+    return keys.without_prefix(pk, keys.ORDER)

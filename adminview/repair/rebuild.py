@@ -1,0 +1,111 @@
+"""Rebuild and verify the admin view while staff act and the stream sync applies records.
+
+Both walk the tables in two passes (``adminview.repair.walk``) and act on the source partitions whose view items
+differ. A flagged partition is not acted on from what the Scan saw; it is read again:
+
+- ``verify`` re-reads both sides (consistent reads) until they agree or ``settle_s`` has passed, so a
+  difference the live sync is about to fix is not reported;
+- ``rebuild`` reads the partition's anchor, *then* its source items, then its view items, and writes the view
+  items with the anchor in one TransactWriteItems conditioned on the anchor being unchanged since it was read
+  (``adminview.repair.repair``, ``adminview.core.anchor``): it never writes a state older than what the sync
+  has applied, and the sync in turn applies its records again when a rebuild changed an anchor under it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from adminview.repair import repair
+from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
+from adminview.repair.view_diff import EXAMPLES, Change, Diff
+from adminview.repair.walk import CounterDifference, Flag, Walk, walk
+from dynamo.instrumentation import run_in_context
+
+DEFAULT_SETTLE_S = 3.0
+MAX_RECHECKS = 8  # partitions read again at once
+
+__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
+
+
+def _ignore(_n: int) -> None:
+    return None
+
+
+def verify(
+    *,
+    segments: int = DEFAULT_SEGMENTS,
+    page_size: int = DEFAULT_PAGE,
+    rate_limit: str | None = None,
+    settle_s: float = DEFAULT_SETTLE_S,
+    examples: int = EXAMPLES,
+    on_scan: Callable[[int], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Diff:
+    """Compare the view with what the shop table implies. A differing partition is read again (consistent
+    reads, after growing pauses, ``settle_s`` in all) and reported only if it still differs: the live
+    sync applies a change within moments, a real divergence stays."""
+    if settle_s < 0:
+        raise ValueError("settle time must not be negative")
+
+    def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
+        found.diff.add([Change("differing", d.key, None, None) for d in differences])
+
+    flagged: dict[tuple[str, str], Flag] = {}  # grows only with differences
+    lock = threading.Lock()
+
+    def note(_found: Walk, flag: Flag) -> None:
+        with lock:
+            before = flagged.get((flag.source.name, flag.pk))
+            extras = flag.extras | (before.extras if before else frozenset())
+            flagged[(flag.source.name, flag.pk)] = Flag(flag.source, flag.pk, extras)
+
+    checking = walk(note, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
+    checking.on_counters = report_counters
+    checking.on_scan = on_scan or _ignore
+    found = checking.run()
+    started = time.monotonic()
+    _recheck(checking, list(flagged.values()), settle_s, sleep)
+    found.seconds += time.monotonic() - started
+    return found
+
+
+def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[float], None]) -> None:
+    """Read the flagged partitions again (consistent reads) until they agree or ``settle_s`` has passed; report
+    those that still differ, each partition once however many passes flagged it."""
+    waited, pause = 0.0, min(0.2, settle_s)
+    while flags:
+        with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:
+            changes = list(pool.map(run_in_context(walked.changes), flags))
+        still = [(flag, found) for flag, found in zip(flags, changes, strict=True) if found]
+        if not still or waited >= settle_s:
+            for _flag, found in still:
+                walked.diff.add(found)
+            return
+        flags = [flag for flag, _found in still]
+        sleep(pause)
+        waited += pause
+        pause = min(pause * 2, settle_s - waited)
+
+
+def rebuild(
+    *,
+    segments: int = DEFAULT_SEGMENTS,
+    page_size: int = DEFAULT_PAGE,
+    rate_limit: str | None = None,
+    examples: int = EXAMPLES,
+    on_scan: Callable[[int], None] | None = None,
+    on_write: Callable[[int], None] | None = None,
+) -> Diff:
+    """Make the view equal to what the shop table implies, live: returns what had to change."""
+    repairing = walk(
+        repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
+    )
+    repairing.on_batch = repair.repair_flags
+    repairing.on_counters = repair.repair_counters
+    repairing.on_orphans = repair.delete_orphans
+    repairing.on_scan = on_scan or _ignore
+    repairing.on_write = on_write or _ignore
+    return repairing.run()

@@ -1,0 +1,302 @@
+"""Repairing a source partition's view items (rebuild, and one order's repair from the consistency page), in
+conditional transactions that also write the partition's anchors: the rebuild's half of ``adminview.core.anchor``'s
+protocol.
+
+Reads come in the order that makes this safe beside the live sync: the partition's anchors (and an order's
+counted item) first, then the source partition, then the view items both imply. Each anchor is written with the
+facts the source implies, the sequence numbers it had (a rebuild cannot know which stream record its read
+corresponds to, so later records still apply) and ``Rev`` + 1, conditioned on the ``Rev`` read; a counted item
+moves with the sums' difference, conditioned on its own revision; the entries go in the same transaction. If a
+condition fails, the sync applied a record meanwhile: the partition is read again. Writing the anchor (a stub,
+if it describes nothing) even when only an entry was wrong makes a sync that read the anchor before fold again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.core import anchor, numbers, schema
+from adminview.core.sources import Source
+from adminview.repair import partition
+from adminview.repair.partition import Item
+from adminview.repair.table_walk import Table
+from adminview.repair.view_diff import Change, compare
+from adminview.repair.walk import CounterDifference, Flag, Walk
+from adminview.tables import write_entries
+from dynamo import ddb_json, transactions
+from dynamo.backoff import full_jitter
+
+ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
+
+
+class Contended(Exception):
+    """An anchor or counted item changed between the read and the write: the sync applied a record meanwhile."""
+
+
+@dataclass
+class Plan:
+    """One source partition's repair: its changes, the guarded writes (anchors, counted items) that go first,
+    what the anchors' new sums add, and the entries."""
+
+    pk: str
+    changes: list[Change]
+    guarded: list[dict[str, Any]] = field(default_factory=list)
+    deltas: numbers.Deltas = field(default_factory=dict)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One source partition as read for a repair, in the protocol's order."""
+
+    source: Source
+    pk: str
+    anchors: dict[schema.Key, Item | None]  # read first
+    source_items: list[Item]
+    stored: dict[schema.Key, Item]  # every view item either side implies, read last (the anchors as read first)
+    anchors_after: dict[schema.Key, Item | None]  # the anchors read again with them: moved meanwhile?
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """A source partition to read: its table, its source, its key, and view items to read beside those implied."""
+
+    table: Table
+    source: Source
+    pk: str
+    extras: tuple[schema.Key, ...] = ()
+
+
+def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
+    return read_partitions(view, [Wanted(table, source, pk, tuple(extras))])[0]
+
+
+def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
+    """Several source partitions (of one table or several) read together in the protocol's order: every anchor
+    and counted item in one read, then each partition, then every view item they imply (and the anchors again)
+    in one read; so each partition beyond the first costs one Query."""
+    shards = schema.list_shards()
+    anchor_keys = [w.source.anchors_in(w.pk) for w in wanted]
+    counted = [
+        [schema.counted(key) for key in keys if w.source.counts(key)]
+        for w, keys in zip(wanted, anchor_keys, strict=True)
+    ]
+    first = view.get_many([key for keys, more in zip(anchor_keys, counted, strict=True) for key in (*keys, *more)])
+    items = [w.table.partition(w.pk) for w in wanted]
+    needs: list[set[schema.Key]] = []
+    for w, keys, found in zip(wanted, anchor_keys, items, strict=True):
+        implied = partition.implied_by(w.source, w.pk, found, shards)
+        described: set[schema.Key] = set()
+        for key in keys:
+            if (held := first.get(key)) is not None:
+                described |= set(w.source.read_state(key, held).implied(shards).entries)
+        needs.append((set(implied.items()) | described | set(w.extras)) - set(first))
+    every_anchor = {key for keys in anchor_keys for key in keys}
+    last = view.get_many(sorted(set().union(*needs) | every_anchor))
+    readings = []
+    for w, keys, more, found, need in zip(wanted, anchor_keys, counted, items, needs, strict=True):
+        stored = {key: first[key] for key in (*keys, *more) if key in first}
+        stored |= {key: last[key] for key in need if key in last and key not in keys}
+        anchors = {key: first.get(key) for key in keys}
+        readings.append(Reading(w.source, w.pk, anchors, found, stored, {key: last.get(key) for key in keys}))
+    return readings
+
+
+def plan(reading: Reading, table_name: str, shards: int) -> Plan:
+    """What makes the partition's view items equal to what its source items imply."""
+    source, stored = reading.source, reading.stored
+    implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
+    expected = implied.items()
+    actual = {
+        key: partition.comparable(item)
+        for key, item in stored.items()
+        if not partition.is_bookkeeping_only(item) and ddb_json.string(item, schema.KIND) != schema.COUNTED
+    }
+    changes = compare(expected, actual)
+    found = Plan(reading.pk, list(changes))
+    moves: list[tuple[numbers.Counted, numbers.Sums]] = []
+    for key in reading.anchors:
+        if not source.counts(key):
+            continue
+        sums = (implied.anchors[key].sums if key in implied.anchors else None) or {}
+        held = stored.get(schema.counted(key))
+        counted = numbers.read_counted(schema.counted(key), held)
+        if counted.sums != sums:
+            moves.append((counted, sums))
+            found.changes.append(Change("differing" if held else "missing", counted.key, None, held))
+    if not found.changes:
+        return found
+    for key, stored_anchor in reading.anchors.items():
+        after = implied.anchors.get(key) or anchor.Implied(key, None)
+        stub_kind = source.read_state(key, None).stub_kind
+        book = anchor.Bookkeeping.read(stored_anchor)
+        action = anchor.plan(anchor.Implied(key, None), after, book, stub_kind, keep=True).anchor_action(table_name)
+        assert action is not None  # kept: a repair always writes the anchor, its guard
+        found.guarded.append(action)
+    found.guarded += [numbers.counted_write(table_name, before, after) for before, after in moves]
+    numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
+    for change in changes:
+        if change.key in reading.anchors:
+            continue
+        found.entries.append(_entry_action(table_name, change.key, change.expected))
+    return found
+
+
+def _entry_action(table: str, key: schema.Key, item: Item | None) -> dict[str, Any]:
+    if item is not None:
+        return {"Put": {"TableName": table, "Item": item}}
+    return {"Delete": {"TableName": table, "Key": ddb_json.key(*key)}}
+
+
+def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any]]:
+    """The writes that commit these plans, in commit order: each plan's guarded writes, then the sums' merged
+    differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
+    merged = numbers.add_into({}, (p.deltas for p in plans))
+    now = time.time()
+    sums = [numbers.sum_update(table, key, kept, now) for key, values in merged.items() if (kept := _kept(values))]
+    return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
+
+
+def _kept(values: dict[str, Any]) -> dict[str, Any]:
+    return {n: v for n, v in values.items() if v}
+
+
+def commit(view: Table, actions: list[dict[str, Any]]) -> None:
+    """One conditional transaction (tests replace this to show what an unconditional write would do)."""
+    try:
+        view.transact(actions)
+    except transactions.TransactionCancelled as exc:
+        if exc.lost_race:
+            raise Contended(str(exc)) from exc
+        raise
+
+
+def _size(plans: Sequence[Plan]) -> int:
+    merged = numbers.add_into({}, (p.deltas for p in plans))
+    return sum(len(p.guarded) + len(p.entries) for p in plans) + len(merged)
+
+
+def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
+    """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
+    conditions (the sync got there first), which the caller reads again. A plan larger than one transaction (an
+    order with very many audit entries) goes alone, its guarded writes and sums first; later parts carry no
+    condition, which is safe because only entries come after them."""
+    failed: set[str] = set()
+    pending: list[Plan] = []
+
+    def flush() -> None:
+        actions = transaction_actions(view.name, pending)
+        for start in range(0, len(actions), transactions.MAX_ITEMS):
+            try:
+                commit(view, actions[start : start + transactions.MAX_ITEMS])
+            except Contended:
+                failed.update(p.pk for p in pending)
+                break
+        pending.clear()
+
+    for p in plans:
+        if pending and _size([*pending, p]) > transactions.MAX_ITEMS:
+            flush()
+        pending.append(p)
+    if pending:
+        flush()
+    return failed
+
+
+def settle(view: Table, wanted: Sequence[Wanted]) -> None:
+    """Repair partitions whose anchors the sync lost a race for. A second sync, a rebuild or a repair wrote such an
+    anchor between the sync's reads and its anchor write, and what the sync wrote before its anchor (entries, a
+    counted item) may have landed after the winner's newer writes: folding the records again then finds them all
+    applied and writes nothing. So each partition is read and repaired as a rebuild would (``extras``: the entries
+    the sync wrote, read beside what the partition implies). Raises ``Contended`` when they keep changing."""
+    shards = schema.list_shards()
+    pending = list(wanted)
+    for attempt in range(ATTEMPTS):
+        plans = [found for r in read_partitions(view, pending) if (found := plan(r, view.name, shards)).changes]
+        again = commit_plans(view, plans) if plans else set()
+        if not again:
+            return
+        pending = [w for w in pending if w.pk in again]
+        time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
+    raise Contended(f"partitions {sorted(w.pk for w in pending)[:3]} kept changing while the sync settled them")
+
+
+def _count(walk: Walk, changes: list[Change]) -> None:
+    walk.diff.add(changes)
+    walk.diff.count(written=len(changes))
+    walk.on_write(len(changes))
+
+
+def repair_flags(walk: Walk, flags: list[Flag]) -> None:
+    """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
+    through ``repair_flag`` one by one."""
+    plans = [found for f in flags if (found := _planned(walk, f)) is not None and found.changes]
+    again = commit_plans(walk.view, plans)
+    for p in plans:
+        if p.pk not in again:
+            _count(walk, p.changes)
+    for flag in flags:
+        if flag.pk in again:
+            repair_flag(walk, flag)
+
+
+def _planned(walk: Walk, flag: Flag) -> Plan | None:
+    """The flagged partition read (anchors, source, view) and planned; None, noted in the diff, when its source
+    items cannot be projected."""
+    try:
+        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
+        return plan(reading, walk.view.name, walk.shards)
+    except ValueError as exc:
+        walk.diff.cannot_project(flag.pk, str(exc))
+        return None
+
+
+def repair_flag(walk: Walk, flag: Flag) -> None:
+    for attempt in range(ATTEMPTS):
+        found = _planned(walk, flag)
+        if found is None or not found.changes:
+            return
+        if commit_plans(walk.view, [found]):
+            time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
+            continue
+        _count(walk, found.changes)
+        return
+    walk.diff.count(contended=1)
+
+
+def delete_orphans(walk: Walk, orphans: list[schema.Key]) -> None:
+    """Items no source implies and the view no longer writes (kinds of earlier versions): deleted."""
+    write_entries(dict.fromkeys(orphans))
+    _count(walk, [Change("extra", key, None, None) for key in orphans])
+
+
+def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
+    """Make each sum the total of what the anchors counted, on the condition it did not change since the walk
+    read it (a sum the sync changed meanwhile is left for the next rebuild)."""
+    fixed: list[Change] = []
+    for difference in differences:
+        key = ddb_json.key(*difference.key)
+        if difference.changed_at is None:
+            condition, values = "attribute_not_exists(#at)", {}
+        else:
+            condition, values = "#at = :seen", {":seen": ddb_json.n(difference.changed_at)}
+        if difference.expected:
+            item = {**key, **{n: ddb_json.n(v) for n, v in difference.expected.items()}}
+            item[schema.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
+            action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
+        else:
+            action = {"Delete": {"TableName": walk.view.name, "Key": key}}
+        body = next(iter(action.values()))
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}}
+        if values:
+            body["ExpressionAttributeValues"] = values
+        try:
+            commit(walk.view, [action])
+        except Contended:
+            walk.diff.count(live_counters=1)
+            continue
+        fixed.append(Change("differing", difference.key, None, None))
+    _count(walk, fixed)

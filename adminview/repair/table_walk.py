@@ -1,0 +1,180 @@
+"""Reading both tables for rebuild and verify: segmented Scan pages, one partition at a time, rate-limited.
+
+Scans are for these offline commands only, never for a request path. Memory stays bounded: a Scan segment
+is consumed page by page (``Limit`` items) and regrouped into partitions (the items of one partition key
+come out of a Scan segment together, in sort-key order), so a worker holds one page and one partition.
+
+Every call waits on a token bucket (``dynamo.ratelimit.TokenBucket``, the one ``backfill --rate-limit``
+uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share of capacity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.core.sources import Source
+from adminview.tables import ViewItem
+from dynamo import ddb_json, transactions
+from dynamo.batch import batch_get
+from dynamo.client import client_of
+from dynamo.instrumentation import recording, run_in_context
+from dynamo.paging import raw_pages
+from dynamo.ratelimit import TokenBucket, parse_rate_limit
+
+Image = dict[str, Any]
+
+DEFAULT_SEGMENTS = 4
+MAX_SEGMENTS = 64
+DEFAULT_PAGE = 250
+
+
+def _ignore(_n: int) -> None:
+    return None
+
+
+@dataclass
+class Table:
+    """One table with its own read and write budgets."""
+
+    client: Any
+    name: str
+    reads: TokenBucket = field(default_factory=lambda: TokenBucket(None))
+    writes: TokenBucket = field(default_factory=lambda: TokenBucket(None))
+
+    @classmethod
+    def of(cls, model: type[Any], rate_limit: str | None = None) -> Table:
+        return cls.named(client_of(model), str(model.Meta.table_name), rate_limit)
+
+    @classmethod
+    def named(cls, client: Any, name: str, rate_limit: str | None = None) -> Table:
+        if rate_limit is None:
+            return cls(client, name)
+        try:
+            description: dict[str, Any] = dict(client.describe_table(TableName=name)["Table"])
+        except client.exceptions.ResourceNotFoundException as exc:
+            raise LookupError(f"no table {name}") from exc
+        read_rate, write_rate = parse_rate_limit(rate_limit, description)
+        return cls(client, name, TokenBucket(read_rate), TokenBucket(write_rate))
+
+    def item_count(self) -> int | None:
+        """DynamoDB's approximate count (refreshed about every six hours): for progress bars only."""
+        count = self.client.describe_table(TableName=self.name)["Table"].get("ItemCount")
+        return int(count) if count else None
+
+    def scan_pages(self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
+        """One segment of a parallel Scan, page by page."""
+        params: dict[str, Any] = {"TableName": self.name, "Segment": segment, "TotalSegments": segments}
+        for page in raw_pages(
+            self.client, "scan", before_page=self.reads.wait, after_page=self.reads.spend, Limit=page_size, **params
+        ):
+            yield page.get("Items", [])
+
+    def get_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Image]:
+        """Items by (PK, SK), strongly consistent, BatchGetItem 100 keys a call; absent keys are left out."""
+        if not keys:
+            return {}
+        self.reads.wait()
+        with recording() as log:
+            found = batch_get(
+                self.client,
+                self.name,
+                [ddb_json.key(pk, sk) for pk, sk in keys],
+                key_names=("PK", "SK"),
+                consistent=True,
+            )
+        self.reads.spend(log.read_units)
+        return {key: item for key, item in zip(keys, found, strict=True) if item is not None}
+
+    def partition(self, pk: str) -> list[Image]:
+        """Every item of one partition, strongly consistent."""
+        pages = raw_pages(
+            self.client,
+            "query",
+            before_page=self.reads.wait,
+            after_page=self.reads.spend,
+            TableName=self.name,
+            KeyConditionExpression="#pk = :pk",
+            ExpressionAttributeNames={"#pk": "PK"},
+            ExpressionAttributeValues={":pk": ddb_json.s(pk)},
+            ConsistentRead=True,
+        )
+        return [item for page in pages for item in page.get("Items", [])]
+
+    def pages_of(self, pk: str, prefix: str, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
+        """The items of one partition whose sort key starts with ``prefix``, page by page (``page_size`` items),
+        strongly consistent."""
+        pages = raw_pages(
+            self.client,
+            "query",
+            before_page=self.reads.wait,
+            after_page=self.reads.spend,
+            TableName=self.name,
+            KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
+            ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
+            ExpressionAttributeValues={":pk": ddb_json.s(pk), ":prefix": ddb_json.s(prefix)},
+            ConsistentRead=True,
+            Limit=page_size,
+        )
+        return (page.get("Items", []) for page in pages)
+
+    def transact(self, actions: list[dict[str, Any]]) -> None:
+        """One TransactWriteItems (``dynamo.transactions.TransactionCancelled`` when DynamoDB cancels it)."""
+        self.writes.wait()
+        with recording() as log:
+            transactions.write(self.client, actions)
+        self.writes.spend(log.write_units or 2.0 * len(actions))
+
+
+def partitions(
+    pages: Iterator[list[Image]], on_page: Callable[[int], None] = _ignore
+) -> Iterator[tuple[str, list[Image]]]:
+    """(partition key, its items) from Scan pages; a partition spanning pages is yielded once, whole. Should a
+    Scan ever return a partition in two runs, it is yielded twice, each time with part of its items: callers
+    treat what they get as a hint and read the partition again before acting on it."""
+    pk: str | None = None
+    items: list[Image] = []
+    for page in pages:
+        on_page(len(page))
+        for item in page:
+            item_pk = ddb_json.item_key(item)[0]
+            if item_pk != pk:
+                if pk is not None:
+                    yield pk, items
+                pk, items = item_pk, []
+            items.append(item)
+    if pk is not None:
+        yield pk, items
+
+
+def in_segments(work: Callable[[int], None], segments: int) -> None:
+    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
+    with ThreadPoolExecutor(max_workers=segments, thread_name_prefix="adminview-walk") as pool:
+        for future in [pool.submit(run_in_context(work), n) for n in range(segments)]:
+            future.result()
+
+
+def view_table(rate_limit: str | None = None) -> Table:
+    return Table.of(ViewItem, rate_limit)
+
+
+def source_table(source: Source, rate_limit: str | None = None) -> Table:
+    """A source's table: its name from the source, the view's client (one account and region)."""
+    return Table.named(client_of(ViewItem), source.table_name(), rate_limit)
+
+
+def parallel_scan(model: type[Any], *, segments: int = DEFAULT_SEGMENTS) -> list[Image]:
+    """Every item of a table (tests and small tools: this one does hold the whole table)."""
+    table = Table.of(model)
+    parts: list[list[Image]] = [[] for _ in range(segments)]
+
+    def segment(n: int) -> None:
+        for page in table.scan_pages(n, segments):
+            parts[n] += page
+
+    in_segments(segment, segments)
+    return [item for part in parts for item in part]

@@ -1,0 +1,353 @@
+"""Applying stream records to the view (the sync's half of ``adminview.core.anchor``'s protocol).
+
+A batch (Lambda event records or the poller's, same shape), from any source (``adminview.core.sources``):
+
+1. each record is checked, its source found by its table and its anchor named (a record that cannot be read
+   fails alone);
+2. the anchors, and the counted items of those that add to the numbers, are read (strongly consistent
+   BatchGetItem, 100 a call);
+   each anchor's records are folded into its state in stream order, skipping every record that is not newer
+   than what the anchor says was applied for its source item, and ``plan`` says what to write;
+3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
+   retried with backoff), staff activity entries with them;
+4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
+   few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
+5. last, each anchor is written, conditioned on the ``Rev`` read in step 2.
+
+A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
+again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
+nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
+time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
+item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
+Its entries and counted item, written before the anchor, may have landed after the winner's newer ones, so once
+the records are folded, the partitions of the anchors that lost a race are read and repaired from their source
+(``repair.settle``): races are rare, and this costs reads when nothing was overwritten.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adminview.core import numbers, records, schema, sources
+from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
+from adminview.core.sources import Source, State
+from adminview.repair import repair
+from adminview.repair.table_walk import source_table, view_table
+from adminview.tables import read_items, view_client, write_entries
+from dynamo import ddb_json, side_by_side, transactions
+
+log = logging.getLogger(__name__)
+RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
+
+
+@dataclass
+class Prepared:
+    record: dict[str, Any]
+    event_id: str
+    seq: str
+    source: Source
+    key: schema.Key  # the source item's key
+    image: Item | None  # its image after the change (None: removed)
+    anchor: schema.Key | None
+    free: list[Item]  # view items that follow from this source item alone (no anchor)
+
+    @property
+    def created(self) -> object:
+        return records.body_of(self.record).get("ApproximateCreationDateTime")
+
+
+@dataclass
+class Outcome:
+    applied: int = 0
+    skipped: int = 0  # nothing to change: stale, replayed, or no effect on the view
+    failed: dict[str, str] = field(default_factory=dict)  # failure key (see failure_key) -> error
+    dead_lettered: int = 0  # failed records stored (or stored again) in the dead-letter store by this batch
+
+
+def event_id(record: Any) -> str:
+    """``eventID``, else the sequence number; empty when the record has neither (see ``failure_key``)."""
+    own = record.get("eventID") if isinstance(record, dict) else None
+    return str(own or records.sequence_number(record) or "")
+
+
+def failure_key(record: Any, index: int) -> str:
+    """How ``Outcome.failed`` names a record: its event id, or its position when it has no id at all."""
+    return event_id(record) or f"#{index}"
+
+
+def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
+    event = records.check(record)
+    source = sources.for_record(record)
+    body = record["dynamodb"]
+    # only the images this kind of change carries: a stray image must not change what the record means
+    old = body.get("OldImage") if event != "INSERT" else None
+    new = body.get("NewImage") if event != "REMOVE" else None
+    key = ddb_json.maybe_key(body.get("Keys") or new or old or {})
+    if key is None:
+        raise ValueError("record has no PK/SK keys")
+    seq = str(body.get("SequenceNumber", ""))
+    seq_number(seq)  # numeric, or the record fails here
+    image = new or old or {}
+    anchor = source.anchor_of(key, image)
+    free = source.free_items(key, new, list_shards) if anchor is None and new is not None else []
+    return Prepared(record, event_id(record), seq, source, key, new, anchor, free)
+
+
+# --- reading and folding ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Folded:
+    """One anchor's records folded into its state: the writes, and how many records counted."""
+
+    writes: Writes | None  # None: nothing applied
+    counted: numbers.Counted | None  # the anchor's counted item as read (what the sums hold for it)
+    applied: int = 0
+    skipped: int = 0
+
+
+def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | None, list_shards: int) -> Folded:
+    """Apply a group's records to the state read from its anchor (``plan`` then says what to write)."""
+    before = state.implied(list_shards)
+    seen: set[schema.Key] = set()
+    applied = skipped = 0
+    for p in group:
+        sk = p.key[1]
+        if state.book.too_old(sk, p.created):
+            raise ValueError(
+                f"record {p.event_id} of {p.key[0]} {sk} is older than an anchor's stub can live "
+                f"({MAX_RECORD_AGE_S // 3600} h) and the item has no sequence number applied, so newer state may "
+                "already be in the view: not applied (rebuild_adminview repairs the view from the source tables)"
+            )
+        if not state.book.is_new(sk, p.seq):
+            skipped += 1
+            continue
+        if applied and (p.image is None or sk in state.book.seqs):  # a change to what an earlier record set
+            seen.update(state.implied(list_shards).entries)
+        state.apply(sk, p.image)
+        state.book.seqs[sk] = p.seq
+        applied += 1
+    if not applied:
+        return Folded(None, counted, 0, skipped)
+    after = state.implied(list_shards)
+    return Folded(
+        plan(before, after, state.book, state.stub_kind, seen=seen, applied_at=time.time()), counted, applied, skipped
+    )
+
+
+# --- writing ---------------------------------------------------------------------------------------------------
+
+
+Move = tuple[numbers.Counted, numbers.Sums]  # an anchor's counted item as read, and what it adds now
+
+
+def counting_transactions(
+    table: str, moves: Sequence[Move], extra: int = 0
+) -> list[tuple[list[int], list[dict[str, Any]]]]:
+    """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
+    ``moves`` and its actions (the counted items first, then the merged sums), at most ``MAX_ITEMS`` actions
+    with ``extra`` left free. Anchors of one sum shard go together, so their sums merge."""
+    by_shard: dict[int, list[int]] = {}
+    for i, (before, _after) in enumerate(moves):
+        anchor = schema.counted_anchor(before.key) or before.key
+        by_shard.setdefault(schema.sum_shard(anchor), []).append(i)
+    deltas = [numbers.difference(before.sums, after) for before, after in moves]
+    limit = transactions.MAX_ITEMS - extra
+    found: list[tuple[list[int], list[dict[str, Any]]]] = []
+
+    def close(group: list[int]) -> None:
+        merged = numbers.add_into({}, (deltas[i] for i in group))
+        found.append((group, _counting_actions(table, moves, group, merged)))
+
+    for positions in by_shard.values():
+        group: list[int] = []
+        touched: set[schema.Key] = set()  # the sum items the group's transaction updates
+        for i in positions:
+            more = touched | deltas[i].keys()
+            if group and len(group) + 1 + len(more) > limit:
+                close(group)
+                group, more = [], set(deltas[i])
+            group.append(i)
+            touched = more
+        if group:
+            close(group)
+    return found
+
+
+def _counting_actions(
+    table: str,
+    moves: Sequence[Move],
+    group: list[int],
+    merged: numbers.Deltas,
+) -> list[dict[str, Any]]:
+    actions = [numbers.counted_write(table, *moves[i]) for i in group]
+    now = time.time()
+    return actions + [
+        numbers.sum_update(table, key, kept, now)
+        for key, values in merged.items()
+        if (kept := {n: v for n, v in values.items() if v})
+    ]
+
+
+def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
+    return {k for raced in side_by_side.map_calls(lambda job: job(), jobs) for k in raced}
+
+
+def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
+    """Step 4: the anchors whose sums changed; returns those whose counted item had moved meanwhile."""
+    client, table = view_client()
+    moving = [
+        (key, f.counted, f.writes.sums)
+        for key, f in folded.items()
+        if f.writes is not None
+        and f.counted is not None
+        and f.writes.sums is not None
+        and f.writes.sums != f.counted.sums
+    ]
+    moves = [(before, after) for _key, before, after in moving]
+
+    def commit(positions: list[int], actions: list[dict[str, Any]]) -> Callable[[], set[schema.Key]]:
+        def run() -> set[schema.Key]:
+            try:
+                transactions.write(client, actions)
+            except transactions.TransactionCancelled as exc:
+                if not exc.lost_race:
+                    raise
+                return {moving[i][0] for i in positions}
+            return set()
+
+        return run
+
+    return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
+
+
+def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
+    """Step 5: each anchor, conditioned on its ``Rev`` as read; returns those that had changed meanwhile."""
+    client, table = view_client()
+
+    def write(w: Writes) -> Callable[[], set[schema.Key]]:
+        def run() -> set[schema.Key]:
+            action = w.anchor_action(table)
+            if action is None:
+                return set()
+            try:
+                if "Put" in action:
+                    client.put_item(**action["Put"])
+                else:
+                    client.delete_item(**action["Delete"])
+            except client.exceptions.ConditionalCheckFailedException:
+                return {w.key}
+            return set()
+
+        return run
+
+    return _in_parallel([write(w) for w in writes])
+
+
+# --- one batch -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Attempt:
+    applied: int
+    skipped: int
+    raced: set[schema.Key]  # anchors to fold again: someone else wrote them meanwhile
+    wrote: dict[schema.Key, set[schema.Key]]  # each anchor's entries this attempt wrote
+
+
+def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> Attempt:
+    """Fold and write every group once."""
+    counting = [key for key, group in groups.items() if group[0].source.counts(key)]
+    stored = read_items([*groups, *map(schema.counted, counting)])
+    folded: dict[schema.Key, Folded] = {}
+    for key, group in groups.items():
+        state = group[0].source.read_state(key, stored[key])
+        counted = None
+        if key in counting:
+            counted = numbers.read_counted(schema.counted(key), stored[schema.counted(key)])
+        folded[key] = fold(state, group, counted, list_shards)
+    written = [f.writes for f in folded.values() if f.writes is not None]
+    write_entries({k: item for w in written for k, item in w.entries.items()})
+    raced = _count(folded)
+    raced |= _write_anchors([w for w in written if w.key not in raced])
+    applied = sum(f.applied for k, f in folded.items() if k not in raced)
+    skipped = sum(f.skipped for k, f in folded.items() if k not in raced)
+    return Attempt(applied, skipped, raced, {w.key: set(w.entries) for w in written})
+
+
+def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
+    free = {ddb_json.item_key(item): item for p in batch for item in p.free}
+    write_entries(dict(free))
+    groups: dict[schema.Key, list[Prepared]] = {}
+    for p in batch:
+        if p.anchor is not None:
+            groups.setdefault(p.anchor, []).append(p)
+    ignored = sum(1 for p in batch if p.anchor is None and not p.free)
+    attempt = _apply_once(groups, list_shards)
+    applied, skipped = attempt.applied, attempt.skipped
+    lost: dict[schema.Key, set[schema.Key]] = {}  # anchors that lost a race, and the entries written for them
+    for _attempt in range(RACE_ATTEMPTS):
+        for key in attempt.raced:
+            lost.setdefault(key, set()).update(attempt.wrote.get(key, ()))
+        if not attempt.raced:
+            _settle({key: (groups[key][0], wrote) for key, wrote in lost.items()})
+            return applied + sum(1 for p in batch if p.free), skipped + ignored
+        attempt = _apply_once({k: groups[k] for k in attempt.raced}, list_shards)
+        applied, skipped = applied + attempt.applied, skipped + attempt.skipped
+    raise RuntimeError(f"anchors {sorted(attempt.raced)[:3]} kept changing (a rebuild writing them?)")
+
+
+def _settle(lost: dict[schema.Key, tuple[Prepared, set[schema.Key]]]) -> None:
+    """The source partitions of the anchors that lost a race, repaired (``repair.settle``): what this sync wrote
+    for them before their anchors may have landed after newer writes."""
+    partitions: dict[tuple[str, str], tuple[Source, set[schema.Key]]] = {}
+    for p, wrote in lost.values():  # one partition may hold several anchors
+        partitions.setdefault((p.source.name, p.key[0]), (p.source, set()))[1].update(wrote)
+    if partitions:
+        wanted = [
+            repair.Wanted(source_table(source), source, pk, tuple(sorted(wrote)))
+            for (_name, pk), (source, wrote) in partitions.items()
+        ]
+        repair.settle(view_table(), wanted)
+
+
+def _error_text(exc: Exception) -> str:
+    return (
+        str(exc) if isinstance(exc, records.UnusableRecord | sources.UnknownSource) else f"{type(exc).__name__}: {exc}"
+    )
+
+
+def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
+    """Apply stream records (DynamoDB Streams / Lambda event shape) in order; never raises for a record."""
+    outcome = Outcome()
+    list_shards = schema.list_shards()
+    prepared: list[Prepared] = []
+    for index, record in enumerate(batch):
+        try:
+            prepared.append(prepare(record, list_shards))
+        except Exception as exc:  # a poison record fails alone
+            outcome.failed[failure_key(record, index)] = _error_text(exc)
+    if not prepared:
+        return outcome
+    try:
+        applied, skipped = _apply_prepared(prepared, list_shards)
+        outcome.applied += applied
+        outcome.skipped += skipped
+        return outcome
+    except Exception as exc:
+        log.warning("batch of %d records failed (%s); applying them one by one", len(prepared), exc)
+    for p in prepared:  # isolate the record(s) that break the batch
+        try:
+            applied, skipped = _apply_prepared([p], list_shards)
+            outcome.applied += applied
+            outcome.skipped += skipped
+        except Exception as exc:
+            outcome.failed[p.event_id] = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+__all__ = ["Outcome", "apply_records", "counting_transactions", "fold", "read_items", "write_entries"]

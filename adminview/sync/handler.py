@@ -1,0 +1,80 @@
+"""The Lambda entry point for the streams of the view's source tables (also called by the local poller).
+
+Returns the partial batch response (``ReportBatchItemFailures``): Lambda then retries from the first failed
+record, and after ``MaximumRetryAttempts`` sends the batch's metadata to the on-failure destination. Every
+record reported as failed is also kept whole in the dead-letter store (``Attempts`` + 1 each time it fails
+again), so nothing depends on the on-failure queue or on the stream's 24 hours; a record applied later is
+cleared from it. Each batch also moves the writer's heartbeat (``adminview.sync.sync_status``: in Lambda, one per
+execution environment and source, since one function serves both event source mappings) and is reported with
+its source (``adminview.sync.observe``).
+
+Why not Powertools' ``BatchProcessor``: it calls a handler per record, while we fold a whole batch into one
+set of calls (one read of the anchors it touches, then their writes) and folds each anchor's records once. Its
+contract is kept (same response shape, one bad record never fails the others) and, unlike
+``process_partial_response``, this never raises when every record fails, so the poller can still retry and
+dead-letter them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+from adminview.core.records import sequence_number
+from adminview.sync import observe, sync_status, sync_store
+from adminview.sync.apply import Outcome, apply_records, failure_key
+
+log = logging.getLogger(__name__)
+
+
+def _setup() -> None:
+    """In Lambda there is no Django: only environment variables configure the tables."""
+    if "AWS_LAMBDA_FUNCTION_NAME" in os.environ and not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO)
+
+
+def handle_records(
+    records: list[dict[str, Any]],
+    *,
+    shard_id: str | None = None,
+    apply: Callable[[list[dict[str, Any]]], Outcome] | None = None,
+) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
+    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat.
+
+    The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
+    logged and the failed records are still reported, so Lambda (or the poller) retries them."""
+    outcome = (apply or apply_records)(records)
+    failed = [(r, outcome.failed[key]) for i, r in enumerate(records) if (key := failure_key(r, i)) in outcome.failed]
+    for record, error in failed:
+        log.error("stream record %s failed: %s", failure_key(record, 0), error)
+        try:
+            sync_store.store_dead_letter(record, error)
+            outcome.dead_lettered += 1
+        except Exception:
+            log.exception("could not store the dead letter of record %s", failure_key(record, 0))
+    done = [r for i, r in enumerate(records) if failure_key(r, i) not in outcome.failed]
+    try:
+        sync_store.clear_dead_letters(done)
+        sync_status.record_heartbeat(done, shard_id=shard_id)
+    except Exception:
+        log.exception("could not update the sync's bookkeeping (dead letters applied, heartbeat)")
+    response = {"batchItemFailures": [{"itemIdentifier": _identifier(r)} for r, _error in failed]}
+    return response, outcome
+
+
+def _identifier(record: Any) -> str:
+    """Lambda's ReportBatchItemFailures names DynamoDB records by SequenceNumber. A record without one cannot
+    be named: its eventID (or "") makes Lambda retry the whole batch, which is then dead-lettered whole."""
+    own = record.get("eventID") if isinstance(record, dict) else None
+    return sequence_number(record) or str(own or "")
+
+
+def handler(event: dict[str, Any], context: Any = None) -> dict[str, list[dict[str, str]]]:
+    _setup()
+    records = event.get("Records") if isinstance(event, dict) else None
+    batch = list(records) if isinstance(records, list) else []
+    response, outcome = handle_records(batch)
+    observe.report_batch(batch, outcome, writer="lambda")
+    return response

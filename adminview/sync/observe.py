@@ -1,0 +1,113 @@
+"""One report per batch of stream records, the same from the Lambda handler and the local poller.
+
+Each batch gives one structured JSON log line (source, records, applied, skipped, failed, dead letters, lag)
+through Powertools' Logger, and one set of CloudWatch metrics in the embedded metric format through its Metrics:
+in Lambda, CloudWatch Logs turns that line into metrics without any API call, and the template's alarms
+watch them. A batch's records all come from one stream (one event source mapping, or one shard of the poller),
+so each batch names its source (``shop``, ``returns``; ``unknown`` for a table no source reads), and its metrics
+go out under two dimension sets: ``service`` (what the template's alarms watch, both sources together) and
+``service`` + ``source`` (an alarm on one source: the same metric with both dimensions). The poller prints the
+same lines on stdout, where a CloudWatch agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences
+the metrics, e.g. on a developer's terminal).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+
+from adminview.core.sources import source_name
+from adminview.sync.apply import Outcome
+
+NAMESPACE = "ShopAdmin"
+SERVICE = "adminview-sync"
+UNKNOWN_SOURCE = "unknown"
+
+logger = Logger(service=SERVICE)
+# Its JSON line is the one line per batch: not again through the root logger (Lambda's runtime has a handler).
+logging.getLogger(SERVICE).propagate = False
+metrics = Metrics(namespace=NAMESPACE, service=SERVICE)
+_lock = threading.Lock()  # Powertools keeps the metric set in shared state: one batch flushes at a time
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    writer: str  # "lambda" or "poller"
+    source: str  # the source's name, or UNKNOWN_SOURCE
+    records: int
+    applied: int
+    skipped: int
+    failed: int
+    dead_letters: int
+    lag: float | None  # seconds from the oldest record's creation to now; None when no record carries it
+
+
+def created_at(record: object) -> float | None:
+    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None
+    for a record without one, malformed records included (they are reported failed, not counted here)."""
+    body = record.get("dynamodb") if isinstance(record, dict) else None
+    value = body.get("ApproximateCreationDateTime") if isinstance(body, dict) else None
+    if isinstance(value, datetime):
+        return value.timestamp()
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def source_of(records: Sequence[object]) -> str:
+    """The source a batch came from, by its first record that names a table a source reads (a malformed record
+    may name none)."""
+    arns = (r.get("eventSourceARN") for r in records if isinstance(r, dict))
+    return next((name for arn in arns if (name := source_name(arn))), UNKNOWN_SOURCE)
+
+
+def lag_seconds(records: Sequence[dict[str, Any]], now: float | None = None) -> float | None:
+    """How far behind the batch is: now minus the oldest record's creation time (never negative)."""
+    times = [t for t in map(created_at, records) if t is not None]
+    if not times:
+        return None
+    return max(0.0, (time.time() if now is None else now) - min(times))
+
+
+def report_batch(
+    records: Sequence[dict[str, Any]], outcome: Outcome, *, writer: str, now: float | None = None
+) -> BatchReport:
+    """Log the batch's line and flush its metrics; call once per batch, after it was applied."""
+    lag = lag_seconds(records, now)
+    report = BatchReport(
+        writer=writer,
+        source=source_of(records),
+        records=len(records),
+        applied=outcome.applied,
+        skipped=outcome.skipped,
+        failed=len(outcome.failed),
+        dead_letters=outcome.dead_lettered,
+        lag=None if lag is None else round(lag, 3),
+    )
+    fields = asdict(report)
+    if report.failed or report.dead_letters:
+        logger.warning("stream batch", extra=fields)
+    else:
+        logger.info("stream batch", extra=fields)
+    with _lock:
+        metrics.add_dimensions(service=SERVICE, source=report.source)
+        metrics.add_metadata(key="writer", value=writer)
+        metrics.add_metric(name="AppliedRecords", unit=MetricUnit.Count, value=report.applied)
+        metrics.add_metric(name="SkippedRecords", unit=MetricUnit.Count, value=report.skipped)
+        metrics.add_metric(name="FailedRecords", unit=MetricUnit.Count, value=report.failed)
+        metrics.add_metric(name="DeadLetters", unit=MetricUnit.Count, value=report.dead_letters)
+        if report.lag is not None:
+            metrics.add_metric(name="LagSeconds", unit=MetricUnit.Seconds, value=report.lag)
+        try:
+            metrics.flush_metrics()
+        finally:
+            metrics.clear_metrics()  # also when metrics are disabled, which flushes nothing and keeps the set
+    return report

@@ -1,0 +1,188 @@
+"""How far the sync has got, written as it goes: heartbeats per stream shard, the last verify result; and the sync
+page's one status read.
+
+Kept in the sync table (beside checkpoints and dead letters), not in the view table, so that rebuild and
+verify, which compare the view with the shop table, never have to tell these items apart from the projection,
+and the pages' freshness read is one Query on a tiny partition.
+
+- PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not
+  say which shard its batch came from, so in Lambda the writer is the execution environment and the source its
+  batches come from, ``lambda|<environment>|<source>`` (one batch at a time, all of one stream's shard: one
+  environment serving both event source mappings keeps one heartbeat per source, since sequence numbers of two
+  streams do not compare). Attributes: ``Source`` (the source's name), ``SequenceNumber`` (the last one applied;
+  ``Seq`` zero-padded),
+  ``Created`` (that record's ApproximateCreationDateTime), ``AppliedAt``, ``CaughtUpAt`` (the last time the
+  poller asked its shard for more and got nothing: at that instant the view held every change of the shard),
+  ``Waiting`` (since when DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage
+  the poller waited out, in words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
+- PK ``verify`` SK ``last``: At, Ok, Summary of the last ``verify_adminview``.
+
+How fresh that makes the view, as the pages say it, is read in ``adminview.reads.sync_freshness``.
+
+Heartbeats expire (TTL): an open shard's after a day without a word from its poller, a closed shard's shortly
+after it was read to its end, a Lambda environment's an hour after its last batch; reads leave out expired
+ones at once (DynamoDB deletes them some time later).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from adminview.core.records import body_of, sequence_number
+from adminview.core.sources import source_name, table_of
+from adminview.reads.sync_freshness import (
+    EXPIRES_AT,
+    HEARTBEAT_PK,
+    VERIFY_PK,
+    VERIFY_SK,
+    Freshness,
+    Heartbeat,
+    SourceSync,
+    VerifyResult,
+    by_source,
+    heartbeats,
+    last_verify,
+    overall,
+)
+from adminview.sync.sync_store import dead_letter_count
+from adminview.tables import SyncItem
+from dynamo import ddb_json
+from dynamo.client import client_of
+
+OPEN_SHARD_TTL_S = 24 * 3600
+CLOSED_SHARD_TTL_S = 15 * 60
+LAMBDA_TTL_S = 3600
+SEQ_WIDTH = 48
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    heartbeats: list[Heartbeat]
+    freshness: Freshness
+    dead_letters: int
+    last_verify: VerifyResult | None
+    sources: list[SourceSync] = field(default_factory=list)
+
+
+def _writer(stream_arn: str | None, shard_id: str | None) -> str:
+    if shard_id:
+        return f"{stream_arn or '-'}|{shard_id}"
+    environment = os.environ.get("AWS_LAMBDA_LOG_STREAM_NAME") or f"pid-{os.getpid()}"
+    return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
+
+
+def _created(record: Any) -> float | None:
+    value = body_of(record).get("ApproximateCreationDateTime")
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _table() -> tuple[Any, str]:
+    return client_of(SyncItem), str(SyncItem.Meta.table_name)
+
+
+def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), condition: str | None = None) -> None:
+    """One UpdateItem of a heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set, ``remove`` removed. Every
+    name goes through ExpressionAttributeNames (``Shard`` is a reserved word); a ``condition`` refers to the
+    attributes being set as ``#<name>`` and to their new values as ``:<name>``."""
+    names = {f"#{name}": name for name in (*sets, *remove)}
+    expression = "SET " + ", ".join(f"#{name} = :{name}" for name in sets)
+    if remove:
+        expression += " REMOVE " + ", ".join(f"#{name}" for name in remove)
+    params: dict[str, Any] = {
+        "TableName": _table()[1],
+        "Key": ddb_json.key(HEARTBEAT_PK, writer),
+        "UpdateExpression": expression,
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {f":{name}": value for name, value in sets.items()},
+    }
+    if condition:
+        params["ConditionExpression"] = condition
+    _table()[0].update_item(**params)
+
+
+def record_heartbeat(
+    applied: Sequence[Any],
+    *,
+    shard_id: str | None = None,
+    clock: Callable[[], float] = time.time,
+) -> bool:
+    """Note the last record of a batch as this writer's position. False when the stored heartbeat is newer.
+    Other attributes of the heartbeat (when it last caught up, an outage it noted) are kept."""
+    last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
+    if last is None:
+        return False
+    seq = str(sequence_number(last)).zfill(SEQ_WIDTH)
+    created = _created(last)
+    applied_at = clock()
+    arn = last.get("eventSourceARN") if isinstance(last.get("eventSourceARN"), str) else None
+    sets: dict[str, Any] = {
+        "Seq": ddb_json.s(seq),  # zero-padded: compares as a string
+        "SequenceNumber": ddb_json.s(str(sequence_number(last))),
+        "Created": ddb_json.n(created if created is not None else applied_at),
+        "AppliedAt": ddb_json.n(applied_at),
+        EXPIRES_AT: ddb_json.n(int(applied_at) + (OPEN_SHARD_TTL_S if shard_id else LAMBDA_TTL_S)),
+    }
+    if shard_id:
+        sets["Shard"] = ddb_json.s(shard_id)
+    if arn:
+        sets["Stream"] = ddb_json.s(arn)
+    if name := source_name(arn):
+        sets["Source"] = ddb_json.s(name)
+    try:
+        _update(
+            _writer(arn, shard_id),
+            sets,
+            condition="attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)",
+        )
+    except _table()[0].exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def record_caught_up(
+    stream_arn: str, shard_id: str, *, done: bool = False, clock: Callable[[], float] = time.time
+) -> None:
+    """The poller asked its shard for more and got nothing (``done``: the shard is closed and read to its end).
+    A closed shard's heartbeat expires soon after."""
+    now = clock()
+    sets: dict[str, Any] = {
+        "CaughtUpAt": ddb_json.n(now),
+        EXPIRES_AT: ddb_json.n(int(now) + (CLOSED_SHARD_TTL_S if done else OPEN_SHARD_TTL_S)),
+        "Shard": ddb_json.s(shard_id),
+        "Stream": ddb_json.s(stream_arn),
+    }
+    if name := source_name(stream_arn):
+        sets["Source"] = ddb_json.s(name)
+    if done:
+        sets["Done"] = ddb_json.n(1)
+    _update(_writer(stream_arn, shard_id), sets, remove=("Waiting",))
+
+
+def record_outage(stream_arn: str, shard_id: str, *, since: float, ended: float | None) -> None:
+    """The poller is waiting for DynamoDB (``ended`` None) or has waited out an outage: shown on ``/sync/``.
+    Best effort: during an outage this write may well fail too."""
+    writer = _writer(stream_arn, shard_id)
+    if ended is None:
+        _update(writer, {"Waiting": ddb_json.n(since)})
+        return
+    start, end = (datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S") for t in (since, ended))
+    text = f"DynamoDB did not answer from {start} to {end} UTC ({ended - since:.0f} s); the sync waited and caught up"
+    _update(writer, {"Outage": ddb_json.s(text)}, remove=("Waiting",))
+
+
+def store_verify_result(*, ok: bool, summary: str, at: datetime | None = None) -> None:
+    when = (at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    SyncItem(VERIFY_PK, VERIFY_SK, at=when, done=1 if ok else 0, error=summary[:4000]).save()
+
+
+def sync_status() -> SyncStatus:
+    """The sync page's facts: heartbeats (one Query), dead-letter count (one COUNT Query), last verify (GetItem)."""
+    beats, now = heartbeats(), time.time()
+    return SyncStatus(beats, overall(beats, now), dead_letter_count(), last_verify(), by_source(beats, now))

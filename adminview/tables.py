@@ -1,0 +1,110 @@
+"""The admin view's tables, the layer under ``sync``, ``reads`` and ``repair`` (on ``core``, never on a room):
+what ``create_tables`` creates (the view's indexes as ``adminview.core.schema`` declares them, the sync's own
+table), and the plain batch reads and writes of view items that the sync and the repair tools share.
+
+The models only define the tables: the sync and every page read and write the view as DynamoDB JSON built by
+``adminview.core.schema``'s functions (a model per item would cost the sync more than the rest of its work).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+
+from adminview.core import schema
+from adminview.core.anchor import EXPIRES_AT, Item
+from dynamo import conf, ddb_json
+from dynamo.batch import batch_get, batch_write, delete_request, put_request
+from dynamo.client import client_of
+from dynamo.models import BaseMeta, InstrumentedModel
+from dynamo.tables import TableSpec
+
+WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each waits on the network)
+
+
+class OrdersByStatusIndex(GlobalSecondaryIndex["ViewItem"]):
+    class Meta:
+        index_name = schema.ORDERS_BY_STATUS.name
+        projection = IncludeProjection(list(schema.ORDERS_BY_STATUS.projected))
+
+    hash_key = UnicodeAttribute(hash_key=True, attr_name=schema.ORDERS_BY_STATUS.hash_key)
+    range_key = UnicodeAttribute(range_key=True, attr_name=schema.ORDERS_BY_STATUS.range_key)
+
+
+class CatalogueIndex(GlobalSecondaryIndex["ViewItem"]):
+    class Meta:
+        index_name = schema.CATALOGUE.name
+        projection = IncludeProjection(list(schema.CATALOGUE.projected))
+
+    hash_key = UnicodeAttribute(hash_key=True, attr_name=schema.CATALOGUE.hash_key)
+    range_key = UnicodeAttribute(range_key=True, attr_name=schema.CATALOGUE.range_key)
+
+
+class ViewItem(InstrumentedModel):
+    class Meta(BaseMeta):
+        table_name = conf.admin_view_table_name()
+
+    pk = UnicodeAttribute(hash_key=True, attr_name=schema.PK)
+    sk = UnicodeAttribute(range_key=True, attr_name=schema.SK)
+    gsi1_pk = UnicodeAttribute(null=True, attr_name=schema.ORDERS_BY_STATUS.hash_key)
+    gsi1_sk = UnicodeAttribute(null=True, attr_name=schema.ORDERS_BY_STATUS.range_key)
+    gsi8_pk = UnicodeAttribute(null=True, attr_name=schema.CATALOGUE.hash_key)
+    gsi8_sk = UnicodeAttribute(null=True, attr_name=schema.CATALOGUE.range_key)
+
+    orders_by_status = OrdersByStatusIndex()
+    catalogue = CatalogueIndex()
+
+
+ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
+
+
+class SyncItem(InstrumentedModel):
+    """The sync's bookkeeping (its own small table): per-shard checkpoints, dead letters, heartbeats.
+
+    - PK ``checkpoint#<stream arn>`` SK ``<shard id>``: Seq (last record applied or dead-lettered), Done.
+    - PK ``deadletter`` SK ``<seq>#<event id>``: Record (JSON), Error, Attempts, At.
+    """
+
+    class Meta(BaseMeta):
+        table_name = os.environ.get("ADMIN_VIEW_SYNC_TABLE_NAME") or "AdminViewSync"
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    seq = UnicodeAttribute(null=True, attr_name="Seq")
+    done = NumberAttribute(null=True, attr_name="Done")
+    record = UnicodeAttribute(null=True, attr_name="Record")
+    error = UnicodeAttribute(null=True, attr_name="Error")
+    attempts = NumberAttribute(null=True, attr_name="Attempts")
+    at = UnicodeAttribute(null=True, attr_name="At")
+
+
+SYNC_TABLE = TableSpec(model=SyncItem, ttl_attribute=EXPIRES_AT)
+
+
+def view_client() -> tuple[Any, str]:
+    return client_of(ViewItem), str(ViewItem.Meta.table_name)
+
+
+def read_items(item_keys: Iterable[schema.Key]) -> dict[schema.Key, Item | None]:
+    """View items by key (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
+    client, table = view_client()
+    unique = list(dict.fromkeys(item_keys))
+    found = batch_get(
+        client, table, [ddb_json.key(*k) for k in unique], key_names=(schema.PK, schema.SK), consistent=True
+    )
+    return dict(zip(unique, found, strict=True))
+
+
+def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[float], None] | None = None) -> None:
+    """Entries put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel; the sync's write of what a
+    batch changed, and the rebuild's deletion of orphans."""
+    if not entries:
+        return
+    client, table = view_client()
+    requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in entries.items()]
+    kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
+    batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL, **kwargs)
