@@ -45,7 +45,7 @@ def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 def count_one_order(monkeypatch: pytest.MonkeyPatch, view: View) -> set[schema.Key]:
     """Step 4 of a batch for one order whose sums changed: its counted item and the sums, in one transaction."""
-    monkeypatch.setattr(apply, "_view", lambda: (view, "View"))
+    monkeypatch.setattr(apply, "view_client", lambda: (view, "View"))
     sums: numbers.Sums = {("STATS#0", "day#2026-06-01"): {"orders": Decimal(1)}}
     writes = Writes(ANCHOR, {}, None, False, {}, sums)
     counted = numbers.Counted(schema.counted(ANCHOR), {})
