@@ -131,6 +131,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         rebuild, verify = size["repair"]["rebuild"], size["repair"]["verify"]
         assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
         assert verify["exit"] == 0, verify["output"]
+        assert rebuild["own_seconds"] is not None and verify["own_seconds"] is not None  # their summary lines
         spent = size["stage_cpu"]  # the engine is not ours here (--endpoint): only the processes' CPU is known
         assert spent["seeding"]["engine_s"] is None and spent["sync"]["bench_s"] > 0
         assert rebuild["cpu"]["command_s"] > 0 and verify["cpu"]["command_s"] > 0
@@ -158,6 +159,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         "## CPU per stream record: the sync against seeding",
         "## A live order's life",
         "## Load average per stage",
+        "## The sync's DynamoDB calls per 1,000 stream records",
     ):
         assert section in text
     assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
@@ -203,6 +205,8 @@ def _check_upkeep_figures(size: dict[str, Any]) -> None:
     assert sync["engine_cpu_ms_per_sync_record"] is None  # the engine is not ours here (--endpoint)
     assert size["seeding"]["engine_cpu_ms_per_seed_item"] is None
     assert sync["index_entries_written"] > 0 and sync["estimated_wcu_per_shop_write"] > 0
+    assert sync["calls"] == sum(sync["calls_by_operation"].values()) and sync["calls_per_1000_records"] > 0
+    assert {"GetRecords", "BatchWriteItem", "TransactWriteItems"} <= set(sync["calls_by_operation"])
     found = size["by_kind"]
     # each stream's first 400: the shop's, then the returns service's (its seeded returns)
     assert min(400, sync["records"]) <= found["total"]["records"] <= min(800, sync["records"])
@@ -636,3 +640,57 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
         "400.0 / 2,500.0 (5 samples) | 1 |" in text
     )
     assert "| 300 | sync | 1.00 / 0.50 / 0.25 | 2.00 / 1.00 / 0.50 |" in text
+
+
+def test_the_sync_s_calls_are_counted_once_each_by_operation_on_every_client() -> None:
+    import boto3
+    from botocore.stub import Stubber
+
+    from bench.sync import calls_per_record, counting_calls
+
+    session = boto3.Session(region_name="eu-west-1", aws_access_key_id="k", aws_secret_access_key="s")
+    view, streams = session.client("dynamodb"), session.client("dynamodbstreams")
+    put: dict[str, Any] = {"t": [{"PutRequest": {"Item": {"PK": {"S": "a"}}}}]}
+    with Stubber(view) as answers, Stubber(streams) as stream_answers:
+        for operation in ("batch_write_item", "batch_write_item", "query", "batch_write_item"):
+            answers.add_response(operation, {"Items": []} if operation == "query" else {})
+        stream_answers.add_response("get_records", {"Records": []})
+        with counting_calls([view, streams, view]) as counted:  # a client given twice is hooked once
+            view.batch_write_item(RequestItems=put)
+            view.batch_write_item(RequestItems=put)
+            view.query(TableName="t")
+            streams.get_records(ShardIterator="i")
+        view.batch_write_item(RequestItems=put)  # after the drain: not the sync's
+    assert counted.by_operation == {"BatchWriteItem": 2, "Query": 1, "GetRecords": 1}
+    assert counted.hooks_cpu_s >= 0
+    assert calls_per_record(counted, 2000) == {
+        "calls": 4,
+        "calls_by_operation": {"BatchWriteItem": 2, "GetRecords": 1, "Query": 1},
+        "calls_per_1000_records": 2.0,
+    }
+    assert calls_per_record(counted, 0)["calls_per_1000_records"] is None
+
+
+def test_the_report_gives_the_sync_s_calls_per_1000_records_by_operation() -> None:
+    from bench import report_upkeep
+
+    by_operation = {"BatchWriteItem": 200, "GetRecords": 100}
+    sync = {"records": 2000, "calls": 300, "calls_per_1000_records": 150.0, "calls_by_operation": by_operation}
+    lines = report_upkeep.sync_calls([{"orders": 200, "sync": {"skipped": "x"}}, {"orders": 2000, "sync": sync}])
+    assert "| orders | records | calls | per 1,000 records | BatchWriteItem | GetRecords |" in lines
+    assert lines[-1] == "| 2,000 | 2,000 | 300 | 150.0 | 100.0 | 50.0 |"
+
+
+def test_a_repair_command_s_own_seconds_come_from_its_summary_line() -> None:
+    from bench.repair import own_seconds
+
+    rebuilt = (
+        "rebuilt: missing 12, extra 0, differing 0 (now fixed); scanned 14161 shop items and 17507 view items in "
+        "23.1s (1369 items/s), wrote 12 view items"
+    )
+    assert own_seconds(["scanned: 100%", rebuilt, "written: 100%"]) == 23.1
+    verified = (
+        "admin view OK: equals what the shop table implies; scanned 15 shop items and 20 view items in 4s (9 items/s)"
+    )
+    assert own_seconds([verified]) == 4.0
+    assert own_seconds(["Traceback (most recent call last):", "ValueError: boom"]) is None
