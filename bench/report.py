@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import report_sections, report_upkeep, stats_pages
+from bench import gates, report_sections, report_upkeep, stats_pages
 
 PAGE_TITLES = {
     "pending": "pending orders, 1st page",
@@ -208,6 +208,7 @@ def markdown(results: dict[str, Any]) -> str:
         )
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
+    lines += gates.section(results.get("gates"))
     problems = results.get("growth_violations", [])
     mismatches = results.get("call_mismatches", [])
     alarms = results.get("django_time_alarms", [])

@@ -6,8 +6,9 @@ sample of the stream folded again, record by record), a live order's life (place
 tables' write units), every page measured (data layer and through Django), the write-to-pending-page lag, the
 category backfill and the sync following it, rebuild_adminview and verify_adminview, the naive ways, and last the
 lag with the sync following the stream, idle and beside a bulk writer at half the seeding pace, then at full speed.
-Exits 1 if a page's DynamoDB call count grows with the table size, or if a page's data layer makes other calls than
-the page: properties of the code that no machine's load changes. Times are reported, never judged.
+Exits 1 when a regression gate fails (``bench.gates``: the rebuild's pace against seeding's, the sync's CPU, calls
+and write units per record, a page's calls growing with the table, a page's time against its committed figure; each
+bound with a margin for a busy machine), or if a page's data layer makes other calls than the page.
 """
 
 from __future__ import annotations
@@ -237,7 +238,7 @@ def run_benchmark(
     """Measure every size in ``opts.sizes``; ``django_ready`` when the caller (pytest) has set Django up;
     ``after_stage(results)`` after each stage (main writes the results so far, so a long run stopped midway
     leaves everything it measured)."""
-    from bench import env, report, stages
+    from bench import env, gates, report, stages
 
     if not django_ready:
         env.setup_django()
@@ -258,6 +259,7 @@ def run_benchmark(
         results["call_mismatches"] = report.call_mismatches(results)
         results["django_time_alarms"] = report.django_time_alarms(results)
         results["load_now"] = [round(n, 2) for n in os.getloadavg()]
+        results["gates"] = gates.as_json(gates.check(results))
         after_stage(results)
 
     with env.dynamodb(opts.endpoint) as engine:
@@ -315,12 +317,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def failures(results: dict[str, Any]) -> list[str]:
-    """Why a run fails (``main`` exits 1), one text per failed check."""
-    checks = [
-        ("DynamoDB calls per page grow with the table", results["growth_violations"]),
-        ("a page's data layer makes other calls than the page", results["call_mismatches"]),
-    ]
-    return [f"{what}:\n  " + "\n  ".join(found) for what, found in checks if found]
+    """Why a run fails (``main`` exits 1), one text per failed gate (``bench.gates``: its figure beside its bound
+    and margin) and one if a page's data layer makes other calls than the page (then its figures would not
+    measure the page)."""
+    from bench import gates
+
+    problems = gates.failures(results)
+    if results["call_mismatches"]:
+        problems.append(
+            "a page's data layer makes other calls than the page:\n  " + "\n  ".join(results["call_mismatches"])
+        )
+    return problems
 
 
 if __name__ == "__main__":

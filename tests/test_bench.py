@@ -7,6 +7,7 @@ report's sections) are checked on made-up inputs."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Callable
 from decimal import Decimal
@@ -150,6 +151,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 4 |" in text and "PASS" in text
+    assert [g["number"] for g in results["gates"]] == [1, 2, 4, 5]  # nothing committed at 30 or 120 orders
     for section in (
         "## Pace against seeding",
         "## CPU per item",
@@ -160,6 +162,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         "## A live order's life",
         "## Load average per stage",
         "## The sync's DynamoDB calls per 1,000 stream records",
+        "## Gates",
     ):
         assert section in text
     assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
@@ -694,3 +697,135 @@ def test_a_repair_command_s_own_seconds_come_from_its_summary_line() -> None:
     )
     assert own_seconds([verified]) == 4.0
     assert own_seconds(["Traceback (most recent call last):", "ValueError: boom"]) is None
+
+
+GATE_BOUNDS: dict[str, Any] = {
+    "sync_calls_per_1000_records": {"200": 250.0, "2000": 200.0},
+    "page_p50_ms": {"200": {"pending": 20.0}, "2000": {"pending": 25.0, "order": 6.0}},
+}
+
+
+def _gated(orders: int, **figures: float) -> dict[str, Any]:
+    """A size whose gated figures are good (each under or over its bound in ``GATE_BOUNDS`` or ``bench.gates``)
+    unless ``figures`` say otherwise."""
+    good = {"seeded": 2000.0, "rebuilt": 2100.0, "cpu": 0.4, "calls": 180.0, "units": 2.4, "pending_ms": 30.0}
+    good |= {"pending_calls": 5}
+    f = good | figures
+    pages = {"pending": {"calls": f["pending_calls"], "p50_ms": f["pending_ms"]}, "order": {"calls": 1, "p50_ms": 5.0}}
+    return {
+        "orders": orders,
+        "seeding": {"batched": {"items": 7 * orders, "items_per_s": f["seeded"]}},
+        "repair": {"rebuild": {"exit": 0, "items_per_s": f["rebuilt"] / 2, "own_items_per_s": f["rebuilt"]}},
+        "sync": {
+            "records": 7 * orders,
+            "process_cpu_ms_per_record": f["cpu"],
+            "calls_per_1000_records": f["calls"],
+            "estimated_wcu_per_shop_write": f["units"],
+        },
+        "page": pages,
+        "data": pages,
+    }
+
+
+def _gated_run(**at_2000: float) -> dict[str, Any]:
+    """A quick run's two sizes, figures at 2,000 orders as given (the larger size is the one judged)."""
+    results: dict[str, Any] = {"sizes": [_gated(200, pending_ms=15.0, calls=240.0), _gated(2000, **at_2000)]}
+    results["growth_violations"] = report.growth_violations(results)
+    return results
+
+
+def test_every_gate_passes_on_good_figures_and_on_its_bound() -> None:
+    from bench import gates
+
+    good = gates.check(_gated_run(), GATE_BOUNDS)
+    assert [g.number for g in good] == [1, 2, 3, 3, 4, 5, 6, 6, 6]
+    assert [g.verdict for g in good] == ["pass"] * 9
+    on_bounds = _gated_run(rebuilt=1600.0, cpu=0.6, calls=240.0, units=2.6, pending_ms=37.5)
+    assert gates.failures(on_bounds, GATE_BOUNDS) == []
+
+
+BAD_FIGURES = [
+    (
+        1,
+        {"rebuilt": 1599.0},
+        "1,599.0 items/s, bound ≥ 1,600.0 items/s (seeding's 2,000.0 items/s in the same run, less 20%)",
+    ),
+    (2, {"cpu": 0.61}, "0.610 ms, bound ≤ 0.600 ms (fixed: 3x the 0.2 ms goal;"),
+    (3, {"calls": 240.1}, "240.1, bound ≤ 240.0 (committed 200.0, plus 20%)"),
+    (4, {"units": 2.61}, "2.61, bound ≤ 2.60 (fixed: the 1.6 goal plus 1;"),
+    (5, {"pending_calls": 6}, "2, bound ≤ 0 (none: calls are counted, not timed)"),
+    (6, {"pending_ms": 37.6}, "pending at 2,000 orders: 37.6 ms, bound ≤ 37.5 ms (committed 25.0 ms, plus 50%)"),
+]
+
+
+@pytest.mark.parametrize(("number", "figures", "said"), BAD_FIGURES, ids=[f"gate {n}" for n, _, _ in BAD_FIGURES])
+def test_each_gate_fails_the_run_on_a_bad_figure(number: int, figures: dict[str, float], said: str) -> None:
+    from bench import gates
+
+    (failure,) = gates.failures(_gated_run(**figures), GATE_BOUNDS)
+    assert failure.startswith(f"gate {number}, ") and said in failure and ": FAIL, " in failure
+
+
+def test_a_failed_gate_says_by_how_much_and_the_run_exits_1_on_it() -> None:
+    from bench import gates
+    from bench.run import failures
+
+    results = _gated_run(cpu=0.9, pending_calls=6) | {"call_mismatches": []}
+    (cpu, grew) = gates.failures(results, GATE_BOUNDS)
+    assert cpu == (
+        "gate 2, the sync's process CPU per stream record at 2,000 orders: 0.900 ms, bound ≤ 0.600 ms (fixed: 3x "
+        "the 0.2 ms goal; CPU time, which load moves far less than wall time): FAIL, over by 0.300 ms (50% of the "
+        "bound)"
+    )
+    assert grew.endswith(
+        "(none: calls are counted, not timed): FAIL, over by 2\n"
+        "  pending (page): 6 DynamoDB calls at 2000 orders vs 5 at 200\n"
+        "  pending (data): 6 DynamoDB calls at 2000 orders vs 5 at 200"
+    )
+    assert failures(results)[:2] == [cpu, grew]  # fixed bounds: the committed file does not change them
+    slow = gates.failures(_gated_run(rebuilt=500.0), GATE_BOUNDS)
+    assert slow[0].endswith("FAIL, short by 1,100.0 items/s (69% of the bound)")
+
+
+def test_a_gate_without_its_figure_or_a_committed_one_is_not_judged() -> None:
+    from bench import gates
+
+    size = _gated(2000)
+    del size["sync"]["process_cpu_ms_per_record"]
+    size["repair"] = {"skipped": "--no-repair"}
+    results = {"sizes": [size], "growth_violations": []}
+    judged = {g.number: g.verdict for g in gates.check(results, {"page_p50_ms": {"2000": {"search": 9.0}}})}
+    assert judged == {1: "not measured", 2: "not measured", 4: "pass", 5: "pass", 6: "not measured"}  # no gate 3
+    assert gates.failures(results, {}) == []
+    crashed = _gated(2000)
+    crashed["repair"]["rebuild"]["exit"] = 1
+    (failure,) = gates.failures({"sizes": [crashed], "growth_violations": []}, {})
+    assert failure.startswith("gate 1, rebuild_adminview's shop items/s (exit 1) at 2,000 orders: 0 items/s")
+
+
+def test_the_report_lists_each_gate_beside_its_bound() -> None:
+    from bench import gates
+
+    results = {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [new_size(2000)]}
+    results["gates"] = gates.as_json(gates.check(_gated_run(units=2.7), GATE_BOUNDS))
+    text = report.markdown(json.loads(json.dumps(results)))  # as a results file keeps them
+    assert "## Gates\n" in text and "1 of 9 failed." in text
+    assert (
+        "| 4 | view write units per shop write (billing rules) | 2,000 orders | 2.70 | ≤ 2.60 | fixed: the 1.6 goal "
+        "plus 1; weighed from what was sent, so load does not move it | FAIL |" in text
+    )
+    assert (
+        "| 6 | p50 through Django | order at 2,000 orders | 5.00 ms | ≤ 9.00 ms | committed 6.00 ms, plus 50% | pass |"
+        in text
+    )
+
+
+def test_the_committed_figures_are_recorded_from_a_run() -> None:
+    from bench import gates
+
+    results = _gated_run() | {"started": "2026-01-01T00:00:00", "command": "python -m bench --quick"}
+    figures = gates.recorded(results)
+    assert figures["sync_calls_per_1000_records"] == {"200": 240.0, "2000": 180.0}
+    assert figures["page_p50_ms"]["2000"] == {"pending": 30.0, "order": 5.0}
+    assert figures["recorded_from"]["command"] == "python -m bench --quick"
+    assert [g.verdict for g in gates.check(results, figures)] == ["pass"] * 10  # pending and order, each size
