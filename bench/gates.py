@@ -229,7 +229,7 @@ def section(stored: list[dict[str, Any]] | None) -> list[str]:
         "A run fails (exit 1) when a figure misses its bound; each bound's margin is given beside it "
         f"(`bench/gates.py`, committed figures in `bench/gates.json`). {failed} of {len(gates)} failed.",
         "",
-        "| gate | figure | at | measured | bound | margin | verdict |",
+        "| gate | what | at | figure | bound | margin | verdict |",
         "|---:|---|---|---:|---:|---|---|",
         *(
             f"| {g.number} | {g.name} | {g.where} | {number(g.figure)}{g.unit} | {g.bound_text} | {g.margin} | "
