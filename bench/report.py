@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import report_sections, report_upkeep, stats_pages
+from bench import gates, report_sections, report_upkeep, stats_pages
 
 PAGE_TITLES = {
     "pending": "pending orders, 1st page",
@@ -186,6 +186,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += _writes_and_sync(results["sizes"], skipped)
     lines += report_upkeep.by_kind(results["sizes"], skipped)
     lines += report_upkeep.sync_cpu(results["sizes"])
+    lines += report_upkeep.sync_calls(results["sizes"])
     lines += report_upkeep.order_life(results["sizes"], skipped)
     lines += report_sections.following(results["sizes"], skipped)
     lines += report_sections.backfill(results["sizes"], skipped)
@@ -207,6 +208,7 @@ def markdown(results: dict[str, Any]) -> str:
         )
     if skipped:
         lines += ["", "## Skipped", ""] + [f"- {text}" for text in sorted(skipped)]
+    lines += gates.section(results.get("gates"))
     problems = results.get("growth_violations", [])
     mismatches = results.get("call_mismatches", [])
     alarms = results.get("django_time_alarms", [])
@@ -320,10 +322,11 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
         "",
         "`rebuild_adminview` into a new, empty view table (a full rebuild), then `verify_adminview` of the view the "
         "sync built (with `--repair-only`, of the view the rebuild wrote); items/s is the shop table's items over "
-        "the command's wall time (Python start-up included); "
+        "the command's wall time (Python start-up included), and in brackets over the seconds its summary line "
+        "gives (its own walk: start-up excluded, as in seeding's items/s); "
         "peak memory is the child's peak resident set size (`VmHWM`, sampled every 0.2 s).",
         "",
-        "| orders | command | exit | seconds | shop items/s | peak memory MB | view items | last output |",
+        "| orders | command | exit | seconds | shop items/s (own) | peak memory MB | view items | last output |",
         "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     notes = []
@@ -339,7 +342,8 @@ def _repair(sizes: list[dict[str, Any]], skipped: set[str]) -> list[str]:
             last = (run["output"][-1] if run["output"] else "").replace("|", "/")[:120]
             lines.append(
                 f"| {size['orders']:,} | `{run['command']}` | {run['exit']} | {_fmt(run['seconds'])} | "
-                f"{_fmt(run['items_per_s'])} | {_fmt(run['peak_rss_mb'])} | {_fmt(items)} | {last} |"
+                f"{_fmt(run['items_per_s'])} ({_fmt(run.get('own_items_per_s'))}) | {_fmt(run['peak_rss_mb'])} | "
+                f"{_fmt(items)} | {last} |"
             )
     return lines + (["", *notes] if notes else [])
 

@@ -71,6 +71,35 @@ def sync_cpu(sizes: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def sync_calls(sizes: list[dict[str, Any]]) -> list[str]:
+    """The sync's DynamoDB calls per 1,000 stream records over the sync stage's drain, in all and by operation."""
+    drained = [size for size in sizes if measured(size.get("sync")) and "calls_by_operation" in size["sync"]]
+    if not drained:
+        return []
+    operations = sorted({name for size in drained for name in size["sync"]["calls_by_operation"]})
+    rows = []
+    for size in drained:
+        sync = size["sync"]
+        per = [1000.0 * sync["calls_by_operation"].get(name, 0) / sync["records"] for name in operations]
+        rows.append(
+            f"| {size['orders']:,} | {sync['records']:,} | {sync['calls']:,} | {fmt(sync['calls_per_1000_records'])} | "
+            + " | ".join(fmt(n) for n in per)
+            + " |"
+        )
+    return [
+        "",
+        "## The sync's DynamoDB calls per 1,000 stream records",
+        "",
+        "Every call the sync made while it drained the stream (the sync stage), counted through the same botocore "
+        "hooks as its write units: the view's client, the sync table's (checkpoints, heartbeat) and the poller's "
+        "streams client. Each call counts once, however many attempts it took.",
+        "",
+        "| orders | records | calls | per 1,000 records | " + " | ".join(operations) + " |",
+        "|---:|---:|---:|---:|" + "---:|" * len(operations),
+        *rows,
+    ]
+
+
 def _kind_row(name: str, figures: dict[str, Any]) -> str:
     refused = f" ({figures['not_applied']:,} not applied)" if figures.get("not_applied") else ""
     return (

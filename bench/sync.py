@@ -21,6 +21,9 @@ its key and values, a Delete or a ConditionCheck by its key (what the call sends
 The weights are DynamoDB's billing rules applied to what was sent, so their sums are also reported as an estimate
 beside the reported units: DynamoDB Local 3.x reports about 2 units for a whole TransactWriteItems, whatever it
 writes (real DynamoDB: 2 per item and KB), so on it the reported units understate the numbers' upkeep.
+
+Every DynamoDB call the sync makes while it applies the stream is counted too, by operation, through the same
+hooks (``counting_calls``): the view's client, the sync table's and the poller's streams client.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +40,7 @@ from typing import Any
 from adminview.core import schema
 from adminview.reads import selectors
 from adminview.sync.poller import Poller
-from adminview.tables import ViewItem
+from adminview.tables import SyncItem, ViewItem
 from bench import cpu
 from bench.measure import percentile
 from dynamo import ddb_json
@@ -283,6 +287,49 @@ def counting_view_writes() -> AbstractContextManager[ViewWrites]:
     return counting_writes(ViewItem)
 
 
+@dataclass
+class CallCount:
+    """Calls made through the counted clients, by operation; the hooks note their own CPU (the benchmark's)."""
+
+    by_operation: Counter[str] = field(default_factory=Counter)
+    hooks_cpu_s: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_operation.values())
+
+
+@contextmanager
+def counting_calls(clients: Iterable[Any]) -> Iterator[CallCount]:
+    """Count every call made through ``clients``, by operation, once however many attempts it took: botocore's
+    ``before-parameter-build`` event, the one ``counting_writes`` classes writes on."""
+    counted = CallCount()
+    hooked = {id(client): client for client in clients}.values()
+
+    def note(model: Any, **_: Any) -> None:
+        started = time.thread_time()
+        with counted.lock:
+            counted.by_operation[model.name] += 1
+            counted.hooks_cpu_s += time.thread_time() - started
+
+    events = [(c.meta.events, f"before-parameter-build.{c.meta.service_model.service_id.hyphenize()}") for c in hooked]
+    for emitter, event in events:
+        emitter.register(event, note)
+    try:
+        yield counted
+    finally:
+        for emitter, event in events:
+            emitter.unregister(event, note)
+
+
+def sync_clients(reader: Poller) -> list[Any]:
+    """Every client the sync calls DynamoDB through: the view's (its reads and writes, and a settle's reads of a
+    source table), the sync table's (checkpoints, heartbeat, dead letters) and the poller's streams client
+    (DescribeStream, GetShardIterator, GetRecords)."""
+    return [client_of(ViewItem), client_of(SyncItem), reader.client]
+
+
 def _names(params: Mapping[str, Any], table: str) -> bool:
     """Whether a call's parameters name ``table`` (a single-item call, a batch, a transaction)."""
     if params.get("TableName") == table or table in (params.get("RequestItems") or {}):
@@ -320,7 +367,7 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
     """Drain the whole stream (everything seeding wrote) through the poller. The drain starts after seeding
     finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog)."""
     before, first_lag = _counts(reader), len(reader.lags_s)
-    with counting_view_writes() as writes:
+    with counting_view_writes() as writes, counting_calls(sync_clients(reader)) as calls:
         handled, spent = reader.handling.seconds, cpu.Snapshot.now()
         started = time.perf_counter()
         records = reader.drain()
@@ -361,13 +408,23 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
         "estimated_numbers_wcu_per_shop_write": per_write(writes.estimated_numbers_wcu),
         "estimated_wcu_per_shop_write": per_write(writes.estimated_wcu),
         "index_entries_written": writes.index_entries,
+        **calls_per_record(calls, records),
         **cpu_per_record(
             records,
             process_s=used.bench_s - spent.bench_s,
             handler_s=handled,
             engine_s=used.engine_since(spent),
-            hooks_s=writes.hooks_cpu_s,
+            hooks_s=writes.hooks_cpu_s + calls.hooks_cpu_s,
         ),
+    }
+
+
+def calls_per_record(calls: CallCount, records: int) -> dict[str, Any]:
+    """The sync's DynamoDB calls over a drain: in all and by operation, and per 1,000 stream records."""
+    return {
+        "calls": calls.total,
+        "calls_by_operation": dict(sorted(calls.by_operation.items())),
+        "calls_per_1000_records": round(1000.0 * calls.total / records, 1) if records else None,
     }
 
 

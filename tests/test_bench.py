@@ -7,6 +7,7 @@ report's sections) are checked on made-up inputs."""
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections.abc import Callable
 from decimal import Decimal
@@ -132,6 +133,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         rebuild, verify = size["repair"]["rebuild"], size["repair"]["verify"]
         assert rebuild["exit"] == 0 and rebuild["view_items_written"] > 0 and rebuild["peak_rss_mb"] > 0
         assert verify["exit"] == 0, verify["output"]
+        assert rebuild["own_seconds"] is not None and verify["own_seconds"] is not None  # their summary lines
         spent = size["stage_cpu"]  # the engine is not ours here (--endpoint): only the processes' CPU is known
         assert spent["seeding"]["engine_s"] is None and spent["sync"]["bench_s"] > 0
         assert rebuild["cpu"]["command_s"] > 0 and verify["cpu"]["command_s"] > 0
@@ -150,6 +152,7 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
     assert large["naive"]["pending"]["rcu"] > small["naive"]["pending"]["rcu"]
     text = report.markdown(results)
     assert "| 120 | order detail | ours: data layer | 4 |" in text and "PASS" in text
+    assert [g["number"] for g in results["gates"]] == [1, 2, 4, 5]  # nothing committed at 30 or 120 orders
     for section in (
         "## Pace against seeding",
         "## CPU per item",
@@ -159,6 +162,8 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         "## CPU per stream record: the sync against seeding",
         "## A live order's life",
         "## Load average per stage",
+        "## The sync's DynamoDB calls per 1,000 stream records",
+        "## Gates",
     ):
         assert section in text
     assert "| 120 | stats: per day, 366 days | naive (Scan + sum) [one Scan for the four stats pages] |" in text
@@ -204,6 +209,8 @@ def _check_upkeep_figures(size: dict[str, Any]) -> None:
     assert sync["engine_cpu_ms_per_sync_record"] is None  # the engine is not ours here (--endpoint)
     assert size["seeding"]["engine_cpu_ms_per_seed_item"] is None
     assert sync["index_entries_written"] > 0 and sync["estimated_wcu_per_shop_write"] > 0
+    assert sync["calls"] == sum(sync["calls_by_operation"].values()) and sync["calls_per_1000_records"] > 0
+    assert {"GetRecords", "BatchWriteItem", "TransactWriteItems"} <= set(sync["calls_by_operation"])
     found = size["by_kind"]
     # each stream's first 400: the shop's, then the returns service's (its seeded returns)
     assert min(400, sync["records"]) <= found["total"]["records"] <= min(800, sync["records"])
@@ -636,3 +643,199 @@ def test_the_report_sets_upkeep_figures_beside_their_goals() -> None:
         "400.0 / 2,500.0 (5 samples) | 1 |" in text
     )
     assert "| 300 | sync | 1.00 / 0.50 / 0.25 | 2.00 / 1.00 / 0.50 |" in text
+
+
+def test_the_sync_s_calls_are_counted_once_each_by_operation_on_every_client() -> None:
+    import boto3
+    from botocore.stub import Stubber
+
+    from bench.sync import calls_per_record, counting_calls
+
+    session = boto3.Session(region_name="eu-west-1", aws_access_key_id="k", aws_secret_access_key="s")
+    view, streams = session.client("dynamodb"), session.client("dynamodbstreams")
+    put: dict[str, Any] = {"t": [{"PutRequest": {"Item": {"PK": {"S": "a"}}}}]}
+    with Stubber(view) as answers, Stubber(streams) as stream_answers:
+        for operation in ("batch_write_item", "batch_write_item", "query", "batch_write_item"):
+            answers.add_response(operation, {"Items": []} if operation == "query" else {})
+        stream_answers.add_response("get_records", {"Records": []})
+        with counting_calls([view, streams, view]) as counted:  # a client given twice is hooked once
+            view.batch_write_item(RequestItems=put)
+            view.batch_write_item(RequestItems=put)
+            view.query(TableName="t")
+            streams.get_records(ShardIterator="i")
+        view.batch_write_item(RequestItems=put)  # after the drain: not the sync's
+    assert counted.by_operation == {"BatchWriteItem": 2, "Query": 1, "GetRecords": 1}
+    assert counted.hooks_cpu_s >= 0
+    assert calls_per_record(counted, 2000) == {
+        "calls": 4,
+        "calls_by_operation": {"BatchWriteItem": 2, "GetRecords": 1, "Query": 1},
+        "calls_per_1000_records": 2.0,
+    }
+    assert calls_per_record(counted, 0)["calls_per_1000_records"] is None
+
+
+def test_the_report_gives_the_sync_s_calls_per_1000_records_by_operation() -> None:
+    from bench import report_upkeep
+
+    by_operation = {"BatchWriteItem": 200, "GetRecords": 100}
+    sync = {"records": 2000, "calls": 300, "calls_per_1000_records": 150.0, "calls_by_operation": by_operation}
+    lines = report_upkeep.sync_calls([{"orders": 200, "sync": {"skipped": "x"}}, {"orders": 2000, "sync": sync}])
+    assert "| orders | records | calls | per 1,000 records | BatchWriteItem | GetRecords |" in lines
+    assert lines[-1] == "| 2,000 | 2,000 | 300 | 150.0 | 100.0 | 50.0 |"
+
+
+def test_a_repair_command_s_own_seconds_come_from_its_summary_line() -> None:
+    from bench.repair import own_seconds
+
+    rebuilt = (
+        "rebuilt: missing 12, extra 0, differing 0 (now fixed); scanned 14161 shop items and 17507 view items in "
+        "23.1s (1369 items/s), wrote 12 view items"
+    )
+    assert own_seconds(["scanned: 100%", rebuilt, "written: 100%"]) == 23.1
+    verified = (
+        "admin view OK: equals what the shop table implies; scanned 15 shop items and 20 view items in 4s (9 items/s)"
+    )
+    assert own_seconds([verified]) == 4.0
+    assert own_seconds(["Traceback (most recent call last):", "ValueError: boom"]) is None
+
+
+GATE_BOUNDS: dict[str, Any] = {
+    "sync_calls_per_1000_records": {"200": 250.0, "2000": 200.0},
+    "page_p50_ms": {"200": {"pending": 20.0}, "2000": {"pending": 25.0, "order": 6.0}},
+}
+
+
+def _gated(orders: int, **figures: float) -> dict[str, Any]:
+    """A size whose gated figures are good (each under or over its bound in ``GATE_BOUNDS`` or ``bench.gates``)
+    unless ``figures`` say otherwise."""
+    good = {"seeded": 2000.0, "rebuilt": 2100.0, "cpu": 0.4, "calls": 180.0, "units": 2.4, "pending_ms": 30.0}
+    good |= {"pending_calls": 5}
+    f = good | figures
+    pages = {"pending": {"calls": f["pending_calls"], "p50_ms": f["pending_ms"]}, "order": {"calls": 1, "p50_ms": 5.0}}
+    return {
+        "orders": orders,
+        "seeding": {"batched": {"items": 7 * orders, "items_per_s": f["seeded"]}},
+        "repair": {"rebuild": {"exit": 0, "items_per_s": f["rebuilt"] / 2, "own_items_per_s": f["rebuilt"]}},
+        "sync": {
+            "records": 7 * orders,
+            "process_cpu_ms_per_record": f["cpu"],
+            "calls_per_1000_records": f["calls"],
+            "estimated_wcu_per_shop_write": f["units"],
+        },
+        "page": pages,
+        "data": pages,
+    }
+
+
+def _gated_run(**at_2000: float) -> dict[str, Any]:
+    """A quick run's two sizes, figures at 2,000 orders as given (the larger size is the one judged)."""
+    results: dict[str, Any] = {"sizes": [_gated(200, pending_ms=15.0, calls=240.0), _gated(2000, **at_2000)]}
+    results["growth_violations"] = report.growth_violations(results)
+    return results
+
+
+def test_every_gate_passes_on_good_figures_and_on_its_bound() -> None:
+    from bench import gates
+
+    good = gates.check(_gated_run(), GATE_BOUNDS)
+    assert [g.number for g in good] == [1, 2, 3, 3, 4, 5, 6, 6, 6]
+    assert [g.verdict for g in good] == ["pass"] * 9
+    on_bounds = _gated_run(rebuilt=1600.0, cpu=0.6, calls=240.0, units=2.6, pending_ms=37.5)
+    assert gates.failures(on_bounds, GATE_BOUNDS) == []
+
+
+BAD_FIGURES = [
+    (
+        1,
+        {"rebuilt": 1599.0},
+        "1,599.0 items/s, bound ≥ 1,600.0 items/s (seeding's 2,000.0 items/s in the same run, less 20%)",
+    ),
+    (2, {"cpu": 0.61}, "0.610 ms, bound ≤ 0.600 ms (fixed: 3x the 0.2 ms goal;"),
+    (3, {"calls": 240.1}, "240.1, bound ≤ 240.0 (committed 200.0, plus 20%)"),
+    (4, {"units": 2.61}, "2.61, bound ≤ 2.60 (fixed: the 1.6 goal plus 1;"),
+    (5, {"pending_calls": 6}, "2, bound ≤ 0 (none: calls are counted, not timed)"),
+    (6, {"pending_ms": 37.6}, "pending at 2,000 orders: 37.6 ms, bound ≤ 37.5 ms (committed 25.0 ms, plus 50%)"),
+]
+
+
+@pytest.mark.parametrize(("number", "figures", "said"), BAD_FIGURES, ids=[f"gate {n}" for n, _, _ in BAD_FIGURES])
+def test_each_gate_fails_the_run_on_a_bad_figure(number: int, figures: dict[str, float], said: str) -> None:
+    from bench import gates
+
+    (failure,) = gates.failures(_gated_run(**figures), GATE_BOUNDS)
+    assert failure.startswith(f"gate {number}, ") and said in failure and ": FAIL, " in failure
+
+
+def test_a_failed_gate_says_by_how_much_and_the_run_exits_1_on_it() -> None:
+    from bench import gates
+    from bench.run import failures
+
+    results = _gated_run(cpu=0.9, pending_calls=6) | {"call_mismatches": []}
+    (cpu, grew) = gates.failures(results, GATE_BOUNDS)
+    assert cpu == (
+        "gate 2, the sync's process CPU per stream record at 2,000 orders: 0.900 ms, bound ≤ 0.600 ms (fixed: 3x "
+        "the 0.2 ms goal; CPU time, which load moves far less than wall time): FAIL, over by 0.300 ms (50% of the "
+        "bound)"
+    )
+    assert grew.endswith(
+        "(none: calls are counted, not timed): FAIL, over by 2\n"
+        "  pending (page): 6 DynamoDB calls at 2000 orders vs 5 at 200\n"
+        "  pending (data): 6 DynamoDB calls at 2000 orders vs 5 at 200"
+    )
+    assert failures(results)[:2] == [cpu, grew]  # fixed bounds: the committed file does not change them
+    slow = gates.failures(_gated_run(rebuilt=500.0), GATE_BOUNDS)
+    assert slow[0].endswith("FAIL, short by 1,100.0 items/s (69% of the bound)")
+
+
+def test_a_gate_without_its_figure_or_a_committed_one_is_not_judged() -> None:
+    from bench import gates
+
+    size = _gated(2000)
+    del size["sync"]["process_cpu_ms_per_record"]
+    size["repair"] = {"skipped": "--no-repair"}
+    results = {"sizes": [size], "growth_violations": []}
+    judged = {g.number: g.verdict for g in gates.check(results, {"page_p50_ms": {"2000": {"search": 9.0}}})}
+    assert judged == {1: "not measured", 2: "not measured", 4: "pass", 5: "pass", 6: "not measured"}  # no gate 3
+    assert gates.failures(results, {}) == []
+    crashed = _gated(2000)
+    crashed["repair"]["rebuild"]["exit"] = 1
+    (failure,) = gates.failures({"sizes": [crashed], "growth_violations": []}, {})
+    assert failure.startswith("gate 1, rebuild_adminview's shop items/s (exit 1) at 2,000 orders: 0 items/s")
+
+
+def test_the_report_lists_each_gate_beside_its_bound() -> None:
+    from bench import gates
+
+    results = {"label": "t", "started": "now", "seconds": 1.0, "command": "c", "host": "h", "sizes": [new_size(2000)]}
+    results["gates"] = gates.as_json(gates.check(_gated_run(units=2.7), GATE_BOUNDS))
+    text = report.markdown(json.loads(json.dumps(results)))  # as a results file keeps them
+    assert "## Gates\n" in text and "1 of 9 failed." in text
+    assert (
+        "| 4 | view write units per shop write (billing rules) | 2,000 orders | 2.70 | ≤ 2.60 | fixed: the 1.6 goal "
+        "plus 1; weighed from what was sent, so load does not move it | FAIL |" in text
+    )
+    assert (
+        "| 6 | p50 through Django | order at 2,000 orders | 5.00 ms | ≤ 9.00 ms | committed 6.00 ms, plus 50% | pass |"
+        in text
+    )
+
+
+def test_the_committed_figures_are_recorded_from_a_run() -> None:
+    from bench import gates
+
+    results = _gated_run() | {"started": "2026-01-01T00:00:00", "command": "python -m bench --quick"}
+    figures = gates.recorded(results)
+    assert figures["sync_calls_per_1000_records"] == {"200": 240.0, "2000": 180.0}
+    assert figures["page_p50_ms"]["2000"] == {"pending": 30.0, "order": 5.0}
+    assert figures["recorded_from"]["command"] == "python -m bench --quick"
+    assert [g.verdict for g in gates.check(results, figures)] == ["pass"] * 10  # pending and order, each size
+
+
+def test_a_gate_known_to_fail_is_said_but_only_the_others_fail_the_run() -> None:
+    from bench.run import failures, resolve
+
+    results = _gated_run(cpu=0.9, units=2.7) | {"call_mismatches": []}
+    left = failures(results, known_failing=resolve(["--quick", "--known-failing", "2"]).known_failing)
+    assert [line.split(",")[0] for line in left] == ["gate 4"]
+    with pytest.raises(SystemExit):
+        resolve(["--known-failing", "two"])

@@ -1,0 +1,274 @@
+"""The benchmark's regression gates: figures of a run, each set against a bound that carries a margin, so a
+slower build fails ``python -m bench --quick`` (``bench.run.failures``) and the report lists every gate.
+
+Bounds come three ways. A pace is set against another figure of the same run (the rebuild's items/s against
+seeding's), so the machine's speed cancels out. CPU and write units per record are set against fixed bounds:
+CPU time moves far less with load than wall time, and write units are weighed from what was sent. Calls per
+record and a page's time are set against figures committed in ``gates.json`` (recorded from a chosen run with
+``python -m bench.gates --record RESULTS.json``), never against the results file every run overwrites.
+
+Rates, CPU and write units are judged at the run's largest size (2,000 orders in a quick run), where start-up and
+fixed costs weigh least; committed figures at each size the bounds file holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.report_upkeep import PROCESS_CPU_GOAL_MS, WCU_PER_SHOP_WRITE_GOAL
+
+BOUNDS_FILE = Path(__file__).resolve().with_name("gates.json")
+REBUILD_MARGIN = 0.2  # the rebuild's items/s may fall this far below seeding's before it fails
+SYNC_CPU_MS_PER_RECORD = 0.6
+WCU_PER_SHOP_WRITE = 2.6
+CALLS_MARGIN = 0.2  # over the committed calls per 1,000 stream records
+PAGE_TIME_MARGIN = 0.5  # over the committed p50 through Django
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One figure against its bound. ``at_most``: the figure must stay at or under the bound (else at or over);
+    no figure or no bound: not measured, never a failure."""
+
+    number: int
+    name: str
+    where: str
+    figure: float | None
+    bound: float | None
+    margin: str  # how the bound was set, its margin included
+    at_most: bool = True
+    unit: str = ""
+    details: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        if self.figure is None or self.bound is None:
+            return "not measured"
+        held = self.figure <= self.bound if self.at_most else self.figure >= self.bound
+        return "pass" if held else "FAIL"
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == "FAIL"
+
+    @property
+    def bound_text(self) -> str:
+        return f"{'≤' if self.at_most else '≥'} {number(self.bound)}{self.unit}"
+
+    def line(self) -> str:
+        """The figure beside its bound and margin; a failed gate also says by how much it missed."""
+        text = f"gate {self.number}, {self.name} at {self.where}: {number(self.figure)}{self.unit}, "
+        text += f"bound {self.bound_text} ({self.margin}): {self.verdict}"
+        if self.failed and self.figure is not None and self.bound is not None:
+            off = abs(self.figure - self.bound)
+            share = f" ({off / self.bound:.{0 if off >= self.bound / 10 else 1}%} of the bound)" if self.bound else ""
+            text += f", {'over' if self.at_most else 'short'} by {number(off)}{self.unit}{share}"
+        return text + "".join(f"\n  {detail}" for detail in self.details)
+
+
+def number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.3f}" if abs(value) < 1 else f"{value:,.2f}" if abs(value) < 10 else f"{value:,.1f}"
+
+
+def load_bounds(path: Path = BOUNDS_FILE) -> dict[str, Any]:
+    bounds: dict[str, Any] = json.loads(path.read_text())
+    return bounds
+
+
+def _measured(stage: Any) -> dict[str, Any]:
+    return stage if isinstance(stage, dict) and not isinstance(stage.get("skipped"), str) else {}
+
+
+def rebuild_pace(size: dict[str, Any]) -> Gate:
+    """Gate 1: a full rebuild into an empty view at least as fast as seeding wrote the shop, less the margin.
+    A rebuild that exited with an error counts 0 items/s."""
+    seeded = _measured(size.get("seeding")).get("batched", {}).get("items_per_s")
+    rebuild = _measured(size.get("repair")).get("rebuild") or {}
+    name = "rebuild_adminview's shop items/s (its own walk)"
+    figure = rebuild.get("own_items_per_s")
+    if figure is None and rebuild.get("items_per_s") is not None:
+        name, figure = "rebuild_adminview's shop items/s (wall time: no summary line)", rebuild["items_per_s"]
+    if rebuild and rebuild.get("exit") != 0:
+        name, figure = f"rebuild_adminview's shop items/s (exit {rebuild.get('exit')})", 0
+    return Gate(
+        1,
+        name,
+        f"{size['orders']:,} orders",
+        figure,
+        round(seeded * (1.0 - REBUILD_MARGIN), 1) if seeded else None,
+        f"seeding's {number(seeded)} items/s in the same run, less {REBUILD_MARGIN:.0%}",
+        at_most=False,
+        unit=" items/s",
+    )
+
+
+def sync_cpu(size: dict[str, Any]) -> Gate:
+    """Gate 2: the sync process's CPU per stream record over the drain (start-up and the bench's hooks excluded)."""
+    return Gate(
+        2,
+        "the sync's process CPU per stream record",
+        f"{size['orders']:,} orders",
+        _measured(size.get("sync")).get("process_cpu_ms_per_record"),
+        SYNC_CPU_MS_PER_RECORD,
+        f"fixed: {SYNC_CPU_MS_PER_RECORD / PROCESS_CPU_GOAL_MS:g}x the {PROCESS_CPU_GOAL_MS:g} ms goal; CPU time, "
+        "which load moves far less than wall time",
+        unit=" ms",
+    )
+
+
+def sync_calls(sizes: list[dict[str, Any]], bounds: dict[str, Any]) -> list[Gate]:
+    """Gate 3: the sync's DynamoDB calls per 1,000 stream records, at each size with a committed figure."""
+    committed = bounds.get("sync_calls_per_1000_records") or {}
+    return [
+        Gate(
+            3,
+            "the sync's DynamoDB calls per 1,000 stream records",
+            f"{size['orders']:,} orders",
+            _measured(size.get("sync")).get("calls_per_1000_records"),
+            round(base * (1.0 + CALLS_MARGIN), 1),
+            f"committed {number(base)}, plus {CALLS_MARGIN:.0%}",
+        )
+        for size in sizes
+        if (base := committed.get(str(size["orders"]))) is not None
+    ]
+
+
+def view_units(size: dict[str, Any]) -> Gate:
+    """Gate 4: the view's write units per shop write, by the billing rules (the weights of what the sync sent)."""
+    return Gate(
+        4,
+        "view write units per shop write (billing rules)",
+        f"{size['orders']:,} orders",
+        _measured(size.get("sync")).get("estimated_wcu_per_shop_write"),
+        WCU_PER_SHOP_WRITE,
+        f"fixed: the {WCU_PER_SHOP_WRITE_GOAL:g} goal plus {WCU_PER_SHOP_WRITE - WCU_PER_SHOP_WRITE_GOAL:g}; "
+        "weighed from what was sent, so load does not move it",
+    )
+
+
+def page_calls(results: dict[str, Any]) -> Gate:
+    """Gate 5: no page's DynamoDB calls (through Django or at its data layer) grow with the table
+    (``report.growth_violations``, one line per figure that grew)."""
+    grew = results.get("growth_violations")
+    return Gate(
+        5,
+        "page figures whose DynamoDB calls grow with the table",
+        "every page, each size against the smallest",
+        None if grew is None else len(grew),
+        0,
+        "none: calls are counted, not timed",
+        details=tuple(grew or ()),
+    )
+
+
+def page_times(sizes: list[dict[str, Any]], bounds: dict[str, Any]) -> list[Gate]:
+    """Gate 6: each page's p50 through Django, at each size and page with a committed figure."""
+    committed = bounds.get("page_p50_ms") or {}
+    return [
+        Gate(
+            6,
+            "p50 through Django",
+            f"{page} at {size['orders']:,} orders",
+            (size.get("page", {}).get(page) or {}).get("p50_ms"),
+            round(base * (1.0 + PAGE_TIME_MARGIN), 2),
+            f"committed {number(base)} ms, plus {PAGE_TIME_MARGIN:.0%}",
+            unit=" ms",
+        )
+        for size in sizes
+        for page, base in (committed.get(str(size["orders"])) or {}).items()
+    ]
+
+
+def check(results: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[Gate]:
+    """Every gate of a run (``bounds``: the committed figures, by default ``gates.json``)."""
+    bounds = load_bounds() if bounds is None else bounds
+    sizes = sorted(results.get("sizes", []), key=lambda size: size["orders"])
+    if not sizes:
+        return [page_calls(results)]
+    largest = sizes[-1]
+    return [
+        rebuild_pace(largest),
+        sync_cpu(largest),
+        *sync_calls(sizes, bounds),
+        view_units(largest),
+        page_calls(results),
+        *page_times(sizes, bounds),
+    ]
+
+
+def failures(results: dict[str, Any], bounds: dict[str, Any] | None = None) -> list[str]:
+    """One line per failed gate: its figure beside its bound and margin."""
+    return [gate.line() for gate in check(results, bounds) if gate.failed]
+
+
+def as_json(gates: list[Gate]) -> list[dict[str, Any]]:
+    """The gates as a results file keeps them, each with its verdict."""
+    return [asdict(gate) | {"verdict": gate.verdict} for gate in gates]
+
+
+def section(stored: list[dict[str, Any]] | None) -> list[str]:
+    """The report's "Gates" section: each gate's figure beside its bound, from a results file's ``gates``."""
+    if not stored:
+        return []
+    fields = set(Gate.__dataclass_fields__)
+    gates = [Gate(**{key: value for key, value in row.items() if key in fields}) for row in stored]
+    failed = sum(1 for gate in gates if gate.failed)
+    return [
+        "",
+        "## Gates",
+        "",
+        "A run fails (exit 1) when a figure misses its bound; each bound's margin is given beside it "
+        f"(`bench/gates.py`, committed figures in `bench/gates.json`). {failed} of {len(gates)} failed.",
+        "",
+        "| gate | what | at | figure | bound | margin | verdict |",
+        "|---:|---|---|---:|---:|---|---|",
+        *(
+            f"| {g.number} | {g.name} | {g.where} | {number(g.figure)}{g.unit} | {g.bound_text} | {g.margin} | "
+            f"{g.verdict} |"
+            for g in gates
+        ),
+    ]
+
+
+def recorded(results: dict[str, Any]) -> dict[str, Any]:
+    """The committed figures (gates 3 and 6) a run's results give, with where they came from."""
+    sizes = [size for size in results["sizes"] if _measured(size.get("sync")).get("calls_per_1000_records")]
+    return {
+        "recorded_from": {key: results.get(key) for key in ("started", "command", "host", "load_at_start", "load_now")},
+        "sync_calls_per_1000_records": {str(s["orders"]): s["sync"]["calls_per_1000_records"] for s in sizes},
+        "page_p50_ms": {
+            str(size["orders"]): {
+                page: row["p50_ms"] for page, row in size.get("page", {}).items() if (row or {}).get("p50_ms")
+            }
+            for size in results["sizes"]
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Judge a results file against the committed figures, or (``--record``) commit its figures as the bounds."""
+    parser = argparse.ArgumentParser(prog="python -m bench.gates", description=main.__doc__)
+    parser.add_argument("results", type=Path, help="a results file, e.g. bench/results/quick.json")
+    parser.add_argument("--record", action="store_true", help=f"write its figures to {BOUNDS_FILE.name}")
+    opts = parser.parse_args(argv)
+    results = json.loads(opts.results.read_text())
+    if opts.record:
+        BOUNDS_FILE.write_text(json.dumps(recorded(results), indent=2) + "\n")
+        print(f"written: {BOUNDS_FILE}")
+    gates = check(results)
+    for gate in gates:
+        print(gate.line())
+    return 1 if any(gate.failed for gate in gates) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
