@@ -126,10 +126,6 @@ class RefundForm(ActionForm):
             data["reason"] = None
         return data
 
-    @property
-    def overrides(self) -> bool:
-        return self.data.get("override") == "yes"
-
 
 @dataclass(frozen=True)
 class OrderLineToReturn:
