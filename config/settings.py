@@ -260,6 +260,8 @@ CUSTOMER_SERVICE_GROUP = "customer-service"
 OPERATORS_GROUP = "operators"
 # Group whose members approve, reject, receive and refund returns (migration 0004); superusers do too.
 RETURNS_GROUP = "returns"
+# Group whose members may refund a return beyond what came back of it, giving a reason (migration 0005).
+FINANCE_GROUP = "finance"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

@@ -1,7 +1,8 @@
 """Who may change what, checked on the server for every request (GET and POST alike): superusers anything;
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
 warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
-refund returns; members of ``operators`` open the operations pages
+refund returns, and members of ``finance`` may refund one beyond what came back of it; members of ``operators``
+open the operations pages
 (the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
 only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
 
@@ -73,6 +74,15 @@ def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{settings.RETURNS_GROUP}' group to act on returns")
 
 
+def can_override_refunds(user: User) -> bool:
+    """Refunding a return beyond the value of what came back of it: superusers and the ``finance`` group."""
+    return _member(user, settings.FINANCE_GROUP)
+
+
+def needs_finance(request: HtmxHttpRequest) -> HttpResponse:
+    return error(request, 403, f"you need to be in the '{settings.FINANCE_GROUP}' group to override a refund's bound")
+
+
 def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{group}' group to edit {what}")
 
@@ -120,6 +130,10 @@ class Allowed:
     @cached_property
     def handle_returns(self) -> bool:
         return can_handle_returns(self._user)
+
+    @cached_property
+    def override_refunds(self) -> bool:
+        return can_override_refunds(self._user)
 
     @cached_property
     def operate(self) -> bool:

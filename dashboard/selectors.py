@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from dynamo import ddb_json
@@ -120,17 +119,6 @@ def return_details(return_id: str) -> ReturnDetails:
     refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
     about = [e for e in (collection.history if collection else []) if services.is_about(e.detail, return_id)]
     return ReturnDetails(item, collection, money, refund, about)
-
-
-def returned_value(details: ReturnDetails) -> Decimal:
-    """What the return's lines are worth at the prices the order paid (lines of products it lacks: nothing)."""
-    ordered = {i.product_id: i for i in details.collection.items} if details.collection is not None else {}
-    total = Decimal(0)
-    for line in details.item.lines or []:
-        bought = ordered.get(line.product_id)
-        if bought is not None and bought.price is not None and line.quantity:
-            total += bought.price * line.quantity
-    return total
 
 
 # --- a part of a page that the rest does not need -------------------------------------------------------------

@@ -55,6 +55,7 @@ urlpatterns = [
     path(
         "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
     ),
+    path("orders/<str:order_id>/returns/new/", returns.return_new, name="return-new"),
     path("returns/", returns.returns_queue, name="returns"),
     path("returns/<str:return_id>/", returns.return_page, name="return"),
     path("returns/<str:return_id>/approve/", returns.return_approve, name="return-approve"),

@@ -30,6 +30,20 @@ class RefundTooLarge(InvalidInput):
         self.remaining = remaining
 
 
+class RefundAboveReturned(InvalidInput):
+    """A refund above what came back of the return (its received lines at the prices paid, less what it was
+    refunded), with no override; nothing was written (400: the form's ``amount`` field)."""
+
+    def __init__(self, return_id: str, amount: Decimal, bound: Decimal) -> None:
+        super().__init__(
+            f"return {return_id} is worth {max(bound, Decimal(0)):.2f} as received; {amount:.2f} is more than that "
+            "(an override with its reason may exceed it)"
+        )
+        self.return_id = return_id
+        self.amount = amount
+        self.bound = bound
+
+
 class UnknownWarehouse(InvalidInput):
     """A return received into a warehouse the shop does not have (400: the form's ``warehouse`` field)."""
 

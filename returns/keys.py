@@ -46,6 +46,43 @@ class ReturnStatus(StrEnum):
     REFUNDED = "REFUNDED"
 
 
+class ReturnReason(StrEnum):
+    """Why a line comes back, as stored in the line's ``Reason`` (never rename one); ``OTHER`` carries the words in
+    ``ReasonText``. Lines written before these existed hold free text, shown as it is."""
+
+    DAMAGED = "DAMAGED"
+    DEFECTIVE = "DEFECTIVE"
+    WRONG_ITEM = "WRONG_ITEM"
+    NOT_AS_DESCRIBED = "NOT_AS_DESCRIBED"
+    SIZE = "SIZE"
+    UNWANTED = "UNWANTED"
+    OTHER = "OTHER"
+
+    @property
+    def label(self) -> str:
+        return REASON_LABELS[self]
+
+
+REASON_LABELS = {
+    ReturnReason.DAMAGED: "Arrived damaged",
+    ReturnReason.DEFECTIVE: "Defective",
+    ReturnReason.WRONG_ITEM: "Wrong item sent",
+    ReturnReason.NOT_AS_DESCRIBED: "Not as described",
+    ReturnReason.SIZE: "Wrong size",
+    ReturnReason.UNWANTED: "No longer wanted",
+    ReturnReason.OTHER: "Other",
+}
+
+
+def reason_words(reason: str | None, text: str | None = None) -> str:
+    """A line's reason as staff read it: a known code's words (``OTHER`` with its text), older free text as it is."""
+    try:
+        known = ReturnReason(reason or "")
+    except ValueError:
+        return reason or ""
+    return f"{known.label}: {text}" if known is ReturnReason.OTHER and text else known.label
+
+
 # Returns that await staff: the queue's default (``open``) lists these.
 OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
 

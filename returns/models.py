@@ -9,6 +9,7 @@ order's refunded total) is ours alone: the condition that keeps refunds within w
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 
 from pynamodb.attributes import Attribute, DiscriminatorAttribute, ListAttribute, UnicodeAttribute
@@ -63,11 +64,25 @@ class ReturnsItem(InstrumentedModel):
 
 
 class ReturnLine(Map[str, object]):
-    """One product sent back: its bare id, how many (a decimal string) and why (the customer's words)."""
+    """One product sent back: its bare id, how many (a decimal string) and why (a ``ReturnReason`` code, or an older
+    line's free text). Once received, ``Received`` and ``Restocked`` (``Restocked`` <= ``Received`` <=
+    ``Quantity``): the rest of what came back is damaged and stays out of stock."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
     reason = UnicodeAttribute(attr_name="Reason")
+    reason_text = UnicodeAttribute(null=True, attr_name="ReasonText")  # the words of an OTHER reason
+    received = IntStringAttribute(null=True, attr_name="Received")
+    restocked = IntStringAttribute(null=True, attr_name="Restocked")
+
+    @property
+    def reason_words(self) -> str:
+        return keys.reason_words(self.reason, self.reason_text)
+
+    @property
+    def damaged(self) -> int | None:
+        """Units received but not put back in stock."""
+        return self.received - (self.restocked or 0) if self.received is not None else None
 
 
 class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
@@ -82,6 +97,11 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
     reason = UnicodeAttribute(null=True, attr_name="Reason")  # ours: why staff rejected it
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")  # ours: where it was received
     refund_id = UnicodeAttribute(null=True, attr_name="RefundId")  # ours: the refund that closed it
+    # ours: when each step happened (a return another service wrote, or one older than these, lacks them)
+    approved = TimestampAttribute(null=True, attr_name="Approved")
+    rejected = TimestampAttribute(null=True, attr_name="Rejected")
+    received = TimestampAttribute(null=True, attr_name="Received")
+    refunded = TimestampAttribute(null=True, attr_name="Refunded")
 
     @property
     def return_id(self) -> str:
@@ -98,6 +118,14 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
     def units(self) -> int:
         return sum(line.quantity or 0 for line in self.lines or [])
 
+    @property
+    def closed(self) -> datetime | None:
+        """When a closed return closed (None while open, or when its step's time was not kept)."""
+        status = self.return_status
+        if status is ReturnStatus.REJECTED:
+            return self.rejected
+        return self.refunded if status is ReturnStatus.REFUNDED else None
+
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
     """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference."""
@@ -106,6 +134,7 @@ class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
     date = TimestampAttribute(attr_name="Date")
     reference = UnicodeAttribute(attr_name="Reference")
     return_id = UnicodeAttribute(null=True, attr_name="ReturnId")
+    override = UnicodeAttribute(null=True, attr_name="Override")  # ours: why it may exceed what came back
 
     @property
     def order_id(self) -> str:

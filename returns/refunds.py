@@ -121,6 +121,7 @@ def add_refund(
     refund_id: str,
     at: datetime,
     return_id: str | None = None,
+    override: str | None = None,
 ) -> Refund:
     """Add a refund of ``amount`` to ``tx``: the refund item, the order's refunded total (within what it paid) and
     the checks of its invoices' payments (the caller adds the audit entry). RefundTooLarge when ``amount`` is above
@@ -143,6 +144,7 @@ def add_refund(
         date=at,
         reference=reference,
         return_id=return_id,
+        override=override,
     )
     tx.put(REFUND, refund, ReturnsItem.pk.does_not_exist())
     limit = money.paid - amount - money.elsewhere

@@ -2,16 +2,21 @@
 
 - ``return_request``: a REQUESTED return of some units of a delivered order (conditioned on the order still being
   DELIVERED in the shop table, and on the return's key being new);
+- ``return_create``: an APPROVED return staff make for a customer (one ``ReturnReason`` per line), like a
+  request otherwise;
 - ``return_approve`` (REQUESTED -> APPROVED), ``return_reject`` (REQUESTED -> REJECTED, with staff's reason);
-- ``return_receive`` (APPROVED -> RECEIVED): each line's units added to that product's stock in the warehouse, in
-  the shop table, in the same transaction, conditioned on both the return's status and the stock rows read
-  (``returns.restock``);
-- ``return_refund`` (RECEIVED -> REFUNDED): a refund of an amount staff type, with the payment provider's
-  reference, within what the order paid less what was refunded (``returns.refunds``: held by a condition);
+- ``return_receive`` (APPROVED -> RECEIVED): what came back of each line, and how much of it goes back in stock
+  (the rest is damaged); the restocked units added to that product's stock in the warehouse, in the shop table,
+  in the same transaction, conditioned on both the return's status and the stock rows read (``returns.restock``);
+- ``return_refund`` (APPROVED or RECEIVED -> REFUNDED): a refund of an amount staff type, with the payment
+  provider's reference, within what the order paid less what was refunded (``returns.refunds``: held by a
+  condition), and within what came back (the received lines at the prices paid, less what this return was
+  refunded) unless staff give an override's reason;
 - ``order_cancel_with_refund``: the shop's cancel (``shop.orders.order_cancel``) with, in its own transaction, the
   refund of what the order paid.
 
-Each status change is conditioned on the status read, so an action that no longer applies changes nothing:
+Each step keeps its time on the return (``Approved``, ``Rejected``, ``Received``, ``Refunded``). Each status change
+is conditioned on the status read, so an action that no longer applies changes nothing:
 ``ReturnConflict`` (the page answers 409). Given an ``actor``, each writes its audit entry in the same transaction,
 in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the order id.
 Conditions that fail on anything else (stock moved, another refund landed) run the action again from its reads.
@@ -20,7 +25,7 @@ Conditions that fail on anything else (stock moved, another refund landed) run t
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,8 +38,8 @@ from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys, refunds, restock
-from returns.errors import ReturnConflict
-from returns.keys import ReturnStatus
+from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
+from returns.keys import ReturnReason, ReturnStatus
 from returns.models import ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
@@ -49,6 +54,7 @@ from shop.timestamps import now
 
 # Actions as the audit trail and the activity list name them.
 REQUEST, APPROVE, REJECT, RECEIVE = "return-request", "return-approve", "return-reject", "return-receive"
+CREATE = "return-create"
 REFUND = refunds.REFUND
 MAX_LINES = orders.MAX_LINES
 MAX_QUANTITY = orders.MAX_QUANTITY
@@ -63,6 +69,15 @@ class Line:
     product_id: str
     quantity: int
     reason: str
+    reason_text: str | None = None  # the words of an OTHER reason
+
+
+@dataclass(frozen=True)
+class Count:
+    """What came back of a return's line: ``received`` units, ``restocked`` of them back in stock (None: all)."""
+
+    received: int | None = None
+    restocked: int | None = None
 
 
 def new_id() -> str:
@@ -95,26 +110,44 @@ def is_about(detail: str | None, rid: str) -> bool:
 # --- request ---------------------------------------------------------------------------------------------------
 
 
-def _checked_lines(lines: Sequence[Line]) -> dict[str, tuple[int, str]]:
-    """Product id -> (units, reason); a product twice has its units added and its first reason kept."""
+def reason_of(value: object) -> ReturnReason:
+    """A line's reason code (``ReturnReason``); InvalidInput for any other text."""
+    try:
+        return ReturnReason(str(value))
+    except ValueError:
+        known = ", ".join(r.value for r in ReturnReason)
+        raise InvalidInput(f"{value!r} is not a reason: one of {known}") from None
+
+
+def _checked_lines(lines: Sequence[Line], *, coded: bool) -> dict[str, ReturnLine]:
+    """Product id -> its line; a product twice has its units added and its first reason kept. ``coded``: each
+    reason must be a ``ReturnReason`` (an OTHER one with its words); else any text (a customer's words)."""
     if not lines:
         raise InvalidInput("a return needs at least one line")
-    merged: dict[str, tuple[int, str]] = {}
+    merged: dict[str, ReturnLine] = {}
     for line in lines:
         pid = shop_keys.bare(line.product_id, shop_keys.PRODUCT)
         quantity = line.quantity
         if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
             raise InvalidInput(f"the quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
-        reason = text_of(line.reason, what="reason")
-        units, first = merged.get(pid, (0, reason))
-        merged[pid] = (units + quantity, first)
+        words = None
+        if coded:
+            reason = reason_of(line.reason).value
+            if reason == ReturnReason.OTHER:
+                words = text_of(line.reason_text, what=f"reason for {pid}")
+        else:
+            reason = text_of(line.reason, what="reason")
+        if pid in merged:
+            merged[pid].quantity += quantity
+        else:
+            merged[pid] = ReturnLine(product_id=pid, quantity=quantity, reason=reason, reason_text=words)
     if len(merged) > MAX_LINES:
         raise InvalidInput(f"a return holds at most {MAX_LINES} different products")
     return merged
 
 
-def _returnable(collection: OrderCollection) -> dict[str, int]:
-    """Units of each product of the order not yet in one of its returns (rejected ones aside)."""
+def returnable(collection: OrderCollection) -> dict[str, int]:
+    """Units of each product of the order not yet in one of its returns (rejected ones aside): one Query."""
     left = {item.product_id: item.quantity for item in collection.items}
     for found in all_items(access_patterns.returns_for_order, order_id=collection.order.order_id):
         if found.return_status is not ReturnStatus.REJECTED:
@@ -133,33 +166,58 @@ def return_request(
 ) -> ReturnItem:
     """A REQUESTED return of units the order holds and no other return of it holds yet. The order must be
     DELIVERED (OrderConflict otherwise); NotFound for an unknown order."""
+    return _new_return(
+        order_id, _checked_lines(lines, coded=False), ReturnStatus.REQUESTED, requested_at, return_id, actor, REQUEST
+    )
+
+
+def return_create(
+    *, order_id: str, lines: Sequence[Line], return_id: str | None = None, actor: Actor | None = None
+) -> ReturnItem:
+    """An APPROVED return staff make for the customer: as ``return_request``, but each line's reason is a
+    ``ReturnReason`` and the return needs no approval."""
+    return _new_return(
+        order_id, _checked_lines(lines, coded=True), ReturnStatus.APPROVED, None, return_id, actor, CREATE
+    )
+
+
+def _new_return(
+    order_id: str,
+    wanted: dict[str, ReturnLine],
+    status: ReturnStatus,
+    requested_at: datetime | None,
+    return_id: str | None,
+    actor: Actor | None,
+    action: str,
+) -> ReturnItem:
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
     rid = keys.return_id(return_id) if return_id else new_id()
-    wanted = _checked_lines(lines)
     collection = order_collection(oid)
     order = collection.order
     if order.order_status is not OrderStatus.DELIVERED:
         raise OrderConflict(
             oid, order.status, f"order {oid} is {order.status or 'unknown'}; only a delivered one is returned"
         )
-    left = _returnable(collection)
-    for pid, (units, _) in wanted.items():
+    left = returnable(collection)
+    for pid, line in wanted.items():
         if pid not in left:
             raise InvalidInput(f"order {oid} holds no product {pid}")
-        if units > left[pid]:
+        if line.quantity > left[pid]:
             raise InvalidInput(f"only {max(left[pid], 0)} of product {pid} in order {oid} can still be returned")
+    at = requested_at or now()
     item = ReturnItem(
         **keys.return_keys(rid, oid),
         order_id=oid,
         customer_id=order.customer_id,
-        status=ReturnStatus.REQUESTED.value,
-        requested=requested_at or now(),
-        lines=[ReturnLine(product_id=pid, quantity=units, reason=why) for pid, (units, why) in wanted.items()],
+        status=status.value,
+        requested=at,
+        approved=at if status is ReturnStatus.APPROVED else None,
+        lines=list(wanted.values()),
     )
     tx = Transaction(ReturnsItem, token=request_token())
     tx.check("order", Order, order.pk, order.sk, Order.status == OrderStatus.DELIVERED.value)
     tx.put("return", item, ReturnsItem.pk.does_not_exist())
-    audit.record(tx, actor, action=REQUEST, order_id=oid, to_status=item.status, detail=about(rid))
+    audit.record(tx, actor, action=action, order_id=oid, to_status=item.status, detail=about(rid))
     try:
         tx.commit()
     except TransactionCancelled as exc:
@@ -181,12 +239,13 @@ def _read(rid: str) -> ReturnItem:
     return found
 
 
-def _require(item: ReturnItem, allowed: ReturnStatus, done: str) -> None:
-    if item.return_status is not allowed:
+def _require(item: ReturnItem, allowed: tuple[ReturnStatus, ...], done: str) -> None:
+    if item.return_status not in allowed:
+        which = " or ".join(a.value for a in allowed)
         raise ReturnConflict(
             item.return_id,
             item.status,
-            f"return {item.return_id} is {item.status or 'unknown'}; only a {allowed.value} return can be {done}",
+            f"return {item.return_id} is {item.status or 'unknown'}; only a {which} return can be {done}",
         )
 
 
@@ -229,7 +288,9 @@ def _commit(tx: Transaction, rid: str, done: str) -> None:
         raise Retry from exc
 
 
-def _act(rid: str, allowed: ReturnStatus, done: str, build: Callable[[Transaction, ReturnItem], None]) -> ReturnItem:
+def _act(
+    rid: str, allowed: tuple[ReturnStatus, ...], done: str, build: Callable[[Transaction, ReturnItem], None]
+) -> ReturnItem:
     """Read the return, check its status, let ``build`` fill the transaction, commit; again from the reads when a
     race other than the return's own was lost."""
 
@@ -249,9 +310,11 @@ def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:
     rid = keys.return_id(return_id)
     return _act(
         rid,
-        ReturnStatus.REQUESTED,
+        (ReturnStatus.REQUESTED,),
         "approved",
-        lambda tx, item: _status_update(tx, item, ReturnStatus.APPROVED, action=APPROVE, actor=actor),
+        lambda tx, item: _status_update(
+            tx, item, ReturnStatus.APPROVED, action=APPROVE, actor=actor, sets=[ReturnItem.approved.set(now())]
+        ),
     )
 
 
@@ -259,61 +322,141 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     """REQUESTED -> REJECTED, with staff's ``reason`` (stored as ``Reason``)."""
     rid = keys.return_id(return_id)
     why = text_of(reason, what="reason")
+    sets = [ReturnItem.reason.set(why), ReturnItem.rejected.set(now())]
     return _act(
         rid,
-        ReturnStatus.REQUESTED,
+        (ReturnStatus.REQUESTED,),
         "rejected",
         lambda tx, item: _status_update(
-            tx, item, ReturnStatus.REJECTED, action=REJECT, actor=actor, sets=[ReturnItem.reason.set(why)], detail=why
+            tx, item, ReturnStatus.REJECTED, action=REJECT, actor=actor, sets=sets, detail=why
         ),
     )
 
 
-def return_receive(*, return_id: str, warehouse_id: str, actor: Actor | None = None) -> ReturnItem:
-    """APPROVED -> RECEIVED into ``warehouse_id``: each line's units added to the product's stock there, in the
-    same transaction (UnknownWarehouse for a warehouse the shop lacks)."""
+def _whole(value: object, pid: str, what: str, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise InvalidInput(f"{what} of {pid} must be a whole number from 0 to {most}")
+    return value
+
+
+def counted_lines(item: ReturnItem, counts: Mapping[str, Count]) -> list[ReturnLine]:
+    """The return's lines with what came back: each line's ``Received`` (absent: its quantity) and ``Restocked``
+    (absent: all received); InvalidInput for a count above its bound or of a product the return lacks."""
+    lines = list(item.lines or [])
+    unknown = set(counts) - {line.product_id for line in lines}
+    if unknown:
+        raise InvalidInput(f"return {item.return_id} holds no product {min(unknown)}")
+    counted = []
+    for line in lines:
+        count = counts.get(line.product_id, Count())
+        quantity = line.quantity or 0
+        got = quantity if count.received is None else _whole(count.received, line.product_id, "received", quantity)
+        kept = got if count.restocked is None else _whole(count.restocked, line.product_id, "restocked", got)
+        counted.append(
+            ReturnLine(
+                product_id=line.product_id,
+                quantity=line.quantity,
+                reason=line.reason,
+                reason_text=line.reason_text,
+                received=got,
+                restocked=kept,
+            )
+        )
+    return counted
+
+
+def return_receive(
+    *,
+    return_id: str,
+    warehouse_id: str,
+    counts: Mapping[str, Count] | None = None,
+    actor: Actor | None = None,
+) -> ReturnItem:
+    """APPROVED -> RECEIVED into ``warehouse_id``: each line's ``Received`` and ``Restocked`` (``counts`` by
+    product; absent, all of it came back and goes back in stock), the restocked units added to the product's stock
+    there in the same transaction (UnknownWarehouse for a warehouse the shop lacks)."""
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
     def build(tx: Transaction, item: ReturnItem) -> None:
+        lines = counted_lines(item, counts or {})
         units: dict[str, int] = {}
-        for line in item.lines or []:
-            units[line.product_id] = units.get(line.product_id, 0) + (line.quantity or 0)
+        for line in lines:
+            if line.restocked:
+                units[line.product_id] = units.get(line.product_id, 0) + line.restocked
         restock.add_restock(tx, restock.read_shelf(wid, list(units)), units)
-        sets = [ReturnItem.warehouse_id.set(wid)]
-        _status_update(
-            tx, item, ReturnStatus.RECEIVED, action=RECEIVE, actor=actor, sets=sets, detail=f"into warehouse {wid}"
-        )
+        sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
+        damaged = sum(line.damaged or 0 for line in lines)
+        detail = f"into warehouse {wid}" + (f", {damaged} damaged" if damaged else "")
+        _status_update(tx, item, ReturnStatus.RECEIVED, action=RECEIVE, actor=actor, sets=sets, detail=detail)
 
-    return _act(rid, ReturnStatus.APPROVED, "received", build)
+    return _act(rid, (ReturnStatus.APPROVED,), "received", build)
+
+
+@dataclass(frozen=True)
+class ReturnedValue:
+    """What a return may be refunded without an override: ``lines`` (product id, received units, price paid,
+    their value), less ``refunded`` (this return's refunds so far)."""
+
+    lines: tuple[tuple[str, int, Decimal, Decimal], ...]
+    refunded: Decimal
+
+    @property
+    def value(self) -> Decimal:
+        return sum((line[3] for line in self.lines), Decimal(0))
+
+    @property
+    def bound(self) -> Decimal:
+        return max(self.value - self.refunded, Decimal(0))
+
+
+def returned_value(item: ReturnItem, collection: OrderCollection | None, money: refunds.Refundable) -> ReturnedValue:
+    """The received lines at the prices the order paid (a product the order lacks: worth nothing), and what this
+    return was refunded (``money``'s refunds naming it)."""
+    prices = {i.product_id: i.price for i in collection.items} if collection is not None else {}
+    lines = []
+    for line in item.lines or []:
+        price = prices.get(line.product_id)
+        if line.received and price is not None:
+            lines.append((line.product_id, line.received, price, price * line.received))
+    refunded = sum((r.amount for r in money.refunds if r.return_id == item.return_id and r.amount), Decimal(0))
+    return ReturnedValue(tuple(lines), refunded)
 
 
 def return_refund(
-    *, return_id: str, amount: Decimal | str, reference: str, actor: Actor | None = None, at: datetime | None = None
+    *,
+    return_id: str,
+    amount: Decimal | str,
+    reference: str,
+    override: str | None = None,
+    actor: Actor | None = None,
+    at: datetime | None = None,
 ) -> ReturnItem:
-    """RECEIVED -> REFUNDED: a refund of ``amount`` with the provider's ``reference``, within what the order paid
-    less what was refunded (RefundTooLarge: 400)."""
+    """APPROVED or RECEIVED -> REFUNDED: a refund of ``amount`` with the provider's ``reference``, within what the
+    order paid less what was refunded (RefundTooLarge: 400, always) and within the return's ``returned_value``
+    (RefundAboveReturned: 400) unless ``override`` gives the reason (kept on the refund as ``Override``; who may
+    give one is the caller's rule)."""
     rid = keys.return_id(return_id)
     money = refunds.amount_of(amount)
     ref = refunds.reference_of(reference)
+    why = text_of(override, what="reason for the override") if override is not None else None
 
     def build(tx: Transaction, item: ReturnItem) -> None:
         fid = new_id()
-        refunds.add_refund(
-            tx,
-            refunds.refundable(item.order_id),
-            amount=money,
-            reference=ref,
-            refund_id=fid,
-            at=at or now(),
-            return_id=rid,
-        )
-        sets = [ReturnItem.refund_id.set(fid)]
-        _status_update(
-            tx, item, ReturnStatus.REFUNDED, action=REFUND, actor=actor, sets=sets, detail=f"{money:.2f} ({ref})"
-        )
+        collection = order_collection(item.order_id)
+        read = refunds.refundable(item.order_id, collection.invoices)
+        if money > read.remaining:
+            raise RefundTooLarge(read.order_id, money, read.remaining)
+        bound = returned_value(item, collection, read).bound
+        if why is None and money > bound:
+            raise RefundAboveReturned(rid, money, bound)
+        when = at or now()
+        refunds.add_refund(tx, read, amount=money, reference=ref, refund_id=fid, at=when, return_id=rid, override=why)
+        sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
+        detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
+        _status_update(tx, item, ReturnStatus.REFUNDED, action=REFUND, actor=actor, sets=sets, detail=detail)
 
-    return _act(rid, ReturnStatus.RECEIVED, "refunded", build)
+    return _act(rid, (ReturnStatus.APPROVED, ReturnStatus.RECEIVED), "refunded", build)
 
 
 # --- cancelling a paid order --------------------------------------------------------------------------------

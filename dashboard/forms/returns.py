@@ -4,13 +4,16 @@ other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django import forms
 
 from returns import refunds, services
+from returns.keys import ReturnReason
+from returns.models import ReturnLine
 from shop import keys
 from shop.errors import InvalidInput
 
@@ -37,22 +40,165 @@ class RejectForm(ActionForm):
 
 
 class ReceiveForm(ActionForm):
-    warehouse = forms.CharField(max_length=64, label="Warehouse", help_text="The id of the warehouse it arrived at.")
+    """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``received-<pid>`` and
+    ``restocked-<pid>`` (left empty: all of it)."""
+
+    warehouse = forms.CharField(max_length=64, label="Warehouse", help_text="The warehouse it arrived at.")
+
+    def __init__(
+        self, *args: Any, lines: Sequence[ReturnLine] = (), warehouses: Sequence[str] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines = list(lines)
+        if warehouses:
+            self.fields["warehouse"].widget = forms.Select(choices=[(w, w) for w in warehouses])
+        for line in self.lines:
+            most = line.quantity or 0
+            pid = line.product_id
+            self.fields[f"received-{pid}"] = forms.IntegerField(
+                min_value=0, max_value=most, required=False, label=f"Received of {pid}", help_text=f"of {most}"
+            )
+            self.fields[f"restocked-{pid}"] = forms.IntegerField(
+                min_value=0,
+                max_value=most,
+                required=False,
+                label=f"Back in stock of {pid}",
+                help_text="the rest is damaged",
+            )
 
     def clean_warehouse(self) -> str:
         return _checked(
             lambda v: keys.bare(str(v), keys.WAREHOUSE, what="warehouse id"), self.cleaned_data["warehouse"]
         )
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for line in self.lines:
+            pid = line.product_id
+            got, kept = data.get(f"received-{pid}"), data.get(f"restocked-{pid}")
+            if kept is not None and kept > (line.quantity or 0 if got is None else got):
+                self.add_error(f"restocked-{pid}", "cannot be more than was received")
+        return data
+
+    def counts(self) -> dict[str, services.Count]:
+        data = self.cleaned_data
+        return {
+            line.product_id: services.Count(
+                data.get(f"received-{line.product_id}"), data.get(f"restocked-{line.product_id}")
+            )
+            for line in self.lines
+        }
+
 
 class RefundForm(ActionForm):
-    amount = forms.CharField(max_length=20, label="Amount", help_text="At most what remains refundable.")
+    amount = forms.CharField(
+        max_length=20,
+        label="Amount",
+        help_text="At most what came back (the received lines at the prices paid, less what this return was refunded) "
+        "and what the order has left. A refund of a return that was not received (the customer keeps it) needs the "
+        "override.",
+    )
     reference = forms.CharField(
         max_length=refunds.MAX_REFERENCE, label="Provider's reference", help_text="The payment provider's refund id."
     )
+    override = forms.ChoiceField(
+        choices=[("", "no"), ("yes", "yes")],
+        required=False,
+        label="Override the bound",
+        help_text="Finance and superusers only: refund more than came back.",
+    )
+    reason = forms.CharField(max_length=services.MAX_REASON, required=False, label="Reason for the override")
 
     def clean_amount(self) -> Decimal:
         return _checked(refunds.amount_of, self.cleaned_data["amount"])
 
     def clean_reference(self) -> str:
         return _checked(refunds.reference_of, self.cleaned_data["reference"])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("override") == "yes":
+            try:
+                data["reason"] = services.text_of(data.get("reason"), what="reason for the override")
+            except InvalidInput as exc:
+                self.add_error("reason", str(exc))
+        else:
+            data["reason"] = None
+        return data
+
+
+@dataclass(frozen=True)
+class OrderLineToReturn:
+    """An order line as the create-return form shows it: what was delivered and what is already in a return."""
+
+    product_id: str
+    name: str
+    delivered: int
+    returned: int
+
+    @property
+    def returnable(self) -> int:
+        return max(self.delivered - self.returned, 0)
+
+
+class CreateReturnForm(ActionForm):
+    """``quantity-<pid>`` (a whole number from 0 to what is returnable), ``reason-<pid>`` (a ``ReturnReason``, needed
+    when the quantity is above 0) and ``reason_text-<pid>`` (needed for ``OTHER``) for each line of the order."""
+
+    def __init__(self, *args: Any, lines: Sequence[OrderLineToReturn] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines = list(lines)
+        choices = [("", "—")] + [(r.value, r.label) for r in ReturnReason]
+        for line in self.lines:
+            pid = line.product_id
+            self.fields[f"quantity-{pid}"] = forms.IntegerField(
+                min_value=0, max_value=line.returnable, required=False, initial=0, label=f"Quantity of {pid}"
+            )
+            self.fields[f"reason-{pid}"] = forms.ChoiceField(choices=choices, required=False, label=f"Reason for {pid}")
+            self.fields[f"reason_text-{pid}"] = forms.CharField(
+                max_length=services.MAX_REASON, required=False, label=f"Other reason for {pid}"
+            )
+        for field in self.fields.values():
+            field.widget.attrs["aria-label"] = str(field.label)
+
+    def rows(self) -> list[tuple[OrderLineToReturn, forms.BoundField, forms.BoundField, forms.BoundField]]:
+        return [
+            (
+                line,
+                self[f"quantity-{line.product_id}"],
+                self[f"reason-{line.product_id}"],
+                self[f"reason_text-{line.product_id}"],
+            )
+            for line in self.lines
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        chosen = 0
+        for line in self.lines:
+            pid = line.product_id
+            quantity = data.get(f"quantity-{pid}")
+            if not quantity:
+                continue
+            chosen += 1
+            reason = data.get(f"reason-{pid}")
+            if not reason:
+                self.add_error(f"reason-{pid}", "choose why it comes back")
+            elif reason == ReturnReason.OTHER and not (data.get(f"reason_text-{pid}") or "").strip():
+                self.add_error(f"reason_text-{pid}", "say why, for an Other reason")
+        if not chosen and not self.errors:
+            raise forms.ValidationError("return at least one unit")
+        return data
+
+    def return_lines(self) -> list[services.Line]:
+        data = self.cleaned_data
+        return [
+            services.Line(
+                line.product_id,
+                data[f"quantity-{line.product_id}"],
+                data[f"reason-{line.product_id}"],
+                (data.get(f"reason_text-{line.product_id}") or "").strip() or None,
+            )
+            for line in self.lines
+            if data.get(f"quantity-{line.product_id}")
+        ]

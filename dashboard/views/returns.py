@@ -1,10 +1,12 @@
 """Returns: the queue of returns awaiting staff, oldest first (the admin view's returns reads), one return (the
-returns table itself, beside its order in the shop table) with the actions its status allows, and what an order's
-page shows of its returns and refunds.
+returns table itself, beside its order in the shop table) with the actions its status allows, the return staff
+create for a delivered order, and what an order's page shows of its returns and refunds.
 
 Each action is a POST for the ``returns`` group and superusers (403 for anyone else, before anything is read),
 through ``returns.services``: a status that no longer allows it answers 409 and changes nothing; bad input, a
-warehouse the shop lacks or a refund above what remains answers 400 with the page and the error beside its field.
+warehouse the shop lacks or a refund above its bounds answers 400 with the page and the error beside its field.
+A refund's override (beyond what came back) is for superusers and the ``finance`` group: anyone else sending one
+gets 403.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django import forms
-from django.http import HttpResponseBase
+from django.http import HttpResponseBase, QueryDict
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.timesince import timesince
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from adminview.reads import returns_reads
 from adminview.reads.returns_reads import ReturnRow
@@ -28,24 +30,29 @@ from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
-from dashboard.forms.returns import ReceiveForm, RefundForm, RejectForm
+from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
-from dashboard.permissions import can_handle_returns, needs_returns
+from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.responses import domain_errors, no_answer
 from dashboard.selectors import read_or_reason
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
+from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import services
-from returns.errors import RefundTooLarge, ReturnConflict, UnknownWarehouse
+from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict, UnknownWarehouse
 from returns.keys import OPEN_STATUSES
 from returns.models import ReturnItem
+from shop import access_patterns as shop_patterns
+from shop import keys as shop_keys
 from shop.audit import Actor
-from shop.errors import InvalidInput
-from shop.order_reads import OrderCollection
+from shop.errors import InvalidInput, NotFound, OrderConflict
+from shop.keys import OrderStatus
+from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import now
 
-FORMS: dict[str, type[forms.Form]] = {"reject_form": RejectForm, "receive_form": ReceiveForm, "refund_form": RefundForm}
+FormOf = Callable[[QueryDict], forms.Form]
+FORMS: dict[str, FormOf] = {"reject_form": RejectForm, "refund_form": RefundForm}
 
 # --- the queue ----------------------------------------------------------------------------------------------
 
@@ -149,8 +156,13 @@ def customer_returns(customer_id: str) -> dict[str, Any]:
 # --- one return --------------------------------------------------------------------------------------------
 
 
+def _count_cell(value: int | None) -> Cell:
+    return Cell(value if value is not None else DASH, numeric=value is not None)
+
+
 def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[list[Cell]]:
-    """Product, name, quantity, reason, unit price, value (the order's prices)."""
+    """Product, name, quantity, reason, unit price, value (the order's prices), and once received: received,
+    restocked and damaged."""
     ordered = {i.product_id: i for i in collection.items} if collection is not None else {}
     rows = []
     for line in item.lines or []:
@@ -162,18 +174,39 @@ def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[lis
                 Cell(line.product_id, url=id_url("dashboard:product", line.product_id)),
                 Cell((bought.product_name if bought else None) or DASH),
                 Cell(line.quantity, numeric=True),
-                Cell(line.reason or DASH),
+                Cell(line.reason_words or DASH),
                 amount_cell(price),
                 amount_cell(value),
+                _count_cell(line.received),
+                _count_cell(line.restocked),
+                _count_cell(line.damaged),
             ]
         )
     return rows
 
 
 def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -> str:
-    """Where the returned units were taken from when the order was placed (the first line's)."""
-    taken = {i.product_id: i.warehouse_id for i in collection.items} if collection is not None else {}
-    return next((w for line in item.lines or [] if (w := taken.get(line.product_id))), "")
+    """Where the order shipped from (its first shipment's warehouse), else where the first line's units were taken
+    from when it was placed."""
+    if collection is None:
+        return ""
+    shipped = next((s.warehouse_id for s in collection.shipments if s.warehouse_id), None)
+    taken = {i.product_id: i.warehouse_id for i in collection.items}
+    return shipped or next((w for line in item.lines or [] if (w := taken.get(line.product_id))), "")
+
+
+def _warehouses(item: ReturnItem, suggested: str) -> list[str]:
+    """The warehouses to choose from: those keeping stock of the return's products (one Query per line, at most
+    ``services.MAX_LINES``) and the suggested one."""
+    found = {suggested} if suggested else set()
+    for line in item.lines or []:
+        found.update(row.warehouse_id for row in shop_patterns.inventory_for_product(product_id=line.product_id).items)
+    return sorted(found)
+
+
+def _receive_form(item: ReturnItem, data: QueryDict | None = None, suggested: str = "") -> ReceiveForm:
+    warehouses = _warehouses(item, suggested) if item.return_status is return_keys.ReturnStatus.APPROVED else []
+    return ReceiveForm(data, lines=item.lines or [], warehouses=warehouses, initial={"warehouse": suggested})
 
 
 def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any) -> dict[str, Any]:
@@ -181,12 +214,13 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
     forms as sent, with errors."""
     details = dashboard_selectors.return_details(rid)
     item, collection, money = details.item, details.collection, details.money
-    value = dashboard_selectors.returned_value(details)
+    returned = services.returned_value(item, collection, money)
     shown = {
         "reject_form": RejectForm(),
-        "receive_form": ReceiveForm(initial={"warehouse": _suggested_warehouse(item, collection)}),
-        "refund_form": RefundForm(initial={"amount": f"{min(value, money.remaining):.2f}"}),
+        "refund_form": RefundForm(initial={"amount": f"{min(returned.bound, money.remaining):.2f}"}),
     }
+    if "receive_form" not in (posted or {}):
+        shown["receive_form"] = _receive_form(item, suggested=_suggested_warehouse(item, collection))
     return {
         "item": item,
         "return_id": rid,
@@ -195,6 +229,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "money": money,
         "refund": details.refund,
         "history": details.history,
+        "returned": returned,
         "waited": waited(item.requested, now()) if item.return_status in OPEN_STATUSES else None,
         **shown,
         **(posted or {}),
@@ -213,13 +248,22 @@ Act = Callable[[str, dict[str, Any], Actor], object]
 
 
 def _return_action(
-    request: HtmxHttpRequest, return_id: str, act: Act, done: str, form_name: str | None = None
+    request: HtmxHttpRequest,
+    return_id: str,
+    act: Act,
+    done: str,
+    form_name: str | None = None,
+    form_of: Callable[[str], forms.Form] | None = None,
 ) -> HttpResponseBase:
-    """Run ``act`` with the form's fields; answer as the module says."""
+    """Run ``act`` with the form's fields (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
+    as the module says."""
     rid = return_keys.return_id(return_id)
     if not can_handle_returns(request.user):
         return needs_returns(request)
-    form = FORMS[form_name](request.POST) if form_name else forms.Form(request.POST)
+    if form_of is not None:
+        form = form_of(rid)
+    else:
+        form = FORMS[form_name](request.POST) if form_name else forms.Form(request.POST)
     posted = {form_name: form} if form_name else {}
 
     def page(status: int, **extra: Any) -> TemplateResponse:
@@ -239,7 +283,11 @@ def _return_action(
         return page(409, message=str(exc))
     except InvalidInput as exc:
         field = (
-            "amount" if isinstance(exc, RefundTooLarge) else "warehouse" if isinstance(exc, UnknownWarehouse) else None
+            "amount"
+            if isinstance(exc, RefundTooLarge | RefundAboveReturned)
+            else "warehouse"
+            if isinstance(exc, UnknownWarehouse)
+            else None
         )
         form.add_error(field, str(exc))
         return page(400, message=f"Return {rid} was not {done}: see below.")
@@ -269,21 +317,90 @@ def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
 @require_POST
 @domain_errors
 def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
-        return services.return_receive(return_id=rid, warehouse_id=fields["warehouse"], actor=actor)
+    form: list[ReceiveForm] = []
 
-    return _return_action(request, return_id, act, "received", "receive_form")
+    def form_of(rid: str) -> ReceiveForm:
+        item = return_patterns.return_by_id(return_id=rid, consistent=True)
+        if item is None:
+            raise NotFound("return", rid)
+        form.append(_receive_form(item, request.POST))
+        return form[0]
+
+    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+        counts = form[0].counts()
+        return services.return_receive(return_id=rid, warehouse_id=fields["warehouse"], counts=counts, actor=actor)
+
+    return _return_action(request, return_id, act, "received", "receive_form", form_of)
 
 
 @require_POST
 @domain_errors
 def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    if request.POST.get("override") and can_handle_returns(request.user) and not can_override_refunds(request.user):
+        return needs_finance(request)
+
     def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
         return services.return_refund(
-            return_id=rid, amount=fields["amount"], reference=fields["reference"], actor=actor
+            return_id=rid,
+            amount=fields["amount"],
+            reference=fields["reference"],
+            override=fields["reason"],
+            actor=actor,
         )
 
     return _return_action(request, return_id, act, "refunded", "refund_form")
+
+
+# --- a return staff create ----------------------------------------------------------------------------------
+
+
+def _lines_to_return(collection: OrderCollection) -> list[OrderLineToReturn]:
+    """Each line of the order with what was delivered and what is already in a return (rejected ones aside)."""
+    left = services.returnable(collection)
+    return [
+        OrderLineToReturn(
+            i.product_id, i.product_name or "", i.quantity, i.quantity - left.get(i.product_id, i.quantity)
+        )
+        for i in collection.items
+    ]
+
+
+@require_http_methods(["GET", "POST"])
+@domain_errors
+def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    """``/orders/<oid>/returns/new/``: the form (each line with what was delivered and what is already returned)
+    and, posted, an APPROVED return through ``returns.services.return_create``, then its page. 409 unless the order
+    is DELIVERED; returns group and superusers only."""
+    oid = shop_keys.bare(order_id, shop_keys.ORDER)
+    if not can_handle_returns(request.user):
+        return needs_returns(request)
+    collection = order_collection(oid)
+    order = collection.order
+    if order.order_status is not OrderStatus.DELIVERED:
+        raise OrderConflict(
+            oid, order.status, f"order {oid} is {order.status or 'unknown'}; only a delivered one is returned"
+        )
+    form = CreateReturnForm(request.POST if request.method == "POST" else None, lines=_lines_to_return(collection))
+
+    def page(status: int = 200) -> TemplateResponse:
+        context = {"order": order, "order_id": oid, "form": form}
+        return TemplateResponse(request, "dashboard/return_new.html", context, status=status)
+
+    if request.method != "POST":
+        return page()
+    if not form.is_valid():
+        return page(400)
+    try:
+        item = services.return_create(order_id=oid, lines=form.return_lines(), actor=actor_of(request))
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        message = f"DynamoDB did not answer, so a return of order {oid} may or may not have been made: see the order."
+        return no_answer(request, message, link=(reverse("dashboard:order", args=[oid]), f"Order {oid}"))
+    except InvalidInput as exc:
+        form.add_error(None, str(exc))
+        return page(400)
+    return redirect("dashboard:return", item.return_id)
 
 
 # --- what an order's page shows -----------------------------------------------------------------------------

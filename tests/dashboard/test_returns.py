@@ -38,6 +38,16 @@ def returner(db: None) -> Client:
 
 
 @pytest.fixture
+def finance(db: None) -> Client:
+    """A staff member in the ``returns`` and ``finance`` groups: may override a refund's bound."""
+    user = User.objects.create_user("fiona", "fiona@example.com", "pw-fiona-123", is_staff=True)
+    user.groups.add(Group.objects.get_or_create(name="returns")[0], Group.objects.get(name="finance"))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
 def shop(shop_table: str, admin_view_table: str) -> None:
     """Order 5001 of customer 1001 (2 x 2001 at 10.50, 1 x 2002 at 11.50: paid 32.50), delivered."""
     factories.shop_with(customers=2, products=2, categories=("books",))
@@ -201,22 +211,149 @@ def test_bad_input_is_400_with_the_form_and_its_errors_in_place(returner: Client
     assert status("r1") == "APPROVED"
 
 
-def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(returner: Client, shop: None) -> None:
+def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(finance: Client, shop: None) -> None:
     ask("r1")
     ask("r2", "2002")
     for rid in ("r1", "r2"):
         services.return_approve(return_id=rid, actor=STAFF)
         services.return_receive(return_id=rid, warehouse_id="301", actor=STAFF)
-    assert post(returner, "/returns/r1/refund/", {"amount": "20.00", "reference": "pi_1"}).status_code == 302
-    over = post(returner, "/returns/r2/refund/", {"amount": "12.51", "reference": "pi_2"}, htmx=True)
+    goodwill = {"override": "yes", "reason": "goodwill"}
+    returner = finance
+    assert post(returner, "/returns/r1/refund/", {"amount": "20.00", "reference": "pi_1"} | goodwill).status_code == 302
+    over = post(returner, "/returns/r2/refund/", {"amount": "12.51", "reference": "pi_2"} | goodwill, htmx=True)
     assert over.status_code == 400 and "12.50 left to refund" in over.content.decode()
     assert 'id="refund-form"' in over.content.decode() and 'value="12.51"' in over.content.decode()
     assert status("r2") == "RECEIVED" and len(rap.refunds_for_order(order_id="5001").items) == 1
     for bad in ("0", "1.001", "ten", ""):
         assert post(returner, "/returns/r2/refund/", {"amount": bad, "reference": "pi_2"}).status_code == 400
     assert post(returner, "/returns/r2/refund/", {"amount": "12.50", "reference": ""}).status_code == 400
-    assert post(returner, "/returns/r2/refund/", {"amount": "12.50", "reference": "pi_2"}).status_code == 302
+    assert post(returner, "/returns/r2/refund/", {"amount": "12.50", "reference": "pi_2"} | goodwill).status_code == 302
     assert status("r2") == "REFUNDED"
+
+
+# --- creating, receiving per line, refunding within what came back ----------------------------------------
+
+
+def test_the_create_return_page_shows_each_line_and_makes_an_approved_return(returner: Client, shop: None) -> None:
+    ask("r0")  # 1 x 2001 already in a return
+    page = returner.get("/orders/5001/returns/new/")
+    assert page.status_code == 200
+    lines = {line.product_id: (line.delivered, line.returned) for line in page.context["form"].lines}
+    assert lines == {"2001": (2, 1), "2002": (1, 0)}
+    html = page.content.decode()
+    assert 'name="quantity-2001"' in html and 'name="reason-2002"' in html and "Arrived damaged" in html
+    made = post(
+        returner,
+        "/orders/5001/returns/new/",
+        {
+            "quantity-2001": "1",
+            "reason-2001": "SIZE",
+            "quantity-2002": "1",
+            "reason-2002": "OTHER",
+            "reason_text-2002": "bought twice",
+        },
+    )
+    assert made.status_code == 302
+    rid = made["Location"].split("/")[-2]
+    found = rap.return_by_id(return_id=rid)
+    assert found is not None and found.status == "APPROVED"
+    assert [(line.product_id, line.quantity, line.reason, line.reason_text) for line in found.lines] == [
+        ("2001", 1, "SIZE", None),
+        ("2002", 1, "OTHER", "bought twice"),
+    ]
+    shown = returner.get(made["Location"]).content.decode()
+    assert "Wrong size" in shown and "Other: bought twice" in shown and 'id="receive-form"' in shown
+    sync_now()
+    header, *rows = csv_rows(returner.get("/activity/?format=csv"))
+    assert ("5001", "return-create") in {(row[0], row[header.index("action")]) for row in rows}
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"quantity-2001": "x", "reason-2001": "SIZE"}, "quantity-2001"),
+        ({"quantity-2001": "-1", "reason-2001": "SIZE"}, "quantity-2001"),
+        ({"quantity-2001": "1.5", "reason-2001": "SIZE"}, "quantity-2001"),
+        ({"quantity-2001": "3", "reason-2001": "SIZE"}, "quantity-2001"),  # 2 delivered
+        ({"quantity-2001": "1", "reason-2001": "BORED"}, "reason-2001"),
+        ({"quantity-2001": "1"}, "reason-2001"),
+        ({"quantity-2001": "1", "reason-2001": "OTHER"}, "reason_text-2001"),
+        ({"quantity-2001": "0", "quantity-2002": "0"}, "__all__"),
+        ({}, "__all__"),
+    ],
+)
+def test_a_bad_return_is_400_with_the_error_beside_its_field(
+    returner: Client, shop: None, data: dict[str, str], field: str
+) -> None:
+    response = post(returner, "/orders/5001/returns/new/", data)
+    assert response.status_code == 400 and 'id="return-new-form"' in response.content.decode()
+    assert response.context["form"].errors[field]
+    assert rap.returns_for_order(order_id="5001").items == []
+
+
+def test_creating_a_return_is_for_the_returns_group_and_delivered_orders(
+    returner: Client, staff: Client, packer: Client, shop: None
+) -> None:
+    assert 'id="create-return"' in returner.get("/orders/5001/").content.decode()
+    assert 'id="create-return"' not in staff.get("/orders/5001/").content.decode()
+    assert staff.get("/orders/5001/returns/new/").status_code == 403
+    assert staff.post("/orders/5001/returns/new/", {"quantity-2001": "1", "reason-2001": "SIZE"}).status_code == 403
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="5002")
+    assert 'id="create-return"' not in returner.get("/orders/5002/").content.decode()
+    refused = post(returner, "/orders/5002/returns/new/", {"quantity-2001": "1", "reason-2001": "SIZE"})
+    assert refused.status_code == 409
+    assert rap.returns_for_order(order_id="5002").items == []
+    assert returner.get("/orders/nope/returns/new/").status_code == 404
+
+
+def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client, shop: None) -> None:
+    services.return_create(order_id="5001", lines=[services.Line("2001", 2, "DAMAGED")], return_id="r1")
+    form = returner.get("/returns/r1/").context["receive_form"]
+    assert form["warehouse"].value() == "301" and "301" in str(form["warehouse"])  # the warehouse it shipped from
+    bad = post(returner, "/returns/r1/receive/", {"warehouse": "301", "received-2001": "1", "restocked-2001": "2"})
+    assert bad.status_code == 400 and bad.context["receive_form"].errors["restocked-2001"]
+    over = post(returner, "/returns/r1/receive/", {"warehouse": "301", "received-2001": "3"})
+    assert over.status_code == 400 and over.context["receive_form"].errors["received-2001"]
+    assert status("r1") == "APPROVED" and ap.inventory_for_product(product_id="2001").items[0].quantity == 98
+    done = post(returner, "/returns/r1/receive/", {"warehouse": "301", "received-2001": "2", "restocked-2001": "1"})
+    assert done.status_code == 302
+    assert ap.inventory_for_product(product_id="2001").items[0].quantity == 99
+    page = returner.get("/returns/r1/")
+    (row,) = page.context["lines"]
+    assert [cell.text for cell in row[-3:]] == [2, 1, 1]  # received, restocked, damaged
+
+
+def test_a_refund_is_bounded_by_what_came_back_unless_finance_overrides(
+    returner: Client, finance: Client, shop: None
+) -> None:
+    services.return_create(order_id="5001", lines=[services.Line("2001", 2, "DAMAGED")], return_id="r1")
+    # not received: the bound is 0.00 and a keep-it refund needs the override
+    page = returner.get("/returns/r1/")
+    assert page.context["returned"].bound == Decimal(0) and 'id="refund-form"' in page.content.decode()
+    assert 'name="override"' not in page.content.decode()  # not offered to who may not use it
+    kept = post(returner, "/returns/r1/refund/", {"amount": "21.00", "reference": "pi_1"})
+    assert kept.status_code == 400 and "worth 0.00" in str(kept.context["refund_form"].errors["amount"])
+    forbidden = post(
+        returner, "/returns/r1/refund/", {"amount": "21.00", "reference": "pi_1", "override": "yes", "reason": "x"}
+    )
+    assert forbidden.status_code == 403
+    no_reason = post(finance, "/returns/r1/refund/", {"amount": "21.00", "reference": "pi_1", "override": "yes"})
+    assert no_reason.status_code == 400 and no_reason.context["refund_form"].errors["reason"]
+    assert status("r1") == "APPROVED"
+    # received: 1 of 2 came back, so 10.50 is the bound, proposed on the form with how it was computed
+    services.return_receive(return_id="r1", warehouse_id="301", counts={"2001": services.Count(received=1)})
+    page = returner.get("/returns/r1/")
+    assert page.context["refund_form"]["amount"].value() == "10.50" and 'id="refund-bound"' in page.content.decode()
+    assert post(returner, "/returns/r1/refund/", {"amount": "10.51", "reference": "pi_1"}).status_code == 400
+    # finance overrides, with the reason kept on the refund and in the audit trail
+    done = post(
+        finance, "/returns/r1/refund/", {"amount": "21.00", "reference": "pi_1", "override": "yes", "reason": "keep it"}
+    )
+    assert done.status_code == 302 and status("r1") == "REFUNDED"
+    (refund,) = rap.refunds_for_order(order_id="5001").items
+    assert refund.override == "keep it"
+    assert "override: keep it" in (orders.order_collection("5001").history[0].detail or "")
+    assert "refunded on" in returner.get("/returns/r1/").content.decode()
 
 
 # --- the order, the customer, the product -------------------------------------------------------------------

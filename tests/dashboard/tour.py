@@ -259,6 +259,19 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("return-received", f"/returns/{RECEIVED_RETURN}/"),
         Visit("return-refunded", f"/returns/{REFUNDED_RETURN}/"),
         Visit("order-returns", f"/orders/{RETURNED_ORDERS[1]}/"),
+        Visit("return-new", f"/orders/{RETURNED_ORDERS[0]}/returns/new/"),
+        Visit(
+            "return-new-400",
+            f"/orders/{RETURNED_ORDERS[0]}/returns/new/",
+            status=400,
+            form={"quantity-2001": "2", "reason-2001": "SIZE"},
+        ),
+        Visit(
+            "return-receive-400",
+            f"/returns/{APPROVED_RETURN}/receive/",
+            status=400,
+            form={"warehouse": "301", "received-2002": "1", "restocked-2002": "2"},
+        ),
         Visit(
             "return-400",
             f"/returns/{RECEIVED_RETURN}/refund/",
