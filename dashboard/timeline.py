@@ -176,8 +176,8 @@ def _staff_rows(
             delivered = True
             yield Row(at, Event.DELIVERED, entry.user, "")
         elif entry.action == CANCEL:
-            reason = collection.order.cancel_reason or (entry.detail or "").removeprefix("reason: ")
-            yield Row(at, Event.CANCELLED, entry.user, reason)
+            kept = collection.order.cancel_reason
+            yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))
         elif entry.action in NOTE_ACTIONS:
             if _about_return(entry, returns) is not None:
                 yield Row(at, Event.NOTE, entry.user, _short(entry.detail))
