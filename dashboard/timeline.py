@@ -95,6 +95,10 @@ class Row:
         return self.when.isoformat(timespec="seconds") + "Z"
 
 
+def _units(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
 def _short(text: str | None) -> str:
     line = " ".join((text or "").split())
     return line if len(line) <= DETAIL else line[: DETAIL - 1] + "\u2026"
@@ -131,7 +135,9 @@ def timeline(
 def _order_rows(collection: OrderCollection) -> Iterable[Row]:
     order = collection.order
     if order.date is not None:
-        yield Row(order.date, Event.PLACED, CUSTOMER, f"{order.item_count or 0} items, total {order.total or 0:.2f}")
+        yield Row(
+            order.date, Event.PLACED, CUSTOMER, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
+        )
     for invoice in collection.invoices:
         paid_at = invoice.date or order.date
         for payment in invoice.payments if paid_at is not None else []:
@@ -202,7 +208,7 @@ def _return_rows(entries: Sequence[AuditEntry], returns: Sequence[ReturnItem]) -
             detail = (entry.detail or "").removeprefix(return_services.about(rid)).removeprefix(": ")
             yield Row(at, event, entry.user, f"return {rid}" + (f": {detail}" if detail else ""))
         if Event.RETURN_REQUESTED not in seen and item.requested is not None:
-            yield Row(item.requested, Event.RETURN_REQUESTED, CUSTOMER, f"return {rid}: {item.units} units")
+            yield Row(item.requested, Event.RETURN_REQUESTED, CUSTOMER, f"return {rid}: {_units(item.units, 'unit')}")
         for event, stamp, reached in STEP_STAMPS:
             at = getattr(item, stamp, None)  # the return's own step timestamps, on items that have them
             if event not in seen and item.return_status in reached and isinstance(at, datetime):

@@ -56,7 +56,7 @@ def test_the_merge_is_newest_first_and_says_who_and_why() -> None:
     assert rows == [
         ("2026-03-03T10:00:00Z", "cancelled", "packer", "reason: out of stock"),
         ("2026-03-02T12:00:00Z", "note", "ann", "Asked twice (edited)"),
-        ("2026-03-02T09:00:00Z", "placed", "customer", "1 items, total 5.00"),
+        ("2026-03-02T09:00:00Z", "placed", "customer", "1 item, total 5.00"),
     ]
 
 
