@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from dynamo import ddb_json
@@ -19,7 +19,7 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from returns import access_patterns as return_patterns
 from returns import refunds, services
-from returns.models import Refund, ReturnItem
+from returns.models import Refund, ReturnItem, ReturnNote
 from shop import access_patterns, history, keys
 from shop.errors import NotFound
 from shop.models import AuditEntry, Inventory, Invoice, Order
@@ -103,12 +103,14 @@ class ReturnDetails:
     money: refunds.Refundable
     refund: Refund | None
     history: list[AuditEntry]
+    notes: list[ReturnNote] = field(default_factory=list)  # staff notes on the return, every version
 
 
 def return_details(return_id: str) -> ReturnDetails:
-    """The return (a consistent GetItem), its order's collection (one Query: lines' prices, payments, history) and
-    its order's money (``returns.refunds.refundable``: a GetItem and a Query); NotFound (404) for no return."""
-    item = return_patterns.return_by_id(return_id=return_id, consistent=True)
+    """The return and its notes (a consistent Query of its partition), its order's collection (one Query: lines'
+    prices, payments, history) and its order's money (``returns.refunds.refundable``: a GetItem and a Query);
+    NotFound (404) for no return."""
+    item, notes = return_patterns.return_and_notes(return_id=return_id, consistent=True)
     if item is None:
         raise NotFound("return", return_id)
     try:
@@ -118,7 +120,7 @@ def return_details(return_id: str) -> ReturnDetails:
     money = refunds.refundable(item.order_id, collection.invoices if collection is not None else ())
     refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
     about = [e for e in (collection.history if collection else []) if services.is_about(e.detail, return_id)]
-    return ReturnDetails(item, collection, money, refund, about)
+    return ReturnDetails(item, collection, money, refund, about, notes)
 
 
 # --- a part of a page that the rest does not need -------------------------------------------------------------

@@ -8,6 +8,7 @@ name                        index   key condition
 ``refunds_for_order``       table   PK = ``o#<oid>``, SK begins_with ``f#``
 ``refunded_for_order``      table   GetItem PK = ``o#<oid>``, SK = ``REFUNDED``
 ``money_of_order``          table   PK = ``o#<oid>``: both of the above in one Query
+``return_and_notes``        table   PK = ``r#<rid>``: the return and its staff notes in one Query
 ==========================  ======  ======================================================
 
 ``consistent`` reads (the table's, not GSI1's) are for the writes that decide from what they read.
@@ -21,7 +22,7 @@ from pynamodb.exceptions import DoesNotExist
 
 from dynamo.paging import Key, Page, query_page
 from returns import keys
-from returns.models import OrderRefunds, Refund, ReturnItem, ReturnsItem
+from returns.models import OrderRefunds, Refund, ReturnItem, ReturnNote, ReturnsItem
 
 DEFAULT_PAGE = 100
 R = TypeVar("R", bound=ReturnsItem)
@@ -79,3 +80,16 @@ def money_of_order(*, order_id: str, consistent: bool = False) -> tuple[OrderRef
         elif isinstance(item, Refund):
             found.append(item)
     return total, found
+
+
+def return_and_notes(*, return_id: str, consistent: bool = False) -> tuple[ReturnItem | None, list[ReturnNote]]:
+    """A return and its staff notes (every version, oldest first) together: one Query of PK = r#<rid> (the
+    partition holds nothing else; another page only past 1 MB of notes)."""
+    found: ReturnItem | None = None
+    notes: list[ReturnNote] = []
+    for item in ReturnsItem.query(keys.return_key(return_id), consistent_read=consistent):
+        if isinstance(item, ReturnItem):
+            found = item
+        elif isinstance(item, ReturnNote):
+            notes.append(item)
+    return found, notes

@@ -8,6 +8,7 @@ order reference is the shop's own ``o#<oid>``, so the two tables name an order w
 entity         PK               SK                GSI1-PK             GSI1-SK
 =============  ===============  ================  ==================  ==================
 return         ``r#<rid>``      ``r#<rid>``       ``o#<oid>``         ``r#<rid>``
+note           ``r#<rid>``      ``n#<at>#<id>``                                            (staff's, on the return)
 refund         ``o#<oid>``      ``f#<fid>``
 refunded       ``o#<oid>``      ``REFUNDED``                                               (what was refunded)
 =============  ===============  ================  ==================  ==================
@@ -26,6 +27,8 @@ REFUND = "f#"  # SK of a refund, in its order's partition (PK o#<oid>, the shop'
 ORDER = shop_keys.ORDER
 REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
+NOTE = shop_keys.NOTE  # SK of a staff note in its return's partition: n#<at>#<id> (``shop.keys.note``)
+NOTE_ENTITY = "note"
 
 DEFAULT_TABLE = "ShopReturns"
 

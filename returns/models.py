@@ -153,10 +153,21 @@ class OrderRefunds(ReturnsItem, discriminator="orderRefunds"):
     refunded = DecimalNumberAttribute(attr_name="Refunded")
 
 
+class ReturnNote(ReturnsItem, discriminator=keys.NOTE_ENTITY):
+    """A staff note on a return, in its partition: PK ``r#<rid>``, SK ``n#<at>#<id>`` (``returns.notes``). Never
+    changed once written: an edit is a new note whose ``Original`` names the first version's id."""
+
+    text = UnicodeAttribute(attr_name="Text")
+    user = UnicodeAttribute(attr_name="User")
+    at = UnicodeAttribute(attr_name="At")
+    original = UnicodeAttribute(null=True, attr_name="Original")
+
+
 ENTITY_MODELS: dict[str, type[ReturnsItem]] = {
     keys.RETURN_ENTITY: ReturnItem,
     keys.REFUND_ENTITY: Refund,
     "orderRefunds": OrderRefunds,
+    keys.NOTE_ENTITY: ReturnNote,
 }
 
 RETURNS_TABLE = TableSpec(model=ReturnsItem, stream_view_type="NEW_AND_OLD_IMAGES")

@@ -204,3 +204,20 @@ def record_edit(
     )
     tx.put("audit", item, ShopItem.pk.does_not_exist())
     return item
+
+
+def record_about(tx: Transaction, actor: Actor, *, action: str, partition: str, detail: str) -> AuditEntry:
+    """Add the audit entry of a change about an entity that edits none of its attributes (a note on a customer)
+    to ``tx``, in the entity's partition (the put is conditioned on the key being new)."""
+    at = audit_time()
+    item = AuditEntry(
+        pk=partition,
+        sk=keys.audit(at, secrets.token_hex(4)),
+        action=action,
+        user=actor.username,
+        at=at,
+        request_id=actor.request_id,
+        detail=detail[:MAX_DETAIL],
+    )
+    tx.put("audit", item, ShopItem.pk.does_not_exist())
+    return item

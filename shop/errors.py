@@ -93,3 +93,9 @@ class EmailTaken(ShopError):
         super().__init__(f"{email} is already the email of customer {owner}; nothing was saved")
         self.email = email
         self.owner = owner
+
+
+class NotYours(ShopError):
+    """A staff member tried to change what another wrote (a note): only its author may."""
+
+    http_status = 403

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime
 from enum import StrEnum
 from typing import Required, TypedDict
 
@@ -25,6 +26,7 @@ FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
 TRANSACTION = "t#"  # admin view: a payment by its transaction id
+NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
 
@@ -185,6 +187,30 @@ def audit(at: str, entry_id: str) -> str:
 def after_audit(sort_key: str) -> str | None:
     """``<at>#<id>`` of an audit entry's sort key; None for any other sort key."""
     return sort_key[len(AUDIT) :] if sort_key.startswith(AUDIT) and len(sort_key) > len(AUDIT) else None
+
+
+NOTE_ID_RE = re.compile(r"^(\d{8}T\d{12})-([0-9a-f]{8})$")
+
+
+def note(at: datetime, entry_id: str) -> str:
+    """Sort key of a staff note: ``n#<UTC time, ISO basic, microseconds>#<id>``, so a partition's notes sort by
+    time and two notes of one microsecond still differ."""
+    return f"{NOTE}{at.strftime('%Y%m%dT%H%M%S%f')}#{entry_id}"
+
+
+def note_id(sort_key: str) -> str | None:
+    """The id a URL names a note by (``<time>-<id>``: no ``#``), from its sort key; None for any other key."""
+    head, sep, entry_id = sort_key.removeprefix(NOTE).partition("#")
+    found = f"{head}-{entry_id}"
+    return found if sort_key.startswith(NOTE) and sep and NOTE_ID_RE.match(found) else None
+
+
+def note_key(value: str) -> str:
+    """The sort key of the note a URL names (``note_id``'s text); InvalidId for anything else."""
+    found = NOTE_ID_RE.match(value) if isinstance(value, str) else None
+    if found is None:
+        raise InvalidId(f"note id {str(value)[:40]!r} is not valid")
+    return f"{NOTE}{found.group(1)}#{found.group(2)}"
 
 
 # --- Each entity's keys, declared once -------------------------------------------------------------------

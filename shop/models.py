@@ -387,6 +387,16 @@ class AuditEntry(ShopItem, discriminator="audit"):
     changes = ListAttribute(of=AttributeChange, null=True, attr_name="Changes")
 
 
+class Note(ShopItem, discriminator="note"):
+    """A staff note in the partition it is about (``o#<oid>``, ``c#<cid>``), SK ``n#<at>#<id>`` (``shop.notes``).
+    Never changed once written: an edit is a new note whose ``Original`` names the first version's id."""
+
+    text = UnicodeAttribute(attr_name="Text")
+    user = UnicodeAttribute(attr_name="User")
+    at = UnicodeAttribute(attr_name="At")
+    original = UnicodeAttribute(null=True, attr_name="Original")
+
+
 class EmailClaim(ShopItem, discriminator="emailClaim"):
     """PK = SK = ``email#<lower-cased email>``: the customer (``CustomerId``) holding that address. Written in
     the same transaction as the customer's ``Email`` (``shop.editing.customer_edit``), so two customers cannot
@@ -410,6 +420,7 @@ ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "favourite": Favourite,
     "audit": AuditEntry,
     "emailClaim": EmailClaim,
+    "note": Note,
 }
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem
+from shop.models import AuditEntry, Invoice, Note, Order, OrderItem, Shipment, ShipmentItem
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class OrderCollection:
     shipments: list[Shipment]
     shipment_items: list[ShipmentItem]
     history: list[AuditEntry] = field(default_factory=list)  # staff changes, newest first
+    notes: list[Note] = field(default_factory=list)  # staff notes, every version, oldest first (``shop.notes``)
 
 
 def order_collection(order_id: str) -> OrderCollection:
@@ -32,6 +33,7 @@ def order_collection(order_id: str) -> OrderCollection:
     shipments: list[Shipment] = []
     shipment_items: list[ShipmentItem] = []
     history: list[AuditEntry] = []
+    notes: list[Note] = []
     for item in all_items(access_patterns.order_details, order_id=oid):
         if isinstance(item, Order):
             order = item
@@ -45,10 +47,12 @@ def order_collection(order_id: str) -> OrderCollection:
             shipment_items.append(item)
         elif isinstance(item, AuditEntry):
             history.append(item)
+        elif isinstance(item, Note):
+            notes.append(item)
     if order is None:
         raise NotFound("order", oid)
     history.sort(key=lambda e: e.sk, reverse=True)
-    return OrderCollection(order, items, invoices, shipments, shipment_items, history)
+    return OrderCollection(order, items, invoices, shipments, shipment_items, history, notes)
 
 
 def order_by_id(order_id: str) -> Order | None:

@@ -22,8 +22,9 @@ from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
 from dashboard.responses import domain_errors
 from dashboard.views.history import latest
+from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
-from shop import access_patterns, keys
+from shop import access_patterns, keys, notes
 from shop.errors import NotFound
 from shop.models import Customer, Invoice
 from shop.timestamps import now
@@ -88,6 +89,10 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
                 # favourites: one begins_with Query in the customer's partition
                 "favourites": access_patterns.favourites_for_customer(customer_id=cid, limit=100).items,
                 "changes": latest("customer", cid),
+                # notes: one begins_with Query in the customer's partition
+                **notes_context(
+                    self.request, Subject("customer", cid), notes.notes_of(about="customer", entity_id=cid)
+                ),
                 **customer_returns(cid),
             }
         return context | {

@@ -26,6 +26,8 @@ from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, Listed, order_columns,
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.profiles import NOBODY, Profile
 from dashboard.responses import RETRY_AFTER_S, domain_errors, no_answer
+from dashboard.views.notes import Subject, notes_context
+from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
@@ -229,16 +231,19 @@ def _order_context(
     (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
     (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
+    returned = order_returns(collection)
     return {
         "order": collection.order,
         "items": [(item, _item_cells(item)) for item in collection.items],
         "payments": _payment_rows(collection.invoices),
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
+        "timeline": timeline_of(collection, returned.get("returns_read")),
+        **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(),
         "cancel_form": cancel_form or CancelForm(),
-        **order_returns(collection),
+        **returned,
         **(_who_and_where(collection) if whole else {}),
         **extra,
     }

@@ -36,6 +36,7 @@ from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_o
 from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.responses import domain_errors, no_answer
 from dashboard.selectors import read_or_reason
+from dashboard.views.notes import Subject, notes_context
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import access_patterns as return_patterns
 from returns import keys as return_keys
@@ -230,6 +231,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "refund": details.refund,
         "history": details.history,
         "returned": returned,
+        "note_versions": details.notes,
         "waited": waited(item.requested, now()) if item.return_status in OPEN_STATUSES else None,
         **shown,
         **(posted or {}),
@@ -241,7 +243,9 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
 @domain_errors
 def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     rid = return_keys.return_id(return_id)
-    return TemplateResponse(request, "dashboard/return.html", _return_context(rid))
+    context = _return_context(rid)
+    context |= notes_context(request, Subject("return", rid), context["note_versions"])
+    return TemplateResponse(request, "dashboard/return.html", context)
 
 
 Act = Callable[[str, dict[str, Any], Actor], object]
@@ -414,6 +418,7 @@ def order_returns(collection: OrderCollection) -> dict[str, Any]:
         return {"returns_problem": problem}
     found, money = read
     return {
+        "returns_read": read,  # the returns and refunds as read, for the order's timeline
         "order_returns": [
             Row(
                 [

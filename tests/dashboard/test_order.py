@@ -221,7 +221,7 @@ def test_the_history_shows_the_delivery_date_a_ship_moved(packer: Client, order_
     post(packer, f"/orders/{order_id}/ship/", {"expected_version": "1"})
     # then its history says the delivery date moved, from what to what, in words
     after = orders.order_collection(order_id).order.delivery_date
-    history = packer.get(f"/orders/{order_id}/").content.decode().split('id="order-history"')[1]
+    history = packer.get(f"/orders/{order_id}/timeline/").content.decode().split('id="order-history"')[1]
     assert f"<div>Delivery date: 2024-05-06 → {after}</div>" in history and "DeliveryDate" not in history
 
 

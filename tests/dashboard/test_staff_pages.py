@@ -51,6 +51,7 @@ STAFF_PAGES = (  # the tour's visits that are staff pages (not the explorer, the
     "return-refunded",
     "order-returns",
     "return-new",
+    "order-timeline",
     "search",
 )
 MORE_PAGES = (  # the other status lists, another order and the history of a customer

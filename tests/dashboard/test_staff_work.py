@@ -124,7 +124,7 @@ def test_activity_lists_each_change_once_and_filters_by_user_and_day(
     assert packer.get("/activity/?day=2001-01-01").content.decode().count('class="activity-row"') == 0
     assert packer.get("/activity/?day=yesterday").status_code == 400
     assert packer.get("/activity/?user=" + "x" * 151).status_code == 400
-    history = packer.get(f"/orders/{placed[0]}/").content.decode()
+    history = packer.get(f"/orders/{placed[0]}/timeline/").content.decode()
     assert 'class="history-row" data-action="ship"' in history and "packer" in history
 
 

@@ -27,7 +27,7 @@ from dashboard.views import home
 from dynamo import local, patience
 from dynamo.models import use_patience
 from returns import services as returns
-from shop import editing, favourites, orders
+from shop import editing, favourites, notes, orders
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.order_builders import PaymentSpec
@@ -169,7 +169,7 @@ def seed() -> None:
 
 def seed_returns(ann: Actor) -> None:
     """Orders 5009 (2 x 2001, 1 x 2002) and 5010 (2 x 2003) of customer 1002, delivered; returns 7001
-    (requested), 7002 (approved), 7003 (received), 7004 (refunded 12.50) and 7005 (rejected)."""
+    (requested), 7002 (approved), 7003 (received), 7004 (refunded 12.50) and 7005 (rejected); a note on 5010."""
     bought = ([OrderLine("2001", 2), OrderLine("2002", 1)], [OrderLine("2003", 2)])
     for oid, lines in zip(RETURNED_ORDERS, bought, strict=True):
         orders.order_place(customer_id="1002", lines=lines, placed_at=PLACED, order_id=oid)
@@ -193,6 +193,7 @@ def seed_returns(ann: Actor) -> None:
         return_id="7004", amount="12.50", reference="pi_3MtwBw", actor=ann, at=PLACED + timedelta(days=20)
     )
     returns.return_reject(return_id="7005", reason="Worn and washed", actor=ann)
+    notes.note_add(about="order", entity_id=RETURNED_ORDERS[1], text="Asked to be called before the refund.", actor=ann)
 
 
 def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
@@ -272,6 +273,8 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
             status=400,
             form={"warehouse": "301", "received-2002": "1", "restocked-2002": "2"},
         ),
+        Visit("order-timeline", f"/orders/{RETURNED_ORDERS[1]}/timeline/"),
+        Visit("note-400", f"/orders/{RETURNED_ORDERS[1]}/notes/", status=400, form={"text": " "}),
         Visit(
             "return-400",
             f"/returns/{RECEIVED_RETURN}/refund/",

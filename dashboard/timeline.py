@@ -1,0 +1,227 @@
+"""One order's story, newest first: a pure merge of what the order page already reads (the order's collection with
+its audit entries and notes, its returns and its refunds), so it costs no call of its own and is tested without an
+engine.
+
+Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did (placing,
+paying, asking for a return nobody on staff recorded); ``system`` where the data say it happened but no one is
+recorded (an item another service wrote, a status with no audit entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from returns import services as return_services
+from returns.keys import ReturnStatus
+from returns.models import Refund, ReturnItem
+from shop import notes
+from shop.keys import OrderStatus
+from shop.models import AuditEntry
+from shop.order_reads import OrderCollection
+from shop.timestamps import parse_ts
+
+CUSTOMER, SYSTEM = "customer", "system"
+DETAIL = 200  # characters of a note's or a change's text a row keeps
+
+
+class Event(StrEnum):
+    """The kinds of row, as the CSV names them; ``words`` is how the page says them. Declared in the order they
+    happen, which also breaks ties between rows of one moment."""
+
+    PLACED = "placed"
+    PAID = "paid"
+    SHIPPED = "shipped"
+    DELIVERED = "delivered"
+    CANCELLED = "cancelled"
+    EDITED = "edited"
+    RETURN_REQUESTED = "return_requested"
+    RETURN_APPROVED = "return_approved"
+    RETURN_REJECTED = "return_rejected"
+    RETURN_RECEIVED = "return_received"
+    REFUNDED = "refunded"
+    NOTE = "note"
+
+    @property
+    def words(self) -> str:
+        return WORDS[self]
+
+
+WORDS = {
+    Event.PLACED: "Placed",
+    Event.PAID: "Paid",
+    Event.SHIPPED: "Shipped",
+    Event.DELIVERED: "Delivered",
+    Event.CANCELLED: "Cancelled",
+    Event.EDITED: "Changed by staff",
+    Event.RETURN_REQUESTED: "Return requested",
+    Event.RETURN_APPROVED: "Return approved",
+    Event.RETURN_REJECTED: "Return rejected",
+    Event.RETURN_RECEIVED: "Return received",
+    Event.REFUNDED: "Refunded",
+    Event.NOTE: "Note",
+}
+RANK = {event: n for n, event in enumerate(Event)}
+
+# A return's audit actions (``returns.services``) and the row each makes; a step another service took leaves no
+# entry, so the return's own timestamps (``Approved``, ``Rejected``, ``Received``), when it has them, stand in.
+RETURN_STEPS = {  # a return staff create is requested and approved by them at once
+    return_services.REQUEST: (Event.RETURN_REQUESTED,),
+    return_services.CREATE: (Event.RETURN_REQUESTED, Event.RETURN_APPROVED),
+    return_services.APPROVE: (Event.RETURN_APPROVED,),
+    return_services.REJECT: (Event.RETURN_REJECTED,),
+    return_services.RECEIVE: (Event.RETURN_RECEIVED,),
+}
+STEP_STAMPS = (
+    (Event.RETURN_APPROVED, "approved", (ReturnStatus.APPROVED, ReturnStatus.RECEIVED, ReturnStatus.REFUNDED)),
+    (Event.RETURN_REJECTED, "rejected", (ReturnStatus.REJECTED,)),
+    (Event.RETURN_RECEIVED, "received", (ReturnStatus.RECEIVED, ReturnStatus.REFUNDED)),
+)
+SHIP, DELIVER, CANCEL = "ship", "deliver", "cancel"
+NOTE_ACTIONS = (notes.ADDED, notes.EDITED)
+
+
+@dataclass(frozen=True)
+class Row:
+    when: datetime
+    event: Event
+    user: str
+    detail: str
+
+    @property
+    def when_text(self) -> str:
+        """ISO 8601, UTC, to the second (what the CSV says)."""
+        return self.when.isoformat(timespec="seconds") + "Z"
+
+
+def _units(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _short(text: str | None) -> str:
+    line = " ".join((text or "").split())
+    return line if len(line) <= DETAIL else line[: DETAIL - 1] + "\u2026"
+
+
+def _moment(text: str | None) -> datetime | None:
+    """A stored time as naive UTC; None for none or one we cannot read (that row is left out, not guessed)."""
+    try:
+        return parse_ts(text) if text else None
+    except ValueError:
+        return None
+
+
+def _at(entry: AuditEntry) -> datetime | None:
+    return _moment(entry.at)
+
+
+def _about_return(entry: AuditEntry, returns: Sequence[ReturnItem]) -> str | None:
+    return next((r.return_id for r in returns if return_services.is_about(entry.detail, r.return_id)), None)
+
+
+def timeline(
+    collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
+) -> list[Row]:
+    """Every event of the order, newest first."""
+    rows = [*_order_rows(collection), *_note_rows(collection)]
+    entries = sorted(collection.history, key=lambda e: e.sk)
+    rows += _staff_rows(entries, collection, returns)
+    rows += _return_rows(entries, returns)
+    rows += _refund_rows(entries, refunds)
+    return sorted(rows, key=lambda r: (r.when, RANK[r.event]), reverse=True)
+
+
+def _order_rows(collection: OrderCollection) -> Iterable[Row]:
+    order = collection.order
+    if order.date is not None:
+        yield Row(
+            order.date, Event.PLACED, CUSTOMER, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
+        )
+    for invoice in collection.invoices:
+        paid_at = invoice.date or order.date
+        for payment in invoice.payments if paid_at is not None else []:
+            said = " ".join(str(p) for p in (payment.type, payment.amount, payment.transaction_id) if p is not None)
+            yield Row(paid_at, Event.PAID, CUSTOMER, f"invoice {invoice.invoice_id}: {said}".strip())
+
+
+def _note_rows(collection: OrderCollection) -> Iterable[Row]:
+    for thread in notes.threads(collection.notes):
+        at = _moment(thread.first.at)
+        if at is None:
+            continue
+        yield Row(
+            at, Event.NOTE, thread.first.user, _short(thread.latest.text) + (" (edited)" if thread.edited else "")
+        )
+
+
+def _staff_rows(
+    entries: Sequence[AuditEntry], collection: OrderCollection, returns: Sequence[ReturnItem]
+) -> Iterable[Row]:
+    """Ship, deliver and cancel as their own events; a note on a return (its note lives in the returns table) as a
+    note; any other staff change to the order but a return's or a refund's as ``edited``."""
+    shipments = sorted(collection.shipments, key=lambda s: (s.date or datetime.min, s.sk))
+    ships = [e for e in entries if e.action == SHIP]
+    for n, shipment in enumerate(shipments):
+        entry = ships[n] if n < len(ships) else None
+        at = shipment.date or (_at(entry) if entry else None)
+        said = ", ".join(p for p in (shipment.carrier, shipment.tracking_number) if p)
+        if at is not None:
+            yield Row(
+                at,
+                Event.SHIPPED,
+                entry.user if entry else SYSTEM,
+                f"shipment {shipment.shipment_id}" + (f": {said}" if said else ""),
+            )
+    delivered = False
+    for entry in entries:
+        at = _at(entry)
+        if at is None or entry.action == SHIP or entry.action in RETURN_STEPS or entry.action == return_services.REFUND:
+            continue
+        if entry.action == DELIVER:
+            delivered = True
+            yield Row(at, Event.DELIVERED, entry.user, "")
+        elif entry.action == CANCEL:
+            kept = collection.order.cancel_reason
+            yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))
+        elif entry.action in NOTE_ACTIONS:
+            if _about_return(entry, returns) is not None:
+                yield Row(at, Event.NOTE, entry.user, _short(entry.detail))
+        else:
+            yield Row(at, Event.EDITED, entry.user, _short(entry.detail or entry.action))
+    order = collection.order
+    expected = _moment(order.delivery_date)
+    if not delivered and order.order_status is OrderStatus.DELIVERED and expected is not None:
+        yield Row(expected, Event.DELIVERED, SYSTEM, "expected date: no delivery recorded")
+
+
+def _return_rows(entries: Sequence[AuditEntry], returns: Sequence[ReturnItem]) -> Iterable[Row]:
+    for item in returns:
+        rid = item.return_id
+        seen: set[Event] = set()
+        for entry in entries:
+            events = RETURN_STEPS.get(entry.action, ())
+            at = _at(entry)
+            if not events or at is None or not return_services.is_about(entry.detail, rid):
+                continue
+            seen.update(events)
+            detail = (entry.detail or "").removeprefix(return_services.about(rid)).removeprefix(": ")
+            for event in events:
+                yield Row(at, event, entry.user, f"return {rid}" + (f": {detail}" if detail else ""))
+        if Event.RETURN_REQUESTED not in seen and item.requested is not None:
+            yield Row(item.requested, Event.RETURN_REQUESTED, CUSTOMER, f"return {rid}: {_units(item.units, 'unit')}")
+        for event, stamp, reached in STEP_STAMPS:
+            at = getattr(item, stamp, None)  # the return's own step timestamps, on items that have them
+            if event not in seen and item.return_status in reached and isinstance(at, datetime):
+                yield Row(at, event, SYSTEM, f"return {rid}")
+
+
+def _refund_rows(entries: Sequence[AuditEntry], refunds: Sequence[Refund]) -> Iterable[Row]:
+    """Each refund, by whom the audit entry that names its amount and reference says (``system`` if none)."""
+    made = [e for e in entries if e.action == return_services.REFUND]
+    for refund in refunds:
+        said = f"{refund.amount:.2f} ({refund.reference})"
+        entry = next((e for e in made if said in (e.detail or "")), None)
+        for_return = f", return {refund.return_id}" if refund.return_id else ""
+        yield Row(refund.date, Event.REFUNDED, entry.user if entry else SYSTEM, said + for_return)

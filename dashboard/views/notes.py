@@ -1,0 +1,184 @@
+"""Staff notes on an order, a customer or a return: the list a page shows (newest first, author, time, "edited"
+and every version) and the two POSTs that write one (``shop.notes``, ``returns.notes``).
+
+Any staff member who may see the page may add a note (a note changes nothing but the notes); only its author
+edits it, and the service holds that rule with a condition, so a forged form gets 403. Bad text answers 400 with
+the form, the text kept and the error beside it; an unknown order, customer, return or note 404. Without htmx a
+note redirects to the page it is on; with htmx the answer is the notes fragment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpResponseBase
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from dashboard.actors import actor_of
+from dashboard.forms.notes import NoteForm
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.responses import domain_errors
+from returns import access_patterns as return_patterns
+from returns import keys as return_keys
+from returns import notes as return_notes
+from shop import access_patterns, keys, notes
+from shop.errors import NotFound
+from shop.notes import Thread, Version
+from shop.order_reads import order_collection
+
+FRAGMENT, PAGE = "dashboard/_notes.html", "dashboard/notes.html"
+KINDS = ("order", "customer", "return")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What notes are about: its kind (``order``, ``customer``, ``return``) and its bare id."""
+
+    kind: str
+    entity_id: str
+
+    @classmethod
+    def of(cls, kind: str, value: str) -> Subject:
+        """The subject a URL names; InvalidId (400) for a malformed id."""
+        if kind == "order":
+            return cls(kind, keys.bare(value, keys.ORDER))
+        if kind == "customer":
+            return cls(kind, keys.bare(value, keys.CUSTOMER))
+        return cls(kind, return_keys.return_id(value))
+
+    @property
+    def page_url(self) -> str:
+        return reverse(f"dashboard:{self.kind}", args=[self.entity_id])
+
+    @property
+    def add_url(self) -> str:
+        return reverse(f"dashboard:{self.kind}-notes", args=[self.entity_id])
+
+    def edit_url(self, note_id: str) -> str:
+        return reverse(f"dashboard:{self.kind}-note-edit", args=[self.entity_id, note_id])
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One note as the page lists it, with its edit form when the reader wrote it."""
+
+    thread: Thread[Version]
+    edit_url: str | None
+    form: NoteForm | None
+
+
+def notes_context(
+    request: HtmxHttpRequest,
+    subject: Subject,
+    versions: Sequence[Version],
+    *,
+    form: NoteForm | None = None,
+    editing: str | None = None,
+    edit_form: NoteForm | None = None,
+) -> dict[str, Any]:
+    """What the notes fragment shows: every note, newest first; the add form (``form`` as posted, with errors);
+    an edit form on each of the reader's own notes (``edit_form`` on note ``editing``, as posted)."""
+    me = request.user.get_username()
+    shown = []
+    for thread in notes.threads(versions):
+        nid = thread.note_id
+        mine = thread.first.user == me and bool(nid)
+        note_form = None
+        if mine:
+            fresh = NoteForm(initial={"text": thread.latest.text}, auto_id=f"note-{nid}-%s")
+            note_form = edit_form if nid == editing and edit_form is not None else fresh
+        shown.append(Shown(thread, subject.edit_url(nid) if mine else None, note_form))
+    return {
+        "notes_subject": subject,
+        "notes": shown,
+        "note_form": form or NoteForm(auto_id="new-note-%s"),
+    }
+
+
+def versions_of(subject: Subject) -> Sequence[Version]:
+    """Every version of the subject's notes: the order's collection, the customer (GetItem) and its notes (a
+    Query), the return's partition; NotFound (404) for no such order, customer or return."""
+    if subject.kind == "order":
+        return order_collection(subject.entity_id).notes
+    if subject.kind == "customer":
+        if access_patterns.customer_by_id(customer_id=subject.entity_id) is None:
+            raise NotFound("customer", subject.entity_id)
+        return notes.notes_of(about="customer", entity_id=subject.entity_id)
+    item, found = return_patterns.return_and_notes(return_id=subject.entity_id, consistent=True)
+    if item is None:
+        raise NotFound("return", subject.entity_id)
+    return found
+
+
+def _answer(request: HtmxHttpRequest, subject: Subject, status: int = 200, **forms: Any) -> HttpResponseBase:
+    context = notes_context(request, subject, versions_of(subject), **forms)
+    return TemplateResponse(request, FRAGMENT if request.htmx else PAGE, context, status=status)
+
+
+def _add(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
+    subject = Subject.of(kind, entity_id)
+    form = NoteForm(request.POST, auto_id="new-note-%s")
+    if not form.is_valid():
+        return _answer(request, subject, 400, form=form)
+    text, actor = form.cleaned_data["text"], actor_of(request)
+    if kind == "return":
+        return_notes.note_add(return_id=subject.entity_id, text=text, actor=actor)
+    else:
+        notes.note_add(about=kind, entity_id=subject.entity_id, text=text, actor=actor)
+    return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")
+
+
+def _edit(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str) -> HttpResponseBase:
+    subject = Subject.of(kind, entity_id)
+    keys.note_key(note_id)  # a malformed id is 400 before anything is read
+    form = NoteForm(request.POST, auto_id=f"note-{note_id}-%s")
+    if not form.is_valid():
+        notes.original_of(versions_of(subject), note_id, actor_of(request))  # 404 or 403 before 400
+        return _answer(request, subject, 400, editing=note_id, edit_form=form)
+    text, actor = form.cleaned_data["text"], actor_of(request)
+    if kind == "return":
+        return_notes.note_edit(return_id=subject.entity_id, note_id=note_id, text=text, actor=actor)
+    else:
+        notes.note_edit(about=kind, entity_id=subject.entity_id, note_id=note_id, text=text, actor=actor)
+    return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")
+
+
+@require_POST
+@domain_errors
+def order_note_add(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _add(request, "order", order_id)
+
+
+@require_POST
+@domain_errors
+def order_note_edit(request: HtmxHttpRequest, order_id: str, note_id: str) -> HttpResponseBase:
+    return _edit(request, "order", order_id, note_id)
+
+
+@require_POST
+@domain_errors
+def customer_note_add(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    return _add(request, "customer", customer_id)
+
+
+@require_POST
+@domain_errors
+def customer_note_edit(request: HtmxHttpRequest, customer_id: str, note_id: str) -> HttpResponseBase:
+    return _edit(request, "customer", customer_id, note_id)
+
+
+@require_POST
+@domain_errors
+def return_note_add(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
+    return _add(request, "return", return_id)
+
+
+@require_POST
+@domain_errors
+def return_note_edit(request: HtmxHttpRequest, return_id: str, note_id: str) -> HttpResponseBase:
+    return _edit(request, "return", return_id, note_id)
