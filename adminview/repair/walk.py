@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -45,13 +45,23 @@ COUNTER_CLOCK_MARGIN_S = 2.0  # how far writers' clocks may disagree (NTP keeps 
 
 
 @dataclass(frozen=True)
+class Unanchored:
+    """A source partition as the source pass scanned it, when a consistent read made after the Scan found none of
+    its anchors or counted items: the view items it implies that were stored then, beside its items."""
+
+    items: tuple[Item, ...]
+    stored: dict[schema.Key, Item]
+
+
+@dataclass(frozen=True)
 class Flag:
     """A source partition to look at again, and stored view items that no source item implies (found by the
-    view pass: the repair deletes them)."""
+    view pass: the repair deletes them). ``seen``: the partition as scanned, when it had no anchor stored."""
 
     source: Source
     pk: str
     extras: frozenset[schema.Key] = frozenset()
+    seen: Unanchored | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -134,31 +144,39 @@ class Walk:
     def source_segment(self, source: Source, segment: int) -> None:
         table = self.table(source)
         pages = table.scan_pages(segment, self.segments, page_size=self.page_size)
-        batch: list[partition.PartitionView] = []
+        batch: list[tuple[partition.PartitionView, list[Item]]] = []
         held = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
             view = self.implied(source, pk, items)
             if view is not None and (view.anchors or view.free):
-                batch.append(view)
+                batch.append((view, items))
                 held += len(items) + len(view.free) + 4 * len(view.anchors)
             if held >= self.page_size:  # memory: about a page's worth of items at a time
                 self._check_implied(batch)
                 batch, held = [], 0
         self._check_implied(batch)
 
-    def _check_implied(self, batch: list[partition.PartitionView]) -> None:
-        wanted = [k for view in batch for k in (*view.items(), *view.counted())]
-        stored = self.view.get_many(wanted)
+    def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
+        """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
+        items too: a differing partition with none of them stored is flagged with what the Scan saw."""
+        guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
+        wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
+        stored = self.view.get_many(list(dict.fromkeys(wanted)))
         differing = []
-        for view in batch:
+        for view, items in batch:
             expected = view.items()
             same = all(
                 _comparable(k, stored.get(k)) and partition.comparable(stored[k]) == item
                 for k, item in expected.items()
             )
             same = same and all(partition.counted_matches(k, stored.get(k), s) for k, s in view.counted().items())
-            if not same:
-                differing.append(Flag(view.source, view.pk))
+            if same:
+                continue
+            seen = None
+            if not any(k in stored for k in guards[view.pk]):
+                held = {k: stored[k] for k in (*expected, *view.counted()) if k in stored}
+                seen = Unanchored(tuple(items), held)
+            differing.append(Flag(view.source, view.pk, seen=seen))
         self._flagged(differing)
 
     # --- the view pass: each item still follows from a source partition --------------------------------------
@@ -361,6 +379,12 @@ def _comparable(key: schema.Key, item: Item | None) -> bool:
     return item is not None and not partition.is_bookkeeping_only(item)
 
 
+def _guards(source: Source, pk: str, implied: Iterable[schema.Key]) -> list[schema.Key]:
+    """The anchors a source partition's items can hang on or do, and their counted items."""
+    anchors = list(dict.fromkeys([*source.anchors_in(pk), *implied]))
+    return [*anchors, *(schema.counted(key) for key in anchors if source.counts(key))]
+
+
 def _described(source: Source, stored_anchors: dict[schema.Key, Item], shards: int) -> dict[schema.Key, Item]:
     """The entries stored anchors say exist (so that stale ones are read, and removed by a repair)."""
     found: dict[schema.Key, Item] = {}
@@ -400,5 +424,5 @@ def walk(
     )
 
 
-__all__ = ["CounterDifference", "Flag", "Walk", "walk"]
+__all__ = ["CounterDifference", "Flag", "Unanchored", "Walk", "walk"]
 _ = Any
