@@ -19,13 +19,15 @@ counted what its source items contribute (step 1), and each sum must equal the s
 (step 2). A sum that changed after the walk began is left for the next walk (``Diff.live_counters``).
 
 Memory: per segment thread, one Scan page and about as many items looked up; besides that the sums (one entry
-per sum item, never per order) and a few example keys.
+per sum item, never per order), the buyer relations of the last ``RELATIONS_HELD`` customers checked, and a few
+example keys.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -42,6 +44,7 @@ from dynamo import ddb_json
 from shop import keys
 
 COUNTER_CLOCK_MARGIN_S = 2.0  # how far writers' clocks may disagree (NTP keeps hosts far closer)
+RELATIONS_HELD = 10_000  # customers whose buyer relations the view pass keeps as read
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class Walk:
     counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
+    relations_read: OrderedDict[str, dict[schema.Key, Decimal]] = field(default_factory=OrderedDict)
     _sums: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def table(self, source: Source) -> Table:
@@ -203,7 +207,7 @@ class Walk:
         each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
         their counted items), so the walk never holds every relation at once."""
         owners = customers | {keys.without_prefix(ddb_json.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
-        expected = {key: value for c in sorted(owners) for key, value in self._relations_of(c).items()}
+        expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {ddb_json.item_key(r): r for r in relations}
         wanted = [key for key in expected if key not in held]
         held |= self.view.get_many(wanted)
@@ -217,6 +221,22 @@ class Walk:
         if differences:
             with self._sums:
                 self.relation_differences += differences
+
+    def _relations_held(self, customer_id: str) -> dict[schema.Key, Decimal]:
+        """``_relations_of``, read once per customer while it is among the last ``RELATIONS_HELD`` read: a customer
+        comes up again on the page of each product they bought. A relation changed between the read and its
+        check was changed after the walk began (its ``At`` says so): it is left for the next walk."""
+        with self._sums:
+            found = self.relations_read.get(customer_id)
+            if found is not None:
+                self.relations_read.move_to_end(customer_id)
+                return found
+        found = self._relations_of(customer_id)
+        with self._sums:
+            self.relations_read[customer_id] = found
+            while len(self.relations_read) > RELATIONS_HELD:
+                self.relations_read.popitem(last=False)
+        return found
 
     def _relations_of(self, customer_id: str) -> dict[schema.Key, Decimal]:
         """What the customer's orders imply for their buyer relations: their order entries read page by page and
