@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adminview.core import anchor, numbers, schema
@@ -206,6 +206,23 @@ def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     return failed
 
 
+def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
+    """Plans of partitions that had no anchor: their entries written first, in bulk (BatchWriteItem), then their
+    anchors, counted items and sums packed into transactions (``commit_plans``), as the sync writes entries before
+    its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
+    partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
+    anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
+    entries: dict[schema.Key, Item | None] = {}
+    for p in plans:
+        for action in p.entries:
+            if "Put" in action:
+                entries[ddb_json.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
+            else:
+                entries[ddb_json.item_key(action["Delete"]["Key"])] = None
+    view.write_many(entries)
+    return commit_plans(view, [replace(p, entries=[]) for p in plans])
+
+
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
     """Repair partitions whose anchors the sync lost a race for. A second sync, a rebuild or a repair wrote such an
     anchor between the sync's reads and its anchor write, and what the sync wrote before its anchor (entries, a
@@ -232,9 +249,16 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 
 def repair_flags(walk: Walk, flags: list[Flag]) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
-    through ``repair_flag`` one by one."""
-    plans = [found for f in flags if (found := _planned(walk, f)) is not None and found.changes]
-    again = commit_plans(walk.view, plans)
+    through ``repair_flag`` one by one.
+
+    A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan) is planned
+    from the Scan's items, with no read: its anchors are written on the condition that they are still absent, so
+    no stream record had been applied to them, and none was lost (a rebuild keeps no sequence number: each record
+    the sync receives after still applies). The others are read together (``read_partitions``)."""
+    unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
+    plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
+    again = commit_unanchored(walk.view, unanchored) | commit_plans(walk.view, plans)
+    plans += unanchored
     for p in plans:
         if p.pk not in again:
             _count(walk, p.changes)
@@ -252,6 +276,30 @@ def _planned(walk: Walk, flag: Flag) -> Plan | None:
     except ValueError as exc:
         walk.diff.cannot_project(flag.pk, str(exc))
         return None
+
+
+def _planned_seen(walk: Walk, flag: Flag) -> Plan | None:
+    """A partition with no anchor stored, planned from what the walk read (``Flag.seen``)."""
+    assert flag.seen is not None
+    absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
+    reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
+    try:
+        return plan(reading, walk.view.name, walk.shards)
+    except ValueError as exc:
+        walk.diff.cannot_project(flag.pk, str(exc))
+        return None
+
+
+def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
+    """Flagged partitions read together (one read of their anchors, a Query each, one read of their view items)
+    and planned; one by one when a partition cannot be projected, so that it is noted and the rest go on."""
+    if not flags:
+        return []
+    wanted = [Wanted(walk.table(f.source), f.source, f.pk, tuple(f.extras)) for f in flags]
+    try:
+        return [plan(reading, walk.view.name, walk.shards) for reading in read_partitions(walk.view, wanted)]
+    except ValueError:
+        return [found for f in flags if (found := _planned(walk, f)) is not None]
 
 
 def repair_flag(walk: Walk, flag: Flag) -> None:

@@ -10,15 +10,16 @@ uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from adminview.core.sources import Source
-from adminview.tables import ViewItem
+from adminview.tables import WRITE_PARALLEL, ViewItem
 from dynamo import ddb_json, transactions
-from dynamo.batch import batch_get
+from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
@@ -43,6 +44,9 @@ class Table:
     name: str
     reads: TokenBucket = field(default_factory=lambda: TokenBucket(None))
     writes: TokenBucket = field(default_factory=lambda: TokenBucket(None))
+    # A walk's transactions all add to the same few sums (the numbers): sent one at a time by its threads, they
+    # never cancel each other as conflicting (each cancellation costs a backoff pause and a resend).
+    _transacting: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def of(cls, model: type[Any], rate_limit: str | None = None) -> Table:
@@ -123,9 +127,19 @@ class Table:
     def transact(self, actions: list[dict[str, Any]]) -> None:
         """One TransactWriteItems (``dynamo.transactions.TransactionCancelled`` when DynamoDB cancels it)."""
         self.writes.wait()
-        with recording() as log:
+        with self._transacting, recording() as log:
             transactions.write(self.client, actions)
         self.writes.spend(log.write_units or 2.0 * len(actions))
+
+    def write_many(self, items: dict[tuple[str, str], Image | None]) -> None:
+        """Items put whole (None: deleted), unconditionally: BatchWriteItem 25 a call, calls in parallel."""
+        if not items:
+            return
+        requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in items.items()]
+        self.writes.wait()
+        with recording() as log:
+            batch_write(self.client, self.name, requests, key_names=("PK", "SK"), parallel=WRITE_PARALLEL)
+        self.writes.spend(log.write_units or float(len(requests)))
 
 
 def partitions(

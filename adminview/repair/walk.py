@@ -19,14 +19,16 @@ counted what its source items contribute (step 1), and each sum must equal the s
 (step 2). A sum that changed after the walk began is left for the next walk (``Diff.live_counters``).
 
 Memory: per segment thread, one Scan page and about as many items looked up; besides that the sums (one entry
-per sum item, never per order) and a few example keys.
+per sum item, never per order), the buyer relations of the last ``RELATIONS_HELD`` customers checked, and a few
+example keys.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -42,16 +44,27 @@ from dynamo import ddb_json
 from shop import keys
 
 COUNTER_CLOCK_MARGIN_S = 2.0  # how far writers' clocks may disagree (NTP keeps hosts far closer)
+RELATIONS_HELD = 10_000  # customers whose buyer relations the view pass keeps as read
+
+
+@dataclass(frozen=True)
+class Unanchored:
+    """A source partition as the source pass scanned it, when a consistent read made after the Scan found none of
+    its anchors or counted items: the view items it implies that were stored then, beside its items."""
+
+    items: tuple[Item, ...]
+    stored: dict[schema.Key, Item]
 
 
 @dataclass(frozen=True)
 class Flag:
     """A source partition to look at again, and stored view items that no source item implies (found by the
-    view pass: the repair deletes them)."""
+    view pass: the repair deletes them). ``seen``: the partition as scanned, when it had no anchor stored."""
 
     source: Source
     pk: str
     extras: frozenset[schema.Key] = frozenset()
+    seen: Unanchored | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,7 @@ class Walk:
     counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
+    relations_read: OrderedDict[str, dict[schema.Key, Decimal]] = field(default_factory=OrderedDict)
     _sums: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def table(self, source: Source) -> Table:
@@ -134,31 +148,39 @@ class Walk:
     def source_segment(self, source: Source, segment: int) -> None:
         table = self.table(source)
         pages = table.scan_pages(segment, self.segments, page_size=self.page_size)
-        batch: list[partition.PartitionView] = []
+        batch: list[tuple[partition.PartitionView, list[Item]]] = []
         held = 0
         for pk, items in partitions(pages, self._scanned("shop_items")):
             view = self.implied(source, pk, items)
             if view is not None and (view.anchors or view.free):
-                batch.append(view)
+                batch.append((view, items))
                 held += len(items) + len(view.free) + 4 * len(view.anchors)
             if held >= self.page_size:  # memory: about a page's worth of items at a time
                 self._check_implied(batch)
                 batch, held = [], 0
         self._check_implied(batch)
 
-    def _check_implied(self, batch: list[partition.PartitionView]) -> None:
-        wanted = [k for view in batch for k in (*view.items(), *view.counted())]
-        stored = self.view.get_many(wanted)
+    def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
+        """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
+        items too: a differing partition with none of them stored is flagged with what the Scan saw."""
+        guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
+        wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
+        stored = self.view.get_many(list(dict.fromkeys(wanted)))
         differing = []
-        for view in batch:
+        for view, items in batch:
             expected = view.items()
             same = all(
                 _comparable(k, stored.get(k)) and partition.comparable(stored[k]) == item
                 for k, item in expected.items()
             )
             same = same and all(partition.counted_matches(k, stored.get(k), s) for k, s in view.counted().items())
-            if not same:
-                differing.append(Flag(view.source, view.pk))
+            if same:
+                continue
+            seen = None
+            if not any(k in stored for k in guards[view.pk]):
+                held = {k: stored[k] for k in (*expected, *view.counted()) if k in stored}
+                seen = Unanchored(tuple(items), held)
+            differing.append(Flag(view.source, view.pk, seen=seen))
         self._flagged(differing)
 
     # --- the view pass: each item still follows from a source partition --------------------------------------
@@ -185,7 +207,7 @@ class Walk:
         each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
         their counted items), so the walk never holds every relation at once."""
         owners = customers | {keys.without_prefix(ddb_json.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
-        expected = {key: value for c in sorted(owners) for key, value in self._relations_of(c).items()}
+        expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {ddb_json.item_key(r): r for r in relations}
         wanted = [key for key in expected if key not in held]
         held |= self.view.get_many(wanted)
@@ -199,6 +221,22 @@ class Walk:
         if differences:
             with self._sums:
                 self.relation_differences += differences
+
+    def _relations_held(self, customer_id: str) -> dict[schema.Key, Decimal]:
+        """``_relations_of``, read once per customer while it is among the last ``RELATIONS_HELD`` read: a customer
+        comes up again on the page of each product they bought. A relation changed between the read and its
+        check was changed after the walk began (its ``At`` says so): it is left for the next walk."""
+        with self._sums:
+            found = self.relations_read.get(customer_id)
+            if found is not None:
+                self.relations_read.move_to_end(customer_id)
+                return found
+        found = self._relations_of(customer_id)
+        with self._sums:
+            self.relations_read[customer_id] = found
+            while len(self.relations_read) > RELATIONS_HELD:
+                self.relations_read.popitem(last=False)
+        return found
 
     def _relations_of(self, customer_id: str) -> dict[schema.Key, Decimal]:
         """What the customer's orders imply for their buyer relations: their order entries read page by page and
@@ -361,6 +399,12 @@ def _comparable(key: schema.Key, item: Item | None) -> bool:
     return item is not None and not partition.is_bookkeeping_only(item)
 
 
+def _guards(source: Source, pk: str, implied: Iterable[schema.Key]) -> list[schema.Key]:
+    """The anchors a source partition's items can hang on or do, and their counted items."""
+    anchors = list(dict.fromkeys([*source.anchors_in(pk), *implied]))
+    return [*anchors, *(schema.counted(key) for key in anchors if source.counts(key))]
+
+
 def _described(source: Source, stored_anchors: dict[schema.Key, Item], shards: int) -> dict[schema.Key, Item]:
     """The entries stored anchors say exist (so that stale ones are read, and removed by a repair)."""
     found: dict[schema.Key, Item] = {}
@@ -400,5 +444,5 @@ def walk(
     )
 
 
-__all__ = ["CounterDifference", "Flag", "Walk", "walk"]
+__all__ = ["CounterDifference", "Flag", "Unanchored", "Walk", "walk"]
 _ = Any

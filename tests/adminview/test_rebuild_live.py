@@ -27,6 +27,7 @@ from adminview.tables import ViewItem, read_items
 from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
+from dynamo.instrumentation import recording
 from returns import services
 from shop import orders
 from shop.errors import OrderConflict
@@ -332,3 +333,45 @@ def test_rebuild_touches_watermarks_without_setting_seq(placed: list[str]) -> No
 
 def test_parallel_scan_still_lists_every_item(placed: list[str]) -> None:
     assert len(parallel_scan(ViewItem, segments=3)) == len(parallel_scan(ViewItem, segments=1)) > len(placed)
+
+
+def _empty_view() -> None:
+    """Every view item gone, anchors and sums included: the rebuild has to write the whole view again."""
+    view = [i for i in parallel_scan(ViewItem) if not i["PK"]["S"].startswith("seq#")]
+    requests = [delete_request({"PK": i["PK"], "SK": i["SK"]}) for i in view]
+    batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=("PK", "SK"))
+
+
+def test_a_rebuild_into_an_empty_view_reads_no_source_partition_again(placed: list[str]) -> None:
+    # given a view with nothing in it
+    _empty_view()
+    # when a rebuild writes it again
+    with recording() as log:
+        found = rebuild.rebuild(segments=2, page_size=7)
+    # then it wrote every partition from what its Scan read (no anchor stood in the way): its only Queries are
+    # the view pass's, of customers' order entries in the view
+    assert found.written > len(placed) and not found.contended
+    assert {c.table for c in log.calls if c.operation == "Query"} <= {str(ViewItem.Meta.table_name)}
+    assert rebuild.verify(settle_s=0).clean
+    assert_figures_match()
+
+
+def test_a_rebuild_into_an_empty_view_that_the_sync_beats_to_an_anchor_writes_that_partition_again(
+    placed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given an empty view, and a sync that applies a shipment after the rebuild scanned the order PENDING
+    victim = placed[1]
+    _empty_view()
+
+    def ship_victim_and_sync() -> None:
+        orders.order_ship(order_id=victim)
+        sync_now()
+
+    forced = _interfere_before_first_write(monkeypatch, "o#" + victim, ship_victim_and_sync)
+    # when the rebuild writes the order's entries, then its anchor on the condition it is still absent
+    found = rebuild.rebuild(segments=2, page_size=7)
+    # then the condition fails, the order is read again whole and written as the shop has it
+    assert forced == ["o#" + victim] and not found.contended
+    assert _status(victim) == "SHIPPED"
+    assert rebuild.verify(settle_s=0).clean
+    assert_figures_match()
