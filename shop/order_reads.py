@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dynamo import ddb_json, side_by_side
+from dynamo.batch import batch_get
+from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem
+from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem, ShopItem
 
 
 @dataclass(frozen=True)
@@ -56,3 +60,28 @@ def order_by_id(order_id: str) -> Order | None:
     None when there is no such order."""
     page = query_page(Order, keys.order(order_id), limit=1, range_key_condition=Order.sk.startswith(keys.CUSTOMER))
     return page.items[0] if page.items else None
+
+
+def lines_of_orders(order_ids: Sequence[str]) -> dict[str, list[OrderItem]]:
+    """Each order's lines (pattern 6: one Query of its partition, the orders side by side), by order id: a pick
+    list's page of orders costs one call per order whatever the table holds."""
+    wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
+    found = side_by_side.map_calls(lambda oid: list(all_items(access_patterns.order_items, order_id=oid)), wanted)
+    return dict(zip(wanted, found, strict=True))
+
+
+def product_names(product_ids: Iterable[str]) -> dict[str, str]:
+    """The products' names now (one BatchGetItem of the distinct ids, their ``Detail`` only; none for no ids), for
+    lines that did not keep the name they were ordered under; a product without a name or gone is left out."""
+    wanted = list(dict.fromkeys(keys.bare(pid, keys.PRODUCT) for pid in product_ids))
+    if not wanted:
+        return {}
+    product_keys = [ddb_json.key(keys.product(p), keys.product(p)) for p in wanted]
+    table = str(ShopItem.Meta.table_name)
+    found = batch_get(client_of(ShopItem), table, product_keys, key_names=("PK", "SK"), attributes=["Detail"])
+    names: dict[str, str] = {}
+    for pid, raw in zip(wanted, found, strict=True):
+        name = ddb_json.text(ddb_json.mapping(raw, "Detail"), "Name")
+        if name:
+            names[pid] = name
+    return names

@@ -3,7 +3,7 @@ deliver and its history, orders due on a date, favourites."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -21,11 +21,20 @@ from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, Statu
 from dashboard.forms.lists import first_error
 from dashboard.forms.orders import ActionForm, CancelForm, ShipForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, first_page_url, partial, validated
-from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, Listed, order_columns, order_data, with_profiles
+from dashboard.lists import CSV_PAGE, Column, Listing, Paged, first_page_url, pages_of, partial, validated
+from dashboard.order_lists import (
+    ADDRESS,
+    ORDER_COLUMNS,
+    PICK_CSV_HEADER,
+    Listed,
+    order_columns,
+    order_data,
+    pick_rows,
+    with_profiles,
+)
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.profiles import NOBODY, Profile
-from dashboard.responses import RETRY_AFTER_S, domain_errors, no_answer
+from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.returns import order_returns
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
@@ -113,6 +122,13 @@ class StatusList(Listing[StatusListForm, Listed]):
 
     def csv_columns(self, form: StatusListForm) -> Sequence[Column[Listed]]:
         return ORDER_COLUMNS + (ADDRESS if form.cleaned_data["status"] == OrderStatus.PENDING else ())
+
+    def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
+        """The list's CSV; with ``lines=1`` the pending list's pick list, a page of orders at a time."""
+        if not form.wants_lines:
+            return super().csv(form, records)
+        rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
+        return csv_response("pending-order-lines.csv", PICK_CSV_HEADER, rows)
 
     def frame(self, form: StatusListForm, *, first_page: bool) -> dict[str, Any]:
         return _frame(self.request, form.cleaned_data["status"], form)
