@@ -16,10 +16,10 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview.reads import selectors
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
-from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
+from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp, tracking_link
 from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, StatusListForm
 from dashboard.forms.lists import first_error
-from dashboard.forms.orders import ActionForm, CancelForm, ShipForm
+from dashboard.forms.orders import ActionForm, CancelForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import CSV_PAGE, Column, Listing, Paged, first_page_url, pages_of, partial, validated
 from dashboard.order_lists import (
@@ -146,6 +146,7 @@ class StatusList(Listing[StatusListForm, Listed]):
             "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
             "live_url": _live_url(status, newest),
             "tracking_max": tracking.MAX_LENGTH,
+            "carrier_choices": carrier_choices(),
         }
 
 
@@ -224,7 +225,7 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
             Cell(timestamp(s.date) or DASH),
             Cell(s.warehouse_id or DASH),
             Cell(s.carrier or DASH),
-            Cell(s.tracking_number or DASH),
+            Cell(tracking_link(s.carrier, s.tracking_number)),
             Cell(", ".join(products.get(s.shipment_id, [])) or DASH),
         ]
         for s in shipments
@@ -252,12 +253,17 @@ def _order_context(
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
         "can_fulfil": can_fulfil(request.user),
-        "ship_form": ship_form or ShipForm(),
+        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
         "cancel_form": cancel_form or CancelForm(),
         **order_returns(collection),
         **(_who_and_where(collection) if whole else {}),
         **extra,
     }
+
+
+def _warehouses(collection: orders.OrderCollection) -> list[str]:
+    """The warehouses the order ships from (one shipment each), in the order its shipments are made."""
+    return sorted({item.warehouse_id for item in collection.items if item.warehouse_id})
 
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
