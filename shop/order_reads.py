@@ -12,7 +12,7 @@ from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Invoice, Order, OrderItem, Shipment, ShipmentItem, ShopItem
+from shop.models import AuditEntry, Customer, Invoice, Order, OrderItem, Shipment, ShipmentItem, ShopItem
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,13 @@ def order_by_id(order_id: str) -> Order | None:
     return page.items[0] if page.items else None
 
 
+def order_collections(order_ids: Sequence[str]) -> list[OrderCollection]:
+    """The orders' item collections (pattern 5: one Query each, side by side), in the order given (duplicates
+    once); NotFound for the first that is absent."""
+    wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
+    return side_by_side.map_calls(order_collection, wanted)
+
+
 def lines_of_orders(order_ids: Sequence[str]) -> dict[str, list[OrderItem]]:
     """Each order's lines (pattern 6: one Query of its partition, the orders side by side), by order id: a pick
     list's page of orders costs one call per order whatever the table holds."""
@@ -85,3 +92,15 @@ def product_names(product_ids: Iterable[str]) -> dict[str, str]:
         if name:
             names[pid] = name
     return names
+
+
+def customers_of(customer_ids: Iterable[str]) -> dict[str, Customer]:
+    """The customers by id as the shop table holds them now (one BatchGetItem of the distinct ids; none for no
+    ids), as the order page reads its one: a packing slip's name and address do not wait for the admin view."""
+    wanted = list(dict.fromkeys(keys.bare(cid, keys.CUSTOMER) for cid in customer_ids))
+    if not wanted:
+        return {}
+    customer_keys = [ddb_json.key(keys.customer(c), keys.customer(c)) for c in wanted]
+    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), customer_keys, key_names=("PK", "SK"))
+    items = (ShopItem.from_raw_data(raw) if raw else None for raw in found)
+    return {cid: item for cid, item in zip(wanted, items, strict=True) if isinstance(item, Customer)}
