@@ -30,7 +30,7 @@ def test_net_is_the_revenue_shown_less_the_refunds_of_returns_shown(staff: Clien
     # when the home page is shown
     html = staff.get("/").content.decode()
     # then its columns say what they count
-    for heading in ("revenue (orders not cancelled)", "refunds of returns", "net (revenue − refunds of returns)"):
+    for heading in ("revenue (orders not cancelled)", "refunds of returns", "net (revenue less refunds of returns)"):
         assert f'<th scope="col">{heading}</th>' in html
     assert '<th scope="col" class="secondary">refunds of cancelled orders</th>' in html
     # and each row's net is its revenue less its refunds of returns, the cancellation's refund apart
