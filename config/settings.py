@@ -216,6 +216,8 @@ DYNAMODB_TABLES = [
 # What ``seed_shop`` runs after seeding the shop (dotted paths of ``shop.seeding.SeedExtension`` functions): other
 # services' data about the seeded orders, without the shop knowing those services.
 SEED_EXTENSIONS = ["returns.seeding.seed_returns"]
+# What the demo's customers do besides ordering, each round of ``shop.live_orders`` (another service's steps).
+LIVE_ORDER_EXTENSIONS = ["returns.live.request_a_return"]
 
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
