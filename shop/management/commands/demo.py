@@ -27,6 +27,7 @@ from shop.models import ShopItem
 
 DEMO_USER = "demo"
 DEMO_SIZE = {"customers": 200, "products": 80, "warehouses": 4, "orders": 1000}
+DEMO_DAYS = 90  # the seeded orders spread over the last 90 days, with a weekday rhythm (the home page's charts)
 # The printed login is in every staff group, so it can do all the work the dashboard offers. The dashboard's
 # migrations create the first three; the others are created here when missing.
 STAFF_GROUPS = (
@@ -135,6 +136,7 @@ class Command(ShopCommand):
                     f"--orders={orders}",
                     *(f"--{k}={v}" for k, v in DEMO_SIZE.items() if k != "orders"),
                     "--until=today",
+                    f"--days={DEMO_DAYS}",
                     stdout=self.stdout,
                 )
             login = staff_login(data_dir)
