@@ -57,8 +57,8 @@ this round; a ``DomainError`` is a refusal, logged, and the round goes on."""
 
 
 def live_shop() -> LiveShop:
-    """The shop's customers, products and open orders: one parallel Scan of keys, type, status and date. For the
-    demo's start only (an operator path), never for a page."""
+    """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
+    date. For the demo's start only (an operator path), never for a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
     names = {"#pk": "PK", "#t": "EntityType", "#s": "Status", "#d": "Date"}
     values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
