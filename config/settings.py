@@ -176,6 +176,17 @@ USE_TZ = True
 # conventions of a locale. CSV exports keep plain numbers with two decimals.
 SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
 SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
+# The carriers staff ship with (the ship form's choices), each with its public tracking page: ``{number}`` is the
+# tracking number, URL-quoted. Any other carrier is typed as "Other" and shown without a link.
+SHOP_CARRIERS = {
+    "DHL": "https://www.dhl.com/global-en/home/tracking.html?tracking-id={number}&submit=1",
+    "UPS": "https://www.ups.com/track?tracknum={number}",
+    "FedEx": "https://www.fedex.com/fedextrack/?trknbr={number}",
+    "USPS": "https://tools.usps.com/go/TrackConfirmAction?tLabels={number}",
+    "Royal Mail": "https://www.royalmail.com/track-your-item#/tracking-results/{number}",
+    "PostNL": "https://jouw.postnl.nl/track-and-trace/{number}",
+    "La Poste": "https://www.laposte.fr/outils/suivre-vos-envois?code={number}",
+}
 
 STATIC_URL = "static/"
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step (also fine in production)
@@ -205,6 +216,8 @@ DYNAMODB_TABLES = [
 # What ``seed_shop`` runs after seeding the shop (dotted paths of ``shop.seeding.SeedExtension`` functions): other
 # services' data about the seeded orders, without the shop knowing those services.
 SEED_EXTENSIONS = ["returns.seeding.seed_returns"]
+# What the demo's customers do besides ordering, each round of ``shop.live_orders`` (another service's steps).
+LIVE_ORDER_EXTENSIONS = ["returns.live.request_a_return"]
 
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503

@@ -19,6 +19,7 @@ from django.urls import get_script_prefix, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from dashboard.carriers import tracking_url
 from dashboard.display import money, waited, when
 from shop.models import Payment
 
@@ -78,6 +79,15 @@ def amount_cell(value: object) -> Cell:
 def waited_cell(value: object) -> Cell:
     """How long an order has waited since ``value`` (its date), as ``{{ value|waited }}`` shows it."""
     return Cell(waited(value) or DASH, numeric=True)
+
+
+def tracking_link(carrier: str | None, number: str | None) -> SafeString | str:
+    """A tracking number linking to its carrier's tracking page (a listed carrier; another site, so it gets
+    neither this page as opener nor referrer); the number alone otherwise, a dash for none."""
+    url = tracking_url(carrier, number)
+    if url is None:
+        return number or DASH
+    return format_html('<a href="{}" rel="noopener noreferrer">{}</a>', url, number)
 
 
 class Row(NamedTuple):

@@ -40,6 +40,13 @@ class PeriodFigures:
         taken off: its revenue was never counted)."""
         return None if self.refunded_for_returns is None else self.revenue - self.refunded_for_returns
 
+    @property
+    def refunded_for_cancellations(self) -> Decimal | None:
+        """The rest of the refunds: what cancelled orders paid back, which net revenue does not take off."""
+        if self.refunded is None or self.refunded_for_returns is None:
+            return None
+        return self.refunded - self.refunded_for_returns
+
 
 @dataclass(frozen=True)
 class CategoryTotal:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import islice
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import quote
 
@@ -182,6 +183,12 @@ class Listing(Generic[F, R]):
         columns = self.csv_columns(form)
         lines = (csv_values(columns, record) for record in records)
         return csv_response(self.filename(form), csv_header(columns), lines)
+
+
+def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:
+    """``records`` in lists of ``size`` (the last shorter): a streamed export's pages, for a read per page."""
+    while page := list(islice(records, size)):
+        yield page
 
 
 # --- links that keep the page's other parameters (as the admin's ``get_query_string``) ----------------------

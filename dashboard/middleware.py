@@ -4,8 +4,9 @@
   (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
   ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
   response, errors included. Templates read the log from ``request.dynamodb_log`` for the footer panel
-  (``_dynamodb_cost.html``); an htmx answer (a fragment, which has no footer) gets the same template's panel
-  appended as an out-of-band swap, so the footer always shows the request just made. A streamed response (CSV)
+  (``_dynamodb_cost.html``, shown to operators only); an htmx answer (a fragment, which has no footer) gets the
+  same template's panel appended as an out-of-band swap for them, so the footer always shows the request just
+  made. A streamed response (CSV)
   carries the calls made before its first byte (the view fetches the first page eagerly); calls made while
   streaming later pages cannot be in headers that are already sent.
 - ``DynamoDBOutageMiddleware`` (after htmx's): gives the request the deadline of the DynamoDB profile in force
@@ -63,8 +64,8 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
 
 
 def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log: CallLog) -> None:
-    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open), its calls one
-    by one for operators only."""
+    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open), for operators
+    only (the only ones whose pages have it)."""
     if not request.htmx or not isinstance(response, HttpResponse):
         return
     if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
@@ -74,8 +75,9 @@ def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log:
     if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
         response.render()
     user = getattr(request, "user", None)
-    shown = user is not None and can_operate(user)
-    panel = render_to_string("_dynamodb_cost.html#oob", {"log": log, "oob_path": request.path, "calls_shown": shown})
+    if user is None or not can_operate(user):
+        return
+    panel = render_to_string("_dynamodb_cost.html#oob", {"log": log, "oob_path": request.path, "calls_shown": True})
     response.content = response.content + panel.encode(response.charset)
     if response.has_header("Content-Length"):  # set by CommonMiddleware before we appended
         response["Content-Length"] = str(len(response.content))

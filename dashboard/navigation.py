@@ -18,6 +18,7 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:pending": ("orders", True),  # the pending list: the orders area's first tab
     "dashboard:orders": ("orders", True),
     "dashboard:orders-bulk": ("orders", False),
+    "dashboard:slips": ("orders", False),  # the pending list's packing slips
     "dashboard:stats-daily": ("numbers", True),
     "dashboard:stats-categories": ("numbers", False),
     "dashboard:stats-status": ("numbers", False),

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, waited_cell
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, tracking_link, waited_cell
 from dashboard.display import plain_amount
 from dashboard.lists import Column, csv_header, csv_values, row_of
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
+from shop.order_reads import lines_of_orders, product_names
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
 
@@ -48,6 +49,8 @@ ITEMS: Column[Listed] = Column(
     "item_count",
     lambda r: r[0].item_count,
 )
+# the order's tracking as its summary keeps it (page only): a link to the carrier's tracking page when listed
+TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_link(r[0].carrier, r[0].tracking_number)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
 
@@ -105,3 +108,46 @@ def with_profiles(rows: Sequence[Any]) -> list[Listed]:
     """Each order row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
     profiles = profiles_of(row.customer_id for row in rows)
     return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
+
+
+# --- the pending list's pick list: one row per order line ------------------------------------------------------
+
+PICK_CSV_HEADER = [
+    "order_id",
+    "date",
+    "customer_name",
+    "product_id",
+    "product_name",
+    "quantity",
+    "name",
+    "street",
+    "city",
+    "zip",
+    "country",
+]
+
+
+def _ship_to(profile: Profile) -> list[str | None]:
+    """Where the order goes (its customer's current address, as the pending list ships to): name, street with
+    its number, city, zip, country."""
+    found = profile.address
+    if found is None:
+        return [profile.name, None, None, None, None]
+    street = " ".join(p for p in (found.street, found.number) if p) or None
+    return [profile.name, street, found.city, found.zip_code, found.country]
+
+
+def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
+    """The lines of a page of orders, in the page's order: one Query per order for its lines
+    (``shop.order_reads.lines_of_orders``, side by side) and one BatchGetItem of the names of the products whose
+    lines kept none."""
+    lines = lines_of_orders([row.order_id for row, _ in records])
+    unnamed = (i.product_id for found in lines.values() for i in found if not i.product_name)
+    names = product_names(unnamed)
+    rows: list[list[object]] = []
+    for row, profile in records:
+        head = [row.order_id, row.date.isoformat() if row.date else None, profile.name]
+        for item in sorted(lines.get(row.order_id, []), key=lambda i: i.product_id):
+            name = item.product_name or names.get(item.product_id)
+            rows.append([*head, item.product_id, name, item.quantity, *_ship_to(profile)])
+    return rows

@@ -62,7 +62,7 @@ def _one(
     action: str,
     order_id: str,
     actor: Actor | None,
-    extra: Mapping[str, str | None],
+    extra: Mapping[str, object],
     change: Callable[..., Any] | None,
 ) -> Outcome:
     own, new_status = ACTIONS[action]
@@ -91,11 +91,14 @@ def _arguments(
     carrier: str | None,
     tracking_numbers: Mapping[str, str | None],
     reason: str | None,
-) -> dict[str, dict[str, str | None]]:
-    """What the action's function gets besides the order, per order: for a ship, the carrier (one for all) and the
-    order's tracking number; for a cancel, its reason (one for all, the words of ``shop.cancel_reasons``). Checked
-    here, all of them before any order is changed: a bad one refuses the whole request."""
-    if action != "ship" and (carrier is not None or any(tracking_numbers.values())):
+    warehouse_tracking: Mapping[str, Mapping[str, str | None]],
+) -> dict[str, dict[str, object]]:
+    """What the action's function gets besides the order, per order: for a ship, the carrier (one for all), the
+    order's tracking number and those of its shipments by warehouse; for a cancel, its reason (one for all, the
+    words of ``shop.cancel_reasons``). Checked here, all of them before any order is changed: a bad one refuses
+    the whole request."""
+    given = any(tracking_numbers.values()) or any(v for own in warehouse_tracking.values() for v in own.values())
+    if action != "ship" and (carrier is not None or given):
         raise InvalidInput("a carrier and tracking numbers go with shipping only")
     if action != "cancel" and reason is not None:
         raise InvalidInput("a reason goes with cancelling only")
@@ -103,10 +106,15 @@ def _arguments(
         return {oid: {"reason": reason} if reason else {} for oid in ids}
     shared = tracking.reference(carrier, what="carrier")
     numbers = {keys.bare(oid, keys.ORDER): number for oid, number in tracking_numbers.items()}
+    by_warehouse = {keys.bare(oid, keys.ORDER): own for oid, own in warehouse_tracking.items()}
     return {
         oid: {
             "carrier": shared,
             "tracking_number": tracking.reference(numbers.get(oid), what=f"tracking number of order {oid}"),
+            "warehouse_tracking": {
+                wid: tracking.reference(number, what=f"tracking number of order {oid} from warehouse {wid}")
+                for wid, number in by_warehouse.get(oid, {}).items()
+            },
         }
         for oid in ids
     }
@@ -122,9 +130,11 @@ def run(
     tracking_numbers: Mapping[str, str | None] | None = None,
     reason: str | None = None,
     change: Callable[..., Any] | None = None,
+    warehouse_tracking: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> list[Outcome]:
     """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once).
-    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's;
+    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's,
+    but where ``warehouse_tracking[order id][warehouse id]`` gives the shipment from that warehouse its own;
     cancelling keeps ``reason`` on every order.
     ``change``: what changes one order instead of the action's own function (``ACTIONS``), taking the same
     arguments: a caller's cancel that also writes its own items in the same transaction."""
@@ -135,7 +145,7 @@ def run(
         raise InvalidInput("select at least one order")
     if len(ids) > MAX_ORDERS:
         raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
-    extra = _arguments(action, ids, carrier, tracking_numbers or {}, reason)
+    extra = _arguments(action, ids, carrier, tracking_numbers or {}, reason, warehouse_tracking or {})
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid], change)), ids))
 

@@ -1,17 +1,20 @@
-"""Orders that keep arriving while the demo runs: a new one every few seconds, and now and then the oldest
-pending order shipped or the oldest shipped one delivered, as staff would.
+"""Customers shopping while the demo runs: the storefront places an order about once a minute and, now and then,
+asks to return something a customer received (``settings.LIVE_ORDER_EXTENSIONS``: another service's steps, so
+the shop need not know the returns service). It never ships, delivers or cancels: that is staff's work, left in the
+queue for whoever tries the dashboard.
 
-A demo whose data stands still reads 0 for "today" and shows a queue nobody works on. Every change here goes
-through the domain writes customers and staff use (``order_place``, ``order_ship``, ``order_deliver``), so the
-stream, the admin view, the numbers and the audit trail follow as they do for real work.
+A demo whose data stands still reads 0 for "today". Every change here goes through the domain writes the storefront
+uses (``order_place``, and the extensions' own), as the actor ``storefront``, so the stream, the admin view, the
+numbers and the activity follow as they do for real customers.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -30,28 +33,32 @@ from shop.models import ShopItem
 
 log = logging.getLogger(__name__)
 
-EVERY_S = 4.0  # a new order about this often (each wait drawn between half and one and a half of it)
-SHIP_CHANCE = 0.7  # per round: ship the oldest pending order (a little below one a round: the queue grows slowly)
-DELIVER_CHANCE = 0.5  # per round: deliver the oldest shipped order
+EVERY_S = 60.0  # a new order about this often (each wait drawn between half and one and a half of it)
+STOREFRONT = Actor("storefront")  # who the live orders and the customers' requests are by
 MAX_LINES, MAX_QUANTITY = 3, 2
-CARRIERS = ("DHL", "UPS", "PostNord", "FedEx")
 SCAN_SEGMENTS = 4
 
 
 @dataclass
 class LiveShop:
-    """What the live orders pick from: customer and product ids, and the orders waiting to be shipped and to be
-    delivered, oldest first (those found at start, then the ones placed and shipped here)."""
+    """What the live orders pick from: customer and product ids, the orders waiting for staff, oldest first (those
+    found at start, then the ones placed here), and the delivered ones a customer may send something back from."""
 
     customers: list[str]
     products: list[str]
     pending: list[str] = field(default_factory=list)
     shipped: list[str] = field(default_factory=list)
+    delivered: list[str] = field(default_factory=list)
+
+
+LiveStep = Callable[[LiveShop, random.Random, Actor], "str | None"]
+"""Another service's step of a round (``settings.LIVE_ORDER_EXTENSIONS``): what it did, or None when it did nothing
+this round; a ``DomainError`` is a refusal, logged, and the round goes on."""
 
 
 def live_shop() -> LiveShop:
-    """The shop's customers, products and open orders: one parallel Scan of keys, type, status and date. For the
-    demo's start only (an operator path), never for a page."""
+    """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
+    date. For the demo's start only (an operator path), never for a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
     names = {"#pk": "PK", "#t": "EntityType", "#s": "Status", "#d": "Date"}
     values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
@@ -74,7 +81,8 @@ def live_shop() -> LiveShop:
     with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
         found = [raw for part in pool.map(run_in_context(segment), range(SCAN_SEGMENTS)) for raw in part]
     shop = LiveShop(customers=[], products=[])
-    open_orders: dict[str, list[tuple[str, str]]] = {OrderStatus.PENDING: [], OrderStatus.SHIPPED: []}
+    open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
+    open_orders[OrderStatus.DELIVERED] = []
     for raw in found:
         kind, bare = ddb_json.string(raw, "EntityType"), keys.strip(ddb_json.string(raw, "PK") or "")
         status = ddb_json.string(raw, "Status") or ""
@@ -88,6 +96,7 @@ def live_shop() -> LiveShop:
     shop.products.sort()
     shop.pending = [oid for _, oid in sorted(open_orders[OrderStatus.PENDING])]
     shop.shipped = [oid for _, oid in sorted(open_orders[OrderStatus.SHIPPED])]
+    shop.delivered = [oid for _, oid in sorted(open_orders[OrderStatus.DELIVERED])]
     return shop
 
 
@@ -99,48 +108,33 @@ def _place(shop: LiveShop, rng: random.Random) -> str:
     return f"placed order {order.order_id}"
 
 
-def _ship(shop: LiveShop, rng: random.Random, actor: Actor) -> str:
-    oid, carrier = shop.pending.pop(0), rng.choice(CARRIERS)
-    number = f"{carrier[:2].upper()}{rng.randrange(10**10):010d}"
-    orders.order_ship(order_id=oid, actor=actor, carrier=carrier, tracking_number=number)
-    shop.shipped.append(oid)
-    return f"shipped order {oid}"
-
-
-def _deliver(shop: LiveShop, actor: Actor) -> str:
-    oid = shop.shipped.pop(0)
-    orders.order_deliver(order_id=oid, actor=actor)
-    return f"delivered order {oid}"
-
-
-def one_round(shop: LiveShop, rng: random.Random, actor: Actor) -> list[str]:
-    """Place an order; maybe ship the oldest pending one, maybe deliver the oldest shipped one. Returns what was
-    done and what was refused (an order staff changed meanwhile, a product out of stock): a refusal only skips
-    that step, and an order taken off a queue is not retried (staff may have moved it on)."""
-    steps: list[Callable[[], str]] = []
+def one_round(shop: LiveShop, rng: random.Random, actor: Actor, extras: Sequence[LiveStep] = ()) -> list[str]:
+    """Place an order, then each of ``extras`` (a customer's request to another service). Returns what was done
+    and what was refused (a product out of stock, an order not returnable): a refusal only skips that step."""
+    steps: list[Callable[[], str | None]] = []
     if shop.customers and shop.products:
         steps.append(lambda: _place(shop, rng))
-    if shop.pending and rng.random() < SHIP_CHANCE:
-        steps.append(lambda: _ship(shop, rng, actor))
-    if shop.shipped and rng.random() < DELIVER_CHANCE:
-        steps.append(lambda: _deliver(shop, actor))
+    steps += [functools.partial(extra, shop, rng, actor) for extra in extras]
     done = []
     for step in steps:
         try:
-            done.append(step())
+            said = step()
         except DomainError as exc:
-            done.append(f"refused: {exc}")
+            said = f"refused: {exc}"
+        if said is not None:
+            done.append(said)
     return done
 
 
 def run(
     shop: LiveShop,
     *,
-    actor: Actor,
+    actor: Actor = STOREFRONT,
     stop: threading.Event,
     every_s: float = EVERY_S,
     rounds: int | None = None,
     rng: random.Random | None = None,
+    extras: Sequence[LiveStep] = (),
 ) -> int:
     """Rounds until ``stop`` is set (or ``rounds`` have run), about ``every_s`` apart; returns the rounds run.
     DynamoDB failing (throttled, not answering) costs a round, logged, not the demo."""
@@ -148,7 +142,7 @@ def run(
     done = 0
     while (rounds is None or done < rounds) and not stop.is_set():
         try:
-            for line in one_round(shop, rng, actor):
+            for line in one_round(shop, rng, actor, extras):
                 log.debug("live orders: %s", line)
         except (PynamoDBException, BotoCoreError, ClientError) as exc:
             log.warning("live orders: a round failed, trying again next round: %s", exc)

@@ -6,7 +6,7 @@ The one place that knows the shape of those items; placing, shipping and seeding
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -102,10 +102,13 @@ def build_shipments(
     first_number: int = 1,
     carrier: str | None = None,
     tracking_number: str | None = None,
+    warehouse_tracking: Mapping[str, str | None] | None = None,
 ) -> list[Shipment | ShipmentItem]:
     """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse; the
-    ``carrier`` and ``tracking_number`` staff gave, if any) and a shipment item per order item
-    (``shp#<sid>-<pid>``; GSI1 sh#<sid> / p#<pid>)."""
+    ``carrier`` staff gave, and the tracking number given for its warehouse in ``warehouse_tracking``, else
+    ``tracking_number``: each parcel has its own) and a shipment item per order item (``shp#<sid>-<pid>``; GSI1
+    sh#<sid> / p#<pid>)."""
+    own = warehouse_tracking or {}
     by_warehouse: dict[str | None, list[OrderItem]] = {}
     for item in items:
         by_warehouse.setdefault(item.warehouse_id, []).append(item)
@@ -120,7 +123,7 @@ def build_shipments(
             warehouse_id=warehouse_id,
             address=address,
             carrier=carrier,
-            tracking_number=tracking_number,
+            tracking_number=own.get(warehouse_id or "") or tracking_number,
         )
         built.append(shipment)
         built += [

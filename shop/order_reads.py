@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dynamo import ddb_json, side_by_side
+from dynamo.batch import batch_get
+from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Invoice, Note, Order, OrderItem, Shipment, ShipmentItem
+from shop.models import AuditEntry, Customer, Invoice, Note, Order, OrderItem, Shipment, ShipmentItem, ShopItem
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,47 @@ def order_by_id(order_id: str) -> Order | None:
     None when there is no such order."""
     page = query_page(Order, keys.order(order_id), limit=1, range_key_condition=Order.sk.startswith(keys.CUSTOMER))
     return page.items[0] if page.items else None
+
+
+def order_collections(order_ids: Sequence[str]) -> list[OrderCollection]:
+    """The orders' item collections (pattern 5: one Query each, side by side), in the order given (duplicates
+    once); NotFound for the first that is absent."""
+    wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
+    return side_by_side.map_calls(order_collection, wanted)
+
+
+def lines_of_orders(order_ids: Sequence[str]) -> dict[str, list[OrderItem]]:
+    """Each order's lines (pattern 6: one Query of its partition, the orders side by side), by order id: a pick
+    list's page of orders costs one call per order whatever the table holds."""
+    wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
+    found = side_by_side.map_calls(lambda oid: list(all_items(access_patterns.order_items, order_id=oid)), wanted)
+    return dict(zip(wanted, found, strict=True))
+
+
+def product_names(product_ids: Iterable[str]) -> dict[str, str]:
+    """The products' names now (one BatchGetItem of the distinct ids, their ``Detail`` only; none for no ids), for
+    lines that did not keep the name they were ordered under; a product without a name or gone is left out."""
+    wanted = list(dict.fromkeys(keys.bare(pid, keys.PRODUCT) for pid in product_ids))
+    if not wanted:
+        return {}
+    product_keys = [ddb_json.key(keys.product(p), keys.product(p)) for p in wanted]
+    table = str(ShopItem.Meta.table_name)
+    found = batch_get(client_of(ShopItem), table, product_keys, key_names=("PK", "SK"), attributes=["Detail"])
+    names: dict[str, str] = {}
+    for pid, raw in zip(wanted, found, strict=True):
+        name = ddb_json.text(ddb_json.mapping(raw, "Detail"), "Name")
+        if name:
+            names[pid] = name
+    return names
+
+
+def customers_of(customer_ids: Iterable[str]) -> dict[str, Customer]:
+    """The customers by id as the shop table holds them now (one BatchGetItem of the distinct ids; none for no
+    ids), as the order page reads its one: a packing slip's name and address do not wait for the admin view."""
+    wanted = list(dict.fromkeys(keys.bare(cid, keys.CUSTOMER) for cid in customer_ids))
+    if not wanted:
+        return {}
+    customer_keys = [ddb_json.key(keys.customer(c), keys.customer(c)) for c in wanted]
+    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), customer_keys, key_names=("PK", "SK"))
+    items = (ShopItem.from_raw_data(raw) if raw else None for raw in found)
+    return {cid: item for cid, item in zip(wanted, items, strict=True) if isinstance(item, Customer)}

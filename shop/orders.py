@@ -18,7 +18,7 @@ Conflicts on stock from concurrent orders are retried with jittered backoff; the
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 
@@ -241,16 +241,25 @@ def order_ship(
     actor: Actor | None = None,
     carrier: str | None = None,
     tracking_number: str | None = None,
+    warehouse_tracking: Mapping[str, str | None] | None = None,
 ) -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from, each with the
-    ``carrier`` and ``tracking_number`` given (optional; checked by ``shop.tracking``: InvalidInput)."""
+    ``carrier`` given and its own tracking number: ``warehouse_tracking[warehouse id]``, else ``tracking_number``
+    (all optional; checked by ``shop.tracking``: InvalidInput, as is a warehouse the order does not ship from)."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
     carrier = tracking.reference(carrier, what="carrier")
     tracking_number = tracking.reference(tracking_number, what="tracking number")
+    own = {
+        keys.bare(wid, keys.WAREHOUSE): tracking.reference(number, what=f"tracking number from warehouse {wid}")
+        for wid, number in (warehouse_tracking or {}).items()
+    }
     collection = order_collection(oid)
     order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
+    unknown = sorted(set(own) - {i.warehouse_id for i in collection.items if i.warehouse_id})
+    if unknown:
+        raise InvalidInput(f"order {oid} ships from no warehouse {', '.join(unknown)}")
     customer = access_patterns.customer_by_id(customer_id=order.customer_id)
     shipped = shipped_at or now()
     shipments = build_shipments(
@@ -262,6 +271,7 @@ def order_ship(
         first_number=len(collection.shipments) + 1,
         carrier=carrier,
         tracking_number=tracking_number,
+        warehouse_tracking=own,
     )
     tx = Transaction(ShopItem, token=request_token())
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.

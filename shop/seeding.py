@@ -53,6 +53,9 @@ _STATUS_AGE_DAYS = {
     OrderStatus.DELIVERED: SPAN_DAYS,
     OrderStatus.CANCELLED: SPAN_DAYS,
 }
+# With a span (``SeedConfig.days``): how likely a moment drawn on each weekday (Monday first) is kept, so weekdays
+# are busier than weekends, as a shop's orders are.
+WEEKDAY_SHARE = (1.0, 0.95, 0.95, 0.9, 0.85, 0.55, 0.45)
 _STATUS_VERSION = {OrderStatus.PENDING: 1, OrderStatus.SHIPPED: 2, OrderStatus.DELIVERED: 3, OrderStatus.CANCELLED: 2}
 
 
@@ -69,10 +72,15 @@ class SeedConfig:
     # Share of orders written as before products had a category (their items without ``Category``, as AWS's
     # sample and older seeds hold them): what the ``order-item-category`` backfill finds to do.
     uncategorized: float = 0.0
+    # The days before ``until`` the orders spread over, with a weekday rhythm (the demo: 90); None: each status
+    # its own age (pending orders up to 14 days, delivered and cancelled up to two years), evenly.
+    days: int | None = None
 
     def check(self) -> None:
         if min(self.customers, self.products, self.warehouses, self.orders) < 0:
             raise ValueError("counts must not be negative")
+        if self.days is not None and self.days < 1:
+            raise ValueError("the orders' span is at least one day")
         if not 0.0 <= self.uncategorized <= 1.0:
             raise ValueError("the uncategorized share must be between 0 and 1")
         if self.orders and not (self.customers and self.products and self.warehouses):
@@ -196,13 +204,25 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
                 customer_id=customer_id,
                 lines=lines,
                 payments=_plan_payments(rng, total),
-                placed_at=end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400)),
+                placed_at=_placed_at(rng, end, status, config.days),
                 status=status,
                 shipment_type="Express" if rng.random() < 0.3 else "Standard",
                 shipped_after=timedelta(hours=rng.randint(2, 60)),
             )
         )
     return result
+
+
+def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int | None) -> datetime:
+    """When an order of ``status`` was placed: at least an hour before ``end``, within its status's age (and the
+    span of ``days``, where a moment is kept by its weekday's ``WEEKDAY_SHARE``)."""
+    if days is None:
+        return end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400))
+    span = max(1, min(days, _STATUS_AGE_DAYS[status])) * 86400
+    while True:
+        at = end - timedelta(seconds=rng.randint(3600, span))
+        if rng.random() < WEEKDAY_SHARE[at.weekday()]:
+            return at
 
 
 def _before_categories(k: int, share: float) -> bool:

@@ -1,5 +1,5 @@
 """A status list's bulk actions: the selected orders, the action, a carrier for all and a tracking number per
-order, the cancel's reason and its confirmation."""
+order (or per order and warehouse), the cancel's reason and its confirmation."""
 
 from __future__ import annotations
 
@@ -7,25 +7,27 @@ from django import forms
 from django.http import QueryDict
 
 from adminview.core.schema import LISTED_STATUSES
-from dashboard.forms.orders import CancelReasonFields, TrackingField, reference
+from dashboard.forms.orders import CancelReasonFields, CarrierFields, reference
 from shop import keys
 
 BULK_ACTIONS = ("ship", "cancel", "deliver")
+SLIPS = "slips"  # not a change: the selected orders' packing slips (``dashboard.views.slips``)
 MAX_BULK = 200
 # A pending list's row carries its order's tracking number as ``tracking_number-<order id>`` (read for the
 # selected orders of a bulk ship only).
 TRACKING_NUMBER_OF = "tracking_number-"
+# and the shipment from one of its warehouses its own as ``tracking_number-<order id>@<warehouse id>``
+FROM_WAREHOUSE = "@"
 
 
-class BulkForm(CancelReasonFields):
+class BulkForm(CancelReasonFields, CarrierFields):
     """The selected orders of a status list and what to do with them; shipping takes a carrier for all of them
-    and, per order, an optional tracking number; ``confirm=yes`` once staff have seen what an action that cannot be
-    undone (cancelling) will change."""
+    and, per order, an optional tracking number, and per order and warehouse its shipment's own; ``confirm=yes``
+    once staff have seen what an action that cannot be undone (cancelling) will change."""
 
-    action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
+    action = forms.ChoiceField(choices=[(a, a) for a in (*BULK_ACTIONS, SLIPS)])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
-    carrier = TrackingField("Carrier")
     confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])
 
     def __init__(self, data: QueryDict) -> None:
@@ -43,10 +45,20 @@ class BulkForm(CancelReasonFields):
         except keys.InvalidId as exc:
             raise forms.ValidationError(str(exc)) from exc
         if cleaned.get("action") != "ship":  # a carrier typed before choosing another action is not for it
-            cleaned["carrier"], cleaned["tracking_numbers"] = None, {}
+            cleaned["carrier"], cleaned["tracking_numbers"], cleaned["warehouse_tracking"] = None, {}, {}
             return cleaned
         cleaned["tracking_numbers"] = {
             oid: reference(self.data.get(TRACKING_NUMBER_OF + oid), f"tracking number of order {oid}")
             for oid in cleaned["orders"]
         }
+        cleaned["warehouse_tracking"] = {oid: self._by_warehouse(oid) for oid in cleaned["orders"]}
         return cleaned
+
+    def _by_warehouse(self, oid: str) -> dict[str, str | None]:
+        """The order's tracking numbers typed per warehouse (``tracking_number-<oid>@<wid>``)."""
+        head = f"{TRACKING_NUMBER_OF}{oid}{FROM_WAREHOUSE}"
+        return {
+            name.removeprefix(head): reference(self.data.get(name), f"tracking number of order {oid}")
+            for name in self.data
+            if name.startswith(head)
+        }

@@ -160,9 +160,22 @@ class StatusListForm(OrderListForm):
 
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
+    # the pending list's CSV as a pick list: one row per order line
+    lines = forms.ChoiceField(required=False, choices=[("", ""), ("1", "1")])
 
     def clean_status(self) -> str:
         return self.cleaned_data.get("status") or OrderStatus.PENDING
+
+    def clean(self) -> dict[str, object]:
+        cleaned = super().clean() or {}
+        if cleaned.get("lines") and cleaned.get("status") != OrderStatus.PENDING:
+            self.add_error("lines", "one row per order line is the pending list's pick list")
+        return cleaned
+
+    @property
+    def wants_lines(self) -> bool:
+        """The CSV asked for is the pick list (``lines=1``)."""
+        return self.wants_csv and bool(self.cleaned_data.get("lines"))
 
 
 class NewOrdersForm(forms.Form):

@@ -3,10 +3,12 @@ carrier and tracking number. Shared with the bulk actions (``dashboard.forms.bul
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
 
+from dashboard import carriers
 from shop import cancel_reasons, tracking
 from shop.errors import InvalidInput
 
@@ -68,8 +70,62 @@ class CancelForm(ActionForm, CancelReasonFields):
     """Cancel: the version seen and the reason."""
 
 
-class ShipForm(ActionForm):
-    """Ship: also the carrier and the tracking number put on the shipments (both optional)."""
+def carrier_choices() -> list[tuple[str, str]]:
+    return [("", "Choose a carrier"), *((name, name) for name in carriers.carriers()), (carriers.OTHER, "Other")]
+
+
+class CarrierFields(forms.Form):
+    """The carrier: one of the list (``settings.SHOP_CARRIERS``), or "other" named in ``carrier_other``. Free
+    text posted as ``carrier`` is still taken (a listed name in the list's spelling): callers that type it keep
+    working. Cleaned into ``carrier`` (None when none was given)."""
 
     carrier = TrackingField("Carrier")
+    carrier_other = TrackingField("Other carrier")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["carrier"].widget = forms.Select(choices=carrier_choices())
+        self.fields["carrier_other"].help_text = "when the carrier is other"
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        carrier, other = cleaned.get("carrier"), cleaned.pop("carrier_other", None)
+        if carrier == carriers.OTHER:
+            if not other:
+                self.add_error("carrier_other", "name the carrier")
+            cleaned["carrier"] = other
+        elif carrier:
+            cleaned["carrier"] = carriers.listed_name(carrier) or carrier
+        return cleaned
+
+
+# An order shipped from several warehouses takes a tracking number per warehouse: ``tracking_number-<warehouse id>``.
+TRACKING_FROM = "tracking_number-"
+
+
+class ShipForm(ActionForm, CarrierFields):
+    """Ship: also the carrier and the tracking numbers put on the shipments (all optional): ``tracking_number``
+    for all of them, and, for an order shipped from several ``warehouses``, one field per warehouse (its
+    shipment's own number). Cleaned into ``tracking_number`` and ``warehouse_tracking`` (by warehouse id)."""
+
     tracking_number = TrackingField("Tracking number")
+
+    def __init__(self, data: Any = None, *, warehouses: Sequence[str] = ()) -> None:
+        super().__init__(data)
+        posted = [k.removeprefix(TRACKING_FROM) for k in (data or {}) if k.startswith(TRACKING_FROM)]
+        self.warehouses = list(dict.fromkeys([*warehouses, *posted]))
+        for wid in self.warehouses:
+            self.fields[TRACKING_FROM + wid] = TrackingField(f"Tracking number from warehouse {wid}")
+
+    def tracking_fields(self) -> list[forms.BoundField]:
+        """What the form shows for tracking: a field per warehouse when there are several, else the one number."""
+        if len(self.warehouses) > 1:
+            return [self[TRACKING_FROM + wid] for wid in self.warehouses]
+        return [self["tracking_number"]]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        cleaned["warehouse_tracking"] = {
+            wid: cleaned.pop(TRACKING_FROM + wid, None) for wid in self.warehouses if TRACKING_FROM + wid in cleaned
+        }
+        return cleaned

@@ -9,20 +9,24 @@ lists the selected orders as they are now (who placed each, what cancelling it r
 that posts the same selection again with ``confirm=yes`` and the cancel's reason; with htmx it goes in the list's
 ``#bulk-confirm``, above its buttons. A selection the form refuses (none, too many, a bad id, an unknown reason) is
 a 400 whose reason shows where the outcome would: the list's summary line (htmx), or the results page.
+
+"Packing slips" changes nothing: it sends the browser to the selected orders' slips (``dashboard.views.slips``).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
-from django_htmx.http import reswap, retarget
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
-from dashboard.forms.bulk import BulkForm
+from dashboard.forms.bulk import SLIPS, BulkForm
 from dashboard.forms.lists import first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
@@ -47,6 +51,8 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         return _refused(request, form)
     action = form.cleaned_data["action"]
     status = form.cleaned_data.get("status") or OrderStatus.PENDING
+    if action == SLIPS:
+        return _slips(request, form.cleaned_data["orders"])
     if action in UNDOABLE and form.cleaned_data["confirm"] != CONFIRMED:
         return _confirmation(request, form)
     outcomes = bulk.run(
@@ -55,6 +61,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         actor=actor_of(request),
         carrier=form.cleaned_data["carrier"],
         tracking_numbers=form.cleaned_data["tracking_numbers"],
+        warehouse_tracking=form.cleaned_data["warehouse_tracking"],
         reason=form.cleaned_data.get("reason") if action == "cancel" else None,
         change=CHANGES.get(action),
     )
@@ -77,6 +84,12 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     response = TemplateResponse(request, template, context, status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
+
+
+def _slips(request: HtmxHttpRequest, order_ids: list[str]) -> HttpResponse:
+    """The selected orders' packing slips: their page, to which the browser goes (htmx: by ``HX-Redirect``)."""
+    url = f"{reverse('dashboard:slips')}?{urlencode({'ids': ','.join(order_ids)})}"
+    return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)
 
 
 def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:

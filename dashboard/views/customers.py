@@ -17,7 +17,7 @@ from dashboard.forms.filters import ORDER_FILTERS, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, first_page_url
-from dashboard.order_lists import Listed, order_columns, order_data
+from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
 from dashboard.responses import domain_errors
@@ -46,7 +46,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
-    columns = order_columns(with_customer=False, waited=True)
+    columns = (*order_columns(with_customer=False, waited=True), TRACKING)
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
         super().__init__(request)

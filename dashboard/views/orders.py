@@ -3,7 +3,7 @@ deliver and its history, orders due on a date, favourites."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from django.http import HttpResponseBase
@@ -16,16 +16,25 @@ from django.views.decorators.http import require_GET, require_POST
 from adminview.reads import selectors
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
-from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
+from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp, tracking_link
 from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, StatusListForm
 from dashboard.forms.lists import first_error
-from dashboard.forms.orders import ActionForm, CancelForm, ShipForm
+from dashboard.forms.orders import ActionForm, CancelForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, first_page_url, partial, validated
-from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, Listed, order_columns, order_data, with_profiles
+from dashboard.lists import CSV_PAGE, Column, Listing, Paged, first_page_url, pages_of, partial, validated
+from dashboard.order_lists import (
+    ADDRESS,
+    ORDER_COLUMNS,
+    PICK_CSV_HEADER,
+    Listed,
+    order_columns,
+    order_data,
+    pick_rows,
+    with_profiles,
+)
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.profiles import NOBODY, Profile
-from dashboard.responses import RETRY_AFTER_S, domain_errors, no_answer
+from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
@@ -116,6 +125,13 @@ class StatusList(Listing[StatusListForm, Listed]):
     def csv_columns(self, form: StatusListForm) -> Sequence[Column[Listed]]:
         return ORDER_COLUMNS + (ADDRESS if form.cleaned_data["status"] == OrderStatus.PENDING else ())
 
+    def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
+        """The list's CSV; with ``lines=1`` the pending list's pick list, a page of orders at a time."""
+        if not form.wants_lines:
+            return super().csv(form, records)
+        rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
+        return csv_response("pending-order-lines.csv", PICK_CSV_HEADER, rows)
+
     def frame(self, form: StatusListForm, *, first_page: bool) -> dict[str, Any]:
         return _frame(self.request, form.cleaned_data["status"], form)
 
@@ -132,6 +148,7 @@ class StatusList(Listing[StatusListForm, Listed]):
             "live": sort == selectors.NEWEST and (dates.end is None or dates.end >= now().date()),
             "live_url": _live_url(status, newest),
             "tracking_max": tracking.MAX_LENGTH,
+            "carrier_choices": carrier_choices(),
         }
 
 
@@ -210,7 +227,7 @@ def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list
             Cell(timestamp(s.date) or DASH),
             Cell(s.warehouse_id or DASH),
             Cell(s.carrier or DASH),
-            Cell(s.tracking_number or DASH),
+            Cell(tracking_link(s.carrier, s.tracking_number)),
             Cell(", ".join(products.get(s.shipment_id, [])) or DASH),
         ]
         for s in shipments
@@ -241,12 +258,17 @@ def _order_context(
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
-        "ship_form": ship_form or ShipForm(),
+        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
         "cancel_form": cancel_form or CancelForm(),
         **returned,
         **(_who_and_where(collection) if whole else {}),
         **extra,
     }
+
+
+def _warehouses(collection: orders.OrderCollection) -> list[str]:
+    """The warehouses the order ships from (one shipment each), in the order its shipments are made."""
+    return sorted({item.warehouse_id for item in collection.items if item.warehouse_id})
 
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:

@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from shop import orders
+from dynamo import ddb_json
+from dynamo.client import client_of
+from shop import keys, orders
+from shop.models import ShopItem
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
@@ -199,3 +202,72 @@ def test_the_tabs_and_the_filter_keep_the_sort_and_range(packer: Client, placed:
     assert 'href="/orders/pending/?sort=oldest&amp;select=page" class="select-page"' in select
     refused = packer.get("/orders/pending/?sort=up&from=2026-03-01").content.decode()
     assert '<a href="/orders/?status=SHIPPED">Shipped</a>' in refused  # a refused filter is not carried along
+
+
+PICK_COLUMNS = [
+    "order_id",
+    "date",
+    "customer_name",
+    "product_id",
+    "product_name",
+    "quantity",
+    "name",
+    "street",
+    "city",
+    "zip",
+    "country",
+]
+
+
+def test_the_pick_list_has_one_row_per_line_of_every_pending_order_in_the_lists_sort_and_range(
+    staff: Client, placed: list[str]
+) -> None:
+    # given a pending order of two products, one of whose lines kept no name (older data): its product's name
+    factories.product("2002", name="Lamp")
+    factories.stock("2002", "301", 10)
+    two = f"two-{placed[0]}"
+    orders.order_place(
+        customer_id="1002",
+        lines=[OrderLine("2001", 2), OrderLine("2002", 1)],
+        placed_at=datetime(2026, 3, 7, 12),
+        order_id=two,
+    )
+    client_of(ShopItem).update_item(
+        TableName=str(ShopItem.Meta.table_name),
+        Key=ddb_json.key(keys.order(two), keys.product("2002")),
+        UpdateExpression="REMOVE ProductName",
+    )
+    sync_now()
+    # when the pending list's pick list is downloaded, oldest first
+    rows = csv_rows(staff.get("/orders/pending/?format=csv&lines=1&sort=oldest"))
+    # then each line of each pending order is a row with its product, quantity and where it ships
+    assert rows[0] == PICK_COLUMNS
+    assert [(r[0], r[3], r[5]) for r in rows[1:]] == [
+        *((oid, "2001", "1") for oid in placed[:5]),
+        (two, "2001", "2"),
+        (two, "2002", "1"),
+    ]
+    first = dict(zip(rows[0], rows[1], strict=True))
+    assert (first["date"], first["customer_name"], first["product_name"]) == (
+        "2026-03-01T12:00:00",
+        "Ada Lovelace",
+        "Product 2001",
+    )
+    assert [first[c] for c in ("name", "street", "city", "zip", "country")] == [
+        "Ada Lovelace",
+        "Main Street 1",
+        "Goteborg",
+        "41111",
+        "Sweden",
+    ]
+    assert rows[-1][4] == "Lamp"
+    # and it keeps the list's range and sort; a page size of one order still streams every row
+    ranged = csv_rows(staff.get("/orders/pending/?format=csv&lines=1&from=2026-03-02&to=2026-03-03"))
+    assert [r[0] for r in ranged[1:]] == [placed[2], placed[1]]
+    assert csv_rows(staff.get("/orders/pending/?format=csv&lines=1&sort=oldest&limit=1")) == rows
+
+
+def test_a_pick_list_is_the_pending_lists_only_and_lines_takes_1(staff: Client, placed: list[str]) -> None:
+    assert staff.get("/orders/?status=SHIPPED&format=csv&lines=1").status_code == 400
+    assert staff.get("/orders/pending/?format=csv&lines=yes").status_code == 400
+    assert csv_rows(staff.get("/orders/?status=PENDING&format=csv&lines=1"))[0] == PICK_COLUMNS

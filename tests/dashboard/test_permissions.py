@@ -52,6 +52,16 @@ SHOWN = [
     Shown("explorer link", "/", 'href="/patterns/"', lambda may: may.operate),
     Shown("consistency link", SHIPPED, f'href="{SHIPPED}consistency/"', lambda may: may.operate),
     Shown("each DynamoDB call", "/", '<details class="cost" id="dynamodb-cost">', lambda may: may.operate),
+    Shown("the DynamoDB cost line", "/orders/pending/", 'id="dynamodb-cost"', lambda may: may.operate),
+    Shown("an order's version", SHIPPED, '<span class="note">version ', lambda may: may.operate),
+    Shown("request ids of an order's history", SHIPPED, '<th scope="col">request</th>', lambda may: may.operate),
+    Shown(
+        "request ids of the activity",
+        "/activity/",
+        '<th scope="col" class="secondary">request</th>',
+        lambda may: may.operate,
+    ),
+    Shown("packing slips button", "/orders/?status=PENDING", 'class="bulk-slips"', lambda may: may.fulfil),
     Shown(
         "the list's access pattern",
         PRODUCT,

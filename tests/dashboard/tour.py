@@ -210,6 +210,8 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("search", "/search/?q=ada"),
         Visit("search-400", "/search/?q=a", status=400),
         Visit("order", f"/orders/{SHIPPED_ORDER}/"),
+        Visit("slip", f"/orders/{SHIPPED_ORDER}/slip/"),
+        Visit("slips", f"/orders/slips/?ids={PENDING_ORDER},{BULK_ORDER},{SHIPPED_ORDER}"),
         Visit("due", f"/orders/due/?date={due}"),
         Visit("bulk", "/orders/bulk/", form={"status": "PENDING", "action": "ship", "order": BULK_ORDER}),
         Visit("bulk-confirm", "/orders/bulk/", form={"status": "PENDING", "action": "cancel", "order": PENDING_ORDER}),

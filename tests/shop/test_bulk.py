@@ -116,6 +116,29 @@ def test_bulk_ship_puts_one_carrier_on_all_and_each_order_its_tracking_number(sh
     assert shipped == [("PostNord", "PN-1"), ("PostNord", None), ("PostNord", "PN-3")]
 
 
+def test_bulk_ship_gives_each_shipment_of_a_split_order_the_number_of_its_warehouse(shop_table: str) -> None:
+    # given a pending order of products from warehouses 301 and 302, and another from 301
+    ids = place(1)
+    factories.warehouse("302")
+    factories.product("2003")
+    factories.stock("2003", "302", 5)
+    split = f"split-{ids[0]}"
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1), OrderLine("2003", 1)], order_id=split)
+    # when both ship, the split one with a number per warehouse
+    outcomes = bulk.run(
+        "ship",
+        [ids[0], split],
+        actor=Actor("packer"),
+        tracking_numbers={ids[0]: "ONE"},
+        warehouse_tracking={split: {"301": "S-301", "302": "S-302"}},
+    )
+    # then each shipment has its own number
+    assert [o.code for o in outcomes] == [200, 200]
+    shipped = {(s.warehouse_id, s.tracking_number) for s in orders.order_collection(split).shipments}
+    assert shipped == {("301", "S-301"), ("302", "S-302")}
+    assert [s.tracking_number for s in orders.order_collection(ids[0]).shipments] == ["ONE"]
+
+
 def test_one_bad_tracking_number_refuses_the_whole_request_before_any_write(shop_table: str) -> None:
     ids = place(3)
     with pytest.raises(InvalidInput, match=f"tracking number of order {ids[2]} is at most 100"):

@@ -12,7 +12,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from returns import access_patterns as rap
 from shop import access_patterns as ap
@@ -113,6 +113,15 @@ def test_seed_shop_until_today_places_orders_up_to_now(shop_table: str) -> None:
     dates = [item.date for item in ShopItem.scan() if isinstance(item, Order) and item.date]
     assert len(dates) == 60
     assert now() - timedelta(days=3) < max(dates) <= now()
+
+
+def test_seed_shop_over_a_span_of_days_places_every_order_in_it(shop_table: str) -> None:
+    args = ["--customers", "20", "--products", "5", "--warehouses", "1", "--orders", "60", "--no-progress"]
+    call_command("seed_shop", *args, "--until", "today", "--days", "90", stdout=StringIO())
+    dates = [item.date for item in ShopItem.scan() if isinstance(item, Order) and item.date]
+    assert len(dates) == 60 and all(now() - timedelta(days=90) <= d <= now() for d in dates)
+    with pytest.raises(CommandError):
+        call_command("seed_shop", *args, "--days", "0", stdout=StringIO())
 
 
 def test_seed_shop_runs_the_seed_extensions_after_the_shop(shop_table: str) -> None:

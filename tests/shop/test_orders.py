@@ -236,6 +236,32 @@ def test_ship_stores_the_carrier_and_tracking_number_on_each_shipment(shop_table
     }
 
 
+def test_each_shipment_of_a_split_order_gets_the_tracking_number_of_its_warehouse(shop_table: str) -> None:
+    # given a pending order of products from warehouses 301 and 302
+    factories.shop_with(products=1)
+    factories.product("2002")
+    factories.warehouse("302")
+    factories.stock("2002", "302", 5)
+    order = orders.order_place(customer_id="1001", lines=[orders.OrderLine("2001", 1), orders.OrderLine("2002", 1)])
+    # when it ships with a number for warehouse 302 and a default for the rest
+    orders.order_ship(
+        order_id=order.order_id, carrier="UPS", tracking_number="1Z-ALL", warehouse_tracking={"w#302": " 1Z-302 "}
+    )
+    # then each parcel carries its own number
+    shipped = {
+        (s.warehouse_id, s.carrier, s.tracking_number) for s in orders.order_collection(order.order_id).shipments
+    }
+    assert shipped == {("301", "UPS", "1Z-ALL"), ("302", "UPS", "1Z-302")}
+
+
+def test_a_tracking_number_for_a_warehouse_the_order_does_not_ship_from_writes_nothing(shop_table: str) -> None:
+    factories.shop_with(products=1)
+    order = place(1)
+    with pytest.raises(InvalidInput, match="ships from no warehouse 999"):
+        orders.order_ship(order_id=order.order_id, warehouse_tracking={"999": "X1"})
+    assert orders.order_collection(order.order_id).order.status == "PENDING"
+
+
 def test_ship_without_a_carrier_stores_neither_attribute(shop_table: str) -> None:
     factories.shop_with(products=1)
     order = place(1)

@@ -47,6 +47,20 @@ def test_realistic_shape() -> None:
     assert (max(dates) - min(pending)).days <= 15  # pending orders are recent
 
 
+def test_a_span_of_days_spreads_the_orders_over_it_weekdays_busier_than_weekends() -> None:
+    # given orders spread over the 91 days before Monday 2 November 2026 (13 weeks: 13 of each weekday)
+    until = date(2026, 11, 2)
+    plan = seeding.plan(dataclasses.replace(CONFIG, orders=3000, until=until, days=91))
+    dates = [o.placed_at for o in plan.orders]
+    # then every order is in those days, pending ones recent as before
+    assert min(dates) >= datetime(2026, 8, 3) and max(dates) < datetime(2026, 11, 2)
+    pending = [o.placed_at for o in plan.orders if o.status is OrderStatus.PENDING]
+    assert min(pending) >= datetime(2026, 10, 19)
+    # and a weekday of the older orders (no status of their own age) holds more than a weekend day
+    old = Counter(d.weekday() for d in dates if d < datetime(2026, 10, 3))
+    assert min(old[day] for day in range(5)) > 1.3 * max(old[5], old[6])
+
+
 def test_a_share_of_orders_is_planned_as_before_categories_and_nothing_else_changes() -> None:
     plain, older = seeding.plan(CONFIG), seeding.plan(dataclasses.replace(CONFIG, uncategorized=0.25))
     without = [o for o in older.orders if all(line.category is None for line in o.lines)]
@@ -64,6 +78,8 @@ def test_bad_config() -> None:
         seeding.plan(dataclasses.replace(CONFIG, uncategorized=1.5))
     with pytest.raises(ValueError):
         seeding.plan(seeding.SeedConfig(customers=0, products=1, warehouses=1, orders=1))
+    with pytest.raises(ValueError):
+        seeding.plan(dataclasses.replace(CONFIG, days=0))
 
 
 def test_seeded_data_serves_the_patterns(shop_table: str) -> None:

@@ -17,16 +17,17 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command, get_commands
 from django.core.management.base import CommandError, CommandParser
+from django.utils.module_loading import import_string
 
 from dynamo import local
 from dynamo.commands import ShopCommand, positive_int, whole_number
 from dynamo.models import reset_connections
 from shop import live_orders
-from shop.audit import Actor
 from shop.models import ShopItem
 
 DEMO_USER = "demo"
 DEMO_SIZE = {"customers": 200, "products": 80, "warehouses": 4, "orders": 1000}
+DEMO_DAYS = 90  # the seeded orders spread over the last 90 days, with a weekday rhythm (the home page's charts)
 # The printed login is in every staff group, so it can do all the work the dashboard offers. The dashboard's
 # migrations create the first three; the others are created here when missing.
 STAFF_GROUPS = (
@@ -97,7 +98,15 @@ class Command(ShopCommand):
         parser.add_argument(
             "--no-live-orders",
             action="store_true",
-            help="place no new orders while running (by default one every few seconds, some shipped and delivered)",
+            help="place no new orders while running (by default about one a minute, and now and then a return "
+            "request, as the storefront; shipping and delivering are left to staff)",
+        )
+        parser.add_argument(
+            "--order-every",
+            type=positive_int,
+            default=int(live_orders.EVERY_S),
+            metavar="SECONDS",
+            help="a new live order about this often (default %(default)s s)",
         )
 
     def run(
@@ -108,6 +117,7 @@ class Command(ShopCommand):
         orders: int,
         no_sync: bool,
         no_live_orders: bool,
+        order_every: int,
         **options: Any,
     ) -> None:
         data_dir = Path(settings.DATA_DIR)
@@ -126,6 +136,7 @@ class Command(ShopCommand):
                     f"--orders={orders}",
                     *(f"--{k}={v}" for k, v in DEMO_SIZE.items() if k != "orders"),
                     "--until=today",
+                    f"--days={DEMO_DAYS}",
                     stdout=self.stdout,
                 )
             login = staff_login(data_dir)
@@ -140,7 +151,7 @@ class Command(ShopCommand):
                 )
             )
             if not no_live_orders:
-                self._start_live_orders(stop_live_orders)
+                self._start_live_orders(stop_live_orders, order_every)
             server = self._serve(port)
             children.append(server)
             server.wait()
@@ -183,20 +194,22 @@ class Command(ShopCommand):
         self.stdout.write(f"DynamoDB Local started on {endpoint}")
         return engine
 
-    def _start_live_orders(self, stop: threading.Event) -> None:
-        """Orders arriving while the demo runs (``shop.live_orders``), in a thread of this process until ``stop``."""
+    def _start_live_orders(self, stop: threading.Event, every_s: int) -> None:
+        """Orders arriving while the demo runs (``shop.live_orders``, with ``settings.LIVE_ORDER_EXTENSIONS``), in a
+        thread of this process until ``stop``."""
         shop = live_orders.live_shop()
         if not (shop.customers and shop.products):
             self.stdout.write("live orders: none (the shop has no customers or products to order)")
             return
         self.stdout.write(
-            f"live orders: a new order about every {live_orders.EVERY_S:g} s from a random customer; now and then "
-            f"the oldest pending order shipped or the oldest shipped one delivered, as '{DEMO_USER}' "
-            "(--no-live-orders turns this off)"
+            f"live orders: a new order about every {every_s} s from a random customer, now and then a return "
+            f"requested, as '{live_orders.STOREFRONT.username}'; shipping, delivering and the returns are left for "
+            "you (--order-every SECONDS; --no-live-orders turns this off)"
         )
+        extras = [import_string(path) for path in settings.LIVE_ORDER_EXTENSIONS]
         threading.Thread(
             target=live_orders.run,
-            kwargs={"shop": shop, "actor": Actor(DEMO_USER), "stop": stop},
+            kwargs={"shop": shop, "actor": live_orders.STOREFRONT, "stop": stop, "every_s": every_s, "extras": extras},
             name="live-orders",
             daemon=True,
         ).start()

@@ -60,6 +60,13 @@ class Command(ShopCommand):
             help="orders are placed before this day, YYYY-MM-DD, or before now with 'today' (UTC) "
             "(default: %(default)s)",
         )
+        parser.add_argument(
+            "--days",
+            type=positive_int,
+            default=None,
+            help="spread the orders over this many days before --until, weekdays busier than weekends "
+            "(default: each status its own age, up to two years)",
+        )
         parser.add_argument("--workers", type=positive_int, default=8, help="concurrent writers (default: 8)")
         parser.add_argument(
             "--rate",
@@ -79,13 +86,20 @@ class Command(ShopCommand):
         orders: int,
         seed: int,
         until: date,
+        days: int | None,
         workers: int,
         rate: float | None,
         no_progress: bool,
         **options: Any,
     ) -> None:
         config = seeding.SeedConfig(
-            customers=customers, products=products, warehouses=warehouses, orders=orders, seed=seed, until=until
+            customers=customers,
+            products=products,
+            warehouses=warehouses,
+            orders=orders,
+            seed=seed,
+            until=until,
+            days=days,
         )
         first = seed_ids.next_ids()
         plan = seeding.plan(config, first)

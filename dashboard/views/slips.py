@@ -1,0 +1,96 @@
+"""Packing slips: one order's (``/orders/<oid>/slip/``, linked from its page) or a selection's
+(``/orders/slips/?ids=1,2,3``, the pending list's "Packing slips"), one printed page each. A slip says where the
+parcel goes (the shipment's address once shipped, else the customer's address now, as the order page does), what
+goes in it, and how to track it once shipped.
+
+Its calls do not grow with the tables: one Query of each order's collection (side by side), one BatchGetItem of
+the customers (the shop table's, as the order page reads its one), and one of the names of products whose lines
+kept none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpResponseBase
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+
+from dashboard.carriers import tracking_url
+from dashboard.forms.slips import SlipsForm
+from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import validated
+from dashboard.profiles import Profile
+from dashboard.responses import domain_errors
+from shop import keys
+from shop.models import Address
+from shop.order_reads import OrderCollection, customers_of, order_collections, product_names
+
+
+@dataclass(frozen=True)
+class SlipLine:
+    product_id: str
+    name: str | None
+    quantity: int
+
+
+@dataclass(frozen=True)
+class Tracking:
+    carrier: str | None
+    number: str
+    url: str | None  # the carrier's tracking page (a listed carrier), else None
+
+
+@dataclass(frozen=True)
+class Slip:
+    order_id: str
+    customer_name: str | None
+    ship_to: Address | None
+    shipped: bool
+    lines: list[SlipLine]
+    tracking: list[Tracking]
+
+
+def _slips(order_ids: list[str]) -> list[Slip]:
+    collections = order_collections(order_ids)
+    customers = customers_of(c.order.customer_id for c in collections)
+    names = product_names(i.product_id for c in collections for i in c.items if not i.product_name)
+    return [_slip(c, Profile.of_customer(customers.get(c.order.customer_id)), names) for c in collections]
+
+
+def _slip(collection: OrderCollection, profile: Profile, names: dict[str, str]) -> Slip:
+    shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
+    lines = [
+        SlipLine(i.product_id, i.product_name or names.get(i.product_id), i.quantity)
+        for i in sorted(collection.items, key=lambda i: i.product_id)
+    ]
+    tracking = [
+        Tracking(s.carrier, s.tracking_number, tracking_url(s.carrier, s.tracking_number))
+        for s in collection.shipments
+        if s.tracking_number
+    ]
+    return Slip(
+        order_id=collection.order.order_id,
+        customer_name=profile.name,
+        ship_to=shipped_to or profile.address,
+        shipped=shipped_to is not None,
+        lines=lines,
+        tracking=tracking,
+    )
+
+
+@require_GET
+@domain_errors
+def order_slip(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    """One order's packing slip; 404 for no such order."""
+    slips = _slips([keys.bare(order_id, keys.ORDER)])
+    return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": True})
+
+
+@require_GET
+@domain_errors
+def order_slips(request: HtmxHttpRequest) -> HttpResponseBase:
+    """A selection's packing slips (``ids``: at most ``MAX_SLIPS``, else 400), in the order given; 404 when one of
+    the orders does not exist."""
+    form = validated(SlipsForm(request.GET))
+    slips = _slips(form.cleaned_data["ids"])
+    return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": False})
