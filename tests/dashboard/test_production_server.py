@@ -118,8 +118,16 @@ def _log_in(session: requests.Session, base: str, password: str) -> requests.Res
     )
 
 
-def test_two_instances_share_the_logged_in_staff_member_and_serve_static(two_instances: tuple[str, str]) -> None:
+def test_two_instances_on_one_shared_database(two_instances: tuple[str, str]) -> None:
+    """One production setup per database, checked in turn: the shared session and the static files, the long
+    URL and the favicon, and last the lockout (it locks the staff member out for the rest)."""
     first, second = two_instances
+    share_the_logged_in_staff_member_and_serve_static(first, second)
+    let_a_long_url_through_to_our_414_page_and_serve_the_favicon(first)
+    hold_a_lockout_on_one_instance_on_the_other(first, second)
+
+
+def share_the_logged_in_staff_member_and_serve_static(first: str, second: str) -> None:
     staff = requests.Session()
     assert _log_in(staff, first, PASSWORD).status_code == 302
     served_by: set[tuple[str, str]] = set()
@@ -154,8 +162,7 @@ def test_two_instances_share_the_logged_in_staff_member_and_serve_static(two_ins
     assert staff.get(f"{first}/", allow_redirects=False, timeout=30).status_code == 302
 
 
-def test_a_lockout_on_one_instance_holds_on_the_other(two_instances: tuple[str, str]) -> None:
-    first, second = two_instances
+def hold_a_lockout_on_one_instance_on_the_other(first: str, second: str) -> None:
     guesser = requests.Session()
     statuses = [_log_in(guesser, (first, second)[n % 2], "wrong-password").status_code for n in range(12)]
     assert statuses[:9] == [200] * 9 and set(statuses[9:]) == {429}
@@ -175,17 +182,10 @@ def test_migrate_on_a_fresh_checkout_with_a_secret_key_creates_the_data_dir(tmp_
     assert not (data / "django-secret-key").exists()
 
 
-def test_gunicorn_lets_a_long_url_through_to_our_414_page_and_serves_the_favicon(
-    production_env: dict[str, str],
-) -> None:
-    process, base = _gunicorn(production_env)
-    try:
-        # longer than Django's limit and than gunicorn's default request line (4,094), within gunicorn.conf.py's
-        long = requests.get(f"{base}/patterns/?q={'x' * 6000}", allow_redirects=False, timeout=30)
-        assert long.status_code == 414 and "<h1>414 Address too long</h1>" in long.text
-        assert long.headers["Content-Security-Policy"]
-        icon = requests.get(f"{base}/favicon.ico", timeout=30)
-        assert icon.status_code == 200 and icon.content[:4] == b"\x00\x00\x01\x00"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+def let_a_long_url_through_to_our_414_page_and_serve_the_favicon(base: str) -> None:
+    # longer than Django's limit and than gunicorn's default request line (4,094), within gunicorn.conf.py's
+    long = requests.get(f"{base}/patterns/?q={'x' * 6000}", allow_redirects=False, timeout=30)
+    assert long.status_code == 414 and "<h1>414 Address too long</h1>" in long.text
+    assert long.headers["Content-Security-Policy"]
+    icon = requests.get(f"{base}/favicon.ico", timeout=30)
+    assert icon.status_code == 200 and icon.content[:4] == b"\x00\x00\x01\x00"

@@ -17,7 +17,8 @@ from shop import seeding
 from shop.models import SHOP_TABLE, ShopItem
 from tests.conftest import fresh_table
 
-CONFIG = seeding.SeedConfig(customers=25, products=15, warehouses=3, orders=300, seed=7)
+# Enough orders that the busiest subjects' lists and date ranges span several pages of 7
+CONFIG = seeding.SeedConfig(customers=25, products=15, warehouses=3, orders=150, seed=7)
 
 
 @pytest.fixture(scope="module")

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os
+import logging
 import re
 import subprocess
-import sys
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from datetime import timedelta
 from io import StringIO
-from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, ManagementUtility, call_command
 
 from returns import access_patterns as rap
 from shop import access_patterns as ap
@@ -20,18 +19,26 @@ from shop.models import Order, ShopItem
 from shop.timestamps import now
 from tests import factories
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def manage(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=120,
-        cwd=ROOT,
-    )
+    """``manage.py *args`` run as manage.py runs it (``ManagementUtility``), in this process: no interpreter and
+    Django to start. Its exit status and what it prints; its ``django.setup()`` makes the settings' console log
+    handler anew on the stderr it sees, so log lines count as they would. The root logger is put back after."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    out, err = StringIO(), StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            ManagementUtility(["manage.py", *args]).execute()
+        code = 0
+    except SystemExit as exit_:  # as the interpreter ends: None is 0, a message goes to stderr and is 1
+        code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+        if isinstance(exit_.code, str):
+            err.write(exit_.code + "\n")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    return subprocess.CompletedProcess(["manage.py", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize(
