@@ -38,7 +38,13 @@ def test_an_item_decodes_as_boto3s_type_deserializer_decodes_it(item: dict[str, 
 
 
 def test_numbers_are_written_as_the_view_always_wrote_them() -> None:
-    item = {"Units": Decimal("2.00"), "Revenue": Decimal("10.50"), "Rev": 3, "AppliedAt": 1.5, "Big": Decimal("1E+3")}
+    item: dict[str, Decimal | int | float] = {
+        "Units": Decimal("2.00"),
+        "Revenue": Decimal("10.50"),
+        "Rev": 3,
+        "AppliedAt": 1.5,
+        "Big": Decimal("1E+3"),
+    }
     assert item_codec.encode(item) == {
         "Units": {"N": "2"},
         "Revenue": {"N": "10.5"},
