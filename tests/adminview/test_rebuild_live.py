@@ -24,7 +24,7 @@ from adminview.repair.table_walk import Table, parallel_scan
 from adminview.sync import apply
 from adminview.sync.poller import Poller
 from adminview.tables import ViewItem, read_items
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from returns import services
@@ -55,9 +55,12 @@ def _lose(*keys: tuple[str, str]) -> None:
 
 
 def _unconditional_commit(view: Table, actions: list[dict[str, Any]]) -> None:
-    """What the rebuild did before: write its view items with no condition and leave watermarks alone."""
+    """What the rebuild did before: write its view items (plain actions, encoded here as ``Table.transact`` would)
+    with no condition and leave watermarks alone."""
     requests = [
-        put_request(a["Put"]["Item"]) if "Put" in a else delete_request(a["Delete"]["Key"])
+        put_request(item_codec.encode(a["Put"]["Item"]))
+        if "Put" in a
+        else delete_request(item_codec.encode(a["Delete"]["Key"]))
         for a in actions
         if "Put" in a or "Delete" in a
     ]
