@@ -217,7 +217,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
         client = client_of(ViewItem)
         for w in writes:
             if w.anchor is not None:
-                client.put_item(TableName=str(ViewItem.Meta.table_name), Item=w.anchor)
+                client.put_item(TableName=str(ViewItem.Meta.table_name), Item=item_codec.encode(w.anchor))
         return set()
 
     def hooked(view: Table, plans: list[repair.Plan]) -> set[str]:
