@@ -92,7 +92,7 @@ def _is_number(value: Any) -> bool:
 
 def encode(item: Mapping[str, Any]) -> dict[str, Any]:
     """An item of plain values in DynamoDB JSON."""
-    return {name: encode_value(value) for name, value in item.items()}
+    return {name: {"S": value} if type(value) is str else encode_value(value) for name, value in item.items()}
 
 
 def encode_request(body: Mapping[str, Any]) -> dict[str, Any]:

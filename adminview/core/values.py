@@ -22,6 +22,8 @@ def key(pk: str, sk: str) -> Item:
 
 
 def _get(item: Mapping[str, Any] | None, name: str) -> Any:
+    if type(item) is dict:  # nearly always: the ABC check below is the slow path
+        return item.get(name)
     return item.get(name) if isinstance(item, Mapping) else None
 
 
@@ -72,7 +74,9 @@ def integer(item: Mapping[str, Any] | None, name: str) -> int | None:
 
 
 def entries(value: Any) -> Item:
-    """A map value's entries; empty for anything that is not a map."""
+    """A map value's entries (the map itself); empty for anything that is not a map."""
+    if type(value) is dict:
+        return value
     return dict(value) if isinstance(value, Mapping) else {}
 
 
