@@ -2,8 +2,10 @@
 what ``create_tables`` creates (the view's indexes as ``adminview.core.schema`` declares them, the sync's own
 table), and the plain batch reads and writes of view items that the sync and the repair tools share.
 
-The models only define the tables: the sync and every page read and write the view as DynamoDB JSON built by
-``adminview.core.schema``'s functions (a model per item would cost the sync more than the rest of its work).
+The models only define the tables: the sync and every page read and write the view through the low-level client
+(a model per item would cost the sync more than the rest of its work). ``read_items`` and ``write_entries`` are
+where the sync's and the repair's view items are decoded and encoded (``dynamo.item_codec``): the core builds and
+reads plain values.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 
 from adminview.core import schema
 from adminview.core.anchor import EXPIRES_AT, Item
-from dynamo import conf, ddb_json
+from dynamo import conf, ddb_json, item_codec
 from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.models import BaseMeta, InstrumentedModel
@@ -90,21 +92,24 @@ def view_client() -> tuple[Any, str]:
 
 
 def read_items(item_keys: Iterable[schema.Key]) -> dict[schema.Key, Item | None]:
-    """View items by key (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
+    """View items by key, decoded (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
     client, table = view_client()
     unique = list(dict.fromkeys(item_keys))
     found = batch_get(
         client, table, [ddb_json.key(*k) for k in unique], key_names=(schema.PK, schema.SK), consistent=True
     )
-    return dict(zip(unique, found, strict=True))
+    return {key: item_codec.decode_or_none(item) for key, item in zip(unique, found, strict=True)}
 
 
 def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[float], None] | None = None) -> None:
-    """Entries put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel; the sync's write of what a
-    batch changed, and the rebuild's deletion of orphans."""
+    """Entries (plain values) put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel; the sync's
+    write of what a batch changed, and the rebuild's deletion of orphans."""
     if not entries:
         return
     client, table = view_client()
-    requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in entries.items()]
+    requests = [
+        put_request(item_codec.encode(i)) if i is not None else delete_request(ddb_json.key(*k))
+        for k, i in entries.items()
+    ]
     kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
     batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL, **kwargs)

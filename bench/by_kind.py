@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from adminview.core import numbers, schema
+from adminview.core import numbers, schema, values
 from adminview.core.anchor import Item
 from adminview.sync.apply import Prepared, counting_transactions, fold, prepare
 from bench.sync import Written, written_items
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 
 DEFAULT_SAMPLE = 3000
 NO_KIND = "(no EntityType)"
@@ -69,7 +69,7 @@ class MemoryView:
         """The view writes one record causes, weighed; ``ValueError`` (and its kin) as the sync raises them."""
         prepared = prepare(record, self.list_shards)
         if prepared.anchor is None:
-            return self._batch({ddb_json.item_key(item): item for item in prepared.free})
+            return self._batch({values.item_key(item): item for item in prepared.free})
         return self._fold(prepared.anchor, prepared)
 
     def _fold(self, key: schema.Key, prepared: Prepared) -> list[Written]:
@@ -84,18 +84,21 @@ class MemoryView:
         written = self._batch(writes.entries)
         if counted is not None and writes.sums is not None and writes.sums != counted.sums:
             for _positions, actions in counting_transactions(self.table, [(counted, writes.sums)]):
-                self._keep(actions)
+                self._keep([_decoded(action) for action in actions])
                 written += written_items("TransactWriteItems", {"TransactItems": actions}, self.table, self.index_keys)
         action = writes.anchor_action(self.table)
         if action is not None:
             self._keep([action])
+            action = item_codec.encode_action(action)
             operation, params = ("PutItem", action["Put"]) if "Put" in action else ("DeleteItem", action["Delete"])
             written += written_items(operation, params, self.table, self.index_keys)
         return written
 
     def _batch(self, entries: Mapping[schema.Key, Item | None]) -> list[Written]:
         requests = [
-            {"PutRequest": {"Item": item}} if item is not None else {"DeleteRequest": {"Key": ddb_json.key(*key)}}
+            {"PutRequest": {"Item": item_codec.encode(item)}}
+            if item is not None
+            else {"DeleteRequest": {"Key": ddb_json.key(*key)}}
             for key, item in entries.items()
         ]
         if not requests:
@@ -103,13 +106,22 @@ class MemoryView:
         return written_items("BatchWriteItem", {"RequestItems": {self.table: requests}}, self.table, self.index_keys)
 
     def _keep(self, actions: Iterable[Mapping[str, Any]]) -> None:
-        """What the anchors' and counted items' puts and deletes leave stored (an Update only moves a sum)."""
+        """What the anchors' and counted items' puts and deletes (plain) leave stored, as the sync reads them back
+        (an Update only moves a sum)."""
         for action in actions:
             if "Put" in action:
                 item = action["Put"]["Item"]
-                self.stored[ddb_json.item_key(item)] = item
+                self.stored[values.item_key(item)] = item
             elif "Delete" in action:
-                self.stored.pop(ddb_json.item_key(action["Delete"]["Key"]), None)
+                self.stored.pop(values.item_key(action["Delete"]["Key"]), None)
+
+
+def _decoded(action: Mapping[str, Any]) -> dict[str, Any]:
+    """An encoded action's item or key as the sync would read it back."""
+    return {
+        kind: {name: item_codec.decode(part) if name in ("Item", "Key") else part for name, part in body.items()}
+        for kind, body in action.items()
+    }
 
 
 def by_kind(records: Iterable[Record], *, table: str, list_shards: int) -> dict[str, Any]:

@@ -1,18 +1,8 @@
-"""The base of every error a user may see (on a page or a command line), and the kind of failure it is.
-
-Each domain error class declares its ``http_status`` (the HTTP status a page answers with: input 400, not found 404,
-conflict 409, busy 503; see ``shop.errors``), so the pages (``dashboard.responses.domain_errors``) and the
-commands (``dynamo.commands.ShopCommand``) read one map instead of each keeping its own list of exceptions.
-"""
+"""The base of every error a user may see, as the DynamoDB plumbing and its callers name it (``domain.errors``
+declares it, beneath both ``dynamo`` and ``shop``)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from domain.errors import BAD_INPUT, BUSY, CONFLICT, NOT_FOUND, DomainError
 
-BAD_INPUT, NOT_FOUND, CONFLICT, BUSY = 400, 404, 409, 503
-
-
-class DomainError(Exception):
-    """``str()`` is a message fit to show a user; nothing was written when it is raised."""
-
-    http_status: ClassVar[int] = BAD_INPUT
+__all__ = ["BAD_INPUT", "BUSY", "CONFLICT", "NOT_FOUND", "DomainError"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynamo.errors import BAD_INPUT, BUSY, CONFLICT, NOT_FOUND, DomainError
+from domain.errors import BAD_INPUT, BUSY, CONFLICT, NOT_FOUND, DomainError
 
 
 class ShopError(DomainError):

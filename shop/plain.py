@@ -59,10 +59,20 @@ def plain_attribute(value: Mapping[str, Any]) -> Any:
     return plain_value(_deserializer.deserialize(cast("Any", value)))  # BS, NULL-free odd types: boto3 knows them
 
 
+def _names(item: Mapping[str, Any]) -> list[str]:
+    """Keys first, the rest sorted by name."""
+    return [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
+
+
 def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
     """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
-    names = [n for n in _FIRST if n in raw] + sorted(n for n in raw if n not in _FIRST)
-    return {name: plain_attribute(raw[name]) for name in names}
+    return {name: plain_attribute(raw[name]) for name in _names(raw)}
+
+
+def from_decoded(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A decoded item (``TypeDeserializer``'s values) made JSON-friendly (``plain_value``), keys first, the rest
+    sorted by name: what ``from_attribute_values`` gives for the same item in DynamoDB JSON."""
+    return {name: plain_value(item[name]) for name in _names(item)}
 
 
 def to_plain(item: Model) -> dict[str, Any]:

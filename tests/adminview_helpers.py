@@ -11,6 +11,7 @@ from adminview.core import schema
 from adminview.core.sources import shop
 from adminview.sync.poller import Stats, sync_once
 from dynamo import ddb_json
+from dynamo.batch import batch_get
 from dynamo.paging import raw_items
 
 
@@ -34,7 +35,8 @@ def break_projection_of(monkeypatch: pytest.MonkeyPatch, source_pk: str) -> None
 
 def view_item(pk: str, sk: str) -> ddb_json.Item:
     """One view item as stored (DynamoDB JSON, strongly consistent); ``LookupError`` when there is none."""
-    found = tables.read_items([(pk, sk)])[(pk, sk)]
+    client, table = tables.view_client()
+    (found,) = batch_get(client, table, [ddb_json.key(pk, sk)], key_names=(schema.PK, schema.SK), consistent=True)
     if found is None:
         raise LookupError(f"no view item {pk} {sk}")
     return found

@@ -22,7 +22,7 @@ sequence number applied (had a newer one been applied, the anchor would have bee
 created, less than ``LIFETIME_S`` ago, and could not have expired).
 
 Everything else in the view follows from anchors: each anchor *implies* its entries and, for an order, what it
-contributes to the numbers (``Implied``). Nothing here does I/O.
+contributes to the numbers (``Implied``). Items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import numbers, schema
-from dynamo import ddb_json
+from adminview.core import numbers, schema, values
 
 Item = dict[str, Any]
 SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "Rev", "AppliedAt", "Gone", "ExpiresAt"
@@ -64,8 +63,8 @@ class Bookkeeping:
     def read(cls, item: Item | None) -> Bookkeeping:
         if item is None:
             return cls()
-        seqs = {sk: seq for sk, value in ddb_json.mapping(item, SEQS).items() if (seq := ddb_json.as_string(value))}
-        return cls(seqs, ddb_json.integer(item, REV), ddb_json.number(item, APPLIED_AT), True, GONE in item)
+        seqs = {sk: seq for sk, value in values.mapping(item, SEQS).items() if (seq := values.as_string(value))}
+        return cls(seqs, values.integer(item, REV), values.number(item, APPLIED_AT), True, GONE in item)
 
     def is_new(self, sk: str, seq: str) -> bool:
         seen = self.seqs.get(sk)
@@ -80,7 +79,7 @@ class Bookkeeping:
         return float(created) < (now if now is not None else time.time()) - MAX_RECORD_AGE_S
 
     def condition(self) -> dict[str, Any]:
-        """The write's condition: the anchor is still the one read."""
+        """The write's condition: the anchor is still the one read (its values plain, encoded by the writer)."""
         if not self.stored:
             return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
         if self.rev is None:
@@ -91,7 +90,7 @@ class Bookkeeping:
         return {
             "ConditionExpression": "#rev = :rev",
             "ExpressionAttributeNames": {"#rev": REV},
-            "ExpressionAttributeValues": {":rev": ddb_json.n(self.rev)},
+            "ExpressionAttributeValues": {":rev": self.rev},
         }
 
 
@@ -116,7 +115,7 @@ class Implied:
 
 
 def stub(key: schema.Key, kind: str) -> Item:
-    return {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+    return {**values.key(*key), schema.KIND: kind}
 
 
 def anchor_item(
@@ -129,14 +128,14 @@ def anchor_item(
         return None
     item = dict(implied.anchor) if implied.anchor is not None else stub(implied.key, stub_kind)
     if book.seqs:
-        item[SEQS] = {"M": {sk: ddb_json.s(seq) for sk, seq in sorted(book.seqs.items())}}
-    item[REV] = ddb_json.n((book.rev or 0) + 1)
+        item[SEQS] = dict(sorted(book.seqs.items()))
+    item[REV] = (book.rev or 0) + 1
     stamp = applied_at if applied_at is not None else book.applied_at
     if stamp is not None:
-        item[APPLIED_AT] = ddb_json.n(round(stamp, 3))
+        item[APPLIED_AT] = round(stamp, 3)
     if implied.anchor is None:
-        item[GONE] = ddb_json.n(1)
-        item[EXPIRES_AT] = ddb_json.n(int(time.time()) + LIFETIME_S)
+        item[GONE] = 1
+        item[EXPIRES_AT] = int(time.time()) + LIFETIME_S
     return item
 
 
@@ -153,11 +152,12 @@ class Writes:
     sums: numbers.Sums | None
 
     def anchor_action(self, table: str) -> dict[str, Any] | None:
-        """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included."""
+        """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included, its values
+        plain (the writer encodes them: ``dynamo.item_codec.encode_action``)."""
         if self.anchor is not None:
             return {"Put": {"TableName": table, "Item": self.anchor, **self.condition}}
         if self.delete_anchor:
-            return {"Delete": {"TableName": table, "Key": ddb_json.key(*self.key), **self.condition}}
+            return {"Delete": {"TableName": table, "Key": values.key(*self.key), **self.condition}}
         return None
 
 

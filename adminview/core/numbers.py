@@ -12,7 +12,7 @@ conditioned on the revision it read, and adds the difference to the sum items, i
 replayed record leaves the anchor's facts, so its sums, as they were: nothing is added. The sums are a function of
 the anchor's whole group of source items, so the order in which its records arrive does not matter.
 
-Nothing here does I/O.
+Items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema
-from dynamo import ddb_json
+from adminview.core import schema, values
 
 SUMS = "Sums"
 REV = "Rev"
@@ -82,41 +81,43 @@ class Counted:
         return self.rev is not None
 
 
+def _decimal(value: Any) -> Decimal:
+    """A figure as stored: a number (or a decimal string); 0 for anything else."""
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else Decimal(0)
+    return decimal_of(values.as_text(value))
+
+
 def read_counted(key: schema.Key, item: Mapping[str, Any] | None) -> Counted:
     if item is None:
         return Counted(key, {})
     sums: Sums = {}
-    for pk, by_sk in ddb_json.mapping(item, SUMS).items():
-        for sk, values in ddb_json.entries(by_sk).items():
-            sums[(pk, sk)] = {name: decimal_of(ddb_json.as_text(v)) for name, v in ddb_json.entries(values).items()}
-    return Counted(key, sums, ddb_json.integer(item, REV) or 0)
+    for pk, by_sk in values.mapping(item, SUMS).items():
+        for sk, figures in values.entries(by_sk).items():
+            sums[(pk, sk)] = {name: _decimal(v) for name, v in values.entries(figures).items()}
+    return Counted(key, sums, values.integer(item, REV) or 0)
 
 
 def counted_item(key: schema.Key, sums: Sums, rev: int) -> dict[str, Any]:
     by_pk: dict[str, dict[str, Any]] = {}
-    for (pk, sk), values in sorted(sums.items()):
-        by_pk.setdefault(pk, {})[sk] = {"M": {name: ddb_json.n(v) for name, v in sorted(values.items())}}
-    return {
-        **ddb_json.key(*key),
-        schema.KIND: ddb_json.s(schema.COUNTED),
-        SUMS: {"M": {pk: {"M": by_sk} for pk, by_sk in by_pk.items()}},
-        REV: ddb_json.n(rev),
-    }
+    for (pk, sk), figures in sorted(sums.items()):
+        by_pk.setdefault(pk, {})[sk] = dict(sorted(figures.items()))
+    return {**values.key(*key), schema.KIND: schema.COUNTED, SUMS: by_pk, REV: rev}
 
 
 def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
-    """A TransactWriteItems action: the counted item holds ``after``, where it is still ``before`` (deleted when
-    nothing is counted any more)."""
+    """A TransactWriteItems action (plain values: the writer encodes them): the counted item holds ``after``,
+    where it is still ``before`` (deleted when nothing is counted any more)."""
     if before.exists:
         condition: dict[str, Any] = {
             "ConditionExpression": "#rev = :rev",
             "ExpressionAttributeNames": {"#rev": REV},
-            "ExpressionAttributeValues": {":rev": ddb_json.n(before.rev or 0)},
+            "ExpressionAttributeValues": {":rev": before.rev or 0},
         }
     else:
         condition = {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
     if not after:
-        return {"Delete": {"TableName": table, "Key": ddb_json.key(*before.key), **condition}}
+        return {"Delete": {"TableName": table, "Key": values.key(*before.key), **condition}}
     return {"Put": {"TableName": table, "Item": counted_item(before.key, after, (before.rev or 0) + 1), **condition}}
 
 
@@ -125,31 +126,31 @@ def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
 
 def difference(old: Sums, new: Sums) -> Deltas:
     """The changes of the sums that turn ``old`` into ``new`` (zeros left out)."""
-    total = add_into({}, (new, {key: {n: -v for n, v in values.items()} for key, values in old.items()}))
-    return {key: kept for key, values in total.items() if (kept := {n: v for n, v in values.items() if v})}
+    total = add_into({}, (new, {key: {n: -v for n, v in figures.items()} for key, figures in old.items()}))
+    return {key: kept for key, figures in total.items() if (kept := {n: v for n, v in figures.items() if v})}
 
 
 def add_into(total: Deltas, parts: Iterable[Deltas]) -> Deltas:
     """``parts`` added to ``total`` in place (a running sum stays linear in what is added, however large)."""
     for part in parts:
-        for key, values in part.items():
+        for key, figures in part.items():
             bucket = total.setdefault(key, {})
-            for name, value in values.items():
+            for name, value in figures.items():
                 bucket[name] = bucket.get(name, Decimal(0)) + value
     return total
 
 
-def sum_update(table: str, key: schema.Key, values: Mapping[str, Decimal], now: float | None = None) -> dict[str, Any]:
-    """A TransactWriteItems action adding ``values`` to one sum item (ADD creates what is missing) and noting
-    when (``At``: a verify leaves sums that changed while it ran for the next one)."""
-    names = {f"#a{i}": name for i, name in enumerate(values)} | {"#at": schema.CHANGED_AT}
-    value_map = {f":v{i}": ddb_json.n(v) for i, v in enumerate(values.values())}
-    value_map[":at"] = ddb_json.n(round(time.time() if now is None else now, 3))
+def sum_update(table: str, key: schema.Key, added: Mapping[str, Decimal], now: float | None = None) -> dict[str, Any]:
+    """A TransactWriteItems action (plain values) adding ``added`` to one sum item (ADD creates what is missing) and
+    noting when (``At``: a verify leaves sums that changed while it ran for the next one)."""
+    names = {f"#a{i}": name for i, name in enumerate(added)} | {"#at": schema.CHANGED_AT}
+    value_map: dict[str, Any] = {f":v{i}": v for i, v in enumerate(added.values())}
+    value_map[":at"] = round(time.time() if now is None else now, 3)
     return {
         "Update": {
             "TableName": table,
-            "Key": ddb_json.key(*key),
-            "UpdateExpression": "ADD " + ", ".join(f"#a{i} :v{i}" for i in range(len(values))) + " SET #at = :at",
+            "Key": values.key(*key),
+            "UpdateExpression": "ADD " + ", ".join(f"#a{i} :v{i}" for i in range(len(added))) + " SET #at = :at",
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": value_map,
         }
@@ -159,9 +160,7 @@ def sum_update(table: str, key: schema.Key, values: Mapping[str, Decimal], now: 
 def sum_values(item: Mapping[str, Any]) -> dict[str, Decimal]:
     """A sum item's figures (every number but ``At``)."""
     return {
-        name: Decimal(text)
+        name: Decimal(value)
         for name, value in item.items()
-        if name not in (schema.PK, schema.SK, schema.CHANGED_AT)
-        and "N" in value
-        and (text := ddb_json.text(item, name)) is not None
+        if name not in (schema.PK, schema.SK, schema.CHANGED_AT) and values.is_number(value)
     }

@@ -42,7 +42,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema
+from adminview.core import schema, values
 from adminview.core.sources.shop import SOURCE, activity_items
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Freshness, least_fresh
@@ -62,7 +62,7 @@ from adminview.repair.verdict import (
     unprojectable,
 )
 from adminview.repair.view_diff import Change
-from dynamo import ddb_json
+from dynamo import item_codec
 from dynamo.backoff import full_jitter
 from dynamo.transactions import MAX_ITEMS
 from shop import audit, keys
@@ -268,7 +268,7 @@ ITEM_NAMES = {
 
 
 def _kind(item: Item | None) -> str | None:
-    return ddb_json.string(item, schema.KIND)
+    return values.string(item, schema.KIND)
 
 
 def describe(changes: list[Change]) -> str:
@@ -288,8 +288,8 @@ def describe(changes: list[Change]) -> str:
 
 def _actions(plans: list[repair.Plan], entry: AuditEntry, view: Table, shards: int) -> list[dict[str, Any]]:
     """The plans' writes as a rebuild commits them (every partition's guarded writes first), with the audit entry
-    and the activity entries it implies."""
-    image = entry.serialize()
+    and the activity entries it implies; all plain (``Table.transact`` encodes them)."""
+    image = item_codec.decode(entry.serialize())
     audited = [
         {
             "Put": {

@@ -14,12 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import anchor, numbers, schema
+from adminview.core import anchor, numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources import Source, entry_anchor, for_anchor
 from adminview.core.sources import shop as shop_source
 from adminview.core.sources.shop import audit_source
-from dynamo import ddb_json
 from shop import keys
 
 Item = dict[str, Any]
@@ -52,13 +51,13 @@ def implied_by(source: Source, pk: str, items: Iterable[Item], list_shards: int)
     view = PartitionView(source, pk)
     states: dict[schema.Key, Any] = {}
     for image in items:
-        key = ddb_json.maybe_key(image)
+        key = values.maybe_key(image)
         if key is None:
             continue
         found = source.anchor_of(key, image)
         if found is None:
             for item in source.free_items(key, image, list_shards):
-                view.free[ddb_json.item_key(item)] = item
+                view.free[values.item_key(item)] = item
             continue
         if found not in states:
             states[found] = source.read_state(found, None)
@@ -70,10 +69,10 @@ def implied_by(source: Source, pk: str, items: Iterable[Item], list_shards: int)
 def anchor_of_item(item: Item) -> schema.Key | None:
     """The anchor a stored view item follows from (itself, for an anchor or a stub); None for an activity entry,
     a sum, or an item the view does not know."""
-    key = ddb_json.item_key(item)
+    key = values.item_key(item)
     if for_anchor(key) is not None:
         return key
-    if ddb_json.string(item, schema.KIND) == schema.COUNTED:
+    if values.string(item, schema.KIND) == schema.COUNTED:
         return schema.counted_anchor(key)
     return entry_anchor(item)
 
@@ -86,7 +85,7 @@ def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
 
 def activity_partition(item: Item) -> SourcePartition | None:
     """The source partition (an audit entry's) an activity entry follows from."""
-    found = audit_source(item) if ddb_json.string(item, schema.KIND) == schema.ACTIVITY else None
+    found = audit_source(item) if values.string(item, schema.KIND) == schema.ACTIVITY else None
     return (shop_source.SOURCE, found[0]) if found else None
 
 

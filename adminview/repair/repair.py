@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from adminview.core import anchor, numbers, schema
+from adminview.core import anchor, numbers, schema, values
 from adminview.core.sources import Source
 from adminview.repair import partition
 from adminview.repair.partition import Item
@@ -26,7 +26,7 @@ from adminview.repair.table_walk import Table
 from adminview.repair.view_diff import Change, compare
 from adminview.repair.walk import CounterDifference, Flag, Walk
 from adminview.tables import write_entries
-from dynamo import ddb_json, transactions
+from dynamo import transactions
 from dynamo.backoff import full_jitter
 
 ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
@@ -113,7 +113,7 @@ def plan(reading: Reading, table_name: str, shards: int) -> Plan:
     actual = {
         key: partition.comparable(item)
         for key, item in stored.items()
-        if not partition.is_bookkeeping_only(item) and ddb_json.string(item, schema.KIND) != schema.COUNTED
+        if not partition.is_bookkeeping_only(item) and values.string(item, schema.KIND) != schema.COUNTED
     }
     changes = compare(expected, actual)
     found = Plan(reading.pk, list(changes))
@@ -148,7 +148,7 @@ def plan(reading: Reading, table_name: str, shards: int) -> Plan:
 def _entry_action(table: str, key: schema.Key, item: Item | None) -> dict[str, Any]:
     if item is not None:
         return {"Put": {"TableName": table, "Item": item}}
-    return {"Delete": {"TableName": table, "Key": ddb_json.key(*key)}}
+    return {"Delete": {"TableName": table, "Key": values.key(*key)}}
 
 
 def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any]]:
@@ -156,12 +156,12 @@ def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any
     differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
     merged = numbers.add_into({}, (p.deltas for p in plans))
     now = time.time()
-    sums = [numbers.sum_update(table, key, kept, now) for key, values in merged.items() if (kept := _kept(values))]
+    sums = [numbers.sum_update(table, key, kept, now) for key, figures in merged.items() if (kept := _kept(figures))]
     return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
 
 
-def _kept(values: dict[str, Any]) -> dict[str, Any]:
-    return {n: v for n, v in values.items() if v}
+def _kept(figures: dict[str, Any]) -> dict[str, Any]:
+    return {n: v for n, v in figures.items() if v}
 
 
 def commit(view: Table, actions: list[dict[str, Any]]) -> None:
@@ -216,9 +216,9 @@ def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
     for p in plans:
         for action in p.entries:
             if "Put" in action:
-                entries[ddb_json.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
+                entries[values.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
             else:
-                entries[ddb_json.item_key(action["Delete"]["Key"])] = None
+                entries[values.item_key(action["Delete"]["Key"])] = None
     view.write_many(entries)
     return commit_plans(view, [replace(p, entries=[]) for p in plans])
 
@@ -326,21 +326,21 @@ def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
     read it (a sum the sync changed meanwhile is left for the next rebuild)."""
     fixed: list[Change] = []
     for difference in differences:
-        key = ddb_json.key(*difference.key)
+        key = values.key(*difference.key)
         if difference.changed_at is None:
-            condition, values = "attribute_not_exists(#at)", {}
+            condition, seen = "attribute_not_exists(#at)", {}
         else:
-            condition, values = "#at = :seen", {":seen": ddb_json.n(difference.changed_at)}
+            condition, seen = "#at = :seen", {":seen": difference.changed_at}
         if difference.expected:
-            item = {**key, **{n: ddb_json.n(v) for n, v in difference.expected.items()}}
-            item[schema.CHANGED_AT] = ddb_json.n(round(time.time(), 3))
+            item = {**key, **difference.expected}
+            item[schema.CHANGED_AT] = round(time.time(), 3)
             action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
         else:
             action = {"Delete": {"TableName": walk.view.name, "Key": key}}
         body = next(iter(action.values()))
         body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}}
-        if values:
-            body["ExpressionAttributeValues"] = values
+        if seen:
+            body["ExpressionAttributeValues"] = seen
         try:
             commit(walk.view, [action])
         except Contended:

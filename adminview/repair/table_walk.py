@@ -4,6 +4,9 @@ Scans are for these offline commands only, never for a request path. Memory stay
 is consumed page by page (``Limit`` items) and regrouped into partitions (the items of one partition key
 come out of a Scan segment together, in sort-key order), so a worker holds one page and one partition.
 
+Items come back decoded into plain values (``dynamo.item_codec``), as the core reads them, and a transaction's
+plain actions are encoded on their way out: the rebuild, verify and repair see no DynamoDB JSON.
+
 Every call waits on a token bucket (``dynamo.ratelimit.TokenBucket``, the one ``backfill --rate-limit``
 uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share of capacity.
 """
@@ -16,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from adminview.core import values
 from adminview.core.sources import Source
 from adminview.tables import WRITE_PARALLEL, ViewItem
-from dynamo import ddb_json, transactions
+from dynamo import ddb_json, item_codec, transactions
 from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
@@ -74,7 +78,7 @@ class Table:
         for page in raw_pages(
             self.client, "scan", before_page=self.reads.wait, after_page=self.reads.spend, Limit=page_size, **params
         ):
-            yield page.get("Items", [])
+            yield [item_codec.decode(item) for item in page.get("Items", [])]
 
     def get_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], Image]:
         """Items by (PK, SK), strongly consistent, BatchGetItem 100 keys a call; absent keys are left out."""
@@ -90,7 +94,7 @@ class Table:
                 consistent=True,
             )
         self.reads.spend(log.read_units)
-        return {key: item for key, item in zip(keys, found, strict=True) if item is not None}
+        return {key: item_codec.decode(item) for key, item in zip(keys, found, strict=True) if item is not None}
 
     def partition(self, pk: str) -> list[Image]:
         """Every item of one partition, strongly consistent."""
@@ -105,7 +109,7 @@ class Table:
             ExpressionAttributeValues={":pk": ddb_json.s(pk)},
             ConsistentRead=True,
         )
-        return [item for page in pages for item in page.get("Items", [])]
+        return [item_codec.decode(item) for page in pages for item in page.get("Items", [])]
 
     def pages_of(self, pk: str, prefix: str, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
         """The items of one partition whose sort key starts with ``prefix``, page by page (``page_size`` items),
@@ -122,20 +126,24 @@ class Table:
             ConsistentRead=True,
             Limit=page_size,
         )
-        return (page.get("Items", []) for page in pages)
+        return ([item_codec.decode(item) for item in page.get("Items", [])] for page in pages)
 
     def transact(self, actions: list[dict[str, Any]]) -> None:
-        """One TransactWriteItems (``dynamo.transactions.TransactionCancelled`` when DynamoDB cancels it)."""
+        """One TransactWriteItems of plain actions (``dynamo.transactions.TransactionCancelled`` when DynamoDB
+        cancels it)."""
         self.writes.wait()
         with self._transacting, recording() as log:
-            transactions.write(self.client, actions)
+            transactions.write(self.client, [item_codec.encode_action(action) for action in actions])
         self.writes.spend(log.write_units or 2.0 * len(actions))
 
     def write_many(self, items: dict[tuple[str, str], Image | None]) -> None:
-        """Items put whole (None: deleted), unconditionally: BatchWriteItem 25 a call, calls in parallel."""
+        """Plain items put whole (None: deleted), unconditionally: BatchWriteItem 25 a call, calls in parallel."""
         if not items:
             return
-        requests = [put_request(i) if i is not None else delete_request(ddb_json.key(*k)) for k, i in items.items()]
+        requests = [
+            put_request(item_codec.encode(i)) if i is not None else delete_request(ddb_json.key(*k))
+            for k, i in items.items()
+        ]
         self.writes.wait()
         with recording() as log:
             batch_write(self.client, self.name, requests, key_names=("PK", "SK"), parallel=WRITE_PARALLEL)
@@ -153,7 +161,7 @@ def partitions(
     for page in pages:
         on_page(len(page))
         for item in page:
-            item_pk = ddb_json.item_key(item)[0]
+            item_pk = values.item_key(item)[0]
             if item_pk != pk:
                 if pk is not None:
                     yield pk, items

@@ -11,13 +11,12 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from adminview.core import numbers, schema
+from adminview.core import numbers, schema, values
 from adminview.core.anchor import Bookkeeping
 from adminview.reads.sync_freshness import Freshness
 from adminview.repair import partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.view_diff import Change, compare
-from dynamo import ddb_json
 from shop.errors import OrderConflict
 
 ViewKey = schema.Key
@@ -92,7 +91,7 @@ def unprojectable(order_id: str, exc: ValueError) -> OrderConflict:
 
 
 def _kind(item: Item | None) -> str | None:
-    return ddb_json.string(item, schema.KIND)
+    return values.string(item, schema.KIND)
 
 
 def stored_of(reading: repair.Reading) -> dict[ViewKey, Item]:
@@ -131,12 +130,12 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
     one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
     order partition holds an order."""
-    order = next((i for i in reading.source_items if ddb_json.string(i, "EntityType") == "order"), None)
+    order = next((i for i in reading.source_items if values.string(i, "EntityType") == "order"), None)
     key = next((k for k in reading.anchors if _kind(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:
         return None
     summary = stored_of(reading).get(key)
-    in_shop, in_view = ddb_json.integer(order, "Version"), ddb_json.integer(summary, "Version")
+    in_shop, in_view = values.integer(order, "Version"), values.integer(summary, "Version")
     if in_shop is None or in_view is None:
         return None
     if in_view > in_shop:
@@ -159,9 +158,9 @@ def _watermarks(reading: repair.Reading) -> list[SourceMark]:
     marks = [
         SourceMark(sk, entity, book.seqs.get(sk))
         for item in reading.source_items
-        if reading.source.anchor_of(ddb_json.item_key(item), item) is not None
-        and (entity := ddb_json.string(item, "EntityType")) is not None
-        and (sk := ddb_json.string(item, "SK")) is not None
+        if reading.source.anchor_of(values.item_key(item), item) is not None
+        and (entity := values.string(item, "EntityType")) is not None
+        and (sk := values.string(item, "SK")) is not None
     ]
     held = {mark.sk for mark in marks}
     marks += [SourceMark(sk, None, seq, in_shop=False) for sk, seq in book.seqs.items() if sk not in held]

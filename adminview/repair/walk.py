@@ -33,14 +33,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import numbers, schema
+from adminview.core import numbers, schema, values
 from adminview.core.sources import Source, sources
 from adminview.core.sources.shop import audit_source
 from adminview.repair import partition
 from adminview.repair.partition import Item, SourcePartition
 from adminview.repair.table_walk import MAX_SEGMENTS, Table, in_segments, partitions, source_table, view_table
 from adminview.repair.view_diff import Change, Diff, compare
-from dynamo import ddb_json
 from shop import keys
 
 COUNTER_CLOCK_MARGIN_S = 2.0  # how far writers' clocks may disagree (NTP keeps hosts far closer)
@@ -131,7 +130,7 @@ class Walk:
             if not partition.counted_matches(key, stored.get(key), sums):
                 found.append(Change("differing", key, None, stored.get(key)))
         for key, item in stored.items():  # a counted item for an anchor the source no longer implies
-            counted_elsewhere = ddb_json.string(item, schema.KIND) == schema.COUNTED and key not in counted
+            counted_elsewhere = values.string(item, schema.KIND) == schema.COUNTED and key not in counted
             if counted_elsewhere and not partition.counted_matches(key, item, {}):
                 found.append(Change("extra", key, None, item))
         return found
@@ -192,11 +191,11 @@ class Walk:
         for page in self.view.scan_pages(segment, self.segments, page_size=self.page_size):
             seen(len(page))
             self._sum_counters(page)
-            relations = [i for i in page if ddb_json.item_key(i)[0].startswith(schema.BUYERS_PREFIX)]
-            self._check_stored([i for i in page if not schema.is_sum(ddb_json.item_key(i))])
-            customers = {cid for i in page if (cid := keys.without_prefix(ddb_json.item_key(i)[0], keys.CUSTOMER))}
+            relations = [i for i in page if values.item_key(i)[0].startswith(schema.BUYERS_PREFIX)]
+            self._check_stored([i for i in page if not schema.is_sum(values.item_key(i))])
+            customers = {cid for i in page if (cid := keys.without_prefix(values.item_key(i)[0], keys.CUSTOMER))}
             self._check_relations(customers - {checked}, relations)
-            last = keys.without_prefix(ddb_json.item_key(page[-1])[0], keys.CUSTOMER) if page else None
+            last = keys.without_prefix(values.item_key(page[-1])[0], keys.CUSTOMER) if page else None
             checked = last or checked
 
     # --- buyer relations: each customer's, from the counted items of their orders ----------------------------
@@ -206,9 +205,9 @@ class Walk:
         partition or relations this batch holds is checked: the relations their orders imply must be stored, and
         each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
         their counted items), so the walk never holds every relation at once."""
-        owners = customers | {keys.without_prefix(ddb_json.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
+        owners = customers | {keys.without_prefix(values.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
         expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
-        held = {ddb_json.item_key(r): r for r in relations}
+        held = {values.item_key(r): r for r in relations}
         wanted = [key for key in expected if key not in held]
         held |= self.view.get_many(wanted)
         differences = []
@@ -216,7 +215,7 @@ class Walk:
             stored = numbers.sum_values(held[key]) if key in held else {}
             want = {schema.ORDERS: expected[key]} if expected.get(key) else {}
             if {n: v for n, v in stored.items() if v} != want:
-                changed_at = ddb_json.number(held.get(key), schema.CHANGED_AT)
+                changed_at = values.number(held.get(key), schema.CHANGED_AT)
                 differences.append(CounterDifference(key, want, stored, changed_at))
         if differences:
             with self._sums:
@@ -245,12 +244,12 @@ class Walk:
         for page in self.view.pages_of(
             keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.page_size
         ):
-            orders = [oid for item in page if (oid := ddb_json.string(item, "OrderId"))]
+            orders = [oid for item in page if (oid := values.string(item, "OrderId"))]
             counted = [schema.counted(schema.order_anchor(oid)) for oid in orders]
             for key, item in self.view.get_many(counted).items():
-                for relation, values in numbers.read_counted(key, item).sums.items():
+                for relation, figures in numbers.read_counted(key, item).sums.items():
                     if relation[0].startswith(schema.BUYERS_PREFIX) and relation[1] == keys.customer(customer_id):
-                        found[relation] = found.get(relation, Decimal(0)) + values.get(schema.ORDERS, Decimal(0))
+                        found[relation] = found.get(relation, Decimal(0)) + figures.get(schema.ORDERS, Decimal(0))
         return found
 
     def _check_stored(self, items: list[Item]) -> None:
@@ -260,11 +259,11 @@ class Walk:
         orphans: list[schema.Key] = []
         lonely_counted: list[schema.Key] = []
         for item in items:
-            key = ddb_json.item_key(item)
+            key = values.item_key(item)
             owner = partition.anchor_of_item(item)
             if owner == key:
                 anchors[key] = item
-            elif owner is not None and ddb_json.string(item, schema.KIND) == schema.COUNTED:
+            elif owner is not None and values.string(item, schema.KIND) == schema.COUNTED:
                 lonely_counted.append(owner)
             elif owner is not None:
                 entries.setdefault(owner, []).append(item)
@@ -295,7 +294,7 @@ class Walk:
             stored = stored_anchors.get(owner)
             implied = _implied_entries(owner, stored, self.shards)
             for item in said:
-                key = ddb_json.item_key(item)
+                key = values.item_key(item)
                 if implied.get(key) != item:
                     flag(owner, key)
         self._check_sources(anchors, flag)
@@ -334,7 +333,7 @@ class Walk:
             image = found.get(source_key) if source_key else None
             implied = src.free_items(source_key, image, self.shards) if source_key and image else []
             if item not in implied:
-                key = ddb_json.item_key(item)
+                key = values.item_key(item)
                 self.on_differs(self, Flag(src, source_key[0] if source_key else key[0], frozenset({key})))
 
     def _sum_counters(self, page: list[Item]) -> None:
@@ -342,10 +341,10 @@ class Walk:
         counted: list[numbers.Deltas] = []
         seen: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = {}
         for item in page:
-            key = ddb_json.item_key(item)
+            key = values.item_key(item)
             if key[0].startswith(schema.STATS_PREFIX):
-                seen[key] = (numbers.sum_values(item), ddb_json.number(item, schema.CHANGED_AT))
-            elif ddb_json.string(item, schema.KIND) == schema.COUNTED:
+                seen[key] = (numbers.sum_values(item), values.number(item, schema.CHANGED_AT))
+            elif values.string(item, schema.KIND) == schema.COUNTED:
                 sums = numbers.read_counted(key, item).sums
                 counted.append({k: v for k, v in sums.items() if k[0].startswith(schema.STATS_PREFIX)})
         with self._sums:

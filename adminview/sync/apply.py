@@ -32,13 +32,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import numbers, records, schema, sources
+from adminview.core import numbers, records, schema, sources, values
 from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
 from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import ddb_json, side_by_side, transactions
+from dynamo import ddb_json, item_codec, side_by_side, transactions
 
 log = logging.getLogger(__name__)
 RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
@@ -51,7 +51,7 @@ class Prepared:
     seq: str
     source: Source
     key: schema.Key  # the source item's key
-    image: Item | None  # its image after the change (None: removed)
+    image: Item | None  # its image after the change, decoded (None: removed)
     anchor: schema.Key | None
     free: list[Item]  # view items that follow from this source item alone (no anchor)
 
@@ -80,6 +80,8 @@ def failure_key(record: Any, index: int) -> str:
 
 
 def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
+    """A record checked, its source and anchor found, and the one image the core reads (the new one; the old one
+    of a REMOVE) decoded into plain values, once: everything after this sees no DynamoDB JSON."""
     event = records.check(record)
     source = sources.for_record(record)
     body = record["dynamodb"]
@@ -91,10 +93,11 @@ def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
         raise ValueError("record has no PK/SK keys")
     seq = str(body.get("SequenceNumber", ""))
     seq_number(seq)  # numeric, or the record fails here
-    image = new or old or {}
+    image = item_codec.decode(new or old or {})
+    plain_new = image if new is not None else None
     anchor = source.anchor_of(key, image)
-    free = source.free_items(key, new, list_shards) if anchor is None and new is not None else []
-    return Prepared(record, event_id(record), seq, source, key, new, anchor, free)
+    free = source.free_items(key, image, list_shards) if anchor is None and plain_new is not None else []
+    return Prepared(record, event_id(record), seq, source, key, plain_new, anchor, free)
 
 
 # --- reading and folding ---------------------------------------------------------------------------------------
@@ -149,8 +152,8 @@ def counting_transactions(
     table: str, moves: Sequence[Move], extra: int = 0
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
     """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
-    ``moves`` and its actions (the counted items first, then the merged sums), at most ``MAX_ITEMS`` actions
-    with ``extra`` left free. Anchors of one sum shard go together, so their sums merge."""
+    ``moves`` and its actions, encoded for the client (the counted items first, then the merged sums), at most
+    ``MAX_ITEMS`` actions with ``extra`` left free. Anchors of one sum shard go together, so their sums merge."""
     by_shard: dict[int, list[int]] = {}
     for i, (before, _after) in enumerate(moves):
         anchor = schema.counted_anchor(before.key) or before.key
@@ -186,11 +189,12 @@ def _counting_actions(
 ) -> list[dict[str, Any]]:
     actions = [numbers.counted_write(table, *moves[i]) for i in group]
     now = time.time()
-    return actions + [
+    actions += [
         numbers.sum_update(table, key, kept, now)
-        for key, values in merged.items()
-        if (kept := {n: v for n, v in values.items() if v})
+        for key, figures in merged.items()
+        if (kept := {n: v for n, v in figures.items() if v})
     ]
+    return [item_codec.encode_action(action) for action in actions]
 
 
 def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
@@ -236,9 +240,9 @@ def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
                 return set()
             try:
                 if "Put" in action:
-                    client.put_item(**action["Put"])
+                    client.put_item(**item_codec.encode_request(action["Put"]))
                 else:
-                    client.delete_item(**action["Delete"])
+                    client.delete_item(**item_codec.encode_request(action["Delete"]))
             except client.exceptions.ConditionalCheckFailedException:
                 return {w.key}
             return set()
@@ -280,7 +284,7 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> A
 
 
 def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
-    free = {ddb_json.item_key(item): item for p in batch for item in p.free}
+    free = {values.item_key(item): item for p in batch for item in p.free}
     write_entries(dict(free))
     groups: dict[schema.Key, list[Prepared]] = {}
     for p in batch:

@@ -34,21 +34,21 @@ from dashboard.responses import domain_errors, error
 from dynamo.errors import DomainError
 from shop import keys
 from shop.errors import OrderConflict
-from shop.plain import from_attribute_values, plain_attribute
+from shop.plain import from_decoded, plain_value
 
 TEMPLATE = "dashboard/consistency.html"
 ABSENT = "—"
 
 
 def _plain(value: Any) -> Any:
-    return None if value is None else plain_attribute(value)
+    return None if value is None else plain_value(value)
 
 
 def _shown(value: Any) -> str:
     """An attribute's value as a person reads it: text as it is, anything else as compact JSON."""
     if value is None:
         return ABSENT
-    plain = plain_attribute(value)
+    plain = plain_value(value)
     return plain if isinstance(plain, str) else json.dumps(plain, sort_keys=True, default=str)
 
 
@@ -132,8 +132,8 @@ def _differences_json(part_or_report: Part | Report) -> list[dict[str, Any]]:
             "attributes": [
                 {"name": a.name, "expected": _plain(a.expected), "stored": _plain(a.stored)} for a in d.attributes
             ],
-            "expected": None if d.expected is None else from_attribute_values(d.expected),
-            "stored": None if d.stored is None else from_attribute_values(d.stored),
+            "expected": None if d.expected is None else from_decoded(d.expected),
+            "stored": None if d.stored is None else from_decoded(d.stored),
         }
         for d in part_or_report.differences
     ]
@@ -182,8 +182,8 @@ def _as_json(report: Report) -> dict[str, Any]:
             }
             for part in report.parts
         ],
-        "expected_items": [from_attribute_values(report.expected[k]) for k in sorted(report.expected)],
-        "stored_items": [from_attribute_values(report.stored[k]) for k in sorted(report.stored)],
+        "expected_items": [from_decoded(report.expected[k]) for k in sorted(report.expected)],
+        "stored_items": [from_decoded(report.stored[k]) for k in sorted(report.stored)],
         "read_at": report.read_at.isoformat(),
         "sync": _freshness_json(report.freshness),
     }

@@ -9,20 +9,16 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
-
 from adminview.reads import number_reads
 from adminview.repair.table_walk import parallel_scan
 from returns.models import ReturnsItem
 from shop.models import ShopItem
 
 STATUSES = ("PENDING", "SHIPPED", "DELIVERED", "CANCELLED")
-_plain = TypeDeserializer()
 
 
 def _items(model: Any = ShopItem) -> list[dict[str, Any]]:
-    raws: list[dict[str, Any]] = parallel_scan(model)
-    return [{k: _plain.deserialize(v) for k, v in raw.items()} for raw in raws]
+    return parallel_scan(model)  # decoded
 
 
 def _day(text: object) -> str | None:

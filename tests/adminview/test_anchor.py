@@ -1,41 +1,37 @@
 """The one planner of an anchor's writes and the sync's fold (``adminview.core.anchor``, ``adminview.sync.apply.fold``):
-pure, no DynamoDB."""
+pure, no DynamoDB; images and items are plain values, as the sync decodes them."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adminview.core import anchor, numbers, schema
+from adminview.core import anchor, numbers, schema, values
 from adminview.core.sources.shop import SOURCE, OrderState
 from adminview.sync.apply import Prepared, fold
-from dynamo import ddb_json
 
 DAY = 24 * 3600
 
 
-def S(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
 def order(status: str) -> dict[str, Any]:
-    return {"PK": S("o#1"), "SK": S("c#9"), "EntityType": S("order"), "Status": S(status), "Date": S("2026-03-04")}
+    return {"PK": "o#1", "SK": "c#9", "EntityType": "order", "Status": status, "Date": "2026-03-04"}
 
 
 def line(pid: str, category: str = "Books") -> dict[str, Any]:
     return {
-        "PK": S("o#1"),
-        "SK": S("p#" + pid),
-        "EntityType": S("orderItem"),
-        "Quantity": S("1"),
-        "Category": S(category),
+        "PK": "o#1",
+        "SK": "p#" + pid,
+        "EntityType": "orderItem",
+        "Quantity": "1",
+        "Category": category,
     }
 
 
 def record(seq: int, image: dict[str, Any] | None, sk: str | None = None) -> Prepared:
-    key = ddb_json.item_key(image) if image is not None else ("o#1", sk or "")
+    key = values.item_key(image) if image is not None else ("o#1", sk or "")
     return Prepared({"dynamodb": {}}, f"e{seq}", str(seq), SOURCE, key, image, schema.order_anchor("1"), [])
 
 
@@ -52,15 +48,15 @@ def test_plan_puts_what_changed_deletes_what_is_no_longer_implied_and_guards_the
         "ConditionExpression": "attribute_not_exists(#pk)",
         "ExpressionAttributeNames": {"#pk": "PK"},
     }
-    assert writes.anchor["Rev"] == {"N": "1"} and writes.anchor["Seqs"]["M"]["p#8"] == S("3")
+    assert writes.anchor["Rev"] == 1 and writes.anchor["Seqs"]["p#8"] == "3"
     assert all(item is not None for item in writes.entries.values())
 
     _again, later = folded_state(record(4, None, sk="p#8"), stored=writes.anchor)
-    assert later is not None and later.condition["ExpressionAttributeValues"] == {":rev": {"N": "1"}}
+    assert later is not None and later.condition["ExpressionAttributeValues"] == {":rev": 1}
     deleted = [key for key, item in later.entries.items() if item is None]
     assert deleted == [schema.category_order("Garden", schema.shard_of("1", 2), "2026-03-04", "1")]
-    assert "p#8" not in (later.anchor or {})["Lines"]["M"]  # the line is gone, its sequence number kept
-    assert (later.anchor or {})["Seqs"]["M"]["p#8"] == S("4")
+    assert "p#8" not in (later.anchor or {})["Lines"]  # the line is gone, its sequence number kept
+    assert (later.anchor or {})["Seqs"]["p#8"] == "4"
 
 
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=12))
@@ -89,7 +85,7 @@ def test_a_stub_keeps_the_sequence_numbers_and_expires() -> None:
     assert writes is not None
     _state, gone = folded_state(record(2, None, sk="c#9"), stored=writes.anchor)
     assert gone is not None and gone.anchor is not None
-    assert anchor.GONE in gone.anchor and anchor.EXPIRES_AT in gone.anchor and gone.anchor["Seqs"]["M"]["c#9"] == S("2")
+    assert anchor.GONE in gone.anchor and anchor.EXPIRES_AT in gone.anchor and gone.anchor["Seqs"]["c#9"] == "2"
 
 
 def test_too_old_judges_by_sequence_number_when_it_can() -> None:
@@ -103,10 +99,10 @@ def test_too_old_judges_by_sequence_number_when_it_can() -> None:
 
 def test_a_repair_keeps_an_anchor_that_describes_and_guards_nothing_as_a_stub_a_sync_must_read_again() -> None:
     key = schema.order_anchor("9")
-    book = anchor.Bookkeeping.read({**ddb_json.key(*key), anchor.REV: ddb_json.n(4)})
+    book = anchor.Bookkeeping.read({**values.key(*key), anchor.REV: Decimal(4)})
     nothing = anchor.Implied(key, None)
     assert anchor.plan(nothing, nothing, book, schema.COLLECTION).delete_anchor  # the sync's way: gone
     kept = anchor.plan(nothing, nothing, book, schema.COLLECTION, keep=True)
     assert kept.anchor is not None and not kept.delete_anchor
-    assert (ddb_json.integer(kept.anchor, anchor.REV), anchor.GONE in kept.anchor) == (5, True)
+    assert (values.integer(kept.anchor, anchor.REV), anchor.GONE in kept.anchor) == (5, True)
     assert kept.anchor_action("view") == {"Put": {"TableName": "view", "Item": kept.anchor, **book.condition()}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -115,9 +116,7 @@ def test_a_changed_summary_attribute_differs_by_the_orders_version(order: str) -
     assert report.verdict == DIFFERS and "version 1" in report.reason
     (difference,) = report.differences
     assert difference.kind == "differing" and difference.key == (PK, "#order")
-    assert [(a.name, a.expected, a.stored) for a in difference.attributes] == [
-        ("Total", {"S": "31.50"}, {"S": "999.00"})
-    ]
+    assert [(a.name, a.expected, a.stored) for a in difference.attributes] == [("Total", "31.50", "999.00")]
 
 
 def test_a_lost_pending_index_key_differs_by_the_anchor(order: str) -> None:
@@ -134,7 +133,7 @@ def test_an_order_shipped_while_the_sync_is_stopped_is_behind(order: str) -> Non
     orders.order_ship(order_id=OID, actor=Actor("packer"))
     report = _check()
     assert report.verdict == BEHIND and not any(d.contradiction for d in report.differences)
-    kinds = {(d.kind, (d.expected or d.stored or {}).get("Kind", {}).get("S")) for d in report.differences}
+    kinds = {(d.kind, (d.expected or d.stored or {}).get("Kind")) for d in report.differences}
     # the summary and what the order counted, and the audit entry's activity entries
     assert kinds == {("differing", "order"), ("differing", "counted"), ("missing", "activity")}
     summary = next(d for d in report.differences if d.key == (PK, "#order"))
@@ -162,7 +161,7 @@ def test_the_anchor_rewritten_during_the_read_is_looked_at_again(order: str, mon
         seen = real_read(order_id)
         if not looks:  # as if the sync wrote the anchor between the first read of it and the view's
             moved: dict[tuple[str, str], dict[str, Any] | None] = {
-                (PK, "#order"): dict(seen.anchor_after or {}, Rev={"N": "0"})
+                (PK, "#order"): dict(seen.anchor_after or {}, Rev=Decimal(0))
             }
             seen = replace(seen, reading=replace(seen.reading, anchors_after=moved))
         looks.append(seen)
@@ -351,7 +350,7 @@ def test_a_return_changed_while_the_sync_is_stopped_is_behind(returned: str) -> 
     assert not any(d.contradiction for d in report.differences) and "returns table" in report.reason
     (difference,) = (d for d in report.differences if d.key == RETURN)
     assert [(a.name, a.expected, a.stored) for a in difference.attributes if a.name == "Status"] == [
-        ("Status", {"S": "REFUNDED"}, {"S": "RECEIVED"})
+        ("Status", "REFUNDED", "RECEIVED")
     ]
     sync_now()
     assert _check().verdict == IN_SYNC

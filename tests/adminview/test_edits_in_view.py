@@ -23,32 +23,28 @@ from tests.adminview_helpers import sync_now
 ANN = Actor("ann")
 
 
-def S(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
 # --- pure ---------------------------------------------------------------------------------------------------
 
 
 def test_a_product_projects_its_catalogue_row() -> None:
     image: dict[str, Any] = {
-        "PK": S("p#7"), "SK": S("p#7"), "EntityType": S("product"), "Price": S("9.50"), "Category": S("books"),
-        "Detail": {"M": {"Name": S("Seven"), "Description": S("<b>bold</b>")}},
+        "PK": "p#7", "SK": "p#7", "EntityType": "product", "Price": "9.50", "Category": "books",
+        "Detail": {"Name": "Seven", "Description": "<b>bold</b>"},
     }  # fmt: skip
     state = ProductState.read(schema.product("7"), None)
     state.apply("p#7", image)
     row = state.implied(list_shards=4).anchor
     assert row == {
-        "PK": S("p#7"), "SK": S("#product"), "Kind": S("product"), "ProductId": S("7"), "Name": S("Seven"),
-        "Price": S("9.50"), "Category": S("books"), "Description": S("<b>bold</b>"),
-        "GSI8PK": S(f"CATALOGUE#{schema.shard_of('7', 4)}"), "GSI8SK": S("7"),
+        "PK": "p#7", "SK": "#product", "Kind": "product", "ProductId": "7", "Name": "Seven",
+        "Price": "9.50", "Category": "books", "Description": "<b>bold</b>",
+        "GSI8PK": f"CATALOGUE#{schema.shard_of('7', 4)}", "GSI8SK": "7",
     }  # fmt: skip
     assert partition.anchor_of_item(row) == ("p#7", "#product")
     bare = ProductState.read(schema.product("8"), None)
-    bare.apply("p#8", {"PK": S("p#8"), "SK": S("p#8"), "EntityType": S("product")})
+    bare.apply("p#8", {"PK": "p#8", "SK": "p#8", "EntityType": "product"})
     bare_row = bare.implied(list_shards=4).anchor
-    assert bare_row is not None and "Name" not in bare_row and bare_row["ProductId"] == S("8")
-    stock_row = {"PK": S("p#8"), "SK": S("w#1"), "EntityType": S("warehouseItem"), "Quantity": S("3")}
+    assert bare_row is not None and "Name" not in bare_row and bare_row["ProductId"] == "8"
+    stock_row = {"PK": "p#8", "SK": "w#1", "EntityType": "warehouseItem", "Quantity": "3"}
     assert SOURCE.anchor_of(("p#8", "w#1"), stock_row) is None
 
 
@@ -64,11 +60,11 @@ def test_a_product_projects_its_catalogue_row() -> None:
     ],
 )
 def test_each_change_is_listed_under_its_kind(pk: str, action: str, kind: str) -> None:
-    image = {"PK": S(pk), "SK": S("AUDIT#2026-01-01T00:00:00.000000#ab"), "EntityType": S("audit"),
-             "User": S("ann"), "Action": S(action), "At": S("2026-01-01T00:00:00.000000")}  # fmt: skip
+    image = {"PK": pk, "SK": "AUDIT#2026-01-01T00:00:00.000000#ab", "EntityType": "audit",
+             "User": "ann", "Action": action, "At": "2026-01-01T00:00:00.000000"}  # fmt: skip
     items = activity_items((pk, "AUDIT#2026-01-01T00:00:00.000000#ab"), image, list_shards=2)
-    assert [i["PK"]["S"].split("#", 1)[0] for i in items] == ["ACTIVITY", "USER", "KIND"]
-    assert items[2]["PK"]["S"].startswith(f"KIND#{kind}#")
+    assert [i["PK"].split("#", 1)[0] for i in items] == ["ACTIVITY", "USER", "KIND"]
+    assert items[2]["PK"].startswith(f"KIND#{kind}#")
     assert ("OrderId" in items[0]) == (kind == "order")
 
 

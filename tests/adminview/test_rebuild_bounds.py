@@ -20,6 +20,7 @@ from adminview.repair import rebuild
 from adminview.repair.table_walk import parallel_scan
 from adminview.sync.apply import apply_records
 from adminview.tables import ADMIN_VIEW_TABLE, ViewItem
+from dynamo import ddb_json
 from dynamo.batch import batch_write, delete_request
 from dynamo.client import client_of
 from dynamo.tables import TableSpec, ensure_table
@@ -43,8 +44,8 @@ def _place(count: int, prefix: str) -> None:
 
 def _empty_view() -> None:
     """Every view item gone, anchors included: the rebuild has to write the whole view again."""
-    view = [i for i in parallel_scan(ViewItem) if not i["PK"]["S"].startswith("seq#")]
-    requests = [delete_request({"PK": i["PK"], "SK": i["SK"]}) for i in view]
+    view = [i for i in parallel_scan(ViewItem) if not i["PK"].startswith("seq#")]
+    requests = [delete_request(ddb_json.key(i["PK"], i["SK"])) for i in view]
     batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=("PK", "SK"))
 
 
@@ -106,9 +107,9 @@ def test_view_table_has_ttl_on_expires_at_and_only_stub_anchors_carry_it(
     sync_now()
     rebuild.rebuild()  # keeps the stub (and its sequence numbers) as it is
     items = parallel_scan(ViewItem)
-    [stub] = [i for i in items if i["PK"]["S"] == "c#1002"]
-    assert "Gone" in stub and "Name" not in stub and "GSI5PK" not in stub and stub["Seqs"]["M"]["c#1002"]
-    expires = int(stub["ExpiresAt"]["N"])  # 48 h after the sync wrote it
+    [stub] = [i for i in items if i["PK"] == "c#1002"]
+    assert "Gone" in stub and "Name" not in stub and "GSI5PK" not in stub and stub["Seqs"]["c#1002"]
+    expires = int(stub["ExpiresAt"])  # 48 h after the sync wrote it
     assert started + anchor.LIFETIME_S - 1 <= expires <= time.time() + anchor.LIFETIME_S
     assert all("ExpiresAt" not in i for i in items if i is not stub)
     assert anchor.LIFETIME_S >= 2 * anchor.STREAM_RETENTION_S

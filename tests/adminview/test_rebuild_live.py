@@ -24,7 +24,7 @@ from adminview.repair.table_walk import Table, parallel_scan
 from adminview.sync import apply
 from adminview.sync.poller import Poller
 from adminview.tables import ViewItem, read_items
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.batch import batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import recording
@@ -56,9 +56,12 @@ def _lose(*keys: tuple[str, str]) -> None:
 
 
 def _unconditional_commit(view: Table, actions: list[dict[str, Any]]) -> None:
-    """What the rebuild did before: write its view items with no condition and leave watermarks alone."""
+    """What the rebuild did before: write its view items (plain actions, encoded here as ``Table.transact`` would)
+    with no condition and leave watermarks alone."""
     requests = [
-        put_request(a["Put"]["Item"]) if "Put" in a else delete_request(a["Delete"]["Key"])
+        put_request(item_codec.encode(a["Put"]["Item"]))
+        if "Put" in a
+        else delete_request(item_codec.encode(a["Delete"]["Key"]))
         for a in actions
         if "Put" in a or "Delete" in a
     ]
@@ -215,7 +218,7 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
         client = client_of(ViewItem)
         for w in writes:
             if w.anchor is not None:
-                client.put_item(TableName=str(ViewItem.Meta.table_name), Item=w.anchor)
+                client.put_item(TableName=str(ViewItem.Meta.table_name), Item=item_codec.encode(w.anchor))
         return set()
 
     def hooked(view: Table, plans: list[repair.Plan]) -> set[str]:

@@ -11,7 +11,7 @@ from adminview.core import schema
 from adminview.core.sources.returns import SOURCE, RefundsState, ReturnState
 from adminview.reads import number_reads, returns_reads
 from adminview.repair import rebuild
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from returns.models import ReturnsItem
 from tests import factories
@@ -39,7 +39,7 @@ def a_refund(fid: str, oid: str, amount: str, day: str) -> dict[str, Any]:
 
 
 def test_a_return_is_listed_under_its_status_and_counts_its_units_once_received() -> None:
-    image = a_return("7", "42", "1001", "REQUESTED", "2026-03-04T10:00:00", ("2001", "2"))
+    image = item_codec.decode(a_return("7", "42", "1001", "REQUESTED", "2026-03-04T10:00:00", ("2001", "2")))
     key = SOURCE.anchor_of(("r#7", "r#7"), image)
     assert key == schema.return_anchor("r#7")
     state = ReturnState.read(key, None)
@@ -47,22 +47,22 @@ def test_a_return_is_listed_under_its_status_and_counts_its_units_once_received(
     requested = state.implied(list_shards=2)
     assert requested.anchor is not None and requested.sums == {}
     index = schema.ORDERS_BY_STATUS
-    assert requested.anchor[index.hash_key] == S(schema.return_status_partition("REQUESTED", schema.shard_of("7", 2)))
+    assert requested.anchor[index.hash_key] == schema.return_status_partition("REQUESTED", schema.shard_of("7", 2))
     assert set(requested.entries) == {schema.customer_return("1001", "2026-03-04T10:00:00", "7")}
-    state.apply("r#7", {**image, "Status": S("RECEIVED")})
+    state.apply("r#7", {**image, "Status": "RECEIVED"})
     received = state.implied(list_shards=2)
     assert received.sums == {schema.returned_units("2001", schema.sum_shard(key), "2026-03"): {"Units": Decimal(2)}}
 
 
 def test_an_orders_refunds_add_to_their_days() -> None:
-    key = SOURCE.anchor_of(("o#42", "f#1"), a_refund("1", "42", "10.50", "2026-03-04"))
+    key = SOURCE.anchor_of(("o#42", "f#1"), item_codec.decode(a_refund("1", "42", "10.50", "2026-03-04")))
     assert key == schema.refunds_anchor("42")
     state = RefundsState.read(key, None)
     for fid, amount in (("1", "10.50"), ("2", "4.25")):
-        state.apply("f#" + fid, a_refund(fid, "42", amount, "2026-03-04"))
+        state.apply("f#" + fid, item_codec.decode(a_refund(fid, "42", amount, "2026-03-04")))
     day = schema.refunds_day(schema.sum_shard(key), "2026-03-04")
     assert state.implied(1).sums == {day: {"Refunds": Decimal(2), "Refunded": Decimal("14.75")}}
-    assert SOURCE.anchor_of(("o#42", "i#1"), {"EntityType": S("invoice")}) is None
+    assert SOURCE.anchor_of(("o#42", "i#1"), {"EntityType": "invoice"}) is None
 
 
 def _put(*items: dict[str, Any]) -> None:

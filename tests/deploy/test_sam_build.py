@@ -117,7 +117,7 @@ def runtime_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_build_holds_the_handler_and_its_dependencies_only(built: Path) -> None:
     top = {p.name for p in built.iterdir() if not p.name.endswith(".dist-info")}
-    assert {"adminview", "dynamo", "shop", "returns", "pynamodb", "aws_lambda_powertools"} <= top
+    assert {"adminview", "domain", "dynamo", "shop", "returns", "pynamodb", "aws_lambda_powertools"} <= top
     for absent in ("tests", "bench", "dashboard", "config", "django", "boto3", "botocore", "deploy", "templates"):
         assert absent not in top
     assert (built / "adminview" / "sync" / "handler.py").is_file()

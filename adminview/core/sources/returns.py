@@ -11,7 +11,7 @@ The items are those another service may write with plain PutItem/UpdateItem (``d
 malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
 not a number refunds nothing).
 
-Nothing here does I/O.
+Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import numbers, schema
+from adminview.core import numbers, schema, values
 from adminview.core.anchor import Bookkeeping, Implied
-from dynamo import ddb_json
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys
@@ -34,8 +33,9 @@ GOODS_BACK = frozenset({ReturnStatus.RECEIVED, ReturnStatus.REFUNDED})
 ONE = Decimal(1)
 
 
-def _item(key: schema.Key, kind: str, **attrs: dict[str, Any] | None) -> Item:
-    item: Item = {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+def _item(key: schema.Key, kind: str, **attrs: Any) -> Item:
+    """A view item: its key, its kind and the attributes given that are not None."""
+    item: Item = {**values.key(*key), schema.KIND: kind}
     item.update((name, value) for name, value in attrs.items() if value is not None)
     return item
 
@@ -64,38 +64,34 @@ class ReturnState:
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None, {}, {})
-        status, requested = ddb_json.string(self.facts, "Status"), ddb_json.string(self.facts, "Requested")
-        anchor = _item(self.key, schema.RETURN, ReturnId=ddb_json.s(self.return_id), **self.facts)
+        status, requested = values.string(self.facts, "Status"), values.string(self.facts, "Requested")
+        anchor = {**_item(self.key, schema.RETURN, ReturnId=self.return_id), **self.facts}
         if status in set(ReturnStatus):
             index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.return_id, list_shards)
-            anchor[index.hash_key] = ddb_json.s(schema.return_status_partition(str(status), shard))
-            anchor[index.range_key] = ddb_json.s(schema.return_position(requested, self.return_id))
+            anchor[index.hash_key] = schema.return_status_partition(str(status), shard)
+            anchor[index.range_key] = schema.return_position(requested, self.return_id)
         entries: dict[schema.Key, Item] = {}
-        customer, order = ddb_json.string(self.facts, "CustomerId"), ddb_json.string(self.facts, "OrderId")
+        customer, order = values.string(self.facts, "CustomerId"), values.string(self.facts, "OrderId")
         if customer:
             key = schema.customer_return(customer, requested, self.return_id)
-            shown = {"OrderId": _s(order), "Status": _s(status), "Requested": _s(requested)}
-            entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=ddb_json.s(self.return_id), **shown)
+            shown = {"OrderId": order, "Status": status, "Requested": requested}
+            entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=self.return_id, **shown)
         return Implied(self.key, anchor, entries, self.sums())
 
     def sums(self) -> numbers.Sums:
         """Once the goods are back, each line's units to its product's returned units in the month requested."""
         assert self.facts is not None
-        month = (numbers.day_of(ddb_json.string(self.facts, "Requested")) or "")[:7]
-        if ddb_json.string(self.facts, "Status") not in GOODS_BACK or not month:
+        month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
+        if values.string(self.facts, "Status") not in GOODS_BACK or not month:
             return {}
         adding, shard = numbers.Adding(), schema.sum_shard(self.key)
-        for line in ddb_json.listing(self.facts, "Lines"):
-            facts = ddb_json.entries(line)
-            product = ddb_json.string(facts, "ProductId")
+        for line in values.listing(self.facts, "Lines"):
+            facts = values.entries(line)
+            product = values.string(facts, "ProductId")
             if product:
-                units = numbers.decimal_of(ddb_json.text(facts, "Quantity"))
+                units = numbers.decimal_of(values.text(facts, "Quantity"))
                 adding.add(schema.returned_units(product, shard, month), schema.UNITS, units)
         return adding.sums
-
-
-def _s(value: str | None) -> dict[str, str] | None:
-    return ddb_json.s(value) if value is not None else None
 
 
 @dataclass
@@ -112,7 +108,7 @@ class RefundsState:
     def read(cls, key: schema.Key, item: Item | None) -> RefundsState:
         state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
         if item is not None and not state.book.gone:
-            state.refunds = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, "Refunds").items()}
+            state.refunds = {sk: values.entries(v) for sk, v in values.mapping(item, "Refunds").items()}
         return state
 
     def apply(self, sk: str, image: Item | None) -> None:
@@ -127,8 +123,8 @@ class RefundsState:
     def implied(self, list_shards: int) -> Implied:
         if not self.refunds:
             return Implied(self.key, None, {}, {})
-        refunds = {"M": {sk: {"M": facts} for sk, facts in sorted(self.refunds.items())}}
-        anchor = _item(self.key, schema.REFUNDS, OrderId=ddb_json.s(self.order_id), Refunds=refunds)
+        refunds = {sk: dict(facts) for sk, facts in sorted(self.refunds.items())}
+        anchor = _item(self.key, schema.REFUNDS, OrderId=self.order_id, Refunds=refunds)
         return Implied(self.key, anchor, {}, self.sums())
 
     def sums(self) -> numbers.Sums:
@@ -137,13 +133,13 @@ class RefundsState:
         was never counted)."""
         adding, shard = numbers.Adding(), schema.sum_shard(self.key)
         for facts in self.refunds.values():
-            day = numbers.day_of(ddb_json.string(facts, "Date"))
+            day = numbers.day_of(values.string(facts, "Date"))
             if day is None:
                 continue
-            amount = numbers.decimal_of(ddb_json.text(facts, "Amount"))
+            amount = numbers.decimal_of(values.text(facts, "Amount"))
             adding.add(schema.refunds_day(shard, day), schema.REFUNDS_COUNT, ONE)
             adding.add(schema.refunds_day(shard, day), schema.REFUNDED, amount)
-            if ddb_json.string(facts, "ReturnId"):
+            if values.string(facts, "ReturnId"):
                 adding.add(schema.refunds_day(shard, day), schema.RETURNS_REFUNDED, amount)
         return adding.sums
 
@@ -159,7 +155,7 @@ class ReturnsSource:
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key
-        entity = ddb_json.string(image, "EntityType")
+        entity = values.string(image, "EntityType")
         if entity == return_keys.RETURN_ENTITY and pk == sk and return_keys.return_id_of(pk):
             return schema.return_anchor(pk)
         if entity == return_keys.REFUND_ENTITY and (oid := keys.without_prefix(pk, keys.ORDER)):
@@ -181,8 +177,8 @@ class ReturnsSource:
         )
 
     def entry_anchor(self, item: Item) -> schema.Key | None:
-        return_id = ddb_json.string(item, "ReturnId")
-        if ddb_json.string(item, schema.KIND) == schema.CUSTOMER_RETURN and return_id:
+        return_id = values.string(item, "ReturnId")
+        if values.string(item, schema.KIND) == schema.CUSTOMER_RETURN and return_id:
             return schema.return_anchor(return_keys.RETURN + return_id)
         return None
 

@@ -13,7 +13,7 @@ Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total`
 simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
 (``ItemCount`` that is not a whole number) raises ``ValueError``: the record fails and is dead-lettered.
 
-Nothing here does I/O.
+Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import numbers, schema
+from adminview.core import numbers, schema, values
 from adminview.core.anchor import Bookkeeping, Implied
-from dynamo import ddb_json
 from shop import keys
 from shop.keys import OrderStatus
 
@@ -39,12 +38,9 @@ STATUSES = frozenset(OrderStatus)
 ONE = Decimal(1)
 
 
-def _s(value: str | None) -> dict[str, str] | None:
-    return ddb_json.s(value) if value is not None else None
-
-
-def _item(key: schema.Key, kind: str, **attrs: dict[str, Any] | None) -> Item:
-    item: Item = {**ddb_json.key(*key), schema.KIND: ddb_json.s(kind)}
+def _item(key: schema.Key, kind: str, **attrs: Any) -> Item:
+    """A view item: its key, its kind and the attributes given that are not None."""
+    item: Item = {**values.key(*key), schema.KIND: kind}
     item.update((name, value) for name, value in attrs.items() if value is not None)
     return item
 
@@ -72,15 +68,15 @@ class OrderState:
         state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
         if item is None or state.book.gone:
             return state
-        if ddb_json.string(item, schema.KIND) == schema.ORDER:
-            state.customer_id = ddb_json.string(item, "CustomerId")
+        if values.string(item, schema.KIND) == schema.ORDER:
+            state.customer_id = values.string(item, "CustomerId")
             state.order = {name: item[name] for name in ORDER_FACTS if name in item}
-        state.lines = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, LINES).items()}
+        state.lines = {sk: values.entries(v) for sk, v in values.mapping(item, LINES).items()}
         state.invoices = {
-            sk: [t for v in ddb_json.elements(value) if (t := ddb_json.as_string(v)) is not None]
-            for sk, value in ddb_json.mapping(item, INVOICES).items()
+            sk: [t for v in values.elements(value) if (t := values.as_string(v)) is not None]
+            for sk, value in values.mapping(item, INVOICES).items()
         }
-        state.shipments = {sk: ddb_json.entries(v) for sk, v in ddb_json.mapping(item, SHIPMENTS).items()}
+        state.shipments = {sk: values.entries(v) for sk, v in values.mapping(item, SHIPMENTS).items()}
         return state
 
     def apply(self, sk: str, image: Item | None) -> None:
@@ -108,37 +104,35 @@ class OrderState:
         entries: dict[schema.Key, Item] = {}
         for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
             key = schema.payment(txid, self.order_id)
-            entries[key] = _item(key, schema.PAYMENT, OrderId=ddb_json.s(self.order_id), TransactionId=ddb_json.s(txid))
+            entries[key] = _item(key, schema.PAYMENT, OrderId=self.order_id, TransactionId=txid)
         if self.order is not None and self.customer_id is not None:
             self._summary(anchor, list_shards)
             entries |= self._order_entries(list_shards)
         if self.lines:
-            anchor[LINES] = {"M": {sk: {"M": facts} for sk, facts in sorted(self.lines.items())}}
+            anchor[LINES] = {sk: dict(facts) for sk, facts in sorted(self.lines.items())}
         if self.invoices:
-            anchor[INVOICES] = {
-                "M": {sk: {"L": [ddb_json.s(t) for t in ids]} for sk, ids in sorted(self.invoices.items())}
-            }
+            anchor[INVOICES] = {sk: list(ids) for sk, ids in sorted(self.invoices.items())}
         if self.shipments:
-            anchor[SHIPMENTS] = {"M": {sk: {"M": facts} for sk, facts in sorted(self.shipments.items())}}
+            anchor[SHIPMENTS] = {sk: dict(facts) for sk, facts in sorted(self.shipments.items())}
         return Implied(self.key, anchor, entries, self.sums())
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
         assert self.order is not None and self.customer_id is not None
-        anchor["OrderId"], anchor["CustomerId"] = ddb_json.s(self.order_id), ddb_json.s(self.customer_id)
+        anchor["OrderId"], anchor["CustomerId"] = self.order_id, self.customer_id
         anchor.update(self.order)
-        status = ddb_json.string(self.order, "Status")
+        status = values.string(self.order, "Status")
         if status in schema.LISTED_STATUSES:  # sparse: the keys are there exactly while the status is listed
             index = schema.ORDERS_BY_STATUS
             shard = schema.shard_of(self.order_id, list_shards)
-            anchor[index.hash_key] = ddb_json.s(schema.status_partition(str(status), shard))
-            anchor[index.range_key] = ddb_json.s(schema.order_position(self.date, self.order_id))
+            anchor[index.hash_key] = schema.status_partition(str(status), shard)
+            anchor[index.range_key] = schema.order_position(self.date, self.order_id)
         latest = self._latest_shipment()
         if latest:
             anchor.update(latest)
 
     @property
     def date(self) -> str | None:
-        return ddb_json.string(self.order, "Date")
+        return values.string(self.order, "Date")
 
     def _latest_shipment(self) -> Item:
         """The carrier and tracking number of the last shipment that has them (shipment ids sort by time)."""
@@ -151,7 +145,7 @@ class OrderState:
         """The order in its customer's list and in its categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.order_id)
-        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=ddb_json.s(self.order_id), Date=_s(self.date))}
+        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=self.order_id, Date=self.date)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.order_id, list_shards)
@@ -160,12 +154,12 @@ class OrderState:
             entries[key] = _item(
                 key,
                 schema.CATEGORY_ORDER,
-                OrderId=ddb_json.s(self.order_id),
-                CustomerId=ddb_json.s(self.customer_id),
-                Date=ddb_json.s(self.date),
-                Category=ddb_json.s(category),
-                Units=ddb_json.n(units),
-                Revenue=ddb_json.n(revenue),
+                OrderId=self.order_id,
+                CustomerId=self.customer_id,
+                Date=self.date,
+                Category=category,
+                Units=units,
+                Revenue=revenue,
             )
         return entries
 
@@ -179,9 +173,9 @@ class OrderState:
     def _lines(self) -> list[Line]:
         found = []
         for sk, facts in sorted(self.lines.items()):
-            units = numbers.decimal_of(ddb_json.text(facts, "Quantity"))
-            price = numbers.decimal_of(ddb_json.text(facts, "Price"))
-            category = schema.category_name(ddb_json.text(facts, "Category"))
+            units = numbers.decimal_of(values.text(facts, "Quantity"))
+            price = numbers.decimal_of(values.text(facts, "Price"))
+            category = schema.category_name(values.text(facts, "Category"))
             found.append(Line(keys.without_prefix(sk, keys.PRODUCT) or sk, category, units, units * price))
         return found
 
@@ -195,7 +189,7 @@ class OrderState:
             return {}
         adding = numbers.Adding()
         shard = schema.sum_shard(self.key)
-        status = ddb_json.string(self.order, "Status")
+        status = values.string(self.order, "Status")
         if status in STATUSES:
             adding.add(schema.status_counts(shard), str(status), ONE)
         day = numbers.day_of(self.date)
@@ -230,9 +224,9 @@ def _order_facts(image: Item) -> Item:
     """The order item's attributes the summary shows; ``ItemCount`` as a number (a malformed one fails the record
     here: it cannot be listed or counted)."""
     facts = {name: image[name] for name in ORDER_FACTS if name in image}
-    count = ddb_json.integer(image, "ItemCount")
+    count = values.integer(image, "ItemCount")
     if count is not None:
-        facts["ItemCount"] = ddb_json.n(count)
+        facts["ItemCount"] = Decimal(count)
     return facts
 
 
@@ -246,8 +240,8 @@ def _put(facts: dict[str, Any], sk: str, value: Any) -> None:
 def transaction_ids(image: Item) -> list[str]:
     """The payment references (``TransactionId``) of an invoice's payments, each once, in order."""
     found: list[str] = []
-    for payment in ddb_json.listing(ddb_json.mapping(image, "Detail"), "Payments"):
-        txid = ddb_json.text(ddb_json.entries(payment), "TransactionId")
+    for payment in values.listing(values.mapping(image, "Detail"), "Payments"):
+        txid = values.text(values.entries(payment), "TransactionId")
         if txid and txid.strip() and txid not in found:
             found.append(txid)
     return found
@@ -280,12 +274,12 @@ class ProfileState:
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None)
-        name, email = ddb_json.string(self.facts, "Name"), ddb_json.string(self.facts, "Email")
-        shown = {"Id": ddb_json.s(self.customer_id), "Name": _s(name), "Email": _s(email)}
+        name, email = values.string(self.facts, "Name"), values.string(self.facts, "Email")
+        shown = {"Id": self.customer_id, "Name": name, "Email": email}
         terms = schema.search_words(name)
         if email and email.strip():
             terms.add(schema.normalized(email))
-        return Implied(self.key, _item(self.key, schema.PROFILE, **self.facts), _search(terms, "customer", shown))
+        return Implied(self.key, {**_item(self.key, schema.PROFILE), **self.facts}, _search(terms, "customer", shown))
 
 
 @dataclass
@@ -307,13 +301,13 @@ class ProductState:
         if image is None:
             self.facts = None
             return
-        detail = ddb_json.mapping(image, "Detail")
+        detail = values.mapping(image, "Detail")
         row = {
-            "ProductId": ddb_json.s(self.product_id),
-            "Name": _s(ddb_json.text(detail, "Name")),
-            "Price": _s(ddb_json.text(image, "Price")),
-            "Category": _s(ddb_json.text(image, "Category")),
-            "Description": _s(ddb_json.text(detail, "Description")),
+            "ProductId": self.product_id,
+            "Name": values.text(detail, "Name"),
+            "Price": values.text(image, "Price"),
+            "Category": values.text(image, "Category"),
+            "Description": values.text(detail, "Description"),
         }
         self.facts = {name: value for name, value in row.items() if value is not None}
 
@@ -322,7 +316,7 @@ class ProductState:
 
     def sums(self) -> numbers.Sums:
         """One product in its category (a product without one is in none)."""
-        category = (ddb_json.string(self.facts, "Category") or "").strip() if self.facts else ""
+        category = (values.string(self.facts, "Category") or "").strip() if self.facts else ""
         if not category:
             return {}
         key = schema.category_counts(schema.sum_shard(self.key), schema.category_name(category))
@@ -332,20 +326,20 @@ class ProductState:
         if self.facts is None:
             return Implied(self.key, None, sums={})
         index = schema.CATALOGUE
-        row = _item(self.key, schema.PRODUCT, **self.facts)
-        row[index.hash_key] = ddb_json.s(schema.catalogue_partition(schema.shard_of(self.product_id, list_shards)))
-        row[index.range_key] = ddb_json.s(self.product_id)
-        name = ddb_json.string(self.facts, "Name")
-        shown = {"Id": ddb_json.s(self.product_id), "Name": _s(name)}
+        row = {**_item(self.key, schema.PRODUCT), **self.facts}
+        row[index.hash_key] = schema.catalogue_partition(schema.shard_of(self.product_id, list_shards))
+        row[index.range_key] = self.product_id
+        name = values.string(self.facts, "Name")
+        shown = {"Id": self.product_id, "Name": name}
         return Implied(self.key, row, _search(schema.search_words(name), "product", shown), self.sums())
 
 
 def _search(terms: set[str], kind: str, shown: dict[str, Any]) -> dict[schema.Key, Item]:
     entries = {}
     for term in sorted(terms):
-        key = schema.search_entry(term, kind, ddb_json.string(shown, "Id") or "")
+        key = schema.search_entry(term, kind, values.string(shown, "Id") or "")
         if len(key[1].encode()) <= schema.MAX_KEY_BYTES:
-            entries[key] = _item(key, schema.SEARCH, Term=ddb_json.s(term), Found=ddb_json.s(kind), **shown)
+            entries[key] = _item(key, schema.SEARCH, Term=term, Found=kind, **shown)
     return entries
 
 
@@ -358,22 +352,22 @@ def activity_items(key: schema.Key, image: Item, list_shards: int) -> list[Item]
     """A staff change (the shop's audit entry: an order's, or an entity edit's) in its three lists."""
     pk, sk = key
     position = keys.after_audit(sk)
-    user, action = ddb_json.text(image, "User"), ddb_json.text(image, "Action")
+    user, action = values.text(image, "User"), values.text(image, "Action")
     if not position or not user or not action:
         return []
     kind = schema.activity_kind(pk, action)
-    attrs: dict[str, Any] = {name: _s(ddb_json.text(image, name)) for name in ACTIVITY_ATTRS}
-    attrs["OrderId"] = attrs["OrderId"] or _s(keys.without_prefix(pk, keys.ORDER))
-    version = ddb_json.integer(image, "OrderVersion")
-    attrs["OrderVersion"] = ddb_json.n(version) if version is not None else None
-    attrs["Source"], attrs["ActivityKind"] = ddb_json.s(pk), ddb_json.s(kind)
+    attrs: dict[str, Any] = {name: values.text(image, name) for name in ACTIVITY_ATTRS}
+    attrs["OrderId"] = attrs["OrderId"] or keys.without_prefix(pk, keys.ORDER)
+    version = values.integer(image, "OrderVersion")
+    attrs["OrderVersion"] = Decimal(version) if version is not None else None
+    attrs["Source"], attrs["ActivityKind"] = pk, kind
     shard = schema.shard_of(position, list_shards)
     return [_item(k, schema.ACTIVITY, **attrs) for k in schema.activity_entries(pk, position, user, kind, shard)]
 
 
 def audit_source(item: Item) -> schema.Key | None:
     """The audit entry an activity entry follows from (its shop key)."""
-    source, position = ddb_json.string(item, "Source"), ddb_json.item_key(item)[1]
+    source, position = values.string(item, "Source"), values.item_key(item)[1]
     return (source, keys.AUDIT + position) if source else None
 
 
@@ -390,7 +384,7 @@ class ShopSource:
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key
-        entity = ddb_json.string(image, "EntityType")
+        entity = values.string(image, "EntityType")
         if entity in ORDER_ENTITIES and (oid := keys.without_prefix(pk, keys.ORDER)):
             return schema.order_anchor(oid)
         if entity == "customer" and sk == pk and (cid := keys.without_prefix(pk, keys.CUSTOMER)):
@@ -407,7 +401,7 @@ class ShopSource:
         return ProductState.read(key, item)
 
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
-        if ddb_json.string(image, "EntityType") == "audit":
+        if values.string(image, "EntityType") == "audit":
             return activity_items(key, image, list_shards)
         return []
 
@@ -420,11 +414,11 @@ class ShopSource:
         )
 
     def entry_anchor(self, item: Item) -> schema.Key | None:
-        kind = ddb_json.string(item, schema.KIND)
+        kind = values.string(item, schema.KIND)
         if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
-            order_id = ddb_json.string(item, "OrderId")
+            order_id = values.string(item, "OrderId")
             return schema.order_anchor(order_id) if order_id else None
-        found, entity = ddb_json.string(item, "Found"), ddb_json.string(item, "Id")
+        found, entity = values.string(item, "Found"), values.string(item, "Id")
         if kind == schema.SEARCH and entity and found == "customer":
             return schema.profile(entity)
         if kind == schema.SEARCH and entity and found == "product":
