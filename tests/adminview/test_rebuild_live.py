@@ -340,8 +340,8 @@ def test_parallel_scan_still_lists_every_item(placed: list[str]) -> None:
 
 def _empty_view() -> None:
     """Every view item gone, anchors and sums included: the rebuild has to write the whole view again."""
-    view = [i for i in parallel_scan(ViewItem) if not i["PK"]["S"].startswith("seq#")]
-    requests = [delete_request({"PK": i["PK"], "SK": i["SK"]}) for i in view]
+    view = [i for i in parallel_scan(ViewItem) if not i["PK"].startswith("seq#")]
+    requests = [delete_request({"PK": {"S": i["PK"]}, "SK": {"S": i["SK"]}}) for i in view]
     batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=("PK", "SK"))
 
 
