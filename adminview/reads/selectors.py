@@ -3,7 +3,8 @@
 Every function issues a bounded number of calls that does not grow with the table:
 
 - ``orders_by_status``: one Query per write shard of the status index (in parallel threads), merged; newest or
-  oldest first, optionally within a range of order dates; ``new_orders_since``: the same, from a position on;
+  oldest first, optionally within a range of order dates; ``ALL``: one Query per (listed status, shard), merged
+  the same way; ``new_orders_since``: the same, from a position on;
 - ``customer_orders``: one Query of the customer's order entries and one BatchGetItem of their summaries;
 - ``category_orders``: one Query per write shard of the category's entries and one BatchGetItem of summaries;
 - ``product_buyers``: one Query of the product's buyer relations (rarely more: only when some relations have
@@ -30,6 +31,8 @@ MAX_TRANSACTION_ID = 256
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
 NEWEST, OLDEST = "newest", "oldest"
 SORTS = (NEWEST, OLDEST)
+ALL = "ALL"  # the list of every order with a status: the listed statuses' lists merged
+LISTS = (*schema.LISTED_STATUSES, ALL)
 PROFILE_FIELDS = ("Name", "Email", "Address")
 
 __all__ = ["RowsPage"]
@@ -102,24 +105,35 @@ def _forward(sort: str) -> bool:
     return sort == OLDEST
 
 
-def _listed(status: str) -> str:
-    if status not in schema.LISTED_STATUSES:
-        raise InvalidInput(f"status must be one of {', '.join(schema.LISTED_STATUSES)}")
-    return status
+def status_partitions(status: str) -> list[str]:
+    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards, or for ``ALL`` every listed
+    status's."""
+    if status not in LISTS:
+        raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
+    statuses = schema.LISTED_STATUSES if status == ALL else (status,)
+    return [schema.status_partition(s, n) for s in statuses for n in range(schema.list_shards())]
 
 
 def status_items(
     *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
 ) -> RowsPage[Raw]:
-    """The orders of one listed status (index items), merged over the write shards (one Query per shard)."""
-    wanted, forward = _listed(status), _forward(sort)
+    """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
+    (``status_partitions``), merged by date.
+
+    Every partition sorts by the order's ``<date>#<oid>``, unique and the same whatever the status, so the position
+    after the last row shown positions every partition: a still table pages without duplicates or gaps. While
+    staff page, an order whose status changes keeps its place on ``ALL`` (it moves to another status's partition
+    under the same sort key) and is shown once, but for a page read in the moment DynamoDB's index takes to follow
+    the move (it may miss the order or show it twice). On one status's list it leaves or joins the list: shown if
+    its place is still ahead of the position and it is in that status when the page is read, never twice."""
+    partitions, forward = status_partitions(status), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
     index, within = schema.ORDERS_BY_STATUS, dates.bounds()
     found = each_shard(
-        schema.list_shards(),
+        len(partitions),
         lambda n: query(
-            schema.status_partition(wanted, n),
+            partitions[n],
             index=index,
             limit=limit + 1,
             forward=forward,
@@ -133,7 +147,7 @@ def status_items(
 def orders_by_status(
     *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
 ) -> RowsPage[OrderRow]:
-    """The orders of one listed status as rows."""
+    """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
     key = schema.ORDERS_BY_STATUS.range_key
     return RowsPage([order_row(r, ddb_json.string(r, key) or "") for r in page.rows], page.next)
@@ -147,14 +161,14 @@ def pending_orders(
 
 
 def new_orders_since(*, status: str, newest: str) -> int:
-    """How many orders of ``status`` sort after ``newest`` (the first row a page showed), capped at
-    ``NEW_ORDERS_CAP`` + 1: one small Query per shard, whatever the table's size."""
-    wanted = _listed(status)
+    """How many orders of ``status`` (or ``ALL``) sort after ``newest`` (the first row a page showed), capped at
+    ``NEW_ORDERS_CAP`` + 1: one small Query per partition, whatever the table's size."""
+    partitions = status_partitions(status)
     start = order_position({"after": newest}, forward=True) if newest else None
     found = each_shard(
-        schema.list_shards(),
+        len(partitions),
         lambda n: query(
-            schema.status_partition(wanted, n),
+            partitions[n],
             index=schema.ORDERS_BY_STATUS,
             limit=NEW_ORDERS_CAP + 1,
             after=start,

@@ -10,10 +10,10 @@ from django import forms
 from django.http import QueryDict
 from django.urls import reverse_lazy
 
-from adminview.core.schema import ACTIVITY_KINDS, LISTED_STATUSES
+from adminview.core.schema import ACTIVITY_KINDS
 from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from adminview.reads.search import MAX_TERM, term_of
-from adminview.reads.selectors import NEWEST, OLDEST, Dates
+from adminview.reads.selectors import LISTS, NEWEST, OLDEST, Dates
 from dashboard.forms.lists import DEFAULT_PAGE, FilterForm, ListForm, day_field
 from dashboard.forms.ranges import DayRange
 from returns.keys import ReturnStatus
@@ -156,9 +156,9 @@ class SearchForm(ListForm):
 
 
 class StatusListForm(OrderListForm):
-    """``/orders/?status=`` (PENDING by default), sorted and filtered by date."""
+    """``/orders/?status=`` (PENDING by default; ``ALL``: every order), sorted and filtered by date."""
 
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
+    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTS])
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
     # the pending list's CSV as a pick list: one row per order line
     lines = forms.ChoiceField(required=False, choices=[("", ""), ("1", "1")])
@@ -181,7 +181,7 @@ class StatusListForm(OrderListForm):
 class NewOrdersForm(forms.Form):
     """The live queue's poll: the list's status and the sort key of the newest row it showed."""
 
-    status = forms.ChoiceField(choices=[(s, s) for s in LISTED_STATUSES])
+    status = forms.ChoiceField(choices=[(s, s) for s in LISTS])
     newest = forms.RegexField(
         required=False, max_length=120, regex=r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
     )

@@ -51,11 +51,14 @@ LIST_TEMPLATE = "dashboard/orders.html"
 
 # --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
-# What staff may do to the orders of each listed status (bulk actions offered on that list).
+# What staff may do to the orders of each list (bulk actions offered on it), in the order of its tabs. ALL mixes
+# statuses, so it offers none.
 LIST_ACTIONS: dict[str, tuple[str, ...]] = {
     OrderStatus.PENDING: ("ship", "cancel"),
     OrderStatus.SHIPPED: ("deliver",),
+    OrderStatus.DELIVERED: (),
     OrderStatus.CANCELLED: (),
+    selectors.ALL: (),
 }
 
 
@@ -77,6 +80,7 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
     kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
     return {
         "status": status,
+        "every_status": status == selectors.ALL,
         "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],
         "form": form,
         "filtered": bool(kept),
@@ -85,8 +89,9 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
 
 
 class StatusList(Listing[StatusListForm, Listed]):
-    """``/orders/?status=PENDING|SHIPPED|CANCELLED`` and ``/orders/pending/`` (``status`` given by the URL): one
-    Query per write shard, newest or oldest first (``sort``), within a range of order dates (``from``, ``to``);
+    """``/orders/?status=PENDING|SHIPPED|DELIVERED|CANCELLED|ALL`` and ``/orders/pending/`` (``status`` given by the
+    URL): one Query per write shard (per status and shard on ``ALL``), newest or oldest first (``sort``), within a
+    range of order dates (``from``, ``to``);
     the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
     order with where it ships (its customer's current address)."""
 

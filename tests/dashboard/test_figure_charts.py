@@ -47,12 +47,13 @@ def test_months_filled_across_a_year_end() -> None:
     assert figure_charts.months_filled([]) == []
 
 
-def test_status_chart_links_only_listed_statuses() -> None:
-    chart = figure_charts.status_chart({"PENDING": 3, "SHIPPED": 1, "DELIVERED": 7, "CANCELLED": 0})
+def test_status_chart_links_each_status_to_its_list() -> None:
+    chart = figure_charts.status_chart({"PENDING": 3, "SHIPPED": 1, "DELIVERED": 7, "CANCELLED": 0, "LOST": 2})
     assert [b.href for b in chart.bars] == [
         "/orders/?status=PENDING",
         "/orders/?status=SHIPPED",
-        None,
+        "/orders/?status=DELIVERED",
         "/orders/?status=CANCELLED",
+        None,  # a status without a list (none today) is not linked
     ]
-    assert chart.summary == "PENDING 3, SHIPPED 1, DELIVERED 7, CANCELLED 0."
+    assert chart.summary == "PENDING 3, SHIPPED 1, DELIVERED 7, CANCELLED 0, LOST 2."

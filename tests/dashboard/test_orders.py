@@ -271,3 +271,99 @@ def test_a_pick_list_is_the_pending_lists_only_and_lines_takes_1(staff: Client, 
     assert staff.get("/orders/?status=SHIPPED&format=csv&lines=1").status_code == 400
     assert staff.get("/orders/pending/?format=csv&lines=yes").status_code == 400
     assert csv_rows(staff.get("/orders/?status=PENDING&format=csv&lines=1"))[0] == PICK_COLUMNS
+
+
+@pytest.fixture
+def every_status(placed: list[str]) -> list[str]:
+    """The six orders in every status: the first cancelled, the fifth shipped and delivered, the sixth shipped."""
+    orders.order_cancel(order_id=placed[0])
+    orders.order_ship(order_id=placed[4])
+    orders.order_deliver(order_id=placed[4])
+    sync_now()
+    return placed
+
+
+def statuses(response: Any) -> dict[str, str]:
+    rows = csv_rows(response)
+    assert rows[0] == ORDER_COLUMNS
+    return {r[0]: r[3] for r in rows[1:]}
+
+
+def test_the_delivered_list_holds_the_delivered_orders(packer: Client, every_status: list[str]) -> None:
+    # when the delivered list is shown, and its CSV
+    response = packer.get("/orders/?status=DELIVERED")
+    html = response.content.decode()
+    # then it holds the delivered order, in its own tab, with no bulk action (nothing follows delivery here)
+    assert shown(response) == [every_status[4]]
+    assert '<a href="/orders/?status=DELIVERED" aria-current="page">Delivered</a>' in html
+    assert 'id="delivered-orders"' in html and 'name="action"' not in html
+    assert response["X-DynamoDB-Calls"] == "6"  # one Query per write shard, the profiles, the freshness line
+    assert statuses(packer.get("/orders/?status=DELIVERED&format=csv")) == {every_status[4]: "DELIVERED"}
+
+
+def test_all_merges_every_status_newest_first(packer: Client, every_status: list[str]) -> None:
+    # when the list of every order is shown
+    response = packer.get("/orders/?status=ALL")
+    html = response.content.decode()
+    # then it holds each order once, whatever its status, newest first, without bulk actions
+    assert shown(response) == list(reversed(every_status))
+    assert "<h1>All orders</h1>" in html and '<a href="/orders/?status=ALL" aria-current="page">All</a>' in html
+    assert 'name="action"' not in html
+    # and it reads each listed status's write shards: 4 statuses x 4 shards, the profiles, the freshness line
+    assert response["X-DynamoDB-Calls"] == "18"
+    # and its CSV streams the same rows with each order's status, in the order asked for
+    found = statuses(packer.get("/orders/?status=ALL&format=csv&sort=oldest"))
+    assert list(found) == every_status
+    assert found == {
+        every_status[0]: "CANCELLED",
+        **{oid: "PENDING" for oid in every_status[1:4]},
+        every_status[4]: "DELIVERED",
+        every_status[5]: "SHIPPED",
+    }
+    export = packer.get("/orders/?status=ALL&format=csv")
+    assert export["Content-Disposition"].endswith('all-orders.csv"')
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("sort=oldest", slice(0, 6)), ("sort=oldest&from=2026-03-04", slice(3, 6)), ("to=2026-03-02", slice(0, 2))],
+)
+def test_all_takes_the_sort_and_the_range(staff: Client, every_status: list[str], query: str, expected: slice) -> None:
+    want = every_status[expected]
+    want = want if "oldest" in query else list(reversed(want))
+    assert shown(staff.get(f"/orders/?status=ALL&{query}")) == want
+    assert [r[0] for r in csv_rows(staff.get(f"/orders/?status=ALL&{query}&format=csv"))[1:]] == want
+
+
+def test_all_pages_across_statuses_without_duplicates_or_gaps(staff: Client, every_status: list[str]) -> None:
+    # given every order's list, two rows a page, each way
+    for sort, want in (("newest", list(reversed(every_status))), ("oldest", every_status)):
+        first = staff.get(f"/orders/?status=ALL&sort={sort}&limit=2")
+        seen, more = shown(first), load_more(first)
+        while more:
+            response = staff.get(more, headers={"HX-Request": "true"})
+            seen, more = seen + shown(response), load_more(response)
+        # then each order comes once, in order
+        assert seen == want
+    # and a cursor of one list is refused on another
+    more = load_more(staff.get("/orders/?status=ALL&limit=2"))
+    assert more is not None
+    assert staff.get(more.replace("status=ALL", "status=PENDING")).status_code == 400
+
+
+@pytest.mark.parametrize("status", ["nope", "all", "DELIVERED,ALL", "RETURNED"])
+def test_an_unknown_status_is_a_400(staff: Client, placed: list[str], status: str) -> None:
+    response = staff.get(f"/orders/?status={status}")
+    assert response.status_code == 400 and "Traceback" not in response.content.decode()
+    assert staff.get(f"/orders/?status={status}&format=csv").status_code == 400
+    assert staff.get(f"/orders/new/?status={status}").status_code == 400
+
+
+def test_the_live_queue_of_all_counts_new_orders_of_any_status(packer: Client, every_status: list[str]) -> None:
+    html = packer.get("/orders/?status=ALL").content.decode()
+    assert 'id="live-queue"' in html
+    newest = re.search(r'hx-get="(/orders/new/\?[^"]+)"', html)
+    assert newest is not None
+    quiet = packer.get(newest.group(1).replace("&amp;", "&"), headers={"HX-Request": "true"})
+    assert quiet.status_code == 200 and "new order" not in quiet.content.decode()
+    assert quiet["X-DynamoDB-Calls"] == "16"  # one small Query per status and shard

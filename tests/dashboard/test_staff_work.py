@@ -60,7 +60,8 @@ def test_status_lists_follow_ship_cancel_and_deliver(packer: Client, placed: lis
     assert listed(packer, "PENDING") == list(reversed(placed[3:]))
     assert listed(packer, "SHIPPED") == [a]
     assert listed(packer, "CANCELLED") == [b]
-    assert packer.get("/orders/?status=DELIVERED").status_code == 400
+    assert listed(packer, "DELIVERED") == [c]
+    assert listed(packer, "ALL") == list(reversed(placed))
     assert packer.get("/orders/?status=nope").status_code == 400
     page = packer.get("/orders/?status=SHIPPED")
     assert page.status_code == 200 and f'data-order-id="{a}"' in page.content.decode()
@@ -177,7 +178,7 @@ def test_live_queue_counts_orders_after_the_newest_shown(packer: Client, placed:
     assert "1 new order — show them" in news
     assert 'id="dynamodb-cost"' not in news and "GSI1" not in news  # the calls: operators only
     assert packer.get("/orders/new/?status=PENDING&newest=<script>").status_code == 400
-    assert packer.get("/orders/new/?status=DELIVERED").status_code == 400
+    assert packer.get("/orders/new/?status=RETURNED").status_code == 400
 
 
 def test_staff_accounts_admin_is_for_superusers_only(client: Client, staff: Client, shop_table: str) -> None:
