@@ -5,4 +5,4 @@ from django.apps import AppConfig
 
 class AdminViewConfig(AppConfig):
     name = "adminview"
-    verbose_name = "Admin view (stream-fed projection of the shop table)"
+    verbose_name = "Admin view (stream-fed projection of its source tables)"

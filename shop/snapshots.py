@@ -43,7 +43,6 @@ CUSTOMER = EditSpec("customer", "customer", ("Name", "Email", *ADDRESS_PATHS))
 PRODUCT = EditSpec("product", "product", ("Detail.Name", "Detail.Description", "Price", "Category"), versioned=True)
 WAREHOUSE = EditSpec("warehouse", "warehouse", ("Name", *ADDRESS_PATHS))
 STOCK = EditSpec("stock", "warehouseItem", ("Quantity",))
-SPECS = {spec.kind: spec for spec in (CUSTOMER, PRODUCT, WAREHOUSE, STOCK)}
 
 
 class UneditableItem(InvalidInput):

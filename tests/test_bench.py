@@ -688,12 +688,13 @@ def test_a_repair_command_s_own_seconds_come_from_its_summary_line() -> None:
     from bench.repair import own_seconds
 
     rebuilt = (
-        "rebuilt: missing 12, extra 0, differing 0 (now fixed); scanned 14161 shop items and 17507 view items in "
+        "rebuilt: missing 12, extra 0, differing 0 (now fixed); scanned 14161 source items and 17507 view items in "
         "23.1s (1369 items/s), wrote 12 view items"
     )
     assert own_seconds(["scanned: 100%", rebuilt, "written: 100%"]) == 23.1
     verified = (
-        "admin view OK: equals what the shop table implies; scanned 15 shop items and 20 view items in 4s (9 items/s)"
+        "admin view OK: equals what the source tables imply; scanned 15 source items and 20 view items in 4s "
+        "(9 items/s)"
     )
     assert own_seconds([verified]) == 4.0
     assert own_seconds(["Traceback (most recent call last):", "ValueError: boom"]) is None

@@ -1,11 +1,12 @@
 """What a stream record is, read from its ``eventName`` and the stream's ``StreamViewType``.
 
-The projection needs both images of a change: the new one says what the view must now hold, the old one
-what it held before (an order leaving PENDING, a deleted order item). A stream configured for anything but
-``NEW_AND_OLD_IMAGES`` leaves out an image the projection needs; applying such a record from whatever
-images happen to be present would be silently wrong (a MODIFY with only an OldImage looks like a delete;
-a REMOVE without an OldImage looks like nothing). So each record is checked for what its kind needs, and a
-record that falls short fails alone, with an error that names the cause, and is kept in the dead-letter store.
+The fold reads one image per record: the new one of an INSERT or a MODIFY (what the view must now hold), the
+old one of a REMOVE (which source item went). The streams must be ``NEW_AND_OLD_IMAGES``: a stream configured
+for less leaves out the old image a REMOVE needs, and applying records from whatever images happen to be present
+would be silently wrong (a REMOVE without an OldImage looks like nothing). A MODIFY must carry its OldImage too,
+so a misconfigured stream shows with its first change, not its first delete. Each record is checked for what its
+kind needs; one that falls short fails alone, with an error that names the cause, and is kept in the dead-letter
+store.
 """
 
 from __future__ import annotations

@@ -124,11 +124,6 @@ def order_anchor(order_id: str) -> Key:
     return keys.with_prefix(keys.ORDER, order_id), ORDER_SK
 
 
-def order_id_of(anchor: Key) -> str | None:
-    """The order an order anchor is about; None for any other key."""
-    return keys.without_prefix(anchor[0], keys.ORDER) if anchor[1] == ORDER_SK else None
-
-
 def counted(anchor: Key) -> Key:
     """Where an anchor's counted item is kept (what it added to the sums): beside it."""
     return anchor[0], anchor[1] + COUNTED_SUFFIX

@@ -19,7 +19,6 @@ from adminview.core.anchor import Implied
 from adminview.core.sources import Source, entry_anchor, for_anchor
 from adminview.core.sources import shop as shop_source
 from adminview.core.sources.shop import audit_source
-from shop import keys
 
 Item = dict[str, Any]
 SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
@@ -100,8 +99,3 @@ def comparable(item: Item) -> Item:
 
 def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:
     return numbers.read_counted(key, stored).sums == expected
-
-
-def owner_order(pk: str) -> str | None:
-    """The order a shop partition key is about (for a link), else None."""
-    return keys.without_prefix(pk, keys.ORDER)

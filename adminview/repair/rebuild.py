@@ -47,7 +47,7 @@ def verify(
     on_scan: Callable[[int], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Diff:
-    """Compare the view with what the shop table implies. A differing partition is read again (consistent
+    """Compare the view with what the source tables imply. A differing partition is read again (consistent
     reads, after growing pauses, ``settle_s`` in all) and reported only if it still differs: the live
     sync applies a change within moments, a real divergence stays."""
     if settle_s < 0:
@@ -102,7 +102,7 @@ def rebuild(
     on_scan: Callable[[int], None] | None = None,
     on_write: Callable[[int], None] | None = None,
 ) -> Diff:
-    """Make the view equal to what the shop table implies, live: returns what had to change."""
+    """Make the view equal to what the source tables imply, live: returns what had to change."""
     repairing = walk(
         repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )

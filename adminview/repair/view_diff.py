@@ -1,4 +1,4 @@
-"""What differs between the admin view and what the shop table implies: counts and a few example keys."""
+"""What differs between the admin view and what its source tables imply: counts and a few example keys."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class Diff:
     differing: int = 0
     contended: int = 0  # partitions rebuild gave up on: the sync kept writing them
     live_counters: int = 0  # counters that changed while the walk ran: left for the next one
-    shop_items: int = 0  # items scanned
+    source_items: int = 0  # items scanned in the source tables
     view_items: int = 0
     written: int = 0  # view items put or deleted
     seconds: float = 0.0
@@ -65,7 +65,7 @@ class Diff:
 
     @property
     def items_per_second(self) -> float:
-        return (self.shop_items + self.view_items) / self.seconds if self.seconds else 0.0
+        return (self.source_items + self.view_items) / self.seconds if self.seconds else 0.0
 
     def summary(self, examples: int = 5, link: Callable[[ViewKey], str | None] | None = None) -> str:
         """Counts, then a few example keys of each kind; ``link`` names a page about an example's partition
@@ -92,7 +92,7 @@ class Diff:
 
     def rate_line(self, *, writes: bool = False) -> str:
         line = (
-            f"scanned {self.shop_items} shop items and {self.view_items} view items in {self.seconds:.1f}s "
+            f"scanned {self.source_items} source items and {self.view_items} view items in {self.seconds:.1f}s "
             f"({self.items_per_second:.0f} items/s)"
         )
         return line + (f", wrote {self.written} view items" if writes else "")

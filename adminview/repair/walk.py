@@ -149,7 +149,7 @@ class Walk:
         pages = table.scan_pages(segment, self.segments, page_size=self.page_size)
         batch: list[tuple[partition.PartitionView, list[Item]]] = []
         held = 0
-        for pk, items in partitions(pages, self._scanned("shop_items")):
+        for pk, items in partitions(pages, self._scanned("source_items")):
             view = self.implied(source, pk, items)
             if view is not None and (view.anchors or view.free):
                 batch.append((view, items))

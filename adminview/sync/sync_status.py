@@ -2,7 +2,7 @@
 page's one status read.
 
 Kept in the sync table (beside checkpoints and dead letters), not in the view table, so that rebuild and
-verify, which compare the view with the shop table, never have to tell these items apart from the projection,
+verify, which compare the view with its source tables, never have to tell these items apart from the projection,
 and the pages' freshness read is one Query on a tiny partition.
 
 - PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not

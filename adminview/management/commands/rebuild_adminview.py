@@ -1,4 +1,4 @@
-"""``manage.py rebuild_adminview``: make the admin view equal to what the shop table implies, safe to run
+"""``manage.py rebuild_adminview``: make the admin view equal to what its source tables imply, safe to run
 while staff act and the sync applies records (see ``adminview.repair.rebuild``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``manage.py verify_adminview``: exit 0 when the view equals what the shop table implies, else 1.
+"""``manage.py verify_adminview``: exit 0 when the view equals what its source tables imply, else 1.
 
 A difference is reported only if it is still there after the partition was read again for a few seconds
 (``--settle``), so a live sync does not produce false alarms. An example in an order's partition names the
@@ -43,7 +43,7 @@ def consistency_page(key: ViewKey) -> str | None:
 
 
 class Command(ShopCommand):
-    help = "Compare the admin view with what the shop table implies; exit 1 with a summary when they differ."
+    help = "Compare the admin view with what its source tables imply; exit 1 with a summary when they differ."
 
     def add_arguments(self, parser: CommandParser) -> None:
         add_walk_arguments(parser)
@@ -68,8 +68,8 @@ class Command(ShopCommand):
                 on_scan=scanned,
             )
         if found.clean:
-            store_verify_result(ok=True, summary="equals what the shop table implies")
-            self.stdout.write(f"admin view OK: equals what the shop table implies; {found.rate_line()}")
+            store_verify_result(ok=True, summary="equals what the source tables imply")
+            self.stdout.write(f"admin view OK: equals what the source tables imply; {found.rate_line()}")
             return
         summary = found.summary(examples=options["examples"], link=consistency_page)
         store_verify_result(ok=False, summary=summary)
