@@ -1,7 +1,8 @@
-"""``/search/?q=``: customers and products by a word of their name, customers also by the start of their email,
-case and accents ignored (``adminview.reads.search``: one Query of the view's search entries a page, whatever the shop
-holds). The box searches as staff type (htmx swaps the results in) and, without JavaScript, when they press
-Search; "load more" pages on; ``format=csv`` streams every match, each customer and product once.
+"""``/search/?q=``: one box finds anything (``adminview.reads.search``): customers by the words of their name and the
+parts of their email, products by the words of their name, orders by id, payment transaction id or tracking number,
+case and accents ignored; each customer with their latest orders. The box searches as staff type (htmx swaps the
+results in) and, without JavaScript, when they press Search; "load more" pages on; ``format=csv`` streams every
+match once, a found customer's orders as rows of kind ``order``.
 """
 
 from __future__ import annotations
@@ -24,19 +25,21 @@ from dashboard.views.common import every_row
 
 SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
 TEMPLATE = "dashboard/search.html"
+ORDERS_SHOWN = 3  # a customer's latest orders shown beside them
 
 
 def every_match(text: str) -> Iterator[search.Found]:
-    """Every customer and product the search finds, each once (a customer found by two of their words is found
-    on two pages); the first page is read now."""
+    """Every match, each once, a found customer followed by every one of their orders; the first page is read
+    now (a customer found by two of their words may come on two pages)."""
     found = every_row(search.search, text=text)
 
     def once() -> Iterator[search.Found]:
         seen: set[tuple[str, str]] = set()
         for match in found:
-            if (match.kind, match.id) not in seen:
-                seen.add((match.kind, match.id))
-                yield match
+            for row in [match, *(search.customer_orders(match) if match.kind == search.CUSTOMER else [])]:
+                if (row.kind, row.id) not in seen:
+                    seen.add((row.kind, row.id))
+                    yield row
 
     return once()
 
@@ -56,7 +59,7 @@ def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
     after = cursors.decode(form.cleaned_data["cursor"], salt="search", scope=search.term_of(text)) if text else None
     context: dict[str, Any] = {"form": form, "q": text, "rows": [], "first_page": after is None}
     if text:
-        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after)
+        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after, orders=ORDERS_SHOWN)
         token = cursors.encode(page.next, salt="search", scope=search.term_of(text))
         context |= {"rows": page.rows, "next_url": next_url(request, token), "csv_url": csv_url(request)}
     part = "rows" if after is not None else "results"
