@@ -6,7 +6,7 @@ DynamoDB has no text search, so every match is a ``begins_with`` on terms the sy
 then kept only if every other word starts a word of its stored name or email (``schema.matches``); a page makes at
 most ``MAX_QUERIES`` such Queries. Orders are found on the first page only, by a text of one token: its order
 anchor (a digit id), its payment entries (``t#<txid>``) and its tracking entries, one call each. A page's calls so
-depend on its size, never on what the shop holds.
+stay the same whatever the shop holds; a found customer's latest orders are asked for apart (``latest_orders``).
 
 The text is normalized as the entries are (case and accents ignored); its longest word must hold at least
 ``MIN_SEARCH`` letters or digits.
@@ -15,13 +15,13 @@ The text is normalized as the entries are (case and accents ignored); its longes
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from adminview.core import schema
 from adminview.reads import selectors
 from adminview.reads.reads import Raw, RowsPage, get_many, query, read_position
-from dynamo import ddb_json, side_by_side
+from dynamo import ddb_json
 from dynamo.paging import MAX_PAGE, check_limit
 from shop.errors import InvalidInput
 
@@ -35,7 +35,7 @@ CUSTOMER, PRODUCT, ORDER = KINDS
 
 @dataclass(frozen=True)
 class FoundOrder:
-    """An order shown beside its customer (``orders=`` of ``search``)."""
+    """An order shown beside its customer (``latest_orders``)."""
 
     order_id: str
     date: str | None
@@ -48,7 +48,6 @@ class Found:
     id: str
     name: str | None  # an order's: its customer's
     email: str | None
-    orders: tuple[FoundOrder, ...] = field(default=())  # a customer's latest, when asked for
 
 
 def words_of(text: str) -> list[str]:
@@ -66,18 +65,15 @@ def term_of(text: str) -> str:
     return " ".join(words_of(text))
 
 
-def search(*, text: str, limit: int = 50, after: dict[str, Any] | None = None, orders: int = 0) -> RowsPage[Found]:
+def search(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Found]:
     """A page of matches: on the first, the orders the text names; then customers and products, each once per
-    page, in the order of the word they were found by. ``orders``: how many of each found customer's latest orders
-    to bring along (one Query per customer on the page, side by side, then one BatchGetItem of their summaries)."""
+    page, in the order of the word they were found by."""
     words = words_of(text)
     check_limit(limit)
     position = read_position(after, forward=True)
     rows = _orders_named(text) if position is None else []
     found, last, more = _by_words(words, limit, position)
     rows += found
-    if orders:
-        rows = _with_orders(rows, orders)
     return RowsPage(rows, {"after": last} if more and last else None)
 
 
@@ -146,28 +142,16 @@ def _orders_named(text: str) -> list[Found]:
     ]
 
 
-def _with_orders(rows: list[Found], count: int) -> list[Found]:
-    """Each customer row with their latest ``count`` orders."""
-    customers = [r for r in rows if r.kind == CUSTOMER]
-
-    def latest(found: Found) -> list[Raw]:
-        return selectors.customer_order_entries(customer_id=found.id, limit=count).rows
-
-    entries = dict(zip((c.id for c in customers), side_by_side.map_calls(latest, customers), strict=True))
-    ids = [ddb_json.text(e, "OrderId") or "" for es in entries.values() for e in es]
-    summaries = dict(zip(ids, get_many([schema.order_anchor(i) for i in ids], ["Status"]), strict=True)) if ids else {}
-
-    def shown(found: Found) -> Found:
-        if found.kind != CUSTOMER:
-            return found
-        orders = tuple(
-            FoundOrder(oid, ddb_json.text(e, "Date"), ddb_json.string(summaries.get(oid), "Status"))
-            for e in entries[found.id]
-            if (oid := ddb_json.text(e, "OrderId") or "")
-        )
-        return Found(found.kind, found.id, found.name, found.email, orders)
-
-    return [shown(r) for r in rows]
+def latest_orders(*, customer_id: str, count: int) -> list[FoundOrder]:
+    """A found customer's latest orders, newest first: one Query of their order entries, one BatchGetItem of the
+    summaries (asked for beside each customer found, so the search page's own calls stay the same)."""
+    entries = selectors.customer_order_entries(customer_id=customer_id, limit=count).rows
+    ids = [oid for e in entries if (oid := ddb_json.text(e, "OrderId"))]
+    summaries = get_many([schema.order_anchor(i) for i in ids], ["Status"]) if ids else []
+    dates = {ddb_json.text(e, "OrderId"): ddb_json.text(e, "Date") for e in entries}
+    return [
+        FoundOrder(oid, dates.get(oid), ddb_json.string(s, "Status")) for oid, s in zip(ids, summaries, strict=True)
+    ]
 
 
 def customer_orders(found: Found) -> Iterator[Found]:

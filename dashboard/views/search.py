@@ -1,8 +1,9 @@
 """``/search/?q=``: one box finds anything (``adminview.reads.search``): customers by the words of their name and the
 parts of their email, products by the words of their name, orders by id, payment transaction id or tracking number,
-case and accents ignored; each customer with their latest orders. The box searches as staff type (htmx swaps the
-results in) and, without JavaScript, when they press Search; "load more" pages on; ``format=csv`` streams every
-match once, a found customer's orders as rows of kind ``order``.
+case and accents ignored; each customer with their latest orders (htmx asks ``/search/orders/<cid>/`` for them
+once the row shows, so the page's own calls stay the same however many customers it lists). The box searches as
+staff type (htmx swaps the results in) and, without JavaScript, when they press Search; "load more" pages on;
+``format=csv`` streams every match once, a found customer's orders as rows of kind ``order``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.http import HttpResponseBase
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
@@ -22,6 +24,7 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import csv_url, next_url, refused_filter
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import every_row
+from shop import keys
 
 SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
 TEMPLATE = "dashboard/search.html"
@@ -59,8 +62,19 @@ def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
     after = cursors.decode(form.cleaned_data["cursor"], salt="search", scope=search.term_of(text)) if text else None
     context: dict[str, Any] = {"form": form, "q": text, "rows": [], "first_page": after is None}
     if text:
-        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after, orders=ORDERS_SHOWN)
+        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after)
         token = cursors.encode(page.next, salt="search", scope=search.term_of(text))
         context |= {"rows": page.rows, "next_url": next_url(request, token), "csv_url": csv_url(request)}
     part = "rows" if after is not None else "results"
     return TemplateResponse(request, f"{TEMPLATE}#{part}" if request.htmx else TEMPLATE, context)
+
+
+@require_GET
+@domain_errors
+def customer_orders(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
+    """A found customer's latest orders, for their row of the results (htmx); without htmx, their page."""
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    if not request.htmx:
+        return redirect("dashboard:customer", cid)
+    orders = search.latest_orders(customer_id=cid, count=ORDERS_SHOWN)
+    return TemplateResponse(request, f"{TEMPLATE}#customer-orders", {"orders": orders})
