@@ -128,9 +128,8 @@ def _orders_named(text: str) -> list[Found]:
         return []
     found = [s for s in selectors.summaries(ids) if s is not None and ddb_json.text(s, "CustomerId")]
     customers = [ddb_json.text(s, "CustomerId") or "" for s in found]
-    profiles = dict(
-        zip(customers, selectors.customer_profiles(customer_ids=list(dict.fromkeys(customers))), strict=False)
-    )
+    each = list(dict.fromkeys(customers))  # two orders of one customer: their profile read once
+    profiles = dict(zip(each, selectors.customer_profiles(customer_ids=each), strict=True))
     return [
         Found(
             ORDER,
