@@ -38,6 +38,7 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("go/", home.jump, name="jump"),
     path("search/", search.search_page, name="search"),
+    path("search/orders/<str:customer_id>/", search.customer_orders, name="search-orders"),
     path("orders/", orders.orders_by_status, name="orders"),
     path("orders/new/", orders.new_orders, name="orders-new"),
     path("orders/bulk/", bulk.orders_bulk, name="orders-bulk"),

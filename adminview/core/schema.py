@@ -31,7 +31,8 @@ kind                   PK                              SK                       
 ``payment``            ``t#<transaction id, lower>``   ``o#<oid>``                 the order behind a payment (AV5)
 ``category-order``     ``cat#<category>#<shard>``      ``<date>#<oid>``            a category's orders by date
 ``search``             ``s#<first 2 letters>``         ``<word>#<kind>#<id>``      customers and products by a word
-                                                                                   of their name or their email
+                                                                                   of their name or their email's
+                                                                                   parts; orders by tracking number
 ``activity``           ``ACTIVITY#<shard>``,           ``<at>#<id>``               staff changes newest first: all,
                        ``USER#<name>``,                                            one user's, one kind's (follows
                        ``KIND#<kind>#<shard>``                                     from an audit entry)
@@ -236,15 +237,43 @@ SEARCH_PREFIX: Final = "s#"
 MIN_SEARCH: Final = 2
 
 
+def words_of(text: str | None) -> list[str]:
+    """Text as search splits it: normalized, then cut at anything that is not a letter or digit (so an email falls
+    into its parts at ``@ . _ - +``), every word kept whatever its length."""
+    return "".join(c if c.isalnum() else " " for c in normalized(text or "")).split()
+
+
 def search_words(*texts: str | None) -> set[str]:
-    """The words a name is found by: lower-cased, accents dropped (NFKD without combining marks), split on
-    anything that is not a letter or digit; words shorter than ``MIN_SEARCH`` are left out."""
-    words: set[str] = set()
-    for text in texts:
-        for word in "".join(c if c.isalnum() else " " for c in normalized(text or "")).split():
-            if len(word) >= MIN_SEARCH:
-                words.add(word)
-    return words
+    """The words a name (or an email's parts) is found by: ``words_of`` each text; words shorter than
+    ``MIN_SEARCH`` get no entry (a search's one-letter word is matched against the entry's stored name instead)."""
+    return {word for text in texts for word in words_of(text) if len(word) >= MIN_SEARCH}
+
+
+def customer_terms(name: str | None, email: str | None) -> set[str]:
+    """A customer's search terms: the words of the name, the parts of the email, and the whole email (the exact
+    email lookup reads that one). Parts shared by many customers (``example``, ``com``) put one entry each in a
+    common partition (``s#ex``): each entry's sort key holds the customer's id, so DynamoDB can still split that
+    partition by sort key when its writes run hot."""
+    terms = search_words(name, email)
+    if email and email.strip():
+        terms.add(normalized(email))
+    return terms
+
+
+def tracking_term(tracking_number: str | None) -> str:
+    """A tracking number as an order's search term: case, accents and separators (spaces, dashes) ignored."""
+    return "".join(words_of(tracking_number))
+
+
+def order_terms(tracking_numbers: list[str | None]) -> set[str]:
+    """An order's search terms: its shipments' tracking numbers (``tracking_term``), each once."""
+    return {term for number in tracking_numbers if len(term := tracking_term(number)) >= MIN_SEARCH}
+
+
+def matches(searched: list[str], found: list[str]) -> bool:
+    """Whether every searched word starts one of the found words (``words_of`` both): "grace hop" and
+    "hopper grace" match Grace Hopper."""
+    return all(any(word.startswith(part) for word in found) for part in searched)
 
 
 def normalized(text: str) -> str:
@@ -259,7 +288,7 @@ def search_partition(term: str) -> str:
 
 
 def search_entry(term: str, kind: str, entity_id: str) -> Key:
-    """``term``: a normalized word or a lower-cased email address."""
+    """``term``: a normalized word, a lower-cased email address or an order's tracking number (``tracking_term``)."""
     return search_partition(term), f"{term}#{kind}#{entity_id}"
 
 

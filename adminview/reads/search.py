@@ -1,67 +1,165 @@
-"""Search customers and products by a word of their name or the start of a customer's email: one Query of the
-view's search entries (``schema.search_entry``) under the prefix typed, so a page costs the same calls whatever
-the shop holds (DynamoDB has no text search; this is a ``begins_with`` on words the sync normalized).
+"""One box finds anything: customers by the words of their name and the parts of their email, products by the
+words of their name, orders by id, payment transaction id or tracking number, and a found customer's orders.
 
-The text is normalized as the entries are (case and accents ignored); it must hold at least ``MIN_SEARCH``
-letters or digits. A customer whose name has two words starting with the text is found once.
+DynamoDB has no text search, so every match is a ``begins_with`` on terms the sync normalized
+(``schema.search_entry``): the words are one Query under the longest word typed (the most selective), each entry
+then kept only if every other word starts a word of its stored name or email (``schema.matches``); a page makes at
+most ``MAX_QUERIES`` such Queries. Orders are found on the first page only, by a text of one token: its order
+anchor (a digit id), its payment entries (``t#<txid>``) and its tracking entries, one call each. A page's calls so
+stay the same whatever the shop holds; a found customer's latest orders are asked for apart (``latest_orders``).
+
+The text is normalized as the entries are (case and accents ignored); its longest word must hold at least
+``MIN_SEARCH`` letters or digits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from adminview.core import schema
-from adminview.reads.reads import Raw, RowsPage, query, read_position
+from adminview.reads import selectors
+from adminview.reads.reads import Raw, RowsPage, get_many, query, read_position
 from dynamo import ddb_json
-from dynamo.paging import check_limit
+from dynamo.paging import MAX_PAGE, check_limit
 from shop.errors import InvalidInput
 
 MAX_TERM = 100
-KINDS = ("customer", "product")
+MAX_QUERIES = 4  # word Queries a page may make before it hands back what it found and a position
+QUERY_BATCH = 100  # entries a word Query reads (most are kept: the other words filter few out)
+EXACT_LIMIT = 10  # orders a transaction id or a tracking number may name
+KINDS = ("customer", "product", "order")
+CUSTOMER, PRODUCT, ORDER = KINDS
+
+
+@dataclass(frozen=True)
+class FoundOrder:
+    """An order shown beside its customer (``latest_orders``)."""
+
+    order_id: str
+    date: str | None
+    status: str | None
 
 
 @dataclass(frozen=True)
 class Found:
-    kind: str  # customer | product
+    kind: str  # customer | product | order
     id: str
-    name: str | None
+    name: str | None  # an order's: its customer's
     email: str | None
 
 
-def term_of(text: str) -> str:
-    """The normalized term a search looks for; ``InvalidInput`` when it is too short or too long."""
-    term = schema.normalized(text) if isinstance(text, str) else ""
-    if len([c for c in term if c.isalnum()]) < schema.MIN_SEARCH:
-        raise InvalidInput(f"type at least {schema.MIN_SEARCH} letters or digits")
-    if len(term) > MAX_TERM:
+def words_of(text: str) -> list[str]:
+    """The words a search looks for; ``InvalidInput`` when the text is too short or too long."""
+    words = schema.words_of(text) if isinstance(text, str) else []
+    if not words or max(len(w) for w in words) < schema.MIN_SEARCH:
+        raise InvalidInput(f"type at least {schema.MIN_SEARCH} letters or digits in a row")
+    if len(text) > MAX_TERM:
         raise InvalidInput(f"a search is at most {MAX_TERM} characters")
-    return term
+    return words
+
+
+def term_of(text: str) -> str:
+    """The text as a cursor's scope: normalized, its words joined by single spaces (validated as ``words_of``)."""
+    return " ".join(words_of(text))
 
 
 def search(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Found]:
-    """Customers and products with a word (or, customers, an email) starting with ``text``, by that word; each
-    once per page, and never again on a later page."""
-    term = term_of(text)
+    """A page of matches: on the first, the orders the text names; then customers and products, each once per
+    page, in the order of the word they were found by."""
+    words = words_of(text)
     check_limit(limit)
     position = read_position(after, forward=True)
-    seen: dict[tuple[str, str], Raw] = {}
-    start, more = position, True
-    while more and len(seen) <= limit:
-        found, more = query(schema.search_partition(term), limit=limit + 1, after=start, begins_with=term)
+    rows = _orders_named(text) if position is None else []
+    found, last, more = _by_words(words, limit, position)
+    rows += found
+    return RowsPage(rows, {"after": last} if more and last else None)
+
+
+def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[Found], str | None, bool]:
+    """Customers and products every word matches, read under the longest word; the position after the last entry
+    used, and whether more may follow."""
+    key_word = max(words, key=len)
+    partition = schema.search_partition(key_word)
+    seen: dict[tuple[str, str], Found] = {}
+    start, more, queries = position, True, 0
+    while more and len(seen) < limit and queries < MAX_QUERIES:
+        found, more = query(partition, limit=QUERY_BATCH, after=start, begins_with=key_word)
+        queries += 1
         for raw in found:
-            seen.setdefault((ddb_json.string(raw, "Found") or "", ddb_json.string(raw, "Id") or ""), raw)
-        start = ddb_json.string(found[-1], schema.SK) if found else None
+            start = ddb_json.string(raw, schema.SK)
+            match = _match(raw, words)
+            if match is not None:
+                seen.setdefault((match.kind, match.id), match)
+                if len(seen) == limit:
+                    more = more or raw is not found[-1]
+                    break
         more = more and start is not None
-    rows = list(seen.values())[:limit]
-    last = ddb_json.string(rows[-1], schema.SK) if rows else None
-    page = [
+    return list(seen.values()), start, more
+
+
+def _match(raw: Raw, words: list[str]) -> Found | None:
+    """The customer or product an entry is about, if every word matches its stored name (and email)."""
+    kind, term = ddb_json.string(raw, "Found"), ddb_json.string(raw, "Term") or ""
+    if kind not in (CUSTOMER, PRODUCT) or "@" in term:  # the whole email: for the exact lookup, not for words
+        return None
+    name, email = ddb_json.string(raw, "Name"), ddb_json.string(raw, "Email")
+    if not schema.matches(words, [*schema.words_of(name), *schema.words_of(email)]):
+        return None
+    return Found(kind, ddb_json.string(raw, "Id") or "", name, email)
+
+
+def _orders_named(text: str) -> list[Found]:
+    """The orders a one-token text names: by id (digits), by a payment's transaction id, by a tracking number;
+    with their customers' names (one BatchGetItem of the summaries, one of the profiles)."""
+    token = text.strip()
+    if not token or any(c.isspace() for c in token):
+        return []
+    ids = [token] if token.isdigit() else []
+    if len(token) <= selectors.MAX_TRANSACTION_ID:
+        ids += [ddb_json.text(r, "OrderId") or "" for r in selectors.payment_entries(transaction_id=token).rows]
+    term = schema.tracking_term(token)
+    if len(term) >= schema.MIN_SEARCH:
+        entries, _more = query(schema.search_partition(term), limit=EXACT_LIMIT, begins_with=f"{term}#{ORDER}#")
+        ids += [ddb_json.string(r, "Id") or "" for r in entries]
+    ids = [oid for oid in dict.fromkeys(ids) if oid]
+    if not ids:
+        return []
+    found = [s for s in selectors.summaries(ids) if s is not None and ddb_json.text(s, "CustomerId")]
+    customers = [ddb_json.text(s, "CustomerId") or "" for s in found]
+    each = list(dict.fromkeys(customers))  # two orders of one customer: their profile read once
+    profiles = dict(zip(each, selectors.customer_profiles(customer_ids=each), strict=True))
+    return [
         Found(
-            ddb_json.string(r, "Found") or "",
-            ddb_json.string(r, "Id") or "",
-            ddb_json.string(r, "Name"),
-            ddb_json.string(r, "Email"),
+            ORDER,
+            ddb_json.text(s, "OrderId") or "",
+            ddb_json.string(profiles.get(cid), "Name"),
+            ddb_json.string(profiles.get(cid), "Email"),
         )
-        for r in rows
+        for s, cid in zip(found, customers, strict=True)
     ]
-    return RowsPage(page, {"after": last} if len(seen) > limit and last else None)
+
+
+def latest_orders(*, customer_id: str, count: int) -> list[FoundOrder]:
+    """A found customer's latest orders, newest first: one Query of their order entries, one BatchGetItem of the
+    summaries (asked for beside each customer found, so the search page's own calls stay the same)."""
+    entries = selectors.customer_order_entries(customer_id=customer_id, limit=count).rows
+    ids = [oid for e in entries if (oid := ddb_json.text(e, "OrderId"))]
+    summaries = get_many([schema.order_anchor(i) for i in ids], ["Status"]) if ids else []
+    dates = {ddb_json.text(e, "OrderId"): ddb_json.text(e, "Date") for e in entries}
+    return [
+        FoundOrder(oid, dates.get(oid), ddb_json.string(s, "Status")) for oid, s in zip(ids, summaries, strict=True)
+    ]
+
+
+def customer_orders(found: Found) -> Iterator[Found]:
+    """Every order of a found customer, newest first, as order matches (a CSV's rows): a Query a page."""
+    after: dict[str, Any] | None = None
+    while True:
+        page = selectors.customer_order_entries(customer_id=found.id, limit=MAX_PAGE, after=after)
+        for entry in page.rows:
+            yield Found(ORDER, ddb_json.text(entry, "OrderId") or "", found.name, found.email)
+        if page.next is None:
+            return
+        after = page.next

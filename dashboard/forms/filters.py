@@ -118,18 +118,18 @@ class PatternForm(ListForm):
 
 
 class SearchForm(ListForm):
-    """``/search/?q=``: customers and products by a word of their name, customers also by their email's start
-    (``adminview.reads.search``). Empty: nothing searched yet (the page shows the box; a CSV of nothing is refused);
-    otherwise at least two letters or digits. The box asks for results as staff type (htmx, after a pause) and
-    works as a plain form without JavaScript."""
+    """``/search/?q=``: customers by the words of their name and email, products by the words of their name, orders
+    by id, transaction id or tracking number (``adminview.reads.search``). Empty: nothing searched yet (the page
+    shows the box; a CSV of nothing is refused); otherwise a word of at least two letters or digits. The box asks
+    for results as staff type (htmx, after a pause) and works as a plain form without JavaScript."""
 
     q = forms.CharField(
         required=False,
         max_length=MAX_TERM,
-        label="Name or email",
+        label="Find",
         widget=forms.SearchInput(
             attrs={
-                "placeholder": "a name, a word of a product's name, an email",
+                "placeholder": "a name, an email, a product, an order, tracking or transaction id",
                 "autocomplete": "off",
                 "hx-get": reverse_lazy("dashboard:search"),
                 "hx-trigger": "input changed delay:400ms, search",

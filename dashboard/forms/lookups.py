@@ -27,11 +27,12 @@ SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page find
 
 
 class JumpForm(forms.Form):
-    """The top bar's jump box: an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or
-    text to search for (``search``: a name, a partial email). A customer's or a product's "id" that cannot be an id
-    (``Ada Lovelace``, ``ada@``) is searched for too: ``cleaned_data["search"]`` is then True."""
+    """The top bar's jump box: text alone (no ``kind``: the view works out what it is), or, for links, a ``kind``
+    and an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or text to search for
+    (``search``). A customer's or a product's "id" that cannot be an id (``Ada Lovelace``, ``ada@``) is searched for
+    too: ``cleaned_data["search"]`` is then True, as it is with no kind."""
 
-    kind = forms.ChoiceField(choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
+    kind = forms.ChoiceField(required=False, choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
     id = forms.CharField(max_length=254, strip=True)
 
     def clean(self) -> dict[str, object]:
@@ -39,14 +40,15 @@ class JumpForm(forms.Form):
         if self.errors:
             return cleaned
         kind = cleaned["kind"]
-        cleaned["search"] = kind == SEARCH
+        cleaned["search"] = kind in (SEARCH, "")
+        cleaned["email"] = _is_email(cleaned["id"])
         if kind == EMAIL:
             try:
                 validate_email(cleaned["id"])
             except forms.ValidationError as exc:
                 raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
             return cleaned
-        if kind == SEARCH:
+        if kind in (SEARCH, ""):
             return cleaned
         try:
             cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])
@@ -55,6 +57,14 @@ class JumpForm(forms.Form):
                 raise forms.ValidationError(str(exc)) from exc
             cleaned["search"] = True
         return cleaned
+
+
+def _is_email(text: str) -> bool:
+    try:
+        validate_email(text)
+    except forms.ValidationError:
+        return False
+    return True
 
 
 class ConsistencyForm(forms.Form):

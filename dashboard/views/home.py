@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 from pynamodb.exceptions import PynamoDBException
 
 from adminview.core import schema
-from adminview.reads import number_reads, selectors
+from adminview.reads import number_reads, search, selectors
 from adminview.sync import sync_store
 from dashboard import figure_charts
 from dashboard.forms.lookups import JumpForm, TransactionForm
@@ -31,7 +31,7 @@ from dashboard.responses import domain_errors, error
 from dashboard.selectors import read_or_reason
 from dashboard.views.stats import categories_context, daily_context
 from shop import access_patterns, keys
-from shop.errors import NotFound
+from shop.errors import InvalidInput, NotFound
 from shop.timestamps import now
 
 # --- home and navigation -------------------------------------------------------------------------------
@@ -126,13 +126,16 @@ def _table_sizes() -> list[dict[str, Any]]:
 @require_GET
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
-    """Top bar: go to an order, customer, product or warehouse by id; an invoice or a shipment to its order
-    (pattern 10 / 12: one Query of GSI1); a customer by email (the admin view's search entries); anything else (a
-    name, a partial email: ``JumpForm``'s ``search``) to the search page."""
+    """Top bar: text alone goes to what it names (``_found``); with a ``kind``, to an order, customer, product or
+    warehouse by id, an invoice or a shipment to its order (pattern 10 / 12: one Query of GSI1), a customer by email
+    (the admin view's search entries); anything else (a name, a partial email: ``JumpForm``'s ``search``) to the
+    search page."""
     form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
+    if not kind:
+        return _found(value, email=form.cleaned_data["email"])
     if form.cleaned_data["search"]:
-        return redirect(f"{reverse('dashboard:search')}?{urlencode({'q': value})}")
+        return _search_page(value)
     if kind in PAGES:
         return redirect(PAGES[kind], value)
     if kind == "invoice":
@@ -150,6 +153,33 @@ def jump(request: HtmxHttpRequest) -> HttpResponseBase:
         return error(request, 404, f"no customer with email {value!r}")
     return redirect("dashboard:customer", customer_id)
 
+
+def _search_page(text: str) -> HttpResponseBase:
+    return redirect(f"{reverse('dashboard:search')}?{urlencode({'q': text})}")
+
+
+def _found(text: str, *, email: bool) -> HttpResponseBase:
+    """What the text names, straight away when it names one thing: an email its customer, digits their order,
+    a tracking number or a payment transaction id its order, words the one customer or product they match
+    (``adminview.reads.search``, a page of two). None or several: the search page, which lists them."""
+    if email and (customer_id := selectors.customer_id_for_email(email=text)) is not None:
+        return redirect("dashboard:customer", customer_id)
+    try:
+        found = search.search(text=text, limit=2).rows
+    except InvalidInput:  # too short to search: the search page says why
+        return _search_page(text)
+    named = [f for f in found if f.kind == search.ORDER and f.id == text] if text.isdigit() else []
+    if len(named) == 1 or len(found) == 1:
+        match = (named or found)[0]
+        return redirect(FOUND_PAGES[match.kind], match.id)
+    return _search_page(text)
+
+
+FOUND_PAGES = {
+    search.CUSTOMER: "dashboard:customer",
+    search.PRODUCT: "dashboard:product",
+    search.ORDER: "dashboard:order",
+}
 
 PAGES = {
     "customer": "dashboard:customer",

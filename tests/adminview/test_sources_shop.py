@@ -151,10 +151,26 @@ def test_profiles_and_products_are_found_by_their_words_and_a_customer_by_email(
     profile.apply("c#7", {"EntityType": "customer", "Name": "Ada Lovelace-Byron", "Email": " Ada@Example.COM "})
     implied = profile.implied(1)
     terms = {key[1].split("#")[0] for key in implied.entries}
-    assert terms == {"ada", "lovelace", "byron", "ada@example.com"}
+    assert terms == {"ada", "lovelace", "byron", "example", "com", "ada@example.com"}  # the email's parts, once
     product = ProductState.read(schema.product("3"), None)
     product.apply("p#3", {"EntityType": "product", "Detail": {"Name": "Crème Brûlée set"}})
     assert {key[1].split("#")[0] for key in product.implied(1).entries} == {"creme", "brulee", "set"}
+
+
+def test_an_orders_tracking_numbers_are_search_entries_that_lead_back_to_its_anchor() -> None:
+    # given an order with two shipments, one without a tracking number
+    shipped = {"EntityType": "shipment", "Carrier": "UPS", "TrackingNumber": "1Z-999 aa"}
+    state = order_state(
+        "4",
+        order_image("4", "9", "SHIPPED"),
+        {"PK": "o#4", "SK": "sh#1", **shipped},
+        {"PK": "o#4", "SK": "sh#2", "EntityType": "shipment"},
+    )
+    # then one search entry, its tracking number without case or separators, names the order
+    entries = state.implied(1).entries
+    key = schema.search_entry("1z999aa", "order", "4")
+    assert [k for k in entries if k[0].startswith(schema.SEARCH_PREFIX)] == [key]
+    assert SOURCE.entry_anchor(entries[key]) == schema.order_anchor("4")
 
 
 def test_a_staff_change_is_in_three_lists() -> None:

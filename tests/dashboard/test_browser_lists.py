@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+from shop import orders
+from tests import factories
+from tests.adminview_helpers import sync_now
 from tests.dashboard import tour
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -80,6 +83,34 @@ def test_the_search_box_finds_as_it_is_typed_in_and_pages_on(
         page.goto(live_server.url + "/search/")
         page.locator("#id_q").press_sequentially("x", delay=50)
         page.locator("#search-results .alert, #search-results [role=alert]").first.wait_for()
+
+
+def test_one_box_finds_a_customer_by_name_or_email_and_an_order_by_tracking_number(
+    live_server: Any, shop_table: str, admin_view_table: str
+) -> None:
+    # given the tour's shop and Grace Hopper, whose order went out with a tracking number
+    tour.seed()
+    factories.customer("1009", name="Grace Hopper", email="grace.hopper.100116@example.com")
+    payment = orders.PaymentSpec("credit card", "10.50", transaction_id="tx-grace-1")
+    orders.order_place(customer_id="1009", lines=[orders.OrderLine("2001", 1)], payments=[payment], order_id="5091")
+    orders.order_ship(order_id="5091", carrier="UPS", tracking_number="1Z999AA10123456784")
+    sync_now()
+    tour.staff_user()
+    with tour.chromium() as browser, tour.tab(browser, DESKTOP) as page:
+        tour.log_in(page, live_server.url)
+        # when her name is typed in the search box: she shows with her order
+        page.goto(live_server.url + "/search/")
+        page.locator("#id_q").press_sequentially("Grace Hop", delay=50)
+        page.locator("tr.found-row[data-id='1009']").wait_for()
+        assert page.locator("tr.found-row[data-id='1009'] .found-order a").inner_text().startswith("Order 5091")
+        # a fragment of her email in the top bar's box goes straight to her
+        page.fill("#jump input[name=id]", "hopper.100116")
+        page.click("#jump button[type=submit]")
+        page.wait_for_url("**/customers/1009/")
+        # and the tracking number to the order
+        page.fill("#jump input[name=id]", "1z999aa10123456784")
+        page.click("#jump button[type=submit]")
+        page.wait_for_url("**/orders/5091/")
 
 
 def test_the_search_works_without_javascript(live_server: Any, shop_table: str, admin_view_table: str) -> None:

@@ -1,6 +1,8 @@
-"""``/search/`` on DynamoDB Local with the real admin view: customers by a word of their name or the start of their
-email, products by a word of their name, case and accents ignored; paged with "load more" (htmx) and as the box is
-typed in; the CSV of every match, each once; fewer than two letters 400; calls flat; edits followed once synced."""
+"""``/search/`` on DynamoDB Local with the real admin view: customers by the words of their name and the parts of
+their email, products by the words of their name, orders by id, transaction id and tracking number, and a found
+customer's orders; case and accents ignored; paged with "load more" (htmx) and as the box is typed in; the CSV of
+every match, each once; fewer than two letters 400; calls flat; edits followed once synced. And the top bar's one
+box, which goes straight to the one thing it names."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from django.test import Client
 
 from dashboard.views import common
-from shop import editing
+from shop import editing, orders
 from shop.audit import Actor
 from tests import factories
 from tests.adminview_helpers import sync_now
@@ -28,6 +30,13 @@ def shop(shop_table: str, admin_view_table: str) -> None:
     factories.customer("1004", name="Grace Hopper", email="grace@example.com")
     factories.product("2001", name="Adapter Cable")
     factories.product("2002", name="Reading Lamp")
+    factories.customer("1005", name="Grace Hopper", email="grace.hopper.100116@example.com")
+    factories.warehouse("301")
+    factories.stock("2002", "301", 10)
+    for oid, txid in (("5001", "TX-Abc-1"), ("5002", "TX-Abc-2")):
+        payment = orders.PaymentSpec("Visa", "10.50", transaction_id=txid)
+        orders.order_place(customer_id="1005", lines=[orders.OrderLine("2002", 1)], payments=[payment], order_id=oid)
+    orders.order_ship(order_id="5001", carrier="UPS", tracking_number="1Z999AA10123456784")
     sync_now()
 
 
@@ -45,7 +54,17 @@ def found(response: Any) -> list[tuple[str, str]]:
         ("asa", {("customer", "1002")}),  # accents ignored: Åsa
         ("ÄNGSTR", {("customer", "1002")}),
         ("ada.love", {("customer", "1001")}),  # the start of an email
-        ("grace@exa", {("customer", "1004")}),
+        ("grace@exa", {("customer", "1004"), ("customer", "1005")}),  # both emails hold grace and example
+        ("Grace Hopper", {("customer", "1004"), ("customer", "1005")}),  # every word, in any order
+        ("hopper grace", {("customer", "1004"), ("customer", "1005")}),
+        ("Grace Hop", {("customer", "1004"), ("customer", "1005")}),
+        ("hopper.100116", {("customer", "1005")}),  # parts of an email
+        ("@example.com", {("customer", "1001"), ("customer", "1004"), ("customer", "1005")}),
+        ("example.org", {("customer", "1002")}),
+        ("grace lovelace", set()),
+        ("5001", {("order", "5001")}),  # an order by id
+        ("tx-abc-2", {("order", "5002")}),  # by a payment's transaction id, any case
+        ("1z999-aa10123456784", {("order", "5001")}),  # by a tracking number, separators ignored
         ("lamp", {("product", "2002")}),  # a word of a product's name
         ("ada", {("customer", "1001"), ("product", "2001")}),  # Ada (name and email: once) and Adapter
         ("zz", set()),
@@ -54,6 +73,36 @@ def found(response: Any) -> list[tuple[str, str]]:
 def test_search_finds_customers_and_products(staff: Client, shop: None, text: str, expected: set[Any]) -> None:
     rows = found(staff.get("/search/", {"q": text}))
     assert set(rows) == expected and len(rows) == len(expected)
+
+
+def test_a_found_customer_shows_their_latest_orders_and_an_order_its_customer(staff: Client, shop: None) -> None:
+    # the row asks for them as it shows (htmx); without htmx that address is the customer's page
+    html = staff.get("/search/?q=hopper.100116").content.decode()
+    assert 'hx-get="/search/orders/1005/" hx-trigger="load"' in html
+    assert staff.get("/search/orders/1005/")["Location"] == "/customers/1005/"
+    latest = staff.get("/search/orders/1005/", headers={"HX-Request": "true"})
+    part = latest.content.decode()
+    shown = re.findall(r'<div class="found-order"><a href="/orders/(\d+)/">', part)
+    assert sorted(shown) == ["5001", "5002"] and "Order 5001, " in part and ", shipped</a>" in part
+    assert "<html" not in part and latest["X-DynamoDB-Calls"] == "2"  # their order entries, then the summaries
+    none = staff.get("/search/orders/1001/", headers={"HX-Request": "true"}).content.decode()
+    assert "no orders" in none
+    order = staff.get("/search/?q=5001").content.decode()
+    assert '<a href="/orders/5001/">Order 5001</a><div>Grace Hopper</div>' in order
+    assert "grace.hopper.100116@example.com" in order
+
+
+def test_the_csv_lists_orders_by_id_and_every_order_of_a_found_customer(staff: Client, shop: None) -> None:
+    rows = csv_rows(staff.get("/search/?q=Grace+Hop&format=csv"))
+    assert rows[0] == ["kind", "id", "name", "email"]
+    assert sorted(rows[1:]) == [
+        ["customer", "1004", "Grace Hopper", "grace@example.com"],
+        ["customer", "1005", "Grace Hopper", "grace.hopper.100116@example.com"],
+        ["order", "5001", "Grace Hopper", "grace.hopper.100116@example.com"],
+        ["order", "5002", "Grace Hopper", "grace.hopper.100116@example.com"],
+    ]
+    by_tracking = csv_rows(staff.get("/search/?q=1Z999AA10123456784&format=csv"))
+    assert by_tracking[1:] == [["order", "5001", "Grace Hopper", "grace.hopper.100116@example.com"]]
 
 
 def test_results_link_to_their_pages_and_say_what_they_are(staff: Client, shop: None) -> None:
@@ -126,10 +175,13 @@ def test_a_cursor_belongs_to_its_search(staff: Client, shop: None) -> None:
 
 
 def test_calls_are_flat_and_edits_are_followed_once_synced(staff: Client, shop: None) -> None:
-    # given a search's calls on a small shop: the search's Query and the freshness line
-    assert staff.get("/search/?q=lovelace")["X-DynamoDB-Calls"] == "2"
-    # when many more customers share the word, and Ada is renamed
-    for n in range(60):
+    # given ten customers sharing a word, each with their latest orders shown, a page of ten
+    for n in range(10):
+        factories.customer(str(1100 + n), name=f"Lord Lovelace {n}")
+    sync_now()
+    calls = staff.get("/search/?q=lovelace&limit=10")["X-DynamoDB-Calls"]
+    # when forty more share it, and Ada is renamed
+    for n in range(10, 50):
         factories.customer(str(1100 + n), name=f"Lord Lovelace {n}")
     seen = editing.snapshot(editing.customer_target("1001"))
     editing.customer_edit(
@@ -137,10 +189,11 @@ def test_calls_are_flat_and_edits_are_followed_once_synced(staff: Client, shop: 
     )
     sync_now()
     # then a page costs the same, and the search finds the new name and not the old
-    many = staff.get("/search/?q=lovelace")
-    assert many["X-DynamoDB-Calls"] == "2" and len(found(many)) == 50
+    many = staff.get("/search/?q=lovelace&limit=10")
+    assert many["X-DynamoDB-Calls"] == calls and len(found(many)) == 10
     assert ("customer", "1001") in found(staff.get("/search/?q=king"))
-    assert ("customer", "1001") not in found(staff.get("/search/?q=lovelace&limit=500"))
+    assert ("customer", "1001") not in found(staff.get("/search/?q=lord+lovelace&limit=500"))
+    assert ("customer", "1001") in found(staff.get("/search/?q=ada.lovelace"))  # the email did not change
 
 
 @pytest.mark.parametrize(
@@ -161,6 +214,25 @@ def test_the_jump_box_sends_anything_but_an_id_to_the_search(staff: Client, quer
 def test_the_jump_box_still_jumps_to_ids_and_emails(staff: Client, shop: None) -> None:
     assert staff.get("/go/?kind=customer&id=1001")["Location"] == "/customers/1001/"
     assert staff.get("/go/?kind=email&id=ada.lovelace@example.com")["Location"] == "/customers/1001/"
-    assert staff.get("/go/?kind=order&id=a%20b").status_code == 400  # orders are not searched
+    assert staff.get("/go/?kind=order&id=a%20b").status_code == 400  # an order's id, asked for as one
     html = staff.get("/").content.decode()
-    assert '<option value="search">Name or email (search)</option>' in html
+    assert 'action="/go/"' in html and 'name="kind"' not in html  # the top bar's box has no kind to choose
+
+
+@pytest.mark.parametrize(
+    ("typed", "location"),
+    [
+        ("5001", "/orders/5001/"),  # digits: an order id
+        ("grace.hopper.100116@example.com", "/customers/1005/"),  # an email: its customer
+        ("1Z999AA10123456784", "/orders/5001/"),  # a tracking number: its order
+        ("TX-ABC-2", "/orders/5002/"),  # a payment transaction id: its order
+        ("Ada Lovelace", "/customers/1001/"),  # words matching one customer
+        ("reading lamp", "/products/2002/"),
+        ("Grace Hopper", "/search/?q=Grace+Hopper"),  # two: the results
+        ("zzzz", "/search/?q=zzzz"),  # none: the results, which say so
+        ("a", "/search/?q=a"),  # too short: the search page says why
+    ],
+)
+def test_the_one_box_goes_straight_to_the_one_match(staff: Client, shop: None, typed: str, location: str) -> None:
+    response = staff.get("/go/", {"id": typed})
+    assert response.status_code == 302 and response["Location"] == location

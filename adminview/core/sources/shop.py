@@ -105,6 +105,8 @@ class OrderState:
         for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
             key = schema.payment(txid, self.order_id)
             entries[key] = _item(key, schema.PAYMENT, OrderId=self.order_id, TransactionId=txid)
+        tracking = schema.order_terms([values.string(facts, "TrackingNumber") for facts in self.shipments.values()])
+        entries |= _search(tracking, "order", {"Id": self.order_id})
         if self.order is not None and self.customer_id is not None:
             self._summary(anchor, list_shards)
             entries |= self._order_entries(list_shards)
@@ -276,9 +278,7 @@ class ProfileState:
             return Implied(self.key, None)
         name, email = values.string(self.facts, "Name"), values.string(self.facts, "Email")
         shown = {"Id": self.customer_id, "Name": name, "Email": email}
-        terms = schema.search_words(name)
-        if email and email.strip():
-            terms.add(schema.normalized(email))
+        terms = schema.customer_terms(name, email)
         return Implied(self.key, {**_item(self.key, schema.PROFILE), **self.facts}, _search(terms, "customer", shown))
 
 
@@ -423,6 +423,8 @@ class ShopSource:
             return schema.profile(entity)
         if kind == schema.SEARCH and entity and found == "product":
             return schema.product(entity)
+        if kind == schema.SEARCH and entity and found == "order":
+            return schema.order_anchor(entity)
         return None
 
     def counts(self, anchor: schema.Key) -> bool:
