@@ -51,7 +51,48 @@ def test_a_return_is_listed_under_its_status_and_counts_its_units_once_received(
     assert set(requested.entries) == {schema.customer_return("1001", "2026-03-04T10:00:00", "7")}
     state.apply("r#7", {**image, "Status": "RECEIVED"})
     received = state.implied(list_shards=2)
-    assert received.sums == {schema.returned_units("2001", schema.sum_shard(key), "2026-03"): {"Units": Decimal(2)}}
+    month = schema.returned_units("2001", schema.sum_shard(key), "2026-03")
+    assert received.sums == {month: {"Units": Decimal(2), "Restocked": Decimal(2)}}
+
+
+def _sums_of(status: str, lines: list[dict[str, str]], **steps: str) -> dict[str, dict[str, Decimal]]:
+    image = {**item_codec.decode(a_return("7", "42", "1001", status, "2026-03-04T10:00:00")), **steps, "Lines": lines}
+    key = schema.return_anchor("r#7")
+    state = ReturnState.read(key, None)
+    state.apply("r#7", image)
+    sums = state.implied(list_shards=1).sums or {}
+    return {k[0].rpartition("#")[0].rpartition("#")[2]: v for k, v in sums.items()}
+
+
+def test_received_restocked_and_damaged_units_are_kept_apart() -> None:
+    lines = [
+        {"ProductId": "2001", "Quantity": "3", "Reason": "DAMAGED", "Received": "2", "Restocked": "1"},
+        {"ProductId": "2002", "Quantity": "2", "Reason": "SIZE", "Received": "2", "Restocked": "2"},
+        {"ProductId": "2003", "Quantity": "1", "Reason": "OTHER", "Received": "0", "Restocked": "0"},
+    ]
+    done = {"Received": "2026-03-06T10:00:00", "Refunded": "2026-03-07T10:00:00"}
+    expected = {
+        "2001": {"Units": Decimal(2), "Restocked": Decimal(1), "Damaged": Decimal(1)},
+        "2002": {"Units": Decimal(2), "Restocked": Decimal(2)},
+    }
+    assert _sums_of("RECEIVED", lines, Received=done["Received"]) == expected
+    assert _sums_of("REFUNDED", lines, **done) == expected
+    assert _sums_of("APPROVED", lines) == expected  # the figures follow the lines, whatever the status says
+
+
+def test_a_refund_without_receipt_adds_no_units_and_old_received_returns_count_every_line() -> None:
+    lines = [{"ProductId": "2001", "Quantity": "3", "Reason": "too big"}]
+    assert _sums_of("REFUNDED", lines, Approved="2026-03-05T10:00:00", Refunded="2026-03-06T10:00:00") == {}
+    old = {"2001": {"Units": Decimal(3), "Restocked": Decimal(3)}}
+    assert _sums_of("REFUNDED", lines) == old and _sums_of("RECEIVED", lines) == old
+    assert _sums_of("APPROVED", lines) == {} and _sums_of("REQUESTED", lines) == {}
+
+
+def test_figures_out_of_bounds_stay_within_the_line() -> None:
+    lines = [{"ProductId": "2001", "Quantity": "2", "Received": "5", "Restocked": "9"}]
+    assert _sums_of("RECEIVED", lines) == {"2001": {"Units": Decimal(2), "Restocked": Decimal(2)}}
+    lines = [{"ProductId": "2001", "Quantity": "2", "Received": "x", "Restocked": "-1"}]
+    assert _sums_of("RECEIVED", lines) == {}
 
 
 def test_an_orders_refunds_add_to_their_days() -> None:

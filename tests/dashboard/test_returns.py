@@ -393,11 +393,15 @@ def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> Non
     assert "No returns." in staff.get("/customers/1002/").content.decode()
 
 
-def test_the_product_page_shows_its_return_rate(staff: Client, shop: None) -> None:
+def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(staff: Client, shop: None) -> None:
     ask("r1")
     services.return_approve(return_id="r1", actor=STAFF)
-    services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
+    counts = {"2001": services.Count(received=1, restocked=0)}
+    services.return_receive(return_id="r1", warehouse_id="301", counts=counts, actor=STAFF)
     sync_now()
     rate = staff.get("/products/2001/").context["return_rate"]
     assert (rate.returned, rate.sold, rate.percent) == (1, 2, Decimal("50.0"))
-    assert "1 of 2 units sold (50.0 %)" in staff.get("/products/2001/").content.decode()
+    assert (rate.restocked, rate.damaged) == (0, 1)
+    html = staff.get("/products/2001/").content.decode()
+    assert "1 of 2 units sold (50.0 %)" in html
+    assert '<dd id="returned-restocked">0</dd>' in html and '<dd id="returned-damaged">1</dd>' in html
