@@ -103,7 +103,8 @@ def set_status(rid: str, status: str) -> None:
         found = client.get_item(TableName=table, Key={"PK": _s("r#" + rid), "SK": _s("r#" + rid)}, ConsistentRead=True)
         quantity = int(found["Item"]["Lines"]["L"][0]["M"]["Quantity"]["S"])
         got, restocked = _receipt(rid, quantity)
-        update += ", Lines[0].Received = :got, Lines[0].Restocked = :restocked"
+        update += ", #l[0].#got = :got, #l[0].#restocked = :restocked"
+        names |= {"#l": "Lines", "#got": "Received", "#restocked": "Restocked"}
         values |= {":got": _s(str(got)), ":restocked": _s(str(restocked))}
     client.update_item(
         TableName=table,
