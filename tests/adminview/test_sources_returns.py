@@ -7,10 +7,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema
+from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import SOURCE, RefundsState, ReturnState
 from adminview.reads import number_reads, returns_reads
 from adminview.repair import rebuild
+from adminview.tables import view_client
 from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from returns.models import ReturnsItem
@@ -147,3 +148,30 @@ def test_returns_written_by_another_service_reach_the_view(shop_table: str, admi
     days = number_reads.refunds_daily(start=date(2026, 3, 5), end=date(2026, 3, 5))
     assert [(d.refunds, d.refunded) for d in days] == [(1, Decimal("30.00"))]
     assert rebuild.verify(settle_s=0).clean
+
+
+def test_a_view_counted_before_restocked_and_damaged_were_kept_is_put_right_by_a_rebuild(
+    shop_table: str, admin_view_table: str
+) -> None:
+    # given a return received in part, one unit of it damaged, synced
+    received = a_return("9", "o9", "1001", "RECEIVED", "2026-03-04T10:00:00", ("2001", "3"))
+    received["Lines"]["L"][0]["M"] |= {"Received": S("2"), "Restocked": S("1")}
+    _put(received)
+    sync_now()
+    figures = number_reads.returned(product_id="2001")
+    assert (figures.units, figures.restocked, figures.damaged) == (2, 1, 1)
+    assert rebuild.verify(settle_s=0).clean
+    # when the view holds what the older code counted: the line's quantity, no restocked or damaged units
+    anchor = schema.return_anchor("r#9")
+    month = schema.returned_units("2001", schema.sum_shard(anchor), "2026-03")
+    old = {month: {schema.UNITS: Decimal(3)}}
+    client, table = view_client()
+    client.put_item(TableName=table, Item=item_codec.encode(numbers.counted_item(schema.counted(anchor), old, 1)))
+    client.put_item(TableName=table, Item=item_codec.encode({**values.key(*month), schema.UNITS: Decimal(3)}))
+    assert number_reads.returned_units(product_id="2001") == 3
+    # then verify finds the difference, and a rebuild puts the figures right
+    assert not rebuild.verify(settle_s=0).clean
+    rebuild.rebuild()
+    assert rebuild.verify(settle_s=0).clean
+    figures = number_reads.returned(product_id="2001")
+    assert (figures.units, figures.restocked, figures.damaged) == (2, 1, 1)
