@@ -13,7 +13,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from adminview.core import schema
-from adminview.reads.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay
+from adminview.reads.number_reads import CategoryFigures, DayFigures, MonthFigures, RefundDay, Returned
 from dashboard.cells import id_url
 from dashboard.charts import Chart, Point, bar_chart, column_chart, figure_text
 from dashboard.display import money
@@ -227,19 +227,24 @@ def months_filled(months: Sequence[MonthFigures]) -> list[MonthFigures]:
 
 @dataclass(frozen=True)
 class ReturnRate:
-    """Units returned (received back) against units sold (in orders not cancelled)."""
+    """Units returned (received back) against units sold (in orders not cancelled); of those returned, how many
+    went back in stock and how many were damaged."""
 
     returned: int
     sold: int
+    restocked: int = 0
+    damaged: int = 0
 
     @property
     def percent(self) -> Decimal | None:
         return (Decimal(100) * self.returned / self.sold).quantize(Decimal("0.1")) if self.sold else None
 
 
-def return_rate(returned: int | None, months: Sequence[MonthFigures]) -> ReturnRate | None:
+def return_rate(returned: Returned | None, months: Sequence[MonthFigures]) -> ReturnRate | None:
     """The rate over every month sold (None when the returned units could not be read)."""
-    return None if returned is None else ReturnRate(returned, sum(m.units for m in months))
+    if returned is None:
+        return None
+    return ReturnRate(returned.units, sum(m.units for m in months), returned.restocked, returned.damaged)
 
 
 def months_chart(months: Sequence[MonthFigures], *, chart_id: str = "chart-months") -> Chart:

@@ -341,6 +341,8 @@ CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leave
 ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
 PRODUCTS: Final = "Products"
 REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
+RESTOCKED, DAMAGED = "Restocked", "Damaged"  # a product's units received back: put back in stock, or not
+RETURNED_FIGURES: Final = (UNITS, RESTOCKED, DAMAGED)
 RETURNS_REFUNDED: Final = "ReturnsRefunded"  # the part of ``Refunded`` paid back for returned goods
 CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``Revenue:<category>``
 
@@ -358,7 +360,8 @@ def product_month_sums(product_id: str, shard: int, month: str) -> Key:
 
 
 def returned_units(product_id: str, shard: int, month: str) -> Key:
-    """Units of a product returned (received back) in a month (``Units``)."""
+    """Units of a product returned (received back) in a month (``Units``), those put back in stock (``Restocked``)
+    and the rest (``Damaged``), by the month the return was requested."""
     return f"{RETURNED_PREFIX}{product_id}#{shard}", month
 
 
@@ -382,13 +385,15 @@ def is_sum(key: Key) -> bool:
     return key[0].startswith(STATS_PREFIX) or key[0].startswith(BUYERS_PREFIX)
 
 
+RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a return's step times, as the service writes
+
 # --- what each kind of item carries (besides its keys, ``Kind`` and an anchor's bookkeeping) ----------------------
 
 ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
     ORDER: (*ORDER_ROW, "Version", "Carrier", "TrackingNumber", "Lines", "Invoices", "Shipments"),
     COLLECTION: ("Lines", "Invoices", "Shipments"),
     COUNTED: ("Sums", "Rev"),
-    RETURN: ("ReturnId", "OrderId", "CustomerId", "Status", "Requested", "Lines"),
+    RETURN: ("ReturnId", "OrderId", "CustomerId", "Status", "Requested", "Lines", *RETURN_STEPS),
     REFUNDS: ("OrderId", "Refunds"),
     CUSTOMER_RETURN: ("ReturnId", "OrderId", "Status", "Requested"),
     PROFILE: ("Name", "Email", "Address"),
@@ -506,7 +511,7 @@ def describe() -> str:
         (COUNTER, "sum", [status_counts(shard)], None, "", tuple(OrderStatus)),
         (COUNTER, "sum", [day_sums(shard, "<YYYY-MM-DD>")], None, "", day_figures),
         (COUNTER, "sum", [product_month_sums("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS, REVENUE)),
-        (COUNTER, "sum", [returned_units("<pid>", shard, "<YYYY-MM>")], None, "", (UNITS,)),
+        (COUNTER, "sum", [returned_units("<pid>", shard, "<YYYY-MM>")], None, "", RETURNED_FIGURES),
         (COUNTER, "sum", [refunds_day(shard, "<YYYY-MM-DD>")], None, "", (REFUNDS_COUNT, REFUNDED, RETURNS_REFUNDED)),
         (COUNTER, "sum", [category_counts(shard, "<category>")], None, "", (PRODUCTS,)),
         (BUYERS, "sum", [buyers("<pid>", "<cid>")], None, "", ()),

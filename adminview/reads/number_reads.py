@@ -185,11 +185,26 @@ def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     return rows
 
 
-def returned_units(*, product_id: str) -> int:
-    """Units of a product returned (received back) over all time: one Query per sum shard of its months."""
+@dataclass(frozen=True)
+class Returned:
+    """A product's units received back over all time, and how many of them were restocked or damaged."""
+
+    units: int
+    restocked: int
+    damaged: int
+
+
+def returned(*, product_id: str) -> Returned:
+    """A product's units received back, restocked and damaged: one Query per sum shard of its months."""
     pid = keys.bare(product_id, keys.PRODUCT)
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.returned_units(pid, n, "")[0]))
-    return int(sum(_number(item, schema.UNITS) for item in items))
+    units, restocked, damaged = (int(sum(_number(i, name) for i in items)) for name in schema.RETURNED_FIGURES)
+    return Returned(units, restocked, damaged)
+
+
+def returned_units(*, product_id: str) -> int:
+    """Units of a product returned (received back) over all time."""
+    return returned(product_id=product_id).units
 
 
 def categories() -> list[str]:

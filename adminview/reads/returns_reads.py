@@ -1,20 +1,23 @@
 """Read functions of the returns as the admin view keeps them: a constant number of calls, whatever the tables hold.
 
 - ``returns``: a status's returns (one Query per write shard of its list in the status index), or the queue of
-  those awaiting action (its three open statuses' shards, merged), oldest ``Requested`` first;
+  those awaiting action (its three open statuses' shards, merged), oldest ``Requested`` first; then one
+  BatchGetItem of the page's return anchors for what the index does not project (each line's units and reason,
+  the step times), which also filters the page by reason (a page of a filtered queue may hold fewer rows than
+  asked, never more calls);
 - ``customer_returns``: one Query of the customer's return entries, newest first.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from adminview.core import schema
-from adminview.reads.reads import Raw, RowsPage, each_shard, merged_page, query, read_position
-from dynamo import ddb_json
+from adminview.core import numbers, schema, values
+from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_page, query, read_position
+from dynamo import ddb_json, item_codec
 from dynamo.paging import check_limit
 from returns import keys as return_keys
 from shop import keys
@@ -33,6 +36,9 @@ class ReturnRow:
     status: str | None
     requested: datetime | None
     position: str
+    reasons: tuple[str, ...] = ()  # its lines' reasons in words, each once (the queue's rows only)
+    units: int | None = None  # its lines' units (the queue's rows only)
+    closed: datetime | None = None  # when it was rejected or refunded (its step time)
 
 
 def _requested(text: str | None) -> datetime | None:
@@ -65,16 +71,51 @@ def statuses_of(status: str) -> tuple[str, ...]:
     raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.ReturnStatus)}")
 
 
-def returns(*, status: str = OPEN, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[ReturnRow]:
-    """Returns of a status (or awaiting action), oldest ``Requested`` first."""
+def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
+    """The reason a ``reason=`` parameter names (None: any); InvalidInput for anything but a reason code."""
+    if not reason:
+        return None
+    try:
+        return return_keys.ReturnReason(reason)
+    except ValueError:
+        raise InvalidInput(f"reason must be one of {', '.join(return_keys.ReturnReason)}") from None
+
+
+CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnStatus.REFUNDED: "Refunded"}
+DETAILS = ("Lines", *CLOSED_AT.values())  # what the queue reads of each return's anchor
+
+
+def _detailed(row: ReturnRow, anchor: Raw | None, reason: str | None) -> ReturnRow | None:
+    """The row with its anchor's lines (units, reasons in words) and closing time; None when ``reason`` is given
+    and no line has it."""
+    item = item_codec.decode(anchor) if anchor is not None else {}
+    lines = [values.entries(line) for line in values.listing(item, "Lines")]
+    if reason is not None and not any(values.string(line, "Reason") == reason for line in lines):
+        return None
+    words = (return_keys.reason_words(values.string(ln, "Reason"), values.string(ln, "ReasonText")) for ln in lines)
+    units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)
+    closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
+    closed = _requested(values.string(item, closing)) if closing else None
+    return replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
+
+
+def returns(
+    *, status: str = OPEN, reason: str | None = None, limit: int = 50, after: dict[str, Any] | None = None
+) -> RowsPage[ReturnRow]:
+    """Returns of a status (or awaiting action), oldest ``Requested`` first, with what their anchors hold; only
+    those with a line of ``reason`` when given."""
     wanted = statuses_of(status)
+    code = reason_of(reason)
     check_limit(limit)
     start = read_position(after, forward=True, pattern=_POSITION)
     index = schema.ORDERS_BY_STATUS
     partitions = [schema.return_status_partition(s, n) for s in wanted for n in range(schema.list_shards())]
     found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
     page = merged_page(found, index.range_key, limit, forward=True)
-    return RowsPage([_row(r, ddb_json.string(r, index.range_key) or "") for r in page.rows], page.next)
+    rows = [_row(r, ddb_json.string(r, index.range_key) or "") for r in page.rows]
+    anchors = get_many([schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows], DETAILS) if rows else []
+    detailed = (_detailed(r, a, code) for r, a in zip(rows, anchors, strict=True))
+    return RowsPage([r for r in detailed if r is not None], page.next)
 
 
 def customer_returns(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[ReturnRow]:

@@ -16,7 +16,7 @@ from adminview.reads.search import MAX_TERM, term_of
 from adminview.reads.selectors import LISTS, NEWEST, OLDEST, Dates
 from dashboard.forms.lists import DEFAULT_PAGE, FilterForm, ListForm, day_field
 from dashboard.forms.ranges import DayRange
-from returns.keys import ReturnStatus
+from returns.keys import ReturnReason, ReturnStatus
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
 from shop.pattern_registry import Param, check_params
@@ -236,12 +236,18 @@ class DueForm(ListForm):
 
 
 class ReturnsQueueForm(ListForm):
-    """``/returns/?status=open|REQUESTED|...`` (default ``open``) and the list parameters."""
+    """``/returns/?status=open|REQUESTED|...`` (default ``open``), ``reason=<code>`` (any when empty) and the list
+    parameters."""
 
     status = forms.ChoiceField(
         required=False,
         choices=[(s, s) for s in QUEUE_STATUSES],
         error_messages={"invalid_choice": f"%(value)r is not a status; use one of {', '.join(QUEUE_STATUSES)}"},
+    )
+    reason = forms.ChoiceField(
+        required=False,
+        choices=[("", "any reason"), *((r.value, r.label) for r in ReturnReason)],
+        error_messages={"invalid_choice": f"%(value)r is not a reason; use one of {', '.join(ReturnReason)}"},
     )
 
     def clean_status(self) -> str:

@@ -91,7 +91,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
         raise NotFound("product", pid)
     sold, problem = read_or_reason(lambda: number_reads.product_months(product_id=pid))
     months = figure_charts.months_filled(sold or [])
-    returned, returns_problem = read_or_reason(lambda: number_reads.returned_units(product_id=pid))
+    returned, returns_problem = read_or_reason(lambda: number_reads.returned(product_id=pid))
     context |= {
         "product": found,
         "changes": latest("product", pid),

@@ -65,9 +65,11 @@ def waited(requested: datetime | None, at: datetime) -> str:
     return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
 
 
-def queue_columns(at: datetime, *, with_customer: bool = True) -> tuple[Column[ReturnRow], ...]:
-    """Return, order, customer (its id; on the page when ``with_customer``), status, requested, and how long it
-    has waited at ``at`` (page only)."""
+def queue_columns(
+    at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
+) -> tuple[Column[ReturnRow], ...]:
+    """Return, order, customer (its id; on the page when ``with_customer``), status, requested, with ``details``
+    its reasons and units, then how long it has waited at ``at`` (page only), or when ``closed`` when it closed."""
     customer: Column[ReturnRow] = Column(
         "customer",
         lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
@@ -75,7 +77,15 @@ def queue_columns(at: datetime, *, with_customer: bool = True) -> tuple[Column[R
         lambda r: r.customer_id,
         secondary=True,
     )
-    return (
+    waiting: Column[ReturnRow] = Column("waiting for", lambda r: Cell(waited(r.requested, at)))
+    if closed:
+        waiting = Column(
+            "closed",
+            lambda r: Cell(timestamp(r.closed) or DASH),
+            "closed",
+            lambda r: r.closed.isoformat() if r.closed else None,
+        )
+    shown: tuple[Column[ReturnRow], ...] = (
         Column(
             "return",
             lambda r: Cell(r.return_id, url=id_url("dashboard:return", r.return_id)),
@@ -97,8 +107,14 @@ def queue_columns(at: datetime, *, with_customer: bool = True) -> tuple[Column[R
             lambda r: r.requested.isoformat() if r.requested else None,
             secondary=True,
         ),
-        Column("waiting for", lambda r: Cell(waited(r.requested, at))),
     )
+    if not details:
+        return (*shown, waiting)
+    reasons: Column[ReturnRow] = Column(
+        "reasons", lambda r: Cell("; ".join(r.reasons) or DASH), "reasons", lambda r: "; ".join(r.reasons)
+    )
+    units: Column[ReturnRow] = Column("units", lambda r: _count_cell(r.units), "units", lambda r: r.units)
+    return (*shown, reasons, units, waiting)
 
 
 def return_data(row: ReturnRow) -> tuple[tuple[str, str], ...]:
@@ -113,16 +129,28 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         super().__init__(request)
-        self.columns = queue_columns(now())
+        self.columns = queue_columns(now(), details=True)
 
     def form(self) -> ReturnsQueueForm:
         return ReturnsQueueForm(self.request.GET)
 
     def scope(self, form: ReturnsQueueForm) -> str:
-        return str(form.cleaned_data["status"])
+        return f"{form.cleaned_data['status']}|{form.cleaned_data['reason']}"
+
+    def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnRow], ...]:
+        """A closed status's list says when each return closed rather than how long it waited."""
+        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in returns_reads.CLOSED_AT)
+
+    def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnRow], ...]:
+        return self._columns(form)
 
     def fetch(self, form: ReturnsQueueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ReturnRow]:
-        return returns_reads.returns(status=form.cleaned_data["status"], limit=limit, after=after)
+        fields = form.cleaned_data
+        return returns_reads.returns(status=fields["status"], reason=fields["reason"], limit=limit, after=after)
+
+    def refused(self, form: ReturnsQueueForm) -> dict[str, Any]:
+        status = form.cleaned_data.get("status") or returns_reads.OPEN
+        return {"form": form, "status": status, "statuses": QUEUE_STATUSES, "rows": [], "refused": True}
 
     def data(self, record: ReturnRow) -> tuple[tuple[str, str], ...]:
         return return_data(record)
@@ -131,7 +159,9 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
         return f"returns-{form.cleaned_data['status'].lower()}.csv"
 
     def frame(self, form: ReturnsQueueForm, *, first_page: bool) -> dict[str, Any]:
-        return {"status": form.cleaned_data["status"], "statuses": QUEUE_STATUSES}
+        self.columns = self._columns(form)
+        fields = form.cleaned_data
+        return {"form": form, "status": fields["status"], "reason": fields["reason"], "statuses": QUEUE_STATUSES}
 
 
 @require_GET

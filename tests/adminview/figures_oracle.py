@@ -29,11 +29,31 @@ def _day(text: object) -> str | None:
         return None
 
 
+def units_back(item: dict[str, Any]) -> dict[str, list[int]]:
+    """Per product a return names, [units received back, restocked, damaged] (``docs/returns.md``): a line's
+    ``Received`` and ``Restocked`` (absent: all received restocked); without ``Received``, all of the line when the
+    return is RECEIVED, or REFUNDED unless it has a ``Refunded`` time and no ``Received`` one (never received)."""
+    status = item.get("Status")
+    whole = status == "RECEIVED" or (status == "REFUNDED" and ("Received" in item or "Refunded" not in item))
+    back: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    if _day(item.get("Requested")) is None:
+        return back
+    for line in item.get("Lines") or []:
+        quantity = int(Decimal(str(line.get("Quantity", "0"))))
+        received = int(Decimal(str(line["Received"]))) if "Received" in line else quantity if whole else 0
+        restocked = int(Decimal(str(line["Restocked"]))) if "Restocked" in line else received
+        figures = back[str(line["ProductId"])]
+        figures[0] += received
+        figures[1] += restocked
+        figures[2] += received - restocked
+    return back
+
+
 def expected_returns() -> dict[str, Any]:
     """From a scan of the returns table: per refund day, [refunds, amount, amount paying a return back]; per
-    product a return names, the units of those whose goods are back (RECEIVED or REFUNDED)."""
+    product a return names, [units received back, restocked, damaged] (``units_back``)."""
     refunds: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * 3)
-    returned: dict[str, int] = defaultdict(int)
+    returned: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for item in _items(ReturnsItem):
         if item.get("EntityType") == "refund" and str(item["SK"]).startswith("f#"):
             day = _day(item.get("Date"))
@@ -45,10 +65,8 @@ def expected_returns() -> dict[str, Any]:
             if item.get("ReturnId"):
                 refunds[day][2] += amount
         elif item.get("EntityType") == "return":
-            back = item.get("Status") in ("RECEIVED", "REFUNDED") and _day(item.get("Requested")) is not None
-            for line in item.get("Lines") or []:
-                units = int(Decimal(str(line.get("Quantity", "0"))))
-                returned[str(line["ProductId"])] += units if back else 0
+            for product, figures in units_back(item).items():
+                returned[product] = [a + b for a, b in zip(returned[product], figures, strict=True)]
     return {"refunds": dict(refunds), "returned": dict(returned)}
 
 
@@ -123,8 +141,9 @@ def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None
 
 
 def assert_returns_figures_match(products: tuple[str, ...] = ()) -> None:
-    """Refunds per day (count, amount, the part for returns) over every day with refunds, and returned units of
-    every product a return names (and of ``products``, zeros included), equal the returns table's oracle."""
+    """Refunds per day (count, amount, the part for returns) over every day with refunds, and units received back,
+    restocked and damaged of every product a return names (and of ``products``, zeros included), equal the returns
+    table's oracle."""
     oracle = expected_returns()
     days = sorted(oracle["refunds"])
     if days:
@@ -136,7 +155,8 @@ def assert_returns_figures_match(products: tuple[str, ...] = ()) -> None:
                 got = [row.refunds, row.refunded, row.for_returns]
                 assert got == [int(want[0]), *(v.quantize(Decimal("0.01")) for v in want[1:])], row
     for product in sorted(set(oracle["returned"]) | set(products)):
-        assert number_reads.returned_units(product_id=product) == oracle["returned"].get(product, 0), product
+        back = number_reads.returned(product_id=product)
+        assert [back.units, back.restocked, back.damaged] == oracle["returned"].get(product, [0, 0, 0]), product
 
 
 def _chunks(first: date, last: date) -> list[date]:

@@ -2,7 +2,10 @@
 
 Two writers, as in production: staff acting through ``returns.services`` on the shop's delivered and pending
 orders (request, approve, reject, receive, refund; cancel a paid order with its refund), and another service
-putting returns and refunds with plain PutItem/UpdateItem in the shapes of ``docs/returns.md``.
+putting returns and refunds with plain PutItem/UpdateItem in the shapes of ``docs/returns.md``. Both write what
+the view must count apart or leave alone: partial receipts (received < quantity), damaged units (restocked <
+received), refunds of goods never received (the customer keeps them), refunds with an ``Override``, and notes on
+returns.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from dynamo.client import client_of
-from returns import services
+from returns import access_patterns, notes, services
 from returns.keys import ReturnStatus
 from returns.models import ReturnsItem
 from shop.audit import Actor
@@ -33,38 +36,88 @@ def _s(value: str) -> dict[str, str]:
     return {"S": value}
 
 
+def _variant(rid: str) -> int:
+    """A return's own pick among the ways its goods come back (the same on every run)."""
+    return sum(map(ord, rid))
+
+
+def _receipt(rid: str, quantity: int) -> tuple[int, int]:
+    """What came back of a line of ``quantity`` and was restocked: all of it, part of it, or some of it damaged."""
+    variant = _variant(rid) % 4
+    received = quantity if variant in (0, 2) else quantity - 1
+    return received, received - 1 if variant == 2 and received else received
+
+
 def _table() -> tuple[Any, str]:
     return client_of(ReturnsItem), str(ReturnsItem.Meta.table_name)
 
 
 def put_return(rid: str, oid: str, cid: str, status: str, requested: str, lines: list[tuple[str, int]]) -> None:
-    """A return as another service writes it: one PutItem, ``docs/returns.md``'s shape."""
+    """A return as another service writes it: one PutItem, ``docs/returns.md``'s shape. Some are older items (free
+    text reasons, no step times, a received one's lines without ``Received``); the others carry reason codes, step
+    times and, once received, each line's ``Received`` and ``Restocked``. One refunded in three of those was never
+    received. Every other return has a note."""
     client, table = _table()
+    variant, when = _variant(rid), _s(requested)
+    older = variant % 3 == 0
+    kept = status == ReturnStatus.REFUNDED and variant % 3 == 1  # refunded, the customer keeping the goods
+    received = status in (ReturnStatus.RECEIVED, ReturnStatus.REFUNDED) and not older and not kept
+    coded = []
+    for p, q in lines:
+        line = {"ProductId": _s(p), "Quantity": _s(str(q)), "Reason": _s("changed my mind" if older else "SIZE")}
+        if received:
+            got, restocked = _receipt(rid, q)
+            line |= {"Received": _s(str(got)), "Restocked": _s(str(restocked))}
+        coded.append({"M": line})
     item = {
         "PK": _s("r#" + rid), "SK": _s("r#" + rid), "GSI1-PK": _s("o#" + oid), "GSI1-SK": _s("r#" + rid),
         "EntityType": _s("return"), "OrderId": _s(oid), "CustomerId": _s(cid), "Status": _s(status),
-        "Requested": _s(requested),
-        "Lines": {"L": [
-            {"M": {"ProductId": _s(p), "Quantity": _s(str(q)), "Reason": _s("changed my mind")}} for p, q in lines
-        ]},
+        "Requested": when, "Lines": {"L": coded},
+    }  # fmt: skip
+    if not older:
+        steps = {ReturnStatus.REJECTED: ("Rejected",), ReturnStatus.RECEIVED: ("Approved", "Received")}
+        steps[ReturnStatus.APPROVED] = ("Approved",)
+        steps[ReturnStatus.REFUNDED] = ("Approved", "Refunded") if kept else ("Approved", "Received", "Refunded")
+        item |= {step: when for step in steps.get(ReturnStatus(status), ())}
+    client.put_item(TableName=table, Item=item)
+    if variant % 2:
+        put_note(rid, requested)
+
+
+def put_note(rid: str, at: str) -> None:
+    """A note on a return as another service writes it: one PutItem under the return's partition."""
+    client, table = _table()
+    item = {
+        "PK": _s("r#" + rid), "SK": _s(f"n#{at}#{rid}"), "EntityType": _s("note"), "Text": _s("called the customer"),
+        "User": _s("desk"), "At": _s(at),
     }  # fmt: skip
     client.put_item(TableName=table, Item=item)
 
 
 def set_status(rid: str, status: str) -> None:
-    """Another service moves its return on: one UpdateItem of ``Status``."""
+    """Another service moves its return on: one UpdateItem of ``Status``; received, its first line's ``Received``
+    and ``Restocked`` too (part of it, some damaged, as ``_receipt`` picks)."""
     client, table = _table()
+    update, names, values = "SET #s = :s", {"#s": "Status"}, {":s": _s(status)}
+    if status == ReturnStatus.RECEIVED and _variant(rid) % 3:
+        found = client.get_item(TableName=table, Key={"PK": _s("r#" + rid), "SK": _s("r#" + rid)}, ConsistentRead=True)
+        quantity = int(found["Item"]["Lines"]["L"][0]["M"]["Quantity"]["S"])
+        got, restocked = _receipt(rid, quantity)
+        update += ", #l[0].#got = :got, #l[0].#restocked = :restocked"
+        names |= {"#l": "Lines", "#got": "Received", "#restocked": "Restocked"}
+        values |= {":got": _s(str(got)), ":restocked": _s(str(restocked))}
     client.update_item(
         TableName=table,
         Key={"PK": _s("r#" + rid), "SK": _s("r#" + rid)},
-        UpdateExpression="SET #s = :s",
-        ExpressionAttributeNames={"#s": "Status"},
-        ExpressionAttributeValues={":s": _s(status)},
+        UpdateExpression=update,
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=values,
     )
 
 
 def put_refund(fid: str, oid: str, amount: str, when: str, return_id: str | None = None) -> None:
-    """A refund as another service writes it: one PutItem, ``ReturnId`` only when it pays a return back."""
+    """A refund as another service writes it: one PutItem, ``ReturnId`` only when it pays a return back (with an
+    ``Override`` every other time)."""
     client, table = _table()
     item = {
         "PK": _s("o#" + oid), "SK": _s("f#" + fid), "EntityType": _s("refund"), "Amount": _s(amount),
@@ -72,25 +125,47 @@ def put_refund(fid: str, oid: str, amount: str, when: str, return_id: str | None
     }  # fmt: skip
     if return_id is not None:
         item["ReturnId"] = _s(return_id)
+        if _variant(fid) % 2:
+            item["Override"] = _s("goodwill")
     client.put_item(TableName=table, Item=item)
 
 
 def staff_step(rid: str, status: str, *, reject: bool = False, actor: Actor | None = None) -> str | None:
     """Staff move a return one step on through ``returns.services`` (a request approved, or rejected if told): its
-    new status, or None when the domain refused (it changed meanwhile, or the refund is above what remains)."""
+    new status, or None when the domain refused (it changed meanwhile, or the refund is above what remains).
+    Each return takes its own way (``_variant``): received whole, in part or partly damaged, or refunded without
+    being received; refunds above what came back carry an override; every other return gets a note first."""
+    variant = _variant(rid)
     try:
+        if variant % 2:
+            notes.note_add(return_id=rid, text="checked with the customer", actor=actor or Actor("desk"))
         if status == ReturnStatus.REQUESTED and reject:
             services.return_reject(return_id=rid, reason="outside the return window", actor=actor)
             return ReturnStatus.REJECTED
         if status == ReturnStatus.REQUESTED:
             services.return_approve(return_id=rid, actor=actor)
+        elif status == ReturnStatus.APPROVED and variant % 5 == 4:
+            why = "the customer keeps the goods"
+            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}", override=why, actor=actor)
+            return ReturnStatus.REFUNDED
         elif status == ReturnStatus.APPROVED:
-            services.return_receive(return_id=rid, warehouse_id=WAREHOUSE, actor=actor)
+            services.return_receive(return_id=rid, warehouse_id=WAREHOUSE, counts=_counts(rid), actor=actor)
         elif status == ReturnStatus.RECEIVED:
-            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}", actor=actor)
+            override = "goodwill" if variant % 2 else None
+            services.return_refund(return_id=rid, amount="1.00", reference=f"PSP-{rid}", override=override, actor=actor)
     except ShopError:
         return None
     return NEXT.get(status)
+
+
+def _counts(rid: str) -> dict[str, services.Count]:
+    """What staff count back of each line of their return: as ``_receipt`` picks."""
+    found = access_patterns.return_by_id(return_id=rid, consistent=True)
+    counts = {}
+    for line in (found.lines or []) if found is not None else []:
+        got, restocked = _receipt(rid, line.quantity)
+        counts[line.product_id] = services.Count(received=got, restocked=restocked)
+    return counts
 
 
 def request(rid: str, oid: str, product_id: str, actor: Actor | None = None) -> bool:
@@ -243,3 +318,7 @@ def assert_both_streams_written() -> None:
     assert {i["Status"]["S"] for i in returns} == set(ReturnStatus)
     assert any("WarehouseId" in i for i in returns), "staff received no return"
     assert {"ReturnId" in i for i in refunds} == {True, False}
+    assert any(i["EntityType"]["S"] == "note" for i in items), "no return has a note"
+    lines = [line["M"] for i in returns for line in i["Lines"]["L"]]
+    assert any(int(line["Received"]["S"]) < int(line["Quantity"]["S"]) for line in lines if "Received" in line)
+    assert any(int(line["Restocked"]["S"]) < int(line["Received"]["S"]) for line in lines if "Received" in line)

@@ -7,10 +7,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema
+from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import SOURCE, RefundsState, ReturnState
 from adminview.reads import number_reads, returns_reads
 from adminview.repair import rebuild
+from adminview.tables import view_client
 from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from returns.models import ReturnsItem
@@ -51,7 +52,48 @@ def test_a_return_is_listed_under_its_status_and_counts_its_units_once_received(
     assert set(requested.entries) == {schema.customer_return("1001", "2026-03-04T10:00:00", "7")}
     state.apply("r#7", {**image, "Status": "RECEIVED"})
     received = state.implied(list_shards=2)
-    assert received.sums == {schema.returned_units("2001", schema.sum_shard(key), "2026-03"): {"Units": Decimal(2)}}
+    month = schema.returned_units("2001", schema.sum_shard(key), "2026-03")
+    assert received.sums == {month: {"Units": Decimal(2), "Restocked": Decimal(2)}}
+
+
+def _sums_of(status: str, lines: list[dict[str, str]], **steps: str) -> dict[str, dict[str, Decimal]]:
+    image = {**item_codec.decode(a_return("7", "42", "1001", status, "2026-03-04T10:00:00")), **steps, "Lines": lines}
+    key = schema.return_anchor("r#7")
+    state = ReturnState.read(key, None)
+    state.apply("r#7", image)
+    sums = state.implied(list_shards=1).sums or {}
+    return {k[0].rpartition("#")[0].rpartition("#")[2]: v for k, v in sums.items()}
+
+
+def test_received_restocked_and_damaged_units_are_kept_apart() -> None:
+    lines = [
+        {"ProductId": "2001", "Quantity": "3", "Reason": "DAMAGED", "Received": "2", "Restocked": "1"},
+        {"ProductId": "2002", "Quantity": "2", "Reason": "SIZE", "Received": "2", "Restocked": "2"},
+        {"ProductId": "2003", "Quantity": "1", "Reason": "OTHER", "Received": "0", "Restocked": "0"},
+    ]
+    done = {"Received": "2026-03-06T10:00:00", "Refunded": "2026-03-07T10:00:00"}
+    expected = {
+        "2001": {"Units": Decimal(2), "Restocked": Decimal(1), "Damaged": Decimal(1)},
+        "2002": {"Units": Decimal(2), "Restocked": Decimal(2)},
+    }
+    assert _sums_of("RECEIVED", lines, Received=done["Received"]) == expected
+    assert _sums_of("REFUNDED", lines, **done) == expected
+    assert _sums_of("APPROVED", lines) == expected  # the figures follow the lines, whatever the status says
+
+
+def test_a_refund_without_receipt_adds_no_units_and_old_received_returns_count_every_line() -> None:
+    lines = [{"ProductId": "2001", "Quantity": "3", "Reason": "too big"}]
+    assert _sums_of("REFUNDED", lines, Approved="2026-03-05T10:00:00", Refunded="2026-03-06T10:00:00") == {}
+    old = {"2001": {"Units": Decimal(3), "Restocked": Decimal(3)}}
+    assert _sums_of("REFUNDED", lines) == old and _sums_of("RECEIVED", lines) == old
+    assert _sums_of("APPROVED", lines) == {} and _sums_of("REQUESTED", lines) == {}
+
+
+def test_figures_out_of_bounds_stay_within_the_line() -> None:
+    lines = [{"ProductId": "2001", "Quantity": "2", "Received": "5", "Restocked": "9"}]
+    assert _sums_of("RECEIVED", lines) == {"2001": {"Units": Decimal(2), "Restocked": Decimal(2)}}
+    lines = [{"ProductId": "2001", "Quantity": "2", "Received": "x", "Restocked": "-1"}]
+    assert _sums_of("RECEIVED", lines) == {}
 
 
 def test_an_orders_refunds_add_to_their_days() -> None:
@@ -106,3 +148,30 @@ def test_returns_written_by_another_service_reach_the_view(shop_table: str, admi
     days = number_reads.refunds_daily(start=date(2026, 3, 5), end=date(2026, 3, 5))
     assert [(d.refunds, d.refunded) for d in days] == [(1, Decimal("30.00"))]
     assert rebuild.verify(settle_s=0).clean
+
+
+def test_a_view_counted_before_restocked_and_damaged_were_kept_is_put_right_by_a_rebuild(
+    shop_table: str, admin_view_table: str
+) -> None:
+    # given a return received in part, one unit of it damaged, synced
+    received = a_return("9", "o9", "1001", "RECEIVED", "2026-03-04T10:00:00", ("2001", "3"))
+    received["Lines"]["L"][0]["M"] |= {"Received": S("2"), "Restocked": S("1")}
+    _put(received)
+    sync_now()
+    figures = number_reads.returned(product_id="2001")
+    assert (figures.units, figures.restocked, figures.damaged) == (2, 1, 1)
+    assert rebuild.verify(settle_s=0).clean
+    # when the view holds what the older code counted: the line's quantity, no restocked or damaged units
+    anchor = schema.return_anchor("r#9")
+    month = schema.returned_units("2001", schema.sum_shard(anchor), "2026-03")
+    old = {month: {schema.UNITS: Decimal(3)}}
+    client, table = view_client()
+    client.put_item(TableName=table, Item=item_codec.encode(numbers.counted_item(schema.counted(anchor), old, 1)))
+    client.put_item(TableName=table, Item=item_codec.encode({**values.key(*month), schema.UNITS: Decimal(3)}))
+    assert number_reads.returned_units(product_id="2001") == 3
+    # then verify finds the difference, and a rebuild puts the figures right
+    assert not rebuild.verify(settle_s=0).clean
+    rebuild.rebuild()
+    assert rebuild.verify(settle_s=0).clean
+    figures = number_reads.returned(product_id="2001")
+    assert (figures.units, figures.restocked, figures.damaged) == (2, 1, 1)

@@ -12,6 +12,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
+from adminview.tables import ViewItem
+from dynamo.client import client_of
 from returns import access_patterns as rap
 from returns import services
 from shop import access_patterns as ap
@@ -97,10 +99,53 @@ def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client,
     assert html.index('data-return-id="r-early"') < html.index('data-return-id="r-late"')
     assert "months" in html or "weeks" in html or "days" in html  # the age
     rejected = csv_rows(staff.get("/returns/?status=REJECTED&format=csv"))
-    assert rejected == [
-        ["return_id", "order_id", "customer_id", "status", "requested"],
-        ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00"],
+    assert rejected[0] == ["return_id", "order_id", "customer_id", "status", "requested", "reasons", "units", "closed"]
+    assert [row[:7] for row in rejected[1:]] == [
+        ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00", "Arrived damaged", "1"]
     ]
+    stored = rap.return_by_id(return_id="r-mid")
+    assert stored is not None and stored.rejected is not None
+    assert rejected[1][7] == stored.rejected.isoformat()  # when it closed, not how long it waited
+    page = staff.get("/returns/?status=REJECTED").content.decode()
+    assert '<th scope="col">closed</th>' in page.replace(' class="secondary"', "") and "waiting for" not in page
+
+
+def _view_calls(client: Any) -> list[str]:
+    """The names of the DynamoDB calls the admin view's client makes from now on."""
+    calls: list[str] = []
+    client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
+    return calls
+
+
+def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_calls(staff: Client, shop: None) -> None:
+    # given two returns of order 5001 for different reasons
+    services.return_request(order_id="5001", lines=[services.Line("2001", 2, "SIZE")], return_id="r-size")
+    services.return_request(order_id="5001", lines=[services.Line("2002", 1, "DEFECTIVE")], return_id="r-broken")
+    sync_now()
+    # when staff open the queue, then filter it by a reason
+    calls = _view_calls(client_of(ViewItem))
+    every = csv_rows(staff.get("/returns/?format=csv"))
+    unfiltered = len(calls)
+    only = csv_rows(staff.get("/returns/?reason=DEFECTIVE&format=csv"))
+    # then each row has its reasons in words and its units, and the filter keeps the rows with that reason, in as
+    # many calls
+    assert every[0][:5] == ["return_id", "order_id", "customer_id", "status", "requested"]
+    assert sorted(row[:1] + row[5:7] for row in every[1:]) == [
+        ["r-broken", "Defective", "1"],
+        ["r-size", "Wrong size", "2"],
+    ]
+    assert [row[0] for row in only[1:]] == ["r-broken"]
+    assert len(calls) - unfiltered == unfiltered and "Scan" not in calls
+    html = staff.get("/returns/?reason=SIZE").content.decode()
+    assert 'data-return-id="r-size"' in html and 'data-return-id="r-broken"' not in html and "Wrong size" in html
+
+
+@pytest.mark.parametrize("reason", ["damaged", "NOPE", "Arrived damaged"])
+def test_an_unknown_reason_is_400_with_the_form_and_its_error(staff: Client, shop: None, reason: str) -> None:
+    response = staff.get("/returns/", {"reason": reason})
+    html = response.content.decode()
+    assert response.status_code == 400 and 'id="filter-errors"' in html and "is not a reason" in html
+    assert 'id="returns-filter"' in html and 'id="returns"' not in html
 
 
 def test_the_queue_pages_with_load_more(staff: Client, shop: None) -> None:
@@ -393,11 +438,15 @@ def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> Non
     assert "No returns." in staff.get("/customers/1002/").content.decode()
 
 
-def test_the_product_page_shows_its_return_rate(staff: Client, shop: None) -> None:
+def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(staff: Client, shop: None) -> None:
     ask("r1")
     services.return_approve(return_id="r1", actor=STAFF)
-    services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
+    counts = {"2001": services.Count(received=1, restocked=0)}
+    services.return_receive(return_id="r1", warehouse_id="301", counts=counts, actor=STAFF)
     sync_now()
     rate = staff.get("/products/2001/").context["return_rate"]
     assert (rate.returned, rate.sold, rate.percent) == (1, 2, Decimal("50.0"))
-    assert "1 of 2 units sold (50.0 %)" in staff.get("/products/2001/").content.decode()
+    assert (rate.restocked, rate.damaged) == (0, 1)
+    html = staff.get("/products/2001/").content.decode()
+    assert "1 of 2 units sold (50.0 %)" in html
+    assert '<dd id="returned-restocked">0</dd>' in html and '<dd id="returned-damaged">1</dd>' in html

@@ -2,8 +2,8 @@
 
 - A return (``r#<rid>``) is anchored on itself: the view keeps its facts, lists it under its status in the
   overloaded status index (the open ones make the queue of returns awaiting action, oldest first), lists it among
-  its customer's returns, and, once its goods are back (``RECEIVED`` or ``REFUNDED``), adds each line's units to
-  its product's returned units in the month it was requested.
+  its customer's returns, and adds each line's units received back to its product's returned units in the month
+  it was requested, with those restocked and those damaged (received, not restocked) beside them.
 - An order's refunds (the table's ``o#<oid>`` partition, ``f#<fid>`` items) are anchored together, beside the
   order's anchor: each adds one refund and its amount to the refunds of its day.
 
@@ -27,9 +27,8 @@ from returns.keys import ReturnStatus
 from shop import keys
 
 Item = dict[str, Any]
-RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines")
+RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines", *schema.RETURN_STEPS)
 REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId")
-GOODS_BACK = frozenset({ReturnStatus.RECEIVED, ReturnStatus.REFUNDED})
 ONE = Decimal(1)
 
 
@@ -78,20 +77,50 @@ class ReturnState:
             entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=self.return_id, **shown)
         return Implied(self.key, anchor, entries, self.sums())
 
+    def received_all(self) -> bool:
+        """Whether a line without ``Received`` came back whole: a received return written before lines had
+        ``Received``. A return refunded with a ``Refunded`` time and no ``Received`` one was never received (the
+        customer kept the goods)."""
+        assert self.facts is not None
+        status = values.string(self.facts, "Status")
+        if status == ReturnStatus.REFUNDED:
+            return "Received" in self.facts or "Refunded" not in self.facts
+        return status == ReturnStatus.RECEIVED
+
     def sums(self) -> numbers.Sums:
-        """Once the goods are back, each line's units to its product's returned units in the month requested."""
+        """Each line's units received back (``Units``), restocked and damaged, to its product in the month
+        requested."""
         assert self.facts is not None
         month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
-        if values.string(self.facts, "Status") not in GOODS_BACK or not month:
+        if not month:
             return {}
-        adding, shard = numbers.Adding(), schema.sum_shard(self.key)
+        adding, shard, whole = numbers.Adding(), schema.sum_shard(self.key), self.received_all()
         for line in values.listing(self.facts, "Lines"):
             facts = values.entries(line)
             product = values.string(facts, "ProductId")
-            if product:
-                units = numbers.decimal_of(values.text(facts, "Quantity"))
-                adding.add(schema.returned_units(product, shard, month), schema.UNITS, units)
+            if not product:
+                continue
+            received, restocked = line_receipt(facts, whole)
+            key = schema.returned_units(product, shard, month)
+            adding.add(key, schema.UNITS, received)
+            adding.add(key, schema.RESTOCKED, restocked)
+            adding.add(key, schema.DAMAGED, received - restocked)
         return adding.sums
+
+
+def line_receipt(line: Item, whole: bool) -> tuple[Decimal, Decimal]:
+    """A line's units received and restocked: its ``Received`` and ``Restocked`` (absent: all of what came back),
+    or, without ``Received``, all of its quantity when ``whole`` and nothing otherwise; each kept within
+    ``Restocked`` ≤ ``Received`` ≤ ``Quantity``."""
+    quantity = max(numbers.decimal_of(values.text(line, "Quantity")), Decimal(0))
+    given = values.text(line, "Received")
+    if given is None:
+        received = quantity if whole else Decimal(0)
+    else:
+        received = min(max(numbers.decimal_of(given), Decimal(0)), quantity)
+    stocked = values.text(line, "Restocked")
+    restocked = received if stocked is None else min(max(numbers.decimal_of(stocked), Decimal(0)), received)
+    return received, restocked
 
 
 @dataclass
