@@ -54,7 +54,12 @@ SHOWN = [
     Shown("each DynamoDB call", "/", '<details class="cost" id="dynamodb-cost">', lambda may: may.operate),
     Shown("the DynamoDB cost line", "/orders/pending/", 'id="dynamodb-cost"', lambda may: may.operate),
     Shown("an order's version", SHIPPED, '<span class="note">version ', lambda may: may.operate),
-    Shown("request ids of an order's history", SHIPPED, '<th scope="col">request</th>', lambda may: may.operate),
+    Shown(
+        "request ids of an order's history",
+        SHIPPED + "timeline/",
+        '<th scope="col">request</th>',
+        lambda may: may.operate,
+    ),
     Shown(
         "request ids of the activity",
         "/activity/",
