@@ -1,10 +1,11 @@
 """Record every DynamoDB call made while serving something (a request, a benchmark step).
 
 Hooks are botocore's own events, registered once per client: ``before-parameter-build`` asks for
-``ReturnConsumedCapacity`` on the operations that support it, ``before-call``/``after-call`` time the call
-(retries included) and note what it returned, with a copy of the request's parameters (what the explorer shows
-as the request sent, a boto3 call and an ``aws dynamodb`` command line). Recording is scoped with a context variable, so
-concurrent requests never mix their logs; worker threads join a scope through ``run_in_context``.
+``ReturnConsumedCapacity`` on the operations that support it while something records, ``before-call``/
+``after-call`` time the call (retries included) and note what it returned, with a copy of the request's
+parameters (what the explorer shows as the request sent, a boto3 call and an ``aws dynamodb`` command line).
+Recording is scoped with a context variable, so concurrent requests never mix their logs; worker threads join a
+scope through ``run_in_context``.
 """
 
 from __future__ import annotations
@@ -160,7 +161,8 @@ def _capacity(consumed: Any, *, is_read: bool) -> tuple[float, float, str | None
 
 
 def _ask_for_capacity(params: dict[str, Any], model: Any, **_: Any) -> None:
-    if model.name in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
+    """Only inside ``recording``: elsewhere (the sync) no one reads the units, and parsing them costs CPU."""
+    if _current.get() and model.name in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
         params["ReturnConsumedCapacity"] = "TOTAL"
 
 

@@ -90,6 +90,7 @@ def streams_client() -> Any:
         connect_timeout=PATIENT.connect_timeout_seconds,
         read_timeout=PATIENT.read_timeout_seconds,
         max_pool_connections=MAX_PARALLEL_SHARDS * 2,
+        parameter_validation=False,  # our own few GetRecords parameters; validating them costs CPU per call
     )
     return boto3.client("dynamodbstreams", region_name=conf.region(), config=config)
 
