@@ -235,6 +235,7 @@ def category_order(category: str, shard: int, date: str, order_id: str) -> Key:
 
 SEARCH_PREFIX: Final = "s#"
 MIN_SEARCH: Final = 2
+MAX_COVERING_TERM: Final = keys.MAX_EMAIL  # a term that stands for those it starts with: its entry's key fits
 
 
 def words_of(text: str | None) -> list[str]:
@@ -251,13 +252,17 @@ def search_words(*texts: str | None) -> set[str]:
 
 def customer_terms(name: str | None, email: str | None) -> set[str]:
     """A customer's search terms: the words of the name, the parts of the email, and the whole email (the exact
-    email lookup reads that one). Parts shared by many customers (``example``, ``com``) put one entry each in a
-    common partition (``s#ex``): each entry's sort key holds the customer's id, so DynamoDB can still split that
-    partition by sort key when its writes run hot."""
+    email lookup reads that one). A term another of them starts with (the email's first part, which the whole
+    email starts with, often a name word too) gets no entry of its own: the longer term's entry is in the same
+    partition and a word search's ``begins_with`` finds it there, so a customer costs one write fewer. Parts
+    shared by many customers (``example``, ``com``) put one entry each in a common partition (``s#ex``): each
+    entry's sort key holds the customer's id, so DynamoDB can still split that partition by sort key when its
+    writes run hot."""
     terms = search_words(name, email)
     if email and email.strip():
         terms.add(normalized(email))
-    return terms
+    covering = [term for term in terms if len(term.encode()) <= MAX_COVERING_TERM]
+    return {term for term in terms if not any(other != term and other.startswith(term) for other in covering)}
 
 
 def tracking_term(tracking_number: str | None) -> str:

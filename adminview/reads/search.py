@@ -101,8 +101,8 @@ def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[
 
 def _match(raw: Raw, words: list[str]) -> Found | None:
     """The customer or product an entry is about, if every word matches its stored name (and email)."""
-    kind, term = ddb_json.string(raw, "Found"), ddb_json.string(raw, "Term") or ""
-    if kind not in (CUSTOMER, PRODUCT) or "@" in term:  # the whole email: for the exact lookup, not for words
+    kind = ddb_json.string(raw, "Found")
+    if kind not in (CUSTOMER, PRODUCT):  # a whole email's entry also stands for the words it starts with
         return None
     name, email = ddb_json.string(raw, "Name"), ddb_json.string(raw, "Email")
     if not schema.matches(words, [*schema.words_of(name), *schema.words_of(email)]):

@@ -10,7 +10,22 @@ from adminview.core import schema
 
 def test_an_email_falls_into_its_parts_and_keeps_its_whole_for_the_exact_lookup() -> None:
     terms = schema.customer_terms("Grace Hopper", "Grace.Hopper.100116+shop@Example.com")
-    assert terms == {"grace", "hopper", "100116", "shop", "example", "com", "grace.hopper.100116+shop@example.com"}
+    assert terms == {"hopper", "100116", "shop", "example", "com", "grace.hopper.100116+shop@example.com"}
+
+
+def test_a_term_another_term_starts_with_is_found_through_the_longer_terms_entry() -> None:
+    assert schema.customer_terms("Ann Anna Gr", "gracie.x@example.com") == {
+        "anna",
+        "example",
+        "com",
+        "gracie.x@example.com",
+    }
+    assert schema.search_partition("gracie") == schema.search_partition("gracie.x@example.com")
+
+
+def test_an_email_too_long_for_its_entry_keeps_every_part() -> None:
+    email = "ada." + "x" * 300 + "@example.com"
+    assert "ada" in schema.customer_terms("Ada", email)
 
 
 def test_parts_shorter_than_two_letters_get_no_entry_and_no_email_adds_nothing() -> None:
