@@ -30,7 +30,15 @@ def test_the_printed_login_is_in_every_staff_group_and_may_do_all_the_work(tmp_p
     user = User.objects.get(username=username)
     assert user.check_password(password) and user.is_staff and user.is_active and not user.is_superuser
     groups = set(user.groups.values_list("name", flat=True))
-    assert groups == {"fulfilment", "catalogue", "customer-service", "operators", "returns", "warehouse-leads"}
+    assert groups == {
+        "fulfilment",
+        "catalogue",
+        "customer-service",
+        "operators",
+        "returns",
+        "finance",
+        "warehouse-leads",
+    }
     assert can_fulfil(user) and can_edit_catalogue(user) and can_edit_customers(user)
     assert Group.objects.filter(name="operators").count() == 1
 
