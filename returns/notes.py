@@ -15,7 +15,7 @@ from shop import audit
 from shop import keys as shop_keys
 from shop import notes as shop_notes
 from shop.audit import Actor
-from shop.errors import Busy, NotFound, NotYours
+from shop.errors import Busy, NotFound
 
 
 def note_add(*, return_id: str, text: str, actor: Actor) -> ReturnNote:
@@ -59,12 +59,8 @@ def _write(rid: str, text: str, actor: Actor, *, original: str | None) -> Return
 
 
 def _not_editable(pk: str, original: str, actor: Actor) -> Exception:
-    """The first version's condition failed: it is gone, another's, or not a first version."""
-    note_id = shop_keys.note_id(original) or original
     try:
-        first = ReturnNote.get(pk, original)
+        first: shop_notes.Version | None = ReturnNote.get(pk, original)
     except (ReturnNote.DoesNotExist, ValueError):
-        return NotFound("note", note_id)
-    if first.user != actor.username:
-        return NotYours(f"note {note_id} is {first.user}'s: only its author edits it")
-    return NotFound("note", note_id)
+        first = None
+    return shop_notes.not_editable(first, original, actor)

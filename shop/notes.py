@@ -194,12 +194,17 @@ def _refused(
 
 
 def _not_editable(pk: str, original: str, actor: Actor) -> Exception:
-    """The first version's condition failed: it is gone, another's, or not a first version."""
-    note_id = keys.note_id(original) or original
     try:
-        first = Note.get(pk, original)
+        first: Version | None = Note.get(pk, original)
     except (Note.DoesNotExist, ValueError):
-        return NotFound("note", note_id)
-    if first.user != actor.username:
+        first = None
+    return not_editable(first, original, actor)
+
+
+def not_editable(first: Version | None, original: str, actor: Actor) -> Exception:
+    """Why an edit's condition on the first version (``first`` as read again, None: absent) failed: it is gone,
+    another's, or not a first version; for both tables' notes."""
+    note_id = keys.note_id(original) or original
+    if first is not None and first.user != actor.username:
         return NotYours(f"note {note_id} is {first.user}'s: only its author edits it")
     return NotFound("note", note_id)
