@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +23,9 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 ORDERS = 20
+# A command that takes longer than this is stuck: it is stopped with its threads' stacks printed (the module's own
+# time limit would only show this process waiting for it).
+COMMAND_TIMEOUT_S = 180
 
 # Run by ``manage.py shell``: follow links from the home page the way a staff member would, and print the status
 # of every page seen (as JSON).
@@ -73,8 +77,10 @@ def _free_port() -> int:
 def on_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """A moto server of its own, and the environment a command needs to use it (nothing of this session's)."""
     port = _free_port()
+    data = tmp_path_factory.mktemp("moto")
+    requests_log = (data / "moto-requests.log").open("w")  # werkzeug logs every request it answers, with its status
     server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "-m", "moto.server", "-p", str(port)], stdout=requests_log, stderr=subprocess.STDOUT
     )
     try:
         deadline = time.monotonic() + 60
@@ -86,7 +92,6 @@ def on_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
                 if time.monotonic() > deadline or server.poll() is not None:
                     pytest.fail("moto's server did not start")
                 time.sleep(0.2)
-        data = tmp_path_factory.mktemp("moto")
         yield {
             "PATH": os.environ["PATH"],
             "HOME": str(data),
@@ -101,12 +106,32 @@ def on_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     finally:
         server.terminate()
         server.wait(timeout=30)
+        requests_log.close()
 
 
 def manage(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    """``manage.py`` in a process of its own; one that is stuck fails the test with its stacks and moto's last
+    requests."""
+    command = [sys.executable, "manage.py", *args]
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env={**env, "PYTHONFAULTHANDLER": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
+    try:
+        stdout, stderr = process.communicate(timeout=COMMAND_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack to stderr
+        stdout, stderr = process.communicate(timeout=30)
+        requests = (Path(env["HOME"]) / "moto-requests.log").read_text().splitlines()
+        pytest.fail(
+            f"manage.py {' '.join(args)} still running after {COMMAND_TIMEOUT_S} s\n{stdout}\n{stderr}\n"
+            "moto's last requests:\n" + "\n".join(requests[-40:])
+        )
+    done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     if check:
         assert done.returncode == 0, f"manage.py {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done
@@ -130,7 +155,7 @@ def test_the_product_runs_on_motos_server(on_moto: dict[str, str]) -> None:
     )
     assert f"{ORDERS} orders" in seeded.stdout
 
-    synced = manage(on_moto, "sync_adminview", "--once")
+    synced = manage(on_moto, "sync_adminview", "--once", "--report-every", "5")
     assert "dead-lettered 0" in synced.stdout, synced.stdout
     assert manage(on_moto, "adminview_deadletters", "list").stdout.startswith("0 dead letter")
     verified = manage(on_moto, "verify_adminview", "--no-progress", check=False)
