@@ -234,6 +234,17 @@ def _send(base: str, staff: requests.Session, request: Request) -> Answer:
     return Answer(request, response.status_code, seconds, response.text, dict(response.headers))
 
 
+def _answered(base: str, staff: requests.Session, request: Request, attempts: int = 3) -> Answer:
+    """``request`` sent until it is not a 503, at most ``attempts`` times: on a starved CPU a request's 2 s deadline
+    can pass before its last call starts, and the page then says DynamoDB is not answering, as it should."""
+    answer = _send(base, staff, request)
+    for _ in range(attempts - 1):
+        if answer.status != 503:
+            break
+        answer = _send(base, staff, request)
+    return answer
+
+
 def _round(base: str, staff: requests.Session, requests_: list[Request]) -> list[Answer]:
     with ThreadPoolExecutor(max_workers=len(requests_)) as pool:
         return list(pool.map(lambda r: _send(base, staff, r), requests_))
@@ -277,7 +288,7 @@ def test_while_dynamodb_is_frozen_pages_answer_503_and_nothing_is_lost(
     _wait_until(lambda: rebuild.verify().clean, "the sync catching up with the seeded shop")
     staff = _log_in(dashboard)
     for page in PAGES:
-        answer = _send(dashboard, staff, page)
+        answer = _answered(dashboard, staff, page)
         assert answer.status == 200, f"{page.label}: {answer.status}\n{answer.text[:500]}"
     assert _send(dashboard, staff, Request("ship o1", "POST", "/orders/o1/ship/")).status == 302
 
