@@ -116,9 +116,7 @@ def queue_columns(
         "reasons", lambda r: Cell("; ".join(r.reasons) or DASH), "reasons", lambda r: "; ".join(r.reasons)
     )
     units: Column[ReturnRow] = Column("units", lambda r: _count_cell(r.units), "units", lambda r: r.units)
-    value: Column[ReturnRow] = Column(
-        "value", lambda r: amount_cell(r.value), "value", lambda r: plain_amount(r.value), secondary=True
-    )
+    value: Column[ReturnRow] = Column("value", lambda r: amount_cell(r.value), "value", lambda r: plain_amount(r.value))
     received: Column[ReturnRow] = Column(
         "received value",
         lambda r: amount_cell(r.received_value),
