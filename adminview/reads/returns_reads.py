@@ -4,7 +4,8 @@
   those awaiting action (its three open statuses' shards, merged), oldest ``Requested`` first; then one
   BatchGetItem of the page's return anchors for what the index does not project (each line's units and reason,
   the step times), which also filters the page by reason (a page of a filtered queue may hold fewer rows than
-  asked, never more calls);
+  asked, never more calls), and, in the same call, of their orders' anchors for the prices the orders paid
+  (a return holds no prices: its value is its lines at those prices);
 - ``customer_returns``: one Query of the customer's return entries, newest first.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from adminview.core import numbers, schema, values
+from adminview.core.sources.returns import line_receipt, received_whole
 from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_page, query, read_position
 from dynamo import ddb_json, item_codec
 from dynamo.paging import check_limit
@@ -39,6 +42,8 @@ class ReturnRow:
     reasons: tuple[str, ...] = ()  # its lines' reasons in words, each once (the queue's rows only)
     units: int | None = None  # its lines' units (the queue's rows only)
     closed: datetime | None = None  # when it was rejected or refunded (its step time)
+    value: Decimal | None = None  # its lines at the prices the order paid (None: a price unknown; queue only)
+    received_value: Decimal | None = None  # the units that came back at those prices (None: none came back yet)
 
 
 def _requested(text: str | None) -> datetime | None:
@@ -82,12 +87,33 @@ def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
 
 
 CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnStatus.REFUNDED: "Refunded"}
-DETAILS = ("Lines", *CLOSED_AT.values())  # what the queue reads of each return's anchor
+# what the queue reads of each return's anchor and of its order's (whose ``Lines`` hold the prices paid)
+DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 
 
-def _detailed(row: ReturnRow, anchor: Raw | None, reason: str | None) -> ReturnRow | None:
-    """The row with its anchor's lines (units, reasons in words) and closing time; None when ``reason`` is given
-    and no line has it."""
+def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: Raw | None) -> ReturnRow:
+    """The row with its lines' value at the prices its order paid (its order's anchor's ``Lines``, by product),
+    and once units came back, theirs; None where a line's price is unknown (an order the view lacks)."""
+    paid = values.mapping(item_codec.decode(order), "Lines") if order is not None else {}
+    products = (values.string(line, "ProductId") for line in lines)
+    prices = [
+        values.text(values.mapping(paid, keys.with_prefix(keys.PRODUCT, p)), "Price") if p else None for p in products
+    ]
+    if not lines or None in prices:
+        return row
+    whole = received_whole({**item, "Status": row.status})
+    value, received = Decimal(0), Decimal(0)
+    for line, price in zip(lines, prices, strict=True):
+        each = numbers.decimal_of(price)
+        value += each * max(numbers.decimal_of(values.text(line, "Quantity")), Decimal(0))
+        received += each * line_receipt(line, whole)[0]
+    came_back = whole or any("Received" in line for line in lines)
+    return replace(row, value=value, received_value=received if came_back else None)
+
+
+def _detailed(row: ReturnRow, anchor: Raw | None, order: Raw | None, reason: str | None) -> ReturnRow | None:
+    """The row with its anchor's lines (units, reasons in words, value) and closing time; None when ``reason`` is
+    given and no line has it."""
     item = item_codec.decode(anchor) if anchor is not None else {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
     if reason is not None and not any(values.string(line, "Reason") == reason for line in lines):
@@ -96,7 +122,8 @@ def _detailed(row: ReturnRow, anchor: Raw | None, reason: str | None) -> ReturnR
     units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)
     closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
     closed = _requested(values.string(item, closing)) if closing else None
-    return replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
+    shown = replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
+    return _values(shown, item, lines, order)
 
 
 def returns(
@@ -113,8 +140,14 @@ def returns(
     found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
     page = merged_page(found, index.range_key, limit, forward=True)
     rows = [_row(r, ddb_json.string(r, index.range_key) or "") for r in page.rows]
-    anchors = get_many([schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows], DETAILS) if rows else []
-    detailed = (_detailed(r, a, code) for r, a in zip(rows, anchors, strict=True))
+    returned = [schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows]
+    ordered = [schema.order_anchor(r.order_id) for r in rows if r.order_id]
+    anchors = get_many([*returned, *ordered], DETAILS) if rows else []
+    orders = dict(zip(ordered, anchors[len(returned) :], strict=True))
+    detailed = (
+        _detailed(r, a, orders.get(schema.order_anchor(r.order_id)) if r.order_id else None, code)
+        for r, a in zip(rows, anchors[: len(returned)], strict=True)
+    )
     return RowsPage([r for r in detailed if r is not None], page.next)
 
 

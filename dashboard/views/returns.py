@@ -29,6 +29,7 @@ from adminview.reads.returns_reads import ReturnRow
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
@@ -69,7 +70,8 @@ def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
 ) -> tuple[Column[ReturnRow], ...]:
     """Return, order, customer (its id; on the page when ``with_customer``), status, requested, with ``details``
-    its reasons and units, then how long it has waited at ``at`` (page only), or when ``closed`` when it closed."""
+    its reasons, units, value and received value (at the prices paid), then how long it has waited at ``at`` (page
+    only), or when ``closed`` when it closed."""
     customer: Column[ReturnRow] = Column(
         "customer",
         lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
@@ -114,7 +116,15 @@ def queue_columns(
         "reasons", lambda r: Cell("; ".join(r.reasons) or DASH), "reasons", lambda r: "; ".join(r.reasons)
     )
     units: Column[ReturnRow] = Column("units", lambda r: _count_cell(r.units), "units", lambda r: r.units)
-    return (*shown, reasons, units, waiting)
+    value: Column[ReturnRow] = Column("value", lambda r: amount_cell(r.value), "value", lambda r: plain_amount(r.value))
+    received: Column[ReturnRow] = Column(
+        "received value",
+        lambda r: amount_cell(r.received_value),
+        "received_value",
+        lambda r: plain_amount(r.received_value),
+        secondary=True,
+    )
+    return (*shown, reasons, units, value, received, waiting)
 
 
 def return_data(row: ReturnRow) -> tuple[tuple[str, str], ...]:

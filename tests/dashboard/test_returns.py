@@ -15,7 +15,9 @@ from django.test import Client
 from adminview.tables import ViewItem
 from dynamo.client import client_of
 from returns import access_patterns as rap
+from returns import keys as return_keys
 from returns import services
+from returns.models import ReturnItem, ReturnLine
 from shop import access_patterns as ap
 from shop import orders
 from shop.audit import Actor
@@ -99,13 +101,16 @@ def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client,
     assert html.index('data-return-id="r-early"') < html.index('data-return-id="r-late"')
     assert "months" in html or "weeks" in html or "days" in html  # the age
     rejected = csv_rows(staff.get("/returns/?status=REJECTED&format=csv"))
-    assert rejected[0] == ["return_id", "order_id", "customer_id", "status", "requested", "reasons", "units", "closed"]
-    assert [row[:7] for row in rejected[1:]] == [
-        ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00", "Arrived damaged", "1"]
+    assert rejected[0] == [
+        *("return_id", "order_id", "customer_id", "status", "requested"),
+        *("reasons", "units", "value", "received_value", "closed"),
+    ]
+    assert [row[:9] for row in rejected[1:]] == [
+        ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00", "Arrived damaged", "1", "10.50", ""]
     ]
     stored = rap.return_by_id(return_id="r-mid")
     assert stored is not None and stored.rejected is not None
-    assert rejected[1][7] == stored.rejected.isoformat()  # when it closed, not how long it waited
+    assert rejected[1][9] == stored.rejected.isoformat()  # when it closed, not how long it waited
     page = staff.get("/returns/?status=REJECTED").content.decode()
     assert '<th scope="col">closed</th>' in page.replace(' class="secondary"', "") and "waiting for" not in page
 
@@ -138,6 +143,39 @@ def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_call
     assert len(calls) - unfiltered == unfiltered and "Scan" not in calls
     html = staff.get("/returns/?reason=SIZE").content.decode()
     assert 'data-return-id="r-size"' in html and 'data-return-id="r-broken"' not in html and "Wrong size" in html
+
+
+def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_back(staff: Client, shop: None) -> None:
+    # given a requested return of 2 x 2001 (10.50 each), a received one of 1 x 2002 (11.50) of which nothing came
+    # back beside 1 x 2001 that did, and another service's return of an order the shop lacks
+    services.return_request(order_id="5001", lines=[services.Line("2001", 1, "SIZE")], return_id="r-asked")
+    lines = [services.Line("2001", 1, "DAMAGED"), services.Line("2002", 1, "DEFECTIVE")]
+    services.return_create(order_id="5001", lines=lines, return_id="r-back")
+    counts = {"2002": services.Count(received=0)}
+    services.return_receive(return_id="r-back", warehouse_id="301", counts=counts, actor=STAFF)
+    ReturnItem(
+        **return_keys.return_keys("r-foreign", "9999"),
+        order_id="9999",
+        customer_id="1001",
+        status="REQUESTED",
+        requested=PLACED,
+        lines=[ReturnLine(product_id="2001", quantity=1, reason="SIZE")],
+    ).save()
+    sync_now()
+    # when staff open the queue and its CSV, counting the admin view's calls
+    calls = _view_calls(client_of(ViewItem))
+    page = staff.get("/returns/")
+    header, *rows = csv_rows(staff.get("/returns/?format=csv"))
+    # then each row has its value at the prices paid and, once received, the value of what came back; a return
+    # whose order's prices are unknown shows a dash; the orders' prices came in the returns' own BatchGetItem
+    assert header[:5] == ["return_id", "order_id", "customer_id", "status", "requested"]
+    shown = {row[0]: (row[header.index("value")], row[header.index("received_value")]) for row in rows}
+    assert shown == {"r-asked": ("10.50", ""), "r-back": ("22.00", "10.50"), "r-foreign": ("", "")}
+    assert calls.count("BatchGetItem") == 2 and "Scan" not in calls  # one for the page, one for the CSV
+    html = page.content.decode()
+    assert page.status_code == 200 and "$22.00" in html and "received value" in html
+    back = html[html.index('data-return-id="r-back"') :]
+    assert back.index("$22.00") < back.index("$10.50") < back.index("</tr>")
 
 
 @pytest.mark.parametrize("reason", ["damaged", "NOPE", "Arrived damaged"])

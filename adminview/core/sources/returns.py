@@ -77,16 +77,6 @@ class ReturnState:
             entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=self.return_id, **shown)
         return Implied(self.key, anchor, entries, self.sums())
 
-    def received_all(self) -> bool:
-        """Whether a line without ``Received`` came back whole: a received return written before lines had
-        ``Received``. A return refunded with a ``Refunded`` time and no ``Received`` one was never received (the
-        customer kept the goods)."""
-        assert self.facts is not None
-        status = values.string(self.facts, "Status")
-        if status == ReturnStatus.REFUNDED:
-            return "Received" in self.facts or "Refunded" not in self.facts
-        return status == ReturnStatus.RECEIVED
-
     def sums(self) -> numbers.Sums:
         """Each line's units received back (``Units``), restocked and damaged, to its product in the month
         requested."""
@@ -94,7 +84,7 @@ class ReturnState:
         month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
         if not month:
             return {}
-        adding, shard, whole = numbers.Adding(), schema.sum_shard(self.key), self.received_all()
+        adding, shard, whole = numbers.Adding(), schema.sum_shard(self.key), received_whole(self.facts)
         for line in values.listing(self.facts, "Lines"):
             facts = values.entries(line)
             product = values.string(facts, "ProductId")
@@ -106,6 +96,16 @@ class ReturnState:
             adding.add(key, schema.RESTOCKED, restocked)
             adding.add(key, schema.DAMAGED, received - restocked)
         return adding.sums
+
+
+def received_whole(facts: Item) -> bool:
+    """Whether a line without ``Received`` came back whole: a received return written before lines had
+    ``Received``. A return refunded with a ``Refunded`` time and no ``Received`` one was never received (the
+    customer kept the goods)."""
+    status = values.string(facts, "Status")
+    if status == ReturnStatus.REFUNDED:
+        return "Received" in facts or "Refunded" not in facts
+    return status == ReturnStatus.RECEIVED
 
 
 def line_receipt(line: Item, whole: bool) -> tuple[Decimal, Decimal]:
