@@ -22,12 +22,19 @@ from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, ensure_table
 from tests.shared_tables import TablePool
 
+HEAVY = ("slow", "browser")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test that uses the ``ddb_local`` fixture, directly or through another fixture."""
+    """Mark every test that uses the ``ddb_local`` fixture, directly or through another fixture; then put the
+    modules holding a ``slow`` or ``browser`` test first (each module kept whole, in its own order, so its
+    module-scoped fixtures are made once): two workers then start the longest tests early instead of one of them
+    finishing the run alone on a test that started last."""
     for item in items:
         if "ddb_local" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ddb_local)
+    heavy_modules = {item.module for item in items if any(item.get_closest_marker(m) for m in HEAVY)}
+    items.sort(key=lambda item: item.module not in heavy_modules)
 
 
 class OneRoundPBKDF2(PBKDF2PasswordHasher):
