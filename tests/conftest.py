@@ -33,8 +33,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "ddb_local" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ddb_local)
-    heavy_modules = {item.module for item in items if any(item.get_closest_marker(m) for m in HEAVY)}
-    items.sort(key=lambda item: item.module not in heavy_modules)
+    heavy_modules = {item.path for item in items if any(item.get_closest_marker(m) for m in HEAVY)}
+    items.sort(key=lambda item: item.path not in heavy_modules)
 
 
 class OneRoundPBKDF2(PBKDF2PasswordHasher):
@@ -137,6 +137,23 @@ def admin_view_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
         (SYNC_TABLE, "AdminViewSync", "ADMIN_VIEW_SYNC_TABLE_NAME"),
     ) as names:
         yield names[0]
+
+
+@pytest.fixture(scope="module")
+def module_tables(ddb_local: local.DynamoDBLocal) -> Iterator[None]:
+    """The tables of ``shop_table`` and ``admin_view_table`` for a whole module: for a module whose tests read a
+    shop seeded once (a test may add to it only what no other test of the module looks at)."""
+    from adminview.tables import ADMIN_VIEW_TABLE, SYNC_TABLE
+    from returns.models import RETURNS_TABLE
+    from shop.models import SHOP_TABLE
+
+    with shared(
+        (SHOP_TABLE, "OnlineShop", "SHOP_TABLE_NAME"),
+        (RETURNS_TABLE, "ShopReturns", "RETURNS_TABLE_NAME"),
+        (ADMIN_VIEW_TABLE, "AdminView", "ADMIN_VIEW_TABLE_NAME"),
+        (SYNC_TABLE, "AdminViewSync", "ADMIN_VIEW_SYNC_TABLE_NAME"),
+    ):
+        yield
 
 
 @pytest.fixture

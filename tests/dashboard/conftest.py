@@ -10,6 +10,7 @@ tested without a view table; other tests run the same pages on the real selector
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -27,6 +28,7 @@ from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import format_ts
+from tests.dashboard import tour
 
 EVERY_DAY = Dates()  # no range: every order
 
@@ -241,3 +243,16 @@ def csv_rows(response: Any) -> list[list[str]]:
 
     text = b"".join(response.streaming_content).decode()
     return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.fixture(scope="module")
+def tour_shop(module_tables: None) -> None:
+    """The tour's shop (``tour.seed``), seeded once for a module whose browser tests only read it."""
+    tour.seed()
+
+
+@pytest.fixture(scope="module")
+def tour_browser() -> Iterator[Any]:
+    """One headless Chromium for the module's tests (each opens its own tab); skipped without it."""
+    with tour.chromium() as browser:
+        yield browser

@@ -1,6 +1,7 @@
 """The order lists' sort and date filter, the search page and both on a phone, in headless Chromium on the tour's
-seeded shop (``tests/dashboard/tour.py``: skipped without Chromium). The search box asks as it is typed in (htmx,
-after a pause, the address following) and works as a plain form without JavaScript; "load more" appends rows."""
+seeded shop (``tests/dashboard/tour.py``: seeded once for the module, skipped without Chromium; the one-box test
+adds a customer no other test looks for). The search box asks as it is typed in (htmx, after a pause, the address
+following) and works as a plain form without JavaScript; "load more" appends rows."""
 
 from __future__ import annotations
 
@@ -27,11 +28,10 @@ def order_ids(page: Any) -> list[str]:
 
 
 def test_staff_sort_a_list_oldest_first_and_narrow_it_to_days(
-    live_server: Any, shop_table: str, admin_view_table: str
+    live_server: Any, tour_shop: None, tour_browser: Any
 ) -> None:
-    tour.seed()
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, DESKTOP) as page:
+    with tour.tab(tour_browser, DESKTOP) as page:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + "/orders/pending/")
         assert order_ids(page) == list(reversed(PENDING_OLDEST_FIRST))  # newest first
@@ -58,11 +58,10 @@ def test_staff_sort_a_list_oldest_first_and_narrow_it_to_days(
 
 
 def test_the_search_box_finds_as_it_is_typed_in_and_pages_on(
-    live_server: Any, shop_table: str, admin_view_table: str
+    live_server: Any, tour_shop: None, tour_browser: Any
 ) -> None:
-    tour.seed()
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, DESKTOP) as page:
+    with tour.tab(tour_browser, DESKTOP) as page:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + "/search/")
         # when a name is typed in, without pressing anything
@@ -86,17 +85,16 @@ def test_the_search_box_finds_as_it_is_typed_in_and_pages_on(
 
 
 def test_one_box_finds_a_customer_by_name_or_email_and_an_order_by_tracking_number(
-    live_server: Any, shop_table: str, admin_view_table: str
+    live_server: Any, tour_shop: None, tour_browser: Any
 ) -> None:
     # given the tour's shop and Grace Hopper, whose order went out with a tracking number
-    tour.seed()
     factories.customer("1009", name="Grace Hopper", email="grace.hopper.100116@example.com")
     payment = orders.PaymentSpec("credit card", "10.50", transaction_id="tx-grace-1")
     orders.order_place(customer_id="1009", lines=[orders.OrderLine("2001", 1)], payments=[payment], order_id="5091")
     orders.order_ship(order_id="5091", carrier="UPS", tracking_number="1Z999AA10123456784")
     sync_now()
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, DESKTOP) as page:
+    with tour.tab(tour_browser, DESKTOP) as page:
         tour.log_in(page, live_server.url)
         # when her name is typed in the search box: she shows with her order
         page.goto(live_server.url + "/search/")
@@ -113,21 +111,19 @@ def test_one_box_finds_a_customer_by_name_or_email_and_an_order_by_tracking_numb
         page.wait_for_url("**/orders/5091/")
 
 
-def test_the_search_works_without_javascript(live_server: Any, shop_table: str, admin_view_table: str) -> None:
-    tour.seed()
+def test_the_search_works_without_javascript(live_server: Any, tour_shop: None, tour_browser: Any) -> None:
     tour.staff_user()
-    with tour.chromium() as browser:
-        context = browser.new_context(java_script_enabled=False)
-        page = context.new_page()
-        try:
-            tour.log_in(page, live_server.url)
-            page.goto(live_server.url + "/search/")
-            page.fill("#id_q", "ada")
-            page.click("#search-form button[type=submit]")
-            page.wait_for_url("**/search/?q=ada")
-            assert page.locator("tr.found-row[data-kind=customer]").count() == 3
-        finally:
-            context.close()
+    context = tour_browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        tour.log_in(page, live_server.url)
+        page.goto(live_server.url + "/search/")
+        page.fill("#id_q", "ada")
+        page.click("#search-form button[type=submit]")
+        page.wait_for_url("**/search/?q=ada")
+        assert page.locator("tr.found-row[data-kind=customer]").count() == 3
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize(
@@ -139,11 +135,10 @@ def test_the_search_works_without_javascript(live_server: Any, shop_table: str, 
     ],
 )
 def test_the_new_pages_fit_a_phone(
-    live_server: Any, shop_table: str, admin_view_table: str, path: str, table: str, key_columns: int
+    live_server: Any, tour_shop: None, tour_browser: Any, path: str, table: str, key_columns: int
 ) -> None:
-    tour.seed()
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, PHONE) as page:
+    with tour.tab(tour_browser, PHONE) as page:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + path)
         # the page never scrolls sideways; the list's key columns are in view, its secondary ones left out

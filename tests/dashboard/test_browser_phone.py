@@ -25,10 +25,9 @@ def box(page: Any, selector: str) -> dict[str, float]:
     return found
 
 
-def test_a_phone_gets_the_page_not_the_menu(live_server: Any, shop_table: str, admin_view_table: str) -> None:
-    tour.seed()
+def test_a_phone_gets_the_page_not_the_menu(live_server: Any, tour_shop: None, tour_browser: Any) -> None:
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, PHONE) as page:
+    with tour.tab(tour_browser, PHONE) as page:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + "/orders/pending/")
         crumbs = box(page, "nav[aria-label=Breadcrumbs]")
@@ -53,10 +52,9 @@ def test_a_phone_gets_the_page_not_the_menu(live_server: Any, shop_table: str, a
         assert not page.locator("#pending-orders td.secondary").first.is_visible()
 
 
-def test_a_desktop_keeps_the_top_bar(live_server: Any, shop_table: str, admin_view_table: str) -> None:
-    tour.seed()
+def test_a_desktop_keeps_the_top_bar(live_server: Any, tour_shop: None, tour_browser: Any) -> None:
     tour.staff_user()
-    with tour.chromium() as browser, tour.tab(browser, tour.Look("light", tour.DESKTOP)) as page:
+    with tour.tab(tour_browser, tour.Look("light", tour.DESKTOP)) as page:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + "/orders/pending/")
         assert not page.locator("#menu-button").is_visible()
