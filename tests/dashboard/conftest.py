@@ -251,8 +251,9 @@ def tour_shop(module_tables: None) -> None:
     tour.seed()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tour_browser() -> Iterator[Any]:
-    """One headless Chromium for the module's tests (each opens its own tab); skipped without it."""
+    """One headless Chromium for the browser tests a worker runs (each test opens contexts of its own: cookies,
+    storage and pages are not shared); a test using it is skipped without Chromium or Playwright."""
     with tour.chromium() as browser:
         yield browser

@@ -73,14 +73,14 @@ def problems_of(page: Any, response: Any, name: str) -> list[str]:
 # a second pass would see another shop) and checked in all four looks.
 @pytest.mark.timeout(600)
 def test_every_page_passes_axe_in_every_look(
-    live_server: Any, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
+    live_server: Any, tour_browser: Any, shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert AXE.exists(), f"{AXE} is missing: run `npm ci` (scripts/bootstrap does)"
     tour.seed()
     user = tour.staff_user()
     base = live_server.url
     problems: list[str] = []
-    with tour.chromium() as browser, tour.tab(browser, tour.LOOKS[0]) as page:
+    with tour.tab(tour_browser, tour.LOOKS[0]) as page:
         response = tour.open_page(page, base, tour.LOGIN)
         problems += problems_of(page, response, tour.LOGIN.name)
         tour.log_in(page, base)

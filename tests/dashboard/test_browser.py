@@ -10,7 +10,6 @@ Both skip cleanly when chromium or Playwright is missing. Screenshots go to ``te
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -29,33 +28,22 @@ from tests.dashboard.conftest import FakeSelectors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PASSWORD = "pw-browser-123"
 
 
 @pytest.fixture
-def page() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context()
-        tab = context.new_page()
-        tab.console_errors = []
-        tab.on("console", lambda msg: tab.console_errors.append(msg.text) if msg.type == "error" else None)
-        tab.set_default_timeout(15_000)
-        try:
-            yield tab
-        finally:
-            context.close()
-            browser.close()
+def page(tour_browser: Any) -> Iterator[Any]:
+    """A tab in a fresh context of the worker's Chromium, noting the console's errors."""
+    context = tour_browser.new_context()
+    tab = context.new_page()
+    tab.console_errors = []
+    tab.on("console", lambda msg: tab.console_errors.append(msg.text) if msg.type == "error" else None)
+    tab.set_default_timeout(15_000)
+    try:
+        yield tab
+    finally:
+        context.close()
 
 
 def log_in(page: Any, base: str) -> None:

@@ -1,4 +1,4 @@
-"""A return's whole life in a real browser (headless Chromium via Playwright, one browser for the test, the tour's
+"""A return's whole life in a real browser (headless Chromium via Playwright, the worker's one browser, the tour's
 tabs): a member of the ``returns`` group creates a return of both lines of a delivered order from its page,
 receives it (one line back in stock, the other damaged) and is refused a refund above what came back, in place;
 a member of ``finance`` refunds above it with an override; both leave notes, and the order's timeline tells it
@@ -71,77 +71,76 @@ def line_counts(page: Any, product_id: str) -> list[str]:
 
 @pytest.mark.timeout(300)
 def test_a_return_from_creation_to_refund_and_notes_in_a_browser(
-    live_server: Any, shop_table: str, admin_view_table: str
+    live_server: Any, tour_browser: Any, shop_table: str, admin_view_table: str
 ) -> None:
     assert AXE.exists(), f"{AXE} is missing: run `npm ci` (scripts/bootstrap does)"
     delivered_order()
     clerk, controller = member("rita", "returns"), member("fiona", "returns", "finance")
     base = live_server.url
-    with tour.chromium() as browser:
-        with signed_in(browser, base, clerk) as page:
-            # the clerk opens the create-return form from the order's page and returns both lines
-            page.goto(f"{base}/orders/{ORDER}/")
-            page.click("#create-return")
-            page.wait_for_url(f"**/orders/{ORDER}/returns/new/")
-            assert violations(page) == []
-            page.fill("input[name=quantity-2001]", "1")
-            page.select_option("select[name=reason-2001]", "SIZE")
-            page.fill("input[name=quantity-2002]", "1")
-            page.select_option("select[name=reason-2002]", "DEFECTIVE")
-            page.click("#return-new-form button.create-return")
-            page.wait_for_url("**/returns/*/")
-            rid = page.url.rstrip("/").rsplit("/", 1)[-1]
-            assert page.locator("#return-status [data-status]").get_attribute("data-status") == "APPROVED"
-            assert violations(page) == []
+    with signed_in(tour_browser, base, clerk) as page:
+        # the clerk opens the create-return form from the order's page and returns both lines
+        page.goto(f"{base}/orders/{ORDER}/")
+        page.click("#create-return")
+        page.wait_for_url(f"**/orders/{ORDER}/returns/new/")
+        assert violations(page) == []
+        page.fill("input[name=quantity-2001]", "1")
+        page.select_option("select[name=reason-2001]", "SIZE")
+        page.fill("input[name=quantity-2002]", "1")
+        page.select_option("select[name=reason-2002]", "DEFECTIVE")
+        page.click("#return-new-form button.create-return")
+        page.wait_for_url("**/returns/*/")
+        rid = page.url.rstrip("/").rsplit("/", 1)[-1]
+        assert page.locator("#return-status [data-status]").get_attribute("data-status") == "APPROVED"
+        assert violations(page) == []
 
-            # received into the warehouse proposed (the order's): 2001 back in stock, 2002 damaged
-            assert page.locator("#receive-form select[name=warehouse]").input_value() == "301"
-            page.fill("input[name=received-2002]", "1")
-            page.fill("input[name=restocked-2002]", "0")
-            page.click("#receive-form button.receive")
-            page.wait_for_selector("#return-status [data-status='RECEIVED']")
-            assert line_counts(page, "2001") == ["1", "1", "0"]  # received, restocked, damaged
-            assert line_counts(page, "2002") == ["1", "0", "1"]
-            assert page.locator("#refund-bound-value").inner_text() == "$22.00"  # 10.50 + 11.50 came back
+        # received into the warehouse proposed (the order's): 2001 back in stock, 2002 damaged
+        assert page.locator("#receive-form select[name=warehouse]").input_value() == "301"
+        page.fill("input[name=received-2002]", "1")
+        page.fill("input[name=restocked-2002]", "0")
+        page.click("#receive-form button.receive")
+        page.wait_for_selector("#return-status [data-status='RECEIVED']")
+        assert line_counts(page, "2001") == ["1", "1", "0"]  # received, restocked, damaged
+        assert line_counts(page, "2002") == ["1", "0", "1"]
+        assert page.locator("#refund-bound-value").inner_text() == "$22.00"  # 10.50 + 11.50 came back
 
-            # a refund above what came back is refused beside its field, and nothing is refunded
-            page.fill("#refund-form input[name=amount]", "30.00")
-            page.fill("#refund-form input[name=reference]", "re_browser_1")
-            assert page.locator("#refund-form [name=override]").count() == 0  # not offered to the clerk
-            page.click("#refund-form button.refund")
-            page.wait_for_selector("#return-status.conflict #refund-form .errorlist")
-            assert "worth 22.00" in page.locator("#refund-form .errorlist").first.inner_text()
-            assert page.locator("#return-status [data-status]").get_attribute("data-status") == "RECEIVED"
-            assert rap.refunds_for_order(order_id=ORDER).items == []
+        # a refund above what came back is refused beside its field, and nothing is refunded
+        page.fill("#refund-form input[name=amount]", "30.00")
+        page.fill("#refund-form input[name=reference]", "re_browser_1")
+        assert page.locator("#refund-form [name=override]").count() == 0  # not offered to the clerk
+        page.click("#refund-form button.refund")
+        page.wait_for_selector("#return-status.conflict #refund-form .errorlist")
+        assert "worth 22.00" in page.locator("#refund-form .errorlist").first.inner_text()
+        assert page.locator("#return-status [data-status]").get_attribute("data-status") == "RECEIVED"
+        assert rap.refunds_for_order(order_id=ORDER).items == []
 
-            # the clerk notes the return
-            page.fill("#note-form textarea[name=text]", "Parcel arrived with a torn box")
-            page.click("#note-form button[type=submit]")
-            page.wait_for_selector("#notes .note-item")
-            assert "torn box" in page.locator("#notes .note-item").first.inner_text()
+        # the clerk notes the return
+        page.fill("#note-form textarea[name=text]", "Parcel arrived with a torn box")
+        page.click("#note-form button[type=submit]")
+        page.wait_for_selector("#notes .note-item")
+        assert "torn box" in page.locator("#notes .note-item").first.inner_text()
 
-        with signed_in(browser, base, controller) as page:
-            # finance refunds more than came back, with an override and its reason
-            page.goto(f"{base}/returns/{rid}/")
-            page.fill("#refund-form input[name=amount]", "30.00")
-            page.fill("#refund-form input[name=reference]", "re_browser_2")
-            page.select_option("#refund-form select[name=override]", "yes")
-            page.fill("#refund-form input[name=reason]", "Goodwill: second fault this year")
-            page.click("#refund-form button.refund")
-            page.wait_for_selector("#return-status [data-status='REFUNDED']")
-            (refund,) = rap.refunds_for_order(order_id=ORDER).items
-            assert (str(refund.amount), refund.override) == ("30.00", "Goodwill: second fault this year")
+    with signed_in(tour_browser, base, controller) as page:
+        # finance refunds more than came back, with an override and its reason
+        page.goto(f"{base}/returns/{rid}/")
+        page.fill("#refund-form input[name=amount]", "30.00")
+        page.fill("#refund-form input[name=reference]", "re_browser_2")
+        page.select_option("#refund-form select[name=override]", "yes")
+        page.fill("#refund-form input[name=reason]", "Goodwill: second fault this year")
+        page.click("#refund-form button.refund")
+        page.wait_for_selector("#return-status [data-status='REFUNDED']")
+        (refund,) = rap.refunds_for_order(order_id=ORDER).items
+        assert (str(refund.amount), refund.override) == ("30.00", "Goodwill: second fault this year")
 
-            # a note on the order, then its timeline tells the whole story
-            page.goto(f"{base}/orders/{ORDER}/")
-            page.fill("#note-form textarea[name=text]", "Customer called about the refund")
-            page.click("#note-form button[type=submit]")
-            page.wait_for_selector("#notes .note-item")
-            page.goto(f"{base}/orders/{ORDER}/timeline/")
-            rows = page.locator("#order-timeline tr.timeline-row")
-            events = [rows.nth(n).get_attribute("data-event") for n in range(rows.count())]
-            for event in ("return_requested", "return_approved", "return_received", "refunded"):
-                assert events.count(event) == 1, (event, events)
-            assert events.count("note") == 2  # the return's and the order's
-            text = page.locator("#order-timeline").inner_text()
-            assert "Customer called about the refund" in text and "torn box" in text and "30.00" in text
+        # a note on the order, then its timeline tells the whole story
+        page.goto(f"{base}/orders/{ORDER}/")
+        page.fill("#note-form textarea[name=text]", "Customer called about the refund")
+        page.click("#note-form button[type=submit]")
+        page.wait_for_selector("#notes .note-item")
+        page.goto(f"{base}/orders/{ORDER}/timeline/")
+        rows = page.locator("#order-timeline tr.timeline-row")
+        events = [rows.nth(n).get_attribute("data-event") for n in range(rows.count())]
+        for event in ("return_requested", "return_approved", "return_received", "refunded"):
+            assert events.count(event) == 1, (event, events)
+        assert events.count("note") == 2  # the return's and the order's
+        text = page.locator("#order-timeline").inner_text()
+        assert "Customer called about the refund" in text and "torn box" in text and "30.00" in text
