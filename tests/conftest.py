@@ -99,8 +99,10 @@ def fresh_table(spec: TableSpec, prefix: str) -> str:
 @contextmanager
 def shared(*wanted: tuple[TableSpec, str, str]) -> Iterator[list[str]]:
     """The pool's empty table for each (spec, name prefix, environment variable), named in that variable too, for
-    one test; each is emptied (or dropped) afterwards, and the specs point back where they pointed before."""
+    one test (or module); each is emptied (or dropped) afterwards, and the specs and variables point back where they
+    pointed before."""
     originals = [spec.model.Meta.table_name for spec, _, _ in wanted]
+    variables = [os.environ.get(variable) for _, _, variable in wanted]  # a module's tables, when it has its own
     names = side_by_side.map_calls(lambda one: _pool.take(one[0], one[1]), wanted)
     for (_, _, variable), name in zip(wanted, names, strict=True):
         os.environ[variable] = name
@@ -108,9 +110,12 @@ def shared(*wanted: tuple[TableSpec, str, str]) -> Iterator[list[str]]:
         yield names
     finally:
         side_by_side.map_calls(lambda one: _pool.give_back(one[0], one[1]), wanted)
-        for (spec, _, variable), original in zip(wanted, originals, strict=True):
+        for (spec, _, variable), original, value in zip(wanted, originals, variables, strict=True):
             spec.model.Meta.table_name = original
-            os.environ.pop(variable, None)
+            if value is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = value
 
 
 @pytest.fixture
@@ -147,11 +152,11 @@ def module_tables(ddb_local: local.DynamoDBLocal) -> Iterator[None]:
     from returns.models import RETURNS_TABLE
     from shop.models import SHOP_TABLE
 
-    with shared(
-        (SHOP_TABLE, "OnlineShop", "SHOP_TABLE_NAME"),
-        (RETURNS_TABLE, "ShopReturns", "RETURNS_TABLE_NAME"),
-        (ADMIN_VIEW_TABLE, "AdminView", "ADMIN_VIEW_TABLE_NAME"),
-        (SYNC_TABLE, "AdminViewSync", "ADMIN_VIEW_SYNC_TABLE_NAME"),
+    with shared(  # tables of the pool's other than a test's (``shop_table`` in the module's tests gets its own)
+        (SHOP_TABLE, "ModuleShop", "SHOP_TABLE_NAME"),
+        (RETURNS_TABLE, "ModuleReturns", "RETURNS_TABLE_NAME"),
+        (ADMIN_VIEW_TABLE, "ModuleView", "ADMIN_VIEW_TABLE_NAME"),
+        (SYNC_TABLE, "ModuleViewSync", "ADMIN_VIEW_SYNC_TABLE_NAME"),
     ):
         yield
 

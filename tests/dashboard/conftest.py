@@ -162,7 +162,7 @@ def _view_freshness(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPa
 
     freshness.reset()
     monkeypatch.setattr(freshness, "CACHE_S", 0.0)
-    if "admin_view_table" not in request.fixturenames:
+    if not {"admin_view_table", "module_tables"} & set(request.fixturenames):
         monkeypatch.setattr(freshness, "_read", lambda: None)
 
 

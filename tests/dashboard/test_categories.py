@@ -4,6 +4,7 @@ calls that do not grow with the table."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from urllib.parse import quote
@@ -22,13 +23,16 @@ RANGE = "from=2026-02-01&to=2026-03-10"
 START, END = date(2026, 2, 1), date(2026, 3, 10)
 
 
-@pytest.fixture
-def shop(shop_table: str, admin_view_table: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    frozen_now(monkeypatch)
-    catalogue()
-    placed = place(24, tag="k")
-    sync_now()
-    return placed
+@pytest.fixture(scope="module")
+def shop(module_tables: None) -> Iterator[list[str]]:
+    """The shop seeded once for the module, the pages' clock stopped meanwhile. Every list is checked against the
+    shop table read from scratch (``category_orders``), so the test that adds orders leaves the others right."""
+    with pytest.MonkeyPatch.context() as patch:
+        frozen_now(patch)
+        catalogue()
+        placed = place(24, tag="k")
+        sync_now()
+        yield placed
 
 
 def url(category: str, query: str = RANGE) -> str:
