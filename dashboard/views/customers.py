@@ -11,7 +11,8 @@ from django.http import HttpResponseBase, JsonResponse
 from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
-from adminview.reads.customer_totals import CustomerTotals, customer_totals
+from adminview.reads import totals as totals_reads
+from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
 from dashboard.cells import DASH, Cell, amount_cell, id_url, payment_list, timestamp
 from dashboard.display import CENT, plain_amount
@@ -99,7 +100,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
                 "favourites": access_patterns.favourites_for_customer(customer_id=cid, limit=100).items,
                 "changes": latest("customer", cid),
                 # totals: one Query of the customer's view partition (profile, refunded sum, order entries)
-                "totals": customer_totals(customer_id=cid),
+                "totals": totals_reads.customer_totals(customer_id=cid),
                 # notes: one begins_with Query in the customer's partition
                 **notes_context(
                     self.request, Subject("customer", cid), notes.notes_of(about="customer", entity_id=cid)
@@ -123,7 +124,7 @@ def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
 def totals_json(customer_id: str) -> JsonResponse:
     """The customer's totals as the view holds them (one Query): 404 for a customer it does not hold."""
     try:
-        totals = customer_totals(customer_id=customer_id)
+        totals = totals_reads.customer_totals(customer_id=customer_id)
         if not totals.known:
             raise NotFound("customer", customer_id)
     except DomainError as exc:
