@@ -155,6 +155,7 @@ def test_a_customers_totals_follow_the_sync_and_stay_exact_after_a_replay_a_rebu
     # then the totals are what the tables imply: 4 orders, 21.00 + 10.50 spent, 10.00 + 10.50 refunded (the refund
     # without a customer counts nowhere but its day)
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    assert response["X-DynamoDB-Calls"] == "1"  # one Query of the customer's view partition
     totals = response.json()
     assert (
         totals
