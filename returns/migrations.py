@@ -50,9 +50,8 @@ def planner_of_refund_customers(
     remembered = lru_cache(maxsize=ORDERS_REMEMBERED)(customer_of)
 
     def plan(raw: Item) -> Change | None:
-        order_key, sk = ddb_json.string(raw, "PK"), ddb_json.string(raw, "SK")
-        order_id = shop_keys.without_prefix(order_key, shop_keys.ORDER)
-        if ddb_json.string(raw, "EntityType") != keys.REFUND_ENTITY or order_id is None or sk is None:
+        order_id = shop_keys.without_prefix(ddb_json.string(raw, "PK"), shop_keys.ORDER)
+        if ddb_json.string(raw, "EntityType") != keys.REFUND_ENTITY or order_id is None:
             return None
         customer = remembered(shop_keys.with_prefix(shop_keys.ORDER, order_id))
         if customer is None:

@@ -45,8 +45,8 @@ kind                   PK                              SK                       
 ``counts``, ``STATS#day#<shard>`` / ``<YYYY-MM-DD>``, ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``, and one
 buyer relation per (product, customer), ``b#<pid>`` / ``c#<cid>``, counting that customer's orders holding the
 product that are not cancelled (AV3), and what a customer was refunded, ``c#<cid>`` / ``#refunded``: in the
-customer's own partition, so that one Query of it (``#`` to ``o#~``) reads the profile, that sum and every order
-entry, the customer's totals in one call.
+customer's own partition, so that one Query of it (``#profile`` to the last ``o#...``) reads the profile, that
+sum and every order entry, the customer's totals in one call.
 
 Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
 their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
