@@ -218,6 +218,9 @@ DYNAMODB_TABLES = [
 SEED_EXTENSIONS = ["returns.seeding.seed_returns"]
 # What the demo's customers do besides ordering, each round of ``shop.live_orders`` (another service's steps).
 LIVE_ORDER_EXTENSIONS = ["returns.live.request_a_return"]
+# Other services' data migrations that ``backfill`` runs beside the shop's (dotted paths of functions returning a
+# ``dynamo.backfill.Migration``).
+MIGRATION_EXTENSIONS = ["returns.migrations.refund_customer"]
 
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503

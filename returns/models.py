@@ -128,12 +128,15 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
 
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
-    """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference."""
+    """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference. ``CustomerId``
+    (the order's customer, bare) is optional in the contract: ours always carry it, so the view can add the refund
+    to its customer's total (another service's refund without it counts in the day's refunds only)."""
 
     amount = AmountAttribute(attr_name="Amount")
     date = TimestampAttribute(attr_name="Date")
     reference = UnicodeAttribute(attr_name="Reference")
     return_id = UnicodeAttribute(null=True, attr_name="ReturnId")
+    customer_id = UnicodeAttribute(null=True, attr_name="CustomerId")
     override = UnicodeAttribute(null=True, attr_name="Override")  # ours: why it may exceed what came back
 
     @property

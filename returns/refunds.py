@@ -120,12 +120,13 @@ def add_refund(
     reference: str,
     refund_id: str,
     at: datetime,
+    customer_id: str,
     return_id: str | None = None,
     override: str | None = None,
 ) -> Refund:
-    """Add a refund of ``amount`` to ``tx``: the refund item, the order's refunded total (within what it paid) and
-    the checks of its invoices' payments (the caller adds the audit entry). RefundTooLarge when ``amount`` is above
-    what ``money`` says remains."""
+    """Add a refund of ``amount`` to ``tx``: the refund item (naming the order's customer, ``customer_id``, for the
+    customer's totals), the order's refunded total (within what it paid) and the checks of its invoices' payments
+    (the caller adds the audit entry). RefundTooLarge when ``amount`` is above what ``money`` says remains."""
     if amount > money.remaining:
         raise RefundTooLarge(money.order_id, amount, money.remaining)
     for invoice in money.invoices:
@@ -145,6 +146,7 @@ def add_refund(
         reference=reference,
         return_id=return_id,
         override=override,
+        customer_id=customer_id,
     )
     tx.put(REFUND, refund, ReturnsItem.pk.does_not_exist())
     limit = money.paid - amount - money.elsewhere

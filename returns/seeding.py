@@ -3,7 +3,8 @@
 A share of the delivered orders (``RETURN_SHARE``) gets a return, their statuses taken in turn from every status, so
 each status is there; every cancelled order that was paid gets the refund of what it paid, as
 ``returns.services.order_cancel_with_refund`` makes it. A refunded return has its refund (the value of the units
-sent back). Each order's refunded total is written with its refunds, as the services keep it.
+sent back), naming the order's customer. Each order's refunded total is written with its refunds, as the services
+keep it.
 
 Deterministic for a plan: every choice comes from a generator seeded with the order's id. The items are written
 in their final state with BatchWriteItem (as ``shop.seeding`` writes orders), ids derived from the order's
@@ -67,7 +68,12 @@ def _return_of(planned: PlannedOrder, status: ReturnStatus, rng: random.Random, 
 def _refund(planned: PlannedOrder, amount: Decimal, at: datetime, reference: str, rid: str | None) -> list[ReturnsItem]:
     """A refund of ``amount`` and the order's refunded total holding it."""
     refund = Refund(
-        **keys.refund_keys(planned.order_id, _id(planned)), amount=amount, date=at, reference=reference, return_id=rid
+        **keys.refund_keys(planned.order_id, _id(planned)),
+        amount=amount,
+        date=at,
+        reference=reference,
+        return_id=rid,
+        customer_id=planned.customer_id,
     )
     return [refund, OrderRefunds(**keys.refunded_keys(planned.order_id), refunded=amount)]
 

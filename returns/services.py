@@ -451,7 +451,17 @@ def return_refund(
         if why is None and money > bound:
             raise RefundAboveReturned(rid, money, bound)
         when = at or now()
-        refunds.add_refund(tx, read, amount=money, reference=ref, refund_id=fid, at=when, return_id=rid, override=why)
+        refunds.add_refund(
+            tx,
+            read,
+            amount=money,
+            reference=ref,
+            refund_id=fid,
+            at=when,
+            customer_id=collection.order.customer_id,
+            return_id=rid,
+            override=why,
+        )
         sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
         _status_update(tx, item, ReturnStatus.REFUNDED, action=REFUND, actor=actor, sets=sets, detail=detail)
@@ -468,7 +478,10 @@ def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor
         return
     paid_by = sorted({p.transaction_id for i in collection.invoices for p in i.payments if p.transaction_id})
     reference = ", ".join(paid_by)[: refunds.MAX_REFERENCE] or "order cancelled"
-    refunds.add_refund(tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at)
+    customer = collection.order.customer_id
+    refunds.add_refund(
+        tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at, customer_id=customer
+    )
     detail = f"order cancelled: {money.remaining:.2f} ({reference})"
     audit.record(tx, actor, action=REFUND, order_id=money.order_id, detail=detail)
 

@@ -14,6 +14,9 @@
   ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
   (reported as without a derivable value).
 
+Other services add theirs (``settings.MIGRATION_EXTENSIONS``: the returns table's ``refund-customer``,
+``returns.migrations``).
+
 Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims; one
 GetItem per product for categories, remembered for the next items of the same product) and only adds an attribute
 that is absent, or creates an item that is absent (the framework's conditions), so running one twice, or after a
@@ -22,7 +25,7 @@ kill, is safe.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -169,14 +172,22 @@ MIGRATIONS: dict[str, Callable[[], Migration]] = {
     "email-claims": email_claims,
     "order-item-category": order_item_category,
 }
+Factory = Callable[[], Migration]
 
 
-def get(name: str) -> Migration:
-    factory = MIGRATIONS.get(name)
+def registry(extensions: Sequence[Factory] = ()) -> dict[str, Factory]:
+    """The shop's migrations and other services' (``extensions``: the backfill command reads them from
+    ``settings.MIGRATION_EXTENSIONS``, so the shop never imports those services), by name."""
+    return dict(MIGRATIONS) | {factory().name: factory for factory in extensions}
+
+
+def get(name: str, extensions: Sequence[Factory] = ()) -> Migration:
+    known = registry(extensions)
+    factory = known.get(name)
     if factory is None:
-        raise LookupError(f"unknown migration {name!r}; known: {', '.join(MIGRATIONS)}")
+        raise LookupError(f"unknown migration {name!r}; known: {', '.join(known)}")
     return factory()
 
 
-def describe() -> list[dict[str, Any]]:
-    return [{"name": name, "description": factory().description} for name, factory in MIGRATIONS.items()]
+def describe(extensions: Sequence[Factory] = ()) -> list[dict[str, Any]]:
+    return [{"name": name, "description": factory().description} for name, factory in registry(extensions).items()]

@@ -27,7 +27,10 @@ entry costs one write and needs no index):
 =====================  ==============================  ==========================  ===================================
 kind                   PK                              SK                          serves
 =====================  ==============================  ==========================  ===================================
-``customer-order``     ``c#<cid>``                     ``o#<date>#<oid>``          a customer's orders by date (AV1)
+``customer-order``     ``c#<cid>``                     ``o#<date>#<oid>``          a customer's orders by date (AV1),
+                                                                                   each with what it spent (its
+                                                                                   ``Total`` unless cancelled): the
+                                                                                   customer's totals
 ``payment``            ``t#<transaction id, lower>``   ``o#<oid>``                 the order behind a payment (AV5)
 ``category-order``     ``cat#<category>#<shard>``      ``<date>#<oid>``            a category's orders by date
 ``search``             ``s#<first 2 letters>``         ``<word>#<kind>#<id>``      customers and products by a word
@@ -41,7 +44,9 @@ kind                   PK                              SK                       
 **Sums** (kept exact by the anchors' ``counted`` items: ``adminview.core.numbers``): ``STATS#status#<shard>`` /
 ``counts``, ``STATS#day#<shard>`` / ``<YYYY-MM-DD>``, ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``, and one
 buyer relation per (product, customer), ``b#<pid>`` / ``c#<cid>``, counting that customer's orders holding the
-product that are not cancelled (AV3).
+product that are not cancelled (AV3), and what a customer was refunded, ``c#<cid>`` / ``#refunded``: in the
+customer's own partition, so that one Query of it (``#profile`` to the last ``o#...``) reads the profile, that
+sum and every order entry, the customer's totals in one call.
 
 Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
 their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
@@ -99,6 +104,7 @@ REFUNDS_SK: Final = "#refunds"
 COUNTED_SUFFIX: Final = "#counted"
 PROFILE_SK: Final = "#profile"
 PRODUCT_SK: Final = "#product"
+CUSTOMER_REFUNDED_SK: Final = "#refunded"  # sorts between ``#profile`` and the order entries (``o#...``)
 
 ORDER, COLLECTION, COUNTED = "order", "collection", "counted"
 RETURN, REFUNDS, CUSTOMER_RETURN = "return", "refunds", "customer-return"
@@ -386,8 +392,24 @@ def buyers(product_id: str, customer_id: str) -> Key:
     return BUYERS_PREFIX + product_id, keys.with_prefix(keys.CUSTOMER, customer_id)
 
 
+def customer_refunded(customer_id: str) -> Key:
+    """What a customer was refunded (``Refunded``): the refunds naming them (``CustomerId``), whatever their order.
+    Not sharded: one customer's refunds are few."""
+    return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_REFUNDED_SK
+
+
+def is_customer_sum(key: Key) -> bool:
+    return key[1] == CUSTOMER_REFUNDED_SK and key[0].startswith(keys.CUSTOMER)
+
+
 def is_sum(key: Key) -> bool:
-    return key[0].startswith(STATS_PREFIX) or key[0].startswith(BUYERS_PREFIX)
+    return key[0].startswith(STATS_PREFIX) or key[0].startswith(BUYERS_PREFIX) or is_customer_sum(key)
+
+
+def is_totalled(key: Key) -> bool:
+    """A sum a walk checks against the total of every counted item (the buyer relations are checked per customer
+    instead: there are too many to hold)."""
+    return key[0].startswith(STATS_PREFIX) or is_customer_sum(key)
 
 
 RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a return's step times, as the service writes
@@ -403,7 +425,7 @@ ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
     CUSTOMER_RETURN: ("ReturnId", "OrderId", "Status", "Requested"),
     PROFILE: ("Name", "Email", "Address"),
     PRODUCT: CATALOGUE_ROW,
-    CUSTOMER_ORDER: ("OrderId", "Date"),
+    CUSTOMER_ORDER: ("OrderId", "Date", "Spent"),
     PAYMENT: ("OrderId", "TransactionId"),
     CATEGORY_ORDER: ("OrderId", "CustomerId", "Date", "Category", "Units", "Revenue"),
     SEARCH: ("Term", "Found", "Id", "Name", "Email"),
@@ -519,6 +541,7 @@ def describe() -> str:
         (COUNTER, "sum", [returned_units("<pid>", shard, "<YYYY-MM>")], None, "", RETURNED_FIGURES),
         (COUNTER, "sum", [refunds_day(shard, "<YYYY-MM-DD>")], None, "", (REFUNDS_COUNT, REFUNDED, RETURNS_REFUNDED)),
         (COUNTER, "sum", [category_counts(shard, "<category>")], None, "", (PRODUCTS,)),
+        (COUNTER, "sum", [customer_refunded("<cid>")], None, "", (REFUNDED,)),
         (BUYERS, "sum", [buyers("<pid>", "<cid>")], None, "", ()),
     ]
 

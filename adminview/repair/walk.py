@@ -19,8 +19,8 @@ counted what its source items contribute (step 1), and each sum must equal the s
 (step 2). A sum that changed after the walk began is left for the next walk (``Diff.live_counters``).
 
 Memory: per segment thread, one Scan page and about as many items looked up; besides that the sums (one entry
-per sum item, never per order), the buyer relations of the last ``RELATIONS_HELD`` customers checked, and a few
-example keys.
+per sum item, never per order: one per customer refunded), the buyer relations of the last ``RELATIONS_HELD``
+customers checked, and a few example keys.
 """
 
 from __future__ import annotations
@@ -342,11 +342,11 @@ class Walk:
         seen: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = {}
         for item in page:
             key = values.item_key(item)
-            if key[0].startswith(schema.STATS_PREFIX):
+            if schema.is_totalled(key):
                 seen[key] = (numbers.sum_values(item), values.number(item, schema.CHANGED_AT))
             elif values.string(item, schema.KIND) == schema.COUNTED:
                 sums = numbers.read_counted(key, item).sums
-                counted.append({k: v for k, v in sums.items() if k[0].startswith(schema.STATS_PREFIX)})
+                counted.append({k: v for k, v in sums.items() if schema.is_totalled(k)})
         with self._sums:
             numbers.add_into(self.counted, counted)
             self.counters.update(seen)

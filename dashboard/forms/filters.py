@@ -14,7 +14,7 @@ from adminview.core.schema import ACTIVITY_KINDS
 from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from adminview.reads.search import MAX_TERM, term_of
 from adminview.reads.selectors import LISTS, NEWEST, OLDEST, Dates
-from dashboard.forms.lists import DEFAULT_PAGE, FilterForm, ListForm, day_field
+from dashboard.forms.lists import DEFAULT_PAGE, FORMATS, FilterForm, ListForm, day_field
 from dashboard.forms.ranges import DayRange
 from returns.keys import ReturnReason, ReturnStatus
 from shop.errors import InvalidInput
@@ -22,6 +22,7 @@ from shop.keys import OrderStatus
 from shop.pattern_registry import Param, check_params
 
 QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
+JSON = "json"
 
 
 class SortForm(FilterForm):
@@ -82,6 +83,20 @@ class OrderFilter(SortForm):
 
 class OrderListForm(ListForm, OrderFilter):
     """An order list's parameters: its filter and the list parameters."""
+
+
+class CustomerPageForm(OrderListForm):
+    """A customer's page: its orders' parameters, and ``format=json`` for the customer's totals alone."""
+
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in (*FORMATS, JSON)],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html, csv or json"},
+    )
+
+    @property
+    def wants_json(self) -> bool:
+        return self.cleaned_data.get("format") == JSON
 
 
 class PatternForm(ListForm):

@@ -1,4 +1,5 @@
-"""A customer: profile (pattern 1) with orders (AV1) and favourites; invoices (pattern 15)."""
+"""A customer: profile (pattern 1) with totals, orders (AV1) and favourites (``format=json``: the totals alone);
+invoices (pattern 15)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import Any
 
-from django.http import HttpResponseBase
+from django.http import HttpResponseBase, JsonResponse
 from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
+from adminview.reads import totals as totals_reads
+from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
 from dashboard.cells import DASH, Cell, amount_cell, id_url, payment_list, timestamp
-from dashboard.display import plain_amount
-from dashboard.forms.filters import ORDER_FILTERS, OrderListForm
+from dashboard.display import CENT, plain_amount
+from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, first_page_url
@@ -24,6 +27,7 @@ from dashboard.responses import domain_errors
 from dashboard.views.history import latest
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
+from dynamo.errors import DomainError
 from shop import access_patterns, keys, notes
 from shop.errors import NotFound
 from shop.models import Customer, Invoice
@@ -40,9 +44,9 @@ def _customer_or_404(customer_id: str) -> Customer:
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):
-    """The profile (pattern 1), favourites, latest changes and returns (first page), and the customer's orders (AV1:
-    one Query and one BatchGetItem of their summaries), newest or oldest first (``sort``), within a range of order
-    dates (``from``, ``to``)."""
+    """The profile (pattern 1), totals, favourites, latest changes and returns (first page), and the customer's
+    orders (AV1: one Query and one BatchGetItem of their summaries), newest or oldest first (``sort``), within a
+    range of order dates (``from``, ``to``); ``format=json``: the totals alone (``totals_json``)."""
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
@@ -54,7 +58,13 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         self.who = NOBODY  # the CSV's name and email on every row: read once, before the rows
 
     def form(self) -> OrderListForm:
-        return OrderListForm(self.request.GET)
+        return CustomerPageForm(self.request.GET)
+
+    def response(self) -> HttpResponseBase:
+        form = CustomerPageForm(self.request.GET)
+        if form.is_valid() and form.wants_json:
+            return totals_json(self.cid)
+        return super().response()
 
     def refused(self, form: OrderListForm) -> dict[str, Any]:
         refused = {"customer": _customer_or_404(self.cid), "customer_id": self.cid, "form": form, "refused": True}
@@ -89,6 +99,8 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
                 # favourites: one begins_with Query in the customer's partition
                 "favourites": access_patterns.favourites_for_customer(customer_id=cid, limit=100).items,
                 "changes": latest("customer", cid),
+                # totals: one Query of the customer's view partition (profile, refunded sum, order entries)
+                "totals": totals_reads.customer_totals(customer_id=cid),
                 # notes: one begins_with Query in the customer's partition
                 **notes_context(
                     self.request, Subject("customer", cid), notes.notes_of(about="customer", entity_id=cid)
@@ -107,6 +119,29 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 @domain_errors
 def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
     return CustomerOrders(request, keys.bare(customer_id, keys.CUSTOMER)).response()
+
+
+def totals_json(customer_id: str) -> JsonResponse:
+    """The customer's totals as the view holds them (one Query): 404 for a customer it does not hold."""
+    try:
+        totals = totals_reads.customer_totals(customer_id=customer_id)
+        if not totals.known:
+            raise NotFound("customer", customer_id)
+    except DomainError as exc:
+        return JsonResponse({"error": str(exc)}, status=exc.http_status)
+    return JsonResponse(totals_as_json(customer_id, totals))
+
+
+def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:
+    """Amounts as decimal strings with two decimals, days as ``YYYY-MM-DD`` (null: no order)."""
+    return {
+        "customer_id": customer_id,
+        "orders": totals.orders,
+        "spent": f"{totals.spent.quantize(CENT):f}",
+        "refunded": f"{totals.refunded.quantize(CENT):f}",
+        "first_order": totals.first_order.isoformat() if totals.first_order else None,
+        "last_order": totals.last_order.isoformat() if totals.last_order else None,
+    }
 
 
 # --- a customer's invoices (pattern 15) -----------------------------------------------------------------------

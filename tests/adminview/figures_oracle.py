@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview.reads import number_reads
+from adminview.reads import number_reads, totals
 from adminview.repair.table_walk import parallel_scan
 from returns.models import ReturnsItem
 from shop.models import ShopItem
@@ -51,15 +51,19 @@ def units_back(item: dict[str, Any]) -> dict[str, list[int]]:
 
 def expected_returns() -> dict[str, Any]:
     """From a scan of the returns table: per refund day, [refunds, amount, amount paying a return back]; per
-    product a return names, [units received back, restocked, damaged] (``units_back``)."""
+    customer a refund names (``CustomerId``), the amount refunded; per product a return names, [units received
+    back, restocked, damaged] (``units_back``)."""
     refunds: dict[str, list[Decimal]] = defaultdict(lambda: [Decimal(0)] * 3)
+    customers: dict[str, Decimal] = defaultdict(Decimal)
     returned: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for item in _items(ReturnsItem):
         if item.get("EntityType") == "refund" and str(item["SK"]).startswith("f#"):
+            amount = Decimal(str(item.get("Amount", "0")))
+            if item.get("CustomerId"):
+                customers[str(item["CustomerId"])] += amount
             day = _day(item.get("Date"))
             if day is None:
                 continue
-            amount = Decimal(str(item.get("Amount", "0")))
             refunds[day][0] += 1
             refunds[day][1] += amount
             if item.get("ReturnId"):
@@ -67,7 +71,7 @@ def expected_returns() -> dict[str, Any]:
         elif item.get("EntityType") == "return":
             for product, figures in units_back(item).items():
                 returned[product] = [a + b for a, b in zip(returned[product], figures, strict=True)]
-    return {"refunds": dict(refunds), "returned": dict(returned)}
+    return {"refunds": dict(refunds), "customers": dict(customers), "returned": dict(returned)}
 
 
 def expected() -> dict[str, Any]:
@@ -141,9 +145,9 @@ def assert_figures_match(start: date = date(2000, 1, 1), end: date | None = None
 
 
 def assert_returns_figures_match(products: tuple[str, ...] = ()) -> None:
-    """Refunds per day (count, amount, the part for returns) over every day with refunds, and units received back,
-    restocked and damaged of every product a return names (and of ``products``, zeros included), equal the returns
-    table's oracle."""
+    """Refunds per day (count, amount, the part for returns) over every day with refunds, what each customer a
+    refund names was refunded, and units received back, restocked and damaged of every product a return names (and
+    of ``products``, zeros included), equal the returns table's oracle."""
     oracle = expected_returns()
     days = sorted(oracle["refunds"])
     if days:
@@ -154,6 +158,8 @@ def assert_returns_figures_match(products: tuple[str, ...] = ()) -> None:
                 want = oracle["refunds"].get(row.day.isoformat(), [Decimal(0)] * 3)
                 got = [row.refunds, row.refunded, row.for_returns]
                 assert got == [int(want[0]), *(v.quantize(Decimal("0.01")) for v in want[1:])], row
+    for customer, amount in sorted(oracle["customers"].items()):
+        assert totals.customer_totals(customer_id=customer).refunded == amount, customer
     for product in sorted(set(oracle["returned"]) | set(products)):
         back = number_reads.returned(product_id=product)
         assert [back.units, back.restocked, back.damaged] == oracle["returned"].get(product, [0, 0, 0]), product

@@ -107,6 +107,31 @@ def test_an_orders_refunds_add_to_their_days() -> None:
     assert SOURCE.anchor_of(("o#42", "i#1"), {"EntityType": "invoice"}) is None
 
 
+def test_a_refund_naming_its_customer_adds_to_what_they_were_refunded_one_without_only_to_its_day() -> None:
+    # given an order's refunds: one naming its customer (as this product writes them), one another service wrote
+    key = schema.refunds_anchor("42")
+    state = RefundsState.read(key, None)
+    named = {**item_codec.decode(a_refund("1", "42", "10.50", "2026-03-04")), "CustomerId": "1001"}
+    state.apply("f#1", named)
+    state.apply("f#2", item_codec.decode(a_refund("2", "42", "4.25", "2026-03-04")))
+
+    # when their sums are implied
+    sums = state.implied(1).sums
+
+    # then both count in their day, only the named one in the customer's refunded total
+    day = schema.refunds_day(schema.sum_shard(key), "2026-03-04")
+    assert sums == {
+        day: {"Refunds": Decimal(2), "Refunded": Decimal("14.75")},
+        schema.customer_refunded("1001"): {"Refunded": Decimal("10.50")},
+    }
+    assert schema.customer_refunded("1001") == ("c#1001", "#refunded") and schema.is_sum(("c#1001", "#refunded"))
+    assert schema.is_totalled(("c#1001", "#refunded")) and not schema.is_sum(schema.profile("1001"))
+    # and the anchor keeps the customer, so a rebuild reading it back implies the same
+    stored = state.implied(1).anchor
+    assert stored is not None
+    assert RefundsState.read(key, stored).implied(1).sums == sums
+
+
 def _put(*items: dict[str, Any]) -> None:
     client, table = client_of(ReturnsItem), str(ReturnsItem.Meta.table_name)
     for item in items:

@@ -86,6 +86,38 @@ def test_an_order_implies_its_customers_entry_its_payments_and_its_categories() 
     assert books["Units"] == 2 and books["Revenue"] == Decimal("20.5")
 
 
+def test_a_customers_order_entry_holds_what_the_order_spent_until_it_is_cancelled() -> None:
+    # given an order with its total, in its customer's list
+    placed = order_image("1", "9", "PENDING", Date="2026-03-04T10:00:00", Total="20.50")
+    entry_key = schema.customer_order("9", "2026-03-04T10:00:00", "1")
+
+    # when it is pending, shipped, then cancelled
+    pending = order_state("1", placed).implied(1).entries[entry_key]
+    shipped = order_state("1", {**placed, "Status": "SHIPPED"}).implied(1).entries[entry_key]
+    cancelled = order_state("1", {**placed, "Status": "CANCELLED"}).implied(1).entries[entry_key]
+
+    # then the entry holds the total while it is not cancelled, unchanged by shipping (no write), and none after
+    assert (
+        pending
+        == shipped
+        == {
+            **values.key(*entry_key),
+            schema.KIND: schema.CUSTOMER_ORDER,
+            "OrderId": "1",
+            "Date": "2026-03-04T10:00:00",
+            "Spent": "20.50",
+        }
+    )
+    assert "Spent" not in cancelled and cancelled["Date"] == "2026-03-04T10:00:00"
+    # and an order without a total (AWS's sample) spent nothing the entry could say
+    assert (
+        "Spent"
+        not in order_state("1", order_image("1", "9", "PENDING"))
+        .implied(1)
+        .entries[schema.customer_order("9", None, "1")]
+    )
+
+
 def test_lines_and_invoices_before_the_order_item_imply_only_payments_and_count_nothing() -> None:
     state = order_state("1", line("1", "7"), invoice("1", "5", "t1"))
     implied = state.implied(list_shards=1)

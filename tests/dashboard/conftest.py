@@ -21,9 +21,11 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from adminview.reads import returns_reads, selectors
+from adminview.reads import totals as totals_reads
 from adminview.reads.reads import Raw
 from adminview.reads.returns_reads import ReturnRow
 from adminview.reads.selectors import BuyerRow, Dates, OrderRow, RowsPage
+from adminview.reads.totals import CustomerTotals
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
@@ -136,6 +138,14 @@ class FakeSelectors:
         self.calls.append(("order_id_for_transaction", {"transaction_id": transaction_id}))
         return self.transactions.get(transaction_id)
 
+    def customer_totals(self, *, customer_id: str) -> CustomerTotals:
+        """The totals of the customer's rows (none refunded), for a customer with a profile here or rows."""
+        rows = self.by_customer.get(customer_id, [])
+        spent = sum((r.total or Decimal(0) for r in rows if r.status != "CANCELLED"), Decimal(0))
+        days = [r.date.date() for r in rows if r.date]
+        known = customer_id in self.profiles or bool(rows)
+        return CustomerTotals(known, len(rows), spent, Decimal(0), min(days, default=None), max(days, default=None))
+
 
 def order_rows(n: int, *, customer_id: str = "1001", status: str = "PENDING") -> list[OrderRow]:
     """``n`` rows newest first (as the selectors return them)."""
@@ -178,6 +188,7 @@ def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
     ):
         monkeypatch.setattr(selectors, name, getattr(fake, name))
     monkeypatch.setattr(returns_reads, "customer_returns", fake.customer_returns)
+    monkeypatch.setattr(totals_reads, "customer_totals", fake.customer_totals)
     return fake
 
 

@@ -17,6 +17,7 @@ PAGES = [
     "/orders/o1/consistency/",
     "/customers/1001/",
     "/customers/1001/invoices/",
+    "/customers/1001/?format=json",
     "/products/2001/buyers/",
     "/orders/by-transaction/?transaction_id=t1",
     "/go/?kind=order&id=1",

@@ -5,7 +5,8 @@
   its customer's returns, and adds each line's units received back to its product's returned units in the month
   it was requested, with those restocked and those damaged (received, not restocked) beside them.
 - An order's refunds (the table's ``o#<oid>`` partition, ``f#<fid>`` items) are anchored together, beside the
-  order's anchor: each adds one refund and its amount to the refunds of its day.
+  order's anchor: each adds one refund and its amount to the refunds of its day, and its amount to what its
+  customer was refunded when it names them (``CustomerId``: this product's refunds do; another service's may not).
 
 The items are those another service may write with plain PutItem/UpdateItem (``docs/returns.md``): a missing or
 malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
@@ -28,7 +29,7 @@ from shop import keys
 
 Item = dict[str, Any]
 RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines", *schema.RETURN_STEPS)
-REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId")
+REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId", "CustomerId")
 ONE = Decimal(1)
 
 
@@ -159,13 +160,16 @@ class RefundsState:
     def sums(self) -> numbers.Sums:
         """Each refund: one refund and its amount on the UTC day of its ``Date``; the amount also counts as paid
         back for returned goods when the refund is a return's (a cancelled order's refund is not: its revenue
-        was never counted)."""
+        was never counted), and as refunded to the customer it names (``CustomerId``), dated or not."""
         adding, shard = numbers.Adding(), schema.sum_shard(self.key)
         for facts in self.refunds.values():
+            amount = numbers.decimal_of(values.text(facts, "Amount"))
+            customer = values.string(facts, "CustomerId")
+            if customer and customer.strip():
+                adding.add(schema.customer_refunded(customer.strip()), schema.REFUNDED, amount)
             day = numbers.day_of(values.string(facts, "Date"))
             if day is None:
                 continue
-            amount = numbers.decimal_of(values.text(facts, "Amount"))
             adding.add(schema.refunds_day(shard, day), schema.REFUNDS_COUNT, ONE)
             adding.add(schema.refunds_day(shard, day), schema.REFUNDED, amount)
             if values.string(facts, "ReturnId"):

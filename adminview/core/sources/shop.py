@@ -136,6 +136,15 @@ class OrderState:
     def date(self) -> str | None:
         return values.string(self.order, "Date")
 
+    @property
+    def spent(self) -> Any:
+        """What the order spent: its ``Total`` as stored, none once cancelled (nor without a total). It changes only
+        when the order is cancelled or its total edited, so the entry is rarely written again (unlike ``Status``)."""
+        assert self.order is not None
+        if values.string(self.order, "Status") == OrderStatus.CANCELLED:
+            return None
+        return self.order.get("Total")
+
     def _latest_shipment(self) -> Item:
         """The carrier and tracking number of the last shipment that has them (shipment ids sort by time)."""
         for _sk, facts in sorted(self.shipments.items(), reverse=True):
@@ -144,10 +153,11 @@ class OrderState:
         return {}
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
-        """The order in its customer's list and in its categories' lists."""
+        """The order in its customer's list (with what it spent: the customer's totals sum the list) and in its
+        categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.order_id)
-        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=self.order_id, Date=self.date)}
+        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=self.order_id, Date=self.date, Spent=self.spent)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.order_id, list_shards)

@@ -1,11 +1,13 @@
-"""Run a data migration over the shop table: parallel segmented Scan, conditional (idempotent) updates,
-rate-limited, checkpointed per segment (a killed run resumes), with --dry-run and a progress bar.
+"""Run a data migration over the shop table (or another service's: ``settings.MIGRATION_EXTENSIONS``): parallel
+segmented Scan, conditional (idempotent) updates, rate-limited, checkpointed per segment (a killed run resumes),
+with --dry-run and a progress bar.
 
     manage.py backfill --list
     manage.py backfill delivery-date --dry-run
     manage.py backfill delivery-date --segments 8 --rate-limit 200      # RCU/WCU per second
     manage.py backfill order-status --rate-limit 25%                    # share of provisioned capacity
     manage.py backfill order-status --reset                             # forget checkpoints, scan again
+    manage.py backfill refund-customer                                  # the returns table's refunds
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandParser
+from django.utils.module_loading import import_string
 from tqdm import tqdm
 
 from dynamo import backfill
@@ -22,11 +26,15 @@ from dynamo.commands import ShopCommand, positive_int
 from shop import migrations
 
 
+def _extensions() -> list[migrations.Factory]:
+    return [import_string(path) for path in settings.MIGRATION_EXTENSIONS]
+
+
 class Command(ShopCommand):
     help = __doc__
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("migration", nargs="?", help=f"one of: {', '.join(migrations.MIGRATIONS)}")
+        parser.add_argument("migration", nargs="?", help=f"one of: {', '.join(migrations.registry(_extensions()))}")
         parser.add_argument(
             "--list", action="store_true", dest="list_only", help="list the migrations and their progress"
         )
@@ -67,14 +75,14 @@ class Command(ShopCommand):
         **options: Any,
     ) -> None:
         if list_only:
-            for entry in migrations.describe():
+            for entry in migrations.describe(_extensions()):
                 self.stdout.write(f"{entry['name']}: {entry['description']}")
             return
         if not migration:
-            raise ValueError(f"name a migration: {', '.join(migrations.MIGRATIONS)} (or --list)")
+            raise ValueError(f"name a migration: {', '.join(migrations.registry(_extensions()))} (or --list)")
         if dry_run and reset:
             raise ValueError("--dry-run writes nothing, so it cannot --reset checkpoints")
-        chosen = migrations.get(migration)
+        chosen = migrations.get(migration, _extensions())
         bars: list[tqdm[Any]] = []
         lock = threading.Lock()
 

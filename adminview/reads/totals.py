@@ -1,0 +1,72 @@
+"""A customer's totals: orders placed, what they spent and were refunded, their first and last order, read in one
+call (more only past DynamoDB's 1 MB page: thousands of orders).
+
+One Query of the customer's view partition from ``#profile`` to the last order entry (``schema``: the profile, the
+refunded sum ``#refunded``, then the order entries ``o#<date>#<oid>``; the returns' entries ``r#...`` sort after
+them and are not read). The count, the amount spent and the dates are summed from the entries here: each entry is
+exact (it follows from its order's anchor), and summing them on the read keeps every order change at one entry
+write. Only what was refunded needs a sum kept by the sync, since a refund is anchored with its order, not its
+customer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from adminview.core import anchor, numbers, schema
+from adminview.reads.reads import LAST_CHAR, Range, query
+from dynamo import ddb_json
+from shop import keys
+
+PAGE = 5000  # items a Query may return (DynamoDB's 1 MB page is the real bound)
+READ = (schema.KIND, "Date", "Spent", schema.REFUNDED, anchor.GONE)
+
+
+@dataclass(frozen=True)
+class CustomerTotals:
+    """``known``: the view holds the customer's profile (a customer the sync has not brought yet is not)."""
+
+    known: bool
+    orders: int = 0  # every order placed, cancelled ones too
+    spent: Decimal = Decimal(0)  # the totals of the orders not cancelled
+    refunded: Decimal = Decimal(0)
+    first_order: date | None = None
+    last_order: date | None = None
+
+
+def customer_totals(*, customer_id: str) -> CustomerTotals:
+    """The customer's totals from their view partition (``PK`` ``c#<cid>``, ``SK`` from ``#profile`` to the last
+    order entry), page after page until DynamoDB has no more."""
+    pk = keys.customer(customer_id)
+    within = Range(schema.PROFILE_SK, schema.CUSTOMER_ORDER_PREFIX + LAST_CHAR)
+    known, orders, spent, refunded = False, 0, Decimal(0), Decimal(0)
+    days: list[date] = []
+    after: str | None = None
+    while True:
+        found, more = query(pk, limit=PAGE, within=within, after=after, attributes=READ)
+        for item in found:
+            kind, sk = ddb_json.string(item, schema.KIND), ddb_json.string(item, schema.SK) or ""
+            if kind == schema.PROFILE:
+                known = anchor.GONE not in item
+            elif sk == schema.CUSTOMER_REFUNDED_SK:
+                refunded = numbers.decimal_of(ddb_json.text(item, schema.REFUNDED))
+            elif kind == schema.CUSTOMER_ORDER:
+                orders += 1
+                spent += numbers.decimal_of(ddb_json.text(item, "Spent"))
+                if day := _day(ddb_json.string(item, "Date")):
+                    days.append(day)
+        if not more or not found:
+            break
+        after = ddb_json.string(found[-1], schema.SK)
+    return CustomerTotals(known, orders, spent, refunded, min(days, default=None), max(days, default=None))
+
+
+def _day(text: str | None) -> date | None:
+    """The UTC day of an order's ``Date``; None when it has none or it is no date (as the numbers read it)."""
+    day = numbers.day_of(text)
+    try:
+        return date.fromisoformat(day) if day else None
+    except ValueError:
+        return None

@@ -1,0 +1,72 @@
+"""The returns table's data migrations, run with ``manage.py backfill <name>`` beside the shop's
+(``settings.MIGRATION_EXTENSIONS`` names them: the shop's command never imports this service).
+
+- ``refund-customer``: refunds written before they named their customer get the ``CustomerId`` of their order (the
+  shop's order item, ``o#<oid>`` / ``c#<cid>``), so the admin view adds them to the customer's refunded total. A
+  refund whose order is gone from the shop table is left without one (reported as without a derivable value):
+  it still counts in its day's refunds.
+
+One Query of the shop table per order (limit 1, its ``c#`` item only), remembered for the order's next refunds;
+the framework only adds ``CustomerId`` where it is still absent, so a run twice, after a kill or beside the
+service writing new refunds (which carry it) is safe, and the view follows through the returns table's stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from dynamo import ddb_json
+from dynamo.backfill import Change, Item, Migration
+from dynamo.client import client_of
+from returns import keys
+from returns.models import Refund, ReturnsItem
+from shop import keys as shop_keys
+from shop.models import ShopItem
+
+ORDERS_REMEMBERED = 4096  # orders whose customer one run keeps (an LRU: memory stays bounded)
+
+
+def order_customer(order_key: str) -> str | None:
+    """The bare id of the customer who placed the order ``o#<oid>`` (None: no such order): one Query of its
+    partition for the order item, the one whose SK is ``c#<cid>``."""
+    answer = client_of(ShopItem).query(
+        TableName=str(ShopItem.Meta.table_name),
+        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :c)",
+        ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
+        ExpressionAttributeValues={":pk": ddb_json.s(order_key), ":c": ddb_json.s(shop_keys.CUSTOMER)},
+        ProjectionExpression="#sk",
+        Limit=1,
+    )
+    found = answer.get("Items", [])
+    return shop_keys.without_prefix(ddb_json.string(found[0], "SK"), shop_keys.CUSTOMER) if found else None
+
+
+def planner_of_refund_customers(
+    customer_of: Callable[[str], str | None] = order_customer,
+) -> Callable[[Item], Change | None]:
+    """``plan`` of ``refund-customer``: the order's customer, each order read once per run while it is among the
+    ``ORDERS_REMEMBERED`` most recently used."""
+    remembered = lru_cache(maxsize=ORDERS_REMEMBERED)(customer_of)
+
+    def plan(raw: Item) -> Change | None:
+        order_id = shop_keys.without_prefix(ddb_json.string(raw, "PK"), shop_keys.ORDER)
+        if ddb_json.string(raw, "EntityType") != keys.REFUND_ENTITY or order_id is None:
+            return None
+        customer = remembered(shop_keys.with_prefix(shop_keys.ORDER, order_id))
+        if customer is None:
+            return None
+        key = {"PK": raw["PK"], "SK": raw["SK"]}
+        return Change(key=key, add={"CustomerId": ddb_json.s(customer)}, note=f"order {order_id}: customer {customer}")
+
+    return plan
+
+
+def refund_customer() -> Migration:
+    return Migration(
+        name="refund-customer",
+        description="refunds without CustomerId get their order's customer (the customer's refunded total follows)",
+        model=ReturnsItem,
+        candidates=(ReturnsItem.entity_type == Refund) & Refund.customer_id.does_not_exist(),
+        plan=planner_of_refund_customers(),
+    )
