@@ -9,6 +9,7 @@ Tests that need the real engine ask for ``shop_table`` (or ``ddb_local``), and o
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,9 +51,13 @@ def _quick_password_hashing() -> Iterator[None]:
         yield
 
 
-# DynamoDB Local (in memory) gets slower as stream records pile up in its store, and a restart costs a JVM's
-# start: a module marked ``fresh_engine`` starts on a fresh engine and leaves one for the next module.
+# DynamoDB Local (in memory) gets much slower as stream records pile up in its store, even those of tables since
+# deleted (1,000 PutItems: 5 s on a fresh engine, 39 s after 25,000 writes elsewhere), and a restart costs a JVM's
+# start and the pool's tables made again: a module marked ``fresh_engine`` starts on a fresh engine and leaves one
+# for the next module, and any module starts on a fresh one once the engine has served ENGINE_MAX_AGE_S.
+ENGINE_MAX_AGE_S = 90.0
 _engine: list[local.DynamoDBLocal] = []
+_started: list[float] = []  # when the engine was last (re)started (time.monotonic())
 _pool = TablePool()
 
 
@@ -61,6 +66,7 @@ def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
     with local.in_memory() as engine, local.pointed_at(engine.endpoint):
         _engine.append(engine)
+        _started[:] = [time.monotonic()]
         try:
             yield engine
         finally:
@@ -71,10 +77,11 @@ def ddb_local() -> Iterator[local.DynamoDBLocal]:
 @pytest.fixture(scope="module", autouse=True)
 def _fresh_engine_for_heavy_modules(request: pytest.FixtureRequest) -> Iterator[None]:
     """A module marked ``fresh_engine`` (it writes tens of thousands of items) runs on a freshly started DynamoDB
-    Local (same port, so every client and subprocess still finds it) and leaves a fresh one behind: DynamoDB Local
-    keeps every stream record in one SQLite store, and each write slows down as that store grows."""
+    Local (same port, so every client and subprocess still finds it) and leaves a fresh one behind; any other
+    module starts on a fresh one when the engine is older than ENGINE_MAX_AGE_S: DynamoDB Local keeps every stream
+    record in one SQLite store, and each write slows down as that store grows."""
     heavy = request.node.get_closest_marker("fresh_engine") is not None
-    if _engine and heavy:
+    if _engine and (heavy or time.monotonic() - _started[0] > ENGINE_MAX_AGE_S):
         _restart_engine()
     yield
     if _engine and heavy:
@@ -83,6 +90,7 @@ def _fresh_engine_for_heavy_modules(request: pytest.FixtureRequest) -> Iterator[
 
 def _restart_engine() -> None:
     _engine[0].restart()
+    _started[:] = [time.monotonic()]
     reset_connections()
     _pool.forget()
 
