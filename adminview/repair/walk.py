@@ -355,14 +355,14 @@ class Walk:
         """Sums that are not the total of what the orders counted, and how many were left out because they
         changed after the walk began."""
         differences, live = [], 0
-        relations = {d.key: d for d in self.relation_differences}  # a customer checked from both sides: once
-        for found in relations.values():
-            if found.changed_at is not None and found.changed_at >= self.started - COUNTER_CLOCK_MARGIN_S:
-                live += 1
-            else:
-                differences.append(found)
         since = self.started - COUNTER_CLOCK_MARGIN_S
         candidates = []
+        relations = {d.key: d for d in self.relation_differences}  # a customer checked from both sides: once
+        for found in relations.values():
+            if found.changed_at is not None and found.changed_at >= since:
+                live += 1
+            else:
+                candidates.append(found)
         for key in sorted(set(self.counted) | set(self.counters)):
             expected = {name: value for name, value in self.counted.get(key, {}).items() if value}
             stored, changed_at = self.counters.get(key, ({}, None))
@@ -372,8 +372,8 @@ class Walk:
                 live += 1
                 continue
             candidates.append(CounterDifference(key, expected, stored, changed_at))
-        # A sum scanned before the sync changed it, beside a counted item scanned after, differs only on the
-        # walk's page: read as it is now, it changed after the walk began.
+        # A sum (or buyer relation) scanned before the sync changed it, beside a counted item read after, differs
+        # only on the walk's page: read as it is now, it changed after the walk began.
         now = self.view.get_many([d.key for d in candidates])
         for found in candidates:
             changed_at = values.number(now.get(found.key), schema.CHANGED_AT)

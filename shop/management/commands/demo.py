@@ -36,6 +36,7 @@ STAFF_GROUPS = (
     settings.CUSTOMER_SERVICE_GROUP,
     "operators",
     "returns",
+    "finance",
 )
 # The dashboard's DynamoDB patience in the demo (``config.settings`` reads these variables in the web server; an
 # operator's own values win). Here one machine also runs DynamoDB Local, the sync catching up on the seeded
