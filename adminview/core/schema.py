@@ -407,9 +407,9 @@ def is_sum(key: Key) -> bool:
 
 
 def is_totalled(key: Key) -> bool:
-    """A sum a walk checks against the total of every counted item (the buyer relations and a customer's refunded
-    sum are checked per customer instead: there are too many to hold)."""
-    return key[0].startswith(STATS_PREFIX)
+    """A sum a walk checks against the total of every counted item (the buyer relations are checked per customer
+    instead: there are too many to hold)."""
+    return key[0].startswith(STATS_PREFIX) or is_customer_sum(key)
 
 
 RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a return's step times, as the service writes

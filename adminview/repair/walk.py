@@ -19,7 +19,7 @@ counted what its source items contribute (step 1), and each sum must equal the s
 (step 2). A sum that changed after the walk began is left for the next walk (``Diff.live_counters``).
 
 Memory: per segment thread, one Scan page and about as many items looked up; besides that the sums (one entry
-per sum item, never per order or customer), the buyer relations and refunded sums of the last ``RELATIONS_HELD``
+per sum item, never per order: one per customer refunded), the buyer relations of the last ``RELATIONS_HELD``
 customers checked, and a few example keys.
 """
 
@@ -34,7 +34,6 @@ from decimal import Decimal
 from typing import Any
 
 from adminview.core import numbers, schema, values
-from adminview.core.numbers import Sums
 from adminview.core.sources import Source, sources
 from adminview.core.sources.shop import audit_source
 from adminview.repair import partition
@@ -97,7 +96,7 @@ class Walk:
     counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
-    relations_read: OrderedDict[str, Sums] = field(default_factory=OrderedDict)
+    relations_read: OrderedDict[str, dict[schema.Key, Decimal]] = field(default_factory=OrderedDict)
     _sums: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def table(self, source: Source) -> Table:
@@ -192,7 +191,7 @@ class Walk:
         for page in self.view.scan_pages(segment, self.segments, page_size=self.page_size):
             seen(len(page))
             self._sum_counters(page)
-            relations = [i for i in page if _customer_sum(values.item_key(i))]
+            relations = [i for i in page if values.item_key(i)[0].startswith(schema.BUYERS_PREFIX)]
             self._check_stored([i for i in page if not schema.is_sum(values.item_key(i))])
             customers = {cid for i in page if (cid := keys.without_prefix(values.item_key(i)[0], keys.CUSTOMER))}
             self._check_relations(customers - {checked}, relations)
@@ -202,13 +201,11 @@ class Walk:
     # --- buyer relations: each customer's, from the counted items of their orders ----------------------------
 
     def _check_relations(self, customers: set[str], relations: list[Item]) -> None:
-        """A buyer relation is the sum of what the customer's orders counted for the product, and a customer's
-        refunded sum that of what their orders' refunds counted for them. Each customer whose partition or sums
-        this batch holds is checked: the sums their orders imply must be stored, and each stored one must be
-        implied (one Query of the customer's order entries, one BatchGetItem of their counted items), so the walk
-        never holds every customer's at once. (A refund naming a customer other than its order's would show as a
-        difference: the product always names the order's.)"""
-        owners = customers | {_owner(values.item_key(r)) for r in relations}
+        """A buyer relation is the sum of what the customer's orders counted for the product. Each customer whose
+        partition or relations this batch holds is checked: the relations their orders imply must be stored, and
+        each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
+        their counted items), so the walk never holds every relation at once."""
+        owners = customers | {keys.without_prefix(values.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
         expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {values.item_key(r): r for r in relations}
         wanted = [key for key in expected if key not in held]
@@ -216,7 +213,7 @@ class Walk:
         differences = []
         for key in sorted(set(expected) | set(held)):
             stored = numbers.sum_values(held[key]) if key in held else {}
-            want = {n: v for n, v in expected.get(key, {}).items() if v}
+            want = {schema.ORDERS: expected[key]} if expected.get(key) else {}
             if {n: v for n, v in stored.items() if v} != want:
                 changed_at = values.number(held.get(key), schema.CHANGED_AT)
                 differences.append(CounterDifference(key, want, stored, changed_at))
@@ -224,7 +221,7 @@ class Walk:
             with self._sums:
                 self.relation_differences += differences
 
-    def _relations_held(self, customer_id: str) -> Sums:
+    def _relations_held(self, customer_id: str) -> dict[schema.Key, Decimal]:
         """``_relations_of``, read once per customer while it is among the last ``RELATIONS_HELD`` read: a customer
         comes up again on the page of each product they bought. A relation changed between the read and its
         check was changed after the walk began (its ``At`` says so): it is left for the next walk."""
@@ -240,19 +237,19 @@ class Walk:
                 self.relations_read.popitem(last=False)
         return found
 
-    def _relations_of(self, customer_id: str) -> Sums:
-        """What the customer's orders imply for their buyer relations and refunded sum: their order entries read
-        page by page and the counted items of the orders and of their refunds looked up (memory grows with the
-        products they bought, never with their orders)."""
-        found: Sums = {}
+    def _relations_of(self, customer_id: str) -> dict[schema.Key, Decimal]:
+        """What the customer's orders imply for their buyer relations: their order entries read page by page and
+        their counted items looked up (memory grows with the products they bought, never with their orders)."""
+        found: dict[schema.Key, Decimal] = {}
         for page in self.view.pages_of(
             keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.page_size
         ):
             orders = [oid for item in page if (oid := values.string(item, "OrderId"))]
-            anchors = [a(oid) for oid in orders for a in (schema.order_anchor, schema.refunds_anchor)]
-            for key, item in self.view.get_many([schema.counted(anchor) for anchor in anchors]).items():
-                sums = numbers.read_counted(key, item).sums
-                numbers.add_into(found, [{k: v for k, v in sums.items() if _owner(k) == customer_id}])
+            counted = [schema.counted(schema.order_anchor(oid)) for oid in orders]
+            for key, item in self.view.get_many(counted).items():
+                for relation, figures in numbers.read_counted(key, item).sums.items():
+                    if relation[0].startswith(schema.BUYERS_PREFIX) and relation[1] == keys.customer(customer_id):
+                        found[relation] = found.get(relation, Decimal(0)) + figures.get(schema.ORDERS, Decimal(0))
         return found
 
     def _check_stored(self, items: list[Item]) -> None:
@@ -405,19 +402,6 @@ class Walk:
             self.on_counters(self, differences)
         self.diff.seconds = time.monotonic() - started
         return self.diff
-
-
-def _customer_sum(key: schema.Key) -> bool:
-    """A sum kept per customer, checked with the customer (``Walk._check_relations``): a buyer relation, or what the
-    customer was refunded."""
-    return key[0].startswith(schema.BUYERS_PREFIX) or schema.is_customer_sum(key)
-
-
-def _owner(key: schema.Key) -> str:
-    """The customer a per-customer sum belongs to ("" for another sum)."""
-    if key[0].startswith(schema.BUYERS_PREFIX):
-        return keys.without_prefix(key[1], keys.CUSTOMER) or ""
-    return (keys.without_prefix(key[0], keys.CUSTOMER) or "") if schema.is_customer_sum(key) else ""
 
 
 def _comparable(key: schema.Key, item: Item | None) -> bool:
