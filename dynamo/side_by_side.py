@@ -21,7 +21,10 @@ from dynamo.instrumentation import run_in_context
 
 T = TypeVar("T")
 U = TypeVar("U")
-MAX_THREADS = 32
+# Calls in flight at once, per process: env ``SHOP_ADMIN_DYNAMODB_THREADS`` (default 32). moto's server snapshots
+# whole tables for each TransactWriteItems and puts the snapshot back when one fails, so on it concurrent calls can
+# undo each other's writes: there the product runs with 1.
+MAX_THREADS = max(1, int(os.environ.get("SHOP_ADMIN_DYNAMODB_THREADS") or 32))
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None

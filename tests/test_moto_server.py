@@ -102,6 +102,8 @@ def on_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
             "AWS_DEFAULT_REGION": "us-east-1",
             "DJANGO_SECRET_KEY": "moto-" + "x" * 50,
             "DJANGO_DB_PATH": str(data / "db.sqlite3"),
+            # moto puts a table's snapshot back when a transaction fails, undoing other calls' writes meanwhile
+            "SHOP_ADMIN_DYNAMODB_THREADS": "1",
         }
     finally:
         server.terminate()

@@ -33,7 +33,7 @@ from adminview.sync import observe, sync_status, sync_store
 from adminview.sync.apply import Outcome, apply_records, failure_key
 from adminview.sync.handler import handle_records
 from adminview.tables import ViewItem
-from dynamo import conf
+from dynamo import conf, side_by_side
 from dynamo.backoff import full_jitter
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -43,7 +43,7 @@ from dynamo.patience import PATIENT
 log = logging.getLogger(__name__)
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
 CAUGHT_UP_EVERY_S = 1.0  # how often an idle shard's heartbeat says "up to date as of now"
-MAX_PARALLEL_SHARDS = 8
+MAX_PARALLEL_SHARDS = min(8, side_by_side.MAX_THREADS)  # shards applied at once (one where calls go one by one)
 OUTAGE_PAUSE_CAP_S = 30.0
 
 

@@ -21,7 +21,17 @@ from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, Statu
 from dashboard.forms.lists import first_error
 from dashboard.forms.orders import ActionForm, CancelForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import CSV_PAGE, Column, Listing, Paged, first_page_url, pages_of, partial, validated
+from dashboard.lists import (
+    CSV_PAGE,
+    Column,
+    Listing,
+    Paged,
+    first_page_url,
+    pages_of,
+    partial,
+    this_page,
+    validated,
+)
 from dashboard.order_lists import (
     ADDRESS,
     ORDER_COLUMNS,
@@ -154,6 +164,10 @@ class StatusList(Listing[StatusListForm, Listed]):
             "live_url": _live_url(status, newest),
             "tracking_max": tracking.MAX_LENGTH,
             "carrier_choices": carrier_choices(),
+            # the pending list's CSV one row per order line: what the warehouse takes off the shelves
+            "pick_url": this_page(self.request, cursor=None, limit=None, format="csv", lines="1")
+            if status == OrderStatus.PENDING
+            else None,
         }
 
 

@@ -1,11 +1,14 @@
 """Staff work in a real browser (headless Chromium via Playwright, as in ``test_browser``): bulk ship three
 pending orders and see each row's outcome in place, find the changes on ``/activity/``, and watch the live
-queue announce an order placed meanwhile by another thread. Skips when chromium or Playwright is missing."""
+queue announce an order placed meanwhile by another thread; download the pick list, print packing slips, and
+cancel with a reason. Skips when chromium or Playwright is missing."""
 
 from __future__ import annotations
 
+import csv
 import threading
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -101,3 +104,51 @@ def test_bulk_cancel_asks_first_and_an_empty_selection_says_so(
         page.wait_for_selector(f"#outcome-{oid}[data-code='200']")
     assert page.locator("#bulk-confirmation").count() == 0
     assert [orders.order_collection(o).order.status for o in ids] == ["CANCELLED", "CANCELLED", "PENDING"]
+
+
+def test_the_warehouse_picks_prints_slips_and_cancels_with_a_reason(
+    page: Any, live_server: Any, shop_table: str, admin_view_table: str
+) -> None:
+    ids = place(3)  # one line each
+    sync_now()
+    log_in(page, live_server.url)
+    # the pending list's pick list: one row per line of every pending order, with where it ships
+    with page.expect_download() as download:
+        page.click("#pick-list-link")
+    rows = list(csv.reader(Path(download.value.path()).read_text().splitlines()))
+    assert rows[0] == [
+        *("order_id", "date", "customer_name", "product_id", "product_name", "quantity"),
+        *("name", "street", "city", "zip", "country"),
+    ]
+    assert sorted(row[0] for row in rows[1:]) == sorted(ids) and all(row[5] == "1" for row in rows[1:])
+    # an order's packing slip, from its page: who, where to, what
+    page.goto(f"{live_server.url}/orders/{ids[0]}/")
+    page.click("#order-slip-link")
+    page.wait_for_url(f"**/orders/{ids[0]}/slip/")
+    slip = page.locator(f"section.slip[data-order-id='{ids[0]}']")
+    assert slip.locator(".slip-line").count() == 1 and slip.locator(".ship-to address").count() == 1
+    # the slips of two orders ticked on the list, one page
+    page.goto(live_server.url + "/orders/pending/")
+    for oid in ids[1:]:
+        page.check(f"input[name=order][value='{oid}']")
+    page.click("button.bulk-slips")
+    page.wait_for_url("**/orders/slips/**")
+    assert sorted(page.locator("section.slip").evaluate_all("(s) => s.map((e) => e.dataset.orderId)")) == ids[1:]
+    # a cancel says why: "other" needs its words, said in place; then it cancels, and activity shows the reason
+    page.goto(f"{live_server.url}/orders/{ids[0]}/")
+    page.on("dialog", lambda dialog: dialog.accept())  # "Cancel order ...?"
+    cancel = page.locator("form:has(button.cancel)")
+    cancel.locator("select[name=reason]").select_option("other")
+    cancel.locator("button.cancel").click()
+    page.wait_for_selector("#order-status .alert")
+    assert "was not cancelled" in page.locator("#order-status").inner_text()
+    assert orders.order_collection(ids[0]).order.status == "PENDING"
+    cancel = page.locator("form:has(button.cancel)")
+    cancel.locator("select[name=reason]").select_option("other")
+    cancel.locator("input[name=reason_text]").fill("customer moved abroad")
+    cancel.locator("button.cancel").click()
+    page.wait_for_selector("#order-status .notice")
+    assert orders.order_collection(ids[0]).order.status == "CANCELLED"
+    sync_now()
+    activity = page.request.get(live_server.url + "/activity/?format=csv").text()
+    assert any(ids[0] in line and "customer moved abroad" in line for line in activity.splitlines())
