@@ -4,6 +4,8 @@ for a category's orders (the rest of the oracle is ``tests.adminview.figures_ora
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -15,6 +17,7 @@ from shop import orders
 from shop.models import ShopItem
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview_helpers import sync_now
 
 TODAY = datetime(2026, 3, 10, 12, 0)  # the pages' "now" in these tests
 # a category name with what a URL must quote (a space, "&", "/"); a product without a category counts as
@@ -77,3 +80,15 @@ def category_orders(category: str, start: date, end: date) -> dict[str, tuple[st
         row[1] += int(units)
         row[2] += units * Decimal(str(item["Price"]))
     return {oid: (status, units, revenue) for oid, (status, units, revenue) in found.items()}
+
+
+@contextmanager
+def seeded(tag: str) -> Iterator[list[str]]:
+    """The catalogue and 24 orders (ids ``<tag><n>``) synced into the view, the pages' clock stopped meanwhile: a
+    module's shop, seeded once."""
+    with pytest.MonkeyPatch.context() as patch:
+        frozen_now(patch)
+        catalogue()
+        placed = place(24, tag=tag)
+        sync_now()
+        yield placed

@@ -15,7 +15,7 @@ from django.test import Client
 from dashboard.display import money
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csv_rows, load_more
-from tests.dashboard.numbers_shop import ODD_CATEGORY, catalogue, category_orders, frozen_now, place
+from tests.dashboard.numbers_shop import ODD_CATEGORY, category_orders, place, seeded
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
@@ -27,11 +27,7 @@ START, END = date(2026, 2, 1), date(2026, 3, 10)
 def shop(module_tables: None) -> Iterator[list[str]]:
     """The shop seeded once for the module, the pages' clock stopped meanwhile. Every list is checked against the
     shop table read from scratch (``category_orders``), so the test that adds orders leaves the others right."""
-    with pytest.MonkeyPatch.context() as patch:
-        frozen_now(patch)
-        catalogue()
-        placed = place(24, tag="k")
-        sync_now()
+    with seeded("k") as placed:
         yield placed
 
 

@@ -17,7 +17,7 @@ from django.test import Client
 from tests.adminview.figures_oracle import expected
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csv_rows
-from tests.dashboard.numbers_shop import ODD_CATEGORY, TODAY, catalogue, frozen_now, place
+from tests.dashboard.numbers_shop import ODD_CATEGORY, TODAY, frozen_now, place, seeded
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
@@ -29,11 +29,7 @@ CENT = Decimal("0.01")
 def shop(module_tables: None) -> Iterator[list[str]]:
     """The shop seeded once for the module, the pages' clock stopped meanwhile. Every figure is checked against a
     count from scratch (``expected``), so the tests that add orders (each its own ids) leave the others right."""
-    with pytest.MonkeyPatch.context() as patch:
-        frozen_now(patch)
-        catalogue()
-        placed = place(24, tag="n")
-        sync_now()
+    with seeded("n") as placed:
         yield placed
 
 
