@@ -341,16 +341,22 @@ def tab(browser: Any, look: Look) -> Iterator[Any]:
         context.close()
 
 
-# Every CSS transition or animation running now, settled (the admin's links and buttons fade colours for 0.15 s).
-TRANSITIONS_SETTLED = "() => Promise.allSettled(document.getAnimations().map((a) => a.finished))"
+# Every CSS transition or animation running now, jumped to its end (the admin's links and buttons fade colours for
+# 0.15 s). Finishing them, rather than awaiting their ``finished`` promises, cannot hang: a headless page that draws
+# no frames may never advance an animation's clock. An endless animation cannot be finished and is left running.
+TRANSITIONS_FINISHED = """() => {
+  for (const animation of document.getAnimations()) {
+    try { animation.finish(); } catch (endless) { /* an infinite animation has no end to jump to */ }
+  }
+}"""
 
 
 def look_at(page: Any, look: Look) -> None:
     """Show the page already loaded in ``look``: the viewport resized, the colour scheme emulated, and the
-    transitions that started waited for, so what is read next is the look's own colours."""
+    transitions that started finished, so what is read next is the look's own colours."""
     page.set_viewport_size({"width": look.width, "height": look.height})
     page.emulate_media(color_scheme=look.scheme)
-    page.evaluate(TRANSITIONS_SETTLED)
+    page.evaluate(TRANSITIONS_FINISHED)
 
 
 def log_in(page: Any, base: str) -> None:
