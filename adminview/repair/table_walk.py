@@ -72,6 +72,13 @@ class Table:
         count = self.client.describe_table(TableName=self.name)["Table"].get("ItemCount")
         return int(count) if count else None
 
+    def holds_nothing(self) -> bool:
+        """True when a strongly consistent Scan finds no item at all (its first page empty, with nothing after)."""
+        self.reads.wait()
+        page = self.client.scan(TableName=self.name, Limit=1, ConsistentRead=True, ProjectionExpression="PK")
+        self.reads.spend(0.5)
+        return not page.get("Items") and "LastEvaluatedKey" not in page
+
     def scan_pages(self, segment: int, segments: int, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
         """One segment of a parallel Scan, page by page."""
         params: dict[str, Any] = {"TableName": self.name, "Segment": segment, "TotalSegments": segments}

@@ -34,6 +34,7 @@ class Diff:
     live_counters: int = 0  # counters that changed while the walk ran: left for the next one
     source_items: int = 0  # items scanned in the source tables
     view_items: int = 0
+    view_was_empty: bool = False  # the view held nothing when the walk began: there were no view items to walk
     written: int = 0  # view items put or deleted
     seconds: float = 0.0
     unprojectable: dict[str, str] = field(default_factory=dict)  # source partition: why the view cannot hold it
@@ -95,6 +96,8 @@ class Diff:
             f"scanned {self.source_items} source items and {self.view_items} view items in {self.seconds:.1f}s "
             f"({self.items_per_second:.0f} items/s)"
         )
+        if self.view_was_empty:
+            line += " (the view held nothing when the walk began)"
         return line + (f", wrote {self.written} view items" if writes else "")
 
 

@@ -13,6 +13,8 @@ verify reads it again before reporting it, rebuild repairs it (``adminview.repai
    implies (anchors looked up by key; what they imply needs no read), an activity entry's audit entry still
    exists, a counted item has an anchor beside it. The sums are summed from the counted items on the way.
    An item no source implies at all (a kind the view no longer writes) is an orphan, deleted by a rebuild.
+   A view that held nothing when the walk began is neither read in step 1 nor walked in step 2: every item in it
+   since was written by this walk or by a writer that keeps the protocol.
 
 The sums (``adminview.core.numbers``) are checked in two steps, both exact under live traffic: each order must have
 counted what its source items contribute (step 1), and each sum must equal the sum of what the orders counted
@@ -93,6 +95,7 @@ class Walk:
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
     started: float = 0.0  # wall clock, for the sums' ``At``
+    view_was_empty: bool = False  # no item in the view when the walk began: nothing to read back or walk
     counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
@@ -161,10 +164,12 @@ class Walk:
 
     def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
         """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
-        items too: a differing partition with none of them stored is flagged with what the Scan saw."""
+        items too: a differing partition with none of them stored is flagged with what the Scan saw. Into a view
+        that held nothing as the walk began there is nothing to read: each partition is flagged so (its anchors
+        are written on the condition that they are still absent, so one the sync wrote since is not lost)."""
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
-        stored = self.view.get_many(list(dict.fromkeys(wanted)))
+        stored = {} if self.view_was_empty else self.view.get_many(list(dict.fromkeys(wanted)))
         differing = []
         for view, items in batch:
             expected = view.items()
@@ -393,9 +398,11 @@ class Walk:
     def run(self) -> Diff:
         started = time.monotonic()
         self.started = time.time()
+        self.view_was_empty = self.diff.view_was_empty = self.view.holds_nothing()
         for source in sources():
             in_segments(lambda n, s=source: self.source_segment(s, n), self.segments)  # type: ignore[misc]
-        in_segments(self.view_segment, self.segments)
+        if not self.view_was_empty:
+            in_segments(self.view_segment, self.segments)
         differences, live = self.counter_differences()
         self.diff.count(live_counters=live)
         if differences and self.on_counters:
