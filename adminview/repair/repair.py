@@ -212,6 +212,12 @@ def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
     its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
     partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
     anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
+    view.write_many(_entries_of(plans))
+    return commit_plans(view, [replace(p, entries=[]) for p in plans])
+
+
+def _entries_of(plans: Sequence[Plan]) -> dict[schema.Key, Item | None]:
+    """The plans' entries by key: the item put, or None when deleted."""
     entries: dict[schema.Key, Item | None] = {}
     for p in plans:
         for action in p.entries:
@@ -219,8 +225,7 @@ def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
                 entries[values.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
             else:
                 entries[values.item_key(action["Delete"]["Key"])] = None
-    view.write_many(entries)
-    return commit_plans(view, [replace(p, entries=[]) for p in plans])
+    return entries
 
 
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
@@ -251,20 +256,22 @@ def repair_flags(walk: Walk, flags: list[Flag]) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
     through ``repair_flag`` one by one.
 
-    A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan) is planned
+    A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan, or a view
+    that held nothing when the walk began) is planned
     from the Scan's items, with no read: its anchors are written on the condition that they are still absent, so
     no stream record had been applied to them, and none was lost (a rebuild keeps no sequence number: each record
     the sync receives after still applies). The others are read together (``read_partitions``)."""
     unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     again = commit_unanchored(walk.view, unanchored) | commit_plans(walk.view, plans)
+    written = {p.pk: frozenset(_entries_of([p])) for p in unanchored}
     plans += unanchored
     for p in plans:
         if p.pk not in again:
             _count(walk, p.changes)
     for flag in flags:
-        if flag.pk in again:
-            repair_flag(walk, flag)
+        if flag.pk in again:  # the entries written without their anchor are read again, and go if not implied
+            repair_flag(walk, replace(flag, extras=flag.extras | written.get(flag.pk, frozenset()), seen=None))
 
 
 def _planned(walk: Walk, flag: Flag) -> Plan | None:
