@@ -203,7 +203,8 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         order_returns(collection)  # its returns and refunds (the returns table)
 
     def returns_queue() -> None:
-        returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
+        page = returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
+        profiles_of(row.customer_id for row in page.rows)  # the customers' names
         sync_freshness.freshness()
 
     def search_page() -> None:

@@ -11,7 +11,7 @@ gets 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -34,7 +34,9 @@ from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
+from dashboard.order_lists import customer_cell
 from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
+from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import domain_errors, no_answer
 from dashboard.selectors import read_or_reason
 from dashboard.views.notes import Subject, notes_context
@@ -53,6 +55,7 @@ from shop.keys import OrderStatus
 from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import now
 
+ReturnListed = tuple[ReturnRow, Profile]  # a return with its customer's profile
 FormOf = Callable[[QueryDict], forms.Form]
 FORMS: dict[str, FormOf] = {"reject_form": RejectForm, "refund_form": RefundForm}
 
@@ -68,70 +71,79 @@ def waited(requested: datetime | None, at: datetime) -> str:
 
 def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
-) -> tuple[Column[ReturnRow], ...]:
-    """Return, order, customer (its id; on the page when ``with_customer``), status, requested, with ``details``
-    its reasons, units, value and received value (at the prices paid), then how long it has waited at ``at`` (page
-    only), or when ``closed`` when it closed."""
-    customer: Column[ReturnRow] = Column(
+) -> tuple[Column[ReturnListed], ...]:
+    """Return, order, customer (by name on the page when ``with_customer``; its id in the CSV), status, requested,
+    with ``details`` its reasons, units, value and received value (at the prices paid), then how long it has waited
+    at ``at`` (page only) or when ``closed`` when it closed, and last the customer's name (CSV only)."""
+    customer: Column[ReturnListed] = Column(
         "customer",
-        lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
+        lambda r: customer_cell(r[0].customer_id, r[1]),
         "customer_id",
-        lambda r: r.customer_id,
+        lambda r: r[0].customer_id,
         secondary=True,
     )
-    waiting: Column[ReturnRow] = Column("waiting for", lambda r: Cell(waited(r.requested, at)))
+    name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
+    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(waited(r[0].requested, at)))
     if closed:
         waiting = Column(
             "closed",
-            lambda r: Cell(timestamp(r.closed) or DASH),
+            lambda r: Cell(timestamp(r[0].closed) or DASH),
             "closed",
-            lambda r: r.closed.isoformat() if r.closed else None,
+            lambda r: r[0].closed.isoformat() if r[0].closed else None,
         )
-    shown: tuple[Column[ReturnRow], ...] = (
+    shown: tuple[Column[ReturnListed], ...] = (
         Column(
             "return",
-            lambda r: Cell(r.return_id, url=id_url("dashboard:return", r.return_id)),
+            lambda r: Cell(r[0].return_id, url=id_url("dashboard:return", r[0].return_id)),
             "return_id",
-            lambda r: r.return_id,
+            lambda r: r[0].return_id,
         ),
         Column(
             "order",
-            lambda r: Cell(r.order_id, url=id_url("dashboard:order", r.order_id)),
+            lambda r: Cell(r[0].order_id, url=id_url("dashboard:order", r[0].order_id)),
             "order_id",
-            lambda r: r.order_id,
+            lambda r: r[0].order_id,
         ),
         customer if with_customer else replace(customer, heading=None, cell=None),
-        Column("status", lambda r: Cell(r.status or "unknown"), "status", lambda r: r.status),
+        Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status),
         Column(
             "requested",
-            lambda r: Cell(timestamp(r.requested) or DASH),
+            lambda r: Cell(timestamp(r[0].requested) or DASH),
             "requested",
-            lambda r: r.requested.isoformat() if r.requested else None,
+            lambda r: r[0].requested.isoformat() if r[0].requested else None,
             secondary=True,
         ),
     )
     if not details:
-        return (*shown, waiting)
-    reasons: Column[ReturnRow] = Column(
-        "reasons", lambda r: Cell("; ".join(r.reasons) or DASH), "reasons", lambda r: "; ".join(r.reasons)
+        return (*shown, waiting, name)
+    reasons: Column[ReturnListed] = Column(
+        "reasons", lambda r: Cell("; ".join(r[0].reasons) or DASH), "reasons", lambda r: "; ".join(r[0].reasons)
     )
-    units: Column[ReturnRow] = Column("units", lambda r: _count_cell(r.units), "units", lambda r: r.units)
-    value: Column[ReturnRow] = Column("value", lambda r: amount_cell(r.value), "value", lambda r: plain_amount(r.value))
-    received: Column[ReturnRow] = Column(
+    units: Column[ReturnListed] = Column("units", lambda r: _count_cell(r[0].units), "units", lambda r: r[0].units)
+    value: Column[ReturnListed] = Column(
+        "value", lambda r: amount_cell(r[0].value), "value", lambda r: plain_amount(r[0].value)
+    )
+    received: Column[ReturnListed] = Column(
         "received value",
-        lambda r: amount_cell(r.received_value),
+        lambda r: amount_cell(r[0].received_value),
         "received_value",
-        lambda r: plain_amount(r.received_value),
+        lambda r: plain_amount(r[0].received_value),
         secondary=True,
     )
-    return (*shown, reasons, units, value, received, waiting)
+    return (*shown, reasons, units, value, received, waiting, name)
 
 
-def return_data(row: ReturnRow) -> tuple[tuple[str, str], ...]:
-    return (("return-id", row.return_id),)
+def return_data(record: ReturnListed) -> tuple[tuple[str, str], ...]:
+    return (("return-id", record[0].return_id),)
 
 
-class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
+def with_profiles(rows: Sequence[ReturnRow]) -> list[ReturnListed]:
+    """Each return with its customer's profile: one BatchGetItem a page."""
+    profiles = profiles_of(row.customer_id for row in rows)
+    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
+
+
+class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
     """``/returns/?status=open|<status>``: the admin view's returns of that status, oldest ``Requested`` first."""
 
     template = "dashboard/returns.html"
@@ -147,11 +159,11 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
     def scope(self, form: ReturnsQueueForm) -> str:
         return f"{form.cleaned_data['status']}|{form.cleaned_data['reason']}"
 
-    def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnRow], ...]:
+    def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
         """A closed status's list says when each return closed rather than how long it waited."""
         return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in returns_reads.CLOSED_AT)
 
-    def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnRow], ...]:
+    def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
         return self._columns(form)
 
     def fetch(self, form: ReturnsQueueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ReturnRow]:
@@ -162,7 +174,10 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnRow]):
         status = form.cleaned_data.get("status") or returns_reads.OPEN
         return {"form": form, "status": status, "statuses": QUEUE_STATUSES, "rows": [], "refused": True}
 
-    def data(self, record: ReturnRow) -> tuple[tuple[str, str], ...]:
+    def join(self, rows: Sequence[ReturnRow]) -> list[ReturnListed]:
+        return with_profiles(rows)
+
+    def data(self, record: ReturnListed) -> tuple[tuple[str, str], ...]:
         return return_data(record)
 
     def filename(self, form: ReturnsQueueForm) -> str:
@@ -188,7 +203,7 @@ def customer_returns(customer_id: str) -> dict[str, Any]:
     page = returns_reads.customer_returns(customer_id=customer_id, limit=CUSTOMER_RETURNS, after=None)
     columns = queue_columns(now(), with_customer=False)
     return {
-        "returns": [row_of(columns, row, return_data(row)) for row in page.rows],
+        "returns": [row_of(columns, (row, NOBODY), return_data((row, NOBODY))) for row in page.rows],
         "return_columns": page_columns(columns),
         "more_returns": page.next is not None,
     }
@@ -264,6 +279,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         shown["receive_form"] = _receive_form(item, suggested=_suggested_warehouse(item, collection))
     return {
         "item": item,
+        "customer": profiles_of([item.customer_id]).get(item.customer_id, NOBODY),
         "return_id": rid,
         "order": collection.order if collection is not None else None,
         "lines": _line_rows(item, collection),

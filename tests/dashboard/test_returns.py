@@ -103,7 +103,7 @@ def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client,
     rejected = csv_rows(staff.get("/returns/?status=REJECTED&format=csv"))
     assert rejected[0] == [
         *("return_id", "order_id", "customer_id", "status", "requested"),
-        *("reasons", "units", "value", "received_value", "closed"),
+        *("reasons", "units", "value", "received_value", "closed", "customer_name"),
     ]
     assert [row[:9] for row in rejected[1:]] == [
         ["r-mid", "5001", "1001", "REJECTED", "2026-03-08T09:00:00", "Arrived damaged", "1", "10.50", ""]
@@ -167,11 +167,14 @@ def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_bac
     page = staff.get("/returns/")
     header, *rows = csv_rows(staff.get("/returns/?format=csv"))
     # then each row has its value at the prices paid and, once received, the value of what came back; a return
-    # whose order's prices are unknown shows a dash; the orders' prices came in the returns' own BatchGetItem
+    # whose order's prices are unknown shows a dash; the orders' prices came in the returns' own BatchGetItem, and
+    # the customers' names in one more
     assert header[:5] == ["return_id", "order_id", "customer_id", "status", "requested"]
     shown = {row[0]: (row[header.index("value")], row[header.index("received_value")]) for row in rows}
     assert shown == {"r-asked": ("10.50", ""), "r-back": ("22.00", "10.50"), "r-foreign": ("", "")}
-    assert calls.count("BatchGetItem") == 2 and "Scan" not in calls  # one for the page, one for the CSV
+    assert calls.count("BatchGetItem") == 4 and "Scan" not in calls  # two for the page, two for the CSV
+    assert header[-1] == "customer_name" and {row[-1] for row in rows} == {"Ada Lovelace"}
+    assert "Ada Lovelace" in page.content.decode() and "Ada Lovelace" in staff.get("/returns/r-back/").content.decode()
     html = page.content.decode()
     assert page.status_code == 200 and "$22.00" in html and "received value" in html
     back = html[html.index('data-return-id="r-back"') :]
