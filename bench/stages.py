@@ -179,7 +179,9 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     def sections(listed: list[Any]) -> None:
         for section in listed:
-            section.pattern.page(limit=DEFAULT_PAGE, **section.params, **section.options)
+            page = section.pattern.page(limit=DEFAULT_PAGE, **section.params, **section.options)
+            if section.join:
+                section.join(page.items)  # what the list shows beside its items (the buyers' names)
 
     def pending() -> None:
         page = selectors.pending_orders(limit=PAGE_LIMIT)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
 from django.http import HttpResponseBase
 from django.shortcuts import redirect
@@ -17,7 +18,9 @@ from dashboard.display import plain_amount
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import csv_url, list_form, next_url, partial, refused_filter
+from dashboard.order_lists import customer_cell
 from dashboard.permissions import can_edit_catalogue
+from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
 from dashboard.views.common import every_row
@@ -25,7 +28,7 @@ from dashboard.views.history import latest
 from dashboard.views.sections import LIST, Column, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound
-from shop.timestamps import now
+from shop.timestamps import InvalidDate, now, parse_ts
 
 # --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
 
@@ -48,15 +51,41 @@ def product_sections(product_id: str, start: date, end: date) -> list[Section]:
             "getOrderByProductIdForDateRange",
             {"product_id": product_id, "start": start.isoformat(), "end": end.isoformat()},
             (
-                Column("order", lambda i: key_cell(i.pk)),
-                Column("date", lambda i: Cell(timestamp(i.date) or DASH)),
-                Column("customer", lambda i: key_cell(i.gsi2_pk)),
-                Column("quantity", lambda i: Cell(i.quantity, numeric=True)),
-                Column("price", lambda i: amount_cell(i.price), secondary=True),
+                Column("order", lambda r: key_cell(r[0].pk)),
+                Column("date", lambda r: Cell(timestamp(_ordered_at(r[0])) or DASH)),
+                Column("customer", _buyer_cell),
+                Column("quantity", lambda r: Cell(r[0].quantity, numeric=True)),
+                Column("price", lambda r: amount_cell(r[0].price), secondary=True),
             ),
             {"newest_first": True},
+            join=_with_buyers,
         ),
     ]
+
+
+def _ordered_at(item: Any) -> datetime | None:
+    """When an order item was ordered: its ``GSI1-SK`` as stored (None when it is not a timestamp)."""
+    try:
+        return parse_ts(item.date) if item.date else None
+    except InvalidDate:
+        return None
+
+
+def _buyer_of(item: Any) -> str | None:
+    """The bare id of the customer an order item was bought by (its ``GSI2-PK``), if it has one."""
+    return keys.strip(item.gsi2_pk) if item.gsi2_pk else None
+
+
+def _with_buyers(items: list[Any]) -> list[tuple[Any, Profile]]:
+    """Each order item with its customer's profile (the admin view's: one BatchGetItem a page), so the list names
+    them; by id when the view cannot be read."""
+    profiles, _why = read_or_reason(lambda: profiles_of(cid for i in items if (cid := _buyer_of(i))))
+    return [(i, (profiles or {}).get(_buyer_of(i) or "", NOBODY)) for i in items]
+
+
+def _buyer_cell(record: tuple[Any, Profile]) -> Cell:
+    customer_id = _buyer_of(record[0])
+    return customer_cell(customer_id, record[1]) if customer_id else Cell(DASH)
 
 
 MONTHS = "months"  # ?list=months&format=csv: the units sold per month, as the page's chart shows them

@@ -55,6 +55,8 @@ class Section:
     params: dict[str, Any]
     columns: tuple[Column, ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
+    # what the columns are given for a page's items (each with its customer's profile, say: one read a page)
+    join: Callable[[list[Any]], list[Any]] | None = None
 
     @property
     def pattern(self) -> AccessPattern:
@@ -98,8 +100,9 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
+    records = section.join(page.items) if section.join else page.items
     rows = [
-        [column.cell(item)._replace(secondary=column.secondary) for column in section.columns] for item in page.items
+        [column.cell(record)._replace(secondary=column.secondary) for column in section.columns] for record in records
     ]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {

@@ -56,8 +56,9 @@ def test_warehouse_page_lists_stock_and_shipments_newest_first(shop_table: str, 
     assert [r[1] for r in rows[1:]] == [f"sh#{shipment}" for shipment in newest]
 
 
-def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, staff: Client) -> None:
+def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, admin_view_table: str, staff: Client) -> None:
     ids = shop_with_shipments(3)
+    sync_now()
     response = staff.get("/products/2001/?from=2026-03-01&to=2026-03-01")
     assert response.status_code == 200
     page = response.content.decode()
@@ -65,6 +66,9 @@ def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, staff: 
     stock, items = response.context["sections"]
     assert [r[0][0] for r in stock["rows"]] == ["301"]
     assert [r[0][0] for r in items["rows"]] == list(reversed(ids))  # newest first
+    # each line says when it was ordered, and by whom: the customer's name, linking to their page
+    assert all(r[1][0] not in ("", "—") for r in items["rows"])
+    assert {(r[2][0], r[2][2]) for r in items["rows"]} == {("Ada Lovelace", "/customers/1001/")}
     none = staff.get("/products/2001/?from=2025-01-01&to=2025-01-31").context["sections"][1]
     assert none["rows"] == []
     rows = csv_rows(staff.get("/products/2001/?from=2026-03-01&to=2026-03-01&list=orders&format=csv"))
