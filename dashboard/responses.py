@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Concatenate, ParamSpec, TypeVar
 
 from django.http import HttpResponse, StreamingHttpResponse
@@ -13,6 +14,7 @@ from django.shortcuts import render
 
 from dashboard.htmx import HtmxHttpRequest
 from dynamo.errors import DomainError
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 
 P = ParamSpec("P")
 R = TypeVar("R", bound=HtmxHttpRequest)
@@ -41,6 +43,22 @@ def no_answer(request: HtmxHttpRequest, message: str, *, link: tuple[str, str] |
     response = error(request, 503, message, link=link)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
+
+
+class Unanswered(Exception):
+    """DynamoDB did not answer (a timeout, a lost connection): whether a write happened is unknown."""
+
+
+@contextmanager
+def unanswered_raised() -> Iterator[None]:
+    """DynamoDB not answering, as ``Unanswered`` (a view says so in place: never a 500); any other error goes on
+    as it was."""
+    try:
+        yield
+    except DYNAMODB_ERRORS as exc:
+        if not did_not_answer(exc):
+            raise
+        raise Unanswered(str(exc)) from exc
 
 
 def domain_errors(

@@ -31,7 +31,7 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import partial, validated
 from dashboard.permissions import is_superuser
 from dashboard.responses import domain_errors, error
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 from shop import keys
 from shop.errors import OrderConflict
 from shop.plain import from_decoded, plain_value

@@ -27,7 +27,7 @@ from dashboard.responses import domain_errors
 from dashboard.views.history import latest
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 from shop import access_patterns, keys, notes
 from shop.errors import NotFound
 from shop.models import Customer, Invoice

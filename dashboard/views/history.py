@@ -12,28 +12,16 @@ from django.http import Http404, HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import cursors
+from dashboard import cursors, selectors
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import csv_url, list_form, next_url, partial
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import CSV_PAGE
-from dynamo import ddb_json
-from dynamo.paging import all_items
-from shop import history, keys
-from shop.errors import NotFound
+from shop import history
 from shop.models import AuditEntry
-from shop.snapshots import read_raw
 
 HISTORY_CSV_HEADER = ["when", "user", "action", "attribute", "before", "after", "request_id", "warehouse_id", "reason"]
 LATEST = 5  # the entity pages show this many of the latest changes
-
-
-def _exists(kind: str, entity_id: str) -> str:
-    """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
-    partition = history.partition_of(kind, entity_id)
-    if ddb_json.string(read_raw(partition, partition), "EntityType") != kind:
-        raise NotFound(kind, keys.strip(partition))
-    return keys.strip(partition)
 
 
 def csv_rows(entries: Iterator[AuditEntry]) -> Iterator[list[Any]]:
@@ -66,11 +54,11 @@ def entity_history(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpR
     scope = f"{kind}|{entity_id}"
     start_key = cursors.decode(form.cleaned_data["cursor"], salt="history", scope=scope)
     if form.wants_csv:
-        bare = _exists(kind, entity_id)
-        found = all_items(history.entity_history, page_size=CSV_PAGE, kind=kind, entity_id=bare)
+        bare = selectors.entity_id(kind, entity_id)
+        found = selectors.every_history_entry(kind=kind, entity_id=bare, page_size=CSV_PAGE)
         first = list(itertools.islice(found, 1))  # the first page now: its errors are still a clean 4xx
         return csv_response(f"{kind}-{bare}-history.csv", HISTORY_CSV_HEADER, csv_rows(itertools.chain(first, found)))
-    bare = _exists(kind, entity_id) if start_key is None else keys.strip(history.partition_of(kind, entity_id))
+    bare = selectors.entity_id(kind, entity_id) if start_key is None else selectors.bare_entity_id(kind, entity_id)
     page = history.entity_history(kind=kind, entity_id=bare, limit=form.cleaned_data["limit"], start_key=start_key)
     context = {
         "kind": kind,

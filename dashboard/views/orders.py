@@ -44,11 +44,10 @@ from dashboard.order_lists import (
 )
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.profiles import NOBODY, Profile
-from dashboard.responses import RETRY_AFTER_S, csv_response, domain_errors, no_answer
+from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
-from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
@@ -185,10 +184,9 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
     status, newest = form.cleaned_data["status"], form.cleaned_data["newest"] or ""
     context = {"status": status, "new_count": 0, "new_more": False, "live_url": _live_url(status, newest)}
     try:
-        count = selectors.new_orders_since(status=status, newest=newest)
-    except DYNAMODB_ERRORS as exc:
-        if not did_not_answer(exc):
-            raise
+        with unanswered_raised():
+            count = selectors.new_orders_since(status=status, newest=newest)
+    except Unanswered:
         # the queue comes back as it was, without a count, so it keeps polling: the next poll may be answered
         unanswered = TemplateResponse(request, "dashboard/orders.html#live", context, status=503)
         unanswered["Retry-After"] = str(RETRY_AFTER_S)
@@ -338,10 +336,9 @@ def _order_action(
             context = _order_context(request, collection, ship_form=form, message=message, conflict=True)
         return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
     try:
-        action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
-    except DYNAMODB_ERRORS as exc:
-        if not did_not_answer(exc):
-            raise
+        with unanswered_raised():
+            action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+    except Unanswered:
         return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
     except OrderConflict as exc:
         collection = orders.order_collection(oid)
@@ -422,15 +419,14 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
         return needs_fulfilment(request)
     status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
     try:
-        if add:
-            favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
-        else:
-            favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
+        with unanswered_raised():
+            if add:
+                favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
+            else:
+                favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
     except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
         status, message = exc.http_status, str(exc)
-    except DYNAMODB_ERRORS as exc:
-        if not did_not_answer(exc):
-            raise
+    except Unanswered:
         done = "marked as a favourite" if add else "un-marked as a favourite"
         return _outcome_unknown(request, oid, f"product {pid} may or may not have been {done}")
     if not request.htmx and status == 200:

@@ -37,10 +37,9 @@ from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_o
 from dashboard.order_lists import customer_cell
 from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
-from dashboard.responses import domain_errors, no_answer
+from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
 from dashboard.selectors import read_or_reason
 from dashboard.views.notes import Subject, notes_context
-from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import services
@@ -333,10 +332,9 @@ def _return_action(
     if not form.is_valid():
         return page(400, message=f"Return {rid} was not {done}: see below.")
     try:
-        act(rid, form.cleaned_data, actor_of(request))
-    except DYNAMODB_ERRORS as exc:
-        if not did_not_answer(exc):
-            raise
+        with unanswered_raised():
+            act(rid, form.cleaned_data, actor_of(request))
+    except Unanswered:
         message = f"DynamoDB did not answer, so return {rid} may or may not have been {done}: reload it to see."
         return no_answer(request, message, link=(reverse("dashboard:return", args=[rid]), f"Reload return {rid}"))
     except ReturnConflict as exc:
@@ -451,10 +449,9 @@ def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     if not form.is_valid():
         return page(400)
     try:
-        item = services.return_create(order_id=oid, lines=form.return_lines(), actor=actor_of(request))
-    except DYNAMODB_ERRORS as exc:
-        if not did_not_answer(exc):
-            raise
+        with unanswered_raised():
+            item = services.return_create(order_id=oid, lines=form.return_lines(), actor=actor_of(request))
+    except Unanswered:
         message = f"DynamoDB did not answer, so a return of order {oid} may or may not have been made: see the order."
         return no_answer(request, message, link=(reverse("dashboard:order", args=[oid]), f"Order {oid}"))
     except InvalidInput as exc:

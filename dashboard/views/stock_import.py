@@ -23,13 +23,13 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard import selectors
 from dashboard.actors import actor_of
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import validated
 from dashboard.permissions import can_edit_catalogue, needs_group
 from dashboard.responses import csv_response, domain_errors
 from dashboard.views.common import CSV_PAGE
-from dynamo.paging import all_items
 from shop import access_patterns, keys, stock_import
 from shop.errors import InvalidInput, NotFound
 from shop.stock_import import MAX_ROWS, PlannedRow, RowOutcome
@@ -162,7 +162,7 @@ def warehouse_stock_csv(request: HtmxHttpRequest, warehouse_id: str) -> HttpResp
     wid = keys.bare(warehouse_id, keys.WAREHOUSE)
     if access_patterns.warehouse_by_id(warehouse_id=wid) is None:
         raise NotFound("warehouse", wid)
-    found = all_items(access_patterns.inventory_for_warehouse, page_size=CSV_PAGE, warehouse_id=wid)
+    found = selectors.warehouse_stock(warehouse_id=wid, page_size=CSV_PAGE)
     first = list(itertools.islice(found, 1))  # the first page now: its calls are in the cost headers
     rows = ([row.product_id, row.warehouse_id, row.quantity] for row in itertools.chain(first, found))
     return csv_response(f"warehouse-{wid}-stock.csv", STOCK_CSV_HEADER, rows)

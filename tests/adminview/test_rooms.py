@@ -2,7 +2,9 @@
 
 - nothing under ``adminview/core`` reaches boto3, botocore, PynamoDB, ``dynamo`` (not even the package) or another
   room, directly or through a product module it imports;
-- the product's modules import each other in no circle (module-level imports, as Python runs them).
+- the product's modules import each other in no circle (module-level imports, as Python runs them);
+- the dashboard's views import no ``dynamo`` module: they call selectors and services (the explorer, which shows
+  DynamoDB's calls as such, aside).
 """
 
 from __future__ import annotations
@@ -109,3 +111,18 @@ def test_no_import_circle_among_the_product_modules() -> None:
         if name not in index:
             visit(name)
     assert circles == []
+
+
+# The explorer's page is about DynamoDB's calls themselves: the calls a pattern made, their cost, their pages.
+VIEWS_THAT_SHOW_DYNAMODB = {"dashboard.views.patterns"}
+
+
+def test_the_dashboards_views_import_no_dynamo_module() -> None:
+    views = [name for name in MODULES if name.startswith("dashboard.views.")]
+    assert "dashboard.views.orders" in views
+    bad = {
+        name: sorted(i for i in _imports(name) if i == "dynamo" or i.startswith("dynamo."))
+        for name in views
+        if name not in VIEWS_THAT_SHOW_DYNAMODB
+    }
+    assert {name: found for name, found in bad.items() if found} == {}
