@@ -257,10 +257,10 @@ def repair_flags(walk: Walk, flags: list[Flag]) -> None:
     through ``repair_flag`` one by one.
 
     A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan, or a view
-    that held nothing when the walk began) is planned
-    from the Scan's items, with no read: its anchors are written on the condition that they are still absent, so
-    no stream record had been applied to them, and none was lost (a rebuild keeps no sequence number: each record
-    the sync receives after still applies). The others are read together (``read_partitions``)."""
+    that held nothing when the walk began) is planned from the Scan's items, with no read: its anchors are written
+    on the condition that they are still absent, so no stream record had been applied to them, and none was lost
+    (a rebuild keeps no sequence number: each record the sync receives after still applies). The others are read
+    together (``read_partitions``)."""
     unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     again = commit_unanchored(walk.view, unanchored) | commit_plans(walk.view, plans)
