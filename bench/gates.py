@@ -14,6 +14,7 @@ fixed costs weigh least; committed figures at each size the bounds file holds.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from dataclasses import asdict, dataclass
@@ -254,15 +255,42 @@ def recorded(results: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def recorded_pages(committed: dict[str, Any], results: dict[str, Any], pages: list[str]) -> dict[str, Any]:
+    """The committed figures with only ``pages``' p50 taken from a run (a page whose reads changed on purpose), the
+    run noted beside the pages it gave."""
+    run = recorded(results)
+    unknown = sorted({p for p in pages if not any(p in by_page for by_page in run["page_p50_ms"].values())})
+    if unknown:
+        raise SystemExit(f"no figures for {', '.join(unknown)} in {results.get('command')!r}")
+    updated: dict[str, Any] = copy.deepcopy(committed)
+    for size, by_page in run["page_p50_ms"].items():
+        for page in pages:
+            if page in by_page:
+                updated["page_p50_ms"].setdefault(size, {})[page] = by_page[page]
+    updated.setdefault("pages_recorded_later", []).append({"pages": pages, **run["recorded_from"]})
+    return updated
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judge a results file against the committed figures, or (``--record``) commit its figures as the bounds."""
     parser = argparse.ArgumentParser(prog="python -m bench.gates", description=main.__doc__)
     parser.add_argument("results", type=Path, help="a results file, e.g. bench/results/quick.json")
     parser.add_argument("--record", action="store_true", help=f"write its figures to {BOUNDS_FILE.name}")
+    parser.add_argument(
+        "--pages",
+        help="with --record: only these pages' p50 (comma-separated; pages whose reads changed), the rest kept",
+    )
     opts = parser.parse_args(argv)
     results = json.loads(opts.results.read_text())
+    if opts.pages and not opts.record:
+        parser.error("--pages goes with --record")
     if opts.record:
-        BOUNDS_FILE.write_text(json.dumps(recorded(results), indent=2) + "\n")
+        if opts.pages:
+            committed = json.loads(BOUNDS_FILE.read_text())
+            figures = recorded_pages(committed, results, [p.strip() for p in opts.pages.split(",") if p.strip()])
+        else:
+            figures = recorded(results)
+        BOUNDS_FILE.write_text(json.dumps(figures, indent=2) + "\n")
         print(f"written: {BOUNDS_FILE}")
     gates = check(results)
     for gate in gates:
