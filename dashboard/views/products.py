@@ -18,9 +18,9 @@ from dashboard.display import plain_amount
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import csv_url, list_form, next_url, partial, refused_filter
-from dashboard.order_lists import customer_cell
+from dashboard.order_lists import Listed, customer_cell, with_profiles
 from dashboard.permissions import can_edit_catalogue
-from dashboard.profiles import NOBODY, Profile, profiles_of
+from dashboard.profiles import NOBODY
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
 from dashboard.views.common import every_row
@@ -71,20 +71,15 @@ def _ordered_at(item: Any) -> datetime | None:
         return None
 
 
-def _buyer_of(item: Any) -> str | None:
-    """The bare id of the customer an order item was bought by (its ``GSI2-PK``), if it has one."""
-    return keys.strip(item.gsi2_pk) if item.gsi2_pk else None
-
-
-def _with_buyers(items: list[Any]) -> list[tuple[Any, Profile]]:
+def _with_buyers(items: list[Any]) -> list[Listed]:
     """Each order item with its customer's profile (the admin view's: one BatchGetItem a page), so the list names
     them; by id when the view cannot be read."""
-    profiles, _why = read_or_reason(lambda: profiles_of(cid for i in items if (cid := _buyer_of(i))))
-    return [(i, (profiles or {}).get(_buyer_of(i) or "", NOBODY)) for i in items]
+    named, _why = read_or_reason(lambda: with_profiles(items))
+    return named if named is not None else [(i, NOBODY) for i in items]
 
 
-def _buyer_cell(record: tuple[Any, Profile]) -> Cell:
-    customer_id = _buyer_of(record[0])
+def _buyer_cell(record: Listed) -> Cell:
+    customer_id = record[0].customer_id
     return customer_cell(customer_id, record[1]) if customer_id else Cell(DASH)
 
 

@@ -34,7 +34,7 @@ from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
-from dashboard.order_lists import customer_cell
+from dashboard.order_lists import customer_cell, with_profiles
 from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
@@ -134,12 +134,6 @@ def queue_columns(
 
 def return_data(record: ReturnListed) -> tuple[tuple[str, str], ...]:
     return (("return-id", record[0].return_id),)
-
-
-def with_profiles(rows: Sequence[ReturnRow]) -> list[ReturnListed]:
-    """Each return with its customer's profile: one BatchGetItem a page."""
-    profiles = profiles_of(row.customer_id for row in rows)
-    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
 
 
 class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
