@@ -264,14 +264,15 @@ def repair_flags(walk: Walk, flags: list[Flag]) -> None:
     unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     again = commit_unanchored(walk.view, unanchored) | commit_plans(walk.view, plans)
-    written = {p.pk: frozenset(_entries_of([p])) for p in unanchored}
+    written = {p.pk: p for p in unanchored}
     plans += unanchored
     for p in plans:
         if p.pk not in again:
             _count(walk, p.changes)
     for flag in flags:
         if flag.pk in again:  # the entries written without their anchor are read again, and go if not implied
-            repair_flag(walk, replace(flag, extras=flag.extras | written.get(flag.pk, frozenset()), seen=None))
+            entries = _entries_of([written[flag.pk]]) if flag.pk in written else {}
+            repair_flag(walk, replace(flag, extras=flag.extras | set(entries), seen=None))
 
 
 def _planned(walk: Walk, flag: Flag) -> Plan | None:

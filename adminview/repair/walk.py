@@ -95,7 +95,6 @@ class Walk:
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
     started: float = 0.0  # wall clock, for the sums' ``At``
-    view_was_empty: bool = False  # no item in the view when the walk began: nothing to read back or walk
     counted: numbers.Deltas = field(default_factory=dict)  # the counted items' sums, summed per sum item
     counters: dict[schema.Key, tuple[dict[str, Decimal], float | None]] = field(default_factory=dict)
     relation_differences: list[CounterDifference] = field(default_factory=list)
@@ -169,7 +168,7 @@ class Walk:
         are written on the condition that they are still absent, so one the sync wrote since is not lost)."""
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
-        stored = {} if self.view_was_empty else self.view.get_many(list(dict.fromkeys(wanted)))
+        stored = {} if self.diff.view_was_empty else self.view.get_many(list(dict.fromkeys(wanted)))
         differing = []
         for view, items in batch:
             expected = view.items()
@@ -398,10 +397,10 @@ class Walk:
     def run(self) -> Diff:
         started = time.monotonic()
         self.started = time.time()
-        self.view_was_empty = self.diff.view_was_empty = self.view.holds_nothing()
+        self.diff.view_was_empty = self.view.holds_nothing()  # nothing to read back or walk in step 2
         for source in sources():
             in_segments(lambda n, s=source: self.source_segment(s, n), self.segments)  # type: ignore[misc]
-        if not self.view_was_empty:
+        if not self.diff.view_was_empty:
             in_segments(self.view_segment, self.segments)
         differences, live = self.counter_differences()
         self.diff.count(live_counters=live)
