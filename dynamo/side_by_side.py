@@ -21,10 +21,24 @@ from dynamo.instrumentation import run_in_context
 
 T = TypeVar("T")
 U = TypeVar("U")
-# Calls in flight at once, per process: env ``SHOP_ADMIN_DYNAMODB_THREADS`` (default 32). moto's server snapshots
-# whole tables for each TransactWriteItems and puts the snapshot back when one fails, so on it concurrent calls can
-# undo each other's writes: there the product runs with 1.
-MAX_THREADS = max(1, int(os.environ.get("SHOP_ADMIN_DYNAMODB_THREADS") or 32))
+THREADS_VARIABLE = "SHOP_ADMIN_DYNAMODB_THREADS"
+
+
+def _max_threads() -> int:
+    """``THREADS_VARIABLE`` as a whole number (at least 1; default 32), or a ValueError that names it."""
+    text = (os.environ.get(THREADS_VARIABLE) or "").strip()
+    if not text:
+        return 32
+    try:
+        return max(1, int(text))
+    except ValueError:
+        raise ValueError(f"{THREADS_VARIABLE} must be a whole number, not {text!r}") from None
+
+
+# Calls in flight at once, per process. moto's server snapshots whole tables for each TransactWriteItems and puts
+# the snapshot back when one fails, so on it concurrent calls can undo each other's writes: there the product runs
+# with 1.
+MAX_THREADS = _max_threads()
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
