@@ -258,6 +258,13 @@ def _receive_form(item: ReturnItem, data: QueryDict | None = None, suggested: st
     return ReceiveForm(data, lines=item.lines or [], warehouses=warehouses, initial={"warehouse": suggested})
 
 
+def _customer(customer_id: str) -> Profile:
+    """The return's customer as the admin view holds them, for their name; NOBODY (the page shows the id) when the
+    view cannot be read, as the page needs nothing else from it."""
+    profiles, _why = read_or_reason(lambda: profiles_of([customer_id]))
+    return (profiles or {}).get(customer_id, NOBODY)
+
+
 def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any) -> dict[str, Any]:
     """The return as ``dashboard.selectors.return_details`` reads it, its lines' cells and its forms; ``posted``:
     forms as sent, with errors."""
@@ -272,7 +279,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         shown["receive_form"] = _receive_form(item, suggested=_suggested_warehouse(item, collection))
     return {
         "item": item,
-        "customer": profiles_of([item.customer_id]).get(item.customer_id, NOBODY),
+        "customer": _customer(item.customer_id),
         "return_id": rid,
         "order": collection.order if collection is not None else None,
         "lines": _line_rows(item, collection),

@@ -4,6 +4,7 @@ form for bad input or a refund above what remains), and what an order, a custome
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from adminview.tables import ViewItem
+from adminview.tables import ADMIN_VIEW_TABLE, ViewItem
 from dynamo.client import client_of
 from returns import access_patterns as rap
 from returns import keys as return_keys
@@ -491,3 +492,16 @@ def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_dam
     html = staff.get("/products/2001/").content.decode()
     assert "1 of 2 units sold (50.0 %)" in html
     assert '<dd id="returned-restocked">0</dd>' in html and '<dd id="returned-damaged">1</dd>' in html
+
+
+def test_a_returns_page_without_an_admin_view_names_its_customer_by_id(
+    staff: Client, shop: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given a return, and an admin view that cannot be read (its table is not there)
+    services.return_request(order_id="5001", lines=[services.Line("2001", 1, "SIZE")], return_id="r-alone")
+    monkeypatch.setattr(ADMIN_VIEW_TABLE.model.Meta, "table_name", f"AdminView-none-{uuid.uuid4().hex[:8]}")
+    # when staff open it
+    page = staff.get("/returns/r-alone/")
+    # then the page, which reads the view only for the customer's name, shows the customer by id
+    assert page.status_code == 200
+    assert '<a href="/customers/1001/">1001</a>' in page.content.decode()
