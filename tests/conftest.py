@@ -64,7 +64,7 @@ _pool = TablePool()
 @pytest.fixture(scope="session")
 def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
-    with local.in_memory() as engine, local.pointed_at(engine.endpoint):
+    with local.in_memory(short_lived=True) as engine, local.pointed_at(engine.endpoint):
         _engine.append(engine)
         _started[:] = [time.monotonic()]
         try:

@@ -45,7 +45,7 @@ SERVER_THREADS = 8  # gunicorn: 2 workers x 4 threads; a round sends no more req
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[local.DynamoDBLocal]:
-    with local.in_memory() as engine, local.pointed_at(engine.endpoint):
+    with local.in_memory(short_lived=True) as engine, local.pointed_at(engine.endpoint):
         yield engine
 
 

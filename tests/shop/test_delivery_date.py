@@ -66,7 +66,7 @@ def own_engine(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     """A DynamoDB Local of its own: after an online index build the engine stays slow for every later
     write (seen with 10,000 orders), so the session's shared engine must not do it."""
     saved = {k: os.environ.get(k) for k in ENDPOINT_VARS}
-    with local.in_memory() as engine:
+    with local.in_memory(short_lived=True) as engine:
         os.environ.update({k: engine.endpoint for k in ENDPOINT_VARS})
         reset_connections()
         try:
