@@ -93,7 +93,8 @@ class DynamoDBLocal:
 
     def command(self) -> list[str]:
         jar = find_jar()
-        cmd = [find_java(), *self.jvm_options, f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}", "-jar", str(jar)]
+        library = f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}"
+        cmd = [find_java(), *self.jvm_options, library, "-jar", str(jar)]
         cmd += ["-port", str(self.port), "-sharedDb"]
         if self.data_dir is None:
             cmd.append("-inMemory")
