@@ -153,12 +153,15 @@ def counting_transactions(
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
     """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
     ``moves`` and its actions, encoded for the client (the counted items first, then the merged sums), at most
-    ``MAX_ITEMS`` actions with ``extra`` left free. Anchors of one sum shard go together, so their sums merge."""
+    ``MAX_ITEMS`` actions with ``extra`` left free. Anchors of one sum shard go together, so their sums merge, and
+    in the order of the sum items they change, so that those adding to the same day or month share a transaction."""
+    deltas = [numbers.difference(before.sums, after) for before, after in moves]
     by_shard: dict[int, list[int]] = {}
     for i, (before, _after) in enumerate(moves):
         anchor = schema.counted_anchor(before.key) or before.key
         by_shard.setdefault(schema.sum_shard(anchor), []).append(i)
-    deltas = [numbers.difference(before.sums, after) for before, after in moves]
+    for positions in by_shard.values():
+        positions.sort(key=lambda i: sorted(deltas[i]))
     limit = transactions.MAX_ITEMS - extra
     found: list[tuple[list[int], list[dict[str, Any]]]] = []
 
