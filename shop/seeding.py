@@ -5,10 +5,11 @@ customers (a few with many orders), popular products, and statuses that fit thei
 shipped orders are recent; delivered and cancelled ones spread over two years).
 
 Orders are written as history: the same item builders ``order_place`` and ``order_ship`` use
-(``build_placement`` / ``build_shipments``) produce each order in its final state, and the
-items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a transaction: every
-item is new, and stock levels are loaded as they stand after that history. Live orders (the dashboard,
-tests) go through ``order_place`` and friends, one transaction each.
+(``build_placement`` / ``build_shipments``) produce each order in its final state. They are numbered and
+written in the order they were placed, oldest first, as a shop takes them, so the stream carries them as a live
+shop's does. The items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a
+transaction: every item is new, and stock levels are loaded as they stand after that history. Live orders (the
+dashboard, tests) go through ``order_place`` and friends, one transaction each.
 
 Seeding a table that holds data already grows it: ``shop.seed_ids.next_ids`` finds the highest numeric id of each entity
 (one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Protocol, TypeVar
@@ -210,6 +211,9 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
                 shipped_after=timedelta(hours=rng.randint(2, 60)),
             )
         )
+    # numbered (so written) in the order they were placed
+    result.orders.sort(key=lambda order: order.placed_at)
+    result.orders[:] = [replace(order, order_id=str(ids.order + k)) for k, order in enumerate(result.orders)]
     return result
 
 
