@@ -184,6 +184,18 @@ def summaries(order_ids: list[str]) -> list[Raw | None]:
     )
 
 
+def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
+    """The warehouses each order's lines ship from, for the orders of ``order_ids`` shipped from more than one (a
+    split order: a shipment, so a tracking number, per warehouse): one BatchGetItem of their summaries' lines."""
+    found: dict[str, list[str]] = {}
+    for oid, raw in zip(order_ids, get_many([schema.order_anchor(oid) for oid in order_ids], ["Lines"]), strict=True):
+        lines = ddb_json.mapping(raw, "Lines").values()
+        warehouses = sorted({wid for line in lines if (wid := ddb_json.string(ddb_json.entries(line), "WarehouseId"))})
+        if len(warehouses) > 1:
+            found[oid] = warehouses
+    return found
+
+
 def customer_order_entries(
     *,
     customer_id: str,

@@ -152,9 +152,14 @@ class StatusList(Listing[StatusListForm, Listed]):
     def extra(self, form: StatusListForm, page: Paged[Any]) -> dict[str, Any]:
         status, sort, dates = form.cleaned_data["status"], form.cleaned_data["sort"], form.dates()
         newest = page.rows[0].position if page.rows else ""
+        actions = LIST_ACTIONS[status] if can_fulfil(self.request.user) else ()
         return {
             "sort": sort,
-            "actions": LIST_ACTIONS[status] if can_fulfil(self.request.user) else (),
+            "actions": actions,
+            # a split order ships a shipment per warehouse, each with its own tracking number
+            "ship_from": selectors.warehouses_of_split_orders([row.order_id for row in page.rows])
+            if "ship" in actions and page.rows
+            else {},
             "first_url": first_page_url(self.request),
             "select_url": first_page_url(self.request, select="page"),
             "select_page": form.cleaned_data["select"] == "page",

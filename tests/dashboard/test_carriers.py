@@ -116,3 +116,39 @@ def test_a_tracking_number_for_a_warehouse_the_order_does_not_ship_from_is_400(
     response = post(packer, f"/orders/{split_order}/ship/", {"expected_version": "1", "tracking_number-999": "X"})
     assert response.status_code == 400
     assert orders.order_collection(split_order).order.status == "PENDING"
+
+
+def test_the_pending_list_takes_a_tracking_number_per_warehouse_of_a_split_order_and_the_bulk_ship_keeps_each(
+    packer: Client, split_order: str
+) -> None:
+    # given the split order beside an order shipped from one warehouse, both on the pending list
+    single = orders.order_place(
+        customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=datetime(2024, 5, 2, 12), order_id=split_order + "x"
+    ).order_id
+    sync_now()
+    html = packer.get("/orders/pending/").content.decode()
+    # then the split order's row has a field per warehouse and the other its one field
+    split_cell = html.split(f'id="tracking-{split_order}">')[1].split("</td>")[0]
+    assert f'name="tracking_number-{split_order}@301"' in split_cell
+    assert f'aria-label="tracking number of order {split_order} from warehouse 302"' in split_cell
+    assert f'name="tracking_number-{split_order}"' not in split_cell
+    single_cell = html.split(f'id="tracking-{single}">')[1].split("</td>")[0]
+    assert f'name="tracking_number-{single}"' in single_cell and "@" not in single_cell
+    # when both ship in bulk with a number typed for each parcel
+    form = html.split('id="bulk-form"')[1]
+    token = form.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    data = {
+        "csrfmiddlewaretoken": token,
+        "status": "PENDING",
+        "action": "ship",
+        "carrier": "DHL",
+        "order": [split_order, single],
+        f"tracking_number-{split_order}@301": "D-301",
+        f"tracking_number-{split_order}@302": "D-302",
+        f"tracking_number-{single}": "D-1",
+    }
+    assert packer.post("/orders/bulk/", data).status_code in (200, 302)
+    # then each shipment keeps its own
+    shipped = {(s.warehouse_id, s.tracking_number) for s in orders.order_collection(split_order).shipments}
+    assert shipped == {("301", "D-301"), ("302", "D-302")}
+    assert [s.tracking_number for s in orders.order_collection(single).shipments] == ["D-1"]

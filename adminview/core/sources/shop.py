@@ -30,7 +30,7 @@ from shop.keys import OrderStatus
 Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
 LINES, INVOICES, SHIPMENTS = "Lines", "Invoices", "Shipments"
-LINE_FACTS = ("Quantity", "Price", "Category")
+LINE_FACTS = ("Quantity", "Price", "Category", "WarehouseId")
 SHIPMENT_FACTS = ("Carrier", "TrackingNumber")
 ORDER_FACTS = ("Date", "Status", "Total", "ItemCount", "Version")
 PROFILE_FACTS = ("Name", "Email", "Address")
