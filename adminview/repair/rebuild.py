@@ -22,9 +22,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from adminview.repair import repair
+from adminview.repair.flags import CounterDifference, Flag
 from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
 from adminview.repair.view_diff import EXAMPLES, Change, Diff
-from adminview.repair.walk import CounterDifference, Flag, Walk, walk
+from adminview.repair.walk import Walk, walk
 from dynamo.instrumentation import run_in_context
 
 DEFAULT_SETTLE_S = 3.0

@@ -21,10 +21,11 @@ from typing import Any
 from adminview.core import anchor, numbers, schema, values
 from adminview.core.sources import Source
 from adminview.repair import partition
+from adminview.repair.flags import CounterDifference, Flag
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table
 from adminview.repair.view_diff import Change, compare
-from adminview.repair.walk import CounterDifference, Flag, Walk
+from adminview.repair.walk import Walk
 from adminview.tables import write_entries
 from dynamo import transactions
 from dynamo.backoff import full_jitter

@@ -129,7 +129,7 @@ def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
 @pytest.mark.ddb_local
 def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(shop: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     sync_now()
-    monkeypatch.setattr("adminview.repair.walk.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
+    monkeypatch.setattr("adminview.repair.view_pass.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
     pk, sk = schema.day_sums(schema.sum_shard(schema.order_anchor(shop[0])), "2026-03-01")
     client.update_item(

@@ -1,0 +1,45 @@
+"""What the walk's two passes find (``adminview.repair.walk``): source partitions to look at again, and sums that
+are not what the orders counted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from adminview.core import schema
+from adminview.core.sources import Source
+from adminview.repair import partition
+from adminview.repair.partition import Item
+
+
+@dataclass(frozen=True)
+class Unanchored:
+    """A source partition as the source pass scanned it, when a consistent read made after the Scan found none of
+    its anchors or counted items: the view items it implies that were stored then, beside its items."""
+
+    items: tuple[Item, ...]
+    stored: dict[schema.Key, Item]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A source partition to look at again, and stored view items that no source item implies (found by the
+    view pass: the repair deletes them). ``seen``: the partition as scanned, when it had no anchor stored."""
+
+    source: Source
+    pk: str
+    extras: frozenset[schema.Key] = frozenset()
+    seen: Unanchored | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class CounterDifference:
+    key: schema.Key
+    expected: dict[str, Decimal]  # what the orders counted
+    stored: dict[str, Decimal]
+    changed_at: float | None  # the sum's ``At`` as read (a correction is conditioned on it)
+
+
+def comparable(key: schema.Key, item: Item | None) -> bool:
+    """A stored item that takes part in comparisons: not a stub (which only keeps sequence numbers)."""
+    return item is not None and not partition.is_bookkeeping_only(item)
