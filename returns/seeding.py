@@ -1,7 +1,7 @@
 """Returns and refunds for the seeded shop (``seed_shop`` runs ``seed_returns``: ``settings.SEED_EXTENSIONS``).
 
-A share of the delivered orders (``RETURN_SHARE``) gets a return, their statuses taken in turn from every status, so
-each status is there; every cancelled order that was paid gets the refund of what it paid, as
+The first delivered order and a share of the others (``RETURN_SHARE``) get a return, their statuses taken in turn
+from every status, so each status is there; every cancelled order that was paid gets the refund of what it paid, as
 ``returns.services.order_cancel_with_refund`` makes it. A refunded return has its refund (the value of the units
 sent back), naming the order's customer. Each order's refunded total is written with its refunds, as the services
 keep it.
@@ -98,7 +98,7 @@ def plan_returns(seed_plan: SeedPlan) -> Iterator[ReturnsItem]:
         rng = random.Random(f"returns-{planned.order_id}")
         if planned.status is OrderStatus.CANCELLED:
             yield from _cancel_refund(planned, rng)
-        elif planned.status is OrderStatus.DELIVERED and rng.random() < RETURN_SHARE:
+        elif planned.status is OrderStatus.DELIVERED and (made == 0 or rng.random() < RETURN_SHARE):
             yield from _return_of(planned, statuses[made % len(statuses)], rng, latest)
             made += 1
 
