@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+from urllib.parse import urlencode
 
 from adminview.reads import number_reads, returns_reads, search, selectors, sync_freshness
 from bench import cpu, stats_pages
@@ -20,7 +21,7 @@ from dynamo.client import client_of
 from dynamo.tables import ensure_table
 from shop import access_patterns, history, orders, seed_ids, seeding
 from shop.keys import OrderStatus
-from shop.models import SHOP_TABLE, ShopItem
+from shop.models import SHOP_TABLE, Customer, ShopItem
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
@@ -34,10 +35,15 @@ PAGES = (
     "warehouse",
     "explorer",
     "search",
+    "search_name",
+    "search_email",
+    "orders_all",
+    "delivered",
     "returns",
     *stats_pages.PAGES,
 )
 SEARCH_TEXT = "turing"  # a last name: one search entry per customer who has it (emails start with first names)
+EMAIL_PART = "example.com"  # every seeded customer's email domain: the search matches them all
 UNCATEGORIZED_SHARE = 0.1  # orders seeded as before categories: what the category backfill stage changes
 
 
@@ -65,11 +71,13 @@ class Subjects:
     order_id: str  # an order with the most items
     order_items: int
     pending_orders: int
+    customer_name: str = ""  # the customer's full name, searched for as typed
 
 
 def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
     by_customer = Counter(o.customer_id for o in plan.orders)
     cid = by_customer.most_common(1)[0][0]
+    name = next(c.name for c in plan.catalog if isinstance(c, Customer) and c.customer_id == cid)
     start, end = INVOICE_YEAR
     in_year = sum(1 for o in plan.orders if o.customer_id == cid and start <= o.placed_at.date().isoformat() <= end)
     buyers: dict[str, set[str]] = defaultdict(set)
@@ -82,6 +90,7 @@ def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
     order = max(plan.orders, key=lambda o: (len(o.lines), o.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED)))
     return Subjects(
         customer_id=cid,
+        customer_name=name or "",
         invoices_in_year=in_year,
         product_id=pid,
         product_buyers=n_buyers,
@@ -209,9 +218,20 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         profiles_of(row.customer_id for row in page.rows)  # the customers' names
         sync_freshness.freshness()
 
-    def search_page() -> None:
-        search.search(text=SEARCH_TEXT, limit=PAGE_LIMIT)
-        sync_freshness.freshness()
+    def searching(text: str) -> Callable[[], None]:
+        def search_page() -> None:
+            search.search(text=text, limit=PAGE_LIMIT)
+            sync_freshness.freshness()
+
+        return search_page
+
+    def status_list(status: str) -> Callable[[], None]:
+        def orders_page() -> None:
+            page = selectors.orders_by_status(status=status, limit=PAGE_LIMIT)
+            profiles_of(row.customer_id for row in page.rows)  # the customers' names
+            sync_freshness.freshness()
+
+        return orders_page
 
     def product() -> None:
         sections(product_sections(subjects.product_id, *year))
@@ -239,8 +259,10 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
-    others = {"product": product, "warehouse": warehouse, "explorer": explorer, "search": search_page}
-    others |= {"returns": returns_queue}
+    others = {"product": product, "warehouse": warehouse, "explorer": explorer, "returns": returns_queue}
+    others |= {"search": searching(SEARCH_TEXT), "search_name": searching(subjects.customer_name)}
+    others |= {"search_email": searching(EMAIL_PART)}
+    others |= {"orders_all": status_list(selectors.ALL), "delivered": status_list(OrderStatus.DELIVERED)}
     return work | others | stats_pages.work()
 
 
@@ -278,6 +300,10 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
         "search": f"/search/?q={SEARCH_TEXT}",
+        "search_name": f"/search/?{urlencode({'q': subjects.customer_name})}",
+        "search_email": f"/search/?q={EMAIL_PART}",
+        "orders_all": f"/orders/?status={selectors.ALL}",
+        "delivered": f"/orders/?status={OrderStatus.DELIVERED}",
         "returns": f"/returns/?status={returns_reads.OPEN}",
     } | stats_pages.urls()
 
