@@ -87,6 +87,7 @@ class FakeSelectors:
     buyers: dict[str, list[BuyerRow]] = field(default_factory=dict)
     transactions: dict[str, str] = field(default_factory=dict)
     profiles: dict[str, Raw] = field(default_factory=dict)  # customer id -> profile item (DynamoDB JSON)
+    split: dict[str, list[str]] = field(default_factory=dict)  # order id -> the warehouses it ships from
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def orders_by_status(
@@ -133,6 +134,10 @@ class FakeSelectors:
         check_limit(limit)
         keys.bare(customer_id, keys.CUSTOMER)
         return RowsPage([], None)
+
+    def warehouses_of_split_orders(self, order_ids: list[str]) -> dict[str, list[str]]:
+        self.calls.append(("warehouses_of_split_orders", {"order_ids": order_ids}))
+        return {oid: self.split[oid] for oid in order_ids if oid in self.split}
 
     def order_id_for_transaction(self, *, transaction_id: str) -> str | None:
         self.calls.append(("order_id_for_transaction", {"transaction_id": transaction_id}))
@@ -185,6 +190,7 @@ def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
         "customer_profiles",
         "product_buyers",
         "order_id_for_transaction",
+        "warehouses_of_split_orders",
     ):
         monkeypatch.setattr(selectors, name, getattr(fake, name))
     monkeypatch.setattr(returns_reads, "customer_returns", fake.customer_returns)
