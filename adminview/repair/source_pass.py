@@ -12,7 +12,8 @@ from adminview.core.sources import Source
 from adminview.repair import partition
 from adminview.repair.flags import Flag, Unanchored, comparable
 from adminview.repair.partition import Item
-from adminview.repair.table_walk import Table, partitions
+from adminview.repair.scope import Scope
+from adminview.repair.table_walk import partitions
 from adminview.repair.view_diff import Diff
 
 
@@ -27,26 +28,22 @@ def implied(diff: Diff, source: Source, pk: str, items: list[Item], shards: int)
 
 @dataclass
 class SourcePass:
-    view: Table
-    table: Table  # the source's
+    scope: Scope
     source: Source
-    diff: Diff
-    shards: int
-    segments: int
-    page_size: int
     flagged: Callable[[list[Flag]], None]
     scanned: Callable[[int], None]
 
     def segment(self, segment: int) -> None:
-        pages = self.table.scan_pages(segment, self.segments, page_size=self.page_size)
+        scope = self.scope
+        pages = scope.table(self.source).scan_pages(segment, scope.segments, page_size=scope.page_size)
         batch: list[tuple[partition.PartitionView, list[Item]]] = []
         held = 0
         for pk, items in partitions(pages, self.scanned):
-            view = implied(self.diff, self.source, pk, items, self.shards)
+            view = implied(scope.diff, self.source, pk, items, scope.shards)
             if view is not None and (view.anchors or view.free):
                 batch.append((view, items))
                 held += len(items) + len(view.free) + 4 * len(view.anchors)
-            if held >= self.page_size:  # memory: about a page's worth of items at a time
+            if held >= scope.page_size:  # memory: about a page's worth of items at a time
                 self._check_implied(batch)
                 batch, held = [], 0
         self._check_implied(batch)
@@ -58,7 +55,7 @@ class SourcePass:
         are written on the condition that they are still absent, so one the sync wrote since is not lost)."""
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
-        stored = {} if self.diff.view_was_empty else self.view.get_many(list(dict.fromkeys(wanted)))
+        stored = {} if self.scope.diff.view_was_empty else self.scope.view.get_many(list(dict.fromkeys(wanted)))
         differing = []
         for view, items in batch:
             expected = view.items()

@@ -25,8 +25,8 @@ from adminview.core.sources.shop import audit_source
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag
 from adminview.repair.partition import Item, SourcePartition
-from adminview.repair.table_walk import Table
-from adminview.repair.view_diff import Change, Diff
+from adminview.repair.scope import Scope
+from adminview.repair.view_diff import Change
 from shop import keys
 
 COUNTER_CLOCK_MARGIN_S = 2.0  # how far writers' clocks may disagree (NTP keeps hosts far closer)
@@ -35,12 +35,7 @@ RELATIONS_HELD = 10_000  # customers whose buyer relations the view pass keeps a
 
 @dataclass
 class ViewPass:
-    view: Table
-    tables: dict[str, Table]  # each source's table, by source name
-    diff: Diff
-    shards: int
-    segments: int
-    page_size: int
+    scope: Scope
     started: float  # wall clock as the walk began (a sum changed since is left for the next walk)
     flagged: Callable[[list[Flag]], None]
     differs: Callable[[Flag], None]
@@ -55,7 +50,7 @@ class ViewPass:
     def segment(self, segment: int) -> None:
         """Page by page (a customer's partition grows with their orders: it is never held whole)."""
         checked: str | None = None  # the last customer checked: a partition's pages come one after another
-        for page in self.view.scan_pages(segment, self.segments, page_size=self.page_size):
+        for page in self.scope.view.scan_pages(segment, self.scope.segments, page_size=self.scope.page_size):
             self.scanned(len(page))
             self._sum_counters(page)
             relations = [i for i in page if values.item_key(i)[0].startswith(schema.BUYERS_PREFIX)]
@@ -76,7 +71,7 @@ class ViewPass:
         expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {values.item_key(r): r for r in relations}
         wanted = [key for key in expected if key not in held]
-        held |= self.view.get_many(wanted)
+        held |= self.scope.view.get_many(wanted)
         differences = []
         for key in sorted(set(expected) | set(held)):
             stored = numbers.sum_values(held[key]) if key in held else {}
@@ -108,12 +103,12 @@ class ViewPass:
         """What the customer's orders imply for their buyer relations: their order entries read page by page and
         their counted items looked up (memory grows with the products they bought, never with their orders)."""
         found: dict[schema.Key, Decimal] = {}
-        for page in self.view.pages_of(
-            keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.page_size
+        for page in self.scope.view.pages_of(
+            keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.scope.page_size
         ):
             orders = [oid for item in page if (oid := values.string(item, "OrderId"))]
             counted = [schema.counted(schema.order_anchor(oid)) for oid in orders]
-            for key, item in self.view.get_many(counted).items():
+            for key, item in self.scope.view.get_many(counted).items():
                 for relation, figures in numbers.read_counted(key, item).sums.items():
                     if relation[0].startswith(schema.BUYERS_PREFIX) and relation[1] == keys.customer(customer_id):
                         found[relation] = found.get(relation, Decimal(0)) + figures.get(schema.ORDERS, Decimal(0))
@@ -142,7 +137,7 @@ class ViewPass:
                 orphans.append(key)
         stored_anchors = dict(anchors)
         missing = [k for k in {*entries, *lonely_counted} if k not in stored_anchors]
-        stored_anchors |= self.view.get_many(missing)
+        stored_anchors |= self.scope.view.get_many(missing)
         flags: dict[tuple[str, str], Flag] = {}
 
         def flag(anchor_key: schema.Key, extra: schema.Key | None = None) -> None:
@@ -161,7 +156,7 @@ class ViewPass:
                 flag(key)
         for owner, said in entries.items():
             stored = stored_anchors.get(owner)
-            implied = _implied_entries(owner, stored, self.shards)
+            implied = _implied_entries(owner, stored, self.scope.shards)
             for item in said:
                 key = values.item_key(item)
                 if implied.get(key) != item:
@@ -172,7 +167,7 @@ class ViewPass:
         if orphans and self.orphaned:
             self.orphaned(orphans)
         elif orphans:
-            self.diff.add([Change("extra", key, None, None) for key in orphans])
+            self.scope.diff.add([Change("extra", key, None, None) for key in orphans])
 
     def _check_sources(self, anchors: dict[schema.Key, Item], flag: Callable[[schema.Key], None]) -> None:
         """Each anchor that describes something must still have a source item to follow from."""
@@ -187,7 +182,7 @@ class ViewPass:
                 continue
             by_source.setdefault(found[0].name, []).append((key, (found[1], held[0])))
         for name, pairs in by_source.items():
-            present = self.tables[name].get_many([source for _key, source in pairs])
+            present = self.scope.tables[name].get_many([source for _key, source in pairs])
             for key, source in pairs:
                 if source not in present:
                     flag(key)
@@ -200,10 +195,10 @@ class ViewPass:
             by_source.setdefault(src.name, []).append(((src, pk), item, audit_source(item)))
         for name, found in by_source.items():
             wanted = [source_key for _p, _i, source_key in found if source_key]
-            audits = self.tables[name].get_many(wanted) if wanted else {}
+            audits = self.scope.tables[name].get_many(wanted) if wanted else {}
             for (src, _pk), item, source_key in found:
                 image = audits.get(source_key) if source_key else None
-                implied = src.free_items(source_key, image, self.shards) if source_key and image else []
+                implied = src.free_items(source_key, image, self.scope.shards) if source_key and image else []
                 if item not in implied:
                     key = values.item_key(item)
                     self.differs(Flag(src, source_key[0] if source_key else key[0], frozenset({key})))
@@ -248,7 +243,7 @@ class ViewPass:
             candidates.append(CounterDifference(key, expected, stored, changed_at))
         # A sum (or buyer relation) scanned before the sync changed it, beside a counted item read after, differs
         # only on the walk's page: read as it is now, it changed after the walk began.
-        now = self.view.get_many([d.key for d in candidates])
+        now = self.scope.view.get_many([d.key for d in candidates])
         for found in candidates:
             changed_at = values.number(now.get(found.key), schema.CHANGED_AT)
             if changed_at is not None and changed_at >= since:

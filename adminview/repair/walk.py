@@ -28,8 +28,9 @@ from adminview.core.sources import Source, sources
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag, comparable
 from adminview.repair.partition import Item
+from adminview.repair.scope import Scope
 from adminview.repair.source_pass import SourcePass, implied
-from adminview.repair.table_walk import MAX_SEGMENTS, Table, in_segments, source_table, view_table
+from adminview.repair.table_walk import MAX_SEGMENTS, in_segments, source_table, view_table
 from adminview.repair.view_diff import Change, Diff, compare
 from adminview.repair.view_pass import ViewPass
 
@@ -39,22 +40,13 @@ def _ignore(_n: int) -> None:
 
 
 @dataclass
-class Walk:
-    view: Table
-    tables: dict[str, Table]  # each source's table, by source name
-    diff: Diff
-    shards: int
-    segments: int
-    page_size: int
+class Walk(Scope):
     on_differs: Callable[[Walk, Flag], None]
     on_batch: Callable[[Walk, list[Flag]], None] | None = None
     on_counters: Callable[[Walk, list[CounterDifference]], None] | None = None
     on_orphans: Callable[[Walk, list[schema.Key]], None] | None = None
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
-
-    def table(self, source: Source) -> Table:
-        return self.tables[source.name]
 
     def changes(self, flag: Flag) -> list[Change]:
         """The source partition read again, whole (consistent reads): its differences."""
@@ -95,28 +87,10 @@ class Walk:
 
         return seen
 
-    def _source_pass(self, source: Source) -> SourcePass:
-        return SourcePass(
-            self.view,
-            self.table(source),
-            source,
-            self.diff,
-            self.shards,
-            self.segments,
-            self.page_size,
-            self._flagged,
-            self._scanned("source_items"),
-        )
-
     def _view_pass(self, started: float) -> ViewPass:
         on_orphans = self.on_orphans
         return ViewPass(
-            self.view,
-            self.tables,
-            self.diff,
-            self.shards,
-            self.segments,
-            self.page_size,
+            self,
             started,
             self._flagged,
             lambda flag: self.on_differs(self, flag),
@@ -129,7 +103,8 @@ class Walk:
         view_pass = self._view_pass(time.time())
         self.diff.view_was_empty = self.view.holds_nothing()  # nothing to read back or walk in step 2
         for source in sources():
-            in_segments(self._source_pass(source).segment, self.segments)
+            source_pass = SourcePass(self, source, self._flagged, self._scanned("source_items"))
+            in_segments(source_pass.segment, self.segments)
         if not self.diff.view_was_empty:
             in_segments(view_pass.segment, self.segments)
         differences, live = view_pass.counter_differences()
