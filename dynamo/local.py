@@ -27,8 +27,8 @@ STARTUP_TIMEOUT_S = 60.0
 # For an engine that lives a minute or two and serves many small, different workloads (a test session restarts
 # its engine every 90 s): the quick C1 compiler alone, one compiler thread and the serial collector spend far less
 # CPU warming up than the JVM's defaults. A long-lived engine under one heavy workload (the demo, the benchmark)
-# keeps the defaults: there C2's optimised code pays back its compiling (a rebuild's transactions took twice the
-# engine's CPU under C1 alone).
+# keeps the defaults: there C2's optimised code pays back its compiling (a rebuild's long run of transactions
+# costs the engine more CPU under C1 alone).
 SHORT_LIVED_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1", "-XX:+UseSerialGC", "-XX:-UsePerfData")
 
 
