@@ -31,10 +31,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import numbers, schema, values
+from adminview.core import guard, numbers, schema, values
 
 Item = dict[str, Any]
-SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "Rev", "AppliedAt", "Gone", "ExpiresAt"
+SEQS, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "AppliedAt", "Gone", "ExpiresAt"
+REV = guard.REV
 BOOKKEEPING = (SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT)
 STREAM_RETENTION_S = 24 * 3600
 LIFETIME_S = 48 * 3600
@@ -79,19 +80,8 @@ class Bookkeeping:
         return float(created) < (now if now is not None else time.time()) - MAX_RECORD_AGE_S
 
     def condition(self) -> dict[str, Any]:
-        """The write's condition: the anchor is still the one read (its values plain, encoded by the writer)."""
-        if not self.stored:
-            return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
-        if self.rev is None:
-            return {
-                "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#rev)",
-                "ExpressionAttributeNames": {"#pk": "PK", "#rev": REV},
-            }
-        return {
-            "ConditionExpression": "#rev = :rev",
-            "ExpressionAttributeNames": {"#rev": REV},
-            "ExpressionAttributeValues": {":rev": self.rev},
-        }
+        """The write's condition: the anchor is still the one read (``adminview.core.guard``)."""
+        return guard.unchanged(stored=self.stored, rev=self.rev)
 
 
 def without_bookkeeping(item: Item) -> Item:

@@ -18,15 +18,15 @@ Items are plain values (``adminview.core.values``); nothing here does I/O.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema, values
+from adminview.core import guard, schema, values
 
 SUMS = "Sums"
-REV = "Rev"
+REV = guard.REV
 
 Sums = dict[schema.Key, dict[str, Decimal]]  # sum item -> attribute -> what is added to it
 Deltas = Sums
@@ -105,17 +105,18 @@ def counted_item(key: schema.Key, sums: Sums, rev: int) -> dict[str, Any]:
     return {**values.key(*key), schema.KIND: schema.COUNTED, SUMS: by_pk, REV: rev}
 
 
+Move = tuple[Counted, Sums]  # an anchor's counted item as read, and the sums it must now hold
+
+
+def move(counted: Counted, sums: Sums | None) -> Move | None:
+    """The counted item's move to ``sums`` (None: the sums it holds are those, or the anchor adds to nothing)."""
+    return (counted, sums) if sums is not None and sums != counted.sums else None
+
+
 def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
     """A TransactWriteItems action (plain values: the writer encodes them): the counted item holds ``after``,
     where it is still ``before`` (deleted when nothing is counted any more)."""
-    if before.exists:
-        condition: dict[str, Any] = {
-            "ConditionExpression": "#rev = :rev",
-            "ExpressionAttributeNames": {"#rev": REV},
-            "ExpressionAttributeValues": {":rev": before.rev or 0},
-        }
-    else:
-        condition = {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
+    condition = guard.unchanged(stored=before.exists, rev=before.rev)
     if not after:
         return {"Delete": {"TableName": table, "Key": values.key(*before.key), **condition}}
     return {"Put": {"TableName": table, "Item": counted_item(before.key, after, (before.rev or 0) + 1), **condition}}
@@ -155,6 +156,37 @@ def sum_update(table: str, key: schema.Key, added: Mapping[str, Decimal], now: f
             "ExpressionAttributeValues": value_map,
         }
     }
+
+
+def sum_updates(table: str, deltas: Iterable[Deltas], now: float | None = None) -> list[dict[str, Any]]:
+    """The TransactWriteItems actions adding ``deltas``, merged: one update per sum item, zeros left out."""
+    stamp = time.time() if now is None else now
+    merged = add_into({}, deltas)
+    return [
+        sum_update(table, key, kept, stamp)
+        for key, figures in merged.items()
+        if (kept := {name: value for name, value in figures.items() if value})
+    ]
+
+
+def pack(writes: Sequence[int], touched: Sequence[Iterable[schema.Key]], limit: int) -> list[list[int]]:
+    """Positions grouped, in the order given, into transactions of at most ``limit`` actions: each position's own
+    writes (``writes[i]``) and one update for each sum item the group's positions touch (``touched[i]``), so sums
+    that several positions add to are written once. A position too large for ``limit`` alone goes alone: its
+    writer splits it. The one packing of the sync's counting transactions and of a repair's."""
+    groups: list[list[int]] = []
+    group: list[int] = []
+    size, sums = 0, set[schema.Key]()
+    for i, (own, keys) in enumerate(zip(writes, touched, strict=True)):
+        more = sums | set(keys)
+        if group and size + own + len(more) > limit:
+            groups.append(group)
+            group, size, more = [], 0, set(keys)
+        group.append(i)
+        size, sums = size + own, more
+    if group:
+        groups.append(group)
+    return groups
 
 
 def sum_values(item: Mapping[str, Any]) -> dict[str, Decimal]:

@@ -317,7 +317,7 @@ def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
 def _plans(oid: str, readings: list[repair.Reading], view: Table, shards: int) -> list[repair.Plan]:
     """Each partition's plan that changes something."""
     try:
-        plans = [repair.plan(reading, view.name, shards) for reading in readings]
+        plans = [repair.plan_repair(reading, view.name, shards) for reading in readings]
     except ValueError as exc:
         raise unprojectable(oid, exc) from exc
     return [p for p in plans if p.changes]

@@ -106,38 +106,43 @@ def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
     return readings
 
 
-def plan(reading: Reading, table_name: str, shards: int) -> Plan:
-    """What makes the partition's view items equal to what its source items imply."""
+def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
+    """What makes the partition's view items equal to what its source items imply. Each anchor is planned as the
+    sync plans it (``anchor.plan``), from what the view holds for it (its stored facts and the sums its counted
+    item says were added) to what its source items imply; its counted item moves as the sync's does
+    (``numbers.move``). The entries are those that differ from what the view holds, whoever wrote them."""
     source, stored = reading.source, reading.stored
     implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
-    expected = implied.items()
     actual = {
         key: partition.comparable(item)
         for key, item in stored.items()
         if not partition.is_bookkeeping_only(item) and values.string(item, schema.KIND) != schema.COUNTED
     }
-    changes = compare(expected, actual)
+    changes = compare(implied.items(), actual)
     found = Plan(reading.pk, list(changes))
-    moves: list[tuple[numbers.Counted, numbers.Sums]] = []
-    for key in reading.anchors:
-        if not source.counts(key):
-            continue
-        sums = (implied.anchors[key].sums if key in implied.anchors else None) or {}
-        held = stored.get(schema.counted(key))
-        counted = numbers.read_counted(schema.counted(key), held)
-        if counted.sums != sums:
-            moves.append((counted, sums))
-            found.changes.append(Change("differing" if held else "missing", counted.key, None, held))
+    anchors: list[anchor.Writes] = []
+    moves: list[numbers.Move] = []
+    for key, held in reading.anchors.items():
+        empty = source.read_state(key, None)
+        counted = numbers.read_counted(schema.counted(key), stored.get(schema.counted(key)))
+        facts = (
+            anchor.without_bookkeeping(held) if held is not None and not partition.is_bookkeeping_only(held) else None
+        )
+        before = anchor.Implied(key, facts, sums=counted.sums if source.counts(key) else None)
+        after = implied.anchors.get(key) or empty.implied(shards)
+        writes = anchor.plan(before, after, anchor.Bookkeeping.read(held), empty.stub_kind, keep=True)
+        anchors.append(writes)
+        if source.counts(key) and (move := numbers.move(counted, writes.sums)) is not None:
+            moves.append(move)
+            held_counted = stored.get(counted.key)
+            found.changes.append(Change("differing" if held_counted else "missing", counted.key, None, held_counted))
     if not found.changes:
         return found
-    for key, stored_anchor in reading.anchors.items():
-        after = implied.anchors.get(key) or anchor.Implied(key, None)
-        stub_kind = source.read_state(key, None).stub_kind
-        book = anchor.Bookkeeping.read(stored_anchor)
-        action = anchor.plan(anchor.Implied(key, None), after, book, stub_kind, keep=True).anchor_action(table_name)
+    for writes in anchors:
+        action = writes.anchor_action(table_name)
         assert action is not None  # kept: a repair always writes the anchor, its guard
         found.guarded.append(action)
-    found.guarded += [numbers.counted_write(table_name, before, after) for before, after in moves]
+    found.guarded += [numbers.counted_write(table_name, *move) for move in moves]
     numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
     for change in changes:
         if change.key in reading.anchors:
@@ -155,14 +160,8 @@ def _entry_action(table: str, key: schema.Key, item: Item | None) -> dict[str, A
 def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any]]:
     """The writes that commit these plans, in commit order: each plan's guarded writes, then the sums' merged
     differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
-    merged = numbers.add_into({}, (p.deltas for p in plans))
-    now = time.time()
-    sums = [numbers.sum_update(table, key, kept, now) for key, figures in merged.items() if (kept := _kept(figures))]
+    sums = numbers.sum_updates(table, (p.deltas for p in plans))
     return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
-
-
-def _kept(figures: dict[str, Any]) -> dict[str, Any]:
-    return {n: v for n, v in figures.items() if v}
 
 
 def commit(view: Table, actions: list[dict[str, Any]]) -> None:
@@ -175,35 +174,22 @@ def commit(view: Table, actions: list[dict[str, Any]]) -> None:
         raise
 
 
-def _size(plans: Sequence[Plan]) -> int:
-    merged = numbers.add_into({}, (p.deltas for p in plans))
-    return sum(len(p.guarded) + len(p.entries) for p in plans) + len(merged)
-
-
 def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
-    """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
-    conditions (the sync got there first), which the caller reads again. A plan larger than one transaction (an
-    order with very many audit entries) goes alone, its guarded writes and sums first; later parts carry no
-    condition, which is safe because only entries come after them."""
+    """Pack the plans into as few transactions as fit (``numbers.pack``); returns the partitions whose transaction
+    failed its conditions (the sync got there first), which the caller reads again. A plan larger than one
+    transaction (an order with very many audit entries) goes alone, its guarded writes and sums first; later parts
+    carry no condition, which is safe because only entries come after them."""
     failed: set[str] = set()
-    pending: list[Plan] = []
-
-    def flush() -> None:
-        actions = transaction_actions(view.name, pending)
+    writes = [len(p.guarded) + len(p.entries) for p in plans]
+    for part in numbers.pack(writes, [p.deltas.keys() for p in plans], transactions.MAX_ITEMS):
+        group = [plans[i] for i in part]
+        actions = transaction_actions(view.name, group)
         for start in range(0, len(actions), transactions.MAX_ITEMS):
             try:
                 commit(view, actions[start : start + transactions.MAX_ITEMS])
             except Contended:
-                failed.update(p.pk for p in pending)
+                failed.update(p.pk for p in group)
                 break
-        pending.clear()
-
-    for p in plans:
-        if pending and _size([*pending, p]) > transactions.MAX_ITEMS:
-            flush()
-        pending.append(p)
-    if pending:
-        flush()
     return failed
 
 
@@ -238,7 +224,7 @@ def settle(view: Table, wanted: Sequence[Wanted]) -> None:
     shards = schema.list_shards()
     pending = list(wanted)
     for attempt in range(ATTEMPTS):
-        plans = [found for r in read_partitions(view, pending) if (found := plan(r, view.name, shards)).changes]
+        plans = [found for r in read_partitions(view, pending) if (found := plan_repair(r, view.name, shards)).changes]
         again = commit_plans(view, plans) if plans else set()
         if not again:
             return
@@ -281,7 +267,7 @@ def _planned(walk: Walk, flag: Flag) -> Plan | None:
     items cannot be projected."""
     try:
         reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
-        return plan(reading, walk.view.name, walk.shards)
+        return plan_repair(reading, walk.view.name, walk.shards)
     except ValueError as exc:
         walk.diff.cannot_project(flag.pk, str(exc))
         return None
@@ -293,7 +279,7 @@ def _planned_seen(walk: Walk, flag: Flag) -> Plan | None:
     absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
     reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
     try:
-        return plan(reading, walk.view.name, walk.shards)
+        return plan_repair(reading, walk.view.name, walk.shards)
     except ValueError as exc:
         walk.diff.cannot_project(flag.pk, str(exc))
         return None
@@ -306,7 +292,7 @@ def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
         return []
     wanted = [Wanted(walk.table(f.source), f.source, f.pk, tuple(f.extras)) for f in flags]
     try:
-        return [plan(reading, walk.view.name, walk.shards) for reading in read_partitions(walk.view, wanted)]
+        return [plan_repair(reading, walk.view.name, walk.shards) for reading in read_partitions(walk.view, wanted)]
     except ValueError:
         return [found for f in flags if (found := _planned(walk, f)) is not None]
 

@@ -145,59 +145,29 @@ def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | Non
 # --- writing ---------------------------------------------------------------------------------------------------
 
 
-Move = tuple[numbers.Counted, numbers.Sums]  # an anchor's counted item as read, and what it adds now
-
-
 def counting_transactions(
-    table: str, moves: Sequence[Move], extra: int = 0
+    table: str, moves: Sequence[numbers.Move], extra: int = 0
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
     """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
     ``moves`` and its actions, encoded for the client (the counted items first, then the merged sums), at most
-    ``MAX_ITEMS`` actions with ``extra`` left free. Anchors of one sum shard go together, so their sums merge, and
-    in the order of the sum items they change, so that those adding to the same day or month share a transaction."""
+    ``MAX_ITEMS`` actions with ``extra`` left free (``numbers.pack``). Anchors of one sum shard go together, so
+    their sums merge, and in the order of the sum items they change, so that those adding to the same day or month
+    share a transaction."""
     deltas = [numbers.difference(before.sums, after) for before, after in moves]
     by_shard: dict[int, list[int]] = {}
     for i, (before, _after) in enumerate(moves):
         anchor = schema.counted_anchor(before.key) or before.key
         by_shard.setdefault(schema.sum_shard(anchor), []).append(i)
+    found: list[tuple[list[int], list[dict[str, Any]]]] = []
     for positions in by_shard.values():
         positions.sort(key=lambda i: sorted(deltas[i]))
-    limit = transactions.MAX_ITEMS - extra
-    found: list[tuple[list[int], list[dict[str, Any]]]] = []
-
-    def close(group: list[int]) -> None:
-        merged = numbers.add_into({}, (deltas[i] for i in group))
-        found.append((group, _counting_actions(table, moves, group, merged)))
-
-    for positions in by_shard.values():
-        group: list[int] = []
-        touched: set[schema.Key] = set()  # the sum items the group's transaction updates
-        for i in positions:
-            more = touched | deltas[i].keys()
-            if group and len(group) + 1 + len(more) > limit:
-                close(group)
-                group, more = [], set(deltas[i])
-            group.append(i)
-            touched = more
-        if group:
-            close(group)
+        touched = [deltas[i].keys() for i in positions]
+        for part in numbers.pack([1] * len(positions), touched, transactions.MAX_ITEMS - extra):
+            group = [positions[j] for j in part]
+            actions = [numbers.counted_write(table, *moves[i]) for i in group]
+            actions += numbers.sum_updates(table, (deltas[i] for i in group))
+            found.append((group, [item_codec.encode_action(action) for action in actions]))
     return found
-
-
-def _counting_actions(
-    table: str,
-    moves: Sequence[Move],
-    group: list[int],
-    merged: numbers.Deltas,
-) -> list[dict[str, Any]]:
-    actions = [numbers.counted_write(table, *moves[i]) for i in group]
-    now = time.time()
-    actions += [
-        numbers.sum_update(table, key, kept, now)
-        for key, figures in merged.items()
-        if (kept := {n: v for n, v in figures.items() if v})
-    ]
-    return [item_codec.encode_action(action) for action in actions]
 
 
 def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
@@ -208,14 +178,11 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
     """Step 4: the anchors whose sums changed; returns those whose counted item had moved meanwhile."""
     client, table = view_client()
     moving = [
-        (key, f.counted, f.writes.sums)
+        (key, move)
         for key, f in folded.items()
-        if f.writes is not None
-        and f.counted is not None
-        and f.writes.sums is not None
-        and f.writes.sums != f.counted.sums
+        if f.writes is not None and f.counted is not None and (move := numbers.move(f.counted, f.writes.sums))
     ]
-    moves = [(before, after) for _key, before, after in moving]
+    moves = [move for _key, move in moving]
 
     def commit(positions: list[int], actions: list[dict[str, Any]]) -> Callable[[], set[schema.Key]]:
         def run() -> set[schema.Key]:

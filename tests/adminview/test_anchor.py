@@ -106,3 +106,21 @@ def test_a_repair_keeps_an_anchor_that_describes_and_guards_nothing_as_a_stub_a_
     assert kept.anchor is not None and not kept.delete_anchor
     assert (values.integer(kept.anchor, anchor.REV), anchor.GONE in kept.anchor) == (5, True)
     assert kept.anchor_action("view") == {"Put": {"TableName": "view", "Item": kept.anchor, **book.condition()}}
+
+
+def test_an_anchor_and_a_counted_item_carry_the_same_guard() -> None:
+    counted = numbers.Counted(schema.counted(schema.order_anchor("1")), {}, rev=4)
+    write = numbers.counted_write("view", counted, {("s#day", "2026-03-04"): {"Orders": Decimal(1)}})
+    book = anchor.Bookkeeping(rev=4, stored=True)
+    assert {name: write["Put"].get(name) for name in book.condition()} == book.condition()
+    absent = numbers.counted_write("view", numbers.Counted(counted.key, {}), {})
+    assert absent["Delete"]["ConditionExpression"] == anchor.Bookkeeping().condition()["ConditionExpression"]
+
+
+def test_pack_merges_shared_sums_and_keeps_each_transaction_within_its_limit() -> None:
+    day, month, other = ("s#day", "1"), ("s#month", "1"), ("s#day", "2")
+    # two writes each and the sums they share counted once: 2 + 2 + 2 sum items = 6 fits, a third does not
+    assert numbers.pack([2, 2, 2], [[day, month], [day, month], [other]], limit=6) == [[0, 1], [2]]
+    assert numbers.pack([1, 1, 1], [[day], [day], [day]], limit=4) == [[0, 1, 2]]
+    assert numbers.pack([9, 1], [[day], [day]], limit=5) == [[0], [1]]  # too large: alone
+    assert numbers.pack([], [], limit=5) == []

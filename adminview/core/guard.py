@@ -1,0 +1,30 @@
+"""The one condition on every guarded write of the view (an anchor, a counted item): the item is still as its
+writer read it. Each such item carries ``Rev``, how many times it was written; a writer puts ``Rev`` + 1 on the
+condition that ``Rev`` is still what it read (or that the item is still absent), so no writer overwrites a change
+it has not seen, and whoever comes second reads again (``adminview.core.anchor``).
+
+Conditions are plain values, encoded by the writer; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REV = "Rev"
+
+
+def unchanged(*, stored: bool, rev: int | None) -> dict[str, Any]:
+    """The condition of a write made after reading the item: absent (``stored`` False), present with no ``Rev``
+    (an item written before revisions were kept), or holding ``rev``."""
+    if not stored:
+        return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
+    if rev is None:
+        return {
+            "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#rev)",
+            "ExpressionAttributeNames": {"#pk": "PK", "#rev": REV},
+        }
+    return {
+        "ConditionExpression": "#rev = :rev",
+        "ExpressionAttributeNames": {"#rev": REV},
+        "ExpressionAttributeValues": {":rev": rev},
+    }
