@@ -28,6 +28,7 @@ ORDER = shop_keys.ORDER
 REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
 NOTE = shop_keys.NOTE  # SK of a staff note in its return's partition: n#<at>#<id> (``shop.keys.note``)
+GSI1, GSI1_PK, GSI1_SK = "GSI1", "GSI1-PK", "GSI1-SK"  # an order's returns: o#<oid> / r#<rid>
 NOTE_ENTITY = "note"
 
 DEFAULT_TABLE = "ShopReturns"

@@ -42,11 +42,11 @@ class GSI1(GlobalSecondaryIndex["ReturnsItem"]):
     """An order's returns: ``o#<oid>`` / ``r#<rid>``."""
 
     class Meta:
-        index_name = "GSI1"
+        index_name = keys.GSI1
         projection = AllProjection()
 
-    gsi1_pk = UnicodeAttribute(hash_key=True, attr_name="GSI1-PK")
-    gsi1_sk = UnicodeAttribute(range_key=True, attr_name="GSI1-SK")
+    gsi1_pk = UnicodeAttribute(hash_key=True, attr_name=keys.GSI1_PK)
+    gsi1_sk = UnicodeAttribute(range_key=True, attr_name=keys.GSI1_SK)
 
 
 class ReturnsItem(InstrumentedModel):
@@ -57,8 +57,8 @@ class ReturnsItem(InstrumentedModel):
     pk = UnicodeAttribute(hash_key=True, attr_name="PK")
     sk = UnicodeAttribute(range_key=True, attr_name="SK")
     entity_type = DiscriminatorAttribute(attr_name="EntityType")
-    gsi1_pk = UnicodeAttribute(null=True, attr_name="GSI1-PK")
-    gsi1_sk = UnicodeAttribute(null=True, attr_name="GSI1-SK")
+    gsi1_pk = UnicodeAttribute(null=True, attr_name=keys.GSI1_PK)
+    gsi1_sk = UnicodeAttribute(null=True, attr_name=keys.GSI1_SK)
 
     gsi1 = GSI1()
 

@@ -1,55 +1,55 @@
 """The source partitions one order's view items follow from, read together for the consistency page and its
-repair: the shop table's ``o#<oid>`` (the order, its lines, invoices, shipments and audit entries), the returns
-table's ``o#<oid>`` (the order's refunds; the refunded total beside them, which the view does not project, implies
-nothing) and each of the order's returns, ``r#<rid>``.
+repair: in each source's table, the partitions its source says are keyed by the order, and those an index Query
+names (``Source.order_partitions``: the shop's ``o#<oid>``; the returns table's ``o#<oid>`` and each return's
+``r#<rid>``, which its GSI1 names).
 
-The returns are found through the returns table's GSI1 (``GSI1-PK`` = ``o#<oid>``), keys only, before anything
-else is read; GSI1 is eventually consistent, so a return written a moment ago may be left out of one look (the
-next one has it). An order has few returns: each costs one Query of its partition (``repair.read_partitions``
-reads the anchors and the view items of all the partitions together).
+The index Queries come before anything else is read; a GSI is eventually consistent, so a partition written a
+moment ago may be left out of one look (the next one has it). An order has few: each costs one Query of its
+partition (``repair.read_partitions`` reads the anchors and the view items of all the partitions together).
 """
 
 from __future__ import annotations
 
-from adminview.core.sources import returns as returns_source
-from adminview.core.sources import shop as shop_source
+from adminview.core.sources import sources
+from adminview.core.sources.lookups import IndexLookup
 from adminview.repair import repair
 from adminview.repair.table_walk import Table, source_table
 from dynamo import ddb_json
 from dynamo.paging import raw_items
-from returns import keys as return_keys
-from returns.models import GSI1, ReturnsItem
 from shop import keys
 
+PK = "PK"
 
-def return_partitions(table: Table, order_id: str) -> list[str]:
-    """The partition keys of the order's returns, by the returns table's GSI1 (one Query, keys only)."""
+
+def looked_up(table: Table, lookup: IndexLookup) -> list[str]:
+    """The partition keys an index names (one Query, keys only)."""
     found = raw_items(
         table.client,
         "query",
         TableName=table.name,
-        IndexName=GSI1.Meta.index_name,
-        KeyConditionExpression="#pk = :pk",
-        ProjectionExpression="#key",
-        ExpressionAttributeNames={"#pk": GSI1.gsi1_pk.attr_name, "#key": ReturnsItem.pk.attr_name},
-        ExpressionAttributeValues={":pk": ddb_json.s(return_keys.order(order_id))},
+        IndexName=lookup.index,
+        KeyConditionExpression="#at = :value",
+        ProjectionExpression="#pk",
+        ExpressionAttributeNames={"#at": lookup.attribute, "#pk": PK},
+        ExpressionAttributeValues={":value": ddb_json.s(lookup.value)},
     )
-    pks = (ddb_json.string(item, ReturnsItem.pk.attr_name) for item in found)
-    return sorted({pk for pk in pks if pk is not None and return_keys.return_id_of(pk)})
+    pks = (ddb_json.string(item, PK) for item in found)
+    return sorted({pk for pk in pks if pk is not None and lookup.names_partition(pk)})
 
 
 def wanted(order_id: str) -> list[repair.Wanted]:
-    """The order's source partitions, the shop's first. Without a returns table (not created yet: nothing was
-    ever returned or refunded), only the shop's."""
+    """The order's source partitions, source by source. A table whose index cannot be queried because the table
+    does not exist yet (nothing was ever written to it: no return, no refund) holds none."""
     oid = keys.bare(order_id, keys.ORDER)
-    shop = repair.Wanted(source_table(shop_source.SOURCE), shop_source.SOURCE, keys.order(oid))
-    table = source_table(returns_source.SOURCE)
-    try:
-        returns = return_partitions(table, oid)
-    except table.client.exceptions.ResourceNotFoundException:
-        return [shop]
-    refunds = repair.Wanted(table, returns_source.SOURCE, return_keys.order(oid))
-    return [shop, refunds, *(repair.Wanted(table, returns_source.SOURCE, pk) for pk in returns)]
+    found: list[repair.Wanted] = []
+    for source in sources():
+        table, where = source_table(source), source.order_partitions(oid)
+        try:
+            more = looked_up(table, where.lookup) if where.lookup is not None else []
+        except table.client.exceptions.ResourceNotFoundException:
+            continue
+        found += [repair.Wanted(table, source, pk) for pk in (*where.pks, *more)]
+    return found
 
 
 def read(view: Table, order_id: str) -> list[repair.Reading]:

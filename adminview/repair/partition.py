@@ -16,9 +16,7 @@ from typing import Any
 
 from adminview.core import anchor, numbers, schema, values
 from adminview.core.anchor import Implied
-from adminview.core.sources import Source, entry_anchor, for_anchor
-from adminview.core.sources import shop as shop_source
-from adminview.core.sources.shop import audit_source
+from adminview.core.sources import Source, entry_anchor, for_anchor, free_source
 
 Item = dict[str, Any]
 SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
@@ -82,10 +80,10 @@ def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
     return (source, anchor_key[0]) if source is not None else None
 
 
-def activity_partition(item: Item) -> SourcePartition | None:
-    """The source partition (an audit entry's) an activity entry follows from."""
-    found = audit_source(item) if values.string(item, schema.KIND) == schema.ACTIVITY else None
-    return (shop_source.SOURCE, found[0]) if found else None
+def free_partition(item: Item) -> SourcePartition | None:
+    """The source partition a free item (an activity entry: an audit entry's) follows from."""
+    found = free_source(item)
+    return (found[0], found[1][0]) if found else None
 
 
 def is_bookkeeping_only(item: Item) -> bool:

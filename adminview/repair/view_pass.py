@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from adminview.core import numbers, schema, values
-from adminview.core.sources.shop import audit_source
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag
 from adminview.repair.partition import Item, SourcePartition
@@ -131,7 +130,7 @@ class ViewPass:
                 lonely_counted.append(owner)
             elif owner is not None:
                 entries.setdefault(owner, []).append(item)
-            elif (source := partition.activity_partition(item)) is not None:
+            elif (source := partition.free_partition(item)) is not None:
                 activity.append((source, item))
             else:
                 orphans.append(key)
@@ -192,7 +191,7 @@ class ViewPass:
         source."""
         by_source: dict[str, list[tuple[SourcePartition, Item, schema.Key | None]]] = {}
         for (src, pk), item in activity:
-            by_source.setdefault(src.name, []).append(((src, pk), item, audit_source(item)))
+            by_source.setdefault(src.name, []).append(((src, pk), item, src.free_source(item)))
         for name, found in by_source.items():
             wanted = [source_key for _p, _i, source_key in found if source_key]
             audits = self.scope.tables[name].get_many(wanted) if wanted else {}

@@ -8,9 +8,10 @@ A source declares:
   an item that implies nothing, or only ``free_items``;
 - ``read_state(anchor, item)``: the anchor item as read, parsed once into the state records fold into;
 - ``free_items(key, image)``: view items that follow from one immutable source item alone (staff activity);
-- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``: whether an anchor key is one of its own, which
-  anchors a partition of its table can have, and which anchor one of its entries follows from (rebuild and
-  verify).
+- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``, ``free_source(item)``: whether an anchor key is
+  one of its own, which anchors a partition of its table can have, which anchor one of its entries follows from,
+  and which source item one of its free items follows from (rebuild and verify);
+- ``order_partitions(order_id)``: where one order's items are in its table (the consistency page).
 
 Adding a third service means one more module here and one line in ``SOURCES``; nothing else changes.
 """
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 
 from adminview.core import anchor, schema
 from adminview.core.sources import returns, shop
+from adminview.core.sources.lookups import OrderPartitions
 
 Item = dict[str, Any]
 
@@ -57,6 +59,11 @@ class Source(Protocol):
 
     def entry_anchor(self, item: Item) -> schema.Key | None:
         """The anchor one of its entries (as stored) follows from; None for an item that is not its entry."""
+
+    def free_source(self, item: Item) -> schema.Key | None:
+        """The source item one of its free items (as stored) follows from; None for an item that is not one."""
+
+    def order_partitions(self, order_id: str) -> OrderPartitions: ...
 
     def counts(self, anchor: schema.Key) -> bool:
         """Whether an anchor of this kind adds to the numbers (and so has a counted item beside it)."""
@@ -108,3 +115,8 @@ def for_anchor(key: schema.Key) -> Source | None:
 def entry_anchor(item: Item) -> schema.Key | None:
     """The anchor a stored entry follows from, whichever source's it is."""
     return next((found for source in sources() if (found := source.entry_anchor(item)) is not None), None)
+
+
+def free_source(item: Item) -> tuple[Source, schema.Key] | None:
+    """The source, and its source item, a stored free item follows from, whichever source's it is."""
+    return next(((source, found) for source in sources() if (found := source.free_source(item)) is not None), None)

@@ -23,6 +23,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Bookkeeping, Implied
+from adminview.core.sources.lookups import IndexLookup, OrderPartitions
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys
@@ -202,6 +203,18 @@ class ReturnsSource:
 
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
         return []
+
+    def free_source(self, item: Item) -> schema.Key | None:
+        return None
+
+    def order_partitions(self, order_id: str) -> OrderPartitions:
+        """The order's refunds (``o#<oid>``; the refunded total beside them implies nothing) and each of its
+        returns, ``r#<rid>``, which GSI1 (``GSI1-PK`` = ``o#<oid>``) names."""
+        pk = return_keys.order(order_id)
+        by_order = IndexLookup(
+            return_keys.GSI1, return_keys.GSI1_PK, pk, lambda found: bool(return_keys.return_id_of(found))
+        )
+        return OrderPartitions((pk,), by_order)
 
     def owns(self, key: schema.Key) -> bool:
         pk, sk = key

@@ -24,6 +24,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Bookkeeping, Implied
+from adminview.core.sources.lookups import OrderPartitions
 from shop import keys
 from shop.keys import OrderStatus
 
@@ -414,6 +415,13 @@ class ShopSource:
         if values.string(image, "EntityType") == "audit":
             return activity_items(key, image, list_shards)
         return []
+
+    def free_source(self, item: Item) -> schema.Key | None:
+        return audit_source(item) if values.string(item, schema.KIND) == schema.ACTIVITY else None
+
+    def order_partitions(self, order_id: str) -> OrderPartitions:
+        """The order's partition: the order, its lines, invoices, shipments and audit entries."""
+        return OrderPartitions((keys.order(order_id),))
 
     def owns(self, key: schema.Key) -> bool:
         pk, sk = key
