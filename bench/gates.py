@@ -24,7 +24,7 @@ from typing import Any
 from bench.report_upkeep import PROCESS_CPU_GOAL_MS, WCU_PER_SHOP_WRITE_GOAL
 
 BOUNDS_FILE = Path(__file__).resolve().with_name("gates.json")
-REBUILD_MARGIN = 0.2  # the rebuild's items/s may fall this far below seeding's before it fails
+REBUILD_MARGIN = 0.5  # the rebuild's items/s may fall this far below seeding's before it fails (bench/README.md)
 SYNC_CPU_MS_PER_RECORD = 0.6
 WCU_PER_SHOP_WRITE = 2.6
 CALLS_MARGIN = 0.2  # over the committed calls per 1,000 stream records
