@@ -743,15 +743,15 @@ def test_every_gate_passes_on_good_figures_and_on_its_bound() -> None:
     good = gates.check(_gated_run(), GATE_BOUNDS)
     assert [g.number for g in good] == [1, 2, 3, 3, 4, 5, 6, 6, 6]
     assert [g.verdict for g in good] == ["pass"] * 9
-    on_bounds = _gated_run(rebuilt=1600.0, cpu=0.6, calls=240.0, units=2.6, pending_ms=50.0)
+    on_bounds = _gated_run(rebuilt=1000.0, cpu=0.6, calls=240.0, units=2.6, pending_ms=50.0)
     assert gates.failures(on_bounds, GATE_BOUNDS) == []
 
 
 BAD_FIGURES = [
     (
         1,
-        {"rebuilt": 1599.0},
-        "1,599.0 items/s, bound ≥ 1,600.0 items/s (seeding's 2,000.0 items/s in the same run, less 20%)",
+        {"rebuilt": 999.0},
+        "999.0 items/s, bound ≥ 1,000.0 items/s (seeding's 2,000.0 items/s in the same run, less 50%)",
     ),
     (2, {"cpu": 0.61}, "0.610 ms, bound ≤ 0.600 ms (fixed: 3x the 0.2 ms goal;"),
     (3, {"calls": 240.1}, "240.1, bound ≤ 240.0 (committed 200.0, plus 20%)"),
@@ -786,8 +786,8 @@ def test_a_failed_gate_says_by_how_much_and_the_run_exits_1_on_it() -> None:
         "  pending (data): 6 DynamoDB calls at 2000 orders vs 5 at 200"
     )
     assert failures(results)[:2] == [cpu, grew]  # fixed bounds: the committed file does not change them
-    slow = gates.failures(_gated_run(rebuilt=500.0), GATE_BOUNDS)
-    assert slow[0].endswith("FAIL, short by 1,100.0 items/s (69% of the bound)")
+    slow = gates.failures(_gated_run(rebuilt=250.0), GATE_BOUNDS)  # a rebuild 8x slower than seeding
+    assert slow[0].endswith("FAIL, short by 750.0 items/s (75% of the bound)")
 
 
 def test_a_gate_without_its_figure_or_a_committed_one_is_not_judged() -> None:
