@@ -28,10 +28,9 @@ REBUILD_MARGIN = 0.5  # the rebuild's items/s may fall this far below seeding's 
 SYNC_CPU_MS_PER_RECORD = 0.6
 WCU_PER_SHOP_WRITE = 2.6
 CALLS_MARGIN = 0.2  # over the committed calls per 1,000 stream records
-# over the committed p50 through Django: a 2-core machine's speed moves by up to 2x within an hour (the same Python
-# loop has taken 2.4 s and 5.2 s there), and the regressions this gate is for cost far more (a page at a quarter of
-# its throughput is 4x)
-PAGE_TIME_MARGIN = 1.0
+# over the committed p50 through Django: a 2-core machine's speed moves by about 2x within an hour (bench/README.md,
+# gate 6), and the regressions this gate is for cost more (a page at a quarter of its throughput is 4x)
+PAGE_TIME_MARGIN = 1.5
 
 
 @dataclass(frozen=True)
