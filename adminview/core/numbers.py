@@ -172,7 +172,7 @@ def sum_updates(table: str, deltas: Iterable[Deltas], now: float | None = None) 
 def pack(writes: Sequence[int], touched: Sequence[Iterable[schema.Key]], limit: int) -> list[list[int]]:
     """Positions grouped, in the order given, into transactions of at most ``limit`` actions: each position's own
     writes (``writes[i]``) and one update for each sum item the group's positions touch (``touched[i]``), so sums
-    that several positions add to are written once. A position too large for ``limit`` alone goes alone: its
+    that several positions add to are written once. A position whose own writes exceed ``limit`` goes alone: its
     writer splits it. The one packing of the sync's counting transactions and of a repair's."""
     groups: list[list[int]] = []
     group: list[int] = []

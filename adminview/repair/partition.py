@@ -16,7 +16,7 @@ from typing import Any
 
 from adminview.core import anchor, numbers, schema, values
 from adminview.core.anchor import Implied
-from adminview.core.sources import Source, entry_anchor, for_anchor, free_source
+from adminview.core.sources import Source, entry_anchor, for_anchor, free_item_source
 
 Item = dict[str, Any]
 SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
@@ -82,7 +82,7 @@ def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
 
 def free_partition(item: Item) -> SourcePartition | None:
     """The source partition a free item (an activity entry: an audit entry's) follows from."""
-    found = free_source(item)
+    found = free_item_source(item)
     return (found[0], found[1][0]) if found else None
 
 

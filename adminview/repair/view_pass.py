@@ -191,7 +191,7 @@ class ViewPass:
         source."""
         by_source: dict[str, list[tuple[SourcePartition, Item, schema.Key | None]]] = {}
         for (src, pk), item in activity:
-            by_source.setdefault(src.name, []).append(((src, pk), item, src.free_source(item)))
+            by_source.setdefault(src.name, []).append(((src, pk), item, src.free_item_source(item)))
         for name, found in by_source.items():
             wanted = [source_key for _p, _i, source_key in found if source_key]
             audits = self.scope.tables[name].get_many(wanted) if wanted else {}

@@ -8,7 +8,7 @@ A source declares:
   an item that implies nothing, or only ``free_items``;
 - ``read_state(anchor, item)``: the anchor item as read, parsed once into the state records fold into;
 - ``free_items(key, image)``: view items that follow from one immutable source item alone (staff activity);
-- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``, ``free_source(item)``: whether an anchor key is
+- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``, ``free_item_source(item)``: whether an anchor key is
   one of its own, which anchors a partition of its table can have, which anchor one of its entries follows from,
   and which source item one of its free items follows from (rebuild and verify);
 - ``order_partitions(order_id)``: where one order's items are in its table (the consistency page).
@@ -60,7 +60,7 @@ class Source(Protocol):
     def entry_anchor(self, item: Item) -> schema.Key | None:
         """The anchor one of its entries (as stored) follows from; None for an item that is not its entry."""
 
-    def free_source(self, item: Item) -> schema.Key | None:
+    def free_item_source(self, item: Item) -> schema.Key | None:
         """The source item one of its free items (as stored) follows from; None for an item that is not one."""
 
     def order_partitions(self, order_id: str) -> OrderPartitions: ...
@@ -117,6 +117,6 @@ def entry_anchor(item: Item) -> schema.Key | None:
     return next((found for source in sources() if (found := source.entry_anchor(item)) is not None), None)
 
 
-def free_source(item: Item) -> tuple[Source, schema.Key] | None:
+def free_item_source(item: Item) -> tuple[Source, schema.Key] | None:
     """The source, and its source item, a stored free item follows from, whichever source's it is."""
-    return next(((source, found) for source in sources() if (found := source.free_source(item)) is not None), None)
+    return next(((source, found) for source in sources() if (found := source.free_item_source(item)) is not None), None)

@@ -204,7 +204,7 @@ class ReturnsSource:
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
         return []
 
-    def free_source(self, item: Item) -> schema.Key | None:
+    def free_item_source(self, item: Item) -> schema.Key | None:
         return None
 
     def order_partitions(self, order_id: str) -> OrderPartitions:

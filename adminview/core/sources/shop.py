@@ -416,7 +416,7 @@ class ShopSource:
             return activity_items(key, image, list_shards)
         return []
 
-    def free_source(self, item: Item) -> schema.Key | None:
+    def free_item_source(self, item: Item) -> schema.Key | None:
         return audit_source(item) if values.string(item, schema.KIND) == schema.ACTIVITY else None
 
     def order_partitions(self, order_id: str) -> OrderPartitions:
