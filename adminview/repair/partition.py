@@ -16,7 +16,7 @@ from typing import Any
 
 from adminview.core import anchor, numbers, schema, values
 from adminview.core.anchor import Implied
-from adminview.core.sources import Source, entry_anchor, for_anchor, free_item_source
+from adminview.core.sources import Source, entry_anchor, for_anchor
 
 Item = dict[str, Any]
 SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
@@ -78,12 +78,6 @@ def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
     """The source partition an anchor follows from."""
     source = for_anchor(anchor_key)
     return (source, anchor_key[0]) if source is not None else None
-
-
-def free_partition(item: Item) -> SourcePartition | None:
-    """The source partition a free item (an activity entry: an audit entry's) follows from."""
-    found = free_item_source(item)
-    return (found[0], found[1][0]) if found else None
 
 
 def is_bookkeeping_only(item: Item) -> bool:

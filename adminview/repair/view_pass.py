@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from adminview.core import numbers, schema, values
+from adminview.core.sources import Source, free_item_source
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag
-from adminview.repair.partition import Item, SourcePartition
+from adminview.repair.partition import Item
 from adminview.repair.scope import Scope
 from adminview.repair.view_diff import Change
 from shop import keys
@@ -118,7 +119,7 @@ class ViewPass:
     def _check_stored(self, items: list[Item]) -> None:
         anchors: dict[schema.Key, Item] = {}
         entries: dict[schema.Key, list[Item]] = {}  # anchor key -> entries said to follow from it
-        activity: list[tuple[SourcePartition, Item]] = []
+        activity: list[tuple[Source, schema.Key, Item]] = []  # a free item's source, its source item, the item
         orphans: list[schema.Key] = []
         lonely_counted: list[schema.Key] = []
         for item in items:
@@ -130,8 +131,8 @@ class ViewPass:
                 lonely_counted.append(owner)
             elif owner is not None:
                 entries.setdefault(owner, []).append(item)
-            elif (source := partition.free_partition(item)) is not None:
-                activity.append((source, item))
+            elif (found := free_item_source(item)) is not None:
+                activity.append((*found, item))
             else:
                 orphans.append(key)
         stored_anchors = dict(anchors)
@@ -186,21 +187,19 @@ class ViewPass:
                 if source not in present:
                     flag(key)
 
-    def _check_activity(self, activity: list[tuple[SourcePartition, Item]]) -> None:
+    def _check_activity(self, activity: list[tuple[Source, schema.Key, Item]]) -> None:
         """Each activity entry must be what its audit entry (in its source's table) implies: one BatchGetItem per
         source."""
-        by_source: dict[str, list[tuple[SourcePartition, Item, schema.Key | None]]] = {}
-        for (src, pk), item in activity:
-            by_source.setdefault(src.name, []).append(((src, pk), item, src.free_item_source(item)))
+        by_source: dict[str, list[tuple[Source, schema.Key, Item]]] = {}
+        for src, source_key, item in activity:
+            by_source.setdefault(src.name, []).append((src, source_key, item))
         for name, found in by_source.items():
-            wanted = [source_key for _p, _i, source_key in found if source_key]
-            audits = self.scope.tables[name].get_many(wanted) if wanted else {}
-            for (src, _pk), item, source_key in found:
-                image = audits.get(source_key) if source_key else None
-                implied = src.free_items(source_key, image, self.scope.shards) if source_key and image else []
+            audits = self.scope.tables[name].get_many([source_key for _s, source_key, _i in found])
+            for src, source_key, item in found:
+                image = audits.get(source_key)
+                implied = src.free_items(source_key, image, self.scope.shards) if image else []
                 if item not in implied:
-                    key = values.item_key(item)
-                    self.differs(Flag(src, source_key[0] if source_key else key[0], frozenset({key})))
+                    self.differs(Flag(src, source_key[0], frozenset({values.item_key(item)})))
 
     # --- the sums ------------------------------------------------------------------------------------------
 

@@ -298,6 +298,22 @@ def test_verify_counts_a_partition_both_walks_flag_once(placed: list[str]) -> No
     assert rebuild.verify(settle_s=0).clean
 
 
+def test_an_activity_entry_with_no_audit_entry_behind_it_is_found_and_removed(placed: list[str]) -> None:
+    # given an activity entry naming an order's audit entry that was never written
+    position = "2026-01-01T00:00:00.000000#ghost"
+    pk, sk = schema.activity_entries("o#" + placed[0], position, "ghost", "order", 0)[0]
+    put_view_item(pk, sk, schema.ACTIVITY, Source="o#" + placed[0], User="ghost", Action="ship")
+    # when verify walks the view, then it names it; a rebuild deletes it
+    found = rebuild.verify(settle_s=0)
+    assert (found.missing, found.extra, found.differing) == (0, 1, 0), found.summary()
+    assert found.examples["extra"] == [(pk, sk)]
+    fixed = rebuild.rebuild()
+    assert (fixed.extra, fixed.written) == (1, 1)
+    with pytest.raises(LookupError):
+        view_item(pk, sk)
+    assert rebuild.verify(settle_s=0).clean
+
+
 def test_a_partition_the_view_cannot_be_made_from_is_reported_not_fatal(
     placed: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
