@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from adminview.core import schema
+
 REV = "Rev"
 
 
@@ -17,11 +19,11 @@ def unchanged(*, stored: bool, rev: int | None) -> dict[str, Any]:
     """The condition of a write made after reading the item: absent (``stored`` False), present with no ``Rev``
     (an item written before revisions were kept), or holding ``rev``."""
     if not stored:
-        return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": "PK"}}
+        return {"ConditionExpression": "attribute_not_exists(#pk)", "ExpressionAttributeNames": {"#pk": schema.PK}}
     if rev is None:
         return {
             "ConditionExpression": "attribute_exists(#pk) AND attribute_not_exists(#rev)",
-            "ExpressionAttributeNames": {"#pk": "PK", "#rev": REV},
+            "ExpressionAttributeNames": {"#pk": schema.PK, "#rev": REV},
         }
     return {
         "ConditionExpression": "#rev = :rev",

@@ -10,6 +10,7 @@ partition (``repair.read_partitions`` reads the anchors and the view items of al
 
 from __future__ import annotations
 
+from adminview.core.schema import PK
 from adminview.core.sources import sources
 from adminview.core.sources.lookups import IndexLookup
 from adminview.repair import repair
@@ -17,8 +18,6 @@ from adminview.repair.table_walk import Table, source_table
 from dynamo import ddb_json
 from dynamo.paging import raw_items
 from shop import keys
-
-PK = "PK"
 
 
 def looked_up(table: Table, lookup: IndexLookup) -> list[str]:
