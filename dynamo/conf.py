@@ -9,6 +9,7 @@ engine is DynamoDB Local or AWS.
 from __future__ import annotations
 
 import os
+from functools import cache
 
 import botocore.session
 
@@ -28,5 +29,12 @@ def migrations_table_name() -> str:
 
 def region() -> str:
     """The region botocore resolves (env, then config file); PynamoDB 6 has no default, so we pass it."""
-    resolved = botocore.session.Session().get_config_variable("region")
+    resolved = _session().get_config_variable("region")
     return resolved or FALLBACK_REGION
+
+
+@cache
+def _session() -> botocore.session.Session:
+    """One botocore session per process: making one costs milliseconds of CPU, and it still reads the environment
+    each time it is asked (the config files once)."""
+    return botocore.session.Session()

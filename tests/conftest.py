@@ -46,8 +46,11 @@ class OneRoundPBKDF2(PBKDF2PasswordHasher):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _quick_password_hashing() -> Iterator[None]:
-    with override_settings(PASSWORD_HASHERS=[f"{__name__}.OneRoundPBKDF2"]):
+def _quick_settings() -> Iterator[None]:
+    """Passwords hashed at one round; WhiteNoise finding a static file when it is asked for (its development mode)
+    instead of indexing every static file whenever a test client makes its handler. The servers the tests start
+    keep the product's own settings."""
+    with override_settings(PASSWORD_HASHERS=[f"{__name__}.OneRoundPBKDF2"], WHITENOISE_AUTOREFRESH=True):
         yield
 
 
