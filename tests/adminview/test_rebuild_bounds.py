@@ -49,13 +49,20 @@ def _empty_view() -> None:
     batch_write(client_of(ViewItem), str(ViewItem.Meta.table_name), requests, key_names=("PK", "SK"))
 
 
-def _peak(work: Callable[[], Any]) -> int:
-    tracemalloc.start()
-    try:
-        work()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def _peak(work: Callable[[], Any], before: Callable[[], Any] = lambda: None) -> int:
+    """The least of two runs' peaks (``before`` each, untraced): tracemalloc counts every thread's allocations,
+    and another thread of the process (a test worker's) can add to one run's peak; what the work itself holds is
+    in both."""
+    peaks = []
+    for _ in range(2):
+        before()
+        tracemalloc.start()
+        try:
+            work()
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    return min(peaks)
 
 
 def test_rebuild_and_verify_memory_does_not_grow_with_the_table(shop_table: str, admin_view_table: str) -> None:
@@ -69,8 +76,7 @@ def test_rebuild_and_verify_memory_does_not_grow_with_the_table(shop_table: str,
         assert found.missing > 0 and rebuild.verify(settle_s=0).clean
 
     def measure() -> tuple[int, int, int]:
-        _empty_view()
-        written = _peak(lambda: rebuild.rebuild(segments=2, page_size=10))
+        written = _peak(lambda: rebuild.rebuild(segments=2, page_size=10), before=_empty_view)
         checked = _peak(lambda: rebuild.verify(segments=2, page_size=10, settle_s=0))
         whole = _peak(lambda: parallel_scan(ShopItem, segments=2))  # what the old rebuild held, twice over
         return written, checked, whole
