@@ -105,20 +105,3 @@ class BusyCpu:
                 self._open -= 1
                 if not self._open:
                     self.seconds += self._clock() - self._since
-
-
-PACE_STEPS = 1_000_000
-PACE_RUNS = 5
-
-
-def pace_ms() -> float:
-    """How long this machine takes, right now, for a fixed piece of pure Python (the median of ``PACE_RUNS``
-    timings, wall clock): a 2-core machine's speed moves by about 2x within an hour, and a page's time moves with
-    it, so page times are judged against committed ones scaled by the two runs' paces (``bench.gates``)."""
-    timings = []
-    for _ in range(PACE_RUNS):
-        started, total = time.perf_counter(), 0
-        for step in range(PACE_STEPS):
-            total += step
-        timings.append((time.perf_counter() - started) * 1000.0)
-    return round(sorted(timings)[len(timings) // 2], 2)

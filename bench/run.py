@@ -170,7 +170,7 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     lag under a bulk writer runs last, since its writer grows the shop."""
     from adminview.core import schema
     from adminview.tables import ViewItem
-    from bench import by_kind, category_backfill, cpu, env, lag, naive, order_life, repair, stages, sync
+    from bench import by_kind, category_backfill, env, lag, naive, order_life, repair, stages, sync
     from shop import seeding
 
     orders = size["orders"]
@@ -195,9 +195,7 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         table, shards = str(ViewItem.Meta.table_name), schema.list_shards()
         stage("by_kind", lambda: by_kind.by_kind(reader.kept, table=table, list_shards=shards))
         stage("order_life", lambda: order_life.order_life(reader, plan, orders=opts.live_orders))
-        pace_before = cpu.pace_ms()
         stage("pages", lambda: stages.pages(client, subjects, repeats=opts.repeat), store=size.update)
-        size["pace_ms"] = round((pace_before + cpu.pace_ms()) / 2, 2)  # the machine's pace beside the pages
         stage("lag", lambda: sync.lag(reader, plan, samples=opts.lag_samples, page=client))
         stage("backfill", lambda: category_backfill.category_backfill(reader, plan))
         if not opts.no_repair:

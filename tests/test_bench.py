@@ -834,35 +834,6 @@ def test_the_committed_figures_are_recorded_from_a_run() -> None:
     assert [g.verdict for g in gates.check(results, figures)] == ["pass"] * 10  # pending and order, each size
 
 
-def test_page_times_are_judged_at_the_machine_pace_of_each_run() -> None:
-    from bench import gates
-
-    bounds = GATE_BOUNDS | {"pace_ms": {"2000": 100.0}}
-    slow_machine = _gated_run(pending_ms=120.0)  # 4.8x the committed 25 ms, on a machine at half speed
-    slow_machine["sizes"][1]["pace_ms"] = 200.0
-    (pending, _) = [g for g in gates.check(slow_machine, bounds) if g.number == 6 and "2,000" in g.where]
-    assert pending.bound == 125.0 and pending.verdict == "pass"
-    assert pending.margin == "committed 25.0 ms x 2.00 (machine pace), plus 150%"
-    fast_machine = _gated_run(pending_ms=40.0)  # 1.6x the committed figure, on a machine twice as fast
-    fast_machine["sizes"][1]["pace_ms"] = 50.0
-    (failure,) = gates.failures(fast_machine, bounds)
-    assert "40.0 ms, bound ≤ 31.2 ms (committed 25.0 ms x 0.50 (machine pace), plus 150%)" in failure
-    unknown = _gated_run(pending_ms=62.5)  # no pace in the run: the committed figure as it is
-    assert gates.failures(unknown, bounds) == []
-
-
-def test_pages_recorded_from_a_later_run_are_brought_to_the_committed_pace() -> None:
-    from bench import gates
-
-    committed = {"page_p50_ms": {"2000": {"pending": 25.0, "order": 6.0}}, "pace_ms": {"2000": 100.0}}
-    later = _gated_run(pending_ms=60.0) | {"started": "later", "command": "python -m bench --quick"}
-    later["sizes"][1]["pace_ms"] = 200.0  # the later run's machine at half speed
-    updated = gates.recorded_pages(committed, later, ["pending"])
-    assert updated["page_p50_ms"]["2000"] == {"pending": 30.0, "order": 6.0}
-    assert updated["pace_ms"] == {"2000": 100.0} and updated["pages_recorded_later"][0]["pages"] == ["pending"]
-    assert gates.recorded(later)["pace_ms"] == {"2000": 200.0}
-
-
 def test_a_gate_known_to_fail_is_said_but_only_the_others_fail_the_run() -> None:
     from bench.run import failures, resolve
 
