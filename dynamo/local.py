@@ -95,7 +95,7 @@ class DynamoDBLocal:
         jar = find_jar()
         library = f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}"
         cmd = [find_java(), *self.jvm_options, library, "-jar", str(jar)]
-        # -disableTelemetry: nothing leaves the machine, and the engine starts in about half the time
+        # -disableTelemetry: nothing leaves the machine, and the engine starts sooner
         cmd += ["-port", str(self.port), "-sharedDb", "-disableTelemetry"]
         if self.data_dir is None:
             cmd.append("-inMemory")
