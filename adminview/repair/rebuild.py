@@ -16,6 +16,7 @@ differ. A flagged partition with an anchor stored is not acted on from what the 
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -107,7 +108,9 @@ def rebuild(
     repairing = walk(
         repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
-    repairing.on_batch = repair.repair_flags
+    later = repair.LaterSums()
+    repairing.on_batch = functools.partial(repair.repair_flags, later=later)
+    repairing.after_sources = later.commit
     repairing.on_counters = repair.repair_counters
     repairing.on_orphans = repair.delete_orphans
     repairing.on_scan = on_scan or _ignore

@@ -13,6 +13,7 @@ if it describes nothing) even when only an entry was wrong makes a sync that rea
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -164,10 +165,11 @@ def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any
     return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
 
 
-def commit(view: Table, actions: list[dict[str, Any]]) -> None:
-    """One conditional transaction (tests replace this to show what an unconditional write would do)."""
+def commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
+    """One conditional transaction (tests replace this to show what an unconditional write would do); ``alone``
+    as ``Table.transact`` takes it."""
     try:
-        view.transact(actions)
+        view.transact(actions, alone=alone)
     except transactions.TransactionCancelled as exc:
         if exc.lost_race:
             raise Contended(str(exc)) from exc
@@ -184,9 +186,10 @@ def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
     for part in numbers.pack(writes, [p.deltas.keys() for p in plans], transactions.MAX_ITEMS):
         group = [plans[i] for i in part]
         actions = transaction_actions(view.name, group)
+        adds = any(p.deltas for p in group)
         for start in range(0, len(actions), transactions.MAX_ITEMS):
             try:
-                commit(view, actions[start : start + transactions.MAX_ITEMS])
+                commit(view, actions[start : start + transactions.MAX_ITEMS], alone=adds)
             except Contended:
                 failed.update(p.pk for p in group)
                 break
@@ -239,18 +242,50 @@ def _count(walk: Walk, changes: list[Change]) -> None:
     walk.on_write(len(changes))
 
 
-def repair_flags(walk: Walk, flags: list[Flag]) -> None:
+@dataclass
+class LaterSums:
+    """What a rebuild into an empty view adds to the sums, written once after the source pass (``commit``)
+    instead of beside each partition's counted items: those transactions then share no item, so the walk's
+    threads send them side by side, and each sum item is written once rather than once per transaction.
+
+    The sums only ever move by differences (the sync's too), so they end exact whichever lands first. Until then
+    they lack what the rebuild counted, as an empty view lacks every order until the rebuild writes it. A rebuild
+    stopped before ``commit`` leaves them short; the next walk finds the view not empty, sums what the counted
+    items say and repairs each sum (``repair_counters``), as it repairs every order the stopped one did not
+    reach. One memory entry per sum item, as the view pass's totals."""
+
+    deltas: numbers.Deltas = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, parts: Iterable[numbers.Deltas]) -> None:
+        with self._lock:
+            numbers.add_into(self.deltas, parts)
+
+    def commit(self, walk: Walk) -> None:
+        with self._lock:
+            actions, self.deltas = numbers.sum_updates(walk.view.name, [self.deltas]), {}
+        for start in range(0, len(actions), transactions.MAX_ITEMS):
+            commit(walk.view, actions[start : start + transactions.MAX_ITEMS])
+
+
+def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
     through ``repair_flag`` one by one.
 
     A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan, or a view
     that held nothing when the walk began) is planned from the Scan's items, with no read: its anchors are written
     on the condition that they are still absent, so no stream record had been applied to them, and none was lost
-    (a rebuild keeps no sequence number: each record the sync receives after still applies). The others are read
-    together (``read_partitions``)."""
+    (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
+    nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
     unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
+    deferred: dict[str, numbers.Deltas] = {}
+    if later is not None and walk.diff.view_was_empty:
+        deferred = {p.pk: p.deltas for p in unanchored}
+        unanchored = [replace(p, deltas={}) for p in unanchored]
     again = commit_unanchored(walk.view, unanchored) | commit_plans(walk.view, plans)
+    if later is not None:
+        later.add(deltas for pk, deltas in deferred.items() if pk not in again)
     written = {p.pk: p for p in unanchored}
     plans += unanchored
     for p in plans:

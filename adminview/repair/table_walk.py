@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,8 +49,8 @@ class Table:
     name: str
     reads: TokenBucket = field(default_factory=lambda: TokenBucket(None))
     writes: TokenBucket = field(default_factory=lambda: TokenBucket(None))
-    # A walk's transactions all add to the same few sums (the numbers): sent one at a time by its threads, they
-    # never cancel each other as conflicting (each cancellation costs a backoff pause and a resend).
+    # A walk's transactions that add to the sums (the numbers) all touch the same few items: sent one at a time by
+    # its threads, they never cancel each other as conflicting (each cancellation costs a backoff pause and a resend).
     _transacting: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
@@ -135,11 +136,12 @@ class Table:
         )
         return ([item_codec.decode(item) for item in page.get("Items", [])] for page in pages)
 
-    def transact(self, actions: list[dict[str, Any]]) -> None:
+    def transact(self, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
         """One TransactWriteItems of plain actions (``dynamo.transactions.TransactionCancelled`` when DynamoDB
-        cancels it)."""
+        cancels it). ``alone``: it adds to the sums, so it waits for the walk's other transactions; one that
+        writes only its own partitions' items (``alone=False``) goes beside them."""
         self.writes.wait()
-        with self._transacting, recording() as log:
+        with self._transacting if alone else nullcontext(), recording() as log:
             transactions.write(self.client, [item_codec.encode_action(action) for action in actions])
         self.writes.spend(log.write_units or 2.0 * len(actions))
 

@@ -45,6 +45,7 @@ class Walk(Scope):
     on_batch: Callable[[Walk, list[Flag]], None] | None = None
     on_counters: Callable[[Walk, list[CounterDifference]], None] | None = None
     on_orphans: Callable[[Walk, list[schema.Key]], None] | None = None
+    after_sources: Callable[[Walk], None] | None = None  # once every source pass is done, before the view pass
     on_scan: Callable[[int], None] = _ignore
     on_write: Callable[[int], None] = _ignore
 
@@ -105,6 +106,8 @@ class Walk(Scope):
         for source in sources():
             source_pass = SourcePass(self, source, self._flagged, self._scanned("source_items"))
             in_segments(source_pass.segment, self.segments)
+        if self.after_sources:
+            self.after_sources(self)
         if not self.diff.view_was_empty:
             in_segments(view_pass.segment, self.segments)
         differences, live = view_pass.counter_differences()

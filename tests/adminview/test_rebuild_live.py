@@ -55,7 +55,7 @@ def _lose(*keys: tuple[str, str]) -> None:
         client.delete_item(TableName=str(ViewItem.Meta.table_name), Key={"PK": {"S": pk}, "SK": {"S": sk}})
 
 
-def _unconditional_commit(view: Table, actions: list[dict[str, Any]]) -> None:
+def _unconditional_commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
     """What the rebuild did before: write its view items (plain actions, encoded here as ``Table.transact`` would)
     with no condition and leave watermarks alone."""
     requests = [
@@ -421,5 +421,28 @@ def test_a_rebuild_into_an_empty_view_whose_entries_land_after_the_syncs_leaves_
     # (an entry the shop's order no longer implies would go): the order is as the shop has it
     assert shipped == [victim] and not found.contended
     assert _status(victim) == "SHIPPED"
+    assert rebuild.verify(settle_s=0).clean
+    assert_figures_match()
+
+
+def test_a_rebuild_into_an_empty_view_stopped_before_its_sums_leaves_them_for_the_next_rebuild(
+    placed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given an empty view, and a rebuild stopped after its source pass, before it adds what it counted to the sums
+    _empty_view()
+
+    def stopped(_later: repair.LaterSums, _walk: object) -> None:
+        raise RuntimeError("stopped")
+
+    with monkeypatch.context() as patched, pytest.raises(RuntimeError, match="stopped"):
+        patched.setattr(repair.LaterSums, "commit", stopped)
+        rebuild.rebuild(segments=2, page_size=7)
+    # then the orders and their counted items are there and only the sums differ, which a verify reports
+    assert _status(placed[0]) == "PENDING"
+    short = rebuild.verify(settle_s=0)
+    assert short.differing and not short.missing and not short.extra
+    # and the next rebuild, into a view no longer empty, makes each sum the total of what the orders counted
+    found = rebuild.rebuild(segments=2, page_size=7)
+    assert not found.view_was_empty and found.differing == short.differing
     assert rebuild.verify(settle_s=0).clean
     assert_figures_match()
