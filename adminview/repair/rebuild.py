@@ -108,7 +108,7 @@ def rebuild(
     repairing = walk(
         repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
-    later = repair.LaterSums()
+    later = repair.LaterSums(repairing.view)
     repairing.on_batch = functools.partial(repair.repair_flags, later=later)
     repairing.after_sources = later.commit
     repairing.on_counters = repair.repair_counters

@@ -32,6 +32,7 @@ from dynamo import transactions
 from dynamo.backoff import full_jitter
 
 ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
+HELD_SUMS = 10_000  # sum items a rebuild into an empty view holds before it writes what it added to them
 
 
 class Contended(Exception):
@@ -244,28 +245,40 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 
 @dataclass
 class LaterSums:
-    """What a rebuild into an empty view adds to the sums, written once after the source pass (``commit``)
-    instead of beside each partition's counted items: those transactions then share no item, so the walk's
-    threads send them side by side, and each sum item is written once rather than once per transaction.
+    """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
+    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions
+    then share no item, so the walk's threads send them side by side, and each sum item is written about once
+    rather than once per transaction.
 
     The sums only ever move by differences (the sync's too), so they end exact whichever lands first. Until then
     they lack what the rebuild counted, as an empty view lacks every order until the rebuild writes it. A rebuild
     stopped before ``commit`` leaves them short; the next walk finds the view not empty, sums what the counted
     items say and repairs each sum (``repair_counters``), as it repairs every order the stopped one did not
-    reach. One memory entry per sum item, as the view pass's totals."""
+    reach."""
 
+    view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, parts: Iterable[numbers.Deltas]) -> None:
         with self._lock:
             numbers.add_into(self.deltas, parts)
+            if len(self.deltas) < HELD_SUMS:
+                return
+            held, self.deltas = self.deltas, {}
+        self._write(held)
 
-    def commit(self, walk: Walk) -> None:
+    def commit(self, _walk: Walk) -> None:
         with self._lock:
-            actions, self.deltas = numbers.sum_updates(walk.view.name, [self.deltas]), {}
-        for start in range(0, len(actions), transactions.MAX_ITEMS):
-            commit(walk.view, actions[start : start + transactions.MAX_ITEMS])
+            held, self.deltas = self.deltas, {}
+        self._write(held)
+
+    def _write(self, held: numbers.Deltas) -> None:
+        keys = list(held)
+        for start in range(0, len(keys), transactions.MAX_ITEMS):
+            part = {key: held[key] for key in keys[start : start + transactions.MAX_ITEMS]}
+            if actions := numbers.sum_updates(self.view.name, [part]):
+                commit(self.view, actions)
 
 
 def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) -> None:

@@ -425,6 +425,28 @@ def test_a_rebuild_into_an_empty_view_whose_entries_land_after_the_syncs_leaves_
     assert_figures_match()
 
 
+def test_a_rebuild_into_an_empty_view_holding_more_sums_than_it_keeps_writes_them_as_it_goes(
+    placed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # given an empty view, and a rebuild that keeps no more than three sum items before writing what it added
+    _empty_view()
+    monkeypatch.setattr(repair, "HELD_SUMS", 3)
+    written: list[int] = []
+    real = repair.LaterSums._write
+
+    def write(later: repair.LaterSums, held: dict[schema.Key, Any]) -> None:
+        written.append(len(held))
+        real(later, held)
+
+    monkeypatch.setattr(repair.LaterSums, "_write", write)
+    found = rebuild.rebuild(segments=2, page_size=7)
+    # then it wrote them during its source pass as well as after it, and every sum is what the orders counted
+    assert found.view_was_empty and not found.contended
+    assert len([n for n in written if n]) > 2
+    assert rebuild.verify(settle_s=0).clean
+    assert_figures_match()
+
+
 def test_a_rebuild_into_an_empty_view_stopped_before_its_sums_leaves_them_for_the_next_rebuild(
     placed: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
