@@ -30,6 +30,7 @@ from adminview.repair.walk import Walk
 from adminview.tables import write_entries
 from dynamo import transactions
 from dynamo.backoff import full_jitter
+from dynamo.batch import chunks
 
 ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
 HELD_SUMS = 10_000  # sum items a rebuild into an empty view holds before it writes what it added to them
@@ -274,11 +275,8 @@ class LaterSums:
         self._write(held)
 
     def _write(self, held: numbers.Deltas) -> None:
-        keys = list(held)
-        for start in range(0, len(keys), transactions.MAX_ITEMS):
-            part = {key: held[key] for key in keys[start : start + transactions.MAX_ITEMS]}
-            if actions := numbers.sum_updates(self.view.name, [part]):
-                commit(self.view, actions)
+        for actions in chunks(numbers.sum_updates(self.view.name, [held]), transactions.MAX_ITEMS):
+            commit(self.view, list(actions))
 
 
 def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) -> None:
