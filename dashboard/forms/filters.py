@@ -239,7 +239,7 @@ class DueForm(ListForm):
     def add_prefix(self, field_name: str) -> str:
         return super().add_prefix("date" if field_name == "day" else field_name)
 
-    def cleanday_field(self) -> date:
+    def clean_day(self) -> date:
         found: date | None = self.cleaned_data.get("day")
         return found or self.today
 

@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 from django.test import Client
+from django.utils.timezone import now
 
 from shop import access_patterns, orders
 from shop.orders import OrderLine
@@ -37,6 +38,15 @@ def test_orders_due_on_a_date(packer: Client, order_id: str) -> None:
     assert f'data-order-id="{order_id}"' not in packer.get("/orders/due/?date=2001-01-01").content.decode()
     assert packer.get("/orders/due/?date=2024-02-30").status_code == 400
     assert packer.get(f"/orders/due/?date={due}&cursor=forged").status_code == 400
+
+
+@pytest.mark.parametrize("query", ["", "?date=", "?cursor=abc", "?date=&cursor=abc"])
+def test_orders_due_without_a_date_is_today(packer: Client, shop_table: str, query: str) -> None:
+    # given no date (absent or empty) the page lists today's; a tampered cursor is refused
+    response = packer.get(f"/orders/due/{query}")
+    assert response.status_code == (400 if "cursor" in query else 200)
+    if response.status_code == 200:
+        assert now().date().isoformat() in response.content.decode()
 
 
 def test_mark_and_unmark_a_favourite(packer: Client, staff: Client, order_id: str, admin_view_table: str) -> None:
