@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ import requests
 
 from bench import postgres
 from dynamo import local
+from shop.management.commands import demo
 
 pytestmark = [pytest.mark.ddb_local, pytest.mark.slow]
 
@@ -67,16 +69,7 @@ def production_env(database_url: str, tmp_path: Path, shop_table: str) -> dict[s
 def _gunicorn(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     port = local.free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "tests.dashboard.wsgi_with_pid:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-        ],
+        demo.server_command(port, "tests.dashboard.wsgi_with_pid:application"),
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -119,12 +112,28 @@ def _log_in(session: requests.Session, base: str, password: str) -> requests.Res
 
 
 def test_two_instances_on_one_shared_database(two_instances: tuple[str, str]) -> None:
-    """One production setup per database, checked in turn: the shared session and the static files, the long
-    URL and the favicon, and last the lockout (it locks the staff member out for the rest)."""
+    """One production setup per database, checked in turn: idle connections hold no worker, the shared session
+    and the static files, the long URL and the favicon, and last the lockout (it locks the staff member out for
+    the rest)."""
     first, second = two_instances
+    answer_beside_idle_connections(first)
     share_the_logged_in_staff_member_and_serve_static(first, second)
     let_a_long_url_through_to_our_414_page_and_serve_the_favicon(first)
     hold_a_lockout_on_one_instance_on_the_other(first, second)
+
+
+def answer_beside_idle_connections(base: str) -> None:
+    """More idle connections than the server has workers (a browser's preconnections, opened and never used)
+    hold none of them: a page still answers. With one synchronous worker per process each idle connection held
+    its worker until gunicorn's 30 s timeout; 5 s is a wide margin over an answer, not a speed bound."""
+    host, port = base.removeprefix("http://").split(":")
+    idle = [socket.create_connection((host, int(port)), timeout=5) for _ in range(4)]  # queued ahead of the page
+    try:
+        page = requests.get(f"{base}/accounts/login/", timeout=5)
+        assert page.status_code == 200 and "csrfmiddlewaretoken" in page.text
+    finally:
+        for connection in idle:
+            connection.close()
 
 
 def share_the_logged_in_staff_member_and_serve_static(first: str, second: str) -> None:
@@ -134,7 +143,8 @@ def share_the_logged_in_staff_member_and_serve_static(first: str, second: str) -
     for attempt in range(40):
         base = (first, second)[attempt % 2]
         # a page that needs the login but no DynamoDB read: what is checked is the session both instances share
-        response = staff.get(f"{base}/search/", allow_redirects=False, timeout=30)
+        # a new connection each time (a kept-alive one stays with its worker), so more than one worker answers
+        response = staff.get(f"{base}/search/", allow_redirects=False, timeout=30, headers={"Connection": "close"})
         assert response.status_code == 200, (base, response.status_code, response.headers.get("Location"))
         assert "boss" in response.text and "Log out" in response.text
         served_by.add((base, response.headers["X-Worker-Pid"]))

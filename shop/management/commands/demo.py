@@ -56,6 +56,13 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {**DEMO_PATIENCE, **environ}
 
 
+def server_command(port: int, application: str = "config.wsgi") -> list[str]:
+    """The production server (gunicorn with the repository's ``gunicorn.conf.py``: threaded workers; static files
+    by whitenoise), two workers, on the loopback only. It runs with the demo's DynamoDB patience
+    (``server_environment``)."""
+    return [sys.executable, "-m", "gunicorn", application, "--bind", f"127.0.0.1:{port}", "--workers", "2"]
+
+
 def staff_login(data_dir: Path) -> str:
     """The demo's staff user, in every group of ``STAFF_GROUPS`` (each created if missing) and any other group
     there is; its password is kept in ``data_dir`` and printed each run. Returns ``user / password``."""
@@ -217,10 +224,7 @@ class Command(ShopCommand):
 
     @staticmethod
     def _serve(port: int) -> subprocess.Popen[bytes]:
-        """The production server (gunicorn, static files by whitenoise), two workers, on the loopback only, with
-        the demo's DynamoDB patience (``DEMO_PATIENCE``)."""
-        command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"]
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=server_environment(os.environ))
+        return subprocess.Popen(server_command(port), cwd=settings.BASE_DIR, env=server_environment(os.environ))
 
     @staticmethod
     def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:
