@@ -89,6 +89,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "dashboard.middleware.DynamoDBCostMiddleware",
     "django_htmx.middleware.HtmxMiddleware",  # early: request.htmx for every other middleware and every response
+    "dashboard.middleware.vary_on_htmx",  # Vary: HX-Request, since any answer may differ by it
     "dashboard.middleware.DynamoDBOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",

@@ -17,6 +17,10 @@
   than ``settings.MAX_URL_LENGTH`` (path and query, as sent) gets our 414 page. The server in front lets longer
   request lines through (``gunicorn.conf.py``), so a long query reads as a clear refusal, not as the server's
   plain text.
+- ``vary_on_htmx`` (right after htmx's): ``Vary: HX-Request`` on every response (django-htmx's documented
+  pattern), once here because every page may answer htmx differently: a list or a form its partial, an error its
+  message alone, an operator's htmx answer the footer's panel out of band, a login bounce ``HX-Redirect``. So a
+  browser's cache never shows a bare fragment after Back.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
 - ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
   an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
@@ -39,6 +43,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render, resolve_url
 from django.template.loader import render_to_string
 from django.template.response import SimpleTemplateResponse
+from django.utils.cache import patch_vary_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import navigation
@@ -112,6 +117,15 @@ class DynamoDBOutageMiddleware:
         log.warning("DynamoDB did not answer %s %s: %r", request.method, request.path, exception)
         changing = request.method not in ("GET", "HEAD", "OPTIONS")
         return no_answer(request, NO_ANSWER_TO_CHANGE if changing else NO_ANSWER)
+
+
+def vary_on_htmx(get_response: Handler) -> Handler:
+    def middleware(request: HttpRequest) -> HttpResponseBase:
+        response = get_response(request)
+        patch_vary_headers(response, ("HX-Request",))
+        return response
+
+    return middleware
 
 
 class LongUrlMiddleware:

@@ -13,6 +13,7 @@ import pytest
 from django.test import Client
 
 from tests import factories
+from tests.dashboard.conftest import FakeSelectors, order_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +69,16 @@ def test_headers_on_error_responses(staff: Client, shop_table: str) -> None:
     bad = staff.get("/customers/1001/invoices/?from=yesterday")
     assert bad.status_code == 400
     assert_cost_headers(bad, calls=0)
+
+
+def test_a_page_that_answers_htmx_with_a_part_of_it_varies_on_hx_request(staff: Client, fake_av: FakeSelectors) -> None:
+    # given the pending list, whose "load more" answers htmx with its rows alone, and an error page (htmx: its message)
+    fake_av.pending = order_rows(3)
+    for url in ("/orders/pending/", "/orders/pending/?sort=sideways"):
+        whole, part = staff.get(url), staff.get(url, headers={"HX-Request": "true"})
+        # then both answers say they differ by HX-Request, so a browser's cache never shows the part after Back
+        assert len(part.content) < len(whole.content)
+        assert "HX-Request" in whole["Vary"] and "HX-Request" in part["Vary"], (url, whole["Vary"])
 
 
 def test_security_headers(staff: Client, shop_table: str) -> None:
