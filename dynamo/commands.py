@@ -6,7 +6,6 @@ unexpected DynamoDB error would print a traceback. Both become one line here.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any, NoReturn
 
@@ -56,22 +55,3 @@ class ShopCommand(BaseCommand):
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def whole_number(text: str) -> int:
-    """argparse type: an integer >= 0 (a count that may be zero)."""
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (segments, workers, ports, page sizes)."""
-    value = whole_number(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value

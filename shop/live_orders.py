@@ -28,12 +28,12 @@ from dynamo.instrumentation import run_in_context
 from dynamo.paging import raw_items
 from shop import keys, orders
 from shop.audit import Actor
+from shop.demo_options import ORDER_EVERY_S
 from shop.keys import OrderStatus
 from shop.models import ShopItem
 
 log = logging.getLogger(__name__)
 
-EVERY_S = 60.0  # a new order about this often (each wait drawn between half and one and a half of it)
 STOREFRONT = Actor("storefront")  # who the live orders and the customers' requests are by
 MAX_LINES, MAX_QUANTITY = 3, 2
 SCAN_SEGMENTS = 4
@@ -131,7 +131,7 @@ def run(
     *,
     actor: Actor = STOREFRONT,
     stop: threading.Event,
-    every_s: float = EVERY_S,
+    every_s: float = ORDER_EVERY_S,
     rounds: int | None = None,
     rng: random.Random | None = None,
     extras: Sequence[LiveStep] = (),

@@ -9,7 +9,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from adminview.sync.poller import Poller
-from dynamo.commands import ShopCommand, positive_int
+from dynamo.arguments import positive_int
+from dynamo.commands import ShopCommand
 
 
 def _batch_size(text: str) -> int:

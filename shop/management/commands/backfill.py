@@ -21,8 +21,9 @@ from django.utils.module_loading import import_string
 from tqdm import tqdm
 
 from dynamo import backfill
+from dynamo.arguments import positive_int
 from dynamo.batch import Progress
-from dynamo.commands import ShopCommand, positive_int
+from dynamo.commands import ShopCommand
 from shop import migrations
 
 

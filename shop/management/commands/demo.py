@@ -1,6 +1,5 @@
-"""Run the whole product locally: DynamoDB Local (data in .data/), tables, demo data up to today, a staff login
-in every staff group, the stream sync, orders arriving while it runs, and the dashboard. Ctrl-C stops
-everything. Used by ``scripts/run``."""
+"""The demo, ``manage.py demo``, which ``scripts/run`` runs (what it does: ``shop.demo_options.DESCRIPTION``, with
+its options)."""
 
 from __future__ import annotations
 
@@ -20,13 +19,13 @@ from django.core.management.base import CommandError, CommandParser
 from django.utils.module_loading import import_string
 
 from dynamo import local
-from dynamo.commands import ShopCommand, positive_int, whole_number
+from dynamo.commands import ShopCommand
 from dynamo.models import reset_connections
-from shop import live_orders
+from shop import demo_options, live_orders
+from shop.demo_options import DEMO_SIZE
 from shop.models import ShopItem
 
 DEMO_USER = "demo"
-DEMO_SIZE = {"customers": 200, "products": 80, "warehouses": 4, "orders": 1000}
 DEMO_DAYS = 90  # the seeded orders spread over the last 90 days, with a weekday rhythm (the home page's charts)
 # The printed login is in every staff group, so it can do all the work the dashboard offers. The dashboard's
 # migrations create the first three; the others are created here when missing.
@@ -91,31 +90,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 class Command(ShopCommand):
-    help = __doc__
+    help = demo_options.DESCRIPTION
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--port", type=positive_int, default=8080, help="dashboard port (default 8080)")
-        parser.add_argument("--ddb-port", type=positive_int, default=8000, help="DynamoDB Local port (default 8000)")
-        parser.add_argument(
-            "--orders",
-            type=whole_number,
-            default=DEMO_SIZE["orders"],
-            help="demo orders to seed into an empty shop (default %(default)s)",
-        )
-        parser.add_argument("--no-sync", action="store_true", help="do not run the stream sync")
-        parser.add_argument(
-            "--no-live-orders",
-            action="store_true",
-            help="place no new orders while running (by default about one a minute, and now and then a return "
-            "request, as the storefront; shipping and delivering are left to staff)",
-        )
-        parser.add_argument(
-            "--order-every",
-            type=positive_int,
-            default=int(live_orders.EVERY_S),
-            metavar="SECONDS",
-            help="a new live order about this often (default %(default)s s)",
-        )
+        demo_options.add_arguments(parser)
 
     def run(
         self,

@@ -16,7 +16,8 @@ from django.core.management.base import CommandParser
 from django.utils.module_loading import import_string
 from tqdm import tqdm
 
-from dynamo.commands import ShopCommand, positive_int, whole_number
+from dynamo.arguments import positive_int, whole_number
+from dynamo.commands import ShopCommand
 from shop import seed_ids, seeding
 from shop.timestamps import InvalidDate, now, parse_day
 
