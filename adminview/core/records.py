@@ -11,10 +11,14 @@ store.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 NEEDED_VIEW_TYPE = "NEW_AND_OLD_IMAGES"
 VIEW_TYPES = ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", NEEDED_VIEW_TYPE)
+# DynamoDB Local floors a record's ApproximateCreationDateTime to the minute (AWS: to the second), so a creation
+# time that is a whole minute is not taken as the moment of the change: it may have been made up to a minute later.
+COARSE_S = 60
 # which images each kind of change must carry for the projection
 NEEDS: dict[str, tuple[str, ...]] = {
     "INSERT": ("NewImage",),
@@ -36,6 +40,26 @@ def body_of(record: Any) -> dict[str, Any]:
 def sequence_number(record: Any) -> str | None:
     seq = body_of(record).get("SequenceNumber")
     return str(seq) if seq not in (None, "") else None
+
+
+def created_at(record: Any) -> float | None:
+    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None when the
+    record has none or a malformed one."""
+    value = body_of(record).get("ApproximateCreationDateTime")
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def written_at(record: Any, received_at: float) -> float | None:
+    """The latest moment the record's change can have been made, from what the sync knows: its creation time when
+    that is precise; a whole minute (coarse, ``COARSE_S``) bounds it from below only, so then the end of that
+    minute or the moment the sync received the record, whichever came first. A lag measured from it is never
+    the engine's rounding."""
+    at = created_at(record)
+    if at is None or at % COARSE_S:
+        return at
+    return min(at + COARSE_S, max(at, received_at))
 
 
 def check(record: Any) -> str:

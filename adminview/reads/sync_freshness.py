@@ -3,7 +3,9 @@ the sync table, written by ``adminview.sync.sync_status``) and the last verify r
 
 What the pages say (``Freshness``): "N s behind" means the view lacks changes made N seconds ago. A shard whose
 last poll found nothing newer than what was applied is up to date as of that poll; a shard working through a
-backlog holds every change made before its last applied record was created, and none after. Each source (shop,
+backlog holds every change made before its last applied record was written, and none after: when it was written
+is its creation time when precise, else the latest the sync can prove (``adminview.core.records.written_at``), so
+an engine's rounding is never shown as lag. Each source (shop,
 returns) is as fresh as its least fresh active shard, and the view as its least fresh source; a page says which
 sources its figures come from (``freshness_by_source``: the same one Query, split by source). For the Lambda,
 which runs only when records arrive, what can be proven is when the last change was applied and how long after
@@ -39,17 +41,23 @@ class Heartbeat:
     writer: str
     shard: str | None
     seq: str | None
-    created: float | None  # epoch seconds of the last record applied
+    created: float | None  # epoch seconds of the last record applied (its ApproximateCreationDateTime)
     applied_at: float  # epoch seconds
     caught_up_at: float | None = None
     waiting_since: float | None = None
     outage: str | None = None
     done: bool = False
     source: str | None = None  # the name of the source whose stream it reads (None: a table no source reads)
+    written_at: float | None = None  # the latest its change can have been made (None: noted before it was kept)
 
     @property
-    def created_at(self) -> datetime | None:
-        return _utc(self.created)
+    def written(self) -> float | None:
+        """When the last change applied was made, at the latest."""
+        return self.created if self.written_at is None else self.written_at
+
+    @property
+    def written_time(self) -> datetime | None:
+        return _utc(self.written)
 
     @property
     def table(self) -> str | None:
@@ -85,18 +93,18 @@ class Heartbeat:
     @property
     def complete_until(self) -> float | None:
         """The view holds every change of this shard made before this instant (epoch seconds)."""
-        return self.caught_up_at if self.caught_up else self.created
+        return self.caught_up_at if self.caught_up else self.written
 
     @property
     def apply_lag_s(self) -> float | None:
         """How long after it was written the last change applied was applied."""
-        return None if self.created is None else max(0.0, self.applied_at - self.created)
+        return None if self.written is None else max(0.0, self.applied_at - self.written)
 
     def behind_s(self, now: float) -> float | None:
         """How old the oldest change the view may lack is (None: caught up, or unknown)."""
-        if self.caught_up or self.created is None or self.is_lambda:
+        if self.caught_up or self.written is None or self.is_lambda:
             return None
-        return max(0.0, now - self.created)
+        return max(0.0, now - self.written)
 
 
 def _utc(value: float | None) -> datetime | None:
@@ -148,6 +156,7 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
         shard=ddb_json.string(raw, "Shard"),
         seq=ddb_json.string(raw, "SequenceNumber"),
         created=ddb_json.number(raw, "Created"),
+        written_at=ddb_json.number(raw, "Written"),
         applied_at=ddb_json.number(raw, "AppliedAt") or 0.0,
         caught_up_at=ddb_json.number(raw, "CaughtUpAt"),
         waiting_since=ddb_json.number(raw, "Waiting"),

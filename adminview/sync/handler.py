@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,8 +41,10 @@ def handle_records(
     *,
     shard_id: str | None = None,
     apply: Callable[[list[dict[str, Any]]], Outcome] | None = None,
+    received_at: float | None = None,
 ) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
-    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat.
+    """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat
+    (``received_at``: when the sync got the batch, which bounds when its changes were made; default now).
 
     The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
     logged and the failed records are still reported, so Lambda (or the poller) retries them."""
@@ -57,7 +60,7 @@ def handle_records(
     done = [r for i, r in enumerate(records) if failure_key(r, i) not in outcome.failed]
     try:
         sync_store.clear_dead_letters(done)
-        sync_status.record_heartbeat(done, shard_id=shard_id)
+        sync_status.record_heartbeat(done, shard_id=shard_id, received_at=received_at)
     except Exception:
         log.exception("could not update the sync's bookkeeping (dead letters applied, heartbeat)")
     response = {"batchItemFailures": [{"itemIdentifier": _identifier(r)} for r, _error in failed]}
@@ -73,8 +76,9 @@ def _identifier(record: Any) -> str:
 
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, list[dict[str, str]]]:
     _setup()
+    received_at = time.time()  # the invocation: its records were read from the stream before it
     records = event.get("Records") if isinstance(event, dict) else None
     batch = list(records) if isinstance(records, list) else []
-    response, outcome = handle_records(batch)
-    observe.report_batch(batch, outcome, writer="lambda")
+    response, outcome = handle_records(batch, received_at=received_at)
+    observe.report_batch(batch, outcome, writer="lambda", received_at=received_at)
     return response

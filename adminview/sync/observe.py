@@ -18,12 +18,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
+from adminview.core.records import written_at
 from adminview.core.sources import source_name
 from adminview.sync.apply import Outcome
 
@@ -47,19 +47,7 @@ class BatchReport:
     skipped: int
     failed: int
     dead_letters: int
-    lag: float | None  # seconds from the oldest record's creation to now; None when no record carries it
-
-
-def created_at(record: object) -> float | None:
-    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None
-    for a record without one, malformed records included (they are reported failed, not counted here)."""
-    body = record.get("dynamodb") if isinstance(record, dict) else None
-    value = body.get("ApproximateCreationDateTime") if isinstance(body, dict) else None
-    if isinstance(value, datetime):
-        return value.timestamp()
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
+    lag: float | None  # seconds from the oldest record's change to now; None when no record carries its time
 
 
 def source_of(records: Sequence[object]) -> str:
@@ -69,19 +57,28 @@ def source_of(records: Sequence[object]) -> str:
     return next((name for arn in arns if (name := source_name(arn))), UNKNOWN_SOURCE)
 
 
-def lag_seconds(records: Sequence[dict[str, Any]], now: float | None = None) -> float | None:
-    """How far behind the batch is: now minus the oldest record's creation time (never negative)."""
-    times = [t for t in map(created_at, records) if t is not None]
-    if not times:
-        return None
-    return max(0.0, (time.time() if now is None else now) - min(times))
+def lag_seconds(
+    records: Sequence[dict[str, Any]], *, received_at: float | None = None, now: float | None = None
+) -> float | None:
+    """How far behind the batch is: now minus when its oldest record's change was made (``records.written_at``:
+    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), never
+    negative."""
+    now = time.time() if now is None else now
+    received = now if received_at is None else received_at
+    times = [t for t in (written_at(r, received) for r in records) if t is not None]
+    return max(0.0, now - min(times)) if times else None
 
 
 def report_batch(
-    records: Sequence[dict[str, Any]], outcome: Outcome, *, writer: str, now: float | None = None
+    records: Sequence[dict[str, Any]],
+    outcome: Outcome,
+    *,
+    writer: str,
+    received_at: float | None = None,
+    now: float | None = None,
 ) -> BatchReport:
     """Log the batch's line and flush its metrics; call once per batch, after it was applied."""
-    lag = lag_seconds(records, now)
+    lag = lag_seconds(records, received_at=received_at, now=now)
     report = BatchReport(
         writer=writer,
         source=source_of(records),

@@ -67,7 +67,8 @@ class Stats:
     dead_lettered: int = 0
     batches: int = 0
     started: float = field(default_factory=time.monotonic)
-    lag_s: float | None = None
+    lag_s: float | None = None  # the last batch's (``observe.lag_seconds``)
+    caught_up: bool = False  # the last round found nothing new in any shard
 
     @property
     def rate(self) -> float:
@@ -75,10 +76,10 @@ class Stats:
         return self.records / elapsed if elapsed > 0 else 0.0
 
     def line(self) -> str:
-        lag = f"{self.lag_s:.1f}s" if self.lag_s is not None else "-"
+        lag = "caught up" if self.caught_up else f"lag {self.lag_s:.1f}s" if self.lag_s is not None else "lag -"
         return (
             f"records {self.records} ({self.rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
-            f"dead-lettered {self.dead_lettered}, lag {lag}"
+            f"dead-lettered {self.dead_lettered}, {lag}"
         )
 
 
@@ -253,11 +254,14 @@ class Poller:
         """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
         record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
         still fails after ``max_attempts`` is already stored when the checkpoint moves past it."""
+        received_at = time.time()  # just after GetRecords answered: every change of the batch was made before
         pending = records
         errors: dict[str, str] = {}
         batch = Outcome()  # the whole batch, retries included, for its one report
         for attempt in range(self.max_attempts):
-            _response, outcome = handle_records(pending, shard_id=shard_id, apply=apply_records)
+            _response, outcome = handle_records(
+                pending, shard_id=shard_id, apply=apply_records, received_at=received_at
+            )
             with self._lock:
                 self.stats.applied += outcome.applied
                 self.stats.skipped += outcome.skipped
@@ -272,18 +276,16 @@ class Poller:
                 break
             if attempt + 1 < self.max_attempts:
                 self.sleep(full_jitter(attempt, base=0.1, cap=5.0))
-        created = records[-1]["dynamodb"].get("ApproximateCreationDateTime")
-        with self._lock:
-            self.stats.dead_lettered += len(pending)
-            self.stats.records += len(records)
-            self.stats.batches += 1
-            if isinstance(created, int | float):
-                self.stats.lag_s = max(0.0, time.time() - float(created))
         batch.failed = {
             key: errors.get(key, "unknown error") for key in (failure_key(r, i) for i, r in enumerate(pending))
         }
         batch.dead_lettered = len(pending)
-        observe.report_batch(records, batch, writer="poller")
+        report = observe.report_batch(records, batch, writer="poller", received_at=received_at)
+        with self._lock:
+            self.stats.dead_lettered += len(pending)
+            self.stats.records += len(records)
+            self.stats.batches += 1
+            self.stats.lag_s, self.stats.caught_up = report.lag, False
 
     # --- loop ------------------------------------------------------------------------------------------
 
@@ -321,6 +323,7 @@ class Poller:
                 got = sum(pool.map(run_in_context(self.poll_shard), ready))
         else:
             got = sum(self.poll_shard(s) for s in ready if not self._stopping)
+        self.stats.caught_up = got == 0
         if got == 0:
             self.refresh_shards()  # a split may have added children; a finished parent frees its child
             if not any(self._ready(s) and s.iterator is None for s in self.shards.values()):

@@ -10,11 +10,12 @@ and the pages' freshness read is one Query on a tiny partition.
   batches come from, ``lambda|<environment>|<source>`` (one batch at a time, all of one stream's shard: one
   environment serving both event source mappings keeps one heartbeat per source, since sequence numbers of two
   streams do not compare). Attributes: ``Source`` (the source's name), ``SequenceNumber`` (the last one applied;
-  ``Seq`` zero-padded),
-  ``Created`` (that record's ApproximateCreationDateTime), ``AppliedAt``, ``CaughtUpAt`` (the last time the
-  poller asked its shard for more and got nothing: at that instant the view held every change of the shard),
-  ``Waiting`` (since when DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage
-  the poller waited out, in words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
+  ``Seq`` zero-padded), ``Created`` (that record's ApproximateCreationDateTime: it orders the heartbeat's
+  updates), ``Written`` (the latest its change can have been made, which the freshness reads:
+  ``adminview.core.records.written_at``), ``AppliedAt``, ``CaughtUpAt`` (the last time the poller asked its shard
+  for more and got nothing: at that instant the view held every change of the shard), ``Waiting`` (since when
+  DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage the poller waited out, in
+  words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
 - PK ``verify`` SK ``last``: At, Ok, Summary of the last ``verify_adminview``.
 
 How fresh that makes the view, as the pages say it, is read in ``adminview.reads.sync_freshness``.
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from adminview.core.records import body_of, sequence_number
+from adminview.core.records import created_at, sequence_number, written_at
 from adminview.core.sources import source_name, table_of
 from adminview.reads.sync_freshness import (
     EXPIRES_AT,
@@ -76,13 +77,6 @@ def _writer(stream_arn: str | None, shard_id: str | None) -> str:
     return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
 
 
-def _created(record: Any) -> float | None:
-    value = body_of(record).get("ApproximateCreationDateTime")
-    if isinstance(value, datetime):
-        return value.timestamp()
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _table() -> tuple[Any, str]:
     return client_of(SyncItem), str(SyncItem.Meta.table_name)
 
@@ -111,21 +105,24 @@ def record_heartbeat(
     applied: Sequence[Any],
     *,
     shard_id: str | None = None,
+    received_at: float | None = None,
     clock: Callable[[], float] = time.time,
 ) -> bool:
-    """Note the last record of a batch as this writer's position. False when the stored heartbeat is newer.
-    Other attributes of the heartbeat (when it last caught up, an outage it noted) are kept."""
+    """Note the last record of a batch as this writer's position (``received_at``: when the sync got the batch;
+    default now). False when the stored heartbeat is newer. Other attributes of the heartbeat (when it last caught
+    up, an outage it noted) are kept."""
     last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
     if last is None:
         return False
     seq = str(sequence_number(last)).zfill(SEQ_WIDTH)
-    created = _created(last)
     applied_at = clock()
+    created, written = created_at(last), written_at(last, received_at or applied_at)
     arn = last.get("eventSourceARN") if isinstance(last.get("eventSourceARN"), str) else None
     sets: dict[str, Any] = {
         "Seq": ddb_json.s(seq),  # zero-padded: compares as a string
         "SequenceNumber": ddb_json.s(str(sequence_number(last))),
         "Created": ddb_json.n(created if created is not None else applied_at),
+        "Written": ddb_json.n(written if written is not None else applied_at),
         "AppliedAt": ddb_json.n(applied_at),
         EXPIRES_AT: ddb_json.n(int(applied_at) + (OPEN_SHARD_TTL_S if shard_id else LAMBDA_TTL_S)),
     }

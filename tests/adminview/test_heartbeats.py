@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from adminview.core import records
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Heartbeat, freshness_of
 from adminview.sync import sync_status
@@ -61,6 +62,35 @@ def test_a_sync_that_caught_up_says_up_to_date_not_the_lag_of_its_last_batch(
     fresh = sync_freshness.freshness()
     assert fresh.caught_up and fresh.behind_s is None and fresh.as_of is not None
     assert fresh.as_of.timestamp() == pytest.approx(beat.caught_up_at)
+
+
+def test_a_coarse_creation_time_is_not_shown_as_lag(shop_table: str, admin_view_table: str) -> None:
+    # given an order placed on DynamoDB Local, whose stream gives each record's creation time as a whole minute
+    factories.shop_with(customers=1, products=1)
+    before = time.time()
+    orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], order_id="o1")
+    stats = sync_now()
+    after = time.time()
+    (beat,) = shop_heartbeats()
+    assert beat.created is not None and beat.created % records.COARSE_S == 0
+    # then the change is known to have been made between the write and the sync's reading it, not at the minute
+    assert beat.written is not None and before <= beat.written <= after
+    assert beat.apply_lag_s is not None and beat.apply_lag_s <= after - before
+    assert stats.lag_s is not None and stats.lag_s <= after - before
+    # and the sync, having found nothing newer, says it caught up
+    assert stats.caught_up and stats.line().endswith(", caught up")
+
+
+def test_when_a_change_was_made_is_bounded_by_what_the_sync_knows() -> None:
+    def record(created: float) -> dict[str, object]:
+        return {"dynamodb": {"SequenceNumber": "1", "ApproximateCreationDateTime": created}}
+
+    minute = 1_800_000_000.0  # a whole minute
+    assert records.written_at(record(minute + 12.5), received_at=minute + 13) == minute + 12.5  # precise: itself
+    # a whole minute: the change was made within it, and before the sync received it
+    assert records.written_at(record(minute), received_at=minute + 13) == minute + 13
+    assert records.written_at(record(minute), received_at=minute + 600) == minute + records.COARSE_S  # a backlog
+    assert records.written_at({"dynamodb": {}}, received_at=minute) is None
 
 
 def test_lambda_batches_keep_a_heartbeat_too(shop_table: str, admin_view_table: str) -> None:

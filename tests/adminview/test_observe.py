@@ -147,6 +147,13 @@ def test_lag_is_the_oldest_record_and_never_negative() -> None:
     assert observe.lag_seconds([_record(1, "yesterday"), _record(2, True)], now=NOW) is None
 
 
+def test_lag_from_a_whole_minute_is_measured_from_when_the_batch_was_received() -> None:
+    # NOW is a whole minute, as DynamoDB Local gives every creation time: the change was made within that minute
+    assert observe.lag_seconds([_record(1, NOW - 60)], received_at=NOW - 0.4, now=NOW) == pytest.approx(0.4)
+    assert observe.lag_seconds([_record(1, NOW - 600)], received_at=NOW - 1, now=NOW) == 540.0  # a backlog
+    assert observe.lag_seconds([_record(1, NOW - 7.5)], received_at=NOW - 0.4, now=NOW) == 7.5  # precise: kept
+
+
 def test_the_lambda_handler_reports_each_invocation_once(
     monkeypatch: pytest.MonkeyPatch, log_lines: io.StringIO, capsys: pytest.CaptureFixture[str]
 ) -> None:
