@@ -10,6 +10,7 @@ practices (labels, contrast, landmarks, one main heading, focusable scrolling re
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,13 @@ INLINE = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>|<style\b|\sstyle=|\son[a-z]+=
 
 def problems_of(page: Any, response: Any, name: str) -> list[str]:
     """What is wrong with the page as served (inline script or style, not one <h1>, no breadcrumbs) and, in every
-    look, as it is shown: axe's serious and critical violations (rule, impact, targets) and, at a narrow width, any
-    sideways scrolling of the page itself. The page is loaded once and each look applied to it in turn
-    (``tour.look_at``): the pages' only script (the admin's theme.js) reads a stored choice, never the viewport or
-    the scheme, so a page restyled in place is the page a browser in that look would have loaded. Its DOM is the
-    same in every look, and a change of colour scheme at a width already checked changes colours alone: that look
-    is checked with axe's colour rules."""
+        look, as it is shown: axe's serious and critical violations (rule, impact, targets) and, at a narrow width, any
+        sideways scrolling of the page itself, read while no htmx request is in flight (``tour.quietly``: a
+    request's ``.htmx-request`` fades what it covers). The page is loaded once and each look applied to it in turn
+        (``tour.look_at``): the pages' only script (the admin's theme.js) reads a stored choice, never the viewport or
+        the scheme, so a page restyled in place is the page a browser in that look would have loaded. Its DOM is the
+        same in every look, and a change of colour scheme at a width already checked changes colours alone: that look
+        is checked with axe's colour rules."""
     found: list[str] = []
     inline = INLINE.findall(response.text())
     if inline:
@@ -56,7 +58,7 @@ def problems_of(page: Any, response: Any, name: str) -> list[str]:
         tour.look_at(page, look)
         colours_only = look.width in widths_checked
         widths_checked.add(look.width)
-        result = page.evaluate(RUN_AXE_ON_COLOURS if colours_only else RUN_AXE)
+        result = tour.quietly(page, partial(page.evaluate, RUN_AXE_ON_COLOURS if colours_only else RUN_AXE))
         found += [
             f"{name} ({look}): {v['id']} [{v['impact']}] {v['help']}: "
             + "; ".join(" ".join(node["target"]) for node in v["nodes"][:6])

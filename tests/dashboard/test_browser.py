@@ -24,6 +24,7 @@ from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
+from tests.dashboard import tour
 from tests.dashboard.conftest import FakeSelectors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -39,7 +40,7 @@ def page(tour_browser: Any) -> Iterator[Any]:
     tab = context.new_page()
     tab.console_errors = []
     tab.on("console", lambda msg: tab.console_errors.append(msg.text) if msg.type == "error" else None)
-    tab.set_default_timeout(15_000)
+    tab.set_default_timeout(tour.HANG_MS)
     try:
         yield tab
     finally:

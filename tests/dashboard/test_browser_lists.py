@@ -115,6 +115,7 @@ def test_the_search_works_without_javascript(live_server: Any, tour_shop: None, 
     tour.staff_user()
     context = tour_browser.new_context(java_script_enabled=False)
     page = context.new_page()
+    page.set_default_timeout(tour.HANG_MS)
     try:
         tour.log_in(page, live_server.url)
         page.goto(live_server.url + "/search/")

@@ -25,7 +25,8 @@ EXTRA_PAGES = ("home", "order")  # also taken in EXTRA_LOOKS: the charts and a p
 
 
 def shoot(page: Any, folder: Path, name: str) -> None:
-    page.screenshot(path=str(folder / f"{name}.png"), animations="disabled", caret="hide")
+    """The page as it settled, with no htmx request in flight (``tour.quietly``)."""
+    tour.quietly(page, lambda: page.screenshot(path=str(folder / f"{name}.png"), animations="disabled", caret="hide"))
 
 
 @pytest.mark.skipif(not FOLDER, reason="scripts/screenshots sets SHOP_ADMIN_SCREENSHOTS to the output folder")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -35,6 +35,7 @@ from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
 
+T = TypeVar("T")
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 USERNAME = "ann"
@@ -325,6 +326,31 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+# How long a step in the browser may take before the tour calls it hung: a page answers in well under a second, and
+# in seconds on a machine busy with other work; only a hang waits this long.
+HANG_MS = 120_000
+# Every htmx request a page sends, counted (before the page's own script runs): a look at the page that saw the
+# count move meanwhile is taken again (``quietly``).
+COUNT_HTMX_REQUESTS = """
+window.htmxRequestsSent = 0;
+document.addEventListener("htmx:beforeRequest", () => { window.htmxRequestsSent += 1; });
+"""
+# No htmx request in flight and none of its swaps settling: what the page shows is what it settled on.
+SETTLED = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+SENT = "() => window.htmxRequestsSent"
+
+
+def quietly(page: Any, look: Callable[[], T]) -> T:
+    """``look`` at the page while no htmx request is in flight: once the page has settled (its ``load`` requests
+    answered and swapped in, no ``.htmx-request`` left), and again if one started meanwhile (a list's polling)."""
+    while True:
+        page.wait_for_function(SETTLED)
+        sent = page.evaluate(SENT)
+        seen = look()
+        if page.evaluate(SENT) == sent:
+            return seen
+
+
 @contextmanager
 def tab(browser: Any, look: Look) -> Iterator[Any]:
     """A page in a fresh context of ``look``; ``bypass_csp`` lets axe's script (and the tour's forms) in."""
@@ -333,8 +359,9 @@ def tab(browser: Any, look: Look) -> Iterator[Any]:
         color_scheme=look.scheme,
         bypass_csp=True,
     )
+    context.add_init_script(COUNT_HTMX_REQUESTS)
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(HANG_MS)
     try:
         yield page
     finally:
