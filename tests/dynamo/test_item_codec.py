@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import Binary, TypeDeserializer
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dynamo import ddb_json, item_codec
@@ -31,6 +31,8 @@ values = st.recursive(
 )
 
 
+# no deadline: an example's wall-clock time depends on what else the machine's two cores run
+@settings(deadline=None)
 @given(st.dictionaries(st.text(min_size=1, max_size=6), values, max_size=5))
 def test_an_item_decodes_as_boto3s_type_deserializer_decodes_it(item: dict[str, Any]) -> None:
     deserializer = TypeDeserializer()

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shop.plain import from_attribute_values, plain_attribute, plain_value
@@ -29,6 +29,8 @@ values = st.recursive(
 )
 
 
+# no deadline: an example's wall-clock time depends on what else the machine's two cores run
+@settings(deadline=None)
 @given(values)
 def test_plain_attribute_equals_the_deserializer_then_plain_value(value: Any) -> None:
     serialized = TypeSerializer().serialize(value)
