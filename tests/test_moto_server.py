@@ -83,7 +83,7 @@ def on_moto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
         [sys.executable, "-m", "moto.server", "-p", str(port)], stdout=requests_log, stderr=subprocess.STDOUT
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # it listens within seconds, busy machine or not: only a hang waits this
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()

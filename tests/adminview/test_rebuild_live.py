@@ -79,7 +79,8 @@ def _status(order_id: str) -> str | None:
     return ddb_json.string(view_item("o#" + order_id, "#order"), "Status")
 
 
-def _wait_for(check: Callable[[], bool], timeout_s: float = 60.0) -> None:
+def _wait_for(check: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    """Until ``check`` holds: the sync catches up within seconds on a busy machine; only a hang waits this long."""
     deadline = time.monotonic() + timeout_s
     while not check():
         assert time.monotonic() < deadline, "the sync did not catch up"

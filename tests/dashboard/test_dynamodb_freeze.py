@@ -190,7 +190,7 @@ def dashboard(shop: None, tmp_path: Path) -> Iterator[str]:
         [sys.executable, *command], cwd=ROOT, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT
     )
     try:
-        _wait_until(lambda: local.port_open(port) or process.poll() is not None, "gunicorn listening", 60)
+        _wait_until(lambda: local.port_open(port) or process.poll() is not None, "gunicorn listening")
         assert process.poll() is None, log.read_text()
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -141,7 +141,7 @@ def test_two_receives_at_once_land_once(monkeypatch: pytest.MonkeyPatch) -> None
     # given two staff receiving the same return at once: both read it APPROVED
     delivered()
     made()
-    both_read = threading.Barrier(2, timeout=10)
+    both_read = threading.Barrier(2, timeout=60)  # a guard against a hang only
     real = services._read
     first_reads: set[int] = set()
 
