@@ -1,7 +1,7 @@
 """A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages (orders per day,
 units by category, refunds per day) each declare their template, their read, their CSV columns and their charts;
-``RangePage.response`` validates the range (a refused one is a 400 with the page and its errors), reads the figures
-once, and answers the page or (``?format=csv``) every row with the declared header."""
+``RangePage.view`` is the page's view: it validates the range up to today (a refused one is a 400 with the page and
+its errors), reads the figures once, and answers the page or (``?format=csv``) every row with the declared header."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.views.decorators.http import require_GET
 
 from dashboard.forms.ranges import DayRange, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, csv_header, csv_url, csv_values, range_url, refused_filter
-from dashboard.responses import csv_response
+from dashboard.responses import csv_response, domain_errors
+from shop.timestamps import now
 
 R = TypeVar("R")
 PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
@@ -56,6 +58,9 @@ class RangePage(Generic[R]):
     columns: Sequence[Column[R]]
     prefix: str
     charts: Callable[[list[R], date, date], dict[str, Any]]
+
+    def view(self) -> Callable[[HtmxHttpRequest], HttpResponseBase]:
+        return require_GET(domain_errors(lambda request: self.response(request, today=now().date())))
 
     def response(self, request: HtmxHttpRequest, *, today: date) -> HttpResponseBase:
         form = StatsRangeForm(request.GET, today=today)

@@ -4,17 +4,11 @@ stay as they are): one row for every UTC day of the range, zeros included, from 
 
 from __future__ import annotations
 
-from django.http import HttpResponseBase
-from django.views.decorators.http import require_GET
-
 from adminview.reads import number_reads
 from dashboard import figure_charts
 from dashboard.display import plain_amount
-from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column
 from dashboard.range_pages import RangePage
-from dashboard.responses import domain_errors
-from shop.timestamps import now
 
 REFUNDS = RangePage[number_reads.RefundDay](
     template="dashboard/stats_refunds.html",
@@ -31,8 +25,4 @@ REFUNDS = RangePage[number_reads.RefundDay](
     },
 )
 
-
-@require_GET
-@domain_errors
-def refunds_per_day(request: HtmxHttpRequest) -> HttpResponseBase:
-    return REFUNDS.response(request, today=now().date())
+refunds_per_day = REFUNDS.view()

@@ -24,7 +24,6 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, csv_url, validated
 from dashboard.range_pages import RangePage, stats_url
 from dashboard.responses import csv_response, domain_errors
-from shop.timestamps import now
 
 STATUS_HEADER = ["status", "orders"]
 
@@ -93,14 +92,4 @@ CATEGORIES = RangePage[number_reads.CategoryFigures](
     charts=categories_context,
 )
 
-
-@require_GET
-@domain_errors
-def daily(request: HtmxHttpRequest) -> HttpResponseBase:
-    return DAILY.response(request, today=now().date())
-
-
-@require_GET
-@domain_errors
-def categories(request: HtmxHttpRequest) -> HttpResponseBase:
-    return CATEGORIES.response(request, today=now().date())
+daily, categories = DAILY.view(), CATEGORIES.view()

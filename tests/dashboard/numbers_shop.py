@@ -28,8 +28,8 @@ CATEGORIES = ["Books", ODD_CATEGORY, None, "Kitchen"]
 
 def frozen_now(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pages' clock stopped at ``TODAY`` (ranges without from/to end on its day)."""
-    for module in ("home", "stats", "categories", "products"):
-        monkeypatch.setattr(f"dashboard.views.{module}.now", lambda: TODAY)
+    for module in ("views.home", "range_pages", "views.categories", "views.products"):
+        monkeypatch.setattr(f"dashboard.{module}.now", lambda: TODAY)
 
 
 def catalogue() -> None:
