@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,19 +11,7 @@ from django.core.management.base import CommandParser
 from tqdm import tqdm
 
 from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS
-
-
-def int_between(low: int, high: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} must be between {low} and {high}")
-        return value
-
-    return parse
+from dynamo.arguments import int_between
 
 
 def add_walk_arguments(parser: CommandParser) -> None:

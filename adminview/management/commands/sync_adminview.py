@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import signal
 from typing import Any
 
 from django.core.management.base import CommandParser
 
 from adminview.sync.poller import Poller
-from dynamo.arguments import positive_int
+from dynamo.arguments import int_between
 from dynamo.commands import ShopCommand
-
-
-def _batch_size(text: str) -> int:
-    value = positive_int(text)
-    if not 1 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"{text!r} must be from 1 to 1000")
-    return value
 
 
 class Command(ShopCommand):
@@ -34,7 +26,7 @@ class Command(ShopCommand):
         )
         parser.add_argument(
             "--batch-size",
-            type=_batch_size,
+            type=int_between(1, 1000),
             default=1000,
             metavar="1..1000",
             help="records per GetRecords call (Lambda's BatchSize)",

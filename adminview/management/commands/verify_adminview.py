@@ -14,9 +14,10 @@ from django.core.management.base import CommandParser
 from django.urls import NoReverseMatch, reverse
 
 from adminview.core.schema import Key as ViewKey
-from adminview.management.walk_options import add_walk_arguments, int_between, progress_bar
+from adminview.management.walk_options import add_walk_arguments, progress_bar
 from adminview.repair.rebuild import DEFAULT_SETTLE_S, verify
 from adminview.sync.sync_status import store_verify_result
+from dynamo.arguments import int_between
 from dynamo.commands import ShopCommand
 from shop import keys
 
