@@ -120,7 +120,10 @@ def _answer(request: HtmxHttpRequest, subject: Subject, status: int = 200, **for
     return TemplateResponse(request, FRAGMENT if request.htmx else PAGE, context, status=status)
 
 
-def _add(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
+@require_POST
+@domain_errors
+def note_add(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
+    """A note on the order, customer or return (``kind``, from the route)."""
     subject = Subject.of(kind, entity_id)
     form = NoteForm(request.POST, auto_id="new-note-%s")
     if not form.is_valid():
@@ -133,7 +136,9 @@ def _add(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBas
     return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")
 
 
-def _edit(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str) -> HttpResponseBase:
+@require_POST
+@domain_errors
+def note_edit(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str) -> HttpResponseBase:
     subject = Subject.of(kind, entity_id)
     keys.note_key(note_id)  # a malformed id is 400 before anything is read
     form = NoteForm(request.POST, auto_id=f"note-{note_id}-%s")
@@ -146,39 +151,3 @@ def _edit(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str) -> 
     else:
         notes.note_edit(about=kind, entity_id=subject.entity_id, note_id=note_id, text=text, actor=actor)
     return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")
-
-
-@require_POST
-@domain_errors
-def order_note_add(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _add(request, "order", order_id)
-
-
-@require_POST
-@domain_errors
-def order_note_edit(request: HtmxHttpRequest, order_id: str, note_id: str) -> HttpResponseBase:
-    return _edit(request, "order", order_id, note_id)
-
-
-@require_POST
-@domain_errors
-def customer_note_add(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    return _add(request, "customer", customer_id)
-
-
-@require_POST
-@domain_errors
-def customer_note_edit(request: HtmxHttpRequest, customer_id: str, note_id: str) -> HttpResponseBase:
-    return _edit(request, "customer", customer_id, note_id)
-
-
-@require_POST
-@domain_errors
-def return_note_add(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    return _add(request, "return", return_id)
-
-
-@require_POST
-@domain_errors
-def return_note_edit(request: HtmxHttpRequest, return_id: str, note_id: str) -> HttpResponseBase:
-    return _edit(request, "return", return_id, note_id)
