@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from adminview.core import schema, values
 from adminview.reads import selectors
-from dynamo import ddb_json
 from shop.models import Address, Customer
 
 ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]
@@ -43,16 +43,12 @@ class Profile:
 NOBODY = Profile()
 
 
-def _address(raw: ddb_json.Item) -> Address | None:
-    """A profile's ``Address`` map (DynamoDB JSON) as the shop's ``Address``; None without one."""
-    found = ddb_json.mapping(raw, "Address")
-    if not found:
-        return None
-    return Address(**{name: ddb_json.text(found, attr.attr_name) for name, attr in Address.get_attributes().items()})
-
-
-def _profile(raw: ddb_json.Item) -> Profile:
-    return Profile(name=ddb_json.text(raw, "Name"), email=ddb_json.text(raw, "Email"), address=_address(raw))
+def _profile(item: values.Item) -> Profile:
+    """A profile item read by its kind, its ``Address`` map as the shop's ``Address``."""
+    row = schema.PROFILE_KIND.read(item)
+    found = row.address
+    fields = {name: values.text(found, attr.attr_name) for name, attr in Address.get_attributes().items()}
+    return Profile(row.name, row.email, Address(**fields) if found else None)
 
 
 def profiles_of(customer_ids: Iterable[str]) -> dict[str, Profile]:

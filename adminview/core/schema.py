@@ -57,13 +57,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final, Generic, TypeVar
 
+from adminview.core import values
 from returns import keys as return_keys
 from shop import keys
 from shop.keys import OrderStatus
+from shop.timestamps import parse_ts
 
 # --- indexes -----------------------------------------------------------------------------------------------
 
@@ -82,8 +88,8 @@ class Index:
         return self.hash_key, self.range_key
 
 
-ORDER_ROW: Final = ("OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount")
-CATALOGUE_ROW: Final = ("ProductId", "Name", "Price", "Category", "Description")
+ORDER_ROW: Final = ("OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount")  # ORDER_ROW_ATTRIBUTES' names
+CATALOGUE_ROW: Final = ("ProductId", "Name", "Price", "Category", "Description")  # PRODUCT_KIND's names
 
 # Index names are those of tables already deployed (a name cannot change in place).
 ORDERS_BY_STATUS: Final = Index("GSI1", "GSI1PK", "GSI1SK", ORDER_ROW)
@@ -414,37 +420,334 @@ def is_totalled(key: Key) -> bool:
 
 RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a return's step times, as the service writes
 
-# --- what each kind of item carries (besides its keys, ``Kind`` and an anchor's bookkeeping) ----------------------
+# --- each kind of item, declared once: its attributes, how it is built and how it reads back ----------------------
 
-ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
-    ORDER: (*ORDER_ROW, "Version", "Carrier", "TrackingNumber", "Lines", "Invoices", "Shipments"),
-    COLLECTION: ("Lines", "Invoices", "Shipments"),
-    COUNTED: ("Sums", "Rev"),
-    RETURN: ("ReturnId", "OrderId", "CustomerId", "Status", "Requested", "Lines", *RETURN_STEPS),
-    REFUNDS: ("OrderId", "Refunds"),
-    CUSTOMER_RETURN: ("ReturnId", "OrderId", "Status", "Requested"),
-    PROFILE: ("Name", "Email", "Address"),
-    PRODUCT: CATALOGUE_ROW,
-    CUSTOMER_ORDER: ("OrderId", "Date", "Spent"),
-    PAYMENT: ("OrderId", "TransactionId"),
-    CATEGORY_ORDER: ("OrderId", "CustomerId", "Date", "Category", "Units", "Revenue"),
-    SEARCH: ("Term", "Found", "Id", "Name", "Email"),
-    ACTIVITY: (
-        "OrderId",
-        "Action",
-        "User",
-        "At",
-        "FromStatus",
-        "ToStatus",
-        "OrderVersion",
-        "RequestId",
-        "ProductId",
-        "Detail",
-        "Source",
-        "ActivityKind",
-    ),
-    BUYERS: (ORDERS, CHANGED_AT),
+Item = dict[str, Any]
+T = TypeVar("T")
+
+
+def _decimal(value: Any) -> Decimal | None:
+    try:
+        return Decimal(text) if (text := values.as_text(value)) else None
+    except InvalidOperation:
+        return None
+
+
+def _whole(value: Any) -> int | None:
+    text = values.as_text(value)
+    number = _decimal(text)
+    return int(number) if number is not None and number == number.to_integral_value() else None
+
+
+def _timestamp(value: Any) -> datetime | None:
+    try:
+        return parse_ts(text) if (text := values.as_string(value)) else None
+    except ValueError:
+        return None
+
+
+READERS: Final[dict[type, Callable[[Any], Any]]] = {
+    str: values.as_text,  # AWS's model keeps some numbers as strings (``Price``): either reads as text
+    Decimal: _decimal,
+    int: _whole,
+    datetime: _timestamp,
+    dict: lambda value: values.entries(value) if value is not None else None,
+    list: lambda value: values.elements(value) if value is not None else None,
 }
+"""How a stored value reads as each attribute type: a value of another type (or malformed) reads as None."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute of a kind: its stored name, the type it reads as, its row's field (the name in snake case
+    unless given) and what a missing value reads as."""
+
+    name: str
+    type: type = str
+    field: str = ""
+    default: Any = None
+
+    @property
+    def key(self) -> str:
+        return self.field or re.sub(r"(?<=[a-z])(?=[A-Z])", "_", self.name).lower()
+
+
+@dataclass(frozen=True)
+class Kind(Generic[T]):
+    """A kind of view item (ElectroDB's entity, PynamoDB's model): its name, its attributes and the row it reads
+    back as. ``item`` builds one from plain values, ``read`` reads a stored one (plain values: ``item_codec``)."""
+
+    name: str
+    row: Callable[..., T]
+    attributes: tuple[Attribute, ...]
+    indexes: tuple[Index, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes)
+
+    def attribute(self, field: str) -> str:
+        """The stored name of the attribute a row field reads."""
+        return next(a.name for a in self.attributes if a.key == field)
+
+    def item(self, key: Key, **given: Any) -> Item:
+        """The item at ``key`` with the given fields' values that are not None (``TypeError`` for a field the kind
+        has not)."""
+        by_field = {a.key: a.name for a in self.attributes}
+        item: Item = {**values.key(*key), KIND: self.name}
+        for name, value in given.items():
+            if name not in by_field:
+                raise TypeError(f"{self.name} has no attribute {name!r}")
+            if value is not None:
+                item[by_field[name]] = value
+        return item
+
+    def read(self, item: Mapping[str, Any] | None, **extra: Any) -> T:
+        """The row an item reads as (a missing item reads as every default); ``extra``: fields not stored."""
+        found = item or {}
+        fields = {a.key: READERS[a.type](found.get(a.name)) for a in self.attributes}
+        fields = {
+            name: a.default if fields[name] is None else fields[name] for a in self.attributes for name in [a.key]
+        }
+        return self.row(**fields, **extra)
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    """An order as its summary (or an entry naming it) holds it."""
+
+    order_id: str
+    customer_id: str
+    date: datetime | None
+    status: str | None
+    total: Decimal | None
+    item_count: int | None
+    position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
+    carrier: str | None = None
+    tracking_number: str | None = None
+    version: int | None = None
+    lines: dict[str, Any] | None = None
+    invoices: dict[str, Any] | None = None
+    shipments: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    name: str | None = None
+    email: str | None = None
+    address: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ProductRow:
+    product_id: str
+    name: str | None
+    price: str | None  # as stored: AWS's decimal string
+    category: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class CustomerOrderRow:
+    order_id: str
+    date: str | None
+    spent: Decimal | None
+
+
+@dataclass(frozen=True)
+class PaymentRow:
+    order_id: str
+    transaction_id: str | None
+
+
+@dataclass(frozen=True)
+class CategoryEntryRow:
+    order_id: str
+    customer_id: str | None
+    date: str | None
+    category: str | None
+    units: Decimal
+    revenue: Decimal
+
+
+@dataclass(frozen=True)
+class SearchRow:
+    term: str | None
+    found: str | None
+    id: str
+    name: str | None
+    email: str | None
+
+
+@dataclass(frozen=True)
+class ActivityRow:
+    order_id: str
+    at: datetime | None
+    action: str
+    user: str
+    from_status: str | None
+    to_status: str | None
+    order_version: int | None
+    request_id: str | None
+    product_id: str | None
+    detail: str | None
+    source: str | None = None
+    kind: str = ORDER  # activity_kind: order, customer, product, stock, warehouse, system
+    position: str = ""
+    entity_id: str | None = None  # the customer, product or warehouse an entity edit changed (bare)
+
+
+@dataclass(frozen=True)
+class ReturnAnchorRow:
+    return_id: str
+    order_id: str
+    customer_id: str
+    status: str | None
+    requested: str | None
+    lines: list[Any] | None
+    approved: str | None
+    rejected: str | None
+    received: str | None
+    refunded: str | None
+
+
+@dataclass(frozen=True)
+class RefundsRow:
+    order_id: str
+    refunds: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class CustomerReturnRow:
+    return_id: str
+    order_id: str
+    status: str | None
+    requested: str | None
+
+
+@dataclass(frozen=True)
+class BuyersRow:
+    orders: int
+    at: str | None
+
+
+@dataclass(frozen=True)
+class CollectionRow:
+    lines: dict[str, Any] | None
+    invoices: dict[str, Any] | None
+    shipments: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class CountedRow:
+    sums: dict[str, Any] | None
+    rev: Decimal | None
+
+
+_ORDER_ID, _CUSTOMER_ID = Attribute("OrderId", default=""), Attribute("CustomerId", default="")
+_STATUS, _DATE = Attribute("Status"), Attribute("Date")
+_MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipments", dict))
+ORDER_ROW_ATTRIBUTES = (
+    _ORDER_ID,
+    _CUSTOMER_ID,
+    Attribute("Date", datetime),
+    _STATUS,
+    Attribute("Total", Decimal),
+    Attribute("ItemCount", int),
+)
+SHIPPED_BY = (Attribute("Carrier"), Attribute("TrackingNumber"))
+ORDER_KIND: Final = Kind(
+    ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, Attribute("Version", int), *SHIPPED_BY, *_MAPS), (ORDERS_BY_STATUS,)
+)
+COLLECTION_KIND: Final = Kind(COLLECTION, CollectionRow, _MAPS)
+COUNTED_KIND: Final = Kind(COUNTED, CountedRow, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
+RETURN_KIND: Final = Kind(
+    RETURN,
+    ReturnAnchorRow,
+    (
+        Attribute("ReturnId", default=""),
+        _ORDER_ID,
+        _CUSTOMER_ID,
+        _STATUS,
+        Attribute("Requested"),
+        Attribute("Lines", list),
+        *(Attribute(step) for step in RETURN_STEPS),
+    ),
+    (ORDERS_BY_STATUS,),
+)
+REFUNDS_KIND: Final = Kind(REFUNDS, RefundsRow, (_ORDER_ID, Attribute("Refunds", dict)))
+CUSTOMER_RETURN_KIND: Final = Kind(
+    CUSTOMER_RETURN, CustomerReturnRow, (Attribute("ReturnId", default=""), _ORDER_ID, _STATUS, Attribute("Requested"))
+)
+PROFILE_KIND: Final = Kind(PROFILE, ProfileRow, (Attribute("Name"), Attribute("Email"), Attribute("Address", dict)))
+PRODUCT_KIND: Final = Kind(
+    PRODUCT,
+    ProductRow,
+    (
+        Attribute("ProductId", default=""),
+        Attribute("Name"),
+        Attribute("Price"),
+        Attribute("Category"),
+        Attribute("Description"),
+    ),
+    (CATALOGUE,),
+)
+CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, Attribute("Spent", Decimal)))
+PAYMENT_KIND: Final = Kind(PAYMENT, PaymentRow, (_ORDER_ID, Attribute("TransactionId")))
+CATEGORY_ORDER_KIND: Final = Kind(
+    CATEGORY_ORDER,
+    CategoryEntryRow,
+    (
+        _ORDER_ID,
+        Attribute("CustomerId"),
+        _DATE,
+        Attribute("Category"),
+        Attribute("Units", Decimal, default=Decimal(0)),
+        Attribute("Revenue", Decimal, default=Decimal(0)),
+    ),
+)
+SEARCH_KIND: Final = Kind(
+    SEARCH,
+    SearchRow,
+    (Attribute("Term"), Attribute("Found"), Attribute("Id", default=""), Attribute("Name"), Attribute("Email")),
+)
+ACTIVITY_KIND: Final = Kind(
+    ACTIVITY,
+    ActivityRow,
+    (
+        _ORDER_ID,
+        Attribute("Action", default=""),
+        Attribute("User", default=""),
+        Attribute("At", datetime),
+        Attribute("FromStatus"),
+        Attribute("ToStatus"),
+        Attribute("OrderVersion", int),
+        Attribute("RequestId"),
+        Attribute("ProductId"),
+        Attribute("Detail"),
+        Attribute("Source"),
+        Attribute("ActivityKind", field="kind", default=""),
+    ),
+)
+BUYERS_KIND: Final = Kind(BUYERS, BuyersRow, (Attribute(ORDERS, int, default=0), Attribute(CHANGED_AT, field="at")))
+KINDS: Final[tuple[Kind[Any], ...]] = (
+    ORDER_KIND,
+    COLLECTION_KIND,
+    COUNTED_KIND,
+    RETURN_KIND,
+    REFUNDS_KIND,
+    CUSTOMER_RETURN_KIND,
+    PROFILE_KIND,
+    PRODUCT_KIND,
+    CUSTOMER_ORDER_KIND,
+    PAYMENT_KIND,
+    CATEGORY_ORDER_KIND,
+    SEARCH_KIND,
+    ACTIVITY_KIND,
+    BUYERS_KIND,
+)
+ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {kind.name: kind.names for kind in KINDS}
+"""What each kind of item carries besides its keys, ``Kind`` and an anchor's bookkeeping."""
 
 
 def columns(*kinds: str) -> tuple[str, ...]:

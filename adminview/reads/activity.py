@@ -5,63 +5,26 @@ kind's (one Query per write shard, merged), or one user's (one Query); a day is 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import replace
 from typing import Any
 
-from adminview.core import schema
-from adminview.reads.reads import Range, Raw, RowsPage, each_shard, merged_page, order_position, query
-from dynamo import ddb_json
+from adminview.core import schema, values
+from adminview.core.schema import ActivityRow
+from adminview.reads.reads import Item, Range, RowsPage, each_shard, merged_page, order_position, query
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import parse_ts
 
 MAX_USERNAME = 150
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ENTITY_KINDS = ("customer", "product", "stock", "warehouse")
 
 
-@dataclass(frozen=True)
-class ActivityRow:
-    order_id: str
-    at: datetime | None
-    action: str
-    user: str
-    from_status: str | None
-    to_status: str | None
-    order_version: int | None
-    request_id: str | None
-    product_id: str | None
-    detail: str | None
-    position: str
-    kind: str = "order"  # schema.activity_kind: order, customer, product, stock, warehouse, system
-    entity_id: str | None = None  # the customer, product or warehouse an entity edit changed (bare)
-
-
-def _row(raw: Raw) -> ActivityRow:
-    source = ddb_json.string(raw, "Source") or ""
-    kind = ddb_json.string(raw, "ActivityKind") or schema.activity_kind(source, ddb_json.text(raw, "Action"))
-    at_text = ddb_json.text(raw, "At")
-    try:
-        at = parse_ts(at_text) if at_text else None
-    except ValueError:
-        at = None
-    return ActivityRow(
-        order_id=ddb_json.text(raw, "OrderId") or "",
-        at=at,
-        action=ddb_json.text(raw, "Action") or "",
-        user=ddb_json.text(raw, "User") or "",
-        from_status=ddb_json.text(raw, "FromStatus"),
-        to_status=ddb_json.text(raw, "ToStatus"),
-        order_version=ddb_json.integer(raw, "OrderVersion"),
-        request_id=ddb_json.text(raw, "RequestId"),
-        product_id=ddb_json.text(raw, "ProductId"),
-        detail=ddb_json.text(raw, "Detail"),
-        position=ddb_json.string(raw, schema.SK) or "",
-        kind=kind,
-        entity_id=keys.strip(source) if kind in ENTITY_KINDS else None,
-    )
+def _row(raw: Item) -> ActivityRow:
+    row = schema.ACTIVITY_KIND.read(raw, position=values.string(raw, schema.SK) or "")
+    source = row.source or ""
+    kind = row.kind or schema.activity_kind(source, row.action)
+    return replace(row, kind=kind, entity_id=keys.strip(source) if kind in ENTITY_KINDS else None)
 
 
 def activity_entries(
@@ -71,7 +34,7 @@ def activity_entries(
     user: str | None = None,
     day: str | None = None,
     kind: str | None = None,
-) -> RowsPage[Raw]:
+) -> RowsPage[Item]:
     """Staff changes newest first (the entries as stored): all, one ``kind``'s, or one user's; ``day``
     (``YYYY-MM-DD``) narrows any of them. A user and a kind together are refused: each is its own list, and
     filtering one by the other would read pages that grow."""
@@ -87,7 +50,7 @@ def activity_entries(
         raise InvalidInput("filter by a user or by a kind, not both")
     within = Range(day, day + "~") if day is not None else Range()
 
-    def read(pk: str) -> list[Raw]:
+    def read(pk: str) -> list[Item]:
         return query(pk, limit=limit + 1, forward=False, after=start, within=within)[0]
 
     if user is not None:

@@ -7,35 +7,20 @@ shard from the position on (``{"after": "<product id>"}``: the last id shown), m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from adminview.core import schema
-from adminview.reads.reads import Raw, RowsPage, each_shard, merged_page, query, read_position
-from dynamo import ddb_json
+from adminview.reads.reads import Item, RowsPage, each_shard, merged_page, query, read_position
 from dynamo.paging import check_limit
 
-
-@dataclass(frozen=True)
-class CatalogueRow:
-    product_id: str
-    name: str | None
-    price: str | None  # as stored: AWS's decimal string
-    category: str | None
-    description: str | None
+CatalogueRow = schema.ProductRow
 
 
-def _row(raw: Raw) -> CatalogueRow:
-    return CatalogueRow(
-        product_id=ddb_json.text(raw, "ProductId") or "",
-        name=ddb_json.text(raw, "Name"),
-        price=ddb_json.text(raw, "Price"),
-        category=ddb_json.text(raw, "Category"),
-        description=ddb_json.text(raw, "Description"),
-    )
+def _row(raw: Item) -> CatalogueRow:
+    return schema.PRODUCT_KIND.read(raw)
 
 
-def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> list[Raw]:
+def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> list[Item]:
     """One page of catalogue rows as stored (one Query per shard), ``limit`` + 1 so the caller sees if more."""
     check_limit(limit)
     position = read_position(after, forward=True)

@@ -17,9 +17,8 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema
-from adminview.reads.reads import Range, Raw, each_shard, get_many, query
-from dynamo import ddb_json
+from adminview.core import schema, values
+from adminview.reads.reads import Item, Range, each_shard, get_many, query
 from shop import keys
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
@@ -60,8 +59,8 @@ class MonthFigures:
     revenue: Decimal
 
 
-def _number(item: Raw | None, name: str) -> Decimal:
-    text = ddb_json.text(item, name)
+def _number(item: Item | None, name: str) -> Decimal:
+    text = values.text(item, name)
     return Decimal(text) if text else Decimal(0)
 
 
@@ -78,18 +77,18 @@ def check_range(start: date, end: date) -> None:
         raise InvalidInput(f"a range covers at most {MAX_DAYS} days")
 
 
-def _all(pk: str, within: Range | None = None) -> list[Raw]:
+def _all(pk: str, within: Range | None = None) -> list[Item]:
     """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query (a
     second only past 1 MB)."""
     within = within or Range()
     found, more = query(pk, limit=MAX_DAYS, within=within)
     while more and found:
-        page, more = query(pk, limit=MAX_DAYS, within=within, after=ddb_json.string(found[-1], schema.SK))
+        page, more = query(pk, limit=MAX_DAYS, within=within, after=values.string(found[-1], schema.SK))
         found += page
     return found
 
 
-def _day_items(start: date, end: date) -> list[Raw]:
+def _day_items(start: date, end: date) -> list[Item]:
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
     return each_shard(schema.sum_shards(), lambda n: _all(schema.day_sums(n, "")[0], within))
@@ -115,7 +114,7 @@ def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], 
 def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[DayFigures]:
     sums: dict[str, dict[str, Decimal]] = {}
     for item in items:
-        bucket = sums.setdefault(ddb_json.item_key(item)[1], {})
+        bucket = sums.setdefault(values.item_key(item)[1], {})
         for name in (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE):
             bucket[name] = bucket.get(name, Decimal(0)) + _number(item, name)
     rows = []
@@ -138,7 +137,7 @@ def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
     units_prefix, revenue_prefix = schema.UNITS + schema.CATEGORY_SEP, schema.REVENUE + schema.CATEGORY_SEP
     sums: dict[tuple[str, str], list[Decimal]] = {}
     for item in items:
-        day = ddb_json.item_key(item)[1]
+        day = values.item_key(item)[1]
         for name in item:
             if name.startswith(units_prefix):
                 sums.setdefault((day, name[len(units_prefix) :]), [Decimal(0), Decimal(0)])[0] += _number(item, name)
@@ -156,7 +155,7 @@ def product_months(*, product_id: str) -> list[MonthFigures]:
     pid = keys.bare(product_id, keys.PRODUCT)
     sums: dict[str, list[Decimal]] = {}
     for item in each_shard(schema.sum_shards(), lambda n: _all(schema.product_month_sums(pid, n, "")[0])):
-        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0), Decimal(0)])
+        bucket = sums.setdefault(values.item_key(item)[1], [Decimal(0), Decimal(0)])
         bucket[0] += _number(item, schema.UNITS)
         bucket[1] += _number(item, schema.REVENUE)
     return [
@@ -174,7 +173,7 @@ def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
     sums: dict[str, list[Decimal]] = {}
     for item in each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)):
-        bucket = sums.setdefault(ddb_json.item_key(item)[1], [Decimal(0)] * len(names))
+        bucket = sums.setdefault(values.item_key(item)[1], [Decimal(0)] * len(names))
         for position, name in enumerate(names):
             bucket[position] += _number(item, name)
     rows = []
@@ -213,6 +212,6 @@ def categories() -> list[str]:
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.category_counts(n, "")[0]))
     held: dict[str, Decimal] = {}
     for item in items:
-        name = ddb_json.string(item, schema.SK) or ""
+        name = values.string(item, schema.SK) or ""
         held[name] = held.get(name, Decimal(0)) + _number(item, schema.PRODUCTS)
     return sorted((name for name, count in held.items() if count > 0), key=lambda name: (name.casefold(), name))

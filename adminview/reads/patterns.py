@@ -1,6 +1,7 @@
 """The admin view's named reads (AV1-AV5, the email lookup and search) in the shop's registry shape
 (``shop.pattern_registry``), so the explorer and ``access_pattern`` run them like AWS's 16. Items are the view
-table's own (DynamoDB JSON turned into plain values); pages continue from the selectors' positions; every key
+table's own, shown as DynamoDB stores them (the selectors decode them; ``_as_stored`` encodes them back for the
+explorer, the one reader of DynamoDB's own shapes); pages continue from the selectors' positions; every key
 condition is written out by ``adminview.core.schema``'s own key functions."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from adminview.core import schema
 from adminview.reads import search, selectors
 from adminview.reads.reads import RowsPage
+from dynamo import item_codec
 from dynamo.paging import Key, Page
 from shop import keys
 from shop.keys import OrderStatus
@@ -43,12 +45,12 @@ def _found(*, limit: int, start_key: Key | None = None, text: str) -> Page[Any]:
     """Search entries as stored (the explorer shows items, not rows)."""
     term = search.term_of(text)
     page = search.search(text=term, limit=limit, after=start_key)
-    return Page(items=[{"Found": {"S": f.kind}, "Id": {"S": f.id}} for f in page.rows], next_key=page.next)
+    return Page(items=[{"Found": f.kind, "Id": f.id} for f in page.rows], next_key=page.next)
 
 
 def _as_stored(item: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The admin view's selectors list items as DynamoDB JSON already."""
-    return item
+    """A view item as DynamoDB stores it (the explorer shows DynamoDB's own shapes)."""
+    return item_codec.encode(item)
 
 
 def _av(*args: Any) -> AccessPattern:

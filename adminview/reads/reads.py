@@ -1,5 +1,6 @@
 """How the view's selectors read: one Query of a partition (of the table or of an index), every write shard of a
-list at once, items by key, and the page positions they hand out.
+list at once, items by key, and the page positions they hand out. Every item comes back decoded once, here
+(``dynamo.item_codec``): the selectors and the dashboard read plain values (``adminview.core.values``).
 
 A position is the sort key of the last row a page showed (``{"before": ...}`` when the list runs backwards,
 ``{"after": ...}`` forwards): every shard of a list sorts by the same key, so one value positions all of them.
@@ -10,17 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
-from adminview.core import schema
+from adminview.core import schema, values
+from adminview.core.values import Item as Item
 from adminview.tables import ViewItem
-from dynamo import ddb_json, side_by_side
+from dynamo import ddb_json, item_codec, side_by_side
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from shop.errors import InvalidInput
 
 T = TypeVar("T")
-Raw = dict[str, dict[str, Any]]
 MAX_POSITION = 1100  # a sort key (at most 1,024 bytes) and some slack
 BEFORE, AFTER = "before", "after"
 LAST_CHAR = "\U0010ffff"  # sorts after every character (DynamoDB compares UTF-8 bytes): a prefix's upper bound
@@ -55,7 +56,7 @@ def query(
     within: Range | None = None,
     begins_with: str | None = None,
     attributes: Sequence[str] | None = None,
-) -> tuple[list[Raw], bool]:
+) -> tuple[list[Item], bool]:
     """One Query page of partition ``pk`` (of ``index``, else of the table), in ``forward`` order, from the
     position ``after`` on (exclusive; "after" in the direction of reading), within a range of sort keys or under a
     prefix (``begins_with``, as a range, so that a position can continue it). Returns the items and whether
@@ -71,18 +72,18 @@ def query(
         else:
             high = after if high is None or after <= high else high
     conditions = ["#pk = :pk"]
-    values: dict[str, Any] = {":pk": ddb_json.s(pk)}
+    expression: dict[str, Any] = {":pk": ddb_json.s(pk)}
     if low is not None and high is not None:
         if low > high:
             return [], False
         conditions.append("#sk BETWEEN :low AND :high")
-        values[":low"], values[":high"] = ddb_json.s(low), ddb_json.s(high)
+        expression[":low"], expression[":high"] = ddb_json.s(low), ddb_json.s(high)
     elif low is not None:
         conditions.append("#sk >= :low")
-        values[":low"] = ddb_json.s(low)
+        expression[":low"] = ddb_json.s(low)
     elif high is not None:
         conditions.append("#sk <= :high")
-        values[":high"] = ddb_json.s(high)
+        expression[":high"] = ddb_json.s(high)
     names = {"#pk": hash_name}
     if len(conditions) > 1:
         names["#sk"] = range_name
@@ -90,7 +91,7 @@ def query(
         "TableName": table,
         "KeyConditionExpression": " AND ".join(conditions),
         "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
+        "ExpressionAttributeValues": expression,
         "ScanIndexForward": forward,
         "Limit": limit + (1 if after is not None else 0),  # the position's own item may come back
     }
@@ -101,23 +102,23 @@ def query(
         params["ProjectionExpression"] = ", ".join(f"#p{i}" for i in range(len(wanted)))
         names.update({f"#p{i}": name for i, name in enumerate(wanted)})
     response = client.query(**params)
-    items = cast("list[Raw]", response.get("Items", []))  # the stubs' TypedDicts, as our plain Raw maps
+    items = [item_codec.decode(i) for i in response.get("Items", [])]
     if after is not None:
-        items = [i for i in items if ddb_json.string(i, range_name) != after]
+        items = [i for i in items if i.get(range_name) != after]
     return items[:limit], bool(response.get("LastEvaluatedKey")) or len(items) > limit
 
 
-def each_shard(shards: int, read: Callable[[int], list[Raw]]) -> list[Raw]:
+def each_shard(shards: int, read: Callable[[int], list[Item]]) -> list[Item]:
     """``read(n)`` for every write shard, side by side (calls recorded in the request's log)."""
     return [r for part in side_by_side.map_calls(read, range(shards)) for r in part]
 
 
-def merged_page(found: list[Raw], sort_name: str, limit: int, *, forward: bool) -> RowsPage[Raw]:
+def merged_page(found: list[Item], sort_name: str, limit: int, *, forward: bool) -> RowsPage[Item]:
     """The first ``limit`` of the shards' items in list order, and the position after them if there are more."""
-    found.sort(key=lambda r: ddb_json.string(r, sort_name) or "", reverse=not forward)
+    found.sort(key=lambda r: values.string(r, sort_name) or "", reverse=not forward)
     rows = found[:limit]
     more = len(found) > limit
-    return RowsPage(rows, position(ddb_json.string(rows[-1], sort_name) or "", forward) if more and rows else None)
+    return RowsPage(rows, position(values.string(rows[-1], sort_name) or "", forward) if more and rows else None)
 
 
 def position(sort_key: str, forward: bool) -> dict[str, Any]:
@@ -142,14 +143,11 @@ def order_position(given: object, *, forward: bool) -> str | None:
     return read_position(given, forward=forward, pattern=_ORDER_POSITION)
 
 
-def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Raw | None]:
+def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Item | None]:
     """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried); the result lines
     up with the keys (None: no item)."""
     client, table = _table()
-    return batch_get(
-        client,
-        table,
-        [ddb_json.key(*k) for k in item_keys],
-        key_names=(schema.PK, schema.SK),
-        attributes=attributes,
+    found = batch_get(
+        client, table, [ddb_json.key(*k) for k in item_keys], key_names=(schema.PK, schema.SK), attributes=attributes
     )
+    return [item_codec.decode_or_none(item) for item in found]

@@ -19,8 +19,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import line_receipt, received_whole
-from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_page, query, read_position
-from dynamo import ddb_json, item_codec
+from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, query, read_position
 from dynamo.paging import check_limit
 from returns import keys as return_keys
 from shop import keys
@@ -53,18 +52,12 @@ def _requested(text: str | None) -> datetime | None:
         return None
 
 
-def _row(raw: Raw, position: str) -> ReturnRow:
+def _row(raw: Item, position: str) -> ReturnRow:
     """A return from what a list holds of it: its position (``<requested>#<rid>``, which the index projects with
     every item) and the attributes the list carries."""
     requested, _sep, return_id = position.rpartition("#")
-    return ReturnRow(
-        return_id=return_id,
-        order_id=ddb_json.text(raw, "OrderId") or "",
-        customer_id=ddb_json.text(raw, "CustomerId") or "",
-        status=ddb_json.text(raw, "Status"),
-        requested=_requested(requested),
-        position=position,
-    )
+    found = schema.RETURN_KIND.read(raw)
+    return ReturnRow(return_id, found.order_id, found.customer_id, found.status, _requested(requested), position)
 
 
 def statuses_of(status: str) -> tuple[str, ...]:
@@ -91,10 +84,10 @@ CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnSt
 DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 
 
-def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: Raw | None) -> ReturnRow:
+def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: Item | None) -> ReturnRow:
     """The row with its lines' value at the prices its order paid (its order's anchor's ``Lines``, by product),
     and once units came back, theirs; None where a line's price is unknown (an order the view lacks)."""
-    paid = values.mapping(item_codec.decode(order), "Lines") if order is not None else {}
+    paid = values.mapping(order, "Lines") if order is not None else {}
     products = (values.string(line, "ProductId") for line in lines)
     prices = [
         values.text(values.mapping(paid, keys.with_prefix(keys.PRODUCT, p)), "Price") if p else None for p in products
@@ -111,10 +104,10 @@ def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: 
     return replace(row, value=value, received_value=received if came_back else None)
 
 
-def _detailed(row: ReturnRow, anchor: Raw | None, order: Raw | None, reason: str | None) -> ReturnRow | None:
+def _detailed(row: ReturnRow, anchor: Item | None, order: Item | None, reason: str | None) -> ReturnRow | None:
     """The row with its anchor's lines (units, reasons in words, value) and closing time; None when ``reason`` is
     given and no line has it."""
-    item = item_codec.decode(anchor) if anchor is not None else {}
+    item = anchor or {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
     if reason is not None and not any(values.string(line, "Reason") == reason for line in lines):
         return None
@@ -139,7 +132,7 @@ def returns(
     partitions = [schema.return_status_partition(s, n) for s in wanted for n in range(schema.list_shards())]
     found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
     page = merged_page(found, index.range_key, limit, forward=True)
-    rows = [_row(r, ddb_json.string(r, index.range_key) or "") for r in page.rows]
+    rows = [_row(r, values.string(r, index.range_key) or "") for r in page.rows]
     returned = [schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows]
     ordered = [schema.order_anchor(r.order_id) for r in rows if r.order_id]
     anchors = get_many([*returned, *ordered], DETAILS) if rows else []
@@ -160,6 +153,6 @@ def customer_returns(*, customer_id: str, limit: int = 50, after: dict[str, Any]
     first = prefix + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=False, after=first, begins_with=prefix)
     rows = found[:limit]
-    positions = [(ddb_json.string(r, schema.SK) or "").removeprefix(prefix) for r in rows]
-    page = [_row({**r, "CustomerId": ddb_json.s(cid)}, p) for r, p in zip(rows, positions, strict=True)]
+    positions = [(values.string(r, schema.SK) or "").removeprefix(prefix) for r in rows]
+    page = [replace(_row(r, p), customer_id=cid) for r, p in zip(rows, positions, strict=True)]
     return RowsPage(page, {"before": positions[-1]} if len(found) > limit and positions else None)

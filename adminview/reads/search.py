@@ -18,10 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from adminview.core import schema
+from adminview.core import schema, values
 from adminview.reads import selectors
-from adminview.reads.reads import Raw, RowsPage, get_many, query, read_position
-from dynamo import ddb_json
+from adminview.reads.reads import Item, RowsPage, get_many, query, read_position
 from dynamo.paging import MAX_PAGE, check_limit
 from shop.errors import InvalidInput
 
@@ -88,7 +87,7 @@ def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[
         found, more = query(partition, limit=QUERY_BATCH, after=start, begins_with=key_word)
         queries += 1
         for raw in found:
-            start = ddb_json.string(raw, schema.SK)
+            start = values.string(raw, schema.SK)
             match = _match(raw, words)
             if match is not None:
                 seen.setdefault((match.kind, match.id), match)
@@ -99,15 +98,14 @@ def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[
     return list(seen.values()), start, more
 
 
-def _match(raw: Raw, words: list[str]) -> Found | None:
+def _match(raw: Item, words: list[str]) -> Found | None:
     """The customer or product an entry is about, if every word matches its stored name (and email)."""
-    kind = ddb_json.string(raw, "Found")
-    if kind not in (CUSTOMER, PRODUCT):  # a whole email's entry also stands for the words it starts with
+    entry = schema.SEARCH_KIND.read(raw)
+    if entry.found not in (CUSTOMER, PRODUCT):  # a whole email's entry also stands for the words it starts with
         return None
-    name, email = ddb_json.string(raw, "Name"), ddb_json.string(raw, "Email")
-    if not schema.matches(words, [*schema.words_of(name), *schema.words_of(email)]):
+    if not schema.matches(words, [*schema.words_of(entry.name), *schema.words_of(entry.email)]):
         return None
-    return Found(kind, ddb_json.string(raw, "Id") or "", name, email)
+    return Found(entry.found, entry.id, entry.name, entry.email)
 
 
 def _orders_named(text: str) -> list[Found]:
@@ -118,26 +116,21 @@ def _orders_named(text: str) -> list[Found]:
         return []
     ids = [token] if token.isdigit() else []
     if len(token) <= selectors.MAX_TRANSACTION_ID:
-        ids += [ddb_json.text(r, "OrderId") or "" for r in selectors.payment_entries(transaction_id=token).rows]
+        payments = selectors.payment_entries(transaction_id=token).rows
+        ids += [schema.PAYMENT_KIND.read(r).order_id for r in payments]
     term = schema.tracking_term(token)
     if len(term) >= schema.MIN_SEARCH:
         entries, _more = query(schema.search_partition(term), limit=EXACT_LIMIT, begins_with=f"{term}#{ORDER}#")
-        ids += [ddb_json.string(r, "Id") or "" for r in entries]
+        ids += [schema.SEARCH_KIND.read(r).id for r in entries]
     ids = [oid for oid in dict.fromkeys(ids) if oid]
     if not ids:
         return []
-    found = [s for s in selectors.summaries(ids) if s is not None and ddb_json.text(s, "CustomerId")]
-    customers = [ddb_json.text(s, "CustomerId") or "" for s in found]
-    each = list(dict.fromkeys(customers))  # two orders of one customer: their profile read once
-    profiles = dict(zip(each, selectors.customer_profiles(customer_ids=each), strict=True))
+    found = [row for s in selectors.summaries(ids) if s is not None and (row := selectors.order_row(s)).customer_id]
+    each = list(dict.fromkeys(row.customer_id for row in found))  # two orders of one customer: one profile read
+    read = map(schema.PROFILE_KIND.read, selectors.customer_profiles(customer_ids=each))
+    profiles = dict(zip(each, read, strict=True))
     return [
-        Found(
-            ORDER,
-            ddb_json.text(s, "OrderId") or "",
-            ddb_json.string(profiles.get(cid), "Name"),
-            ddb_json.string(profiles.get(cid), "Email"),
-        )
-        for s, cid in zip(found, customers, strict=True)
+        Found(ORDER, row.order_id, profiles[row.customer_id].name, profiles[row.customer_id].email) for row in found
     ]
 
 
@@ -145,11 +138,12 @@ def latest_orders(*, customer_id: str, count: int) -> list[FoundOrder]:
     """A found customer's latest orders, newest first: one Query of their order entries, one BatchGetItem of the
     summaries (asked for beside each customer found, so the search page's own calls stay the same)."""
     entries = selectors.customer_order_entries(customer_id=customer_id, limit=count).rows
-    ids = [oid for e in entries if (oid := ddb_json.text(e, "OrderId"))]
-    summaries = get_many([schema.order_anchor(i) for i in ids], ["Status"]) if ids else []
-    dates = {ddb_json.text(e, "OrderId"): ddb_json.text(e, "Date") for e in entries}
+    dates = {e.order_id: e.date for raw in entries if (e := schema.CUSTOMER_ORDER_KIND.read(raw)).order_id}
+    status = schema.ORDER_KIND.attribute("status")
+    summaries = get_many([schema.order_anchor(i) for i in dates], [status]) if dates else []
     return [
-        FoundOrder(oid, dates.get(oid), ddb_json.string(s, "Status")) for oid, s in zip(ids, summaries, strict=True)
+        FoundOrder(oid, date, schema.ORDER_KIND.read(s).status)
+        for (oid, date), s in zip(dates.items(), summaries, strict=True)
     ]
 
 
@@ -159,7 +153,7 @@ def customer_orders(found: Found) -> Iterator[Found]:
     while True:
         page = selectors.customer_order_entries(customer_id=found.id, limit=MAX_PAGE, after=after)
         for entry in page.rows:
-            yield Found(ORDER, ddb_json.text(entry, "OrderId") or "", found.name, found.email)
+            yield Found(ORDER, schema.CUSTOMER_ORDER_KIND.read(entry).order_id, found.name, found.email)
         if page.next is None:
             return
         after = page.next

@@ -14,18 +14,17 @@ Every function issues a bounded number of calls that does not grow with the tabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
-from adminview.core import schema
-from adminview.reads.reads import Range, Raw, RowsPage, each_shard, get_many, merged_page, order_position, query
-from dynamo import ddb_json
+from adminview.core import schema, values
+from adminview.core.schema import OrderRow
+from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, merged_page, order_position, query
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import parse_ts
 
 MAX_TRANSACTION_ID = 256
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
@@ -33,22 +32,8 @@ NEWEST, OLDEST = "newest", "oldest"
 SORTS = (NEWEST, OLDEST)
 ALL = "ALL"  # the list of every order with a status: the listed statuses' lists merged
 LISTS = (*schema.LISTED_STATUSES, ALL)
-PROFILE_FIELDS = ("Name", "Email", "Address")
 
-__all__ = ["RowsPage"]
-
-
-@dataclass(frozen=True)
-class OrderRow:
-    order_id: str
-    customer_id: str
-    date: datetime | None
-    status: str | None
-    total: Decimal | None
-    item_count: int | None
-    position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
-    carrier: str | None = None
-    tracking_number: str | None = None
+__all__ = ["OrderRow", "RowsPage"]
 
 
 @dataclass(frozen=True)
@@ -70,33 +55,8 @@ class Dates:
         )
 
 
-def _text_date(text: str | None) -> datetime | None:
-    try:
-        return parse_ts(text) if text else None
-    except ValueError:
-        return None
-
-
-def _decimal(text: str | None) -> Decimal | None:
-    try:
-        return Decimal(text) if text else None
-    except InvalidOperation:
-        return None
-
-
-def order_row(raw: Raw, position: str = "") -> OrderRow:
-    count = ddb_json.text(raw, "ItemCount")
-    return OrderRow(
-        order_id=ddb_json.text(raw, "OrderId") or "",
-        customer_id=ddb_json.text(raw, "CustomerId") or "",
-        date=_text_date(ddb_json.text(raw, "Date")),
-        status=ddb_json.text(raw, "Status"),
-        total=_decimal(ddb_json.text(raw, "Total")),
-        item_count=int(count) if count and count.lstrip("-").isdigit() else None,
-        position=position,
-        carrier=ddb_json.text(raw, "Carrier"),
-        tracking_number=ddb_json.text(raw, "TrackingNumber"),
-    )
+def order_row(item: Item | None, position: str = "") -> OrderRow:
+    return schema.ORDER_KIND.read(item, position=position)
 
 
 def _forward(sort: str) -> bool:
@@ -116,7 +76,7 @@ def status_partitions(status: str) -> list[str]:
 
 def status_items(
     *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
-) -> RowsPage[Raw]:
+) -> RowsPage[Item]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
 
@@ -150,7 +110,7 @@ def orders_by_status(
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
     key = schema.ORDERS_BY_STATUS.range_key
-    return RowsPage([order_row(r, ddb_json.string(r, key) or "") for r in page.rows], page.next)
+    return RowsPage([order_row(r, values.string(r, key) or "") for r in page.rows], page.next)
 
 
 def pending_orders(
@@ -177,20 +137,20 @@ def new_orders_since(*, status: str, newest: str) -> int:
     return min(len(found), NEW_ORDERS_CAP + 1)
 
 
-def summaries(order_ids: list[str]) -> list[Raw | None]:
+def summaries(order_ids: list[str]) -> list[Item | None]:
     """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
-    return get_many(
-        [schema.order_anchor(oid) for oid in order_ids], attributes=[*schema.ORDER_ROW, "Carrier", "TrackingNumber"]
-    )
+    shown = (*schema.ORDER_ROW_ATTRIBUTES, *schema.SHIPPED_BY)
+    return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=[a.name for a in shown])
 
 
 def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
     """The warehouses each order's lines ship from, for the orders of ``order_ids`` shipped from more than one (a
     split order: a shipment, so a tracking number, per warehouse): one BatchGetItem of their summaries' lines."""
     found: dict[str, list[str]] = {}
-    for oid, raw in zip(order_ids, get_many([schema.order_anchor(oid) for oid in order_ids], ["Lines"]), strict=True):
-        lines = ddb_json.mapping(raw, "Lines").values()
-        warehouses = sorted({wid for line in lines if (wid := ddb_json.string(ddb_json.entries(line), "WarehouseId"))})
+    lines_of = schema.ORDER_KIND.attribute("lines")
+    for oid, raw in zip(order_ids, get_many([schema.order_anchor(oid) for oid in order_ids], [lines_of]), strict=True):
+        lines = (schema.ORDER_KIND.read(raw).lines or {}).values()
+        warehouses = sorted({wid for line in lines if (wid := values.string(values.entries(line), "WarehouseId"))})
         if len(warehouses) > 1:
             found[oid] = warehouses
     return found
@@ -203,7 +163,7 @@ def customer_order_entries(
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
     dates: Dates = Dates(),
-) -> RowsPage[Raw]:
+) -> RowsPage[Item]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
     cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
     check_limit(limit)
@@ -212,9 +172,9 @@ def customer_order_entries(
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
-    found = [r for r in found if (ddb_json.string(r, schema.SK) or "").startswith(schema.CUSTOMER_ORDER_PREFIX)]
+    found = [r for r in found if (values.string(r, schema.SK) or "").startswith(schema.CUSTOMER_ORDER_PREFIX)]
     rows = found[:limit]
-    last = (ddb_json.string(rows[-1], schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX) if rows else ""
+    last = (values.string(rows[-1], schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX) if rows else ""
     more = len(found) > limit
     return RowsPage(rows, {("after" if forward else "before"): last} if more else None)
 
@@ -229,12 +189,10 @@ def customer_orders(
 ) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
     page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
-    ids = [ddb_json.text(r, "OrderId") or "" for r in page.rows]
+    ids = [schema.CUSTOMER_ORDER_KIND.read(r).order_id for r in page.rows]
     found = summaries(ids) if ids else []
     rows = [
-        order_row(
-            summary or entry, (ddb_json.string(entry, schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX)
-        )
+        order_row(summary or entry, (values.string(entry, schema.SK) or "").removeprefix(schema.CUSTOMER_ORDER_PREFIX))
         for entry, summary in zip(page.rows, found, strict=True)
     ]
     return RowsPage(rows, page.next)
@@ -274,15 +232,16 @@ def category_orders(
         )[0],
     )
     page = merged_page(found, schema.SK, limit, forward=forward)
-    rows_summaries = summaries([ddb_json.text(r, "OrderId") or "" for r in page.rows]) if page.rows else []
+    entries = [schema.CATEGORY_ORDER_KIND.read(r) for r in page.rows]
+    rows_summaries = summaries([e.order_id for e in entries]) if entries else []
     rows = [
         CategoryOrderRow(
-            **vars(replace(order_row({**r, **(summary or {})}), position=ddb_json.string(r, schema.SK) or "")),
+            **vars(order_row({**r, **(summary or {})}, values.string(r, schema.SK) or "")),
             category=name,
-            units=int(Decimal(ddb_json.text(r, "Units") or "0")),
-            revenue=Decimal(ddb_json.text(r, "Revenue") or "0"),
+            units=int(entry.units),
+            revenue=entry.revenue,
         )
-        for r, summary in zip(page.rows, rows_summaries, strict=True)
+        for r, entry, summary in zip(page.rows, entries, rows_summaries, strict=True)
     ]
     return RowsPage(rows, page.next)
 
@@ -298,22 +257,22 @@ class BuyerRow:
     email: str | None
 
 
-def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Item]:
     """AV3: a product's buyer relations by customer id, those counting at least one order."""
     pid = keys.bare(product_id, keys.PRODUCT)
     check_limit(limit)
     position = _customer_position(after)
     start = schema.buyers(pid, position)[1] if position else None
     pk = schema.buyers(pid, "")[0]
-    kept: list[Raw] = []
+    kept: list[Item] = []
     more = True
     while more and len(kept) <= limit:
         found, more = query(pk, limit=limit + 1, after=start)
-        kept += [r for r in found if (ddb_json.integer(r, schema.ORDERS) or 0) > 0]
-        start = ddb_json.string(found[-1], schema.SK) if found else None
+        kept += [r for r in found if (values.integer(r, schema.ORDERS) or 0) > 0]
+        start = values.string(found[-1], schema.SK) if found else None
         more = more and start is not None
     rows = kept[:limit]
-    last = keys.without_prefix(ddb_json.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
+    last = keys.without_prefix(values.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
     return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
 
 
@@ -329,29 +288,29 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     """AV3 then AV4: distinct buyers by customer id, with how many of their orders that are not cancelled hold
     the product; their profiles with one BatchGetItem."""
     page = buyer_relations(product_id=product_id, limit=limit, after=after)
-    customers = [keys.without_prefix(ddb_json.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
+    customers = [keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
     profiles = customer_profiles(customer_ids=customers) if customers else []
     rows = [
         BuyerRow(
             customer_id=cid,
-            orders=ddb_json.integer(relation, schema.ORDERS) or 0,
-            name=ddb_json.text(profile, "Name") if profile else None,
-            email=ddb_json.text(profile, "Email") if profile else None,
+            orders=schema.BUYERS_KIND.read(relation).orders,
+            name=profile.name,
+            email=profile.email,
         )
-        for cid, relation, profile in zip(customers, page.rows, profiles, strict=True)
+        for cid, relation, profile in zip(customers, page.rows, map(schema.PROFILE_KIND.read, profiles), strict=True)
     ]
     return RowsPage(rows, page.next)
 
 
-def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
+def customer_profiles(*, customer_ids: list[str], attributes: list[str] | None = None) -> list[Item | None]:
     """AV4: profiles by customer id (BatchGetItem), lined up with ``customer_ids`` (None: no profile)."""
-    return get_many([schema.profile(c) for c in customer_ids], attributes=attributes or list(PROFILE_FIELDS))
+    return get_many([schema.profile(c) for c in customer_ids], attributes=attributes or list(schema.PROFILE_KIND.names))
 
 
 # --- lookups ---------------------------------------------------------------------------------------------------
 
 
-def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Raw]:
+def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Item]:
     """AV5: the payments carrying a TransactionId (case ignored)."""
     text = transaction_id.strip() if isinstance(transaction_id, str) else ""
     if not text or len(text) > MAX_TRANSACTION_ID:
@@ -364,17 +323,17 @@ def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, An
             raise InvalidInput("malformed page position")
     found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
     rows = found[:limit]
-    last = ddb_json.text(rows[-1], "OrderId") if rows else None
+    last = schema.PAYMENT_KIND.read(rows[-1]).order_id if rows else None
     return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
 
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
     """AV5: the order behind a payment TransactionId, or None."""
     found = payment_entries(transaction_id=transaction_id, limit=1).rows
-    return ddb_json.text(found[0], "OrderId") if found else None
+    return schema.PAYMENT_KIND.read(found[0]).order_id or None if found else None
 
 
-def email_entries(*, email: str, limit: int = 50) -> list[Raw]:
+def email_entries(*, email: str, limit: int = 50) -> list[Item]:
     """The customers whose email is ``email`` (exact, case ignored): their search entries for it."""
     text = schema.normalized(email) if isinstance(email, str) else ""
     if "@" not in text or len(text) > keys.MAX_EMAIL:
@@ -387,4 +346,4 @@ def email_entries(*, email: str, limit: int = 50) -> list[Raw]:
 def customer_id_for_email(*, email: str) -> str | None:
     """The customer with this email (the lowest id when several share it), or None."""
     found = email_entries(email=email, limit=1)
-    return ddb_json.text(found[0], "Id") if found else None
+    return schema.SEARCH_KIND.read(found[0]).id or None if found else None

@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from adminview.core import anchor, numbers, schema
+from adminview.core import anchor, numbers, schema, values
 from adminview.reads.reads import LAST_CHAR, Range, query
-from dynamo import ddb_json
 from shop import keys
 
 PAGE = 5000  # items a Query may return (DynamoDB's 1 MB page is the real bound)
-READ = (schema.KIND, "Date", "Spent", schema.REFUNDED, anchor.GONE)
+READ = (schema.KIND, *schema.CUSTOMER_ORDER_KIND.names, schema.REFUNDED, anchor.GONE)
 
 
 @dataclass(frozen=True)
@@ -47,19 +46,20 @@ def customer_totals(*, customer_id: str) -> CustomerTotals:
     while True:
         found, more = query(pk, limit=PAGE, within=within, after=after, attributes=READ)
         for item in found:
-            kind, sk = ddb_json.string(item, schema.KIND), ddb_json.string(item, schema.SK) or ""
+            kind, sk = values.string(item, schema.KIND), values.string(item, schema.SK) or ""
             if kind == schema.PROFILE:
                 known = anchor.GONE not in item
             elif sk == schema.CUSTOMER_REFUNDED_SK:
-                refunded = numbers.decimal_of(ddb_json.text(item, schema.REFUNDED))
+                refunded = numbers.decimal_of(values.text(item, schema.REFUNDED))
             elif kind == schema.CUSTOMER_ORDER:
                 orders += 1
-                spent += numbers.decimal_of(ddb_json.text(item, "Spent"))
-                if day := _day(ddb_json.string(item, "Date")):
+                entry = schema.CUSTOMER_ORDER_KIND.read(item)
+                spent += entry.spent or Decimal(0)
+                if day := _day(entry.date):
                     days.append(day)
         if not more or not found:
             break
-        after = ddb_json.string(found[-1], schema.SK)
+        after = values.string(found[-1], schema.SK)
     return CustomerTotals(known, orders, spent, refunded, min(days, default=None), max(days, default=None))
 
 

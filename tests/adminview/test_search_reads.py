@@ -27,7 +27,7 @@ def test_a_page_makes_at_most_max_queries_and_the_next_page_goes_on(
     monkeypatch.setattr(search, "QUERY_BATCH", 1)
     calls: list[str] = []
 
-    def counted(pk: str, **kwargs: Any) -> tuple[list[reads.Raw], bool]:
+    def counted(pk: str, **kwargs: Any) -> tuple[list[reads.Item], bool]:
         calls.append(pk)
         return reads.query(pk, **kwargs)
 

@@ -22,7 +22,7 @@ from django.test import Client
 
 from adminview.reads import returns_reads, selectors
 from adminview.reads import totals as totals_reads
-from adminview.reads.reads import Raw
+from adminview.reads.reads import Item
 from adminview.reads.returns_reads import ReturnRow
 from adminview.reads.selectors import BuyerRow, Dates, OrderRow, RowsPage
 from adminview.reads.totals import CustomerTotals
@@ -86,7 +86,7 @@ class FakeSelectors:
     by_customer: dict[str, list[OrderRow]] = field(default_factory=dict)
     buyers: dict[str, list[BuyerRow]] = field(default_factory=dict)
     transactions: dict[str, str] = field(default_factory=dict)
-    profiles: dict[str, Raw] = field(default_factory=dict)  # customer id -> profile item (DynamoDB JSON)
+    profiles: dict[str, Item] = field(default_factory=dict)  # customer id -> profile item (plain values)
     split: dict[str, list[str]] = field(default_factory=dict)  # order id -> the warehouses it ships from
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
@@ -116,7 +116,7 @@ class FakeSelectors:
         self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after, "sort": sort}))
         return _orders_page(self.by_customer.get(cid, []), limit, after, sort, dates)
 
-    def customer_profiles(self, *, customer_ids: list[str], attributes: list[str] | None = None) -> list[Raw | None]:
+    def customer_profiles(self, *, customer_ids: list[str], attributes: list[str] | None = None) -> list[Item | None]:
         self.calls.append(("customer_profiles", {"customer_ids": customer_ids}))
         return [self.profiles.get(cid) for cid in customer_ids]
 

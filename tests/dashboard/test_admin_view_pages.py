@@ -44,9 +44,9 @@ def test_pending_pages_to_the_end_and_csv_is_the_union(
 ) -> None:
     fake_av.pending = order_rows(7)
     fake_av.profiles["1001"] = {
-        "Name": {"S": "Ada Lovelace"},
-        "Email": {"S": "ada@example.com"},
-        "Address": {"M": {"Street": {"S": "Main Street"}, "Number": {"S": "1"}, "City": {"S": "Goteborg"}}},
+        "Name": "Ada Lovelace",
+        "Email": "ada@example.com",
+        "Address": {"Street": "Main Street", "Number": "1", "City": "Goteborg"},
     }
     expected = [r.order_id for r in fake_av.pending]
     assert expected[0] == "o0006"  # newest first
