@@ -30,6 +30,7 @@ NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
 
+ENTITY_TYPE = "EntityType"  # the attribute naming what an item is, in the shop's table and the returns'
 DEFAULT_TABLE = "OnlineShop"
 
 

@@ -646,6 +646,7 @@ class CountedRow:
 
 _ORDER_ID, _CUSTOMER_ID = Attribute("OrderId", default=""), Attribute("CustomerId", default="")
 _STATUS, _DATE = Attribute("Status"), Attribute("Date")
+ORDER_ID, CUSTOMER_ID, STATUS = _ORDER_ID.name, _CUSTOMER_ID.name, _STATUS.name
 _MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipments", dict))
 ORDER_ROW_ATTRIBUTES = (
     _ORDER_ID,
@@ -656,9 +657,10 @@ ORDER_ROW_ATTRIBUTES = (
     Attribute("ItemCount", int),
 )
 SHIPPED_BY = (Attribute("Carrier"), Attribute("TrackingNumber"))
-ORDER_KIND: Final = Kind(
-    ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, Attribute("Version", int), *SHIPPED_BY, *_MAPS), (ORDERS_BY_STATUS,)
-)
+_VERSION = Attribute("Version", int)
+ORDER_FACTS: Final = tuple(a.name for a in (*ORDER_ROW_ATTRIBUTES[2:], _VERSION))
+"""What an order's anchor copies of the order item as it is."""
+ORDER_KIND: Final = Kind(ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS), (ORDERS_BY_STATUS,))
 COLLECTION_KIND: Final = Kind(COLLECTION, CollectionRow, _MAPS)
 COUNTED_KIND: Final = Kind(COUNTED, CountedRow, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
 RETURN_KIND: Final = Kind(

@@ -29,16 +29,9 @@ from returns.keys import ReturnStatus
 from shop import keys
 
 Item = dict[str, Any]
-RETURN_FACTS = ("OrderId", "CustomerId", "Status", "Requested", "Lines", *schema.RETURN_STEPS)
-REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId", "CustomerId")
+RETURN_FACTS = schema.RETURN_KIND.names[1:]  # all but ``ReturnId``, which the return's key holds
+REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId", schema.CUSTOMER_ID)
 ONE = Decimal(1)
-
-
-def _item(key: schema.Key, kind: str, **attrs: Any) -> Item:
-    """A view item: its key, its kind and the attributes given that are not None."""
-    item: Item = {**values.key(*key), schema.KIND: kind}
-    item.update((name, value) for name, value in attrs.items() if value is not None)
-    return item
 
 
 @dataclass
@@ -65,18 +58,20 @@ class ReturnState:
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None, {}, {})
-        status, requested = values.string(self.facts, "Status"), values.string(self.facts, "Requested")
-        anchor = {**_item(self.key, schema.RETURN, ReturnId=self.return_id), **self.facts}
+        found = schema.RETURN_KIND.read(self.facts)
+        status, requested = values.string(self.facts, schema.STATUS), found.requested
+        anchor = {**schema.RETURN_KIND.item(self.key, return_id=self.return_id), **self.facts}
         if status in set(ReturnStatus):
             index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.return_id, list_shards)
             anchor[index.hash_key] = schema.return_status_partition(str(status), shard)
             anchor[index.range_key] = schema.return_position(requested, self.return_id)
         entries: dict[schema.Key, Item] = {}
-        customer, order = values.string(self.facts, "CustomerId"), values.string(self.facts, "OrderId")
+        customer, order = values.string(self.facts, schema.CUSTOMER_ID), values.string(self.facts, schema.ORDER_ID)
         if customer:
             key = schema.customer_return(customer, requested, self.return_id)
-            shown = {"OrderId": order, "Status": status, "Requested": requested}
-            entries[key] = _item(key, schema.CUSTOMER_RETURN, ReturnId=self.return_id, **shown)
+            entries[key] = schema.CUSTOMER_RETURN_KIND.item(
+                key, return_id=self.return_id, order_id=order, status=status, requested=requested
+            )
         return Implied(self.key, anchor, entries, self.sums())
 
     def sums(self) -> numbers.Sums:
@@ -104,7 +99,7 @@ def received_whole(facts: Item) -> bool:
     """Whether a line without ``Received`` came back whole: a received return written before lines had
     ``Received``. A return refunded with a ``Refunded`` time and no ``Received`` one was never received (the
     customer kept the goods)."""
-    status = values.string(facts, "Status")
+    status = values.string(facts, schema.STATUS)
     if status == ReturnStatus.REFUNDED:
         return "Received" in facts or "Refunded" not in facts
     return status == ReturnStatus.RECEIVED
@@ -155,7 +150,7 @@ class RefundsState:
         if not self.refunds:
             return Implied(self.key, None, {}, {})
         refunds = {sk: dict(facts) for sk, facts in sorted(self.refunds.items())}
-        anchor = _item(self.key, schema.REFUNDS, OrderId=self.order_id, Refunds=refunds)
+        anchor = schema.REFUNDS_KIND.item(self.key, order_id=self.order_id, refunds=refunds)
         return Implied(self.key, anchor, {}, self.sums())
 
     def sums(self) -> numbers.Sums:
@@ -165,7 +160,7 @@ class RefundsState:
         adding, shard = numbers.Adding(), schema.sum_shard(self.key)
         for facts in self.refunds.values():
             amount = numbers.decimal_of(values.text(facts, "Amount"))
-            customer = values.string(facts, "CustomerId")
+            customer = values.string(facts, schema.CUSTOMER_ID)
             if customer and customer.strip():
                 adding.add(schema.customer_refunded(customer.strip()), schema.REFUNDED, amount)
             day = numbers.day_of(values.string(facts, "Date"))
@@ -189,7 +184,7 @@ class ReturnsSource:
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key
-        entity = values.string(image, "EntityType")
+        entity = values.string(image, keys.ENTITY_TYPE)
         if entity == return_keys.RETURN_ENTITY and pk == sk and return_keys.return_id_of(pk):
             return schema.return_anchor(pk)
         if entity == return_keys.REFUND_ENTITY and (oid := keys.without_prefix(pk, keys.ORDER)):

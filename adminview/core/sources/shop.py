@@ -30,20 +30,13 @@ from shop.keys import OrderStatus
 
 Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
-LINES, INVOICES, SHIPMENTS = "Lines", "Invoices", "Shipments"
+LINES, INVOICES, SHIPMENTS = (schema.ORDER_KIND.attribute(name) for name in ("lines", "invoices", "shipments"))
 LINE_FACTS = ("Quantity", "Price", "Category", "WarehouseId")
-SHIPMENT_FACTS = ("Carrier", "TrackingNumber")
-ORDER_FACTS = ("Date", "Status", "Total", "ItemCount", "Version")
-PROFILE_FACTS = ("Name", "Email", "Address")
+SHIPMENT_FACTS = tuple(a.name for a in schema.SHIPPED_BY)
+CARRIER, TRACKING_NUMBER = SHIPMENT_FACTS
+ORDER_FACTS, PROFILE_FACTS = schema.ORDER_FACTS, schema.PROFILE_KIND.names
 STATUSES = frozenset(OrderStatus)
 ONE = Decimal(1)
-
-
-def _item(key: schema.Key, kind: str, **attrs: Any) -> Item:
-    """A view item: its key, its kind and the attributes given that are not None."""
-    item: Item = {**values.key(*key), schema.KIND: kind}
-    item.update((name, value) for name, value in attrs.items() if value is not None)
-    return item
 
 
 # --- an order's collection -------------------------------------------------------------------------------------
@@ -70,7 +63,7 @@ class OrderState:
         if item is None or state.book.gone:
             return state
         if values.string(item, schema.KIND) == schema.ORDER:
-            state.customer_id = values.string(item, "CustomerId")
+            state.customer_id = values.string(item, schema.CUSTOMER_ID)
             state.order = {name: item[name] for name in ORDER_FACTS if name in item}
         state.lines = {sk: values.entries(v) for sk, v in values.mapping(item, LINES).items()}
         state.invoices = {
@@ -101,13 +94,13 @@ class OrderState:
     def implied(self, list_shards: int) -> Implied:
         if self.order is None and not (self.lines or self.invoices or self.shipments):
             return Implied(self.key, None, {}, {})
-        anchor = _item(self.key, schema.ORDER if self.order is not None else schema.COLLECTION)
+        anchor = (schema.ORDER_KIND if self.order is not None else schema.COLLECTION_KIND).item(self.key)
         entries: dict[schema.Key, Item] = {}
         for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
             key = schema.payment(txid, self.order_id)
-            entries[key] = _item(key, schema.PAYMENT, OrderId=self.order_id, TransactionId=txid)
-        tracking = schema.order_terms([values.string(facts, "TrackingNumber") for facts in self.shipments.values()])
-        entries |= _search(tracking, "order", {"Id": self.order_id})
+            entries[key] = schema.PAYMENT_KIND.item(key, order_id=self.order_id, transaction_id=txid)
+        tracking = schema.order_terms([values.string(facts, TRACKING_NUMBER) for facts in self.shipments.values()])
+        entries |= _search(tracking, "order", self.order_id)
         if self.order is not None and self.customer_id is not None:
             self._summary(anchor, list_shards)
             entries |= self._order_entries(list_shards)
@@ -121,9 +114,9 @@ class OrderState:
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
         assert self.order is not None and self.customer_id is not None
-        anchor["OrderId"], anchor["CustomerId"] = self.order_id, self.customer_id
+        anchor[schema.ORDER_ID], anchor[schema.CUSTOMER_ID] = self.order_id, self.customer_id
         anchor.update(self.order)
-        status = values.string(self.order, "Status")
+        status = values.string(self.order, schema.STATUS)
         if status in schema.LISTED_STATUSES:  # sparse: the keys are there exactly while the status is listed
             index = schema.ORDERS_BY_STATUS
             shard = schema.shard_of(self.order_id, list_shards)
@@ -135,16 +128,16 @@ class OrderState:
 
     @property
     def date(self) -> str | None:
-        return values.string(self.order, "Date")
+        return values.string(self.order, schema.ORDER_KIND.attribute("date"))
 
     @property
     def spent(self) -> Any:
         """What the order spent: its ``Total`` as stored, none once cancelled (nor without a total). It changes only
         when the order is cancelled or its total edited, so the entry is rarely written again (unlike ``Status``)."""
         assert self.order is not None
-        if values.string(self.order, "Status") == OrderStatus.CANCELLED:
+        if values.string(self.order, schema.STATUS) == OrderStatus.CANCELLED:
             return None
-        return self.order.get("Total")
+        return self.order.get(schema.ORDER_KIND.attribute("total"))
 
     def _latest_shipment(self) -> Item:
         """The carrier and tracking number of the last shipment that has them (shipment ids sort by time)."""
@@ -158,21 +151,20 @@ class OrderState:
         categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.order_id)
-        entries = {key: _item(key, schema.CUSTOMER_ORDER, OrderId=self.order_id, Date=self.date, Spent=self.spent)}
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, order_id=self.order_id, date=self.date, spent=self.spent)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.order_id, list_shards)
         for category, (units, revenue) in sorted(self._by_category().items()):
             key = schema.category_order(category, shard, self.date, self.order_id)
-            entries[key] = _item(
+            entries[key] = schema.CATEGORY_ORDER_KIND.item(
                 key,
-                schema.CATEGORY_ORDER,
-                OrderId=self.order_id,
-                CustomerId=self.customer_id,
-                Date=self.date,
-                Category=category,
-                Units=units,
-                Revenue=revenue,
+                order_id=self.order_id,
+                customer_id=self.customer_id,
+                date=self.date,
+                category=category,
+                units=units,
+                revenue=revenue,
             )
         return entries
 
@@ -202,7 +194,7 @@ class OrderState:
             return {}
         adding = numbers.Adding()
         shard = schema.sum_shard(self.key)
-        status = values.string(self.order, "Status")
+        status = values.string(self.order, schema.STATUS)
         if status in STATUSES:
             adding.add(schema.status_counts(shard), str(status), ONE)
         day = numbers.day_of(self.date)
@@ -287,10 +279,10 @@ class ProfileState:
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None)
-        name, email = values.string(self.facts, "Name"), values.string(self.facts, "Email")
-        shown = {"Id": self.customer_id, "Name": name, "Email": email}
-        terms = schema.customer_terms(name, email)
-        return Implied(self.key, {**_item(self.key, schema.PROFILE), **self.facts}, _search(terms, "customer", shown))
+        profile = schema.PROFILE_KIND.read(self.facts)
+        terms = schema.customer_terms(profile.name, profile.email)
+        anchor = {**schema.PROFILE_KIND.item(self.key), **self.facts}
+        return Implied(self.key, anchor, _search(terms, "customer", self.customer_id, profile.name, profile.email))
 
 
 @dataclass
@@ -337,48 +329,49 @@ class ProductState:
         if self.facts is None:
             return Implied(self.key, None, sums={})
         index = schema.CATALOGUE
-        row = {**_item(self.key, schema.PRODUCT), **self.facts}
+        row = {**schema.PRODUCT_KIND.item(self.key), **self.facts}
         row[index.hash_key] = schema.catalogue_partition(schema.shard_of(self.product_id, list_shards))
         row[index.range_key] = self.product_id
-        name = values.string(self.facts, "Name")
-        shown = {"Id": self.product_id, "Name": name}
-        return Implied(self.key, row, _search(schema.search_words(name), "product", shown), self.sums())
+        name = schema.PRODUCT_KIND.read(self.facts).name
+        return Implied(self.key, row, _search(schema.search_words(name), "product", self.product_id, name), self.sums())
 
 
-def _search(terms: set[str], kind: str, shown: dict[str, Any]) -> dict[schema.Key, Item]:
+def _search(
+    terms: set[str], kind: str, entity_id: str, name: str | None = None, email: str | None = None
+) -> dict[schema.Key, Item]:
     entries = {}
     for term in sorted(terms):
-        key = schema.search_entry(term, kind, values.string(shown, "Id") or "")
+        key = schema.search_entry(term, kind, entity_id)
         if len(key[1].encode()) <= schema.MAX_KEY_BYTES:
-            entries[key] = _item(key, schema.SEARCH, Term=term, Found=kind, **shown)
+            entries[key] = schema.SEARCH_KIND.item(key, term=term, found=kind, id=entity_id, name=name, email=email)
     return entries
 
 
 # --- staff activity -------------------------------------------------------------------------------------------
 
-ACTIVITY_ATTRS = ("OrderId", "Action", "User", "At", "FromStatus", "ToStatus", "RequestId", "ProductId", "Detail")
+COPIED = ("order_id", "action", "user", "at", "from_status", "to_status", "request_id", "product_id", "detail")
+"""The activity entry's fields copied as text from the audit entry's attributes of the same names."""
 
 
 def activity_items(key: schema.Key, image: Item, list_shards: int) -> list[Item]:
     """A staff change (the shop's audit entry: an order's, or an entity edit's) in its three lists."""
     pk, sk = key
-    position = keys.after_audit(sk)
-    user, action = values.text(image, "User"), values.text(image, "Action")
+    entry = schema.ACTIVITY_KIND
+    given: dict[str, Any] = {name: values.text(image, entry.attribute(name)) for name in COPIED}
+    position, user, action = keys.after_audit(sk), given["user"], given["action"]
     if not position or not user or not action:
         return []
     kind = schema.activity_kind(pk, action)
-    attrs: dict[str, Any] = {name: values.text(image, name) for name in ACTIVITY_ATTRS}
-    attrs["OrderId"] = attrs["OrderId"] or keys.without_prefix(pk, keys.ORDER)
-    version = values.integer(image, "OrderVersion")
-    attrs["OrderVersion"] = Decimal(version) if version is not None else None
-    attrs["Source"], attrs["ActivityKind"] = pk, kind
+    given["order_id"] = given["order_id"] or keys.without_prefix(pk, keys.ORDER)
+    version = values.integer(image, entry.attribute("order_version"))
+    given.update(order_version=Decimal(version) if version is not None else None, source=pk, kind=kind)
     shard = schema.shard_of(position, list_shards)
-    return [_item(k, schema.ACTIVITY, **attrs) for k in schema.activity_entries(pk, position, user, kind, shard)]
+    return [entry.item(k, **given) for k in schema.activity_entries(pk, position, user, kind, shard)]
 
 
 def audit_source(item: Item) -> schema.Key | None:
     """The audit entry an activity entry follows from (its shop key)."""
-    source, position = values.string(item, "Source"), values.item_key(item)[1]
+    source, position = schema.ACTIVITY_KIND.read(item).source, values.item_key(item)[1]
     return (source, keys.AUDIT + position) if source else None
 
 
@@ -395,7 +388,7 @@ class ShopSource:
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key
-        entity = values.string(image, "EntityType")
+        entity = values.string(image, keys.ENTITY_TYPE)
         if entity in ORDER_ENTITIES and (oid := keys.without_prefix(pk, keys.ORDER)):
             return schema.order_anchor(oid)
         if entity == "customer" and sk == pk and (cid := keys.without_prefix(pk, keys.CUSTOMER)):
@@ -412,7 +405,7 @@ class ShopSource:
         return ProductState.read(key, item)
 
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
-        if values.string(image, "EntityType") == "audit":
+        if values.string(image, keys.ENTITY_TYPE) == "audit":
             return activity_items(key, image, list_shards)
         return []
 
@@ -434,9 +427,10 @@ class ShopSource:
     def entry_anchor(self, item: Item) -> schema.Key | None:
         kind = values.string(item, schema.KIND)
         if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
-            order_id = values.string(item, "OrderId")
+            order_id = values.string(item, schema.ORDER_ID)
             return schema.order_anchor(order_id) if order_id else None
-        found, entity = values.string(item, "Found"), values.string(item, "Id")
+        entry = schema.SEARCH_KIND.read(item)
+        found, entity = entry.found, entry.id
         if kind == schema.SEARCH and entity and found == "customer":
             return schema.profile(entity)
         if kind == schema.SEARCH and entity and found == "product":
