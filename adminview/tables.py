@@ -74,8 +74,8 @@ class SyncItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = os.environ.get("ADMIN_VIEW_SYNC_TABLE_NAME") or "AdminViewSync"
 
-    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
-    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    pk = UnicodeAttribute(hash_key=True, attr_name=schema.PK)
+    sk = UnicodeAttribute(range_key=True, attr_name=schema.SK)
     seq = UnicodeAttribute(null=True, attr_name="Seq")
     done = NumberAttribute(null=True, attr_name="Done")
     record = UnicodeAttribute(null=True, attr_name="Record")

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from dynamo import ddb_json
+from adminview.core import values
+from dynamo import item_codec
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from returns import access_patterns as return_patterns
@@ -74,7 +75,7 @@ def every_history_entry(*, kind: str, entity_id: str, page_size: int = MAX_PAGE)
 def entity_id(kind: str, entity_id: str) -> str:
     """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
     partition = history.partition_of(kind, entity_id)
-    if ddb_json.string(read_raw(partition, partition), "EntityType") != kind:
+    if values.string(item_codec.decode_or_none(read_raw(partition, partition)), keys.ENTITY_TYPE) != kind:
         raise NotFound(kind, keys.strip(partition))
     return keys.strip(partition)
 

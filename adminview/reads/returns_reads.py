@@ -94,7 +94,7 @@ def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: 
     ]
     if not lines or None in prices:
         return row
-    whole = received_whole({**item, "Status": row.status})
+    whole = received_whole({**item, schema.STATUS: row.status})
     value, received = Decimal(0), Decimal(0)
     for line, price in zip(lines, prices, strict=True):
         each = numbers.decimal_of(price)

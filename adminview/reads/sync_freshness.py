@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from adminview.core import values
 from adminview.core.sources import source_name, sources, table_of
 from adminview.tables import SyncItem
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from dynamo.paging import raw_items
 
@@ -150,20 +151,20 @@ def _table() -> tuple[Any, str]:
 
 
 def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
-    writer = ddb_json.item_key(raw)[1]
+    writer = values.item_key(raw)[1]
     return Heartbeat(
         writer=writer,
-        shard=ddb_json.string(raw, "Shard"),
-        seq=ddb_json.string(raw, "SequenceNumber"),
-        created=ddb_json.number(raw, "Created"),
-        written_at=ddb_json.number(raw, "Written"),
-        applied_at=ddb_json.number(raw, "AppliedAt") or 0.0,
-        caught_up_at=ddb_json.number(raw, "CaughtUpAt"),
-        waiting_since=ddb_json.number(raw, "Waiting"),
-        outage=ddb_json.string(raw, "Outage"),
-        done=bool(ddb_json.number(raw, "Done")),
+        shard=values.string(raw, "Shard"),
+        seq=values.string(raw, "SequenceNumber"),
+        created=values.number(raw, "Created"),
+        written_at=values.number(raw, "Written"),
+        applied_at=values.number(raw, "AppliedAt") or 0.0,
+        caught_up_at=values.number(raw, "CaughtUpAt"),
+        waiting_since=values.number(raw, "Waiting"),
+        outage=values.string(raw, "Outage"),
+        done=bool(values.number(raw, "Done")),
         # a poller's heartbeat noted before sources were named (or only by an outage) says it by its stream
-        source=ddb_json.string(raw, "Source") or source_name(ddb_json.string(raw, "Stream") or writer.split("|")[0]),
+        source=values.string(raw, "Source") or source_name(values.string(raw, "Stream") or writer.split("|")[0]),
     )
 
 
@@ -178,7 +179,7 @@ def heartbeats(now: float | None = None) -> list[Heartbeat]:
         KeyConditionExpression="PK = :pk",
         ExpressionAttributeValues={":pk": ddb_json.s(HEARTBEAT_PK)},
     )
-    live = [i for i in items if (ddb_json.number(i, EXPIRES_AT) or now + 1) > now]
+    live = [i for i in map(item_codec.decode, items) if (values.number(i, EXPIRES_AT) or now + 1) > now]
     return sorted((_heartbeat(i) for i in live), key=lambda h: h.applied_at, reverse=True)
 
 

@@ -296,7 +296,7 @@ def _actions(plans: list[repair.Plan], entry: AuditEntry, view: Table, shards: i
                 "TableName": source_table(SOURCE).name,
                 "Item": image,
                 "ConditionExpression": "attribute_not_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": "PK"},
+                "ExpressionAttributeNames": {"#pk": schema.PK},
             }
         },
         *(

@@ -10,12 +10,13 @@ partition (``repair.read_partitions`` reads the anchors and the view items of al
 
 from __future__ import annotations
 
+from adminview.core import values
 from adminview.core.schema import PK
 from adminview.core.sources import sources
 from adminview.core.sources.lookups import IndexLookup
 from adminview.repair import repair
 from adminview.repair.table_walk import Table, source_table
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.paging import raw_items
 from shop import keys
 
@@ -32,7 +33,7 @@ def looked_up(table: Table, lookup: IndexLookup) -> list[str]:
         ExpressionAttributeNames={"#at": lookup.attribute, "#pk": PK},
         ExpressionAttributeValues={":value": ddb_json.s(lookup.value)},
     )
-    pks = (ddb_json.string(item, PK) for item in found)
+    pks = (values.string(item_codec.decode(item), PK) for item in found)
     return sorted({pk for pk in pks if pk is not None and lookup.names_partition(pk)})
 
 

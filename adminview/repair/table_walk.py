@@ -20,7 +20,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import values
+from adminview.core import schema, values
 from adminview.core.sources import Source
 from adminview.tables import WRITE_PARALLEL, ViewItem
 from dynamo import ddb_json, item_codec, transactions
@@ -76,7 +76,7 @@ class Table:
     def holds_nothing(self) -> bool:
         """True when a strongly consistent Scan finds no item at all (its first page empty, with nothing after)."""
         self.reads.wait()
-        page = self.client.scan(TableName=self.name, Limit=1, ConsistentRead=True, ProjectionExpression="PK")
+        page = self.client.scan(TableName=self.name, Limit=1, ConsistentRead=True, ProjectionExpression=schema.PK)
         self.reads.spend(0.5)
         return not page.get("Items") and "LastEvaluatedKey" not in page
 
@@ -98,7 +98,7 @@ class Table:
                 self.client,
                 self.name,
                 [ddb_json.key(pk, sk) for pk, sk in keys],
-                key_names=("PK", "SK"),
+                key_names=(schema.PK, schema.SK),
                 consistent=True,
             )
         self.reads.spend(log.read_units)
@@ -113,7 +113,7 @@ class Table:
             after_page=self.reads.spend,
             TableName=self.name,
             KeyConditionExpression="#pk = :pk",
-            ExpressionAttributeNames={"#pk": "PK"},
+            ExpressionAttributeNames={"#pk": schema.PK},
             ExpressionAttributeValues={":pk": ddb_json.s(pk)},
             ConsistentRead=True,
         )
@@ -129,7 +129,7 @@ class Table:
             after_page=self.reads.spend,
             TableName=self.name,
             KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
-            ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
+            ExpressionAttributeNames={"#pk": schema.PK, "#sk": schema.SK},
             ExpressionAttributeValues={":pk": ddb_json.s(pk), ":prefix": ddb_json.s(prefix)},
             ConsistentRead=True,
             Limit=page_size,
@@ -155,7 +155,7 @@ class Table:
         ]
         self.writes.wait()
         with recording() as log:
-            batch_write(self.client, self.name, requests, key_names=("PK", "SK"), parallel=WRITE_PARALLEL)
+            batch_write(self.client, self.name, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL)
         self.writes.spend(log.write_units or float(len(requests)))
 
 

@@ -17,6 +17,7 @@ from adminview.reads.sync_freshness import Freshness
 from adminview.repair import partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.view_diff import Change, compare
+from shop import keys
 from shop.errors import OrderConflict
 
 ViewKey = schema.Key
@@ -130,7 +131,7 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
     one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
     order partition holds an order."""
-    order = next((i for i in reading.source_items if values.string(i, "EntityType") == "order"), None)
+    order = next((i for i in reading.source_items if values.string(i, keys.ENTITY_TYPE) == "order"), None)
     key = next((k for k in reading.anchors if _kind(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:
         return None
@@ -159,7 +160,7 @@ def _watermarks(reading: repair.Reading) -> list[SourceMark]:
         SourceMark(sk, entity, book.seqs.get(sk))
         for item in reading.source_items
         if reading.source.anchor_of(values.item_key(item), item) is not None
-        and (entity := values.string(item, "EntityType")) is not None
+        and (entity := values.string(item, keys.ENTITY_TYPE)) is not None
         and (sk := values.string(item, "SK")) is not None
     ]
     held = {mark.sk for mark in marks}

@@ -106,7 +106,7 @@ class ViewPass:
         for page in self.scope.view.pages_of(
             keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.scope.page_size
         ):
-            orders = [oid for item in page if (oid := values.string(item, "OrderId"))]
+            orders = [oid for item in page if (oid := values.string(item, schema.ORDER_ID))]
             counted = [schema.counted(schema.order_anchor(oid)) for oid in orders]
             for key, item in self.scope.view.get_many(counted).items():
                 for relation, figures in numbers.read_counted(key, item).sums.items():

@@ -15,10 +15,11 @@ from typing import Any
 
 from pynamodb.exceptions import PutError
 
+from adminview.core import schema, values
 from adminview.core.records import body_of, sequence_number
 from adminview.core.sources import source_name, table_of
 from adminview.tables import SyncItem
-from dynamo import ddb_json
+from dynamo import item_codec
 from shop.timestamps import format_ts, now
 
 DEAD_LETTER_PK = "deadletter"
@@ -99,7 +100,10 @@ def clear_dead_letters(applied: Sequence[Any]) -> int:
     found = [
         row.sk
         for row in SyncItem.query(
-            DEAD_LETTER_PK, SyncItem.sk.between(low, high), consistent_read=True, attributes_to_get=["PK", "SK"]
+            DEAD_LETTER_PK,
+            SyncItem.sk.between(low, high),
+            consistent_read=True,
+            attributes_to_get=[schema.PK, schema.SK],
         )
         if row.sk in wanted
     ]
@@ -120,7 +124,8 @@ class DeadLetter:
     def source(self) -> tuple[str | None, str | None]:
         """The shop item's PK and SK, as far as the record says."""
         keys = body_of(self.record).get("Keys")
-        return ddb_json.string(keys, "PK"), ddb_json.string(keys, "SK")
+        found = item_codec.decode(keys) if isinstance(keys, dict) else {}
+        return values.string(found, schema.PK), values.string(found, schema.SK)
 
     @property
     def table(self) -> str | None:

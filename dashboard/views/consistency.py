@@ -19,6 +19,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
 
+from adminview.core import schema
 from adminview.core.schema import Key as ViewKey
 from adminview.reads.sync_freshness import Freshness
 from adminview.repair import consistency
@@ -59,7 +60,7 @@ def _key_text(key: ViewKey) -> str:
 def _attributes(item: Image | None) -> list[tuple[str, str]] | None:
     if item is None:
         return None
-    return [(name, _shown(value)) for name, value in sorted(item.items()) if name not in ("PK", "SK")]
+    return [(name, _shown(value)) for name, value in sorted(item.items()) if name not in (schema.PK, schema.SK)]
 
 
 def _difference_rows(report: Report) -> list[dict[str, Any]]:
@@ -126,7 +127,7 @@ def _context(request: HtmxHttpRequest, report: Report, **extra: Any) -> dict[str
 def _differences_json(part_or_report: Part | Report) -> list[dict[str, Any]]:
     return [
         {
-            "key": {"PK": d.key[0], "SK": d.key[1]},
+            "key": {schema.PK: d.key[0], schema.SK: d.key[1]},
             "kind": d.kind,
             "contradiction": d.contradiction,
             "attributes": [
@@ -167,7 +168,7 @@ def _as_json(report: Report) -> dict[str, Any]:
         "reason": report.reason,
         "rule": consistency.RULE,
         "differences": _differences_json(report),
-        "contradicted": [{"PK": pk, "SK": sk} for pk, sk in report.contradicted],
+        "contradicted": [{schema.PK: pk, schema.SK: sk} for pk, sk in report.contradicted],
         "watermarks": _watermarks_json(report.parts[0]),
         "sources": [
             {
