@@ -1,11 +1,11 @@
 """DynamoDB JSON (``{"S": "..."}``, ``{"N": "12"}``, ``{"M": {...}}``): the one place that reads and writes
 attribute values by their type tags.
 
-Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Everything that
-reads an attribute out of one, or builds one, goes through these functions, so a value of an unexpected type
-(a number where a string was expected, an image from another service) is handled the same way everywhere: the
-readers return None instead of raising. Standard library only (plain Python values of an item:
-``shop.plain``), so the admin view's pure core may read images with it.
+Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Requests are
+built here (keys, expression values). Items read are decoded once (``dynamo.item_codec``) and read as plain values
+(``adminview.core.values``); the readers below are for the explorer, which shows DynamoDB's own shapes, and for
+the shop's modules not yet moved to decoding (``tests/adminview/test_declared_once.py`` lists them). A value of an
+unexpected type reads as None instead of raising.
 """
 
 from __future__ import annotations
@@ -63,48 +63,15 @@ def as_text(value: Any) -> str | None:
     return None
 
 
-def elements(value: Any) -> list[Value]:
-    """A list value's elements; empty for any other value."""
-    found = value.get("L") if isinstance(value, dict) else None
-    return [v for v in found if isinstance(v, dict)] if isinstance(found, list) else []
-
-
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string attribute; None when absent or of another type."""
-    value = _value(item, name)
-    found = value.get("S") if value is not None else None
-    return found if isinstance(found, str) else None
+    return as_string(_value(item, name))
 
 
 def text(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string or number attribute as text (AWS's model stores some numbers as strings, other writers may
     not); None when absent or of another type."""
-    value = _value(item, name)
-    if value is None:
-        return None
-    for tag in ("S", "N"):
-        if isinstance(value.get(tag), str):
-            return str(value[tag])
-    return None
-
-
-def number(item: Mapping[str, Any] | None, name: str) -> float | None:
-    """A number attribute as a float; None when absent or of another type."""
-    value = _value(item, name)
-    found = value.get("N") if value is not None else None
-    return float(found) if isinstance(found, str) else None
-
-
-def integer(item: Mapping[str, Any] | None, name: str) -> int | None:
-    """A whole number attribute (``N``, or ``S`` holding digits); None when absent; ``ValueError`` when it holds
-    something that is not a whole number (a malformed record must fail, not count as zero)."""
-    found = text(item, name)
-    if found is None or found == "":
-        return None
-    try:
-        return int(found)
-    except ValueError as exc:
-        raise ValueError(f"{name} {found!r} is not a whole number") from exc
+    return as_text(_value(item, name))
 
 
 def entries(value: Any) -> Item:
@@ -116,19 +83,6 @@ def entries(value: Any) -> Item:
 def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
     """A map attribute's entries; empty when absent or of another type."""
     return entries(_value(item, name))
-
-
-def listing(item: Mapping[str, Any] | None, name: str) -> list[Value]:
-    """A list attribute's elements; empty when absent or of another type."""
-    return elements(_value(item, name))
-
-
-def item_key(item: Mapping[str, Any]) -> Key:
-    """``(PK, SK)`` of an item that has both (``KeyError`` otherwise: callers pass items of our tables)."""
-    pk, sk = string(item, "PK"), string(item, "SK")
-    if pk is None or sk is None:
-        raise KeyError("item without string PK and SK")
-    return pk, sk
 
 
 def maybe_key(item: Mapping[str, Any] | None) -> Key | None:

@@ -4,49 +4,19 @@ Every reader and writer builds a view key or an index key with a function of thi
 one of the ``Index`` values below; no other module spells a view key prefix or an index name (as
 ``shop.keys`` does for the shop table).
 
-**Anchors** (one per group of source items; ``adminview.core.sources`` says which group a source item belongs to).
-An anchor holds the facts its group's other view items follow from, and the bookkeeping that makes the sync
-exact (``adminview.core.anchor``):
+Each kind of item is one ``Kind``: its attributes with their types, the indexes it is in, how it is built from plain
+values (``kind.item``) and read back into its frozen row (``kind.read``); the sources write through it, the reads,
+the repair and ``describe()`` read through it. ``describe()`` lays out every kind with its keys, as
+``docs/admin-view.md`` shows it:
 
-=================  ==================  ==============  ============================================================
-kind               PK                  SK              what it is
-=================  ==================  ==============  ============================================================
-``order``          ``o#<oid>``         ``#order``      an order's summary; in ``ORDERS_BY_STATUS`` while its
-                                                       status is listed. ``collection`` before the order item
-                                                       itself arrived (or after it was removed): in no index
-``counted``        the anchor's        ``<anchor's     what an anchor (an order) adds to the numbers, as last
-                                       SK>#counted``   added: the fence that makes every addition happen exactly
-                                                       once (``adminview.core.numbers``)
-``profile``        ``c#<cid>``         ``#profile``    a customer: name, email, address
-``product``        ``p#<pid>``         ``#product``    a catalogue row; in ``CATALOGUE``
-=================  ==================  ==============  ============================================================
-
-**Entries** (each follows from one anchor, rewritten whenever what it shows changes; in the base table, so an
-entry costs one write and needs no index):
-
-=====================  ==============================  ==========================  ===================================
-kind                   PK                              SK                          serves
-=====================  ==============================  ==========================  ===================================
-``customer-order``     ``c#<cid>``                     ``o#<date>#<oid>``          a customer's orders by date (AV1),
-                                                                                   each with what it spent (its
-                                                                                   ``Total`` unless cancelled): the
-                                                                                   customer's totals
-``payment``            ``t#<transaction id, lower>``   ``o#<oid>``                 the order behind a payment (AV5)
-``category-order``     ``cat#<category>#<shard>``      ``<date>#<oid>``            a category's orders by date
-``search``             ``s#<first 2 letters>``         ``<word>#<kind>#<id>``      customers and products by a word
-                                                                                   of their name or their email's
-                                                                                   parts; orders by tracking number
-``activity``           ``ACTIVITY#<shard>``,           ``<at>#<id>``               staff changes newest first: all,
-                       ``USER#<name>``,                                            one user's, one kind's (follows
-                       ``KIND#<kind>#<shard>``                                     from an audit entry)
-=====================  ==============================  ==========================  ===================================
-
-**Sums** (kept exact by the anchors' ``counted`` items: ``adminview.core.numbers``): ``STATS#status#<shard>`` /
-``counts``, ``STATS#day#<shard>`` / ``<YYYY-MM-DD>``, ``STATS#product#<pid>#<shard>`` / ``<YYYY-MM>``, and one
-buyer relation per (product, customer), ``b#<pid>`` / ``c#<cid>``, counting that customer's orders holding the
-product that are not cancelled (AV3), and what a customer was refunded, ``c#<cid>`` / ``#refunded``: in the
-customer's own partition, so that one Query of it (``#profile`` to the last ``o#...``) reads the profile, that
-sum and every order entry, the customer's totals in one call.
+- **anchors** (order, return, refunds, profile, product; one per group of source items, ``adminview.core.sources``)
+  hold the facts the group's other items follow from, and the bookkeeping that makes the sync exact
+  (``adminview.core.anchor``), with a ``counted`` item beside them (what they last added to the sums);
+- **entries** (customer-order, customer-return, payment, category-order, search, activity) each follow from one
+  anchor and are rewritten when what they show changes; in the base table, so an entry costs one write;
+- **sums** (``STATS#...``, the buyer relations ``b#<pid>`` / ``c#<cid>``, a customer's ``#refunded``) are kept
+  exact by the counted items (``adminview.core.numbers``); a customer's sums sit in their own partition, so one
+  Query of it (``#profile`` to the last ``o#...``) reads the profile, the refunded sum and every order entry.
 
 Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
 their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
@@ -439,7 +409,7 @@ def _whole(value: Any) -> int | None:
     return int(number) if number is not None and number == number.to_integral_value() else None
 
 
-def _timestamp(value: Any) -> datetime | None:
+def timestamp(value: Any) -> datetime | None:
     try:
         return parse_ts(text) if (text := values.as_string(value)) else None
     except ValueError:
@@ -450,7 +420,7 @@ READERS: Final[dict[type, Callable[[Any], Any]]] = {
     str: values.as_text,  # AWS's model keeps some numbers as strings (``Price``): either reads as text
     Decimal: _decimal,
     int: _whole,
-    datetime: _timestamp,
+    datetime: timestamp,
     dict: lambda value: values.entries(value) if value is not None else None,
     list: lambda value: values.elements(value) if value is not None else None,
 }
@@ -644,109 +614,46 @@ class CountedRow:
     rev: Decimal | None
 
 
+def _texts(*names: str) -> tuple[Attribute, ...]:
+    return tuple(Attribute(name) for name in names)
+
+
 _ORDER_ID, _CUSTOMER_ID = Attribute("OrderId", default=""), Attribute("CustomerId", default="")
-_STATUS, _DATE = Attribute("Status"), Attribute("Date")
+_STATUS, _DATE, _RETURN_ID = Attribute("Status"), Attribute("Date"), Attribute("ReturnId", default="")
 ORDER_ID, CUSTOMER_ID, STATUS = _ORDER_ID.name, _CUSTOMER_ID.name, _STATUS.name
 _MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipments", dict))
-ORDER_ROW_ATTRIBUTES = (
-    _ORDER_ID,
-    _CUSTOMER_ID,
-    Attribute("Date", datetime),
-    _STATUS,
-    Attribute("Total", Decimal),
-    Attribute("ItemCount", int),
-)
-SHIPPED_BY = (Attribute("Carrier"), Attribute("TrackingNumber"))
+_ORDER_FACTS = (Attribute("Date", datetime), _STATUS, Attribute("Total", Decimal), Attribute("ItemCount", int))
+ORDER_ROW_ATTRIBUTES: Final = (_ORDER_ID, _CUSTOMER_ID, *_ORDER_FACTS)
+SHIPPED_BY: Final = _texts("Carrier", "TrackingNumber")
 _VERSION = Attribute("Version", int)
-ORDER_FACTS: Final = tuple(a.name for a in (*ORDER_ROW_ATTRIBUTES[2:], _VERSION))
+ORDER_FACTS: Final = tuple(a.name for a in (*_ORDER_FACTS, _VERSION))
 """What an order's anchor copies of the order item as it is."""
 ORDER_KIND: Final = Kind(ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS), (ORDERS_BY_STATUS,))
 COLLECTION_KIND: Final = Kind(COLLECTION, CollectionRow, _MAPS)
 COUNTED_KIND: Final = Kind(COUNTED, CountedRow, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
-RETURN_KIND: Final = Kind(
-    RETURN,
-    ReturnAnchorRow,
-    (
-        Attribute("ReturnId", default=""),
-        _ORDER_ID,
-        _CUSTOMER_ID,
-        _STATUS,
-        Attribute("Requested"),
-        Attribute("Lines", list),
-        *(Attribute(step) for step in RETURN_STEPS),
-    ),
-    (ORDERS_BY_STATUS,),
-)
+_RETURN_FACTS = (_RETURN_ID, _ORDER_ID, _CUSTOMER_ID, _STATUS, Attribute("Requested"), Attribute("Lines", list))
+RETURN_KIND: Final = Kind(RETURN, ReturnAnchorRow, (*_RETURN_FACTS, *_texts(*RETURN_STEPS)), (ORDERS_BY_STATUS,))
 REFUNDS_KIND: Final = Kind(REFUNDS, RefundsRow, (_ORDER_ID, Attribute("Refunds", dict)))
-CUSTOMER_RETURN_KIND: Final = Kind(
-    CUSTOMER_RETURN, CustomerReturnRow, (Attribute("ReturnId", default=""), _ORDER_ID, _STATUS, Attribute("Requested"))
-)
-PROFILE_KIND: Final = Kind(PROFILE, ProfileRow, (Attribute("Name"), Attribute("Email"), Attribute("Address", dict)))
-PRODUCT_KIND: Final = Kind(
-    PRODUCT,
-    ProductRow,
-    (
-        Attribute("ProductId", default=""),
-        Attribute("Name"),
-        Attribute("Price"),
-        Attribute("Category"),
-        Attribute("Description"),
-    ),
-    (CATALOGUE,),
-)
+CUSTOMER_RETURN_KIND: Final = Kind(CUSTOMER_RETURN, CustomerReturnRow, (*_RETURN_FACTS[:2], *_RETURN_FACTS[3:5]))
+PROFILE_KIND: Final = Kind(PROFILE, ProfileRow, (*_texts("Name", "Email"), Attribute("Address", dict)))
+_PRODUCT_FACTS = (Attribute("ProductId", default=""), *_texts("Name", "Price", "Category", "Description"))
+PRODUCT_KIND: Final = Kind(PRODUCT, ProductRow, _PRODUCT_FACTS, (CATALOGUE,))
 CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, Attribute("Spent", Decimal)))
 PAYMENT_KIND: Final = Kind(PAYMENT, PaymentRow, (_ORDER_ID, Attribute("TransactionId")))
+_SUMMED = (Attribute("Units", Decimal, default=Decimal(0)), Attribute("Revenue", Decimal, default=Decimal(0)))
 CATEGORY_ORDER_KIND: Final = Kind(
-    CATEGORY_ORDER,
-    CategoryEntryRow,
-    (
-        _ORDER_ID,
-        Attribute("CustomerId"),
-        _DATE,
-        Attribute("Category"),
-        Attribute("Units", Decimal, default=Decimal(0)),
-        Attribute("Revenue", Decimal, default=Decimal(0)),
-    ),
+    CATEGORY_ORDER, CategoryEntryRow, (_ORDER_ID, *_texts("CustomerId", "Date", "Category"), *_SUMMED)
 )
-SEARCH_KIND: Final = Kind(
-    SEARCH,
-    SearchRow,
-    (Attribute("Term"), Attribute("Found"), Attribute("Id", default=""), Attribute("Name"), Attribute("Email")),
-)
-ACTIVITY_KIND: Final = Kind(
-    ACTIVITY,
-    ActivityRow,
-    (
-        _ORDER_ID,
-        Attribute("Action", default=""),
-        Attribute("User", default=""),
-        Attribute("At", datetime),
-        Attribute("FromStatus"),
-        Attribute("ToStatus"),
-        Attribute("OrderVersion", int),
-        Attribute("RequestId"),
-        Attribute("ProductId"),
-        Attribute("Detail"),
-        Attribute("Source"),
-        Attribute("ActivityKind", field="kind", default=""),
-    ),
-)
+_FOUND = (*_texts("Term", "Found"), Attribute("Id", default=""), *_texts("Name", "Email"))
+SEARCH_KIND: Final = Kind(SEARCH, SearchRow, _FOUND)
+_CHANGE = (_ORDER_ID, Attribute("Action", default=""), Attribute("User", default=""), Attribute("At", datetime))
+_CHANGED = (*_texts("FromStatus", "ToStatus"), Attribute("OrderVersion", int), *_texts("RequestId", "ProductId"))
+_NOTED = (*_texts("Detail", "Source"), Attribute("ActivityKind", field="kind", default=""))
+ACTIVITY_KIND: Final = Kind(ACTIVITY, ActivityRow, (*_CHANGE, *_CHANGED, *_NOTED))
 BUYERS_KIND: Final = Kind(BUYERS, BuyersRow, (Attribute(ORDERS, int, default=0), Attribute(CHANGED_AT, field="at")))
 KINDS: Final[tuple[Kind[Any], ...]] = (
-    ORDER_KIND,
-    COLLECTION_KIND,
-    COUNTED_KIND,
-    RETURN_KIND,
-    REFUNDS_KIND,
-    CUSTOMER_RETURN_KIND,
-    PROFILE_KIND,
-    PRODUCT_KIND,
-    CUSTOMER_ORDER_KIND,
-    PAYMENT_KIND,
-    CATEGORY_ORDER_KIND,
-    SEARCH_KIND,
-    ACTIVITY_KIND,
-    BUYERS_KIND,
+    *(ORDER_KIND, COLLECTION_KIND, COUNTED_KIND, RETURN_KIND, REFUNDS_KIND, CUSTOMER_RETURN_KIND, PROFILE_KIND),
+    *(PRODUCT_KIND, CUSTOMER_ORDER_KIND, PAYMENT_KIND, CATEGORY_ORDER_KIND, SEARCH_KIND, ACTIVITY_KIND, BUYERS_KIND),
 )
 ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {kind.name: kind.names for kind in KINDS}
 """What each kind of item carries besides its keys, ``Kind`` and an anchor's bookkeeping."""

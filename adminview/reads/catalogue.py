@@ -16,10 +16,6 @@ from dynamo.paging import check_limit
 CatalogueRow = schema.ProductRow
 
 
-def _row(raw: Item) -> CatalogueRow:
-    return schema.PRODUCT_KIND.read(raw)
-
-
 def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> list[Item]:
     """One page of catalogue rows as stored (one Query per shard), ``limit`` + 1 so the caller sees if more."""
     check_limit(limit)
@@ -34,4 +30,4 @@ def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> l
 def catalogue(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[CatalogueRow]:
     """A page of every product by id (text order), ``limit`` rows after the position."""
     page = merged_page(catalogue_rows(limit=limit, after=after), schema.CATALOGUE.range_key, limit, forward=True)
-    return RowsPage([_row(r) for r in page.rows], page.next)
+    return RowsPage([schema.PRODUCT_KIND.read(r) for r in page.rows], page.next)

@@ -24,7 +24,6 @@ from dynamo.paging import check_limit
 from returns import keys as return_keys
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import parse_ts
 
 OPEN = "open"
 _POSITION = re.compile(r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
@@ -45,19 +44,12 @@ class ReturnRow:
     received_value: Decimal | None = None  # the units that came back at those prices (None: none came back yet)
 
 
-def _requested(text: str | None) -> datetime | None:
-    try:
-        return parse_ts(text) if text else None
-    except ValueError:
-        return None
-
-
 def _row(raw: Item, position: str) -> ReturnRow:
     """A return from what a list holds of it: its position (``<requested>#<rid>``, which the index projects with
     every item) and the attributes the list carries."""
     requested, _sep, return_id = position.rpartition("#")
     found = schema.RETURN_KIND.read(raw)
-    return ReturnRow(return_id, found.order_id, found.customer_id, found.status, _requested(requested), position)
+    return ReturnRow(return_id, found.order_id, found.customer_id, found.status, schema.timestamp(requested), position)
 
 
 def statuses_of(status: str) -> tuple[str, ...]:
@@ -114,7 +106,7 @@ def _detailed(row: ReturnRow, anchor: Item | None, order: Item | None, reason: s
     words = (return_keys.reason_words(values.string(ln, "Reason"), values.string(ln, "ReasonText")) for ln in lines)
     units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)
     closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
-    closed = _requested(values.string(item, closing)) if closing else None
+    closed = schema.timestamp(values.string(item, closing)) if closing else None
     shown = replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
     return _values(shown, item, lines, order)
 

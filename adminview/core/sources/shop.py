@@ -305,14 +305,9 @@ class ProductState:
             self.facts = None
             return
         detail = values.mapping(image, "Detail")
-        row = {
-            "ProductId": self.product_id,
-            "Name": values.text(detail, "Name"),
-            "Price": values.text(image, "Price"),
-            "Category": values.text(image, "Category"),
-            "Description": values.text(detail, "Description"),
-        }
-        self.facts = {name: value for name, value in row.items() if value is not None}
+        name, description = values.text(detail, "Name"), values.text(detail, "Description")
+        row = (self.product_id, name, values.text(image, "Price"), values.text(image, "Category"), description)
+        self.facts = {n: value for n, value in zip(schema.CATALOGUE_ROW, row, strict=True) if value is not None}
 
     def source_keys(self) -> list[str]:
         return [self.key[0]] if self.facts is not None else []
