@@ -64,6 +64,16 @@ def _number(item: Item | None, name: str) -> Decimal:
     return Decimal(text) if text else Decimal(0)
 
 
+def _summed(items: list[Item], names: tuple[str, ...]) -> dict[str, list[Decimal]]:
+    """Each sort key's figures (``names``), summed over the shards' items."""
+    sums: dict[str, list[Decimal]] = {}
+    for item in items:
+        bucket = sums.setdefault(values.item_key(item)[1], [Decimal(0)] * len(names))
+        for position, name in enumerate(names):
+            bucket[position] += _number(item, name)
+    return sums
+
+
 def status_counts() -> dict[str, int]:
     """Orders now in each status (every status listed, zeros included): one BatchGetItem of the shards."""
     found = get_many([schema.status_counts(shard) for shard in range(schema.sum_shards())])
@@ -112,24 +122,12 @@ def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], 
 
 
 def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[DayFigures]:
-    sums: dict[str, dict[str, Decimal]] = {}
-    for item in items:
-        bucket = sums.setdefault(values.item_key(item)[1], {})
-        for name in (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE):
-            bucket[name] = bucket.get(name, Decimal(0)) + _number(item, name)
+    sums = _summed(items, (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE))
     rows = []
     for offset in range((end - start).days + 1):
         day = start + timedelta(days=offset)
-        found = sums.get(day.isoformat(), {})
-        rows.append(
-            DayFigures(
-                day,
-                int(found.get(schema.ORDERS, 0)),
-                int(found.get(schema.CANCELLED_ORDERS, 0)),
-                int(found.get(schema.UNITS, 0)),
-                found.get(schema.REVENUE, Decimal(0)).quantize(CENT),
-            )
-        )
+        orders, cancelled, units, revenue = sums.get(day.isoformat(), [Decimal(0)] * 4)
+        rows.append(DayFigures(day, int(orders), int(cancelled), int(units), revenue.quantize(CENT)))
     return rows
 
 
@@ -153,11 +151,8 @@ def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
 def product_months(*, product_id: str) -> list[MonthFigures]:
     """Units and revenue of a product per month (months with sales only), oldest first."""
     pid = keys.bare(product_id, keys.PRODUCT)
-    sums: dict[str, list[Decimal]] = {}
-    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.product_month_sums(pid, n, "")[0])):
-        bucket = sums.setdefault(values.item_key(item)[1], [Decimal(0), Decimal(0)])
-        bucket[0] += _number(item, schema.UNITS)
-        bucket[1] += _number(item, schema.REVENUE)
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.product_month_sums(pid, n, "")[0]))
+    sums = _summed(items, (schema.UNITS, schema.REVENUE))
     return [
         MonthFigures(month, int(units), revenue.quantize(CENT))
         for month, (units, revenue) in sorted(sums.items())
@@ -171,11 +166,7 @@ def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
-    sums: dict[str, list[Decimal]] = {}
-    for item in each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)):
-        bucket = sums.setdefault(values.item_key(item)[1], [Decimal(0)] * len(names))
-        for position, name in enumerate(names):
-            bucket[position] += _number(item, name)
+    sums = _summed(each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)), names)
     rows = []
     for offset in range((end - start).days + 1):
         day = start + timedelta(days=offset)

@@ -21,6 +21,7 @@ from typing import Any
 
 from adminview.core import schema, values
 from adminview.core.schema import OrderRow
+from adminview.reads import reads
 from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, merged_page, order_position, query
 from dynamo.paging import check_limit
 from shop import keys
@@ -261,27 +262,19 @@ def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] |
     """AV3: a product's buyer relations by customer id, those counting at least one order."""
     pid = keys.bare(product_id, keys.PRODUCT)
     check_limit(limit)
-    position = _customer_position(after)
-    start = schema.buyers(pid, position)[1] if position else None
+    position = reads.read_position(after, forward=True)
+    start = schema.buyers(pid, keys.bare(position, keys.CUSTOMER))[1] if position is not None else None
     pk = schema.buyers(pid, "")[0]
     kept: list[Item] = []
     more = True
     while more and len(kept) <= limit:
         found, more = query(pk, limit=limit + 1, after=start)
-        kept += [r for r in found if (values.integer(r, schema.ORDERS) or 0) > 0]
+        kept += [r for r in found if schema.BUYERS_KIND.read(r).orders > 0]
         start = values.string(found[-1], schema.SK) if found else None
         more = more and start is not None
     rows = kept[:limit]
     last = keys.without_prefix(values.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
     return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
-
-
-def _customer_position(after: dict[str, Any] | None) -> str | None:
-    if after is None:
-        return None
-    if not isinstance(after, dict) or set(after) != {"after"} or not isinstance(after["after"], str):
-        raise InvalidInput("malformed page position")
-    return keys.bare(after["after"], keys.CUSTOMER)
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
@@ -290,14 +283,10 @@ def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | 
     page = buyer_relations(product_id=product_id, limit=limit, after=after)
     customers = [keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
     profiles = customer_profiles(customer_ids=customers) if customers else []
+    read = map(schema.PROFILE_KIND.read, profiles)
     rows = [
-        BuyerRow(
-            customer_id=cid,
-            orders=schema.BUYERS_KIND.read(relation).orders,
-            name=profile.name,
-            email=profile.email,
-        )
-        for cid, relation, profile in zip(customers, page.rows, map(schema.PROFILE_KIND.read, profiles), strict=True)
+        BuyerRow(cid, schema.BUYERS_KIND.read(relation).orders, profile.name, profile.email)
+        for cid, relation, profile in zip(customers, page.rows, read, strict=True)
     ]
     return RowsPage(rows, page.next)
 
