@@ -97,10 +97,9 @@ def listing(item: Mapping[str, Any] | None, name: str) -> list[Any]:
 
 def item_key(item: Mapping[str, Any]) -> Key:
     """``(PK, SK)`` of an item that has both (``KeyError`` otherwise: callers pass items of our tables)."""
-    pk, sk = string(item, "PK"), string(item, "SK")
-    if pk is None or sk is None:
+    if (found := maybe_key(item)) is None:
         raise KeyError("item without string PK and SK")
-    return pk, sk
+    return found
 
 
 def maybe_key(item: Mapping[str, Any] | None) -> Key | None:

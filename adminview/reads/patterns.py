@@ -1,12 +1,12 @@
 """The admin view's named reads (AV1-AV5, the email lookup and search) in the shop's registry shape
 (``shop.pattern_registry``), so the explorer and ``access_pattern`` run them like AWS's 16. Items are the view
-table's own, shown as DynamoDB stores them (the selectors decode them; ``_as_stored`` encodes them back for the
-explorer, the one reader of DynamoDB's own shapes); pages continue from the selectors' positions; every key
+table's own, shown as DynamoDB stores them (the selectors decode them; ``_av`` encodes them back for the explorer,
+the one reader of DynamoDB's own shapes); pages continue from the selectors' positions; every key
 condition is written out by ``adminview.core.schema``'s own key functions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -48,13 +48,9 @@ def _found(*, limit: int, start_key: Key | None = None, text: str) -> Page[Any]:
     return Page(items=[{"Found": f.kind, "Id": f.id} for f in page.rows], next_key=page.next)
 
 
-def _as_stored(item: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A view item as DynamoDB stores it (the explorer shows DynamoDB's own shapes)."""
-    return item_codec.encode(item)
-
-
 def _av(*args: Any) -> AccessPattern:
-    return replace(AccessPattern(*args), group=GROUP, attributes=_as_stored)
+    """An admin view read, its items shown as DynamoDB stores them (the explorer shows DynamoDB's own shapes)."""
+    return replace(AccessPattern(*args), group=GROUP, attributes=item_codec.encode)
 
 
 _CID = Param("customer_id", prefix=keys.CUSTOMER)

@@ -123,7 +123,7 @@ def _against_anchors(reading: repair.Reading, shards: int) -> set[ViewKey]:
 
 def _order_facts(item: Item | None) -> Item:
     """A summary's attributes that follow from the shop's order item alone (not from its lines or invoices)."""
-    return {name: value for name, value in (item or {}).items() if name not in ("Lines", "Invoices", "Shipments")}
+    return {name: value for name, value in (item or {}).items() if name not in schema.COLLECTION_KIND.names}
 
 
 def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> tuple[ViewKey, str] | None:
@@ -136,7 +136,10 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     if order is None or key is None:
         return None
     summary = stored_of(reading).get(key)
-    in_shop, in_view = values.integer(order, "Version"), values.integer(summary, "Version")
+    in_shop, in_view = (
+        values.integer(order, schema.ORDER_KIND.attribute("version")),
+        schema.ORDER_KIND.read(summary).version,
+    )
     if in_shop is None or in_view is None:
         return None
     if in_view > in_shop:
@@ -161,7 +164,7 @@ def _watermarks(reading: repair.Reading) -> list[SourceMark]:
         for item in reading.source_items
         if reading.source.anchor_of(values.item_key(item), item) is not None
         and (entity := values.string(item, keys.ENTITY_TYPE)) is not None
-        and (sk := values.string(item, "SK")) is not None
+        and (sk := values.string(item, schema.SK)) is not None
     ]
     held = {mark.sk for mark in marks}
     marks += [SourceMark(sk, None, seq, in_shop=False) for sk, seq in book.seqs.items() if sk not in held]

@@ -34,7 +34,6 @@ LINES, INVOICES, SHIPMENTS = (schema.ORDER_KIND.attribute(name) for name in ("li
 LINE_FACTS = ("Quantity", "Price", "Category", "WarehouseId")
 SHIPMENT_FACTS = tuple(a.name for a in schema.SHIPPED_BY)
 CARRIER, TRACKING_NUMBER = SHIPMENT_FACTS
-ORDER_FACTS, PROFILE_FACTS = schema.ORDER_FACTS, schema.PROFILE_KIND.names
 STATUSES = frozenset(OrderStatus)
 ONE = Decimal(1)
 
@@ -51,7 +50,7 @@ class OrderState:
     order_id: str
     book: Bookkeeping = field(default_factory=Bookkeeping)
     customer_id: str | None = None
-    order: Item | None = None  # the summary's facts (ORDER_FACTS present) while the order item is there
+    order: Item | None = None  # the summary's facts (schema.ORDER_FACTS present) while the order item is there
     lines: dict[str, Item] = field(default_factory=dict)  # p#<pid> -> LINE_FACTS
     invoices: dict[str, list[str]] = field(default_factory=dict)  # i#<iid> -> transaction ids
     shipments: dict[str, Item] = field(default_factory=dict)  # sh#<sid> -> SHIPMENT_FACTS
@@ -64,7 +63,7 @@ class OrderState:
             return state
         if values.string(item, schema.KIND) == schema.ORDER:
             state.customer_id = values.string(item, schema.CUSTOMER_ID)
-            state.order = {name: item[name] for name in ORDER_FACTS if name in item}
+            state.order = {name: item[name] for name in schema.ORDER_FACTS if name in item}
         state.lines = {sk: values.entries(v) for sk, v in values.mapping(item, LINES).items()}
         state.invoices = {
             sk: [t for v in values.elements(value) if (t := values.as_string(v)) is not None]
@@ -228,7 +227,7 @@ class Line:
 def _order_facts(image: Item) -> Item:
     """The order item's attributes the summary shows; ``ItemCount`` as a number (a malformed one fails the record
     here: it cannot be listed or counted)."""
-    facts = {name: image[name] for name in ORDER_FACTS if name in image}
+    facts = {name: image[name] for name in schema.ORDER_FACTS if name in image}
     count = values.integer(image, "ItemCount")
     if count is not None:
         facts["ItemCount"] = Decimal(count)
@@ -260,18 +259,18 @@ class ProfileState:
     key: schema.Key
     customer_id: str
     book: Bookkeeping = field(default_factory=Bookkeeping)
-    facts: Item | None = None  # PROFILE_FACTS present; None: no customer
+    facts: Item | None = None  # schema.PROFILE_KIND.names present; None: no customer
     stub_kind: str = schema.PROFILE
 
     @classmethod
     def read(cls, key: schema.Key, item: Item | None) -> ProfileState:
         state = cls(key, keys.without_prefix(key[0], keys.CUSTOMER) or "", Bookkeeping.read(item))
         if item is not None and not state.book.gone:
-            state.facts = {name: item[name] for name in PROFILE_FACTS if name in item}
+            state.facts = {name: item[name] for name in schema.PROFILE_KIND.names if name in item}
         return state
 
     def apply(self, sk: str, image: Item | None) -> None:
-        self.facts = {n: image[n] for n in PROFILE_FACTS if n in image} if image is not None else None
+        self.facts = {n: image[n] for n in schema.PROFILE_KIND.names if n in image} if image is not None else None
 
     def source_keys(self) -> list[str]:
         return [self.key[0]] if self.facts is not None else []
