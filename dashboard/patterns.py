@@ -2,7 +2,8 @@
 then the admin view's (``adminview.reads.patterns``, left out where the admin view is not installed).
 
 Also how a recorded call is shown: the request as JSON, as a boto3 call and as an ``aws dynamodb`` command line,
-all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``).
+all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``). The explorer shows
+DynamoDB's own shapes, so it is the one reader of DynamoDB JSON on the dashboard (``dynamo.ddb_json``).
 """
 
 from __future__ import annotations
