@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 from typing import Any, Final, Generic, TypeVar
 
 from adminview.core import values
@@ -437,9 +438,9 @@ class Attribute:
     field: str = ""
     default: Any = None
 
-    @property
-    def key(self) -> str:
-        return self.field or re.sub(r"(?<=[a-z])(?=[A-Z])", "_", self.name).lower()
+    def __post_init__(self) -> None:
+        if not self.field:
+            object.__setattr__(self, "field", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", self.name).lower())
 
 
 @dataclass(frozen=True)
@@ -456,30 +457,30 @@ class Kind(Generic[T]):
     def names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attributes)
 
+    @cached_property
+    def by_field(self) -> dict[str, str]:
+        return {a.field: a.name for a in self.attributes}
+
     def attribute(self, field: str) -> str:
         """The stored name of the attribute a row field reads."""
-        return next(a.name for a in self.attributes if a.key == field)
+        return self.by_field[field]
 
     def item(self, key: Key, **given: Any) -> Item:
         """The item at ``key`` with the given fields' values that are not None (``TypeError`` for a field the kind
         has not)."""
-        by_field = {a.key: a.name for a in self.attributes}
         item: Item = {**values.key(*key), KIND: self.name}
         for name, value in given.items():
-            if name not in by_field:
+            if name not in self.by_field:
                 raise TypeError(f"{self.name} has no attribute {name!r}")
             if value is not None:
-                item[by_field[name]] = value
+                item[self.by_field[name]] = value
         return item
 
     def read(self, item: Mapping[str, Any] | None, **extra: Any) -> T:
         """The row an item reads as (a missing item reads as every default); ``extra``: fields not stored."""
         found = item or {}
-        fields = {a.key: READERS[a.type](found.get(a.name)) for a in self.attributes}
-        fields = {
-            name: a.default if fields[name] is None else fields[name] for a in self.attributes for name in [a.key]
-        }
-        return self.row(**fields, **extra)
+        read = ((a, READERS[a.type](found.get(a.name))) for a in self.attributes)
+        return self.row(**{a.field: a.default if value is None else value for a, value in read}, **extra)
 
 
 @dataclass(frozen=True)

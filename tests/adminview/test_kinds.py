@@ -49,7 +49,7 @@ def test_every_kind_reads_every_attribute_into_a_field_of_its_row(kind: schema.K
     fields = {f.name for f in dataclasses.fields(kind.row)}  # type: ignore[arg-type]
 
     # then each attribute fills a field of the row, and ATTRIBUTES (the docs' and the exports' columns) names them
-    assert {a.key for a in kind.attributes} <= fields
+    assert {a.field for a in kind.attributes} <= fields
     assert schema.ATTRIBUTES[kind.name] == kind.names
 
 
