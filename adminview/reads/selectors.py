@@ -90,19 +90,15 @@ def status_items(
     partitions, forward = status_partitions(status), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    index, within = schema.ORDERS_BY_STATUS, dates.bounds()
-    found = each_shard(
-        len(partitions),
-        lambda n: query(
-            partitions[n],
-            index=index,
-            limit=limit + 1,
-            forward=forward,
-            after=start,
-            within=within,
-        )[0],
+    found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=dates.bounds())
+    return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
+
+
+def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
+    """One Query of every partition of a status list (``status_partitions``), side by side."""
+    return each_shard(
+        len(partitions), lambda n: query(partitions[n], index=schema.ORDERS_BY_STATUS, **query_options)[0]
     )
-    return merged_page(found, index.range_key, limit, forward=forward)
 
 
 def orders_by_status(
@@ -126,16 +122,7 @@ def new_orders_since(*, status: str, newest: str) -> int:
     ``NEW_ORDERS_CAP`` + 1: one small Query per partition, whatever the table's size."""
     partitions = status_partitions(status)
     start = order_position({"after": newest}, forward=True) if newest else None
-    found = each_shard(
-        len(partitions),
-        lambda n: query(
-            partitions[n],
-            index=schema.ORDERS_BY_STATUS,
-            limit=NEW_ORDERS_CAP + 1,
-            after=start,
-        )[0],
-    )
-    return min(len(found), NEW_ORDERS_CAP + 1)
+    return min(len(_by_status(partitions, limit=NEW_ORDERS_CAP + 1, after=start)), NEW_ORDERS_CAP + 1)
 
 
 def summaries(order_ids: list[str]) -> list[Item | None]:
