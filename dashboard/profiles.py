@@ -46,9 +46,8 @@ NOBODY = Profile()
 def _profile(item: values.Item) -> Profile:
     """A profile item read by its kind, its ``Address`` map as the shop's ``Address``."""
     row = schema.PROFILE_KIND.read(item)
-    found = row.address
-    fields = {name: values.text(found, attr.attr_name) for name, attr in Address.get_attributes().items()}
-    return Profile(row.name, row.email, Address(**fields) if found else None)
+    fields = {name: values.text(row.address, attr.attr_name) for name, attr in Address.get_attributes().items()}
+    return Profile(row.name, row.email, Address(**fields) if row.address else None)
 
 
 def profiles_of(customer_ids: Iterable[str]) -> dict[str, Profile]:
