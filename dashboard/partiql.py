@@ -52,7 +52,6 @@ def quoted(name: str) -> str:
 # --- a pattern's requests as one statement ---------------------------------------------------------------------
 
 _EXPRESSION = re.compile(r"\s*(#\w+|:\w+|\w+|<>|<=|>=|[=<>(),.\[\]])")
-_FUNCTIONS = {"attribute_exists": "IS NOT MISSING", "attribute_not_exists": "IS MISSING"}
 
 
 def _condition(expression: str, names: dict[str, str], values: dict[str, Any], out: list[Any]) -> str:
@@ -62,18 +61,12 @@ def _condition(expression: str, names: dict[str, str], values: dict[str, Any], o
         raise InvalidInput(f"no PartiQL for the expression {expression!r}")
     words: list[str] = []
     lists: list[bool] = []  # for each open parenthesis: whether it is an IN list (PartiQL writes those [...])
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
+    for token in tokens:
         if token.startswith("#"):
             words.append(quoted(names[token]))
         elif token.startswith(":"):
             words.append("?")
             out.append(values[token])
-        elif token.lower() in _FUNCTIONS and tokens[i + 1 : i + 2] == ["("] and tokens[i + 3 : i + 4] == [")"]:
-            words.append(f"{quoted(names[tokens[i + 2]])} {_FUNCTIONS[token.lower()]}")
-            i += 4
-            continue
         elif token == "(":
             lists.append(bool(words) and words[-1].upper() == "IN")
             words.append("[" if lists[-1] else "(")
@@ -81,7 +74,6 @@ def _condition(expression: str, names: dict[str, str], values: dict[str, Any], o
             words.append("]" if lists.pop() else ")")
         else:
             words.append(token)
-        i += 1
     text = " ".join(words)
     return re.sub(r"([(\[.]) | (?=[)\],.])", r"\1", text).replace("begins_with (", "begins_with(")
 
@@ -187,6 +179,8 @@ def tokens_of(text: str) -> list[Token]:
         if match is None or match.lastgroup is None:
             raise InvalidInput(f"cannot read the statement at character {position + 1}: {text[position:][:20]!r}")
         found.append(Token(match.lastgroup, match.group(match.lastgroup)))
+        if found[-2:] == [Token("symbol", "-")] * 2:  # a comment could hide from this check what DynamoDB reads
+            raise InvalidInput(f"cannot read a comment (--) at character {match.start() + 1}: write without one")
         position = match.end()
     return found
 
@@ -233,8 +227,8 @@ def _conjuncts(tokens: list[Token]) -> list[list[Token]]:
 
 def _keyed(part: list[Token], partition: str) -> bool:
     """``key = value`` (either side), ``key IN [...]``, or a parenthesised AND of conditions holding one."""
-    if len(part) > 2 and part[0].text == "(" and part[-1].text == ")" and _top_level(part[1:-1]) is not None:
-        try:
+    if len(part) > 2 and part[0].text == "(" and part[-1].text == ")":
+        try:  # an OR inside, or "(a) = (b)": no equality guaranteed
             return any(_keyed(p, partition) for p in _conjuncts(part[1:-1]))
         except InvalidInput:
             return False
