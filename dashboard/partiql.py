@@ -232,11 +232,11 @@ def _keyed(part: list[Token], partition: str) -> bool:
             return any(_keyed(p, partition) for p in _conjuncts(part[1:-1]))
         except InvalidInput:
             return False
-    value = ("?", "string", "number")
     if len(part) == 3 and part[1].text == "=":
         key, other = (part[0], part[2]) if part[0].name == partition else (part[2], part[0])
-        return key.name == partition and (other.text == "?" or other.kind in value)
-    return len(part) > 3 and part[0].name == partition and part[1].keyword == "IN" and part[2].text in ("[", "(")
+        return key.name == partition and (other.text == "?" or other.kind in ("string", "number"))
+    listed = len(part) > 3 and part[2].text in ("[", "(") and part[-1].text in ("]", ")") and len(_top_level(part)) == 2
+    return listed and part[0].name == partition and part[1].keyword == "IN"
 
 
 def checked(text: str, parameters: list[Any]) -> Checked:

@@ -50,6 +50,7 @@ def test_the_index_named_decides_which_key_is_needed() -> None:
         (f"SELECT * FROM {SHOP} WHERE PK.x = 'a'", "partition key PK"),
         (f"SELECT * FROM {SHOP} WHERE (PK = 'a' OR SK = 'b')", "partition key PK"),
         (f"SELECT * FROM {SHOP} WHERE contains(PK, 'a')", "partition key PK"),
+        (f"SELECT * FROM {SHOP} WHERE PK IN ['a'] + 'b'", "partition key PK"),
         (f"SELECT * FROM {SHOP} ORDER BY PK", "no WHERE"),
         ("SELECT 1", "FROM"),
         (f"  update {SHOP} SET a = 1 WHERE PK = 'a' AND SK = 'b'", "UPDATE"),
