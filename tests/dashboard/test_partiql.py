@@ -51,7 +51,7 @@ def shop(shop_table: str, admin_view_table: str) -> dict[str, dict[str, str]]:
     sync_now()
     profiles = find("getProfilesByCustomerIds")
     assert profiles is not None
-    email = next(iter(profiles.run(customer_id="1001")))["Email"]["S"]
+    email = profiles.attributes(next(iter(profiles.run(customer_id="1001"))))["Email"]["S"]  # as stored
     wide = {"from": "2000-01-01", "to": "2100-12-31"}
     return {
         "getCustomerByCustomerId": {"customer_id": "12345"},
