@@ -11,7 +11,7 @@ reads plain values.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
@@ -91,13 +91,15 @@ def view_client() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
 
-def read_items(item_keys: Iterable[schema.Key]) -> dict[schema.Key, Item | None]:
-    """View items by key, decoded (strongly consistent BatchGetItem, 100 keys a call); None where there is none."""
+def read_items(
+    item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None, *, consistent: bool = True
+) -> dict[schema.Key, Item | None]:
+    """View items by key, decoded (BatchGetItem, 100 keys a call, strongly consistent unless told); None where
+    there is none."""
     client, table = view_client()
     unique = list(dict.fromkeys(item_keys))
-    found = batch_get(
-        client, table, [ddb_json.key(*k) for k in unique], key_names=(schema.PK, schema.SK), consistent=True
-    )
+    wanted, names = [ddb_json.key(*k) for k in unique], (schema.PK, schema.SK)
+    found = batch_get(client, table, wanted, key_names=names, attributes=attributes, consistent=consistent)
     return {key: item_codec.decode_or_none(item) for key, item in zip(unique, found, strict=True)}
 
 

@@ -15,9 +15,8 @@ from typing import Any, Generic, TypeVar
 
 from adminview.core import schema, values
 from adminview.core.values import Item as Item
-from adminview.tables import ViewItem
+from adminview.tables import ViewItem, read_items
 from dynamo import ddb_json, item_codec, side_by_side
-from dynamo.batch import batch_get
 from dynamo.client import client_of
 from shop.errors import InvalidInput
 
@@ -144,10 +143,8 @@ def order_position(given: object, *, forward: bool) -> str | None:
 
 
 def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Item | None]:
-    """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried); the result lines
-    up with the keys (None: no item)."""
-    client, table = _table()
-    found = batch_get(
-        client, table, [ddb_json.key(*k) for k in item_keys], key_names=(schema.PK, schema.SK), attributes=attributes
-    )
-    return [item_codec.decode_or_none(item) for item in found]
+    """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried), each key once;
+    the result lines up with the keys (None: no item)."""
+    wanted = list(item_keys)
+    found = read_items(wanted, attributes, consistent=False)
+    return [found[key] for key in wanted]
