@@ -15,9 +15,8 @@ from typing import Any, Generic, TypeVar
 
 from adminview.core import schema, values
 from adminview.core.values import Item as Item
-from adminview.tables import ViewItem, read_items
+from adminview.tables import read_items, view_client
 from dynamo import ddb_json, item_codec, side_by_side
-from dynamo.client import client_of
 from shop.errors import InvalidInput
 
 T = TypeVar("T")
@@ -41,10 +40,6 @@ class Range:
     high: str | None = None
 
 
-def _table() -> tuple[Any, str]:
-    return client_of(ViewItem), str(ViewItem.Meta.table_name)
-
-
 def query(
     pk: str,
     *,
@@ -60,7 +55,7 @@ def query(
     position ``after`` on (exclusive; "after" in the direction of reading), within a range of sort keys or under a
     prefix (``begins_with``, as a range, so that a position can continue it). Returns the items and whether
     DynamoDB has more."""
-    client, table = _table()
+    client, table = view_client()
     hash_name, range_name = index.key_names if index is not None else (schema.PK, schema.SK)
     if begins_with is not None:
         within = Range(begins_with, begins_with + LAST_CHAR)
