@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from adminview.core import schema, values
-from adminview.core.schema import ActivityRow
+from adminview.core.schema import ActivityRow as ActivityRow
 from adminview.reads.reads import Item, Range, RowsPage, each_shard, merged_page, order_position, query
 from dynamo.paging import check_limit
 from shop import keys
