@@ -28,7 +28,7 @@ from shop.keys import OrderStatus
 from shop.seeding import PlannedOrder, SeedPlan, paced
 
 RETURN_SHARE = 0.12  # of the delivered orders
-REASONS = ("Arrived damaged", "Does not fit", "Not as described", "Changed my mind", "Wrong item sent")
+REASONS = tuple(r.value for r in keys.ReturnReason if r is not keys.ReturnReason.OTHER)  # OTHER needs words
 REJECTED_BECAUSE = "Outside the return window"
 
 

@@ -116,7 +116,9 @@ def _detailed(row: ReturnRow, anchor: Raw | None, order: Raw | None, reason: str
     given and no line has it."""
     item = item_codec.decode(anchor) if anchor is not None else {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
-    if reason is not None and not any(values.string(line, "Reason") == reason for line in lines):
+    if reason is not None and not any(
+        return_keys.reason_code(values.string(line, "Reason")) == reason for line in lines
+    ):
         return None
     words = (return_keys.reason_words(values.string(ln, "Reason"), values.string(ln, "ReasonText")) for ln in lines)
     units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)

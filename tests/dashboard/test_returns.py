@@ -146,6 +146,19 @@ def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_call
     assert 'data-return-id="r-size"' in html and 'data-return-id="r-broken"' not in html and "Wrong size" in html
 
 
+def test_an_older_free_text_reason_is_shown_as_written_and_found_under_other(staff: Client, shop: None) -> None:
+    # given an open return whose line holds free text, as lines written before the codes did, and a coded one
+    services.return_request(order_id="5001", lines=[services.Line("2001", 1, "Wrong colour")], return_id="r-old")
+    services.return_request(order_id="5001", lines=[services.Line("2002", 1, "WRONG_ITEM")], return_id="r-coded")
+    sync_now()
+    # when staff filter the open queue by OTHER, then by WRONG_ITEM
+    other = csv_rows(staff.get("/returns/?status=open&reason=OTHER&format=csv"))
+    wrong = csv_rows(staff.get("/returns/?status=open&reason=WRONG_ITEM&format=csv"))
+    # then the free-text one is under OTHER with its words as written, the coded one under its code
+    assert [row[:1] + row[5:6] for row in other[1:]] == [["r-old", "Wrong colour"]]
+    assert [row[:1] + row[5:6] for row in wrong[1:]] == [["r-coded", "Wrong item sent"]]
+
+
 def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_back(staff: Client, shop: None) -> None:
     # given a requested return of 2 x 2001 (10.50 each), a received one of 1 x 2002 (11.50) of which nothing came
     # back beside 1 x 2001 that did, and another service's return of an order the shop lacks

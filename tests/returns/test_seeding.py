@@ -11,7 +11,7 @@ import pytest
 from dynamo.paging import all_items
 from returns import access_patterns as rap
 from returns import seeding
-from returns.keys import ReturnStatus
+from returns.keys import ReturnReason, ReturnStatus
 from returns.models import OrderRefunds, Refund, ReturnItem
 from shop import seeding as shop_seeding
 from shop.keys import OrderStatus
@@ -40,6 +40,7 @@ def test_shares_and_shapes() -> None:
         ordered = {line.product_id: line.quantity for line in by_order[found.order_id].lines}
         assert all(0 < line.quantity <= ordered[line.product_id] for line in found.lines)
         assert by_order[found.order_id].placed_at < found.requested <= latest
+        assert all(line.reason in set(ReturnReason) - {ReturnReason.OTHER} for line in found.lines)
     refunds = [i for i in items if isinstance(i, Refund)]
     cancelled = [o for o in plan.orders if o.status is OrderStatus.CANCELLED]
     assert len(refunds) == len(cancelled) + statuses[ReturnStatus.REFUNDED.value]
