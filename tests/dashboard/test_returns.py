@@ -20,7 +20,7 @@ from returns import keys as return_keys
 from returns import services
 from returns.models import ReturnItem, ReturnLine
 from shop import access_patterns as ap
-from shop import orders
+from shop import editing, orders
 from shop.audit import Actor
 from shop.orders import OrderLine
 from tests import factories
@@ -404,6 +404,33 @@ def test_creating_a_return_is_for_the_returns_group_and_delivered_orders(
     assert refused.status_code == 409
     assert rap.returns_for_order(order_id="5002").items == []
     assert returner.get("/orders/nope/returns/new/").status_code == 404
+
+
+def test_receiving_proposes_and_restocks_each_line_into_the_warehouse_it_shipped_from(
+    returner: Client, shop: None
+) -> None:
+    # given order 5003 split across warehouses: 2001 shipped from 301, 2002 from 303 (the only one holding it)
+    factories.warehouse("303")
+    editing.stock_adjust(product_id="2002", warehouse_id="301", delta=-99, reason="count", actor=STAFF)
+    factories.stock("2002", "303", 5)
+    lines = [OrderLine("2001", 1), OrderLine("2002", 1)]
+    orders.order_place(customer_id="1001", lines=lines, placed_at=PLACED, order_id="5003")
+    orders.order_ship(order_id="5003", shipped_at=PLACED + timedelta(days=1))
+    orders.order_deliver(order_id="5003")
+    services.return_create(
+        order_id="5003", lines=[services.Line("2001", 1, "SIZE"), services.Line("2002", 1, "SIZE")], return_id="r3"
+    )
+    # when staff open the return, then receive it as the form proposes
+    form = returner.get("/returns/r3/").context["receive_form"]
+    proposed = {name: form[name].value() for name in ("warehouse", "warehouse-2001", "warehouse-2002")}
+    bad = post(returner, "/returns/r3/receive/", {"warehouse": "301", "warehouse-2001": "w#3 01"})
+    done = post(returner, "/returns/r3/receive/", {k: str(v) for k, v in proposed.items()})
+    # then each line was proposed, and went back, where it shipped from
+    assert proposed == {"warehouse": "301", "warehouse-2001": "301", "warehouse-2002": "303"}
+    assert bad.status_code == 400 and bad.context["receive_form"].errors["warehouse-2001"]
+    assert done.status_code == 302
+    stock = {(row.warehouse_id, row.quantity) for row in ap.inventory_for_product(product_id="2002").items}
+    assert stock == {("301", 0), ("303", 5)}
 
 
 def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client, shop: None) -> None:
