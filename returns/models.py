@@ -66,7 +66,8 @@ class ReturnsItem(InstrumentedModel):
 class ReturnLine(Map[str, object]):
     """One product sent back: its bare id, how many (a decimal string) and why (a ``ReturnReason`` code, or an older
     line's free text). Once received, ``Received`` and ``Restocked`` (``Restocked`` <= ``Received`` <=
-    ``Quantity``) and the ``WarehouseId`` it was received into: the rest of what came back is damaged and stays out of stock."""
+    ``Quantity``) and the ``WarehouseId`` it was received into: the rest of what came back is damaged and stays
+    out of stock."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
