@@ -68,6 +68,13 @@ def waited(requested: datetime | None, at: datetime) -> str:
     return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
 
 
+def _waiting(row: ReturnRow, at: datetime) -> str:
+    """How long an open return has waited at ``at``; how and when a closed one closed."""
+    if row.status not in returns_reads.CLOSED_AT:
+        return waited(row.requested, at)
+    return f"{(row.status or '').lower()} {timestamp(row.closed)}".strip()
+
+
 def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
 ) -> tuple[Column[ReturnListed], ...]:
@@ -82,7 +89,7 @@ def queue_columns(
         secondary=True,
     )
     name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
-    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(waited(r[0].requested, at)))
+    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
         waiting = Column(
             "closed",

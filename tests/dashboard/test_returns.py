@@ -4,6 +4,7 @@ form for bad input or a refund above what remains), and what an order, a custome
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -518,6 +519,27 @@ def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> Non
     html = staff.get("/customers/1001/").content.decode()
     assert 'id="customer-returns"' in html and 'data-return-id="r1"' in html
     assert "No returns." in staff.get("/customers/1002/").content.decode()
+
+
+def test_a_closed_return_on_the_customer_page_says_how_and_when_it_closed(staff: Client, shop: None) -> None:
+    # given a rejected return, a refunded one and an open one of customer 1001
+    ask("r-no")
+    services.return_reject(return_id="r-no", reason="worn", actor=STAFF)
+    ask("r-paid", "2002", days=6)
+    services.return_approve(return_id="r-paid", actor=STAFF)
+    services.return_receive(return_id="r-paid", warehouse_id="301", actor=STAFF)
+    services.return_refund(return_id="r-paid", amount="11.50", reference="rf-1", actor=STAFF)
+    ask("r-open", days=7)
+    sync_now()
+    # when staff open the customer's page
+    html = staff.get("/customers/1001/").content.decode()
+    # then each closed one says how and when it closed, the open one how long it has waited
+    rows = {rid: html.split(f'data-return-id="{rid}"')[1].split("</tr>")[0] for rid in ("r-no", "r-paid", "r-open")}
+    closed = {rid: re.search(r"(rejected|refunded) (\d{4}-\d{2}-\d{2}[^<]*)<", row) for rid, row in rows.items()}
+    assert closed["r-no"] is not None and closed["r-no"][1] == "rejected"
+    assert closed["r-paid"] is not None and closed["r-paid"][1] == "refunded"
+    assert closed["r-open"] is None and "waiting" not in rows["r-no"] + rows["r-paid"]
+    assert re.search(r"\d+.(minute|hour|day|month|year)", rows["r-open"])
 
 
 def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(staff: Client, shop: None) -> None:
