@@ -59,7 +59,7 @@ def test_shares_and_shapes() -> None:
 def test_every_return_and_refund_follows_what_it_undoes_and_none_is_after_now(days: int | None) -> None:
     # given the returns of a plan up to a moment (the demo's: now)
     until = datetime(2026, 12, 2, 9, 30)
-    plan = shop_seeding.plan(dataclasses.replace(CONFIG, orders=1500, until=until, days=days))
+    plan = shop_seeding.plan(dataclasses.replace(CONFIG, orders=1000, until=until, days=days))
     by_order = {o.order_id: o for o in plan.orders}
     items = list(seeding.plan_returns(plan))
     returns = {i.return_id: i for i in items if isinstance(i, ReturnItem)}

@@ -139,7 +139,7 @@ def test_a_plan_until_a_moment_places_its_newest_orders_that_day_and_none_after(
 def test_nothing_in_a_plan_happens_after_its_now(days: int | None) -> None:
     # given a plan up to a moment (the demo's: now)
     until = datetime(2026, 12, 2, 9, 30)
-    plan = seeding.plan(dataclasses.replace(CONFIG, orders=2000, until=until, days=days))
+    plan = seeding.plan(dataclasses.replace(CONFIG, orders=800, until=until, days=days))
     assert plan.until == until
     for planned in plan.orders:
         history = seeding.order_history(planned, plan.addresses.get(planned.customer_id))
