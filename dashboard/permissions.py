@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse
 
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import error
+from shop.lifecycle import Lifecycle
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -142,6 +143,10 @@ class Allowed:
     @cached_property
     def superuser(self) -> bool:
         return is_superuser(self._user)
+
+    def takes(self, lifecycle: Lifecycle, status: str | None) -> list[str]:
+        """The actions of ``lifecycle`` from ``status`` this user may take: the buttons a page shows."""
+        return [step.action for step in lifecycle.actions_from(status) if getattr(self, step.permission)]
 
 
 def allowed(request: HttpRequest) -> dict[str, Allowed]:

@@ -40,6 +40,7 @@ from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
+from returns.lifecycle import RETURN
 from returns.models import ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
@@ -53,9 +54,7 @@ from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 # Actions as the audit trail and the activity list name them.
-REQUEST, APPROVE, REJECT, RECEIVE = "return-request", "return-approve", "return-reject", "return-receive"
-CREATE = "return-create"
-REFUND = refunds.REFUND
+REQUEST, CREATE = "return-request", "return-create"  # the steps of ``lifecycle.RETURN`` name their own
 MAX_LINES = orders.MAX_LINES
 MAX_QUANTITY = orders.MAX_QUANTITY
 MAX_REASON = 500
@@ -239,36 +238,25 @@ def _read(rid: str) -> ReturnItem:
     return found
 
 
-def _require(item: ReturnItem, allowed: tuple[ReturnStatus, ...], done: str) -> None:
-    if item.return_status not in allowed:
-        which = " or ".join(a.value for a in allowed)
-        raise ReturnConflict(
-            item.return_id,
-            item.status,
-            f"return {item.return_id} is {item.status or 'unknown'}; only a {which} return can be {done}",
-        )
-
-
 def _status_update(
     tx: Transaction,
     item: ReturnItem,
-    new: ReturnStatus,
-    *,
     action: str,
+    *,
     actor: Actor | None,
     sets: Sequence[Action] = (),
     detail: str = "",
 ) -> None:
-    """The conditional status change and, for a staff change, its audit entry (same transaction)."""
-    old = item.status
-    tx.update("return", item, [ReturnItem.status.set(new.value), *sets], ReturnItem.status == old)
+    """``action``'s conditional status change and, for a staff change, its audit entry (same transaction)."""
+    old, step = item.status, RETURN.step(action)
+    tx.update("return", item, [ReturnItem.status.set(step.to), *sets], ReturnItem.status == old)
     audit.record(
         tx,
         actor,
-        action=action,
+        action=step.audited,
         order_id=item.order_id,
         from_status=old,
-        to_status=new.value,
+        to_status=step.to,
         detail=about(item.return_id, detail),
     )
 
@@ -288,18 +276,16 @@ def _commit(tx: Transaction, rid: str, done: str) -> None:
         raise Retry from exc
 
 
-def _act(
-    rid: str, allowed: tuple[ReturnStatus, ...], done: str, build: Callable[[Transaction, ReturnItem], None]
-) -> ReturnItem:
-    """Read the return, check its status, let ``build`` fill the transaction, commit; again from the reads when a
-    race other than the return's own was lost."""
+def _act(rid: str, action: str, build: Callable[[Transaction, ReturnItem], None]) -> ReturnItem:
+    """Read the return, check ``action`` may be taken from its status, let ``build`` fill the transaction, commit;
+    again from the reads when a race other than the return's own was lost."""
 
     def attempt() -> ReturnItem:
         item = _read(rid)
-        _require(item, allowed, done)
+        step = RETURN.require(action, rid, item.status)
         tx = Transaction(ReturnsItem, token=request_token())
         build(tx, item)
-        _commit(tx, rid, done)
+        _commit(tx, rid, step.done)
         return item
 
     return retrying(attempt, what=f"return {rid}")
@@ -310,11 +296,8 @@ def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:
     rid = keys.return_id(return_id)
     return _act(
         rid,
-        (ReturnStatus.REQUESTED,),
-        "approved",
-        lambda tx, item: _status_update(
-            tx, item, ReturnStatus.APPROVED, action=APPROVE, actor=actor, sets=[ReturnItem.approved.set(now())]
-        ),
+        "approve",
+        lambda tx, item: _status_update(tx, item, "approve", actor=actor, sets=[ReturnItem.approved.set(now())]),
     )
 
 
@@ -323,14 +306,7 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     rid = keys.return_id(return_id)
     why = text_of(reason, what="reason")
     sets = [ReturnItem.reason.set(why), ReturnItem.rejected.set(now())]
-    return _act(
-        rid,
-        (ReturnStatus.REQUESTED,),
-        "rejected",
-        lambda tx, item: _status_update(
-            tx, item, ReturnStatus.REJECTED, action=REJECT, actor=actor, sets=sets, detail=why
-        ),
-    )
+    return _act(rid, "reject", lambda tx, item: _status_update(tx, item, "reject", actor=actor, sets=sets, detail=why))
 
 
 def _whole(value: object, pid: str, what: str, most: int) -> int:
@@ -388,9 +364,9 @@ def return_receive(
         sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
         damaged = sum(line.damaged or 0 for line in lines)
         detail = f"into warehouse {wid}" + (f", {damaged} damaged" if damaged else "")
-        _status_update(tx, item, ReturnStatus.RECEIVED, action=RECEIVE, actor=actor, sets=sets, detail=detail)
+        _status_update(tx, item, "receive", actor=actor, sets=sets, detail=detail)
 
-    return _act(rid, (ReturnStatus.APPROVED,), "received", build)
+    return _act(rid, "receive", build)
 
 
 @dataclass(frozen=True)
@@ -464,9 +440,9 @@ def return_refund(
         )
         sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
-        _status_update(tx, item, ReturnStatus.REFUNDED, action=REFUND, actor=actor, sets=sets, detail=detail)
+        _status_update(tx, item, "refund", actor=actor, sets=sets, detail=detail)
 
-    return _act(rid, (ReturnStatus.APPROVED, ReturnStatus.RECEIVED), "refunded", build)
+    return _act(rid, "refund", build)
 
 
 # --- cancelling a paid order --------------------------------------------------------------------------------
@@ -483,7 +459,7 @@ def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor
         tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at, customer_id=customer
     )
     detail = f"order cancelled: {money.remaining:.2f} ({reference})"
-    audit.record(tx, actor, action=REFUND, order_id=money.order_id, detail=detail)
+    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
 
 
 @dataclass(frozen=True)

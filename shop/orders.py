@@ -33,7 +33,7 @@ from shop import access_patterns, audit, keys, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 from shop.models import Customer, Inventory, Order, OrderItem, Product, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
@@ -162,15 +162,9 @@ def order_place(
 # --- status changes -----------------------------------------------------------------------------------
 
 
-def _require(collection: OrderCollection, allowed: OrderStatus, action: str, expected_version: int | None) -> Order:
+def _require(collection: OrderCollection, action: str, expected_version: int | None) -> Order:
     order = collection.order
-    if order.order_status is not allowed:
-        status = order.status or "unknown"
-        raise OrderConflict(
-            order.order_id,
-            order.status,
-            f"order {order.order_id} is {status}; only a {allowed.value} order can be {action}",
-        )
+    ORDER.require(action, order.order_id, order.status)
     if expected_version is not None and order.version != expected_version:
         raise OrderConflict(
             order.order_id,
@@ -184,26 +178,25 @@ def _require(collection: OrderCollection, allowed: OrderStatus, action: str, exp
 def _status_update(
     tx: Transaction,
     order: Order,
-    new: OrderStatus,
-    expected: OrderStatus,
+    action: str,
     extra: Sequence[Action] = (),
     *,
-    action: str,
     actor: Actor | None,
     changes: Sequence[audit.Changed] = (),
     detail: str | None = None,
 ) -> None:
-    """The conditional status change and, for a staff change, its audit entry (same transaction), which lists
-    ``changes``: the attributes ``extra`` moved, with their before and after (or says ``detail``)."""
+    """``action``'s conditional status change and, for a staff change, its audit entry (same transaction), which
+    lists ``changes``: the attributes ``extra`` moved, with their before and after (or says ``detail``)."""
+    new = ORDER.step(action).to
     # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-    tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
+    tx.update("order", order, [Order.status.set(new), *extra], Order.status == order.status)
     audit.record(
         tx,
         actor,
         action=action,
         order_id=order.order_id,
-        from_status=expected.value,
-        to_status=new.value,
+        from_status=order.status,
+        to_status=new,
         order_version=(order.version or 0) + 1,
         changes=changes,
         detail=detail,
@@ -256,7 +249,7 @@ def order_ship(
         for wid, number in (warehouse_tracking or {}).items()
     }
     collection = order_collection(oid)
-    order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
+    order = _require(collection, "ship", expected_version)
     unknown = sorted(set(own) - {i.warehouse_id for i in collection.items if i.warehouse_id})
     if unknown:
         raise InvalidInput(f"order {oid} ships from no warehouse {', '.join(unknown)}")
@@ -281,10 +274,8 @@ def order_ship(
     _status_update(
         tx,
         order,
-        OrderStatus.SHIPPED,
-        OrderStatus.PENDING,
+        "ship",
         [Order.delivery_date.set(delivery)],
-        action="ship",
         actor=actor,
         changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
     )
@@ -297,9 +288,9 @@ def order_ship(
 def order_deliver(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
     """SHIPPED -> DELIVERED."""
     oid = keys.bare(order_id, keys.ORDER)
-    order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
+    order = _require(order_collection(oid), "deliver", expected_version)
     tx = Transaction(ShopItem, token=request_token())
-    _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED, action="deliver", actor=actor)
+    _status_update(tx, order, "deliver", actor=actor)
     _commit_status_change(tx, oid, "delivered")
     return order
 
@@ -326,16 +317,14 @@ def order_cancel(
 
     def attempt() -> Order:
         collection = order_collection(oid)
-        order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
+        order = _require(collection, "cancel", expected_version)
         stock = _stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
         _status_update(
             tx,
             order,
-            OrderStatus.CANCELLED,
-            OrderStatus.PENDING,
+            "cancel",
             reason_set,
-            action="cancel",
             actor=actor,
             detail=f"reason: {reason}" if reason else None,
         )

@@ -23,6 +23,8 @@ from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_pa
 from dynamo import ddb_json, item_codec
 from dynamo.paging import check_limit
 from returns import keys as return_keys
+from returns.lifecycle import OPEN_STATUSES, RETURN
+from returns.models import ReturnItem
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
@@ -70,7 +72,7 @@ def _row(raw: Raw, position: str) -> ReturnRow:
 def statuses_of(status: str) -> tuple[str, ...]:
     """The statuses a ``status=`` parameter names: ``open`` (awaiting action) or one status."""
     if status == OPEN:
-        return return_keys.OPEN_STATUSES
+        return OPEN_STATUSES
     if status in set(return_keys.ReturnStatus):
         return (status,)
     raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.ReturnStatus)}")
@@ -86,7 +88,8 @@ def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
         raise InvalidInput(f"reason must be one of {', '.join(return_keys.ReturnReason)}") from None
 
 
-CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnStatus.REFUNDED: "Refunded"}
+ATTRIBUTES = ReturnItem.get_attributes()
+CLOSED_AT = {state: ATTRIBUTES[stamp].attr_name for state, stamp in RETURN.closed_at().items()}
 # what the queue reads of each return's anchor and of its order's (whose ``Lines`` hold the prices paid)
 DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 
@@ -120,7 +123,7 @@ def _detailed(row: ReturnRow, anchor: Raw | None, order: Raw | None, reason: str
         return None
     words = (return_keys.reason_words(values.string(ln, "Reason"), values.string(ln, "ReasonText")) for ln in lines)
     units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)
-    closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
+    closing = CLOSED_AT.get(row.status or "")
     closed = _requested(values.string(item, closing)) if closing else None
     shown = replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
     return _values(shown, item, lines, order)

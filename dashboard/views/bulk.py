@@ -34,6 +34,7 @@ from dashboard.responses import RETRY_AFTER_S, domain_errors, error
 from returns import services as return_services
 from shop import bulk
 from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 
 CONFIRMED = "yes"
 UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first
@@ -71,6 +72,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "action": action,
         "status": status,
+        "offered": ORDER.allowed(status),  # the list's columns: a pending list's rows hold tracking numbers
         "outcomes": outcomes,
         "done": done,
         "refused": refused,

@@ -42,7 +42,7 @@ from dashboard.order_lists import (
     pick_rows,
     with_profiles,
 )
-from dashboard.permissions import can_fulfil, needs_fulfilment
+from dashboard.permissions import Allowed, can_fulfil, needs_fulfilment
 from dashboard.profiles import NOBODY, Profile
 from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
@@ -52,6 +52,7 @@ from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
@@ -60,15 +61,7 @@ LIST_TEMPLATE = "dashboard/orders.html"
 
 # --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
-# What staff may do to the orders of each list (bulk actions offered on it), in the order of its tabs. ALL mixes
-# statuses, so it offers none.
-LIST_ACTIONS: dict[str, tuple[str, ...]] = {
-    OrderStatus.PENDING: ("ship", "cancel"),
-    OrderStatus.SHIPPED: ("deliver",),
-    OrderStatus.DELIVERED: (),
-    OrderStatus.CANCELLED: (),
-    selectors.ALL: (),
-}
+TABS = (*ORDER.states, selectors.ALL)  # ALL mixes statuses, so it offers no bulk action
 
 
 def _live_url(status: str, newest: str) -> str:
@@ -90,7 +83,7 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
     return {
         "status": status,
         "every_status": status == selectors.ALL,
-        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],
+        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in TABS],
         "form": form,
         "filtered": bool(kept),
         "reset_url": _list_url(status),
@@ -152,7 +145,7 @@ class StatusList(Listing[StatusListForm, Listed]):
     def extra(self, form: StatusListForm, page: Paged[Any]) -> dict[str, Any]:
         status, sort, dates = form.cleaned_data["status"], form.cleaned_data["sort"], form.dates()
         newest = page.rows[0].position if page.rows else ""
-        actions = LIST_ACTIONS[status] if can_fulfil(self.request.user) else ()
+        actions = Allowed(self.request.user).takes(ORDER, status)
         return {
             "sort": sort,
             "actions": actions,
@@ -280,6 +273,8 @@ def _order_context(
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
+        "actions": Allowed(request.user).takes(ORDER, collection.order.status),
+        "offered": ORDER.allowed(collection.order.status),
         "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
         "cancel_form": cancel_form or CancelForm(),
         **returned,
