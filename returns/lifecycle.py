@@ -1,14 +1,12 @@
-"""A return's state machine (``shop.lifecycle``): what staff may do to a return in each status, and for each
-step the attribute that keeps when it was taken. Making a return (requested by the customer, or created by staff
-as approved) is not a step: it starts the machine (``returns.services``)."""
+"""A return's state machine (``shop.lifecycle``), with each step's time on the return. Making a return (asked for,
+or created by staff as approved: ``returns.services``) starts it."""
 
 from __future__ import annotations
 
 from returns.errors import ReturnConflict
-from returns.keys import ReturnStatus
+from returns.keys import ReturnStatus as S
 from shop.lifecycle import Lifecycle, Step
 
-S = ReturnStatus
 RETURN = Lifecycle(
     "return",
     ReturnConflict,
@@ -19,5 +17,4 @@ RETURN = Lifecycle(
         Step("refund", (S.APPROVED, S.RECEIVED), S.REFUNDED, "refunded", "handle_returns", "refund", "refunded"),
     ],
 )
-# Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = tuple(s for s in RETURN.states if s not in RETURN.closing_states)
+OPEN_STATUSES = tuple(s for s in RETURN.states if s not in RETURN.closing_states)  # what awaits staff: the queue

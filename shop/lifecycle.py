@@ -1,9 +1,7 @@
-"""State machines declared once: a ``Lifecycle`` is a table of ``Step`` rows, and the order's is ``ORDER``.
-
-The services check a step with ``require`` before writing, the pages offer the steps ``actions_from`` a status (as
-far as the user's permission lets them, ``dashboard.permissions.Allowed.takes``), and the reads that say when
-something closed read ``closed_at``. A new action or state is one row.
-"""
+"""State machines declared once: a ``Lifecycle`` is a table of ``Step`` rows (the order's: ``ORDER``). Services
+``require`` a step before writing, pages offer the steps a user may take from a status
+(``dashboard.permissions.Allowed.takes``), and the reads of when something closed read ``closed_at``. A new action
+or state is one row."""
 
 from __future__ import annotations
 
@@ -17,9 +15,8 @@ from shop.keys import OrderStatus
 @dataclass(frozen=True)
 class Step:
     """``action`` (as pages and URLs name it) leads from any of ``from_states`` to ``to``; ``done`` says it in
-    messages ("shipped"); ``permission`` is the ``dashboard.permissions.Allowed`` answer that lets a user take it;
-    ``audit`` the audit trail's name of it (default: ``action``); ``stamp`` the item's attribute that keeps when it
-    was taken, where one does."""
+    messages; ``permission``: the ``dashboard.permissions.Allowed`` answer that lets a user take it; ``audit``: the
+    audit trail's name of it (default ``action``); ``stamp``: the attribute keeping when it was taken, if any."""
 
     action: str
     from_states: tuple[str, ...]
@@ -35,32 +32,26 @@ class Step:
 
 
 class Lifecycle:
-    """One entity's steps. ``noun`` and ``conflict`` (the domain error of an entity's status, built from its id,
-    status and message) make the refusal every service gives: 409, "order 7 is SHIPPED; only a PENDING order can
-    be cancelled"."""
+    """One entity's steps; ``noun`` and ``conflict`` (its domain error from id, status and message) make the 409
+    every service gives: "order 7 is SHIPPED; only a PENDING order can be cancelled"."""
 
     def __init__(self, noun: str, conflict: Callable[[str, str | None, str], ShopError], steps: Sequence[Step]):
-        self.noun = noun
-        self.conflict = conflict
-        self.steps = tuple(steps)
-        self.by_action = {step.action: step for step in self.steps}
-        every = (state for step in self.steps for state in (*step.from_states, step.to))
-        self.states = tuple(dict.fromkeys(every))  # in the order the table first names them
+        self.noun, self.conflict, self.steps = noun, conflict, tuple(steps)
+        self.states = tuple(dict.fromkeys(s for step in self.steps for s in (*step.from_states, step.to)))
         self.closing_states = tuple(s for s in self.states if not self.actions_from(s))
 
     def step(self, action: str) -> Step:
-        return self.by_action[action]
+        return next(step for step in self.steps if step.action == action)
 
     def actions_from(self, status: str | None) -> tuple[Step, ...]:
         return tuple(step for step in self.steps if status in step.from_states)
 
     def allowed(self, status: str | None) -> tuple[str, ...]:
-        """The actions that may be taken from ``status``, in the table's order."""
         return tuple(step.action for step in self.actions_from(status))
 
     def require(self, action: str, entity_id: str, status: str | None) -> Step:
-        """The step of ``action``, or the entity's conflict when ``status`` is not one it leads from."""
-        step = self.by_action[action]
+        """``action``'s step, or the entity's conflict when ``status`` is not one it leads from."""
+        step = self.step(action)
         if status not in step.from_states:
             which = " or ".join(step.from_states)
             message = f"{self.noun} {entity_id} is {status or 'unknown'}; only a {which} {self.noun} can be {step.done}"
@@ -69,10 +60,9 @@ class Lifecycle:
 
     def reached(self, action: str) -> frozenset[str]:
         """The states an entity may be in once ``action`` was taken: its ``to`` and every state after it."""
-        seen, todo = set[str](), [self.by_action[action].to]
+        seen, todo = set[str](), [self.step(action).to]
         while todo:
-            state = todo.pop()
-            if state not in seen:
+            if (state := todo.pop()) not in seen:
                 seen.add(state)
                 todo += [step.to for step in self.actions_from(state)]
         return frozenset(seen)
