@@ -247,18 +247,7 @@ def _status_update(
     sets: Sequence[Action] = (),
     detail: str = "",
 ) -> None:
-    """``action``'s conditional status change and, for a staff change, its audit entry (same transaction)."""
-    old, step = item.status, RETURN.step(action)
-    tx.update("return", item, [ReturnItem.status.set(step.to), *sets], ReturnItem.status == old)
-    audit.record(
-        tx,
-        actor,
-        action=step.audited,
-        order_id=item.order_id,
-        from_status=old,
-        to_status=step.to,
-        detail=about(item.return_id, detail),
-    )
+    RETURN.take(tx, item, action, sets, actor=actor, order_id=item.order_id, detail=about(item.return_id, detail))
 
 
 def _commit(tx: Transaction, rid: str, done: str) -> None:

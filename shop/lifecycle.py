@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from pynamodb.expressions.update import Action
+
+from dynamo.transactions import Transaction
+from shop import audit
+from shop.audit import Actor
 from shop.errors import OrderConflict, ShopError
 from shop.keys import OrderStatus
 
@@ -57,6 +63,16 @@ class Lifecycle:
             message = f"{self.noun} {entity_id} is {status or 'unknown'}; only a {which} {self.noun} can be {step.done}"
             raise self.conflict(entity_id, status, message)
         return step
+
+    def take(
+        self, tx: Transaction, item: Any, action: str, sets: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
+    ) -> None:
+        """``action``'s change of ``item``'s ``status``, conditioned on the status read, and for a staff change its
+        audit entry in the same transaction (``shop.audit.record``; ``entry``: the order it is about and what else
+        it says)."""
+        step, status = self.step(action), type(item).status
+        tx.update(self.noun, item, [status.set(step.to), *sets], status == item.status)
+        audit.record(tx, actor, action=step.audited, from_status=item.status, to_status=step.to, **entry)
 
     def reached(self, action: str) -> frozenset[str]:
         """The states an entity may be in once ``action`` was taken: its ``to`` and every state after it."""

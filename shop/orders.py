@@ -21,6 +21,7 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from pynamodb.expressions.update import Action
 
@@ -176,30 +177,13 @@ def _require(collection: OrderCollection, action: str, expected_version: int | N
 
 
 def _status_update(
-    tx: Transaction,
-    order: Order,
-    action: str,
-    extra: Sequence[Action] = (),
-    *,
-    actor: Actor | None,
-    changes: Sequence[audit.Changed] = (),
-    detail: str | None = None,
+    tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
 ) -> None:
-    """``action``'s conditional status change and, for a staff change, its audit entry (same transaction), which
-    lists ``changes``: the attributes ``extra`` moved, with their before and after (or says ``detail``)."""
-    new = ORDER.step(action).to
-    # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-    tx.update("order", order, [Order.status.set(new), *extra], Order.status == order.status)
-    audit.record(
-        tx,
-        actor,
-        action=action,
-        order_id=order.order_id,
-        from_status=order.status,
-        to_status=new,
-        order_version=(order.version or 0) + 1,
-        changes=changes,
-        detail=detail,
+    """``action``'s change (``lifecycle.Lifecycle.take``); its audit entry lists ``changes``: the attributes
+    ``extra`` moved, with their before and after (or says ``detail``). PynamoDB adds "Version = <read version>" to
+    the condition and increments Version."""
+    ORDER.take(
+        tx, order, action, extra, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
     )
 
 
