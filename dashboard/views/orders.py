@@ -312,16 +312,21 @@ def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> Http
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
 
-def _order_action(
-    request: HtmxHttpRequest,
-    order_id: str,
-    action: Callable[..., Any],
-    done: str,
-    form_class: type[ActionForm] = ActionForm,
-) -> HttpResponseBase:
-    """Run ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
+# What takes each step of ``lifecycle.ORDER`` from the order page, and the form it posts. A cancel also refunds
+# what the order paid, in one transaction (``returns.services``).
+STEPS: dict[str, tuple[Callable[..., Any], type[ActionForm]]] = {
+    "ship": (orders.order_ship, ShipForm),
+    "cancel": (return_services.order_cancel_with_refund, CancelForm),
+    "deliver": (orders.order_deliver, ActionForm),
+}
+
+
+@require_POST
+@domain_errors
+def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
+    """Take ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
     the form again, their input kept and the error beside the field; nothing is written."""
-    oid = keys.bare(order_id, keys.ORDER)
+    oid, (take, form_class), done = keys.bare(order_id, keys.ORDER), STEPS[action], ORDER.step(action).done
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
     form = form_class(request.POST)
@@ -329,15 +334,12 @@ def _order_action(
         raise InvalidInput(first_error(form))
     if not form.is_valid():
         message = f"Order {oid} was not {done}: see below."
-        collection = orders.order_collection(oid)
-        if isinstance(form, CancelForm):
-            context = _order_context(request, collection, cancel_form=form, message=message, conflict=True)
-        else:
-            context = _order_context(request, collection, ship_form=form, message=message, conflict=True)
+        posted: dict[str, Any] = {f"{action}_form": form}  # shown with its errors
+        context = _order_context(request, orders.order_collection(oid), message=message, conflict=True, **posted)
         return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
     try:
         with unanswered_raised():
-            action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+            take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
     except Unanswered:
         return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
     except OrderConflict as exc:
@@ -348,25 +350,6 @@ def _order_action(
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), message=f"Order {oid} {done}.")
     return TemplateResponse(request, "dashboard/order.html#action_result", context)
-
-
-@require_POST
-@domain_errors
-def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_ship, "shipped", ShipForm)
-
-
-@require_POST
-@domain_errors
-def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """Cancel, and refund what the order paid, in one transaction (``returns.services``)."""
-    return _order_action(request, order_id, return_services.order_cancel_with_refund, "cancelled", CancelForm)
-
-
-@require_POST
-@domain_errors
-def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_deliver, "delivered")
 
 
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
