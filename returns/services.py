@@ -4,19 +4,15 @@
   DELIVERED in the shop table, and on the return's key being new);
 - ``return_create``: an APPROVED return staff make for a customer (one ``ReturnReason`` per line), like a
   request otherwise;
-- ``return_approve`` (REQUESTED -> APPROVED), ``return_reject`` (REQUESTED -> REJECTED, with staff's reason);
-- ``return_receive`` (APPROVED -> RECEIVED): what came back of each line, and how much of it goes back in stock
-  (the rest is damaged); the restocked units added to that product's stock in the warehouse, in the shop table,
-  in the same transaction, conditioned on both the return's status and the stock rows read (``returns.restock``);
-- ``return_refund`` (APPROVED or RECEIVED -> REFUNDED): a refund of an amount staff type, with the payment
-  provider's reference, within what the order paid less what was refunded (``returns.refunds``: held by a
-  condition), and within what came back (the received lines at the prices paid, less what this return was
-  refunded) unless staff give an override's reason;
-- ``order_cancel_with_refund``: the shop's cancel (``shop.orders.order_cancel``) with, in its own transaction, the
-  refund of what the order paid.
+- the steps of ``returns.lifecycle.RETURN``, each keeping its time on the return: ``return_approve``,
+  ``return_reject`` (with staff's reason), ``return_receive`` (what came back of each line and how much goes back
+  in stock, the rest damaged: the restocked units added to the warehouse's stock in the same transaction,
+  conditioned on the stock rows read: ``returns.restock``), ``return_refund`` (an amount staff type, with the
+  provider's reference, within what the order paid less what was refunded: ``returns.refunds``, held by a
+  condition; and within what came back, at the prices paid, unless staff give an override's reason);
+- ``order_cancel_with_refund``: the shop's cancel with, in its own transaction, the refund of what the order paid.
 
-Each step keeps its time on the return (``Approved``, ``Rejected``, ``Received``, ``Refunded``). Each status change
-is conditioned on the status read, so an action that no longer applies changes nothing:
+Each status change is conditioned on the status read, so a step that no longer applies changes nothing:
 ``ReturnConflict`` (the page answers 409). Given an ``actor``, each writes its audit entry in the same transaction,
 in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the order id.
 Conditions that fail on anything else (stock moved, another refund landed) run the action again from its reads.
@@ -258,10 +254,7 @@ def _commit(tx: Transaction, rid: str, done: str) -> None:
     except TransactionCancelled as exc:
         if "return" in exc.failed("ConditionalCheckFailed"):
             current = access_patterns.return_by_id(return_id=rid, consistent=True)
-            status = current.status if current is not None else None
-            raise ReturnConflict(
-                rid, status, f"return {rid} changed while being {done} (now {status or 'gone'}); nothing was done"
-            ) from exc
+            raise RETURN.lost(rid, current.status if current else None, done, absent="gone") from exc
         raise Retry from exc
 
 

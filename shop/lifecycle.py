@@ -64,6 +64,11 @@ class Lifecycle:
             raise self.conflict(entity_id, status, message)
         return step
 
+    def lost(self, entity_id: str, status: str | None, done: str, *, absent: str = "unknown") -> ShopError:
+        """The conflict of a step whose condition failed: someone changed the entity first (now ``status``)."""
+        message = f"{self.noun} {entity_id} changed while being {done} (now {status or absent}); nothing was done"
+        return self.conflict(entity_id, status, message)
+
     def take(
         self, tx: Transaction, item: Any, action: str, sets: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
     ) -> None:

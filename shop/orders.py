@@ -3,11 +3,9 @@
 - ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
   conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
   that the customer exists. All or nothing; never oversells under any concurrency.
-- ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse (carrier and tracking number on each, when
-  given) and its shipment items; the expected delivery date is recomputed from the ship date, and when it moves
-  the audit entry records it with its before and after.
-- ``order_deliver``: SHIPPED -> DELIVERED.
-- ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
+- ``order_ship``, ``order_deliver``, ``order_cancel``: the steps of ``shop.lifecycle.ORDER``. Shipping makes a
+  shipment per warehouse (carrier and tracking number on each, when given) with its items and recomputes the
+  expected delivery date (the audit entry records a move); cancelling returns the stock where it came from.
 
 Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
 PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
@@ -187,15 +185,6 @@ def _status_update(
     )
 
 
-def _lost_race(order_id: str, action: str) -> OrderConflict:
-    current = order_collection(order_id).order
-    return OrderConflict(
-        order_id,
-        current.status,
-        f"order {order_id} changed while being {action} (now {current.status or 'unknown'}); nothing was done",
-    )
-
-
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
     """Commit; a failed condition means someone else changed the order first: say what it is now. Another
     transaction holding the order (or throttling) changed nothing yet: that is ``Busy``, not a conflict."""
@@ -206,7 +195,7 @@ def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
             raise Busy(
                 f"order {order_id} is being changed by another request; nothing was {action}, try again"
             ) from exc
-        raise _lost_race(order_id, action) from exc
+        raise ORDER.lost(order_id, order_collection(order_id).order.status, action) from exc
 
 
 def order_ship(
@@ -327,7 +316,7 @@ def order_cancel(
             order_failed = "order" in exc.reasons and not exc.only_conflicts
             if not order_failed:
                 raise Retry from exc
-            raise _lost_race(oid, "cancelled") from exc
+            raise ORDER.lost(oid, order_collection(oid).order.status, "cancelled") from exc
         return order
 
     return retrying(attempt, what=f"cancelling order {oid}")
