@@ -234,40 +234,28 @@ def _read(rid: str) -> ReturnItem:
     return found
 
 
-def _status_update(
-    tx: Transaction,
-    item: ReturnItem,
-    action: str,
-    *,
-    actor: Actor | None,
-    sets: Sequence[Action] = (),
-    detail: str = "",
-) -> None:
-    RETURN.take(tx, item, action, sets, actor=actor, order_id=item.order_id, detail=about(item.return_id, detail))
+Build = Callable[[Transaction, ReturnItem], tuple[Sequence[Action], str]]
+"""Adds a step's own writes to its transaction; returns what the step sets on the return and its audit detail."""
 
 
-def _commit(tx: Transaction, rid: str, done: str) -> None:
-    """Commit; the return's condition failing means someone else moved it first (ReturnConflict, saying what it
-    is now); anything else (contention, a stock row or a refunded total that moved) runs the action again."""
-    try:
-        tx.commit()
-    except TransactionCancelled as exc:
-        if "return" in exc.failed("ConditionalCheckFailed"):
-            current = access_patterns.return_by_id(return_id=rid, consistent=True)
-            raise RETURN.lost(rid, current.status if current else None, done, absent="gone") from exc
-        raise Retry from exc
-
-
-def _act(rid: str, action: str, build: Callable[[Transaction, ReturnItem], None]) -> ReturnItem:
-    """Read the return, check ``action`` may be taken from its status, let ``build`` fill the transaction, commit;
-    again from the reads when a race other than the return's own was lost."""
+def _act(rid: str, action: str, build: Build, actor: Actor | None) -> ReturnItem:
+    """Read the return, check ``action`` may be taken from its status, let ``build`` fill the transaction, take the
+    step, commit. The return's condition failing means someone else moved it first (ReturnConflict, saying what it
+    is now); anything else (contention, a stock row or a refunded total that moved) runs it again from the reads."""
 
     def attempt() -> ReturnItem:
         item = _read(rid)
         step = RETURN.require(action, rid, item.status)
         tx = Transaction(ReturnsItem, token=request_token())
-        build(tx, item)
-        _commit(tx, rid, step.done)
+        sets, detail = build(tx, item)
+        RETURN.take(tx, item, action, sets, actor=actor, order_id=item.order_id, detail=about(rid, detail))
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            if "return" in exc.failed("ConditionalCheckFailed"):
+                current = access_patterns.return_by_id(return_id=rid, consistent=True)
+                raise RETURN.lost(rid, current.status if current else None, step.done, absent="gone") from exc
+            raise Retry from exc
         return item
 
     return retrying(attempt, what=f"return {rid}")
@@ -276,11 +264,7 @@ def _act(rid: str, action: str, build: Callable[[Transaction, ReturnItem], None]
 def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:
     """REQUESTED -> APPROVED: the customer may send the units back."""
     rid = keys.return_id(return_id)
-    return _act(
-        rid,
-        "approve",
-        lambda tx, item: _status_update(tx, item, "approve", actor=actor, sets=[ReturnItem.approved.set(now())]),
-    )
+    return _act(rid, "approve", lambda tx, item: ([ReturnItem.approved.set(now())], ""), actor)
 
 
 def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) -> ReturnItem:
@@ -288,7 +272,7 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     rid = keys.return_id(return_id)
     why = text_of(reason, what="reason")
     sets = [ReturnItem.reason.set(why), ReturnItem.rejected.set(now())]
-    return _act(rid, "reject", lambda tx, item: _status_update(tx, item, "reject", actor=actor, sets=sets, detail=why))
+    return _act(rid, "reject", lambda tx, item: (sets, why), actor)
 
 
 def _whole(value: object, pid: str, what: str, most: int) -> int:
@@ -336,7 +320,7 @@ def return_receive(
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
-    def build(tx: Transaction, item: ReturnItem) -> None:
+    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
         lines = counted_lines(item, counts or {})
         units: dict[str, int] = {}
         for line in lines:
@@ -346,9 +330,9 @@ def return_receive(
         sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
         damaged = sum(line.damaged or 0 for line in lines)
         detail = f"into warehouse {wid}" + (f", {damaged} damaged" if damaged else "")
-        _status_update(tx, item, "receive", actor=actor, sets=sets, detail=detail)
+        return sets, detail
 
-    return _act(rid, "receive", build)
+    return _act(rid, "receive", build, actor)
 
 
 @dataclass(frozen=True)
@@ -399,7 +383,7 @@ def return_refund(
     ref = refunds.reference_of(reference)
     why = text_of(override, what="reason for the override") if override is not None else None
 
-    def build(tx: Transaction, item: ReturnItem) -> None:
+    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
         fid = new_id()
         collection = order_collection(item.order_id)
         read = refunds.refundable(item.order_id, collection.invoices)
@@ -422,9 +406,9 @@ def return_refund(
         )
         sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
-        _status_update(tx, item, "refund", actor=actor, sets=sets, detail=detail)
+        return sets, detail
 
-    return _act(rid, "refund", build)
+    return _act(rid, "refund", build, actor)
 
 
 # --- cancelling a paid order --------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
-"""State machines declared once: a ``Lifecycle`` is a table of ``Step`` rows (the order's: ``ORDER``). Services
-``require`` a step before writing, pages offer the steps a user may take from a status
-(``dashboard.permissions.Allowed.takes``), and the reads of when something closed read ``closed_at``. A new action
-or state is one row."""
+"""State machines declared once, as tables of ``Step`` rows (the order's: ``ORDER``): services ``require`` and
+``take`` a step, pages offer those a user may take (``dashboard.permissions.Allowed.takes``), the reads of when
+something closed read ``closed_at``. A new action or state is one row."""
 
 from __future__ import annotations
 
@@ -73,8 +72,7 @@ class Lifecycle:
         self, tx: Transaction, item: Any, action: str, sets: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
     ) -> None:
         """``action``'s change of ``item``'s ``status``, conditioned on the status read, and for a staff change its
-        audit entry in the same transaction (``shop.audit.record``; ``entry``: the order it is about and what else
-        it says)."""
+        audit entry in the same transaction (``shop.audit.record``, told the rest by ``entry``)."""
         step, status = self.step(action), type(item).status
         tx.update(self.noun, item, [status.set(step.to), *sets], status == item.status)
         audit.record(tx, actor, action=step.audited, from_status=item.status, to_status=step.to, **entry)

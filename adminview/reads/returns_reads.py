@@ -88,8 +88,7 @@ def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
         raise InvalidInput(f"reason must be one of {', '.join(return_keys.ReturnReason)}") from None
 
 
-ATTRIBUTES = ReturnItem.get_attributes()
-CLOSED_AT = {state: ATTRIBUTES[stamp].attr_name for state, stamp in RETURN.closed_at().items()}
+CLOSED_AT = {state: ReturnItem.get_attributes()[stamp].attr_name for state, stamp in RETURN.closed_at().items()}
 # what the queue reads of each return's anchor and of its order's (whose ``Lines`` hold the prices paid)
 DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 

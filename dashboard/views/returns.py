@@ -57,6 +57,7 @@ from shop.timestamps import now
 ReturnListed = tuple[ReturnRow, Profile]  # a return with its customer's profile
 FormOf = Callable[[QueryDict], forms.Form]
 FORMS: dict[str, FormOf] = {"reject_form": RejectForm, "refund_form": RefundForm}
+FIELD_OF = {RefundTooLarge: "amount", RefundAboveReturned: "amount", UnknownWarehouse: "warehouse"}  # what it faults
 
 # --- the queue ----------------------------------------------------------------------------------------------
 
@@ -351,14 +352,7 @@ def _return_action(
     except ReturnConflict as exc:
         return page(409, message=str(exc))
     except InvalidInput as exc:
-        field = (
-            "amount"
-            if isinstance(exc, RefundTooLarge | RefundAboveReturned)
-            else "warehouse"
-            if isinstance(exc, UnknownWarehouse)
-            else None
-        )
-        form.add_error(field, str(exc))
+        form.add_error(FIELD_OF.get(type(exc)), str(exc))
         return page(400, message=f"Return {rid} was not {done}: see below.")
     if not request.htmx:
         return redirect("dashboard:return", rid)
