@@ -95,10 +95,6 @@ def reason_words(reason: str | None, text: str | None = None) -> str:
     return f"{known.label}: {text}" if known is ReturnReason.OTHER and text else known.label
 
 
-# Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
-
-
 def return_id(value: str) -> str:
     """A return's bare id (``r#7`` or ``7`` -> ``7``); ``shop.keys.InvalidId`` for anything else."""
     return shop_keys.bare(value, RETURN, what="return id")

@@ -20,6 +20,7 @@ from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from returns import keys
 from returns.keys import ReturnStatus
+from returns.lifecycle import RETURN
 from shop import keys as shop_keys
 from shop.attributes import DecimalNumberAttribute, IntStringAttribute, Map, TimestampAttribute, to_decimal
 
@@ -123,10 +124,8 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
     @property
     def closed(self) -> datetime | None:
         """When a closed return closed (None while open, or when its step's time was not kept)."""
-        status = self.return_status
-        if status is ReturnStatus.REJECTED:
-            return self.rejected
-        return self.refunded if status is ReturnStatus.REFUNDED else None
+        stamp = RETURN.closed_at().get(self.status or "")
+        return getattr(self, stamp) if stamp else None
 
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):

@@ -23,6 +23,8 @@ from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_pa
 from dynamo import ddb_json, item_codec
 from dynamo.paging import check_limit
 from returns import keys as return_keys
+from returns.lifecycle import OPEN_STATUSES, RETURN
+from returns.models import ReturnItem
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
@@ -70,7 +72,7 @@ def _row(raw: Raw, position: str) -> ReturnRow:
 def statuses_of(status: str) -> tuple[str, ...]:
     """The statuses a ``status=`` parameter names: ``open`` (awaiting action) or one status."""
     if status == OPEN:
-        return return_keys.OPEN_STATUSES
+        return OPEN_STATUSES
     if status in set(return_keys.ReturnStatus):
         return (status,)
     raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.ReturnStatus)}")
@@ -86,7 +88,7 @@ def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
         raise InvalidInput(f"reason must be one of {', '.join(return_keys.ReturnReason)}") from None
 
 
-CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnStatus.REFUNDED: "Refunded"}
+CLOSED_AT = {state: ReturnItem.get_attributes()[stamp].attr_name for state, stamp in RETURN.closed_at().items()}
 # what the queue reads of each return's anchor and of its order's (whose ``Lines`` hold the prices paid)
 DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 
