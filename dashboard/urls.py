@@ -49,9 +49,9 @@ urlpatterns = [
     path("orders/slips/", slips.order_slips, name="slips"),
     path("orders/<str:order_id>/", orders.order, name="order"),
     path("orders/<str:order_id>/slip/", slips.order_slip, name="order-slip"),
-    path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
-    path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
-    path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
+    path("orders/<str:order_id>/ship/", orders.order_step, {"action": "ship"}, name="order-ship"),
+    path("orders/<str:order_id>/cancel/", orders.order_step, {"action": "cancel"}, name="order-cancel"),
+    path("orders/<str:order_id>/deliver/", orders.order_step, {"action": "deliver"}, name="order-deliver"),
     path("orders/<str:order_id>/timeline/", order_timeline.order_timeline, name="order-timeline"),
     path("orders/<str:entity_id>/notes/", notes.note_add, {"kind": "order"}, name="order-notes"),
     path(

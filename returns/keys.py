@@ -78,6 +78,14 @@ REASON_LABELS = {
 }
 
 
+def reason_code(reason: str | None) -> ReturnReason:
+    """A line's reason as the queue filters it: its code; older free text counts as ``OTHER``."""
+    try:
+        return ReturnReason(reason or "")
+    except ValueError:
+        return ReturnReason.OTHER
+
+
 def reason_words(reason: str | None, text: str | None = None) -> str:
     """A line's reason as staff read it: a known code's words (``OTHER`` with its text), older free text as it is."""
     try:
@@ -85,10 +93,6 @@ def reason_words(reason: str | None, text: str | None = None) -> str:
     except ValueError:
         return reason or ""
     return f"{known.label}: {text}" if known is ReturnReason.OTHER and text else known.label
-
-
-# Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
 
 
 def return_id(value: str) -> str:

@@ -437,6 +437,7 @@ class Attribute:
     type: type = str
     field: str = ""
     default: Any = None
+    read: Callable[[Any], Any] | None = None  # instead of the type's reader
 
     def __post_init__(self) -> None:
         if not self.field:
@@ -479,7 +480,7 @@ class Kind(Generic[T]):
     def read(self, item: Mapping[str, Any] | None, **extra: Any) -> T:
         """The row an item reads as (a missing item reads as every default); ``extra``: fields not stored."""
         found = item or {}
-        read = ((a, READERS[a.type](found.get(a.name))) for a in self.attributes)
+        read = ((a, (a.read or READERS[a.type])(found.get(a.name))) for a in self.attributes)
         return self.row(**{a.field: a.default if value is None else value for a, value in read}, **extra)
 
 
@@ -494,12 +495,13 @@ class OrderRow:
     total: Decimal | None
     item_count: int | None
     position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
-    carrier: str | None = None
+    # every shipment's (carrier, tracking number), oldest first, where the row was read with its ``Shipments``
+    shipments: tuple[tuple[str | None, str], ...] = ()
+    carrier: str | None = None  # the latest shipment's
     tracking_number: str | None = None
     version: int | None = None
     lines: dict[str, Any] | None = None
     invoices: dict[str, Any] | None = None
-    shipments: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -626,10 +628,24 @@ _MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipm
 _ORDER_FACTS = (Attribute("Date", datetime), _STATUS, Attribute("Total", Decimal), Attribute("ItemCount", int))
 ORDER_ROW_ATTRIBUTES: Final = (_ORDER_ID, _CUSTOMER_ID, *_ORDER_FACTS)
 SHIPPED_BY: Final = _texts("Carrier", "TrackingNumber")
+
+
+def _shipped(value: Any) -> tuple[tuple[str | None, str], ...]:
+    """An order's ``Shipments`` map as (carrier, tracking number) pairs, oldest first (shipment ids sort by time)."""
+    carrier, number = (a.name for a in SHIPPED_BY)
+    found = (values.entries(shipment) for _sk, shipment in sorted(values.entries(value).items()))
+    return tuple(
+        (values.string(facts, carrier), tracked) for facts in found if (tracked := values.string(facts, number))
+    )
+
+
 _VERSION = Attribute("Version", int)
 ORDER_FACTS: Final = tuple(a.name for a in (*_ORDER_FACTS, _VERSION))
 """What an order's anchor copies of the order item as it is."""
-ORDER_KIND: Final = Kind(ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS), (ORDERS_BY_STATUS,))
+_SHIPMENTS = Attribute(_MAPS[2].name, dict, read=_shipped, default=())
+ORDER_KIND: Final = Kind(
+    ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS[:2], _SHIPMENTS), (ORDERS_BY_STATUS,)
+)
 COLLECTION_KIND: Final = Kind(COLLECTION, CollectionRow, _MAPS)
 COUNTED_KIND: Final = Kind(COUNTED, CountedRow, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
 _RETURN_FACTS = (_RETURN_ID, _ORDER_ID, _CUSTOMER_ID, _STATUS, Attribute("Requested"), Attribute("Lines", list))

@@ -127,8 +127,8 @@ def new_orders_since(*, status: str, newest: str) -> int:
 
 def summaries(order_ids: list[str]) -> list[Item | None]:
     """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
-    shown = (*schema.ORDER_ROW_ATTRIBUTES, *schema.SHIPPED_BY)
-    return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=[a.name for a in shown])
+    shown = [*schema.ORDER_ROW, schema.ORDER_KIND.attribute("shipments")]
+    return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=shown)
 
 
 def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
