@@ -34,9 +34,11 @@ from functools import partial
 
 from pynamodb.expressions.update import Action
 
+from dynamo import backoff
+from dynamo.backoff import LostRace
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
@@ -49,7 +51,6 @@ from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Order
 from shop.order_reads import OrderCollection, order_collection
-from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 # Actions as the audit trail and the activity list name them.
@@ -285,7 +286,7 @@ def _commit(tx: Transaction, rid: str, done: str) -> None:
             raise ReturnConflict(
                 rid, status, f"return {rid} changed while being {done} (now {status or 'gone'}); nothing was done"
             ) from exc
-        raise Retry from exc
+        raise LostRace from exc
 
 
 def _act(
@@ -302,7 +303,7 @@ def _act(
         _commit(tx, rid, done)
         return item
 
-    return retrying(attempt, what=f"return {rid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"return {rid}"))
 
 
 def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:

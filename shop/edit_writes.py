@@ -19,13 +19,12 @@ from pynamodb.expressions.operand import Path, Value
 from pynamodb.expressions.update import Action
 
 from dynamo import ddb_json
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import audit, keys
 from shop.attributes import decimal_text
 from shop.audit import Actor, Changed
 from shop.errors import Busy, Drift, EditConflict, EmailTaken, InvalidInput, NotFound
 from shop.models import ShopItem
-from shop.retries import request_token
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot, read_raw, take
 
 MAX_NAME = 200

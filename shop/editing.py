@@ -19,8 +19,9 @@ from decimal import Decimal, InvalidOperation
 
 from pynamodb.expressions.operand import Path
 
-from dynamo import ddb_json
-from dynamo.transactions import Transaction
+from dynamo import backoff, ddb_json
+from dynamo.backoff import LostRace
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys
 from shop.audit import Actor, Changed
 from shop.edit_writes import (
@@ -49,9 +50,8 @@ from shop.edit_writes import (
     string_value,
     warehouse_target,
 )
-from shop.errors import EditConflict, EmailTaken, InvalidInput
+from shop.errors import Busy, EditConflict, EmailTaken, InvalidInput
 from shop.models import EmailClaim, ShopItem
-from shop.retries import Retry, request_token, retrying
 from shop.snapshots import ADDRESS_FIELDS, STOCK, Snapshot, read_raw
 
 __all__ = [
@@ -314,6 +314,10 @@ def stock_adjust(
         except EditConflict as exc:
             if seen is not None:
                 raise
-            raise Retry from exc
+            raise LostRace from exc
 
-    return attempt() if seen is not None else retrying(attempt, what=f"stock of {target.label}")
+    return (
+        attempt()
+        if seen is not None
+        else backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"stock of {target.label}"))
+    )
