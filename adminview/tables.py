@@ -65,10 +65,12 @@ ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
 
 
 class SyncItem(InstrumentedModel):
-    """The sync's bookkeeping (its own small table): per-shard checkpoints, dead letters, heartbeats.
+    """The sync's bookkeeping (its own small table): per-shard checkpoints, dead letters, heartbeats, the last verify.
 
     - PK ``checkpoint#<stream arn>`` SK ``<shard id>``: Seq (last record applied or dead-lettered), Done.
     - PK ``deadletter`` SK ``<seq>#<event id>``: Record (JSON), Error, Attempts, At.
+    - PK ``heartbeat`` SK ``<writer>``: how far one writer has got (``adminview.sync.sync_status``).
+    - PK ``verify`` SK ``last``: At, Done (1: the view matched), Error (the summary).
     """
 
     class Meta(BaseMeta):
