@@ -51,13 +51,15 @@ def planner_of_refund_customers(
 
     def plan(raw: Item) -> Change | None:
         order_id = shop_keys.without_prefix(ddb_json.string(raw, "PK"), shop_keys.ORDER)
-        if ddb_json.string(raw, "EntityType") != keys.REFUND_ENTITY or order_id is None:
+        if ddb_json.string(raw, keys.ENTITY_TYPE) != keys.REFUND_ENTITY or order_id is None:
             return None
         customer = remembered(shop_keys.with_prefix(shop_keys.ORDER, order_id))
         if customer is None:
             return None
         key = {"PK": raw["PK"], "SK": raw["SK"]}
-        return Change(key=key, add={"CustomerId": ddb_json.s(customer)}, note=f"order {order_id}: customer {customer}")
+        return Change(
+            key=key, add={keys.CUSTOMER_ID: ddb_json.s(customer)}, note=f"order {order_id}: customer {customer}"
+        )
 
     return plan
 

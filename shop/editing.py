@@ -105,7 +105,7 @@ def _claim_key(email: str | None) -> str | None:
 def _claim_holder(email: str) -> str | None:
     key = _claim_key(email)
     raw = read_raw(key, key) if key else None
-    return ddb_json.string(raw, "CustomerId")
+    return ddb_json.string(raw, keys.CUSTOMER_ID)
 
 
 def customer_edit(
@@ -229,9 +229,9 @@ def _create_stock(target: Target, quantity: str, *, actor: Actor, action: str, r
     conditioned on there being none yet and on the product and the warehouse existing."""
     changes = [Changed("Quantity", None, quantity)]
     tx = Transaction(ShopItem, token=request_token())
-    tx.check("product", ShopItem, target.pk, target.pk, Path(["EntityType"]) == string_value("product"))
-    tx.check("warehouse", ShopItem, target.sk, target.sk, Path(["EntityType"]) == string_value("warehouse"))
-    sets = {"EntityType": STOCK.entity_type, "GSI2-PK": target.sk, "GSI2-SK": target.pk, "Quantity": quantity}
+    tx.check("product", ShopItem, target.pk, target.pk, Path([keys.ENTITY_TYPE]) == string_value("product"))
+    tx.check("warehouse", ShopItem, target.sk, target.sk, Path([keys.ENTITY_TYPE]) == string_value("warehouse"))
+    sets = {keys.ENTITY_TYPE: STOCK.entity_type, "GSI2-PK": target.sk, "GSI2-SK": target.pk, "Quantity": quantity}
     tx.update(
         "create",
         ShopItem(pk=target.pk, sk=target.sk),

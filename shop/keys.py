@@ -29,6 +29,8 @@ SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no
 NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
+# Attributes code reads or writes by name beside the models (``shop.models`` declares every attribute).
+ENTITY_TYPE, STATUS, ORDER_ID, CUSTOMER_ID = "EntityType", "Status", "OrderId", "CustomerId"
 
 DEFAULT_TABLE = "OnlineShop"
 

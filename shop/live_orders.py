@@ -60,7 +60,7 @@ def live_shop() -> LiveShop:
     """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
     date. For the demo's start only (an operator path), never for a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": "EntityType", "#s": "Status", "#d": "Date"}
+    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE, "#s": keys.STATUS, "#d": "Date"}
     values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
 
     def segment(n: int) -> list[ddb_json.Item]:
@@ -84,8 +84,8 @@ def live_shop() -> LiveShop:
     open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
     open_orders[OrderStatus.DELIVERED] = []
     for raw in found:
-        kind, bare = ddb_json.string(raw, "EntityType"), keys.strip(ddb_json.string(raw, "PK") or "")
-        status = ddb_json.string(raw, "Status") or ""
+        kind, bare = ddb_json.string(raw, keys.ENTITY_TYPE), keys.strip(ddb_json.string(raw, "PK") or "")
+        status = ddb_json.string(raw, keys.STATUS) or ""
         if kind == "customer":
             shop.customers.append(bare)
         elif kind == "product":

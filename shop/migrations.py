@@ -74,7 +74,7 @@ def plan_order_status(raw: Item) -> Change | None:
     shipment = _first_shipment(order)
     status = OrderStatus.SHIPPED if shipment is not None else OrderStatus.PENDING
     note = f"has shipment {shipment.shipment_id}" if shipment else "no shipment"
-    return Change(key=_key(raw), add={"Status": ddb_json.s(status.value)}, note=note)
+    return Change(key=_key(raw), add={keys.STATUS: ddb_json.s(status.value)}, note=note)
 
 
 def delivery_date() -> Migration:
@@ -99,7 +99,7 @@ def order_status() -> Migration:
 
 def plan_email_claim(raw: Item) -> Change | None:
     email, customer = ddb_json.string(raw, "Email"), ddb_json.string(raw, "PK") or ""
-    if ddb_json.string(raw, "EntityType") != "customer" or email is None:
+    if ddb_json.string(raw, keys.ENTITY_TYPE) != "customer" or email is None:
         return None
     try:
         key = keys.email_claim(email)
@@ -107,7 +107,7 @@ def plan_email_claim(raw: Item) -> Change | None:
         return None  # not an address: nothing to claim (an edit will ask for one)
     return Change(
         key=ddb_json.key(key, key),
-        add={"EntityType": ddb_json.s("emailClaim"), "CustomerId": ddb_json.s(keys.strip(customer))},
+        add={keys.ENTITY_TYPE: ddb_json.s("emailClaim"), keys.CUSTOMER_ID: ddb_json.s(keys.strip(customer))},
         note=f"claim of {keys.strip(customer)}",
         create=True,
     )
@@ -146,7 +146,7 @@ def planner_of_item_categories(
     def plan(raw: Item) -> Change | None:
         product_key = ddb_json.string(raw, "SK")  # an order item's SK is its product's key, p#<pid>
         product = keys.without_prefix(product_key, keys.PRODUCT)
-        if ddb_json.string(raw, "EntityType") != "orderItem" or product_key is None or product is None:
+        if ddb_json.string(raw, keys.ENTITY_TYPE) != "orderItem" or product_key is None or product is None:
             return None
         category = remembered(product_key)
         if category is None:

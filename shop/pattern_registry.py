@@ -138,7 +138,7 @@ class AccessPattern:
 def attribute_columns(model: type[Model]) -> list[str]:
     family = [model, *_subclasses(model)]
     names = {a.attr_name for m in family for a in m.get_attributes().values()}
-    first = [n for n in ("PK", "SK", "EntityType", "Kind") if n in names]
+    first = [n for n in ("PK", "SK", keys.ENTITY_TYPE, "Kind") if n in names]
     return first + sorted(names - set(first))
 
 

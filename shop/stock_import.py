@@ -207,7 +207,7 @@ def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
 
 
 def _is(item: Item | None, entity_type: str) -> bool:
-    return ddb_json.string(item, "EntityType") == entity_type
+    return ddb_json.string(item, keys.ENTITY_TYPE) == entity_type
 
 
 def dry_run(data: bytes) -> Plan:

@@ -88,7 +88,7 @@ def _check_item(raw: Any, where: str) -> ShopItem:
     pk, sk = ddb_json.string(raw, "PK"), ddb_json.string(raw, "SK")
     if not pk or not sk:
         raise WorkbenchError(f"{where}: PK and SK must both be present as strings")
-    entity = ddb_json.string(raw, "EntityType")
+    entity = ddb_json.string(raw, keys.ENTITY_TYPE)
     if entity not in _KEY_SHAPES:  # our bookkeeping entities (audit entries, email claims) are never imported
         raise WorkbenchError(f"{where} ({pk} / {sk}): EntityType {entity!r} is not one of {', '.join(_KEY_SHAPES)}")
     pk_prefix, sk_prefix = _KEY_SHAPES[entity]
@@ -154,7 +154,7 @@ def parse_document(document: Any) -> ParsedModel:
                 raws[item.key] = raw
     counts: dict[str, int] = {}
     for raw in raws.values():
-        entity = str(ddb_json.string(raw, "EntityType"))
+        entity = str(ddb_json.string(raw, keys.ENTITY_TYPE))
         counts[entity] = counts.get(entity, 0) + 1
     return ParsedModel(items=list(items.values()), raw_items=list(raws.values()), by_entity=counts)
 
