@@ -35,10 +35,9 @@ from shop.models import (
     Warehouse,
 )
 from shop.plain import from_attribute_values, read_attributes
-from shop.timestamps import bound, parse_day, range_bounds
+from shop.timestamps import QUERY_NAMES, bound, parse_day, range_bounds
 
 ParamKind = Literal["id", "ids", "start", "end", "day", "text"]
-QUERY_NAMES = {"start": "from", "end": "to"}
 MAX_IDS = 100
 
 
