@@ -54,19 +54,22 @@ def chunks(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
+def _until_processed(
+    send: Callable[[list[Any]], list[Any]], pending: list[Any], retry: Backoff | None, what: str
+) -> None:
+    """``send`` the requests, then what it returns unprocessed, while ``retry`` (default ``backoff.BATCHES``) allows."""
+    pauses = (retry or backoff.BATCHES).start()
+    while pending := send(pending):
+        if not pauses.pause():
+            raise BatchIncomplete(f"{len(pending)} of {what} still unprocessed after {pauses.taken + 1} sends", pending)
+
+
 def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], retry: Backoff | None) -> int:
-    pending, pauses = list(requests), (retry or backoff.BATCHES).start()
-    while pending:
-        response = client.batch_write_item(RequestItems={table: pending})
-        pending = response.get("UnprocessedItems", {}).get(table, [])
-        if pending and not pauses.pause():
-            break
-    else:
-        return len(requests)
-    raise BatchIncomplete(
-        f"{len(pending)} of {len(requests)} writes to {table} still unprocessed after {pauses.taken + 1} sends",
-        pending,
-    )
+    def send(pending: list[WriteRequest]) -> list[WriteRequest]:
+        return list(client.batch_write_item(RequestItems={table: pending}).get("UnprocessedItems", {}).get(table, []))
+
+    _until_processed(send, list(requests), retry, f"{len(requests)} writes to {table}")
+    return len(requests)
 
 
 def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]) -> Iterator[list[WriteRequest]]:
@@ -127,25 +130,17 @@ def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> i
 
 
 def _get_chunk(
-    client: Any,
-    table: str,
-    keys: Sequence[Item],
-    projection: dict[str, Any],
-    retry: Backoff | None,
+    client: Any, table: str, keys: Sequence[Item], projection: dict[str, Any], retry: Backoff | None
 ) -> list[Item]:
     found: list[Item] = []
-    pending, pauses = list(keys), (retry or backoff.BATCHES).start()
-    while pending:
+
+    def send(pending: list[Item]) -> list[Item]:
         response = client.batch_get_item(RequestItems={table: {"Keys": pending, **projection}})
-        found += response.get("Responses", {}).get(table, [])
-        pending = response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
-        if pending and not pauses.pause():
-            break
-    else:
-        return found
-    raise BatchIncomplete(
-        f"{len(pending)} of {len(keys)} keys of {table} still unprocessed after {pauses.taken + 1} sends", pending
-    )
+        found.extend(response.get("Responses", {}).get(table, []))
+        return list(response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []))
+
+    _until_processed(send, list(keys), retry, f"{len(keys)} keys of {table}")
+    return found
 
 
 def batch_get(

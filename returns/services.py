@@ -35,7 +35,6 @@ from functools import partial
 from pynamodb.expressions.update import Action
 
 from dynamo import backoff
-from dynamo.backoff import LostRace
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
@@ -286,7 +285,7 @@ def _commit(tx: Transaction, rid: str, done: str) -> None:
             raise ReturnConflict(
                 rid, status, f"return {rid} changed while being {done} (now {status or 'gone'}); nothing was done"
             ) from exc
-        raise LostRace from exc
+        raise backoff.LostRace from exc
 
 
 def _act(

@@ -20,7 +20,6 @@ from decimal import Decimal, InvalidOperation
 from pynamodb.expressions.operand import Path
 
 from dynamo import backoff, ddb_json
-from dynamo.backoff import LostRace
 from dynamo.transactions import Transaction, request_token
 from shop import audit, keys
 from shop.audit import Actor, Changed
@@ -314,10 +313,8 @@ def stock_adjust(
         except EditConflict as exc:
             if seen is not None:
                 raise
-            raise LostRace from exc
+            raise backoff.LostRace from exc
 
-    return (
-        attempt()
-        if seen is not None
-        else backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"stock of {target.label}"))
-    )
+    if seen is not None:
+        return attempt()
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"stock of {target.label}"))

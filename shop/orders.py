@@ -25,7 +25,6 @@ from decimal import Decimal
 from pynamodb.expressions.update import Action
 
 from dynamo import backoff, ddb_json
-from dynamo.backoff import LostRace
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
@@ -152,7 +151,7 @@ def order_place(
             if {"order", "invoice"} & set(exc.failed("ConditionalCheckFailed")):
                 raise OrderConflict(oid, None, f"order {oid} (or invoice {iid}) already exists") from exc
             if exc.only_conflicts or any(label.startswith("stock:") for label in exc.failed("ConditionalCheckFailed")):
-                raise LostRace from exc
+                raise backoff.LostRace from exc
             raise
         return order
 
@@ -353,7 +352,7 @@ def order_cancel(
         except TransactionCancelled as exc:
             order_failed = "order" in exc.reasons and not exc.only_conflicts
             if not order_failed:
-                raise LostRace from exc
+                raise backoff.LostRace from exc
             raise _lost_race(oid, "cancelled") from exc
         return order
 

@@ -78,7 +78,8 @@ def parse_day(value: str, *, what: str = "date") -> date:
         raise InvalidDate(f"{what} {value!r} is not a real date") from exc
 
 
-def _bound(value: str, *, end: bool, what: str) -> str:
+def bound(value: str, *, end: bool, what: str) -> str:
+    """One sort-key bound of a date range (an end date covers its whole day); raises InvalidDate."""
     text = value.strip() if isinstance(value, str) else value
     if isinstance(text, str) and _DATE_RE.match(text):
         day = parse_day(text, what=what)
@@ -92,15 +93,10 @@ def _bound(value: str, *, end: bool, what: str) -> str:
     raise InvalidDate(f"{what} {value!r} is not a date (YYYY-MM-DD) or timestamp (YYYY-MM-DDTHH:MM:SS)")
 
 
-def bound(value: str, *, end: bool, what: str) -> str:
-    """One sort-key bound of a date range (an end date covers its whole day); raises InvalidDate."""
-    return _bound(value, end=end, what=what)
-
-
 def range_bounds(start: str, end: str) -> tuple[str, str]:
     """Sort-key bounds for BETWEEN, both inclusive; raises InvalidDate (also when start is after end)."""
-    low = _bound(start, end=False, what="start")
-    high = _bound(end, end=True, what="end")
+    low = bound(start, end=False, what="start")
+    high = bound(end, end=True, what="end")
     if low > high:
         raise InvalidDate(f"start {start!r} is after end {end!r}")
     return low, high
