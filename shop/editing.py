@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 
 from pynamodb.expressions.operand import Path
 
-from dynamo import backoff, ddb_json
+from dynamo import backoff, item_codec
 from dynamo.transactions import Transaction, request_token
 from shop import audit, keys
 from shop.audit import Actor, Changed
@@ -104,7 +104,8 @@ def _claim_key(email: str | None) -> str | None:
 def _claim_holder(email: str) -> str | None:
     key = _claim_key(email)
     raw = read_raw(key, key) if key else None
-    return ddb_json.string(raw, keys.CUSTOMER_ID)
+    holder = item_codec.decode(raw).get(keys.CUSTOMER_ID) if raw else None
+    return holder if isinstance(holder, str) else None
 
 
 def customer_edit(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import raw_items
@@ -58,8 +58,9 @@ def next_ids() -> FirstIds:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         ):
-            field_name, prefix = _NUMBERED[str(ddb_json.string(raw, keys.ENTITY_TYPE))]
-            bare = keys.without_prefix(ddb_json.string(raw, "PK"), prefix)
+            plain = item_codec.decode(raw)
+            field_name, prefix = _NUMBERED[str(plain[keys.ENTITY_TYPE])]
+            bare = keys.without_prefix(str(plain["PK"]), prefix)
             if bare is not None and bare.isdigit():
                 highest[field_name] = max(highest.get(field_name, 0), int(bare))
         return highest
