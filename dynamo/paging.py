@@ -35,10 +35,6 @@ class Page(Generic[M]):
     next_key: Key | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def has_more(self) -> bool:
-        return self.next_key is not None
-
     def __iter__(self) -> Iterator[M]:
         return iter(self.items)
 
