@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, tracking_link, waited_cell
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, tracking_links, waited_cell
 from dashboard.display import plain_amount
 from dashboard.lists import Column, csv_header, csv_values, row_of
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
@@ -49,8 +49,9 @@ ITEMS: Column[Listed] = Column(
     "item_count",
     lambda r: r[0].item_count,
 )
-# the order's tracking as its summary keeps it (page only): a link to the carrier's tracking page when listed
-TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_link(r[0].carrier, r[0].tracking_number)))
+# the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
+# carrier's tracking page when listed
+TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
 
