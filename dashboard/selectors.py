@@ -80,7 +80,7 @@ def every_history_entry(*, kind: str, entity_id: str, page_size: int = MAX_PAGE)
 def entity_id(kind: str, entity_id: str) -> str:
     """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
     partition = history.partition_of(kind, entity_id)
-    if ddb_json.string(read_raw(partition, partition), "EntityType") != kind:
+    if ddb_json.string(read_raw(partition, partition), keys.ENTITY_TYPE) != kind:
         raise NotFound(kind, keys.strip(partition))
     return keys.strip(partition)
 

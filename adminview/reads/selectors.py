@@ -25,7 +25,7 @@ from dynamo import ddb_json
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import parse_ts
+from shop.timestamps import EVERY_DAY, DateRange, parse_ts
 
 MAX_TRANSACTION_ID = 256
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
@@ -49,25 +49,6 @@ class OrderRow:
     position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
     # every shipment's (carrier, tracking number), oldest first, where the row was read with its ``Shipments``
     shipments: tuple[tuple[str | None, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Dates:
-    """Order dates from ``start`` to ``end``, both UTC days included (None: open)."""
-
-    start: date | None = None
-    end: date | None = None
-
-    def __post_init__(self) -> None:
-        if self.start is not None and self.end is not None and self.end < self.start:
-            raise InvalidInput("the range ends before it starts")
-
-    def bounds(self, prefix: str = "") -> Range:
-        """Sort keys ``<date>#<oid>`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
-        return Range(
-            prefix + self.start.isoformat() if self.start else None,
-            prefix + self.end.isoformat() + "~" if self.end else None,
-        )
 
 
 def _text_date(text: str | None) -> datetime | None:
@@ -118,7 +99,12 @@ def status_partitions(status: str) -> list[str]:
 
 
 def status_items(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Raw]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
@@ -132,7 +118,7 @@ def status_items(
     partitions, forward = status_partitions(status), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    index, within = schema.ORDERS_BY_STATUS, dates.bounds()
+    index, within = schema.ORDERS_BY_STATUS, Range(*dates.bounds())
     found = each_shard(
         len(partitions),
         lambda n: query(
@@ -148,7 +134,12 @@ def status_items(
 
 
 def orders_by_status(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
@@ -157,7 +148,7 @@ def orders_by_status(
 
 
 def pending_orders(
-    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: DateRange = EVERY_DAY
 ) -> RowsPage[OrderRow]:
     """AV2: every PENDING order as rows."""
     return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
@@ -206,13 +197,13 @@ def customer_order_entries(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Raw]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
     cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    within = dates.bounds(schema.CUSTOMER_ORDER_PREFIX)
+    within = Range(*dates.bounds(schema.CUSTOMER_ORDER_PREFIX))
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
@@ -229,7 +220,7 @@ def customer_orders(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
     page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
@@ -267,10 +258,10 @@ def category_orders(
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     forward = _forward(sort)
-    dates = Dates(start, end)
+    dates = DateRange(start, end)
     check_limit(limit)
     position = order_position(after, forward=forward)
-    within = dates.bounds()
+    within = Range(*dates.bounds())
     found = each_shard(
         schema.list_shards(),
         lambda n: query(
