@@ -4,7 +4,7 @@ attribute values by their type tags.
 Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Requests are
 built here (keys, expression values). Items read are decoded once (``dynamo.item_codec``) and read as plain values
 (``adminview.core.values``); the readers below are for the explorer, which shows DynamoDB's own shapes, and for
-the shop's modules not yet moved to decoding (``tests/adminview/test_declared_once.py`` lists them). A value of an
+the sync's record keys (``tests/adminview/test_declared_once.py`` lists who reads them). A value of an
 unexpected type reads as None instead of raising.
 """
 
@@ -72,17 +72,6 @@ def text(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string or number attribute as text (AWS's model stores some numbers as strings, other writers may
     not); None when absent or of another type."""
     return as_text(_value(item, name))
-
-
-def entries(value: Any) -> Item:
-    """A map value's entries; empty for anything that is not a map."""
-    found = value.get("M") if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
-
-
-def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
-    """A map attribute's entries; empty when absent or of another type."""
-    return entries(_value(item, name))
 
 
 def maybe_key(item: Mapping[str, Any] | None) -> Key | None:

@@ -27,6 +27,8 @@ REFUND = "f#"  # SK of a refund, in its order's partition (PK o#<oid>, the shop'
 ORDER = shop_keys.ORDER
 REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
+# Attributes code reads or writes by name beside the models (``returns.models`` declares every attribute).
+ENTITY_TYPE, STATUS, ORDER_ID, CUSTOMER_ID = "EntityType", "Status", "OrderId", "CustomerId"
 NOTE = shop_keys.NOTE  # SK of a staff note in its return's partition: n#<at>#<id> (``shop.keys.note``)
 GSI1, GSI1_PK, GSI1_SK = "GSI1", "GSI1-PK", "GSI1-SK"  # an order's returns: o#<oid> / r#<rid>
 NOTE_ENTITY = "note"

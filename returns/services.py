@@ -30,9 +30,10 @@ from functools import partial
 
 from pynamodb.expressions.update import Action
 
+from dynamo import backoff
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
@@ -46,7 +47,6 @@ from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Order
 from shop.order_reads import OrderCollection, order_collection
-from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 # Actions as the audit trail and the activity list name them.
@@ -257,10 +257,10 @@ def _act(rid: str, action: str, build: Build, actor: Actor | None) -> ReturnItem
             if "return" in exc.failed("ConditionalCheckFailed"):
                 current = access_patterns.return_by_id(return_id=rid, consistent=True)
                 raise RETURN.lost(rid, current.status if current else None, step.done, absent="gone") from exc
-            raise Retry from exc
+            raise backoff.LostRace from exc
         return item
 
-    return retrying(attempt, what=f"return {rid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"return {rid}"))
 
 
 def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:

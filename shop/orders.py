@@ -23,11 +23,11 @@ from typing import Any
 
 from pynamodb.expressions.update import Action
 
-from dynamo import ddb_json
+from dynamo import backoff, ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
@@ -39,7 +39,6 @@ from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
-from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 DELIVERY_DATE = Order.delivery_date.attr_name  # the attribute a ship's audit entry names when it moves the date
@@ -151,11 +150,11 @@ def order_place(
             if {"order", "invoice"} & set(exc.failed("ConditionalCheckFailed")):
                 raise OrderConflict(oid, None, f"order {oid} (or invoice {iid}) already exists") from exc
             if exc.only_conflicts or any(label.startswith("stock:") for label in exc.failed("ConditionalCheckFailed")):
-                raise Retry from exc
+                raise backoff.LostRace from exc
             raise
         return order
 
-    return retrying(attempt, what=f"placing order {oid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"placing order {oid}"))
 
 
 # --- status changes -----------------------------------------------------------------------------------
@@ -315,11 +314,11 @@ def order_cancel(
         except TransactionCancelled as exc:
             order_failed = "order" in exc.reasons and not exc.only_conflicts
             if not order_failed:
-                raise Retry from exc
+                raise backoff.LostRace from exc
             raise ORDER.lost(oid, order_collection(oid).order.status, "cancelled") from exc
         return order
 
-    return retrying(attempt, what=f"cancelling order {oid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"cancelling order {oid}"))
 
 
 def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:

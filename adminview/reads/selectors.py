@@ -26,6 +26,7 @@ from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, m
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
+from shop.timestamps import EVERY_DAY, DateRange
 
 MAX_TRANSACTION_ID = 256
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
@@ -35,25 +36,6 @@ ALL = "ALL"  # the list of every order with a status: the listed statuses' lists
 LISTS = (*schema.LISTED_STATUSES, ALL)
 
 __all__ = ["OrderRow", "RowsPage"]
-
-
-@dataclass(frozen=True)
-class Dates:
-    """Order dates from ``start`` to ``end``, both UTC days included (None: open)."""
-
-    start: date | None = None
-    end: date | None = None
-
-    def __post_init__(self) -> None:
-        if self.start is not None and self.end is not None and self.end < self.start:
-            raise InvalidInput("the range ends before it starts")
-
-    def bounds(self, prefix: str = "") -> Range:
-        """Sort keys ``<date>#<oid>`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
-        return Range(
-            prefix + self.start.isoformat() if self.start else None,
-            prefix + self.end.isoformat() + "~" if self.end else None,
-        )
 
 
 def order_row(item: Item | None, position: str = "") -> OrderRow:
@@ -76,7 +58,12 @@ def status_partitions(status: str) -> list[str]:
 
 
 def status_items(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Item]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
@@ -90,7 +77,7 @@ def status_items(
     partitions, forward = status_partitions(status), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=dates.bounds())
+    found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=Range(*dates.bounds()))
     return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
 
 
@@ -102,7 +89,12 @@ def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
 
 
 def orders_by_status(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
@@ -111,7 +103,7 @@ def orders_by_status(
 
 
 def pending_orders(
-    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: DateRange = EVERY_DAY
 ) -> RowsPage[OrderRow]:
     """AV2: every PENDING order as rows."""
     return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
@@ -150,13 +142,13 @@ def customer_order_entries(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Item]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
     cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    within = dates.bounds(schema.CUSTOMER_ORDER_PREFIX)
+    within = Range(*dates.bounds(schema.CUSTOMER_ORDER_PREFIX))
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
@@ -173,7 +165,7 @@ def customer_orders(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
     page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
@@ -209,10 +201,10 @@ def category_orders(
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     forward = _forward(sort)
-    dates = Dates(start, end)
+    dates = DateRange(start, end)
     check_limit(limit)
     position = order_position(after, forward=forward)
-    within = dates.bounds()
+    within = Range(*dates.bounds())
     found = each_shard(
         schema.list_shards(),
         lambda n: query(

@@ -3,7 +3,11 @@ and how a form's errors read as one line (a bad parameter is a 400 with that lin
 
 from __future__ import annotations
 
+from datetime import date
+
 from django import forms
+
+from shop.timestamps import QUERY_NAMES, DateRange, InvalidDate
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -71,3 +75,22 @@ def day_field(label: str) -> forms.DateField:
         label=label,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
+
+
+class RangeFields(FilterForm):
+    """``from`` / ``to`` (YYYY-MM-DD): the fields ``start`` and ``end``, named as every range is in a query
+    (``shop.timestamps.QUERY_NAMES``), checked by ``shop.timestamps.DateRange``."""
+
+    start = day_field("from")
+    end = day_field("to")
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(QUERY_NAMES.get(field_name, field_name))
+
+    def date_range(self, start: date | None, end: date | None) -> DateRange:
+        """The range, or an empty one with the error beside ``from``."""
+        try:
+            return DateRange(start, end)
+        except InvalidDate as exc:
+            self.add_error("start", str(exc))
+            return DateRange()

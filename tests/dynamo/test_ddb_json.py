@@ -21,13 +21,7 @@ def test_readers_take_only_their_own_type() -> None:
     assert ddb_json.text(ITEM, "Version") == "4" and ddb_json.text(ITEM, "Quantity") == "3"
     for name in ("Odd", "Missing"):
         assert ddb_json.string(ITEM, name) is None and ddb_json.text(ITEM, name) is None
-        assert ddb_json.mapping(ITEM, name) == {}
     assert ddb_json.string(None, "PK") is None
-
-
-def test_a_nested_map_reads_as_its_entries() -> None:
-    assert ddb_json.string(ddb_json.mapping(ITEM, "Detail"), "Payments") is None
-    assert ddb_json.entries(ddb_json.mapping(ITEM, "Detail")["Payments"]) == {}  # a list is not a map
 
 
 def test_keys() -> None:

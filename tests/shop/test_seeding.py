@@ -15,7 +15,7 @@ from dynamo.ratelimit import TokenBucket
 from shop import access_patterns as ap
 from shop import seed_ids, seeding
 from shop.keys import OrderStatus
-from shop.models import Shipment, ShopItem
+from shop.models import Order, Shipment, ShopItem
 from shop.plain import to_plain
 
 CONFIG = seeding.SeedConfig(customers=50, products=30, warehouses=3, orders=400, seed=11)
@@ -144,6 +144,7 @@ def test_nothing_in_a_plan_happens_after_its_now(days: int | None) -> None:
     for planned in plan.orders:
         history = seeding.order_history(planned, plan.addresses.get(planned.customer_id))
         order = history[0]
+        assert isinstance(order, Order)
         shipments = [i for i in history if isinstance(i, Shipment)]
         # then every order was placed, and every shipment left, before it; each shipment after its order
         assert planned.placed_at < until and all(planned.placed_at < s.date <= until for s in shipments)
