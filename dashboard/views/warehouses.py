@@ -1,19 +1,73 @@
-"""A warehouse: its address (pattern 3), its stock by product (pattern 14) and its shipments (pattern 13)."""
+"""Every warehouse with its stock summed; a warehouse: its address (pattern 3), its stock by product (pattern 14)
+and its shipments (pattern 13)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard.cells import DASH, Cell, timestamp
+from dashboard.cells import DASH, Cell, id_url, timestamp
+from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column as ListColumn
+from dashboard.lists import Listing, Paged
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
+from dashboard.selectors import WarehouseStock, warehouses
 from dashboard.views.products import stock_rows
 from dashboard.views.sections import Column, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
+
+
+def _number(value: int) -> Cell:
+    return Cell(value, numeric=True)
+
+
+class Warehouses(Listing[ListForm, WarehouseStock]):
+    """Every warehouse by id with the stock lines it keeps and the units they hold."""
+
+    template = "dashboard/warehouses.html"
+    salt = "warehouses"
+    columns = (
+        ListColumn(
+            "warehouse",
+            lambda r: Cell(r.warehouse.warehouse_id, url=id_url("dashboard:warehouse", r.warehouse.warehouse_id)),
+            "warehouse_id",
+            lambda r: r.warehouse.warehouse_id,
+        ),
+        ListColumn("name", lambda r: Cell(r.warehouse.name or DASH), "name", lambda r: r.warehouse.name),
+        ListColumn(
+            "city",
+            lambda r: Cell(r.warehouse.address.city if r.warehouse.address else DASH),
+            "city",
+            lambda r: r.warehouse.address.city if r.warehouse.address else None,
+            secondary=True,
+        ),
+        ListColumn("stock lines", lambda r: _number(r.lines), "stock_lines", lambda r: r.lines),
+        ListColumn("units", lambda r: _number(r.units), "units", lambda r: r.units),
+    )
+
+    def form(self) -> ListForm:
+        return ListForm(self.request.GET)
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[WarehouseStock]:
+        return warehouses(limit=limit, after=after)
+
+    def filename(self, form: ListForm) -> str:
+        return "warehouses.csv"
+
+    def data(self, record: WarehouseStock) -> tuple[tuple[str, str], ...]:
+        return (("warehouse-id", record.warehouse.warehouse_id),)
+
+
+@require_GET
+@domain_errors
+def warehouse_list(request: HtmxHttpRequest) -> HttpResponseBase:
+    return Warehouses(request).response()
 
 
 def warehouse_sections(warehouse_id: str) -> list[Section]:
