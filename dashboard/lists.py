@@ -167,22 +167,34 @@ class Listing(Generic[F, R]):
 
     def every_record(self, form: F) -> Iterator[R]:
         """Every record the filter matches, ``CSV_PAGE`` rows a call; the first page is fetched now."""
-        first = self.fetch(form, limit=CSV_PAGE, after=None)
-
-        def pages() -> Iterator[Paged[Any]]:
-            page = first
-            while True:
-                yield page
-                if page.next is None:
-                    return
-                page = self.fetch(form, limit=CSV_PAGE, after=page.next)
-
-        return (record for page in pages() for record in self.join(page.rows))
+        pages = every_page(lambda limit, after: self.fetch(form, limit=limit, after=after))
+        return (record for rows in pages for record in self.join(rows))
 
     def csv(self, form: F, records: Iterator[R]) -> HttpResponseBase:
         columns = self.csv_columns(form)
         lines = (csv_values(columns, record) for record in records)
         return csv_response(self.filename(form), csv_header(columns), lines)
+
+
+def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequence[Any]]:
+    """The rows of a selector (``rows``/``next``) a page of ``CSV_PAGE`` at a time; the first page is fetched now,
+    so its calls are in the cost headers and its error is still a clean 4xx."""
+    first = fetch(limit=CSV_PAGE, after=None, **kwargs)
+
+    def pages() -> Iterator[Sequence[Any]]:
+        page = first
+        while True:
+            yield page.rows
+            if page.next is None:
+                return
+            page = fetch(limit=CSV_PAGE, after=page.next, **kwargs)
+
+    return pages()
+
+
+def every_row(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Any]:
+    """Every row of a selector; the first page is fetched now."""
+    return (row for rows in every_page(fetch, **kwargs) for row in rows)
 
 
 def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:

@@ -14,9 +14,8 @@ from django.views.decorators.http import require_GET
 
 from dashboard import cursors, selectors
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, list_form, next_url, partial
+from dashboard.lists import CSV_PAGE, csv_url, list_form, next_url, partial
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import CSV_PAGE
 from shop import history
 from shop.models import AuditEntry
 

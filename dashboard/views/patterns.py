@@ -22,12 +22,11 @@ from dashboard import cursors
 from dashboard.forms.filters import PatternForm
 from dashboard.forms.lists import first_error
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, next_url, partial
+from dashboard.lists import CSV_PAGE, csv_url, next_url, partial
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
 from dynamo.instrumentation import CallLog, recording
 from dynamo.no_answer import did_not_answer
-from dynamo.paging import MAX_PAGE as CSV_PAGE
 from shop.pattern_registry import AccessPattern
 
 SALT = "pattern"

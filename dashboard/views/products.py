@@ -17,13 +17,12 @@ from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, list_form, next_url, partial, refused_filter
+from dashboard.lists import csv_url, every_row, list_form, next_url, partial, refused_filter
 from dashboard.order_lists import Listed, customer_cell, with_profiles
 from dashboard.permissions import can_edit_catalogue
 from dashboard.profiles import NOBODY
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
-from dashboard.views.common import every_row
 from dashboard.views.history import latest
 from dashboard.views.sections import LIST, Column, Section, key_cell, sections_response
 from shop import access_patterns, keys

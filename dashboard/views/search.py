@@ -21,9 +21,8 @@ from adminview.reads import search
 from dashboard import cursors
 from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, next_url, refused_filter
+from dashboard.lists import csv_url, every_row, next_url, refused_filter
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import every_row
 from shop import keys
 
 SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
