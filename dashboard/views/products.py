@@ -17,14 +17,14 @@ from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, every_row, list_form, next_url, partial, refused_filter
+from dashboard.lists import Column, csv_url, every_row, list_form, next_url, partial, refused_filter
 from dashboard.order_lists import Listed, customer_cell, with_profiles
 from dashboard.permissions import can_edit_catalogue
 from dashboard.profiles import NOBODY
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
 from dashboard.views.history import latest
-from dashboard.views.sections import LIST, Column, Section, key_cell, sections_response
+from dashboard.views.sections import LIST, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound
 from shop.timestamps import InvalidDate, now, parse_ts
@@ -145,7 +145,7 @@ def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
     (no further read): that list's first two columns are the other entity's bare id and the quantity."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
-    return [(str(cells[0].text), str(cells[1].text)) for cells in rows]
+    return [(str(row.cells[0].text), str(row.cells[1].text)) for row in rows]
 
 
 @require_GET

@@ -12,13 +12,12 @@ from django.views.decorators.http import require_GET
 from dashboard.cells import DASH, Cell, id_url, timestamp
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column as ListColumn
-from dashboard.lists import Listing, Paged
+from dashboard.lists import Column, Listing, Paged
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
 from dashboard.selectors import WarehouseStock, warehouses
 from dashboard.views.products import stock_rows
-from dashboard.views.sections import Column, Section, key_cell, sections_response
+from dashboard.views.sections import Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
 
@@ -33,22 +32,22 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
     template = "dashboard/warehouses.html"
     salt = "warehouses"
     columns = (
-        ListColumn(
+        Column(
             "warehouse",
             lambda r: Cell(r.warehouse.warehouse_id, url=id_url("dashboard:warehouse", r.warehouse.warehouse_id)),
             "warehouse_id",
             lambda r: r.warehouse.warehouse_id,
         ),
-        ListColumn("name", lambda r: Cell(r.warehouse.name or DASH), "name", lambda r: r.warehouse.name),
-        ListColumn(
+        Column("name", lambda r: Cell(r.warehouse.name or DASH), "name", lambda r: r.warehouse.name),
+        Column(
             "city",
             lambda r: Cell(r.warehouse.address.city if r.warehouse.address else DASH),
             "city",
             lambda r: r.warehouse.address.city if r.warehouse.address else None,
             secondary=True,
         ),
-        ListColumn("stock lines", lambda r: _number(r.lines), "stock_lines", lambda r: r.lines),
-        ListColumn("units", lambda r: _number(r.units), "units", lambda r: r.units),
+        Column("stock lines", lambda r: _number(r.lines), "stock_lines", lambda r: r.lines),
+        Column("units", lambda r: _number(r.units), "units", lambda r: r.units),
     )
 
     def form(self) -> ListForm:
