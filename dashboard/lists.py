@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from itertools import islice
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import quote
@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.cells import Cell, Row
+from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, error
@@ -59,6 +59,32 @@ class Column(Generic[R]):
     csv: str | None = None
     value: Callable[[R], object] | None = None
     secondary: bool = False
+
+
+def link_column(heading: str, page: str, csv: str, value: Callable[[R], str]) -> Column[R]:
+    """An id, linking to its page ``page`` (``dashboard:order``), and the same id in the CSV."""
+    return Column(heading, lambda r: Cell(value(r), url=id_url(page, value(r))), csv, value)
+
+
+def text_column(
+    heading: str, csv: str, value: Callable[[R], object], *, empty: str = DASH, numeric: bool = False, **more: Any
+) -> Column[R]:
+    """A value as text (``empty`` for none) on the page, as it is in the CSV."""
+
+    def cell(record: R) -> Cell:
+        shown = value(record)
+        return Cell(empty if shown is None or shown == "" else shown, numeric=numeric)
+
+    return Column(heading, cell, csv, value, **more)
+
+
+def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
+    """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
+    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: _iso(value(r)), **more)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
 
 
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:

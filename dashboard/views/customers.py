@@ -15,12 +15,12 @@ from adminview.reads import totals as totals_reads
 from adminview.reads.catalogue import CustomerRow, customers
 from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
-from dashboard.cells import DASH, Cell, amount_cell, id_url, payment_list, timestamp
+from dashboard.cells import Cell, amount_cell, payment_list
 from dashboard.display import CENT, plain_amount
 from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, first_page_url
+from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
 from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
@@ -42,15 +42,10 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
     template = "dashboard/customers.html"
     salt = "customers"
-    columns = (
-        Column(
-            "customer",
-            lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
-            "customer_id",
-            lambda r: r.customer_id,
-        ),
-        Column("name", lambda r: Cell(r.name or DASH), "name", lambda r: r.name),
-        Column("email", lambda r: Cell(r.email or DASH), "email", lambda r: r.email, secondary=True),
+    columns: tuple[Column[CustomerRow], ...] = (
+        link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
+        text_column("name", "name", lambda r: r.name),
+        text_column("email", "email", lambda r: r.email, secondary=True),
     )
 
     def form(self) -> CustomersForm:
@@ -200,11 +195,9 @@ def _payments_text(invoice: Invoice) -> str:
 
 
 INVOICE_COLUMNS: tuple[Column[Invoice], ...] = (
-    Column("invoice", lambda i: Cell(i.invoice_id), "invoice_id", lambda i: i.invoice_id),
-    Column(
-        "order", lambda i: Cell(i.order_id, url=id_url("dashboard:order", i.order_id)), "order_id", lambda i: i.order_id
-    ),
-    Column("date", lambda i: Cell(timestamp(i.date) or DASH), "date", lambda i: i.date.isoformat() if i.date else None),
+    text_column("invoice", "invoice_id", lambda i: i.invoice_id),
+    link_column("order", "dashboard:order", "order_id", lambda i: i.order_id),
+    time_column("date", "date", lambda i: i.date),
     Column("amount", lambda i: amount_cell(i.amount), "amount", lambda i: plain_amount(i.amount)),
     Column("payments", lambda i: Cell(payment_list(i.payments)), "payments", _payments_text),
 )

@@ -19,7 +19,7 @@ from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, refused_filter
+from dashboard.lists import Column, Listing, Paged, link_column, refused_filter, text_column
 from dashboard.order_lists import Listed, customer_cell, with_profiles
 from dashboard.permissions import can_edit_catalogue
 from dashboard.profiles import NOBODY
@@ -169,15 +169,10 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
     template = "dashboard/buyers.html"
     salt = "buyers"
     columns: tuple[Column[selectors.BuyerRow], ...] = (
-        Column(
-            "customer",
-            lambda r: Cell(r.customer_id, url=id_url("dashboard:customer", r.customer_id)),
-            "customer_id",
-            lambda r: r.customer_id,
-        ),
-        Column("name", lambda r: Cell(r.name or "(no profile)"), "name", lambda r: r.name),
-        Column("email", lambda r: Cell(r.email or DASH), "email", lambda r: r.email),
-        Column("orders", lambda r: Cell(r.orders, numeric=True), "orders", lambda r: r.orders),
+        link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
+        text_column("name", "name", lambda r: r.name, empty="(no profile)"),
+        text_column("email", "email", lambda r: r.email),
+        text_column("orders", "orders", lambda r: r.orders, numeric=True),
     )
 
     def __init__(self, request: HtmxHttpRequest, product_id: str) -> None:

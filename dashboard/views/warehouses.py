@@ -9,10 +9,10 @@ from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard.cells import DASH, Cell, id_url, timestamp
+from dashboard.cells import DASH, Cell, timestamp
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged
+from dashboard.lists import Column, Listing, Paged, link_column, text_column
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
 from dashboard.selectors import WarehouseStock, warehouses
@@ -22,32 +22,19 @@ from shop import access_patterns, keys
 from shop.errors import NotFound
 
 
-def _number(value: int) -> Cell:
-    return Cell(value, numeric=True)
-
-
 class Warehouses(Listing[ListForm, WarehouseStock]):
     """Every warehouse by id with the stock lines it keeps and the units they hold."""
 
     template = "dashboard/warehouses.html"
     salt = "warehouses"
-    columns = (
-        Column(
-            "warehouse",
-            lambda r: Cell(r.warehouse.warehouse_id, url=id_url("dashboard:warehouse", r.warehouse.warehouse_id)),
-            "warehouse_id",
-            lambda r: r.warehouse.warehouse_id,
+    columns: tuple[Column[WarehouseStock], ...] = (
+        link_column("warehouse", "dashboard:warehouse", "warehouse_id", lambda r: r.warehouse.warehouse_id),
+        text_column("name", "name", lambda r: r.warehouse.name),
+        text_column(
+            "city", "city", lambda r: r.warehouse.address.city if r.warehouse.address else None, secondary=True
         ),
-        Column("name", lambda r: Cell(r.warehouse.name or DASH), "name", lambda r: r.warehouse.name),
-        Column(
-            "city",
-            lambda r: Cell(r.warehouse.address.city if r.warehouse.address else DASH),
-            "city",
-            lambda r: r.warehouse.address.city if r.warehouse.address else None,
-            secondary=True,
-        ),
-        Column("stock lines", lambda r: _number(r.lines), "stock_lines", lambda r: r.lines),
-        Column("units", lambda r: _number(r.units), "units", lambda r: r.units),
+        text_column("stock lines", "stock_lines", lambda r: r.lines, numeric=True),
+        text_column("units", "units", lambda r: r.units, numeric=True),
     )
 
     def form(self) -> ListForm:
