@@ -66,11 +66,6 @@ def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, An
     return _paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=_key(after)))
 
 
-def every_history_entry(*, kind: str, entity_id: str, page_size: int = MAX_PAGE) -> Iterator[AuditEntry]:
-    """Every audit entry of an entity, newest first, ``page_size`` a Query."""
-    return all_items(history.entity_history, page_size=page_size, kind=kind, entity_id=entity_id)
-
-
 def entity_id(kind: str, entity_id: str) -> str:
     """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
     partition = history.partition_of(kind, entity_id)
