@@ -183,7 +183,11 @@ class Listing(Generic[F, R]):
             "first_page": after is None,
             **self.extra(form, page),
         }
-        return TemplateResponse(self.request, partial(self.request, self.template, "rows"), context)
+        return TemplateResponse(self.request, partial(self.request, self.template, self.part(form, after)), context)
+
+    def part(self, form: F, after: dict[str, Any] | None) -> str:
+        """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
+        return "rows"
 
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))
