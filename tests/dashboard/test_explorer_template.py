@@ -9,6 +9,7 @@ from django.http import QueryDict
 from django.template.loader import render_to_string
 
 from dashboard.forms.filters import PatternForm
+from dashboard.forms.lists import MAX_PAGE
 from dashboard.patterns import all_patterns, find
 from dashboard.views.patterns import shown_calls
 from dynamo.instrumentation import Call, CallLog
@@ -38,7 +39,9 @@ def test_every_parameter_is_an_input_as_its_form_field_declares_it() -> None:
             assert (f'placeholder="{param.help}"' in tag) is bool(param.help)
             assert f"<label>{param.label} <input" in html
         limit = shown["limit"]
-        assert all(a in limit for a in ('type="number"', 'min="1"', 'max="500"', 'value="7"', 'placeholder="50"'))
+        assert all(
+            a in limit for a in ('type="number"', 'min="1"', f'max="{MAX_PAGE}"', 'value="7"', 'placeholder="50"')
+        )
 
 
 def test_requests_sent_shows_each_call_three_ways_escaped() -> None:
