@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_link, waited_cell
+from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_links, waited_cell
 from dashboard.display import plain_amount
 from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, text_column, time_column
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
@@ -34,8 +34,9 @@ WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
 STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
 TOTAL: Column[Listed] = Column("total", lambda r: amount_cell(r[0].total), "total", lambda r: plain_amount(r[0].total))
 ITEMS: Column[Listed] = text_column("items", "item_count", lambda r: r[0].item_count, numeric=True)
-# the order's tracking as its summary keeps it (page only): a link to the carrier's tracking page when listed
-TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_link(r[0].carrier, r[0].tracking_number)))
+# the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
+# carrier's tracking page when listed
+TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
 

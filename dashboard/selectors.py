@@ -22,6 +22,7 @@ from returns import refunds, services
 from returns.models import Refund, ReturnItem, ReturnNote
 from shop import access_patterns, history, keys
 from shop.errors import NotFound
+from shop.keys import OrderStatus
 from shop.models import AuditEntry, Inventory, Invoice, Order, Warehouse
 from shop.order_reads import OrderCollection, order_collection
 from shop.snapshots import read_raw
@@ -56,9 +57,14 @@ def invoices(*, customer_id: str, start: str, end: str, limit: int, after: dict[
     return _paged(page)
 
 
+STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
+
+
 def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
-    """Orders expected on ``day``: one Query on DeliveryDate-index."""
-    return _paged(access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after)))
+    """Orders still expected on ``day`` (pending or shipped): one Query on DeliveryDate-index, whose delivered and
+    cancelled orders are left out of the page (so it may hold fewer rows than ``limit``; ``next`` goes on)."""
+    page = access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after))
+    return KeyPage([o for o in page.items if o.order_status in STILL_EXPECTED], page.next_key)
 
 
 def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:

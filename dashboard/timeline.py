@@ -163,7 +163,10 @@ def _staff_rows(
     note; any other staff change to the order but a return's or a refund's as ``edited``."""
     shipments = sorted(collection.shipments, key=lambda s: (s.date or datetime.min, s.sk))
     ships = [e for e in entries if e.action == SHIP]
-    for n, shipment in enumerate(shipments):
+    # one ship writes a shipment per warehouse, all with its date: the n-th date is the n-th ship's
+    dates = list(dict.fromkeys(s.date for s in shipments))
+    for shipment in shipments:
+        n = dates.index(shipment.date)
         entry = ships[n] if n < len(ships) else None
         at = shipment.date or (_at(entry) if entry else None)
         said = ", ".join(p for p in (shipment.carrier, shipment.tracking_number) if p)

@@ -78,6 +78,14 @@ REASON_LABELS = {
 }
 
 
+def reason_code(reason: str | None) -> ReturnReason:
+    """A line's reason as the queue filters it: its code; older free text counts as ``OTHER``."""
+    try:
+        return ReturnReason(reason or "")
+    except ValueError:
+        return ReturnReason.OTHER
+
+
 def reason_words(reason: str | None, text: str | None = None) -> str:
     """A line's reason as staff read it: a known code's words (``OTHER`` with its text), older free text as it is."""
     try:

@@ -66,7 +66,8 @@ class ReturnsItem(InstrumentedModel):
 class ReturnLine(Map[str, object]):
     """One product sent back: its bare id, how many (a decimal string) and why (a ``ReturnReason`` code, or an older
     line's free text). Once received, ``Received`` and ``Restocked`` (``Restocked`` <= ``Received`` <=
-    ``Quantity``): the rest of what came back is damaged and stays out of stock."""
+    ``Quantity``) and the ``WarehouseId`` it was received into: the rest of what came back is damaged and stays
+    out of stock."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
@@ -74,6 +75,7 @@ class ReturnLine(Map[str, object]):
     reason_text = UnicodeAttribute(null=True, attr_name="ReasonText")  # the words of an OTHER reason
     received = IntStringAttribute(null=True, attr_name="Received")
     restocked = IntStringAttribute(null=True, attr_name="Restocked")
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")  # ours: where it went back in stock
 
     @property
     def reason_words(self) -> str:

@@ -77,7 +77,7 @@ def _level(stored: ddb_json.Value, product_id: str) -> int:
 def add_restock(tx: Transaction, shelf: Shelf, units: Mapping[str, int]) -> None:
     """Add ``units`` (product id -> how many) to the shelf's rows in ``tx``, each conditioned as the module says."""
     warehouse = keys.warehouse(shelf.warehouse_id)
-    tx.check("warehouse", ShopItem, warehouse, warehouse, ShopItem.entity_type == Warehouse)
+    tx.check(f"warehouse:{shelf.warehouse_id}", ShopItem, warehouse, warehouse, ShopItem.entity_type == Warehouse)
     for pid, quantity in units.items():
         built = keys.inventory_keys(pid, shelf.warehouse_id)
         product, row = built["pk"], ShopItem(pk=built["pk"], sk=built["sk"])

@@ -74,10 +74,12 @@ class Line:
 
 @dataclass(frozen=True)
 class Count:
-    """What came back of a return's line: ``received`` units, ``restocked`` of them back in stock (None: all)."""
+    """What came back of a return's line: ``received`` units, ``restocked`` of them back in stock (None: all), into
+    ``warehouse_id`` (None: the return's)."""
 
     received: int | None = None
     restocked: int | None = None
+    warehouse_id: str | None = None
 
 
 def new_id() -> str:
@@ -339,9 +341,10 @@ def _whole(value: object, pid: str, what: str, most: int) -> int:
     return value
 
 
-def counted_lines(item: ReturnItem, counts: Mapping[str, Count]) -> list[ReturnLine]:
-    """The return's lines with what came back: each line's ``Received`` (absent: its quantity) and ``Restocked``
-    (absent: all received); InvalidInput for a count above its bound or of a product the return lacks."""
+def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: str) -> list[ReturnLine]:
+    """The return's lines with what came back: each line's ``Received`` (absent: its quantity), ``Restocked``
+    (absent: all received) and ``WarehouseId`` (absent: ``warehouse_id``); InvalidInput for a count above its bound
+    or of a product the return lacks."""
     lines = list(item.lines or [])
     unknown = set(counts) - {line.product_id for line in lines}
     if unknown:
@@ -360,6 +363,7 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count]) -> list[ReturnL
                 reason_text=line.reason_text,
                 received=got,
                 restocked=kept,
+                warehouse_id=shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE),
             )
         )
     return counted
@@ -372,22 +376,24 @@ def return_receive(
     counts: Mapping[str, Count] | None = None,
     actor: Actor | None = None,
 ) -> ReturnItem:
-    """APPROVED -> RECEIVED into ``warehouse_id``: each line's ``Received`` and ``Restocked`` (``counts`` by
-    product; absent, all of it came back and goes back in stock), the restocked units added to the product's stock
-    there in the same transaction (UnknownWarehouse for a warehouse the shop lacks)."""
+    """APPROVED -> RECEIVED: each line's ``Received`` and ``Restocked`` (``counts`` by product; absent, all of it
+    came back and goes back in stock) into the line's own warehouse (its count's, else ``warehouse_id``), the
+    restocked units added to the product's stock there in the same transaction (UnknownWarehouse for a warehouse the
+    shop lacks)."""
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
     def build(tx: Transaction, item: ReturnItem) -> None:
-        lines = counted_lines(item, counts or {})
-        units: dict[str, int] = {}
+        lines = counted_lines(item, counts or {}, wid)
+        units: dict[str, dict[str, int]] = {line.warehouse_id: {} for line in lines}
         for line in lines:
             if line.restocked:
-                units[line.product_id] = units.get(line.product_id, 0) + line.restocked
-        restock.add_restock(tx, restock.read_shelf(wid, list(units)), units)
+                units[line.warehouse_id][line.product_id] = line.restocked
+        for where, restocked in units.items():
+            restock.add_restock(tx, restock.read_shelf(where, list(restocked)), restocked)
         sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
         damaged = sum(line.damaged or 0 for line in lines)
-        detail = f"into warehouse {wid}" + (f", {damaged} damaged" if damaged else "")
+        detail = f"into warehouse {', '.join(units)}" + (f", {damaged} damaged" if damaged else "")
         _status_update(tx, item, ReturnStatus.RECEIVED, action=RECEIVE, actor=actor, sets=sets, detail=detail)
 
     return _act(rid, (ReturnStatus.APPROVED,), "received", build)

@@ -47,8 +47,8 @@ class OrderRow:
     total: Decimal | None
     item_count: int | None
     position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
-    carrier: str | None = None
-    tracking_number: str | None = None
+    # every shipment's (carrier, tracking number), oldest first, where the row was read with its ``Shipments``
+    shipments: tuple[tuple[str | None, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,11 @@ def order_row(raw: Raw, position: str = "") -> OrderRow:
         total=_decimal(ddb_json.text(raw, "Total")),
         item_count=int(count) if count and count.lstrip("-").isdigit() else None,
         position=position,
-        carrier=ddb_json.text(raw, "Carrier"),
-        tracking_number=ddb_json.text(raw, "TrackingNumber"),
+        shipments=tuple(
+            (ddb_json.string(facts, "Carrier"), number)
+            for _sk, shipment in sorted(ddb_json.mapping(raw, "Shipments").items())
+            if (number := ddb_json.string(facts := ddb_json.entries(shipment), "TrackingNumber"))
+        ),
     )
 
 
@@ -180,7 +183,8 @@ def new_orders_since(*, status: str, newest: str) -> int:
 def summaries(order_ids: list[str]) -> list[Raw | None]:
     """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
     return get_many(
-        [schema.order_anchor(oid) for oid in order_ids], attributes=[*schema.ORDER_ROW, "Carrier", "TrackingNumber"]
+        [schema.order_anchor(oid) for oid in order_ids],
+        attributes=[*schema.ORDER_ROW, "Shipments"],
     )
 
 

@@ -43,7 +43,7 @@ from dashboard.order_lists import (
     with_profiles,
 )
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.profiles import NOBODY, Profile
+from dashboard.profiles import Profile
 from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
@@ -378,7 +378,8 @@ def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
+    """Orders still expected to be delivered on ``?date=YYYY-MM-DD`` (default today), with their customers' names:
+    one Query on DeliveryDate-index, one BatchGetItem of the profiles."""
 
     template = "dashboard/due.html"
     salt = "due"
@@ -397,7 +398,7 @@ class DueList(Listing[DueForm, Listed]):
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return [(order, NOBODY) for order in rows]  # the page names customers by id: no profile read
+        return with_profiles(rows)
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

@@ -68,6 +68,13 @@ def waited(requested: datetime | None, at: datetime) -> str:
     return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
 
 
+def _waiting(row: ReturnRow, at: datetime) -> str:
+    """How long an open return has waited at ``at``; how and when a closed one closed."""
+    if row.status not in returns_reads.CLOSED_AT:
+        return waited(row.requested, at)
+    return f"{(row.status or '').lower()} {timestamp(row.closed)}".strip()
+
+
 def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
 ) -> tuple[Column[ReturnListed], ...]:
@@ -82,7 +89,7 @@ def queue_columns(
         secondary=True,
     )
     name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
-    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(waited(r[0].requested, at)))
+    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
         waiting = time_column("closed", "closed", lambda r: r[0].closed)
     shown: tuple[Column[ReturnListed], ...] = (
@@ -213,28 +220,41 @@ def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[lis
     return rows
 
 
-def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -> str:
-    """Where the order shipped from (its first shipment's warehouse), else where the first line's units were taken
-    from when it was placed."""
+def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[str, str]:
+    """Each line's product -> the warehouse its shipment left from, else where its units were taken from when the
+    order was placed."""
     if collection is None:
-        return ""
-    shipped = next((s.warehouse_id for s in collection.shipments if s.warehouse_id), None)
-    taken = {i.product_id: i.warehouse_id for i in collection.items}
-    return shipped or next((w for line in item.lines or [] if (w := taken.get(line.product_id))), "")
+        return {}
+    left = {s.shipment_id: s.warehouse_id for s in collection.shipments if s.warehouse_id}
+    shipped = {i.product_id: left[i.shipment_id] for i in collection.shipment_items if i.shipment_id in left}
+    taken = {i.product_id: i.warehouse_id for i in collection.items if i.warehouse_id}
+    return {
+        line.product_id: w
+        for line in item.lines or []
+        if (w := shipped.get(line.product_id) or taken.get(line.product_id))
+    }
 
 
-def _warehouses(item: ReturnItem, suggested: str) -> list[str]:
+def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
     """The warehouses to choose from: those keeping stock of the return's products (one Query per line, at most
-    ``services.MAX_LINES``) and the suggested one."""
-    found = {suggested} if suggested else set()
+    ``services.MAX_LINES``) and the proposed ones."""
+    found = set(proposed)
     for line in item.lines or []:
         found.update(row.warehouse_id for row in shop_patterns.inventory_for_product(product_id=line.product_id).items)
     return sorted(found)
 
 
-def _receive_form(item: ReturnItem, data: QueryDict | None = None, suggested: str = "") -> ReceiveForm:
-    warehouses = _warehouses(item, suggested) if item.return_status is return_keys.ReturnStatus.APPROVED else []
-    return ReceiveForm(data, lines=item.lines or [], warehouses=warehouses, initial={"warehouse": suggested})
+def _receive_form(
+    item: ReturnItem, data: QueryDict | None = None, shipped_from: dict[str, str] | None = None
+) -> ReceiveForm:
+    """The receive form; the warehouse above proposed as the first line's, each line its own."""
+    shipped = shipped_from or {}
+    first = next((shipped[line.product_id] for line in item.lines or [] if line.product_id in shipped), "")
+    approved = item.return_status is return_keys.ReturnStatus.APPROVED
+    warehouses = _warehouses(item, set(shipped.values())) if approved else []
+    return ReceiveForm(
+        data, lines=item.lines or [], warehouses=warehouses, shipped_from=shipped, initial={"warehouse": first}
+    )
 
 
 def _customer(customer_id: str) -> Profile:
@@ -255,7 +275,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "refund_form": RefundForm(initial={"amount": f"{min(returned.bound, money.remaining):.2f}"}),
     }
     if "receive_form" not in (posted or {}):
-        shown["receive_form"] = _receive_form(item, suggested=_suggested_warehouse(item, collection))
+        shown["receive_form"] = _receive_form(item, shipped_from=_shipped_from(item, collection))
     return {
         "item": item,
         "customer": _customer(item.customer_id),
