@@ -27,12 +27,12 @@ FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
 NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
+WAREHOUSES = "WAREHOUSES"  # GSI1 partition of every warehouse
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
 # Attributes code reads or writes by name beside the models (``shop.models`` declares every attribute).
 ENTITY_TYPE, STATUS, ORDER_ID, CUSTOMER_ID = "EntityType", "Status", "OrderId", "CustomerId"
 
-ENTITY_TYPE = "EntityType"  # the attribute naming what an item is, in the shop's table and the returns'
 DEFAULT_TABLE = "OnlineShop"
 
 
@@ -236,8 +236,9 @@ def product_keys(product_id: str) -> EntityKeys:
 
 
 def warehouse_keys(warehouse_id: str) -> EntityKeys:
+    """GSI1: every warehouse by id, in one partition (a shop has few warehouses)."""
     key = warehouse(warehouse_id)
-    return {"pk": key, "sk": key}
+    return {"pk": key, "sk": key, "gsi1_pk": WAREHOUSES, "gsi1_sk": key}
 
 
 def inventory_keys(product_id: str, warehouse_id: str) -> EntityKeys:

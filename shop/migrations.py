@@ -13,6 +13,8 @@
   their product's category, as ``order_place`` copies it today; the stream then moves the order's figures from
   ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
   (reported as without a derivable value).
+- ``warehouse-index``: warehouses written before GSI1 listed every warehouse (AWS's sample, older seeds) get its
+  keys (``keys.warehouse_keys``), so ``/warehouses/`` lists them.
 
 Other services add theirs (``settings.MIGRATION_EXTENSIONS``: the returns table's ``refund-customer``,
 ``returns.migrations``).
@@ -35,7 +37,7 @@ from dynamo.client import client_of
 from shop import access_patterns, keys
 from shop.delivery import delivery_date_for
 from shop.keys import OrderStatus
-from shop.models import Customer, Order, OrderItem, Shipment, ShopItem
+from shop.models import Customer, Order, OrderItem, Shipment, ShopItem, Warehouse
 
 PRODUCTS_REMEMBERED = 4096  # products whose category one run keeps (an LRU: memory stays bounded)
 
@@ -168,11 +170,35 @@ def order_item_category() -> Migration:
     )
 
 
+def plan_warehouse_index(raw: Item) -> Change | None:
+    plain = item_codec.decode(raw)
+    warehouse = keys.without_prefix(str(plain.get("PK", "")), keys.WAREHOUSE)
+    if plain.get(keys.ENTITY_TYPE) != "warehouse" or warehouse is None:
+        return None
+    built = keys.warehouse_keys(warehouse)
+    add = {
+        ShopItem.gsi1_pk.attr_name: ddb_json.s(built["gsi1_pk"]),
+        ShopItem.gsi1_sk.attr_name: ddb_json.s(built["gsi1_sk"]),
+    }
+    return Change(key=_key(raw), add=add, note=f"warehouse {warehouse}")
+
+
+def warehouse_index() -> Migration:
+    return Migration(
+        name="warehouse-index",
+        description="warehouses without GSI1 keys get them (the list of every warehouse)",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == Warehouse) & ShopItem.gsi1_pk.does_not_exist(),
+        plan=plan_warehouse_index,
+    )
+
+
 MIGRATIONS: dict[str, Callable[[], Migration]] = {
     "delivery-date": delivery_date,
     "order-status": order_status,
     "email-claims": email_claims,
     "order-item-category": order_item_category,
+    "warehouse-index": warehouse_index,
 }
 Factory = Callable[[], Migration]
 

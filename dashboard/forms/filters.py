@@ -11,6 +11,7 @@ from django.http import QueryDict
 from django.urls import reverse_lazy
 
 from adminview.core.schema import ACTIVITY_KINDS
+from adminview.reads.catalogue import CUSTOMER_SORTS
 from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from adminview.reads.search import MAX_TERM, term_of
 from adminview.reads.selectors import LISTS, NEWEST, OLDEST
@@ -135,6 +136,20 @@ class PatternForm(ListForm):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from exc
         return cleaned
+
+
+class CustomersForm(ListForm):
+    """``/customers/``: every customer by name (the default) or newest first."""
+
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[(CUSTOMER_SORTS[0], "by name"), (CUSTOMER_SORTS[1], "newest first")],
+        label="sort",
+        error_messages={"invalid_choice": f"%(value)r is not a sort; use {' or '.join(CUSTOMER_SORTS)}"},
+    )
+
+    def clean_sort(self) -> str:
+        return self.cleaned_data.get("sort") or CUSTOMER_SORTS[0]
 
 
 class SearchForm(ListForm):

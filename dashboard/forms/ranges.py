@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from django.http import QueryDict
 
-from dashboard.forms.lists import ListForm, RangeFields
+from dashboard.forms.lists import FormatForm, ListForm, RangeFields
 
 DEFAULT_INVOICE_DAYS = 365
 DEFAULT_STATS_DAYS = 30
@@ -60,11 +60,5 @@ class RangeForm(DayRange):
     max_days = MAX_STATS_DAYS
 
 
-class StatsRangeForm(RangeForm):
+class StatsRangeForm(RangeForm, FormatForm):
     """A stats page's range (default: the 30 days up to today, UTC) and ``format``."""
-
-    format = ListForm.base_fields["format"]
-
-    @property
-    def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"

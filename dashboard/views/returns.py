@@ -33,7 +33,7 @@ from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
+from dashboard.lists import Column, Listing, Paged, link_column, page_columns, partial, row_of, time_column
 from dashboard.order_lists import customer_cell, with_profiles
 from dashboard.permissions import Allowed, can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
@@ -92,34 +92,13 @@ def queue_columns(
     name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
     waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
-        waiting = Column(
-            "closed",
-            lambda r: Cell(timestamp(r[0].closed) or DASH),
-            "closed",
-            lambda r: r[0].closed.isoformat() if r[0].closed else None,
-        )
+        waiting = time_column("closed", "closed", lambda r: r[0].closed)
     shown: tuple[Column[ReturnListed], ...] = (
-        Column(
-            "return",
-            lambda r: Cell(r[0].return_id, url=id_url("dashboard:return", r[0].return_id)),
-            "return_id",
-            lambda r: r[0].return_id,
-        ),
-        Column(
-            "order",
-            lambda r: Cell(r[0].order_id, url=id_url("dashboard:order", r[0].order_id)),
-            "order_id",
-            lambda r: r[0].order_id,
-        ),
+        link_column("return", "dashboard:return", "return_id", lambda r: r[0].return_id),
+        link_column("order", "dashboard:order", "order_id", lambda r: r[0].order_id),
         customer if with_customer else replace(customer, heading=None, cell=None),
         Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status),
-        Column(
-            "requested",
-            lambda r: Cell(timestamp(r[0].requested) or DASH),
-            "requested",
-            lambda r: r[0].requested.isoformat() if r[0].requested else None,
-            secondary=True,
-        ),
+        time_column("requested", "requested", lambda r: r[0].requested, secondary=True),
     )
     if not details:
         return (*shown, waiting, name)

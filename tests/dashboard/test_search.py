@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from dashboard.views import common
+from dashboard import lists
 from shop import editing, orders
 from shop.audit import Actor
 from tests import factories
@@ -135,7 +135,7 @@ def test_search_pages_with_load_more_and_htmx_swaps_the_results_as_the_box_is_ty
 
 def test_the_csv_has_every_match_once(staff: Client, shop: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # given a search read one row at a time, so Anna Annabel (found by two words) comes on two pages
-    monkeypatch.setattr(common, "CSV_PAGE", 1)
+    monkeypatch.setattr(lists, "CSV_PAGE", 1)
     rows = csv_rows(staff.get("/search/?q=ann&format=csv"))  # Anna, Annabel and anna@example.net
     # then the CSV has her once, with its header, bare ids and an empty email for products
     assert rows[0] == ["kind", "id", "name", "email"]

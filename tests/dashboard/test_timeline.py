@@ -175,3 +175,8 @@ def test_its_calls_do_not_grow_with_the_returns(staff: Client, shop: None) -> No
 def test_an_unknown_order_is_404_and_a_bad_id_400(staff: Client, shop: None) -> None:
     assert staff.get("/orders/nope/timeline/?format=csv").status_code == 404
     assert staff.get("/orders/a%23b/timeline/").status_code == 400
+
+
+def test_an_unknown_format_is_400_as_on_every_list(staff: Client, shop: None) -> None:
+    response = staff.get("/orders/5001/timeline/?format=pdf")
+    assert response.status_code == 400 and "not a format" in response.content.decode()

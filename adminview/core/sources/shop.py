@@ -280,8 +280,12 @@ class ProfileState:
             return Implied(self.key, None)
         profile = schema.PROFILE_KIND.read(self.facts)
         terms = schema.customer_terms(profile.name, profile.email)
-        anchor = {**schema.PROFILE_KIND.item(self.key), **self.facts}
-        return Implied(self.key, anchor, _search(terms, "customer", self.customer_id, profile.name, profile.email))
+        everyone = schema.customers_partition(schema.shard_of(self.customer_id, list_shards))
+        row = {**schema.PROFILE_KIND.item(self.key), **self.facts}
+        row[schema.ORDERS_BY_STATUS.hash_key] = row[schema.CATALOGUE.hash_key] = everyone
+        row[schema.ORDERS_BY_STATUS.range_key] = self.customer_id
+        row[schema.CATALOGUE.range_key] = schema.name_position(profile.name, self.customer_id)
+        return Implied(self.key, row, _search(terms, "customer", self.customer_id, profile.name, profile.email))
 
 
 @dataclass
