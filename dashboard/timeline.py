@@ -17,7 +17,7 @@ from enum import StrEnum
 from returns import services as return_services
 from returns.keys import ReturnStatus
 from returns.models import Refund, ReturnItem
-from shop import notes
+from shop import notes, payments
 from shop.keys import OrderStatus
 from shop.models import AuditEntry
 from shop.order_reads import OrderCollection
@@ -142,6 +142,8 @@ def _order_rows(collection: OrderCollection) -> Iterable[Row]:
     for invoice in collection.invoices:
         paid_at = invoice.date or order.date
         for payment in invoice.payments if paid_at is not None else []:
+            if payment.type == payments.MANUAL:
+                continue  # staff took it: its audit entry says who and when
             said = " ".join(str(p) for p in (payment.type, payment.amount, payment.transaction_id) if p is not None)
             yield Row(paid_at, Event.PAID, CUSTOMER, f"invoice {invoice.invoice_id}: {said}".strip())
 
@@ -182,6 +184,8 @@ def _staff_rows(
         if entry.action == DELIVER:
             delivered = True
             yield Row(at, Event.DELIVERED, entry.user, "")
+        elif entry.action == payments.PAYMENT:
+            yield Row(at, Event.PAID, entry.user, _short(entry.detail))
         elif entry.action == CANCEL:
             kept = collection.order.cancel_reason
             yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))

@@ -40,7 +40,7 @@ from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
-from returns.models import ReturnItem, ReturnLine, ReturnsItem
+from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
 from shop import keys as shop_keys
@@ -528,3 +528,40 @@ def order_cancel_with_refund(
     return orders.order_cancel(
         order_id=order_id, expected_version=expected_version, actor=actor, reason=reason, extra=extra
     )
+
+
+# --- a refund outside a return ----------------------------------------------------------------------------------
+
+
+def order_refund(
+    *, order_id: str, amount: Decimal | str, reason: str, reference: str, actor: Actor | None = None
+) -> Refund:
+    """A refund of ``amount`` from the order page (a goodwill gesture, a double charge): a refund item without
+    ``ReturnId``, within what the order paid less what was refunded (RefundTooLarge), with staff's ``reason`` in its
+    audit entry, in one transaction across both tables."""
+    oid = shop_keys.bare(order_id, shop_keys.ORDER)
+    money = refunds.amount_of(amount)
+    why = text_of(reason, what="reason")
+    ref = refunds.reference_of(reference)
+
+    def attempt() -> Refund:
+        collection = order_collection(oid)
+        read = refunds.refundable(oid, collection.invoices)
+        tx = Transaction(ReturnsItem, token=request_token())
+        refund = refunds.add_refund(
+            tx,
+            read,
+            amount=money,
+            reference=ref,
+            refund_id=new_id(),
+            at=now(),
+            customer_id=collection.order.customer_id,
+        )
+        audit.record(tx, actor, action=REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            raise Retry from exc
+        return refund
+
+    return retrying(attempt, what=f"refunding order {oid}")

@@ -137,8 +137,12 @@ def build_shipments(
 
 
 def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
-    if not specs:
+    """The invoice's payments: a card payment of the total by default (None); none for an order paid later (an
+    empty list); else the payments given, which must add up to the total."""
+    if specs is None:
         return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
+    if not specs:
+        return []
     payments = []
     for spec in specs:
         try:

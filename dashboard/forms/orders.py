@@ -1,15 +1,17 @@
 """The order page's actions (ship, cancel, deliver): the version staff saw, a cancel's reason, a shipment's
-carrier and tracking number. Shared with the bulk actions (``dashboard.forms.bulk``), which ask the same."""
+carrier and tracking number; a payment or a refund staff make. Shared with the bulk actions
+(``dashboard.forms.bulk``), which ask the same."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from django import forms
 
 from dashboard import carriers
-from shop import cancel_reasons, tracking
+from shop import cancel_reasons, payments, tracking
 from shop.errors import InvalidInput
 
 
@@ -129,3 +131,34 @@ class ShipForm(ActionForm, CarrierFields):
             wid: cleaned.pop(TRACKING_FROM + wid, None) for wid in self.warehouses if TRACKING_FROM + wid in cleaned
         }
         return cleaned
+
+
+class AmountField(forms.CharField):
+    """An amount of money as staff type it (``shop.payments.amount_of``: plain digits, at most two decimals)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(max_length=20, label="Amount")
+        self.what = what
+
+    def clean(self, value: object) -> Decimal:
+        try:
+            return payments.amount_of(super().clean(value), what=self.what)
+        except InvalidInput as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+class PaymentForm(forms.Form):
+    """A payment staff take for the order: how much and the bank's or provider's reference."""
+
+    amount = AmountField("payment")
+    reference = forms.CharField(max_length=tracking.MAX_LENGTH, label="Reference")
+
+    def clean_reference(self) -> str | None:
+        return reference(self.cleaned_data["reference"], "reference")
+
+
+class OrderRefundForm(PaymentForm):
+    """A refund from the order page: also why (required, kept in its audit entry)."""
+
+    amount = AmountField("refund")
+    reason = forms.CharField(max_length=500, label="Reason")
