@@ -42,6 +42,7 @@ class Event(StrEnum):
     RETURN_REJECTED = "return_rejected"
     RETURN_RECEIVED = "return_received"
     REFUNDED = "refunded"
+    NOTIFIED = "notified"
     NOTE = "note"
 
     @property
@@ -61,6 +62,7 @@ WORDS = {
     Event.RETURN_REJECTED: "Return rejected",
     Event.RETURN_RECEIVED: "Return received",
     Event.REFUNDED: "Refunded",
+    Event.NOTIFIED: "Customer notified",
     Event.NOTE: "Note",
 }
 RANK = {event: n for n, event in enumerate(Event)}
@@ -125,7 +127,7 @@ def timeline(
     collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
 ) -> list[Row]:
     """Every event of the order, newest first."""
-    rows = [*_order_rows(collection), *_note_rows(collection)]
+    rows = [*_order_rows(collection), *_note_rows(collection), *_notified_rows(collection)]
     entries = sorted(collection.history, key=lambda e: e.sk)
     rows += _staff_rows(entries, collection, returns)
     rows += _return_rows(entries, returns)
@@ -146,6 +148,12 @@ def _order_rows(collection: OrderCollection) -> Iterable[Row]:
                 continue  # staff took it: its audit entry says who and when
             said = " ".join(str(p) for p in (payment.type, payment.amount, payment.transaction_id) if p is not None)
             yield Row(paid_at, Event.PAID, CUSTOMER, f"invoice {invoice.invoice_id}: {said}".strip())
+
+
+def _notified_rows(collection: OrderCollection) -> Iterable[Row]:
+    for item in collection.notifications:
+        if item.sent is not None:
+            yield Row(item.sent, Event.NOTIFIED, SYSTEM, f"{item.kind} email")
 
 
 def _note_rows(collection: OrderCollection) -> Iterable[Row]:

@@ -53,6 +53,11 @@ urlpatterns = [
     path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
     path("orders/<str:order_id>/payments/", orders.order_payment, name="order-payments"),
     path("orders/<str:order_id>/refund/", orders.order_refund, name="order-refund"),
+    path(
+        "orders/<str:order_id>/notifications/<str:notification_id>/send-again/",
+        orders.notification_send_again,
+        name="notification-send-again",
+    ),
     path("orders/<str:order_id>/timeline/", order_timeline.order_timeline, name="order-timeline"),
     path("orders/<str:entity_id>/notes/", notes.note_add, {"kind": "order"}, name="order-notes"),
     path(

@@ -39,13 +39,18 @@ class TableSpec:
 
 
 def _schema(model: type[Model]) -> dict[str, Any]:
-    """CreateTable's shape of a model (PynamoDB's schema already lists every index key's definition)."""
+    """CreateTable's shape of a model (PynamoDB's schema already lists every index key's definition). An index's
+    keys come in the order of their attribute names there; DynamoDB wants the hash key first."""
     schema = model._get_schema()
     return {
         "AttributeDefinitions": schema["attribute_definitions"],
         "KeySchema": schema["key_schema"],
         "GlobalSecondaryIndexes": [
-            {"IndexName": i["index_name"], "KeySchema": i["key_schema"], "Projection": i["projection"]}
+            {
+                "IndexName": i["index_name"],
+                "KeySchema": sorted(i["key_schema"], key=lambda k: k["KeyType"] != "HASH"),
+                "Projection": i["projection"],
+            }
             for i in schema["global_secondary_indexes"]
         ],
     }

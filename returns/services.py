@@ -42,7 +42,7 @@ from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
 from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
-from shop import audit, orders
+from shop import audit, notifications, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -534,11 +534,17 @@ def order_cancel_with_refund(
 
 
 def order_refund(
-    *, order_id: str, amount: Decimal | str, reason: str, reference: str, actor: Actor | None = None
+    *,
+    order_id: str,
+    amount: Decimal | str,
+    reason: str,
+    reference: str,
+    actor: Actor | None = None,
+    notify: bool = False,
 ) -> Refund:
     """A refund of ``amount`` from the order page (a goodwill gesture, a double charge): a refund item without
     ``ReturnId``, within what the order paid less what was refunded (RefundTooLarge), with staff's ``reason`` in its
-    audit entry, in one transaction across both tables."""
+    audit entry and (``notify``) the customer's notification, in one transaction across both tables."""
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
     money = refunds.amount_of(amount)
     why = text_of(reason, what="reason")
@@ -558,6 +564,8 @@ def order_refund(
             customer_id=collection.order.customer_id,
         )
         audit.record(tx, actor, action=REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
+        if notify:
+            notifications.add(tx, oid, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=refund.date)
         try:
             tx.commit()
         except TransactionCancelled as exc:

@@ -29,12 +29,12 @@ from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
-from shop import access_patterns, audit, keys, tracking
+from shop import access_patterns, audit, keys, notifications, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.keys import OrderStatus
-from shop.models import Customer, Inventory, Order, OrderItem, Product, ShopItem
+from shop.models import Customer, Inventory, Order, OrderItem, Product, Shipment, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
@@ -242,10 +242,12 @@ def order_ship(
     carrier: str | None = None,
     tracking_number: str | None = None,
     warehouse_tracking: Mapping[str, str | None] | None = None,
+    notify: bool = False,
 ) -> Order:
     """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from, each with the
     ``carrier`` given and its own tracking number: ``warehouse_tracking[warehouse id]``, else ``tracking_number``
-    (all optional; checked by ``shop.tracking``: InvalidInput, as is a warehouse the order does not ship from)."""
+    (all optional; checked by ``shop.tracking``: InvalidInput, as is a warehouse the order does not ship from).
+    ``notify``: the customer is told, with the shipments' ids (``shop.notifications``), in the same transaction."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
@@ -290,6 +292,9 @@ def order_ship(
     )
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
+    if notify:
+        sent = ",".join(s.shipment_id for s in shipments if isinstance(s, Shipment))
+        notifications.add(tx, oid, notifications.Kind.SHIPPED, detail=sent, at=shipped)
     _commit_status_change(tx, oid, "shipped")
     return order
 

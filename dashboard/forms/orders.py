@@ -105,12 +105,20 @@ class CarrierFields(forms.Form):
 TRACKING_FROM = "tracking_number-"
 
 
+class NotifyField(forms.BooleanField):
+    """ "Notify the customer", ticked on the form; absent from a POST, nobody is told."""
+
+    def __init__(self) -> None:
+        super().__init__(required=False, initial=True, label="Notify the customer")
+
+
 class ShipForm(ActionForm, CarrierFields):
     """Ship: also the carrier and the tracking numbers put on the shipments (all optional): ``tracking_number``
     for all of them, and, for an order shipped from several ``warehouses``, one field per warehouse (its
     shipment's own number). Cleaned into ``tracking_number`` and ``warehouse_tracking`` (by warehouse id)."""
 
     tracking_number = TrackingField("Tracking number")
+    notify = NotifyField()
 
     def __init__(self, data: Any = None, *, warehouses: Sequence[str] = ()) -> None:
         super().__init__(data)
@@ -162,3 +170,4 @@ class OrderRefundForm(PaymentForm):
 
     amount = AmountField("refund")
     reason = forms.CharField(max_length=500, label="Reason")
+    notify = NotifyField()

@@ -51,7 +51,7 @@ from dashboard.views.returns import order_returns
 from domain.errors import DomainError
 from returns import refunds
 from returns import services as return_services
-from shop import access_patterns, favourites, keys, order_status, orders, payments, tracking
+from shop import access_patterns, favourites, keys, notifications, order_status, orders, payments, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
@@ -284,6 +284,7 @@ def _order_context(
         "can_fulfil": can_fulfil(request.user),
         "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
         "cancel_form": cancel_form or CancelForm(),
+        "notifications": collection.notifications,
         "payment_form": PaymentForm(),
         "refund_form": OrderRefundForm(),
         **returned,
@@ -436,6 +437,25 @@ def order_payment(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @domain_errors
 def order_refund(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     return _money_action(request, order_id, OrderRefundForm, return_services.order_refund, "refunded")
+
+
+@require_POST
+@domain_errors
+def notification_send_again(request: HtmxHttpRequest, order_id: str, notification_id: str) -> HttpResponseBase:
+    """A given-up notification back in the outbox (the fulfilment and finance groups, whose actions send them)."""
+    oid = keys.bare(order_id, keys.ORDER)
+    if not (can_fulfil(request.user) or can_handle_money(request.user)):
+        return needs_fulfilment(request)
+    try:
+        notifications.send_again(order_id=oid, notification_id=notification_id)
+    except OrderConflict as exc:
+        return TemplateResponse(
+            request,
+            "dashboard/order.html",
+            _order_context(request, orders.order_collection(oid), full_page=True, notify_message=str(exc)),
+            status=409,
+        )
+    return redirect("dashboard:order", oid)
 
 
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------

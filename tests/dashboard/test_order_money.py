@@ -12,7 +12,7 @@ from django.test import Client
 
 from adminview.repair import rebuild
 from shop import orders
-from shop.orders import OrderLine, PaymentSpec
+from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csrf_of
