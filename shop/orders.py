@@ -5,9 +5,10 @@
   that the customer exists. All or nothing; never oversells under any concurrency.
 - ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse (carrier and tracking number on each, when
   given) and its shipment items; the expected delivery date is recomputed from the ship date, and when it moves
-  the audit entry records it with its before and after.
+  the audit entry records it with its before and after. A part of the units may ship; the order stays PENDING
+  (a new version) until every unit has.
 - ``order_deliver``: SHIPPED -> DELIVERED.
-- ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
+- ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from; not once partly shipped.
 
 Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
 PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
@@ -29,7 +30,7 @@ from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
-from shop import access_patterns, audit, keys, notifications, tracking
+from shop import access_patterns, audit, keys, notifications, order_status, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
@@ -243,11 +244,14 @@ def order_ship(
     tracking_number: str | None = None,
     warehouse_tracking: Mapping[str, str | None] | None = None,
     notify: bool = False,
+    quantities: Mapping[str, int] | None = None,
 ) -> Order:
-    """PENDING -> SHIPPED, creating one shipment per warehouse the items were taken from, each with the
-    ``carrier`` given and its own tracking number: ``warehouse_tracking[warehouse id]``, else ``tracking_number``
-    (all optional; checked by ``shop.tracking``: InvalidInput, as is a warehouse the order does not ship from).
-    ``notify``: the customer is told, with the shipments' ids (``shop.notifications``), in the same transaction."""
+    """PENDING -> SHIPPED once every unit has shipped (until then it stays PENDING), creating one shipment per
+    warehouse the units are taken from, each with the ``carrier`` given and its own tracking number:
+    ``warehouse_tracking[warehouse id]``, else ``tracking_number`` (all optional; checked by ``shop.tracking``:
+    InvalidInput, as is a warehouse the order does not ship from). ``quantities``: units to ship now by product id
+    (``_to_ship``); None ships every unit not shipped yet. ``notify``: the customer is told, with the shipments'
+    ids (``shop.notifications``), in the same transaction."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
@@ -262,6 +266,9 @@ def order_ship(
     unknown = sorted(set(own) - {i.warehouse_id for i in collection.items if i.warehouse_id})
     if unknown:
         raise InvalidInput(f"order {oid} ships from no warehouse {', '.join(unknown)}")
+    sent = order_status.shipped(collection)
+    units = _to_ship(oid, collection.items, sent, quantities)
+    whole = all(sent.get(i.product_id, 0) + units.get(i.product_id, 0) >= i.quantity for i in collection.items)
     customer = access_patterns.customer_by_id(customer_id=order.customer_id)
     shipped = shipped_at or now()
     shipments = build_shipments(
@@ -274,6 +281,7 @@ def order_ship(
         carrier=carrier,
         tracking_number=tracking_number,
         warehouse_tracking=own,
+        quantities=units,
     )
     tx = Transaction(ShopItem, token=request_token())
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
@@ -283,20 +291,46 @@ def order_ship(
     _status_update(
         tx,
         order,
-        OrderStatus.SHIPPED,
+        OrderStatus.SHIPPED if whole else OrderStatus.PENDING,
         OrderStatus.PENDING,
         [Order.delivery_date.set(delivery)],
         action="ship",
         actor=actor,
         changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
+        detail=None
+        if whole
+        else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items()),
     )
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     if notify:
-        sent = ",".join(s.shipment_id for s in shipments if isinstance(s, Shipment))
-        notifications.add(tx, oid, notifications.Kind.SHIPPED, detail=sent, at=shipped)
+        ids = ",".join(s.shipment_id for s in shipments if isinstance(s, Shipment))
+        notifications.add(tx, oid, notifications.Kind.SHIPPED, detail=ids, at=shipped)
     _commit_status_change(tx, oid, "shipped")
     return order
+
+
+def _to_ship(
+    oid: str, items: Sequence[OrderItem], sent: Mapping[str, int], quantities: Mapping[str, int] | None
+) -> dict[str, int]:
+    """Units to ship now by product id: every unit left when ``quantities`` is None, else those given (InvalidInput
+    for a product the order lacks, or more than is left of it); InvalidInput when that is nothing."""
+    left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in items}
+    if quantities is None:
+        wanted = {pid: n for pid, n in left.items() if n > 0}
+    else:
+        wanted = {}
+        for product_id, n in quantities.items():
+            pid = keys.bare(product_id, keys.PRODUCT)
+            if pid not in left:
+                raise InvalidInput(f"quantity-{pid}: order {oid} has no line of product {pid}")
+            if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= left[pid]:
+                raise InvalidInput(f"quantity-{pid}: {left[pid]} of product {pid} left to ship, not {n}")
+            if n:
+                wanted[pid] = n
+    if not wanted:
+        raise InvalidInput(f"order {oid}: nothing to ship (every quantity is 0, or nothing is left)")
+    return wanted
 
 
 def order_deliver(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
@@ -332,6 +366,10 @@ def order_cancel(
     def attempt() -> Order:
         collection = order_collection(oid)
         order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
+        if collection.shipments:
+            raise OrderConflict(
+                oid, order.status, f"order {oid} is partly shipped: edit out what is left to ship instead of cancelling"
+            )
         stock = _stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
         _status_update(

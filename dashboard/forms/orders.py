@@ -103,6 +103,8 @@ class CarrierFields(forms.Form):
 
 # An order shipped from several warehouses takes a tracking number per warehouse: ``tracking_number-<warehouse id>``.
 TRACKING_FROM = "tracking_number-"
+# Units to ship now of each line: ``quantity-<product id>``.
+QUANTITY_OF = "quantity-"
 
 
 class NotifyField(forms.BooleanField):
@@ -120,12 +122,25 @@ class ShipForm(ActionForm, CarrierFields):
     tracking_number = TrackingField("Tracking number")
     notify = NotifyField()
 
-    def __init__(self, data: Any = None, *, warehouses: Sequence[str] = ()) -> None:
+    def __init__(self, data: Any = None, *, warehouses: Sequence[str] = (), left: dict[str, int] | None = None) -> None:
         super().__init__(data)
         posted = [k.removeprefix(TRACKING_FROM) for k in (data or {}) if k.startswith(TRACKING_FROM)]
         self.warehouses = list(dict.fromkeys([*warehouses, *posted]))
         for wid in self.warehouses:
             self.fields[TRACKING_FROM + wid] = TrackingField(f"Tracking number from warehouse {wid}")
+        # the lines left to ship (shown with what is left), or those posted (``shop.orders`` checks them)
+        lines = dict(left or {}) | {
+            k.removeprefix(QUANTITY_OF): None for k in (data or {}) if k.startswith(QUANTITY_OF)
+        }
+        self.lines = [pid for pid in lines if lines[pid] != 0]
+        for pid in self.lines:
+            self.fields[QUANTITY_OF + pid] = forms.IntegerField(
+                required=False, min_value=0, initial=lines[pid], label=f"Units of {pid} to ship"
+            )
+
+    def quantity_fields(self) -> list[forms.BoundField]:
+        """Units to ship of each line, offered when the order holds more than one unit."""
+        return [self[QUANTITY_OF + pid] for pid in self.lines]
 
     def tracking_fields(self) -> list[forms.BoundField]:
         """What the form shows for tracking: a field per warehouse when there are several, else the one number."""
@@ -138,6 +153,8 @@ class ShipForm(ActionForm, CarrierFields):
         cleaned["warehouse_tracking"] = {
             wid: cleaned.pop(TRACKING_FROM + wid, None) for wid in self.warehouses if TRACKING_FROM + wid in cleaned
         }
+        given = {pid: cleaned.pop(QUANTITY_OF + pid, None) for pid in self.lines}
+        cleaned["quantities"] = {pid: n or 0 for pid, n in given.items()} if self.lines else None
         return cleaned
 
 

@@ -205,14 +205,14 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 # --- one order (pattern 5) with ship / cancel / deliver ------------------------------------------------------
 
 
-def _item_cells(item: OrderItem) -> list[Cell]:
-    """An order line's cells but the favourite one (which holds a form): product, name, quantity, price, line
-    total, warehouse."""
+def _item_cells(item: OrderItem, shipped: int | None) -> list[Cell]:
+    """An order line's cells but the favourite one (which holds a form): product, name, quantity (as shipped /
+    ordered once part of the order has shipped), price, line total, warehouse."""
     product_id, price, total = item.product_id, item.price, item.line_total
     return [
         Cell(product_id, url=id_url("dashboard:buyers", product_id)),
         Cell(item.product_name or DASH),
-        Cell(item.quantity, numeric=True),
+        Cell(item.quantity if shipped is None else f"{shipped} / {item.quantity}", numeric=True),
         amount_cell(price),
         amount_cell(total),
         Cell(item.warehouse_id or DASH),
@@ -273,16 +273,21 @@ def _order_context(
     (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
     returned = order_returns(collection)
+    sent = order_status.shipped(collection)
+    part = collection.order.order_status is OrderStatus.PENDING and any(sent.values())
+    left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in collection.items}
     return {
         "order": collection.order,
-        "items": [(item, _item_cells(item)) for item in collection.items],
+        "items": [
+            (item, _item_cells(item, sent.get(item.product_id, 0) if part else None)) for item in collection.items
+        ],
         "payments": _payment_rows(collection.invoices),
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
-        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
+        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection), left=left),
         "cancel_form": cancel_form or CancelForm(),
         "notifications": collection.notifications,
         "payment_form": PaymentForm(),
