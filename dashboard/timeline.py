@@ -17,7 +17,7 @@ from enum import StrEnum
 from returns import services as return_services
 from returns.keys import ReturnStatus
 from returns.models import Refund, ReturnItem
-from shop import notes, payments
+from shop import notes, orders, payments
 from shop.keys import OrderStatus
 from shop.models import AuditEntry
 from shop.order_reads import OrderCollection
@@ -136,18 +136,22 @@ def timeline(
 
 
 def _order_rows(collection: OrderCollection) -> Iterable[Row]:
+    """Placing and paying: by the customer, or by the staff member who created the order (its ``create`` entry); a
+    payment staff took later is its own audit entry's row (``_staff_rows``)."""
     order = collection.order
+    creator = next((e.user for e in collection.history if e.action == orders.CREATE), CUSTOMER)
+    taken = [e.detail or "" for e in collection.history if e.action == payments.PAYMENT]
     if order.date is not None:
         yield Row(
-            order.date, Event.PLACED, CUSTOMER, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
+            order.date, Event.PLACED, creator, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
         )
     for invoice in collection.invoices:
         paid_at = invoice.date or order.date
         for payment in invoice.payments if paid_at is not None else []:
-            if payment.type == payments.MANUAL:
-                continue  # staff took it: its audit entry says who and when
+            if payment.type == payments.MANUAL and any(f"({payment.transaction_id})" in t for t in taken):
+                continue
             said = " ".join(str(p) for p in (payment.type, payment.amount, payment.transaction_id) if p is not None)
-            yield Row(paid_at, Event.PAID, CUSTOMER, f"invoice {invoice.invoice_id}: {said}".strip())
+            yield Row(paid_at, Event.PAID, creator, f"invoice {invoice.invoice_id}: {said}".strip())
 
 
 def _notified_rows(collection: OrderCollection) -> Iterable[Row]:
@@ -187,7 +191,7 @@ def _staff_rows(
     delivered = False
     for entry in entries:
         at = _at(entry)
-        if at is None or entry.action == SHIP or entry.action in RETURN_STEPS or entry.action == return_services.REFUND:
+        if at is None or entry.action in (SHIP, orders.CREATE, return_services.REFUND) or entry.action in RETURN_STEPS:
             continue
         if entry.action == DELIVER:
             delivered = True

@@ -24,8 +24,13 @@ SHIPMENT_TYPES = ("Standard", "Express")
 
 @dataclass(frozen=True)
 class OrderLine:
+    """A line to order: ``price`` overrides the list price (a discount staff give), ``warehouse_id`` names the
+    warehouse its stock comes from (else the one holding the most, if enough)."""
+
     product_id: str
     quantity: int
+    price: Decimal | None = None
+    warehouse_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,11 @@ from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
+from shop.payments import MANUAL
 from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
+CREATE = "create"  # the audit trail's name of an order staff create
 DELIVERY_DATE = Order.delivery_date.attr_name  # the attribute a ship's audit entry names when it moves the date
 MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
 MAX_QUANTITY = 10_000
@@ -59,19 +61,30 @@ def new_id() -> str:
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
         raise InvalidInput("an order needs at least one line")
-    merged: dict[str, int] = {}
+    merged: dict[str, OrderLine] = {}
     for line in lines:
         pid = keys.bare(line.product_id, keys.PRODUCT)
         quantity = line.quantity
         if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
             raise InvalidInput(f"quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
-        merged[pid] = merged.get(pid, 0) + line.quantity
+        if line.price is not None and not (line.price.is_finite() and line.price >= 0):
+            raise InvalidInput(f"price of {pid} must be an amount of 0 or more")
+        wid = keys.bare(line.warehouse_id, keys.WAREHOUSE) if line.warehouse_id else None
+        first = merged.get(pid)
+        merged[pid] = OrderLine(
+            pid,
+            quantity + (first.quantity if first else 0),
+            first.price if first and first.price is not None else line.price,
+            first.warehouse_id if first and first.warehouse_id else wid,
+        )
     if len(merged) > MAX_LINES:
         raise InvalidInput(f"an order holds at most {MAX_LINES} different products")
-    return [OrderLine(pid, qty) for pid, qty in merged.items()]
+    return list(merged.values())
 
 
-def _products(product_ids: list[str]) -> dict[str, Product]:
+def _products(product_ids: list[str], priced: frozenset[str] = frozenset()) -> dict[str, Product]:
+    """The products by id; NotFound for one that is absent, InvalidInput for one without a price unless its line
+    gives one (``priced``)."""
     keys_ = [ddb_json.key(keys.product(p), keys.product(p)) for p in product_ids]
     found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), keys_, key_names=("PK", "SK"))
     products: dict[str, Product] = {}
@@ -79,17 +92,21 @@ def _products(product_ids: list[str]) -> dict[str, Product]:
         item = ShopItem.from_raw_data(raw) if raw else None
         if not isinstance(item, Product):
             raise NotFound("product", pid)
-        if item.price is None:
+        if item.price is None and pid not in priced:
             raise InvalidInput(f"product {pid} has no price and cannot be ordered")
         products[pid] = item
     return products
 
 
-def _pick_warehouse(product_id: str, quantity: int) -> Inventory:
-    """The warehouse holding the most of the product, if it holds enough (ties: lowest id)."""
+def _pick_warehouse(product_id: str, quantity: int, warehouse_id: str | None = None) -> Inventory:
+    """The warehouse holding the most of the product (ties: lowest id), or ``warehouse_id``, if it holds enough."""
     rows = sorted(
         all_items(access_patterns.inventory_for_product, product_id=product_id), key=lambda r: (-r.quantity, r.sk)
     )
+    if warehouse_id is not None:
+        rows = [r for r in rows if r.warehouse_id == warehouse_id]
+        if not rows:
+            raise InvalidInput(f"warehouse {warehouse_id} holds no product {product_id}")
     best = rows[0] if rows else None
     if best is None or best.quantity < quantity:
         raise OutOfStock(product_id, quantity, best.quantity if best else 0)
@@ -104,24 +121,36 @@ def order_place(
     placed_at: datetime | None = None,
     order_id: str | None = None,
     invoice_id: str | None = None,
+    paid_by: str | None = None,
+    actor: Actor | None = None,
+    notify: bool = False,
 ) -> Order:
-    """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy."""
+    """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy. Staff
+    creating one (``actor``, audited as ``create``) may give a line's price and warehouse, and either ``paid_by``
+    (the reference of a manual payment of the whole total) or ``payments=[]`` (paid later); ``notify`` writes the
+    customer's confirmation (``shop.notifications``) in the same transaction."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
     wanted = _validate_lines(lines)
-    products = _products([line.product_id for line in wanted])
+    products = _products(
+        [line.product_id for line in wanted], frozenset(line.product_id for line in wanted if line.price is not None)
+    )
+    listed = {pid: product.price or Decimal(0) for pid, product in products.items()}  # _products checked them
+    price = {line.product_id: listed[line.product_id] if line.price is None else line.price for line in wanted}
     placed = placed_at or now()
-    total = sum((products[line.product_id].price * line.quantity for line in wanted), Decimal(0))
+    total = sum((price[line.product_id] * line.quantity for line in wanted), Decimal(0))
+    if paid_by is not None:
+        payments = [PaymentSpec(MANUAL, total, transaction_id=paid_by)] if total > 0 else []
     payment_items = build_payments(payments, total)
 
     def attempt() -> Order:
-        picks = {line.product_id: _pick_warehouse(line.product_id, line.quantity) for line in wanted}
+        picks = {line.product_id: _pick_warehouse(line.product_id, line.quantity, line.warehouse_id) for line in wanted}
         priced = [
             PricedLine(
                 line.product_id,
                 line.quantity,
-                products[line.product_id].price,
+                price[line.product_id],
                 products[line.product_id].name,
                 picks[line.product_id].warehouse_id,
                 products[line.product_id].category,
@@ -137,6 +166,9 @@ def order_place(
         for item in items:
             tx.put(f"item:{item.product_id}", item, ShopItem.pk.does_not_exist())
         tx.put("invoice", invoice, ShopItem.pk.does_not_exist())
+        audit.record(tx, actor, action=CREATE, order_id=oid, to_status=OrderStatus.PENDING.value, order_version=1)
+        if notify:
+            notifications.add(tx, oid, notifications.Kind.CREATED, at=placed)
         for line in wanted:
             row = picks[line.product_id]
             tx.update(
