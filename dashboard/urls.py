@@ -14,6 +14,7 @@ from dashboard.views import (
     home,
     notes,
     order_create,
+    order_edit,
     order_timeline,
     orders,
     patterns,
@@ -54,6 +55,7 @@ urlpatterns = [
     path("orders/<str:order_id>/ship/", orders.order_ship, name="order-ship"),
     path("orders/<str:order_id>/cancel/", orders.order_cancel, name="order-cancel"),
     path("orders/<str:order_id>/deliver/", orders.order_deliver, name="order-deliver"),
+    path("orders/<str:order_id>/edit/", order_edit.order_edit, name="order-edit"),
     path("orders/<str:order_id>/payments/", orders.order_payment, name="order-payments"),
     path("orders/<str:order_id>/refund/", orders.order_refund, name="order-refund"),
     path(

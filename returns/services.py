@@ -27,10 +27,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
+from typing import Any
 
 from pynamodb.expressions.update import Action
 
@@ -42,7 +43,7 @@ from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
 from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
-from shop import audit, notifications, orders
+from shop import audit, notifications, order_edit, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -528,6 +529,31 @@ def order_cancel_with_refund(
     return orders.order_cancel(
         order_id=order_id, expected_version=expected_version, actor=actor, reason=reason, extra=extra
     )
+
+
+# --- editing a paid order ---------------------------------------------------------------------------------------
+
+EDIT_REFERENCE = "order edit"  # the Reference of the refund an edit makes: what was paid above the new total
+
+
+def _refund_above(tx: Transaction, collection: OrderCollection, total: Decimal, *, actor: Actor | None) -> None:
+    money = refunds.refundable(collection.order.order_id, collection.invoices)
+    excess = money.paid - money.refunded - total
+    if excess <= 0:
+        return
+    unchecked = replace(money, invoices=())  # the edit's invoice update holds the payments as read
+    customer = collection.order.customer_id
+    refunds.add_refund(
+        tx, unchecked, amount=excess, reference=EDIT_REFERENCE, refund_id=new_id(), at=now(), customer_id=customer
+    )
+    detail = f"order edited: {excess:.2f} ({EDIT_REFERENCE})"
+    audit.record(tx, actor, action=REFUND, order_id=money.order_id, detail=detail)
+
+
+def order_edit_with_refund(**edit: Any) -> Order:
+    """The shop's edit (``shop.order_edit.order_edit``, its keyword arguments) and, in the same transaction, a
+    refund of what the order paid above its new total (``Reference`` ``order edit``), audited as ``refund``."""
+    return order_edit.order_edit(**edit, extra=partial(_refund_above, actor=edit.get("actor")))
 
 
 # --- a refund outside a return ----------------------------------------------------------------------------------

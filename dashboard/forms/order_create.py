@@ -68,3 +68,37 @@ class CreateOrderForm(forms.Form):
             self.add_error("reference", "a paid order needs its payment's reference")
         cleaned["lines"] = lines
         return cleaned
+
+
+class EditOrderForm(forms.Form):
+    """A pending order's edit: the version seen, ``quantity-<pid>`` of its lines (0 removes one), a line to add."""
+
+    expected_version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    add_product = forms.CharField(required=False, max_length=64, label="Add product (id)")
+    add_quantity = forms.IntegerField(required=False, min_value=1, max_value=orders.MAX_QUANTITY, label="Units to add")
+    notify = NotifyField()
+
+    def __init__(self, data: Any = None, *, lines: dict[str, int] | None = None, **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        posted = [k.removeprefix("quantity-") for k in (data or {}) if k.startswith("quantity-")]
+        self.lines = list(dict.fromkeys([*(lines or {}), *posted]))
+        for pid in self.lines:
+            self.fields[f"quantity-{pid}"] = forms.IntegerField(  # absent: the line keeps its quantity
+                required=False,
+                min_value=0,
+                max_value=orders.MAX_QUANTITY,
+                initial=(lines or {}).get(pid),
+                label=f"Quantity of {pid}",
+            )
+
+    def quantity_fields(self) -> list[forms.BoundField]:
+        return [self[f"quantity-{pid}"] for pid in self.lines]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        cleaned["quantities"] = {pid: cleaned.pop(f"quantity-{pid}", None) for pid in self.lines}
+        cleaned["quantities"] = {pid: n for pid, n in cleaned["quantities"].items() if n is not None}
+        cleaned["add_product"] = cleaned.get("add_product") or None
+        if cleaned["add_product"] and not cleaned.get("add_quantity"):
+            self.add_error("add_quantity", "how many units of the product to add")
+        return cleaned
