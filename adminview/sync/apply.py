@@ -12,7 +12,8 @@ A batch (Lambda event records or the poller's, same shape), from any source (``a
    retried with backoff), staff activity entries with them;
 4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
    few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
-5. last, each anchor is written, conditioned on the ``Rev`` read in step 2.
+5. last, each anchor is written, conditioned on the ``Rev`` read in step 2: 25 a call as PartiQL statements
+   (``dynamo.statements``) where the engine keeps each statement's condition, else one conditional PutItem each.
 
 A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
 again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
@@ -28,17 +29,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import numbers, records, schema, sources, values
+from adminview.core import guard, numbers, records, schema, sources, values
 from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
 from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import ddb_json, item_codec, side_by_side, transactions
+from dynamo import conf, ddb_json, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
 RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
@@ -199,9 +200,56 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
     return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
 
 
-def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
-    """Step 5: each anchor, conditioned on its ``Rev`` as read; returns those that had changed meanwhile."""
+def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
+    """The anchor's write as one PartiQL statement, conditioned as its PutItem would be: an ``INSERT`` of an anchor
+    not stored, else an ``UPDATE`` that sets its attributes and removes those it no longer has (``stored_names``,
+    from the item read). None: not a put, or too long or oddly named for a statement (written by PutItem)."""
+    item = w.anchor
+    if item is None or any("'" in name for name in item):
+        return None
+    try:
+        if not w.stored:
+            fields = ", ".join(f"'{name}': ?" for name in item)
+            text, parameters = f"INSERT INTO {statements.quoted(table)} VALUE {{{fields}}}", list(item.values())
+        else:
+            keys = (schema.PK, schema.SK)
+            kept = [name for name in item if name not in keys]
+            gone = sorted(set(stored_names) - set(item) - set(keys))
+            condition, condition_parameters = guard.unchanged_where(rev=w.rev)
+            text = " ".join(
+                [
+                    f"UPDATE {statements.quoted(table)}",
+                    *(f"SET {statements.quoted(name)}=?" for name in kept),
+                    *(f"REMOVE {statements.quoted(name)}" for name in gone),
+                    f"WHERE {statements.quoted(schema.PK)}=? AND {statements.quoted(schema.SK)}=? AND {condition}",
+                ]
+            )
+            parameters = [*(item[name] for name in kept), *w.key, *condition_parameters]
+    except ValueError:
+        return None
+    return {"Statement": text, "Parameters": parameters} if len(text) <= statements.MAX_CHARS else None
+
+
+def _by_statements(client: Any, table: str) -> bool:
+    setting = conf.anchor_writes()
+    return setting == "partiql" or (setting == "auto" and statements.keeps_conditions(client, table))
+
+
+def _write_anchors(writes: list[Writes], stored: dict[schema.Key, Item | None]) -> set[schema.Key]:
+    """Step 5: each anchor, conditioned on its ``Rev`` as read (``stored``: the items read); returns those that had
+    changed meanwhile. Puts go 25 to a call as PartiQL statements where the engine keeps their conditions."""
     client, table = view_client()
+    batched: dict[schema.Key, statements.Statement] = {}
+    if _by_statements(client, table):
+        for w in writes:
+            if (statement := _anchor_statement(table, w, stored.get(w.key) or ())) is not None:
+                batched[w.key] = statement
+    raced: set[schema.Key] = set()
+    for key, code in zip(batched, statements.execute(client, list(batched.values())), strict=True):
+        if code in statements.LOST_RACE:
+            raced.add(key)
+        elif code is not None:
+            raise RuntimeError(f"anchor {key} not written: {code}")
 
     def write(w: Writes) -> Callable[[], set[schema.Key]]:
         def run() -> set[schema.Key]:
@@ -219,7 +267,7 @@ def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
 
         return run
 
-    return _in_parallel([write(w) for w in writes])
+    return raced | _in_parallel([write(w) for w in writes if w.key not in batched])
 
 
 # --- one batch -------------------------------------------------------------------------------------------------
@@ -247,7 +295,7 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> A
     written = [f.writes for f in folded.values() if f.writes is not None]
     write_entries({k: item for w in written for k, item in w.entries.items()})
     raced = _count(folded)
-    raced |= _write_anchors([w for w in written if w.key not in raced])
+    raced |= _write_anchors([w for w in written if w.key not in raced], stored)
     applied = sum(f.applied for k, f in folded.items() if k not in raced)
     skipped = sum(f.skipped for k, f in folded.items() if k not in raced)
     return Attempt(applied, skipped, raced, {w.key: set(w.entries) for w in written})
