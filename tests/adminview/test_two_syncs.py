@@ -38,9 +38,9 @@ WRITES = 30  # rounds of the writer: orders placed, cancelled with refunds, ship
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
-    """The shop, and a return another service wrote (so neither stream is empty when a follower starts: see
-    ``test_sync_basic``)."""
+def shop(shop_table: str, admin_view_table: str, anchor_writes: str) -> None:
+    """On each anchor path: the shop, and a return another service wrote (so neither stream is empty when a follower
+    starts: see ``test_sync_basic``)."""
     factories.shop_with(customers=3, products=3, stock_each=100_000)
     put_return("k-first", "k-first", "1001", "REQUESTED", "2026-06-01T08:00:00", [("2001", 1)])
 

@@ -52,7 +52,7 @@ def test_dynamodb_local_keeps_the_conditions(admin_view_table: str) -> None:
 class Forgetful:
     """An engine that runs every statement (as moto does), keeping what the probe made."""
 
-    class meta:  # noqa: N801 - botocore's client attribute
+    class meta:
         endpoint_url = "http://forgetful"
 
     def __init__(self) -> None:
