@@ -878,3 +878,34 @@ def test_a_gate_known_to_fail_is_said_but_only_the_others_fail_the_run() -> None
     assert [line.split(",")[0] for line in left] == ["gate 4"]
     with pytest.raises(SystemExit):
         resolve(["--known-failing", "two"])
+
+
+def test_the_handlers_pace_is_stated_in_bare_putitems_and_the_memory_it_needs() -> None:
+    from bench.lambda_cpu import pace, template_memory_mb
+
+    assert template_memory_mb() == 1769
+    assert pace(0.5, 1.25, 1769) == {
+        "putitem_cpu_ms": 1.25,
+        "handler_cpu_in_putitems": 0.4,
+        "records_per_s_per_vcpu": 2000,
+        "template_memory_mb": 1769,
+        "records_per_s_at_template_memory": 2000,
+        "memory_mb_for_partition_pace": 885,
+        "parallelization_factor_for_partition_pace": 1,
+    }
+    slow = pace(2.5, 1.25, 885)
+    assert slow["records_per_s_at_template_memory"] == 200
+    assert (slow["memory_mb_for_partition_pace"], slow["parallelization_factor_for_partition_pace"]) == (1769, 3)
+
+
+def test_the_views_cost_per_million_shop_writes_is_set_beside_the_shops_own() -> None:
+    from bench.lambda_cpu import cost
+
+    figures = {"records": 1000, "view_wcu": 2400.0, "source_wcu": 2600.0, "handler_wall_ms_per_record": 2.0}
+    figures |= {"batch": 100, "get_records": 10}
+    found = cost(figures, 1024)
+    assert found["view_writes_usd"] == 1.5  # 2.4 million units at $0.625 a million
+    assert found["shop_writes_usd_per_million"] == 1.625
+    assert found["lambda_usd"] == round(2000 * 0.0000166667 + 0.002, 3)  # 2,000 GB-s and 10,000 requests
+    assert found["poller_stream_reads_usd"] == 0.002  # 10,000 GetRecords at $0.02 per 100,000
+    assert found["view_to_shop_write_cost"] == round((1.5 + found["lambda_usd"]) / 1.625, 3)
