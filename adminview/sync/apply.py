@@ -9,7 +9,7 @@ A batch (Lambda event records or the poller's, same shape), from any source (``a
    each anchor's records are folded into its state in stream order, skipping every record that is not newer
    than what the anchor says was applied for its source item, and ``plan`` says what to write;
 3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
-   retried with backoff), staff activity entries with them;
+   retried with backoff), staff activity entries and the items of no anchor with them;
 4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
    few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
 5. last, each anchor is written, conditioned on the ``Rev`` read in step 2: 25 a call as PartiQL statements
@@ -240,7 +240,7 @@ def _write_anchors(writes: list[Writes], stored: dict[schema.Key, Item | None]) 
     changed meanwhile. Puts go 25 to a call as PartiQL statements where the engine keeps their conditions."""
     client, table = view_client()
     batched: dict[schema.Key, statements.Statement] = {}
-    if _by_statements(client, table):
+    if writes and _by_statements(client, table):
         for w in writes:
             if (statement := _anchor_statement(table, w, stored.get(w.key) or ())) is not None:
                 batched[w.key] = statement
@@ -281,8 +281,11 @@ class Attempt:
     wrote: dict[schema.Key, set[schema.Key]]  # each anchor's entries this attempt wrote
 
 
-def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> Attempt:
-    """Fold and write every group once."""
+def _apply_once(
+    groups: dict[schema.Key, list[Prepared]], list_shards: int, free: dict[schema.Key, Item | None] | None = None
+) -> Attempt:
+    """Fold and write every group once; ``free`` items (of no anchor) go in the same BatchWriteItem calls as the
+    entries."""
     counting = [key for key, group in groups.items() if group[0].source.counts(key)]
     stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}
@@ -293,7 +296,7 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> A
             counted = numbers.read_counted(schema.counted(key), stored[schema.counted(key)])
         folded[key] = fold(state, group, counted, list_shards)
     written = [f.writes for f in folded.values() if f.writes is not None]
-    write_entries({k: item for w in written for k, item in w.entries.items()})
+    write_entries((free or {}) | {k: item for w in written for k, item in w.entries.items()})
     raced = _count(folded)
     raced |= _write_anchors([w for w in written if w.key not in raced], stored)
     applied = sum(f.applied for k, f in folded.items() if k not in raced)
@@ -302,14 +305,13 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> A
 
 
 def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
-    free = {values.item_key(item): item for p in batch for item in p.free}
-    write_entries(dict(free))
+    free: dict[schema.Key, Item | None] = {values.item_key(item): item for p in batch for item in p.free}
     groups: dict[schema.Key, list[Prepared]] = {}
     for p in batch:
         if p.anchor is not None:
             groups.setdefault(p.anchor, []).append(p)
     ignored = sum(1 for p in batch if p.anchor is None and not p.free)
-    attempt = _apply_once(groups, list_shards)
+    attempt = _apply_once(groups, list_shards, free)
     applied, skipped = attempt.applied, attempt.skipped
     lost: dict[schema.Key, set[schema.Key]] = {}  # anchors that lost a race, and the entries written for them
     for _attempt in range(RACE_ATTEMPTS):
