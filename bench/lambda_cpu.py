@@ -33,10 +33,10 @@ TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "template.yaml"
 FULL_VCPU_MB = 1769  # Lambda gives one full vCPU at this memory; the handler, one Python process, uses one at most
 PARTITION_WRITES_PER_S = 1000  # a table partition's write ceiling: the busiest stream shard's records/s at most
 # AWS's on-demand prices (us-east-1, 2026): a write request unit, a stream read request (GetRecords; those Lambda's
-# event source mapping makes are not billed), a Lambda GB-second (x86) and a Lambda request
+# event source mapping makes are not billed), a Lambda GB-second (arm64, as the template runs it) and a request
 WRITE_UNIT_USD = 0.625 / 1e6
 STREAM_READ_USD = 0.02 / 1e5
-LAMBDA_GB_S_USD = 0.0000166667
+LAMBDA_GB_S_USD = 0.0000133334
 LAMBDA_REQUEST_USD = 0.20 / 1e6
 
 

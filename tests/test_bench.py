@@ -906,6 +906,6 @@ def test_the_views_cost_per_million_shop_writes_is_set_beside_the_shops_own() ->
     found = cost(figures, 1024)
     assert found["view_writes_usd"] == 1.5  # 2.4 million units at $0.625 a million
     assert found["shop_writes_usd_per_million"] == 1.625
-    assert found["lambda_usd"] == round(2000 * 0.0000166667 + 0.002, 3)  # 2,000 GB-s and 10,000 requests
+    assert found["lambda_usd"] == round(2000 * 0.0000133334 + 0.002, 3)  # 2,000 GB-s and 10,000 requests
     assert found["poller_stream_reads_usd"] == 0.002  # 10,000 GetRecords at $0.02 per 100,000
     assert found["view_to_shop_write_cost"] == round((1.5 + found["lambda_usd"]) / 1.625, 3)
