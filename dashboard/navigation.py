@@ -47,6 +47,7 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:order-consistency-repair": ("sync", False),
     "dashboard:patterns": ("explorer", True),
     "dashboard:pattern": ("explorer", False),
+    "dashboard:partiql": ("explorer", False),
 }
 # The operations menu: developers' and operators' tools, each page of these areas for operators only.
 OPERATIONS = frozenset({"sync", "explorer"})

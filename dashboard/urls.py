@@ -34,6 +34,7 @@ app_name = "dashboard"
 # them then skips two dozen failed matches.
 urlpatterns = [
     path("patterns/", patterns.patterns_index, name="patterns"),
+    path("patterns/partiql/", patterns.partiql_box, name="partiql"),
     path("patterns/<str:name>/", patterns.pattern_page, name="pattern"),
     path("", home.home, name="home"),
     path("go/", home.jump, name="jump"),

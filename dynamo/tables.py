@@ -51,6 +51,18 @@ def _schema(model: type[Model]) -> dict[str, Any]:
     }
 
 
+def key_names(model: type[Model]) -> dict[str | None, tuple[str, str | None]]:
+    """(partition, sort) key names of the table (None) and of each index, by index name."""
+    schema = _schema(model)
+
+    def pair(key_schema: list[dict[str, str]]) -> tuple[str, str | None]:
+        by_type = {k["KeyType"]: k["AttributeName"] for k in key_schema}
+        return by_type["HASH"], by_type.get("RANGE")
+
+    indexes = {i["IndexName"]: pair(i["KeySchema"]) for i in schema["GlobalSecondaryIndexes"]}
+    return {None: pair(schema["KeySchema"]), **indexes}
+
+
 def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:
     try:
         return dict(client.describe_table(TableName=name)["Table"])

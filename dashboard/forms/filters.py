@@ -23,6 +23,7 @@ from shop.pattern_registry import Param, check_params
 
 QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
 JSON = "json"
+PARTIQL = "partiql"
 
 
 class SortForm(FilterForm):
@@ -101,7 +102,14 @@ class CustomerPageForm(OrderListForm):
 
 class PatternForm(ListForm):
     """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
-    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it."""
+    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it.
+    ``format=partiql`` asks for the pattern as one PartiQL statement."""
+
+    format = forms.ChoiceField(
+        required=False,
+        choices=[(f, f) for f in (*FORMATS, PARTIQL)],
+        error_messages={"invalid_choice": "'%(value)s' is not a format; use html, csv or partiql"},
+    )
 
     def __init__(self, params: tuple[Param, ...], data: QueryDict | None) -> None:
         super().__init__(data)
@@ -114,6 +122,10 @@ class PatternForm(ListForm):
             )
         self.fields["limit"].label = "page size"
         self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
+
+    @property
+    def wants_partiql(self) -> bool:
+        return self.cleaned_data.get("format") == PARTIQL
 
     def param_fields(self) -> list[forms.BoundField]:
         """The pattern's own parameters (not the list parameters), as the form shows them."""

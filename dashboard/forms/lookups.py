@@ -1,11 +1,15 @@
-"""Forms that find one thing: the top bar's jump box, the payment-transaction lookup, and the consistency page's
-``format``."""
+"""Forms that find one thing: the top bar's jump box, the payment-transaction lookup, the consistency page's
+``format`` and the explorer's PartiQL box."""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from django import forms
 from django.core.validators import validate_email
 
+from dashboard.partiql import MAX_LENGTH
 from shop import keys
 
 
@@ -79,3 +83,39 @@ class ConsistencyForm(forms.Form):
     @property
     def wants_json(self) -> bool:
         return self.cleaned_data.get("format") == "json"
+
+
+TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"})  # DynamoDB JSON's type tags
+
+
+class PartiqlForm(forms.Form):
+    """The PartiQL box: a statement, its ``?`` parameters as a JSON list of DynamoDB JSON values (optional), and
+    DynamoDB's ``NextToken`` for the next page ("load more")."""
+
+    statement = forms.CharField(max_length=MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4, "cols": 80}))
+    parameters = forms.CharField(
+        required=False,
+        max_length=MAX_LENGTH,
+        label="parameters (a JSON list in DynamoDB JSON)",
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 80, "placeholder": '[{"S": "o#12345"}]'}),
+    )
+    next_token = forms.CharField(required=False, max_length=MAX_LENGTH, widget=forms.HiddenInput)
+    columns = forms.JSONField(required=False, widget=forms.HiddenInput)  # the first page's, for the pages after
+
+    def clean_columns(self) -> list[str]:
+        columns = self.cleaned_data["columns"] or []
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise forms.ValidationError("columns: a JSON list of attribute names")
+        return columns
+
+    def clean_parameters(self) -> list[Any]:
+        text = self.cleaned_data["parameters"].strip()
+        try:
+            values = json.loads(text) if text else []
+        except ValueError as exc:
+            raise forms.ValidationError(f"parameters: not JSON ({exc})") from exc
+        if not isinstance(values, list) or not all(
+            isinstance(v, dict) and len(v) == 1 and next(iter(v)) in TYPES for v in values
+        ):
+            raise forms.ValidationError('parameters: a JSON list of DynamoDB JSON values, such as [{"S": "o#1"}]')
+        return values

@@ -3,34 +3,44 @@
 ``/patterns/<name>/`` validates the parameters with the registry's own checks (the CLI's), runs one page of the
 pattern inside its own call recording, and shows the items with the requests botocore sent (JSON, boto3,
 ``aws dynamodb``) and their cost; "load more" follows a signed cursor that also carries the page's columns, and
-``?format=csv`` streams every item (``PK``, ``SK``, then every attribute the pattern's items can have).
+``?format=csv`` streams every item (``PK``, ``SK``, then every attribute the pattern's items can have);
+``?format=partiql`` answers the pattern as one PartiQL statement (``dashboard.partiql``). ``/patterns/partiql/``
+is a read-only PartiQL box: a keyed ``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
-from django.http import HttpResponseBase
+from django.http import HttpResponseBase, JsonResponse
 from django.template.response import TemplateResponse
-from django.views.decorators.http import require_GET
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_http_methods
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
 from dashboard.forms.filters import PatternForm
 from dashboard.forms.lists import first_error
+from dashboard.forms.lookups import PartiqlForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import csv_url, next_url, partial
+from dashboard.partiql import Statement, checked, statement_of
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
+from dynamo.client import client_of
 from dynamo.instrumentation import CallLog, recording
 from dynamo.no_answer import did_not_answer
 from dynamo.paging import MAX_PAGE as CSV_PAGE
+from shop.errors import InvalidInput
 from shop.pattern_registry import AccessPattern
 
 SALT = "pattern"
+PARTIQL_PAGE = 50
 
 
 @require_GET
@@ -130,6 +140,13 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     start_key = position["k"] if position else None
     with recording() as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
+    if form.wants_partiql:
+        return JsonResponse(statement_of(log.calls).as_json())
+    try:
+        statement: Statement | None = statement_of(log.calls)
+        unwritten = ""
+    except InvalidInput as exc:
+        statement, unwritten = None, str(exc)
     items = [pattern.attributes(item) for item in page.items]
     columns = position["c"] if position else _columns_of(pattern, items)
     token = cursors.encode({"k": page.next_key, "c": columns} if page.next_key else None, salt=SALT, scope=scope)
@@ -142,5 +159,65 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
         "calls": shown_calls(log),
         "log": log,
         "items_count": len(items),
+        "statement": statement,
+        "statement_json": json.dumps(statement.parameters, ensure_ascii=False) if statement else "",
+        "box_url": _box_url(statement) if statement else None,
+        "unwritten": unwritten,
     }
     return TemplateResponse(request, partial(request, "dashboard/pattern.html", "rows"), context)
+
+
+@require_http_methods(["GET", "POST"])
+@dynamodb_errors
+def partiql_box(request: HtmxHttpRequest) -> HttpResponseBase:
+    """GET: the box (``?statement=&parameters=`` filled in, as a pattern's page links it); POST: run it."""
+    if request.method == "GET":
+        initial = {name: request.GET.get(name, "") for name in ("statement", "parameters")}
+        return TemplateResponse(request, "dashboard/partiql.html", {"form": PartiqlForm(initial=initial)})
+    form = PartiqlForm(request.POST)
+    context: dict[str, Any] = {"form": form}
+    try:
+        if not form.is_valid():
+            raise InvalidInput(first_error(form))
+        data = form.cleaned_data
+        run = checked(data["statement"], data["parameters"])
+        kwargs: dict[str, Any] = {"Statement": data["statement"], "ReturnConsumedCapacity": "TOTAL"}
+        kwargs |= {"Limit": PARTIQL_PAGE} | ({"Parameters": data["parameters"]} if data["parameters"] else {})
+        if data["next_token"]:
+            kwargs["NextToken"] = data["next_token"]
+        try:
+            answer: Any = client_of(run.spec.model).execute_statement(**kwargs)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ValidationException":
+                raise
+            raise InvalidInput(f"DynamoDB refused the statement: {exc.response['Error'].get('Message')}") from exc
+    except InvalidInput as exc:
+        status = 400
+        if request.htmx:
+            return error(request, status, str(exc))
+        return TemplateResponse(request, "dashboard/partiql.html", {**context, "message": str(exc)}, status=status)
+    items: list[dict[str, Any]] = answer.get("Items", [])
+    columns = data["columns"] or _item_columns(items)
+    context |= {
+        "columns": columns,
+        "columns_json": json.dumps(columns, ensure_ascii=False),
+        "rows": [stored_row(item, columns) for item in items],
+        "next_token": answer.get("NextToken"),
+        "capacity": (answer.get("ConsumedCapacity") or {}).get("CapacityUnits"),
+        "first_page": not data["next_token"],
+        "items_count": len(items),
+    }
+    return TemplateResponse(request, partial(request, "dashboard/partiql.html", "rows"), context)
+
+
+def _box_url(statement: Statement) -> str:
+    """The PartiQL box with this statement filled in."""
+    query = urlencode({"statement": statement.text, "parameters": json.dumps(statement.parameters)})
+    return f"{reverse('dashboard:partiql')}?{query}"
+
+
+def _item_columns(items: list[dict[str, Any]]) -> list[str]:
+    """``PK`` and ``SK`` first (when present), then every other attribute of the page's items, sorted."""
+    present = {name for item in items for name in item}
+    first = [n for n in ("PK", "SK") if n in present]
+    return first + sorted(present - set(first))

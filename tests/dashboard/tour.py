@@ -30,6 +30,7 @@ from returns import services as returns
 from shop import editing, favourites, notes, orders
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
+from shop.models import SHOP_TABLE
 from shop.order_builders import PaymentSpec
 from shop.orders import OrderLine
 from tests import factories
@@ -202,6 +203,7 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
     due = delivery_date_for(PLACED + timedelta(days=1))
     year = "from=2026-01-01&to=2026-12-31"
     too_many_fields = "&".join("f=1" for _ in range(1001))  # over DATA_UPLOAD_MAX_NUMBER_FIELDS, under 4 KB
+    keyed_select = f"SELECT * FROM \"{SHOP_TABLE.name}\" WHERE PK = 'o#{SHIPPED_ORDER}'"
     return [
         Visit("home", "/"),
         Visit("pending", "/orders/pending/"),
@@ -224,6 +226,14 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("warehouse", "/warehouses/301/"),
         Visit("patterns", "/patterns/"),
         Visit("pattern", f"/patterns/getOrderDetailsByOrderId/?order_id={SHIPPED_ORDER}"),
+        Visit("partiql", "/patterns/partiql/"),
+        Visit("partiql-items", "/patterns/partiql/", submit=Submit("#partiql-form", {"statement": keyed_select})),
+        Visit(
+            "partiql-400",
+            "/patterns/partiql/",
+            status=400,
+            submit=Submit("#partiql-form", {"statement": f'SELECT * FROM "{SHOP_TABLE.name}" WHERE SK = ?'}),
+        ),
         Visit("catalogue", "/catalogue/"),
         Visit("customer-edit", "/customers/1002/edit/"),
         Visit("product-edit", f"/products/{EDITED_PRODUCT}/edit/"),
