@@ -43,10 +43,13 @@ class StatementsThrottled(RuntimeError):
 
 
 def quoted(name: str) -> str:
-    """An identifier (table or attribute name) in double quotes; a name that holds one is refused."""
-    if '"' in name:
-        raise ValueError(f"name {name!r} cannot be quoted in PartiQL")
-    return f'"{name}"'
+    """An identifier (a table or attribute name) as PartiQL reads it: in double quotes, a double quote doubled."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    """A string literal (an ``INSERT``'s attribute name): in single quotes, a single quote doubled."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _code(response: dict[str, Any]) -> str | None:

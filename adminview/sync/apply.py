@@ -203,30 +203,27 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
 def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
     """The anchor's write as one PartiQL statement, conditioned as its PutItem would be: an ``INSERT`` of an anchor
     not stored, else an ``UPDATE`` that sets its attributes and removes those it no longer has (``stored_names``,
-    from the item read). None: not a put, or too long or oddly named for a statement (written by PutItem)."""
-    item = w.anchor
-    if item is None or any("'" in name for name in item):
+    from the item read). None: not a put, or too long for a statement (written by PutItem)."""
+    item, quoted = w.anchor, statements.quoted
+    if item is None:
         return None
-    try:
-        if not w.stored:
-            fields = ", ".join(f"'{name}': ?" for name in item)
-            text, parameters = f"INSERT INTO {statements.quoted(table)} VALUE {{{fields}}}", list(item.values())
-        else:
-            keys = (schema.PK, schema.SK)
-            kept = [name for name in item if name not in keys]
-            gone = sorted(set(stored_names) - set(item) - set(keys))
-            condition, condition_parameters = guard.unchanged_where(rev=w.rev)
-            text = " ".join(
-                [
-                    f"UPDATE {statements.quoted(table)}",
-                    *(f"SET {statements.quoted(name)}=?" for name in kept),
-                    *(f"REMOVE {statements.quoted(name)}" for name in gone),
-                    f"WHERE {statements.quoted(schema.PK)}=? AND {statements.quoted(schema.SK)}=? AND {condition}",
-                ]
-            )
-            parameters = [*(item[name] for name in kept), *w.key, *condition_parameters]
-    except ValueError:
-        return None
+    if not w.stored:
+        fields = ", ".join(f"{statements.literal(name)}: ?" for name in item)
+        text, parameters = f"INSERT INTO {quoted(table)} VALUE {{{fields}}}", list(item.values())
+    else:
+        keys = (schema.PK, schema.SK)
+        kept = [name for name in item if name not in keys]
+        gone = sorted(set(stored_names) - set(item) - set(keys))
+        condition, condition_parameters = guard.unchanged_where(rev=w.rev)
+        text = " ".join(
+            [
+                f"UPDATE {quoted(table)}",
+                *(f"SET {quoted(name)}=?" for name in kept),
+                *(f"REMOVE {quoted(name)}" for name in gone),
+                f"WHERE {quoted(schema.PK)}=? AND {quoted(schema.SK)}=? AND {condition}",
+            ]
+        )
+        parameters = [*(item[name] for name in kept), *w.key, *condition_parameters]
     return {"Statement": text, "Parameters": parameters} if len(text) <= statements.MAX_CHARS else None
 
 

@@ -24,7 +24,7 @@ def writes(anchor: dict[str, Any], *, stored: bool, rev: int | None) -> Writes:
 def test_an_anchor_is_inserted_then_updated_its_lost_attributes_removed(
     admin_view_table: str, anchor_writes: str
 ) -> None:
-    w = writes({"Status": "PAID", "Note": "x", "Rev": 1}, stored=False, rev=None)
+    w = writes({"Status": "PAID", "Note 'a' \"b\"": "x", "Rev": 1}, stored=False, rev=None)
     assert apply._write_anchors([w], {}) == set()
     stored = read_items([KEY])
     later = writes({"Status": "SHIPPED", "Rev": 2}, stored=True, rev=1)
