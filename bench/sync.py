@@ -358,11 +358,14 @@ def _names(params: Mapping[str, Any], table: str) -> bool:
 
 
 def _add(counted: ViewWrites, written: list[Written], parsed: dict[str, Any], table: str) -> None:
-    """One call's items and units (as DynamoDB reported them, split by weight; and as weighed)."""
+    """One call's items and units (as DynamoDB reported them, split by weight; and as weighed). A call the engine
+    reports no units for (DynamoDB Local's BatchExecuteStatement; DynamoDB reports them) counts its weighed units."""
     entries = parsed.get("ConsumedCapacity") or []
     entries = entries if isinstance(entries, list) else [entries]
     units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
     total = sum(w.weight for w in written)
+    if not entries and "Error" not in parsed:
+        units = total
     anchors = sum(w.weight for w in written if w.anchor)
     numbers = sum(w.weight * w.numbers_share for w in written)
     counted.anchor_wcu += units * anchors / total
