@@ -11,7 +11,7 @@ reads plain values.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
@@ -65,10 +65,12 @@ ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
 
 
 class SyncItem(InstrumentedModel):
-    """The sync's bookkeeping (its own small table): per-shard checkpoints, dead letters, heartbeats.
+    """The sync's bookkeeping (its own small table): per-shard checkpoints, dead letters, heartbeats, the last verify.
 
     - PK ``checkpoint#<stream arn>`` SK ``<shard id>``: Seq (last record applied or dead-lettered), Done.
     - PK ``deadletter`` SK ``<seq>#<event id>``: Record (JSON), Error, Attempts, At.
+    - PK ``heartbeat`` SK ``<writer>``: how far one writer has got (``adminview.sync.sync_status``).
+    - PK ``verify`` SK ``last``: At, Done (1: the view matched), Error (the summary).
     """
 
     class Meta(BaseMeta):
@@ -101,7 +103,7 @@ def read_items(item_keys: Iterable[schema.Key]) -> dict[schema.Key, Item | None]
     return {key: item_codec.decode_or_none(item) for key, item in zip(unique, found, strict=True)}
 
 
-def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[float], None] | None = None) -> None:
+def write_entries(entries: dict[schema.Key, Item | None]) -> None:
     """Entries (plain values) put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel; the sync's
     write of what a batch changed, and the rebuild's deletion of orphans."""
     if not entries:
@@ -111,5 +113,4 @@ def write_entries(entries: dict[schema.Key, Item | None], *, sleep: Callable[[fl
         put_request(item_codec.encode(i)) if i is not None else delete_request(ddb_json.key(*k))
         for k, i in entries.items()
     ]
-    kwargs: dict[str, Any] = {"sleep": sleep} if sleep else {}
-    batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL, **kwargs)
+    batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL)

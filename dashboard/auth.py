@@ -21,7 +21,7 @@ class StaffBackend(ModelBackend):
     def get_user(self, user_id: Any) -> User | None:
         members = User.groups.through.objects.filter(user=OuterRef("pk"))
         try:
-            user = User._default_manager.annotate(
+            user = User.objects.annotate(
                 in_fulfilment_group=Exists(members.filter(group__name=settings.FULFILMENT_GROUP)),
                 in_operators_group=Exists(members.filter(group__name=settings.OPERATORS_GROUP)),
             ).get(pk=user_id)

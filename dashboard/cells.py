@@ -90,6 +90,13 @@ def tracking_link(carrier: str | None, number: str | None) -> SafeString | str:
     return format_html('<a href="{}" rel="noopener noreferrer">{}</a>', url, number)
 
 
+def tracking_links(shipments: Sequence[tuple[str | None, str]]) -> SafeString | str:
+    """Every shipment's tracking number (``tracking_link``), each on its own line; a dash for none."""
+    if not shipments:
+        return DASH
+    return format_html_join("", "<div>{}</div>", ((tracking_link(c, n),) for c, n in shipments))
+
+
 class Row(NamedTuple):
     """A table row: its cells and its ``data-*`` attributes (``(("order-id", "1"),)`` is ``data-order-id="1"``),
     which tests and scripts find rows by."""

@@ -116,56 +116,29 @@ def _peak(points: Sequence[Point], unit: str) -> str:
     return f"most on {best.label} ({figure_text(best.value)})"
 
 
-def orders_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_id: str = "chart-orders") -> Chart:
-    points = [Point(r.day.isoformat(), r.day.isoformat(), r.orders) for r in rows]
-    total = sum(r.orders for r in rows)
+# A per-day figure's chart: its title, its axis unit (after the currency when it is money), the word its peak counts,
+# and whether it is money.
+DAILY: dict[str, tuple[str, str, str, bool]] = {
+    "orders": ("Orders placed per day", "orders", "orders", False),
+    "revenue": ("Revenue per day (orders not cancelled)", "in revenue", "revenue", True),
+    "refunds": ("Refunds per day", "refunds", "refunds", False),
+    "refunded": ("Amount refunded per day", "refunded", "refunds", True),
+}
+
+
+def day_chart(figure: str, rows: Sequence[DayFigures | RefundDay], start: date, end: date) -> Chart:
+    """One figure of every day (a ``DAILY`` name, an attribute of the rows) as columns, id ``chart-<figure>``."""
+    title, unit, peak, is_money = DAILY[figure]
+    points = [Point(r.day.isoformat(), r.day.isoformat(), getattr(r, figure)) for r in rows]
+    total = sum((p.value for p in points), Decimal("0.00") if is_money else 0)
     return column_chart(
         points,
-        chart_id=chart_id,
-        kind="orders",
-        title=f"Orders placed per day, {_span(start, end)}",
-        summary=f"{figure_text(total)} orders in all; {_peak(points, 'orders')}.",
-        unit="orders",
-    )
-
-
-def revenue_chart(rows: Sequence[DayFigures], start: date, end: date, *, chart_id: str = "chart-revenue") -> Chart:
-    points = [Point(r.day.isoformat(), r.day.isoformat(), r.revenue) for r in rows]
-    total = sum((r.revenue for r in rows), Decimal("0.00"))
-    return column_chart(
-        points,
-        chart_id=chart_id,
-        kind="revenue",
-        title=f"Revenue per day (orders not cancelled), {_span(start, end)}",
-        summary=f"{money(total)} in all; {_peak(points, 'revenue')}.",
-        unit=f"{settings.SHOP_CURRENCY} in revenue",
-        whole=False,
-    )
-
-
-def refunds_chart(rows: Sequence[RefundDay], start: date, end: date, *, chart_id: str = "chart-refunds") -> Chart:
-    points = [Point(r.day.isoformat(), r.day.isoformat(), r.refunds) for r in rows]
-    return column_chart(
-        points,
-        chart_id=chart_id,
-        kind="refunds",
-        title=f"Refunds per day, {_span(start, end)}",
-        summary=f"{figure_text(sum(r.refunds for r in rows))} refunds in all; {_peak(points, 'refunds')}.",
-        unit="refunds",
-    )
-
-
-def refunded_chart(rows: Sequence[RefundDay], start: date, end: date, *, chart_id: str = "chart-refunded") -> Chart:
-    points = [Point(r.day.isoformat(), r.day.isoformat(), r.refunded) for r in rows]
-    total = sum((r.refunded for r in rows), Decimal("0.00"))
-    return column_chart(
-        points,
-        chart_id=chart_id,
-        kind="refunded",
-        title=f"Amount refunded per day, {_span(start, end)}",
-        summary=f"{money(total)} in all; {_peak(points, 'refunds')}.",
-        unit=f"{settings.SHOP_CURRENCY} refunded",
-        whole=False,
+        chart_id=f"chart-{figure}",
+        kind=figure,
+        title=f"{title}, {_span(start, end)}",
+        summary=f"{money(total) if is_money else f'{figure_text(total)} {figure}'} in all; {_peak(points, peak)}.",
+        unit=f"{settings.SHOP_CURRENCY} {unit}" if is_money else unit,
+        whole=not is_money,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from itertools import islice
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import quote
@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
-from dashboard.cells import Cell, Row
+from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import csv_response, error
@@ -59,6 +59,32 @@ class Column(Generic[R]):
     csv: str | None = None
     value: Callable[[R], object] | None = None
     secondary: bool = False
+
+
+def link_column(heading: str, page: str, csv: str, value: Callable[[R], str]) -> Column[R]:
+    """An id, linking to its page ``page`` (``dashboard:order``), and the same id in the CSV."""
+    return Column(heading, lambda r: Cell(value(r), url=id_url(page, value(r))), csv, value)
+
+
+def text_column(
+    heading: str, csv: str, value: Callable[[R], object], *, empty: str = DASH, numeric: bool = False, **more: Any
+) -> Column[R]:
+    """A value as text (``empty`` for none) on the page, as it is in the CSV."""
+
+    def cell(record: R) -> Cell:
+        shown = value(record)
+        return Cell(empty if shown is None or shown == "" else shown, numeric=numeric)
+
+    return Column(heading, cell, csv, value, **more)
+
+
+def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
+    """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
+    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: _iso(value(r)), **more)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
 
 
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:
@@ -157,7 +183,11 @@ class Listing(Generic[F, R]):
             "first_page": after is None,
             **self.extra(form, page),
         }
-        return TemplateResponse(self.request, partial(self.request, self.template, "rows"), context)
+        return TemplateResponse(self.request, partial(self.request, self.template, self.part(form, after)), context)
+
+    def part(self, form: F, after: dict[str, Any] | None) -> str:
+        """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
+        return "rows"
 
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))
@@ -167,22 +197,34 @@ class Listing(Generic[F, R]):
 
     def every_record(self, form: F) -> Iterator[R]:
         """Every record the filter matches, ``CSV_PAGE`` rows a call; the first page is fetched now."""
-        first = self.fetch(form, limit=CSV_PAGE, after=None)
-
-        def pages() -> Iterator[Paged[Any]]:
-            page = first
-            while True:
-                yield page
-                if page.next is None:
-                    return
-                page = self.fetch(form, limit=CSV_PAGE, after=page.next)
-
-        return (record for page in pages() for record in self.join(page.rows))
+        pages = every_page(lambda limit, after: self.fetch(form, limit=limit, after=after))
+        return (record for rows in pages for record in self.join(rows))
 
     def csv(self, form: F, records: Iterator[R]) -> HttpResponseBase:
         columns = self.csv_columns(form)
         lines = (csv_values(columns, record) for record in records)
         return csv_response(self.filename(form), csv_header(columns), lines)
+
+
+def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequence[Any]]:
+    """The rows of a selector (``rows``/``next``) a page of ``CSV_PAGE`` at a time; the first page is fetched now,
+    so its calls are in the cost headers and its error is still a clean 4xx."""
+    first = fetch(limit=CSV_PAGE, after=None, **kwargs)
+
+    def pages() -> Iterator[Sequence[Any]]:
+        page = first
+        while True:
+            yield page.rows
+            if page.next is None:
+                return
+            page = fetch(limit=CSV_PAGE, after=page.next, **kwargs)
+
+    return pages()
+
+
+def every_row(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Any]:
+    """Every row of a selector; the first page is fetched now."""
+    return (row for rows in every_page(fetch, **kwargs) for row in rows)
 
 
 def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:

@@ -3,9 +3,9 @@ which areas form the operations menu, whose pages only operators open (``dashboa
 enforced by ``dashboard.middleware.OperatorsOnlyMiddleware`` from this same table).
 
 A context processor: every page gets it without its view knowing, and it reads only the URL Django resolved (no
-DynamoDB, no database). A page that is not listed belongs to no area (an order, a customer: reached by the jump
-box or a link). A product's pages belong to the catalogue, the list of every product; an order's consistency with
-the admin view (and its repair) belongs to the sync.
+DynamoDB, no database). A page that is not listed belongs to no area (an order: reached by the jump box or a
+link). A product's and a warehouse's pages belong to the catalogue, the list of every product; an order's
+consistency with the admin view (and its repair) belongs to the sync.
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ AREAS: dict[str, tuple[str, bool]] = {
     "dashboard:stats-status": ("numbers", False),
     "dashboard:stats-refunds": ("numbers", False),
     "dashboard:category": ("numbers", False),
+    "dashboard:customers": ("customers", True),
+    "dashboard:customer": ("customers", False),
+    "dashboard:invoices": ("customers", False),
     "dashboard:catalogue": ("catalogue", True),
+    "dashboard:warehouses": ("catalogue", False),
+    "dashboard:warehouse": ("catalogue", False),
     "dashboard:stock-import": ("catalogue", False),
     "dashboard:stock-import-apply": ("catalogue", False),
     "dashboard:product": ("catalogue", False),

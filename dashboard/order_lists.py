@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp, tracking_link, waited_cell
+from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_links, waited_cell
 from dashboard.display import plain_amount
-from dashboard.lists import Column, csv_header, csv_values, row_of
+from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, text_column, time_column
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
 from shop.order_reads import lines_of_orders, product_names
 
@@ -25,32 +25,18 @@ def customer_cell(customer_id: str, profile: Profile | None = None) -> Cell:
     return Cell(name or customer_id, url=id_url("dashboard:customer", customer_id))
 
 
-ORDER: Column[Listed] = Column(
-    "order",
-    lambda r: Cell(r[0].order_id, url=id_url("dashboard:order", r[0].order_id)),
-    "order_id",
-    lambda r: r[0].order_id,
-)
+ORDER: Column[Listed] = link_column("order", "dashboard:order", "order_id", lambda r: r[0].order_id)
 CUSTOMER: Column[Listed] = Column(
     "customer", lambda r: customer_cell(r[0].customer_id, r[1]), "customer_id", lambda r: r[0].customer_id
 )
-DATE: Column[Listed] = Column(
-    "date",
-    lambda r: Cell(timestamp(r[0].date) or DASH),
-    "date",
-    lambda r: r[0].date.isoformat() if r[0].date else None,
-)
+DATE: Column[Listed] = time_column("date", "date", lambda r: r[0].date)
 WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
 STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
 TOTAL: Column[Listed] = Column("total", lambda r: amount_cell(r[0].total), "total", lambda r: plain_amount(r[0].total))
-ITEMS: Column[Listed] = Column(
-    "items",
-    lambda r: Cell(DASH if r[0].item_count is None else r[0].item_count, numeric=True),
-    "item_count",
-    lambda r: r[0].item_count,
-)
-# the order's tracking as its summary keeps it (page only): a link to the carrier's tracking page when listed
-TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_link(r[0].carrier, r[0].tracking_number)))
+ITEMS: Column[Listed] = text_column("items", "item_count", lambda r: r[0].item_count, numeric=True)
+# the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
+# carrier's tracking page when listed
+TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
 

@@ -1,5 +1,5 @@
 """Every named read the product serves, in one list for the explorer: the shop table's (``shop.pattern_registry``)
-then the admin view's (``adminview.reads.patterns``, left out where the admin view is not installed).
+then the admin view's (``adminview.reads.patterns``).
 
 Also how a recorded call is shown: the request as JSON, as a boto3 call and as an ``aws dynamodb`` command line,
 all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``).
@@ -14,6 +14,7 @@ from typing import Any
 
 from botocore import xform_name
 
+from adminview.reads.patterns import AV_PATTERNS
 from dashboard.cells import Cell
 from dynamo import ddb_json
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
@@ -23,10 +24,6 @@ Link = Callable[[str], str | None]  # a string attribute's page, if it has one
 
 
 def all_patterns() -> list[AccessPattern]:
-    try:
-        from adminview.reads.patterns import AV_PATTERNS
-    except ImportError:  # pragma: no cover - a deployment without the admin view
-        return list(SHOP_PATTERNS)
     return [*SHOP_PATTERNS, *AV_PATTERNS]
 
 

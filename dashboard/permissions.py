@@ -11,7 +11,7 @@ button only to whom the server would let use it."""
 
 from __future__ import annotations
 
-from functools import cached_property
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
@@ -19,20 +19,14 @@ from django.http import HttpRequest, HttpResponse
 
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import error
+from shop.lifecycle import Lifecycle
 
 User = AbstractBaseUser | AnonymousUser
 
 
 def can_fulfil(user: User) -> bool:
     """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
-    if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff:
-        return False
-    if user.is_superuser:
-        return True
-    known = getattr(user, "in_fulfilment_group", None)  # loaded with the user by dashboard.auth.StaffBackend
-    if known is not None:
-        return bool(known)
-    return user.groups.filter(name=settings.FULFILMENT_GROUP).exists()
+    return _member(user, settings.FULFILMENT_GROUP, "in_fulfilment_group")
 
 
 def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
@@ -49,10 +43,12 @@ def _groups(user: AbstractUser) -> frozenset[str]:
     return found
 
 
-def _member(user: User, group: str) -> bool:
+def _member(user: User, group: str, known: str = "") -> bool:
+    """``known``: the attribute ``dashboard.auth.StaffBackend`` loads with the user saying whether they are in it."""
     if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff or not user.is_active:
         return False
-    return user.is_superuser or group in _groups(user)
+    loaded = getattr(user, known, None) if known else None
+    return user.is_superuser or (group in _groups(user) if loaded is None else bool(loaded))
 
 
 def can_edit_catalogue(user: User) -> bool:
@@ -89,14 +85,7 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 def can_operate(user: User) -> bool:
     """The operations pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
-    if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff or not user.is_active:
-        return False
-    if user.is_superuser:
-        return True
-    known = getattr(user, "in_operators_group", None)  # loaded with the user by dashboard.auth.StaffBackend
-    if known is not None:
-        return bool(known)
-    return settings.OPERATORS_GROUP in _groups(user)
+    return _member(user, settings.OPERATORS_GROUP, "in_operators_group")
 
 
 def needs_operator(request: HtmxHttpRequest) -> HttpResponse:
@@ -108,40 +97,35 @@ def is_superuser(user: User) -> bool:
     return isinstance(user, AbstractUser) and user.is_active and user.is_staff and user.is_superuser
 
 
+RULES: dict[str, Callable[[User], bool]] = {  # what templates and lifecycle steps ask by name
+    "fulfil": can_fulfil,
+    "edit_catalogue": can_edit_catalogue,
+    "edit_customers": can_edit_customers,
+    "handle_returns": can_handle_returns,
+    "override_refunds": can_override_refunds,
+    "operate": can_operate,
+    "superuser": is_superuser,
+}
+
+
 class Allowed:
-    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each answer from the functions above,
-    worked out when a template first asks (a page asks about one or two, and most need no query for them)."""
+    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each answer of ``RULES``, worked out when
+    first asked (a page asks about one or two, and most need no query for them)."""
 
     def __init__(self, user: User) -> None:
         self._user = user
+        self._answers: dict[str, bool] = {}
 
-    @cached_property
-    def fulfil(self) -> bool:
-        return can_fulfil(self._user)
+    def __getattr__(self, name: str) -> bool:
+        if name not in RULES:
+            raise AttributeError(name)
+        if name not in self._answers:
+            self._answers[name] = RULES[name](self._user)
+        return self._answers[name]
 
-    @cached_property
-    def edit_catalogue(self) -> bool:
-        return can_edit_catalogue(self._user)
-
-    @cached_property
-    def edit_customers(self) -> bool:
-        return can_edit_customers(self._user)
-
-    @cached_property
-    def handle_returns(self) -> bool:
-        return can_handle_returns(self._user)
-
-    @cached_property
-    def override_refunds(self) -> bool:
-        return can_override_refunds(self._user)
-
-    @cached_property
-    def operate(self) -> bool:
-        return can_operate(self._user)
-
-    @cached_property
-    def superuser(self) -> bool:
-        return is_superuser(self._user)
+    def takes(self, lifecycle: Lifecycle, status: str | None) -> list[str]:
+        """The actions of ``lifecycle`` from ``status`` this user may take: the buttons a page shows."""
+        return [step.action for step in lifecycle.actions_from(status) if getattr(self, step.permission)]
 
 
 def allowed(request: HttpRequest) -> dict[str, Allowed]:

@@ -4,7 +4,7 @@ a view calls selectors and services only and never reaches for ``dynamo`` itself
 
 The admin view's own selectors (``adminview``) are called as they are; what lives here is what the pages need
 from the other tables: a customer's invoices (pattern 15), orders due on a day, an entity's history, an order's
-returns and money, one return with its order, a warehouse's stock.
+returns and money, one return with its order, every warehouse and a warehouse's stock.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from dynamo import ddb_json
+from dynamo import ddb_json, side_by_side
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from returns import access_patterns as return_patterns
@@ -22,7 +22,8 @@ from returns import refunds, services
 from returns.models import Refund, ReturnItem, ReturnNote
 from shop import access_patterns, history, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Inventory, Invoice, Order
+from shop.keys import OrderStatus
+from shop.models import AuditEntry, Inventory, Invoice, Order, Warehouse
 from shop.order_reads import OrderCollection, order_collection
 from shop.snapshots import read_raw
 
@@ -56,9 +57,14 @@ def invoices(*, customer_id: str, start: str, end: str, limit: int, after: dict[
     return _paged(page)
 
 
+STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
+
+
 def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
-    """Orders expected on ``day``: one Query on DeliveryDate-index."""
-    return _paged(access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after)))
+    """Orders still expected on ``day`` (pending or shipped): one Query on DeliveryDate-index, whose delivered and
+    cancelled orders are left out of the page (so it may hold fewer rows than ``limit``; ``next`` goes on)."""
+    page = access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after))
+    return KeyPage([o for o in page.items if o.order_status in STILL_EXPECTED], page.next_key)
 
 
 def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:
@@ -66,15 +72,10 @@ def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, An
     return _paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=_key(after)))
 
 
-def every_history_entry(*, kind: str, entity_id: str, page_size: int = MAX_PAGE) -> Iterator[AuditEntry]:
-    """Every audit entry of an entity, newest first, ``page_size`` a Query."""
-    return all_items(history.entity_history, page_size=page_size, kind=kind, entity_id=entity_id)
-
-
 def entity_id(kind: str, entity_id: str) -> str:
     """The entity's bare id, or NotFound (404): one GetItem of the entity (its item is its partition's key)."""
     partition = history.partition_of(kind, entity_id)
-    if ddb_json.string(read_raw(partition, partition), "EntityType") != kind:
+    if ddb_json.string(read_raw(partition, partition), keys.ENTITY_TYPE) != kind:
         raise NotFound(kind, keys.strip(partition))
     return keys.strip(partition)
 
@@ -87,6 +88,24 @@ def bare_entity_id(kind: str, entity_id: str) -> str:
 def warehouse_stock(*, warehouse_id: str, page_size: int = MAX_PAGE) -> Iterator[Inventory]:
     """Every stock item of a warehouse (pattern 14), ``page_size`` a Query."""
     return all_items(access_patterns.inventory_for_warehouse, page_size=page_size, warehouse_id=warehouse_id)
+
+
+@dataclass(frozen=True)
+class WarehouseStock:
+    warehouse: Warehouse
+    lines: int  # its stock rows (products it keeps)
+    units: int  # what they hold together
+
+
+def warehouses(*, limit: int, after: dict[str, Any] | None) -> KeyPage[WarehouseStock]:
+    """A page of every warehouse (one Query of GSI1), each with its stock summed (pattern 14, side by side)."""
+    page = access_patterns.every_warehouse(limit=limit, start_key=_key(after))
+
+    def summed(warehouse: Warehouse) -> WarehouseStock:
+        quantities = [item.quantity or 0 for item in warehouse_stock(warehouse_id=warehouse.warehouse_id)]
+        return WarehouseStock(warehouse, len(quantities), sum(quantities))
+
+    return KeyPage(side_by_side.map_calls(summed, page.items), page.next_key)
 
 
 # --- an order's returns and money, one return with its order --------------------------------------------------

@@ -15,8 +15,9 @@ from datetime import datetime
 from enum import StrEnum
 
 from returns import services as return_services
-from returns.keys import ReturnStatus
+from returns.lifecycle import RETURN
 from returns.models import Refund, ReturnItem
+from returns.refunds import REFUND
 from shop import notes
 from shop.keys import OrderStatus
 from shop.models import AuditEntry
@@ -65,19 +66,17 @@ WORDS = {
 }
 RANK = {event: n for n, event in enumerate(Event)}
 
-# A return's audit actions (``returns.services``) and the row each makes; a step another service took leaves no
-# entry, so the return's own timestamps (``Approved``, ``Rejected``, ``Received``), when it has them, stand in.
+# A return's audit actions (``returns.services``, ``returns.lifecycle``) and the row each makes; a step another
+# service took leaves no entry, so the return's own timestamps (the step's ``stamp``: ``Approved``, ``Rejected``,
+# ``Received``), when it has them, stand in while the return is in a state that step leads to.
+STEP_EVENTS = {"approve": Event.RETURN_APPROVED, "reject": Event.RETURN_REJECTED, "receive": Event.RETURN_RECEIVED}
 RETURN_STEPS = {  # a return staff create is requested and approved by them at once
     return_services.REQUEST: (Event.RETURN_REQUESTED,),
     return_services.CREATE: (Event.RETURN_REQUESTED, Event.RETURN_APPROVED),
-    return_services.APPROVE: (Event.RETURN_APPROVED,),
-    return_services.REJECT: (Event.RETURN_REJECTED,),
-    return_services.RECEIVE: (Event.RETURN_RECEIVED,),
+    **{RETURN.step(action).audited: (event,) for action, event in STEP_EVENTS.items()},
 }
-STEP_STAMPS = (
-    (Event.RETURN_APPROVED, "approved", (ReturnStatus.APPROVED, ReturnStatus.RECEIVED, ReturnStatus.REFUNDED)),
-    (Event.RETURN_REJECTED, "rejected", (ReturnStatus.REJECTED,)),
-    (Event.RETURN_RECEIVED, "received", (ReturnStatus.RECEIVED, ReturnStatus.REFUNDED)),
+STEP_STAMPS = tuple(
+    (event, RETURN.step(action).stamp or "", RETURN.reached(action)) for action, event in STEP_EVENTS.items()
 )
 SHIP, DELIVER, CANCEL = "ship", "deliver", "cancel"
 NOTE_ACTIONS = (notes.ADDED, notes.EDITED)
@@ -163,7 +162,10 @@ def _staff_rows(
     note; any other staff change to the order but a return's or a refund's as ``edited``."""
     shipments = sorted(collection.shipments, key=lambda s: (s.date or datetime.min, s.sk))
     ships = [e for e in entries if e.action == SHIP]
-    for n, shipment in enumerate(shipments):
+    # one ship writes a shipment per warehouse, all with its date: the n-th date is the n-th ship's
+    dates = list(dict.fromkeys(s.date for s in shipments))
+    for shipment in shipments:
+        n = dates.index(shipment.date)
         entry = ships[n] if n < len(ships) else None
         at = shipment.date or (_at(entry) if entry else None)
         said = ", ".join(p for p in (shipment.carrier, shipment.tracking_number) if p)
@@ -177,7 +179,7 @@ def _staff_rows(
     delivered = False
     for entry in entries:
         at = _at(entry)
-        if at is None or entry.action == SHIP or entry.action in RETURN_STEPS or entry.action == return_services.REFUND:
+        if at is None or entry.action == SHIP or entry.action in RETURN_STEPS or entry.action == REFUND:
             continue
         if entry.action == DELIVER:
             delivered = True
@@ -219,7 +221,7 @@ def _return_rows(entries: Sequence[AuditEntry], returns: Sequence[ReturnItem]) -
 
 def _refund_rows(entries: Sequence[AuditEntry], refunds: Sequence[Refund]) -> Iterable[Row]:
     """Each refund, by whom the audit entry that names its amount and reference says (``system`` if none)."""
-    made = [e for e in entries if e.action == return_services.REFUND]
+    made = [e for e in entries if e.action == REFUND]
     for refund in refunds:
         said = f"{refund.amount:.2f} ({refund.reference})"
         entry = next((e for e in made if said in (e.detail or "")), None)

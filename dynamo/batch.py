@@ -2,13 +2,12 @@
 
 PynamoDB's own batch helpers resend unprocessed items immediately (no backoff) and batch_get loses order,
 so these take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), send
-chunks side by side (``dynamo.side_by_side``), and retry ``UnprocessedItems`` / ``UnprocessedKeys`` with
-exponential backoff and full jitter. Throttling *errors* are retried beneath us by botocore's standard retry mode.
+chunks side by side (``dynamo.side_by_side``), and retry ``UnprocessedItems`` / ``UnprocessedKeys`` as
+``dynamo.backoff.BATCHES`` says. Throttling *errors* are retried beneath us by botocore's standard retry mode.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from functools import partial
@@ -16,16 +15,13 @@ from typing import Any
 
 from pynamodb.models import Model
 
-from dynamo import side_by_side
-from dynamo.backoff import full_jitter
+from dynamo import backoff, side_by_side
+from dynamo.backoff import Backoff
 from dynamo.client import client_of
 from dynamo.paging import key_names
 
 WRITE_CHUNK = 25
 GET_CHUNK = 100
-MAX_ATTEMPTS = 10
-BASE_DELAY_S = 0.05
-MAX_DELAY_S = 5.0
 
 Item = dict[str, dict[str, Any]]
 # A progress callback, fed a count; whatever it returns is ignored (tqdm's ``update`` returns a bool).
@@ -39,10 +35,6 @@ class BatchIncomplete(RuntimeError):
     def __init__(self, message: str, remaining: list[Any]) -> None:
         super().__init__(message)
         self.remaining = remaining
-
-
-def _delay(attempt: int) -> float:
-    return full_jitter(attempt, base=BASE_DELAY_S, cap=MAX_DELAY_S)
 
 
 def put_request(item: Model | Item) -> WriteRequest:
@@ -62,20 +54,22 @@ def chunks(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
-def _write_chunk(
-    client: Any, table: str, requests: Sequence[WriteRequest], max_attempts: int, sleep: Callable[[float], None]
-) -> int:
-    pending = list(requests)
-    for attempt in range(max_attempts):
-        response = client.batch_write_item(RequestItems={table: pending})
-        pending = response.get("UnprocessedItems", {}).get(table, [])
-        if not pending:
-            return len(requests)
-        sleep(_delay(attempt))
-    raise BatchIncomplete(
-        f"{len(pending)} of {len(requests)} writes to {table} still unprocessed after {max_attempts} attempts",
-        pending,
-    )
+def _until_processed(
+    send: Callable[[list[Any]], list[Any]], pending: list[Any], retry: Backoff | None, what: str
+) -> None:
+    """``send`` the requests, then what it returns unprocessed, while ``retry`` (default ``backoff.BATCHES``) allows."""
+    pauses = (retry or backoff.BATCHES).start()
+    while pending := send(pending):
+        if not pauses.pause():
+            raise BatchIncomplete(f"{len(pending)} of {what} still unprocessed after {pauses.taken + 1} sends", pending)
+
+
+def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], retry: Backoff | None) -> int:
+    def send(pending: list[WriteRequest]) -> list[WriteRequest]:
+        return list(client.batch_write_item(RequestItems={table: pending}).get("UnprocessedItems", {}).get(table, []))
+
+    _until_processed(send, list(requests), retry, f"{len(requests)} writes to {table}")
+    return len(requests)
 
 
 def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]) -> Iterator[list[WriteRequest]]:
@@ -99,15 +93,14 @@ def batch_write(
     *,
     key_names: Sequence[str],
     parallel: int = 4,
-    max_attempts: int = MAX_ATTEMPTS,
-    sleep: Callable[[float], None] = time.sleep,
+    retry: Backoff | None = None,
     on_chunk: Progress | None = None,
 ) -> int:
     """Write everything (streamed: at most a few chunks in memory); returns the number of requests written.
     Chunks run in parallel, so the same key must not appear in two different chunks of one call."""
 
     def write(batch: Sequence[WriteRequest]) -> int:
-        done = _write_chunk(client, table, batch, max_attempts, sleep)
+        done = _write_chunk(client, table, batch, retry)
         if on_chunk:
             on_chunk(done)
         return done
@@ -137,25 +130,17 @@ def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> i
 
 
 def _get_chunk(
-    client: Any,
-    table: str,
-    keys: Sequence[Item],
-    projection: dict[str, Any],
-    max_attempts: int,
-    sleep: Callable[[float], None],
+    client: Any, table: str, keys: Sequence[Item], projection: dict[str, Any], retry: Backoff | None
 ) -> list[Item]:
     found: list[Item] = []
-    pending: list[Item] = list(keys)
-    for attempt in range(max_attempts):
+
+    def send(pending: list[Item]) -> list[Item]:
         response = client.batch_get_item(RequestItems={table: {"Keys": pending, **projection}})
-        found += response.get("Responses", {}).get(table, [])
-        pending = response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", [])
-        if not pending:
-            return found
-        sleep(_delay(attempt))
-    raise BatchIncomplete(
-        f"{len(pending)} of {len(keys)} keys of {table} still unprocessed after {max_attempts} attempts", pending
-    )
+        found.extend(response.get("Responses", {}).get(table, []))
+        return list(response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []))
+
+    _until_processed(send, list(keys), retry, f"{len(keys)} keys of {table}")
+    return found
 
 
 def batch_get(
@@ -167,8 +152,7 @@ def batch_get(
     attributes: Sequence[str] | None = None,
     consistent: bool = False,
     parallel: int = 4,
-    max_attempts: int = MAX_ATTEMPTS,
-    sleep: Callable[[float], None] = time.sleep,
+    retry: Backoff | None = None,
 ) -> list[Item | None]:
     """Fetch items by key, at most 100 keys a call, calls in parallel; the result lines up with ``keys``
     (None where there is no item). Duplicate keys are fetched once; ``consistent``: strongly consistent reads."""
@@ -185,7 +169,7 @@ def batch_get(
     batches = chunks(list(unique.values()), GET_CHUNK)
 
     def get(batch: Sequence[Item]) -> list[Item]:
-        return _get_chunk(client, table, batch, projection, max_attempts, sleep)
+        return _get_chunk(client, table, batch, projection, retry)
 
     results = [get(b) for b in batches] if parallel <= 1 else side_by_side.map_calls(get, batches)
     by_key = {tuple(repr(item[n]) for n in key_names): item for result in results for item in result}

@@ -1,8 +1,8 @@
 """The one way to reach a model's connection and botocore client, for the calls PynamoDB does not wrap
 (batches with our own retries, Scan segments, UpdateTable, DescribeTable) and for ``TransactWrite``.
 
-PynamoDB keeps both behind a private ``_get_connection``; going through it here, and only here, means a
-PynamoDB upgrade that moves it breaks one line. ``InstrumentedModel`` instruments the client on the way.
+PynamoDB keeps both behind a private ``_get_connection``, which ``dynamo.models.InstrumentedModel`` also overrides
+to instrument the client on the way: a PynamoDB upgrade that moves it breaks those two places.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ attribute values by their type tags.
 Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Everything that
 reads an attribute out of one, or builds one, goes through these functions, so a value of an unexpected type
 (a number where a string was expected, an image from another service) is handled the same way everywhere: the
-readers return None instead of raising. Standard library only (plain Python values of an item:
-``shop.plain``), so the admin view's pure core may read images with it.
+readers return None instead of raising. The admin view's core never reads it: it is handed plain values, decoded
+once by ``dynamo.item_codec``.
 """
 
 from __future__ import annotations

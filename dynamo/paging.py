@@ -8,10 +8,14 @@ DynamoDB expects as ``ExclusiveStartKey``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from pynamodb.attributes import Attribute
+from pynamodb.indexes import Index
 from pynamodb.models import Model
 
 from dynamo.instrumentation import recording
@@ -31,10 +35,6 @@ class Page(Generic[M]):
     next_key: Key | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def has_more(self) -> bool:
-        return self.next_key is not None
-
     def __iter__(self) -> Iterator[M]:
         return iter(self.items)
 
@@ -42,12 +42,22 @@ class Page(Generic[M]):
         return len(self.items)
 
 
+@cache
+def indexes(model: type[Model]) -> dict[str, Index[Any]]:
+    """The model's indexes by name: the ``Index`` instances among its class attributes (inherited ones too)."""
+    return {index.Meta.index_name: index for _, index in inspect.getmembers(model, lambda v: isinstance(v, Index))}
+
+
+def key_attributes(attributes: Iterable[Attribute[Any]]) -> list[Attribute[Any]]:
+    """The hash key, then the range key (when there is one), of a table's or an index's attributes."""
+    found = list(attributes)
+    return [a for a in found if a.is_hash_key] + [a for a in found if a.is_range_key]
+
+
 def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
-    attributes = model.get_attributes().values()
-    names = [a.attr_name for a in attributes if a.is_hash_key] + [a.attr_name for a in attributes if a.is_range_key]
+    names = [a.attr_name for a in key_attributes(model.get_attributes().values())]
     if index_name:
-        index = model._indexes[index_name]
-        names += [a.attr_name for a in index.Meta.attributes.values() if a.is_hash_key or a.is_range_key]
+        names += [a.attr_name for a in key_attributes(indexes(model)[index_name].Meta.attributes.values())]
     return names
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dynamo import item_codec, side_by_side
-from dynamo.backoff import Backoff
+from dynamo import backoff, item_codec, side_by_side
 
 CHUNK = 25  # statements per BatchExecuteStatement
 MAX_CHARS = 8_192  # a statement's text at most
@@ -32,7 +31,7 @@ THROTTLED = frozenset(
 CONDITION_FAILED = "ConditionalCheckFailed"
 DUPLICATE_ITEM = frozenset({"DuplicateItem", "DuplicateItemException"})  # DynamoDB Local / botocore's model
 LOST_RACE = DUPLICATE_ITEM | {CONDITION_FAILED}
-RETRY = Backoff(base_s=0.05, cap_s=5.0, budget_s=30.0)
+RETRY = backoff.BATCHES  # throttled statements are resent as a batch's unprocessed items are
 PROBE_KEY = "#probe"
 
 Statement = dict[str, Any]  # {"Statement": text, "Parameters": [plain values]}
@@ -64,19 +63,14 @@ def _send(client: Any, chunk: Sequence[Statement]) -> list[str | None]:
     ]
     codes: list[str | None] = [None] * len(chunk)
     pending = list(range(len(chunk)))
-    pauses = RETRY.start()
-    while True:
+    for _ in RETRY.sends():
         answers = client.batch_execute_statement(Statements=[encoded[i] for i in pending])["Responses"]
-        throttled = []
         for i, answer in zip(pending, answers, strict=True):
             codes[i] = _code(answer)
-            if codes[i] in THROTTLED:
-                throttled.append(i)
-        if not throttled:
+        pending = [i for i in pending if codes[i] in THROTTLED]
+        if not pending:
             return codes
-        if not pauses.pause():
-            raise StatementsThrottled(f"{len(throttled)} of {len(chunk)} statements still throttled")
-        pending = throttled
+    raise StatementsThrottled(f"{len(pending)} of {len(chunk)} statements still throttled")
 
 
 def execute(client: Any, statements: Sequence[Statement]) -> list[str | None]:

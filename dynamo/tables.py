@@ -1,20 +1,23 @@
 """Create tables and add missing GSIs online, idempotently, and wait until everything is ACTIVE.
 
-The shape comes from the PynamoDB models (``Model._get_schema()``, which includes the indexes of every
-discriminator subclass), so a GSI declared in code is the only thing needed to roll one out: the next
-``create_tables`` adds it with UpdateTable while the table keeps serving, and waits for the backfill.
+The shape comes from the PynamoDB models (their key attributes and ``Index`` declarations), so a GSI declared in
+code is the only thing needed to roll one out: the next ``create_tables`` adds it with UpdateTable while the table
+keeps serving, and waits for the backfill.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pynamodb.attributes import Attribute
+from pynamodb.indexes import Index
 from pynamodb.models import Model
 
 from dynamo.client import client_of
+from dynamo.paging import indexes, key_attributes
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -39,16 +42,28 @@ class TableSpec:
 
 
 def _schema(model: type[Model]) -> dict[str, Any]:
-    """CreateTable's shape of a model (PynamoDB's schema already lists every index key's definition)."""
-    schema = model._get_schema()
+    """CreateTable's shape of a model: its keys and its indexes', read from the model's public declarations."""
+
+    def key_schema(attributes: Iterable[Attribute[Any]]) -> list[dict[str, str]]:
+        return [{"AttributeName": a.attr_name, "KeyType": "HASH" if a.is_hash_key else "RANGE"} for a in attributes]
+
+    table_keys = key_attributes(model.get_attributes().values())
+    index_keys = {name: key_attributes(i.Meta.attributes.values()) for name, i in sorted(indexes(model).items())}
+    every_key = {a.attr_name: a.attr_type for a in [*table_keys, *(a for ks in index_keys.values() for a in ks)]}
     return {
-        "AttributeDefinitions": schema["attribute_definitions"],
-        "KeySchema": schema["key_schema"],
+        "AttributeDefinitions": [{"AttributeName": name, "AttributeType": kind} for name, kind in every_key.items()],
+        "KeySchema": key_schema(table_keys),
         "GlobalSecondaryIndexes": [
-            {"IndexName": i["index_name"], "KeySchema": i["key_schema"], "Projection": i["projection"]}
-            for i in schema["global_secondary_indexes"]
+            {"IndexName": name, "KeySchema": key_schema(ks), "Projection": _projection(indexes(model)[name])}
+            for name, ks in index_keys.items()
         ],
     }
+
+
+def _projection(index: Index[Any]) -> dict[str, Any]:
+    projection = index.Meta.projection
+    extra = {"NonKeyAttributes": projection.non_key_attributes} if projection.non_key_attributes else {}
+    return {"ProjectionType": projection.projection_type, **extra}
 
 
 def key_names(model: type[Model]) -> dict[str | None, tuple[str, str | None]]:

@@ -8,13 +8,15 @@ deletes, then puts, then updates, and ``Transaction`` keeps its labels in that s
 A transaction cancelled only because a partition or index ran out of capacity (``ThrottlingError``,
 ``ProvisionedThroughputExceeded``) or another transaction held an item (``TransactionConflict``) changed nothing
 and may go through if sent again; botocore does not retry it, since to botocore it is an answer. ``write`` sends it
-again with backoff (``RETRY``), as botocore does a throttled call, so the admin view's sync and repair ride out a
-capacity shortfall the way their other calls do. A failed condition is never retried here: the caller reads again.
+again with backoff (``dynamo.backoff.TRANSACTIONS``), as botocore does a throttled call, so the admin view's sync and
+repair ride out a capacity shortfall the way their other calls do. A failed condition is never retried here: the
+caller reads again.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +27,7 @@ from pynamodb.expressions.update import Action
 from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
+from dynamo import backoff
 from dynamo.backoff import Backoff
 from dynamo.client import connection_of
 
@@ -32,9 +35,13 @@ log = logging.getLogger(__name__)
 MAX_ITEMS = 100  # DynamoDB's limit on the actions of one TransactWriteItems
 LOST_RACE = frozenset({"ConditionalCheckFailed", "TransactionConflict"})
 THROTTLED = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded"})
-# Pauses from 50 ms doubling to 5 s, 30 s of them at most: a shortfall of capacity lasts seconds, and the sync's
-# Lambda function has 60 s for a whole batch. A request's deadline (``dynamo.deadline``) ends them sooner.
-RETRY = Backoff(base_s=0.05, cap_s=5.0, budget_s=30.0)
+
+
+def request_token() -> str:
+    """A ClientRequestToken per attempt: botocore's own retries resend the same request (and token), so a
+    commit whose response was lost is applied once. Never derived from content: two staff sending the
+    same action must not both be told they succeeded."""
+    return uuid.uuid4().hex
 
 
 @dataclass(eq=False)  # not frozen: raising sets ``__traceback__`` (contextlib does, passing one on)
@@ -75,12 +82,13 @@ def write(
 ) -> None:
     """One TransactWriteItems of hand-built actions (``{"Put": {...}}``, ``{"Update": ...}``...), labelled by
     their position, sent again while DynamoDB cancels it only for capacity or a conflict (``retry``, default
-    ``RETRY``); ``TransactionCancelled`` when it cancels it otherwise, or still after the backoff's budget."""
+    ``backoff.TRANSACTIONS``); ``TransactionCancelled`` when it cancels it otherwise, or still after the backoff's
+    budget."""
     _checked_size(len(actions))
     params: dict[str, Any] = {"TransactItems": list(actions)}
     if token is not None:
         params["ClientRequestToken"] = token
-    pauses = (retry or RETRY).start()
+    pauses = (retry or backoff.TRANSACTIONS).start()
     while True:
         try:
             _send(client, params)

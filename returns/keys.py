@@ -27,6 +27,8 @@ REFUND = "f#"  # SK of a refund, in its order's partition (PK o#<oid>, the shop'
 ORDER = shop_keys.ORDER
 REFUNDED_TOTAL = "REFUNDED"  # SK of an order's refunded total, beside its refunds (no ``f#``: not a refund)
 RETURN_ENTITY, REFUND_ENTITY = "return", "refund"
+# Attributes code reads or writes by name beside the models (``returns.models`` declares every attribute).
+ENTITY_TYPE, STATUS, ORDER_ID, CUSTOMER_ID = "EntityType", "Status", "OrderId", "CustomerId"
 NOTE = shop_keys.NOTE  # SK of a staff note in its return's partition: n#<at>#<id> (``shop.keys.note``)
 GSI1, GSI1_PK, GSI1_SK = "GSI1", "GSI1-PK", "GSI1-SK"  # an order's returns: o#<oid> / r#<rid>
 NOTE_ENTITY = "note"
@@ -78,6 +80,14 @@ REASON_LABELS = {
 }
 
 
+def reason_code(reason: str | None) -> ReturnReason:
+    """A line's reason as the queue filters it: its code; older free text counts as ``OTHER``."""
+    try:
+        return ReturnReason(reason or "")
+    except ValueError:
+        return ReturnReason.OTHER
+
+
 def reason_words(reason: str | None, text: str | None = None) -> str:
     """A line's reason as staff read it: a known code's words (``OTHER`` with its text), older free text as it is."""
     try:
@@ -85,10 +95,6 @@ def reason_words(reason: str | None, text: str | None = None) -> str:
     except ValueError:
         return reason or ""
     return f"{known.label}: {text}" if known is ReturnReason.OTHER and text else known.label
-
-
-# Returns that await staff: the queue's default (``open``) lists these.
-OPEN_STATUSES = (ReturnStatus.REQUESTED, ReturnStatus.APPROVED, ReturnStatus.RECEIVED)
 
 
 def return_id(value: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.backfill import Change, Item, Migration
 from dynamo.client import client_of
 from returns import keys
@@ -39,7 +39,7 @@ def order_customer(order_key: str) -> str | None:
         Limit=1,
     )
     found = answer.get("Items", [])
-    return shop_keys.without_prefix(ddb_json.string(found[0], "SK"), shop_keys.CUSTOMER) if found else None
+    return shop_keys.without_prefix(str(item_codec.decode(found[0])["SK"]), shop_keys.CUSTOMER) if found else None
 
 
 def planner_of_refund_customers(
@@ -50,14 +50,17 @@ def planner_of_refund_customers(
     remembered = lru_cache(maxsize=ORDERS_REMEMBERED)(customer_of)
 
     def plan(raw: Item) -> Change | None:
-        order_id = shop_keys.without_prefix(ddb_json.string(raw, "PK"), shop_keys.ORDER)
-        if ddb_json.string(raw, "EntityType") != keys.REFUND_ENTITY or order_id is None:
+        plain = item_codec.decode(raw)
+        order_id = shop_keys.without_prefix(str(plain.get("PK", "")), shop_keys.ORDER)
+        if plain.get(keys.ENTITY_TYPE) != keys.REFUND_ENTITY or order_id is None:
             return None
         customer = remembered(shop_keys.with_prefix(shop_keys.ORDER, order_id))
         if customer is None:
             return None
         key = {"PK": raw["PK"], "SK": raw["SK"]}
-        return Change(key=key, add={"CustomerId": ddb_json.s(customer)}, note=f"order {order_id}: customer {customer}")
+        return Change(
+            key=key, add={keys.CUSTOMER_ID: ddb_json.s(customer)}, note=f"order {order_id}: customer {customer}"
+        )
 
     return plan
 

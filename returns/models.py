@@ -20,6 +20,7 @@ from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from returns import keys
 from returns.keys import ReturnStatus
+from returns.lifecycle import RETURN
 from shop import keys as shop_keys
 from shop.attributes import DecimalNumberAttribute, IntStringAttribute, Map, TimestampAttribute, to_decimal
 
@@ -66,7 +67,8 @@ class ReturnsItem(InstrumentedModel):
 class ReturnLine(Map[str, object]):
     """One product sent back: its bare id, how many (a decimal string) and why (a ``ReturnReason`` code, or an older
     line's free text). Once received, ``Received`` and ``Restocked`` (``Restocked`` <= ``Received`` <=
-    ``Quantity``): the rest of what came back is damaged and stays out of stock."""
+    ``Quantity``) and the ``WarehouseId`` it was received into: the rest of what came back is damaged and stays
+    out of stock."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
@@ -74,6 +76,7 @@ class ReturnLine(Map[str, object]):
     reason_text = UnicodeAttribute(null=True, attr_name="ReasonText")  # the words of an OTHER reason
     received = IntStringAttribute(null=True, attr_name="Received")
     restocked = IntStringAttribute(null=True, attr_name="Restocked")
+    warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")  # ours: where it went back in stock
 
     @property
     def reason_words(self) -> str:
@@ -121,10 +124,8 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
     @property
     def closed(self) -> datetime | None:
         """When a closed return closed (None while open, or when its step's time was not kept)."""
-        status = self.return_status
-        if status is ReturnStatus.REJECTED:
-            return self.rejected
-        return self.refunded if status is ReturnStatus.REFUNDED else None
+        stamp = RETURN.closed_at().get(self.status or "")
+        return getattr(self, stamp) if stamp else None
 
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):

@@ -22,7 +22,6 @@ from decimal import Decimal, InvalidOperation
 
 from pynamodb.expressions.operand import Path, Value
 
-from dynamo import ddb_json
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction
 from returns import access_patterns, keys
@@ -130,7 +129,8 @@ def add_refund(
     if amount > money.remaining:
         raise RefundTooLarge(money.order_id, amount, money.remaining)
     for invoice in money.invoices:
-        payments = ddb_json.mapping(invoice.attributes_as_read(), PAYMENTS[0]).get(PAYMENTS[1])
+        detail = (invoice.attributes_as_read() or {}).get(PAYMENTS[0], {})  # as read: the condition compares it whole
+        payments = detail.get("M", {}).get(PAYMENTS[1])
         if payments is not None:
             tx.check(
                 f"invoice:{invoice.invoice_id}",

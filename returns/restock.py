@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from pynamodb.expressions.operand import Path, Value
 from pynamodb.expressions.update import Action
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.transactions import Transaction
@@ -64,7 +64,8 @@ def read_shelf(warehouse_id: str, product_ids: list[str]) -> Shelf:
 
 
 def _level(stored: ddb_json.Value, product_id: str) -> int:
-    text = ddb_json.as_text(stored) or ""
+    value = item_codec.decode_value(stored)
+    text = str(value) if isinstance(value, str | Decimal) else ""
     try:
         number = Decimal(text)
     except InvalidOperation as exc:
@@ -77,7 +78,7 @@ def _level(stored: ddb_json.Value, product_id: str) -> int:
 def add_restock(tx: Transaction, shelf: Shelf, units: Mapping[str, int]) -> None:
     """Add ``units`` (product id -> how many) to the shelf's rows in ``tx``, each conditioned as the module says."""
     warehouse = keys.warehouse(shelf.warehouse_id)
-    tx.check("warehouse", ShopItem, warehouse, warehouse, ShopItem.entity_type == Warehouse)
+    tx.check(f"warehouse:{shelf.warehouse_id}", ShopItem, warehouse, warehouse, ShopItem.entity_type == Warehouse)
     for pid, quantity in units.items():
         built = keys.inventory_keys(pid, shelf.warehouse_id)
         product, row = built["pk"], ShopItem(pk=built["pk"], sk=built["sk"])

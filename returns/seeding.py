@@ -28,7 +28,7 @@ from shop.keys import OrderStatus
 from shop.seeding import PlannedOrder, SeedPlan, paced
 
 RETURN_SHARE = 0.12  # of the delivered orders
-REASONS = ("Arrived damaged", "Does not fit", "Not as described", "Changed my mind", "Wrong item sent")
+REASONS = tuple(r.value for r in keys.ReturnReason if r is not keys.ReturnReason.OTHER)  # OTHER needs words
 REJECTED_BECAUSE = "Outside the return window"
 
 
@@ -41,8 +41,7 @@ def _return_of(planned: PlannedOrder, status: ReturnStatus, rng: random.Random, 
     oid, rid = planned.order_id, _id(planned)
     chosen = rng.sample(planned.lines, k=min(len(planned.lines), rng.choice([1, 1, 2])))
     lines = [(line, rng.randint(1, line.quantity)) for line in chosen]
-    delivered = planned.placed_at + planned.shipped_after + timedelta(days=rng.randint(2, 6))
-    requested = min(delivered + timedelta(days=rng.randint(1, 20), seconds=rng.randint(0, 86399)), latest)
+    requested = _after(planned.delivered_at, timedelta(days=rng.randint(1, 20), seconds=rng.randint(0, 86399)), latest)
     item = ReturnItem(
         **keys.return_keys(rid, oid),
         order_id=oid,
@@ -53,16 +52,26 @@ def _return_of(planned: PlannedOrder, status: ReturnStatus, rng: random.Random, 
             ReturnLine(product_id=line.product_id, quantity=units, reason=rng.choice(REASONS)) for line, units in lines
         ],
     )
+    decided = _after(requested, timedelta(hours=rng.randint(1, 48)), latest)
     if status is ReturnStatus.REJECTED:
-        item.reason = REJECTED_BECAUSE
+        item.reason, item.rejected = REJECTED_BECAUSE, decided
+    elif status is not ReturnStatus.REQUESTED:
+        item.approved = decided
     if status in (ReturnStatus.RECEIVED, ReturnStatus.REFUNDED):
         item.warehouse_id = chosen[0].warehouse_id
+        item.received = _after(decided, timedelta(days=rng.randint(2, 7)), latest)
     if status is not ReturnStatus.REFUNDED:
         return [item]
     item.refund_id = rid
     amount = sum((line.price * units for line, units in lines), Decimal(0))
-    when = min(requested + timedelta(days=rng.randint(3, 10)), latest)
-    return [item, *_refund(planned, amount, when, f"rf_{rng.getrandbits(48):012x}", rid)]
+    item.refunded = _after(item.received, timedelta(days=rng.randint(1, 3)), latest)
+    return [item, *_refund(planned, amount, item.refunded, f"rf_{rng.getrandbits(48):012x}", rid)]
+
+
+def _after(start: datetime, wait: timedelta, latest: datetime) -> datetime:
+    """``wait`` after ``start``, or halfway to ``latest`` when that is sooner: each step follows the one before and
+    none is later than the seeded history's now."""
+    return start + wait if start + wait <= latest else start + (latest - start) / 2
 
 
 def _refund(planned: PlannedOrder, amount: Decimal, at: datetime, reference: str, rid: str | None) -> list[ReturnsItem]:
@@ -78,11 +87,11 @@ def _refund(planned: PlannedOrder, amount: Decimal, at: datetime, reference: str
     return [refund, OrderRefunds(**keys.refunded_keys(planned.order_id), refunded=amount)]
 
 
-def _cancel_refund(planned: PlannedOrder, rng: random.Random) -> list[ReturnsItem]:
+def _cancel_refund(planned: PlannedOrder, rng: random.Random, latest: datetime) -> list[ReturnsItem]:
     paid = sum((Decimal(str(p.amount)) for p in planned.payments), Decimal(0))
     if paid <= 0:
         return []
-    cancelled = planned.placed_at + timedelta(hours=rng.randint(1, 72))
+    cancelled = _after(planned.placed_at, timedelta(hours=rng.randint(1, 72)), latest)
     reference = ", ".join(sorted(p.transaction_id for p in planned.payments if p.transaction_id)) or "order cancelled"
     return _refund(planned, paid, cancelled, reference, None)
 
@@ -91,13 +100,13 @@ def plan_returns(seed_plan: SeedPlan) -> Iterator[ReturnsItem]:
     """Every item to write, in the order of the plan's orders."""
     if not seed_plan.orders:
         return
-    latest = max(planned.placed_at for planned in seed_plan.orders)
+    latest = seed_plan.until or max(planned.placed_at for planned in seed_plan.orders)
     statuses = list(ReturnStatus)
     made = 0
     for planned in seed_plan.orders:
         rng = random.Random(f"returns-{planned.order_id}")
         if planned.status is OrderStatus.CANCELLED:
-            yield from _cancel_refund(planned, rng)
+            yield from _cancel_refund(planned, rng, latest)
         elif planned.status is OrderStatus.DELIVERED and (made == 0 or rng.random() < RETURN_SHARE):
             yield from _return_of(planned, statuses[made % len(statuses)], rng, latest)
             made += 1

@@ -4,19 +4,15 @@
   DELIVERED in the shop table, and on the return's key being new);
 - ``return_create``: an APPROVED return staff make for a customer (one ``ReturnReason`` per line), like a
   request otherwise;
-- ``return_approve`` (REQUESTED -> APPROVED), ``return_reject`` (REQUESTED -> REJECTED, with staff's reason);
-- ``return_receive`` (APPROVED -> RECEIVED): what came back of each line, and how much of it goes back in stock
-  (the rest is damaged); the restocked units added to that product's stock in the warehouse, in the shop table,
-  in the same transaction, conditioned on both the return's status and the stock rows read (``returns.restock``);
-- ``return_refund`` (APPROVED or RECEIVED -> REFUNDED): a refund of an amount staff type, with the payment
-  provider's reference, within what the order paid less what was refunded (``returns.refunds``: held by a
-  condition), and within what came back (the received lines at the prices paid, less what this return was
-  refunded) unless staff give an override's reason;
-- ``order_cancel_with_refund``: the shop's cancel (``shop.orders.order_cancel``) with, in its own transaction, the
-  refund of what the order paid.
+- the steps of ``returns.lifecycle.RETURN``, each keeping its time on the return: ``return_approve``,
+  ``return_reject`` (with staff's reason), ``return_receive`` (what came back of each line and how much goes back
+  in stock, the rest damaged: the restocked units added to the warehouse's stock in the same transaction,
+  conditioned on the stock rows read: ``returns.restock``), ``return_refund`` (an amount staff type, with the
+  provider's reference, within what the order paid less what was refunded: ``returns.refunds``, held by a
+  condition; and within what came back, at the prices paid, unless staff give an override's reason);
+- ``order_cancel_with_refund``: the shop's cancel with, in its own transaction, the refund of what the order paid.
 
-Each step keeps its time on the return (``Approved``, ``Rejected``, ``Received``, ``Refunded``). Each status change
-is conditioned on the status read, so an action that no longer applies changes nothing:
+Each status change is conditioned on the status read, so a step that no longer applies changes nothing:
 ``ReturnConflict`` (the page answers 409). Given an ``actor``, each writes its audit entry in the same transaction,
 in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the order id.
 Conditions that fail on anything else (stock moved, another refund landed) run the action again from its reads.
@@ -34,12 +30,14 @@ from functools import partial
 
 from pynamodb.expressions.update import Action
 
+from dynamo import backoff
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
+from returns.lifecycle import RETURN
 from returns.models import ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
 from shop import audit, orders
@@ -49,13 +47,10 @@ from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Order
 from shop.order_reads import OrderCollection, order_collection
-from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 # Actions as the audit trail and the activity list name them.
-REQUEST, APPROVE, REJECT, RECEIVE = "return-request", "return-approve", "return-reject", "return-receive"
-CREATE = "return-create"
-REFUND = refunds.REFUND
+REQUEST, CREATE = "return-request", "return-create"  # the steps of ``lifecycle.RETURN`` name their own
 MAX_LINES = orders.MAX_LINES
 MAX_QUANTITY = orders.MAX_QUANTITY
 MAX_REASON = 500
@@ -74,10 +69,12 @@ class Line:
 
 @dataclass(frozen=True)
 class Count:
-    """What came back of a return's line: ``received`` units, ``restocked`` of them back in stock (None: all)."""
+    """What came back of a return's line: ``received`` units, ``restocked`` of them back in stock (None: all), into
+    ``warehouse_id`` (None: the return's)."""
 
     received: int | None = None
     restocked: int | None = None
+    warehouse_id: str | None = None
 
 
 def new_id() -> str:
@@ -239,83 +236,37 @@ def _read(rid: str) -> ReturnItem:
     return found
 
 
-def _require(item: ReturnItem, allowed: tuple[ReturnStatus, ...], done: str) -> None:
-    if item.return_status not in allowed:
-        which = " or ".join(a.value for a in allowed)
-        raise ReturnConflict(
-            item.return_id,
-            item.status,
-            f"return {item.return_id} is {item.status or 'unknown'}; only a {which} return can be {done}",
-        )
+Build = Callable[[Transaction, ReturnItem], tuple[Sequence[Action], str]]
+"""Adds a step's own writes to its transaction; returns what the step sets on the return and its audit detail."""
 
 
-def _status_update(
-    tx: Transaction,
-    item: ReturnItem,
-    new: ReturnStatus,
-    *,
-    action: str,
-    actor: Actor | None,
-    sets: Sequence[Action] = (),
-    detail: str = "",
-) -> None:
-    """The conditional status change and, for a staff change, its audit entry (same transaction)."""
-    old = item.status
-    tx.update("return", item, [ReturnItem.status.set(new.value), *sets], ReturnItem.status == old)
-    audit.record(
-        tx,
-        actor,
-        action=action,
-        order_id=item.order_id,
-        from_status=old,
-        to_status=new.value,
-        detail=about(item.return_id, detail),
-    )
-
-
-def _commit(tx: Transaction, rid: str, done: str) -> None:
-    """Commit; the return's condition failing means someone else moved it first (ReturnConflict, saying what it
-    is now); anything else (contention, a stock row or a refunded total that moved) runs the action again."""
-    try:
-        tx.commit()
-    except TransactionCancelled as exc:
-        if "return" in exc.failed("ConditionalCheckFailed"):
-            current = access_patterns.return_by_id(return_id=rid, consistent=True)
-            status = current.status if current is not None else None
-            raise ReturnConflict(
-                rid, status, f"return {rid} changed while being {done} (now {status or 'gone'}); nothing was done"
-            ) from exc
-        raise Retry from exc
-
-
-def _act(
-    rid: str, allowed: tuple[ReturnStatus, ...], done: str, build: Callable[[Transaction, ReturnItem], None]
-) -> ReturnItem:
-    """Read the return, check its status, let ``build`` fill the transaction, commit; again from the reads when a
-    race other than the return's own was lost."""
+def _act(rid: str, action: str, build: Build, actor: Actor | None) -> ReturnItem:
+    """Read the return, check ``action`` may be taken from its status, let ``build`` fill the transaction, take the
+    step, commit. The return's condition failing means someone else moved it first (ReturnConflict, saying what it
+    is now); anything else (contention, a stock row or a refunded total that moved) runs it again from the reads."""
 
     def attempt() -> ReturnItem:
         item = _read(rid)
-        _require(item, allowed, done)
+        step = RETURN.require(action, rid, item.status)
         tx = Transaction(ReturnsItem, token=request_token())
-        build(tx, item)
-        _commit(tx, rid, done)
+        sets, detail = build(tx, item)
+        RETURN.take(tx, item, action, sets, actor=actor, order_id=item.order_id, detail=about(rid, detail))
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            if "return" in exc.failed("ConditionalCheckFailed"):
+                current = access_patterns.return_by_id(return_id=rid, consistent=True)
+                raise RETURN.lost(rid, current.status if current else None, step.done, absent="gone") from exc
+            raise backoff.LostRace from exc
         return item
 
-    return retrying(attempt, what=f"return {rid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"return {rid}"))
 
 
 def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:
     """REQUESTED -> APPROVED: the customer may send the units back."""
     rid = keys.return_id(return_id)
-    return _act(
-        rid,
-        (ReturnStatus.REQUESTED,),
-        "approved",
-        lambda tx, item: _status_update(
-            tx, item, ReturnStatus.APPROVED, action=APPROVE, actor=actor, sets=[ReturnItem.approved.set(now())]
-        ),
-    )
+    return _act(rid, "approve", lambda tx, item: ([ReturnItem.approved.set(now())], ""), actor)
 
 
 def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) -> ReturnItem:
@@ -323,14 +274,7 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     rid = keys.return_id(return_id)
     why = text_of(reason, what="reason")
     sets = [ReturnItem.reason.set(why), ReturnItem.rejected.set(now())]
-    return _act(
-        rid,
-        (ReturnStatus.REQUESTED,),
-        "rejected",
-        lambda tx, item: _status_update(
-            tx, item, ReturnStatus.REJECTED, action=REJECT, actor=actor, sets=sets, detail=why
-        ),
-    )
+    return _act(rid, "reject", lambda tx, item: (sets, why), actor)
 
 
 def _whole(value: object, pid: str, what: str, most: int) -> int:
@@ -339,9 +283,10 @@ def _whole(value: object, pid: str, what: str, most: int) -> int:
     return value
 
 
-def counted_lines(item: ReturnItem, counts: Mapping[str, Count]) -> list[ReturnLine]:
-    """The return's lines with what came back: each line's ``Received`` (absent: its quantity) and ``Restocked``
-    (absent: all received); InvalidInput for a count above its bound or of a product the return lacks."""
+def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: str) -> list[ReturnLine]:
+    """The return's lines with what came back: each line's ``Received`` (absent: its quantity), ``Restocked``
+    (absent: all received) and ``WarehouseId`` (absent: ``warehouse_id``); InvalidInput for a count above its bound
+    or of a product the return lacks."""
     lines = list(item.lines or [])
     unknown = set(counts) - {line.product_id for line in lines}
     if unknown:
@@ -360,6 +305,7 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count]) -> list[ReturnL
                 reason_text=line.reason_text,
                 received=got,
                 restocked=kept,
+                warehouse_id=shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE),
             )
         )
     return counted
@@ -372,25 +318,27 @@ def return_receive(
     counts: Mapping[str, Count] | None = None,
     actor: Actor | None = None,
 ) -> ReturnItem:
-    """APPROVED -> RECEIVED into ``warehouse_id``: each line's ``Received`` and ``Restocked`` (``counts`` by
-    product; absent, all of it came back and goes back in stock), the restocked units added to the product's stock
-    there in the same transaction (UnknownWarehouse for a warehouse the shop lacks)."""
+    """APPROVED -> RECEIVED: each line's ``Received`` and ``Restocked`` (``counts`` by product; absent, all of it
+    came back and goes back in stock) into the line's own warehouse (its count's, else ``warehouse_id``), the
+    restocked units added to the product's stock there in the same transaction (UnknownWarehouse for a warehouse the
+    shop lacks)."""
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
-    def build(tx: Transaction, item: ReturnItem) -> None:
-        lines = counted_lines(item, counts or {})
-        units: dict[str, int] = {}
+    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
+        lines = counted_lines(item, counts or {}, wid)
+        units: dict[str, dict[str, int]] = {line.warehouse_id: {} for line in lines}
         for line in lines:
             if line.restocked:
-                units[line.product_id] = units.get(line.product_id, 0) + line.restocked
-        restock.add_restock(tx, restock.read_shelf(wid, list(units)), units)
+                units[line.warehouse_id][line.product_id] = line.restocked
+        for where, restocked in units.items():
+            restock.add_restock(tx, restock.read_shelf(where, list(restocked)), restocked)
         sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
         damaged = sum(line.damaged or 0 for line in lines)
-        detail = f"into warehouse {wid}" + (f", {damaged} damaged" if damaged else "")
-        _status_update(tx, item, ReturnStatus.RECEIVED, action=RECEIVE, actor=actor, sets=sets, detail=detail)
+        detail = f"into warehouse {', '.join(units)}" + (f", {damaged} damaged" if damaged else "")
+        return sets, detail
 
-    return _act(rid, (ReturnStatus.APPROVED,), "received", build)
+    return _act(rid, "receive", build, actor)
 
 
 @dataclass(frozen=True)
@@ -441,7 +389,7 @@ def return_refund(
     ref = refunds.reference_of(reference)
     why = text_of(override, what="reason for the override") if override is not None else None
 
-    def build(tx: Transaction, item: ReturnItem) -> None:
+    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
         fid = new_id()
         collection = order_collection(item.order_id)
         read = refunds.refundable(item.order_id, collection.invoices)
@@ -464,9 +412,9 @@ def return_refund(
         )
         sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
-        _status_update(tx, item, ReturnStatus.REFUNDED, action=REFUND, actor=actor, sets=sets, detail=detail)
+        return sets, detail
 
-    return _act(rid, (ReturnStatus.APPROVED, ReturnStatus.RECEIVED), "refunded", build)
+    return _act(rid, "refund", build, actor)
 
 
 # --- cancelling a paid order --------------------------------------------------------------------------------
@@ -483,7 +431,7 @@ def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor
         tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at, customer_id=customer
     )
     detail = f"order cancelled: {money.remaining:.2f} ({reference})"
-    audit.record(tx, actor, action=REFUND, order_id=money.order_id, detail=detail)
+    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,11 @@ def warehouse_by_id(*, warehouse_id: str) -> Warehouse | None:
     return _get(Warehouse, key, key)
 
 
+def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Warehouse]:
+    """Every warehouse by id: GSI1 PK=WAREHOUSES (ours: AWS's model reads a warehouse by id only)."""
+    return query_page(Warehouse, keys.WAREHOUSES, index_name="GSI1", limit=limit, start_key=start_key)
+
+
 def _get(model: type[S], pk: str, sk: str) -> S | None:
     try:
         return model.get(pk, sk)

@@ -23,14 +23,15 @@ from dynamo.no_answer import did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
-from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 from shop.models import Order
 from shop.order_reads import order_by_id
 
-ACTIONS: dict[str, tuple[Callable[..., Any], str]] = {
-    "ship": (orders.order_ship, OrderStatus.SHIPPED),
-    "cancel": (orders.order_cancel, OrderStatus.CANCELLED),
-    "deliver": (orders.order_deliver, OrderStatus.DELIVERED),
+# each step of ``lifecycle.ORDER`` that may be taken in bulk, with the function that takes it
+ACTIONS: dict[str, Callable[..., Any]] = {
+    "ship": orders.order_ship,
+    "cancel": orders.order_cancel,
+    "deliver": orders.order_deliver,
 }
 WORKERS = 8  # transactions in flight at once
 MAX_ORDERS = 200  # per request: a page of a status list is at most this
@@ -65,8 +66,8 @@ def _one(
     extra: Mapping[str, object],
     change: Callable[..., Any] | None,
 ) -> Outcome:
-    own, new_status = ACTIONS[action]
-    change = change or own
+    change = change or ACTIONS[action]
+    new_status = ORDER.step(action).to
     try:
         change(order_id=order_id, actor=actor, **extra)
     except OrderConflict as exc:

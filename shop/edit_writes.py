@@ -19,14 +19,13 @@ from pynamodb.expressions.operand import Path, Value
 from pynamodb.expressions.update import Action
 
 from dynamo import ddb_json
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import audit, keys
 from shop.attributes import decimal_text
 from shop.audit import Actor, Changed
 from shop.errors import Busy, Drift, EditConflict, EmailTaken, InvalidInput, NotFound
 from shop.models import ShopItem
-from shop.retries import request_token
-from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot, read_raw, take
+from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot, is_entity, read_raw, take
 
 MAX_NAME = 200
 MAX_EMAIL = keys.MAX_EMAIL
@@ -82,7 +81,7 @@ def snapshot(target: Target) -> Snapshot:
     """The entity as its form shows it (one strongly consistent GetItem); NotFound when there is none. A stock
     row may be missing (its form then creates it): that is checked against the product and warehouse."""
     raw = read_raw(target.pk, target.sk)
-    if ddb_json.string(raw, "EntityType") != target.spec.entity_type:
+    if not is_entity(raw, target.spec.entity_type):
         raw = None
     if raw is None and target.spec is not STOCK:
         raise NotFound(target.spec.kind, target.entity_id)
@@ -97,7 +96,7 @@ def require_stock_parents(target: Target) -> None:
         (target.sk, "warehouse", "warehouse", target.warehouse_id or ""),
     ):
         raw = read_raw(pk, pk)
-        if ddb_json.string(raw, "EntityType") != entity_type:
+        if not is_entity(raw, entity_type):
             raise NotFound(kind, entity_id)
 
 
@@ -172,7 +171,7 @@ def _path(path: str) -> Path:
 
 def _condition(target: Target, seen: Snapshot) -> Condition:
     """The item is still the entity the form showed, with every shown attribute as shown."""
-    condition: Condition = Path(["PK"]).exists() & (Path(["EntityType"]) == string_value(target.spec.entity_type))
+    condition: Condition = Path(["PK"]).exists() & (Path([keys.ENTITY_TYPE]) == string_value(target.spec.entity_type))
     for name, present in seen.maps.items():
         condition &= Path([name]).exists() if present else Path([name]).does_not_exist()
     for path, text in seen.values.items():
@@ -205,7 +204,7 @@ def _actions(target: Target, seen: Snapshot, changes: list[Changed]) -> list[Act
 def drifts(target: Target, seen: Snapshot) -> list[Drift]:
     """What differs now from what the form showed (one strongly consistent read)."""
     raw = read_raw(target.pk, target.sk)
-    if ddb_json.string(raw, "EntityType") != target.spec.entity_type:
+    if not is_entity(raw, target.spec.entity_type):
         raw = None
     if raw is None and seen.exists:
         raise NotFound(target.spec.kind, target.label)

@@ -19,8 +19,8 @@ from decimal import Decimal, InvalidOperation
 
 from pynamodb.expressions.operand import Path
 
-from dynamo import ddb_json
-from dynamo.transactions import Transaction
+from dynamo import backoff, item_codec
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys
 from shop.audit import Actor, Changed
 from shop.edit_writes import (
@@ -49,9 +49,8 @@ from shop.edit_writes import (
     string_value,
     warehouse_target,
 )
-from shop.errors import EditConflict, EmailTaken, InvalidInput
+from shop.errors import Busy, EditConflict, EmailTaken, InvalidInput
 from shop.models import EmailClaim, ShopItem
-from shop.retries import Retry, request_token, retrying
 from shop.snapshots import ADDRESS_FIELDS, STOCK, Snapshot, read_raw
 
 __all__ = [
@@ -105,7 +104,8 @@ def _claim_key(email: str | None) -> str | None:
 def _claim_holder(email: str) -> str | None:
     key = _claim_key(email)
     raw = read_raw(key, key) if key else None
-    return ddb_json.string(raw, "CustomerId")
+    holder = item_codec.decode(raw).get(keys.CUSTOMER_ID) if raw else None
+    return holder if isinstance(holder, str) else None
 
 
 def customer_edit(
@@ -229,9 +229,9 @@ def _create_stock(target: Target, quantity: str, *, actor: Actor, action: str, r
     conditioned on there being none yet and on the product and the warehouse existing."""
     changes = [Changed("Quantity", None, quantity)]
     tx = Transaction(ShopItem, token=request_token())
-    tx.check("product", ShopItem, target.pk, target.pk, Path(["EntityType"]) == string_value("product"))
-    tx.check("warehouse", ShopItem, target.sk, target.sk, Path(["EntityType"]) == string_value("warehouse"))
-    sets = {"EntityType": STOCK.entity_type, "GSI2-PK": target.sk, "GSI2-SK": target.pk, "Quantity": quantity}
+    tx.check("product", ShopItem, target.pk, target.pk, Path([keys.ENTITY_TYPE]) == string_value("product"))
+    tx.check("warehouse", ShopItem, target.sk, target.sk, Path([keys.ENTITY_TYPE]) == string_value("warehouse"))
+    sets = {keys.ENTITY_TYPE: STOCK.entity_type, "GSI2-PK": target.sk, "GSI2-SK": target.pk, "Quantity": quantity}
     tx.update(
         "create",
         ShopItem(pk=target.pk, sk=target.sk),
@@ -314,6 +314,8 @@ def stock_adjust(
         except EditConflict as exc:
             if seen is not None:
                 raise
-            raise Retry from exc
+            raise backoff.LostRace from exc
 
-    return attempt() if seen is not None else retrying(attempt, what=f"stock of {target.label}")
+    if seen is not None:
+        return attempt()
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"stock of {target.label}"))

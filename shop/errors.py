@@ -54,6 +54,11 @@ class Busy(ShopError):
 
     http_status = BUSY
 
+    @classmethod
+    def contended(cls, what: str) -> Busy:
+        """``what`` lost its race every time ``dynamo.backoff.RACES`` ran it again."""
+        return cls(f"{what}: too many concurrent changes to the same items; nothing was written, try again")
+
 
 class FavouriteConflict(ShopError):
     """Marking or un-marking a favourite failed on the data's current state; nothing was written.

@@ -24,12 +24,11 @@ from typing import TypeVar
 
 from pynamodb.expressions.condition import Condition
 
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys
 from shop.audit import Actor
 from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
-from shop.retries import request_token
 from shop.timestamps import now
 
 S = TypeVar("S", bound=ShopItem)

@@ -1,4 +1,5 @@
-"""Key formats of the shop table: the only module that knows the "c#", "o#", "i#" ... prefixes.
+"""Key formats of the shop table: the only module that knows its "c#", "o#", "i#" ... prefixes. The admin view's
+own prefixes ("#order", "t#", "s#" ...) are ``adminview.core.schema``'s; it builds on these for the shop's ids.
 
 IDs come in bare (``12345``) or prefixed (``c#12345``); every builder accepts both and validates the id,
 so bad input is rejected before it reaches DynamoDB.
@@ -25,10 +26,12 @@ PAYMENT = "pmn#"  # AWS's early draft (facets file): payments as their own items
 FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
-TRANSACTION = "t#"  # admin view: a payment by its transaction id
 NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
+WAREHOUSES = "WAREHOUSES"  # GSI1 partition of every warehouse
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
 MAX_EMAIL = 254  # RFC 5321's limit on an address; keeps the claim's key far below DynamoDB's 2,048 bytes
+# Attributes code reads or writes by name beside the models (``shop.models`` declares every attribute).
+ENTITY_TYPE, STATUS, ORDER_ID, CUSTOMER_ID = "EntityType", "Status", "OrderId", "CustomerId"
 
 DEFAULT_TABLE = "OnlineShop"
 
@@ -164,11 +167,6 @@ def without_prefix(key: str | None, prefix: str) -> str | None:
     return key[len(prefix) :]
 
 
-def transaction(transaction_id: str) -> str:
-    """The admin view's key of a payment by its provider's reference (free text of the provider's, kept as is)."""
-    return TRANSACTION + transaction_id
-
-
 def invoice_date(date_text: str) -> str:
     """GSI2 sort key of an invoice in its customer's partition: ``i#<date>``."""
     return INVOICE_DATE + date_text
@@ -238,8 +236,9 @@ def product_keys(product_id: str) -> EntityKeys:
 
 
 def warehouse_keys(warehouse_id: str) -> EntityKeys:
+    """GSI1: every warehouse by id, in one partition (a shop has few warehouses)."""
     key = warehouse(warehouse_id)
-    return {"pk": key, "sk": key}
+    return {"pk": key, "sk": key, "gsi1_pk": WAREHOUSES, "gsi1_sk": key}
 
 
 def inventory_keys(product_id: str, warehouse_id: str) -> EntityKeys:

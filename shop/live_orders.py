@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from dynamo.errors import DomainError
 from dynamo.instrumentation import run_in_context
@@ -60,7 +60,7 @@ def live_shop() -> LiveShop:
     """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
     date. For the demo's start only (an operator path), never for a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": "EntityType", "#s": "Status", "#d": "Date"}
+    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE, "#s": keys.STATUS, "#d": "Date"}
     values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
 
     def segment(n: int) -> list[ddb_json.Item]:
@@ -84,14 +84,14 @@ def live_shop() -> LiveShop:
     open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
     open_orders[OrderStatus.DELIVERED] = []
     for raw in found:
-        kind, bare = ddb_json.string(raw, "EntityType"), keys.strip(ddb_json.string(raw, "PK") or "")
-        status = ddb_json.string(raw, "Status") or ""
+        plain = item_codec.decode(raw)
+        kind, bare, status = plain.get(keys.ENTITY_TYPE), keys.strip(str(plain["PK"])), str(plain.get(keys.STATUS, ""))
         if kind == "customer":
             shop.customers.append(bare)
         elif kind == "product":
             shop.products.append(bare)
         elif status in open_orders:
-            open_orders[status].append((ddb_json.string(raw, "Date") or "", bare))
+            open_orders[status].append((str(plain.get("Date", "")), bare))
     shop.customers.sort()
     shop.products.sort()
     shop.pending = [oid for _, oid in sorted(open_orders[OrderStatus.PENDING])]

@@ -13,6 +13,8 @@
   their product's category, as ``order_place`` copies it today; the stream then moves the order's figures from
   ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
   (reported as without a derivable value).
+- ``warehouse-index``: warehouses written before GSI1 listed every warehouse (AWS's sample, older seeds) get its
+  keys (``keys.warehouse_keys``), so ``/warehouses/`` lists them.
 
 Other services add theirs (``settings.MIGRATION_EXTENSIONS``: the returns table's ``refund-customer``,
 ``returns.migrations``).
@@ -29,13 +31,13 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.backfill import Change, Item, Migration
 from dynamo.client import client_of
 from shop import access_patterns, keys
 from shop.delivery import delivery_date_for
 from shop.keys import OrderStatus
-from shop.models import Customer, Order, OrderItem, Shipment, ShopItem
+from shop.models import Customer, Order, OrderItem, Shipment, ShopItem, Warehouse
 
 PRODUCTS_REMEMBERED = 4096  # products whose category one run keeps (an LRU: memory stays bounded)
 
@@ -74,7 +76,7 @@ def plan_order_status(raw: Item) -> Change | None:
     shipment = _first_shipment(order)
     status = OrderStatus.SHIPPED if shipment is not None else OrderStatus.PENDING
     note = f"has shipment {shipment.shipment_id}" if shipment else "no shipment"
-    return Change(key=_key(raw), add={"Status": ddb_json.s(status.value)}, note=note)
+    return Change(key=_key(raw), add={keys.STATUS: ddb_json.s(status.value)}, note=note)
 
 
 def delivery_date() -> Migration:
@@ -98,8 +100,9 @@ def order_status() -> Migration:
 
 
 def plan_email_claim(raw: Item) -> Change | None:
-    email, customer = ddb_json.string(raw, "Email"), ddb_json.string(raw, "PK") or ""
-    if ddb_json.string(raw, "EntityType") != "customer" or email is None:
+    plain = item_codec.decode(raw)
+    email, customer = plain.get("Email"), str(plain.get("PK", ""))
+    if plain.get(keys.ENTITY_TYPE) != "customer" or not isinstance(email, str):
         return None
     try:
         key = keys.email_claim(email)
@@ -107,7 +110,7 @@ def plan_email_claim(raw: Item) -> Change | None:
         return None  # not an address: nothing to claim (an edit will ask for one)
     return Change(
         key=ddb_json.key(key, key),
-        add={"EntityType": ddb_json.s("emailClaim"), "CustomerId": ddb_json.s(keys.strip(customer))},
+        add={keys.ENTITY_TYPE: ddb_json.s("emailClaim"), keys.CUSTOMER_ID: ddb_json.s(keys.strip(customer))},
         note=f"claim of {keys.strip(customer)}",
         create=True,
     )
@@ -131,8 +134,8 @@ def product_category(product_key: str) -> str | None:
         ProjectionExpression="#c",
         ExpressionAttributeNames={"#c": "Category"},
     )
-    category = ddb_json.string(answer.get("Item"), "Category")
-    return category.strip() if category and category.strip() else None
+    category = item_codec.decode(answer.get("Item") or {}).get("Category")
+    return category.strip() if isinstance(category, str) and category.strip() else None
 
 
 def planner_of_item_categories(
@@ -144,9 +147,10 @@ def planner_of_item_categories(
     remembered = lru_cache(maxsize=PRODUCTS_REMEMBERED)(category_of)
 
     def plan(raw: Item) -> Change | None:
-        product_key = ddb_json.string(raw, "SK")  # an order item's SK is its product's key, p#<pid>
+        plain = item_codec.decode(raw)
+        product_key = str(plain.get("SK", ""))  # an order item's SK is its product's key, p#<pid>
         product = keys.without_prefix(product_key, keys.PRODUCT)
-        if ddb_json.string(raw, "EntityType") != "orderItem" or product_key is None or product is None:
+        if plain.get(keys.ENTITY_TYPE) != "orderItem" or product is None:
             return None
         category = remembered(product_key)
         if category is None:
@@ -166,11 +170,34 @@ def order_item_category() -> Migration:
     )
 
 
+def plan_warehouse_index(raw: Item) -> Change | None:
+    warehouse = keys.without_prefix(ddb_json.string(raw, "PK"), keys.WAREHOUSE)
+    if ddb_json.string(raw, "EntityType") != "warehouse" or warehouse is None:
+        return None
+    built = keys.warehouse_keys(warehouse)
+    add = {
+        ShopItem.gsi1_pk.attr_name: ddb_json.s(built["gsi1_pk"]),
+        ShopItem.gsi1_sk.attr_name: ddb_json.s(built["gsi1_sk"]),
+    }
+    return Change(key=_key(raw), add=add, note=f"warehouse {warehouse}")
+
+
+def warehouse_index() -> Migration:
+    return Migration(
+        name="warehouse-index",
+        description="warehouses without GSI1 keys get them (the list of every warehouse)",
+        model=ShopItem,
+        candidates=(ShopItem.entity_type == Warehouse) & ShopItem.gsi1_pk.does_not_exist(),
+        plan=plan_warehouse_index,
+    )
+
+
 MIGRATIONS: dict[str, Callable[[], Migration]] = {
     "delivery-date": delivery_date,
     "order-status": order_status,
     "email-claims": email_claims,
     "order-item-category": order_item_category,
+    "warehouse-index": warehouse_index,
 }
 Factory = Callable[[], Migration]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from dynamo import ddb_json, side_by_side
+from dynamo import ddb_json, item_codec, side_by_side
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
@@ -92,8 +92,8 @@ def product_names(product_ids: Iterable[str]) -> dict[str, str]:
     found = batch_get(client_of(ShopItem), table, product_keys, key_names=("PK", "SK"), attributes=["Detail"])
     names: dict[str, str] = {}
     for pid, raw in zip(wanted, found, strict=True):
-        name = ddb_json.text(ddb_json.mapping(raw, "Detail"), "Name")
-        if name:
+        name = (item_codec.decode(raw or {}).get("Detail") or {}).get("Name")
+        if name and isinstance(name, str):
             names[pid] = name
     return names
 

@@ -3,11 +3,9 @@
 - ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
   conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
   that the customer exists. All or nothing; never oversells under any concurrency.
-- ``order_ship``: PENDING -> SHIPPED with one shipment per warehouse (carrier and tracking number on each, when
-  given) and its shipment items; the expected delivery date is recomputed from the ship date, and when it moves
-  the audit entry records it with its before and after.
-- ``order_deliver``: SHIPPED -> DELIVERED.
-- ``order_cancel``: PENDING -> CANCELLED, stock returned to the warehouses it came from.
+- ``order_ship``, ``order_deliver``, ``order_cancel``: the steps of ``shop.lifecycle.ORDER``. Shipping makes a
+  shipment per warehouse (carrier and tracking number on each, when given) with its items and recomputes the
+  expected delivery date (the audit entry records a move); cancelling returns the stock where it came from.
 
 Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
 PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
@@ -21,26 +19,26 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from pynamodb.expressions.update import Action
 
-from dynamo import ddb_json
+from dynamo import backoff, ddb_json
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction, TransactionCancelled
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
-from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 from shop.models import Customer, Inventory, Order, OrderItem, Product, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
-from shop.retries import Retry, request_token, retrying
 from shop.timestamps import now
 
 DELIVERY_DATE = Order.delivery_date.attr_name  # the attribute a ship's audit entry names when it moves the date
@@ -152,25 +150,19 @@ def order_place(
             if {"order", "invoice"} & set(exc.failed("ConditionalCheckFailed")):
                 raise OrderConflict(oid, None, f"order {oid} (or invoice {iid}) already exists") from exc
             if exc.only_conflicts or any(label.startswith("stock:") for label in exc.failed("ConditionalCheckFailed")):
-                raise Retry from exc
+                raise backoff.LostRace from exc
             raise
         return order
 
-    return retrying(attempt, what=f"placing order {oid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"placing order {oid}"))
 
 
 # --- status changes -----------------------------------------------------------------------------------
 
 
-def _require(collection: OrderCollection, allowed: OrderStatus, action: str, expected_version: int | None) -> Order:
+def _require(collection: OrderCollection, action: str, expected_version: int | None) -> Order:
     order = collection.order
-    if order.order_status is not allowed:
-        status = order.status or "unknown"
-        raise OrderConflict(
-            order.order_id,
-            order.status,
-            f"order {order.order_id} is {status}; only a {allowed.value} order can be {action}",
-        )
+    ORDER.require(action, order.order_id, order.status)
     if expected_version is not None and order.version != expected_version:
         raise OrderConflict(
             order.order_id,
@@ -182,40 +174,13 @@ def _require(collection: OrderCollection, allowed: OrderStatus, action: str, exp
 
 
 def _status_update(
-    tx: Transaction,
-    order: Order,
-    new: OrderStatus,
-    expected: OrderStatus,
-    extra: Sequence[Action] = (),
-    *,
-    action: str,
-    actor: Actor | None,
-    changes: Sequence[audit.Changed] = (),
-    detail: str | None = None,
+    tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
 ) -> None:
-    """The conditional status change and, for a staff change, its audit entry (same transaction), which lists
-    ``changes``: the attributes ``extra`` moved, with their before and after (or says ``detail``)."""
-    # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-    tx.update("order", order, [Order.status.set(new.value), *extra], Order.status == expected.value)
-    audit.record(
-        tx,
-        actor,
-        action=action,
-        order_id=order.order_id,
-        from_status=expected.value,
-        to_status=new.value,
-        order_version=(order.version or 0) + 1,
-        changes=changes,
-        detail=detail,
-    )
-
-
-def _lost_race(order_id: str, action: str) -> OrderConflict:
-    current = order_collection(order_id).order
-    return OrderConflict(
-        order_id,
-        current.status,
-        f"order {order_id} changed while being {action} (now {current.status or 'unknown'}); nothing was done",
+    """``action``'s change (``lifecycle.Lifecycle.take``); its audit entry lists ``changes``: the attributes
+    ``extra`` moved, with their before and after (or says ``detail``). PynamoDB adds "Version = <read version>" to
+    the condition and increments Version."""
+    ORDER.take(
+        tx, order, action, extra, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
     )
 
 
@@ -229,7 +194,7 @@ def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
             raise Busy(
                 f"order {order_id} is being changed by another request; nothing was {action}, try again"
             ) from exc
-        raise _lost_race(order_id, action) from exc
+        raise ORDER.lost(order_id, order_collection(order_id).order.status, action) from exc
 
 
 def order_ship(
@@ -256,7 +221,7 @@ def order_ship(
         for wid, number in (warehouse_tracking or {}).items()
     }
     collection = order_collection(oid)
-    order = _require(collection, OrderStatus.PENDING, "shipped", expected_version)
+    order = _require(collection, "ship", expected_version)
     unknown = sorted(set(own) - {i.warehouse_id for i in collection.items if i.warehouse_id})
     if unknown:
         raise InvalidInput(f"order {oid} ships from no warehouse {', '.join(unknown)}")
@@ -281,10 +246,8 @@ def order_ship(
     _status_update(
         tx,
         order,
-        OrderStatus.SHIPPED,
-        OrderStatus.PENDING,
+        "ship",
         [Order.delivery_date.set(delivery)],
-        action="ship",
         actor=actor,
         changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
     )
@@ -297,9 +260,9 @@ def order_ship(
 def order_deliver(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
     """SHIPPED -> DELIVERED."""
     oid = keys.bare(order_id, keys.ORDER)
-    order = _require(order_collection(oid), OrderStatus.SHIPPED, "delivered", expected_version)
+    order = _require(order_collection(oid), "deliver", expected_version)
     tx = Transaction(ShopItem, token=request_token())
-    _status_update(tx, order, OrderStatus.DELIVERED, OrderStatus.SHIPPED, action="deliver", actor=actor)
+    _status_update(tx, order, "deliver", actor=actor)
     _commit_status_change(tx, oid, "delivered")
     return order
 
@@ -326,16 +289,14 @@ def order_cancel(
 
     def attempt() -> Order:
         collection = order_collection(oid)
-        order = _require(collection, OrderStatus.PENDING, "cancelled", expected_version)
+        order = _require(collection, "cancel", expected_version)
         stock = _stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
         _status_update(
             tx,
             order,
-            OrderStatus.CANCELLED,
-            OrderStatus.PENDING,
+            "cancel",
             reason_set,
-            action="cancel",
             actor=actor,
             detail=f"reason: {reason}" if reason else None,
         )
@@ -353,11 +314,11 @@ def order_cancel(
         except TransactionCancelled as exc:
             order_failed = "order" in exc.reasons and not exc.only_conflicts
             if not order_failed:
-                raise Retry from exc
-            raise _lost_race(oid, "cancelled") from exc
+                raise backoff.LostRace from exc
+            raise ORDER.lost(oid, order_collection(oid).order.status, "cancelled") from exc
         return order
 
-    return retrying(attempt, what=f"cancelling order {oid}")
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"cancelling order {oid}"))
 
 
 def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:

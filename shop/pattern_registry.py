@@ -35,10 +35,9 @@ from shop.models import (
     Warehouse,
 )
 from shop.plain import from_attribute_values, read_attributes
-from shop.timestamps import bound, parse_day, range_bounds
+from shop.timestamps import QUERY_NAMES, bound, parse_day, range_bounds
 
 ParamKind = Literal["id", "ids", "start", "end", "day", "text"]
-QUERY_NAMES = {"start": "from", "end": "to"}
 MAX_IDS = 100
 
 
@@ -138,7 +137,7 @@ class AccessPattern:
 def attribute_columns(model: type[Model]) -> list[str]:
     family = [model, *_subclasses(model)]
     names = {a.attr_name for m in family for a in m.get_attributes().values()}
-    first = [n for n in ("PK", "SK", "EntityType", "Kind") if n in names]
+    first = [n for n in ("PK", "SK", keys.ENTITY_TYPE, "Kind") if n in names]
     return first + sorted(names - set(first))
 
 

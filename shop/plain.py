@@ -11,8 +11,9 @@ from boto3.dynamodb.types import TypeDeserializer
 from pynamodb.models import Model
 
 from dynamo.models import InstrumentedModel
+from shop import keys
 
-_FIRST = ("PK", "SK", "EntityType")
+_FIRST = ("PK", "SK", keys.ENTITY_TYPE)
 
 _deserializer = TypeDeserializer()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.paging import raw_items
@@ -42,7 +42,7 @@ def next_ids() -> FirstIds:
     """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
     above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": "EntityType"}
+    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE}
     values = {f":{entity}": ddb_json.s(entity) for entity in _NUMBERED}
 
     def segment(n: int) -> dict[str, int]:
@@ -58,8 +58,9 @@ def next_ids() -> FirstIds:
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
         ):
-            field_name, prefix = _NUMBERED[str(ddb_json.string(raw, "EntityType"))]
-            bare = keys.without_prefix(ddb_json.string(raw, "PK"), prefix)
+            plain = item_codec.decode(raw)
+            field_name, prefix = _NUMBERED[str(plain[keys.ENTITY_TYPE])]
+            bare = keys.without_prefix(str(plain["PK"]), prefix)
             if bare is not None and bare.isdigit():
                 highest[field_name] = max(highest.get(field_name, 0), int(bare))
         return highest

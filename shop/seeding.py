@@ -30,7 +30,7 @@ from dynamo.batch import Progress
 from dynamo.ratelimit import TokenBucket
 from shop import catalog
 from shop.catalog import AddressSpec
-from shop.delivery import delivery_date_for
+from shop.delivery import DELIVERY_DAYS, STANDARD_SHIPPING, delivery_date_for
 from shop.keys import OrderStatus
 from shop.models import ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
@@ -99,6 +99,12 @@ class PlannedOrder:
     shipment_type: str
     shipped_after: timedelta
 
+    @property
+    def delivered_at(self) -> datetime:
+        """When a shipped order arrives: shipped, then its shipment type's days (``shop.delivery``)."""
+        days = DELIVERY_DAYS.get(self.shipment_type, DELIVERY_DAYS[STANDARD_SHIPPING])
+        return self.placed_at + self.shipped_after + timedelta(days=days)
+
 
 @dataclass
 class SeedPlan:
@@ -106,6 +112,7 @@ class SeedPlan:
     orders: list[PlannedOrder] = field(default_factory=list)
     addresses: dict[str, AddressSpec] = field(default_factory=dict)
     first_customer_id: str | None = None
+    until: datetime | None = None  # "now" of the seeded history: nothing in it happens later
 
     @property
     def size(self) -> int:
@@ -177,6 +184,7 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     customer_w, product_w = _zipf_weights(len(customer_rank), 1.1), _zipf_weights(len(product_rank), 0.9)
     statuses, status_w = zip(*_STATUS_WEIGHTS, strict=True)
     end = config.until if isinstance(config.until, datetime) else datetime.combine(config.until, time(0, 0))
+    result.until = end
     for k in range(config.orders):
         chosen: list[str] = []
         n_lines = min(len(product_rank), rng.choice([1, 1, 1, 2, 2, 3, 4]))
@@ -199,22 +207,32 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
         )
         status = rng.choices(statuses, status_w)[0]
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
-        result.orders.append(
-            PlannedOrder(
-                order_id=str(ids.order + k),
-                customer_id=customer_id,
-                lines=lines,
-                payments=_plan_payments(rng, total),
-                placed_at=_placed_at(rng, end, status, config.days),
-                status=status,
-                shipment_type="Express" if rng.random() < 0.3 else "Standard",
-                shipped_after=timedelta(hours=rng.randint(2, 60)),
-            )
+        planned = PlannedOrder(
+            order_id=str(ids.order + k),
+            customer_id=customer_id,
+            lines=lines,
+            payments=_plan_payments(rng, total),
+            placed_at=_placed_at(rng, end, status, config.days),
+            status=status,
+            shipment_type="Express" if rng.random() < 0.3 else "Standard",
+            shipped_after=timedelta(hours=rng.randint(2, 60)),
         )
+        result.orders.append(_before(planned, end))
     # numbered (so written) in the order they were placed
     result.orders.sort(key=lambda order: order.placed_at)
     result.orders[:] = [replace(order, order_id=str(ids.order + k)) for k, order in enumerate(result.orders)]
     return result
+
+
+def _before(planned: PlannedOrder, end: datetime) -> PlannedOrder:
+    """The order with its life over before ``end``: a shipped one shipped by then (halfway there at the latest), a
+    delivered one placed early enough to have arrived an hour before it."""
+    if planned.status is OrderStatus.SHIPPED:
+        return replace(planned, shipped_after=min(planned.shipped_after, (end - planned.placed_at) / 2))
+    if planned.status is OrderStatus.DELIVERED:
+        late = planned.delivered_at - (end - timedelta(hours=1))
+        return replace(planned, placed_at=planned.placed_at - late) if late > timedelta(0) else planned
+    return planned
 
 
 def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int | None) -> datetime:

@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from dynamo import ddb_json
 from dynamo.client import client_of
+from shop import keys
 from shop.errors import InvalidInput
 from shop.models import ShopItem
 
@@ -90,6 +91,11 @@ def read_raw(pk: str, sk: str) -> Item | None:
     response = client.get_item(TableName=str(ShopItem.Meta.table_name), Key=ddb_json.key(pk, sk), ConsistentRead=True)
     found = response.get("Item")
     return cast("Item", dict(found)) if found else None  # the stubs' TypedDicts, as plain DynamoDB JSON
+
+
+def is_entity(raw: Mapping[str, Any] | None, entity_type: str) -> bool:
+    """Whether an item read raw is one of that ``EntityType``."""
+    return raw is not None and raw.get(keys.ENTITY_TYPE) == ddb_json.s(entity_type)
 
 
 def _text(value: object, path: str) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json
+from dynamo import ddb_json, item_codec
 from dynamo.batch import batch_get
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
@@ -33,7 +33,7 @@ from shop.audit import Actor
 from shop.edit_writes import MAX_QUANTITY, same_number
 from shop.errors import Busy, EditConflict, InvalidInput, NotFound
 from shop.models import ShopItem
-from shop.snapshots import Snapshot
+from shop.snapshots import Snapshot, is_entity
 
 MAX_ROWS = 5_000
 COLUMNS = ("product_id", "warehouse_id", "quantity")
@@ -206,10 +206,6 @@ def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
     return {key: item for key, item in zip(keys_, found, strict=True) if item is not None}
 
 
-def _is(item: Item | None, entity_type: str) -> bool:
-    return ddb_json.string(item, "EntityType") == entity_type
-
-
 def dry_run(data: bytes) -> Plan:
     """Every row's change and every error, from reads by key only; nothing is written."""
     parsed, errors, skipped = parse(data)
@@ -220,14 +216,15 @@ def dry_run(data: bytes) -> Plan:
     rows: list[PlannedRow] = []
     for row, stock_key in zip(parsed, stock_keys, strict=True):
         pk, sk = stock_key
-        if not _is(found.get((pk, pk)), "product"):
+        if not is_entity(found.get((pk, pk)), "product"):
             errors.append(RowError(row.line, f"unknown product {row.product_id}"))
             continue
-        if not _is(found.get((sk, sk)), "warehouse"):
+        if not is_entity(found.get((sk, sk)), "warehouse"):
             errors.append(RowError(row.line, f"unknown warehouse {row.warehouse_id}"))
             continue
         stock = found.get(stock_key)
-        before = ddb_json.string(stock, "Quantity")
+        stored = item_codec.decode(stock).get("Quantity") if stock is not None else None
+        before = stored if isinstance(stored, str) else None
         if stock is not None and before is None:
             errors.append(RowError(row.line, "the stored quantity is not a decimal string; fix it on the stock page"))
             continue

@@ -6,6 +6,7 @@ Range bounds accept a date (``2020-06-01``; as an end bound it covers the whole 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from shop.errors import InvalidInput
@@ -19,6 +20,32 @@ END_OF_SECOND = "\uffff"
 
 class InvalidDate(InvalidInput):
     """A date or timestamp we cannot read."""
+
+
+# A range's two ends as every page and pattern names them in a query: the fields are ``start`` and ``end``.
+QUERY_NAMES = {"start": "from", "end": "to"}
+
+
+@dataclass(frozen=True)
+class DateRange:
+    """UTC days from ``start`` to ``end``, both included (None: open); InvalidDate when it ends before it starts."""
+
+    start: date | None = None
+    end: date | None = None
+
+    def __post_init__(self) -> None:
+        if self.start is not None and self.end is not None and self.start > self.end:
+            raise InvalidDate(f"'from' ({self.start.isoformat()}) is after 'to' ({self.end.isoformat()})")
+
+    def bounds(self, prefix: str = "") -> tuple[str | None, str | None]:
+        """Sort keys ``<prefix><date>...`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
+        return (
+            prefix + self.start.isoformat() if self.start else None,
+            prefix + self.end.isoformat() + "~" if self.end else None,
+        )
+
+
+EVERY_DAY = DateRange()  # no bound on either side
 
 
 def format_ts(value: datetime) -> str:
@@ -51,7 +78,8 @@ def parse_day(value: str, *, what: str = "date") -> date:
         raise InvalidDate(f"{what} {value!r} is not a real date") from exc
 
 
-def _bound(value: str, *, end: bool, what: str) -> str:
+def bound(value: str, *, end: bool, what: str) -> str:
+    """One sort-key bound of a date range (an end date covers its whole day); raises InvalidDate."""
     text = value.strip() if isinstance(value, str) else value
     if isinstance(text, str) and _DATE_RE.match(text):
         day = parse_day(text, what=what)
@@ -65,15 +93,10 @@ def _bound(value: str, *, end: bool, what: str) -> str:
     raise InvalidDate(f"{what} {value!r} is not a date (YYYY-MM-DD) or timestamp (YYYY-MM-DDTHH:MM:SS)")
 
 
-def bound(value: str, *, end: bool, what: str) -> str:
-    """One sort-key bound of a date range (an end date covers its whole day); raises InvalidDate."""
-    return _bound(value, end=end, what=what)
-
-
 def range_bounds(start: str, end: str) -> tuple[str, str]:
     """Sort-key bounds for BETWEEN, both inclusive; raises InvalidDate (also when start is after end)."""
-    low = _bound(start, end=False, what="start")
-    high = _bound(end, end=True, what="end")
+    low = bound(start, end=False, what="start")
+    high = bound(end, end=True, what="end")
     if low > high:
         raise InvalidDate(f"start {start!r} is after end {end!r}")
     return low, high

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from dynamo import ddb_json
+from dynamo import item_codec
 from dynamo.batch import batch_write, put_request
 from dynamo.client import client_of
 from shop import keys
@@ -85,11 +85,13 @@ def _check_item(raw: Any, where: str) -> ShopItem:
         raise WorkbenchError(f"{where}: an item must be an object of attributes")
     for name, value in raw.items():
         _check_value(value, f"{where} attribute {name}")
-    pk, sk = ddb_json.string(raw, "PK"), ddb_json.string(raw, "SK")
-    if not pk or not sk:
+    plain = item_codec.decode(raw)
+    pk, sk, entity = (plain.get(name) for name in ("PK", "SK", keys.ENTITY_TYPE))
+    if not pk or not sk or not isinstance(pk, str) or not isinstance(sk, str):
         raise WorkbenchError(f"{where}: PK and SK must both be present as strings")
-    entity = ddb_json.string(raw, "EntityType")
-    if entity not in _KEY_SHAPES:  # our bookkeeping entities (audit entries, email claims) are never imported
+    if (
+        not isinstance(entity, str) or entity not in _KEY_SHAPES
+    ):  # our bookkeeping entities (audit entries, email claims) are never imported
         raise WorkbenchError(f"{where} ({pk} / {sk}): EntityType {entity!r} is not one of {', '.join(_KEY_SHAPES)}")
     pk_prefix, sk_prefix = _KEY_SHAPES[entity]
     try:
@@ -154,7 +156,7 @@ def parse_document(document: Any) -> ParsedModel:
                 raws[item.key] = raw
     counts: dict[str, int] = {}
     for raw in raws.values():
-        entity = str(ddb_json.string(raw, "EntityType"))
+        entity = str(item_codec.decode_value(raw[keys.ENTITY_TYPE]))
         counts[entity] = counts.get(entity, 0) + 1
     return ParsedModel(items=list(items.values()), raw_items=list(raws.values()), by_entity=counts)
 

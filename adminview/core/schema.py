@@ -17,7 +17,8 @@ kind               PK                  SK              what it is
 ``counted``        the anchor's        ``<anchor's     what an anchor (an order) adds to the numbers, as last
                                        SK>#counted``   added: the fence that makes every addition happen exactly
                                                        once (``adminview.core.numbers``)
-``profile``        ``c#<cid>``         ``#profile``    a customer: name, email, address
+``profile``        ``c#<cid>``         ``#profile``    a customer: name, email, address; in
+                                                       ``ORDERS_BY_STATUS`` by id and ``CATALOGUE`` by name
 ``product``        ``p#<pid>``         ``#product``    a catalogue row; in ``CATALOGUE``
 =================  ==================  ==============  ============================================================
 
@@ -87,9 +88,10 @@ CATALOGUE_ROW: Final = ("ProductId", "Name", "Price", "Category", "Description")
 
 # Index names are those of tables already deployed (a name cannot change in place).
 ORDERS_BY_STATUS: Final = Index("GSI1", "GSI1PK", "GSI1SK", ORDER_ROW)
-"""AV2 and the other status lists: sparse (an order is in it while its status is listed), write-sharded."""
+"""AV2 and the other status lists: sparse (an order is in it while its status is listed), write-sharded; every
+customer by id too (``customers_partition``)."""
 CATALOGUE: Final = Index("GSI8", "GSI8PK", "GSI8SK", CATALOGUE_ROW)
-"""Every product by id: sparse (only catalogue rows), write-sharded."""
+"""Every product by id and every customer by name: sparse (only catalogue rows and profiles), write-sharded."""
 INDEXES: Final = (ORDERS_BY_STATUS, CATALOGUE)
 
 # --- the table's own keys ------------------------------------------------------------------------------------
@@ -191,6 +193,19 @@ CATALOGUE_PREFIX: Final = "CATALOGUE#"
 
 def catalogue_partition(shard: int) -> str:
     return f"{CATALOGUE_PREFIX}{shard}"
+
+
+CUSTOMERS_PREFIX: Final = "CUSTOMERS#"
+
+
+def customers_partition(shard: int) -> str:
+    """One shard of every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``."""
+    return f"{CUSTOMERS_PREFIX}{shard}"
+
+
+def name_position(name: str | None, customer_id: str) -> str:
+    """A customer's sort key in the list by name: ``<name as search compares it>#<cid>``."""
+    return f"{normalized(name or '')[:MAX_CATEGORY]}#{customer_id}"
 
 
 # --- entries ---------------------------------------------------------------------------------------------------
@@ -512,6 +527,8 @@ def describe() -> str:
     by_status = (status_partition("<STATUS>", shard), order_position("<date>", "<oid>"))
     return_by_status = (return_status_partition("<STATUS>", shard), return_position("<requested>", "<rid>"))
     in_catalogue = (catalogue_partition(shard), "<pid>")
+    by_name = (customers_partition(shard), name_position("<name>", "<cid>"))
+    by_id = f"`{customers_partition(shard)}` / `<cid>`"
     day_figures = (
         ORDERS,
         CANCELLED_ORDERS,
@@ -526,7 +543,7 @@ def describe() -> str:
         (COLLECTION, "anchor while the order item is missing", [order_anchor("<oid>")], None, "", ()),
         (RETURN, "anchor", [return_anchor(return_keys.RETURN + "<rid>")], (ORDERS_BY_STATUS, return_by_status), "", ()),
         (REFUNDS, "anchor", [refunds_anchor("<oid>")], None, "", ()),
-        (PROFILE, "anchor", [profile("<cid>")], None, "", ()),
+        (PROFILE, "anchor", [profile("<cid>")], (CATALOGUE, by_name), f"and `{ORDERS_BY_STATUS.name}`: {by_id}", ()),
         (PRODUCT, "anchor", [product("<pid>")], (CATALOGUE, in_catalogue), "", ()),
         (COUNTED, "counted", [counted(("<anchor PK>", "<anchor SK>"))], None, "", ()),
         (CUSTOMER_ORDER, "entry", [customer_order("<cid>", "<date>", "<oid>")], None, "", ()),

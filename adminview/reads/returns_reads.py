@@ -23,6 +23,8 @@ from adminview.reads.reads import Raw, RowsPage, each_shard, get_many, merged_pa
 from dynamo import ddb_json, item_codec
 from dynamo.paging import check_limit
 from returns import keys as return_keys
+from returns.lifecycle import OPEN_STATUSES, RETURN
+from returns.models import ReturnItem
 from shop import keys
 from shop.errors import InvalidInput
 from shop.timestamps import parse_ts
@@ -70,7 +72,7 @@ def _row(raw: Raw, position: str) -> ReturnRow:
 def statuses_of(status: str) -> tuple[str, ...]:
     """The statuses a ``status=`` parameter names: ``open`` (awaiting action) or one status."""
     if status == OPEN:
-        return return_keys.OPEN_STATUSES
+        return OPEN_STATUSES
     if status in set(return_keys.ReturnStatus):
         return (status,)
     raise InvalidInput(f"status must be {OPEN} or one of {', '.join(return_keys.ReturnStatus)}")
@@ -86,7 +88,7 @@ def reason_of(reason: str | None) -> return_keys.ReturnReason | None:
         raise InvalidInput(f"reason must be one of {', '.join(return_keys.ReturnReason)}") from None
 
 
-CLOSED_AT = {return_keys.ReturnStatus.REJECTED: "Rejected", return_keys.ReturnStatus.REFUNDED: "Refunded"}
+CLOSED_AT = {state: ReturnItem.get_attributes()[stamp].attr_name for state, stamp in RETURN.closed_at().items()}
 # what the queue reads of each return's anchor and of its order's (whose ``Lines`` hold the prices paid)
 DETAILS = ("Lines", "Received", *CLOSED_AT.values())
 
@@ -111,18 +113,26 @@ def _values(row: ReturnRow, item: values.Item, lines: list[values.Item], order: 
     return replace(row, value=value, received_value=received if came_back else None)
 
 
+def _closed(row: ReturnRow, anchor: Raw | None) -> datetime | None:
+    """When a rejected or refunded return closed, from its anchor's step time; None for any other."""
+    closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
+    return _requested(values.string(item_codec.decode(anchor), closing)) if closing and anchor is not None else None
+
+
 def _detailed(row: ReturnRow, anchor: Raw | None, order: Raw | None, reason: str | None) -> ReturnRow | None:
     """The row with its anchor's lines (units, reasons in words, value) and closing time; None when ``reason`` is
     given and no line has it."""
     item = item_codec.decode(anchor) if anchor is not None else {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
-    if reason is not None and not any(values.string(line, "Reason") == reason for line in lines):
+    if reason is not None and not any(
+        return_keys.reason_code(values.string(line, "Reason")) == reason for line in lines
+    ):
         return None
     words = (return_keys.reason_words(values.string(ln, "Reason"), values.string(ln, "ReasonText")) for ln in lines)
     units = sum(numbers.decimal_of(values.text(line, "Quantity")) for line in lines)
-    closing = CLOSED_AT.get(return_keys.ReturnStatus(row.status)) if row.status in CLOSED_AT else None
-    closed = _requested(values.string(item, closing)) if closing else None
-    shown = replace(row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=closed)
+    shown = replace(
+        row, reasons=tuple(dict.fromkeys(w for w in words if w)), units=int(units), closed=_closed(row, anchor)
+    )
     return _values(shown, item, lines, order)
 
 
@@ -152,7 +162,8 @@ def returns(
 
 
 def customer_returns(*, customer_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[ReturnRow]:
-    """A customer's returns, newest ``Requested`` first (their return entries: one Query)."""
+    """A customer's returns, newest ``Requested`` first (their return entries: one Query), a closed one with when
+    it closed (one BatchGetItem of the closed ones' anchors, none when the page holds none)."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     check_limit(limit)
     start = read_position(after, forward=False, pattern=_POSITION)
@@ -162,4 +173,9 @@ def customer_returns(*, customer_id: str, limit: int = 50, after: dict[str, Any]
     rows = found[:limit]
     positions = [(ddb_json.string(r, schema.SK) or "").removeprefix(prefix) for r in rows]
     page = [_row({**r, "CustomerId": ddb_json.s(cid)}, p) for r, p in zip(rows, positions, strict=True)]
+    closed = [r for r in page if r.status in CLOSED_AT]
+    keyed = [schema.return_anchor(return_keys.RETURN + r.return_id) for r in closed]
+    anchors = get_many(keyed, list(CLOSED_AT.values())) if closed else []
+    when = {r.return_id: _closed(r, a) for r, a in zip(closed, anchors, strict=True)}
+    page = [replace(r, closed=when.get(r.return_id)) for r in page]
     return RowsPage(page, {"before": positions[-1]} if len(found) > limit and positions else None)

@@ -111,16 +111,16 @@ def _match(raw: Raw, words: list[str]) -> Found | None:
 
 
 def _orders_named(text: str) -> list[Found]:
-    """The orders a one-token text names: by id (digits), by a payment's transaction id, by a tracking number;
-    with their customers' names (one BatchGetItem of the summaries, one of the profiles)."""
+    """The orders a text names: a one-token text by id (digits) or a payment's transaction id; a one-token text
+    or one with digits (a tracking number as printed, ``1Z 999-AA1``) by a tracking number; with their customers'
+    names (one BatchGetItem of the summaries, one of the profiles)."""
     token = text.strip()
-    if not token or any(c.isspace() for c in token):
-        return []
+    one_token = bool(token) and not any(c.isspace() for c in token)
     ids = [token] if token.isdigit() else []
-    if len(token) <= selectors.MAX_TRANSACTION_ID:
+    if one_token and len(token) <= selectors.MAX_TRANSACTION_ID:
         ids += [ddb_json.text(r, "OrderId") or "" for r in selectors.payment_entries(transaction_id=token).rows]
     term = schema.tracking_term(token)
-    if len(term) >= schema.MIN_SEARCH:
+    if (one_token or any(c.isdigit() for c in token)) and len(term) >= schema.MIN_SEARCH:
         entries, _more = query(schema.search_partition(term), limit=EXACT_LIMIT, begins_with=f"{term}#{ORDER}#")
         ids += [ddb_json.string(r, "Id") or "" for r in entries]
     ids = [oid for oid in dict.fromkeys(ids) if oid]

@@ -25,7 +25,7 @@ from dynamo import ddb_json
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import parse_ts
+from shop.timestamps import EVERY_DAY, DateRange, parse_ts
 
 MAX_TRANSACTION_ID = 256
 NEW_ORDERS_CAP = 20  # the live queue says "20+ new orders" beyond this
@@ -47,27 +47,8 @@ class OrderRow:
     total: Decimal | None
     item_count: int | None
     position: str = ""  # the row's sort key in its list (the live queue asks for rows after the newest)
-    carrier: str | None = None
-    tracking_number: str | None = None
-
-
-@dataclass(frozen=True)
-class Dates:
-    """Order dates from ``start`` to ``end``, both UTC days included (None: open)."""
-
-    start: date | None = None
-    end: date | None = None
-
-    def __post_init__(self) -> None:
-        if self.start is not None and self.end is not None and self.end < self.start:
-            raise InvalidInput("the range ends before it starts")
-
-    def bounds(self, prefix: str = "") -> Range:
-        """Sort keys ``<date>#<oid>`` of these days: ``<end>~`` sorts after every ``<end>T...``."""
-        return Range(
-            prefix + self.start.isoformat() if self.start else None,
-            prefix + self.end.isoformat() + "~" if self.end else None,
-        )
+    # every shipment's (carrier, tracking number), oldest first, where the row was read with its ``Shipments``
+    shipments: tuple[tuple[str | None, str], ...] = ()
 
 
 def _text_date(text: str | None) -> datetime | None:
@@ -94,8 +75,11 @@ def order_row(raw: Raw, position: str = "") -> OrderRow:
         total=_decimal(ddb_json.text(raw, "Total")),
         item_count=int(count) if count and count.lstrip("-").isdigit() else None,
         position=position,
-        carrier=ddb_json.text(raw, "Carrier"),
-        tracking_number=ddb_json.text(raw, "TrackingNumber"),
+        shipments=tuple(
+            (ddb_json.string(facts, "Carrier"), number)
+            for _sk, shipment in sorted(ddb_json.mapping(raw, "Shipments").items())
+            if (number := ddb_json.string(facts := ddb_json.entries(shipment), "TrackingNumber"))
+        ),
     )
 
 
@@ -115,7 +99,12 @@ def status_partitions(status: str) -> list[str]:
 
 
 def status_items(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Raw]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
@@ -129,7 +118,7 @@ def status_items(
     partitions, forward = status_partitions(status), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    index, within = schema.ORDERS_BY_STATUS, dates.bounds()
+    index, within = schema.ORDERS_BY_STATUS, Range(*dates.bounds())
     found = each_shard(
         len(partitions),
         lambda n: query(
@@ -145,7 +134,12 @@ def status_items(
 
 
 def orders_by_status(
-    *, status: str, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *,
+    status: str,
+    limit: int = 50,
+    after: dict[str, Any] | None = None,
+    sort: str = NEWEST,
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
@@ -154,7 +148,7 @@ def orders_by_status(
 
 
 def pending_orders(
-    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: Dates = Dates()
+    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: DateRange = EVERY_DAY
 ) -> RowsPage[OrderRow]:
     """AV2: every PENDING order as rows."""
     return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
@@ -180,7 +174,8 @@ def new_orders_since(*, status: str, newest: str) -> int:
 def summaries(order_ids: list[str]) -> list[Raw | None]:
     """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
     return get_many(
-        [schema.order_anchor(oid) for oid in order_ids], attributes=[*schema.ORDER_ROW, "Carrier", "TrackingNumber"]
+        [schema.order_anchor(oid) for oid in order_ids],
+        attributes=[*schema.ORDER_ROW, "Shipments"],
     )
 
 
@@ -202,13 +197,13 @@ def customer_order_entries(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[Raw]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
     cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
     check_limit(limit)
     start = order_position(after, forward=forward)
-    within = dates.bounds(schema.CUSTOMER_ORDER_PREFIX)
+    within = Range(*dates.bounds(schema.CUSTOMER_ORDER_PREFIX))
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=forward, after=first, within=within)
@@ -225,7 +220,7 @@ def customer_orders(
     limit: int = 50,
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
-    dates: Dates = Dates(),
+    dates: DateRange = EVERY_DAY,
 ) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
     page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
@@ -263,10 +258,10 @@ def category_orders(
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     forward = _forward(sort)
-    dates = Dates(start, end)
+    dates = DateRange(start, end)
     check_limit(limit)
     position = order_position(after, forward=forward)
-    within = dates.bounds()
+    within = Range(*dates.bounds())
     found = each_shard(
         schema.list_shards(),
         lambda n: query(

@@ -62,8 +62,7 @@ from adminview.repair.verdict import (
     unprojectable,
 )
 from adminview.repair.view_diff import Change
-from dynamo import item_codec
-from dynamo.backoff import full_jitter
+from dynamo import backoff, item_codec
 from dynamo.transactions import MAX_ITEMS
 from shop import audit, keys
 from shop.audit import Actor
@@ -93,7 +92,6 @@ __all__ = [  # the verdicts and a difference's parts (``adminview.repair.verdict
 ViewKey = schema.Key
 REPAIR_ACTION = "repair-view"
 SETTLE_S = 0.25  # far longer than the sync takes from its view items to its anchor
-REPAIR_ATTEMPTS = 4
 DETAIL_CHARS = 300
 RULE = (
     "A difference is “differs” when the view contradicts what the sync itself applied (an anchor, the order's "
@@ -330,13 +328,14 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
     (or the repair is too large for one transaction), ``NotFound`` for an order no table holds anything of."""
     oid = keys.bare(order_id, keys.ORDER)
     shards, view = schema.list_shards(), view_table()
-    for attempt in range(REPAIR_ATTEMPTS):
+    policy = backoff.ORDER_REPAIRS
+    for pauses in policy.sends(sleep):
         readings = order_partitions.read(view, oid)
         if not any(r.source_items or r.stored for r in readings):
             raise NotFound("order", oid)
         plans = _plans(oid, readings, view, shards)
         if not plans:
-            return Repaired(oid, [], None, attempt + 1)
+            return Repaired(oid, [], None, pauses.taken + 1)
         changes = [c for p in plans for c in p.changes]
         entry = audit.entry(actor, action=REPAIR_ACTION, order_id=oid, detail=describe(changes))
         actions = _actions(plans, entry, view, shards)
@@ -350,12 +349,11 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
         try:
             _commit(view, actions)
         except repair.Contended:
-            sleep(full_jitter(attempt, base=0.05, cap=1.0))
             continue
-        return Repaired(oid, changes, entry, attempt + 1)
+        return Repaired(oid, changes, entry, pauses.taken + 1)
     raise OrderConflict(
         oid,
         None,
-        f"order {oid} keeps changing: the sync wrote it during each of {REPAIR_ATTEMPTS} attempts to repair it. "
+        f"order {oid} keeps changing: the sync wrote it during each of {policy.attempts} attempts to repair it. "
         "Nothing was written; try again in a moment.",
     )

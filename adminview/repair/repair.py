@@ -28,11 +28,9 @@ from adminview.repair.table_walk import Table
 from adminview.repair.view_diff import Change, compare
 from adminview.repair.walk import Walk
 from adminview.tables import write_entries
-from dynamo import transactions
-from dynamo.backoff import full_jitter
+from dynamo import backoff, transactions
 from dynamo.batch import chunks
 
-ATTEMPTS = 10  # reads and writes of one partition the sync keeps beating, before reporting it contended
 HELD_SUMS = 10_000  # sum items a rebuild into an empty view holds before it writes what it added to them
 
 
@@ -228,13 +226,12 @@ def settle(view: Table, wanted: Sequence[Wanted]) -> None:
     the sync wrote, read beside what the partition implies). Raises ``Contended`` when they keep changing."""
     shards = schema.list_shards()
     pending = list(wanted)
-    for attempt in range(ATTEMPTS):
+    for _ in backoff.REPAIRS.sends():
         plans = [found for r in read_partitions(view, pending) if (found := plan_repair(r, view.name, shards)).changes]
         again = commit_plans(view, plans) if plans else set()
         if not again:
             return
         pending = [w for w in pending if w.pk in again]
-        time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
     raise Contended(f"partitions {sorted(w.pk for w in pending)[:3]} kept changing while the sync settled them")
 
 
@@ -344,12 +341,11 @@ def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
 
 
 def repair_flag(walk: Walk, flag: Flag) -> None:
-    for attempt in range(ATTEMPTS):
+    for _ in backoff.REPAIRS.sends():
         found = _planned(walk, flag)
         if found is None or not found.changes:
             return
         if commit_plans(walk.view, [found]):
-            time.sleep(full_jitter(attempt, base=0.05, cap=2.0))
             continue
         _count(walk, found.changes)
         return

@@ -39,10 +39,9 @@ from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import conf, ddb_json, item_codec, side_by_side, statements, transactions
+from dynamo import backoff, conf, ddb_json, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
-RACE_ATTEMPTS = 5  # times an anchor's records are folded again after someone else wrote it
 
 
 @dataclass
@@ -308,18 +307,19 @@ def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
         if p.anchor is not None:
             groups.setdefault(p.anchor, []).append(p)
     ignored = sum(1 for p in batch if p.anchor is None and not p.free)
-    attempt = _apply_once(groups, list_shards, free)
-    applied, skipped = attempt.applied, attempt.skipped
+    applied, skipped, pending = 0, ignored, groups
     lost: dict[schema.Key, set[schema.Key]] = {}  # anchors that lost a race, and the entries written for them
-    for _attempt in range(RACE_ATTEMPTS):
+    for _ in backoff.ANCHOR_RACES.sends():
+        attempt = _apply_once(pending, list_shards, free)
+        free = {}  # written with the first attempt's entries
+        applied, skipped = applied + attempt.applied, skipped + attempt.skipped
         for key in attempt.raced:
             lost.setdefault(key, set()).update(attempt.wrote.get(key, ()))
         if not attempt.raced:
             _settle({key: (groups[key][0], wrote) for key, wrote in lost.items()})
-            return applied + sum(1 for p in batch if p.free), skipped + ignored
-        attempt = _apply_once({k: groups[k] for k in attempt.raced}, list_shards)
-        applied, skipped = applied + attempt.applied, skipped + attempt.skipped
-    raise RuntimeError(f"anchors {sorted(attempt.raced)[:3]} kept changing (a rebuild writing them?)")
+            return applied + sum(1 for p in batch if p.free), skipped
+        pending = {k: groups[k] for k in attempt.raced}
+    raise RuntimeError(f"anchors {sorted(pending)[:3]} kept changing (a rebuild writing them?)")
 
 
 def _settle(lost: dict[schema.Key, tuple[Prepared, set[schema.Key]]]) -> None:

@@ -6,7 +6,7 @@ goes to the same code as the Lambda handler. While a batch is applied, the shard
 on its way, so reading and applying overlap. Delivery is at-least-once: the per-shard checkpoint (in the sync
 table) is advanced only after every record up to it was applied or dead-lettered, so a SIGKILL at any moment at
 worst replays a batch, and replays change nothing (the anchors' sequence numbers). Records still failing after
-``max_attempts`` stay in the dead-letter store, where the handler put them.
+the sends of ``dynamo.backoff.STREAM_BATCHES`` stay in the dead-letter store, where the handler put them.
 
 Each shard's heartbeat says how fresh the view is (``adminview.sync.sync_status``): after each batch, and, at most
 once a second, when a poll finds nothing new (the view is then up to date as of that poll). When DynamoDB does not
@@ -33,8 +33,8 @@ from adminview.sync import observe, sync_status, sync_store
 from adminview.sync.apply import Outcome, apply_records, failure_key
 from adminview.sync.handler import handle_records
 from adminview.tables import ViewItem
-from dynamo import conf, side_by_side
-from dynamo.backoff import full_jitter
+from dynamo import backoff, conf, side_by_side
+from dynamo.backoff import Backoff
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
@@ -116,7 +116,7 @@ class Poller:
         client: Any,
         replay: bool = False,
         limit: int = 1000,
-        max_attempts: int = 3,
+        retry: Backoff = backoff.STREAM_BATCHES,
         idle_s: float = 0.5,
         report: Callable[[str], None] | None = None,
         report_every_s: float = 5.0,
@@ -125,7 +125,7 @@ class Poller:
         self.streams = list(streams)
         self.replay = replay
         self.limit = limit
-        self.max_attempts = max_attempts
+        self.retry = retry
         self.idle_s = idle_s
         self.client = client
         self.report = report
@@ -253,12 +253,12 @@ class Poller:
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
         """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
         record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
-        still fails after ``max_attempts`` is already stored when the checkpoint moves past it."""
+        still fails after ``retry``'s sends is already stored when the checkpoint moves past it."""
         received_at = time.time()  # just after GetRecords answered: every change of the batch was made before
         pending = records
         errors: dict[str, str] = {}
         batch = Outcome()  # the whole batch, retries included, for its one report
-        for attempt in range(self.max_attempts):
+        for _ in self.retry.sends(self.sleep):
             _response, outcome = handle_records(
                 pending, shard_id=shard_id, apply=apply_records, received_at=received_at
             )
@@ -274,8 +274,6 @@ class Poller:
             pending = [r for i, r in enumerate(pending) if failure_key(r, i) in failed]
             if not pending:
                 break
-            if attempt + 1 < self.max_attempts:
-                self.sleep(full_jitter(attempt, base=0.1, cap=5.0))
         batch.failed = {
             key: errors.get(key, "unknown error") for key in (failure_key(r, i) for i, r in enumerate(pending))
         }

@@ -16,7 +16,8 @@ and the pages' freshness read is one Query on a tiny partition.
   for more and got nothing: at that instant the view held every change of the shard), ``Waiting`` (since when
   DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage the poller waited out, in
   words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
-- PK ``verify`` SK ``last``: At, Ok, Summary of the last ``verify_adminview``.
+- PK ``verify`` SK ``last``: the last ``verify_adminview``: At, Done (1 when the view matched), Error (its
+  summary).
 
 How fresh that makes the view, as the pages say it, is read in ``adminview.reads.sync_freshness``.
 

@@ -8,9 +8,8 @@ from django.http import QueryDict
 
 from adminview.core.schema import LISTED_STATUSES
 from dashboard.forms.orders import CancelReasonFields, CarrierFields, reference
-from shop import keys
+from shop import bulk, keys
 
-BULK_ACTIONS = ("ship", "cancel", "deliver")
 SLIPS = "slips"  # not a change: the selected orders' packing slips (``dashboard.views.slips``)
 MAX_BULK = 200
 # A pending list's row carries its order's tracking number as ``tracking_number-<order id>`` (read for the
@@ -25,7 +24,7 @@ class BulkForm(CancelReasonFields, CarrierFields):
     and, per order, an optional tracking number, and per order and warehouse its shipment's own; ``confirm=yes``
     once staff have seen what an action that cannot be undone (cancelling) will change."""
 
-    action = forms.ChoiceField(choices=[(a, a) for a in (*BULK_ACTIONS, SLIPS)])
+    action = forms.ChoiceField(choices=[(a, a) for a in (*bulk.ACTIONS, SLIPS)])
     order = forms.CharField(required=False)  # validated as a list in clean()
     status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTED_STATUSES])
     confirm = forms.ChoiceField(required=False, choices=[("yes", "yes")])

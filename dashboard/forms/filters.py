@@ -11,15 +11,17 @@ from django.http import QueryDict
 from django.urls import reverse_lazy
 
 from adminview.core.schema import ACTIVITY_KINDS
+from adminview.reads.catalogue import CUSTOMER_SORTS
 from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from adminview.reads.search import MAX_TERM, term_of
-from adminview.reads.selectors import LISTS, NEWEST, OLDEST, Dates
-from dashboard.forms.lists import DEFAULT_PAGE, FORMATS, FilterForm, ListForm, day_field
+from adminview.reads.selectors import LISTS, NEWEST, OLDEST
+from dashboard.forms.lists import DEFAULT_PAGE, FORMATS, FilterForm, ListForm, RangeFields, day_field
 from dashboard.forms.ranges import DayRange
 from returns.keys import ReturnReason, ReturnStatus
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
 from shop.pattern_registry import Param, check_params
+from shop.timestamps import DateRange
 
 QUEUE_STATUSES = (OPEN, *(s.value for s in ReturnStatus))
 JSON = "json"
@@ -52,25 +54,17 @@ class CategoryOrdersForm(ListForm, DayRange, SortForm):
 ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query names it
 
 
-class OrderFilter(SortForm):
-    """How an order list is shown: ``sort``, and ``from`` / ``to`` (YYYY-MM-DD): order dates, both included, each
-    optional (no bound). The fields ``start`` and ``end`` are named ``from`` and ``to`` in the query."""
-
-    start = day_field("from")
-    end = day_field("to")
-
-    def add_prefix(self, field_name: str) -> str:
-        return super().add_prefix(DayRange.QUERY_NAMES.get(field_name, field_name))
+class OrderFilter(SortForm, RangeFields):
+    """How an order list is shown: ``sort``, and ``from`` / ``to``: order dates, both included, each optional (no
+    bound)."""
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
-        start, end = cleaned.get("start"), cleaned.get("end")
-        if isinstance(start, date) and isinstance(end, date) and start > end:
-            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
+        self.date_range(self.cleaned_data.get("start"), self.cleaned_data.get("end"))
         return cleaned
 
-    def dates(self) -> Dates:
-        return Dates(self.cleaned_data["start"], self.cleaned_data["end"])
+    def dates(self) -> DateRange:
+        return DateRange(self.cleaned_data["start"], self.cleaned_data["end"])
 
     def scope(self) -> str:
         """The order and the range, for a "load more" cursor: one made for another cannot be used here."""
@@ -142,6 +136,20 @@ class PatternForm(ListForm):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from exc
         return cleaned
+
+
+class CustomersForm(ListForm):
+    """``/customers/``: every customer by name (the default) or newest first."""
+
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[(CUSTOMER_SORTS[0], "by name"), (CUSTOMER_SORTS[1], "newest first")],
+        label="sort",
+        error_messages={"invalid_choice": f"%(value)r is not a sort; use {' or '.join(CUSTOMER_SORTS)}"},
+    )
+
+    def clean_sort(self) -> str:
+        return self.cleaned_data.get("sort") or CUSTOMER_SORTS[0]
 
 
 class SearchForm(ListForm):

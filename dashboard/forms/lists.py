@@ -3,10 +3,14 @@ and how a form's errors read as one line (a bad parameter is a 400 with that lin
 
 from __future__ import annotations
 
+from datetime import date
+
 from django import forms
 
+from dynamo.paging import MAX_PAGE  # the most rows a page may ask for: the most one call reads
+from shop.timestamps import QUERY_NAMES, DateRange, InvalidDate
+
 DEFAULT_PAGE = 50
-MAX_PAGE = 500
 FORMATS = ("", "html", "csv")  # "" and "html": the page itself
 
 
@@ -35,33 +39,28 @@ class FilterForm(forms.Form):
         return error_lines(self)
 
 
-class ListForm(FilterForm):
-    """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
+class FormatForm(forms.Form):
+    """``format``: the page itself (none, or html) or its CSV; anything else is refused (400)."""
 
-    cursor = forms.CharField(required=False, max_length=8192)
-    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
     format = forms.ChoiceField(
         required=False,
         choices=[(f, f) for f in FORMATS],
         error_messages={"invalid_choice": "'%(value)s' is not a format; use html or csv"},
     )
 
+    @property
+    def wants_csv(self) -> bool:
+        return self.cleaned_data.get("format") == "csv"
+
+
+class ListForm(FilterForm, FormatForm):
+    """Parameters shared by the list pages: ``cursor`` (opaque, from "load more"), ``limit``, ``format``."""
+
+    cursor = forms.CharField(required=False, max_length=8192)
+    limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_PAGE)
+
     def clean_limit(self) -> int:
         return self.cleaned_data.get("limit") or DEFAULT_PAGE
-
-    @property
-    def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"
-
-
-class FormatForm(forms.Form):
-    """Only ``format`` (html or csv)."""
-
-    format = ListForm.base_fields["format"]
-
-    @property
-    def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"
 
 
 def day_field(label: str) -> forms.DateField:
@@ -71,3 +70,22 @@ def day_field(label: str) -> forms.DateField:
         label=label,
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
+
+
+class RangeFields(FilterForm):
+    """``from`` / ``to`` (YYYY-MM-DD): the fields ``start`` and ``end``, named as every range is in a query
+    (``shop.timestamps.QUERY_NAMES``), checked by ``shop.timestamps.DateRange``."""
+
+    start = day_field("from")
+    end = day_field("to")
+
+    def add_prefix(self, field_name: str) -> str:
+        return super().add_prefix(QUERY_NAMES.get(field_name, field_name))
+
+    def date_range(self, start: date | None, end: date | None) -> DateRange:
+        """The range, or an empty one with the error beside ``from``."""
+        try:
+            return DateRange(start, end)
+        except InvalidDate as exc:
+            self.add_error("start", str(exc))
+            return DateRange()

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from django.http import QueryDict
 
-from dashboard.forms.lists import FilterForm, ListForm, day_field
+from dashboard.forms.lists import FormatForm, ListForm, RangeFields
 
 DEFAULT_INVOICE_DAYS = 365
 DEFAULT_STATS_DAYS = 30
@@ -15,16 +15,12 @@ DEFAULT_CHART_DAYS = 90  # the home page's charts and a category's orders
 MAX_STATS_DAYS = 366
 
 
-class DayRange(FilterForm):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive): the fields ``start`` and ``end``, named ``from`` and ``to`` in
-    the query (``add_prefix``). Absent: the ``default_days`` up to ``to`` (default: today, UTC)."""
+class DayRange(RangeFields):
+    """``from`` / ``to`` (YYYY-MM-DD, both inclusive). Absent: the ``default_days`` up to ``to`` (default: today,
+    UTC)."""
 
     max_days: int | None = None
     default_days = DEFAULT_STATS_DAYS
-    QUERY_NAMES = {"start": "from", "end": "to"}
-
-    start = day_field("from")
-    end = day_field("to")
 
     def __init__(self, query: QueryDict | None, today: date, default_days: int | None = None) -> None:
         super().__init__(query)
@@ -32,18 +28,14 @@ class DayRange(FilterForm):
         if default_days is not None:
             self.default_days = default_days
 
-    def add_prefix(self, field_name: str) -> str:
-        return super().add_prefix(self.QUERY_NAMES.get(field_name, field_name))
-
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         if self.errors:
             return cleaned
         end = cleaned.get("end") or self.today
         start = cleaned.get("start") or end - timedelta(days=self.default_days - 1)
-        if start > end:
-            self.add_error("start", f"'from' ({start.isoformat()}) is after 'to' ({end.isoformat()})")
-        elif self.max_days is not None and (end - start).days + 1 > self.max_days:
+        self.date_range(start, end)
+        if not self.errors and self.max_days is not None and (end - start).days + 1 > self.max_days:
             self.add_error("end", f"a range covers at most {self.max_days} days")
         cleaned["start"], cleaned["end"] = start, end
         return cleaned
@@ -68,11 +60,5 @@ class RangeForm(DayRange):
     max_days = MAX_STATS_DAYS
 
 
-class StatsRangeForm(RangeForm):
+class StatsRangeForm(RangeForm, FormatForm):
     """A stats page's range (default: the 30 days up to today, UTC) and ``format``."""
-
-    format = ListForm.base_fields["format"]
-
-    @property
-    def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"

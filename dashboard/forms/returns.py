@@ -4,7 +4,7 @@ other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -40,13 +40,21 @@ class RejectForm(ActionForm):
 
 
 class ReceiveForm(ActionForm):
-    """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``received-<pid>`` and
-    ``restocked-<pid>`` (left empty: all of it)."""
+    """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``warehouse-<pid>``
+    (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
+    and ``restocked-<pid>`` (left empty: all of it)."""
 
-    warehouse = forms.CharField(max_length=64, label="Warehouse", help_text="The warehouse it arrived at.")
+    warehouse = forms.CharField(
+        max_length=64, label="Warehouse", help_text="Where a line goes back in stock unless it names its own."
+    )
 
     def __init__(
-        self, *args: Any, lines: Sequence[ReturnLine] = (), warehouses: Sequence[str] = (), **kwargs: Any
+        self,
+        *args: Any,
+        lines: Sequence[ReturnLine] = (),
+        warehouses: Sequence[str] = (),
+        shipped_from: Mapping[str, str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lines = list(lines)
@@ -55,6 +63,15 @@ class ReceiveForm(ActionForm):
         for line in self.lines:
             most = line.quantity or 0
             pid = line.product_id
+            self.fields[f"warehouse-{pid}"] = forms.CharField(
+                max_length=64,
+                required=False,
+                label=f"Warehouse of {pid}",
+                initial=(shipped_from or {}).get(pid, ""),
+                widget=forms.Select(choices=[("", "as above"), *((w, w) for w in warehouses)])
+                if warehouses
+                else forms.TextInput,
+            )
             self.fields[f"received-{pid}"] = forms.IntegerField(
                 min_value=0, max_value=most, required=False, label=f"Received of {pid}", help_text=f"of {most}"
             )
@@ -75,6 +92,11 @@ class ReceiveForm(ActionForm):
         data = super().clean() or {}
         for line in self.lines:
             pid = line.product_id
+            if own := data.get(f"warehouse-{pid}"):
+                try:
+                    data[f"warehouse-{pid}"] = keys.bare(own, keys.WAREHOUSE, what="warehouse id")
+                except InvalidInput as exc:
+                    self.add_error(f"warehouse-{pid}", str(exc))
             got, kept = data.get(f"received-{pid}"), data.get(f"restocked-{pid}")
             if kept is not None and kept > (line.quantity or 0 if got is None else got):
                 self.add_error(f"restocked-{pid}", "cannot be more than was received")
@@ -84,7 +106,9 @@ class ReceiveForm(ActionForm):
         data = self.cleaned_data
         return {
             line.product_id: services.Count(
-                data.get(f"received-{line.product_id}"), data.get(f"restocked-{line.product_id}")
+                data.get(f"received-{line.product_id}"),
+                data.get(f"restocked-{line.product_id}"),
+                data.get(f"warehouse-{line.product_id}") or None,
             )
             for line in self.lines
         }

@@ -31,14 +31,14 @@ from dashboard.forms.lists import first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import RETRY_AFTER_S, domain_errors, error
+from dashboard.views.orders import STEPS
 from returns import services as return_services
 from shop import bulk
 from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 
 CONFIRMED = "yes"
 UNDOABLE = frozenset({"cancel"})  # the actions that cannot be undone: confirmed first
-# A cancel also refunds what the order paid, in the cancel's own transaction (as the order page's cancel does).
-CHANGES = {"cancel": return_services.order_cancel_with_refund}
 
 
 @require_POST
@@ -63,7 +63,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         tracking_numbers=form.cleaned_data["tracking_numbers"],
         warehouse_tracking=form.cleaned_data["warehouse_tracking"],
         reason=form.cleaned_data.get("reason") if action == "cancel" else None,
-        change=CHANGES.get(action),
+        change=STEPS[action][0],  # as the order page takes it: a cancel also refunds what the order paid
     )
     done = sum(1 for o in outcomes if o.done)
     refused = sum(1 for o in outcomes if o.code == 409)
@@ -71,6 +71,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "action": action,
         "status": status,
+        "offered": ORDER.allowed(status),  # the list's columns: a pending list's rows hold tracking numbers
         "outcomes": outcomes,
         "done": done,
         "refused": refused,

@@ -1,5 +1,5 @@
-"""A customer: profile (pattern 1) with totals, orders (AV1) and favourites (``format=json``: the totals alone);
-invoices (pattern 15)."""
+"""Every customer (the admin view's indexes: by name or newest first); a customer: profile (pattern 1) with totals,
+orders (AV1) and favourites (``format=json``: the totals alone); invoices (pattern 15)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
 from adminview.reads import totals as totals_reads
+from adminview.reads.catalogue import CustomerRow, customers
 from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
-from dashboard.cells import DASH, Cell, amount_cell, id_url, payment_list, timestamp
+from dashboard.cells import Cell, amount_cell, payment_list
 from dashboard.display import CENT, plain_amount
-from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, OrderListForm
+from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, first_page_url
+from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
 from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
@@ -32,6 +33,45 @@ from shop import access_patterns, keys, notes
 from shop.errors import NotFound
 from shop.models import Customer, Invoice
 from shop.timestamps import now
+
+# --- every customer ----------------------------------------------------------------------------------------------
+
+
+class Customers(Listing[CustomersForm, CustomerRow]):
+    """Every customer, by name or newest first: one Query per write shard and one BatchGetItem a page."""
+
+    template = "dashboard/customers.html"
+    salt = "customers"
+    columns: tuple[Column[CustomerRow], ...] = (
+        link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
+        text_column("name", "name", lambda r: r.name),
+        text_column("email", "email", lambda r: r.email, secondary=True),
+    )
+
+    def form(self) -> CustomersForm:
+        return CustomersForm(self.request.GET)
+
+    def scope(self, form: CustomersForm) -> str:
+        return str(form.cleaned_data["sort"])
+
+    def fetch(self, form: CustomersForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CustomerRow]:
+        return customers(sort=form.cleaned_data["sort"], limit=limit, after=after)
+
+    def filename(self, form: CustomersForm) -> str:
+        return "customers.csv"
+
+    def data(self, record: CustomerRow) -> tuple[tuple[str, str], ...]:
+        return (("customer-id", record.customer_id),)
+
+    def frame(self, form: CustomersForm, *, first_page: bool) -> dict[str, Any]:
+        return {"form": form}
+
+
+@require_GET
+@domain_errors
+def customer_list(request: HtmxHttpRequest) -> HttpResponseBase:
+    return Customers(request).response()
+
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
 
@@ -155,11 +195,9 @@ def _payments_text(invoice: Invoice) -> str:
 
 
 INVOICE_COLUMNS: tuple[Column[Invoice], ...] = (
-    Column("invoice", lambda i: Cell(i.invoice_id), "invoice_id", lambda i: i.invoice_id),
-    Column(
-        "order", lambda i: Cell(i.order_id, url=id_url("dashboard:order", i.order_id)), "order_id", lambda i: i.order_id
-    ),
-    Column("date", lambda i: Cell(timestamp(i.date) or DASH), "date", lambda i: i.date.isoformat() if i.date else None),
+    text_column("invoice", "invoice_id", lambda i: i.invoice_id),
+    link_column("order", "dashboard:order", "order_id", lambda i: i.order_id),
+    time_column("date", "date", lambda i: i.date),
     Column("amount", lambda i: amount_cell(i.amount), "amount", lambda i: plain_amount(i.amount)),
     Column("payments", lambda i: Cell(payment_list(i.payments)), "payments", _payments_text),
 )

@@ -4,19 +4,17 @@ attribute of each save."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
 from typing import Any
 
 from django.http import Http404, HttpResponseBase
-from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from dashboard import cursors, selectors
+from dashboard import selectors
+from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, list_form, next_url, partial
+from dashboard.lists import Listing, Paged
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import CSV_PAGE
 from shop import history
 from shop.models import AuditEntry
 
@@ -24,48 +22,56 @@ HISTORY_CSV_HEADER = ["when", "user", "action", "attribute", "before", "after", 
 LATEST = 5  # the entity pages show this many of the latest changes
 
 
-def csv_rows(entries: Iterator[AuditEntry]) -> Iterator[list[Any]]:
-    for entry in entries:
-        for change in entry.changes or []:
-            yield [
-                entry.at,
-                entry.user,
-                entry.action,
-                change.attribute,
-                change.before,
-                change.after,
-                entry.request_id,
-                entry.warehouse_id,
-                entry.reason,
-            ]
-
-
 def latest(kind: str, entity_id: str) -> list[AuditEntry]:
     """The few latest changes an entity page shows (one Query)."""
     return history.entity_history(kind=kind, entity_id=entity_id, limit=LATEST).items
 
 
+class History(Listing[ListForm, AuditEntry]):
+    """One Query of the entity's partition a page; the CSV one row per changed attribute of each save."""
+
+    template = "dashboard/history.html"
+    salt = "history"
+    template_rows = True  # a save's changes are a list in its row
+
+    def __init__(self, request: HtmxHttpRequest, kind: str, entity_id: str) -> None:
+        super().__init__(request)
+        if kind not in history.HISTORY_KINDS:
+            raise Http404(f"no history of {kind!r}")
+        self.kind, self.entity_id, self.bare = kind, entity_id, ""
+
+    def form(self) -> ListForm:
+        return ListForm(self.request.GET)
+
+    def scope(self, form: ListForm) -> str:
+        return f"{self.kind}|{self.entity_id}"
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[AuditEntry]:
+        return selectors.entity_history(kind=self.kind, entity_id=self.bare, limit=limit, after=after)
+
+    def filename(self, form: ListForm) -> str:
+        return f"{self.kind}-{self.bare}-history.csv"
+
+    def frame(self, form: ListForm, *, first_page: bool) -> dict[str, Any]:
+        """The entity is read (404 when it is missing) on the first page only."""
+        read = selectors.entity_id if first_page else selectors.bare_entity_id
+        self.bare = read(self.kind, self.entity_id)
+        return {"kind": self.kind, "entity_id": self.bare}
+
+    def every_record(self, form: ListForm) -> Iterator[AuditEntry]:
+        self.bare = selectors.entity_id(self.kind, self.entity_id)
+        return super().every_record(form)
+
+    def csv(self, form: ListForm, records: Iterator[AuditEntry]) -> HttpResponseBase:
+        rows = (
+            [e.at, e.user, e.action, c.attribute, c.before, c.after, e.request_id, e.warehouse_id, e.reason]
+            for e in records
+            for c in e.changes or []
+        )
+        return csv_response(self.filename(form), HISTORY_CSV_HEADER, rows)
+
+
 @require_GET
 @domain_errors
 def entity_history(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
-    if kind not in history.HISTORY_KINDS:
-        raise Http404(f"no history of {kind!r}")
-    form = list_form(request)
-    scope = f"{kind}|{entity_id}"
-    start_key = cursors.decode(form.cleaned_data["cursor"], salt="history", scope=scope)
-    if form.wants_csv:
-        bare = selectors.entity_id(kind, entity_id)
-        found = selectors.every_history_entry(kind=kind, entity_id=bare, page_size=CSV_PAGE)
-        first = list(itertools.islice(found, 1))  # the first page now: its errors are still a clean 4xx
-        return csv_response(f"{kind}-{bare}-history.csv", HISTORY_CSV_HEADER, csv_rows(itertools.chain(first, found)))
-    bare = selectors.entity_id(kind, entity_id) if start_key is None else selectors.bare_entity_id(kind, entity_id)
-    page = history.entity_history(kind=kind, entity_id=bare, limit=form.cleaned_data["limit"], start_key=start_key)
-    context = {
-        "kind": kind,
-        "entity_id": bare,
-        "entries": page.items,
-        "next_url": next_url(request, cursors.encode(page.next_key, salt="history", scope=scope)),
-        "csv_url": csv_url(request),
-        "first_page": start_key is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/history.html", "rows"), context)
+    return History(request, kind, entity_id).response()

@@ -12,7 +12,9 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from dashboard import selectors as dashboard_selectors
+from dashboard.forms.lists import FormatForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import validated
 from dashboard.responses import csv_response, domain_errors
 from dashboard.timeline import Row, timeline
 from returns.models import ReturnItem
@@ -33,9 +35,10 @@ def timeline_of(collection: OrderCollection, money: tuple[Sequence[ReturnItem], 
 @require_GET
 @domain_errors
 def order_timeline(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    form = validated(FormatForm(request.GET))
     collection = order_collection(keys.bare(order_id, keys.ORDER))
     rows = timeline_of(collection, dashboard_selectors.order_money(collection))
-    if request.GET.get("format") == "csv":
+    if form.wants_csv:
         oid = collection.order.order_id
         data = ([r.when_text, r.event.value, r.user, r.detail] for r in rows)
         return csv_response(f"order-{oid}-timeline.csv", CSV_HEADER, data)

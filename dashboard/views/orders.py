@@ -42,8 +42,8 @@ from dashboard.order_lists import (
     pick_rows,
     with_profiles,
 )
-from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.profiles import NOBODY, Profile
+from dashboard.permissions import Allowed, can_fulfil, needs_fulfilment
+from dashboard.profiles import Profile
 from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
@@ -52,6 +52,7 @@ from returns import services as return_services
 from shop import access_patterns, favourites, keys, orders, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
 from shop.models import Invoice, OrderItem, Shipment, ShipmentItem
 from shop.timestamps import now
 
@@ -60,15 +61,7 @@ LIST_TEMPLATE = "dashboard/orders.html"
 
 # --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
-# What staff may do to the orders of each list (bulk actions offered on it), in the order of its tabs. ALL mixes
-# statuses, so it offers none.
-LIST_ACTIONS: dict[str, tuple[str, ...]] = {
-    OrderStatus.PENDING: ("ship", "cancel"),
-    OrderStatus.SHIPPED: ("deliver",),
-    OrderStatus.DELIVERED: (),
-    OrderStatus.CANCELLED: (),
-    selectors.ALL: (),
-}
+TABS = (*ORDER.states, selectors.ALL)  # ALL mixes statuses, so it offers no bulk action
 
 
 def _live_url(status: str, newest: str) -> str:
@@ -90,7 +83,7 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
     return {
         "status": status,
         "every_status": status == selectors.ALL,
-        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in LIST_ACTIONS],
+        "tabs": [{"status": s, "url": _list_url(s, kept), "current": s == status} for s in TABS],
         "form": form,
         "filtered": bool(kept),
         "reset_url": _list_url(status),
@@ -152,7 +145,7 @@ class StatusList(Listing[StatusListForm, Listed]):
     def extra(self, form: StatusListForm, page: Paged[Any]) -> dict[str, Any]:
         status, sort, dates = form.cleaned_data["status"], form.cleaned_data["sort"], form.dates()
         newest = page.rows[0].position if page.rows else ""
-        actions = LIST_ACTIONS[status] if can_fulfil(self.request.user) else ()
+        actions = Allowed(self.request.user).takes(ORDER, status)
         return {
             "sort": sort,
             "actions": actions,
@@ -280,6 +273,8 @@ def _order_context(
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
+        "actions": Allowed(request.user).takes(ORDER, collection.order.status),
+        "offered": ORDER.allowed(collection.order.status),
         "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
         "cancel_form": cancel_form or CancelForm(),
         **returned,
@@ -317,16 +312,21 @@ def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> Http
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
 
-def _order_action(
-    request: HtmxHttpRequest,
-    order_id: str,
-    action: Callable[..., Any],
-    done: str,
-    form_class: type[ActionForm] = ActionForm,
-) -> HttpResponseBase:
-    """Run ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
+# What takes each step of ``lifecycle.ORDER`` from the order page, and the form it posts. A cancel also refunds
+# what the order paid, in one transaction (``returns.services``).
+STEPS: dict[str, tuple[Callable[..., Any], type[ActionForm]]] = {
+    "ship": (orders.order_ship, ShipForm),
+    "cancel": (return_services.order_cancel_with_refund, CancelForm),
+    "deliver": (orders.order_deliver, ActionForm),
+}
+
+
+@require_POST
+@domain_errors
+def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
+    """Take ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
     the form again, their input kept and the error beside the field; nothing is written."""
-    oid = keys.bare(order_id, keys.ORDER)
+    oid, (take, form_class), done = keys.bare(order_id, keys.ORDER), STEPS[action], ORDER.step(action).done
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
     form = form_class(request.POST)
@@ -334,15 +334,12 @@ def _order_action(
         raise InvalidInput(first_error(form))
     if not form.is_valid():
         message = f"Order {oid} was not {done}: see below."
-        collection = orders.order_collection(oid)
-        if isinstance(form, CancelForm):
-            context = _order_context(request, collection, cancel_form=form, message=message, conflict=True)
-        else:
-            context = _order_context(request, collection, ship_form=form, message=message, conflict=True)
+        posted: dict[str, Any] = {f"{action}_form": form}  # shown with its errors
+        context = _order_context(request, orders.order_collection(oid), message=message, conflict=True, **posted)
         return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
     try:
         with unanswered_raised():
-            action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+            take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
     except Unanswered:
         return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
     except OrderConflict as exc:
@@ -355,30 +352,12 @@ def _order_action(
     return TemplateResponse(request, "dashboard/order.html#action_result", context)
 
 
-@require_POST
-@domain_errors
-def order_ship(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_ship, "shipped", ShipForm)
-
-
-@require_POST
-@domain_errors
-def order_cancel(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """Cancel, and refund what the order paid, in one transaction (``returns.services``)."""
-    return _order_action(request, order_id, return_services.order_cancel_with_refund, "cancelled", CancelForm)
-
-
-@require_POST
-@domain_errors
-def order_deliver(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _order_action(request, order_id, orders.order_deliver, "delivered")
-
-
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders expected to be delivered on ``?date=YYYY-MM-DD`` (default today): one Query on DeliveryDate-index."""
+    """Orders still expected to be delivered on ``?date=YYYY-MM-DD`` (default today), with their customers' names:
+    one Query on DeliveryDate-index, one BatchGetItem of the profiles."""
 
     template = "dashboard/due.html"
     salt = "due"
@@ -397,7 +376,7 @@ class DueList(Listing[DueForm, Listed]):
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return [(order, NOBODY) for order in rows]  # the page names customers by id: no profile read
+        return with_profiles(rows)
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

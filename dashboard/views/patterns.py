@@ -28,14 +28,13 @@ from dashboard.forms.filters import PatternForm
 from dashboard.forms.lists import first_error
 from dashboard.forms.lookups import PartiqlForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, next_url, partial
+from dashboard.lists import CSV_PAGE, csv_url, next_url, partial
 from dashboard.partiql import Statement, checked, statement_of
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
 from dynamo.client import client_of
 from dynamo.instrumentation import CallLog, recording
 from dynamo.no_answer import did_not_answer
-from dynamo.paging import MAX_PAGE as CSV_PAGE
 from shop.errors import InvalidInput
 from shop.pattern_registry import AccessPattern
 

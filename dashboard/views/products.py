@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
@@ -12,22 +13,23 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from adminview.reads import number_reads, selectors
-from dashboard import cursors, figure_charts
+from dashboard import figure_charts
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
+from dashboard.forms.lists import ListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, list_form, next_url, partial, refused_filter
+from dashboard.lists import Column, Listing, Paged, link_column, refused_filter, text_column
 from dashboard.order_lists import Listed, customer_cell, with_profiles
 from dashboard.permissions import can_edit_catalogue
 from dashboard.profiles import NOBODY
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
-from dashboard.views.common import every_row
 from dashboard.views.history import latest
-from dashboard.views.sections import LIST, Column, Section, key_cell, sections_response
+from dashboard.views.sections import LIST, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound
+from shop.models import Product
 from shop.timestamps import InvalidDate, now, parse_ts
 
 # --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
@@ -146,7 +148,7 @@ def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
     (no further read): that list's first two columns are the other entity's bare id and the quantity."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
-    return [(str(cells[0].text), str(cells[1].text)) for cells in rows]
+    return [(str(row.cells[0].text), str(row.cells[1].text)) for row in rows]
 
 
 @require_GET
@@ -160,34 +162,53 @@ def stock_for_warehouse(request: HtmxHttpRequest, product_id: str) -> HttpRespon
 
 # --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------
 
-BUYER_CSV_HEADER = ["customer_id", "name", "email", "orders"]
+
+class Buyers(Listing[ListForm, selectors.BuyerRow]):
+    """Two-phase join: a page of distinct buyers (AV3 Query), then their profiles (AV4 BatchGetItem)."""
+
+    template = "dashboard/buyers.html"
+    salt = "buyers"
+    columns: tuple[Column[selectors.BuyerRow], ...] = (
+        link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
+        text_column("name", "name", lambda r: r.name, empty="(no profile)"),
+        text_column("email", "email", lambda r: r.email),
+        text_column("orders", "orders", lambda r: r.orders, numeric=True),
+    )
+
+    def __init__(self, request: HtmxHttpRequest, product_id: str) -> None:
+        super().__init__(request)
+        self.pid = keys.bare(product_id, keys.PRODUCT)
+
+    def form(self) -> ListForm:
+        return ListForm(self.request.GET)
+
+    def scope(self, form: ListForm) -> str:
+        return self.pid
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[selectors.BuyerRow]:
+        return selectors.product_buyers(product_id=self.pid, limit=limit, after=after)
+
+    def filename(self, form: ListForm) -> str:
+        return f"product-{self.pid}-buyers.csv"
+
+    def data(self, record: selectors.BuyerRow) -> tuple[tuple[str, str], ...]:
+        return (("customer-id", record.customer_id),)
+
+    def _product(self) -> Product:
+        found = access_patterns.product_by_id(product_id=self.pid)
+        if found is None:
+            raise NotFound("product", self.pid)
+        return found
+
+    def frame(self, form: ListForm, *, first_page: bool) -> dict[str, Any]:
+        return {"product_id": self.pid, "product": self._product() if first_page else None}
+
+    def every_record(self, form: ListForm) -> Iterator[selectors.BuyerRow]:
+        self._product()  # an unknown product is a 404 before any buyer is read
+        return super().every_record(form)
 
 
 @require_GET
 @domain_errors
 def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    """Two-phase join: a page of distinct buyers (AV3 Query), then their profiles (AV4 BatchGetItem)."""
-    pid = keys.bare(product_id, keys.PRODUCT)
-    form = list_form(request)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="buyers", scope=pid)
-    product = access_patterns.product_by_id(product_id=pid) if after is None or form.wants_csv else None
-    if after is None and product is None:
-        raise NotFound("product", pid)
-    if form.wants_csv:
-        rows = every_row(selectors.product_buyers, product_id=pid)
-        return csv_response(
-            f"product-{pid}-buyers.csv",
-            BUYER_CSV_HEADER,
-            ([r.customer_id, r.name, r.email, r.orders] for r in rows),
-        )
-    page = selectors.product_buyers(product_id=pid, limit=form.cleaned_data["limit"], after=after)
-    token = cursors.encode(page.next, salt="buyers", scope=pid)
-    context = {
-        "product": product,
-        "product_id": pid,
-        "rows": page.rows,
-        "next_url": next_url(request, token),
-        "csv_url": csv_url(request),
-        "first_page": after is None,
-    }
-    return TemplateResponse(request, partial(request, "dashboard/buyers.html", "rows"), context)
+    return Buyers(request, product_id).response()

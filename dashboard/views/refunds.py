@@ -20,8 +20,8 @@ REFUNDS = RangePage[number_reads.RefundDay](
     ),
     prefix="refunds",
     charts=lambda rows, start, end: {
-        "refunds_chart": figure_charts.refunds_chart(rows, start, end),
-        "refunded_chart": figure_charts.refunded_chart(rows, start, end),
+        "refunds_chart": figure_charts.day_chart("refunds", rows, start, end),
+        "refunded_chart": figure_charts.day_chart("refunded", rows, start, end),
     },
 )
 

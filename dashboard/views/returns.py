@@ -33,9 +33,9 @@ from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, page_columns, partial, row_of
+from dashboard.lists import Column, Listing, Paged, link_column, page_columns, partial, row_of, time_column
 from dashboard.order_lists import customer_cell, with_profiles
-from dashboard.permissions import can_handle_returns, can_override_refunds, needs_finance, needs_returns
+from dashboard.permissions import Allowed, can_handle_returns, can_override_refunds, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
 from dashboard.selectors import read_or_reason
@@ -44,7 +44,7 @@ from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import services
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict, UnknownWarehouse
-from returns.keys import OPEN_STATUSES
+from returns.lifecycle import OPEN_STATUSES, RETURN
 from returns.models import ReturnItem
 from shop import access_patterns as shop_patterns
 from shop import keys as shop_keys
@@ -57,6 +57,7 @@ from shop.timestamps import now
 ReturnListed = tuple[ReturnRow, Profile]  # a return with its customer's profile
 FormOf = Callable[[QueryDict], forms.Form]
 FORMS: dict[str, FormOf] = {"reject_form": RejectForm, "refund_form": RefundForm}
+FIELD_OF = {RefundTooLarge: "amount", RefundAboveReturned: "amount", UnknownWarehouse: "warehouse"}  # what it faults
 
 # --- the queue ----------------------------------------------------------------------------------------------
 
@@ -66,6 +67,13 @@ def waited(requested: datetime | None, at: datetime) -> str:
     if requested is None:
         return DASH
     return timesince(requested.replace(tzinfo=UTC), at.replace(tzinfo=UTC))
+
+
+def _waiting(row: ReturnRow, at: datetime) -> str:
+    """How long an open return has waited at ``at``; how and when a closed one closed."""
+    if row.status not in returns_reads.CLOSED_AT:
+        return waited(row.requested, at)
+    return f"{(row.status or '').lower()} {timestamp(row.closed)}".strip()
 
 
 def queue_columns(
@@ -82,36 +90,15 @@ def queue_columns(
         secondary=True,
     )
     name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
-    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(waited(r[0].requested, at)))
+    waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
-        waiting = Column(
-            "closed",
-            lambda r: Cell(timestamp(r[0].closed) or DASH),
-            "closed",
-            lambda r: r[0].closed.isoformat() if r[0].closed else None,
-        )
+        waiting = time_column("closed", "closed", lambda r: r[0].closed)
     shown: tuple[Column[ReturnListed], ...] = (
-        Column(
-            "return",
-            lambda r: Cell(r[0].return_id, url=id_url("dashboard:return", r[0].return_id)),
-            "return_id",
-            lambda r: r[0].return_id,
-        ),
-        Column(
-            "order",
-            lambda r: Cell(r[0].order_id, url=id_url("dashboard:order", r[0].order_id)),
-            "order_id",
-            lambda r: r[0].order_id,
-        ),
+        link_column("return", "dashboard:return", "return_id", lambda r: r[0].return_id),
+        link_column("order", "dashboard:order", "order_id", lambda r: r[0].order_id),
         customer if with_customer else replace(customer, heading=None, cell=None),
         Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status),
-        Column(
-            "requested",
-            lambda r: Cell(timestamp(r[0].requested) or DASH),
-            "requested",
-            lambda r: r[0].requested.isoformat() if r[0].requested else None,
-            secondary=True,
-        ),
+        time_column("requested", "requested", lambda r: r[0].requested, secondary=True),
     )
     if not details:
         return (*shown, waiting, name)
@@ -136,6 +123,11 @@ def return_data(record: ReturnListed) -> tuple[tuple[str, str], ...]:
     return (("return-id", record[0].return_id),)
 
 
+def _tabs(status: str) -> dict[str, Any]:
+    """The queue's status and its tabs; a closed status's list says when each closed."""
+    return {"status": status, "statuses": QUEUE_STATUSES, "closed": status in RETURN.closing_states}
+
+
 class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
     """``/returns/?status=open|<status>``: the admin view's returns of that status, oldest ``Requested`` first."""
 
@@ -154,7 +146,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
 
     def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
         """A closed status's list says when each return closed rather than how long it waited."""
-        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in returns_reads.CLOSED_AT)
+        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in RETURN.closing_states)
 
     def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
         return self._columns(form)
@@ -165,7 +157,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
 
     def refused(self, form: ReturnsQueueForm) -> dict[str, Any]:
         status = form.cleaned_data.get("status") or returns_reads.OPEN
-        return {"form": form, "status": status, "statuses": QUEUE_STATUSES, "rows": [], "refused": True}
+        return {"form": form, **_tabs(status), "rows": [], "refused": True}
 
     def join(self, rows: Sequence[ReturnRow]) -> list[ReturnListed]:
         return with_profiles(rows)
@@ -179,7 +171,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
     def frame(self, form: ReturnsQueueForm, *, first_page: bool) -> dict[str, Any]:
         self.columns = self._columns(form)
         fields = form.cleaned_data
-        return {"form": form, "status": fields["status"], "reason": fields["reason"], "statuses": QUEUE_STATUSES}
+        return {"form": form, **_tabs(fields["status"]), "reason": fields["reason"]}
 
 
 @require_GET
@@ -234,28 +226,40 @@ def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[lis
     return rows
 
 
-def _suggested_warehouse(item: ReturnItem, collection: OrderCollection | None) -> str:
-    """Where the order shipped from (its first shipment's warehouse), else where the first line's units were taken
-    from when it was placed."""
+def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[str, str]:
+    """Each line's product -> the warehouse its shipment left from, else where its units were taken from when the
+    order was placed."""
     if collection is None:
-        return ""
-    shipped = next((s.warehouse_id for s in collection.shipments if s.warehouse_id), None)
-    taken = {i.product_id: i.warehouse_id for i in collection.items}
-    return shipped or next((w for line in item.lines or [] if (w := taken.get(line.product_id))), "")
+        return {}
+    left = {s.shipment_id: s.warehouse_id for s in collection.shipments if s.warehouse_id}
+    shipped = {i.product_id: left[i.shipment_id] for i in collection.shipment_items if i.shipment_id in left}
+    taken = {i.product_id: i.warehouse_id for i in collection.items if i.warehouse_id}
+    return {
+        line.product_id: w
+        for line in item.lines or []
+        if (w := shipped.get(line.product_id) or taken.get(line.product_id))
+    }
 
 
-def _warehouses(item: ReturnItem, suggested: str) -> list[str]:
+def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
     """The warehouses to choose from: those keeping stock of the return's products (one Query per line, at most
-    ``services.MAX_LINES``) and the suggested one."""
-    found = {suggested} if suggested else set()
+    ``services.MAX_LINES``) and the proposed ones."""
+    found = set(proposed)
     for line in item.lines or []:
         found.update(row.warehouse_id for row in shop_patterns.inventory_for_product(product_id=line.product_id).items)
     return sorted(found)
 
 
-def _receive_form(item: ReturnItem, data: QueryDict | None = None, suggested: str = "") -> ReceiveForm:
-    warehouses = _warehouses(item, suggested) if item.return_status is return_keys.ReturnStatus.APPROVED else []
-    return ReceiveForm(data, lines=item.lines or [], warehouses=warehouses, initial={"warehouse": suggested})
+def _receive_form(
+    item: ReturnItem, data: QueryDict | None = None, shipped_from: dict[str, str] | None = None
+) -> ReceiveForm:
+    """The receive form; the warehouse above proposed as the first line's, each line its own."""
+    shipped = shipped_from or {}
+    first = next((shipped[line.product_id] for line in item.lines or [] if line.product_id in shipped), "")
+    warehouses = _warehouses(item, set(shipped.values())) if "receive" in RETURN.allowed(item.status) else []
+    return ReceiveForm(
+        data, lines=item.lines or [], warehouses=warehouses, shipped_from=shipped, initial={"warehouse": first}
+    )
 
 
 def _customer(customer_id: str) -> Profile:
@@ -265,9 +269,11 @@ def _customer(customer_id: str) -> Profile:
     return (profiles or {}).get(customer_id, NOBODY)
 
 
-def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any) -> dict[str, Any]:
-    """The return as ``dashboard.selectors.return_details`` reads it, its lines' cells and its forms; ``posted``:
-    forms as sent, with errors."""
+def _return_context(
+    request: HtmxHttpRequest, rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The return as ``dashboard.selectors.return_details`` reads it, its lines' cells, the actions the user may
+    take on it and its forms; ``posted``: forms as sent, with errors."""
     details = dashboard_selectors.return_details(rid)
     item, collection, money = details.item, details.collection, details.money
     returned = services.returned_value(item, collection, money)
@@ -276,7 +282,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "refund_form": RefundForm(initial={"amount": f"{min(returned.bound, money.remaining):.2f}"}),
     }
     if "receive_form" not in (posted or {}):
-        shown["receive_form"] = _receive_form(item, suggested=_suggested_warehouse(item, collection))
+        shown["receive_form"] = _receive_form(item, shipped_from=_shipped_from(item, collection))
     return {
         "item": item,
         "customer": _customer(item.customer_id),
@@ -289,6 +295,9 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
         "returned": returned,
         "note_versions": details.notes,
         "waited": waited(item.requested, now()) if item.return_status in OPEN_STATUSES else None,
+        "closed": item.status in RETURN.closing_states,
+        "actions": Allowed(request.user).takes(RETURN, item.status),
+        "offered": RETURN.allowed(item.status),
         **shown,
         **(posted or {}),
         **extra,
@@ -299,7 +308,7 @@ def _return_context(rid: str, posted: dict[str, forms.Form] | None = None, **ext
 @domain_errors
 def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     rid = return_keys.return_id(return_id)
-    context = _return_context(rid)
+    context = _return_context(request, rid)
     context |= notes_context(request, Subject("return", rid), context["note_versions"])
     return TemplateResponse(request, "dashboard/return.html", context)
 
@@ -327,7 +336,7 @@ def _return_action(
     posted = {form_name: form} if form_name else {}
 
     def page(status: int, **extra: Any) -> TemplateResponse:
-        context = _return_context(rid, posted, conflict=status != 200, **extra)
+        context = _return_context(request, rid, posted, conflict=status != 200, **extra)
         return TemplateResponse(request, partial(request, "dashboard/return.html", "status"), context, status=status)
 
     if not form.is_valid():
@@ -341,18 +350,11 @@ def _return_action(
     except ReturnConflict as exc:
         return page(409, message=str(exc))
     except InvalidInput as exc:
-        field = (
-            "amount"
-            if isinstance(exc, RefundTooLarge | RefundAboveReturned)
-            else "warehouse"
-            if isinstance(exc, UnknownWarehouse)
-            else None
-        )
-        form.add_error(field, str(exc))
+        form.add_error(FIELD_OF.get(type(exc)), str(exc))
         return page(400, message=f"Return {rid} was not {done}: see below.")
     if not request.htmx:
         return redirect("dashboard:return", rid)
-    context = _return_context(rid, message=f"Return {rid} {done}.")
+    context = _return_context(request, rid, message=f"Return {rid} {done}.")
     return TemplateResponse(request, "dashboard/return.html#action_result", context)
 
 

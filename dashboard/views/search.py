@@ -18,55 +18,73 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
 from adminview.reads import search
-from dashboard import cursors
 from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import csv_url, next_url, refused_filter
-from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import every_row
+from dashboard.lists import Column, Listing, Paged
+from dashboard.responses import domain_errors
+from dashboard.selectors import KeyPage
 from shop import keys
 
-SEARCH_CSV_HEADER = ["kind", "id", "name", "email"]
 TEMPLATE = "dashboard/search.html"
 ORDERS_SHOWN = 3  # a customer's latest orders shown beside them
 
 
-def every_match(text: str) -> Iterator[search.Found]:
-    """Every match, each once, a found customer followed by every one of their orders; the first page is read
-    now (a customer found by two of their words may come on two pages)."""
-    found = every_row(search.search, text=text)
+class Search(Listing[SearchForm, search.Found]):
+    """The search box and a page of matches. As staff type, htmx asks for the results alone (``#results``);
+    "load more" for the next rows (``#rows``). The CSV has every match once, a found customer followed by every
+    one of their orders (a customer found by two of their words may come on two pages)."""
 
-    def once() -> Iterator[search.Found]:
-        seen: set[tuple[str, str]] = set()
-        for match in found:
-            for row in [match, *(search.customer_orders(match) if match.kind == search.CUSTOMER else [])]:
-                if (row.kind, row.id) not in seen:
-                    seen.add((row.kind, row.id))
-                    yield row
+    template = TEMPLATE
+    salt = "search"
+    template_rows = True
+    columns: tuple[Column[search.Found], ...] = (
+        Column(csv="kind", value=lambda m: m.kind),
+        Column(csv="id", value=lambda m: m.id),
+        Column(csv="name", value=lambda m: m.name),
+        Column(csv="email", value=lambda m: m.email),
+    )
 
-    return once()
+    def form(self) -> SearchForm:
+        return SearchForm(self.request.GET)
+
+    def refused(self, form: SearchForm) -> dict[str, Any]:
+        return {"form": form, "rows": [], "first_page": True, "refused": True}
+
+    def scope(self, form: SearchForm) -> str:
+        text: str = form.cleaned_data["q"]
+        return search.term_of(text) if text else ""
+
+    def fetch(self, form: SearchForm, *, limit: int, after: dict[str, Any] | None) -> Paged[search.Found]:
+        text: str = form.cleaned_data["q"]
+        return search.search(text=text, limit=limit, after=after) if text else KeyPage([], None)
+
+    def filename(self, form: SearchForm) -> str:
+        return f"search-{slugify(form.cleaned_data['q']) or 'results'}.csv"
+
+    def frame(self, form: SearchForm, *, first_page: bool) -> dict[str, Any]:
+        return {"form": form, "q": form.cleaned_data["q"]}
+
+    def part(self, form: SearchForm, after: dict[str, Any] | None) -> str:
+        return "rows" if after is not None else "results"
+
+    def every_record(self, form: SearchForm) -> Iterator[search.Found]:
+        found = super().every_record(form)
+
+        def once() -> Iterator[search.Found]:
+            seen: set[tuple[str, str]] = set()
+            for match in found:
+                for row in [match, *(search.customer_orders(match) if match.kind == search.CUSTOMER else [])]:
+                    if (row.kind, row.id) not in seen:
+                        seen.add((row.kind, row.id))
+                        yield row
+
+        return once()
 
 
 @require_GET
 @domain_errors
 def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    """The search box and a page of matches. As staff type, htmx asks for the results alone (``#results``);
-    "load more" for the next rows (``#rows``)."""
-    form = SearchForm(request.GET)
-    if not form.is_valid():
-        return refused_filter(request, form, TEMPLATE, {"form": form, "rows": [], "first_page": True, "refused": True})
-    text: str = form.cleaned_data["q"]
-    if form.wants_csv:
-        rows = ([m.kind, m.id, m.name, m.email] for m in every_match(text))
-        return csv_response(f"search-{slugify(text) or 'results'}.csv", SEARCH_CSV_HEADER, rows)
-    after = cursors.decode(form.cleaned_data["cursor"], salt="search", scope=search.term_of(text)) if text else None
-    context: dict[str, Any] = {"form": form, "q": text, "rows": [], "first_page": after is None}
-    if text:
-        page = search.search(text=text, limit=form.cleaned_data["limit"], after=after)
-        token = cursors.encode(page.next, salt="search", scope=search.term_of(text))
-        context |= {"rows": page.rows, "next_url": next_url(request, token), "csv_url": csv_url(request)}
-    part = "rows" if after is not None else "results"
-    return TemplateResponse(request, f"{TEMPLATE}#{part}" if request.htmx else TEMPLATE, context)
+    return Search(request).response()
 
 
 @require_GET

@@ -2,9 +2,9 @@
 pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
 in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
 
-On the page a list speaks of names and bare ids: each ``Column`` has a heading and makes its cell from the typed
-item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index and key condition
-serve the list is the explorer's subject, which the page links to for operators.
+On the page a list speaks of names and bare ids: each ``Column`` (``dashboard.lists``) has a heading and makes its
+cell from the typed item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index
+and key condition serve the list is the explorer's subject, which the page links to for operators.
 """
 
 from __future__ import annotations
@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
-from django.http import HttpResponseBase, QueryDict
+from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, id_url
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import list_form
+from dashboard.lists import Column, list_form, row_of, this_page
 from dashboard.responses import csv_response
 from dashboard.views.patterns import csv_rows
 from shop import keys
@@ -38,22 +37,12 @@ _LINKS = {
 
 
 @dataclass(frozen=True)
-class Column:
-    """A list's column: its heading, its cell from one item of the list (typed: the pattern's model), and whether
-    a phone leaves it out (``secondary``)."""
-
-    heading: str
-    cell: Callable[[Any], Cell]
-    secondary: bool = False
-
-
-@dataclass(frozen=True)
 class Section:
     name: str
     title: str
     pattern_name: str
     params: dict[str, Any]
-    columns: tuple[Column, ...]
+    columns: tuple[Column[Any], ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
     # what the columns are given for a page's items (each with its customer's profile, say: one read a page)
     join: Callable[[list[Any]], list[Any]] | None = None
@@ -86,13 +75,7 @@ def key_cell(key: str | None) -> Cell:
 
 def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
     """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
-    query: QueryDict = request.GET.copy()
-    for name in ("cursor", "format", "limit"):
-        query.pop(name, None)
-    query[LIST] = section
-    for name, value in extra.items():
-        query[name] = value
-    return f"{quote(request.path)}?{query.urlencode()}"  # a prefixed id in the path (w#301) keeps its '#'
+    return this_page(request, **{"cursor": None, "format": None, "limit": None, LIST: section, **extra})
 
 
 def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:
@@ -101,9 +84,7 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     start_key = cursors.decode(cursor, salt="section", scope=scope)
     page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
     records = section.join(page.items) if section.join else page.items
-    rows = [
-        [column.cell(record)._replace(secondary=column.secondary) for column in section.columns] for record in records
-    ]
+    rows = [row_of(section.columns, record) for record in records]
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,

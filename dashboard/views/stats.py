@@ -31,8 +31,8 @@ STATUS_HEADER = ["status", "orders"]
 def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -> dict[str, Any]:
     """The orders-and-revenue chart of a range, and where its numbers are."""
     return {
-        "orders_chart": figure_charts.orders_chart(rows, start, end),
-        "revenue_chart": figure_charts.revenue_chart(rows, start, end),
+        "orders_chart": figure_charts.day_chart("orders", rows, start, end),
+        "revenue_chart": figure_charts.day_chart("revenue", rows, start, end),
         "daily_table_url": stats_url("dashboard:stats-daily", start, end),
         "daily_csv_url": stats_url("dashboard:stats-daily", start, end, csv=True),
     }

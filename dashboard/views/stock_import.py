@@ -26,10 +26,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard import selectors
 from dashboard.actors import actor_of
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import validated
+from dashboard.lists import CSV_PAGE, validated
 from dashboard.permissions import can_edit_catalogue, needs_group
 from dashboard.responses import csv_response, domain_errors
-from dashboard.views.common import CSV_PAGE
 from shop import access_patterns, keys, stock_import
 from shop.errors import InvalidInput, NotFound
 from shop.stock_import import MAX_ROWS, PlannedRow, RowOutcome

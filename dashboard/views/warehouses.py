@@ -1,19 +1,59 @@
-"""A warehouse: its address (pattern 3), its stock by product (pattern 14) and its shipments (pattern 13)."""
+"""Every warehouse with its stock summed; a warehouse: its address (pattern 3), its stock by product (pattern 14)
+and its shipments (pattern 13)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.cells import DASH, Cell, timestamp
+from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.lists import Column, Listing, Paged, link_column, text_column
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
+from dashboard.selectors import WarehouseStock, warehouses
 from dashboard.views.products import stock_rows
-from dashboard.views.sections import Column, Section, key_cell, sections_response
+from dashboard.views.sections import Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import NotFound
+
+
+class Warehouses(Listing[ListForm, WarehouseStock]):
+    """Every warehouse by id with the stock lines it keeps and the units they hold."""
+
+    template = "dashboard/warehouses.html"
+    salt = "warehouses"
+    columns: tuple[Column[WarehouseStock], ...] = (
+        link_column("warehouse", "dashboard:warehouse", "warehouse_id", lambda r: r.warehouse.warehouse_id),
+        text_column("name", "name", lambda r: r.warehouse.name),
+        text_column(
+            "city", "city", lambda r: r.warehouse.address.city if r.warehouse.address else None, secondary=True
+        ),
+        text_column("stock lines", "stock_lines", lambda r: r.lines, numeric=True),
+        text_column("units", "units", lambda r: r.units, numeric=True),
+    )
+
+    def form(self) -> ListForm:
+        return ListForm(self.request.GET)
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[WarehouseStock]:
+        return warehouses(limit=limit, after=after)
+
+    def filename(self, form: ListForm) -> str:
+        return "warehouses.csv"
+
+    def data(self, record: WarehouseStock) -> tuple[tuple[str, str], ...]:
+        return (("warehouse-id", record.warehouse.warehouse_id),)
+
+
+@require_GET
+@domain_errors
+def warehouse_list(request: HtmxHttpRequest) -> HttpResponseBase:
+    return Warehouses(request).response()
 
 
 def warehouse_sections(warehouse_id: str) -> list[Section]:

@@ -17,6 +17,7 @@ from shop import orders
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
 from shop.orders import OrderLine
+from shop.timestamps import DateRange
 from tests import factories
 from tests.adminview_helpers import sync_now
 
@@ -79,7 +80,7 @@ def test_all_pages_across_statuses_and_shards_without_duplicates_or_gaps(
     by_status = {s: _every(s, limit=50) for s in schema.LISTED_STATUSES}
     assert all(by_status.values())  # every status holds some
     assert sorted(placed) == sorted(oid for ids in by_status.values() for oid in ids)
-    dates = selectors.Dates(T0.date(), T0.date())
+    dates = DateRange(T0.date(), T0.date())
     for limit in (1, 2, 5, 50):
         # when ALL is read page by page, each way
         # then every order comes exactly once, in date order

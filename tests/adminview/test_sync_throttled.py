@@ -11,7 +11,7 @@ import pytest
 from adminview.core import numbers, schema
 from adminview.core.anchor import Writes
 from adminview.sync import apply
-from dynamo import transactions
+from dynamo import backoff, transactions
 from dynamo.backoff import Backoff
 from tests.dynamo.cancelling import EXCEPTIONS, cancellation
 
@@ -39,7 +39,7 @@ class View:
 def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Pauses noted instead of slept, 2 s of them at most."""
     pauses: list[float] = []
-    monkeypatch.setattr(transactions, "RETRY", Backoff(base_s=0.05, cap_s=5.0, budget_s=2.0, sleep=pauses.append))
+    monkeypatch.setattr(backoff, "TRANSACTIONS", Backoff(base_s=0.05, cap_s=5.0, budget_s=2.0, sleep=pauses.append))
     return pauses
 
 

@@ -24,15 +24,13 @@ from adminview.reads import returns_reads, selectors
 from adminview.reads import totals as totals_reads
 from adminview.reads.reads import Raw
 from adminview.reads.returns_reads import ReturnRow
-from adminview.reads.selectors import BuyerRow, Dates, OrderRow, RowsPage
+from adminview.reads.selectors import BuyerRow, OrderRow, RowsPage
 from adminview.reads.totals import CustomerTotals
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
-from shop.timestamps import format_ts
+from shop.timestamps import EVERY_DAY, DateRange, format_ts
 from tests.dashboard import tour
-
-EVERY_DAY = Dates()  # no range: every order
 
 
 def _position(after: dict[str, Any] | None, name: str) -> str | None:
@@ -50,7 +48,7 @@ def order_key(row: OrderRow) -> str:
 
 
 def _orders_page(
-    rows: list[OrderRow], limit: int, after: dict[str, Any] | None, sort: str = "newest", dates: Dates = EVERY_DAY
+    rows: list[OrderRow], limit: int, after: dict[str, Any] | None, sort: str = "newest", dates: DateRange = EVERY_DAY
 ) -> RowsPage[OrderRow]:
     """Newest first, strictly before the position (like the selectors' ``SK < :pos``), or oldest first, strictly
     after it; only the orders placed within ``dates`` (UTC days, both included)."""
@@ -97,7 +95,7 @@ class FakeSelectors:
         limit: int = 50,
         after: dict[str, Any] | None = None,
         sort: str = "newest",
-        dates: Dates = EVERY_DAY,
+        dates: DateRange = EVERY_DAY,
     ) -> RowsPage[OrderRow]:
         """The pending list is ``pending``; the other statuses have no orders here."""
         self.calls.append(("orders_by_status", {"status": status, "limit": limit, "after": after, "sort": sort}))
@@ -110,7 +108,7 @@ class FakeSelectors:
         limit: int = 50,
         after: dict[str, Any] | None = None,
         sort: str = "newest",
-        dates: Dates = EVERY_DAY,
+        dates: DateRange = EVERY_DAY,
     ) -> RowsPage[OrderRow]:
         cid = keys.bare(customer_id, keys.CUSTOMER)
         self.calls.append(("customer_orders", {"customer_id": cid, "limit": limit, "after": after, "sort": sort}))

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from dashboard import carriers
-from dashboard.cells import tracking_link
+from dashboard.cells import tracking_link, tracking_links
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
@@ -31,6 +31,8 @@ def test_a_listed_carrier_links_its_tracking_page_with_the_number_quoted() -> No
         '<a href="https://www.fedex.com/fedextrack/?trknbr=7%3C1%3E" rel="noopener noreferrer">7&lt;1&gt;</a>'
     )
     assert tracking_link("Bring", "X1") == "X1" and tracking_link(None, None) == "—"
+    assert tracking_links([("Bring", "X1"), (None, "<2>")]) == "<div>X1</div><div>&lt;2&gt;</div>"
+    assert tracking_links([]) == "—"
     for name in ("DHL", "UPS", "FedEx", "USPS", "Royal Mail", "PostNL", "La Poste"):
         assert carriers.tracking_url(name, "N1"), name
 
@@ -86,10 +88,15 @@ def test_shipping_a_split_order_gives_each_parcel_its_number_linking_to_the_carr
     for number in ("1ZA", "1ZB"):
         link = f'<a href="https://www.ups.com/track?tracknum={number}" rel="noopener noreferrer">{number}</a>'
         assert link in html
-    # and the customer's orders list links it too
+    # and the customer's orders list shows and links every one of them
     sync_now()
     customer = packer.get("/customers/1001/").content.decode()
-    assert 'rel="noopener noreferrer">1Z' in customer
+    row = customer.split(f'data-order-id="{split_order}"')[1].split("</tr>")[0]
+    for number in ("1ZA", "1ZB"):
+        assert (
+            f'<div><a href="https://www.ups.com/track?tracknum={number}" rel="noopener noreferrer">{number}</a></div>'
+            in row
+        )
 
 
 def test_another_carrier_is_named_in_its_own_field_and_shown_without_a_link(packer: Client, split_order: str) -> None:

@@ -1,4 +1,4 @@
-"""What the list pages share (``dashboard.views.common``): the "load more" and CSV links keep the page's other
+"""What the list pages share (``dashboard.lists``): the "load more" and CSV links keep the page's other
 parameters; a filter a page refuses is the page again, with each error beside its control."""
 
 from __future__ import annotations

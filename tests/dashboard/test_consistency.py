@@ -4,6 +4,7 @@ drained into it with ``sync_now``)."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from django.test import Client
 from adminview.repair import consistency, repair
 from adminview.repair.table_walk import Table
 from adminview.tables import ViewItem
+from dynamo import backoff
 from dynamo.client import client_of
 from shop import orders
 from shop.models import AuditEntry
@@ -187,7 +189,7 @@ def test_an_order_that_keeps_changing_gets_409(boss: Client, oid: str, monkeypat
         raise repair.Contended("ConditionalCheckFailed")
 
     monkeypatch.setattr(consistency, "_commit", beaten)
-    monkeypatch.setattr(consistency, "REPAIR_ATTEMPTS", 2)
+    monkeypatch.setattr(backoff, "ORDER_REPAIRS", replace(backoff.ORDER_REPAIRS, attempts=2))
     plain = repair_post(boss, oid)
     assert plain.status_code == 409 and "keeps changing" in plain.content.decode()
     swapped = repair_post(boss, oid, htmx=True)

@@ -12,6 +12,8 @@ from django.utils.timezone import now
 from shop import access_patterns, orders
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview_helpers import sync_now
+from tests.dashboard.conftest import csv_rows
 from tests.dashboard.test_order import post
 
 pytestmark = pytest.mark.django_db
@@ -30,14 +32,37 @@ def order_id(shop_table: str) -> str:
     return oid
 
 
-def test_orders_due_on_a_date(packer: Client, order_id: str) -> None:
+def test_orders_due_on_a_date(packer: Client, order_id: str, admin_view_table: str) -> None:
+    sync_now()
     due = orders.order_collection(order_id).order.delivery_date
     response = packer.get(f"/orders/due/?date={due}")
-    assert response.status_code == 200 and response["X-DynamoDB-Calls"] == "1"
-    assert f'data-order-id="{order_id}"' in response.content.decode()
+    # its Query, then the customers' profiles (one BatchGetItem) for their names
+    assert response.status_code == 200 and response["X-DynamoDB-Calls"] == "2"
+    assert f'data-order-id="{order_id}"' in response.content.decode() and "Ada Lovelace" in response.content.decode()
     assert f'data-order-id="{order_id}"' not in packer.get("/orders/due/?date=2001-01-01").content.decode()
     assert packer.get("/orders/due/?date=2024-02-30").status_code == 400
     assert packer.get(f"/orders/due/?date={due}&cursor=forged").status_code == 400
+
+
+def test_orders_due_leave_out_delivered_and_cancelled_ones(
+    packer: Client, order_id: str, admin_view_table: str
+) -> None:
+    # given a second and a third order of the customer: one delivered, one cancelled
+    placed = datetime(2024, 5, 1, 12, 0)
+    done, dropped = (f"{order_id}-{n}" for n in ("d", "c"))
+    for oid in (done, dropped):
+        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=placed, order_id=oid)
+    orders.order_ship(order_id=done, shipped_at=placed)
+    orders.order_deliver(order_id=done)
+    orders.order_cancel(order_id=dropped)
+    # when staff list the orders due on each one's date
+    listed = {
+        oid: csv_rows(packer.get(f"/orders/due/?date={orders.order_collection(oid).order.delivery_date}&format=csv"))
+        for oid in (order_id, done, dropped)
+    }
+    # then only the order still expected is there, on any of those dates
+    shown = {row[0] for rows in listed.values() for row in rows[1:]}
+    assert shown == {order_id}
 
 
 @pytest.mark.parametrize("query", ["", "?date=", "?cursor=abc", "?date=&cursor=abc"])

@@ -12,6 +12,7 @@ from dashboard.forms.filters import PatternForm
 from dashboard.patterns import all_patterns, find
 from dashboard.views.patterns import shown_calls
 from dynamo.instrumentation import Call, CallLog
+from dynamo.paging import MAX_PAGE
 
 
 def inputs(html: str) -> dict[str, str]:
@@ -38,7 +39,9 @@ def test_every_parameter_is_an_input_as_its_form_field_declares_it() -> None:
             assert (f'placeholder="{param.help}"' in tag) is bool(param.help)
             assert f"<label>{param.label} <input" in html
         limit = shown["limit"]
-        assert all(a in limit for a in ('type="number"', 'min="1"', 'max="500"', 'value="7"', 'placeholder="50"'))
+        assert all(
+            a in limit for a in ('type="number"', 'min="1"', f'max="{MAX_PAGE}"', 'value="7"', 'placeholder="50"')
+        )
 
 
 def test_requests_sent_shows_each_call_three_ways_escaped() -> None:

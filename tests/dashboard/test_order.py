@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
 from django.test import Client
 
-from shop import access_patterns, editing, orders, retries
+from dynamo import backoff
+from shop import access_patterns, editing, orders
 from shop.audit import Actor
 from shop.orders import OrderLine, PaymentSpec
 from tests import factories
@@ -161,7 +163,7 @@ def test_cancel_losing_every_race_is_503_and_changes_nothing(
     packer: Client, order_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``Busy`` (contention outlasted the retries) is the same 503 on every page, never a 500."""
-    monkeypatch.setattr(retries, "MAX_ATTEMPTS", 0)  # every attempt lost: the service gives up at once
+    monkeypatch.setattr(backoff, "RACES", replace(backoff.RACES, attempts=0))  # gives up at once, as if every send lost
     response = post(packer, f"/orders/{order_id}/cancel/", {"expected_version": "1"})
     assert response.status_code == 503
     assert "try again" in response.content.decode()

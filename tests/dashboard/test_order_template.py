@@ -12,6 +12,7 @@ from typing import Any
 from django.template.loader import render_to_string
 
 from dashboard.cells import Cell
+from shop.lifecycle import ORDER as ORDER_STEPS
 
 ORDER = {
     "order_id": "1<2",
@@ -35,6 +36,12 @@ def status(order: dict[str, Any], **context: Any) -> str:
     return render_to_string(
         "dashboard/order.html#status", {"order": SimpleNamespace(**order), "csrf_token": "tok"} | context
     )
+
+
+def acting(order: dict[str, Any], *, fulfil: bool) -> str:
+    """The status section as the order page renders it for a member of the fulfilment group or someone else."""
+    offered = ORDER_STEPS.allowed(order["status"])
+    return status(order, actions=offered if fulfil else [], offered=offered)
 
 
 def forms(html: str) -> list[tuple[str, str]]:
@@ -63,17 +70,17 @@ def test_each_status_offers_its_actions_to_the_fulfilment_group_only() -> None:
         None: [],
     }
     for order_status, actions in expected.items():
-        html = status({**ORDER, "status": order_status}, can_fulfil=True)
+        html = acting({**ORDER, "status": order_status}, fulfil=True)
         assert forms(html) == actions
         assert html.count('name="csrfmiddlewaretoken" value="tok"') == len(actions)
         assert html.count('name="expected_version" value="3"') == len(actions)
         assert f'data-status="{order_status or ""}">{order_status or "unknown"}</strong>' in html
-        outsider = status({**ORDER, "status": order_status}, can_fulfil=False)
+        outsider = acting({**ORDER, "status": order_status}, fulfil=False)
         assert forms(outsider) == [] and ("need" in outsider) is bool(actions)
-    pending = status(ORDER, can_fulfil=True)
+    pending = acting(ORDER, fulfil=True)
     assert 'hx-confirm="Cancel order 1&lt;2, return its stock and refund what it paid?"' in pending
     assert 'hx-post="/orders/1%3C2/ship/" hx-target="#order-status" hx-swap="outerHTML"' in pending
-    assert 'name="expected_version" value=""' in status({**ORDER, "version": None}, can_fulfil=True)
+    assert 'name="expected_version" value=""' in acting({**ORDER, "version": None}, fulfil=True)
     operators = SimpleNamespace(operate=True)  # the version counter is operators' business
     assert "version —" in status({**ORDER, "version": None}, may=operators)
     assert '<span class="note">version 3</span>' in status(ORDER, may=operators)

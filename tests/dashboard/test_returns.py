@@ -4,6 +4,7 @@ form for bad input or a refund above what remains), and what an order, a custome
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -20,7 +21,7 @@ from returns import keys as return_keys
 from returns import services
 from returns.models import ReturnItem, ReturnLine
 from shop import access_patterns as ap
-from shop import orders
+from shop import editing, orders
 from shop.audit import Actor
 from shop.orders import OrderLine
 from tests import factories
@@ -144,6 +145,19 @@ def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_call
     assert len(calls) - unfiltered == unfiltered and "Scan" not in calls
     html = staff.get("/returns/?reason=SIZE").content.decode()
     assert 'data-return-id="r-size"' in html and 'data-return-id="r-broken"' not in html and "Wrong size" in html
+
+
+def test_an_older_free_text_reason_is_shown_as_written_and_found_under_other(staff: Client, shop: None) -> None:
+    # given an open return whose line holds free text, as lines written before the codes did, and a coded one
+    services.return_request(order_id="5001", lines=[services.Line("2001", 1, "Wrong colour")], return_id="r-old")
+    services.return_request(order_id="5001", lines=[services.Line("2002", 1, "WRONG_ITEM")], return_id="r-coded")
+    sync_now()
+    # when staff filter the open queue by OTHER, then by WRONG_ITEM
+    other = csv_rows(staff.get("/returns/?status=open&reason=OTHER&format=csv"))
+    wrong = csv_rows(staff.get("/returns/?status=open&reason=WRONG_ITEM&format=csv"))
+    # then the free-text one is under OTHER with its words as written, the coded one under its code
+    assert [row[:1] + row[5:6] for row in other[1:]] == [["r-old", "Wrong colour"]]
+    assert [row[:1] + row[5:6] for row in wrong[1:]] == [["r-coded", "Wrong item sent"]]
 
 
 def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_back(staff: Client, shop: None) -> None:
@@ -393,6 +407,33 @@ def test_creating_a_return_is_for_the_returns_group_and_delivered_orders(
     assert returner.get("/orders/nope/returns/new/").status_code == 404
 
 
+def test_receiving_proposes_and_restocks_each_line_into_the_warehouse_it_shipped_from(
+    returner: Client, shop: None
+) -> None:
+    # given order 5003 split across warehouses: 2001 shipped from 301, 2002 from 303 (the only one holding it)
+    factories.warehouse("303")
+    editing.stock_adjust(product_id="2002", warehouse_id="301", delta=-99, reason="count", actor=STAFF)
+    factories.stock("2002", "303", 5)
+    lines = [OrderLine("2001", 1), OrderLine("2002", 1)]
+    orders.order_place(customer_id="1001", lines=lines, placed_at=PLACED, order_id="5003")
+    orders.order_ship(order_id="5003", shipped_at=PLACED + timedelta(days=1))
+    orders.order_deliver(order_id="5003")
+    services.return_create(
+        order_id="5003", lines=[services.Line("2001", 1, "SIZE"), services.Line("2002", 1, "SIZE")], return_id="r3"
+    )
+    # when staff open the return, then receive it as the form proposes
+    form = returner.get("/returns/r3/").context["receive_form"]
+    proposed = {name: form[name].value() for name in ("warehouse", "warehouse-2001", "warehouse-2002")}
+    bad = post(returner, "/returns/r3/receive/", {"warehouse": "301", "warehouse-2001": "w#3 01"})
+    done = post(returner, "/returns/r3/receive/", {k: str(v) for k, v in proposed.items()})
+    # then each line was proposed, and went back, where it shipped from
+    assert proposed == {"warehouse": "301", "warehouse-2001": "301", "warehouse-2002": "303"}
+    assert bad.status_code == 400 and bad.context["receive_form"].errors["warehouse-2001"]
+    assert done.status_code == 302
+    stock = {(row.warehouse_id, row.quantity) for row in ap.inventory_for_product(product_id="2002").items}
+    assert stock == {("301", 0), ("303", 5)}
+
+
 def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client, shop: None) -> None:
     services.return_create(order_id="5001", lines=[services.Line("2001", 2, "DAMAGED")], return_id="r1")
     form = returner.get("/returns/r1/").context["receive_form"]
@@ -478,6 +519,27 @@ def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> Non
     html = staff.get("/customers/1001/").content.decode()
     assert 'id="customer-returns"' in html and 'data-return-id="r1"' in html
     assert "No returns." in staff.get("/customers/1002/").content.decode()
+
+
+def test_a_closed_return_on_the_customer_page_says_how_and_when_it_closed(staff: Client, shop: None) -> None:
+    # given a rejected return, a refunded one and an open one of customer 1001
+    ask("r-no")
+    services.return_reject(return_id="r-no", reason="worn", actor=STAFF)
+    ask("r-paid", "2002", days=6)
+    services.return_approve(return_id="r-paid", actor=STAFF)
+    services.return_receive(return_id="r-paid", warehouse_id="301", actor=STAFF)
+    services.return_refund(return_id="r-paid", amount="11.50", reference="rf-1", actor=STAFF)
+    ask("r-open", days=7)
+    sync_now()
+    # when staff open the customer's page
+    html = staff.get("/customers/1001/").content.decode()
+    # then each closed one says how and when it closed, the open one how long it has waited
+    rows = {rid: html.split(f'data-return-id="{rid}"')[1].split("</tr>")[0] for rid in ("r-no", "r-paid", "r-open")}
+    closed = {rid: re.search(r"(rejected|refunded) (\d{4}-\d{2}-\d{2}[^<]*)<", row) for rid, row in rows.items()}
+    assert closed["r-no"] is not None and closed["r-no"][1] == "rejected"
+    assert closed["r-paid"] is not None and closed["r-paid"][1] == "refunded"
+    assert closed["r-open"] is None and "waiting" not in rows["r-no"] + rows["r-paid"]
+    assert re.search(r"\d+.(minute|hour|day|month|year)", rows["r-open"])
 
 
 def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(staff: Client, shop: None) -> None:

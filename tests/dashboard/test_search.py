@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from dashboard.views import common
+from dashboard import lists
 from shop import editing, orders
 from shop.audit import Actor
 from tests import factories
@@ -135,7 +135,7 @@ def test_search_pages_with_load_more_and_htmx_swaps_the_results_as_the_box_is_ty
 
 def test_the_csv_has_every_match_once(staff: Client, shop: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # given a search read one row at a time, so Anna Annabel (found by two words) comes on two pages
-    monkeypatch.setattr(common, "CSV_PAGE", 1)
+    monkeypatch.setattr(lists, "CSV_PAGE", 1)
     rows = csv_rows(staff.get("/search/?q=ann&format=csv"))  # Anna, Annabel and anna@example.net
     # then the CSV has her once, with its header, bare ids and an empty email for products
     assert rows[0] == ["kind", "id", "name", "email"]
@@ -236,3 +236,18 @@ def test_the_jump_box_still_jumps_to_ids_and_emails(staff: Client, shop: None) -
 def test_the_one_box_goes_straight_to_the_one_match(staff: Client, shop: None, typed: str, location: str) -> None:
     response = staff.get("/go/", {"id": typed})
     assert response.status_code == 302 and response["Location"] == location
+
+
+@pytest.mark.parametrize("typed", ["1Z 999-AA1-0123456785", "1Z999AA10123456785", "1z 999 aa1 0123456785"])
+def test_a_tracking_number_stored_with_spaces_and_dashes_is_found_with_or_without_them(
+    staff: Client, shop: None, typed: str
+) -> None:
+    # given order 5002 shipped with its tracking number as printed, spaces and dashes kept
+    orders.order_ship(order_id="5002", carrier="UPS", tracking_number="1Z 999-AA1-0123456785")
+    sync_now()
+    # when staff search for it, and type it in the top bar's box
+    rows = csv_rows(staff.get("/search/", {"q": typed, "format": "csv"}))
+    jumped = staff.get("/go/", {"id": typed})
+    # then the search holds its order, and the box goes to it
+    assert ["order", "5002"] in [row[:2] for row in rows[1:]]
+    assert jumped.status_code == 302 and jumped["Location"] == "/orders/5002/"

@@ -13,7 +13,7 @@ from dashboard.timeline import Event, timeline
 from returns import services
 from shop import favourites, notes, orders
 from shop.audit import Actor
-from shop.models import AuditEntry, Note, Order
+from shop.models import AuditEntry, Note, Order, Shipment
 from shop.order_reads import OrderCollection
 from shop.orders import OrderLine
 from tests import factories
@@ -58,6 +58,22 @@ def test_the_merge_is_newest_first_and_says_who_and_why() -> None:
         ("2026-03-02T12:00:00Z", "note", "ann", "Asked twice (edited)"),
         ("2026-03-02T09:00:00Z", "placed", "customer", "1 item, total 5.00"),
     ]
+
+
+def test_each_shipment_of_a_split_order_names_who_shipped_it() -> None:
+    # given an order shipped once by packer from two warehouses: two shipments, one ship entry
+    order = Order(pk="o#7", sk="c#1", date=PLACED, status="SHIPPED", total=Decimal("5"), item_count=2)
+    ship = AuditEntry(pk="o#7", sk="AUDIT#2026-03-03T10:00:00.000001#a", action="ship", user="packer")
+    ship.at = "2026-03-03T10:00:00.000001"
+    shipped = PLACED + timedelta(days=1)
+    shipments = [
+        Shipment(pk="o#7", sk=f"sh#7-{n}", date=shipped, warehouse_id=w, tracking_number=f"T{n}")
+        for n, w in ((1, "301"), (2, "302"))
+    ]
+    collection = OrderCollection(order, [], [], shipments, [], history=[ship])
+    # when merged, then each shipment is packer's
+    rows = [(r.event.value, r.user, r.detail) for r in timeline(collection) if r.event is Event.SHIPPED]
+    assert sorted(rows) == [("shipped", "packer", "shipment 7-1: T1"), ("shipped", "packer", "shipment 7-2: T2")]
 
 
 @pytest.fixture
@@ -159,3 +175,8 @@ def test_its_calls_do_not_grow_with_the_returns(staff: Client, shop: None) -> No
 def test_an_unknown_order_is_404_and_a_bad_id_400(staff: Client, shop: None) -> None:
     assert staff.get("/orders/nope/timeline/?format=csv").status_code == 404
     assert staff.get("/orders/a%23b/timeline/").status_code == 400
+
+
+def test_an_unknown_format_is_400_as_on_every_list(staff: Client, shop: None) -> None:
+    response = staff.get("/orders/5001/timeline/?format=pdf")
+    assert response.status_code == 400 and "not a format" in response.content.decode()

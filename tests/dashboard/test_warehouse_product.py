@@ -38,16 +38,16 @@ def test_warehouse_page_lists_stock_and_shipments_newest_first(shop_table: str, 
     response = staff.get("/warehouses/w%23301/?limit=2")
     assert response.status_code == 200
     (stock, shipments) = response.context["sections"]
-    assert [r[0][0] for r in stock["rows"]] == ["2001"]  # bare ids
-    assert stock["rows"][0][0][2] == "/products/2001/"  # ids link to their page
+    assert [r.cells[0][0] for r in stock["rows"]] == ["2001"]  # bare ids
+    assert stock["rows"][0].cells[0][2] == "/products/2001/"  # ids link to their page
     newest = [f"{oid}-1" for oid in reversed(ids)]
-    assert [r[0][0] for r in shipments["rows"]] == newest[:2]
-    shown = [r[0][0] for r in shipments["rows"]]
+    assert [r.cells[0][0] for r in shipments["rows"]] == newest[:2]
+    shown = [r.cells[0][0] for r in shipments["rows"]]
     url = shipments["next_url"]
     while url:  # load more, as htmx asks for it
         more = staff.get(url, headers={"HX-Request": "true"})
         assert more.status_code == 200 and b"<html" not in more.content
-        shown += [r[0][0] for r in more.context["rows"]]
+        shown += [r.cells[0][0] for r in more.context["rows"]]
         url = more.context["next_url"]
     assert shown == newest
 
@@ -64,11 +64,11 @@ def test_product_page_lists_stock_and_orders_in_a_range(shop_table: str, admin_v
     page = response.content.decode()
     assert "/products/2001/buyers/" in page
     stock, items = response.context["sections"]
-    assert [r[0][0] for r in stock["rows"]] == ["301"]
-    assert [r[0][0] for r in items["rows"]] == list(reversed(ids))  # newest first
+    assert [r.cells[0][0] for r in stock["rows"]] == ["301"]
+    assert [r.cells[0][0] for r in items["rows"]] == list(reversed(ids))  # newest first
     # each line says when it was ordered, and by whom: the customer's name, linking to their page
-    assert all(r[1][0] not in ("", "—") for r in items["rows"])
-    assert {(r[2][0], r[2][2]) for r in items["rows"]} == {("Ada Lovelace", "/customers/1001/")}
+    assert all(r.cells[1][0] not in ("", "—") for r in items["rows"])
+    assert {(r.cells[2][0], r.cells[2][2]) for r in items["rows"]} == {("Ada Lovelace", "/customers/1001/")}
     none = staff.get("/products/2001/?from=2025-01-01&to=2025-01-31").context["sections"][1]
     assert none["rows"] == []
     rows = csv_rows(staff.get("/products/2001/?from=2026-03-01&to=2026-03-01&list=orders&format=csv"))

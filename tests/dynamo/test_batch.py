@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from dynamo import batch
+from dynamo import backoff, batch
+from dynamo.backoff import Backoff
 
 
 class FlakyWriter:
@@ -31,16 +32,21 @@ class FlakyWriter:
         return {"UnprocessedItems": {table: unprocessed} if unprocessed else {}}
 
 
+def quick(attempts: int = 10) -> Backoff:
+    return Backoff(base_s=0.05, cap_s=5.0, attempts=attempts, sleep=lambda _: None)
+
+
 def puts(n: int) -> list[dict[str, Any]]:
     return [batch.put_request({"PK": {"S": f"k{i}"}, "SK": {"S": "x"}}) for i in range(n)]
 
 
 def test_write_chunks_of_25_and_retries_unprocessed_with_backoff() -> None:
     client, slept = FlakyWriter(flaky=3), list[float]()
-    written = batch.batch_write(client, "T", puts(60), key_names=("PK", "SK"), parallel=1, sleep=slept.append)
+    retry = Backoff(base_s=0.05, cap_s=5.0, attempts=10, sleep=slept.append)
+    written = batch.batch_write(client, "T", puts(60), key_names=("PK", "SK"), parallel=1, retry=retry)
     assert written == 60 and len(client.stored) == 60
     assert client.calls[:3] == [25, 24, 1] or max(client.calls) <= 25
-    assert len(slept) == 3 and all(0 <= s <= batch.MAX_DELAY_S for s in slept)
+    assert len(slept) == 3 and all(0 <= s <= retry.cap_s for s in slept)
 
 
 def test_write_gives_up_loudly() -> None:
@@ -50,10 +56,8 @@ def test_write_gives_up_loudly() -> None:
             return {"UnprocessedItems": {table: requests}}
 
     with pytest.raises(batch.BatchIncomplete) as caught:
-        batch.batch_write(
-            Never(0), "T", puts(3), key_names=("PK", "SK"), parallel=1, sleep=lambda _: None, max_attempts=4
-        )
-    assert len(caught.value.remaining) == 3
+        batch.batch_write(Never(0), "T", puts(3), key_names=("PK", "SK"), parallel=1, retry=quick(attempts=4))
+    assert len(caught.value.remaining) == 3 and "after 4 sends" in str(caught.value)
 
 
 def test_duplicate_keys_in_a_chunk_are_merged() -> None:
@@ -84,7 +88,7 @@ def test_get_keeps_order_retries_unprocessed_and_fetches_100_at_most() -> None:
     keys = [{"PK": {"S": f"c{i}"}, "SK": {"S": f"c{i}"}} for i in range(250)]
     keys.insert(7, {"PK": {"S": "missing"}, "SK": {"S": "missing"}})
     client = Getter()
-    got = batch.batch_get(client, "T", keys, key_names=("PK", "SK"), parallel=3, sleep=lambda _: None)
+    got = batch.batch_get(client, "T", keys, key_names=("PK", "SK"), parallel=3, retry=quick())
     assert [g["Name"]["S"] if g else None for g in got] == [
         None if k["PK"]["S"] == "missing" else k["PK"]["S"].upper() for k in keys
     ]
@@ -97,6 +101,7 @@ def test_backoff_is_full_jitter_and_capped() -> None:
     from dynamo.backoff import full_jitter
 
     rng = random.Random(1)
-    delays = [full_jitter(a, base=batch.BASE_DELAY_S, cap=batch.MAX_DELAY_S, rng=rng) for a in range(20)]
-    assert all(0 <= d <= batch.MAX_DELAY_S for d in delays)
-    assert max(delays[:3]) <= batch.BASE_DELAY_S * 4
+    policy = backoff.BATCHES
+    delays = [full_jitter(a, base=policy.base_s, cap=policy.cap_s, rng=rng) for a in range(20)]
+    assert all(0 <= d <= policy.cap_s for d in delays)
+    assert max(delays[:3]) <= policy.base_s * 4

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from returns import access_patterns, live
+from returns.keys import ReturnReason
 from shop import orders
 from shop.live_orders import STOREFRONT, LiveShop
 from shop.orders import OrderLine
@@ -32,4 +33,5 @@ def test_a_delivered_order_gets_a_return_request_by_the_storefront(shop: None, m
     assert found.status == "REQUESTED" and [(line.product_id, line.quantity) for line in found.lines or []] == [
         ("2001", 1)
     ]
+    assert all(ReturnReason(line.reason) is not ReturnReason.OTHER for line in found.lines or [])
     assert live_shop.delivered == [] and live.request_a_return(live_shop, random.Random(1), STOREFRONT) is None

@@ -178,6 +178,27 @@ def test_receive_adds_each_line_to_the_stock_of_that_warehouse() -> None:
     assert trail()[-1] == ("return-receive", "APPROVED", "RECEIVED", "return r1: into warehouse 301")
 
 
+def test_receive_restocks_each_line_into_its_own_warehouse_in_one_transaction() -> None:
+    # given an approved return of 2 x 2001 and 1 x 2002
+    delivered()
+    services.return_request(
+        order_id="5001", lines=[services.Line("2001", 2, "SIZE"), services.Line("2002", 1, "SIZE")], return_id="r1"
+    )
+    services.return_approve(return_id="r1", actor=STAFF)
+    before = stock("2001")
+    # when received with 2002's line going back into 302, the rest into the return's warehouse
+    counts = {"2002": services.Count(warehouse_id="w#302")}
+    services.return_receive(return_id="r1", warehouse_id="301", counts=counts, actor=STAFF)
+    # then each line's units are in its own warehouse, and each line says where it went
+    assert (stock("2001"), stock("2002", "302")) == (before + 2, 1)  # type: ignore[operator]
+    found = rap.return_by_id(return_id="r1")
+    assert found is not None and [(ln.product_id, ln.warehouse_id) for ln in found.lines] == [
+        ("2001", "301"),
+        ("2002", "302"),
+    ]
+    assert trail()[-1] == ("return-receive", "APPROVED", "RECEIVED", "return r1: into warehouse 301, 302")
+
+
 def test_receive_into_a_warehouse_without_a_row_creates_one() -> None:
     delivered()
     requested()

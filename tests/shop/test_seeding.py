@@ -15,7 +15,7 @@ from dynamo.ratelimit import TokenBucket
 from shop import access_patterns as ap
 from shop import seed_ids, seeding
 from shop.keys import OrderStatus
-from shop.models import ShopItem
+from shop.models import Order, Shipment, ShopItem
 from shop.plain import to_plain
 
 CONFIG = seeding.SeedConfig(customers=50, products=30, warehouses=3, orders=400, seed=11)
@@ -133,6 +133,24 @@ def test_a_plan_until_a_moment_places_its_newest_orders_that_day_and_none_after(
     assert max(o.placed_at for o in seeding.plan(dataclasses.replace(CONFIG, until=date(2030, 5, 17))).orders) < (
         datetime(2030, 5, 17)
     )
+
+
+@pytest.mark.parametrize("days", [None, 90])
+def test_nothing_in_a_plan_happens_after_its_now(days: int | None) -> None:
+    # given a plan up to a moment (the demo's: now)
+    until = datetime(2026, 12, 2, 9, 30)
+    plan = seeding.plan(dataclasses.replace(CONFIG, orders=800, until=until, days=days))
+    assert plan.until == until
+    for planned in plan.orders:
+        history = seeding.order_history(planned, plan.addresses.get(planned.customer_id))
+        order = history[0]
+        assert isinstance(order, Order)
+        shipments = [i for i in history if isinstance(i, Shipment)]
+        # then every order was placed, and every shipment left, before it; each shipment after its order
+        assert planned.placed_at < until and all(planned.placed_at < s.date <= until for s in shipments)
+        # and a delivered order arrived by then: its delivery date is not in the future
+        if planned.status is OrderStatus.DELIVERED:
+            assert shipments and planned.delivered_at <= until and str(order.delivery_date) <= until.date().isoformat()
 
 
 class FakeClock:

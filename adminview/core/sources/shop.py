@@ -290,7 +290,12 @@ class ProfileState:
         name, email = values.string(self.facts, "Name"), values.string(self.facts, "Email")
         shown = {"Id": self.customer_id, "Name": name, "Email": email}
         terms = schema.customer_terms(name, email)
-        return Implied(self.key, {**_item(self.key, schema.PROFILE), **self.facts}, _search(terms, "customer", shown))
+        everyone = schema.customers_partition(schema.shard_of(self.customer_id, list_shards))
+        row = {**_item(self.key, schema.PROFILE), **self.facts}
+        row[schema.ORDERS_BY_STATUS.hash_key] = row[schema.CATALOGUE.hash_key] = everyone
+        row[schema.ORDERS_BY_STATUS.range_key] = self.customer_id
+        row[schema.CATALOGUE.range_key] = schema.name_position(name, self.customer_id)
+        return Implied(self.key, row, _search(terms, "customer", shown))
 
 
 @dataclass
