@@ -74,6 +74,17 @@ def text(item: Mapping[str, Any] | None, name: str) -> str | None:
     return as_text(_value(item, name))
 
 
+def entries(value: Any) -> Item:
+    """A map value's entries; empty for anything that is not a map."""
+    found = value.get("M") if isinstance(value, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
+    """A map attribute's entries; empty when absent or of another type."""
+    return entries(_value(item, name))
+
+
 def maybe_key(item: Mapping[str, Any] | None) -> Key | None:
     """``(PK, SK)``, or None when either is missing (malformed records, foreign items)."""
     pk, sk = string(item, "PK"), string(item, "SK")
