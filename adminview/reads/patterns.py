@@ -41,13 +41,6 @@ def _by_email(*, limit: int, start_key: Key | None = None, email: str) -> Page[A
     return Page(items=selectors.email_entries(email=email, limit=limit))
 
 
-def _found(*, limit: int, start_key: Key | None = None, text: str) -> Page[Any]:
-    """Search entries as stored (the explorer shows items, not rows)."""
-    term = search.term_of(text)
-    page = search.search(text=term, limit=limit, after=start_key)
-    return Page(items=[{"Found": f.kind, "Id": f.id} for f in page.rows], next_key=page.next)
-
-
 def _av(*args: Any) -> AccessPattern:
     """An admin view read, its items shown as DynamoDB stores them (the explorer shows DynamoDB's own shapes)."""
     return replace(AccessPattern(*args), group=GROUP, attributes=item_codec.encode)
@@ -99,10 +92,10 @@ AV_PATTERNS: list[AccessPattern] = [
         schema.columns(schema.SEARCH),
     ),
     _av(
-        "AV-search", "searchByName", (Param("text", "text"),), _found,
-        "customers and products with a word of their name (or, customers, their email) starting with the text",
+        "AV-search", "searchByName", (Param("text", "text"),), _paged(search.entries),
+        "the search entries of a word: customers and products with a word of their name (or email) starting with it",
         VIEW, None, "Query",
-        f"PK = {schema.SEARCH_PREFIX}<first 2 letters of the text>, SK begins with <the text, lower-cased>",
+        f"PK = {schema.SEARCH_PREFIX}<first 2 letters of the longest word>, SK begins with <that word, lower-cased>",
         ("Found", "Id"),
     ),
 ]  # fmt: skip

@@ -76,6 +76,17 @@ def search(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) -
     return RowsPage(rows, {"after": last} if more and last else None)
 
 
+def entries(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[Item]:
+    """The search entries of the text's longest word, as stored: the one Query a search reads first (the explorer's
+    pattern; ``search`` then keeps the customers and products every word matches)."""
+    word = max(words_of(text), key=len)
+    check_limit(limit)
+    items, more = query(schema.search_partition(word), limit=limit, after=read_position(after, forward=True),
+                        begins_with=word)  # fmt: skip
+    last = items[-1].get(schema.SK) if items else None
+    return RowsPage(items, {"after": last} if more and isinstance(last, str) else None)
+
+
 def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[Found], str | None, bool]:
     """Customers and products every word matches, read under the longest word; the position after the last entry
     used, and whether more may follow."""
