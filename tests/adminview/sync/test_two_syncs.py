@@ -17,16 +17,16 @@ import pytest
 from adminview.repair import rebuild
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.repair.test_rebuild_live import Following
 from tests.adminview.returns_traffic import assert_both_streams_written, interleaved, put_return
 from tests.adminview.streams import new_records
-from tests.adminview.test_poller_kill import _writer
-from tests.adminview.test_rebuild_live import Following
+from tests.adminview.sync.test_poller_kill import _writer
 from tests.adminview_helpers import sync_now
 
 pytestmark = [
     pytest.mark.ddb_local,
 ]
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DELIVER = """
 import json, sys
 from adminview.sync.handler import handler
