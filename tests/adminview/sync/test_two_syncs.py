@@ -38,7 +38,7 @@ WRITES = 30  # rounds of the writer: orders placed, cancelled with refunds, ship
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def stocked_with_a_return(shop_table: str, admin_view_table: str) -> None:
     """The shop, and a return another service wrote (so neither stream is empty when a follower starts: see
     ``test_sync_basic``)."""
     factories.shop_with(customers=3, products=3, stock_each=100_000)
@@ -66,14 +66,14 @@ def _assert_view_equals_both_tables() -> None:
     assert_figures_match()
 
 
-def test_two_followers_apply_the_same_records_at_once(shop: None) -> None:
+def test_two_followers_apply_the_same_records_at_once(stocked_with_a_return: None) -> None:
     with Following(), Following():  # each from the same checkpoints, each reading and applying every record
         _write(WRITES)
     sync_now()  # whatever arrived after the followers stopped
     _assert_view_equals_both_tables()
 
 
-def test_two_handlers_apply_the_same_mixed_records_at_once(shop: None, tmp_path: Path) -> None:
+def test_two_handlers_apply_the_same_mixed_records_at_once(stocked_with_a_return: None, tmp_path: Path) -> None:
     _write(WRITES)
     records = interleaved(new_records(), random.Random(7))  # each stream in its order, the two mixed
     assert len({r["eventSourceARN"] for r in records[: len(records) // 2]}) == 2
