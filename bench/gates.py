@@ -1,11 +1,12 @@
 """The benchmark's regression gates: figures of a run, each set against a bound that carries a margin, so a
 slower build fails ``python -m bench --quick`` (``bench.run.failures``) and the report lists every gate.
 
-Bounds come three ways. A pace is set against another figure of the same run (the rebuild's items/s against
-seeding's), so the machine's speed cancels out. CPU and write units per record are set against fixed bounds:
-CPU time moves far less with load than wall time, and write units are weighed from what was sent. Calls per
-record and a page's time are set against figures committed in ``gates.json`` (recorded from a chosen run with
-``python -m bench.gates --record RESULTS.json``), never against the results file every run overwrites.
+Bounds come three ways. A pace is set against another figure of the same run (the rebuild's items/s and the
+sync's records/s against seeding's items/s), so the machine's speed cancels out. Write units per record and the
+lag beside a half-speed writer are set against fixed bounds: write units are weighed from what was sent, and the
+lag is what staff feel. Calls and CPU per record and a page's time are set against figures committed in
+``gates.json`` (recorded from a chosen run with ``python -m bench.gates --record RESULTS.json``), never against the
+results file every run overwrites.
 
 Rates, CPU and write units are judged at the run's largest size (2,000 orders in a quick run), where start-up and
 fixed costs weigh least; committed figures at each size the bounds file holds.
@@ -21,11 +22,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.report_upkeep import PROCESS_CPU_GOAL_MS, WCU_PER_SHOP_WRITE_GOAL
+from bench.report_upkeep import WCU_PER_SHOP_WRITE_GOAL
 
 BOUNDS_FILE = Path(__file__).resolve().with_name("gates.json")
 REBUILD_MARGIN = 0.5  # the rebuild's items/s may fall this far below seeding's before it fails (bench/README.md)
-SYNC_CPU_MS_PER_RECORD = 0.6
+# over the committed CPU per record: CPU time moves far less with load than wall time, but the same code has read
+# 0.58 ms alone and 0.775 ms at a load of 6 to 11 (a third more)
+CPU_MARGIN = 0.5
+SYNC_PACE = 1.0  # the sync's records/s at least seeding's items/s of the same run (the contract)
+HALF_SPEED_LAG_P95_MS = 2000.0  # the lag's p95 beside a writer at half of seeding's pace (the contract)
 WCU_PER_SHOP_WRITE = 2.6
 CALLS_MARGIN = 0.2  # over the committed calls per 1,000 stream records
 # over the committed p50 through Django: a 2-core machine's speed moves by about 2x within an hour (bench/README.md,
@@ -114,16 +119,17 @@ def rebuild_pace(size: dict[str, Any]) -> Gate:
     )
 
 
-def sync_cpu(size: dict[str, Any]) -> Gate:
-    """Gate 2: the sync process's CPU per stream record over the drain (start-up and the bench's hooks excluded)."""
+def sync_cpu(size: dict[str, Any], bounds: dict[str, Any]) -> Gate:
+    """Gate 2: the sync process's CPU per stream record over the drain (start-up and the bench's hooks excluded),
+    against the committed figure for that size: a regression alarm, not a bound on this machine's speed."""
+    base = (bounds.get("sync_cpu_ms_per_record") or {}).get(str(size["orders"]))
     return Gate(
         2,
         "the sync's process CPU per stream record",
         f"{size['orders']:,} orders",
         _measured(size.get("sync")).get("process_cpu_ms_per_record"),
-        SYNC_CPU_MS_PER_RECORD,
-        f"fixed: {SYNC_CPU_MS_PER_RECORD / PROCESS_CPU_GOAL_MS:g}x the {PROCESS_CPU_GOAL_MS:g} ms goal; CPU time, "
-        "which load moves far less than wall time",
+        None if base is None else round(base * (1.0 + CPU_MARGIN), 3),
+        f"committed {number(base)} ms, plus {CPU_MARGIN:.0%}",
         unit=" ms",
     )
 
@@ -155,6 +161,41 @@ def view_units(size: dict[str, Any]) -> Gate:
         WCU_PER_SHOP_WRITE,
         f"fixed: the {WCU_PER_SHOP_WRITE_GOAL:g} goal plus {WCU_PER_SHOP_WRITE - WCU_PER_SHOP_WRITE_GOAL:g}; "
         "weighed from what was sent, so load does not move it",
+    )
+
+
+def sync_pace(size: dict[str, Any]) -> Gate:
+    """Gate 7: the sync drains the seed's stream at least as fast as seeding wrote it, in the same run."""
+    seeded = _measured(size.get("seeding")).get("batched", {}).get("items_per_s")
+    return Gate(
+        7,
+        "the sync's stream records/s",
+        f"{size['orders']:,} orders",
+        _measured(size.get("sync")).get("records_per_s"),
+        round(seeded * SYNC_PACE, 1) if seeded else None,
+        f"seeding's {number(seeded)} items/s in the same run, times {SYNC_PACE:g}",
+        at_most=False,
+        unit=" records/s",
+    )
+
+
+def half_speed_lag(sizes: list[dict[str, Any]]) -> Gate:
+    """Gate 8: the lag's p95 (a shop write until the pending page shows it) beside a writer at half of seeding's
+    pace, at the largest size where it was measured."""
+    measured = [
+        (size, half)
+        for size in sizes
+        if (half := (_measured(size.get("follow_lag")).get("under_load") or {}).get("half"))
+    ]
+    size, half = measured[-1] if measured else (sizes[-1], {})
+    return Gate(
+        8,
+        "the lag's p95 beside a writer at half of seeding's pace",
+        f"{size['orders']:,} orders",
+        (half.get("loaded") or {}).get("p95_ms"),
+        HALF_SPEED_LAG_P95_MS,
+        "fixed: what staff feel, whatever the machine's speed (the writer's pace follows seeding's)",
+        unit=" ms",
     )
 
 
@@ -200,11 +241,13 @@ def check(results: dict[str, Any], bounds: dict[str, Any] | None = None) -> list
     largest = sizes[-1]
     return [
         rebuild_pace(largest),
-        sync_cpu(largest),
+        sync_cpu(largest, bounds),
         *sync_calls(sizes, bounds),
         view_units(largest),
         page_calls(results),
         *page_times(sizes, bounds),
+        sync_pace(largest),
+        half_speed_lag(sizes),
     ]
 
 
@@ -243,11 +286,16 @@ def section(stored: list[dict[str, Any]] | None) -> list[str]:
 
 
 def recorded(results: dict[str, Any]) -> dict[str, Any]:
-    """The committed figures (gates 3 and 6) a run's results give, with where they came from."""
+    """The committed figures (gates 2, 3 and 6) a run's results give, with where they came from."""
     sizes = [size for size in results["sizes"] if _measured(size.get("sync")).get("calls_per_1000_records")]
     return {
         "recorded_from": {key: results.get(key) for key in ("started", "command", "host", "load_at_start", "load_now")},
         "sync_calls_per_1000_records": {str(s["orders"]): s["sync"]["calls_per_1000_records"] for s in sizes},
+        "sync_cpu_ms_per_record": {
+            str(s["orders"]): s["sync"]["process_cpu_ms_per_record"]
+            for s in sizes
+            if s["sync"].get("process_cpu_ms_per_record") is not None
+        },
         "page_p50_ms": {
             str(size["orders"]): {
                 page: row["p50_ms"] for page, row in size.get("page", {}).items() if (row or {}).get("p50_ms")

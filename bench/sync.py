@@ -29,6 +29,7 @@ hooks (``counting_calls``): the view's client, the sync table's and the poller's
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections import Counter
@@ -96,7 +97,9 @@ def poller(*, keep: int = 0) -> TimedPoller:
     return TimedPoller.for_sources(keep=keep)
 
 
-_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+_WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems", "BatchExecuteStatement")
+_INSERTED = re.compile(r"'([^']*)': \?")  # the names of an INSERT's VALUE, in the order of its parameters
+_SET = re.compile(r'SET "([^"]*)"=\?')  # an UPDATE's set names (its parameters; then the key's in its WHERE)
 ANCHOR_SKS = (schema.ORDER_SK, schema.PROFILE_SK, schema.PRODUCT_SK)
 KB = 1024
 
@@ -208,6 +211,18 @@ def _sent(action: Mapping[str, Any]) -> dict[str, Any]:
     return {**(action.get("Key") or {}), **(action.get("ExpressionAttributeValues") or {})}
 
 
+def _statement_item(statement: Mapping[str, Any]) -> dict[str, Any]:
+    """What a PartiQL ``INSERT`` or ``UPDATE`` (as ``dynamo.statements`` writes them) writes of its item: its
+    values by name, the key included."""
+    text, parameters = statement["Statement"], statement.get("Parameters") or []
+    names = _INSERTED.findall(text) if text.startswith("INSERT") else [*_SET.findall(text), schema.PK, schema.SK]
+    return dict(zip(names, parameters, strict=False))
+
+
+def _statements_on(params: Mapping[str, Any], table: str) -> list[dict[str, Any]]:
+    return [s for s in params.get("Statements") or [] if f'"{table}"' in s.get("Statement", "")]
+
+
 def written_items(
     operation: str, params: dict[str, Any], table: str, index_keys: Sequence[Sequence[str]] = ()
 ) -> list[Written]:
@@ -219,6 +234,8 @@ def written_items(
             else _written(r.get("DeleteRequest", {}).get("Key"), ())
             for r in (params.get("RequestItems") or {}).get(table, [])
         ]
+    if operation == "BatchExecuteStatement":
+        return [_written(_statement_item(s), index_keys) for s in _statements_on(params, table)]
     if operation == "TransactWriteItems":
         out = []
         for entry in params.get("TransactItems", []):
@@ -333,7 +350,7 @@ def sync_clients(reader: Poller) -> list[Any]:
 
 def _names(params: Mapping[str, Any], table: str) -> bool:
     """Whether a call's parameters name ``table`` (a single-item call, a batch, a transaction)."""
-    if params.get("TableName") == table or table in (params.get("RequestItems") or {}):
+    if params.get("TableName") == table or table in (params.get("RequestItems") or {}) or _statements_on(params, table):
         return True
     return any(
         dict(action).get("TableName") == table for e in params.get("TransactItems") or [] for action in e.values()
@@ -341,11 +358,14 @@ def _names(params: Mapping[str, Any], table: str) -> bool:
 
 
 def _add(counted: ViewWrites, written: list[Written], parsed: dict[str, Any], table: str) -> None:
-    """One call's items and units (as DynamoDB reported them, split by weight; and as weighed)."""
+    """One call's items and units (as DynamoDB reported them, split by weight; and as weighed). A call the engine
+    reports no units for (DynamoDB Local's BatchExecuteStatement; DynamoDB reports them) counts its weighed units."""
     entries = parsed.get("ConsumedCapacity") or []
     entries = entries if isinstance(entries, list) else [entries]
     units = sum(float(c.get("CapacityUnits", 0.0)) for c in entries if c.get("TableName", table) == table)
     total = sum(w.weight for w in written)
+    if not entries and "Error" not in parsed:
+        units = total
     anchors = sum(w.weight for w in written if w.anchor)
     numbers = sum(w.weight * w.numbers_share for w in written)
     counted.anchor_wcu += units * anchors / total

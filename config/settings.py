@@ -177,6 +177,12 @@ USE_TZ = True
 # conventions of a locale. CSV exports keep plain numbers with two decimals.
 SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
 SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
+# The customers' notifications (``send_notifications``) go through Django's email framework: any backend by its
+# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, an SES backend such as django-ses on AWS).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or "django.core.mail.backends.smtp.EmailBackend"
+if os.environ.get("EMAIL_FILE_PATH"):
+    EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
 # The carriers staff ship with (the ship form's choices), each with its public tracking page: ``{number}`` is the
 # tracking number, URL-quoted. Any other carrier is typed as "Other" and shown without a link.
 SHOP_CARRIERS = {

@@ -17,6 +17,7 @@ from typing import Any
 
 from adminview.tables import ADMIN_VIEW_TABLE
 from dynamo.instrumentation import Call
+from dynamo.statements import quoted
 from dynamo.tables import TableSpec, key_names
 from returns.models import RETURNS_TABLE
 from shop.errors import InvalidInput
@@ -43,10 +44,6 @@ def keys_of(table: str, index: str | None) -> tuple[str, str | None] | None:
     """The (partition, sort) key names of one of the product's tables or its index, from its model: no call."""
     spec = spec_of(table)
     return key_names(spec.model).get(index) if spec else None
-
-
-def quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 # --- a pattern's requests as one statement ---------------------------------------------------------------------

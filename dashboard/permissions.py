@@ -1,7 +1,8 @@
 """Who may change what, checked on the server for every request (GET and POST alike): superusers anything;
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
 warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
-refund returns, and members of ``finance`` may refund one beyond what came back of it; members of ``operators``
+refund returns, and members of ``finance`` may refund one beyond what came back of it and take payments and
+make refunds on an order; members of ``operators``
 open the operations pages
 (the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
 only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
@@ -70,13 +71,14 @@ def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
     return error(request, 403, f"you need to be in the '{settings.RETURNS_GROUP}' group to act on returns")
 
 
-def can_override_refunds(user: User) -> bool:
-    """Refunding a return beyond the value of what came back of it: superusers and the ``finance`` group."""
+def can_handle_money(user: User) -> bool:
+    """Payments and refunds on an order, and refunding a return beyond the value of what came back of it:
+    superusers and the ``finance`` group."""
     return _member(user, settings.FINANCE_GROUP)
 
 
-def needs_finance(request: HtmxHttpRequest) -> HttpResponse:
-    return error(request, 403, f"you need to be in the '{settings.FINANCE_GROUP}' group to override a refund's bound")
+def needs_finance(request: HtmxHttpRequest, what: str = "override a refund's bound") -> HttpResponse:
+    return error(request, 403, f"you need to be in the '{settings.FINANCE_GROUP}' group to {what}")
 
 
 def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse:
@@ -102,7 +104,7 @@ RULES: dict[str, Callable[[User], bool]] = {  # what templates and lifecycle ste
     "edit_catalogue": can_edit_catalogue,
     "edit_customers": can_edit_customers,
     "handle_returns": can_handle_returns,
-    "override_refunds": can_override_refunds,
+    "handle_money": can_handle_money,
     "operate": can_operate,
     "superuser": is_superuser,
 }

@@ -18,7 +18,7 @@ from returns import services as return_services
 from returns.lifecycle import RETURN
 from returns.models import Refund, ReturnItem
 from returns.refunds import REFUND
-from shop import notes
+from shop import notes, orders, payments
 from shop.keys import OrderStatus
 from shop.models import AuditEntry
 from shop.order_reads import OrderCollection
@@ -43,6 +43,7 @@ class Event(StrEnum):
     RETURN_REJECTED = "return_rejected"
     RETURN_RECEIVED = "return_received"
     REFUNDED = "refunded"
+    NOTIFIED = "notified"
     NOTE = "note"
 
     @property
@@ -62,6 +63,7 @@ WORDS = {
     Event.RETURN_REJECTED: "Return rejected",
     Event.RETURN_RECEIVED: "Return received",
     Event.REFUNDED: "Refunded",
+    Event.NOTIFIED: "Customer notified",
     Event.NOTE: "Note",
 }
 RANK = {event: n for n, event in enumerate(Event)}
@@ -124,7 +126,7 @@ def timeline(
     collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
 ) -> list[Row]:
     """Every event of the order, newest first."""
-    rows = [*_order_rows(collection), *_note_rows(collection)]
+    rows = [*_order_rows(collection), *_note_rows(collection), *_notified_rows(collection)]
     entries = sorted(collection.history, key=lambda e: e.sk)
     rows += _staff_rows(entries, collection, returns)
     rows += _return_rows(entries, returns)
@@ -133,16 +135,28 @@ def timeline(
 
 
 def _order_rows(collection: OrderCollection) -> Iterable[Row]:
+    """Placing and paying: by the customer, or by the staff member who created the order (its ``create`` entry); a
+    payment staff took later is its own audit entry's row (``_staff_rows``)."""
     order = collection.order
+    creator = next((e.user for e in collection.history if e.action == orders.CREATE), CUSTOMER)
+    taken = [e.detail or "" for e in collection.history if e.action == payments.PAYMENT]
     if order.date is not None:
         yield Row(
-            order.date, Event.PLACED, CUSTOMER, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
+            order.date, Event.PLACED, creator, f"{_units(order.item_count or 0, 'item')}, total {order.total or 0:.2f}"
         )
     for invoice in collection.invoices:
         paid_at = invoice.date or order.date
         for payment in invoice.payments if paid_at is not None else []:
+            if payment.type == payments.MANUAL and any(f"({payment.transaction_id})" in t for t in taken):
+                continue
             said = " ".join(str(p) for p in (payment.type, payment.amount, payment.transaction_id) if p is not None)
-            yield Row(paid_at, Event.PAID, CUSTOMER, f"invoice {invoice.invoice_id}: {said}".strip())
+            yield Row(paid_at, Event.PAID, creator, f"invoice {invoice.invoice_id}: {said}".strip())
+
+
+def _notified_rows(collection: OrderCollection) -> Iterable[Row]:
+    for item in collection.notifications:
+        if item.sent is not None:
+            yield Row(item.sent, Event.NOTIFIED, SYSTEM, f"{item.kind} email")
 
 
 def _note_rows(collection: OrderCollection) -> Iterable[Row]:
@@ -179,11 +193,13 @@ def _staff_rows(
     delivered = False
     for entry in entries:
         at = _at(entry)
-        if at is None or entry.action == SHIP or entry.action in RETURN_STEPS or entry.action == REFUND:
+        if at is None or entry.action in (SHIP, orders.CREATE, REFUND) or entry.action in RETURN_STEPS:
             continue
         if entry.action == DELIVER:
             delivered = True
             yield Row(at, Event.DELIVERED, entry.user, "")
+        elif entry.action == payments.PAYMENT:
+            yield Row(at, Event.PAID, entry.user, _short(entry.detail))
         elif entry.action == CANCEL:
             kept = collection.order.cancel_reason
             yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))

@@ -22,6 +22,19 @@ def admin_view_table_name() -> str:
     return os.environ.get("ADMIN_VIEW_TABLE_NAME") or DEFAULT_ADMIN_VIEW_TABLE
 
 
+ANCHOR_WRITES_VARIABLE = "ADMIN_VIEW_ANCHOR_WRITES"
+ANCHOR_WRITES = ("auto", "partiql", "putitem")
+
+
+def anchor_writes() -> str:
+    """How the sync writes the view's anchors: ``partiql`` (conditioned statements, 25 a call), ``putitem`` (one
+    conditional PutItem each), or ``auto`` (the default): PartiQL where the engine keeps each statement's condition."""
+    value = (os.environ.get(ANCHOR_WRITES_VARIABLE) or "auto").strip().lower()
+    if value not in ANCHOR_WRITES:
+        raise ValueError(f"{ANCHOR_WRITES_VARIABLE} must be one of {', '.join(ANCHOR_WRITES)}, not {value!r}")
+    return value
+
+
 def migrations_table_name() -> str:
     """Where backfills keep their per-segment checkpoints (``manage.py backfill``)."""
     return os.environ.get("MIGRATIONS_TABLE_NAME") or DEFAULT_MIGRATIONS_TABLE

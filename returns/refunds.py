@@ -31,6 +31,7 @@ from shop import access_patterns as shop_patterns
 from shop.amounts import plain_amount
 from shop.errors import InvalidInput
 from shop.models import Invoice
+from shop.order_status import paid
 
 REFUND = "refund"  # the audit trail's name of the action
 MAX_AMOUNT = Decimal("1000000000")
@@ -59,10 +60,6 @@ class Refundable:
     def elsewhere(self) -> Decimal:
         """Refunds the total does not count (written by another service straight into the table)."""
         return self.refunded - self.counted
-
-
-def paid(invoices: Sequence[Invoice]) -> Decimal:
-    return sum((p.amount for invoice in invoices for p in invoice.payments if p.amount is not None), Decimal(0))
 
 
 def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:

@@ -23,10 +23,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
+from typing import Any
 
 from pynamodb.expressions.update import Action
 
@@ -38,9 +39,9 @@ from returns import access_patterns, keys, refunds, restock
 from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
 from returns.lifecycle import RETURN
-from returns.models import ReturnItem, ReturnLine, ReturnsItem
+from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
 from shop import access_patterns as shop_access_patterns
-from shop import audit, orders
+from shop import audit, notifications, order_edit, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -476,3 +477,73 @@ def order_cancel_with_refund(
     return orders.order_cancel(
         order_id=order_id, expected_version=expected_version, actor=actor, reason=reason, extra=extra
     )
+
+
+# --- editing a paid order ---------------------------------------------------------------------------------------
+
+EDIT_REFERENCE = "order edit"  # the Reference of the refund an edit makes: what was paid above the new total
+
+
+def _refund_above(tx: Transaction, collection: OrderCollection, total: Decimal, *, actor: Actor | None) -> None:
+    money = refunds.refundable(collection.order.order_id, collection.invoices)
+    excess = money.paid - money.refunded - total
+    if excess <= 0:
+        return
+    unchecked = replace(money, invoices=())  # the edit's invoice update holds the payments as read
+    customer = collection.order.customer_id
+    refunds.add_refund(
+        tx, unchecked, amount=excess, reference=EDIT_REFERENCE, refund_id=new_id(), at=now(), customer_id=customer
+    )
+    detail = f"order edited: {excess:.2f} ({EDIT_REFERENCE})"
+    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
+
+
+def order_edit_with_refund(**edit: Any) -> Order:
+    """The shop's edit (``shop.order_edit.order_edit``, its keyword arguments) and, in the same transaction, a
+    refund of what the order paid above its new total (``Reference`` ``order edit``), audited as ``refund``."""
+    return order_edit.order_edit(**edit, extra=partial(_refund_above, actor=edit.get("actor")))
+
+
+# --- a refund outside a return ----------------------------------------------------------------------------------
+
+
+def order_refund(
+    *,
+    order_id: str,
+    amount: Decimal | str,
+    reason: str,
+    reference: str,
+    actor: Actor | None = None,
+    notify: bool = False,
+) -> Refund:
+    """A refund of ``amount`` from the order page (a goodwill gesture, a double charge): a refund item without
+    ``ReturnId``, within what the order paid less what was refunded (RefundTooLarge), with staff's ``reason`` in its
+    audit entry and (``notify``) the customer's notification, in one transaction across both tables."""
+    oid = shop_keys.bare(order_id, shop_keys.ORDER)
+    money = refunds.amount_of(amount)
+    why = text_of(reason, what="reason")
+    ref = refunds.reference_of(reference)
+
+    def attempt() -> Refund:
+        collection = order_collection(oid)
+        read = refunds.refundable(oid, collection.invoices)
+        tx = Transaction(ReturnsItem, token=request_token())
+        refund = refunds.add_refund(
+            tx,
+            read,
+            amount=money,
+            reference=ref,
+            refund_id=new_id(),
+            at=now(),
+            customer_id=collection.order.customer_id,
+        )
+        audit.record(tx, actor, action=refunds.REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
+        if notify:
+            notifications.add(tx, oid, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=refund.date)
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            raise backoff.LostRace from exc
+        return refund
+
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"refunding order {oid}"))

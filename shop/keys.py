@@ -26,6 +26,7 @@ PAYMENT = "pmn#"  # AWS's early draft (facets file): payments as their own items
 FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
+NOTIFICATION = "notify#"  # sort key of a customer notification in its order's partition: notify#<at>#<id>
 NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
 WAREHOUSES = "WAREHOUSES"  # GSI1 partition of every warehouse
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
@@ -185,6 +186,11 @@ def audit(at: str, entry_id: str) -> str:
 def after_audit(sort_key: str) -> str | None:
     """``<at>#<id>`` of an audit entry's sort key; None for any other sort key."""
     return sort_key[len(AUDIT) :] if sort_key.startswith(AUDIT) and len(sort_key) > len(AUDIT) else None
+
+
+def notification(at: datetime, notification_id: str) -> str:
+    """Sort key of a notification to the customer: ``notify#<UTC time, ISO basic>#<id>`` (they sort by time)."""
+    return f"{NOTIFICATION}{at.strftime('%Y%m%dT%H%M%S%f')}#{notification_id}"
 
 
 NOTE_ID_RE = re.compile(r"^(\d{8}T\d{12})-([0-9a-f]{8})$")

@@ -96,6 +96,8 @@ ORDER = Lifecycle(
     OrderConflict,
     [
         Step("ship", (OrderStatus.PENDING,), OrderStatus.SHIPPED, "shipped", "fulfil"),
+        Step("ship_part", (OrderStatus.PENDING,), OrderStatus.PENDING, "partly shipped", "fulfil", audit="ship"),
+        Step("edit", (OrderStatus.PENDING,), OrderStatus.PENDING, "edited", "fulfil"),
         Step("deliver", (OrderStatus.SHIPPED,), OrderStatus.DELIVERED, "delivered", "fulfil"),
         Step("cancel", (OrderStatus.PENDING,), OrderStatus.CANCELLED, "cancelled", "fulfil"),
     ],

@@ -75,6 +75,19 @@ class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
     pk = UnicodeAttribute(range_key=True, attr_name="PK")
 
 
+class OutboxIndex(GlobalSecondaryIndex["ShopItem"]):
+    """Notifications to customers not sent yet, by when they are next tried (``shop.notifications``). Sparse: only
+    an unsent notification carries ``Outbox``, removed once it is sent or given up, so the sender's Query reads what
+    waits, never the table. Added online by ``create_tables`` like DeliveryDate-index."""
+
+    class Meta:
+        index_name = "Outbox-index"
+        projection = AllProjection()
+
+    outbox = UnicodeAttribute(hash_key=True, attr_name="Outbox")
+    next_attempt = UnicodeAttribute(range_key=True, attr_name="NextAttempt")
+
+
 class ShopItem(InstrumentedModel):
     class Meta(BaseMeta):
         table_name = keys.table_name()
@@ -91,6 +104,7 @@ class ShopItem(InstrumentedModel):
     gsi1 = GSI1()
     gsi2 = GSI2()
     delivery_date_index = DeliveryDateIndex()
+    outbox_index = OutboxIndex()
 
     @property
     def key(self) -> tuple[str, str]:
@@ -397,6 +411,32 @@ class Note(ShopItem, discriminator="note"):
     original = UnicodeAttribute(null=True, attr_name="Original")
 
 
+class Notification(ShopItem, discriminator="notification"):
+    """PK o#<oid>, SK ``notify#<at>#<id>``: a message to the order's customer (``Kind``: created, shipped, refunded,
+    edited), written in the transaction of the action it tells of; ``Detail`` what it says beyond the order (the
+    shipments' ids, the amount refunded). Until sent it carries ``Outbox`` and ``NextAttempt`` (Outbox-index);
+    then ``Sent``, or ``GivenUp`` with the last ``Error`` after ``Attempts`` failures (``shop.notifications``)."""
+
+    kind = UnicodeAttribute(attr_name="Kind")
+    at = TimestampAttribute(attr_name="At")
+    detail = UnicodeAttribute(null=True, attr_name="Detail")
+    outbox = UnicodeAttribute(null=True, attr_name="Outbox")
+    next_attempt = UnicodeAttribute(null=True, attr_name="NextAttempt")
+    claim = UnicodeAttribute(null=True, attr_name="Claim")  # the sender holding it now
+    attempts = NumberAttribute(null=True, attr_name="Attempts")
+    sent = TimestampAttribute(null=True, attr_name="Sent")
+    given_up = TimestampAttribute(null=True, attr_name="GivenUp")
+    error = UnicodeAttribute(null=True, attr_name="Error")
+
+    @property
+    def order_id(self) -> str:
+        return keys.strip(self.pk)
+
+    @property
+    def notification_id(self) -> str:
+        return self.sk.rpartition("#")[2]
+
+
 class EmailClaim(ShopItem, discriminator="emailClaim"):
     """PK = SK = ``email#<lower-cased email>``: the customer (``CustomerId``) holding that address. Written in
     the same transaction as the customer's ``Email`` (``shop.editing.customer_edit``), so two customers cannot
@@ -421,6 +461,7 @@ ENTITY_MODELS: dict[str, type[ShopItem]] = {
     "audit": AuditEntry,
     "emailClaim": EmailClaim,
     "note": Note,
+    "notification": Notification,
 }
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

@@ -24,8 +24,13 @@ SHIPMENT_TYPES = ("Standard", "Express")
 
 @dataclass(frozen=True)
 class OrderLine:
+    """A line to order: ``price`` overrides the list price (a discount staff give), ``warehouse_id`` names the
+    warehouse its stock comes from (else the one holding the most, if enough)."""
+
     product_id: str
     quantity: int
+    price: Decimal | None = None
+    warehouse_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,15 +108,19 @@ def build_shipments(
     carrier: str | None = None,
     tracking_number: str | None = None,
     warehouse_tracking: Mapping[str, str | None] | None = None,
+    quantities: Mapping[str, int] | None = None,
 ) -> list[Shipment | ShipmentItem]:
     """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse; the
     ``carrier`` staff gave, and the tracking number given for its warehouse in ``warehouse_tracking``, else
     ``tracking_number``: each parcel has its own) and a shipment item per order item (``shp#<sid>-<pid>``; GSI1
-    sh#<sid> / p#<pid>)."""
+    sh#<sid> / p#<pid>), of ``quantities[product id]`` units when given (a line without one ships nothing), else of
+    the whole line."""
     own = warehouse_tracking or {}
+    units = quantities if quantities is not None else {item.product_id: item.quantity for item in items}
     by_warehouse: dict[str | None, list[OrderItem]] = {}
     for item in items:
-        by_warehouse.setdefault(item.warehouse_id, []).append(item)
+        if units.get(item.product_id, 0) > 0:
+            by_warehouse.setdefault(item.warehouse_id, []).append(item)
     built: list[Shipment | ShipmentItem] = []
     groups = sorted(by_warehouse.items(), key=lambda kv: kv[0] or "")
     for n, (warehouse_id, group) in enumerate(groups, first_number):
@@ -129,7 +138,7 @@ def build_shipments(
         built += [
             ShipmentItem(
                 **keys.shipment_item_keys(order.order_id, sid, item.product_id),
-                quantity=item.quantity,
+                quantity=units[item.product_id],
             )
             for item in group
         ]
@@ -137,8 +146,12 @@ def build_shipments(
 
 
 def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
-    if not specs:
+    """The invoice's payments: a card payment of the total by default (None); none for an order paid later (an
+    empty list); else the payments given, which must add up to the total."""
+    if specs is None:
         return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
+    if not specs:
+        return []
     payments = []
     for spec in specs:
         try:

@@ -12,7 +12,18 @@ from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
-from shop.models import AuditEntry, Customer, Invoice, Note, Order, OrderItem, Shipment, ShipmentItem, ShopItem
+from shop.models import (
+    AuditEntry,
+    Customer,
+    Invoice,
+    Note,
+    Notification,
+    Order,
+    OrderItem,
+    Shipment,
+    ShipmentItem,
+    ShopItem,
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,7 @@ class OrderCollection:
     shipment_items: list[ShipmentItem]
     history: list[AuditEntry] = field(default_factory=list)  # staff changes, newest first
     notes: list[Note] = field(default_factory=list)  # staff notes, every version, oldest first (``shop.notes``)
+    notifications: list[Notification] = field(default_factory=list)  # to the customer, oldest first
 
 
 def order_collection(order_id: str) -> OrderCollection:
@@ -38,6 +50,7 @@ def order_collection(order_id: str) -> OrderCollection:
     shipment_items: list[ShipmentItem] = []
     history: list[AuditEntry] = []
     notes: list[Note] = []
+    notifications: list[Notification] = []
     for item in all_items(access_patterns.order_details, order_id=oid):
         if isinstance(item, Order):
             order = item
@@ -53,10 +66,12 @@ def order_collection(order_id: str) -> OrderCollection:
             history.append(item)
         elif isinstance(item, Note):
             notes.append(item)
+        elif isinstance(item, Notification):
+            notifications.append(item)
     if order is None:
         raise NotFound("order", oid)
     history.sort(key=lambda e: e.sk, reverse=True)
-    return OrderCollection(order, items, invoices, shipments, shipment_items, history, notes)
+    return OrderCollection(order, items, invoices, shipments, shipment_items, history, notes, notifications)
 
 
 def order_by_id(order_id: str) -> Order | None:

@@ -179,3 +179,10 @@ def checkpoint_table(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
 
     with shared((CHECKPOINT_TABLE, "ShopMigrations", "MIGRATIONS_TABLE_NAME")) as names:
         yield names[0]
+
+
+@pytest.fixture(params=["partiql", "putitem"])
+def anchor_writes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each of the sync's ways to write anchors (``ADMIN_VIEW_ANCHOR_WRITES``), forced: the test runs on both."""
+    monkeypatch.setenv("ADMIN_VIEW_ANCHOR_WRITES", request.param)
+    return str(request.param)

@@ -140,6 +140,8 @@ class Writes:
     delete_anchor: bool
     condition: dict[str, Any]
     sums: numbers.Sums | None
+    stored: bool = False  # the guard's view of the anchor as read (``condition`` in parts, for a PartiQL write)
+    rev: int | None = None
 
     def anchor_action(self, table: str) -> dict[str, Any] | None:
         """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included, its values
@@ -179,4 +181,6 @@ def plan(
         delete_anchor=anchor is None and book.stored,
         condition=book.condition(),
         sums=after.sums,
+        stored=book.stored,
+        rev=book.rev,
     )

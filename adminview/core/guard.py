@@ -30,3 +30,11 @@ def unchanged(*, stored: bool, rev: int | None) -> dict[str, Any]:
         "ExpressionAttributeNames": {"#rev": REV},
         "ExpressionAttributeValues": {":rev": rev},
     }
+
+
+def unchanged_where(*, rev: int | None) -> tuple[str, list[Any]]:
+    """``unchanged`` for a stored item as the tail of a PartiQL ``UPDATE``'s ``WHERE`` and its parameters (an
+    ``UPDATE`` matches only a stored item; an absent one is written by an ``INSERT``, which fails on a stored key)."""
+    if rev is None:
+        return f'attribute_not_exists("{REV}")', []
+    return f'"{REV}"=?', [rev]

@@ -9,10 +9,11 @@ A batch (Lambda event records or the poller's, same shape), from any source (``a
    each anchor's records are folded into its state in stream order, skipping every record that is not newer
    than what the anchor says was applied for its source item, and ``plan`` says what to write;
 3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
-   retried with backoff), staff activity entries with them;
+   retried with backoff), staff activity entries and the items of no anchor with them;
 4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
    few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
-5. last, each anchor is written, conditioned on the ``Rev`` read in step 2.
+5. last, each anchor is written, conditioned on the ``Rev`` read in step 2: 25 a call as PartiQL statements
+   (``dynamo.statements``) where the engine keeps each statement's condition, else one conditional PutItem each.
 
 A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
 again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
@@ -28,17 +29,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adminview.core import numbers, records, schema, sources, values
+from adminview.core import guard, numbers, records, schema, sources, values
 from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
 from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import backoff, ddb_json, item_codec, side_by_side, transactions
+from dynamo import backoff, conf, ddb_json, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
 
@@ -198,9 +199,53 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
     return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
 
 
-def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
-    """Step 5: each anchor, conditioned on its ``Rev`` as read; returns those that had changed meanwhile."""
+def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
+    """The anchor's write as one PartiQL statement, conditioned as its PutItem would be: an ``INSERT`` of an anchor
+    not stored, else an ``UPDATE`` that sets its attributes and removes those it no longer has (``stored_names``,
+    from the item read). None: not a put, or too long for a statement (written by PutItem)."""
+    item, quoted = w.anchor, statements.quoted
+    if item is None:
+        return None
+    if not w.stored:
+        fields = ", ".join(f"{statements.literal(name)}: ?" for name in item)
+        text, parameters = f"INSERT INTO {quoted(table)} VALUE {{{fields}}}", list(item.values())
+    else:
+        keys = (schema.PK, schema.SK)
+        kept = [name for name in item if name not in keys]
+        gone = sorted(set(stored_names) - set(item) - set(keys))
+        condition, condition_parameters = guard.unchanged_where(rev=w.rev)
+        text = " ".join(
+            [
+                f"UPDATE {quoted(table)}",
+                *(f"SET {quoted(name)}=?" for name in kept),
+                *(f"REMOVE {quoted(name)}" for name in gone),
+                f"WHERE {quoted(schema.PK)}=? AND {quoted(schema.SK)}=? AND {condition}",
+            ]
+        )
+        parameters = [*(item[name] for name in kept), *w.key, *condition_parameters]
+    return {"Statement": text, "Parameters": parameters} if len(text) <= statements.MAX_CHARS else None
+
+
+def _by_statements(client: Any, table: str) -> bool:
+    setting = conf.anchor_writes()
+    return setting == "partiql" or (setting == "auto" and statements.keeps_conditions(client, table))
+
+
+def _write_anchors(writes: list[Writes], stored: dict[schema.Key, Item | None]) -> set[schema.Key]:
+    """Step 5: each anchor, conditioned on its ``Rev`` as read (``stored``: the items read); returns those that had
+    changed meanwhile. Puts go 25 to a call as PartiQL statements where the engine keeps their conditions."""
     client, table = view_client()
+    batched: dict[schema.Key, statements.Statement] = {}
+    if writes and _by_statements(client, table):
+        for w in writes:
+            if (statement := _anchor_statement(table, w, stored.get(w.key) or ())) is not None:
+                batched[w.key] = statement
+    raced: set[schema.Key] = set()
+    for key, code in zip(batched, statements.execute(client, list(batched.values())), strict=True):
+        if code in statements.LOST_RACE:
+            raced.add(key)
+        elif code is not None:
+            raise RuntimeError(f"anchor {key} not written: {code}")
 
     def write(w: Writes) -> Callable[[], set[schema.Key]]:
         def run() -> set[schema.Key]:
@@ -218,7 +263,7 @@ def _write_anchors(writes: list[Writes]) -> set[schema.Key]:
 
         return run
 
-    return _in_parallel([write(w) for w in writes])
+    return raced | _in_parallel([write(w) for w in writes if w.key not in batched])
 
 
 # --- one batch -------------------------------------------------------------------------------------------------
@@ -232,8 +277,11 @@ class Attempt:
     wrote: dict[schema.Key, set[schema.Key]]  # each anchor's entries this attempt wrote
 
 
-def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> Attempt:
-    """Fold and write every group once."""
+def _apply_once(
+    groups: dict[schema.Key, list[Prepared]], list_shards: int, free: dict[schema.Key, Item | None] | None = None
+) -> Attempt:
+    """Fold and write every group once; ``free`` items (of no anchor) go in the same BatchWriteItem calls as the
+    entries."""
     counting = [key for key, group in groups.items() if group[0].source.counts(key)]
     stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}
@@ -244,17 +292,16 @@ def _apply_once(groups: dict[schema.Key, list[Prepared]], list_shards: int) -> A
             counted = numbers.read_counted(schema.counted(key), stored[schema.counted(key)])
         folded[key] = fold(state, group, counted, list_shards)
     written = [f.writes for f in folded.values() if f.writes is not None]
-    write_entries({k: item for w in written for k, item in w.entries.items()})
+    write_entries((free or {}) | {k: item for w in written for k, item in w.entries.items()})
     raced = _count(folded)
-    raced |= _write_anchors([w for w in written if w.key not in raced])
+    raced |= _write_anchors([w for w in written if w.key not in raced], stored)
     applied = sum(f.applied for k, f in folded.items() if k not in raced)
     skipped = sum(f.skipped for k, f in folded.items() if k not in raced)
     return Attempt(applied, skipped, raced, {w.key: set(w.entries) for w in written})
 
 
 def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
-    free = {values.item_key(item): item for p in batch for item in p.free}
-    write_entries(dict(free))
+    free: dict[schema.Key, Item | None] = {values.item_key(item): item for p in batch for item in p.free}
     groups: dict[schema.Key, list[Prepared]] = {}
     for p in batch:
         if p.anchor is not None:
@@ -263,7 +310,8 @@ def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
     applied, skipped, pending = 0, ignored, groups
     lost: dict[schema.Key, set[schema.Key]] = {}  # anchors that lost a race, and the entries written for them
     for _ in backoff.ANCHOR_RACES.sends():
-        attempt = _apply_once(pending, list_shards)
+        attempt = _apply_once(pending, list_shards, free)
+        free = {}  # written with the first attempt's entries
         applied, skipped = applied + attempt.applied, skipped + attempt.skipped
         for key in attempt.raced:
             lost.setdefault(key, set()).update(attempt.wrote.get(key, ()))

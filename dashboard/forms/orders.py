@@ -1,15 +1,17 @@
 """The order page's actions (ship, cancel, deliver): the version staff saw, a cancel's reason, a shipment's
-carrier and tracking number. Shared with the bulk actions (``dashboard.forms.bulk``), which ask the same."""
+carrier and tracking number; a payment or a refund staff make. Shared with the bulk actions
+(``dashboard.forms.bulk``), which ask the same."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from django import forms
 
 from dashboard import carriers
-from shop import cancel_reasons, tracking
+from shop import cancel_reasons, payments, tracking
 from shop.errors import InvalidInput
 
 
@@ -101,6 +103,15 @@ class CarrierFields(forms.Form):
 
 # An order shipped from several warehouses takes a tracking number per warehouse: ``tracking_number-<warehouse id>``.
 TRACKING_FROM = "tracking_number-"
+# Units to ship now of each line: ``quantity-<product id>``.
+QUANTITY_OF = "quantity-"
+
+
+class NotifyField(forms.BooleanField):
+    """ "Notify the customer", ticked on the form; absent from a POST, nobody is told."""
+
+    def __init__(self) -> None:
+        super().__init__(required=False, initial=True, label="Notify the customer")
 
 
 class ShipForm(ActionForm, CarrierFields):
@@ -109,13 +120,27 @@ class ShipForm(ActionForm, CarrierFields):
     shipment's own number). Cleaned into ``tracking_number`` and ``warehouse_tracking`` (by warehouse id)."""
 
     tracking_number = TrackingField("Tracking number")
+    notify = NotifyField()
 
-    def __init__(self, data: Any = None, *, warehouses: Sequence[str] = ()) -> None:
+    def __init__(self, data: Any = None, *, warehouses: Sequence[str] = (), left: dict[str, int] | None = None) -> None:
         super().__init__(data)
         posted = [k.removeprefix(TRACKING_FROM) for k in (data or {}) if k.startswith(TRACKING_FROM)]
         self.warehouses = list(dict.fromkeys([*warehouses, *posted]))
         for wid in self.warehouses:
             self.fields[TRACKING_FROM + wid] = TrackingField(f"Tracking number from warehouse {wid}")
+        # the lines left to ship (shown with what is left), or those posted (``shop.orders`` checks them)
+        lines = dict(left or {}) | {
+            k.removeprefix(QUANTITY_OF): None for k in (data or {}) if k.startswith(QUANTITY_OF)
+        }
+        self.lines = [pid for pid in lines if lines[pid] != 0]
+        for pid in self.lines:
+            self.fields[QUANTITY_OF + pid] = forms.IntegerField(
+                required=False, min_value=0, initial=lines[pid], label=f"Units of {pid} to ship"
+            )
+
+    def quantity_fields(self) -> list[forms.BoundField]:
+        """Units to ship of each line, offered when the order holds more than one unit."""
+        return [self[QUANTITY_OF + pid] for pid in self.lines]
 
     def tracking_fields(self) -> list[forms.BoundField]:
         """What the form shows for tracking: a field per warehouse when there are several, else the one number."""
@@ -128,4 +153,38 @@ class ShipForm(ActionForm, CarrierFields):
         cleaned["warehouse_tracking"] = {
             wid: cleaned.pop(TRACKING_FROM + wid, None) for wid in self.warehouses if TRACKING_FROM + wid in cleaned
         }
+        given = {pid: cleaned.pop(QUANTITY_OF + pid, None) for pid in self.lines}
+        cleaned["quantities"] = {pid: n or 0 for pid, n in given.items()} if self.lines else None
         return cleaned
+
+
+class AmountField(forms.CharField):
+    """An amount of money as staff type it (``shop.payments.amount_of``: plain digits, at most two decimals)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(max_length=20, label="Amount")
+        self.what = what
+
+    def clean(self, value: object) -> Decimal:
+        try:
+            return payments.amount_of(super().clean(value), what=self.what)
+        except InvalidInput as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+class PaymentForm(forms.Form):
+    """A payment staff take for the order: how much and the bank's or provider's reference."""
+
+    amount = AmountField("payment")
+    reference = forms.CharField(max_length=tracking.MAX_LENGTH, label="Reference")
+
+    def clean_reference(self) -> str | None:
+        return reference(self.cleaned_data["reference"], "reference")
+
+
+class OrderRefundForm(PaymentForm):
+    """A refund from the order page: also why (required, kept in its audit entry)."""
+
+    amount = AmountField("refund")
+    reason = forms.CharField(max_length=500, label="Reason")
+    notify = NotifyField()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from django.http import HttpResponseBase
+from django.http import HttpResponseBase, JsonResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -19,7 +19,7 @@ from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, amount_cell, id_url, timestamp, tracking_link
 from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, StatusListForm
 from dashboard.forms.lists import first_error
-from dashboard.forms.orders import ActionForm, CancelForm, ShipForm, carrier_choices
+from dashboard.forms.orders import ActionForm, CancelForm, OrderRefundForm, PaymentForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import (
     CSV_PAGE,
@@ -42,14 +42,16 @@ from dashboard.order_lists import (
     pick_rows,
     with_profiles,
 )
-from dashboard.permissions import Allowed, can_fulfil, needs_fulfilment
+from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile
 from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
+from domain.errors import DomainError
+from returns import refunds
 from returns import services as return_services
-from shop import access_patterns, favourites, keys, orders, tracking
+from shop import access_patterns, favourites, keys, notifications, order_status, orders, payments, tracking
 from shop.errors import Busy, FavouriteConflict, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.lifecycle import ORDER
@@ -196,14 +198,14 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 # --- one order (pattern 5) with ship / cancel / deliver ------------------------------------------------------
 
 
-def _item_cells(item: OrderItem) -> list[Cell]:
-    """An order line's cells but the favourite one (which holds a form): product, name, quantity, price, line
-    total, warehouse."""
+def _item_cells(item: OrderItem, shipped: int | None) -> list[Cell]:
+    """An order line's cells but the favourite one (which holds a form): product, name, quantity (as shipped /
+    ordered once part of the order has shipped), price, line total, warehouse."""
     product_id, price, total = item.product_id, item.price, item.line_total
     return [
         Cell(product_id, url=id_url("dashboard:buyers", product_id)),
         Cell(item.product_name or DASH),
-        Cell(item.quantity, numeric=True),
+        Cell(item.quantity if shipped is None else f"{shipped} / {item.quantity}", numeric=True),
         amount_cell(price),
         amount_cell(total),
         Cell(item.warehouse_id or DASH),
@@ -264,9 +266,14 @@ def _order_context(
     (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
     returned = order_returns(collection)
+    sent = order_status.shipped(collection)
+    part = collection.order.order_status is OrderStatus.PENDING and any(sent.values())
+    left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in collection.items}
     return {
         "order": collection.order,
-        "items": [(item, _item_cells(item)) for item in collection.items],
+        "items": [
+            (item, _item_cells(item, sent.get(item.product_id, 0) if part else None)) for item in collection.items
+        ],
         "payments": _payment_rows(collection.invoices),
         "shipments": _shipment_rows(collection.shipments, collection.shipment_items),
         "history": collection.history,
@@ -275,8 +282,11 @@ def _order_context(
         "can_fulfil": can_fulfil(request.user),
         "actions": Allowed(request.user).takes(ORDER, collection.order.status),
         "offered": ORDER.allowed(collection.order.status),
-        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection)),
+        "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection), left=left),
         "cancel_form": cancel_form or CancelForm(),
+        "notifications": collection.notifications,
+        "payment_form": PaymentForm(),
+        "refund_form": OrderRefundForm(),
         **returned,
         **(_who_and_where(collection) if whole else {}),
         **extra,
@@ -300,9 +310,22 @@ def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem; its
-    returns and its refunds: one Query each of the returns table."""
+    returns and its refunds: one Query each of the returns table. ``format=json``: its money and lines as the shop
+    and returns tables hold them now (``shop.order_status.as_json``)."""
+    if request.GET.get("format") == "json":
+        return order_json(order_id)
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
     return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection, full_page=True))
+
+
+def order_json(order_id: str) -> JsonResponse:
+    """The order's collection (one Query) and what was refunded (``returns.refunds.refundable``)."""
+    try:
+        collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
+        money = refunds.refundable(collection.order.order_id, collection.invoices)
+    except DomainError as exc:
+        return JsonResponse({"error": str(exc)}, status=exc.http_status)
+    return JsonResponse(order_status.as_json(collection, order_status.order_state(collection, money.refunded)))
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
@@ -350,6 +373,72 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), message=f"Order {oid} {done}.")
     return TemplateResponse(request, "dashboard/order.html#action_result", context)
+
+
+# --- payments and refunds outside a return (``finance``) --------------------------------------------------------
+
+
+def _money_action(
+    request: HtmxHttpRequest, order_id: str, form_class: type[PaymentForm], action: Callable[..., Any], done: str
+) -> HttpResponseBase:
+    """Run ``action`` with the form's fields; a field that is wrong, or an amount above what the order allows, is
+    400 with the form again beside the order's money, its error on its field; nothing is written."""
+    oid = keys.bare(order_id, keys.ORDER)
+    if not can_handle_money(request.user):
+        return needs_finance(request, "take payments and make refunds")
+    form = form_class(request.POST)
+    status, message = 200, f"Order {oid}: {done}."
+    if form.is_valid():
+        try:
+            with unanswered_raised():
+                action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+        except Unanswered:
+            return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
+        except InvalidInput as exc:
+            form.add_error("amount", str(exc))
+        except OrderConflict as exc:
+            status, message = 409, str(exc)
+        else:
+            if not request.htmx:
+                return redirect("dashboard:order", oid)
+    if form.errors:
+        status, message = 400, f"Order {oid}: nothing was {done}, see below."
+    context = _order_context(request, orders.order_collection(oid), money_message=message)
+    context["money_conflict"] = status != 200
+    if status == 400:  # the form as posted, its errors beside its fields
+        context["payment_form" if form_class is PaymentForm else "refund_form"] = form
+    return TemplateResponse(request, partial(request, "dashboard/order.html", "money_result"), context, status=status)
+
+
+@require_POST
+@domain_errors
+def order_payment(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _money_action(request, order_id, PaymentForm, payments.order_pay, "paid")
+
+
+@require_POST
+@domain_errors
+def order_refund(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
+    return _money_action(request, order_id, OrderRefundForm, return_services.order_refund, "refunded")
+
+
+@require_POST
+@domain_errors
+def notification_send_again(request: HtmxHttpRequest, order_id: str, notification_id: str) -> HttpResponseBase:
+    """A given-up notification back in the outbox (the fulfilment and finance groups, whose actions send them)."""
+    oid = keys.bare(order_id, keys.ORDER)
+    if not (can_fulfil(request.user) or can_handle_money(request.user)):
+        return needs_fulfilment(request)
+    try:
+        notifications.send_again(order_id=oid, notification_id=notification_id)
+    except OrderConflict as exc:
+        return TemplateResponse(
+            request,
+            "dashboard/order.html",
+            _order_context(request, orders.order_collection(oid), full_page=True, notify_message=str(exc)),
+            status=409,
+        )
+    return redirect("dashboard:order", oid)
 
 
 # --- orders due on a date (DeliveryDate-index) ---------------------------------------------------------------

@@ -35,7 +35,7 @@ from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, Receive
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, link_column, page_columns, partial, row_of, time_column
 from dashboard.order_lists import customer_cell, with_profiles
-from dashboard.permissions import Allowed, can_handle_returns, can_override_refunds, needs_finance, needs_returns
+from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
 from dashboard.selectors import read_or_reason
@@ -48,6 +48,7 @@ from returns.lifecycle import OPEN_STATUSES, RETURN
 from returns.models import ReturnItem
 from shop import access_patterns as shop_patterns
 from shop import keys as shop_keys
+from shop import order_status
 from shop.audit import Actor
 from shop.errors import InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
@@ -397,7 +398,7 @@ def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase
 @require_POST
 @domain_errors
 def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    if request.POST.get("override") and can_handle_returns(request.user) and not can_override_refunds(request.user):
+    if request.POST.get("override") and can_handle_returns(request.user) and not can_handle_money(request.user):
         return needs_finance(request)
 
     def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
@@ -500,4 +501,5 @@ def order_returns(collection: OrderCollection) -> dict[str, Any]:
             for r in sorted(money.refunds, key=lambda r: r.date)
         ],
         "order_money": money,
+        "order_state": order_status.order_state(collection, money.refunded),
     }

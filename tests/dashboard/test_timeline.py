@@ -36,6 +36,7 @@ def test_every_event_has_one_word_and_its_page_words() -> None:
         "return_rejected",
         "return_received",
         "refunded",
+        "notified",
         "note",
     ]
     assert all(e.words for e in Event)

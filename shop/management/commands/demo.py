@@ -85,6 +85,9 @@ def staff_login(data_dir: Path) -> str:
     return f"{DEMO_USER} / {secret_file.read_text().strip()}"
 
 
+FILE_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -129,6 +132,11 @@ class Command(ShopCommand):
             if not no_sync and "sync_adminview" in get_commands():
                 # the per-batch log line stays; the CloudWatch metric documents are for Lambda, not a terminal
                 children.append(self._spawn("sync_adminview", "--follow", POWERTOOLS_METRICS_DISABLED="true"))
+            if "send_notifications" in get_commands():
+                # the customers' emails, as files: the demo sends no real mail unless EMAIL_BACKEND says so
+                mail = {"EMAIL_BACKEND": os.environ.get("EMAIL_BACKEND") or FILE_BACKEND}
+                mail["EMAIL_FILE_PATH"] = os.environ.get("EMAIL_FILE_PATH") or str(data_dir / "mail")
+                children.append(self._spawn("send_notifications", "--follow", **mail))
             self.stdout.write(
                 self.style.SUCCESS(
                     f"\n  dashboard: http://127.0.0.1:{port}/\n  login:     {login}\n"

@@ -159,7 +159,7 @@ def placed(shop_table: str, admin_view_table: str) -> Iterator[list[str]]:
 
 @pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
 def test_rebuild_during_live_traffic_converges_only_when_conditional(
-    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch
+    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch, anchor_writes: str
 ) -> None:
     victim, busy = placed[1], [o for o in placed if o != placed[1]]
     # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
@@ -202,7 +202,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
 
 @pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
 def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_watermark(
-    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch
+    placed: list[str], conditional: bool, monkeypatch: pytest.MonkeyPatch, anchor_writes: str
 ) -> None:
     victim = placed[0]
     _lose(("o#" + victim, "#order"))
@@ -211,11 +211,11 @@ def test_sync_applies_again_when_a_rebuild_wrote_between_its_view_write_and_its_
     fired: list[str] = []
     after_race: list[ddb_json.Item] = []  # the order's anchor as the race left it
 
-    def advance(writes: list[anchor.Writes]) -> set[Any]:
+    def advance(writes: list[anchor.Writes], stored: dict[Any, Any]) -> set[Any]:
         while rebuild_writes:  # the rebuild's write lands after the sync's view write, before its anchor
             rebuild_writes.pop()()
         if conditional:
-            return real_advance(writes)
+            return real_advance(writes, stored)
         client = client_of(ViewItem)
         for w in writes:
             if w.anchor is not None:
@@ -378,7 +378,7 @@ def test_a_rebuild_into_an_empty_view_reads_no_source_partition_again(placed: li
 
 
 def test_a_rebuild_into_an_empty_view_that_the_sync_beats_to_an_anchor_writes_that_partition_again(
-    placed: list[str], monkeypatch: pytest.MonkeyPatch
+    placed: list[str], monkeypatch: pytest.MonkeyPatch, anchor_writes: str
 ) -> None:
     # given an empty view, and a sync that applies a shipment after the rebuild scanned the order PENDING
     victim = placed[1]
@@ -399,7 +399,7 @@ def test_a_rebuild_into_an_empty_view_that_the_sync_beats_to_an_anchor_writes_th
 
 
 def test_a_rebuild_into_an_empty_view_whose_entries_land_after_the_syncs_leaves_the_order_as_the_shop_has_it(
-    placed: list[str], monkeypatch: pytest.MonkeyPatch
+    placed: list[str], monkeypatch: pytest.MonkeyPatch, anchor_writes: str
 ) -> None:
     # given an empty view, and a sync that ships an order after the rebuild scanned it PENDING and before the
     # rebuild writes its entries (so the rebuild's PENDING entries land after the sync's SHIPPED ones)

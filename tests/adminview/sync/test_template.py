@@ -114,6 +114,14 @@ def test_the_sync_table_is_declared_with_the_functions_rights() -> None:
     assert {"Ref": "AdminViewSyncTable"} in crud and {"Ref": "AdminViewTable"} in crud
 
 
+def test_the_function_may_run_the_anchor_statements_on_the_view_only() -> None:
+    function = _template()["Resources"]["AdminViewSyncFunction"]["Properties"]
+    granted = [s for p in function["Policies"] if "Statement" in p for s in p["Statement"]]
+    partiql = [s for s in granted if any(a.startswith("dynamodb:PartiQL") for a in s["Action"])]
+    assert [sorted(s["Action"]) for s in partiql] == [["dynamodb:PartiQLInsert", "dynamodb:PartiQLUpdate"]]
+    assert [s["Resource"] for s in partiql] == [{"GetAtt": "AdminViewTable.Arn"}]
+
+
 def test_view_items_expire_through_their_expires_at_attribute() -> None:
     ttl = _template()["Resources"]["AdminViewTable"]["Properties"]["TimeToLiveSpecification"]
     assert ttl == {"AttributeName": "ExpiresAt", "Enabled": True}

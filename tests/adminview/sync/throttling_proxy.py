@@ -7,6 +7,7 @@ quarter of them at random, seeded) is answered:
 
 - PutItem, UpdateItem, DeleteItem, GetItem, Query, BatchGetItem: HTTP 400 ``ProvisionedThroughputExceededException``;
 - BatchWriteItem: forwarded with half its requests, the other half handed back as ``UnprocessedItems``;
+- BatchExecuteStatement: forwarded with its first half of statements, the others each answered ``ThrottlingError``;
 - TransactWriteItems: HTTP 400 ``TransactionCanceledException``, one reason per action, ``ThrottlingError`` for one
   action on the view and ``None`` for the others; nothing is written;
 - GetRecords: HTTP 400 ``LimitExceededException``.
@@ -77,6 +78,8 @@ class ThrottlingProxy:
             return True
         if operation == "TransactWriteItems":
             return any(self._view_actions(body))
+        if operation == "BatchExecuteStatement":
+            return any(f'"{self.table}"' in s["Statement"] for s in body["Statements"])
         return body.get("TableName") == self.table or self.table in body.get("RequestItems", {})
 
     def _view_actions(self, body: dict[str, Any]) -> list[bool]:
@@ -135,6 +138,8 @@ def _handler_for(proxy: ThrottlingProxy) -> type[BaseHTTPRequestHandler]:
                 self.relay(*self.forward(raw))
             elif operation == "BatchWriteItem":
                 self.relay(*self.half_processed(body))
+            elif operation == "BatchExecuteStatement":
+                self.relay(*self.half_executed(body))
             elif operation == "TransactWriteItems":
                 self.answer(400, proxy.cancellation(body))
             elif operation == "GetRecords":
@@ -161,6 +166,19 @@ def _handler_for(proxy: ThrottlingProxy) -> type[BaseHTTPRequestHandler]:
             unprocessed = parsed.setdefault("UnprocessedItems", {})
             unprocessed[proxy.table] = unprocessed.get(proxy.table, []) + handed_back
             return status, headers, json.dumps(parsed).encode()
+
+        def half_executed(self, body: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
+            statements = body["Statements"]
+            kept, throttled = statements[: len(statements) // 2], statements[len(statements) // 2 :]
+            answers: list[dict[str, Any]] = []
+            status, headers = 200, [("Content-Type", "application/x-amz-json-1.0")]
+            if kept:
+                status, headers, answer = self.forward(json.dumps(body | {"Statements": kept}).encode())
+                if status != 200:
+                    return status, headers, answer
+                answers = json.loads(answer)["Responses"]
+            answers += [{"Error": {"Code": "ThrottlingError", "Message": THROTTLING_REASON}} for _ in throttled]
+            return status, headers, json.dumps({"Responses": answers}).encode()
 
         def answer(self, status: int, payload: dict[str, Any]) -> None:
             self.relay(status, [("Content-Type", "application/x-amz-json-1.0")], json.dumps(payload).encode())

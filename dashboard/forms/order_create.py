@@ -1,0 +1,104 @@
+"""The form of an order staff create: the customer, per product ``quantity-<pid>``, optional ``price-<pid>`` (a
+discount) and ``warehouse-<pid>``, and ``payment`` (``paid`` with its ``reference``, or ``due``). Its products are
+those the page was asked for (``?products=``) or those posted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django import forms
+
+from dashboard.forms.orders import NotifyField
+from shop import orders, tracking
+from shop.amounts import plain_amount
+from shop.errors import InvalidInput
+from shop.orders import OrderLine
+
+LINE_FIELDS = ("quantity-", "price-", "warehouse-")
+
+
+class PriceField(forms.CharField):
+    def __init__(self, pid: str) -> None:
+        super().__init__(required=False, max_length=20, label=f"Price of {pid}", help_text="empty: the list price")
+
+    def clean(self, value: object) -> Any:
+        text = super().clean(value)
+        try:
+            return plain_amount(text) if text else None
+        except InvalidInput as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+class CreateOrderForm(forms.Form):
+    customer_id = forms.CharField(max_length=64, label="Customer id")
+    payment = forms.ChoiceField(choices=[("paid", "Paid now (a manual payment)"), ("due", "Payment due")])
+    reference = forms.CharField(required=False, max_length=tracking.MAX_LENGTH, label="Payment reference")
+    notify = NotifyField()
+
+    def __init__(self, data: Any = None, *, products: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        posted = [k.partition("-")[2] for k in (data or {}) if k.startswith(LINE_FIELDS)]
+        self.products = list(dict.fromkeys([*products, *posted]))[: orders.MAX_LINES + 1]
+        for pid in self.products:
+            self.fields[f"quantity-{pid}"] = forms.IntegerField(
+                min_value=0, max_value=orders.MAX_QUANTITY, initial=1, label=f"Quantity of {pid}"
+            )
+            self.fields[f"price-{pid}"] = PriceField(pid)
+            self.fields[f"warehouse-{pid}"] = forms.CharField(
+                required=False, max_length=64, label=f"Warehouse of {pid}", help_text="empty: one with enough"
+            )
+        for name in self.fields:
+            if name.startswith(LINE_FIELDS):  # shown in a table row, without a label element of their own
+                self.fields[name].widget.attrs["aria-label"] = str(self.fields[name].label)
+
+    def rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
+        return [(pid, self[f"quantity-{pid}"], self[f"price-{pid}"], self[f"warehouse-{pid}"]) for pid in self.products]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        lines = [
+            OrderLine(pid, n, cleaned.get(f"price-{pid}"), cleaned.get(f"warehouse-{pid}") or None)
+            for pid in self.products
+            if (n := cleaned.get(f"quantity-{pid}"))
+        ]
+        if not lines and not self.errors:
+            self.add_error(None, "an order needs at least one line: give a product a quantity of 1 or more")
+        if cleaned.get("payment") == "paid" and not cleaned.get("reference"):
+            self.add_error("reference", "a paid order needs its payment's reference")
+        cleaned["lines"] = lines
+        return cleaned
+
+
+class EditOrderForm(forms.Form):
+    """A pending order's edit: the version seen, ``quantity-<pid>`` of its lines (0 removes one), a line to add."""
+
+    expected_version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    add_product = forms.CharField(required=False, max_length=64, label="Add product (id)")
+    add_quantity = forms.IntegerField(required=False, min_value=1, max_value=orders.MAX_QUANTITY, label="Units to add")
+    notify = NotifyField()
+
+    def __init__(self, data: Any = None, *, lines: dict[str, int] | None = None, **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        posted = [k.removeprefix("quantity-") for k in (data or {}) if k.startswith("quantity-")]
+        self.lines = list(dict.fromkeys([*(lines or {}), *posted]))
+        for pid in self.lines:
+            self.fields[f"quantity-{pid}"] = forms.IntegerField(  # absent: the line keeps its quantity
+                required=False,
+                min_value=0,
+                max_value=orders.MAX_QUANTITY,
+                initial=(lines or {}).get(pid),
+                label=f"Quantity of {pid}",
+            )
+
+    def quantity_fields(self) -> list[forms.BoundField]:
+        return [self[f"quantity-{pid}"] for pid in self.lines]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        cleaned["quantities"] = {pid: cleaned.pop(f"quantity-{pid}", None) for pid in self.lines}
+        cleaned["quantities"] = {pid: n for pid, n in cleaned["quantities"].items() if n is not None}
+        cleaned["add_product"] = cleaned.get("add_product") or None
+        if cleaned["add_product"] and not cleaned.get("add_quantity"):
+            self.add_error("add_quantity", "how many units of the product to add")
+        return cleaned

@@ -1,0 +1,163 @@
+"""Editing a pending order: a line's quantity changed (not below what has shipped; 0 removes it, but not the last
+line) and a line added, in one TransactWriteItems conditioned on the order's ``Version`` (a form rendered before
+another change is a conflict), with the stock that follows (back to a line's warehouse, or out of the one it came
+from, or for a new line out of one with enough), the order's ``Total`` and ``ItemCount``, the invoice's ``Amount``
+and the audit entry. A caller's ``extra`` adds its own writes (a refund of what was paid above the new total) to
+the same transaction, as ``order_cancel``'s does; the invoice's update holds its payments as read, so the extra
+need not check them again (DynamoDB takes one action per item in a transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+
+from pynamodb.expressions.operand import Path, Value
+
+from dynamo import backoff, ddb_json
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from shop import audit, keys, notifications, order_status
+from shop.audit import Actor
+from shop.errors import Busy, InvalidInput
+from shop.keys import OrderStatus
+from shop.lifecycle import ORDER
+from shop.models import Inventory, Invoice, Order, OrderItem, ShopItem
+from shop.order_reads import OrderCollection, order_collection
+from shop.orders import MAX_LINES, MAX_QUANTITY, _pick_warehouse, _products, _require, _stock_to_return
+from shop.timestamps import format_ts, now
+
+EDIT = "edit"  # the audit trail's name of the action
+
+EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
+"""Adds another service's writes to the edit's transaction, from the order as read and its new total."""
+
+
+def _quantity(pid: str, n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_QUANTITY:
+        raise InvalidInput(f"quantity-{pid}: a whole number from 0 to {MAX_QUANTITY}")
+    return n
+
+
+def order_edit(
+    *,
+    order_id: str,
+    expected_version: int | None,
+    quantities: Mapping[str, int],
+    add_product: str | None = None,
+    add_quantity: int | None = None,
+    actor: Actor | None = None,
+    notify: bool = False,
+    extra: EditExtra | None = None,
+) -> Order:
+    """Apply the edit; InvalidInput (a quantity below what shipped, no line left, a product twice), OutOfStock,
+    OrderConflict (not PENDING, or ``expected_version`` stale), Busy."""
+    oid = keys.bare(order_id, keys.ORDER)
+    wanted = {keys.bare(pid, keys.PRODUCT): _quantity(pid, n) for pid, n in quantities.items()}
+    added = keys.bare(add_product, keys.PRODUCT) if add_product else None
+    if added is not None and (add_quantity is None or _quantity(added, add_quantity) < 1):
+        raise InvalidInput("add_quantity: a new line needs a quantity of 1 or more")
+
+    def attempt() -> Order:
+        collection = order_collection(oid)
+        order = _require(collection, "edit", expected_version)
+        lines = {item.product_id: item for item in collection.items}
+        unknown = sorted(set(wanted) - set(lines))
+        if unknown:
+            raise InvalidInput(f"quantity-{unknown[0]}: order {oid} has no line of product {unknown[0]}")
+        if added is not None and added in lines:
+            raise InvalidInput(f"add_product: order {oid} has a line of product {added} already: change its quantity")
+        sent = order_status.shipped(collection)
+        new = {pid: wanted.get(pid, item.quantity) for pid, item in lines.items()}
+        for pid, n in new.items():
+            if n < sent.get(pid, 0):
+                raise InvalidInput(f"quantity-{pid}: {sent[pid]} of product {pid} have shipped already")
+        if not any(new.values()) and added is None:
+            raise InvalidInput("an order keeps at least one line: cancel it instead")
+        if len([n for n in new.values() if n]) + (added is not None) > MAX_LINES:
+            raise InvalidInput(f"an order holds at most {MAX_LINES} different products")
+        tx = Transaction(ShopItem, token=request_token())
+        stock = {item.product_id: row for item, row in _stock_to_return(collection.items)}
+        changes: list[audit.Changed] = []
+        for pid, item in lines.items():
+            diff = new[pid] - item.quantity
+            if diff == 0:
+                continue
+            changes.append(audit.Changed(f"Quantity of {pid}", str(item.quantity), str(new[pid])))
+            row = stock.get(pid)
+            if row is not None:
+                if row.quantity - diff < 0:
+                    raise InvalidInput(f"quantity-{pid}: warehouse {row.warehouse_id} holds {row.quantity} more only")
+                tx.update(
+                    f"stock:{pid}",
+                    row,
+                    [Inventory.quantity.set(row.quantity - diff)],
+                    Inventory.quantity == row.quantity,
+                )
+            if new[pid] == 0:
+                tx.delete(f"item:{pid}", item, OrderItem.quantity == item.quantity)
+            else:
+                tx.update(f"item:{pid}", item, [OrderItem.quantity.set(new[pid])], OrderItem.quantity == item.quantity)
+        total = sum(((item.price or Decimal(0)) * new[pid] for pid, item in lines.items()), Decimal(0))
+        count = sum(new.values())
+        if added is not None and add_quantity is not None:
+            product = _products([added])[added]
+            row = _pick_warehouse(added, add_quantity)
+            changes.append(audit.Changed(f"Quantity of {added}", None, str(add_quantity)))
+            when = format_ts(order.date or now())
+            tx.put(
+                f"item:{added}",
+                OrderItem(
+                    **keys.order_item_keys(oid, added, order.customer_id, when),
+                    quantity=add_quantity,
+                    price=product.price,
+                    product_name=product.name,
+                    warehouse_id=row.warehouse_id,
+                    category=product.category,
+                ),
+                ShopItem.pk.does_not_exist(),
+            )
+            tx.update(
+                f"stock:{added}",
+                row,
+                [Inventory.quantity.set(row.quantity - add_quantity)],
+                Inventory.quantity == row.quantity,
+            )
+            total += (product.price or Decimal(0)) * add_quantity
+            count += add_quantity
+        if not changes:
+            raise InvalidInput(f"order {oid}: nothing to change")
+        if total != order.total:
+            changes.append(audit.Changed(Order.total.attr_name, f"{order.total or 0:.2f}", f"{total:.2f}"))
+        # PynamoDB adds "Version = <read version>" to the condition and increments Version.
+        tx.update(
+            "order",
+            order,
+            [Order.total.set(total), Order.item_count.set(count)],
+            Order.status == OrderStatus.PENDING.value,
+        )
+        for invoice in collection.invoices[:1]:  # its payments held as read: what was paid is what the edit saw
+            read = ddb_json.mapping(invoice.attributes_as_read(), "Detail")
+            held = Path(["Detail"]) == Value({"M": read}) if read else Invoice.detail.does_not_exist()
+            tx.update("invoice", invoice, [Invoice.amount.set(total)], held)
+        audit.record(
+            tx,
+            actor,
+            action=EDIT,
+            order_id=oid,
+            from_status=OrderStatus.PENDING.value,
+            to_status=OrderStatus.PENDING.value,
+            order_version=(order.version or 0) + 1,
+            changes=changes,
+        )
+        if notify and total != order.total:
+            notifications.add(tx, oid, notifications.Kind.EDITED, detail=f"{total:.2f}")
+        if extra is not None:
+            extra(tx, collection, total)
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            if "order" in exc.reasons and not exc.only_conflicts:
+                raise ORDER.lost(oid, order_collection(oid).order.status, "edited") from exc
+            raise backoff.LostRace from exc
+        return order
+
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"editing order {oid}"))

@@ -1,0 +1,68 @@
+"""A payment staff take for an order (by phone, bank transfer): one more entry of its invoice's ``Detail.Payments``,
+up to what the order still owes, in one conditional transaction with its audit entry.
+
+The invoice's ``Detail`` is written whole, conditioned on being as read, so two payments racing on one order never
+add up to more than it owes: the second one's condition fails and it runs again from its reads."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pynamodb.expressions.operand import Path, Value
+
+from dynamo import backoff, ddb_json
+from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from shop import audit, keys, tracking
+from shop.amounts import plain_amount
+from shop.audit import Actor
+from shop.errors import Busy, InvalidInput, OrderConflict
+from shop.keys import OrderStatus
+from shop.models import Invoice, InvoiceDetail, Payment, ShopItem
+from shop.order_reads import order_collection
+from shop.order_status import CENT, money, paid
+
+PAYMENT = "payment"  # the audit trail's name of the action
+MANUAL = "Manual"  # the Type of a payment staff took: the timeline names who took it from its audit entry
+
+
+def amount_of(text: str, *, what: str) -> Decimal:
+    """An amount staff typed: a plain decimal above 0 with at most two decimals."""
+    amount = plain_amount(text)
+    if amount <= 0:
+        raise InvalidInput(f"a {what} is an amount above 0")
+    return amount.quantize(CENT)
+
+
+def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Actor | None = None) -> Invoice:
+    """Add a manual payment of ``amount`` (with the provider's or bank's ``reference``) to the order's invoice:
+    InvalidInput above what is due or without a reference; OrderConflict on a cancelled order or one without an
+    invoice."""
+    oid = keys.bare(order_id, keys.ORDER)
+    value = amount_of(str(amount), what="payment")
+    ref = tracking.reference(reference, what="reference")
+    if ref is None:
+        raise InvalidInput("a payment needs its reference (the bank's or the provider's)")
+
+    def attempt() -> Invoice:
+        collection = order_collection(oid)
+        order = collection.order
+        if order.order_status is OrderStatus.CANCELLED or not collection.invoices:
+            raise OrderConflict(oid, order.status, f"order {oid} is {order.status or 'unknown'}: it takes no payment")
+        total = order.total or Decimal(0)
+        due = max(total - paid(collection.invoices), Decimal(0))
+        if value > due:
+            raise InvalidInput(f"a payment is at most what is due ({money(due)})")
+        invoice = collection.invoices[0]
+        read = ddb_json.mapping(invoice.attributes_as_read(), "Detail")
+        new = Payment(type=MANUAL, amount=value, transaction_id=ref)
+        tx = Transaction(ShopItem, token=request_token())
+        held = Path(["Detail"]) == Value({"M": read}) if read else Invoice.detail.does_not_exist()
+        tx.update("invoice", invoice, [Invoice.detail.set(InvoiceDetail(payments=[*invoice.payments, new]))], held)
+        audit.record(tx, actor, action=PAYMENT, order_id=oid, detail=f"{money(value)} ({ref})")
+        try:
+            tx.commit()
+        except TransactionCancelled as exc:
+            raise backoff.LostRace from exc
+        return invoice
+
+    return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"taking a payment for order {oid}"))

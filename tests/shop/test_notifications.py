@@ -1,0 +1,84 @@
+"""The customers' notifications as an outbox against DynamoDB Local: written with their action, each sent once,
+retried with backoff then given up, and a sender dying between sending and marking sends again only that one."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from shop import notifications, orders
+from shop.models import Notification
+from shop.orders import OrderLine
+from tests import factories
+
+T0 = datetime(2026, 3, 2, 9, 0)
+
+
+@pytest.fixture
+def shipped(shop_table: str) -> list[str]:
+    """Three orders shipped with notify, and one shipped without."""
+    factories.shop_with(customers=1, products=1)
+    ids = []
+    for n in range(4):
+        oid = f"50{n}"
+        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=T0, order_id=oid)
+        orders.order_ship(order_id=oid, notify=n < 3, shipped_at=T0)
+        ids.append(oid)
+    return ids[:3]
+
+
+def test_an_action_with_notify_writes_one_notification_in_its_transaction(shipped: list[str]) -> None:
+    for oid in shipped:
+        (item,) = orders.order_collection(oid).notifications
+        assert (item.kind, item.outbox) == ("shipped", notifications.UNSENT) and item.sent is None
+        assert item.detail == orders.order_collection(oid).shipments[0].shipment_id
+    assert orders.order_collection("503").notifications == []
+
+
+def test_each_is_sent_once_and_a_second_run_sends_nothing(shipped: list[str]) -> None:
+    sent: list[str] = []
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0) == (3, 0)
+    assert sorted(sent) == shipped
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0 + timedelta(days=1)) == (0, 0)
+    assert len(sent) == 3
+    assert all(orders.order_collection(oid).notifications[0].sent == T0 for oid in shipped)
+
+
+class Killed(BaseException):
+    """The sender's process dying: nothing in it catches this."""
+
+
+def test_a_sender_killed_between_sending_and_marking_sends_again_at_most_the_one_in_flight(
+    shipped: list[str],
+) -> None:
+    sent: list[str] = []
+
+    def dies_after_the_second(item: Notification) -> None:
+        sent.append(item.order_id)
+        if len(sent) == 2:
+            raise Killed  # sent, not yet marked
+
+    with pytest.raises(Killed):
+        notifications.send_due(dies_after_the_second, at=T0)
+    in_flight = sent[-1]
+    # a new sender at once leaves the claimed one alone; once its lease ran out, it sends it again
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0) == (1, 0)
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0 + notifications.LEASE) == (1, 0)
+    assert sorted(sent) == sorted([*shipped, in_flight])
+
+
+def test_a_failure_is_retried_with_backoff_then_given_up_and_send_again_puts_it_back(shipped: list[str]) -> None:
+    def fails(item: Notification) -> None:
+        raise OSError("mail server down")
+
+    at = T0
+    for _ in range(notifications.MAX_ATTEMPTS):
+        assert notifications.send_due(fails, at=at) == (0, 3)
+        assert notifications.send_due(fails, at=at) == (0, 0)  # not due again before its backoff
+        at += timedelta(seconds=notifications.RETRY_CAP_S + 1)
+    item = orders.order_collection(shipped[0]).notifications[0]
+    assert item.given_up is not None and item.outbox is None and item.error == "OSError: mail server down"
+    assert notifications.send_due(fails, at=at) == (0, 0)
+    notifications.send_again(order_id=shipped[0], notification_id=item.notification_id)
+    assert notifications.send_due(lambda n: None, at=datetime.now() + timedelta(seconds=1)) == (1, 0)
