@@ -237,6 +237,13 @@ def packer(fulfilment_user: User) -> Client:
     return client
 
 
+@pytest.fixture
+def boss(db: None) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw-boss-123"))
+    return client
+
+
 def csrf_of(client: Client) -> str:
     """A CSRF token for ``client`` (rendering a page sets the cookie)."""
     response = client.get("/accounts/login/")

@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def three_products_one_warehouse(shop_table: str, admin_view_table: str) -> None:
     items: list[ShopItem] = [catalog.new_warehouse(warehouse_id="w1", name="North")]
     for n in range(3):
         items.append(catalog.new_product(product_id=f"p{n}", name=f"=Product {n}", price="2.50", description="d"))
@@ -42,7 +42,7 @@ def upload(client: Client, text: str) -> str:
     return str(response.content.decode())
 
 
-def test_the_catalogue_lists_every_product_from_the_view(shop: None, catalogue: Client) -> None:
+def test_the_catalogue_lists_every_product_from_the_view(three_products_one_warehouse: None, catalogue: Client) -> None:
     sync_now()
     page = catalogue.get("/catalogue/?limit=2")
     assert page.status_code == 200 and re.findall(r'data-product-id="([^"]+)"', page.content.decode()) == ["p0", "p1"]
@@ -51,13 +51,15 @@ def test_the_catalogue_lists_every_product_from_the_view(shop: None, catalogue: 
     assert rows[1:] == [[f"p{n}", f"'=Product {n}", "2.50", "", "d"] for n in range(3)]
 
 
-def test_a_warehouses_stock_exports_in_the_imports_columns(shop: None, catalogue: Client) -> None:
+def test_a_warehouses_stock_exports_in_the_imports_columns(
+    three_products_one_warehouse: None, catalogue: Client
+) -> None:
     rows = csv_rows(catalogue.get("/warehouses/w1/stock.csv"))
     assert rows == [["product_id", "warehouse_id", "quantity"]] + [[f"p{n}", "w1", "10"] for n in range(3)]
     assert catalogue.get("/warehouses/nope/stock.csv").status_code == 404
 
 
-def test_dry_run_then_apply_without_javascript(shop: None, catalogue: Client) -> None:
+def test_dry_run_then_apply_without_javascript(three_products_one_warehouse: None, catalogue: Client) -> None:
     html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,12\np1,w1,10\np9,w1,1\np2,w1,x\n")
     assert "<strong>1</strong> to change, 1 unchanged, <strong>2</strong> with errors" in html
     assert "unknown product p9" in html and raw("p#p0", "w#w1")["Quantity"] == {"S": "10"}  # type: ignore[index]
@@ -79,7 +81,9 @@ def test_dry_run_then_apply_without_javascript(shop: None, catalogue: Client) ->
     assert catalogue.get("/activity/?kind=stock&user=cat").status_code == 400
 
 
-def test_apply_in_chunks_for_htmx(shop: None, catalogue: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_apply_in_chunks_for_htmx(
+    three_products_one_warehouse: None, catalogue: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from dashboard.views import stock_import
 
     monkeypatch.setattr(stock_import, "CHUNK", 2)
@@ -105,7 +109,9 @@ def test_apply_in_chunks_for_htmx(shop: None, catalogue: Client, monkeypatch: py
         ("", "The submitted file is empty"),
     ],
 )
-def test_a_bad_file_is_400_and_writes_nothing(shop: None, catalogue: Client, text: str, message: str) -> None:
+def test_a_bad_file_is_400_and_writes_nothing(
+    three_products_one_warehouse: None, catalogue: Client, text: str, message: str
+) -> None:
     csrf = form_fields(catalogue, "/stock/import/", form_id="upload-form")["csrfmiddlewaretoken"]
     response = catalogue.post(
         "/stock/import/", {"csrfmiddlewaretoken": csrf, "file": SimpleUploadedFile("s.csv", text.encode())}
@@ -113,7 +119,7 @@ def test_a_bad_file_is_400_and_writes_nothing(shop: None, catalogue: Client, tex
     assert response.status_code == 400 and message in response.content.decode()
 
 
-def test_an_altered_or_foreign_plan_is_400(shop: None, catalogue: Client) -> None:
+def test_an_altered_or_foreign_plan_is_400(three_products_one_warehouse: None, catalogue: Client) -> None:
     html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,12\n")
     token = re.search(r'name="plan" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
     csrf = form_fields(catalogue, "/stock/import/", form_id="upload-form")["csrfmiddlewaretoken"]
@@ -127,14 +133,14 @@ def test_an_altered_or_foreign_plan_is_400(shop: None, catalogue: Client) -> Non
     assert raw("p#p0", "w#w1")["Quantity"] == {"S": "10"}  # type: ignore[index]
 
 
-def test_blank_lines_are_reported_as_skipped(shop: None, catalogue: Client) -> None:
+def test_blank_lines_are_reported_as_skipped(three_products_one_warehouse: None, catalogue: Client) -> None:
     html = upload(catalogue, "product_id,warehouse_id,quantity\np0,w1,12\n,,\n\np1,w1,3\n")
     assert "<strong>2</strong> to change" in html
     assert "2 blank lines skipped (lines 3, 4)" in html
 
 
 def test_after_an_htmx_apply_the_page_says_what_was_written_and_offers_no_second_apply(
-    shop: None, catalogue: Client, monkeypatch: pytest.MonkeyPatch
+    three_products_one_warehouse: None, catalogue: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dashboard.views import stock_import
 

@@ -24,7 +24,7 @@ START, END = date(2026, 2, 1), date(2026, 3, 10)
 
 
 @pytest.fixture(scope="module")
-def shop(module_tables: None) -> Iterator[list[str]]:
+def category_orders_seeded(module_tables: None) -> Iterator[list[str]]:
     """The shop seeded once for the module, the pages' clock stopped meanwhile. Every list is checked against the
     shop table read from scratch (``category_orders``), so the test that adds orders leaves the others right."""
     with seeded("k") as placed:
@@ -52,7 +52,9 @@ def every_page(staff: Client, first: str) -> list[tuple[str, str, int, str]]:
 
 
 @pytest.mark.parametrize("category", ["Books", ODD_CATEGORY, "uncategorized"])
-def test_a_categorys_orders_newest_first_in_pages(staff: Client, shop: list[str], category: str) -> None:
+def test_a_categorys_orders_newest_first_in_pages(
+    staff: Client, category_orders_seeded: list[str], category: str
+) -> None:
     want = category_orders(category, START, END)
     assert want  # the seeded shop has orders of every category in the range
     shown = every_page(staff, url(category, RANGE + "&limit=3"))
@@ -63,13 +65,13 @@ def test_a_categorys_orders_newest_first_in_pages(staff: Client, shop: list[str]
     assert f"<h1>Category {category.replace('&', '&amp;')}</h1>" in page
 
 
-def test_rows_are_newest_first(staff: Client, shop: list[str]) -> None:
+def test_rows_are_newest_first(staff: Client, category_orders_seeded: list[str]) -> None:
     response = staff.get(url("Books"))
     shown = [cell.text for row in response.context["rows"] for cell in row.cells[2:3]]
     assert shown == sorted(shown, reverse=True) and len(shown) > 3
 
 
-def test_csv_streams_every_row(staff: Client, shop: list[str]) -> None:
+def test_csv_streams_every_row(staff: Client, category_orders_seeded: list[str]) -> None:
     rows = csv_rows(staff.get(url(ODD_CATEGORY, RANGE + "&limit=2&format=csv")))
     assert rows[0] == [
         *("order_id", "customer_id", "date", "status", "total", "units", "revenue"),
@@ -81,7 +83,7 @@ def test_csv_streams_every_row(staff: Client, shop: list[str]) -> None:
     assert [r[2] for r in rows[1:]] == sorted((r[2] for r in rows[1:]), reverse=True)
 
 
-def test_linked_from_the_numbers_with_its_name_quoted(staff: Client, shop: list[str]) -> None:
+def test_linked_from_the_numbers_with_its_name_quoted(staff: Client, category_orders_seeded: list[str]) -> None:
     html = staff.get("/stats/categories/?" + RANGE).content.decode()
     link = "/categories/Home%20%26%20Garden%2FTools/?from=2026-02-01&amp;to=2026-03-10"
     assert link in html
@@ -107,14 +109,14 @@ def test_bad_names_ranges_and_cursors_are_400(staff: Client, shop_table: str, ad
         assert b"Traceback" not in response.content
 
 
-def test_a_cursor_belongs_to_its_category_and_range(staff: Client, shop: list[str]) -> None:
+def test_a_cursor_belongs_to_its_category_and_range(staff: Client, category_orders_seeded: list[str]) -> None:
     more = load_more(staff.get(url("Books", RANGE + "&limit=2")))
     assert more is not None
     assert staff.get(more.replace("/categories/Books/", "/categories/Kitchen/")).status_code == 400
     assert staff.get(more.replace("from=2026-02-01", "from=2026-02-02")).status_code == 400
 
 
-def test_calls_do_not_grow_with_the_table(staff: Client, shop: list[str]) -> None:
+def test_calls_do_not_grow_with_the_table(staff: Client, category_orders_seeded: list[str]) -> None:
     def cost(path: str, htmx: bool = False) -> tuple[int, str | None]:
         response = staff.get(path, headers={"HX-Request": "true"} if htmx else {})
         assert response.status_code == 200
@@ -134,7 +136,7 @@ def test_calls_do_not_grow_with_the_table(staff: Client, shop: list[str]) -> Non
 
 
 def test_a_category_no_order_holds_is_404_and_an_empty_range_of_a_real_one_is_200(
-    staff: Client, shop: list[str]
+    staff: Client, category_orders_seeded: list[str]
 ) -> None:
     unknown = staff.get(url("Nonexistent"))
     assert unknown.status_code == 404 and "Nonexistent" in unknown.content.decode()

@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from adminview.repair import consistency, repair
@@ -26,13 +25,6 @@ from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csrf_of, csv_rows
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
-
-
-@pytest.fixture
-def boss(db: None) -> Client:
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw-boss-123"))
-    return client
 
 
 @pytest.fixture

@@ -148,14 +148,14 @@ def _wait_until(condition: Callable[[], bool], what: str, timeout: float = 120.0
 
 
 @pytest.fixture
-def shop(engine: local.DynamoDBLocal, shop_table: str, admin_view_table: str) -> None:
+def seven_orders(engine: local.DynamoDBLocal, shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=2, products=2, stock_each=1_000)
     for n in range(1, 8):
         orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1), OrderLine("2002", 2)], order_id=f"o{n}")
 
 
 @pytest.fixture
-def sync(shop: None, tmp_path: Path) -> Iterator[Path]:
+def sync(seven_orders: None, tmp_path: Path) -> Iterator[Path]:
     """``sync_adminview --follow`` in its own process (the sync's patient profile), started before the freeze."""
     log = tmp_path / "sync.log"
     env = _environment(tmp_path)
@@ -178,7 +178,7 @@ def sync(shop: None, tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.fixture
-def dashboard(shop: None, tmp_path: Path) -> Iterator[str]:
+def dashboard(seven_orders: None, tmp_path: Path) -> Iterator[str]:
     """gunicorn serving ``config.wsgi`` (so the dashboard's DynamoDB profile) as in docs/production.md."""
     env = _environment(tmp_path)
     _manage(env, "migrate", "-v", "0")

@@ -20,8 +20,8 @@ from shop.errors import ShopError
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match, expected
-from tests.adminview.test_poller_kill import BATCH, REPO, _poller, _records_reported, _wait_until
-from tests.adminview.test_rebuild_live import Following
+from tests.adminview.repair.test_rebuild_live import Following
+from tests.adminview.sync.test_poller_kill import BATCH, REPO, _poller, _records_reported, _wait_until
 from tests.adminview_helpers import sync_now
 from tests.dashboard.conftest import csv_rows
 

@@ -25,7 +25,7 @@ PAGES = {"order": "/orders/5001/", "customer": "/customers/1001/", "return": "/r
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def delivered_order_with_return(shop_table: str, admin_view_table: str) -> None:
     """Order 5001 of customer 1001, delivered, with return r1 requested."""
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], placed_at=PLACED, order_id="5001")
@@ -61,7 +61,9 @@ def versions(kind: str) -> list[Any]:
 
 
 @pytest.mark.parametrize("kind", PAGES)
-def test_a_note_goes_back_to_its_page_which_shows_it_newest_first(ann: Client, shop: None, kind: str) -> None:
+def test_a_note_goes_back_to_its_page_which_shows_it_newest_first(
+    ann: Client, delivered_order_with_return: None, kind: str
+) -> None:
     page = PAGES[kind]
     # when ann adds two notes without htmx
     first = post(ann, page + "notes/", "  Called the customer  ")
@@ -78,7 +80,9 @@ def test_a_note_goes_back_to_its_page_which_shows_it_newest_first(ann: Client, s
 
 
 @pytest.mark.parametrize("kind", PAGES)
-def test_bad_text_is_400_with_the_form_and_writes_nothing(ann: Client, shop: None, kind: str) -> None:
+def test_bad_text_is_400_with_the_form_and_writes_nothing(
+    ann: Client, delivered_order_with_return: None, kind: str
+) -> None:
     for text, htmx in (("   ", False), ("x" * 2001, False), ("", True)):
         response = post(ann, PAGES[kind] + "notes/", text, htmx=htmx)
         html = response.content.decode()
@@ -87,12 +91,12 @@ def test_bad_text_is_400_with_the_form_and_writes_nothing(ann: Client, shop: Non
 
 
 @pytest.mark.parametrize("url", ["/orders/nope/notes/", "/customers/9999/notes/", "/returns/r9/notes/"])
-def test_a_note_on_nothing_is_404(ann: Client, shop: None, url: str) -> None:
+def test_a_note_on_nothing_is_404(ann: Client, delivered_order_with_return: None, url: str) -> None:
     assert post(ann, url, "hello").status_code == 404
     assert post(ann, url, "").status_code == 404
 
 
-def test_a_note_needs_a_staff_account_and_a_post(shop: None, db: None) -> None:
+def test_a_note_needs_a_staff_account_and_a_post(delivered_order_with_return: None, db: None) -> None:
     outsider = client_of("eve", staff=False)
     assert post(outsider, "/orders/5001/notes/", "hi").status_code == 403
     assert client_of("ann").get("/orders/5001/notes/").status_code == 405
@@ -100,7 +104,9 @@ def test_a_note_needs_a_staff_account_and_a_post(shop: None, db: None) -> None:
 
 
 @pytest.mark.parametrize("kind", PAGES)
-def test_only_the_author_edits_and_every_version_stays(ann: Client, shop: None, kind: str) -> None:
+def test_only_the_author_edits_and_every_version_stays(
+    ann: Client, delivered_order_with_return: None, kind: str
+) -> None:
     page = PAGES[kind]
     post(ann, page + "notes/", "Ring at 5")
     note_id = keys.note_id(versions(kind)[0].sk)
@@ -120,7 +126,7 @@ def test_only_the_author_edits_and_every_version_stays(ann: Client, shop: None, 
     assert post(ann, f"{page}notes/20200101T000000000000-00000000/edit/", "x").status_code == 404
 
 
-def test_notes_and_their_edits_are_in_the_activity_list(ann: Client, shop: None) -> None:
+def test_notes_and_their_edits_are_in_the_activity_list(ann: Client, delivered_order_with_return: None) -> None:
     for page in PAGES.values():
         post(ann, page + "notes/", f"note on {page}")
     note_id = keys.note_id(versions("order")[0].sk)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def boss(db: None) -> Client:
+def fulfilment_finance_staff(db: None) -> Client:
     user = User.objects.create_user("bea", "bea@example.com", "pw-bea-123", is_staff=True)
     user.groups.add(Group.objects.get_or_create(name="fulfilment")[0], Group.objects.get_or_create(name="finance")[0])
     client = Client(enforce_csrf_checks=True)
@@ -36,15 +36,17 @@ def post(client: Client, url: str, data: dict[str, str]) -> int:
 
 
 def test_the_sender_mails_each_notification_once_as_a_file(
-    boss: Client, shop_table: str, admin_view_table: str, tmp_path: Path
+    fulfilment_finance_staff: Client, shop_table: str, admin_view_table: str, tmp_path: Path
 ) -> None:
     factories.shop_with(customers=1, products=1)
     orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)], placed_at=datetime(2026, 3, 2), order_id="77")
     ship = {"expected_version": "1", "carrier": "UPS", "tracking_number": "1Z999", "notify": "yes"}
-    assert post(boss, "/orders/77/ship/", ship) == 302
+    assert post(fulfilment_finance_staff, "/orders/77/ship/", ship) == 302
     refund = {"amount": "5", "reason": "late", "reference": "rf-9", "notify": "yes"}
-    assert post(boss, "/orders/77/refund/", refund) == 302
-    assert post(boss, "/orders/77/refund/", refund | {"notify": "", "reference": "rf-10"}) == 302  # not told
+    assert post(fulfilment_finance_staff, "/orders/77/refund/", refund) == 302
+    assert (
+        post(fulfilment_finance_staff, "/orders/77/refund/", refund | {"notify": "", "reference": "rf-10"}) == 302
+    )  # not told
     with override_settings(
         EMAIL_BACKEND="django.core.mail.backends.filebased.EmailBackend", EMAIL_FILE_PATH=str(tmp_path)
     ):
@@ -55,7 +57,7 @@ def test_the_sender_mails_each_notification_once_as_a_file(
     mails = "".join(f.read_text() for f in files)
     assert mails.count("To: c1001@example.com") == 2
     assert "https://www.ups.com/track?tracknum=1Z999" in mails and "refunded 5.00" in mails
-    html = boss.get("/orders/77/").content.decode()
+    html = fulfilment_finance_staff.get("/orders/77/").content.decode()
     assert html.count('data-event="notified"') == 2
     sync_now()
     assert rebuild.verify(settle_s=0).clean

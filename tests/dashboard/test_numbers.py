@@ -26,7 +26,7 @@ CENT = Decimal("0.01")
 
 
 @pytest.fixture(scope="module")
-def shop(module_tables: None) -> Iterator[list[str]]:
+def figure_orders_seeded(module_tables: None) -> Iterator[list[str]]:
     """The shop seeded once for the module, the pages' clock stopped meanwhile. Every figure is checked against a
     count from scratch (``expected``), so the tests that add orders (each its own ids) leave the others right."""
     with seeded("n") as placed:
@@ -72,7 +72,9 @@ def bar_keys(html: str, chart_id: str) -> list[str]:
 # --- the home page -----------------------------------------------------------------------------------------
 
 
-def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, operator: Client, shop: list[str]) -> None:
+def test_home_opens_on_the_key_figures_and_the_charts(
+    staff: Client, operator: Client, figure_orders_seeded: list[str]
+) -> None:
     response = staff.get("/")
     assert response.status_code == 200
     oracle = expected()
@@ -109,7 +111,7 @@ def test_home_opens_on_the_key_figures_and_the_charts(staff: Client, operator: C
     assert " style=" not in html and "<style" not in html and "<script>" not in html  # the CSP allows neither
 
 
-def test_home_charts_take_a_range(staff: Client, shop: list[str]) -> None:
+def test_home_charts_take_a_range(staff: Client, figure_orders_seeded: list[str]) -> None:
     response = staff.get("/?from=2026-03-01&to=2026-03-07")
     html = response.content.decode()
     assert bar_keys(html, "chart-orders") == [f"2026-03-0{n}" for n in range(1, 8)]
@@ -129,7 +131,7 @@ def test_home_refuses_a_bad_range(staff: Client, tables: None, query: str) -> No
     assert b"Traceback" not in response.content
 
 
-def test_home_costs_the_same_whatever_the_range_and_the_table(staff: Client, shop: list[str]) -> None:
+def test_home_costs_the_same_whatever_the_range_and_the_table(staff: Client, figure_orders_seeded: list[str]) -> None:
     staff.get("/")  # DescribeTable's item count is cached for a few minutes after the first visit
     small = {calls(staff.get("/?from=2026-03-04&to=2026-03-10")), calls(staff.get("/?from=2025-03-11&to=2026-03-10"))}
     place(40, tag="mh", days_back=300)
@@ -157,7 +159,7 @@ def test_home_without_an_admin_view_still_links_everywhere(
 # --- /stats/daily/ -----------------------------------------------------------------------------------------
 
 
-def test_daily_page_shows_every_day_as_chart_and_table(staff: Client, shop: list[str]) -> None:
+def test_daily_page_shows_every_day_as_chart_and_table(staff: Client, figure_orders_seeded: list[str]) -> None:
     response = staff.get("/stats/daily/?from=2026-02-01&to=2026-03-10")
     html = response.content.decode()
     want = oracle_days(date(2026, 2, 1), DAY)
@@ -168,7 +170,7 @@ def test_daily_page_shows_every_day_as_chart_and_table(staff: Client, shop: list
     assert 'id="daily"' in html and 'href="#daily"' in html
 
 
-def test_daily_csv_is_the_contract(staff: Client, shop: list[str]) -> None:
+def test_daily_csv_is_the_contract(staff: Client, figure_orders_seeded: list[str]) -> None:
     rows = csv_rows(staff.get("/stats/daily/?from=2026-02-01&to=2026-03-10&format=csv"))
     assert rows[0] == ["date", "orders", "units", "revenue", "cancelled"]
     want = oracle_days(date(2026, 2, 1), DAY)
@@ -193,7 +195,9 @@ def test_stats_pages_refuse_bad_ranges(staff: Client, tables: None, page: str, q
 
 
 @pytest.mark.parametrize("page", ["daily", "categories"])
-def test_stats_pages_cost_the_same_whatever_the_range_and_the_table(staff: Client, shop: list[str], page: str) -> None:
+def test_stats_pages_cost_the_same_whatever_the_range_and_the_table(
+    staff: Client, figure_orders_seeded: list[str], page: str
+) -> None:
     week, year = f"/stats/{page}/?from=2026-03-04&to=2026-03-10", f"/stats/{page}/?from=2025-03-11&to=2026-03-10"
     small = {calls(staff.get(week)), calls(staff.get(year)), calls(staff.get(year + "&format=csv"))}
     place(40, tag=f"m{page}", days_back=300)
@@ -205,7 +209,7 @@ def test_stats_pages_cost_the_same_whatever_the_range_and_the_table(staff: Clien
 # --- /stats/categories/ ------------------------------------------------------------------------------------
 
 
-def test_categories_page_shows_totals_chart_and_every_day(staff: Client, shop: list[str]) -> None:
+def test_categories_page_shows_totals_chart_and_every_day(staff: Client, figure_orders_seeded: list[str]) -> None:
     response = staff.get("/stats/categories/?from=2026-02-01&to=2026-03-10")
     html = response.content.decode()
     oracle = expected()["categories"]
@@ -225,7 +229,7 @@ def test_categories_page_shows_totals_chart_and_every_day(staff: Client, shop: l
     assert escape(ODD_CATEGORY) in html and "/categories/Home%20&amp;%20Garden/Tools/?from=" in html
 
 
-def test_categories_csv_is_the_contract(staff: Client, shop: list[str]) -> None:
+def test_categories_csv_is_the_contract(staff: Client, figure_orders_seeded: list[str]) -> None:
     rows = csv_rows(staff.get("/stats/categories/?from=2026-02-01&to=2026-03-10&format=csv"))
     assert rows[0] == ["date", "category", "units", "revenue"]
     oracle = expected()["categories"]
@@ -240,7 +244,7 @@ def test_categories_csv_is_the_contract(staff: Client, shop: list[str]) -> None:
 # --- /stats/status/ ----------------------------------------------------------------------------------------
 
 
-def test_status_page_and_csv(staff: Client, shop: list[str]) -> None:
+def test_status_page_and_csv(staff: Client, figure_orders_seeded: list[str]) -> None:
     response = staff.get("/stats/status/")
     want = expected()["status"]
     assert response.context["counts"] == want

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def two_products_in_stock(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=1, products=2, stock_each=10)
 
 
@@ -29,7 +29,7 @@ def create(client: Client, data: dict[str, str]) -> Any:
     return client.post("/orders/create/", data, headers={"X-CSRFToken": csrf_of(client)})
 
 
-def test_a_paid_order_and_a_due_one(packer: Client, shop: None) -> None:
+def test_a_paid_order_and_a_due_one(packer: Client, two_products_in_stock: None) -> None:
     form = packer.get("/orders/create/?products=2001,2002&customer_id=1001")
     assert form.status_code == 200 and 'name="quantity-2002"' in form.content.decode()
     paid = create(
@@ -75,11 +75,13 @@ def test_a_paid_order_and_a_due_one(packer: Client, shop: None) -> None:
         ({"customer_id": "1001", "quantity-2001": "1", "payment": "paid"}, "reference"),
     ],
 )
-def test_bad_input_is_400_saying_what(packer: Client, shop: None, data: dict[str, str], said: str) -> None:
+def test_bad_input_is_400_saying_what(
+    packer: Client, two_products_in_stock: None, data: dict[str, str], said: str
+) -> None:
     response = create(packer, data)
     assert response.status_code == 400 and said in response.content.decode()
 
 
-def test_only_the_fulfilment_group_creates(staff: Client, shop: None) -> None:
+def test_only_the_fulfilment_group_creates(staff: Client, two_products_in_stock: None) -> None:
     assert staff.get("/orders/create/").status_code == 403
     assert staff.post("/orders/create/", {"customer_id": "1001"}).status_code == 403

@@ -31,7 +31,7 @@ def finance(db: None) -> Client:
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def one_unpaid_one_paid_order(shop_table: str, admin_view_table: str) -> None:
     """Order 5001 (2 x 2001 at 10.50, 1 x 2002 at 10.50: 31.50) unpaid; order 5002 paid in full."""
     factories.shop_with(customers=1, products=2)
     lines = [OrderLine("2001", 2), OrderLine("2002", 1)]
@@ -51,7 +51,7 @@ def as_json(client: Client, oid: str) -> dict[str, Any]:
     return found
 
 
-def test_the_json_gives_the_orders_money_and_lines(staff: Client, shop: None) -> None:
+def test_the_json_gives_the_orders_money_and_lines(staff: Client, one_unpaid_one_paid_order: None) -> None:
     assert as_json(staff, "5002") == {
         "order_id": "5002",
         "status": "PENDING",
@@ -70,7 +70,7 @@ def test_the_json_gives_the_orders_money_and_lines(staff: Client, shop: None) ->
     assert staff.get("/orders/nope/?format=json").status_code == 404
 
 
-def test_shipping_fulfils_every_line(packer: Client, shop: None) -> None:
+def test_shipping_fulfils_every_line(packer: Client, one_unpaid_one_paid_order: None) -> None:
     orders.order_ship(order_id="5002")
     found = as_json(packer, "5002")
     assert found["fulfilment_status"] == "fulfilled"
@@ -78,7 +78,7 @@ def test_shipping_fulfils_every_line(packer: Client, shop: None) -> None:
 
 
 def test_the_order_page_shows_both_statuses_and_the_money_forms_only_to_finance(
-    staff: Client, finance: Client, shop: None
+    staff: Client, finance: Client, one_unpaid_one_paid_order: None
 ) -> None:
     html = finance.get("/orders/5001/").content.decode()
     assert 'id="payment-status">Unpaid<' in html and 'id="fulfilment-status">Unfulfilled<' in html
@@ -87,7 +87,7 @@ def test_the_order_page_shows_both_statuses_and_the_money_forms_only_to_finance(
 
 
 def test_payments_up_to_what_is_due_then_a_refund_each_follow_in_json_view_and_timeline(
-    finance: Client, shop: None
+    finance: Client, one_unpaid_one_paid_order: None
 ) -> None:
     # given an unpaid order, when finance takes part of it, then the rest
     assert post(finance, "/orders/5001/payments/", {"amount": "30", "reference": "bank-1"}).status_code == 302
@@ -115,7 +115,9 @@ def test_payments_up_to_what_is_due_then_a_refund_each_follow_in_json_view_and_t
     assert rebuild.verify(settle_s=0).clean
 
 
-def test_money_actions_are_for_finance_only_and_need_csrf(packer: Client, finance: Client, shop: None) -> None:
+def test_money_actions_are_for_finance_only_and_need_csrf(
+    packer: Client, finance: Client, one_unpaid_one_paid_order: None
+) -> None:
     data = {"amount": "1", "reference": "x", "reason": "r"}
     assert post(packer, "/orders/5002/refund/", data).status_code == 403
     assert post(packer, "/orders/5001/payments/", data).status_code == 403
@@ -124,12 +126,12 @@ def test_money_actions_are_for_finance_only_and_need_csrf(packer: Client, financ
 
 
 @pytest.mark.parametrize("amount", ["-1", "0", "1e3", "1.234", "", "x"])
-def test_a_bad_amount_is_400_naming_the_field(finance: Client, shop: None, amount: str) -> None:
+def test_a_bad_amount_is_400_naming_the_field(finance: Client, one_unpaid_one_paid_order: None, amount: str) -> None:
     response = post(finance, "/orders/5001/payments/", {"amount": amount, "reference": "r"}, htmx=True)
     assert response.status_code == 400 and 'id="id_amount_error"' in response.content.decode()
 
 
-def test_a_cancelled_order_takes_no_payment(finance: Client, shop: None) -> None:
+def test_a_cancelled_order_takes_no_payment(finance: Client, one_unpaid_one_paid_order: None) -> None:
     orders.order_cancel(order_id="5001")
     response = post(finance, "/orders/5001/payments/", {"amount": "1", "reference": "r"}, htmx=True)
     assert response.status_code == 409

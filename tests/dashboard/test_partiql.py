@@ -35,7 +35,7 @@ BOX = "/patterns/partiql/"
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> dict[str, dict[str, str]]:
+def pattern_parameters(shop_table: str, admin_view_table: str) -> dict[str, dict[str, str]]:
     """AWS's sample model, two customers' orders synced into the admin view; each pattern's parameters."""
     call_command("import_workbench", str(AWS_MODEL), stdout=StringIO())
     factories.shop_with(customers=2, products=1)
@@ -95,11 +95,13 @@ def execute_all(statement: str, parameters: list[Any], limit: int | None = 2) ->
         kwargs["NextToken"] = answer["NextToken"]
 
 
-def test_every_patterns_statement_returns_its_items(shop: dict[str, dict[str, str]], operator: Client) -> None:
-    assert {p.name for p in all_patterns()} == set(shop)
+def test_every_patterns_statement_returns_its_items(
+    pattern_parameters: dict[str, dict[str, str]], operator: Client
+) -> None:
+    assert {p.name for p in all_patterns()} == set(pattern_parameters)
     nonempty = 0
     for pattern in all_patterns():
-        query = shop[pattern.name]
+        query = pattern_parameters[pattern.name]
         response = operator.get(f"/patterns/{pattern.name}/", {**query, "format": "partiql"})
         assert response.status_code == 200, (pattern.name, response.content)
         answer = response.json()
@@ -117,7 +119,9 @@ def test_every_patterns_statement_returns_its_items(shop: dict[str, dict[str, st
     assert nonempty >= 20
 
 
-def test_the_pattern_page_shows_the_statement_beside_the_requests(shop: dict[str, Any], operator: Client) -> None:
+def test_the_pattern_page_shows_the_statement_beside_the_requests(
+    pattern_parameters: dict[str, Any], operator: Client
+) -> None:
     response = operator.get("/patterns/getOrderDetailsByOrderId/", {"order_id": "12345"})
     html = response.content.decode()
     assert response.status_code == 200
@@ -134,7 +138,7 @@ def run_box(client: Client, statement: str, parameters: str = "", **extra: str) 
     return client.post(BOX, data, HTTP_X_CSRFTOKEN=csrf_of(client))
 
 
-def test_a_keyed_select_answers_its_items_and_capacity(shop: dict[str, Any], operator: Client) -> None:
+def test_a_keyed_select_answers_its_items_and_capacity(pattern_parameters: dict[str, Any], operator: Client) -> None:
     statement = f'SELECT * FROM "{SHOP_TABLE.name}" WHERE PK = ? AND begins_with("SK", \'p#\')'
     response = run_box(operator, statement, '[{"S": "o#12345"}]')
     assert response.status_code == 200, response.content
@@ -159,7 +163,9 @@ def load_more_form(html: str) -> dict[str, str] | None:
     return {k: unescape(v) for k, v in fields.items()} if "next_token" in fields else None
 
 
-def test_load_more_follows_next_token(shop: dict[str, Any], operator: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_load_more_follows_next_token(
+    pattern_parameters: dict[str, Any], operator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(views, "PARTIQL_PAGE", 3)
     statement = f'SELECT * FROM "{SHOP_TABLE.name}" WHERE "PK" = \'o#12345\''
     html = run_box(operator, statement).content.decode()

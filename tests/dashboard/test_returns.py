@@ -54,7 +54,7 @@ def finance(db: None) -> Client:
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def one_delivered_order(shop_table: str, admin_view_table: str) -> None:
     """Order 5001 of customer 1001 (2 x 2001 at 10.50, 1 x 2002 at 11.50: paid 32.50), delivered."""
     factories.shop_with(customers=2, products=2, categories=("books",))
     orders.order_place(
@@ -86,7 +86,7 @@ def status(return_id: str) -> str | None:
 # --- the queue ----------------------------------------------------------------------------------------------
 
 
-def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client, shop: None) -> None:
+def test_the_queue_lists_open_returns_oldest_first_with_their_age(staff: Client, one_delivered_order: None) -> None:
     # given three returns requested on different days, one of them rejected since
     ask("r-late", days=9)
     ask("r-early", "2002", days=3)
@@ -124,7 +124,9 @@ def _view_calls(client: Any) -> list[str]:
     return calls
 
 
-def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_calls(staff: Client, shop: None) -> None:
+def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_calls(
+    staff: Client, one_delivered_order: None
+) -> None:
     # given two returns of order 5001 for different reasons
     services.return_request(order_id="5001", lines=[services.Line("2001", 2, "SIZE")], return_id="r-size")
     services.return_request(order_id="5001", lines=[services.Line("2002", 1, "DEFECTIVE")], return_id="r-broken")
@@ -147,7 +149,9 @@ def test_the_queue_shows_reasons_and_units_and_filters_by_reason_in_as_many_call
     assert 'data-return-id="r-size"' in html and 'data-return-id="r-broken"' not in html and "Wrong size" in html
 
 
-def test_an_older_free_text_reason_is_shown_as_written_and_found_under_other(staff: Client, shop: None) -> None:
+def test_an_older_free_text_reason_is_shown_as_written_and_found_under_other(
+    staff: Client, one_delivered_order: None
+) -> None:
     # given an open return whose line holds free text, as lines written before the codes did, and a coded one
     services.return_request(order_id="5001", lines=[services.Line("2001", 1, "Wrong colour")], return_id="r-old")
     services.return_request(order_id="5001", lines=[services.Line("2002", 1, "WRONG_ITEM")], return_id="r-coded")
@@ -160,7 +164,9 @@ def test_an_older_free_text_reason_is_shown_as_written_and_found_under_other(sta
     assert [row[:1] + row[5:6] for row in wrong[1:]] == [["r-coded", "Wrong item sent"]]
 
 
-def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_back(staff: Client, shop: None) -> None:
+def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_back(
+    staff: Client, one_delivered_order: None
+) -> None:
     # given a requested return of 2 x 2001 (10.50 each), a received one of 1 x 2002 (11.50) of which nothing came
     # back beside 1 x 2001 that did, and another service's return of an order the shop lacks
     services.return_request(order_id="5001", lines=[services.Line("2001", 1, "SIZE")], return_id="r-asked")
@@ -197,14 +203,16 @@ def test_the_queue_shows_each_returns_value_at_the_prices_paid_and_what_came_bac
 
 
 @pytest.mark.parametrize("reason", ["damaged", "NOPE", "Arrived damaged"])
-def test_an_unknown_reason_is_400_with_the_form_and_its_error(staff: Client, shop: None, reason: str) -> None:
+def test_an_unknown_reason_is_400_with_the_form_and_its_error(
+    staff: Client, one_delivered_order: None, reason: str
+) -> None:
     response = staff.get("/returns/", {"reason": reason})
     html = response.content.decode()
     assert response.status_code == 400 and 'id="filter-errors"' in html and "is not a reason" in html
     assert 'id="returns-filter"' in html and 'id="returns"' not in html
 
 
-def test_the_queue_pages_with_load_more(staff: Client, shop: None) -> None:
+def test_the_queue_pages_with_load_more(staff: Client, one_delivered_order: None) -> None:
     for n, pid in enumerate(("2001", "2001", "2002")):
         ask(f"r{n}", pid, days=3 + n)
     sync_now()
@@ -218,7 +226,7 @@ def test_the_queue_pages_with_load_more(staff: Client, shop: None) -> None:
 
 
 @pytest.mark.parametrize("query", ["status=closed", "status=requested", "format=xls", "cursor=forged", "limit=0"])
-def test_a_bad_queue_parameter_is_400(staff: Client, shop: None, query: str) -> None:
+def test_a_bad_queue_parameter_is_400(staff: Client, one_delivered_order: None, query: str) -> None:
     response = staff.get(f"/returns/?{query}")
     assert response.status_code == 400 and b"Traceback" not in response.content
 
@@ -226,7 +234,9 @@ def test_a_bad_queue_parameter_is_400(staff: Client, shop: None, query: str) -> 
 # --- a return and its actions -------------------------------------------------------------------------------
 
 
-def test_a_return_page_shows_its_lines_order_money_and_the_actions_it_allows(returner: Client, shop: None) -> None:
+def test_a_return_page_shows_its_lines_order_money_and_the_actions_it_allows(
+    returner: Client, one_delivered_order: None
+) -> None:
     ask("r1")
     page = returner.get("/returns/r1/")
     html = page.content.decode()
@@ -239,7 +249,7 @@ def test_a_return_page_shows_its_lines_order_money_and_the_actions_it_allows(ret
     assert returner.get("/returns/bad id/").status_code == 400
 
 
-def test_staff_outside_the_returns_group_get_403_and_change_nothing(staff: Client, shop: None) -> None:
+def test_staff_outside_the_returns_group_get_403_and_change_nothing(staff: Client, one_delivered_order: None) -> None:
     ask("r1")
     for action, data in (("approve", {}), ("reject", {"reason": "no"})):
         response = staff.post(f"/returns/r1/{action}/", data)
@@ -249,13 +259,13 @@ def test_staff_outside_the_returns_group_get_403_and_change_nothing(staff: Clien
     assert status("r1") == "REQUESTED"
 
 
-def test_an_action_needs_csrf(returner: Client, shop: None) -> None:
+def test_an_action_needs_csrf(returner: Client, one_delivered_order: None) -> None:
     ask("r1")
     assert returner.post("/returns/r1/approve/").status_code == 403
     assert status("r1") == "REQUESTED"
 
 
-def test_approve_receive_refund_through_the_pages(returner: Client, shop: None) -> None:
+def test_approve_receive_refund_through_the_pages(returner: Client, one_delivered_order: None) -> None:
     ask("r1")
     # approve without JavaScript: a redirect to the return
     approved = post(returner, "/returns/r1/approve/")
@@ -281,7 +291,9 @@ def test_approve_receive_refund_through_the_pages(returner: Client, shop: None) 
     assert {("5001", "return-approve"), ("5001", "return-receive"), ("5001", "refund")} <= done
 
 
-def test_an_action_the_status_no_longer_allows_is_409_and_changes_nothing(returner: Client, shop: None) -> None:
+def test_an_action_the_status_no_longer_allows_is_409_and_changes_nothing(
+    returner: Client, one_delivered_order: None
+) -> None:
     ask("r1")
     services.return_reject(return_id="r1", reason="worn", actor=STAFF)
     for action, data in (
@@ -298,7 +310,7 @@ def test_an_action_the_status_no_longer_allows_is_409_and_changes_nothing(return
     assert rap.refunds_for_order(order_id="5001").items == []
 
 
-def test_bad_input_is_400_with_the_form_and_its_errors_in_place(returner: Client, shop: None) -> None:
+def test_bad_input_is_400_with_the_form_and_its_errors_in_place(returner: Client, one_delivered_order: None) -> None:
     ask("r1")
     rejected = post(returner, "/returns/r1/reject/", {"reason": "   "})
     assert rejected.status_code == 400 and 'id="reject-form"' in rejected.content.decode()
@@ -312,7 +324,9 @@ def test_bad_input_is_400_with_the_form_and_its_errors_in_place(returner: Client
     assert status("r1") == "APPROVED"
 
 
-def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(finance: Client, shop: None) -> None:
+def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(
+    finance: Client, one_delivered_order: None
+) -> None:
     ask("r1")
     ask("r2", "2002")
     for rid in ("r1", "r2"):
@@ -335,7 +349,9 @@ def test_a_refund_above_what_remains_is_400_and_the_exact_rest_is_accepted(finan
 # --- creating, receiving per line, refunding within what came back ----------------------------------------
 
 
-def test_the_create_return_page_shows_each_line_and_makes_an_approved_return(returner: Client, shop: None) -> None:
+def test_the_create_return_page_shows_each_line_and_makes_an_approved_return(
+    returner: Client, one_delivered_order: None
+) -> None:
     ask("r0")  # 1 x 2001 already in a return
     page = returner.get("/orders/5001/returns/new/")
     assert page.status_code == 200
@@ -384,7 +400,7 @@ def test_the_create_return_page_shows_each_line_and_makes_an_approved_return(ret
     ],
 )
 def test_a_bad_return_is_400_with_the_error_beside_its_field(
-    returner: Client, shop: None, data: dict[str, str], field: str
+    returner: Client, one_delivered_order: None, data: dict[str, str], field: str
 ) -> None:
     response = post(returner, "/orders/5001/returns/new/", data)
     assert response.status_code == 400 and 'id="return-new-form"' in response.content.decode()
@@ -393,7 +409,7 @@ def test_a_bad_return_is_400_with_the_error_beside_its_field(
 
 
 def test_creating_a_return_is_for_the_returns_group_and_delivered_orders(
-    returner: Client, staff: Client, packer: Client, shop: None
+    returner: Client, staff: Client, packer: Client, one_delivered_order: None
 ) -> None:
     assert 'id="create-return"' in returner.get("/orders/5001/").content.decode()
     assert 'id="create-return"' not in staff.get("/orders/5001/").content.decode()
@@ -408,7 +424,7 @@ def test_creating_a_return_is_for_the_returns_group_and_delivered_orders(
 
 
 def test_receiving_proposes_and_restocks_each_line_into_the_warehouse_it_shipped_from(
-    returner: Client, shop: None
+    returner: Client, one_delivered_order: None
 ) -> None:
     # given order 5003 split across warehouses: 2001 shipped from 301, 2002 from 303 (the only one holding it)
     factories.warehouse("303")
@@ -434,7 +450,7 @@ def test_receiving_proposes_and_restocks_each_line_into_the_warehouse_it_shipped
     assert stock == {("301", 0), ("303", 5)}
 
 
-def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client, shop: None) -> None:
+def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client, one_delivered_order: None) -> None:
     services.return_create(order_id="5001", lines=[services.Line("2001", 2, "DAMAGED")], return_id="r1")
     form = returner.get("/returns/r1/").context["receive_form"]
     assert form["warehouse"].value() == "301" and "301" in str(form["warehouse"])  # the warehouse it shipped from
@@ -452,7 +468,7 @@ def test_receiving_per_line_restocks_part_and_shows_the_damaged(returner: Client
 
 
 def test_a_refund_is_bounded_by_what_came_back_unless_finance_overrides(
-    returner: Client, finance: Client, shop: None
+    returner: Client, finance: Client, one_delivered_order: None
 ) -> None:
     services.return_create(order_id="5001", lines=[services.Line("2001", 2, "DAMAGED")], return_id="r1")
     # not received: the bound is 0.00 and a keep-it refund needs the override
@@ -487,7 +503,7 @@ def test_a_refund_is_bounded_by_what_came_back_unless_finance_overrides(
 # --- the order, the customer, the product -------------------------------------------------------------------
 
 
-def test_the_order_page_shows_returns_refunds_and_what_remains(packer: Client, shop: None) -> None:
+def test_the_order_page_shows_returns_refunds_and_what_remains(packer: Client, one_delivered_order: None) -> None:
     ask("r1")
     services.return_approve(return_id="r1", actor=STAFF)
     services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
@@ -500,7 +516,7 @@ def test_the_order_page_shows_returns_refunds_and_what_remains(packer: Client, s
     assert (money.paid, money.refunded, money.remaining) == (Decimal("32.50"), Decimal("10.50"), Decimal("22.00"))
 
 
-def test_cancelling_a_paid_order_on_its_page_or_in_bulk_refunds_it(packer: Client, shop: None) -> None:
+def test_cancelling_a_paid_order_on_its_page_or_in_bulk_refunds_it(packer: Client, one_delivered_order: None) -> None:
     for oid in ("6001", "6002"):
         orders.order_place(customer_id="1002", lines=[OrderLine("2001", 1)], order_id=oid)
     assert post(packer, "/orders/6001/cancel/", {"expected_version": "1"}).status_code == 302
@@ -513,7 +529,7 @@ def test_cancelling_a_paid_order_on_its_page_or_in_bulk_refunds_it(packer: Clien
     assert page.context["order_money"].remaining == Decimal("0")
 
 
-def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> None:
+def test_the_customer_page_lists_their_returns(staff: Client, one_delivered_order: None) -> None:
     ask("r1")
     sync_now()
     html = staff.get("/customers/1001/").content.decode()
@@ -521,7 +537,9 @@ def test_the_customer_page_lists_their_returns(staff: Client, shop: None) -> Non
     assert "No returns." in staff.get("/customers/1002/").content.decode()
 
 
-def test_a_closed_return_on_the_customer_page_says_how_and_when_it_closed(staff: Client, shop: None) -> None:
+def test_a_closed_return_on_the_customer_page_says_how_and_when_it_closed(
+    staff: Client, one_delivered_order: None
+) -> None:
     # given a rejected return, a refunded one and an open one of customer 1001
     ask("r-no")
     services.return_reject(return_id="r-no", reason="worn", actor=STAFF)
@@ -542,7 +560,9 @@ def test_a_closed_return_on_the_customer_page_says_how_and_when_it_closed(staff:
     assert re.search(r"\d+.(minute|hour|day|month|year)", rows["r-open"])
 
 
-def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(staff: Client, shop: None) -> None:
+def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_damaged(
+    staff: Client, one_delivered_order: None
+) -> None:
     ask("r1")
     services.return_approve(return_id="r1", actor=STAFF)
     counts = {"2001": services.Count(received=1, restocked=0)}
@@ -557,7 +577,7 @@ def test_the_product_page_shows_its_return_rate_with_the_units_restocked_and_dam
 
 
 def test_a_returns_page_without_an_admin_view_names_its_customer_by_id(
-    staff: Client, shop: None, monkeypatch: pytest.MonkeyPatch
+    staff: Client, one_delivered_order: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # given a return, and an admin view that cannot be read (its table is not there)
     services.return_request(order_id="5001", lines=[services.Line("2001", 1, "SIZE")], return_id="r-alone")

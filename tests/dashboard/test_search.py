@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def searchable_shop(shop_table: str, admin_view_table: str) -> None:
     factories.customer("1001", name="Ada Lovelace", email="ada.lovelace@example.com")
     factories.customer("1002", name="Åsa Ängström", email="asa@example.org")
     factories.customer("1003", name="Anna Annabel", email="anna@example.net")
@@ -70,12 +70,16 @@ def found(response: Any) -> list[tuple[str, str]]:
         ("zz", set()),
     ],
 )
-def test_search_finds_customers_and_products(staff: Client, shop: None, text: str, expected: set[Any]) -> None:
+def test_search_finds_customers_and_products(
+    staff: Client, searchable_shop: None, text: str, expected: set[Any]
+) -> None:
     rows = found(staff.get("/search/", {"q": text}))
     assert set(rows) == expected and len(rows) == len(expected)
 
 
-def test_a_found_customer_shows_their_latest_orders_and_an_order_its_customer(staff: Client, shop: None) -> None:
+def test_a_found_customer_shows_their_latest_orders_and_an_order_its_customer(
+    staff: Client, searchable_shop: None
+) -> None:
     # the row asks for them as it shows (htmx); without htmx that address is the customer's page
     html = staff.get("/search/?q=hopper.100116").content.decode()
     assert 'hx-get="/search/orders/1005/" hx-trigger="load"' in html
@@ -92,7 +96,7 @@ def test_a_found_customer_shows_their_latest_orders_and_an_order_its_customer(st
     assert "grace.hopper.100116@example.com" in order
 
 
-def test_the_csv_lists_orders_by_id_and_every_order_of_a_found_customer(staff: Client, shop: None) -> None:
+def test_the_csv_lists_orders_by_id_and_every_order_of_a_found_customer(staff: Client, searchable_shop: None) -> None:
     rows = csv_rows(staff.get("/search/?q=Grace+Hop&format=csv"))
     assert rows[0] == ["kind", "id", "name", "email"]
     assert sorted(rows[1:]) == [
@@ -105,7 +109,7 @@ def test_the_csv_lists_orders_by_id_and_every_order_of_a_found_customer(staff: C
     assert by_tracking[1:] == [["order", "5001", "Grace Hopper", "grace.hopper.100116@example.com"]]
 
 
-def test_results_link_to_their_pages_and_say_what_they_are(staff: Client, shop: None) -> None:
+def test_results_link_to_their_pages_and_say_what_they_are(staff: Client, searchable_shop: None) -> None:
     html = staff.get("/search/?q=ada").content.decode()
     assert '<a href="/customers/1001/">Ada Lovelace</a>' in html and "ada.lovelace@example.com" in html
     assert '<a href="/products/2001/">Adapter Cable</a>' in html
@@ -114,7 +118,7 @@ def test_results_link_to_their_pages_and_say_what_they_are(staff: Client, shop: 
 
 
 def test_search_pages_with_load_more_and_htmx_swaps_the_results_as_the_box_is_typed_in(
-    staff: Client, shop: None
+    staff: Client, searchable_shop: None
 ) -> None:
     # given a search with two matches, one a page
     response = staff.get("/search/?q=ad&limit=1")
@@ -133,7 +137,7 @@ def test_search_pages_with_load_more_and_htmx_swaps_the_results_as_the_box_is_ty
     assert found(typed) == [("product", "2002")]
 
 
-def test_the_csv_has_every_match_once(staff: Client, shop: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_csv_has_every_match_once(staff: Client, searchable_shop: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # given a search read one row at a time, so Anna Annabel (found by two words) comes on two pages
     monkeypatch.setattr(lists, "CSV_PAGE", 1)
     rows = csv_rows(staff.get("/search/?q=ann&format=csv"))  # Anna, Annabel and anna@example.net
@@ -148,7 +152,9 @@ def test_the_csv_has_every_match_once(staff: Client, shop: None, monkeypatch: py
 
 
 @pytest.mark.parametrize("text", ["a", "é", " a ", "-.", "x" * 101])
-def test_fewer_than_two_letters_is_a_400_page_with_the_error_in_place(staff: Client, shop: None, text: str) -> None:
+def test_fewer_than_two_letters_is_a_400_page_with_the_error_in_place(
+    staff: Client, searchable_shop: None, text: str
+) -> None:
     response = staff.get("/search/", {"q": text})
     html = response.content.decode()
     assert response.status_code == 400 and "<h1>" in html and 'id="filter-errors"' in html
@@ -159,7 +165,7 @@ def test_fewer_than_two_letters_is_a_400_page_with_the_error_in_place(staff: Cli
     assert typed.status_code == 400 and "<html" not in typed.content.decode()
 
 
-def test_the_bare_page_shows_the_box_and_a_csv_of_nothing_is_refused(staff: Client, shop: None) -> None:
+def test_the_bare_page_shows_the_box_and_a_csv_of_nothing_is_refused(staff: Client, searchable_shop: None) -> None:
     bare = staff.get("/search/")
     assert bare.status_code == 200 and 'name="q"' in bare.content.decode() and not found(bare)
     assert staff.get("/search/?q=").status_code == 200
@@ -168,13 +174,13 @@ def test_the_bare_page_shows_the_box_and_a_csv_of_nothing_is_refused(staff: Clie
     assert staff.get("/search/?q=ada&cursor=forged").status_code == 400
 
 
-def test_a_cursor_belongs_to_its_search(staff: Client, shop: None) -> None:
+def test_a_cursor_belongs_to_its_search(staff: Client, searchable_shop: None) -> None:
     more = load_more(staff.get("/search/?q=ad&limit=1"))
     assert more is not None and staff.get(more).status_code == 200
     assert staff.get(more.replace("q=ad", "q=an")).status_code == 400
 
 
-def test_calls_are_flat_and_edits_are_followed_once_synced(staff: Client, shop: None) -> None:
+def test_calls_are_flat_and_edits_are_followed_once_synced(staff: Client, searchable_shop: None) -> None:
     # given ten customers sharing a word, each with their latest orders shown, a page of ten
     for n in range(10):
         factories.customer(str(1100 + n), name=f"Lord Lovelace {n}")
@@ -211,7 +217,7 @@ def test_the_jump_box_sends_anything_but_an_id_to_the_search(staff: Client, quer
     assert response.status_code == 302 and response["Location"] == location
 
 
-def test_the_jump_box_still_jumps_to_ids_and_emails(staff: Client, shop: None) -> None:
+def test_the_jump_box_still_jumps_to_ids_and_emails(staff: Client, searchable_shop: None) -> None:
     assert staff.get("/go/?kind=customer&id=1001")["Location"] == "/customers/1001/"
     assert staff.get("/go/?kind=email&id=ada.lovelace@example.com")["Location"] == "/customers/1001/"
     assert staff.get("/go/?kind=order&id=a%20b").status_code == 400  # an order's id, asked for as one
@@ -233,14 +239,16 @@ def test_the_jump_box_still_jumps_to_ids_and_emails(staff: Client, shop: None) -
         ("a", "/search/?q=a"),  # too short: the search page says why
     ],
 )
-def test_the_one_box_goes_straight_to_the_one_match(staff: Client, shop: None, typed: str, location: str) -> None:
+def test_the_one_box_goes_straight_to_the_one_match(
+    staff: Client, searchable_shop: None, typed: str, location: str
+) -> None:
     response = staff.get("/go/", {"id": typed})
     assert response.status_code == 302 and response["Location"] == location
 
 
 @pytest.mark.parametrize("typed", ["1Z 999-AA1-0123456785", "1Z999AA10123456785", "1z 999 aa1 0123456785"])
 def test_a_tracking_number_stored_with_spaces_and_dashes_is_found_with_or_without_them(
-    staff: Client, shop: None, typed: str
+    staff: Client, searchable_shop: None, typed: str
 ) -> None:
     # given order 5002 shipped with its tracking number as printed, spaces and dashes kept
     orders.order_ship(order_id="5002", carrier="UPS", tracking_number="1Z 999-AA1-0123456785")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 
@@ -19,13 +18,6 @@ from tests.adminview_helpers import break_projection_of, sync_now
 from tests.dashboard.conftest import csrf_of, csv_rows
 
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
-
-
-@pytest.fixture
-def boss(db: None) -> Client:
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw-boss-123"))
-    return client
 
 
 def _poison(monkeypatch: pytest.MonkeyPatch) -> None:

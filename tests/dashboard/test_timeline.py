@@ -78,7 +78,7 @@ def test_each_shipment_of_a_split_order_names_who_shipped_it() -> None:
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> None:
+def one_customer_one_product(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=1, products=1)
 
 
@@ -99,7 +99,7 @@ def returned(order_id: str, return_id: str) -> None:
 
 
 @pytest.mark.django_db
-def test_the_csv_holds_each_event_newest_first_with_who(staff: Client, shop: None) -> None:
+def test_the_csv_holds_each_event_newest_first_with_who(staff: Client, one_customer_one_product: None) -> None:
     # given an order paid, shipped and delivered by packer, changed by staff, returned (approved, received and
     # refunded by rita) and noted by ann
     delivered("5001")
@@ -156,7 +156,7 @@ def test_the_csv_holds_each_event_newest_first_with_who(staff: Client, shop: Non
 
 
 @pytest.mark.django_db
-def test_its_calls_do_not_grow_with_the_returns(staff: Client, shop: None) -> None:
+def test_its_calls_do_not_grow_with_the_returns(staff: Client, one_customer_one_product: None) -> None:
     # given an order with one return and one with five
     delivered("6001", units=1)
     returned("6001", "one")
@@ -173,11 +173,11 @@ def test_its_calls_do_not_grow_with_the_returns(staff: Client, shop: None) -> No
 
 
 @pytest.mark.django_db
-def test_an_unknown_order_is_404_and_a_bad_id_400(staff: Client, shop: None) -> None:
+def test_an_unknown_order_is_404_and_a_bad_id_400(staff: Client, one_customer_one_product: None) -> None:
     assert staff.get("/orders/nope/timeline/?format=csv").status_code == 404
     assert staff.get("/orders/a%23b/timeline/").status_code == 400
 
 
-def test_an_unknown_format_is_400_as_on_every_list(staff: Client, shop: None) -> None:
+def test_an_unknown_format_is_400_as_on_every_list(staff: Client, one_customer_one_product: None) -> None:
     response = staff.get("/orders/5001/timeline/?format=pdf")
     assert response.status_code == 400 and "not a format" in response.content.decode()

@@ -21,7 +21,7 @@ PRICES = {"2001": Decimal("10.50"), "2002": Decimal("11.50")}
 
 
 @pytest.fixture
-def shop(shop_table: str) -> None:
+def two_customers_two_products(shop_table: str) -> None:
     """Customers 1001-1002, products 2001 (10.50) and 2002 (11.50), warehouses 301 (100 of each) and 302
     (none)."""
     factories.shop_with(customers=2, products=2, categories=("books",))

@@ -10,7 +10,7 @@ from returns import access_patterns as rap
 from returns import services
 from tests.returns.conftest import STAFF, delivered, received, requested
 
-pytestmark = pytest.mark.usefixtures("shop")
+pytestmark = pytest.mark.usefixtures("two_customers_two_products")
 
 
 def test_an_orders_returns_page_through_gsi1() -> None:

@@ -22,7 +22,7 @@ from shop.errors import InvalidInput, OrderConflict
 from shop.orders import OrderLine
 from tests.returns.conftest import STAFF, delivered, stock
 
-pytestmark = pytest.mark.usefixtures("shop")
+pytestmark = pytest.mark.usefixtures("two_customers_two_products")
 
 
 def made(return_id: str = "r1", *lines: Line) -> ReturnItem:

@@ -16,7 +16,9 @@ from shop.orders import OrderLine
 pytestmark = pytest.mark.ddb_local
 
 
-def test_a_delivered_order_gets_a_return_request_by_the_storefront(shop: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_delivered_order_gets_a_return_request_by_the_storefront(
+    two_customers_two_products: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # given a delivered order of 2 x 2001
     order = orders.order_place(customer_id="1001", lines=[OrderLine("2001", 2)])
     orders.order_ship(order_id=order.order_id)

@@ -14,7 +14,7 @@ from shop.audit import Actor
 from shop.errors import InvalidInput, NotFound, NotYours
 from tests.returns.conftest import STAFF, delivered, requested
 
-pytestmark = pytest.mark.usefixtures("shop")
+pytestmark = pytest.mark.usefixtures("two_customers_two_products")
 
 
 def test_a_return_note_is_in_the_return_partition_and_read_with_the_return() -> None:

@@ -21,7 +21,7 @@ from shop.errors import Busy, InvalidInput, OrderConflict
 from shop.orders import OrderLine
 from tests.returns.conftest import STAFF, delivered, received, requested, stock
 
-pytestmark = pytest.mark.usefixtures("shop")
+pytestmark = pytest.mark.usefixtures("two_customers_two_products")
 PAID = Decimal("32.50")  # 2 x 10.50 + 1 x 11.50
 
 

@@ -19,7 +19,7 @@ from shop.keys import OrderStatus
 from shop.orders import OrderLine
 from tests.returns.conftest import PLACED, STAFF, delivered, received, requested, stock
 
-pytestmark = pytest.mark.usefixtures("shop")
+pytestmark = pytest.mark.usefixtures("two_customers_two_products")
 
 
 def status(return_id: str = "r1") -> str | None:

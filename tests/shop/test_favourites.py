@@ -41,13 +41,13 @@ def _present(pk: str, sk: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def shop(shop_table: str) -> None:
+def two_orders_to_favour(shop_table: str) -> None:
     factories.shop_with(customers=1, products=2)
     _place("F1", "2001", "2002")
     _place("F2", "2001")
 
 
-def test_add_writes_both_items_and_the_customer_lists_it_with_one_query(shop: None) -> None:
+def test_add_writes_both_items_and_the_customer_lists_it_with_one_query(two_orders_to_favour: None) -> None:
     made = favourites.favourite_add(order_id="F1", product_id="p#2001", at=datetime(2026, 4, 2, 8, 0))
     assert (made.pk, made.sk, made.product_name, made.price, made.order_id) == (
         "c#1001",
@@ -68,7 +68,7 @@ def test_add_writes_both_items_and_the_customer_lists_it_with_one_query(shop: No
     assert {i.product_id: i.is_favourite for i in collection.items} == {"2001": True, "2002": False}
 
 
-def test_remove_reverses_both_in_one_transaction(shop: None) -> None:
+def test_remove_reverses_both_in_one_transaction(two_orders_to_favour: None) -> None:
     favourites.favourite_add(order_id="F1", product_id="2001")
     favourites.favourite_remove(order_id="F1", product_id="2001")
     assert _raw("c#1001", "FAVOURITE#2001") is None
@@ -79,7 +79,7 @@ def test_remove_reverses_both_in_one_transaction(shop: None) -> None:
     assert error.value.reason == "not-favourite"
 
 
-def test_already_a_favourite_leaves_both_items_untouched(shop: None) -> None:
+def test_already_a_favourite_leaves_both_items_untouched(two_orders_to_favour: None) -> None:
     favourites.favourite_add(order_id="F1", product_id="2001")
     before = (_raw("c#1001", "FAVOURITE#2001"), _raw("o#F2", "p#2001"))
     with pytest.raises(FavouriteConflict, match="already a favourite of customer 1001 \\(marked from order F1\\)") as e:
@@ -93,7 +93,7 @@ def test_already_a_favourite_leaves_both_items_untouched(shop: None) -> None:
 
 
 def test_order_item_gone_between_read_and_write_leaves_both_untouched(
-    shop: None, monkeypatch: pytest.MonkeyPatch
+    two_orders_to_favour: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stale = favourites._order_item("F1", "2002")
     OrderItem(pk="o#F1", sk="p#2002").delete()  # e.g. the line was removed meanwhile
@@ -106,7 +106,7 @@ def test_order_item_gone_between_read_and_write_leaves_both_untouched(
 
 
 def test_order_item_now_holding_another_product_fails_the_condition(
-    shop: None, monkeypatch: pytest.MonkeyPatch
+    two_orders_to_favour: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stale = favourites._order_item("F1", "2002")
     OrderItem(pk="o#F1", sk="p#2002").update(actions=[OrderItem.gsi1_pk.set("p#9999")])
@@ -117,7 +117,7 @@ def test_order_item_now_holding_another_product_fails_the_condition(
     assert _raw("o#F1", "p#2002") == before and _raw("c#1001", "FAVOURITE#2002") is None
 
 
-def test_bad_input_and_missing_items(shop: None) -> None:
+def test_bad_input_and_missing_items(two_orders_to_favour: None) -> None:
     with pytest.raises(InvalidInput):
         favourites.favourite_add(order_id="o#F1", product_id="c#2001")
     with pytest.raises(NotFound, match="order item"):

@@ -27,7 +27,7 @@ def place(order_id: str, day: int) -> None:
 
 
 @pytest.fixture
-def shop(shop_table: str) -> LiveShop:
+def orders_in_each_state(shop_table: str) -> LiveShop:
     """Three customers and products; pending orders P2 (newer) and P1 (older), shipped S1, delivered D1."""
     factories.shop_with(customers=3, products=3)
     place("P2", 5)
@@ -44,8 +44,8 @@ def status(order_id: str) -> str | None:
     return orders.order_collection(order_id).order.status
 
 
-def test_the_live_shop_is_its_customers_products_and_open_orders_oldest_first(shop: LiveShop) -> None:
-    assert shop == LiveShop(
+def test_the_live_shop_is_its_customers_products_and_open_orders_oldest_first(orders_in_each_state: LiveShop) -> None:
+    assert orders_in_each_state == LiveShop(
         customers=["1001", "1002", "1003"],
         products=["2001", "2002", "2003"],
         pending=["P1", "P2"],
@@ -54,38 +54,40 @@ def test_the_live_shop_is_its_customers_products_and_open_orders_oldest_first(sh
     )
 
 
-def test_a_round_places_an_order_and_leaves_the_queue_to_staff(shop: LiveShop) -> None:
+def test_a_round_places_an_order_and_leaves_the_queue_to_staff(orders_in_each_state: LiveShop) -> None:
     # when a round runs
-    done = live_orders.one_round(shop, random.Random(1), STOREFRONT)
+    done = live_orders.one_round(orders_in_each_state, random.Random(1), STOREFRONT)
     # then a new order waits behind the others, and nothing was shipped or delivered
     [placed] = done
     new = placed.removeprefix("placed order ")
-    assert status(new) == "PENDING" and shop.pending == ["P1", "P2", new]
+    assert status(new) == "PENDING" and orders_in_each_state.pending == ["P1", "P2", new]
     assert (status("P1"), status("S1")) == ("PENDING", "SHIPPED")
 
 
-def test_another_services_steps_run_each_round_and_a_refusal_skips_only_that_step(shop: LiveShop) -> None:
+def test_another_services_steps_run_each_round_and_a_refusal_skips_only_that_step(
+    orders_in_each_state: LiveShop,
+) -> None:
     seen: list[tuple[str, str]] = []
 
-    def asks(shop: LiveShop, rng: random.Random, actor: Actor) -> str | None:
-        seen.append((actor.username, shop.delivered[0]))
+    def asks(orders_in_each_state: LiveShop, rng: random.Random, actor: Actor) -> str | None:
+        seen.append((actor.username, orders_in_each_state.delivered[0]))
         return "asked"
 
-    def refused(shop: LiveShop, rng: random.Random, actor: Actor) -> str | None:
+    def refused(orders_in_each_state: LiveShop, rng: random.Random, actor: Actor) -> str | None:
         raise OrderConflict("D1", "DELIVERED", "order D1 cannot")
 
-    def idle(shop: LiveShop, rng: random.Random, actor: Actor) -> str | None:
+    def idle(orders_in_each_state: LiveShop, rng: random.Random, actor: Actor) -> str | None:
         return None
 
-    done = live_orders.one_round(shop, random.Random(2), STOREFRONT, [refused, asks, idle])
+    done = live_orders.one_round(orders_in_each_state, random.Random(2), STOREFRONT, [refused, asks, idle])
     assert done[0].startswith("placed order ") and done[1].startswith("refused: ") and done[2:] == ["asked"]
     assert seen == [("storefront", "D1")]
 
 
-def test_run_stops_after_its_rounds_or_when_told(shop: LiveShop) -> None:
+def test_run_stops_after_its_rounds_or_when_told(orders_in_each_state: LiveShop) -> None:
     stop = threading.Event()
-    assert live_orders.run(shop, stop=stop, every_s=0, rounds=4, rng=random.Random(3)) == 4
+    assert live_orders.run(orders_in_each_state, stop=stop, every_s=0, rounds=4, rng=random.Random(3)) == 4
     placed = [i for i in ShopItem.scan() if isinstance(i, Order)]
     assert len(placed) == 4 + 4  # one new order a round
     stop.set()
-    assert live_orders.run(shop, stop=stop, every_s=0, rng=random.Random(3)) == 0
+    assert live_orders.run(orders_in_each_state, stop=stop, every_s=0, rng=random.Random(3)) == 0

@@ -18,7 +18,7 @@ ANN, BOB = Actor("ann", "req-1"), Actor("bob", "req-2")
 
 
 @pytest.fixture
-def shop(shop_table: str) -> None:
+def one_placed_order(shop_table: str) -> None:
     factories.shop_with(customers=1, products=1)
     orders.order_place(
         customer_id="1001", lines=[orders.OrderLine("2001", 1)], order_id="N1", placed_at=datetime(2026, 4, 1, 12)
@@ -69,7 +69,7 @@ def test_versions_make_one_note_each_newest_note_first() -> None:
 # --- against DynamoDB Local ----------------------------------------------------------------------------------
 
 
-def test_an_order_note_is_an_item_of_the_order_partition_with_its_audit_entry(shop: None) -> None:
+def test_an_order_note_is_an_item_of_the_order_partition_with_its_audit_entry(one_placed_order: None) -> None:
     written = notes.note_add(about="order", entity_id="N1", text="  Called the customer  ", actor=ANN)
     stored = Note.get(written.pk, written.sk).attributes_as_read()
     assert stored is not None and stored["PK"] == {"S": "o#N1"} and stored["EntityType"] == {"S": "note"}
@@ -80,14 +80,14 @@ def test_an_order_note_is_an_item_of_the_order_partition_with_its_audit_entry(sh
     assert entry.user == "ann" and entry.detail == "order N1: Called the customer"
 
 
-def test_a_customer_note_is_in_the_customer_partition_with_its_audit_entry(shop: None) -> None:
+def test_a_customer_note_is_in_the_customer_partition_with_its_audit_entry(one_placed_order: None) -> None:
     notes.note_add(about="customer", entity_id="1001", text="Prefers email", actor=BOB)
     assert [n.text for n in notes.notes_of(about="customer", entity_id="1001")] == ["Prefers email"]
     (entry,) = audit_of("c#1001")
     assert (entry.action, entry.user, entry.detail) == (notes.ADDED, "bob", "customer 1001: Prefers email")
 
 
-def test_a_note_on_nothing_writes_nothing(shop: None) -> None:
+def test_a_note_on_nothing_writes_nothing(one_placed_order: None) -> None:
     with pytest.raises(NotFound):
         notes.note_add(about="order", entity_id="nope", text="x", actor=ANN)
     with pytest.raises(NotFound):
@@ -96,7 +96,7 @@ def test_a_note_on_nothing_writes_nothing(shop: None) -> None:
     assert audit_of("c#9999") == []
 
 
-def test_an_edit_is_a_new_version_and_the_original_stays(shop: None) -> None:
+def test_an_edit_is_a_new_version_and_the_original_stays(one_placed_order: None) -> None:
     first = notes.note_add(about="order", entity_id="N1", text="Ring at 5", actor=ANN)
     note_id = keys.note_id(first.sk) or ""
     notes.note_edit(about="order", entity_id="N1", note_id=note_id, text="Ring at 6", actor=ANN)
@@ -108,7 +108,7 @@ def test_an_edit_is_a_new_version_and_the_original_stays(shop: None) -> None:
     assert actions.count(notes.EDITED) == 1 and actions.count(notes.ADDED) == 1
 
 
-def test_only_the_author_edits_a_note_and_only_its_first_version(shop: None) -> None:
+def test_only_the_author_edits_a_note_and_only_its_first_version(one_placed_order: None) -> None:
     first = notes.note_add(about="customer", entity_id="1001", text="VIP", actor=ANN)
     note_id = keys.note_id(first.sk) or ""
     with pytest.raises(NotYours):
@@ -123,7 +123,7 @@ def test_only_the_author_edits_a_note_and_only_its_first_version(shop: None) -> 
     assert [n.text for n in notes.notes_of(about="customer", entity_id="1001")] == ["VIP", "VIP!"]
 
 
-def test_a_note_id_never_overwrites_another(shop: None) -> None:
+def test_a_note_id_never_overwrites_another(one_placed_order: None) -> None:
     first = notes.note_add(about="order", entity_id="N1", text="one", actor=ANN)
     again = Note(pk=first.pk, sk=first.sk, text="two", user="bob", at=first.at)
     with pytest.raises(PutError):

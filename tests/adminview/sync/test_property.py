@@ -99,14 +99,14 @@ def _deliver(records: list[dict[str, Any]], plan: list[tuple[int, str, int]], hi
 
 
 @pytest.fixture
-def stocked_shop(shop_table: str, admin_view_table: str) -> None:
+def three_products_in_stock(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=3, products=3, stock_each=10_000)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=actions, second=actions, plan=deliveries, mix=st.integers(0, 2**16).map(random.Random))
 def test_view_equals_rebuild_after_any_history(
-    stocked_shop: None,
+    three_products_in_stock: None,
     first: list[tuple[Any, ...]],
     second: list[tuple[Any, ...]],
     plan: list[tuple[int, str, int]],

@@ -20,7 +20,7 @@ from dynamo.tables import _schema
 from returns.models import RETURNS_TABLE
 from shop.models import SHOP_TABLE
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "deploy" / "template.yaml"
 
 

@@ -77,7 +77,7 @@ def test_an_order_contributes_its_lines_unless_cancelled(monkeypatch: pytest.Mon
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str) -> list[str]:
+def nine_placed_orders(shop_table: str, admin_view_table: str) -> list[str]:
     factories.shop_with(customers=3, products=4, stock_each=10_000, categories=CATEGORIES)
     placed = []
     for n in range(9):
@@ -90,12 +90,12 @@ def shop(shop_table: str, admin_view_table: str) -> list[str]:
 
 
 @pytest.mark.ddb_local
-def test_figures_follow_orders_through_their_life(shop: list[str]) -> None:
+def test_figures_follow_orders_through_their_life(nine_placed_orders: list[str]) -> None:
     sync_now()
     assert_figures_match()
-    orders.order_ship(order_id=shop[0])
-    orders.order_deliver(order_id=shop[0])
-    orders.order_cancel(order_id=shop[1])
+    orders.order_ship(order_id=nine_placed_orders[0])
+    orders.order_deliver(order_id=nine_placed_orders[0])
+    orders.order_cancel(order_id=nine_placed_orders[1])
     sync_now()
     assert_figures_match()
     counts = number_reads.status_counts()
@@ -103,7 +103,7 @@ def test_figures_follow_orders_through_their_life(shop: list[str]) -> None:
 
 
 @pytest.mark.ddb_local
-def test_replays_and_duplicates_count_nothing_twice(shop: list[str]) -> None:
+def test_replays_and_duplicates_count_nothing_twice(nine_placed_orders: list[str]) -> None:
     sync_now()
     Poller.for_sources(replay=True).run(follow=False)  # every record again
     Poller.for_sources(replay=True).run(follow=False)
@@ -112,7 +112,7 @@ def test_replays_and_duplicates_count_nothing_twice(shop: list[str]) -> None:
 
 @pytest.mark.ddb_local
 def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
-    shop: list[str], monkeypatch: pytest.MonkeyPatch
+    nine_placed_orders: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = apply._write_anchors
 
@@ -127,11 +127,13 @@ def test_a_crash_before_the_anchors_are_written_loses_and_doubles_nothing(
 
 
 @pytest.mark.ddb_local
-def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(shop: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(
+    nine_placed_orders: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     sync_now()
     monkeypatch.setattr("adminview.repair.view_pass.COUNTER_CLOCK_MARGIN_S", 0.0)  # one host: no clocks to disagree
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
-    pk, sk = schema.day_sums(schema.sum_shard(schema.order_anchor(shop[0])), "2026-03-01")
+    pk, sk = schema.day_sums(schema.sum_shard(schema.order_anchor(nine_placed_orders[0])), "2026-03-01")
     client.update_item(
         TableName=table,
         Key=ddb_json.key(pk, sk),
@@ -147,7 +149,7 @@ def test_verify_names_a_damaged_counter_and_rebuild_fixes_it(shop: list[str], mo
 
 
 @pytest.mark.ddb_local
-def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None:
+def test_rebuild_counts_orders_the_view_had_not_counted(nine_placed_orders: list[str]) -> None:
     """An older view (nothing counted: no ``#counted`` items, no counters): the rebuild adds every order's figures."""
     sync_now()
     client, table = client_of(ViewItem), str(ViewItem.Meta.table_name)
@@ -164,12 +166,12 @@ def test_rebuild_counts_orders_the_view_had_not_counted(shop: list[str]) -> None
 
 
 @pytest.mark.ddb_local
-def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> None:
+def test_a_categorys_orders_by_date_newest_first_in_pages(nine_placed_orders: list[str]) -> None:
     from datetime import date
 
     from adminview.reads import selectors
 
-    orders.order_cancel(order_id=shop[0])
+    orders.order_cancel(order_id=nine_placed_orders[0])
     sync_now()
     books = [f"f{n}" for n in range(9) if {"2001", "2004"} & {f"200{1 + n % 4}", f"200{1 + (n + 1) % 4}"}]
     seen, after = [], None
@@ -183,7 +185,7 @@ def test_a_categorys_orders_by_date_newest_first_in_pages(shop: list[str]) -> No
         after = page.next
     assert sorted(r.order_id for r in seen) == sorted(books)
     assert [r.position for r in seen] == sorted((r.position for r in seen), reverse=True)
-    cancelled = next(r for r in seen if r.order_id == shop[0])
+    cancelled = next(r for r in seen if r.order_id == nine_placed_orders[0])
     assert cancelled.status == "CANCELLED" and cancelled.units >= 1 and cancelled.revenue > 0
     one_day = selectors.category_orders(category="Books", start=date(2026, 3, 2), end=date(2026, 3, 2))
     assert {r.date.date() for r in one_day.rows if r.date} <= {date(2026, 3, 2)} and one_day.rows

@@ -21,16 +21,16 @@ from adminview.repair import rebuild
 from adminview.sync.handler import handler
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.repair.test_rebuild_live import Following
 from tests.adminview.returns_traffic import assert_both_streams_written, interleaved, put_return
 from tests.adminview.streams import new_records
-from tests.adminview.test_poller_kill import _writer
-from tests.adminview.test_rebuild_live import Following
+from tests.adminview.sync.test_poller_kill import _writer
 from tests.adminview_helpers import sync_now
 
 pytestmark = [
     pytest.mark.ddb_local,
 ]
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DELIVER = """
 import json, sys
 from adminview.sync.handler import handler
@@ -42,7 +42,7 @@ WRITES = 30  # rounds of the writer: orders placed, cancelled with refunds, ship
 
 
 @pytest.fixture
-def shop(shop_table: str, admin_view_table: str, anchor_writes: str) -> None:
+def stocked_with_a_return(shop_table: str, admin_view_table: str, anchor_writes: str) -> None:
     """On each anchor path: the shop, and a return another service wrote (so neither stream is empty when a follower
     starts: see ``test_sync_basic``)."""
     factories.shop_with(customers=3, products=3, stock_each=100_000)
@@ -70,14 +70,14 @@ def _assert_view_equals_both_tables() -> None:
     assert_figures_match()
 
 
-def test_two_followers_apply_the_same_records_at_once(shop: None) -> None:
+def test_two_followers_apply_the_same_records_at_once(stocked_with_a_return: None) -> None:
     with Following(), Following():  # each from the same checkpoints, each reading and applying every record
         _write(WRITES)
     sync_now()  # whatever arrived after the followers stopped
     _assert_view_equals_both_tables()
 
 
-def test_two_handlers_apply_the_same_mixed_records_at_once(shop: None, tmp_path: Path) -> None:
+def test_two_handlers_apply_the_same_mixed_records_at_once(stocked_with_a_return: None, tmp_path: Path) -> None:
     _write(WRITES)
     records = interleaved(new_records(), random.Random(7))  # each stream in its order, the two mixed
     assert len({r["eventSourceARN"] for r in records[: len(records) // 2]}) == 2
@@ -93,7 +93,9 @@ def _item_lane(record: dict[str, Any], lanes: int) -> int:
     return zlib.crc32(json.dumps(record["dynamodb"]["Keys"], sort_keys=True).encode()) % lanes
 
 
-def test_two_handlers_sharing_a_shards_records_by_item_as_lambda_does_keep_each_items_order(shop: None) -> None:
+def test_two_handlers_sharing_a_shards_records_by_item_as_lambda_does_keep_each_items_order(
+    stocked_with_a_return: None,
+) -> None:
     # given the streams' records split by item key into two lanes, as Lambda splits a shard's records among
     # concurrent batches with ParallelizationFactor 2 (each item's records in order, in one lane)
     _write(WRITES)

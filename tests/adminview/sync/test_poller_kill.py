@@ -27,7 +27,7 @@ from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_wri
 from tests.adminview_helpers import sync_now
 
 pytestmark = pytest.mark.slow
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BATCH = 7  # records per GetRecords: small, so a kill lands between many checkpoints
 
 

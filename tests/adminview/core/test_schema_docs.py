@@ -10,7 +10,7 @@ from pathlib import Path
 
 from adminview.core import schema
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "admin-view.md"
 BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
 REGENERATE = "python -m adminview.core.schema"

@@ -146,7 +146,7 @@ def _deliver(
 
 
 @pytest.fixture
-def stocked_shop(shop_table: str, admin_view_table: str) -> None:
+def three_categories_in_stock(shop_table: str, admin_view_table: str) -> None:
     factories.shop_with(customers=2, products=3, stock_each=10_000, categories=["Books", "Garden", None])
 
 
@@ -154,7 +154,7 @@ def stocked_shop(shop_table: str, admin_view_table: str) -> None:
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=actions, second=actions, plan=deliveries, mix=st.integers(0, 2**16).map(random.Random))
 def test_figures_equal_a_count_from_scratch_after_any_delivery(
-    stocked_shop: None,
+    three_categories_in_stock: None,
     first: list[tuple[Any, ...]],
     second: list[tuple[Any, ...]],
     plan: list[tuple[int, str, int, int]],

@@ -15,7 +15,7 @@ from dynamo import ddb_json
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
-from tests.adminview.samples import sample_event, sample_record, shaped
+from tests.adminview.core.samples import sample_event, sample_record, shaped
 from tests.adminview.streams import delete_order, new_records
 from tests.adminview_helpers import sync_now, view_count, view_item
 

@@ -32,7 +32,7 @@ from tests.adminview.streams import new_records
 from tests.adminview_helpers import sync_now, view_count
 
 pytestmark = pytest.mark.ddb_local
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DAY = 24 * 3600
 
 

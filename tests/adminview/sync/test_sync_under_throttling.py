@@ -11,7 +11,7 @@ from adminview.repair import rebuild
 from adminview.sync import sync_store
 from dynamo import local
 from shop import seeding
-from tests.adminview.throttling_proxy import ThrottlingProxy
+from tests.adminview.sync.throttling_proxy import ThrottlingProxy
 from tests.adminview_helpers import sync_now
 
 SHOP = seeding.SeedConfig(customers=5, products=4, warehouses=1, orders=20, seed=3)
