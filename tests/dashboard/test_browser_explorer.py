@@ -58,6 +58,6 @@ def test_run_two_patterns_load_more_and_download_csv(page: Any, live_server: Any
     page.click("#pattern-form button[type=submit]")
     page.wait_for_selector("#pattern-items tr.item-row")
     assert page.locator("#pattern-items tr.item-row").count() == 1
-    assert page.locator("section.request").get_attribute("data-operation") == "GetItem"
+    assert page.locator("section.request[data-operation]").get_attribute("data-operation") == "GetItem"
     assert page.locator("a.load-more").count() == 0
     assert not [e for e in page.console_errors if "Content Security Policy" in e or "htmx" in e.lower()]
