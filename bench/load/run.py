@@ -26,9 +26,6 @@ from dynamo import local
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 ROOT = Path(__file__).resolve().parents[2]
 LOCUSTFILE = Path(__file__).resolve().parent / "locustfile.py"
-# Longer than a client's pause between requests: gunicorn's default (2 s) closes idle connections that a client
-# may be reusing at that very moment, which it sees as a dropped connection (as a load balancer would).
-KEEP_ALIVE_S = 75
 ACCOUNTS = {"browser": ("load-staff", "load-staff-pw-4821"), "fulfilment": ("load-packer", "load-packer-pw-7315")}
 
 
@@ -39,7 +36,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--orders", type=int, default=2000, help="orders seeded (default 2000)")
     p.add_argument("--think", type=float, default=1.0, help="mean think time between a user's requests, s (default 1)")
     p.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    p.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker (default 4)")
+    p.add_argument("--threads", type=int, help="threads per gunicorn worker (default: gunicorn.conf.py's)")
     p.add_argument("--database", choices=["auto", "postgresql", "sqlite"], default="auto", help="staff database")
     p.add_argument("--out", type=Path, default=RESULTS_DIR, help=f"results directory (default {RESULTS_DIR})")
     p.add_argument("--name", help="file stem (default load-<users>)")
@@ -105,13 +102,10 @@ def start_gunicorn(opts: argparse.Namespace, workdir: Path) -> tuple[subprocess.
         f"127.0.0.1:{port}",
         "--workers",
         str(opts.workers),
-        "--threads",
-        str(opts.threads),
-        "--keep-alive",
-        str(KEEP_ALIVE_S),
+        *(["--threads", str(opts.threads)] if opts.threads else []),
         "--log-level",
         "warning",
-    ]
+    ]  # the rest (worker class, threads, keep-alive, timeouts) from the repository's gunicorn.conf.py
     log_file = open(workdir / "gunicorn.log", "ab")  # noqa: SIM115 (kept open for the child)
     process = subprocess.Popen(command, cwd=ROOT, env=server_env, stdout=log_file, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
@@ -202,8 +196,9 @@ def run(opts: argparse.Namespace) -> dict[str, Any]:
             subjects_file = workdir / "subjects.json"
             subjects_file.write_text(json.dumps(chosen))
             server, host = start_gunicorn(opts, workdir)
+            threads = opts.threads or "the configured"
             try:
-                log(f"gunicorn at {host} ({opts.workers} workers x {opts.threads} threads); {opts.users} users")
+                log(f"gunicorn at {host} ({opts.workers} workers x {threads} threads); {opts.users} users")
                 started = time.time()
                 record_file = run_locust(opts, host, workdir, subjects_file)
                 elapsed = time.time() - started
@@ -227,7 +222,7 @@ def run(opts: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
     for name in ("users", "duration", "orders", "workers", "threads"):
-        if getattr(opts, name) < 1:
+        if getattr(opts, name) is not None and getattr(opts, name) < 1:
             parser().error(f"--{name} must be at least 1")
     if opts.think < 0:
         parser().error("--think must not be negative")
