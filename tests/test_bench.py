@@ -735,7 +735,7 @@ GATE_BOUNDS: dict[str, Any] = {
 def _gated(orders: int, **figures: float) -> dict[str, Any]:
     """A size whose gated figures are good (each under or over its bound in ``GATE_BOUNDS`` or ``bench.gates``)
     unless ``figures`` say otherwise."""
-    good = {"seeded": 2000.0, "rebuilt": 2100.0, "cpu": 0.4, "calls": 180.0, "units": 2.4, "pending_ms": 30.0}
+    good = {"seeded": 2000.0, "rebuilt": 2100.0, "cpu": 0.4, "calls": 40.0, "units": 2.4, "pending_ms": 30.0}
     good |= {"pending_calls": 5, "paced": 2200.0, "lag_ms": 1500.0}
     f = good | figures
     pages = {"pending": {"calls": f["pending_calls"], "p50_ms": f["pending_ms"]}, "order": {"calls": 1, "p50_ms": 5.0}}
@@ -758,7 +758,7 @@ def _gated(orders: int, **figures: float) -> dict[str, Any]:
 
 def _gated_run(**at_2000: float) -> dict[str, Any]:
     """A quick run's two sizes, figures at 2,000 orders as given (the larger size is the one judged)."""
-    results: dict[str, Any] = {"sizes": [_gated(200, pending_ms=15.0, calls=240.0), _gated(2000, **at_2000)]}
+    results: dict[str, Any] = {"sizes": [_gated(200, pending_ms=15.0, calls=50.0), _gated(2000, **at_2000)]}
     results["growth_violations"] = report.growth_violations(results)
     return results
 
@@ -864,7 +864,7 @@ def test_the_committed_figures_are_recorded_from_a_run() -> None:
 
     results = _gated_run() | {"started": "2026-01-01T00:00:00", "command": "python -m bench --quick"}
     figures = gates.recorded(results)
-    assert figures["sync_calls_per_1000_records"] == {"200": 240.0, "2000": 180.0}
+    assert figures["sync_calls_per_1000_records"] == {"200": 50.0, "2000": 40.0}
     assert figures["sync_cpu_ms_per_record"] == {"200": 0.4, "2000": 0.4}
     assert figures["page_p50_ms"]["2000"] == {"pending": 30.0, "order": 5.0}
     assert figures["recorded_from"]["command"] == "python -m bench --quick"

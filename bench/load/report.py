@@ -100,7 +100,8 @@ def markdown(res: dict[str, Any]) -> str:
         f"# Load test: {opts['users']} concurrent staff",
         "",
         f"Run {res['started']} UTC, `{res['command']}`: {opts['duration']} s of load by locust (headless) against "
-        f"gunicorn ({opts['workers']} workers x {opts['threads'] or 'configured'} threads, DEBUG off) and DynamoDB Local (in memory, "
+        f"gunicorn ({opts['workers']} workers x {opts['threads'] or 'configured'} threads, DEBUG off) and "
+        "DynamoDB Local (in memory, "
         f"{res['seeded_items']:,} items, {opts['orders']:,} orders), staff database {res['staff_database']}, all on "
         f"127.0.0.1 of one machine ({res['host']}) that also runs the load generator. Think time "
         f"{opts['think'] / 2:g}-{opts['think'] * 1.5:g} s between a user's requests; one user in ten ships and "
