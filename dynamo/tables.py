@@ -67,15 +67,17 @@ def _projection(index: Index[Any]) -> dict[str, Any]:
 
 
 def key_names(model: type[Model]) -> dict[str | None, tuple[str, str | None]]:
-    """(partition, sort) key names of the table (None) and of each index, by index name."""
-    schema = _schema(model)
+    """(partition, sort) key names of the table (None) and of each index, by index name, from the same public
+    declarations as the table's shape."""
 
-    def pair(key_schema: list[dict[str, str]]) -> tuple[str, str | None]:
-        by_type = {k["KeyType"]: k["AttributeName"] for k in key_schema}
-        return by_type["HASH"], by_type.get("RANGE")
+    def pair(attributes: Iterable[Attribute[Any]]) -> tuple[str, str | None]:
+        hash_key, *range_key = key_attributes(attributes)
+        return hash_key.attr_name, range_key[0].attr_name if range_key else None
 
-    indexes = {i["IndexName"]: pair(i["KeySchema"]) for i in schema["GlobalSecondaryIndexes"]}
-    return {None: pair(schema["KeySchema"]), **indexes}
+    by_index: dict[str | None, tuple[str, str | None]] = {
+        name: pair(index.Meta.attributes.values()) for name, index in indexes(model).items()
+    }
+    return {None: pair(model.get_attributes().values()), **by_index}
 
 
 def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:
