@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from shop import notifications, orders
+from shop import keys, notifications, orders
 from shop.models import Notification
 from shop.orders import OrderLine
 from tests import factories
@@ -31,7 +31,7 @@ def shipped(shop_table: str) -> list[str]:
 def test_an_action_with_notify_writes_one_notification_in_its_transaction(shipped: list[str]) -> None:
     for oid in shipped:
         (item,) = orders.order_collection(oid).notifications
-        assert (item.kind, item.outbox) == ("shipped", notifications.UNSENT) and item.sent is None
+        assert (item.kind, item.outbox) == ("shipped", keys.outbox(item.notification_id)) and item.sent is None
         assert item.detail == orders.order_collection(oid).shipments[0].shipment_id
     assert orders.order_collection("503").notifications == []
 
@@ -43,6 +43,21 @@ def test_each_is_sent_once_and_a_second_run_sends_nothing(shipped: list[str]) ->
     assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0 + timedelta(days=1)) == (0, 0)
     assert len(sent) == 3
     assert all(orders.order_collection(oid).notifications[0].sent == T0 for oid in shipped)
+
+
+def test_the_outbox_is_write_sharded_and_one_written_before_its_shards_is_still_sent(shop_table: str) -> None:
+    factories.shop_with(customers=1, products=1)
+    for n in range(12):
+        orders.order_place(
+            customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=T0, order_id=f"6{n:02d}", notify=True
+        )
+    outboxes = {orders.order_collection(f"6{n:02d}").notifications[0].outbox for n in range(12)}
+    assert len(outboxes) > 1 and outboxes <= set(keys.outboxes()) - {keys.UNSENT}
+    legacy = orders.order_collection("600").notifications[0]
+    legacy.update(actions=[Notification.outbox.set(keys.UNSENT)])  # as the sender's first version wrote it
+    sent: list[str] = []
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0, limit=50) == (12, 0)
+    assert sorted(sent) == [f"6{n:02d}" for n in range(12)]
 
 
 class Killed(BaseException):
