@@ -1,5 +1,5 @@
-"""The customers' notifications as an outbox against DynamoDB Local: written with their action, each sent once,
-retried with backoff then given up, and a sender dying between sending and marking sends again only that one."""
+"""The customers' notifications as an outbox against DynamoDB Local: written with their action into a write shard,
+each sent once, retried with backoff then given up (a sender killed mid-way: ``test_notify_sender_kill``)."""
 
 from __future__ import annotations
 
@@ -58,29 +58,6 @@ def test_the_outbox_is_write_sharded_and_one_written_before_its_shards_is_still_
     sent: list[str] = []
     assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0, limit=50) == (12, 0)
     assert sorted(sent) == [f"6{n:02d}" for n in range(12)]
-
-
-class Killed(BaseException):
-    """The sender's process dying: nothing in it catches this."""
-
-
-def test_a_sender_killed_between_sending_and_marking_sends_again_at_most_the_one_in_flight(
-    shipped: list[str],
-) -> None:
-    sent: list[str] = []
-
-    def dies_after_the_second(item: Notification) -> None:
-        sent.append(item.order_id)
-        if len(sent) == 2:
-            raise Killed  # sent, not yet marked
-
-    with pytest.raises(Killed):
-        notifications.send_due(dies_after_the_second, at=T0)
-    in_flight = sent[-1]
-    # a new sender at once leaves the claimed one alone; once its lease ran out, it sends it again
-    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0) == (1, 0)
-    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0 + notifications.LEASE) == (1, 0)
-    assert sorted(sent) == sorted([*shipped, in_flight])
 
 
 def test_a_failure_is_retried_with_backoff_then_given_up_and_send_again_puts_it_back(shipped: list[str]) -> None:
