@@ -178,10 +178,17 @@ USE_TZ = True
 SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
 SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
 # The customers' notifications (``send_notifications``) go through Django's email framework: any backend by its
-# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, an SES backend such as django-ses on AWS).
+# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, on AWS django-ses's ``django_ses.SESBackend``).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or "django.core.mail.backends.smtp.EmailBackend"
 if os.environ.get("EMAIL_FILE_PATH"):
     EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
+# django-ses: SES of the process's region; no auto-throttle, which would also need ses:GetSendQuota (the sender
+# sends one message at a time, and one SES throttled is retried with backoff like any failure).
+AWS_SES_REGION_NAME = next(
+    (os.environ[name] for name in ("AWS_SES_REGION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION") if os.environ.get(name)),
+    "us-east-1",
+)
+AWS_SES_AUTO_THROTTLE = None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
 # The carriers staff ship with (the ship form's choices), each with its public tracking page: ``{number}`` is the
 # tracking number, URL-quoted. Any other carrier is typed as "Other" and shown without a link.
