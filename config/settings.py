@@ -184,10 +184,7 @@ if os.environ.get("EMAIL_FILE_PATH"):
     EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
 # django-ses: SES of the process's region; no auto-throttle, which would also need ses:GetSendQuota (the sender
 # sends one message at a time, and one SES throttled is retried with backoff like any failure).
-AWS_SES_REGION_NAME = next(
-    (os.environ[name] for name in ("AWS_SES_REGION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION") if os.environ.get(name)),
-    "us-east-1",
-)
+AWS_SES_REGION_NAME = os.environ.get("AWS_SES_REGION_NAME") or os.environ.get("AWS_REGION") or "us-east-1"
 AWS_SES_AUTO_THROTTLE = None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
 # The carriers staff ship with (the ship form's choices), each with its public tracking page: ``{number}`` is the

@@ -45,19 +45,23 @@ def test_each_is_sent_once_and_a_second_run_sends_nothing(shipped: list[str]) ->
     assert all(orders.order_collection(oid).notifications[0].sent == T0 for oid in shipped)
 
 
-def test_the_outbox_is_write_sharded_and_one_written_before_its_shards_is_still_sent(shop_table: str) -> None:
+def test_the_outbox_is_write_sharded_and_one_written_before_its_shards_is_still_sent_oldest_first(
+    shop_table: str,
+) -> None:
     factories.shop_with(customers=1, products=1)
-    for n in range(12):
-        orders.order_place(
-            customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=T0, order_id=f"6{n:02d}", notify=True
-        )
-    outboxes = {orders.order_collection(f"6{n:02d}").notifications[0].outbox for n in range(12)}
+    ids = [f"6{n:02d}" for n in range(12)]
+    for n, oid in enumerate(ids):
+        when = T0 + timedelta(minutes=n)
+        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=when, order_id=oid, notify=True)
+    outboxes = {orders.order_collection(oid).notifications[0].outbox for oid in ids}
     assert len(outboxes) > 1 and outboxes <= set(keys.outboxes()) - {keys.UNSENT}
-    legacy = orders.order_collection("600").notifications[0]
+    legacy = orders.order_collection(ids[1]).notifications[0]
     legacy.update(actions=[Notification.outbox.set(keys.UNSENT)])  # as the sender's first version wrote it
+    at = T0 + timedelta(hours=1)
+    assert [n.order_id for n in notifications.due(at=at, limit=5)] == ids[:5]  # the oldest of every shard, merged
     sent: list[str] = []
-    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0, limit=50) == (12, 0)
-    assert sorted(sent) == [f"6{n:02d}" for n in range(12)]
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=at, limit=50) == (12, 0)
+    assert sent == ids
 
 
 def test_a_failure_is_retried_with_backoff_then_given_up_and_send_again_puts_it_back(shipped: list[str]) -> None:
