@@ -183,7 +183,7 @@ EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or "django.core.mail.backends.sm
 if os.environ.get("EMAIL_FILE_PATH"):
     EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
 # django-ses: SES of the process's region; no auto-throttle, which would also need ses:GetSendQuota (the sender
-# sends one message at a time, and one SES throttled is retried with backoff like any failure).
+# sends one message at a time, and a message SES throttles is retried with backoff like any failure).
 AWS_SES_REGION_NAME = os.environ.get("AWS_SES_REGION_NAME") or os.environ.get("AWS_REGION") or "us-east-1"
 AWS_SES_AUTO_THROTTLE = None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
