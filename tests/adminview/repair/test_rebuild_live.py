@@ -282,6 +282,7 @@ def test_verify_during_a_live_sync_reports_no_false_differences(placed: list[str
     sync_now()
     assert rebuild.verify(settle_s=0).clean
     assert_both_streams_written()
+    assert_order_work_written()
     assert_figures_match()
 
 
