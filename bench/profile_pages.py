@@ -65,7 +65,7 @@ def timing(client: Any, subjects: Any, repeat: int) -> None:
     """The benchmark's two columns for each page (``stages.pages``: request and data layer alternately)."""
     from bench import report, stages
 
-    measured = stages.pages(client, subjects, repeats=repeat)
+    measured = stages.pages(client, subjects, repeats=repeat, fulfiller=stages.staff_client(fulfilment=True))
     for line in report.django_time_lines(measured["page"], measured["data"]):
         print(line)
 
@@ -103,11 +103,12 @@ def timed_phases() -> Iterator[dict[str, float]]:
             setattr(owner, name, original)
 
 
-def phases(client: Any, urls: dict[str, str], repeat: int) -> None:
+def phases(clients: dict[str, Any], urls: dict[str, str], repeat: int) -> None:
     """Per page: the request's p50, the p50 of each phase, and of the rest: middleware, view code, and building
     models from DynamoDB's answers (which the data layer does too)."""
     with timed_phases() as spent:
         for name, url in urls.items():
+            client = clients[name]
             client.get(url)  # warm
             totals: list[float] = []
             parts: dict[str, list[float]] = {label: [] for label, _, _ in PHASES}
@@ -171,15 +172,16 @@ def main(argv: list[str] | None = None) -> int:
             timing(client, subjects, opts.repeat)
             return 0
         urls = stages.page_urls(subjects) | {"customer": f"/customers/{subjects.customer_id}/"}
+        clients = stages.page_clients(client, stages.staff_client(fulfilment=True), subjects) | {"customer": client}
         if opts.phases:
             print(f"{opts.orders} orders, {opts.repeat} requests per page; wall-clock ms, p50 per part\n")
-            phases(client, urls, opts.repeat)
+            phases(clients, urls, opts.repeat)
             return 0
         combined: pstats.Stats | None = None
         print(f"{opts.orders} orders, {opts.repeat} requests per page; CPU ms of the request thread, cProfile on\n")
         for name, url in urls.items():
 
-            def get(url: str = url) -> None:
+            def get(url: str = url, client: Any = clients[name]) -> None:
                 response = client.get(url)
                 if response.status_code != 200:
                     raise RuntimeError(f"GET {url} answered {response.status_code}")
