@@ -345,6 +345,11 @@ CancelExtra = Callable[[Transaction, OrderCollection], None]
 from the order as read."""
 
 
+def partly_shipped(collection: OrderCollection) -> bool:
+    """A pending order with a shipment made: it cannot be cancelled, only what is left edited out."""
+    return bool(collection.shipments)
+
+
 def order_cancel(
     *,
     order_id: str,
@@ -363,7 +368,7 @@ def order_cancel(
     def attempt() -> Order:
         collection = order_collection(oid)
         order = _require(collection, "cancel", expected_version)
-        if collection.shipments:
+        if partly_shipped(collection):
             raise OrderConflict(
                 oid, order.status, f"order {oid} is partly shipped: edit out what is left to ship instead of cancelling"
             )

@@ -269,6 +269,7 @@ def _order_context(
     sent = order_status.shipped(collection)
     part = collection.order.order_status is OrderStatus.PENDING and any(sent.values())
     left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in collection.items}
+    closed = {"cancel"} if orders.partly_shipped(collection) else set()
     return {
         "order": collection.order,
         "items": [
@@ -280,8 +281,8 @@ def _order_context(
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
-        "actions": Allowed(request.user).takes(ORDER, collection.order.status),
-        "offered": ORDER.allowed(collection.order.status),
+        "actions": [a for a in Allowed(request.user).takes(ORDER, collection.order.status) if a not in closed],
+        "offered": [a for a in ORDER.allowed(collection.order.status) if a not in closed],
         "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection), left=left),
         "cancel_form": cancel_form or CancelForm(),
         "notifications": collection.notifications,
