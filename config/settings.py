@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import dj_database_url
 
 from dynamo import patience
 
+N = TypeVar("N", int, float)
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SHOP_ADMIN_DATA_DIR", BASE_DIR / ".data"))
 
@@ -27,23 +30,19 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
+    return _env_number(name, default, int, "a whole number")
 
 
 def env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
+
+
+def _env_number(name: str, default: N, kind: Callable[[str], N], what: str) -> N:
     value = os.environ.get(name, "").strip()
-    if not value:
-        return default
     try:
-        return float(value)
+        return kind(value) if value else default
     except ValueError:
-        raise ValueError(f"{name} must be a number, not {value!r}") from None
+        raise ValueError(f"{name} must be {what}, not {value!r}") from None
 
 
 def data_dir() -> Path:

@@ -15,6 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pynamodb.attributes import Attribute
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.indexes import Index
 from pynamodb.models import Model
 
@@ -27,6 +28,15 @@ M = TypeVar("M", bound=Model)
 Key = dict[str, dict[str, Any]]
 
 MAX_PAGE = 1000
+
+
+def get_or_none(model: type[M], pk: str, sk: str, *, consistent: bool = False) -> M | None:
+    """GetItem of ``model``: None when there is no item, or one of another entity type under that key (PynamoDB
+    refuses to cast it)."""
+    try:
+        return model.get(pk, sk, consistent_read=consistent)
+    except (DoesNotExist, ValueError):
+        return None
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,14 @@ class Transaction:
     def size(self) -> int:
         return len(self._checks) + len(self._deletes) + len(self._puts) + len(self._updates)
 
+    def commit_or_rerun(self) -> None:
+        """``commit``, a cancellation raising ``backoff.LostRace``: for an attempt that ``Backoff.rerun`` runs again
+        from its reads whatever cancelled it."""
+        try:
+            self.commit()
+        except TransactionCancelled as exc:
+            raise backoff.LostRace from exc
+
     def commit(self) -> None:
         _checked_size(self.size)
         labels = [label for group in (self._checks, self._deletes, self._puts, self._updates) for label, _ in group]

@@ -40,6 +40,8 @@ from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
 from returns.lifecycle import RETURN
 from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
+from returns.refunds import MAX_REASON as MAX_REASON
+from returns.refunds import text_of as text_of
 from shop import access_patterns as shop_access_patterns
 from shop import audit, notifications, order_edit, orders
 from shop import keys as shop_keys
@@ -54,7 +56,6 @@ from shop.timestamps import now
 REQUEST, CREATE = "return-request", "return-create"  # the steps of ``lifecycle.RETURN`` name their own
 MAX_LINES = orders.MAX_LINES
 MAX_QUANTITY = orders.MAX_QUANTITY
-MAX_REASON = 500
 PREVIEW_WORKERS = 8  # orders read at once for a confirmation
 
 
@@ -80,18 +81,6 @@ class Count:
 
 def new_id() -> str:
     return secrets.token_hex(6)
-
-
-def text_of(value: object, *, what: str, limit: int = MAX_REASON) -> str:
-    """Free text staff or customers type: trimmed, 1 to ``limit`` printable characters; InvalidInput otherwise."""
-    text = value.strip() if isinstance(value, str) else ""
-    if not text:
-        raise InvalidInput(f"a {what} is required")
-    if len(text) > limit:
-        raise InvalidInput(f"a {what} is at most {limit} characters (this one has {len(text)})")
-    if not text.isprintable():
-        raise InvalidInput(f"a {what} holds no line breaks or control characters")
-    return text
 
 
 def about(rid: str, text: str = "") -> str:
@@ -540,10 +529,7 @@ def order_refund(
         audit.record(tx, actor, action=refunds.REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
         if notify:
             notifications.add(tx, oid, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=refund.date)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            raise backoff.LostRace from exc
+        tx.commit_or_rerun()
         return refund
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"refunding order {oid}"))
