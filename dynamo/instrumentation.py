@@ -19,24 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-# Operations that accept ReturnConsumedCapacity.
-_CAPACITY_OPERATIONS = frozenset(
-    {
-        "GetItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "TransactGetItems",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "BatchWriteItem",
-        "TransactWriteItems",
-        "ExecuteStatement",
-        "BatchExecuteStatement",
-        "ExecuteTransaction",
-    }
-)
 _READ_OPERATIONS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 _MARK = "_shop_admin_instrumented"
 _START = "shop_admin_call_started"
@@ -161,9 +143,12 @@ def _capacity(consumed: Any, *, is_read: bool) -> tuple[float, float, str | None
 
 
 def _ask_for_capacity(params: dict[str, Any], model: Any, **_: Any) -> None:
-    """Only inside ``recording``: elsewhere (the sync) no one reads the units, and parsing them costs CPU."""
-    if _current.get() and model.name in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
-        params["ReturnConsumedCapacity"] = "TOTAL"
+    """Only inside ``recording``: elsewhere (the sync) no one reads the units, and parsing them costs CPU. Only of
+    the operations whose input, in botocore's model of the service, takes it."""
+    if _current.get() and "ReturnConsumedCapacity" not in params:
+        accepted = model.input_shape.members if model.input_shape is not None else {}
+        if "ReturnConsumedCapacity" in accepted:
+            params["ReturnConsumedCapacity"] = "TOTAL"
 
 
 def _before_call(context: dict[str, Any], **_: Any) -> None:

@@ -64,11 +64,17 @@ def key_attributes(attributes: Iterable[Attribute[Any]]) -> list[Attribute[Any]]
     return [a for a in found if a.is_hash_key] + [a for a in found if a.is_range_key]
 
 
+def key_pair(model: type[Model], index_name: str | None = None) -> tuple[str, str | None]:
+    """(partition, sort) key names of the table (``index_name`` None) or of one of its indexes."""
+    attributes = model.get_attributes() if index_name is None else indexes(model)[index_name].Meta.attributes
+    hash_key, *range_key = key_attributes(attributes.values())
+    return hash_key.attr_name, range_key[0].attr_name if range_key else None
+
+
 def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
-    names = [a.attr_name for a in key_attributes(model.get_attributes().values())]
-    if index_name:
-        names += [a.attr_name for a in key_attributes(indexes(model)[index_name].Meta.attributes.values())]
-    return names
+    """The names a key of the table holds, then those of ``index_name``'s key (an index's continuation key)."""
+    pairs = [key_pair(model), *([key_pair(model, index_name)] if index_name else [])]
+    return [name for pair in pairs for name in pair if name is not None]
 
 
 def key_of(item: Model, names: list[str]) -> Key:
