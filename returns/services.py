@@ -287,16 +287,9 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: s
         quantity = line.quantity or 0
         got = quantity if count.received is None else _whole(count.received, line.product_id, "received", quantity)
         kept = got if count.restocked is None else _whole(count.restocked, line.product_id, "restocked", got)
+        where = shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE)
         counted.append(
-            ReturnLine(
-                product_id=line.product_id,
-                quantity=line.quantity,
-                reason=line.reason,
-                reason_text=line.reason_text,
-                received=got,
-                restocked=kept,
-                warehouse_id=shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE),
-            )
+            ReturnLine(**{**line.attribute_values, "received": got, "restocked": kept, "warehouse_id": where})
         )
     return counted
 
@@ -412,16 +405,29 @@ def return_refund(
 
 def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor: Actor | None, at: datetime) -> None:
     money = refunds.refundable(collection.order.order_id, collection.invoices)
-    if money.remaining <= 0:
-        return
     paid_by = sorted({p.transaction_id for i in collection.invoices for p in i.payments if p.transaction_id})
     reference = ", ".join(paid_by)[: refunds.MAX_REFERENCE] or "order cancelled"
+    _refund(tx, money, money.remaining, reference, "order cancelled", collection=collection, actor=actor, at=at)
+
+
+def _refund(
+    tx: Transaction,
+    money: refunds.Refundable,
+    amount: Decimal,
+    reference: str,
+    why: str,
+    *,
+    collection: OrderCollection,
+    actor: Actor | None,
+    at: datetime,
+) -> None:
+    """A refund of ``amount`` (none when it is not above 0) that an order's cancel or edit makes in its own
+    transaction, audited as ``refund`` with ``why``."""
+    if amount <= 0:
+        return
     customer = collection.order.customer_id
-    refunds.add_refund(
-        tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at, customer_id=customer
-    )
-    detail = f"order cancelled: {money.remaining:.2f} ({reference})"
-    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
+    refunds.add_refund(tx, money, amount=amount, reference=reference, refund_id=new_id(), at=at, customer_id=customer)
+    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=f"{why}: {amount:.2f} ({reference})")
 
 
 @dataclass(frozen=True)
@@ -475,16 +481,9 @@ EDIT_REFERENCE = "order edit"  # the Reference of the refund an edit makes: what
 
 def _refund_above(tx: Transaction, collection: OrderCollection, total: Decimal, *, actor: Actor | None) -> None:
     money = refunds.refundable(collection.order.order_id, collection.invoices)
-    excess = money.paid - money.refunded - total
-    if excess <= 0:
-        return
     unchecked = replace(money, invoices=())  # the edit's invoice update holds the payments as read
-    customer = collection.order.customer_id
-    refunds.add_refund(
-        tx, unchecked, amount=excess, reference=EDIT_REFERENCE, refund_id=new_id(), at=now(), customer_id=customer
-    )
-    detail = f"order edited: {excess:.2f} ({EDIT_REFERENCE})"
-    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
+    excess = money.paid - money.refunded - total
+    _refund(tx, unchecked, excess, EDIT_REFERENCE, "order edited", collection=collection, actor=actor, at=now())
 
 
 def order_edit_with_refund(**edit: Any) -> Order:
