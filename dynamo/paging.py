@@ -30,7 +30,7 @@ Key = dict[str, dict[str, Any]]
 MAX_PAGE = 1000
 
 
-def get_or_none(model: type[M], pk: str, sk: str, *, consistent: bool = False) -> M | None:
+def get_or_none(model: type[M], pk: Any, sk: Any, *, consistent: bool = False) -> M | None:
     """GetItem of ``model``: None when there is no item, or one of another entity type under that key (PynamoDB
     refuses to cast it)."""
     try:
