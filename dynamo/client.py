@@ -54,6 +54,6 @@ def client_of(model: type[Model]) -> DynamoDBClient:
 
 
 def forget_connections() -> None:
-    """Drop the connections made so far: the next resolve endpoint, region, credentials and patience afresh."""
+    """Drop the connections made so far: the next ones resolve endpoint, region, credentials and patience afresh."""
     with _lock:
         _made.clear()
