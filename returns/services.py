@@ -55,7 +55,6 @@ from shop.timestamps import now
 # Actions as the audit trail and the activity list name them.
 REQUEST, CREATE = "return-request", "return-create"  # the steps of ``lifecycle.RETURN`` name their own
 MAX_LINES = orders.MAX_LINES
-MAX_QUANTITY = orders.MAX_QUANTITY
 PREVIEW_WORKERS = 8  # orders read at once for a confirmation
 
 
@@ -114,9 +113,7 @@ def _checked_lines(lines: Sequence[Line], *, coded: bool) -> dict[str, ReturnLin
     merged: dict[str, ReturnLine] = {}
     for line in lines:
         pid = shop_keys.bare(line.product_id, shop_keys.PRODUCT)
-        quantity = line.quantity
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
-            raise InvalidInput(f"the quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
+        quantity = orders.whole_number(line.quantity, what=f"the quantity of {pid}")
         words = None
         if coded:
             reason = reason_of(line.reason).value
@@ -267,10 +264,8 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     return _act(rid, "reject", lambda tx, item: (sets, why), actor)
 
 
-def _whole(value: object, pid: str, what: str, most: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-        raise InvalidInput(f"{what} of {pid} must be a whole number from 0 to {most}")
-    return value
+def _count(value: object, what: str, pid: str, most: int) -> int:
+    return orders.whole_number(value, what=f"{what} of {pid}", low=0, high=most)
 
 
 def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: str) -> list[ReturnLine]:
@@ -285,8 +280,8 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: s
     for line in lines:
         count = counts.get(line.product_id, Count())
         quantity = line.quantity or 0
-        got = quantity if count.received is None else _whole(count.received, line.product_id, "received", quantity)
-        kept = got if count.restocked is None else _whole(count.restocked, line.product_id, "restocked", got)
+        got = quantity if count.received is None else _count(count.received, "received", line.product_id, quantity)
+        kept = got if count.restocked is None else _count(count.restocked, "restocked", line.product_id, got)
         where = shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE)
         counted.append(
             ReturnLine(**{**line.attribute_values, "received": got, "restocked": kept, "warehouse_id": where})
