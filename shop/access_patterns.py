@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pynamodb.exceptions import DoesNotExist
-
-from dynamo.paging import Key, Page, query_page
+from dynamo.paging import Key, Page, get_or_none, query_page
 from shop import keys
 from shop.models import (
     Customer,
@@ -64,12 +62,7 @@ def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) 
 
 
 def _get(model: type[S], pk: str, sk: str) -> S | None:
-    try:
-        return model.get(pk, sk)
-    except DoesNotExist:
-        return None
-    except ValueError:  # an item of another entity type under that key (PynamoDB refuses to cast it)
-        return None
+    return get_or_none(model, pk, sk)
 
 
 # --- 4-8: item collections on the base table --------------------------------------------------------

@@ -58,15 +58,21 @@ def new_id() -> str:
 # --- place ----------------------------------------------------------------------------------------------
 
 
+def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
+    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
+    ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
+    return value
+
+
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
         raise InvalidInput("an order needs at least one line")
     merged: dict[str, OrderLine] = {}
     for line in lines:
         pid = keys.bare(line.product_id, keys.PRODUCT)
-        quantity = line.quantity
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
-            raise InvalidInput(f"quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
+        quantity = whole_number(line.quantity, what=f"quantity of {pid}")
         if line.price is not None and not (line.price.is_finite() and line.price >= 0):
             raise InvalidInput(f"price of {pid} must be an amount of 0 or more")
         wid = keys.bare(line.warehouse_id, keys.WAREHOUSE) if line.warehouse_id else None

@@ -11,7 +11,7 @@ from decimal import Decimal
 from pynamodb.expressions.operand import Path, Value
 
 from dynamo import backoff, ddb_json
-from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, tracking
 from shop.amounts import plain_amount
 from shop.audit import Actor
@@ -59,10 +59,7 @@ def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Ac
         held = Path(["Detail"]) == Value({"M": read}) if read else Invoice.detail.does_not_exist()
         tx.update("invoice", invoice, [Invoice.detail.set(InvoiceDetail(payments=[*invoice.payments, new]))], held)
         audit.record(tx, actor, action=PAYMENT, order_id=oid, detail=f"{money(value)} ({ref})")
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            raise backoff.LostRace from exc
+        tx.commit_or_rerun()
         return invoice
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"taking a payment for order {oid}"))
