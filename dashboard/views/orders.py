@@ -125,8 +125,8 @@ class StatusList(Listing[StatusListForm, Listed]):
         status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(rows, names_only=not csv)
 
     def filename(self, form: StatusListForm) -> str:
         return f"{form.cleaned_data['status'].lower()}-orders.csv"
@@ -464,8 +464,8 @@ class DueList(Listing[DueForm, Listed]):
     def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(rows, names_only=not csv)
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

@@ -1,5 +1,5 @@
-"""The staff user is loaded on every request, with its fulfilment- and operators-group memberships in the same
-query: a change made anywhere (another instance, a plain UPDATE without Django's signals) applies to the very next
+"""The staff user is loaded on every request, with its memberships of every group the permissions ask about in the
+same query: a change made anywhere (another instance, a plain UPDATE without Django's signals) applies to the very next
 request."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
+
+from dashboard.permissions import RULES
 
 pytestmark = pytest.mark.django_db
 PAGE = "/patterns/"  # a page without DynamoDB calls, for operators
@@ -20,6 +22,15 @@ def test_the_user_and_its_group_memberships_cost_one_query(operator: Client, dja
         response = operator.get(PAGE)
     assert response.wsgi_request.user.in_fulfilment_group is False  # type: ignore[union-attr]
     assert response.wsgi_request.user.in_operators_group is True  # type: ignore[union-attr]
+
+
+def test_every_rule_is_answered_from_what_was_loaded_with_the_user(
+    operator: Client, django_assert_num_queries: Any
+) -> None:
+    user = operator.get(PAGE).wsgi_request.user
+    with django_assert_num_queries(0):
+        answers = {name: rule(user) for name, rule in RULES.items()}
+    assert answers == {name: name == "operate" for name in RULES}
 
 
 def test_a_deactivated_account_is_logged_out_at_once(operator: Client, operator_user: User) -> None:
