@@ -172,13 +172,10 @@ class Listing(Generic[F, R]):
         context = self.frame(form, first_page=after is None)
         page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
         records = self.join(page.rows, csv=False)
-        rows: Sequence[object] = records
-        if not self.template_rows:
-            rows = [self.row(record) for record in records]
         token = cursors.encode(page.next, salt=self.salt, scope=self.scope(form))
         context |= {
             "columns": page_columns(self.columns),
-            "rows": rows,
+            "rows": self.shown(records),
             "next_url": next_url(self.request, token),
             "csv_url": csv_url(self.request),
             "first_page": after is None,
@@ -189,6 +186,12 @@ class Listing(Generic[F, R]):
     def part(self, form: F, after: dict[str, Any] | None) -> str:
         """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
         return "rows"
+
+    def shown(self, records: list[R]) -> Sequence[object]:
+        """The template's rows: ``Row``s of the declared columns' cells, or the records (``template_rows``)."""
+        if self.template_rows:
+            return records
+        return [self.row(record) for record in records]
 
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))

@@ -128,6 +128,12 @@ class StatusList(Listing[StatusListForm, Listed]):
     def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
         return with_profiles(rows, names_only=not csv)
 
+    def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
+        """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
+        a process, where ``{% url %}`` in the row would match them again for every row)."""
+        order, customer = "dashboard:order", "dashboard:customer"
+        return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
+
     def filename(self, form: StatusListForm) -> str:
         return f"{form.cleaned_data['status'].lower()}-orders.csv"
 
