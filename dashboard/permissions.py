@@ -23,26 +23,11 @@ from dashboard.responses import error
 from shop.lifecycle import Lifecycle
 
 User = AbstractBaseUser | AnonymousUser
-# The settings naming the groups the rules ask about: ``dashboard.auth.StaffBackend`` loads the user's membership of
-# each with the user, in the same query, so no page needs a query of its own for them.
-GROUP_SETTINGS = (
-    "FULFILMENT_GROUP",
-    "OPERATORS_GROUP",
-    "CATALOGUE_GROUP",
-    "CUSTOMER_SERVICE_GROUP",
-    "RETURNS_GROUP",
-    "FINANCE_GROUP",
-)
-
-
-def loaded_as(setting: str) -> str:
-    """The user's attribute saying whether they are in the group ``setting`` names (``in_fulfilment_group``)."""
-    return f"in_{setting.lower()}"
 
 
 def can_fulfil(user: User) -> bool:
     """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
-    return _member(user, "FULFILMENT_GROUP")
+    return _member(user, settings.FULFILMENT_GROUP)
 
 
 def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
@@ -50,36 +35,34 @@ def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _groups(user: AbstractUser) -> frozenset[str]:
-    """The group names of a user not loaded by ``StaffBackend``, read once per request: the user object is this
-    request's own (one query at most, whichever permissions a page asks about)."""
+    """The user's group names, read once per request: the user object is this request's own (one query at most,
+    whichever permissions a page asks about; a user never saved is in none)."""
     found: frozenset[str] | None = getattr(user, "_editing_groups", None)
     if found is None:
-        found = frozenset(user.groups.values_list("name", flat=True))
+        found = frozenset(user.groups.values_list("name", flat=True)) if user.pk is not None else frozenset()
         user._editing_groups = found  # type: ignore[attr-defined]
     return found
 
 
-def _member(user: User, setting: str) -> bool:
-    """Whether the user is in the group the setting ``setting`` names, as ``StaffBackend`` loaded it with them."""
+def _member(user: User, group: str) -> bool:
     if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff or not user.is_active:
         return False
-    loaded = getattr(user, loaded_as(setting), None)
-    return user.is_superuser or (getattr(settings, setting) in _groups(user) if loaded is None else bool(loaded))
+    return user.is_superuser or group in _groups(user)
 
 
 def can_edit_catalogue(user: User) -> bool:
     """Products, their stock and warehouses: superusers and the ``catalogue`` group."""
-    return _member(user, "CATALOGUE_GROUP")
+    return _member(user, settings.CATALOGUE_GROUP)
 
 
 def can_edit_customers(user: User) -> bool:
     """Customers: superusers and the ``customer-service`` group."""
-    return _member(user, "CUSTOMER_SERVICE_GROUP")
+    return _member(user, settings.CUSTOMER_SERVICE_GROUP)
 
 
 def can_handle_returns(user: User) -> bool:
     """Approving, rejecting, receiving and refunding returns: superusers and the ``returns`` group."""
-    return _member(user, "RETURNS_GROUP")
+    return _member(user, settings.RETURNS_GROUP)
 
 
 def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
@@ -89,7 +72,7 @@ def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
 def can_handle_money(user: User) -> bool:
     """Payments and refunds on an order, and refunding a return beyond the value of what came back of it:
     superusers and the ``finance`` group."""
-    return _member(user, "FINANCE_GROUP")
+    return _member(user, settings.FINANCE_GROUP)
 
 
 def needs_finance(request: HtmxHttpRequest, what: str = "override a refund's bound") -> HttpResponse:
@@ -102,7 +85,7 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 def can_operate(user: User) -> bool:
     """The operations pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
-    return _member(user, "OPERATORS_GROUP")
+    return _member(user, settings.OPERATORS_GROUP)
 
 
 def needs_operator(request: HtmxHttpRequest) -> HttpResponse:
