@@ -201,7 +201,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     def pending() -> None:
         page = selectors.pending_orders(limit=PAGE_LIMIT)
-        profiles_of(row.customer_id for row in page.rows)  # the customers' names
+        profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
         sync_freshness.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
@@ -232,7 +232,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     def returns_queue() -> None:
         page = returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
-        profiles_of(row.customer_id for row in page.rows)  # the customers' names
+        profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
         sync_freshness.freshness()
 
     def searching(text: str) -> Callable[[], None]:
@@ -245,7 +245,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def status_list(status: str) -> Callable[[], None]:
         def orders_page() -> None:
             page = selectors.orders_by_status(status=status, limit=PAGE_LIMIT)
-            profiles_of(row.customer_id for row in page.rows)  # the customers' names
+            profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
             sync_freshness.freshness()
 
         return orders_page

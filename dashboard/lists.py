@@ -139,8 +139,9 @@ class Listing(Generic[F, R]):
     def filename(self, form: F) -> str:
         raise NotImplementedError
 
-    def join(self, rows: Sequence[Any]) -> list[R]:
-        """The records of a page's rows (e.g. each order with its customer's profile: one read a page)."""
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[R]:
+        """The records of a page's rows (e.g. each order with its customer's profile: one read a page); ``csv``:
+        for the export, which may show more of each than the page does."""
         return list(rows)
 
     def data(self, record: R) -> tuple[tuple[str, str], ...]:
@@ -170,14 +171,11 @@ class Listing(Generic[F, R]):
             return self.csv(form, self.every_record(form))
         context = self.frame(form, first_page=after is None)
         page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
-        records = self.join(page.rows)
-        rows: Sequence[object] = records
-        if not self.template_rows:
-            rows = [self.row(record) for record in records]
+        records = self.join(page.rows, csv=False)
         token = cursors.encode(page.next, salt=self.salt, scope=self.scope(form))
         context |= {
             "columns": page_columns(self.columns),
-            "rows": rows,
+            "rows": self.shown(records),
             "next_url": next_url(self.request, token),
             "csv_url": csv_url(self.request),
             "first_page": after is None,
@@ -189,6 +187,12 @@ class Listing(Generic[F, R]):
         """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
         return "rows"
 
+    def shown(self, records: list[R]) -> Sequence[object]:
+        """The template's rows: ``Row``s of the declared columns' cells, or the records (``template_rows``)."""
+        if self.template_rows:
+            return records
+        return [self.row(record) for record in records]
+
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))
 
@@ -198,7 +202,7 @@ class Listing(Generic[F, R]):
     def every_record(self, form: F) -> Iterator[R]:
         """Every record the filter matches, ``CSV_PAGE`` rows a call; the first page is fetched now."""
         pages = every_page(lambda limit, after: self.fetch(form, limit=limit, after=after))
-        return (record for rows in pages for record in self.join(rows))
+        return (record for rows in pages for record in self.join(rows, csv=True))
 
     def csv(self, form: F, records: Iterator[R]) -> HttpResponseBase:
         columns = self.csv_columns(form)

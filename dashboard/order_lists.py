@@ -90,9 +90,9 @@ def order_csv_row(row: Any, profile: Profile = NOBODY) -> list[object]:
     return csv_values(ORDER_COLUMNS, (row, profile))
 
 
-def with_profiles(rows: Sequence[Any]) -> list[Listed]:
+def with_profiles(rows: Sequence[Any], *, names_only: bool = False) -> list[Listed]:
     """Each order row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
-    profiles = profiles_of(row.customer_id for row in rows)
+    profiles = profiles_of((row.customer_id for row in rows), names_only=names_only)
     return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
 
 

@@ -41,6 +41,7 @@ class Profile:
 
 
 NOBODY = Profile()
+NAME = [schema.PROFILE_KIND.attribute("name")]
 
 
 def _profile(item: values.Item) -> Profile:
@@ -50,11 +51,12 @@ def _profile(item: values.Item) -> Profile:
     return Profile(row.name, row.email, Address(**fields) if row.address else None)
 
 
-def profiles_of(customer_ids: Iterable[str]) -> dict[str, Profile]:
+def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dict[str, Profile]:
     """The profiles of these customers by id (one BatchGetItem of the distinct ids; none for no ids); a customer
-    without a profile is left out (``profiles.get(cid, NOBODY)``)."""
+    without a profile is left out (``profiles.get(cid, NOBODY)``). ``names_only``: the name alone, all a list page
+    shows of them (less for DynamoDB to send and for botocore to parse than the email and address too)."""
     wanted = list(dict.fromkeys(cid for cid in customer_ids if cid))
     if not wanted:
         return {}
-    found = selectors.customer_profiles(customer_ids=wanted)
+    found = selectors.customer_profiles(customer_ids=wanted, attributes=NAME if names_only else None)
     return {cid: _profile(raw) for cid, raw in zip(wanted, found, strict=True) if raw is not None}

@@ -99,8 +99,8 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
             category=self.category, start=start, end=end, limit=limit, after=after, sort=sort
         )
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(rows, names_only=not csv)
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

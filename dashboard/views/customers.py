@@ -117,7 +117,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         sort, dates = form.cleaned_data["sort"], form.dates()
         return selectors.customer_orders(customer_id=self.cid, limit=limit, after=after, sort=sort, dates=dates)
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
         return [(row, self.who) for row in rows]
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:

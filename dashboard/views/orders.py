@@ -125,8 +125,14 @@ class StatusList(Listing[StatusListForm, Listed]):
         status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(rows, names_only=not csv)
+
+    def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
+        """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
+        a process, where ``{% url %}`` in the row would match them again for every row)."""
+        order, customer = "dashboard:order", "dashboard:customer"
+        return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
     def filename(self, form: StatusListForm) -> str:
         return f"{form.cleaned_data['status'].lower()}-orders.csv"
@@ -465,8 +471,8 @@ class DueList(Listing[DueForm, Listed]):
     def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(rows, names_only=not csv)
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

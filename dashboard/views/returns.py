@@ -160,8 +160,8 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
         status = form.cleaned_data.get("status") or returns_reads.OPEN
         return {"form": form, **_tabs(status), "rows": [], "refused": True}
 
-    def join(self, rows: Sequence[ReturnRow]) -> list[ReturnListed]:
-        return with_profiles(rows)
+    def join(self, rows: Sequence[ReturnRow], *, csv: bool) -> list[ReturnListed]:
+        return with_profiles(rows, names_only=not csv)
 
     def data(self, record: ReturnListed) -> tuple[tuple[str, str], ...]:
         return return_data(record)
