@@ -15,18 +15,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import islice
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 from urllib.parse import quote
 
 from django import forms
 from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
 
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.responses import csv_response, error
+from dashboard.responses import csv_response, domain_errors, error
 from dashboard.selectors import MAX_ROWS
 from shop.errors import InvalidInput
 
@@ -110,24 +111,30 @@ def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str],
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form`` and its ``fetch`` (the
-    selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this list
-    is valid for), the CSV's ``filename``, ``frame`` (read before the rows: the page around them, first page
-    only as a rule) and ``extra`` (after them). Rows the template draws itself (form controls in them) come as
-    records (``template_rows``); otherwise as ``Row``s of the declared columns' cells."""
+    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form_class`` and its ``fetch``
+    (the selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this
+    list is valid for), the CSV's ``filename`` (by default ``<salt>.csv``), ``frame`` (read before the rows: the
+    page around them, first page only as a rule) and ``extra`` (after them). Rows the template draws itself (form
+    controls in them) come as records (``template_rows``); otherwise as ``Row``s of the declared columns' cells.
+    ``Listing.view()`` is the page's view: the URL's arguments go to the constructor."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
+    form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         self.request = request
 
+    @classmethod
+    def view(cls) -> Callable[..., HttpResponseBase]:
+        return require_GET(domain_errors(lambda request, **kwargs: cls(request, **kwargs).response()))
+
     # --- the declaration ---------------------------------------------------------------------------------
 
     def form(self) -> F:
-        raise NotImplementedError
+        return cast(F, self.form_class(self.request.GET))
 
     def fetch(self, form: F, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         """One page of the selector's rows after ``after`` (None: from the first)."""
@@ -137,7 +144,7 @@ class Listing(Generic[F, R]):
         return ""
 
     def filename(self, form: F) -> str:
-        raise NotImplementedError
+        return f"{self.salt}.csv"
 
     def join(self, rows: Sequence[Any]) -> list[R]:
         """The records of a page's rows (e.g. each order with its customer's profile: one read a page)."""
@@ -220,11 +227,6 @@ def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequ
             page = fetch(limit=CSV_PAGE, after=page.next, **kwargs)
 
     return pages()
-
-
-def every_row(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Any]:
-    """Every row of a selector; the first page is fetched now."""
-    return (row for rows in every_page(fetch, **kwargs) for row in rows)
 
 
 def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:

@@ -6,15 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseBase
-from django.views.decorators.http import require_GET
-
 from adminview.reads import activity as staff_activity
 from adminview.reads.activity import ActivityRow
 from dashboard.forms.filters import ActivityForm
-from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged
-from dashboard.responses import domain_errors
 
 # the CSV's columns; the page's rows are drawn by its template (links that depend on what changed)
 ACTIVITY_COLUMNS: tuple[Column[ActivityRow], ...] = (
@@ -38,11 +33,9 @@ class Activity(Listing[ActivityForm, ActivityRow]):
 
     template = "dashboard/activity.html"
     salt = "activity"
+    form_class = ActivityForm
     columns = ACTIVITY_COLUMNS
     template_rows = True
-
-    def form(self) -> ActivityForm:
-        return ActivityForm(self.request.GET)
 
     def refused(self, form: ActivityForm) -> dict[str, Any]:
         return {"form": form, "rows": [], "first_page": True, "refused": True}
@@ -61,14 +54,8 @@ class Activity(Listing[ActivityForm, ActivityRow]):
     def fetch(self, form: ActivityForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ActivityRow]:
         return staff_activity.activity(limit=limit, after=after, **self._filters(form))
 
-    def filename(self, form: ActivityForm) -> str:
-        return "activity.csv"
-
     def frame(self, form: ActivityForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form, "filtered": any(self._filters(form).values())}
 
 
-@require_GET
-@domain_errors
-def activity(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Activity(request).response()
+activity = Activity.view()

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseBase
-from django.views.decorators.http import require_GET
-
 from adminview.reads.catalogue import CatalogueRow, catalogue
 from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm
-from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged
-from dashboard.responses import domain_errors
 
 # the CSV's columns; the page's rows are drawn by its template
 CATALOGUE_COLUMNS: tuple[Column[CatalogueRow], ...] = (
@@ -31,17 +26,8 @@ class Catalogue(Listing[ListForm, CatalogueRow]):
     columns = CATALOGUE_COLUMNS
     template_rows = True
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CatalogueRow]:
         return catalogue(limit=limit, after=after)
 
-    def filename(self, form: ListForm) -> str:
-        return "catalogue.csv"
 
-
-@require_GET
-@domain_errors
-def catalogue_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Catalogue(request).response()
+catalogue_page = Catalogue.view()

@@ -15,7 +15,6 @@ from typing import Any
 
 from django.http import HttpResponseBase
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
 from dashboard.category_names import category_has_orders
@@ -39,7 +38,6 @@ from dashboard.order_lists import (
     with_profiles,
 )
 from dashboard.range_pages import range_context, stats_url
-from dashboard.responses import domain_errors
 from shop.errors import NotFound, ShopError
 from shop.timestamps import now
 
@@ -128,7 +126,4 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def category_orders(request: HtmxHttpRequest, category: str) -> HttpResponseBase:
-    return CategoryOrders(request, category).response()
+category_orders = CategoryOrders.view()

@@ -8,7 +8,6 @@ from datetime import date
 from typing import Any
 
 from django.http import HttpResponseBase, JsonResponse
-from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
 from adminview.reads import totals as totals_reads
@@ -24,7 +23,6 @@ from dashboard.lists import Column, Listing, Paged, first_page_url, link_column,
 from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
-from dashboard.responses import domain_errors
 from dashboard.views.history import latest
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
@@ -42,23 +40,18 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
     template = "dashboard/customers.html"
     salt = "customers"
+    form_class = CustomersForm
     columns: tuple[Column[CustomerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
         text_column("name", "name", lambda r: r.name),
         text_column("email", "email", lambda r: r.email, secondary=True),
     )
 
-    def form(self) -> CustomersForm:
-        return CustomersForm(self.request.GET)
-
     def scope(self, form: CustomersForm) -> str:
         return str(form.cleaned_data["sort"])
 
     def fetch(self, form: CustomersForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CustomerRow]:
         return customers(sort=form.cleaned_data["sort"], limit=limit, after=after)
-
-    def filename(self, form: CustomersForm) -> str:
-        return "customers.csv"
 
     def data(self, record: CustomerRow) -> tuple[tuple[str, str], ...]:
         return (("customer-id", record.customer_id),)
@@ -67,10 +60,7 @@ class Customers(Listing[CustomersForm, CustomerRow]):
         return {"form": form}
 
 
-@require_GET
-@domain_errors
-def customer_list(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Customers(request).response()
+customer_list = Customers.view()
 
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
@@ -90,15 +80,13 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
+    form_class = CustomerPageForm
     columns = (*order_columns(with_customer=False, waited=True), TRACKING)
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
         super().__init__(request)
-        self.cid = customer_id
+        self.cid = keys.bare(customer_id, keys.CUSTOMER)
         self.who = NOBODY  # the CSV's name and email on every row: read once, before the rows
-
-    def form(self) -> OrderListForm:
-        return CustomerPageForm(self.request.GET)
 
     def response(self) -> HttpResponseBase:
         form = CustomerPageForm(self.request.GET)
@@ -155,10 +143,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    return CustomerOrders(request, keys.bare(customer_id, keys.CUSTOMER)).response()
+customer = CustomerOrders.view()
 
 
 def totals_json(customer_id: str) -> JsonResponse:
@@ -212,7 +197,7 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
         super().__init__(request)
-        self.cid = customer_id
+        self.cid = keys.bare(customer_id, keys.CUSTOMER)
 
     def form(self) -> InvoiceRangeForm:
         return InvoiceRangeForm(self.request.GET, today=now().date())
@@ -250,7 +235,4 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
         return {"customer": profile, "customer_id": self.cid, "start": start, "end": end, "range_form": form.shown()}
 
 
-@require_GET
-@domain_errors
-def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    return CustomerInvoices(request, keys.bare(customer_id, keys.CUSTOMER)).response()
+customer_invoices = CustomerInvoices.view()

@@ -104,7 +104,7 @@ class StatusList(Listing[StatusListForm, Listed]):
     columns = ORDER_COLUMNS
     template_rows = True  # each row holds the bulk form's controls (a checkbox, a tracking number)
 
-    def __init__(self, request: HtmxHttpRequest, status: str | None) -> None:
+    def __init__(self, request: HtmxHttpRequest, status: str | None = None) -> None:
         super().__init__(request)
         self.status = status
 
@@ -170,10 +170,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
-    return StatusList(request, status).response()
+orders_by_status = StatusList.view()
 
 
 @require_GET
@@ -477,10 +474,7 @@ class DueList(Listing[DueForm, Listed]):
         return {"form": form.shown(), "day": self.scope(form)}
 
 
-@require_GET
-@domain_errors
-def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
-    return DueList(request).response()
+orders_due = DueList.view()
 
 
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------

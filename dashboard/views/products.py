@@ -179,9 +179,6 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
         super().__init__(request)
         self.pid = keys.bare(product_id, keys.PRODUCT)
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def scope(self, form: ListForm) -> str:
         return self.pid
 
@@ -208,7 +205,4 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
         return super().every_record(form)
 
 
-@require_GET
-@domain_errors
-def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    return Buyers(request, product_id).response()
+product_buyers = Buyers.view()

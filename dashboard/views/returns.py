@@ -134,13 +134,11 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
 
     template = "dashboard/returns.html"
     salt = "returns"
+    form_class = ReturnsQueueForm
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         super().__init__(request)
         self.columns = queue_columns(now(), details=True)
-
-    def form(self) -> ReturnsQueueForm:
-        return ReturnsQueueForm(self.request.GET)
 
     def scope(self, form: ReturnsQueueForm) -> str:
         return f"{form.cleaned_data['status']}|{form.cleaned_data['reason']}"
@@ -175,10 +173,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
         return {"form": form, **_tabs(fields["status"]), "reason": fields["reason"]}
 
 
-@require_GET
-@domain_errors
-def returns_queue(request: HtmxHttpRequest) -> HttpResponseBase:
-    return ReturnsQueue(request).response()
+returns_queue = ReturnsQueue.view()
 
 
 CUSTOMER_RETURNS = 20  # the customer page shows this many of their returns

@@ -36,6 +36,7 @@ class Search(Listing[SearchForm, search.Found]):
 
     template = TEMPLATE
     salt = "search"
+    form_class = SearchForm
     template_rows = True
     columns: tuple[Column[search.Found], ...] = (
         Column(csv="kind", value=lambda m: m.kind),
@@ -43,9 +44,6 @@ class Search(Listing[SearchForm, search.Found]):
         Column(csv="name", value=lambda m: m.name),
         Column(csv="email", value=lambda m: m.email),
     )
-
-    def form(self) -> SearchForm:
-        return SearchForm(self.request.GET)
 
     def refused(self, form: SearchForm) -> dict[str, Any]:
         return {"form": form, "rows": [], "first_page": True, "refused": True}
@@ -81,10 +79,7 @@ class Search(Listing[SearchForm, search.Found]):
         return once()
 
 
-@require_GET
-@domain_errors
-def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Search(request).response()
+search_page = Search.view()
 
 
 @require_GET

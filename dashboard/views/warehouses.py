@@ -37,23 +37,14 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
         text_column("units", "units", lambda r: r.units, numeric=True),
     )
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[WarehouseStock]:
         return warehouses(limit=limit, after=after)
-
-    def filename(self, form: ListForm) -> str:
-        return "warehouses.csv"
 
     def data(self, record: WarehouseStock) -> tuple[tuple[str, str], ...]:
         return (("warehouse-id", record.warehouse.warehouse_id),)
 
 
-@require_GET
-@domain_errors
-def warehouse_list(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Warehouses(request).response()
+warehouse_list = Warehouses.view()
 
 
 def warehouse_sections(warehouse_id: str) -> list[Section]:
