@@ -1,6 +1,6 @@
 """A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, its filter form, its
 selector, its cursor's salt and scope, and its template; ``Listing.response`` turns that into the page, the htmx
-"load more" rows (the template's ``#rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
+"load more" rows (its table's ``rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
 
 The stages stay apart, as in the admin: the query's names are the form's (a refused filter is a 400, with the
 page and its errors or with the message alone) -> the cursor (``dashboard.cursors``, signed with the list's salt
@@ -36,6 +36,7 @@ R_co = TypeVar("R_co", covariant=True)
 F = TypeVar("F", bound=ListForm)
 G = TypeVar("G", bound=forms.Form)
 CSV_PAGE = MAX_ROWS  # rows per selector call while streaming a CSV export
+TABLE_ROWS = "dashboard/_list_table.html#rows"  # a declared table's rows, which "load more" swaps in
 
 
 class Paged(Protocol[R_co]):
@@ -123,6 +124,7 @@ class Listing(Generic[F, R]):
     form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
+    row_class: ClassVar[str] = ""
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         self.request = request
@@ -188,13 +190,14 @@ class Listing(Generic[F, R]):
             "next_url": next_url(self.request, token),
             "csv_url": csv_url(self.request),
             "first_page": after is None,
+            "row_class": self.row_class,
             **self.extra(form, page),
         }
-        return TemplateResponse(self.request, partial(self.request, self.template, self.part(form, after)), context)
+        return TemplateResponse(self.request, self.part(after) if self.request.htmx else self.template, context)
 
-    def part(self, form: F, after: dict[str, Any] | None) -> str:
-        """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
-        return "rows"
+    def part(self, after: dict[str, Any] | None) -> str:
+        """The template and partial an htmx request gets: the rows after ``after`` ("load more")."""
+        return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
 
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))

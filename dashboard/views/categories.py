@@ -71,6 +71,7 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
 
     template = "dashboard/category.html"
     salt = "category"
+    row_class = "order-row"
     columns = CATEGORY_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, category: str) -> None:

@@ -40,6 +40,7 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
     template = "dashboard/customers.html"
     salt = "customers"
+    row_class = "customer-row"
     form_class = CustomersForm
     columns: tuple[Column[CustomerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
@@ -80,6 +81,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
+    row_class = "order-row"
     form_class = CustomerPageForm
     columns = (*order_columns(with_customer=False, waited=True), TRACKING)
 
@@ -193,6 +195,7 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
 
     template = "dashboard/invoices.html"
     salt = "invoices"
+    row_class = "invoice-row"
     columns = INVOICE_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:

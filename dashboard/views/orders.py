@@ -447,6 +447,7 @@ class DueList(Listing[DueForm, Listed]):
 
     template = "dashboard/due.html"
     salt = "due"
+    row_class = "order-row"
     columns = order_columns(date="ordered")
 
     def form(self) -> DueForm:

@@ -168,6 +168,7 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
 
     template = "dashboard/buyers.html"
     salt = "buyers"
+    row_class = "buyer-row"
     columns: tuple[Column[selectors.BuyerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
         text_column("name", "name", lambda r: r.name, empty="(no profile)"),

@@ -134,6 +134,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
 
     template = "dashboard/returns.html"
     salt = "returns"
+    row_class = "return-row"
     form_class = ReturnsQueueForm
 
     def __init__(self, request: HtmxHttpRequest) -> None:

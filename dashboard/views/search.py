@@ -62,8 +62,8 @@ class Search(Listing[SearchForm, search.Found]):
     def frame(self, form: SearchForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form, "q": form.cleaned_data["q"]}
 
-    def part(self, form: SearchForm, after: dict[str, Any] | None) -> str:
-        return "rows" if after is not None else "results"
+    def part(self, after: dict[str, Any] | None) -> str:
+        return f"{TEMPLATE}#{'rows' if after is not None else 'results'}"
 
     def every_record(self, form: SearchForm) -> Iterator[search.Found]:
         found = super().every_record(form)

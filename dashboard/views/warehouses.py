@@ -27,6 +27,7 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
 
     template = "dashboard/warehouses.html"
     salt = "warehouses"
+    row_class = "warehouse-row"
     columns: tuple[Column[WarehouseStock], ...] = (
         link_column("warehouse", "dashboard:warehouse", "warehouse_id", lambda r: r.warehouse.warehouse_id),
         text_column("name", "name", lambda r: r.warehouse.name),
