@@ -27,6 +27,7 @@ from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
+from dashboard.profiles import with_profiles
 from dashboard.responses import csv_response, domain_errors, error
 from dashboard.selectors import MAX_ROWS
 from shop.errors import InvalidInput
@@ -35,6 +36,7 @@ R = TypeVar("R")  # a record of the list: what one row shows
 R_co = TypeVar("R_co", covariant=True)
 F = TypeVar("F", bound=ListForm)
 G = TypeVar("G", bound=forms.Form)
+RowId = tuple[str, Callable[[R], str]]  # a row's ``data-*`` id: its name and its value
 CSV_PAGE = MAX_ROWS  # rows per selector call while streaming a CSV export
 TABLE_ROWS = "dashboard/_list_table.html#rows"  # a declared table's rows, which "load more" swaps in
 
@@ -125,6 +127,8 @@ class Listing(Generic[F, R]):
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
     row_class: ClassVar[str] = ""
+    row_id: ClassVar[RowId[Any] | None] = None
+    profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         self.request = request
@@ -149,12 +153,12 @@ class Listing(Generic[F, R]):
         return f"{self.salt}.csv"
 
     def join(self, rows: Sequence[Any]) -> list[R]:
-        """The records of a page's rows (e.g. each order with its customer's profile: one read a page)."""
-        return list(rows)
+        """The records of a page's rows: by default each with its customer's profile when the list names them."""
+        return cast(list[R], with_profiles(rows)) if self.profiles else list(rows)
 
     def data(self, record: R) -> tuple[tuple[str, str], ...]:
-        """A row's ``data-*`` attributes, which tests and scripts find rows by."""
-        return ()
+        """A row's ``data-*`` attributes (``row_id``'s), which tests and scripts find rows by."""
+        return ((self.row_id[0], self.row_id[1](record)),) if self.row_id else ()
 
     def refused(self, form: F) -> dict[str, Any]:
         """The page's context when its filter is refused (it shows the form and its errors); by default the list

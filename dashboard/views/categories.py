@@ -9,7 +9,7 @@ characters (400). A name no order holds is a 404: when the range shows nothing, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
@@ -30,12 +30,11 @@ from dashboard.order_lists import (
     EMAIL,
     NAME,
     ORDER,
+    ORDER_ID,
     STATUS,
     TOTAL,
     WAITED,
     Listed,
-    order_data,
-    with_profiles,
 )
 from dashboard.range_pages import range_context, stats_url
 from shop.errors import NotFound, ShopError
@@ -72,6 +71,8 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
     template = "dashboard/category.html"
     salt = "category"
     row_class = "order-row"
+    profiles = True
+    row_id = ORDER_ID
     columns = CATEGORY_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, category: str) -> None:
@@ -97,12 +98,6 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
         return selectors.category_orders(
             category=self.category, start=start, end=end, limit=limit, after=after, sort=sort
         )
-
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
 
     def filename(self, form: CategoryOrdersForm) -> str:
         start, end, _ = self._filters(form)

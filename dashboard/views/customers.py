@@ -20,7 +20,7 @@ from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersFo
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
-from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
+from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
 from dashboard.views.history import latest
@@ -41,6 +41,7 @@ class Customers(Listing[CustomersForm, CustomerRow]):
     template = "dashboard/customers.html"
     salt = "customers"
     row_class = "customer-row"
+    row_id = ("customer-id", lambda r: r.customer_id)
     form_class = CustomersForm
     columns: tuple[Column[CustomerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
@@ -53,9 +54,6 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
     def fetch(self, form: CustomersForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CustomerRow]:
         return customers(sort=form.cleaned_data["sort"], limit=limit, after=after)
-
-    def data(self, record: CustomerRow) -> tuple[tuple[str, str], ...]:
-        return (("customer-id", record.customer_id),)
 
     def frame(self, form: CustomersForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form}
@@ -82,6 +80,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
     template = "dashboard/customer.html"
     salt = "customer-orders"
     row_class = "order-row"
+    row_id = ORDER_ID
     form_class = CustomerPageForm
     columns = (*order_columns(with_customer=False, waited=True), TRACKING)
 
@@ -109,9 +108,6 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
         return [(row, self.who) for row in rows]
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
 
     def filename(self, form: OrderListForm) -> str:
         return f"customer-{self.cid}-orders.csv"
@@ -196,6 +192,7 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
     template = "dashboard/invoices.html"
     salt = "invoices"
     row_class = "invoice-row"
+    row_id = ("invoice-id", lambda r: r.invoice_id)
     columns = INVOICE_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
@@ -220,9 +217,6 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
         return dashboard_selectors.invoices(
             customer_id=self.cid, start=start.isoformat(), end=end.isoformat(), limit=limit, after=after
         )
-
-    def data(self, record: Invoice) -> tuple[tuple[str, str], ...]:
-        return (("invoice-id", record.invoice_id),)
 
     def filename(self, form: InvoiceRangeForm) -> str:
         start, end = self._range(form)

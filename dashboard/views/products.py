@@ -20,9 +20,9 @@ from dashboard.forms.lists import ListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, link_column, refused_filter, text_column
-from dashboard.order_lists import Listed, customer_cell, with_profiles
+from dashboard.order_lists import Listed, customer_cell
 from dashboard.permissions import can_edit_catalogue
-from dashboard.profiles import NOBODY
+from dashboard.profiles import NOBODY, with_profiles
 from dashboard.responses import csv_response, domain_errors
 from dashboard.selectors import read_or_reason
 from dashboard.views.history import latest
@@ -169,6 +169,7 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
     template = "dashboard/buyers.html"
     salt = "buyers"
     row_class = "buyer-row"
+    row_id = ("customer-id", lambda r: r.customer_id)
     columns: tuple[Column[selectors.BuyerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
         text_column("name", "name", lambda r: r.name, empty="(no profile)"),
@@ -188,9 +189,6 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
 
     def filename(self, form: ListForm) -> str:
         return f"product-{self.pid}-buyers.csv"
-
-    def data(self, record: selectors.BuyerRow) -> tuple[tuple[str, str], ...]:
-        return (("customer-id", record.customer_id),)
 
     def _product(self) -> Product:
         found = access_patterns.product_by_id(product_id=self.pid)

@@ -11,7 +11,7 @@ gets 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -33,8 +33,8 @@ from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, link_column, page_columns, partial, row_of, time_column
-from dashboard.order_lists import customer_cell, with_profiles
+from dashboard.lists import Column, Listing, Paged, RowId, link_column, page_columns, partial, row_of, time_column
+from dashboard.order_lists import customer_cell
 from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
@@ -120,8 +120,7 @@ def queue_columns(
     return (*shown, reasons, units, value, received, waiting, name)
 
 
-def return_data(record: ReturnListed) -> tuple[tuple[str, str], ...]:
-    return (("return-id", record[0].return_id),)
+RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a return row's data-return-id
 
 
 def _tabs(status: str) -> dict[str, Any]:
@@ -135,6 +134,8 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
     template = "dashboard/returns.html"
     salt = "returns"
     row_class = "return-row"
+    profiles = True
+    row_id = RETURN_ID
     form_class = ReturnsQueueForm
 
     def __init__(self, request: HtmxHttpRequest) -> None:
@@ -159,12 +160,6 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
         status = form.cleaned_data.get("status") or returns_reads.OPEN
         return {"form": form, **_tabs(status), "rows": [], "refused": True}
 
-    def join(self, rows: Sequence[ReturnRow]) -> list[ReturnListed]:
-        return with_profiles(rows)
-
-    def data(self, record: ReturnListed) -> tuple[tuple[str, str], ...]:
-        return return_data(record)
-
     def filename(self, form: ReturnsQueueForm) -> str:
         return f"returns-{form.cleaned_data['status'].lower()}.csv"
 
@@ -185,7 +180,7 @@ def customer_returns(customer_id: str) -> dict[str, Any]:
     page = returns_reads.customer_returns(customer_id=customer_id, limit=CUSTOMER_RETURNS, after=None)
     columns = queue_columns(now(), with_customer=False)
     return {
-        "returns": [row_of(columns, (row, NOBODY), return_data((row, NOBODY))) for row in page.rows],
+        "returns": [row_of(columns, (row, NOBODY), ((RETURN_ID[0], row.return_id),)) for row in page.rows],
         "return_columns": page_columns(columns),
         "more_returns": page.next is not None,
     }

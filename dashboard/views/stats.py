@@ -1,5 +1,6 @@
-"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, and per day and category,
-each as a chart above its table.
+"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, per day and category,
+and refunds per day (count and amount, every UTC day of the range, zeros included), each as a chart above its
+table.
 
 Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
 shard over at most 366 days), and each has ``?format=csv`` with every row (the CSV columns are a contract checked
@@ -92,4 +93,19 @@ CATEGORIES = RangePage[number_reads.CategoryFigures](
     charts=categories_context,
 )
 
-daily, categories = DAILY.view(), CATEGORIES.view()
+REFUNDS = RangePage[number_reads.RefundDay](
+    template="dashboard/stats_refunds.html",
+    read=lambda start, end: number_reads.refunds_daily(start=start, end=end),
+    columns=(
+        Column(csv="date", value=lambda r: r.day.isoformat()),
+        Column(csv="refunds", value=lambda r: r.refunds),
+        Column(csv="refunded", value=lambda r: plain_amount(r.refunded)),
+    ),
+    prefix="refunds",
+    charts=lambda rows, start, end: {
+        "refunds_chart": figure_charts.day_chart("refunds", rows, start, end),
+        "refunded_chart": figure_charts.day_chart("refunded", rows, start, end),
+    },
+)
+
+daily, categories, refunds_per_day = DAILY.view(), CATEGORIES.view(), REFUNDS.view()

@@ -28,6 +28,7 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
     template = "dashboard/warehouses.html"
     salt = "warehouses"
     row_class = "warehouse-row"
+    row_id = ("warehouse-id", lambda r: r.warehouse.warehouse_id)
     columns: tuple[Column[WarehouseStock], ...] = (
         link_column("warehouse", "dashboard:warehouse", "warehouse_id", lambda r: r.warehouse.warehouse_id),
         text_column("name", "name", lambda r: r.warehouse.name),
@@ -40,9 +41,6 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
 
     def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[WarehouseStock]:
         return warehouses(limit=limit, after=after)
-
-    def data(self, record: WarehouseStock) -> tuple[tuple[str, str], ...]:
-        return (("warehouse-id", record.warehouse.warehouse_id),)
 
 
 warehouse_list = Warehouses.view()
