@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.core.validators import validate_email
 
+from dashboard.forms.lists import choice_field
 from dashboard.partiql import MAX_LENGTH
 from shop import keys
 
@@ -74,11 +75,7 @@ def _is_email(text: str) -> bool:
 class ConsistencyForm(forms.Form):
     """``format``: the page itself (empty or ``html``) or ``json``."""
 
-    format = forms.ChoiceField(
-        required=False,
-        choices=[(f, f) for f in ("", "html", "json")],
-        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or json"},
-    )
+    format = choice_field(("", "html", "json"), "format")
 
     @property
     def wants_json(self) -> bool:
