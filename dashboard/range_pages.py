@@ -49,10 +49,12 @@ def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
 
 @dataclass(frozen=True)
 class RangePage(Generic[R]):
-    """A numbers page: its ``template``, its ``read`` of the rows of a range (one per day, or per day and
-    category), its CSV ``columns`` (a contract: kept as they are), the CSV's file name ``prefix``
-    (``<prefix>-<from>-<to>.csv``) and its ``charts`` of the rows."""
+    """A numbers page: its ``title``, its ``template`` (on ``dashboard/_stats_range_page.html``), its ``read`` of
+    the rows of a range (one per day, or per day and category), its CSV ``columns`` (a contract: kept as they are),
+    the CSV's file name ``prefix`` (``<prefix>-<from>-<to>.csv``; also its name in the numbers menu) and its
+    ``charts`` of the rows."""
 
+    title: str
     template: str
     read: Callable[[date, date], list[R]]
     columns: Sequence[Column[R]]
@@ -64,18 +66,14 @@ class RangePage(Generic[R]):
 
     def response(self, request: HtmxHttpRequest, *, today: date) -> HttpResponseBase:
         form = StatsRangeForm(request.GET, today=today)
+        page = {"heading": self.title, "current": self.prefix, **range_context(request, form, today)}
         if not form.is_valid():
-            return refused_filter(request, form, self.template, range_context(request, form, today))
+            return refused_filter(request, form, self.template, page)
         start, end = form.cleaned_data["start"], form.cleaned_data["end"]
         rows = self.read(start, end)
         if form.wants_csv:
             lines = (csv_values(self.columns, row) for row in rows)
             filename = f"{self.prefix}-{start.isoformat()}-{end.isoformat()}.csv"
             return csv_response(filename, csv_header(self.columns), lines)
-        context = {
-            "rows": rows,
-            "csv_url": csv_url(request),
-            **range_context(request, form, today),
-            **self.charts(rows, start, end),
-        }
+        context = {"rows": rows, "csv_url": csv_url(request), **page, **self.charts(rows, start, end)}
         return TemplateResponse(request, self.template, context)

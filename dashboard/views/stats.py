@@ -68,6 +68,7 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 DAILY = RangePage[number_reads.DayFigures](
+    title="Orders per day",
     template="dashboard/stats_daily.html",
     read=lambda start, end: number_reads.daily(start=start, end=end),
     columns=(
@@ -81,6 +82,7 @@ DAILY = RangePage[number_reads.DayFigures](
     charts=daily_context,
 )
 CATEGORIES = RangePage[number_reads.CategoryFigures](
+    title="Sales by category",
     template="dashboard/stats_categories.html",
     read=lambda start, end: number_reads.by_category(start=start, end=end),
     columns=(
@@ -94,6 +96,7 @@ CATEGORIES = RangePage[number_reads.CategoryFigures](
 )
 
 REFUNDS = RangePage[number_reads.RefundDay](
+    title="Refunds per day",
     template="dashboard/stats_refunds.html",
     read=lambda start, end: number_reads.refunds_daily(start=start, end=end),
     columns=(
