@@ -138,19 +138,12 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
     row_id = RETURN_ID
     form_class = ReturnsQueueForm
 
-    def __init__(self, request: HtmxHttpRequest) -> None:
-        super().__init__(request)
-        self.columns = queue_columns(now(), details=True)
-
     def scope(self, form: ReturnsQueueForm) -> str:
         return f"{form.cleaned_data['status']}|{form.cleaned_data['reason']}"
 
-    def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
-        """A closed status's list says when each return closed rather than how long it waited."""
-        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in RETURN.closing_states)
-
     def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
-        return self._columns(form)
+        """The page's columns too: a closed status's list says when each return closed, not how long it waited."""
+        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in RETURN.closing_states)
 
     def fetch(self, form: ReturnsQueueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ReturnRow]:
         fields = form.cleaned_data
@@ -164,7 +157,7 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
         return f"returns-{form.cleaned_data['status'].lower()}.csv"
 
     def frame(self, form: ReturnsQueueForm, *, first_page: bool) -> dict[str, Any]:
-        self.columns = self._columns(form)
+        self.columns = self.csv_columns(form)
         fields = form.cleaned_data
         return {"form": form, **_tabs(fields["status"]), "reason": fields["reason"]}
 
@@ -305,7 +298,7 @@ def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/return.html", context)
 
 
-Act = Callable[[str, dict[str, Any], Actor], object]
+Act = Callable[[str, Any, Actor], object]  # the return's id, its valid form, who acts
 
 
 def _return_action(
@@ -316,7 +309,7 @@ def _return_action(
     form_name: str | None = None,
     form_of: Callable[[str], forms.Form] | None = None,
 ) -> HttpResponseBase:
-    """Run ``act`` with the form's fields (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
+    """Run ``act`` with the valid form (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
     as the module says."""
     rid = return_keys.return_id(return_id)
     if not can_handle_returns(request.user):
@@ -335,7 +328,7 @@ def _return_action(
         return page(400, message=f"Return {rid} was not {done}: see below.")
     try:
         with unanswered_raised():
-            act(rid, form.cleaned_data, actor_of(request))
+            act(rid, form, actor_of(request))
     except Unanswered:
         message = f"DynamoDB did not answer, so return {rid} may or may not have been {done}: reload it to see."
         return no_answer(request, message, link=(reverse("dashboard:return", args=[rid]), f"Reload return {rid}"))
@@ -361,8 +354,8 @@ def return_approve(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase
 @require_POST
 @domain_errors
 def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
-        return services.return_reject(return_id=rid, reason=fields["reason"], actor=actor)
+    def act(rid: str, form: RejectForm, actor: Actor) -> object:
+        return services.return_reject(return_id=rid, reason=form.cleaned_data["reason"], actor=actor)
 
     return _return_action(request, return_id, act, "rejected", "reject_form")
 
@@ -370,18 +363,15 @@ def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
 @require_POST
 @domain_errors
 def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    form: list[ReceiveForm] = []
-
     def form_of(rid: str) -> ReceiveForm:
         item = return_patterns.return_by_id(return_id=rid, consistent=True)
         if item is None:
             raise NotFound("return", rid)
-        form.append(_receive_form(item, request.POST))
-        return form[0]
+        return _receive_form(item, request.POST)
 
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
-        counts = form[0].counts()
-        return services.return_receive(return_id=rid, warehouse_id=fields["warehouse"], counts=counts, actor=actor)
+    def act(rid: str, form: ReceiveForm, actor: Actor) -> object:
+        warehouse, counts = form.cleaned_data["warehouse"], form.counts()
+        return services.return_receive(return_id=rid, warehouse_id=warehouse, counts=counts, actor=actor)
 
     return _return_action(request, return_id, act, "received", "receive_form", form_of)
 
@@ -392,13 +382,10 @@ def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     if request.POST.get("override") and can_handle_returns(request.user) and not can_handle_money(request.user):
         return needs_finance(request)
 
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+    def act(rid: str, form: RefundForm, actor: Actor) -> object:
+        f = form.cleaned_data
         return services.return_refund(
-            return_id=rid,
-            amount=fields["amount"],
-            reference=fields["reference"],
-            override=fields["reason"],
-            actor=actor,
+            return_id=rid, amount=f["amount"], reference=f["reference"], override=f["reason"], actor=actor
         )
 
     return _return_action(request, return_id, act, "refunded", "refund_form")
