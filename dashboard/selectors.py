@@ -42,6 +42,13 @@ class KeyPage(Generic[T]):
     next: dict[str, Any] | None
 
 
+def existing(found: T | None, kind: str, entity_id: str) -> T:
+    """What a read by key ``found``, or NotFound (404) for the ``kind`` and id it does not hold."""
+    if found is None:
+        raise NotFound(kind, entity_id)
+    return found
+
+
 def paged(page: Page[Any]) -> KeyPage[Any]:
     return KeyPage(page.items, page.next_key)
 

@@ -65,11 +65,8 @@ customer_list = Customers.view()
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
 
 
-def _customer_or_404(customer_id: str) -> Customer:
-    customer = access_patterns.customer_by_id(customer_id=customer_id)
-    if customer is None:
-        raise NotFound("customer", keys.bare(customer_id, keys.CUSTOMER))
-    return customer
+def _customer_or_404(cid: str) -> Customer:
+    return dashboard_selectors.existing(access_patterns.customer_by_id(customer_id=cid), "customer", cid)
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):

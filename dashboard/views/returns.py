@@ -38,7 +38,7 @@ from dashboard.order_lists import customer_cell
 from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
-from dashboard.selectors import read_or_reason
+from dashboard.selectors import existing, read_or_reason
 from dashboard.views.notes import Subject, notes_context
 from returns import access_patterns as return_patterns
 from returns import keys as return_keys
@@ -50,7 +50,7 @@ from shop import access_patterns as shop_patterns
 from shop import keys as shop_keys
 from shop import order_status
 from shop.audit import Actor
-from shop.errors import InvalidInput, NotFound, OrderConflict
+from shop.errors import InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import now
@@ -364,10 +364,9 @@ def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
 @domain_errors
 def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     def form_of(rid: str) -> ReceiveForm:
-        item = return_patterns.return_by_id(return_id=rid, consistent=True)
-        if item is None:
-            raise NotFound("return", rid)
-        return _receive_form(item, request.POST)
+        return _receive_form(
+            existing(return_patterns.return_by_id(return_id=rid, consistent=True), "return", rid), request.POST
+        )
 
     def act(rid: str, form: ReceiveForm, actor: Actor) -> object:
         warehouse, counts = form.cleaned_data["warehouse"], form.counts()

@@ -15,11 +15,10 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, link_column, text_column
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
-from dashboard.selectors import WarehouseStock, warehouses
+from dashboard.selectors import WarehouseStock, existing, warehouses
 from dashboard.views.products import stock_rows
 from dashboard.views.sections import Section, key_cell, sections_response
 from shop import access_patterns, keys
-from shop.errors import NotFound
 
 
 class Warehouses(Listing[ListForm, WarehouseStock]):
@@ -82,10 +81,7 @@ def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     one_list = sections_response(request, sections, context)
     if one_list is not None:
         return one_list
-    found = access_patterns.warehouse_by_id(warehouse_id=wid)
-    if found is None:
-        raise NotFound("warehouse", wid)
-    context["warehouse"] = found
+    context["warehouse"] = existing(access_patterns.warehouse_by_id(warehouse_id=wid), "warehouse", wid)
     context["can_edit"] = can_edit_catalogue(request.user)
     if context["can_edit"]:
         context["stock_rows"] = stock_rows(context)
