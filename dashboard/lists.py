@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 from itertools import islice
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from django.views.decorators.http import require_GET
 
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.profiles import with_profiles
@@ -89,6 +91,22 @@ def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], *
 
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
+
+
+def csv_fields(*names: str) -> tuple[Column[Any], ...]:
+    """CSV-only columns, each a record's attribute of its name: a day or a moment in ISO 8601, an amount as a plain
+    decimal (``display.plain_amount``), anything else as it is."""
+    return tuple(Column(csv=name, value=_field(name)) for name in names)
+
+
+def _field(name: str) -> Callable[[Any], object]:
+    def value(record: Any) -> object:
+        found = getattr(record, name)
+        if isinstance(found, date):  # a datetime too
+            return found.isoformat()
+        return plain_amount(found) if isinstance(found, Decimal) else found
+
+    return value
 
 
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:

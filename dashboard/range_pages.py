@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.http import HttpRequest, HttpResponseBase
@@ -17,10 +16,9 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET
 
-from dashboard.display import plain_amount
 from dashboard.forms.ranges import DayRange, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, csv_header, csv_url, csv_values, range_url, refused_filter
+from dashboard.lists import Column, csv_fields, csv_header, csv_url, csv_values, range_url, refused_filter
 from dashboard.responses import csv_response, domain_errors
 from shop.timestamps import now
 
@@ -81,9 +79,5 @@ class RangePage(Generic[R]):
 
 
 def figures(*names: str) -> tuple[Column[Any], ...]:
-    """A numbers page's CSV columns: the day, then each figure of the row named (an amount as a plain decimal)."""
-    return (Column(csv="date", value=lambda r: r.day.isoformat()), *(Column(csv=n, value=_figure(n)) for n in names))
-
-
-def _figure(name: str) -> Callable[[Any], object]:
-    return lambda row: plain_amount(value) if isinstance(value := getattr(row, name), Decimal) else value
+    """A numbers page's CSV columns: the day, then each figure of the row named (``lists.csv_fields``)."""
+    return (Column(csv="date", value=lambda r: r.day.isoformat()), *csv_fields(*names))

@@ -47,13 +47,9 @@ class JumpForm(forms.Form):
         kind = cleaned["kind"]
         cleaned["search"] = kind in (SEARCH, "")
         cleaned["email"] = _is_email(cleaned["id"])
-        if kind == EMAIL:
-            try:
-                validate_email(cleaned["id"])
-            except forms.ValidationError as exc:
-                raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
-            return cleaned
-        if kind in (SEARCH, ""):
+        if kind == EMAIL and not cleaned["email"]:
+            raise forms.ValidationError(f"{cleaned['id']!r} is not an email address")
+        if kind in (SEARCH, "", EMAIL):
             return cleaned
         try:
             cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])

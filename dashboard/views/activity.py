@@ -9,22 +9,12 @@ from typing import Any
 from adminview.reads import activity as staff_activity
 from adminview.reads.activity import ActivityRow
 from dashboard.forms.filters import ActivityForm
-from dashboard.lists import Column, Listing, Paged
+from dashboard.lists import Listing, Paged, csv_fields
 
 # the CSV's columns; the page's rows are drawn by its template (links that depend on what changed)
-ACTIVITY_COLUMNS: tuple[Column[ActivityRow], ...] = (
-    Column(csv="order_id", value=lambda r: r.order_id),
-    Column(csv="at", value=lambda r: r.at.isoformat() if r.at else None),
-    Column(csv="action", value=lambda r: r.action),
-    Column(csv="user", value=lambda r: r.user),
-    Column(csv="from_status", value=lambda r: r.from_status),
-    Column(csv="to_status", value=lambda r: r.to_status),
-    Column(csv="order_version", value=lambda r: r.order_version),
-    Column(csv="product_id", value=lambda r: r.product_id),
-    Column(csv="request_id", value=lambda r: r.request_id),
-    Column(csv="detail", value=lambda r: r.detail),
-    Column(csv="kind", value=lambda r: r.kind),
-    Column(csv="entity_id", value=lambda r: r.entity_id),
+ACTIVITY_COLUMNS = (
+    *csv_fields("order_id", "at", "action", "user", "from_status", "to_status", "order_version", "product_id"),
+    *csv_fields("request_id", "detail", "kind", "entity_id"),
 )
 
 

@@ -8,15 +8,13 @@ from typing import Any
 from adminview.reads.catalogue import CatalogueRow, catalogue
 from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm
-from dashboard.lists import Column, Listing, Paged
+from dashboard.lists import Column, Listing, Paged, csv_fields
 
 # the CSV's columns; the page's rows are drawn by its template
-CATALOGUE_COLUMNS: tuple[Column[CatalogueRow], ...] = (
-    Column(csv="product_id", value=lambda r: r.product_id),
-    Column(csv="name", value=lambda r: r.name),
-    Column(csv="price", value=lambda r: plain_amount(r.price)),
-    Column(csv="category", value=lambda r: r.category),
-    Column(csv="description", value=lambda r: r.description),
+CATALOGUE_COLUMNS = (
+    *csv_fields("product_id", "name"),
+    Column(csv="price", value=lambda r: plain_amount(r.price)),  # stored as AWS's decimal string
+    *csv_fields("category", "description"),
 )
 
 

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from adminview.reads import search
 from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged
+from dashboard.lists import Listing, Paged, csv_fields
 from dashboard.responses import domain_errors
 from dashboard.selectors import KeyPage
 from shop import keys
@@ -38,12 +38,7 @@ class Search(Listing[SearchForm, search.Found]):
     salt = "search"
     form_class = SearchForm
     template_rows = True
-    columns: tuple[Column[search.Found], ...] = (
-        Column(csv="kind", value=lambda m: m.kind),
-        Column(csv="id", value=lambda m: m.id),
-        Column(csv="name", value=lambda m: m.name),
-        Column(csv="email", value=lambda m: m.email),
-    )
+    columns = csv_fields("kind", "id", "name", "email")
 
     def refused(self, form: SearchForm) -> dict[str, Any]:
         return {"form": form, "rows": [], "first_page": True, "refused": True}
