@@ -144,8 +144,8 @@ class Listing(Generic[F, R]):
     form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
-    row_class: ClassVar[str] = ""
-    row_id: ClassVar[RowId[Any] | None] = None
+    row_class: ClassVar[str] = ""  # each <tr>'s class in dashboard/_list_table.html
+    row_id: ClassVar[RowId[Any] | None] = None  # each <tr>'s data-* id
     profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)
 
     def __init__(self, request: HtmxHttpRequest) -> None:
