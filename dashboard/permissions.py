@@ -2,10 +2,9 @@
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
 warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
 refund returns, and members of ``finance`` may refund one beyond what came back of it and take payments and
-make refunds on an order; members of ``operators``
-open the operations pages
-(the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
-only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
+make refunds on an order; members of ``operators`` open the operations pages (the explorer, the sync, an order's
+consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads only. Only superusers repair the
+admin view, replay dead letters and manage staff accounts.
 
 Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
 button only to whom the server would let use it."""

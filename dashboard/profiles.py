@@ -8,8 +8,9 @@ same whatever the table holds; the order page reads its one customer from the sh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from adminview.core import schema, values
 from adminview.reads import selectors
@@ -60,3 +61,9 @@ def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dic
         return {}
     found = selectors.customer_profiles(customer_ids=wanted, attributes=NAME if names_only else None)
     return {cid: _profile(raw) for cid, raw in zip(wanted, found, strict=True) if raw is not None}
+
+
+def with_profiles(rows: Sequence[Any], *, names_only: bool = False) -> list[tuple[Any, Profile]]:
+    """Each row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
+    profiles = profiles_of((row.customer_id for row in rows), names_only=names_only)
+    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]

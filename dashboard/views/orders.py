@@ -35,12 +35,11 @@ from dashboard.lists import (
 from dashboard.order_lists import (
     ADDRESS,
     ORDER_COLUMNS,
+    ORDER_ID,
     PICK_CSV_HEADER,
     Listed,
     order_columns,
-    order_data,
     pick_rows,
-    with_profiles,
 )
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile
@@ -103,8 +102,9 @@ class StatusList(Listing[StatusListForm, Listed]):
     salt = "orders"
     columns = ORDER_COLUMNS
     template_rows = True  # each row holds the bulk form's controls (a checkbox, a tracking number)
+    profiles = True
 
-    def __init__(self, request: HtmxHttpRequest, status: str | None) -> None:
+    def __init__(self, request: HtmxHttpRequest, status: str | None = None) -> None:
         super().__init__(request)
         self.status = status
 
@@ -124,9 +124,6 @@ class StatusList(Listing[StatusListForm, Listed]):
     def fetch(self, form: StatusListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
-
-    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
-        return with_profiles(rows, names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
         """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
@@ -176,10 +173,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
-    return StatusList(request, status).response()
+orders_by_status = StatusList.view()
 
 
 @require_GET
@@ -457,6 +451,9 @@ class DueList(Listing[DueForm, Listed]):
 
     template = "dashboard/due.html"
     salt = "due"
+    row_class = "order-row"
+    profiles = True
+    row_id = ORDER_ID
     columns = order_columns(date="ordered")
 
     def form(self) -> DueForm:
@@ -471,12 +468,6 @@ class DueList(Listing[DueForm, Listed]):
     def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
-    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
-        return with_profiles(rows, names_only=not csv)
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
-
     def filename(self, form: DueForm) -> str:
         return f"orders-due-{self.scope(form)}.csv"
 
@@ -484,10 +475,7 @@ class DueList(Listing[DueForm, Listed]):
         return {"form": form.shown(), "day": self.scope(form)}
 
 
-@require_GET
-@domain_errors
-def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
-    return DueList(request).response()
+orders_due = DueList.view()
 
 
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
