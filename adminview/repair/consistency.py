@@ -49,18 +49,11 @@ from adminview.reads.sync_freshness import Freshness, least_fresh
 from adminview.repair import order_partitions, repair
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table, source_table, view_table
-from adminview.repair.verdict import (
-    BEHIND,
-    DIFFERS,
-    IN_SYNC,
-    SEVERITY,
-    AttributeDifference,
-    Difference,
-    Part,
-    SourceMark,
-    judge_partition,
-    unprojectable,
-)
+from adminview.repair.verdict import BEHIND as BEHIND  # the verdicts and a part are this module's words too
+from adminview.repair.verdict import DIFFERS as DIFFERS
+from adminview.repair.verdict import IN_SYNC as IN_SYNC
+from adminview.repair.verdict import SEVERITY, Difference, SourceMark, judge_partition, unprojectable
+from adminview.repair.verdict import Part as Part
 from adminview.repair.view_diff import Change
 from dynamo import backoff, item_codec
 from dynamo.transactions import MAX_ITEMS
@@ -68,26 +61,6 @@ from shop import audit, keys
 from shop.audit import Actor
 from shop.errors import NotFound, OrderConflict
 from shop.models import AuditEntry
-
-__all__ = [  # the verdicts and a difference's parts (``adminview.repair.verdict``) are this module's words too
-    "BEHIND",
-    "DIFFERS",
-    "IN_SYNC",
-    "RULE",
-    "SETTLE_S",
-    "AttributeDifference",
-    "Difference",
-    "Look",
-    "Part",
-    "Repaired",
-    "Report",
-    "SourceMark",
-    "describe",
-    "judge",
-    "order_consistency",
-    "order_repair",
-    "read",
-]
 
 ViewKey = schema.Key
 REPAIR_ACTION = "repair-view"

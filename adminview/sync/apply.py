@@ -39,7 +39,7 @@ from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import backoff, conf, ddb_json, item_codec, side_by_side, statements, transactions
+from dynamo import backoff, conf, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +88,12 @@ def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
     # only the images this kind of change carries: a stray image must not change what the record means
     old = body.get("OldImage") if event != "INSERT" else None
     new = body.get("NewImage") if event != "REMOVE" else None
-    key = ddb_json.maybe_key(body.get("Keys") or new or old or {})
+    image, given = item_codec.decode(new or old or {}), body.get("Keys")
+    key = values.maybe_key(item_codec.decode(given) if isinstance(given, dict) and given else image)
     if key is None:
         raise ValueError("record has no PK/SK keys")
     seq = str(body.get("SequenceNumber", ""))
     seq_number(seq)  # numeric, or the record fails here
-    image = item_codec.decode(new or old or {})
     plain_new = image if new is not None else None
     anchor = source.anchor_of(key, image)
     free = source.free_items(key, image, list_shards) if anchor is None and plain_new is not None else []
@@ -369,6 +369,3 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
         except Exception as exc:
             outcome.failed[p.event_id] = f"{type(exc).__name__}: {exc}"
     return outcome
-
-
-__all__ = ["Outcome", "apply_records", "counting_transactions", "fold", "read_items", "write_entries"]
