@@ -42,11 +42,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema, values
+from adminview.core import schema
 from adminview.core.sources.shop import SOURCE, activity_items
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Freshness, least_fresh
-from adminview.repair import order_partitions, repair
+from adminview.repair import order_partitions, partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table, source_table, view_table
 from adminview.repair.verdict import BEHIND as BEHIND  # the verdicts and a part are this module's words too
@@ -238,16 +238,12 @@ ITEM_NAMES = {
 }
 
 
-def _kind(item: Item | None) -> str | None:
-    return values.string(item, schema.KIND)
-
-
 def describe(changes: list[Change]) -> str:
     """A short account of a repair for its audit entry (staff read it on the activity page: items by what they
     are, not by key): each rewritten item, and a differing one's attributes."""
     parts = []
     for change in sorted(changes, key=lambda c: c.key):
-        kind = _kind(change.expected) or _kind(change.actual)
+        kind = partition.kind_of(change.expected) or partition.kind_of(change.actual)
         text = f"{change.kind} {ITEM_NAMES.get(kind or '', change.key[1])}"
         names = [a.name for a in Difference(change.kind, change.key, change.expected, change.actual).attributes]
         if names:

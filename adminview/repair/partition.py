@@ -69,7 +69,7 @@ def anchor_of_item(item: Item) -> schema.Key | None:
     key = values.item_key(item)
     if for_anchor(key) is not None:
         return key
-    if values.string(item, schema.KIND) == schema.COUNTED:
+    if kind_of(item) == schema.COUNTED:
         return schema.counted_anchor(key)
     return entry_anchor(item)
 
@@ -87,6 +87,19 @@ def is_bookkeeping_only(item: Item) -> bool:
 
 def comparable(item: Item) -> Item:
     return anchor.without_bookkeeping(item)
+
+
+def kind_of(item: Item | None) -> str | None:
+    return values.string(item, schema.KIND)
+
+
+def compared(stored: dict[schema.Key, Item]) -> dict[schema.Key, Item]:
+    """The stored view items a comparison takes, bookkeeping left out: no stub, no counted item."""
+    return {
+        key: comparable(item)
+        for key, item in stored.items()
+        if not is_bookkeeping_only(item) and kind_of(item) != schema.COUNTED
+    }
 
 
 def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:

@@ -114,12 +114,7 @@ def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
     (``numbers.move``). The entries are those that differ from what the view holds, whoever wrote them."""
     source, stored = reading.source, reading.stored
     implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
-    actual = {
-        key: partition.comparable(item)
-        for key, item in stored.items()
-        if not partition.is_bookkeeping_only(item) and values.string(item, schema.KIND) != schema.COUNTED
-    }
-    changes = compare(implied.items(), actual)
+    changes = compare(implied.items(), partition.compared(stored))
     found = Plan(reading.pk, list(changes))
     anchors: list[anchor.Writes] = []
     moves: list[numbers.Move] = []
@@ -285,7 +280,7 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
     on the condition that they are still absent, so no stream record had been applied to them, and none was lost
     (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
     nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
-    unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
+    unanchored = [found for f in flags if f.seen is not None and (found := _planned(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     deferred: dict[str, numbers.Deltas] = {}
     if later is not None and walk.diff.view_was_empty:
@@ -306,22 +301,14 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
 
 
 def _planned(walk: Walk, flag: Flag) -> Plan | None:
-    """The flagged partition read (anchors, source, view) and planned; None, noted in the diff, when its source
-    items cannot be projected."""
+    """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
+    read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
     try:
-        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
-        return plan_repair(reading, walk.view.name, walk.shards)
-    except ValueError as exc:
-        walk.diff.cannot_project(flag.pk, str(exc))
-        return None
-
-
-def _planned_seen(walk: Walk, flag: Flag) -> Plan | None:
-    """A partition with no anchor stored, planned from what the walk read (``Flag.seen``)."""
-    assert flag.seen is not None
-    absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
-    reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
-    try:
+        if flag.seen is None:
+            reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
+        else:
+            absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
+            reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
         return plan_repair(reading, walk.view.name, walk.shards)
     except ValueError as exc:
         walk.diff.cannot_project(flag.pk, str(exc))

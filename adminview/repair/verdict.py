@@ -91,18 +91,6 @@ def unprojectable(order_id: str, exc: ValueError) -> OrderConflict:
     return OrderConflict(order_id, None, f"order {order_id}'s source items cannot be projected: {exc}")
 
 
-def _kind(item: Item | None) -> str | None:
-    return values.string(item, schema.KIND)
-
-
-def stored_of(reading: repair.Reading) -> dict[ViewKey, Item]:
-    return {
-        key: partition.comparable(item)
-        for key, item in reading.stored.items()
-        if not partition.is_bookkeeping_only(item) and _kind(item) != schema.COUNTED
-    }
-
-
 def _against_anchors(reading: repair.Reading, shards: int) -> set[ViewKey]:
     """View items of the partition (all but activity entries, which need no anchor), and what its anchors
     counted, that disagree with what its anchors say the sync applied."""
@@ -117,7 +105,7 @@ def _against_anchors(reading: repair.Reading, shards: int) -> set[ViewKey]:
         counted = reading.stored.get(schema.counted(key))
         if counted is not None and numbers.read_counted(schema.counted(key), counted).sums != (implied.sums or {}):
             found.add(schema.counted(key))  # what was counted is not what the anchor's facts add
-    stored = {k: i for k, i in stored_of(reading).items() if _kind(i) != schema.ACTIVITY}
+    stored = {k: i for k, i in partition.compared(reading.stored).items() if partition.kind_of(i) != schema.ACTIVITY}
     return found | {change.key for change in compare(described, stored)}
 
 
@@ -132,10 +120,10 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
     order partition holds an order."""
     order = next((i for i in reading.source_items if values.string(i, keys.ENTITY_TYPE) == "order"), None)
-    key = next((k for k in reading.anchors if _kind(reading.stored.get(k)) == schema.ORDER), None)
+    key = next((k for k in reading.anchors if partition.kind_of(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:
         return None
-    summary = stored_of(reading).get(key)
+    summary = partition.compared(reading.stored).get(key)
     in_shop, in_view = (
         values.integer(order, schema.ORDER_KIND.attribute("version")),
         schema.ORDER_KIND.read(summary).version,
@@ -188,7 +176,7 @@ def judge_partition(
         implied = partition.implied_by(reading.source, reading.pk, reading.source_items, shards)
     except ValueError as exc:
         raise unprojectable(order_id, exc) from exc
-    expected, stored = implied.items(), stored_of(reading)
+    expected, stored = implied.items(), partition.compared(reading.stored)
     book = Bookkeeping.read(next(iter(reading.anchors.values()), None))
     part = Part(
         source=reading.source.name,
@@ -227,7 +215,7 @@ def judge_partition(
     if version := _against_version(reading, expected):
         key, why = version
         return _verdict(part, changes, DIFFERS, f"The view contradicts the shop: {why}.", False, {key})
-    rewritten = {c.key for c in changes if c.kind == "differing" and _kind(c.actual) == schema.ACTIVITY}
+    rewritten = {c.key for c in changes if c.kind == "differing" and partition.kind_of(c.actual) == schema.ACTIVITY}
     if rewritten:
         reason = "An activity entry differs from its audit entry, and audit entries never change."
         return _verdict(part, changes, DIFFERS, reason, False, rewritten)
