@@ -33,12 +33,10 @@ CUSTOMER, PRODUCT, ORDER = KINDS
 
 
 @dataclass(frozen=True)
-class FoundOrder:
-    """An order shown beside its customer (``latest_orders``)."""
+class FoundOrder(schema.CustomerOrderRow):
+    """An order shown beside its customer (``latest_orders``): its entry, and its status from its summary."""
 
-    order_id: str
-    date: str | None
-    status: str | None
+    status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,13 +147,10 @@ def latest_orders(*, customer_id: str, count: int) -> list[FoundOrder]:
     """A found customer's latest orders, newest first: one Query of their order entries, one BatchGetItem of the
     summaries (asked for beside each customer found, so the search page's own calls stay the same)."""
     entries = selectors.customer_order_entries(customer_id=customer_id, limit=count).rows
-    dates = {e.order_id: e.date for raw in entries if (e := schema.CUSTOMER_ORDER_KIND.read(raw)).order_id}
-    status = schema.ORDER_KIND.attribute("status")
-    summaries = get_many([schema.order_anchor(i) for i in dates], [status]) if dates else []
-    return [
-        FoundOrder(oid, date, schema.ORDER_KIND.read(s).status)
-        for (oid, date), s in zip(dates.items(), summaries, strict=True)
-    ]
+    found = {e.order_id: e for raw in entries if (e := schema.CUSTOMER_ORDER_KIND.read(raw)).order_id}
+    summaries = get_many([schema.order_anchor(i) for i in found], [schema.ORDER_KIND.attribute("status")])
+    read = (schema.ORDER_KIND.read(s).status for s in summaries)
+    return [FoundOrder(**vars(e), status=status) for e, status in zip(found.values(), read, strict=True)]
 
 
 def customer_orders(found: Found) -> Iterator[Found]:

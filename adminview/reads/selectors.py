@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from adminview.core import schema, values
 from adminview.core.schema import OrderRow
@@ -36,6 +36,15 @@ ALL = "ALL"  # the list of every order with a status: the listed statuses' lists
 LISTS = (*schema.LISTED_STATUSES, ALL)
 
 __all__ = ["OrderRow", "RowsPage"]
+
+
+class Listing(TypedDict, total=False):
+    """What a list of orders takes besides what it lists: a page's size and position, its sort, a range of days."""
+
+    limit: int
+    after: dict[str, Any] | None
+    sort: str
+    dates: DateRange
 
 
 def order_row(item: Item | None, position: str = "") -> OrderRow:
@@ -88,25 +97,16 @@ def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
     )
 
 
-def orders_by_status(
-    *,
-    status: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[OrderRow]:
+def orders_by_status(*, status: str, **listing: Unpack[Listing]) -> RowsPage[OrderRow]:
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
-    page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
+    page = status_items(status=status, **listing)
     key = schema.ORDERS_BY_STATUS.range_key
     return RowsPage([order_row(r, values.string(r, key) or "") for r in page.rows], page.next)
 
 
-def pending_orders(
-    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: DateRange = EVERY_DAY
-) -> RowsPage[OrderRow]:
+def pending_orders(**listing: Unpack[Listing]) -> RowsPage[OrderRow]:
     """AV2: every PENDING order as rows."""
-    return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
+    return orders_by_status(status=schema.LISTED_STATUSES[0], **listing)
 
 
 def new_orders_since(*, status: str, newest: str) -> int:
@@ -159,16 +159,9 @@ def customer_order_entries(
     return RowsPage(rows, {("after" if forward else "before"): last} if more else None)
 
 
-def customer_orders(
-    *,
-    customer_id: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[OrderRow]:
+def customer_orders(*, customer_id: str, **listing: Unpack[Listing]) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
-    page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
+    page = customer_order_entries(customer_id=customer_id, **listing)
     ids = [schema.CUSTOMER_ORDER_KIND.read(r).order_id for r in page.rows]
     found = summaries(ids) if ids else []
     rows = [

@@ -1,35 +1,12 @@
-"""One order's consistency: the view items its source items imply beside those the view holds, source partition
-by source partition, a verdict on why they differ, and a repair of that order's view items from its source
-tables, safe under a running sync.
+"""One order's consistency: the view items its source partitions (``adminview.repair.order_partitions``) imply
+beside those the view holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of
+that order's view items, safe under a running sync; ``docs/operations.md`` says what the page shows.
 
-An order's source partitions (``adminview.repair.order_partitions``): the shop table's ``o#<oid>``, the returns table's
-``o#<oid>`` (its refunds) and each of its returns' ``r#<rid>``. Reads, a constant number plus one Query per return
-of the order (an order has few), never a Scan, in the order that keeps both truthful next to the live sync: the
-order's returns (one GSI1 Query), every partition's anchor and counted item (consistent BatchGetItem), each
-partition (one consistent Query each), the view items they imply and the anchors once more (consistent
-BatchGetItem), the sync's heartbeats (one Query, split by source).
-
-The verdict of a partition, when the view differs from what its source items imply:
-
-- ``differs``: the view contradicts what the sync itself applied, which no stream record still to come can
-  explain. A view item disagrees with what the partition's anchor (the record of what the sync applied) implies;
-  or the order's summary holds the shop's order ``Version`` (every change of an order increments it) or a newer
-  one, yet other order attributes; or an activity item differs from its audit entry (audit entries never
-  change); or the heartbeats of the partition's source say the sync had applied every change made before the
-  source was read, yet the view differs.
-- ``behind``: otherwise: the view agrees with what the sync has applied, and the source has changes it has not
-  applied yet.
-
-The order's verdict is its worst partition's (``differs``, then ``behind``). The sync writes a partition's view
-items before its anchor, and the view may move while it is read: a look that finds a view item contradicting
-an anchor, or an anchor rewritten between its two reads, is taken once more after ``SETTLE_S`` and the second
-look decides.
-
-The repair follows ``adminview.repair.repair``'s protocol (anchors, then sources, then view; one transaction
-conditioned on every partition's anchor ``Rev`` and counted item), so it never writes a state older than what
-the sync has applied; the staff member's audit entry (shop table) and the activity entries it implies (view
-table) go in the same TransactWriteItems, so the repair is in ``/activity/`` exactly when it happened. Nothing
-here knows Django.
+The reads come in the order that keeps them truthful beside the live sync: the order's returns, every partition's
+anchors, the partitions, the view items they imply with the anchors again, the heartbeats; a look that may have
+caught the sync half-way is taken once more after ``SETTLE_S``. The repair follows ``adminview.repair.repair``'s
+protocol with the staff member's audit entry and its activity entries in the same transaction. Nothing here knows
+Django.
 """
 
 from __future__ import annotations

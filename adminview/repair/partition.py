@@ -1,11 +1,6 @@
 """What one partition of a source table implies for the view, and how the view's items are told apart: the pure
-part of rebuild, verify and the consistency page.
-
-Every view item follows from one partition of one source table: an anchor and its counted item from the source
-items it groups, an entry from its anchor, an activity entry from its audit entry. So a difference is always
-pinned to one source partition, and repairing that partition (``adminview.repair.repair``) repairs it.
-
-Nothing here does I/O.
+part of rebuild, verify and the consistency page. Every view item follows from one source partition, so a
+difference is pinned to one and repairing it repairs it (``docs/repair.md``). Nothing here does I/O.
 """
 
 from __future__ import annotations

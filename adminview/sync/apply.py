@@ -1,28 +1,11 @@
-"""Applying stream records to the view (the sync's half of ``adminview.core.anchor``'s protocol).
+"""Applying stream records to the view: the sync's half of ``adminview.core.anchor``'s protocol, in the five steps
+``docs/admin-view.md`` gives (check and group the records by anchor; read the anchors and their counted items and
+fold; write the entries; move the counted items and the sums; write each anchor last, conditioned on its ``Rev``).
 
-A batch (Lambda event records or the poller's, same shape), from any source (``adminview.core.sources``):
-
-1. each record is checked, its source found by its table and its anchor named (a record that cannot be read
-   fails alone);
-2. the anchors, and the counted items of those that add to the numbers, are read (strongly consistent
-   BatchGetItem, 100 a call);
-   each anchor's records are folded into its state in stream order, skipping every record that is not newer
-   than what the anchor says was applied for its source item, and ``plan`` says what to write;
-3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
-   retried with backoff), staff activity entries and the items of no anchor with them;
-4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
-   few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
-5. last, each anchor is written, conditioned on the ``Rev`` read in step 2: 25 a call as PartiQL statements
-   (``dynamo.statements``) where the engine keeps each statement's condition, else one conditional PutItem each.
-
-A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
-again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
-nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
-time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
-item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
-Its entries and counted item, written before the anchor, may have landed after the winner's newer ones, so once
-the records are folded, the partitions of the anchors that lost a race are read and repaired from their source
-(``repair.settle``): races are rare, and this costs reads when nothing was overwritten.
+The anchor goes last so that a crash anywhere replays the records, to the same effect. An anchor or counted item
+that changed after it was read lost a race (to a rebuild, a repair or a second sync): its records are folded
+again from fresh reads, and its partition is then repaired from the source (``repair.settle``), since what this
+sync wrote before the anchor may have landed after the winner's newer writes.
 """
 
 from __future__ import annotations

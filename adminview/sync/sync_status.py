@@ -1,29 +1,15 @@
-"""How far the sync has got, written as it goes: heartbeats per stream shard, the last verify result; and the sync
-page's one status read.
+"""How far the sync has got, written as it goes (a heartbeat per writer, the last verify result: ``SyncItem``), and
+the sync page's one status read. Kept in the sync table, not the view, so that rebuild and verify never have to
+tell them apart from the projection, and the pages' freshness read (``adminview.reads.sync_freshness``) is one
+Query of a tiny partition.
 
-Kept in the sync table (beside checkpoints and dead letters), not in the view table, so that rebuild and
-verify, which compare the view with its source tables, never have to tell these items apart from the projection,
-and the pages' freshness read is one Query on a tiny partition.
-
-- PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not
-  say which shard its batch came from, so in Lambda the writer is the execution environment and the source its
-  batches come from, ``lambda|<environment>|<source>`` (one batch at a time, all of one stream's shard: one
-  environment serving both event source mappings keeps one heartbeat per source, since sequence numbers of two
-  streams do not compare). Attributes: ``Source`` (the source's name), ``SequenceNumber`` (the last one applied;
-  ``Seq`` zero-padded), ``Created`` (that record's ApproximateCreationDateTime: it orders the heartbeat's
-  updates), ``Written`` (the latest its change can have been made, which the freshness reads:
-  ``adminview.core.records.written_at``), ``AppliedAt``, ``CaughtUpAt`` (the last time the poller asked its shard
-  for more and got nothing: at that instant the view held every change of the shard), ``Waiting`` (since when
-  DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage the poller waited out, in
-  words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
-- PK ``verify`` SK ``last``: the last ``verify_adminview``: At, Done (1 when the view matched), Error (its
-  summary).
-
-How fresh that makes the view, as the pages say it, is read in ``adminview.reads.sync_freshness``.
-
-Heartbeats expire (TTL): an open shard's after a day without a word from its poller, a closed shard's shortly
-after it was read to its end, a Lambda environment's an hour after its last batch; reads leave out expired
-ones at once (DynamoDB deletes them some time later).
+A heartbeat's writer is ``<stream arn>|<shard id>`` for the poller; a Lambda event does not say which shard its
+batch came from, so in Lambda it is ``lambda|<environment>|<source>`` (sequence numbers of two streams do not
+compare). It holds ``Source``, ``SequenceNumber`` (and ``Seq``, zero-padded), ``Created`` (that record's creation
+time: it orders the updates), ``Written`` (``adminview.core.records.written_at``), ``AppliedAt``, ``CaughtUpAt``
+(the poller asked for more and got nothing), ``Waiting`` and ``Outage`` (DynamoDB not answering), ``Done`` (the
+shard read to its end) and ``ExpiresAt``: an open shard's after a day without a word, a closed shard's soon after
+its end, a Lambda environment's an hour after its last batch.
 """
 
 from __future__ import annotations

@@ -154,13 +154,11 @@ class RefundsState(Anchored):
 
 class ReturnsSource(AnchoredSource):
     name = "returns"
+    table_name = staticmethod(return_keys.table_name)
     ANCHORS = (
         AnchorKind(return_keys.RETURN, schema.RETURN_SK, ReturnState),
         AnchorKind(keys.ORDER, schema.REFUNDS_SK, RefundsState),
     )
-
-    def table_name(self) -> str:
-        return return_keys.table_name()
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key

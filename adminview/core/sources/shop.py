@@ -348,14 +348,12 @@ SEARCHED = {"customer": schema.profile, "product": schema.product, "order": sche
 
 class ShopSource(AnchoredSource):
     name = "shop"
+    table_name = staticmethod(keys.table_name)
     ANCHORS = (
         AnchorKind(keys.ORDER, schema.ORDER_SK, OrderState),
         AnchorKind(keys.CUSTOMER, schema.PROFILE_SK, ProfileState),
         AnchorKind(keys.PRODUCT, schema.PRODUCT_SK, ProductState),
     )
-
-    def table_name(self) -> str:
-        return keys.table_name()
 
     def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
         pk, sk = key
