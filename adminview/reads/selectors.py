@@ -66,14 +66,14 @@ def status_partitions(status: str) -> list[str]:
     return [schema.status_partition(s, n) for s in statuses for n in range(schema.list_shards())]
 
 
-def status_items(
-    *,
-    status: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[Item]:
+def _listed(listing: Listing) -> tuple[int, bool, str | None, DateRange]:
+    """A list's options checked, defaults filled in: its page size, its direction, its position, its days."""
+    forward = _forward(listing.get("sort", NEWEST))
+    limit = check_limit(listing.get("limit", 50))
+    return limit, forward, order_position(listing.get("after"), forward=forward), listing.get("dates", EVERY_DAY)
+
+
+def status_items(*, status: str, **listing: Unpack[Listing]) -> RowsPage[Item]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
 
@@ -83,9 +83,8 @@ def status_items(
     under the same sort key) and is shown once, but for a page read in the moment DynamoDB's index takes to follow
     the move (it may miss the order or show it twice). On one status's list it leaves or joins the list: shown if
     its place is still ahead of the position and it is in that status when the page is read, never twice."""
-    partitions, forward = status_partitions(status), _forward(sort)
-    check_limit(limit)
-    start = order_position(after, forward=forward)
+    partitions = status_partitions(status)
+    limit, forward, start, dates = _listed(listing)
     found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=Range(*dates.bounds()))
     return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
 
@@ -136,18 +135,10 @@ def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def customer_order_entries(
-    *,
-    customer_id: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[Item]:
+def customer_order_entries(*, customer_id: str, **listing: Unpack[Listing]) -> RowsPage[Item]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
-    cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
-    check_limit(limit)
-    start = order_position(after, forward=forward)
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    limit, forward, start, dates = _listed(listing)
     within = Range(*dates.bounds(schema.CUSTOMER_ORDER_PREFIX))
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
