@@ -239,15 +239,9 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 @dataclass
 class LaterSums:
     """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
-    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions
-    then share no item, so the walk's threads send them side by side, and each sum item is written about once
-    rather than once per transaction.
-
-    The sums only ever move by differences (the sync's too), so they end exact whichever lands first. Until then
-    they lack what the rebuild counted, as an empty view lacks every order until the rebuild writes it. A rebuild
-    stopped before ``commit`` leaves them short; the next walk finds the view not empty, sums what the counted
-    items say and repairs each sum (``repair_counters``), as it repairs every order the stopped one did not
-    reach."""
+    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
+    share no item, so the walk's threads send them side by side (``docs/repair.md`` says why the sums still end
+    exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
