@@ -72,10 +72,6 @@ class Wanted:
     extras: tuple[schema.Key, ...] = ()
 
 
-def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
-    return read_partitions(view, [Wanted(table, source, pk, tuple(extras))])[0]
-
-
 def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
     """Several source partitions (of one table or several) read together in the protocol's order: every anchor
     and counted item in one read, then each partition, then every view item they imply (and the anchors again)
@@ -294,12 +290,16 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
             repair_flag(walk, replace(flag, extras=flag.extras | set(entries), seen=None))
 
 
+def _wanted(walk: Walk, flag: Flag) -> Wanted:
+    return Wanted(walk.table(flag.source), flag.source, flag.pk, tuple(flag.extras))
+
+
 def _planned(walk: Walk, flag: Flag) -> Plan | None:
     """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
     read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
     try:
         if flag.seen is None:
-            reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
+            (reading,) = read_partitions(walk.view, [_wanted(walk, flag)])
         else:
             absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
             reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
@@ -314,9 +314,9 @@ def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
     and planned; one by one when a partition cannot be projected, so that it is noted and the rest go on."""
     if not flags:
         return []
-    wanted = [Wanted(walk.table(f.source), f.source, f.pk, tuple(f.extras)) for f in flags]
     try:
-        return [plan_repair(reading, walk.view.name, walk.shards) for reading in read_partitions(walk.view, wanted)]
+        readings = read_partitions(walk.view, [_wanted(walk, f) for f in flags])
+        return [plan_repair(reading, walk.view.name, walk.shards) for reading in readings]
     except ValueError:
         return [found for f in flags if (found := _planned(walk, f)) is not None]
 

@@ -23,8 +23,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
-from adminview.core.sources.lookups import IndexLookup, OrderPartitions
-from adminview.core.sources.states import Anchored, AnchoredSource, AnchorKind, Copied
+from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, IndexLookup, OrderPartitions
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys

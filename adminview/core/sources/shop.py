@@ -24,8 +24,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
-from adminview.core.sources.lookups import OrderPartitions
-from adminview.core.sources.states import Anchored, AnchoredSource, AnchorKind, Copied
+from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, OrderPartitions
 from shop import keys
 from shop.keys import OrderStatus
 

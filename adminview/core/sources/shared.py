@@ -1,8 +1,10 @@
-"""What every source shares: the state an anchor is read into, and a source's anchors declared as rows (the prefix of
-the partition key each hangs on, its sort key, its state), from which the source finds, names and reads them."""
+"""What every source shares: the state an anchor is read into; a source's anchors declared as rows (the prefix of
+the partition key each hangs on, its sort key, its state), from which the source finds, names and reads them; and
+where its items for one order are in its table (read by ``adminview.repair.order_partitions``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -58,6 +60,26 @@ class AnchorKind:
     prefix: str
     sk: str
     state: type[Anchored]
+
+
+@dataclass(frozen=True)
+class IndexLookup:
+    """A Query of an index of a source's table, keys only, that names partitions: the items whose ``attribute``
+    (the index's partition key) is ``value``, their partition keys kept where ``names_partition`` says so."""
+
+    index: str
+    attribute: str
+    value: str
+    names_partition: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class OrderPartitions:
+    """Where one order's items are in a source's table: partitions keyed by the order itself, and an index that
+    names more (None: no other partition holds any)."""
+
+    pks: tuple[str, ...]
+    lookup: IndexLookup | None = None
 
 
 class AnchoredSource:
