@@ -84,6 +84,10 @@ def view_client() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
 
+def sync_client() -> tuple[Any, str]:
+    return client_of(SyncItem), str(SyncItem.Meta.table_name)
+
+
 def read_items(
     item_keys: Iterable[schema.Key],
     attributes: Sequence[str] | None = None,

@@ -47,7 +47,7 @@ class Plan:
     changes: list[Change]
     guarded: list[dict[str, Any]] = field(default_factory=list)
     deltas: numbers.Deltas = field(default_factory=dict)
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: dict[schema.Key, Item | None] = field(default_factory=dict)  # None: deleted
 
 
 @dataclass(frozen=True)
@@ -136,10 +136,7 @@ def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
         found.guarded.append(action)
     found.guarded += [numbers.counted_write(table_name, *move) for move in moves]
     numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
-    for change in changes:
-        if change.key in reading.anchors:
-            continue
-        found.entries.append(_entry_action(table_name, change.key, change.expected))
+    found.entries = {change.key: change.expected for change in changes if change.key not in reading.anchors}
     return found
 
 
@@ -153,7 +150,8 @@ def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any
     """The writes that commit these plans, in commit order: each plan's guarded writes, then the sums' merged
     differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
     sums = numbers.sum_updates(table, (p.deltas for p in plans))
-    return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
+    entries = [_entry_action(table, key, item) for p in plans for key, item in p.entries.items()]
+    return [a for p in plans for a in p.guarded] + sums + entries
 
 
 def commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
@@ -193,20 +191,8 @@ def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
     its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
     partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
     anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
-    view.write_many(_entries_of(plans))
-    return commit_plans(view, [replace(p, entries=[]) for p in plans])
-
-
-def _entries_of(plans: Sequence[Plan]) -> dict[schema.Key, Item | None]:
-    """The plans' entries by key: the item put, or None when deleted."""
-    entries: dict[schema.Key, Item | None] = {}
-    for p in plans:
-        for action in p.entries:
-            if "Put" in action:
-                entries[values.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
-            else:
-                entries[values.item_key(action["Delete"]["Key"])] = None
-    return entries
+    view.write_many({key: item for p in plans for key, item in p.entries.items()})
+    return commit_plans(view, [replace(p, entries={}) for p in plans])
 
 
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
@@ -286,7 +272,7 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
             _count(walk, p.changes)
     for flag in flags:
         if flag.pk in again:  # the entries written without their anchor are read again, and go if not implied
-            entries = _entries_of([written[flag.pk]]) if flag.pk in written else {}
+            entries = written[flag.pk].entries if flag.pk in written else {}
             repair_flag(walk, replace(flag, extras=flag.extras | set(entries), seen=None))
 
 
@@ -344,21 +330,15 @@ def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
     read it (a sum the sync changed meanwhile is left for the next rebuild)."""
     fixed: list[Change] = []
     for difference in differences:
-        key = values.key(*difference.key)
         if difference.changed_at is None:
             condition, seen = "attribute_not_exists(#at)", {}
         else:
-            condition, seen = "#at = :seen", {":seen": difference.changed_at}
-        if difference.expected:
-            item = {**key, **difference.expected}
-            item[schema.CHANGED_AT] = round(time.time(), 3)
-            action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
-        else:
-            action = {"Delete": {"TableName": walk.view.name, "Key": key}}
+            condition, seen = "#at = :seen", {"ExpressionAttributeValues": {":seen": difference.changed_at}}
+        stamped = {schema.CHANGED_AT: round(time.time(), 3)}
+        item = {**values.key(*difference.key), **difference.expected, **stamped} if difference.expected else None
+        action = _entry_action(walk.view.name, difference.key, item)
         body = next(iter(action.values()))
-        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}}
-        if seen:
-            body["ExpressionAttributeValues"] = seen
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}, **seen}
         try:
             commit(walk.view, [action])
         except Contended:

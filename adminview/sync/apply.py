@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from adminview.core import guard, numbers, records, schema, sources, values
 from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
@@ -25,6 +25,7 @@ from adminview.tables import read_items, view_client, write_entries
 from dynamo import backoff, conf, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -153,8 +154,9 @@ def counting_transactions(
     return found
 
 
-def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
-    return {k for raced in side_by_side.map_calls(lambda job: job(), jobs) for k in raced}
+def _raced(write: Callable[[T], set[schema.Key]], jobs: Iterable[T]) -> set[schema.Key]:
+    """``write`` over ``jobs`` side by side: the keys whose writes lost a race."""
+    return {k for raced in side_by_side.map_calls(write, jobs) for k in raced}
 
 
 def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
@@ -167,19 +169,17 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
     ]
     moves = [move for _key, move in moving]
 
-    def commit(positions: list[int], actions: list[dict[str, Any]]) -> Callable[[], set[schema.Key]]:
-        def run() -> set[schema.Key]:
-            try:
-                transactions.write(client, actions)
-            except transactions.TransactionCancelled as exc:
-                if not exc.lost_race:
-                    raise
-                return {moving[i][0] for i in positions}
-            return set()
+    def commit(job: tuple[list[int], list[dict[str, Any]]]) -> set[schema.Key]:
+        positions, actions = job
+        try:
+            transactions.write(client, actions)
+        except transactions.TransactionCancelled as exc:
+            if not exc.lost_race:
+                raise
+            return {moving[i][0] for i in positions}
+        return set()
 
-        return run
-
-    return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
+    return _raced(commit, counting_transactions(table, moves))
 
 
 def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
@@ -230,23 +230,20 @@ def _write_anchors(writes: list[Writes], stored: dict[schema.Key, Item | None]) 
         elif code is not None:
             raise RuntimeError(f"anchor {key} not written: {code}")
 
-    def write(w: Writes) -> Callable[[], set[schema.Key]]:
-        def run() -> set[schema.Key]:
-            action = w.anchor_action(table)
-            if action is None:
-                return set()
-            try:
-                if "Put" in action:
-                    client.put_item(**item_codec.encode_request(action["Put"]))
-                else:
-                    client.delete_item(**item_codec.encode_request(action["Delete"]))
-            except client.exceptions.ConditionalCheckFailedException:
-                return {w.key}
+    def write(w: Writes) -> set[schema.Key]:
+        action = w.anchor_action(table)
+        if action is None:
             return set()
+        try:
+            if "Put" in action:
+                client.put_item(**item_codec.encode_request(action["Put"]))
+            else:
+                client.delete_item(**item_codec.encode_request(action["Delete"]))
+        except client.exceptions.ConditionalCheckFailedException:
+            return {w.key}
+        return set()
 
-        return run
-
-    return raced | _in_parallel([write(w) for w in writes if w.key not in batched])
+    return raced | _raced(write, [w for w in writes if w.key not in batched])
 
 
 # --- one batch -------------------------------------------------------------------------------------------------

@@ -38,9 +38,8 @@ from adminview.reads.sync_freshness import (
     overall,
 )
 from adminview.sync.sync_store import dead_letter_count
-from adminview.tables import SyncItem
+from adminview.tables import SyncItem, sync_client
 from dynamo import ddb_json
-from dynamo.client import client_of
 
 OPEN_SHARD_TTL_S = 24 * 3600
 CLOSED_SHARD_TTL_S = 15 * 60
@@ -64,10 +63,6 @@ def _writer(stream_arn: str | None, shard_id: str | None) -> str:
     return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
 
 
-def _table() -> tuple[Any, str]:
-    return client_of(SyncItem), str(SyncItem.Meta.table_name)
-
-
 def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), condition: str | None = None) -> None:
     """One UpdateItem of a heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set, ``remove`` removed. Every
     name goes through ExpressionAttributeNames (``Shard`` is a reserved word); a ``condition`` refers to the
@@ -77,7 +72,7 @@ def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), 
     if remove:
         expression += " REMOVE " + ", ".join(f"#{name}" for name in remove)
     params: dict[str, Any] = {
-        "TableName": _table()[1],
+        "TableName": sync_client()[1],
         "Key": ddb_json.key(HEARTBEAT_PK, writer),
         "UpdateExpression": expression,
         "ExpressionAttributeNames": names,
@@ -85,7 +80,7 @@ def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), 
     }
     if condition:
         params["ConditionExpression"] = condition
-    _table()[0].update_item(**params)
+    sync_client()[0].update_item(**params)
 
 
 def record_heartbeat(
@@ -125,7 +120,7 @@ def record_heartbeat(
             sets,
             condition="attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)",
         )
-    except _table()[0].exceptions.ConditionalCheckFailedException:
+    except sync_client()[0].exceptions.ConditionalCheckFailedException:
         return False
     return True
 
