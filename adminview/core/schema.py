@@ -238,12 +238,8 @@ def search_words(*texts: str | None) -> set[str]:
 
 def customer_terms(name: str | None, email: str | None) -> set[str]:
     """A customer's search terms: the words of the name, the parts of the email, and the whole email (the exact
-    email lookup reads that one). A term another of them starts with (the email's first part, which the whole
-    email starts with, often a name word too) gets no entry of its own: the longer term's entry is in the same
-    partition and a word search's ``begins_with`` finds it there, so a customer costs one write fewer. Parts
-    shared by many customers (``example``, ``com``) put one entry each in a common partition (``s#ex``): each
-    entry's sort key holds the customer's id, so DynamoDB can still split that partition by sort key when its
-    writes run hot."""
+    email lookup reads that one); a term another of them starts with gets no entry of its own, since the longer
+    term's entry is in the same partition and a word search's ``begins_with`` finds it (``docs/admin-view.md``)."""
     terms = search_words(name, email)
     if email and email.strip():
         terms.add(normalized(email))

@@ -1,15 +1,8 @@
 """One box finds anything: customers by the words of their name and the parts of their email, products by the
-words of their name, orders by id, payment transaction id or tracking number, and a found customer's orders.
-
-DynamoDB has no text search, so every match is a ``begins_with`` on terms the sync normalized
-(``schema.search_entry``): the words are one Query under the longest word typed (the most selective), each entry
-then kept only if every other word starts a word of its stored name or email (``schema.matches``); a page makes at
-most ``MAX_QUERIES`` such Queries. Orders are found on the first page only, by a text of one token: its order
-anchor (a digit id), its payment entries (``t#<txid>``) and its tracking entries, one call each. A page's calls so
-stay the same whatever the shop holds; a found customer's latest orders are asked for apart (``latest_orders``).
-
-The text is normalized as the entries are (case and accents ignored); its longest word must hold at least
-``MIN_SEARCH`` letters or digits.
+words of their name, orders by id, payment transaction id or tracking number, and a found customer's orders
+(``docs/admin-view.md``, "Search"). DynamoDB has no text search, so every match is a ``begins_with`` on the terms
+the sync normalized (``schema.search_entry``), under the longest word typed, at most ``MAX_QUERIES`` Queries a
+page: a page's calls stay the same whatever the shop holds.
 """
 
 from __future__ import annotations
