@@ -155,18 +155,9 @@ class ReturnsSource(AnchoredSource):
     name = "returns"
     table_name = staticmethod(return_keys.table_name)
     ANCHORS = (
-        AnchorKind(return_keys.RETURN, schema.RETURN_SK, ReturnState),
-        AnchorKind(keys.ORDER, schema.REFUNDS_SK, RefundsState),
+        AnchorKind(return_keys.RETURN, schema.RETURN_SK, ReturnState, (return_keys.RETURN_ENTITY,)),
+        AnchorKind(keys.ORDER, schema.REFUNDS_SK, RefundsState, (return_keys.REFUND_ENTITY,), return_keys.REFUND),
     )
-
-    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
-        pk, sk = key
-        entity = values.string(image, keys.ENTITY_TYPE)
-        if entity == return_keys.RETURN_ENTITY and pk == sk and return_keys.return_id_of(pk):
-            return schema.return_anchor(pk)
-        if entity == return_keys.REFUND_ENTITY and (oid := keys.without_prefix(pk, keys.ORDER)):
-            return schema.refunds_anchor(oid) if return_keys.refund_id_of(sk) else None
-        return None
 
     def order_partitions(self, order_id: str) -> OrderPartitions:
         """The order's refunds (``o#<oid>``; the refunded total beside them implies nothing) and each of its

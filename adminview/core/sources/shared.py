@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from adminview.core import schema
+from adminview.core import schema, values
 from adminview.core.anchor import Bookkeeping
 from shop import keys
 
@@ -55,11 +55,14 @@ class Copied(Anchored):
 
 @dataclass(frozen=True)
 class AnchorKind:
-    """One kind of anchor a source keeps: on partition keys that start with ``prefix``, at sort key ``sk``."""
+    """One kind of anchor a source keeps: on partition keys that start with ``prefix``, at sort key ``sk``, for the
+    source items of ``entities`` in such a partition: its own item (``items`` None), or those under ``items``."""
 
     prefix: str
     sk: str
     state: type[Anchored]
+    entities: tuple[str, ...]
+    items: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,15 @@ class AnchoredSource:
     source without free items has."""
 
     ANCHORS: ClassVar[tuple[AnchorKind, ...]]
+
+    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
+        pk, sk = key
+        entity = values.string(image, keys.ENTITY_TYPE)
+        for a in self.ANCHORS:
+            held = sk == pk if a.items is None else keys.without_prefix(sk, a.items) is not None
+            if entity in a.entities and held and keys.without_prefix(pk, a.prefix):
+                return pk, a.sk
+        return None
 
     def read_state(self, key: schema.Key, item: Item | None) -> Any:
         return {a.sk: a.state for a in self.ANCHORS}[key[1]].read(key, item)

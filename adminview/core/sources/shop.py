@@ -349,21 +349,10 @@ class ShopSource(AnchoredSource):
     name = "shop"
     table_name = staticmethod(keys.table_name)
     ANCHORS = (
-        AnchorKind(keys.ORDER, schema.ORDER_SK, OrderState),
-        AnchorKind(keys.CUSTOMER, schema.PROFILE_SK, ProfileState),
-        AnchorKind(keys.PRODUCT, schema.PRODUCT_SK, ProductState),
+        AnchorKind(keys.ORDER, schema.ORDER_SK, OrderState, ORDER_ENTITIES, items=""),
+        AnchorKind(keys.CUSTOMER, schema.PROFILE_SK, ProfileState, ("customer",)),
+        AnchorKind(keys.PRODUCT, schema.PRODUCT_SK, ProductState, ("product",)),
     )
-
-    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
-        pk, sk = key
-        entity = values.string(image, keys.ENTITY_TYPE)
-        if entity in ORDER_ENTITIES and (oid := keys.without_prefix(pk, keys.ORDER)):
-            return schema.order_anchor(oid)
-        if entity == "customer" and sk == pk and (cid := keys.without_prefix(pk, keys.CUSTOMER)):
-            return schema.profile(cid)
-        if entity == "product" and sk == pk and (pid := keys.without_prefix(pk, keys.PRODUCT)):
-            return schema.product(pid)
-        return None
 
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
         if values.string(image, keys.ENTITY_TYPE) == "audit":
