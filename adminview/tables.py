@@ -28,22 +28,18 @@ from dynamo.tables import TableSpec
 WRITE_PARALLEL = 16  # BatchWriteItem calls in flight per batch (each waits on the network)
 
 
-class OrdersByStatusIndex(GlobalSecondaryIndex["ViewItem"]):
-    class Meta:
-        index_name = schema.ORDERS_BY_STATUS.name
-        projection = IncludeProjection(list(schema.ORDERS_BY_STATUS.projected))
+def _index(spec: schema.Index) -> GlobalSecondaryIndex[Any]:
+    """The PynamoDB index ``create_tables`` makes of one of the schema's indexes."""
 
-    hash_key = UnicodeAttribute(hash_key=True, attr_name=schema.ORDERS_BY_STATUS.hash_key)
-    range_key = UnicodeAttribute(range_key=True, attr_name=schema.ORDERS_BY_STATUS.range_key)
+    class Declared(GlobalSecondaryIndex[Any]):
+        class Meta:
+            index_name = spec.name
+            projection = IncludeProjection(list(spec.projected))
 
+        hash_key = UnicodeAttribute(hash_key=True, attr_name=spec.hash_key)
+        range_key = UnicodeAttribute(range_key=True, attr_name=spec.range_key)
 
-class CatalogueIndex(GlobalSecondaryIndex["ViewItem"]):
-    class Meta:
-        index_name = schema.CATALOGUE.name
-        projection = IncludeProjection(list(schema.CATALOGUE.projected))
-
-    hash_key = UnicodeAttribute(hash_key=True, attr_name=schema.CATALOGUE.hash_key)
-    range_key = UnicodeAttribute(range_key=True, attr_name=schema.CATALOGUE.range_key)
+    return Declared()
 
 
 class ViewItem(InstrumentedModel):
@@ -52,13 +48,8 @@ class ViewItem(InstrumentedModel):
 
     pk = UnicodeAttribute(hash_key=True, attr_name=schema.PK)
     sk = UnicodeAttribute(range_key=True, attr_name=schema.SK)
-    gsi1_pk = UnicodeAttribute(null=True, attr_name=schema.ORDERS_BY_STATUS.hash_key)
-    gsi1_sk = UnicodeAttribute(null=True, attr_name=schema.ORDERS_BY_STATUS.range_key)
-    gsi8_pk = UnicodeAttribute(null=True, attr_name=schema.CATALOGUE.hash_key)
-    gsi8_sk = UnicodeAttribute(null=True, attr_name=schema.CATALOGUE.range_key)
-
-    orders_by_status = OrdersByStatusIndex()
-    catalogue = CatalogueIndex()
+    orders_by_status = _index(schema.ORDERS_BY_STATUS)
+    catalogue = _index(schema.CATALOGUE)
 
 
 ADMIN_VIEW_TABLE = TableSpec(model=ViewItem, ttl_attribute=EXPIRES_AT)
@@ -93,26 +84,34 @@ def view_client() -> tuple[Any, str]:
     return client_of(ViewItem), str(ViewItem.Meta.table_name)
 
 
+def sync_client() -> tuple[Any, str]:
+    return client_of(SyncItem), str(SyncItem.Meta.table_name)
+
+
 def read_items(
-    item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None, *, consistent: bool = True
+    item_keys: Iterable[schema.Key],
+    attributes: Sequence[str] | None = None,
+    *,
+    consistent: bool = True,
+    table: tuple[Any, str] | None = None,
 ) -> dict[schema.Key, Item | None]:
-    """View items by key, decoded (BatchGetItem, 100 keys a call, strongly consistent unless told); None where
-    there is none."""
-    client, table = view_client()
+    """Items by key, decoded (BatchGetItem, 100 keys a call, strongly consistent unless told), of the view unless
+    ``table`` (a client and a table name) is given; None where there is none."""
+    client, name = table or view_client()
     unique = list(dict.fromkeys(item_keys))
     wanted, names = [ddb_json.key(*k) for k in unique], (schema.PK, schema.SK)
-    found = batch_get(client, table, wanted, key_names=names, attributes=attributes, consistent=consistent)
+    found = batch_get(client, name, wanted, key_names=names, attributes=attributes, consistent=consistent)
     return {key: item_codec.decode_or_none(item) for key, item in zip(unique, found, strict=True)}
 
 
-def write_entries(entries: dict[schema.Key, Item | None]) -> None:
-    """Entries (plain values) put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel; the sync's
-    write of what a batch changed, and the rebuild's deletion of orphans."""
+def write_entries(entries: dict[schema.Key, Item | None], table: tuple[Any, str] | None = None) -> None:
+    """Entries (plain values) put whole (None: deleted), BatchWriteItem 25 a call, calls in parallel, into the view
+    unless ``table`` is given; the sync's write of what a batch changed, and the rebuild's deletion of orphans."""
     if not entries:
         return
-    client, table = view_client()
+    client, name = table or view_client()
     requests = [
         put_request(item_codec.encode(i)) if i is not None else delete_request(ddb_json.key(*k))
         for k, i in entries.items()
     ]
-    batch_write(client, table, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL)
+    batch_write(client, name, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL)

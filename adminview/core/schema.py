@@ -29,7 +29,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, make_dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from functools import cached_property
@@ -57,17 +57,6 @@ class Index:
     def key_names(self) -> tuple[str, str]:
         return self.hash_key, self.range_key
 
-
-ORDER_ROW: Final = ("OrderId", "CustomerId", "Date", "Status", "Total", "ItemCount")  # ORDER_ROW_ATTRIBUTES' names
-CATALOGUE_ROW: Final = ("ProductId", "Name", "Price", "Category", "Description")  # PRODUCT_KIND's names
-
-# Index names are those of tables already deployed (a name cannot change in place).
-ORDERS_BY_STATUS: Final = Index("GSI1", "GSI1PK", "GSI1SK", ORDER_ROW)
-"""AV2 and the other status lists: sparse (an order is in it while its status is listed), write-sharded; every
-customer by id too (``customers_partition``)."""
-CATALOGUE: Final = Index("GSI8", "GSI8PK", "GSI8SK", CATALOGUE_ROW)
-"""Every product by id and every customer by name: sparse (only catalogue rows and profiles), write-sharded."""
-INDEXES: Final = (ORDERS_BY_STATUS, CATALOGUE)
 
 # --- the table's own keys ------------------------------------------------------------------------------------
 
@@ -248,12 +237,8 @@ def search_words(*texts: str | None) -> set[str]:
 
 def customer_terms(name: str | None, email: str | None) -> set[str]:
     """A customer's search terms: the words of the name, the parts of the email, and the whole email (the exact
-    email lookup reads that one). A term another of them starts with (the email's first part, which the whole
-    email starts with, often a name word too) gets no entry of its own: the longer term's entry is in the same
-    partition and a word search's ``begins_with`` finds it there, so a customer costs one write fewer. Parts
-    shared by many customers (``example``, ``com``) put one entry each in a common partition (``s#ex``): each
-    entry's sort key holds the customer's id, so DynamoDB can still split that partition by sort key when its
-    writes run hot."""
+    email lookup reads that one); a term another of them starts with gets no entry of its own, since the longer
+    term's entry is in the same partition and a word search's ``begins_with`` finds it (``docs/admin-view.md``)."""
     terms = search_words(name, email)
     if email and email.strip():
         terms.add(normalized(email))
@@ -598,40 +583,19 @@ class ReturnAnchorRow:
 
 
 @dataclass(frozen=True)
-class RefundsRow:
-    order_id: str
-    refunds: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class CustomerReturnRow:
-    return_id: str
-    order_id: str
-    status: str | None
-    requested: str | None
-
-
-@dataclass(frozen=True)
 class BuyersRow:
     orders: int
     at: str | None
 
 
-@dataclass(frozen=True)
-class CollectionRow:
-    lines: dict[str, Any] | None
-    invoices: dict[str, Any] | None
-    shipments: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class CountedRow:
-    sums: dict[str, Any] | None
-    rev: Decimal | None
-
-
 def _texts(*names: str) -> tuple[Attribute, ...]:
     return tuple(Attribute(name) for name in names)
+
+
+def _unread(name: str, attributes: tuple[Attribute, ...]) -> Kind[Any]:
+    """A kind no reader takes apart field by field: its row is made from its attributes."""
+    fields = [(a.field, Any, field(default=a.default)) for a in attributes]
+    return Kind(name, make_dataclass(f"{name.title().replace('-', '')}Row", fields, frozen=True), attributes)
 
 
 _ORDER_ID, _CUSTOMER_ID = Attribute("OrderId", default=""), Attribute("CustomerId", default="")
@@ -641,6 +605,17 @@ _MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipm
 _ORDER_FACTS = (Attribute("Date", datetime), _STATUS, Attribute("Total", Decimal), Attribute("ItemCount", int))
 ORDER_ROW_ATTRIBUTES: Final = (_ORDER_ID, _CUSTOMER_ID, *_ORDER_FACTS)
 SHIPPED_BY: Final = _texts("Carrier", "TrackingNumber")
+_PRODUCT_FACTS = (Attribute("ProductId", default=""), *_texts("Name", "Price", "Category", "Description"))
+ORDER_ROW: Final = tuple(a.name for a in ORDER_ROW_ATTRIBUTES)
+CATALOGUE_ROW: Final = tuple(a.name for a in _PRODUCT_FACTS)
+
+# Index names are those of tables already deployed (a name cannot change in place).
+ORDERS_BY_STATUS: Final = Index("GSI1", "GSI1PK", "GSI1SK", ORDER_ROW)
+"""AV2 and the other status lists: sparse (an order is in it while its status is listed), write-sharded; every
+customer by id too (``customers_partition``)."""
+CATALOGUE: Final = Index("GSI8", "GSI8PK", "GSI8SK", CATALOGUE_ROW)
+"""Every product by id and every customer by name: sparse (only catalogue rows and profiles), write-sharded."""
+INDEXES: Final = (ORDERS_BY_STATUS, CATALOGUE)
 
 
 def _shipped(value: Any) -> tuple[tuple[str | None, str], ...]:
@@ -659,16 +634,15 @@ _SHIPMENTS = Attribute(_MAPS[2].name, dict, read=_shipped, default=())
 ORDER_KIND: Final = Kind(
     ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS[:2], _SHIPMENTS), (ORDERS_BY_STATUS,)
 )
-COLLECTION_KIND: Final = Kind(COLLECTION, CollectionRow, _MAPS)
-COUNTED_KIND: Final = Kind(COUNTED, CountedRow, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
+COLLECTION_KIND: Final = _unread(COLLECTION, _MAPS)
+COUNTED_KIND: Final = _unread(COUNTED, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
 _RETURN_FACTS = (_RETURN_ID, _ORDER_ID, _CUSTOMER_ID, _STATUS, Attribute("Requested"), Attribute("Lines", list))
 RETURN_KIND: Final = Kind(RETURN, ReturnAnchorRow, (*_RETURN_FACTS, *_texts(*RETURN_STEPS)), (ORDERS_BY_STATUS,))
-REFUNDS_KIND: Final = Kind(REFUNDS, RefundsRow, (_ORDER_ID, Attribute("Refunds", dict)))
-CUSTOMER_RETURN_KIND: Final = Kind(CUSTOMER_RETURN, CustomerReturnRow, (*_RETURN_FACTS[:2], *_RETURN_FACTS[3:5]))
+REFUNDS_KIND: Final = _unread(REFUNDS, (_ORDER_ID, Attribute("Refunds", dict)))
+CUSTOMER_RETURN_KIND: Final = _unread(CUSTOMER_RETURN, (*_RETURN_FACTS[:2], *_RETURN_FACTS[3:5]))
 PROFILE_KIND: Final = Kind(
     PROFILE, ProfileRow, (*_texts("Name", "Email"), Attribute("Address", dict)), (ORDERS_BY_STATUS, CATALOGUE)
 )
-_PRODUCT_FACTS = (Attribute("ProductId", default=""), *_texts("Name", "Price", "Category", "Description"))
 PRODUCT_KIND: Final = Kind(PRODUCT, ProductRow, _PRODUCT_FACTS, (CATALOGUE,))
 CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, Attribute("Spent", Decimal)))
 PAYMENT_KIND: Final = Kind(PAYMENT, PaymentRow, (_ORDER_ID, Attribute("TransactionId")))

@@ -37,6 +37,11 @@ def add_walk_arguments(parser: CommandParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")
 
 
+def walk_settings(options: dict[str, Any]) -> dict[str, Any]:
+    """What ``add_walk_arguments`` parsed, as ``rebuild`` and ``verify`` take it."""
+    return {name: options[name] for name in ("segments", "page_size", "rate_limit")}
+
+
 @contextmanager
 def progress_bar(description: str, *, disable: bool) -> Iterator[Callable[[int], None]]:
     """A thread-safe ``update(n)`` for a tqdm bar (segment threads report into it)."""

@@ -27,17 +27,17 @@ def _row(raw: Item) -> ActivityRow:
     return replace(row, kind=kind, entity_id=keys.strip(source) if kind in ENTITY_KINDS else None)
 
 
-def activity_entries(
+def activity(
     *,
     limit: int = 50,
     after: dict[str, Any] | None = None,
     user: str | None = None,
     day: str | None = None,
     kind: str | None = None,
-) -> RowsPage[Item]:
-    """Staff changes newest first (the entries as stored): all, one ``kind``'s, or one user's; ``day``
-    (``YYYY-MM-DD``) narrows any of them. A user and a kind together are refused: each is its own list, and
-    filtering one by the other would read pages that grow."""
+) -> RowsPage[ActivityRow]:
+    """Staff changes newest first: all, one ``kind``'s, or one user's; ``day`` (``YYYY-MM-DD``) narrows any of
+    them. A user and a kind together are refused: each is its own list, and filtering one by the other would read
+    pages that grow."""
     check_limit(limit)
     start = order_position(after, forward=False)
     if day is not None and not _DAY.match(day):
@@ -59,16 +59,5 @@ def activity_entries(
         found = each_shard(schema.list_shards(), lambda n: read(schema.kind_activity_partition(kind, n)))
     else:
         found = each_shard(schema.list_shards(), lambda n: read(schema.activity_partition(n)))
-    return merged_page(found, schema.SK, limit, forward=False)
-
-
-def activity(
-    *,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    user: str | None = None,
-    day: str | None = None,
-    kind: str | None = None,
-) -> RowsPage[ActivityRow]:
-    page = activity_entries(limit=limit, after=after, user=user, day=day, kind=kind)
+    page = merged_page(found, schema.SK, limit, forward=False)
     return RowsPage([_row(r) for r in page.rows], page.next)

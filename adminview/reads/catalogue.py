@@ -13,27 +13,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from adminview.core import schema, values
-from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, query, read_position
+from adminview.reads.reads import RowsPage, each_shard, get_many, merged_page, query, read_position
 from dynamo.paging import check_limit
 from shop import keys
 
 CatalogueRow = schema.ProductRow
 
 
-def catalogue_rows(*, limit: int = 50, after: dict[str, Any] | None = None) -> list[Item]:
-    """One page of catalogue rows as stored (one Query per shard), ``limit`` + 1 so the caller sees if more."""
+def catalogue(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[CatalogueRow]:
+    """A page of every product by id (text order), ``limit`` rows after the position: one Query per shard."""
     check_limit(limit)
-    position = read_position(after, forward=True)
-    index = schema.CATALOGUE
-    return each_shard(
+    position, index = read_position(after, forward=True), schema.CATALOGUE
+    found = each_shard(
         schema.list_shards(),
         lambda n: query(schema.catalogue_partition(n), index=index, limit=limit + 1, after=position)[0],
     )
-
-
-def catalogue(*, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[CatalogueRow]:
-    """A page of every product by id (text order), ``limit`` rows after the position."""
-    page = merged_page(catalogue_rows(limit=limit, after=after), schema.CATALOGUE.range_key, limit, forward=True)
+    page = merged_page(found, index.range_key, limit, forward=True)
     return RowsPage([schema.PRODUCT_KIND.read(r) for r in page.rows], page.next)
 
 

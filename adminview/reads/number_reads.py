@@ -12,10 +12,10 @@ Each read sums the N write shards.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from typing import Any
 
 from adminview.core import schema, values
 from adminview.reads.reads import Item, Range, each_shard, get_many, query
@@ -25,6 +25,7 @@ from shop.keys import OrderStatus
 
 MAX_DAYS = 366
 CENT = Decimal("0.01")
+Figures = list[Decimal]
 
 
 @dataclass(frozen=True)
@@ -121,17 +122,23 @@ def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], 
     return _daily_rows(items, start, end), _category_rows(items)
 
 
-def _daily_rows(items: list[dict[str, Any]], start: date, end: date) -> list[DayFigures]:
-    sums = _summed(items, (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE))
-    rows = []
+def _each_day(items: list[Item], names: tuple[str, ...], start: date, end: date) -> Iterator[tuple[date, Figures]]:
+    """Every day of the range (zeros included) with its figures (``names``), summed over the shards' items."""
+    sums = _summed(items, names)
     for offset in range((end - start).days + 1):
         day = start + timedelta(days=offset)
-        orders, cancelled, units, revenue = sums.get(day.isoformat(), [Decimal(0)] * 4)
-        rows.append(DayFigures(day, int(orders), int(cancelled), int(units), revenue.quantize(CENT)))
-    return rows
+        yield day, sums.get(day.isoformat(), [Decimal(0)] * len(names))
 
 
-def _category_rows(items: list[dict[str, Any]]) -> list[CategoryFigures]:
+def _daily_rows(items: list[Item], start: date, end: date) -> list[DayFigures]:
+    names = (schema.ORDERS, schema.CANCELLED_ORDERS, schema.UNITS, schema.REVENUE)
+    return [
+        DayFigures(day, int(orders), int(cancelled), int(units), revenue.quantize(CENT))
+        for day, (orders, cancelled, units, revenue) in _each_day(items, names, start, end)
+    ]
+
+
+def _category_rows(items: list[Item]) -> list[CategoryFigures]:
     units_prefix, revenue_prefix = schema.UNITS + schema.CATEGORY_SEP, schema.REVENUE + schema.CATEGORY_SEP
     sums: dict[tuple[str, str], list[Decimal]] = {}
     for item in items:
@@ -166,13 +173,11 @@ def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
-    sums = _summed(each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within)), names)
-    rows = []
-    for offset in range((end - start).days + 1):
-        day = start + timedelta(days=offset)
-        count, amount, for_returns = sums.get(day.isoformat(), [Decimal(0)] * len(names))
-        rows.append(RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT)))
-    return rows
+    items = each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within))
+    return [
+        RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT))
+        for day, (count, amount, for_returns) in _each_day(items, names, start, end)
+    ]
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def read_position(given: object, *, forward: bool, pattern: re.Pattern[str] | No
 
 
 def order_position(given: object, *, forward: bool) -> str | None:
-    """A position in a list of orders by date (``<date>#<oid>``)."""
+    """A position in a list by date (``<date>#<id>``: of orders, of returns by ``Requested``)."""
     return read_position(given, forward=forward, pattern=_ORDER_POSITION)
 
 

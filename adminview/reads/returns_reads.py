@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
@@ -19,7 +18,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import line_receipt, received_whole
-from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, query, read_position
+from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, order_position, query
 from dynamo.paging import check_limit
 from returns import keys as return_keys
 from returns.lifecycle import OPEN_STATUSES, RETURN
@@ -28,7 +27,6 @@ from shop import keys
 from shop.errors import InvalidInput
 
 OPEN = "open"
-_POSITION = re.compile(r"^[0-9T:\-.+Z ]{0,40}#[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -129,7 +127,7 @@ def returns(
     wanted = statuses_of(status)
     code = reason_of(reason)
     check_limit(limit)
-    start = read_position(after, forward=True, pattern=_POSITION)
+    start = order_position(after, forward=True)
     index = schema.ORDERS_BY_STATUS
     partitions = [schema.return_status_partition(s, n) for s in wanted for n in range(schema.list_shards())]
     found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
@@ -151,7 +149,7 @@ def customer_returns(*, customer_id: str, limit: int = 50, after: dict[str, Any]
     it closed (one BatchGetItem of the closed ones' anchors, none when the page holds none)."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     check_limit(limit)
-    start = read_position(after, forward=False, pattern=_POSITION)
+    start = order_position(after, forward=False)
     prefix = schema.CUSTOMER_RETURN_PREFIX
     first = prefix + start if start is not None else None
     found, _more = query(keys.customer(cid), limit=limit + 1, forward=False, after=first, begins_with=prefix)

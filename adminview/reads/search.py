@@ -1,15 +1,8 @@
 """One box finds anything: customers by the words of their name and the parts of their email, products by the
-words of their name, orders by id, payment transaction id or tracking number, and a found customer's orders.
-
-DynamoDB has no text search, so every match is a ``begins_with`` on terms the sync normalized
-(``schema.search_entry``): the words are one Query under the longest word typed (the most selective), each entry
-then kept only if every other word starts a word of its stored name or email (``schema.matches``); a page makes at
-most ``MAX_QUERIES`` such Queries. Orders are found on the first page only, by a text of one token: its order
-anchor (a digit id), its payment entries (``t#<txid>``) and its tracking entries, one call each. A page's calls so
-stay the same whatever the shop holds; a found customer's latest orders are asked for apart (``latest_orders``).
-
-The text is normalized as the entries are (case and accents ignored); its longest word must hold at least
-``MIN_SEARCH`` letters or digits.
+words of their name, orders by id, payment transaction id or tracking number, and a found customer's orders
+(``docs/admin-view.md``, "Search"). DynamoDB has no text search, so every match is a ``begins_with`` on the terms
+the sync normalized (``schema.search_entry``), under the longest word typed, at most ``MAX_QUERIES`` Queries a
+page: a page's calls stay the same whatever the shop holds.
 """
 
 from __future__ import annotations
@@ -33,12 +26,10 @@ CUSTOMER, PRODUCT, ORDER = KINDS
 
 
 @dataclass(frozen=True)
-class FoundOrder:
-    """An order shown beside its customer (``latest_orders``)."""
+class FoundOrder(schema.CustomerOrderRow):
+    """An order shown beside its customer (``latest_orders``): its entry, and its status from its summary."""
 
-    order_id: str
-    date: str | None
-    status: str | None
+    status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,13 +140,10 @@ def latest_orders(*, customer_id: str, count: int) -> list[FoundOrder]:
     """A found customer's latest orders, newest first: one Query of their order entries, one BatchGetItem of the
     summaries (asked for beside each customer found, so the search page's own calls stay the same)."""
     entries = selectors.customer_order_entries(customer_id=customer_id, limit=count).rows
-    dates = {e.order_id: e.date for raw in entries if (e := schema.CUSTOMER_ORDER_KIND.read(raw)).order_id}
-    status = schema.ORDER_KIND.attribute("status")
-    summaries = get_many([schema.order_anchor(i) for i in dates], [status]) if dates else []
-    return [
-        FoundOrder(oid, date, schema.ORDER_KIND.read(s).status)
-        for (oid, date), s in zip(dates.items(), summaries, strict=True)
-    ]
+    found = {e.order_id: e for raw in entries if (e := schema.CUSTOMER_ORDER_KIND.read(raw)).order_id}
+    summaries = get_many([schema.order_anchor(i) for i in found], [schema.ORDER_KIND.attribute("status")])
+    read = (schema.ORDER_KIND.read(s).status for s in summaries)
+    return [FoundOrder(**vars(e), status=status) for e, status in zip(found.values(), read, strict=True)]
 
 
 def customer_orders(found: Found) -> Iterator[Found]:

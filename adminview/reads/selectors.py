@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from adminview.core import schema, values
 from adminview.core.schema import OrderRow
@@ -36,6 +36,15 @@ ALL = "ALL"  # the list of every order with a status: the listed statuses' lists
 LISTS = (*schema.LISTED_STATUSES, ALL)
 
 __all__ = ["OrderRow", "RowsPage"]
+
+
+class ListOptions(TypedDict, total=False):
+    """What a list of orders takes besides what it lists: a page's size and position, its sort, a range of days."""
+
+    limit: int
+    after: dict[str, Any] | None
+    sort: str
+    dates: DateRange
 
 
 def order_row(item: Item | None, position: str = "") -> OrderRow:
@@ -57,14 +66,14 @@ def status_partitions(status: str) -> list[str]:
     return [schema.status_partition(s, n) for s in statuses for n in range(schema.list_shards())]
 
 
-def status_items(
-    *,
-    status: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[Item]:
+def _checked(options: ListOptions) -> tuple[int, bool, str | None, DateRange]:
+    """A list's options checked, defaults filled in: its page size, its direction, its position, its days."""
+    forward = _forward(options.get("sort", NEWEST))
+    limit = check_limit(options.get("limit", 50))
+    return limit, forward, order_position(options.get("after"), forward=forward), options.get("dates", EVERY_DAY)
+
+
+def status_items(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[Item]:
     """The orders of one listed status, or of all of them (``ALL``), as index items: one Query per partition
     (``status_partitions``), merged by date.
 
@@ -74,9 +83,8 @@ def status_items(
     under the same sort key) and is shown once, but for a page read in the moment DynamoDB's index takes to follow
     the move (it may miss the order or show it twice). On one status's list it leaves or joins the list: shown if
     its place is still ahead of the position and it is in that status when the page is read, never twice."""
-    partitions, forward = status_partitions(status), _forward(sort)
-    check_limit(limit)
-    start = order_position(after, forward=forward)
+    partitions = status_partitions(status)
+    limit, forward, start, dates = _checked(options)
     found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=Range(*dates.bounds()))
     return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
 
@@ -88,25 +96,16 @@ def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
     )
 
 
-def orders_by_status(
-    *,
-    status: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[OrderRow]:
+def orders_by_status(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
     """The orders of one listed status, or of all of them (``ALL``), as rows."""
-    page = status_items(status=status, limit=limit, after=after, sort=sort, dates=dates)
+    page = status_items(status=status, **options)
     key = schema.ORDERS_BY_STATUS.range_key
     return RowsPage([order_row(r, values.string(r, key) or "") for r in page.rows], page.next)
 
 
-def pending_orders(
-    *, limit: int = 50, after: dict[str, Any] | None = None, sort: str = NEWEST, dates: DateRange = EVERY_DAY
-) -> RowsPage[OrderRow]:
+def pending_orders(**options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
     """AV2: every PENDING order as rows."""
-    return orders_by_status(status=schema.LISTED_STATUSES[0], limit=limit, after=after, sort=sort, dates=dates)
+    return orders_by_status(status=schema.LISTED_STATUSES[0], **options)
 
 
 def new_orders_since(*, status: str, newest: str) -> int:
@@ -136,18 +135,10 @@ def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
     return found
 
 
-def customer_order_entries(
-    *,
-    customer_id: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[Item]:
+def customer_order_entries(*, customer_id: str, **options: Unpack[ListOptions]) -> RowsPage[Item]:
     """AV1: a customer's orders by date (their order entries: one Query)."""
-    cid, forward = keys.bare(customer_id, keys.CUSTOMER), _forward(sort)
-    check_limit(limit)
-    start = order_position(after, forward=forward)
+    cid = keys.bare(customer_id, keys.CUSTOMER)
+    limit, forward, start, dates = _checked(options)
     within = Range(*dates.bounds(schema.CUSTOMER_ORDER_PREFIX))
     within = Range(within.low or schema.CUSTOMER_ORDER_PREFIX, within.high or schema.CUSTOMER_ORDER_PREFIX + "~")
     first = schema.CUSTOMER_ORDER_PREFIX + start if start is not None else None
@@ -159,16 +150,9 @@ def customer_order_entries(
     return RowsPage(rows, {("after" if forward else "before"): last} if more else None)
 
 
-def customer_orders(
-    *,
-    customer_id: str,
-    limit: int = 50,
-    after: dict[str, Any] | None = None,
-    sort: str = NEWEST,
-    dates: DateRange = EVERY_DAY,
-) -> RowsPage[OrderRow]:
+def customer_orders(*, customer_id: str, **options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
     """AV1 as rows: the entries, then their summaries (status, total...)."""
-    page = customer_order_entries(customer_id=customer_id, limit=limit, after=after, sort=sort, dates=dates)
+    page = customer_order_entries(customer_id=customer_id, **options)
     ids = [schema.CUSTOMER_ORDER_KIND.read(r).order_id for r in page.rows]
     found = summaries(ids) if ids else []
     rows = [

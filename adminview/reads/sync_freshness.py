@@ -25,9 +25,8 @@ from typing import Any
 
 from adminview.core import values
 from adminview.core.sources import source_name, sources, table_of
-from adminview.tables import SyncItem
+from adminview.tables import SyncItem, sync_client
 from dynamo import ddb_json, item_codec
-from dynamo.client import client_of
 from dynamo.paging import raw_items
 
 HEARTBEAT_PK = "heartbeat"
@@ -146,10 +145,6 @@ class SourceSync:
     freshness: Freshness
 
 
-def _table() -> tuple[Any, str]:
-    return client_of(SyncItem), str(SyncItem.Meta.table_name)
-
-
 def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
     writer = values.item_key(raw)[1]
     return Heartbeat(
@@ -171,7 +166,7 @@ def _heartbeat(raw: dict[str, Any]) -> Heartbeat:
 def heartbeats(now: float | None = None) -> list[Heartbeat]:
     """Every writer's heartbeat that has not expired: one Query of the ``heartbeat`` partition."""
     now = time.time() if now is None else now
-    client, table = _table()
+    client, table = sync_client()
     items = raw_items(
         client,
         "query",

@@ -1,35 +1,12 @@
-"""One order's consistency: the view items its source items imply beside those the view holds, source partition
-by source partition, a verdict on why they differ, and a repair of that order's view items from its source
-tables, safe under a running sync.
+"""One order's consistency: the view items its source partitions (``adminview.repair.order_partitions``) imply
+beside those the view holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of
+that order's view items, safe under a running sync; ``docs/operations.md`` says what the page shows.
 
-An order's source partitions (``adminview.repair.order_partitions``): the shop table's ``o#<oid>``, the returns table's
-``o#<oid>`` (its refunds) and each of its returns' ``r#<rid>``. Reads, a constant number plus one Query per return
-of the order (an order has few), never a Scan, in the order that keeps both truthful next to the live sync: the
-order's returns (one GSI1 Query), every partition's anchor and counted item (consistent BatchGetItem), each
-partition (one consistent Query each), the view items they imply and the anchors once more (consistent
-BatchGetItem), the sync's heartbeats (one Query, split by source).
-
-The verdict of a partition, when the view differs from what its source items imply:
-
-- ``differs``: the view contradicts what the sync itself applied, which no stream record still to come can
-  explain. A view item disagrees with what the partition's anchor (the record of what the sync applied) implies;
-  or the order's summary holds the shop's order ``Version`` (every change of an order increments it) or a newer
-  one, yet other order attributes; or an activity item differs from its audit entry (audit entries never
-  change); or the heartbeats of the partition's source say the sync had applied every change made before the
-  source was read, yet the view differs.
-- ``behind``: otherwise: the view agrees with what the sync has applied, and the source has changes it has not
-  applied yet.
-
-The order's verdict is its worst partition's (``differs``, then ``behind``). The sync writes a partition's view
-items before its anchor, and the view may move while it is read: a look that finds a view item contradicting
-an anchor, or an anchor rewritten between its two reads, is taken once more after ``SETTLE_S`` and the second
-look decides.
-
-The repair follows ``adminview.repair.repair``'s protocol (anchors, then sources, then view; one transaction
-conditioned on every partition's anchor ``Rev`` and counted item), so it never writes a state older than what
-the sync has applied; the staff member's audit entry (shop table) and the activity entries it implies (view
-table) go in the same TransactWriteItems, so the repair is in ``/activity/`` exactly when it happened. Nothing
-here knows Django.
+The reads come in the order that keeps them truthful beside the live sync: the order's returns, every partition's
+anchors, the partitions, the view items they imply with the anchors again, the heartbeats; a look that may have
+caught the sync half-way is taken once more after ``SETTLE_S``. The repair follows ``adminview.repair.repair``'s
+protocol with the staff member's audit entry and its activity entries in the same transaction. Nothing here knows
+Django.
 """
 
 from __future__ import annotations
@@ -42,25 +19,18 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema, values
+from adminview.core import schema
 from adminview.core.sources.shop import SOURCE, activity_items
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Freshness, least_fresh
-from adminview.repair import order_partitions, repair
+from adminview.repair import order_partitions, partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table, source_table, view_table
-from adminview.repair.verdict import (
-    BEHIND,
-    DIFFERS,
-    IN_SYNC,
-    SEVERITY,
-    AttributeDifference,
-    Difference,
-    Part,
-    SourceMark,
-    judge_partition,
-    unprojectable,
-)
+from adminview.repair.verdict import BEHIND as BEHIND  # the verdicts and a part are this module's words too
+from adminview.repair.verdict import DIFFERS as DIFFERS
+from adminview.repair.verdict import IN_SYNC as IN_SYNC
+from adminview.repair.verdict import SEVERITY, Difference, SourceMark, judge_partition, unprojectable
+from adminview.repair.verdict import Part as Part
 from adminview.repair.view_diff import Change
 from dynamo import backoff, item_codec
 from dynamo.transactions import MAX_ITEMS
@@ -68,26 +38,6 @@ from shop import audit, keys
 from shop.audit import Actor
 from shop.errors import NotFound, OrderConflict
 from shop.models import AuditEntry
-
-__all__ = [  # the verdicts and a difference's parts (``adminview.repair.verdict``) are this module's words too
-    "BEHIND",
-    "DIFFERS",
-    "IN_SYNC",
-    "RULE",
-    "SETTLE_S",
-    "AttributeDifference",
-    "Difference",
-    "Look",
-    "Part",
-    "Repaired",
-    "Report",
-    "SourceMark",
-    "describe",
-    "judge",
-    "order_consistency",
-    "order_repair",
-    "read",
-]
 
 ViewKey = schema.Key
 REPAIR_ACTION = "repair-view"
@@ -265,16 +215,12 @@ ITEM_NAMES = {
 }
 
 
-def _kind(item: Item | None) -> str | None:
-    return values.string(item, schema.KIND)
-
-
 def describe(changes: list[Change]) -> str:
     """A short account of a repair for its audit entry (staff read it on the activity page: items by what they
     are, not by key): each rewritten item, and a differing one's attributes."""
     parts = []
     for change in sorted(changes, key=lambda c: c.key):
-        kind = _kind(change.expected) or _kind(change.actual)
+        kind = partition.kind_of(change.expected) or partition.kind_of(change.actual)
         text = f"{change.kind} {ITEM_NAMES.get(kind or '', change.key[1])}"
         names = [a.name for a in Difference(change.kind, change.key, change.expected, change.actual).attributes]
         if names:

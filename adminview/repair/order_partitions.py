@@ -13,7 +13,7 @@ from __future__ import annotations
 from adminview.core import values
 from adminview.core.schema import PK
 from adminview.core.sources import sources
-from adminview.core.sources.lookups import IndexLookup
+from adminview.core.sources.shared import IndexLookup
 from adminview.repair import repair
 from adminview.repair.table_walk import Table, source_table
 from dynamo import ddb_json, item_codec

@@ -1,11 +1,6 @@
 """What one partition of a source table implies for the view, and how the view's items are told apart: the pure
-part of rebuild, verify and the consistency page.
-
-Every view item follows from one partition of one source table: an anchor and its counted item from the source
-items it groups, an entry from its anchor, an activity entry from its audit entry. So a difference is always
-pinned to one source partition, and repairing that partition (``adminview.repair.repair``) repairs it.
-
-Nothing here does I/O.
+part of rebuild, verify and the consistency page. Every view item follows from one source partition, so a
+difference is pinned to one and repairing it repairs it (``docs/repair.md``). Nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -69,7 +64,7 @@ def anchor_of_item(item: Item) -> schema.Key | None:
     key = values.item_key(item)
     if for_anchor(key) is not None:
         return key
-    if values.string(item, schema.KIND) == schema.COUNTED:
+    if kind_of(item) == schema.COUNTED:
         return schema.counted_anchor(key)
     return entry_anchor(item)
 
@@ -87,6 +82,19 @@ def is_bookkeeping_only(item: Item) -> bool:
 
 def comparable(item: Item) -> Item:
     return anchor.without_bookkeeping(item)
+
+
+def kind_of(item: Item | None) -> str | None:
+    return values.string(item, schema.KIND)
+
+
+def compared(stored: dict[schema.Key, Item]) -> dict[schema.Key, Item]:
+    """The stored view items a comparison takes, bookkeeping left out: no stub, no counted item."""
+    return {
+        key: comparable(item)
+        for key, item in stored.items()
+        if not is_bookkeeping_only(item) and kind_of(item) != schema.COUNTED
+    }
 
 
 def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:

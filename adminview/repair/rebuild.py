@@ -1,17 +1,10 @@
-"""Rebuild and verify the admin view while staff act and the stream sync applies records.
+"""Rebuild and verify the admin view while staff act and the stream sync applies records (``docs/repair.md``).
 
-Both walk the tables in two passes (``adminview.repair.walk``) and act on the source partitions whose view items
-differ. A flagged partition with an anchor stored is not acted on from what the Scan saw; it is read again:
-
-- ``verify`` re-reads both sides (consistent reads) until they agree or ``settle_s`` has passed, so a
-  difference the live sync is about to fix is not reported;
-- ``rebuild`` reads the partition's anchor, *then* its source items, then its view items, and writes the view
-  items with the anchor in one TransactWriteItems conditioned on the anchor being unchanged since it was read
-  (``adminview.repair.repair``, ``adminview.core.anchor``): it never writes a state older than what the sync
-  has applied, and the sync in turn applies its records again when a rebuild changed an anchor under it. A
-  partition whose anchors the walk's read after the Scan found absent (a rebuild into an empty view) is written
-  from the Scan's items instead, on the condition that its anchors are still absent: the sync had applied nothing
-  there, so no state is older than what it applied.
+Both walk the tables (``adminview.repair.walk``) and act on the source partitions whose view items differ, never
+from what the Scan saw while an anchor is stored: ``verify`` reads both sides again until they agree or
+``settle_s`` has passed, so a difference the live sync is about to fix is not reported; ``rebuild`` repairs the
+partition through ``adminview.repair.repair``'s protocol, so it never writes a state older than what the sync has
+applied.
 """
 
 from __future__ import annotations

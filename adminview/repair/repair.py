@@ -47,7 +47,7 @@ class Plan:
     changes: list[Change]
     guarded: list[dict[str, Any]] = field(default_factory=list)
     deltas: numbers.Deltas = field(default_factory=dict)
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: dict[schema.Key, Item | None] = field(default_factory=dict)  # None: deleted
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,6 @@ class Wanted:
     source: Source
     pk: str
     extras: tuple[schema.Key, ...] = ()
-
-
-def read_partition(view: Table, table: Table, source: Source, pk: str, extras: Iterable[schema.Key] = ()) -> Reading:
-    return read_partitions(view, [Wanted(table, source, pk, tuple(extras))])[0]
 
 
 def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
@@ -114,12 +110,7 @@ def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
     (``numbers.move``). The entries are those that differ from what the view holds, whoever wrote them."""
     source, stored = reading.source, reading.stored
     implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
-    actual = {
-        key: partition.comparable(item)
-        for key, item in stored.items()
-        if not partition.is_bookkeeping_only(item) and values.string(item, schema.KIND) != schema.COUNTED
-    }
-    changes = compare(implied.items(), actual)
+    changes = compare(implied.items(), partition.compared(stored))
     found = Plan(reading.pk, list(changes))
     anchors: list[anchor.Writes] = []
     moves: list[numbers.Move] = []
@@ -145,10 +136,7 @@ def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
         found.guarded.append(action)
     found.guarded += [numbers.counted_write(table_name, *move) for move in moves]
     numbers.add_into(found.deltas, (numbers.difference(before.sums, after) for before, after in moves))
-    for change in changes:
-        if change.key in reading.anchors:
-            continue
-        found.entries.append(_entry_action(table_name, change.key, change.expected))
+    found.entries = {change.key: change.expected for change in changes if change.key not in reading.anchors}
     return found
 
 
@@ -162,7 +150,8 @@ def transaction_actions(table: str, plans: Sequence[Plan]) -> list[dict[str, Any
     """The writes that commit these plans, in commit order: each plan's guarded writes, then the sums' merged
     differences, then the entries. The one way a rebuild and a one-order repair turn plans into a transaction."""
     sums = numbers.sum_updates(table, (p.deltas for p in plans))
-    return [a for p in plans for a in p.guarded] + sums + [a for p in plans for a in p.entries]
+    entries = [_entry_action(table, key, item) for p in plans for key, item in p.entries.items()]
+    return [a for p in plans for a in p.guarded] + sums + entries
 
 
 def commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
@@ -202,20 +191,8 @@ def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
     its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
     partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
     anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
-    view.write_many(_entries_of(plans))
-    return commit_plans(view, [replace(p, entries=[]) for p in plans])
-
-
-def _entries_of(plans: Sequence[Plan]) -> dict[schema.Key, Item | None]:
-    """The plans' entries by key: the item put, or None when deleted."""
-    entries: dict[schema.Key, Item | None] = {}
-    for p in plans:
-        for action in p.entries:
-            if "Put" in action:
-                entries[values.item_key(action["Put"]["Item"])] = action["Put"]["Item"]
-            else:
-                entries[values.item_key(action["Delete"]["Key"])] = None
-    return entries
+    view.write_many({key: item for p in plans for key, item in p.entries.items()})
+    return commit_plans(view, [replace(p, entries={}) for p in plans])
 
 
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
@@ -244,15 +221,9 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 @dataclass
 class LaterSums:
     """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
-    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions
-    then share no item, so the walk's threads send them side by side, and each sum item is written about once
-    rather than once per transaction.
-
-    The sums only ever move by differences (the sync's too), so they end exact whichever lands first. Until then
-    they lack what the rebuild counted, as an empty view lacks every order until the rebuild writes it. A rebuild
-    stopped before ``commit`` leaves them short; the next walk finds the view not empty, sums what the counted
-    items say and repairs each sum (``repair_counters``), as it repairs every order the stopped one did not
-    reach."""
+    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
+    share no item, so the walk's threads send them side by side (``docs/repair.md`` says why the sums still end
+    exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
@@ -285,7 +256,7 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
     on the condition that they are still absent, so no stream record had been applied to them, and none was lost
     (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
     nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
-    unanchored = [found for f in flags if f.seen is not None and (found := _planned_seen(walk, f)) and found.changes]
+    unanchored = [found for f in flags if f.seen is not None and (found := _planned(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     deferred: dict[str, numbers.Deltas] = {}
     if later is not None and walk.diff.view_was_empty:
@@ -301,27 +272,23 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
             _count(walk, p.changes)
     for flag in flags:
         if flag.pk in again:  # the entries written without their anchor are read again, and go if not implied
-            entries = _entries_of([written[flag.pk]]) if flag.pk in written else {}
+            entries = written[flag.pk].entries if flag.pk in written else {}
             repair_flag(walk, replace(flag, extras=flag.extras | set(entries), seen=None))
 
 
+def _wanted(walk: Walk, flag: Flag) -> Wanted:
+    return Wanted(walk.table(flag.source), flag.source, flag.pk, tuple(flag.extras))
+
+
 def _planned(walk: Walk, flag: Flag) -> Plan | None:
-    """The flagged partition read (anchors, source, view) and planned; None, noted in the diff, when its source
-    items cannot be projected."""
+    """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
+    read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
     try:
-        reading = read_partition(walk.view, walk.table(flag.source), flag.source, flag.pk, flag.extras)
-        return plan_repair(reading, walk.view.name, walk.shards)
-    except ValueError as exc:
-        walk.diff.cannot_project(flag.pk, str(exc))
-        return None
-
-
-def _planned_seen(walk: Walk, flag: Flag) -> Plan | None:
-    """A partition with no anchor stored, planned from what the walk read (``Flag.seen``)."""
-    assert flag.seen is not None
-    absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
-    reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
-    try:
+        if flag.seen is None:
+            (reading,) = read_partitions(walk.view, [_wanted(walk, flag)])
+        else:
+            absent: dict[schema.Key, Item | None] = dict.fromkeys(flag.source.anchors_in(flag.pk))
+            reading = Reading(flag.source, flag.pk, absent, list(flag.seen.items), dict(flag.seen.stored), absent)
         return plan_repair(reading, walk.view.name, walk.shards)
     except ValueError as exc:
         walk.diff.cannot_project(flag.pk, str(exc))
@@ -333,9 +300,9 @@ def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
     and planned; one by one when a partition cannot be projected, so that it is noted and the rest go on."""
     if not flags:
         return []
-    wanted = [Wanted(walk.table(f.source), f.source, f.pk, tuple(f.extras)) for f in flags]
     try:
-        return [plan_repair(reading, walk.view.name, walk.shards) for reading in read_partitions(walk.view, wanted)]
+        readings = read_partitions(walk.view, [_wanted(walk, f) for f in flags])
+        return [plan_repair(reading, walk.view.name, walk.shards) for reading in readings]
     except ValueError:
         return [found for f in flags if (found := _planned(walk, f)) is not None]
 
@@ -363,21 +330,15 @@ def repair_counters(walk: Walk, differences: list[CounterDifference]) -> None:
     read it (a sum the sync changed meanwhile is left for the next rebuild)."""
     fixed: list[Change] = []
     for difference in differences:
-        key = values.key(*difference.key)
         if difference.changed_at is None:
             condition, seen = "attribute_not_exists(#at)", {}
         else:
-            condition, seen = "#at = :seen", {":seen": difference.changed_at}
-        if difference.expected:
-            item = {**key, **difference.expected}
-            item[schema.CHANGED_AT] = round(time.time(), 3)
-            action: dict[str, Any] = {"Put": {"TableName": walk.view.name, "Item": item}}
-        else:
-            action = {"Delete": {"TableName": walk.view.name, "Key": key}}
+            condition, seen = "#at = :seen", {"ExpressionAttributeValues": {":seen": difference.changed_at}}
+        stamped = {schema.CHANGED_AT: round(time.time(), 3)}
+        item = {**values.key(*difference.key), **difference.expected, **stamped} if difference.expected else None
+        action = _entry_action(walk.view.name, difference.key, item)
         body = next(iter(action.values()))
-        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}}
-        if seen:
-            body["ExpressionAttributeValues"] = seen
+        body |= {"ConditionExpression": condition, "ExpressionAttributeNames": {"#at": schema.CHANGED_AT}, **seen}
         try:
             commit(walk.view, [action])
         except Contended:

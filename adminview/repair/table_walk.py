@@ -22,9 +22,8 @@ from typing import Any
 
 from adminview.core import schema, values
 from adminview.core.sources import Source
-from adminview.tables import WRITE_PARALLEL, ViewItem
+from adminview.tables import ViewItem, read_items, write_entries
 from dynamo import ddb_json, item_codec, transactions
-from dynamo.batch import batch_get, batch_write, delete_request, put_request
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
@@ -94,45 +93,33 @@ class Table:
             return {}
         self.reads.wait()
         with recording() as log:
-            found = batch_get(
-                self.client,
-                self.name,
-                [ddb_json.key(pk, sk) for pk, sk in keys],
-                key_names=(schema.PK, schema.SK),
-                consistent=True,
-            )
+            found = read_items(keys, table=(self.client, self.name))
         self.reads.spend(log.read_units)
-        return {key: item_codec.decode(item) for key, item in zip(keys, found, strict=True) if item is not None}
+        return {key: item for key, item in found.items() if item is not None}
 
     def partition(self, pk: str) -> list[Image]:
         """Every item of one partition, strongly consistent."""
-        pages = raw_pages(
-            self.client,
-            "query",
-            before_page=self.reads.wait,
-            after_page=self.reads.spend,
-            TableName=self.name,
-            KeyConditionExpression="#pk = :pk",
-            ExpressionAttributeNames={"#pk": schema.PK},
-            ExpressionAttributeValues={":pk": ddb_json.s(pk)},
-            ConsistentRead=True,
-        )
-        return [item_codec.decode(item) for page in pages for item in page.get("Items", [])]
+        return [item for page in self.pages_of(pk) for item in page]
 
-    def pages_of(self, pk: str, prefix: str, *, page_size: int = DEFAULT_PAGE) -> Iterator[list[Image]]:
-        """The items of one partition whose sort key starts with ``prefix``, page by page (``page_size`` items),
-        strongly consistent."""
+    def pages_of(self, pk: str, prefix: str | None = None, *, page_size: int | None = None) -> Iterator[list[Image]]:
+        """The items of one partition (those whose sort key starts with ``prefix``, when given), page by page
+        (``page_size`` items, else DynamoDB's 1 MB), strongly consistent."""
+        condition, names, given = "#pk = :pk", {"#pk": schema.PK}, {":pk": ddb_json.s(pk)}
+        limit: dict[str, Any] = {"Limit": page_size} if page_size else {}
+        if prefix is not None:
+            condition += " AND begins_with(#sk, :prefix)"
+            names["#sk"], given[":prefix"] = schema.SK, ddb_json.s(prefix)
         pages = raw_pages(
             self.client,
             "query",
             before_page=self.reads.wait,
             after_page=self.reads.spend,
             TableName=self.name,
-            KeyConditionExpression="#pk = :pk AND begins_with(#sk, :prefix)",
-            ExpressionAttributeNames={"#pk": schema.PK, "#sk": schema.SK},
-            ExpressionAttributeValues={":pk": ddb_json.s(pk), ":prefix": ddb_json.s(prefix)},
+            KeyConditionExpression=condition,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=given,
             ConsistentRead=True,
-            Limit=page_size,
+            **limit,
         )
         return ([item_codec.decode(item) for item in page.get("Items", [])] for page in pages)
 
@@ -149,14 +136,10 @@ class Table:
         """Plain items put whole (None: deleted), unconditionally: BatchWriteItem 25 a call, calls in parallel."""
         if not items:
             return
-        requests = [
-            put_request(item_codec.encode(i)) if i is not None else delete_request(ddb_json.key(*k))
-            for k, i in items.items()
-        ]
         self.writes.wait()
         with recording() as log:
-            batch_write(self.client, self.name, requests, key_names=(schema.PK, schema.SK), parallel=WRITE_PARALLEL)
-        self.writes.spend(log.write_units or float(len(requests)))
+            write_entries(items, (self.client, self.name))
+        self.writes.spend(log.write_units or float(len(items)))
 
 
 def partitions(

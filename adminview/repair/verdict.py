@@ -7,7 +7,7 @@ Pure: it judges a ``repair.Reading``, with the partition's source's freshness; n
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -91,18 +91,6 @@ def unprojectable(order_id: str, exc: ValueError) -> OrderConflict:
     return OrderConflict(order_id, None, f"order {order_id}'s source items cannot be projected: {exc}")
 
 
-def _kind(item: Item | None) -> str | None:
-    return values.string(item, schema.KIND)
-
-
-def stored_of(reading: repair.Reading) -> dict[ViewKey, Item]:
-    return {
-        key: partition.comparable(item)
-        for key, item in reading.stored.items()
-        if not partition.is_bookkeeping_only(item) and _kind(item) != schema.COUNTED
-    }
-
-
 def _against_anchors(reading: repair.Reading, shards: int) -> set[ViewKey]:
     """View items of the partition (all but activity entries, which need no anchor), and what its anchors
     counted, that disagree with what its anchors say the sync applied."""
@@ -117,7 +105,7 @@ def _against_anchors(reading: repair.Reading, shards: int) -> set[ViewKey]:
         counted = reading.stored.get(schema.counted(key))
         if counted is not None and numbers.read_counted(schema.counted(key), counted).sums != (implied.sums or {}):
             found.add(schema.counted(key))  # what was counted is not what the anchor's facts add
-    stored = {k: i for k, i in stored_of(reading).items() if _kind(i) != schema.ACTIVITY}
+    stored = {k: i for k, i in partition.compared(reading.stored).items() if partition.kind_of(i) != schema.ACTIVITY}
     return found | {change.key for change in compare(described, stored)}
 
 
@@ -132,10 +120,10 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
     order partition holds an order."""
     order = next((i for i in reading.source_items if values.string(i, keys.ENTITY_TYPE) == "order"), None)
-    key = next((k for k in reading.anchors if _kind(reading.stored.get(k)) == schema.ORDER), None)
+    key = next((k for k in reading.anchors if partition.kind_of(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:
         return None
-    summary = stored_of(reading).get(key)
+    summary = partition.compared(reading.stored).get(key)
     in_shop, in_view = (
         values.integer(order, schema.ORDER_KIND.attribute("version")),
         schema.ORDER_KIND.read(summary).version,
@@ -188,21 +176,8 @@ def judge_partition(
         implied = partition.implied_by(reading.source, reading.pk, reading.source_items, shards)
     except ValueError as exc:
         raise unprojectable(order_id, exc) from exc
-    expected, stored = implied.items(), stored_of(reading)
+    expected, stored = implied.items(), partition.compared(reading.stored)
     book = Bookkeeping.read(next(iter(reading.anchors.values()), None))
-    part = Part(
-        source=reading.source.name,
-        table=table,
-        pk=reading.pk,
-        verdict=IN_SYNC,
-        reason=f"The view holds exactly the items the {reading.source.name} partition {reading.pk} implies.",
-        differences=[],
-        expected=expected,
-        stored=stored,
-        watermarks=_watermarks(reading),
-        rev=book.rev,
-        applied_at=datetime.fromtimestamp(book.applied_at, UTC) if book.applied_at is not None else None,
-    )
     changes = compare(expected, stored)
     sums = implied.counted()
     for key in reading.anchors:
@@ -214,54 +189,61 @@ def judge_partition(
             changes.append(
                 Change("differing", counted_key, numbers.counted_item(counted_key, sums.get(counted_key, {}), 0), held)
             )
-    if not changes:
-        return part
-    if _moved(reading):
-        reason = "Its view items were written while they were read (by the sync, a rebuild or a repair)."
-        return _verdict(part, changes, BEHIND, reason, True)
-    contradicted = _against_anchors(reading, shards)
-    if contradicted:
-        shown = ", ".join(f"{pk} {sk}" for pk, sk in sorted(contradicted)[:3])
-        reason = f"View items disagree with what the anchor says the sync applied ({shown})."
-        return _verdict(part, changes, DIFFERS, reason, True, contradicted)
-    if version := _against_version(reading, expected):
-        key, why = version
-        return _verdict(part, changes, DIFFERS, f"The view contradicts the shop: {why}.", False, {key})
-    rewritten = {c.key for c in changes if c.kind == "differing" and _kind(c.actual) == schema.ACTIVITY}
-    if rewritten:
-        reason = "An activity entry differs from its audit entry, and audit entries never change."
-        return _verdict(part, changes, DIFFERS, reason, False, rewritten)
-    complete = complete_as_of(fresh)
-    if complete is not None and complete.timestamp() >= read_at:
-        reason = (
-            f"The sync had applied every change of the {reading.source.name} table made before {complete:%H:%M:%S} "
-            "UTC, after it was read, yet the view differs."
-        )
-        return _verdict(part, changes, DIFFERS, reason, False, {c.key for c in changes})
-    reason = (
-        f"The view agrees with what the sync has applied; the {reading.source.name} table has changes the sync has "
-        "not applied yet."
-    )
-    return _verdict(part, changes, BEHIND, reason, False)
-
-
-def _verdict(
-    part: Part,
-    changes: list[Change],
-    verdict: str,
-    reason: str,
-    unsettled: bool,
-    contradicted: set[ViewKey] | None = None,
-) -> Part:
-    against = contradicted or set()
-    differences = sorted(
-        (Difference(c.kind, c.key, c.expected, c.actual, c.key in against) for c in changes), key=lambda d: d.key
-    )
-    return replace(
-        part,
+    verdict, reason, unsettled, against = _why(reading, changes, expected, read_at, fresh, shards)
+    return Part(
+        source=reading.source.name,
+        table=table,
+        pk=reading.pk,
         verdict=verdict,
         reason=reason,
-        differences=differences,
+        differences=sorted(
+            (Difference(c.kind, c.key, c.expected, c.actual, c.key in against) for c in changes), key=lambda d: d.key
+        ),
+        expected=expected,
+        stored=stored,
+        watermarks=_watermarks(reading),
+        rev=book.rev,
+        applied_at=datetime.fromtimestamp(book.applied_at, UTC) if book.applied_at is not None else None,
         unsettled=unsettled,
         contradicted=sorted(against),
     )
+
+
+def _why(
+    reading: repair.Reading,
+    changes: list[Change],
+    expected: dict[ViewKey, Item],
+    read_at: float,
+    fresh: Freshness | None,
+    shards: int,
+) -> tuple[str, str, bool, set[ViewKey]]:
+    """Why the partition differs: its verdict, the reason in words, whether to look again, and the view items
+    that contradict what the sync applied."""
+    name = reading.source.name
+    if not changes:
+        return IN_SYNC, f"The view holds exactly the items the {name} partition {reading.pk} implies.", False, set()
+    if _moved(reading):
+        reason = "Its view items were written while they were read (by the sync, a rebuild or a repair)."
+        return BEHIND, reason, True, set()
+    contradicted = _against_anchors(reading, shards)
+    if contradicted:
+        shown = ", ".join(f"{pk} {sk}" for pk, sk in sorted(contradicted)[:3])
+        return DIFFERS, f"View items disagree with what the anchor says the sync applied ({shown}).", True, contradicted
+    if version := _against_version(reading, expected):
+        key, why = version
+        return DIFFERS, f"The view contradicts the shop: {why}.", False, {key}
+    rewritten = {c.key for c in changes if c.kind == "differing" and partition.kind_of(c.actual) == schema.ACTIVITY}
+    if rewritten:
+        reason = "An activity entry differs from its audit entry, and audit entries never change."
+        return DIFFERS, reason, False, rewritten
+    complete = complete_as_of(fresh)
+    if complete is not None and complete.timestamp() >= read_at:
+        reason = (
+            f"The sync had applied every change of the {name} table made before {complete:%H:%M:%S} UTC, after it "
+            "was read, yet the view differs."
+        )
+        return DIFFERS, reason, False, {c.key for c in changes}
+    reason = (
+        f"The view agrees with what the sync has applied; the {name} table has changes the sync has not applied yet."
+    )
+    return BEHIND, reason, False, set()

@@ -1,16 +1,9 @@
-"""The walk's second pass (``adminview.repair.walk``): each segment of a parallel Scan of the view yields its items,
-and each must still follow from a source partition: an anchor's source items still exist (one looked up per
-anchor), an entry is what its stored anchor implies (anchors looked up by key; what they imply needs no read), an
-activity entry's audit entry still exists, a counted item has an anchor beside it. An item no source implies at
-all (a kind the view no longer writes) is an orphan.
-
-The sums are summed from the counted items on the way and set against the sums stored (``counter_differences``),
-each buyer relation against what its customer's orders counted: exact under live traffic, a sum that changed
-after the walk began is left for the next walk (``Diff.live_counters``).
-
-Memory: per segment thread, one Scan page and about as many items looked up; besides that the sums (one entry
-per sum item, never per order: one per customer refunded), the buyer relations of the last ``RELATIONS_HELD``
-customers checked, and a few example keys."""
+"""The walk's second pass (``adminview.repair.walk``, ``docs/repair.md``): each segment of a parallel Scan of the
+view yields its items, and each must still follow from a source partition (an item no source implies at all is an
+orphan); the sums are summed from the counted items on the way and set against the sums stored, each buyer
+relation against what its customer's orders counted. A sum that changed after the walk began is left for the next
+walk (``Diff.live_counters``), so the check is exact under live traffic. Memory: a Scan page and its look-ups per
+thread, one entry per sum item, the buyer relations of the last ``RELATIONS_HELD`` customers checked."""
 
 from __future__ import annotations
 

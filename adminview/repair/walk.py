@@ -1,20 +1,9 @@
-"""The two passes of rebuild and verify over the source tables and the view, flagging the source partitions whose
-view items differ from what they imply.
-
-Every view item follows from one source partition (``adminview.repair.partition``), so a difference is always pinned to
-one; what to do with a flagged partition is the caller's (``on_differs``, or ``on_batch`` for several at once):
-verify reads it again before reporting it, rebuild repairs it (``adminview.repair.repair``).
-
-1. the source pass (``adminview.repair.source_pass``), each source table's in turn: what each source partition
-   implies, looked up in the view and compared;
-2. the view pass (``adminview.repair.view_pass``): each view item must still follow from a source partition, and
-   the sums from the counted items. An item no source implies at all is an orphan, deleted by a rebuild.
-   A view that held nothing when the walk began is neither read in step 1 nor walked in step 2: every item in it
-   since was written by this walk or by a writer that keeps the protocol.
-
-The sums (``adminview.core.numbers``) are checked in two steps, both exact under live traffic: each order must have
-counted what its source items contribute (step 1), and each sum must equal the sum of what the orders counted
-(step 2). A sum that changed after the walk began is left for the next walk (``Diff.live_counters``).
+"""The two passes of rebuild and verify over the source tables and the view (``docs/repair.md`` gives them step by
+step), flagging the source partitions whose view items differ from what they imply: the source pass
+(``adminview.repair.source_pass``) compares what each source partition implies with the view, the view pass
+(``adminview.repair.view_pass``) checks that each view item still follows from one and each sum is the total of
+what the counted items say. What to do with a flagged partition is the caller's (``on_differs``, or ``on_batch``
+for several at once): verify reads it again before reporting it, rebuild repairs it (``adminview.repair.repair``).
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
-"""Applying stream records to the view (the sync's half of ``adminview.core.anchor``'s protocol).
+"""Applying stream records to the view: the sync's half of ``adminview.core.anchor``'s protocol, in the five steps
+``docs/admin-view.md`` gives (check and group the records by anchor; read the anchors and their counted items and
+fold; write the entries; move the counted items and the sums; write each anchor last, conditioned on its ``Rev``).
 
-A batch (Lambda event records or the poller's, same shape), from any source (``adminview.core.sources``):
-
-1. each record is checked, its source found by its table and its anchor named (a record that cannot be read
-   fails alone);
-2. the anchors, and the counted items of those that add to the numbers, are read (strongly consistent
-   BatchGetItem, 100 a call);
-   each anchor's records are folded into its state in stream order, skipping every record that is not newer
-   than what the anchor says was applied for its source item, and ``plan`` says what to write;
-3. the entries that changed are written (BatchWriteItem, 25 a call, calls in parallel, unprocessed items
-   retried with backoff), staff activity entries and the items of no anchor with them;
-4. each anchor whose sums changed has its ``counted`` item moved and the sums' merged difference added, in as
-   few TransactWriteItems as fit, conditioned on the ``counted`` items read in step 2;
-5. last, each anchor is written, conditioned on the ``Rev`` read in step 2: 25 a call as PartiQL statements
-   (``dynamo.statements``) where the engine keeps each statement's condition, else one conditional PutItem each.
-
-A crash anywhere replays the records (the anchor is written last); what a replay finds already done it does
-again to the same effect (entries are put whole; a ``counted`` item already holding the sums adds
-nothing). Records of one source item all live in one stream shard, and one shard is processed by one worker at a
-time, so the sync does not race itself; it can race a rebuild, a repair or a second sync: an anchor or counted
-item that changed after step 2 fails its condition, and that anchor's records are folded again from fresh reads.
-Its entries and counted item, written before the anchor, may have landed after the winner's newer ones, so once
-the records are folded, the partitions of the anchors that lost a race are read and repaired from their source
-(``repair.settle``): races are rare, and this costs reads when nothing was overwritten.
+The anchor goes last so that a crash anywhere replays the records, to the same effect. An anchor or counted item
+that changed after it was read lost a race (to a rebuild, a repair or a second sync): its records are folded
+again from fresh reads, and its partition is then repaired from the source (``repair.settle``), since what this
+sync wrote before the anchor may have landed after the winner's newer writes.
 """
 
 from __future__ import annotations
@@ -31,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from adminview.core import guard, numbers, records, schema, sources, values
 from adminview.core.anchor import MAX_RECORD_AGE_S, Item, Writes, plan, seq_number
@@ -39,9 +22,10 @@ from adminview.core.sources import Source, State
 from adminview.repair import repair
 from adminview.repair.table_walk import source_table, view_table
 from adminview.tables import read_items, view_client, write_entries
-from dynamo import backoff, conf, ddb_json, item_codec, side_by_side, statements, transactions
+from dynamo import backoff, conf, item_codec, side_by_side, statements, transactions
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -88,12 +72,12 @@ def prepare(record: dict[str, Any], list_shards: int) -> Prepared:
     # only the images this kind of change carries: a stray image must not change what the record means
     old = body.get("OldImage") if event != "INSERT" else None
     new = body.get("NewImage") if event != "REMOVE" else None
-    key = ddb_json.maybe_key(body.get("Keys") or new or old or {})
+    image, given = item_codec.decode(new or old or {}), body.get("Keys")
+    key = values.maybe_key(item_codec.decode(given) if isinstance(given, dict) and given else image)
     if key is None:
         raise ValueError("record has no PK/SK keys")
     seq = str(body.get("SequenceNumber", ""))
     seq_number(seq)  # numeric, or the record fails here
-    image = item_codec.decode(new or old or {})
     plain_new = image if new is not None else None
     anchor = source.anchor_of(key, image)
     free = source.free_items(key, image, list_shards) if anchor is None and plain_new is not None else []
@@ -170,8 +154,9 @@ def counting_transactions(
     return found
 
 
-def _in_parallel(jobs: list[Callable[[], set[schema.Key]]]) -> set[schema.Key]:
-    return {k for raced in side_by_side.map_calls(lambda job: job(), jobs) for k in raced}
+def _raced(write: Callable[[T], set[schema.Key]], jobs: Iterable[T]) -> set[schema.Key]:
+    """``write`` over ``jobs`` side by side: the keys whose writes lost a race."""
+    return {k for raced in side_by_side.map_calls(write, jobs) for k in raced}
 
 
 def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
@@ -184,19 +169,17 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
     ]
     moves = [move for _key, move in moving]
 
-    def commit(positions: list[int], actions: list[dict[str, Any]]) -> Callable[[], set[schema.Key]]:
-        def run() -> set[schema.Key]:
-            try:
-                transactions.write(client, actions)
-            except transactions.TransactionCancelled as exc:
-                if not exc.lost_race:
-                    raise
-                return {moving[i][0] for i in positions}
-            return set()
+    def commit(job: tuple[list[int], list[dict[str, Any]]]) -> set[schema.Key]:
+        positions, actions = job
+        try:
+            transactions.write(client, actions)
+        except transactions.TransactionCancelled as exc:
+            if not exc.lost_race:
+                raise
+            return {moving[i][0] for i in positions}
+        return set()
 
-        return run
-
-    return _in_parallel([commit(positions, actions) for positions, actions in counting_transactions(table, moves)])
+    return _raced(commit, counting_transactions(table, moves))
 
 
 def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
@@ -247,23 +230,20 @@ def _write_anchors(writes: list[Writes], stored: dict[schema.Key, Item | None]) 
         elif code is not None:
             raise RuntimeError(f"anchor {key} not written: {code}")
 
-    def write(w: Writes) -> Callable[[], set[schema.Key]]:
-        def run() -> set[schema.Key]:
-            action = w.anchor_action(table)
-            if action is None:
-                return set()
-            try:
-                if "Put" in action:
-                    client.put_item(**item_codec.encode_request(action["Put"]))
-                else:
-                    client.delete_item(**item_codec.encode_request(action["Delete"]))
-            except client.exceptions.ConditionalCheckFailedException:
-                return {w.key}
+    def write(w: Writes) -> set[schema.Key]:
+        action = w.anchor_action(table)
+        if action is None:
             return set()
+        try:
+            if "Put" in action:
+                client.put_item(**item_codec.encode_request(action["Put"]))
+            else:
+                client.delete_item(**item_codec.encode_request(action["Delete"]))
+        except client.exceptions.ConditionalCheckFailedException:
+            return {w.key}
+        return set()
 
-        return run
-
-    return raced | _in_parallel([write(w) for w in writes if w.key not in batched])
+    return raced | _raced(write, [w for w in writes if w.key not in batched])
 
 
 # --- one batch -------------------------------------------------------------------------------------------------
@@ -369,6 +349,3 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
         except Exception as exc:
             outcome.failed[p.event_id] = f"{type(exc).__name__}: {exc}"
     return outcome
-
-
-__all__ = ["Outcome", "apply_records", "counting_transactions", "fold", "read_items", "write_entries"]

@@ -105,40 +105,28 @@ def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
     return {**record, "dynamodb": body, "eventSourceARN": arn}
 
 
+@dataclass(kw_only=True, eq=False)
 class Poller:
-    """Reads the given streams with the given client; ``for_sources`` looks them up (the constructor does no I/O).
-    A shard is named by its stream and its id."""
+    """Reads the given streams with the given client; ``for_sources`` looks them up (making one does no I/O). A
+    shard is named by its stream and its id."""
 
-    def __init__(
-        self,
-        *,
-        streams: Sequence[str],
-        client: Any,
-        replay: bool = False,
-        limit: int = 1000,
-        retry: Backoff = backoff.STREAM_BATCHES,
-        idle_s: float = 0.5,
-        report: Callable[[str], None] | None = None,
-        report_every_s: float = 5.0,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.streams = list(streams)
-        self.replay = replay
-        self.limit = limit
-        self.retry = retry
-        self.idle_s = idle_s
-        self.client = client
-        self.report = report
-        self.report_every_s = report_every_s
-        self.sleep = sleep
-        self.stats = Stats()
-        self.shards: dict[tuple[str, str], ShardState] = {}
-        self._stopping = False
-        self._last_report = time.monotonic()
-        self._last_refresh = 0.0
-        self._lock = threading.Lock()  # the stats, updated by shards applied in parallel
-        self._reads: ThreadPoolExecutor | None = None  # sends each shard's next GetRecords ahead, while a run lasts
-        self._outage_since: float | None = None
+    streams: Sequence[str]
+    client: Any
+    replay: bool = False
+    limit: int = 1000
+    retry: Backoff = backoff.STREAM_BATCHES
+    idle_s: float = 0.5
+    report: Callable[[str], None] | None = None
+    report_every_s: float = 5.0
+    sleep: Callable[[float], None] = time.sleep
+    stats: Stats = field(default_factory=Stats, init=False)
+    shards: dict[tuple[str, str], ShardState] = field(default_factory=dict, init=False)
+    _stopping: bool = field(default=False, init=False)
+    _last_report: float = field(default_factory=time.monotonic, init=False)
+    _last_refresh: float = field(default=0.0, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)  # the stats, updated side by side
+    _reads: ThreadPoolExecutor | None = field(default=None, init=False)  # sends each shard's next GetRecords ahead
+    _outage_since: float | None = field(default=None, init=False)
 
     @classmethod
     def for_sources(cls, *, client: Any = None, **options: Any) -> Self:

@@ -1,29 +1,15 @@
-"""How far the sync has got, written as it goes: heartbeats per stream shard, the last verify result; and the sync
-page's one status read.
+"""How far the sync has got, written as it goes (a heartbeat per writer, the last verify result: ``SyncItem``), and
+the sync page's one status read. Kept in the sync table, not the view, so that rebuild and verify never have to
+tell them apart from the projection, and the pages' freshness read (``adminview.reads.sync_freshness``) is one
+Query of a tiny partition.
 
-Kept in the sync table (beside checkpoints and dead letters), not in the view table, so that rebuild and
-verify, which compare the view with its source tables, never have to tell these items apart from the projection,
-and the pages' freshness read is one Query on a tiny partition.
-
-- PK ``heartbeat`` SK ``<writer>``: the poller's writer is ``<stream arn>|<shard id>``; a Lambda event does not
-  say which shard its batch came from, so in Lambda the writer is the execution environment and the source its
-  batches come from, ``lambda|<environment>|<source>`` (one batch at a time, all of one stream's shard: one
-  environment serving both event source mappings keeps one heartbeat per source, since sequence numbers of two
-  streams do not compare). Attributes: ``Source`` (the source's name), ``SequenceNumber`` (the last one applied;
-  ``Seq`` zero-padded), ``Created`` (that record's ApproximateCreationDateTime: it orders the heartbeat's
-  updates), ``Written`` (the latest its change can have been made, which the freshness reads:
-  ``adminview.core.records.written_at``), ``AppliedAt``, ``CaughtUpAt`` (the last time the poller asked its shard
-  for more and got nothing: at that instant the view held every change of the shard), ``Waiting`` (since when
-  DynamoDB has not answered the poller, while it waits), ``Outage`` (the last outage the poller waited out, in
-  words), ``Done`` (the shard is closed and read to its end), ``ExpiresAt`` (TTL).
-- PK ``verify`` SK ``last``: the last ``verify_adminview``: At, Done (1 when the view matched), Error (its
-  summary).
-
-How fresh that makes the view, as the pages say it, is read in ``adminview.reads.sync_freshness``.
-
-Heartbeats expire (TTL): an open shard's after a day without a word from its poller, a closed shard's shortly
-after it was read to its end, a Lambda environment's an hour after its last batch; reads leave out expired
-ones at once (DynamoDB deletes them some time later).
+A heartbeat's writer is ``<stream arn>|<shard id>`` for the poller; a Lambda event does not say which shard its
+batch came from, so in Lambda it is ``lambda|<environment>|<source>`` (sequence numbers of two streams do not
+compare). It holds ``Source``, ``SequenceNumber`` (and ``Seq``, zero-padded), ``Created`` (that record's creation
+time: it orders the updates), ``Written`` (``adminview.core.records.written_at``), ``AppliedAt``, ``CaughtUpAt``
+(the poller asked for more and got nothing), ``Waiting`` and ``Outage`` (DynamoDB not answering), ``Done`` (the
+shard read to its end) and ``ExpiresAt``: an open shard's after a day without a word, a closed shard's soon after
+its end, a Lambda environment's an hour after its last batch.
 """
 
 from __future__ import annotations
@@ -52,9 +38,8 @@ from adminview.reads.sync_freshness import (
     overall,
 )
 from adminview.sync.sync_store import dead_letter_count
-from adminview.tables import SyncItem
+from adminview.tables import SyncItem, sync_client
 from dynamo import ddb_json
-from dynamo.client import client_of
 
 OPEN_SHARD_TTL_S = 24 * 3600
 CLOSED_SHARD_TTL_S = 15 * 60
@@ -78,10 +63,6 @@ def _writer(stream_arn: str | None, shard_id: str | None) -> str:
     return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
 
 
-def _table() -> tuple[Any, str]:
-    return client_of(SyncItem), str(SyncItem.Meta.table_name)
-
-
 def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), condition: str | None = None) -> None:
     """One UpdateItem of a heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set, ``remove`` removed. Every
     name goes through ExpressionAttributeNames (``Shard`` is a reserved word); a ``condition`` refers to the
@@ -91,7 +72,7 @@ def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), 
     if remove:
         expression += " REMOVE " + ", ".join(f"#{name}" for name in remove)
     params: dict[str, Any] = {
-        "TableName": _table()[1],
+        "TableName": sync_client()[1],
         "Key": ddb_json.key(HEARTBEAT_PK, writer),
         "UpdateExpression": expression,
         "ExpressionAttributeNames": names,
@@ -99,7 +80,7 @@ def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), 
     }
     if condition:
         params["ConditionExpression"] = condition
-    _table()[0].update_item(**params)
+    sync_client()[0].update_item(**params)
 
 
 def record_heartbeat(
@@ -139,7 +120,7 @@ def record_heartbeat(
             sets,
             condition="attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)",
         )
-    except _table()[0].exceptions.ConditionalCheckFailedException:
+    except sync_client()[0].exceptions.ConditionalCheckFailedException:
         return False
     return True
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from adminview.core import anchor, schema
 from adminview.core.sources import returns, shop
-from adminview.core.sources.lookups import OrderPartitions
+from adminview.core.sources.shared import OrderPartitions
 
 Item = dict[str, Any]
 

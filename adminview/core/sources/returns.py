@@ -22,8 +22,8 @@ from decimal import Decimal
 from typing import Any
 
 from adminview.core import numbers, schema, values
-from adminview.core.anchor import Bookkeeping, Implied
-from adminview.core.sources.lookups import IndexLookup, OrderPartitions
+from adminview.core.anchor import Implied
+from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, IndexLookup, OrderPartitions
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys
@@ -35,42 +35,26 @@ ONE = Decimal(1)
 
 
 @dataclass
-class ReturnState:
-    key: schema.Key
-    return_id: str
-    book: Bookkeeping = field(default_factory=Bookkeeping)
-    facts: Item | None = None  # RETURN_FACTS present; None: no return
+class ReturnState(Copied):
     stub_kind: str = schema.RETURN
-
-    @classmethod
-    def read(cls, key: schema.Key, item: Item | None) -> ReturnState:
-        state = cls(key, return_keys.return_id_of(key[0]) or "", Bookkeeping.read(item))
-        if item is not None and not state.book.gone:
-            state.facts = {name: item[name] for name in RETURN_FACTS if name in item}
-        return state
-
-    def apply(self, sk: str, image: Item | None) -> None:
-        self.facts = {n: image[n] for n in RETURN_FACTS if n in image} if image is not None else None
-
-    def source_keys(self) -> list[str]:
-        return [self.key[0]] if self.facts is not None else []
+    PREFIX, NAMES = return_keys.RETURN, RETURN_FACTS
 
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None, {}, {})
         found = schema.RETURN_KIND.read(self.facts)
         status, requested = values.string(self.facts, schema.STATUS), found.requested
-        anchor = {**schema.RETURN_KIND.item(self.key, return_id=self.return_id), **self.facts}
+        anchor = {**schema.RETURN_KIND.item(self.key, return_id=self.id), **self.facts}
         if status in set(ReturnStatus):
-            index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.return_id, list_shards)
+            index, shard = schema.ORDERS_BY_STATUS, schema.shard_of(self.id, list_shards)
             anchor[index.hash_key] = schema.return_status_partition(str(status), shard)
-            anchor[index.range_key] = schema.return_position(requested, self.return_id)
+            anchor[index.range_key] = schema.return_position(requested, self.id)
         entries: dict[schema.Key, Item] = {}
         customer, order = values.string(self.facts, schema.CUSTOMER_ID), values.string(self.facts, schema.ORDER_ID)
         if customer:
-            key = schema.customer_return(customer, requested, self.return_id)
+            key = schema.customer_return(customer, requested, self.id)
             entries[key] = schema.CUSTOMER_RETURN_KIND.item(
-                key, return_id=self.return_id, order_id=order, status=status, requested=requested
+                key, return_id=self.id, order_id=order, status=status, requested=requested
             )
         return Implied(self.key, anchor, entries, self.sums())
 
@@ -121,21 +105,15 @@ def line_receipt(line: Item, whole: bool) -> tuple[Decimal, Decimal]:
 
 
 @dataclass
-class RefundsState:
+class RefundsState(Anchored):
     """An order's refunds, by their sort key in the returns table."""
 
-    key: schema.Key
-    order_id: str
-    book: Bookkeeping = field(default_factory=Bookkeeping)
     refunds: dict[str, Item] = field(default_factory=dict)
     stub_kind: str = schema.REFUNDS
+    PREFIX = keys.ORDER
 
-    @classmethod
-    def read(cls, key: schema.Key, item: Item | None) -> RefundsState:
-        state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
-        if item is not None and not state.book.gone:
-            state.refunds = {sk: values.entries(v) for sk, v in values.mapping(item, "Refunds").items()}
-        return state
+    def load(self, item: Item) -> None:
+        self.refunds = {sk: values.entries(v) for sk, v in values.mapping(item, "Refunds").items()}
 
     def apply(self, sk: str, image: Item | None) -> None:
         if image is None:
@@ -150,7 +128,7 @@ class RefundsState:
         if not self.refunds:
             return Implied(self.key, None, {}, {})
         refunds = {sk: dict(facts) for sk, facts in sorted(self.refunds.items())}
-        anchor = schema.REFUNDS_KIND.item(self.key, order_id=self.order_id, refunds=refunds)
+        anchor = schema.REFUNDS_KIND.item(self.key, order_id=self.id, refunds=refunds)
         return Implied(self.key, anchor, {}, self.sums())
 
     def sums(self) -> numbers.Sums:
@@ -173,34 +151,13 @@ class RefundsState:
         return adding.sums
 
 
-ReturnsState = ReturnState | RefundsState
-
-
-class ReturnsSource:
+class ReturnsSource(AnchoredSource):
     name = "returns"
-
-    def table_name(self) -> str:
-        return return_keys.table_name()
-
-    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
-        pk, sk = key
-        entity = values.string(image, keys.ENTITY_TYPE)
-        if entity == return_keys.RETURN_ENTITY and pk == sk and return_keys.return_id_of(pk):
-            return schema.return_anchor(pk)
-        if entity == return_keys.REFUND_ENTITY and (oid := keys.without_prefix(pk, keys.ORDER)):
-            return schema.refunds_anchor(oid) if return_keys.refund_id_of(sk) else None
-        return None
-
-    def read_state(self, key: schema.Key, item: Item | None) -> ReturnsState:
-        if key[1] == schema.RETURN_SK:
-            return ReturnState.read(key, item)
-        return RefundsState.read(key, item)
-
-    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
-        return []
-
-    def free_item_source(self, item: Item) -> schema.Key | None:
-        return None
+    table_name = staticmethod(return_keys.table_name)
+    ANCHORS = (
+        AnchorKind(return_keys.RETURN, schema.RETURN_SK, ReturnState, (return_keys.RETURN_ENTITY,)),
+        AnchorKind(keys.ORDER, schema.REFUNDS_SK, RefundsState, (return_keys.REFUND_ENTITY,), return_keys.REFUND),
+    )
 
     def order_partitions(self, order_id: str) -> OrderPartitions:
         """The order's refunds (``o#<oid>``; the refunded total beside them implies nothing) and each of its
@@ -211,12 +168,6 @@ class ReturnsSource:
         )
         return OrderPartitions((pk,), by_order)
 
-    def owns(self, key: schema.Key) -> bool:
-        pk, sk = key
-        return (sk == schema.RETURN_SK and return_keys.return_id_of(pk) is not None) or (
-            sk == schema.REFUNDS_SK and pk.startswith(keys.ORDER)
-        )
-
     def entry_anchor(self, item: Item) -> schema.Key | None:
         return_id = values.string(item, "ReturnId")
         if values.string(item, schema.KIND) == schema.CUSTOMER_RETURN and return_id:
@@ -225,13 +176,6 @@ class ReturnsSource:
 
     def counts(self, anchor: schema.Key) -> bool:
         return True
-
-    def anchors_in(self, pk: str) -> list[schema.Key]:
-        if return_keys.return_id_of(pk):
-            return [schema.return_anchor(pk)]
-        if oid := keys.without_prefix(pk, keys.ORDER):
-            return [schema.refunds_anchor(oid)]
-        return []
 
 
 SOURCE = ReturnsSource()

@@ -23,8 +23,8 @@ from decimal import Decimal
 from typing import Any
 
 from adminview.core import numbers, schema, values
-from adminview.core.anchor import Bookkeeping, Implied
-from adminview.core.sources.lookups import OrderPartitions
+from adminview.core.anchor import Implied
+from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, OrderPartitions
 from shop import keys
 from shop.keys import OrderStatus
 
@@ -42,35 +42,28 @@ ONE = Decimal(1)
 
 
 @dataclass
-class OrderState:
+class OrderState(Anchored):
     """An order's collection as its anchor holds it: the order item's facts (None: not there), and each line's,
     invoice's and shipment's, by shop SK."""
 
-    key: schema.Key
-    order_id: str
-    book: Bookkeeping = field(default_factory=Bookkeeping)
     customer_id: str | None = None
     order: Item | None = None  # the summary's facts (schema.ORDER_FACTS present) while the order item is there
     lines: dict[str, Item] = field(default_factory=dict)  # p#<pid> -> LINE_FACTS
     invoices: dict[str, list[str]] = field(default_factory=dict)  # i#<iid> -> transaction ids
     shipments: dict[str, Item] = field(default_factory=dict)  # sh#<sid> -> SHIPMENT_FACTS
     stub_kind: str = schema.COLLECTION
+    PREFIX = keys.ORDER
 
-    @classmethod
-    def read(cls, key: schema.Key, item: Item | None) -> OrderState:
-        state = cls(key, keys.without_prefix(key[0], keys.ORDER) or "", Bookkeeping.read(item))
-        if item is None or state.book.gone:
-            return state
+    def load(self, item: Item) -> None:
         if values.string(item, schema.KIND) == schema.ORDER:
-            state.customer_id = values.string(item, schema.CUSTOMER_ID)
-            state.order = {name: item[name] for name in schema.ORDER_FACTS if name in item}
-        state.lines = {sk: values.entries(v) for sk, v in values.mapping(item, LINES).items()}
-        state.invoices = {
+            self.customer_id = values.string(item, schema.CUSTOMER_ID)
+            self.order = {name: item[name] for name in schema.ORDER_FACTS if name in item}
+        self.lines = {sk: values.entries(v) for sk, v in values.mapping(item, LINES).items()}
+        self.invoices = {
             sk: [t for v in values.elements(value) if (t := values.as_string(v)) is not None]
             for sk, value in values.mapping(item, INVOICES).items()
         }
-        state.shipments = {sk: values.entries(v) for sk, v in values.mapping(item, SHIPMENTS).items()}
-        return state
+        self.shipments = {sk: values.entries(v) for sk, v in values.mapping(item, SHIPMENTS).items()}
 
     def apply(self, sk: str, image: Item | None) -> None:
         if sk.startswith(keys.CUSTOMER):
@@ -96,10 +89,10 @@ class OrderState:
         anchor = (schema.ORDER_KIND if self.order is not None else schema.COLLECTION_KIND).item(self.key)
         entries: dict[schema.Key, Item] = {}
         for txid in dict.fromkeys(t for ids in self.invoices.values() for t in ids):
-            key = schema.payment(txid, self.order_id)
-            entries[key] = schema.PAYMENT_KIND.item(key, order_id=self.order_id, transaction_id=txid)
+            key = schema.payment(txid, self.id)
+            entries[key] = schema.PAYMENT_KIND.item(key, order_id=self.id, transaction_id=txid)
         tracking = schema.order_terms([values.string(facts, TRACKING_NUMBER) for facts in self.shipments.values()])
-        entries |= _search(tracking, "order", self.order_id)
+        entries |= _search(tracking, "order", self.id)
         if self.order is not None and self.customer_id is not None:
             self._summary(anchor, list_shards)
             entries |= self._order_entries(list_shards)
@@ -113,14 +106,14 @@ class OrderState:
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
         assert self.order is not None and self.customer_id is not None
-        anchor[schema.ORDER_ID], anchor[schema.CUSTOMER_ID] = self.order_id, self.customer_id
+        anchor[schema.ORDER_ID], anchor[schema.CUSTOMER_ID] = self.id, self.customer_id
         anchor.update(self.order)
         status = values.string(self.order, schema.STATUS)
         if status in schema.LISTED_STATUSES:  # sparse: the keys are there exactly while the status is listed
             index = schema.ORDERS_BY_STATUS
-            shard = schema.shard_of(self.order_id, list_shards)
+            shard = schema.shard_of(self.id, list_shards)
             anchor[index.hash_key] = schema.status_partition(str(status), shard)
-            anchor[index.range_key] = schema.order_position(self.date, self.order_id)
+            anchor[index.range_key] = schema.order_position(self.date, self.id)
         latest = self._latest_shipment()
         if latest:
             anchor.update(latest)
@@ -149,16 +142,16 @@ class OrderState:
         """The order in its customer's list (with what it spent: the customer's totals sum the list) and in its
         categories' lists."""
         assert self.customer_id is not None
-        key = schema.customer_order(self.customer_id, self.date, self.order_id)
-        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, order_id=self.order_id, date=self.date, spent=self.spent)}
+        key = schema.customer_order(self.customer_id, self.date, self.id)
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, order_id=self.id, date=self.date, spent=self.spent)}
         if self.date is None:
             return entries
-        shard = schema.shard_of(self.order_id, list_shards)
+        shard = schema.shard_of(self.id, list_shards)
         for category, (units, revenue) in sorted(self._by_category().items()):
-            key = schema.category_order(category, shard, self.date, self.order_id)
+            key = schema.category_order(category, shard, self.date, self.id)
             entries[key] = schema.CATEGORY_ORDER_KIND.item(
                 key,
-                order_id=self.order_id,
+                order_id=self.id,
                 customer_id=self.customer_id,
                 date=self.date,
                 category=category,
@@ -255,53 +248,29 @@ def transaction_ids(image: Item) -> list[str]:
 
 
 @dataclass
-class ProfileState:
-    key: schema.Key
-    customer_id: str
-    book: Bookkeeping = field(default_factory=Bookkeeping)
-    facts: Item | None = None  # schema.PROFILE_KIND.names present; None: no customer
+class ProfileState(Copied):
     stub_kind: str = schema.PROFILE
-
-    @classmethod
-    def read(cls, key: schema.Key, item: Item | None) -> ProfileState:
-        state = cls(key, keys.without_prefix(key[0], keys.CUSTOMER) or "", Bookkeeping.read(item))
-        if item is not None and not state.book.gone:
-            state.facts = {name: item[name] for name in schema.PROFILE_KIND.names if name in item}
-        return state
-
-    def apply(self, sk: str, image: Item | None) -> None:
-        self.facts = {n: image[n] for n in schema.PROFILE_KIND.names if n in image} if image is not None else None
-
-    def source_keys(self) -> list[str]:
-        return [self.key[0]] if self.facts is not None else []
+    PREFIX, NAMES = keys.CUSTOMER, schema.PROFILE_KIND.names
 
     def implied(self, list_shards: int) -> Implied:
         if self.facts is None:
             return Implied(self.key, None)
         profile = schema.PROFILE_KIND.read(self.facts)
         terms = schema.customer_terms(profile.name, profile.email)
-        everyone = schema.customers_partition(schema.shard_of(self.customer_id, list_shards))
+        everyone = schema.customers_partition(schema.shard_of(self.id, list_shards))
         row = {**schema.PROFILE_KIND.item(self.key), **self.facts}
         row[schema.ORDERS_BY_STATUS.hash_key] = row[schema.CATALOGUE.hash_key] = everyone
-        row[schema.ORDERS_BY_STATUS.range_key] = self.customer_id
-        row[schema.CATALOGUE.range_key] = schema.name_position(profile.name, self.customer_id)
-        return Implied(self.key, row, _search(terms, "customer", self.customer_id, profile.name, profile.email))
+        row[schema.ORDERS_BY_STATUS.range_key] = self.id
+        row[schema.CATALOGUE.range_key] = schema.name_position(profile.name, self.id)
+        return Implied(self.key, row, _search(terms, "customer", self.id, profile.name, profile.email))
 
 
 @dataclass
-class ProductState:
-    key: schema.Key
-    product_id: str
-    book: Bookkeeping = field(default_factory=Bookkeeping)
-    facts: Item | None = None  # the catalogue row's attributes; None: no product
-    stub_kind: str = schema.PRODUCT
+class ProductState(Copied):
+    """A catalogue row: the product item's attributes the catalogue shows (``Detail``'s name and description)."""
 
-    @classmethod
-    def read(cls, key: schema.Key, item: Item | None) -> ProductState:
-        state = cls(key, keys.without_prefix(key[0], keys.PRODUCT) or "", Bookkeeping.read(item))
-        if item is not None and not state.book.gone:
-            state.facts = {name: item[name] for name in schema.CATALOGUE_ROW if name in item}
-        return state
+    stub_kind: str = schema.PRODUCT
+    PREFIX, NAMES = keys.PRODUCT, schema.CATALOGUE_ROW
 
     def apply(self, sk: str, image: Item | None) -> None:
         if image is None:
@@ -309,11 +278,8 @@ class ProductState:
             return
         detail = values.mapping(image, "Detail")
         name, description = values.text(detail, "Name"), values.text(detail, "Description")
-        row = (self.product_id, name, values.text(image, "Price"), values.text(image, "Category"), description)
+        row = (self.id, name, values.text(image, "Price"), values.text(image, "Category"), description)
         self.facts = {n: value for n, value in zip(schema.CATALOGUE_ROW, row, strict=True) if value is not None}
-
-    def source_keys(self) -> list[str]:
-        return [self.key[0]] if self.facts is not None else []
 
     def sums(self) -> numbers.Sums:
         """One product in its category (a product without one is in none)."""
@@ -328,10 +294,10 @@ class ProductState:
             return Implied(self.key, None, sums={})
         index = schema.CATALOGUE
         row = {**schema.PRODUCT_KIND.item(self.key), **self.facts}
-        row[index.hash_key] = schema.catalogue_partition(schema.shard_of(self.product_id, list_shards))
-        row[index.range_key] = self.product_id
+        row[index.hash_key] = schema.catalogue_partition(schema.shard_of(self.id, list_shards))
+        row[index.range_key] = self.id
         name = schema.PRODUCT_KIND.read(self.facts).name
-        return Implied(self.key, row, _search(schema.search_words(name), "product", self.product_id, name), self.sums())
+        return Implied(self.key, row, _search(schema.search_words(name), "product", self.id, name), self.sums())
 
 
 def _search(
@@ -375,32 +341,18 @@ def audit_source(item: Item) -> schema.Key | None:
 
 # --- the source ------------------------------------------------------------------------------------------------
 
-ShopState = OrderState | ProfileState | ProductState
+SEARCHED = {"customer": schema.profile, "product": schema.product, "order": schema.order_anchor}
+"""The anchor of what a search entry finds, by its ``Found``."""
 
 
-class ShopSource:
+class ShopSource(AnchoredSource):
     name = "shop"
-
-    def table_name(self) -> str:
-        return keys.table_name()
-
-    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
-        pk, sk = key
-        entity = values.string(image, keys.ENTITY_TYPE)
-        if entity in ORDER_ENTITIES and (oid := keys.without_prefix(pk, keys.ORDER)):
-            return schema.order_anchor(oid)
-        if entity == "customer" and sk == pk and (cid := keys.without_prefix(pk, keys.CUSTOMER)):
-            return schema.profile(cid)
-        if entity == "product" and sk == pk and (pid := keys.without_prefix(pk, keys.PRODUCT)):
-            return schema.product(pid)
-        return None
-
-    def read_state(self, key: schema.Key, item: Item | None) -> ShopState:
-        if key[1] == schema.ORDER_SK:
-            return OrderState.read(key, item)
-        if key[1] == schema.PROFILE_SK:
-            return ProfileState.read(key, item)
-        return ProductState.read(key, item)
+    table_name = staticmethod(keys.table_name)
+    ANCHORS = (
+        AnchorKind(keys.ORDER, schema.ORDER_SK, OrderState, ORDER_ENTITIES, items=""),
+        AnchorKind(keys.CUSTOMER, schema.PROFILE_SK, ProfileState, ("customer",)),
+        AnchorKind(keys.PRODUCT, schema.PRODUCT_SK, ProductState, ("product",)),
+    )
 
     def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
         if values.string(image, keys.ENTITY_TYPE) == "audit":
@@ -414,40 +366,17 @@ class ShopSource:
         """The order's partition: the order, its lines, invoices, shipments and audit entries."""
         return OrderPartitions((keys.order(order_id),))
 
-    def owns(self, key: schema.Key) -> bool:
-        pk, sk = key
-        return (
-            (sk == schema.ORDER_SK and pk.startswith(keys.ORDER))
-            or (sk == schema.PROFILE_SK and pk.startswith(keys.CUSTOMER))
-            or (sk == schema.PRODUCT_SK and pk.startswith(keys.PRODUCT))
-        )
-
     def entry_anchor(self, item: Item) -> schema.Key | None:
         kind = values.string(item, schema.KIND)
         if kind in (schema.CUSTOMER_ORDER, schema.PAYMENT, schema.CATEGORY_ORDER):
             order_id = values.string(item, schema.ORDER_ID)
             return schema.order_anchor(order_id) if order_id else None
         entry = schema.SEARCH_KIND.read(item)
-        found, entity = entry.found, entry.id
-        if kind == schema.SEARCH and entity and found == "customer":
-            return schema.profile(entity)
-        if kind == schema.SEARCH and entity and found == "product":
-            return schema.product(entity)
-        if kind == schema.SEARCH and entity and found == "order":
-            return schema.order_anchor(entity)
-        return None
+        anchored = SEARCHED.get(entry.found or "") if kind == schema.SEARCH and entry.id else None
+        return anchored(entry.id) if anchored else None
 
     def counts(self, anchor: schema.Key) -> bool:
         return anchor[1] in (schema.ORDER_SK, schema.PRODUCT_SK)
-
-    def anchors_in(self, pk: str) -> list[schema.Key]:
-        if oid := keys.without_prefix(pk, keys.ORDER):
-            return [schema.order_anchor(oid)]
-        if cid := keys.without_prefix(pk, keys.CUSTOMER):
-            return [schema.profile(cid)]
-        if pid := keys.without_prefix(pk, keys.PRODUCT):
-            return [schema.product(pid)]
-        return []
 
 
 SOURCE = ShopSource()

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from adminview.management.walk_options import add_walk_arguments, progress_bar
+from adminview.management.walk_options import add_walk_arguments, progress_bar, walk_settings
 from adminview.repair.rebuild import rebuild
 from dynamo.commands import ShopCommand
 
@@ -28,13 +28,7 @@ class Command(ShopCommand):
             progress_bar("scanned", disable=no_progress) as scanned,
             progress_bar("written", disable=no_progress) as written,
         ):
-            found = rebuild(
-                segments=options["segments"],
-                page_size=options["page_size"],
-                rate_limit=options["rate_limit"],
-                on_scan=scanned,
-                on_write=written,
-            )
+            found = rebuild(**walk_settings(options), on_scan=scanned, on_write=written)
         self.stdout.write(f"rebuilt: {found.summary(examples=0)} (now fixed); {found.rate_line(writes=True)}")
         if found.contended:
             raise ValueError(f"{found.contended} partitions were still changing after every attempt: run again")

@@ -14,7 +14,7 @@ from django.core.management.base import CommandParser
 from django.urls import NoReverseMatch, reverse
 
 from adminview.core.schema import Key as ViewKey
-from adminview.management.walk_options import add_walk_arguments, progress_bar
+from adminview.management.walk_options import add_walk_arguments, progress_bar, walk_settings
 from adminview.repair.rebuild import DEFAULT_SETTLE_S, verify
 from adminview.sync.sync_status import store_verify_result
 from dynamo.arguments import int_between
@@ -61,12 +61,7 @@ class Command(ShopCommand):
     def run(self, **options: Any) -> None:
         with progress_bar("scanned", disable=bool(options["no_progress"])) as scanned:
             found = verify(
-                segments=options["segments"],
-                page_size=options["page_size"],
-                rate_limit=options["rate_limit"],
-                settle_s=options["settle"],
-                examples=options["examples"],
-                on_scan=scanned,
+                **walk_settings(options), settle_s=options["settle"], examples=options["examples"], on_scan=scanned
             )
         if found.clean:
             store_verify_result(ok=True, summary="equals what the source tables imply")
