@@ -20,7 +20,6 @@ another transaction held an item), so a page can tell the user why nothing chang
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeVar
 
 from pynamodb.expressions.condition import Condition
 
@@ -31,15 +30,9 @@ from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
 from shop.timestamps import now
 
-S = TypeVar("S", bound=ShopItem)
-
-
-def _get(model: type[S], pk: str, sk: str) -> S | None:
-    return access_patterns._get(model, pk, sk)
-
 
 def _order_item(order_id: str, product_id: str) -> OrderItem:
-    item = _get(OrderItem, keys.order(order_id), keys.product(product_id))
+    item = access_patterns.get_item(OrderItem, keys.order(order_id), keys.product(product_id))
     if not isinstance(item, OrderItem):
         raise NotFound("order item", f"{order_id} / {product_id}")
     return item
@@ -64,7 +57,7 @@ def _holds(product_id: str) -> Condition:
 
 
 def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
-    item = _get(Favourite, keys.customer(customer_id), keys.favourite(product_id))
+    item = access_patterns.get_item(Favourite, keys.customer(customer_id), keys.favourite(product_id))
     return item if isinstance(item, Favourite) else None
 
 
