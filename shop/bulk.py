@@ -22,7 +22,7 @@ from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
-from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, throttled
 from shop.lifecycle import ORDER
 from shop.models import Order
 from shop.order_reads import order_by_id
@@ -54,11 +54,6 @@ class Outcome:
         return self.code == 200
 
 
-def _throttled(exc: Exception) -> bool:
-    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
-    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
-
-
 def _one(
     action: str,
     order_id: str,
@@ -77,7 +72,7 @@ def _one(
     except Busy as exc:
         return Outcome(order_id, 503, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
-        if _throttled(exc):
+        if throttled(exc):
             return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
         if not did_not_answer(exc):
             raise

@@ -24,15 +24,13 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json, item_codec
-from dynamo.batch import batch_get
-from dynamo.client import client_of
+from dynamo import item_codec
 from dynamo.instrumentation import run_in_context
 from shop import editing, keys
 from shop.audit import Actor
 from shop.edit_writes import MAX_QUANTITY, same_number
-from shop.errors import Busy, EditConflict, InvalidInput, NotFound
-from shop.models import ShopItem
+from shop.errors import Busy, EditConflict, InvalidInput, NotFound, throttled
+from shop.order_reads import raw_by_key
 from shop.snapshots import Snapshot, is_entity
 
 MAX_ROWS = 5_000
@@ -201,9 +199,7 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
 
 
 def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
-    wanted = [ddb_json.key(pk, sk) for pk, sk in keys_]
-    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
-    return {key: item for key, item in zip(keys_, found, strict=True) if item is not None}
+    return {key: item for key, item in zip(keys_, raw_by_key(keys_), strict=True) if item is not None}
 
 
 def dry_run(data: bytes) -> Plan:
@@ -233,11 +229,6 @@ def dry_run(data: bytes) -> Plan:
     return Plan(rows=rows, errors=errors, skipped=skipped)
 
 
-def _throttled(exc: Exception) -> bool:
-    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
-    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
-
-
 def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     """One row, conditioned on the quantity the dry run showed."""
     seen = Snapshot(values={"Quantity": row.before}, exists=row.before is not None)
@@ -260,7 +251,7 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     except Busy as exc:
         return RowOutcome(row, 503, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
-        if not _throttled(exc):
+        if not throttled(exc):
             raise
         return RowOutcome(row, 503, "DynamoDB is throttling; nothing was written, try again")
     return RowOutcome(row, 200, "done")
