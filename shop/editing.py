@@ -84,6 +84,18 @@ EmailOwner = Callable[[str], "str | None"]
 """Who holds an address without a claim (the admin view's email index), or None."""
 
 
+def _address(seen: Snapshot, address: Mapping[str, str | None] | None) -> dict[str, str | None]:
+    """The address fields given that differ from what the form showed, checked, by path (``Address.City``)."""
+    wanted: dict[str, str | None] = {}
+    for field_name, value in (address or {}).items():
+        if field_name not in ADDRESS_FIELDS:
+            raise InvalidInput(f"an address has no field {field_name!r}")
+        path = f"Address.{field_name}"
+        if value != seen.values[path]:
+            wanted[path] = checked_text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
+    return wanted
+
+
 # --- customers --------------------------------------------------------------------------------------------------
 
 
@@ -132,12 +144,7 @@ def customer_edit(
         wanted["Name"] = checked_text(name, what="name", limit=MAX_NAME, required=True)
     if email != seen.values["Email"]:
         wanted["Email"] = check_email(checked_text(email, what="email", limit=MAX_EMAIL, required=True) or "")
-    for field_name, value in (address or {}).items():
-        if field_name not in ADDRESS_FIELDS:
-            raise InvalidInput(f"an address has no field {field_name!r}")
-        path = f"Address.{field_name}"
-        if value != seen.values[path]:
-            wanted[path] = checked_text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
+    wanted |= _address(seen, address)
     wanted = {path: value for path, value in wanted.items() if value != seen.values[path]}
     if not wanted:
         return []
@@ -212,12 +219,7 @@ def warehouse_edit(
     wanted: dict[str, str | None] = {}
     if name != seen.values["Name"]:
         wanted["Name"] = checked_text(name, what="name", limit=MAX_NAME)
-    for field_name, value in (address or {}).items():
-        if field_name not in ADDRESS_FIELDS:
-            raise InvalidInput(f"an address has no field {field_name!r}")
-        path = f"Address.{field_name}"
-        if value != seen.values[path]:
-            wanted[path] = checked_text(value, what=f"address {field_name}", limit=MAX_ADDRESS_PART)
+    wanted |= _address(seen, address)
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_WAREHOUSE)
 
 

@@ -29,10 +29,9 @@ from typing import Protocol, TypeVar
 from dynamo.batch import Progress
 from dynamo.ratelimit import TokenBucket
 from shop import catalog
-from shop.catalog import AddressSpec
 from shop.delivery import DELIVERY_DAYS, STANDARD_SHIPPING, delivery_date_for
 from shop.keys import OrderStatus
-from shop.models import ShopItem
+from shop.models import Address, ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 from shop.seed_ids import FirstIds
 from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAST_NAMES, STREETS
@@ -110,7 +109,7 @@ class PlannedOrder:
 class SeedPlan:
     catalog: list[ShopItem] = field(default_factory=list)
     orders: list[PlannedOrder] = field(default_factory=list)
-    addresses: dict[str, AddressSpec] = field(default_factory=dict)
+    addresses: dict[str, Address] = field(default_factory=dict)
     first_customer_id: str | None = None
     until: datetime | None = None  # "now" of the seeded history: nothing in it happens later
 
@@ -123,9 +122,9 @@ def _zipf_weights(n: int, s: float) -> list[float]:
     return [1.0 / (rank**s) for rank in range(1, n + 1)]
 
 
-def _address(rng: random.Random) -> AddressSpec:
+def _address(rng: random.Random) -> Address:
     city, county, country, zip_code = rng.choice(CITIES)
-    return AddressSpec(
+    return Address(
         street=rng.choice(STREETS),
         number=str(rng.randint(1, 200)),
         zip_code=zip_code,
@@ -265,7 +264,7 @@ def _plan_payments(rng: random.Random, total: Decimal) -> tuple[PaymentSpec, ...
     return (PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
 
 
-def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[ShopItem]:
+def order_history(planned: PlannedOrder, address: Address | None) -> list[ShopItem]:
     """The items an order has after its planned life (placed, then shipped / delivered / cancelled)."""
     total = sum((line.price * line.quantity for line in planned.lines), Decimal(0))
     order, items, invoice = build_placement(
@@ -287,7 +286,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
             items=items,
             shipped_at=shipped_at,
             shipment_type=planned.shipment_type,
-            address=address.attribute() if address else None,
+            address=address,
         )
     return history
 
