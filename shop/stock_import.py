@@ -28,7 +28,7 @@ from dynamo import item_codec
 from dynamo.instrumentation import run_in_context
 from shop import editing, keys
 from shop.audit import Actor
-from shop.edit_writes import MAX_QUANTITY, same_number
+from shop.editing import MAX_QUANTITY, same_number
 from shop.errors import Busy, EditConflict, InvalidInput, NotFound, throttled
 from shop.order_reads import raw_by_key
 from shop.snapshots import Snapshot, is_entity
