@@ -15,28 +15,22 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json, item_codec
-from dynamo.client import client_of
 from dynamo.errors import DomainError
-from dynamo.instrumentation import run_in_context
-from dynamo.paging import raw_items
 from shop import keys, orders
 from shop.audit import Actor
 from shop.demo_options import ORDER_EVERY_S
 from shop.keys import OrderStatus
-from shop.models import ShopItem
+from shop.seed_ids import scan_entities
 
 log = logging.getLogger(__name__)
 
 STOREFRONT = Actor("storefront")  # who the live orders and the customers' requests are by
 MAX_LINES, MAX_QUANTITY = 3, 2
-SCAN_SEGMENTS = 4
 
 
 @dataclass
@@ -57,34 +51,13 @@ this round; a ``DomainError`` is a refusal, logged, and the round goes on."""
 
 
 def live_shop() -> LiveShop:
-    """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
-    date. For the demo's start only (an operator path), never for a page."""
-    client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE, "#s": keys.STATUS, "#d": "Date"}
-    values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
-
-    def segment(n: int) -> list[ddb_json.Item]:
-        return list(
-            raw_items(
-                client,
-                "scan",
-                TableName=table,
-                Segment=n,
-                TotalSegments=SCAN_SEGMENTS,
-                ProjectionExpression="#pk, #t, #s, #d",
-                FilterExpression="#t IN (:c, :p, :o)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        )
-
-    with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
-        found = [raw for part in pool.map(run_in_context(segment), range(SCAN_SEGMENTS)) for raw in part]
+    """The shop's customers, products, open and delivered orders: one ``scan_entities`` of keys, type, status and
+    date, at the demo's start."""
+    found = scan_entities(["customer", "product", "order"], ["PK", keys.STATUS, "Date"])
     shop = LiveShop(customers=[], products=[])
     open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
     open_orders[OrderStatus.DELIVERED] = []
-    for raw in found:
-        plain = item_codec.decode(raw)
+    for plain in found:
         kind, bare, status = plain.get(keys.ENTITY_TYPE), keys.strip(str(plain["PK"])), str(plain.get(keys.STATUS, ""))
         if kind == "customer":
             shop.customers.append(bare)
