@@ -40,23 +40,17 @@ DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
 T = TypeVar("T")
 
-# Status mix, how recent each status is (days before ``until``), and the Version its transitions leave.
-_STATUS_WEIGHTS = [
-    (OrderStatus.PENDING, 15),
-    (OrderStatus.SHIPPED, 15),
-    (OrderStatus.DELIVERED, 60),
-    (OrderStatus.CANCELLED, 10),
-]
-_STATUS_AGE_DAYS = {
-    OrderStatus.PENDING: 14,
-    OrderStatus.SHIPPED: 30,
-    OrderStatus.DELIVERED: SPAN_DAYS,
-    OrderStatus.CANCELLED: SPAN_DAYS,
+# Each status: its share of the orders, how recent its orders are (at most days before ``until``), and the Version
+# its transitions leave.
+_STATUSES = {
+    OrderStatus.PENDING: (15, 14, 1),
+    OrderStatus.SHIPPED: (15, 30, 2),
+    OrderStatus.DELIVERED: (60, SPAN_DAYS, 3),
+    OrderStatus.CANCELLED: (10, SPAN_DAYS, 2),
 }
 # With a span (``SeedConfig.days``): how likely a moment drawn on each weekday (Monday first) is kept, so weekdays
 # are busier than weekends, as a shop's orders are.
 WEEKDAY_SHARE = (1.0, 0.95, 0.95, 0.9, 0.85, 0.55, 0.45)
-_STATUS_VERSION = {OrderStatus.PENDING: 1, OrderStatus.SHIPPED: 2, OrderStatus.DELIVERED: 3, OrderStatus.CANCELLED: 2}
 
 
 @dataclass(frozen=True)
@@ -181,7 +175,7 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     rng.shuffle(customer_rank)
     rng.shuffle(product_rank)
     customer_w, product_w = _zipf_weights(len(customer_rank), 1.1), _zipf_weights(len(product_rank), 0.9)
-    statuses, status_w = zip(*_STATUS_WEIGHTS, strict=True)
+    statuses, status_w = list(_STATUSES), [share for share, _, _ in _STATUSES.values()]
     end = config.until if isinstance(config.until, datetime) else datetime.combine(config.until, time(0, 0))
     result.until = end
     for k in range(config.orders):
@@ -238,8 +232,8 @@ def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int
     """When an order of ``status`` was placed: at least an hour before ``end``, within its status's age (and the
     span of ``days``, where a moment is kept by its weekday's ``WEEKDAY_SHARE``)."""
     if days is None:
-        return end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400))
-    span = max(1, min(days, _STATUS_AGE_DAYS[status])) * 86400
+        return end - timedelta(seconds=rng.randint(3600, _STATUSES[status][1] * 86400))
+    span = max(1, min(days, _STATUSES[status][1])) * 86400
     while True:
         at = end - timedelta(seconds=rng.randint(3600, span))
         if rng.random() < WEEKDAY_SHARE[at.weekday()]:
@@ -276,7 +270,7 @@ def order_history(planned: PlannedOrder, address: Address | None) -> list[ShopIt
         placed_at=planned.placed_at,
         status=planned.status,
     )
-    order.version = _STATUS_VERSION[planned.status]
+    order.version = _STATUSES[planned.status][2]
     history: list[ShopItem] = [order, *items, invoice]
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
