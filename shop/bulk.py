@@ -24,8 +24,6 @@ from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, throttled
 from shop.lifecycle import ORDER
-from shop.models import Order
-from shop.order_reads import order_by_id
 
 # each step of ``lifecycle.ORDER`` that may be taken in bulk, with the function that takes it
 ACTIONS: dict[str, Callable[..., Any]] = {
@@ -144,15 +142,3 @@ def run(
     extra = _arguments(action, ids, carrier, tracking_numbers or {}, reason, warehouse_tracking or {})
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid], change)), ids))
-
-
-def orders_of(order_ids: Sequence[str], *, workers: int = WORKERS) -> list[Order | None]:
-    """The orders as they are now (None: no such order), in the order given: what staff confirm before acting on
-    them. One Query each (``order_reads.order_by_id``), ``workers`` at a time."""
-    ids = [keys.bare(oid, keys.ORDER) for oid in order_ids]
-    if len(ids) > MAX_ORDERS:
-        raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
-    if not ids:
-        return []
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
-        return list(pool.map(run_in_context(order_by_id), ids))
