@@ -19,6 +19,7 @@ from shop.errors import Busy, InvalidInput
 from shop.keys import OrderStatus
 from shop.lifecycle import ORDER
 from shop.models import Invoice, Order, OrderItem, ShopItem
+from shop.order_builders import PricedLine, build_item
 from shop.order_parts import (
     MAX_LINES,
     MAX_QUANTITY,
@@ -103,22 +104,12 @@ def order_edit(
         if added is not None and add_quantity is not None:
             product = products([added])[added]
             row = pick_warehouse(added, add_quantity)
+            line = PricedLine.of(product, add_quantity, row.warehouse_id)
             changes.append(audit.Changed(f"Quantity of {added}", None, str(add_quantity)))
-            when = format_ts(order.date or now())
-            tx.put(
-                f"item:{added}",
-                OrderItem(
-                    **keys.order_item_keys(oid, added, order.customer_id, when),
-                    quantity=add_quantity,
-                    price=product.price,
-                    product_name=product.name,
-                    warehouse_id=row.warehouse_id,
-                    category=product.category,
-                ),
-                ShopItem.pk.does_not_exist(),
-            )
+            item = build_item(oid, order.customer_id, format_ts(order.date or now()), line)
+            tx.put(f"item:{added}", item, ShopItem.pk.does_not_exist())
             take_stock(tx, added, row, add_quantity)
-            total += (product.price or Decimal(0)) * add_quantity
+            total += line.price * add_quantity
             count += add_quantity
         if not changes:
             raise InvalidInput(f"order {oid}: nothing to change")

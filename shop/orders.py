@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -103,27 +104,16 @@ def order_place(
     bought = products(
         [line.product_id for line in wanted], frozenset(line.product_id for line in wanted if line.price is not None)
     )
-    listed = {pid: product.price or Decimal(0) for pid, product in bought.items()}  # products() checked them
-    price = {line.product_id: listed[line.product_id] if line.price is None else line.price for line in wanted}
     placed = placed_at or now()
-    total = sum((price[line.product_id] * line.quantity for line in wanted), Decimal(0))
+    at_prices = [PricedLine.of(bought[line.product_id], line.quantity, price=line.price) for line in wanted]
+    total = sum((line.price * line.quantity for line in at_prices), Decimal(0))
     if paid_by is not None:
         payments = [PaymentSpec(MANUAL, total, transaction_id=paid_by)] if total > 0 else []
     payment_items = build_payments(payments, total)
 
     def attempt() -> Order:
         picks = {line.product_id: pick_warehouse(line.product_id, line.quantity, line.warehouse_id) for line in wanted}
-        priced = [
-            PricedLine(
-                line.product_id,
-                line.quantity,
-                price[line.product_id],
-                bought[line.product_id].name,
-                picks[line.product_id].warehouse_id,
-                bought[line.product_id].category,
-            )
-            for line in wanted
-        ]
+        priced = [replace(line, warehouse_id=picks[line.product_id].warehouse_id) for line in at_prices]
         order, items, invoice = build_placement(
             order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
         )
@@ -137,8 +127,7 @@ def order_place(
         if notify:
             notifications.add(tx, oid, notifications.Kind.CREATED, at=placed)
         for line in wanted:
-            row = picks[line.product_id]
-            take_stock(tx, line.product_id, row, line.quantity)
+            take_stock(tx, line.product_id, picks[line.product_id], line.quantity)
         try:
             tx.commit()
         except TransactionCancelled as exc:
