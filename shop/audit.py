@@ -1,18 +1,9 @@
-"""The audit trail: who changed what, written in the same TransactWriteItems as the change itself.
+"""The audit trail: who changed what, an item of the shop table written in the same TransactWriteItems as the change
+(the shop table's or another table's: a transaction spans tables), so it exists exactly when its change does.
 
-An audit entry is an item of the shop table (the source of truth), so it exists exactly when its change does:
-a refused or failed transaction writes neither. Entries about an order live in the order's partition
-(``o#<oid>`` / ``AUDIT#<at>#<id>``), so the order page reads its history with the Query it already makes.
-Changes to no order (a dead-letter replay changes the admin view) live in ``keys.SYSTEM_AUDIT``, naming in
-``OrderId`` the order they concern, if any. The stream projects both into the admin view's activity index.
-
-``record(tx, actor, ...)`` adds the entry to any ``dynamo.transactions.Transaction`` (the shop table's or
-another table's in the same account: TransactWriteItems spans tables), so any staff change can be audited.
-
-An entity edit (``record_edit``: a customer, a product, its stock, a warehouse) lives in the entity's own
-partition (``c#<cid>``, ``p#<pid>``, ``w#<wid>``), under the same ``AUDIT#`` sort keys: every access pattern
-that reads those partitions names a sort key (GetItem, or ``begins_with`` ``w#`` / ``FAVOURITE#``), so none of
-them returns an entry. Each entry lists the attributes changed with their before and after.
+An order's entries live in its partition (``o#<oid>`` / ``AUDIT#<at>#<id>``), read with the Query its page makes;
+changes to no order in ``keys.SYSTEM_AUDIT``; an entity edit's in the entity's own partition, where every access
+pattern names a sort key that entries do not match. The stream projects them all into the activity index.
 """
 
 from __future__ import annotations

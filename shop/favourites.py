@@ -1,20 +1,9 @@
-"""Favourite products: a new entity in the customer's partition, written together
-with the order item's ``Favourite`` flag in one TransactWriteItems.
+"""Favourite products: a ``Favourite`` in the customer's partition (``c#<cid>`` / ``FAVOURITE#<pid>``) and the order
+item's ``Favourite`` flag, written together in one TransactWriteItems (with the audit entry, given an actor), each
+conditioned on the order item still holding that product.
 
-- ``favourite_add``: Put ``c#<cid>`` / ``FAVOURITE#<pid>`` (condition: not a favourite yet) and set the
-  order item's ``Favourite`` = true (condition: the order item still exists and still holds that product:
-  ``EntityType`` = orderItem, ``GSI1-PK`` = p#<pid>). Both or neither.
-- ``favourite_remove``: Delete the favourite (condition: it exists and was marked from this order) and
-  remove the order item's flag (same order-item condition). Both or neither.
-
-Given an ``actor``, each also writes its audit entry (``shop.audit``) in the same transaction.
-
-Each transaction carries a ClientRequestToken: when botocore sends it again because the answer to the first attempt
-was lost (a read timeout), DynamoDB applies it once and answers success, rather than failing the second attempt's
-conditions against the first one's writes (which would be a false "already a favourite").
-
-A cancelled transaction becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy`` when
-another transaction held an item), so a page can tell the user why nothing changed.
+The transaction's ClientRequestToken makes botocore's resend after a lost answer succeed, not fail as a false
+"already a favourite"; a cancelled one becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy``).
 """
 
 from __future__ import annotations

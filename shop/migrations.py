@@ -1,28 +1,9 @@
-"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``.
+"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``; what each derives is
+in docs/migrations.md (and its ``description``), other services' are ``settings.MIGRATION_EXTENSIONS``.
 
-- ``delivery-date``: orders written before ``DeliveryDate`` existed get it (so DeliveryDate-index lists
-  them): the first shipment's date + its type's days when shipped, else the order date + standard days.
-  Orders without a ``Date`` cannot be given one (reported as unresolved; they read as unknown).
-- ``order-status``: orders without ``Status`` (AWS's sample data, legacy imports) get SHIPPED when they
-  have a shipment, else PENDING.
-- ``email-claims``: every customer with an email gets the claim on it (``EmailClaim``, PK = SK
-  ``email#<lower-cased email>``) that edits keep in step; a claim is only ever created where none exists, so
-  when two customers written before claims share an address, the first claims it and the other is counted
-  as skipped (its next email edit must pick another address).
-- ``order-item-category``: order items written before products had a ``Category`` (AWS's sample, older seeds) get
-  their product's category, as ``order_place`` copies it today; the stream then moves the order's figures from
-  ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
-  (reported as without a derivable value).
-- ``warehouse-index``: warehouses written before GSI1 listed every warehouse (AWS's sample, older seeds) get its
-  keys (``keys.warehouse_keys``), so ``/warehouses/`` lists them.
-
-Other services add theirs (``settings.MIGRATION_EXTENSIONS``: the returns table's ``refund-customer``,
-``returns.migrations``).
-
-Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims; one
-GetItem per product for categories, remembered for the next items of the same product) and only adds an attribute
-that is absent, or creates an item that is absent (the framework's conditions), so running one twice, or after a
-kill, is safe.
+Each reads at most one Query per order or one GetItem per product (remembered for the next items of the same
+product) and only adds an attribute, or creates an item, that is absent (the framework's conditions), so running
+one twice, or after a kill, is safe.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Domain writes for orders: place, ship, deliver, cancel. Each is one TransactWriteItems with conditions.
+"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with
+conditions and, given an ``actor``, its audit entry.
 
-- ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
-  conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
-  that the customer exists. All or nothing; never oversells under any concurrency.
-- ``order_ship``, ``order_deliver``, ``order_cancel``: the steps of ``shop.lifecycle.ORDER``. Shipping makes a
-  shipment per warehouse (carrier and tracking number on each, when given) with its items and recomputes the
-  expected delivery date (the audit entry records a move); cancelling returns the stock where it came from.
-  A part of the units may ship (the step ``ship_part``): the order stays PENDING, a new version, until every
-  unit has; a partly shipped order cannot be cancelled.
-
-Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
-PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
-member and request id), each also writes its audit entry (``shop.audit``) in the same transaction.
-Conflicts on stock from concurrent orders are retried with jittered backoff; the caller only ever sees domain errors.
+Placing takes each line's stock conditioned on the exact level read, so it never oversells; the status changes
+(``shop.lifecycle.ORDER``'s steps) are conditioned on the status read and the order's ``Version``, so two staff
+acting at once cannot both win. Lost races are run again with jittered backoff; callers only see domain errors.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
-"""Deterministic, realistic demo data.
+"""Deterministic, realistic demo data: a pure plan (a function of the config and seed) of a catalog and orders, with
+a long tail of customers, popular products and statuses that fit their age, then written in bulk.
 
-The plan is pure (a function of the config and seed): a catalog, then orders with a long tail of
-customers (a few with many orders), popular products, and statuses that fit their age (pending and
-shipped orders are recent; delivered and cancelled ones spread over two years).
-
-Orders are written as history: the same item builders ``order_place`` and ``order_ship`` use
-(``build_placement`` / ``build_shipments``) produce each order in its final state. They are numbered and
-written in the order they were placed, oldest first, as a shop takes them, so the stream carries them as a live
-shop's does. The items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a
-transaction: every item is new, and stock levels are loaded as they stand after that history. Live orders (the
-dashboard, tests) go through ``order_place`` and friends, one transaction each.
-
-Seeding a table that holds data already grows it: ``shop.seed_ids.next_ids`` finds the highest numeric id of each entity
-(one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
-warehouses and orders after them, so nothing present is ever overwritten. The new orders are placed with the
-new customers and products of the same run.
+Orders are written as history, each in its final state, through the same item builders ``order_place`` and
+``order_ship`` use, numbered and written oldest first, so the stream carries them as a live shop's does. Nothing
+needs a transaction: every item is new, and stock is loaded as it stands after that history. On a table that holds
+data already, ids start after the highest present (``shop.seed_ids``), so nothing is ever overwritten.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run, then applied row by row.
-
-- ``dry_run(data)`` parses the file (UTF-8, a header naming the three columns, at most ``MAX_ROWS`` rows; a file
-  that breaks one of these is refused whole, ``FileRefused``), checks every row (ids, a whole number >= 0, no
-  row twice), and reads what it needs by key only: the stock rows, products and warehouses named, with
-  BatchGetItem (100 keys a call). It writes nothing and returns each row's change (before -> after), every
-  row's error and the blank lines it skipped (``,,`` or nothing), by line number.
-- ``apply(rows)`` writes each changed row as ``shop.editing.stock_set`` does (one transaction with its audit
-  entry), conditioned on the quantity the dry run showed, with at most ``WORKERS`` rows in flight; each row gets
-  its outcome (200 done, 409 changed meanwhile, 404, 400, 503), one row's failure never stopping the others.
-  Applying the same rows again writes nothing: each is 409, and ``already`` when the stock holds what the file
-  asks (the first apply landed), which the page says.
+"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only, writes
+nothing), then applied row by row as ``shop.editing.stock_set`` writes one, conditioned on the quantity the dry
+run showed. One row's failure never stops the others, and applying the same rows again writes nothing (each is a
+409, ``already`` when the stock holds what the file asks).
 """
 
 from __future__ import annotations
