@@ -110,22 +110,28 @@ def get_item(model: type[S], pk: str, sk: str) -> S | None:
         return None
 
 
-def customer_by_id(*, customer_id: str) -> Customer | None:
-    """1 getCustomerByCustomerId: GetItem PK=SK=c#<cid>."""
-    key = keys.customer(customer_id)
-    return get_item(Customer, key, key)
+@dataclass(frozen=True)
+class KeyGet(Generic[S]):
+    """A GetItem of the ``model`` item whose PK and SK are both ``prefix`` and the id ``param`` names."""
+
+    model: type[S]
+    param: str
+    prefix: str
+
+    def __call__(self, **subject: str) -> S | None:
+        if set(subject) != {self.param}:
+            raise TypeError(f"this pattern takes {self.param}, not {', '.join(subject) or 'nothing'}")
+        key = self.prefix + keys.bare(subject[self.param], self.prefix)
+        return get_item(self.model, key, key)
+
+    @property
+    def condition(self) -> str:
+        return f"PK = {self.prefix}<{self.param}>, SK = {self.prefix}<{self.param}>"
 
 
-def product_by_id(*, product_id: str) -> Product | None:
-    """2 getProductByProductId: GetItem PK=SK=p#<pid>."""
-    key = keys.product(product_id)
-    return get_item(Product, key, key)
-
-
-def warehouse_by_id(*, warehouse_id: str) -> Warehouse | None:
-    """3 getWarehouseByWarehouseId: GetItem PK=SK=w#<wid>."""
-    key = keys.warehouse(warehouse_id)
-    return get_item(Warehouse, key, key)
+customer_by_id = KeyGet(Customer, "customer_id", keys.CUSTOMER)  # 1
+product_by_id = KeyGet(Product, "product_id", keys.PRODUCT)  # 2
+warehouse_by_id = KeyGet(Warehouse, "warehouse_id", keys.WAREHOUSE)  # 3
 
 
 def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Warehouse]:

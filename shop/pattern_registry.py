@@ -22,7 +22,7 @@ from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from shop import access_patterns as ap
 from shop import keys
 from shop.errors import InvalidInput
-from shop.models import Customer, Invoice, Order, Product, ShopItem, Warehouse
+from shop.models import Invoice, Order, ShopItem
 from shop.plain import from_attribute_values, read_attributes
 from shop.timestamps import QUERY_NAMES, bound, parse_day, range_bounds
 
@@ -147,9 +147,6 @@ def one(get: Callable[..., Any]) -> Fetch:
     return fetch
 
 
-_CID = Param("customer_id", prefix=keys.CUSTOMER)
-_PID = Param("product_id", prefix=keys.PRODUCT)
-_WID = Param("warehouse_id", prefix=keys.WAREHOUSE)
 _IID = Param("invoice_id", prefix=keys.INVOICE)
 _FROM = Param("start", "start", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS")
 _TO = Param("end", "end", help="YYYY-MM-DD (the whole day) or YYYY-MM-DDTHH:MM:SS")
@@ -157,10 +154,9 @@ SHOP = "shop table"
 OURS = "ours (shop table)"
 
 
-def _get(number: str, name: str, param: Param, get: Callable[..., Any], what: str, model: type[Model]) -> AccessPattern:
-    key = f"{param.prefix}<{param.name}>"
-    condition = f"PK = {key}, SK = {key}"
-    return AccessPattern(number, name, (param,), one(get), what, SHOP, None, "GetItem", condition, model)
+def _get(number: str, name: str, get: ap.KeyGet[Any], what: str) -> AccessPattern:
+    params = (Param(get.param, prefix=get.prefix),)
+    return AccessPattern(number, name, params, one(get), what, SHOP, None, "GetItem", get.condition, get.model)
 
 
 def _query(
@@ -174,9 +170,9 @@ def _query(
 
 
 SHOP_PATTERNS: list[AccessPattern] = [
-    _get("1", "getCustomerByCustomerId", _CID, ap.customer_by_id, "a customer", Customer),
-    _get("2", "getProductByProductId", _PID, ap.product_by_id, "a product", Product),
-    _get("3", "getWarehouseByWarehouseId", _WID, ap.warehouse_by_id, "a warehouse", Warehouse),
+    _get("1", "getCustomerByCustomerId", ap.customer_by_id, "a customer"),
+    _get("2", "getProductByProductId", ap.product_by_id, "a product"),
+    _get("3", "getWarehouseByWarehouseId", ap.warehouse_by_id, "a warehouse"),
     _query("4", "getProductInventoryByProductId", ap.inventory_for_product, "a product's stock in every warehouse"),
     _query(
         "5", "getOrderDetailsByOrderId", ap.order_details,
