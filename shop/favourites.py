@@ -17,6 +17,7 @@ from shop import access_patterns, audit, keys
 from shop.audit import Actor
 from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
+from shop.order_reads import order_by_id
 from shop.timestamps import now
 
 
@@ -28,14 +29,13 @@ def _order_item(order_id: str, product_id: str) -> OrderItem:
 
 
 def _customer_of(item: OrderItem) -> str:
-    """The order item's customer (GSI2-PK); legacy items without it: the order's SK (one Query)."""
+    """The order item's customer (GSI2-PK); legacy items without it: the order's (one Query)."""
     if item.customer_id:
         return item.customer_id
-    page = access_patterns.order_details(order_id=item.order_id, limit=100)
-    for entry in page.items:
-        if entry.sk.startswith(keys.CUSTOMER):
-            return keys.strip(entry.sk)
-    raise NotFound("order", item.order_id)
+    order = order_by_id(item.order_id)
+    if order is None:
+        raise NotFound("order", item.order_id)
+    return order.customer_id
 
 
 def _holds(product_id: str) -> Condition:

@@ -123,7 +123,7 @@ def email_claim(email: str) -> str:
     return EMAIL + text
 
 
-_STRIPPED = frozenset({SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE})
+_STRIPPED = frozenset(_LABELS)  # every prefix of an id
 
 
 def strip(key: str) -> str:

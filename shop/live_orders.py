@@ -29,6 +29,7 @@ from shop.seed_ids import scan_entities
 
 log = logging.getLogger(__name__)
 
+OPEN = (OrderStatus.PENDING, OrderStatus.SHIPPED, OrderStatus.DELIVERED)  # the orders a round may act on
 STOREFRONT = Actor("storefront")  # who the live orders and the customers' requests are by
 MAX_LINES, MAX_QUANTITY = 3, 2
 
@@ -54,22 +55,16 @@ def live_shop() -> LiveShop:
     """The shop's customers, products, open and delivered orders: one ``scan_entities`` of keys, type, status and
     date, at the demo's start."""
     found = scan_entities(["customer", "product", "order"], ["PK", keys.STATUS, "Date"])
-    shop = LiveShop(customers=[], products=[])
-    open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
-    open_orders[OrderStatus.DELIVERED] = []
+    by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in ("customer", "product", *OPEN)}
     for plain in found:
-        kind, bare, status = plain.get(keys.ENTITY_TYPE), keys.strip(str(plain["PK"])), str(plain.get(keys.STATUS, ""))
-        if kind == "customer":
-            shop.customers.append(bare)
-        elif kind == "product":
-            shop.products.append(bare)
-        elif status in open_orders:
-            open_orders[status].append((str(plain.get("Date", "")), bare))
-    shop.customers.sort()
-    shop.products.sort()
-    shop.pending = [oid for _, oid in sorted(open_orders[OrderStatus.PENDING])]
-    shop.shipped = [oid for _, oid in sorted(open_orders[OrderStatus.SHIPPED])]
-    shop.delivered = [oid for _, oid in sorted(open_orders[OrderStatus.DELIVERED])]
+        kind, status = str(plain.get(keys.ENTITY_TYPE)), str(plain.get(keys.STATUS, ""))
+        if kind == "order":  # an order goes with its status, oldest first
+            kind = status if status in OPEN else ""
+        if kind in by_kind:
+            by_kind[kind].append((str(plain.get("Date", "")) if kind in OPEN else "", keys.strip(str(plain["PK"]))))
+    ids = {kind: [bare for _, bare in sorted(pairs)] for kind, pairs in by_kind.items()}
+    shop = LiveShop(customers=ids["customer"], products=ids["product"])
+    shop.pending, shop.shipped, shop.delivered = (ids[status] for status in OPEN)
     return shop
 
 

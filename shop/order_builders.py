@@ -13,13 +13,13 @@ from decimal import Decimal
 
 from shop import keys
 from shop.attributes import to_decimal
-from shop.delivery import delivery_date_for
+from shop.delivery import DELIVERY_DAYS, delivery_date_for
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
 from shop.models import Address, Invoice, InvoiceDetail, Order, OrderItem, Payment, Product, Shipment, ShipmentItem
 from shop.timestamps import format_ts
 
-SHIPMENT_TYPES = ("Standard", "Express")
+SHIPMENT_TYPES = tuple(DELIVERY_DAYS)
 
 
 @dataclass(frozen=True)
