@@ -12,18 +12,18 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 
 from dynamo import backoff
-from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, notifications, order_status
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput
 from shop.keys import OrderStatus
-from shop.lifecycle import ORDER
 from shop.models import Invoice, Order, OrderItem, ShopItem
 from shop.order_builders import PricedLine, build_item
 from shop.order_parts import (
     MAX_LINES,
     MAX_QUANTITY,
     changeable,
+    commit_or_rerun,
     payments_held,
     pick_warehouse,
     products,
@@ -138,12 +138,7 @@ def order_edit(
             notifications.add(tx, oid, notifications.Kind.EDITED, detail=f"{total:.2f}")
         if extra is not None:
             extra(tx, collection, total)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            if "order" in exc.reasons and not exc.only_conflicts:
-                raise ORDER.lost(oid, order_collection(oid).order.status, "edited") from exc
-            raise backoff.LostRace from exc
+        commit_or_rerun(tx, oid, "edited")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"editing order {oid}"))

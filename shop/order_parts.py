@@ -7,13 +7,14 @@ from collections.abc import Sequence
 
 from pynamodb.expressions.condition import Condition
 
+from dynamo import backoff
 from dynamo.paging import all_items
-from dynamo.transactions import Transaction
+from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.lifecycle import ORDER
 from shop.models import Inventory, Invoice, Order, OrderItem, Product
-from shop.order_reads import OrderCollection, items_by_key
+from shop.order_reads import OrderCollection, items_by_key, order_collection
 
 MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
 MAX_QUANTITY = 10_000
@@ -78,3 +79,14 @@ def changeable(collection: OrderCollection, action: str, expected_version: int |
 def payments_held(invoice: Invoice) -> Condition:
     """The invoice's ``Detail`` (its payments) is still as read: what was paid is what the change saw."""
     return Invoice.detail.does_not_exist() if invoice.detail is None else Invoice.detail == invoice.detail
+
+
+def commit_or_rerun(tx: Transaction, order_id: str, done: str) -> None:
+    """Commit; the order's own condition failing means someone changed it first (its conflict, saying what it is
+    now), any other refusal a lost race on what the change read (``backoff.RACES`` runs it again)."""
+    try:
+        tx.commit()
+    except TransactionCancelled as exc:
+        if "order" in exc.reasons and not exc.only_conflicts:
+            raise ORDER.lost(order_id, order_collection(order_id).order.status, done) from exc
+        raise backoff.LostRace from exc

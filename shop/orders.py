@@ -31,7 +31,7 @@ from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_parts import MAX_LINES as MAX_LINES
 from shop.order_parts import MAX_QUANTITY as MAX_QUANTITY
-from shop.order_parts import changeable, pick_warehouse, products, stock_to_return, take_stock
+from shop.order_parts import changeable, commit_or_rerun, pick_warehouse, products, stock_to_return, take_stock
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
 from shop.payments import MANUAL
@@ -310,13 +310,7 @@ def order_cancel(
             take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:
             extra(tx, collection)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            order_failed = "order" in exc.reasons and not exc.only_conflicts
-            if not order_failed:
-                raise backoff.LostRace from exc
-            raise ORDER.lost(oid, order_collection(oid).order.status, "cancelled") from exc
+        commit_or_rerun(tx, oid, "cancelled")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"cancelling order {oid}"))

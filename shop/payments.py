@@ -9,14 +9,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 from dynamo import backoff
-from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, tracking
 from shop.amounts import plain_amount
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Invoice, InvoiceDetail, Payment, ShopItem
-from shop.order_parts import payments_held
+from shop.order_parts import commit_or_rerun, payments_held
 from shop.order_reads import order_collection
 from shop.order_status import CENT, money, paid
 
@@ -57,10 +57,7 @@ def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Ac
         new_detail = InvoiceDetail(payments=[*invoice.payments, new])
         tx.update("invoice", invoice, [Invoice.detail.set(new_detail)], payments_held(invoice))
         audit.record(tx, actor, action=PAYMENT, order_id=oid, detail=f"{money(value)} ({ref})")
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            raise backoff.LostRace from exc
+        commit_or_rerun(tx, oid, "paid")
         return invoice
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"taking a payment for order {oid}"))
