@@ -1,11 +1,7 @@
-"""Acting on many orders at once: one conditional transaction per order, run with bounded concurrency.
-
-Each order is shipped, cancelled or delivered exactly as on its own page (``shop.orders``: conditioned on
-its status, audited when an actor is given; shipped with one carrier for all and each order's own tracking
-number), so an order is either wholly changed or untouched; a refusal or a throttled request of one order never
-stops the others, and every order gets an outcome. When DynamoDB does not answer (``dynamo.no_answer``; in the
-dashboard the request's deadline then refuses the remaining calls at once), an order's outcome is unknown, and says
-so.
+"""Acting on many orders at once: each shipped, cancelled or delivered exactly as on its own page (``shop.orders``),
+in its own conditional transaction, with bounded concurrency, so an order is wholly changed or untouched and one
+order's refusal or throttling never stops the others. When DynamoDB does not answer (``dynamo.no_answer``), an
+order's outcome is unknown, and says so.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Customers shopping while the demo runs: the storefront places an order about once a minute and, now and then,
-asks to return something a customer received (``settings.LIVE_ORDER_EXTENSIONS``: another service's steps, so
-the shop need not know the returns service). It never ships, delivers or cancels: that is staff's work, left in the
-queue for whoever tries the dashboard.
-
-A demo whose data stands still reads 0 for "today". Every change here goes through the domain writes the storefront
-uses (``order_place``, and the extensions' own), as the actor ``storefront``, so the stream, the admin view, the
-numbers and the activity follow as they do for real customers.
+"""Customers shopping while the demo runs, so its "today" does not read 0: an order about once a minute and, now and
+then, another service's step (``settings.LIVE_ORDER_EXTENSIONS``: a return asked for), all through the domain
+writes as the actor ``storefront``. Shipping, delivering and cancelling are left to whoever tries the dashboard.
 """
 
 from __future__ import annotations

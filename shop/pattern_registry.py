@@ -1,13 +1,8 @@
 """The registry of named reads: each access pattern described once (name, typed parameters, the function, the
 table, index and key condition in words), run by ``manage.py access_pattern``, the explorer and the pages.
 
-Every pattern answers pages: ``pattern.page(limit=, start_key=, **params)`` returns a ``Page`` whose
-``next_key`` is what the next page starts from (DynamoDB's ``ExclusiveStartKey`` or a selector's position);
-``pattern.run(**params)`` follows the pages to the end in DynamoDB's order. Parameters are checked by
-``Param.clean`` before any call, so the CLI and the explorer refuse the same input with the same message.
-
-This module holds the shop table's patterns (AWS's 16 and ours); the admin view registers its AV1-AV5 in
-``adminview.reads.patterns`` with the same classes (shop never imports adminview).
+Parameters are checked by ``Param.clean`` before any call, so the CLI and the explorer refuse the same input with
+the same message. The admin view registers its own patterns with the same classes (shop never imports adminview).
 """
 
 from __future__ import annotations
