@@ -64,16 +64,15 @@ class KeyQuery(Generic[S]):
         end: str | None = None,
         **subject: str,
     ) -> Page[S]:
-        if set(subject) != {self.param}:
-            raise TypeError(f"this pattern takes {self.param}, not {', '.join(subject) or 'nothing'}")
+        takes = {self.param, "start", "end"} if self.between is not None else {self.param}
+        if {*subject, *(name for name, given in (("start", start), ("end", end)) if given is not None)} != takes:
+            raise TypeError(f"this pattern takes {', '.join(sorted(takes))}")
         partition = self.prefix + keys.bare(subject[self.param], self.prefix)
         sort_key = SORT_KEYS[self.index]
         condition: Condition | None = sort_key.startswith(self.begins) if self.begins is not None else None
         if self.same:
             condition = sort_key == partition
-        if self.between is not None:
-            if start is None or end is None:
-                raise TypeError("this pattern takes start and end")
+        if self.between is not None and start is not None and end is not None:
             low, high = range_bounds(start, end)
             condition = sort_key.between(self.between + low, self.between + high)
         return query_page(
