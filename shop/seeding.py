@@ -21,7 +21,7 @@ from dynamo.ratelimit import TokenBucket
 from shop import catalog
 from shop.delivery import DELIVERY_DAYS, STANDARD_SHIPPING, delivery_date_for
 from shop.keys import OrderStatus
-from shop.models import Address, ShopItem
+from shop.models import Address, Product, ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 from shop.seed_ids import FirstIds
 from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAST_NAMES, STREETS
@@ -129,19 +129,18 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     for wid in warehouse_ids:
         address = _address(rng)
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
-    products: dict[str, tuple[str, Decimal, str | None, str]] = {}
+    products: dict[str, tuple[Product, str | None]] = {}  # each with the warehouse its orders are taken from
     categories = sorted(CATALOGUE)
     for pid in (str(ids.product + i) for i in range(config.products)):
         category = rng.choice(categories)
         name = f"{rng.choice(ADJECTIVES)} {rng.choice(CATALOGUE[category])}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
-        products[pid] = (name, price, home, category)
-        result.catalog.append(
-            catalog.new_product(
-                product_id=pid, name=name, price=price, description=f"{name}, item {pid}", category=category
-            )
+        product = catalog.new_product(
+            product_id=pid, name=name, price=price, description=f"{name}, item {pid}", category=category
         )
+        products[pid] = (product, home)
+        result.catalog.append(product)
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
         for wid in sorted({w for w in (home, *extra) if w is not None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
@@ -177,17 +176,9 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
             if pid not in chosen:
                 chosen.append(pid)
         categorized = not _before_categories(k, config.uncategorized)
-        lines = tuple(
-            PricedLine(
-                pid,
-                rng.choice([1, 1, 1, 2, 3]),
-                products[pid][1],
-                products[pid][0],
-                products[pid][2],
-                products[pid][3] if categorized else None,
-            )
-            for pid in chosen
-        )
+        lines = tuple(PricedLine.of(products[pid][0], rng.choice([1, 1, 1, 2, 3]), products[pid][1]) for pid in chosen)
+        if not categorized:
+            lines = tuple(replace(line, category=None) for line in lines)
         status = rng.choices(statuses, status_w)[0]
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
         planned = PlannedOrder(
