@@ -98,7 +98,10 @@ def replay(events: Path, batch: int) -> dict[str, Any]:
     by_stream: dict[str, list[dict[str, Any]]] = json.loads(events.read_text())
     cpu_s = wall_s = 0.0
     records = failed = 0
-    with counting_view_writes() as writes, counting_calls([client_of(ViewItem), client_of(SyncItem)]) as calls:
+    with (
+        counting_view_writes() as writes,
+        counting_calls([client_of(ViewItem), client_of(SyncItem)], (ViewItem, SyncItem)) as calls,
+    ):
         for kept in by_stream.values():
             for start in range(0, len(kept), batch):
                 event = {"Records": kept[start : start + batch]}

@@ -8,6 +8,11 @@ across all pages. Times are CPU time of the request's thread (``time.thread_time
 not depend on what else the machine runs, and waiting for DynamoDB costs nothing (the pending page's shard
 queries run in worker threads, so they are not counted).
 
+``--load-pages`` runs no profiler: the load test's pages (``bench.load``) as its accounts see them, alternating in
+a random order, with per page the median CPU of the request's thread and of this whole process (the pending
+page's shard queries run in worker threads), the engine's mean CPU per request (read from ``/proc``; its clock
+ticks are 10 ms), the SQL queries and the DynamoDB calls.
+
 ``--phases`` runs no profiler: it times each request and the parts of it named in ``PHASES`` (wall-clock, p50
 per page), the way they cost inside real requests, which is more than the same code costs when timed in a loop
 of its own.
@@ -20,6 +25,8 @@ import cProfile
 import importlib
 import io
 import pstats
+import random
+import re
 import statistics
 import threading
 import time
@@ -58,14 +65,87 @@ def parser() -> argparse.ArgumentParser:
         "--timing", action="store_true", help="no profiler: p50 per page through Django and at its data layer"
     )
     p.add_argument("--phases", action="store_true", help="no profiler: p50 per page of the parts named in PHASES")
+    p.add_argument("--load-pages", action="store_true", help="no profiler: CPU, SQL and DynamoDB calls per request")
     return p
+
+
+def load_pages(engine: Any, plan: Any, repeat: int) -> None:
+    """The load test's pages, as its browsing and fulfilment accounts (``bench.load.run``) ask them."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from bench import cpu
+    from bench.load import run
+    from dynamo.instrumentation import recording
+
+    subjects, rng = run.subjects(plan, 1), random.Random(1)
+    run.make_accounts()
+    clients = {role: Client() for role in (*run.ACCOUNTS, "nobody")}
+    login = {}
+    for role, (username, password) in run.ACCOUNTS.items():
+        started = time.thread_time()
+        assert clients[role].post("/accounts/login/", {"username": username, "password": password}).status_code == 302
+        login[role] = time.thread_time() - started
+    pending = clients["browser"].get("/orders/pending/").content.decode()
+    found = re.search(r'class="load-more" href="([^"]+)"', pending)  # as the load test follows it
+    assert found, "the pending list has one page only: seed more orders"
+    start, end = subjects["invoice_range"]
+
+    def pages() -> dict[str, tuple[str, str]]:
+        cid, invoices = rng.choice(subjects["customers"]), f"?from={start}&to={end}"
+        return {
+            "login page": ("nobody", "/accounts/login/"),
+            "pending": ("browser", "/orders/pending/"),
+            "pending, next page": ("browser", found.group(1).replace("&amp;", "&")),
+            "pending CSV": ("browser", "/orders/pending/?format=csv"),
+            "order": ("browser", f"/orders/{rng.choice(subjects['orders'])}/"),
+            "order, fulfilment": ("fulfilment", f"/orders/{rng.choice(subjects['orders'])}/"),
+            "customer": ("browser", f"/customers/{cid}/"),
+            "invoices": ("browser", f"/customers/{cid}/invoices/{invoices}"),
+            "invoices CSV": ("browser", f"/customers/{cid}/invoices/{invoices}&format=csv"),
+            "buyers": ("browser", f"/products/{rng.choice(subjects['products'])}/buyers/"),
+            "home": ("browser", "/"),
+        }
+
+    def measure(role: str, url: str) -> dict[str, float]:
+        with CaptureQueriesContext(connection) as queries, recording() as calls:
+            before = (time.thread_time(), time.process_time(), cpu.process_cpu_s(engine.pid) or 0.0)
+            response = clients[role].get(url)
+            if response.streaming:
+                b"".join(response.streaming_content)  # type: ignore[attr-defined]
+            after = (time.thread_time(), time.process_time(), cpu.process_cpu_s(engine.pid) or 0.0)
+        if response.status_code != 200:
+            raise RuntimeError(f"GET {url} answered {response.status_code}")
+        spent = [(b - a) * 1000 for a, b in zip(before, after, strict=True)]
+        return dict(zip(("thread", "process", "engine"), spent, strict=True)) | {
+            "sql": len(queries.captured_queries),
+            "calls": calls.count,
+        }
+
+    for role, url in pages().values():
+        measure(role, url)  # warm
+    measured: dict[str, list[dict[str, float]]] = {}
+    for _ in range(repeat):
+        shuffled = list(pages().items())
+        rng.shuffle(shuffled)
+        for name, (role, url) in shuffled:
+            measured.setdefault(name, []).append(measure(role, url))
+    shown = ", ".join(f"{role} {seconds * 1000:.0f} ms" for role, seconds in login.items())
+    print(f"{repeat} requests per page; CPU ms per request. A login's thread: {shown}\n")
+    print(f"{'page':20} {'thread':>7} {'process':>7} {'engine':>7} {'SQL':>4} {'calls':>5}")
+    for name in sorted(measured):
+        got = measured[name]
+        p50 = {k: statistics.median(m[k] for m in got) for k in ("thread", "process", "sql", "calls")}
+        cpu_ms = f"{p50['thread']:7.2f} {p50['process']:7.2f} {statistics.mean(m['engine'] for m in got):7.2f}"
+        print(f"{name:20} {cpu_ms} {p50['sql']:4.0f} {p50['calls']:5.0f}")
 
 
 def timing(client: Any, subjects: Any, repeat: int) -> None:
     """The benchmark's two columns for each page (``stages.pages``: request and data layer alternately)."""
     from bench import report, stages
 
-    measured = stages.pages(client, subjects, repeats=repeat)
+    measured = stages.pages(client, subjects, repeats=repeat, fulfiller=stages.staff_client(fulfilment=True))
     for line in report.django_time_lines(measured["page"], measured["data"]):
         print(line)
 
@@ -103,11 +183,12 @@ def timed_phases() -> Iterator[dict[str, float]]:
             setattr(owner, name, original)
 
 
-def phases(client: Any, urls: dict[str, str], repeat: int) -> None:
+def phases(clients: dict[str, Any], urls: dict[str, str], repeat: int) -> None:
     """Per page: the request's p50, the p50 of each phase, and of the rest: middleware, view code, and building
     models from DynamoDB's answers (which the data layer does too)."""
     with timed_phases() as spent:
         for name, url in urls.items():
+            client = clients[name]
             client.get(url)  # warm
             totals: list[float] = []
             parts: dict[str, list[float]] = {label: [] for label, _, _ in PHASES}
@@ -159,11 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.getLogger("adminview").setLevel(logging.WARNING)
-    with env.dynamodb(), env.fresh_tables("profile"):
+    with env.dynamodb() as engine, env.fresh_tables("profile"):
         plan = seeding.plan(stages.seed_config(opts.orders))
         reader = sync.poller()
         seeding.run(plan, workers=8)
         sync.sync(reader)
+        if opts.load_pages:
+            load_pages(engine, plan, opts.repeat)
+            return 0
         subjects = stages.choose_subjects(plan)
         client = stages.staff_client()
         assert client is not None, "the dashboard is not installed"
@@ -171,15 +255,16 @@ def main(argv: list[str] | None = None) -> int:
             timing(client, subjects, opts.repeat)
             return 0
         urls = stages.page_urls(subjects) | {"customer": f"/customers/{subjects.customer_id}/"}
+        clients = stages.page_clients(client, stages.staff_client(fulfilment=True), subjects) | {"customer": client}
         if opts.phases:
             print(f"{opts.orders} orders, {opts.repeat} requests per page; wall-clock ms, p50 per part\n")
-            phases(client, urls, opts.repeat)
+            phases(clients, urls, opts.repeat)
             return 0
         combined: pstats.Stats | None = None
         print(f"{opts.orders} orders, {opts.repeat} requests per page; CPU ms of the request thread, cProfile on\n")
         for name, url in urls.items():
 
-            def get(url: str = url) -> None:
+            def get(url: str = url, client: Any = clients[name]) -> None:
                 response = client.get(url)
                 if response.status_code != 200:
                     raise RuntimeError(f"GET {url} answered {response.status_code}")

@@ -14,6 +14,7 @@ bound with a margin for a busy machine), or if a page's data layer makes other c
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import sys
@@ -195,7 +196,9 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         table, shards = str(ViewItem.Meta.table_name), schema.list_shards()
         stage("by_kind", lambda: by_kind.by_kind(reader.kept, table=table, list_shards=shards))
         stage("order_life", lambda: order_life.order_life(reader, plan, orders=opts.live_orders))
-        stage("pages", lambda: stages.pages(client, subjects, repeats=opts.repeat), store=size.update)
+        fulfiller = stages.staff_client(fulfilment=True)
+        measure_pages = functools.partial(stages.pages, client, subjects, repeats=opts.repeat, fulfiller=fulfiller)
+        stage("pages", measure_pages, store=size.update)
         stage("lag", lambda: sync.lag(reader, plan, samples=opts.lag_samples, page=client))
         stage("backfill", lambda: category_backfill.category_backfill(reader, plan))
         if not opts.no_repair:

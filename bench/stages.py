@@ -19,6 +19,7 @@ from bench import cpu, stats_pages
 from bench.measure import alternate, summarize
 from dynamo.client import client_of
 from dynamo.tables import ensure_table
+from returns import refunds
 from shop import access_patterns, history, orders, seed_ids, seeding
 from shop.keys import OrderStatus
 from shop.models import SHOP_TABLE, Customer, ShopItem
@@ -40,6 +41,9 @@ PAGES = (
     "orders_all",
     "delivered",
     "returns",
+    "order_json",
+    "order_create",
+    "order_edit",
     *stats_pages.PAGES,
 )
 SEARCH_TEXT = "turing"  # a last name: one search entry per customer who has it (emails start with first names)
@@ -72,6 +76,7 @@ class Subjects:
     order_items: int
     pending_orders: int
     customer_name: str = ""  # the customer's full name, searched for as typed
+    pending_order_id: str = ""  # a pending order with the most items (the edit form's)
 
 
 def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
@@ -88,6 +93,7 @@ def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
     fitting = [(len(c), pid) for pid, c in buyers.items() if len(c) <= BUYERS_LIMIT]
     n_buyers, pid = max(fitting) if fitting else min((len(c), pid) for pid, c in buyers.items())
     order = max(plan.orders, key=lambda o: (len(o.lines), o.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED)))
+    pending = [o for o in plan.orders if o.status == OrderStatus.PENDING]
     return Subjects(
         customer_id=cid,
         customer_name=name or "",
@@ -96,7 +102,8 @@ def choose_subjects(plan: seeding.SeedPlan) -> Subjects:
         product_buyers=n_buyers,
         order_id=order.order_id,
         order_items=len(order.lines),
-        pending_orders=sum(1 for o in plan.orders if o.status == OrderStatus.PENDING),
+        pending_orders=len(pending),
+        pending_order_id=max(pending, key=lambda o: len(o.lines)).order_id if pending else "",
     )
 
 
@@ -194,7 +201,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
 
     def pending() -> None:
         page = selectors.pending_orders(limit=PAGE_LIMIT)
-        profiles_of(row.customer_id for row in page.rows)  # the customers' names
+        profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
         sync_freshness.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
@@ -213,9 +220,19 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         access_patterns.customer_by_id(customer_id=collection.order.customer_id)  # who, and where it ships
         order_returns(collection)  # its returns and refunds (the returns table)
 
+    def order_json() -> None:
+        collection = orders.order_collection(subjects.order_id)
+        refunds.refundable(collection.order.order_id, collection.invoices)  # what was paid and refunded
+
+    def order_edit() -> None:
+        orders.order_collection(subjects.pending_order_id)
+
+    def no_reads() -> None:
+        """The create form reads nothing: the customer and products are checked when it is posted."""
+
     def returns_queue() -> None:
         page = returns_reads.returns(status=returns_reads.OPEN, limit=PAGE_LIMIT)
-        profiles_of(row.customer_id for row in page.rows)  # the customers' names
+        profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
         sync_freshness.freshness()
 
     def searching(text: str) -> Callable[[], None]:
@@ -228,7 +245,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def status_list(status: str) -> Callable[[], None]:
         def orders_page() -> None:
             page = selectors.orders_by_status(status=status, limit=PAGE_LIMIT)
-            profiles_of(row.customer_id for row in page.rows)  # the customers' names
+            profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
             sync_freshness.freshness()
 
         return orders_page
@@ -259,6 +276,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         pattern.page(limit=explorer_limit, **explorer_params)
 
     work = {"pending": pending, "invoices": invoices, "buyers": buyers, "order": order}
+    work |= {"order_json": order_json, "order_create": no_reads, "order_edit": order_edit}
     others = {"product": product, "warehouse": warehouse, "explorer": explorer, "returns": returns_queue}
     others |= {"search": searching(SEARCH_TEXT), "search_name": searching(subjects.customer_name)}
     others |= {"search_email": searching(EMAIL_PART)}
@@ -266,10 +284,15 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     return work | others | stats_pages.work()
 
 
-def staff_client() -> Any:
+# The pages only the fulfilment group opens, asked for by a staff user who is also in it (``staff_client``): the
+# other pages stay as an operator outside it sees them (no ship forms on the lists), as they were measured before.
+FULFILMENT_PAGES = ("order_create", "order_edit")
+
+
+def staff_client(*, fulfilment: bool = False) -> Any:
     """A django.test.Client logged in as a staff user who may use the operations pages (the explorer is measured
-    too). The freshness line's one-second cache is off, so every page request makes the same calls whatever the
-    timing, and the calls-per-page check compares like with like."""
+    too) and, with ``fulfilment``, create and edit orders. The freshness line's one-second cache is off, so every
+    page request makes the same calls whatever the timing, and the calls-per-page check compares like with like."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
@@ -279,11 +302,13 @@ def staff_client() -> Any:
 
     freshness.CACHE_S = 0.0
 
-    user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True})
+    username = "bench-fulfilment" if fulfilment else "bench"
+    user, _ = get_user_model().objects.get_or_create(username=username, defaults={"is_staff": True})
     if not user.is_staff:
         user.is_staff = True
         user.save()
-    user.groups.add(Group.objects.get_or_create(name=settings.OPERATORS_GROUP)[0])
+    for group in (settings.OPERATORS_GROUP, *([settings.FULFILMENT_GROUP] if fulfilment else [])):
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
     client = Client()
     client.force_login(user)
     return client
@@ -296,6 +321,9 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
         "invoices": f"/customers/{subjects.customer_id}/invoices/?from={start}&to={end}",
         "buyers": f"/products/{subjects.product_id}/buyers/?limit={BUYERS_LIMIT}",
         "order": f"/orders/{subjects.order_id}/",
+        "order_json": f"/orders/{subjects.order_id}/?format=json",
+        "order_create": f"/orders/create/?customer_id={subjects.customer_id}&products={subjects.product_id}",
+        "order_edit": f"/orders/{subjects.pending_order_id}/edit/",
         "product": f"/products/{subjects.product_id}/?from={start}&to={end}",
         "warehouse": f"/warehouses/{seed_ids.FIRST_WAREHOUSE}/",
         "explorer": f"/patterns/getOrderByProductIdForDateRange/?product_id={subjects.product_id}&from={start}&to={end}",  # noqa: E501
@@ -308,18 +336,30 @@ def page_urls(subjects: Subjects) -> dict[str, str]:
     } | stats_pages.urls()
 
 
+def page_clients(client: Any, fulfiller: Any, subjects: Subjects) -> dict[str, Any]:
+    """Which client asks for each page: ``fulfiller`` for ``FULFILMENT_PAGES``, ``client`` for the rest."""
+    return {name: fulfiller if name in FULFILMENT_PAGES else client for name in page_urls(subjects)}
+
+
 def pages(
-    client: Any, subjects: Subjects, *, repeats: int, work: dict[str, Callable[[], Any]] | None = None
+    client: Any,
+    subjects: Subjects,
+    *,
+    repeats: int,
+    work: dict[str, Callable[[], Any]] | None = None,
+    fulfiller: Any = None,
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """Each page through the whole Django stack (middleware, auth, view, template) as a staff user, and its data
     layer (``page_work``), alternately: request, then data layer, ``repeats`` times, so both columns are measured
     under the same conditions (DynamoDB Local answers a call made right after another faster than one made after
-    a pause, e.g. after Django's work). Returns ``{"page": {...}, "data": {...}}``."""
+    a pause, e.g. after Django's work); ``fulfiller`` (default ``client``) asks for ``FULFILMENT_PAGES``. Returns
+    ``{"page": {...}, "data": {...}}``."""
     work = work if work is not None else page_work(subjects)
+    clients = page_clients(client, fulfiller or client, subjects)
     out: dict[str, dict[str, Any]] = {"page": {}, "data": {}}
     for name, url in page_urls(subjects).items():
 
-        def get(url: str = url) -> dict[str, Any]:
+        def get(url: str = url, client: Any = clients[name]) -> dict[str, Any]:
             response = client.get(url)
             if response.status_code != 200:
                 raise RuntimeError(f"GET {url} answered {response.status_code}")

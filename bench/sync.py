@@ -38,6 +38,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from pynamodb.signals import pre_dynamodb_send
+
 from adminview.core import schema
 from adminview.reads import selectors
 from adminview.sync.poller import Poller
@@ -319,11 +321,13 @@ class CallCount:
 
 
 @contextmanager
-def counting_calls(clients: Iterable[Any]) -> Iterator[CallCount]:
+def counting_calls(clients: Iterable[Any], models: Iterable[Any] = ()) -> Iterator[CallCount]:
     """Count every call made through ``clients``, by operation, once however many attempts it took: botocore's
-    ``before-parameter-build`` event, the one ``counting_writes`` classes writes on."""
+    ``before-parameter-build`` event, the one ``counting_writes`` classes writes on. Calls that ``models`` make on
+    their tables through PynamoDB's own connections (another client) count too, through PynamoDB's signal."""
     counted = CallCount()
-    hooked = {id(client): client for client in clients}.values()
+    hooked = {id(client): client for client in clients}
+    tables = {str(model.Meta.table_name) for model in models}
 
     def note(model: Any, **_: Any) -> None:
         started = time.thread_time()
@@ -331,12 +335,22 @@ def counting_calls(clients: Iterable[Any]) -> Iterator[CallCount]:
             counted.by_operation[model.name] += 1
             counted.hooks_cpu_s += time.thread_time() - started
 
-    events = [(c.meta.events, f"before-parameter-build.{c.meta.service_model.service_id.hyphenize()}") for c in hooked]
+    def note_model_call(sender: Any, operation_name: str, table_name: str | None, **_: Any) -> None:
+        if table_name in tables and id(sender.client) not in hooked:
+            with counted.lock:
+                counted.by_operation[operation_name] += 1
+
+    events = [
+        (c.meta.events, f"before-parameter-build.{c.meta.service_model.service_id.hyphenize()}")
+        for c in hooked.values()
+    ]
     for emitter, event in events:
         emitter.register(event, note)
+    pre_dynamodb_send.connect(note_model_call)
     try:
         yield counted
     finally:
+        pre_dynamodb_send.disconnect(note_model_call)
         for emitter, event in events:
             emitter.unregister(event, note)
 
@@ -388,7 +402,7 @@ def sync(reader: TimedPoller) -> dict[str, Any]:
     """Drain the whole stream (everything seeding wrote) through the poller. The drain starts after seeding
     finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog)."""
     before, first_lag = _counts(reader), len(reader.lags_s)
-    with counting_view_writes() as writes, counting_calls(sync_clients(reader)) as calls:
+    with counting_view_writes() as writes, counting_calls(sync_clients(reader), (ViewItem, SyncItem)) as calls:
         handled, spent = reader.handling.seconds, cpu.Snapshot.now()
         started = time.perf_counter()
         records = reader.drain()

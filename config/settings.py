@@ -10,6 +10,7 @@ from pathlib import Path
 import dj_database_url
 
 from dynamo import patience
+from dynamo.conf import env_number
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("SHOP_ADMIN_DATA_DIR", BASE_DIR / ".data"))
@@ -24,26 +25,6 @@ def env_bool(name: str, default: bool = False) -> bool:
 
 def env_list(name: str, default: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {value!r}") from None
-
-
-def env_float(name: str, default: float) -> float:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, not {value!r}") from None
 
 
 def data_dir() -> Path:
@@ -140,7 +121,7 @@ def _sqlite_url() -> str:
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or _sqlite_url(),
-        conn_max_age=env_int("DJANGO_DB_CONN_MAX_AGE", 60),  # gunicorn workers keep their connection
+        conn_max_age=env_number("DJANGO_DB_CONN_MAX_AGE", 60),  # gunicorn workers keep their connection
         conn_health_checks=True,
     )
 }
@@ -149,7 +130,7 @@ DATABASES = {
 # sessions at the next request (the user is loaded from the staff database on every request, and the session
 # carries a hash of the password).
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
-SESSION_COOKIE_AGE = env_int("DJANGO_SESSION_HOURS", 12) * 3600
+SESSION_COOKIE_AGE = env_number("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -161,7 +142,9 @@ AUTH_PASSWORD_VALIDATORS = [
 # django-axes first: it refuses any authentication (the login page, the admin site) while locked out.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "dashboard.auth.StaffBackend",  # Django's ModelBackend; loads the fulfilment membership with the user
+    # Django's own: the user alone, one plain query; the permissions read the user's group names in one more when
+    # a page asks (dashboard.permissions), cheaper on both sides than a query with an EXISTS per group
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -178,10 +161,14 @@ USE_TZ = True
 SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
 SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
 # The customers' notifications (``send_notifications``) go through Django's email framework: any backend by its
-# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, an SES backend such as django-ses on AWS).
+# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, on AWS django-ses's ``django_ses.SESBackend``).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or "django.core.mail.backends.smtp.EmailBackend"
 if os.environ.get("EMAIL_FILE_PATH"):
     EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
+# django-ses: SES of the process's region; no auto-throttle, which would also need ses:GetSendQuota (the sender
+# sends one message at a time, and a message SES throttles is retried with backoff like any failure).
+AWS_SES_REGION_NAME = os.environ.get("AWS_SES_REGION_NAME") or os.environ.get("AWS_REGION") or "us-east-1"
+AWS_SES_AUTO_THROTTLE = None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
 # The carriers staff ship with (the ship form's choices), each with its public tracking page: ``{number}`` is the
 # tracking number, URL-quoted. Any other carrier is typed as "Other" and shown without a link.
@@ -200,7 +187,7 @@ WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic 
 WHITENOISE_ROOT = BASE_DIR / "dashboard" / "static" / "dashboard" / "root"  # /favicon.ico, which browsers ask for
 # The longest URL (path and query) a page answers; a longer one gets our 414 page. gunicorn.conf.py lets request
 # lines up to 8,190 bytes through to Django, so every length in between gets that page, not gunicorn's text.
-MAX_URL_LENGTH = env_int("SHOP_ADMIN_MAX_URL_LENGTH", 4096)
+MAX_URL_LENGTH = env_number("SHOP_ADMIN_MAX_URL_LENGTH", 4096)
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -233,10 +220,12 @@ MIGRATION_EXTENSIONS = ["returns.migrations.refund_customer"]
 # commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
 # within about 5 s when DynamoDB does not answer (docs/production.md).
 DASHBOARD_DYNAMODB_PATIENCE = patience.prompt(
-    connect_timeout_seconds=env_float("SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS", patience.PROMPT_CONNECT_TIMEOUT_S),
-    read_timeout_seconds=env_float("SHOP_ADMIN_DYNAMODB_READ_TIMEOUT_SECONDS", patience.PROMPT_READ_TIMEOUT_S),
-    attempts=env_int("SHOP_ADMIN_DYNAMODB_ATTEMPTS", patience.PROMPT_ATTEMPTS),
-    deadline_seconds=env_float("SHOP_ADMIN_DYNAMODB_DEADLINE_SECONDS", patience.PROMPT_DEADLINE_S),
+    connect_timeout_seconds=env_number(
+        "SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS", patience.PROMPT_CONNECT_TIMEOUT_S
+    ),
+    read_timeout_seconds=env_number("SHOP_ADMIN_DYNAMODB_READ_TIMEOUT_SECONDS", patience.PROMPT_READ_TIMEOUT_S),
+    attempts=env_number("SHOP_ADMIN_DYNAMODB_ATTEMPTS", patience.PROMPT_ATTEMPTS),
+    deadline_seconds=env_number("SHOP_ADMIN_DYNAMODB_DEADLINE_SECONDS", patience.PROMPT_DEADLINE_S),
 )
 
 LOGGING = {
@@ -287,8 +276,8 @@ RETURNS_GROUP = "returns"
 FINANCE_GROUP = "finance"
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
-AXES_FAILURE_LIMIT = env_int("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("SHOP_ADMIN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = env_number("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_number("SHOP_ADMIN_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "dashboard.lockout.client_address"

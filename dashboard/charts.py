@@ -197,18 +197,8 @@ def column_chart(
         Text(_r(left + (i + 0.5) * slot), _r(height - 6), points[i].label)
         for i in _axis_positions(len(points), [p.key for p in points])
     )
-    return Chart(
-        chart_id,
-        kind,
-        title,
-        summary,
-        WIDTH,
-        height,
-        tuple(bars),
-        ticks,
-        axis,
-        Line(left, base_y, WIDTH - right, base_y),
-    )
+    baseline = Line(left, base_y, WIDTH - right, base_y)
+    return Chart(chart_id, kind, title, summary, WIDTH, height, tuple(bars), ticks, axis, baseline)
 
 
 def bar_chart(

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
+from functools import cache
 
+from babel import Locale
 from babel.numbers import format_currency
 from django.conf import settings
-from django.utils import dateformat, timezone
+from django.utils import timezone
 
 from shop.timestamps import InvalidDate, parse_ts
 
-DATETIME_FORMAT = "Y-m-d H:i:s T"  # Django's date format: 2026-11-25 20:09:34 CET
 CENT = Decimal("0.01")
 MINUTE, HOUR, DAY = 60, 3600, 86400
 
@@ -47,8 +48,9 @@ def when(value: object) -> str:
     """``2026-11-25 20:09:34 UTC`` in the staff's time zone; a day alone as ``2026-11-25``; empty for nothing;
     text that is no timestamp as it is."""
     found = moment(value)
-    if found is not None:
-        return dateformat.format(timezone.localtime(found), DATETIME_FORMAT)
+    if found is not None:  # the zone's own name for the moment: CET or CEST, either side of the repeated hour
+        local = timezone.localtime(found)
+        return f"{local.isoformat(' ', 'seconds')[:19]} {local.tzname()}"
     if isinstance(value, date) and not isinstance(value, datetime):
         return value.isoformat()
     return "" if value is None else str(value)
@@ -71,7 +73,15 @@ def money(value: object) -> str:
     number = amount(value)
     if number is None:
         return "" if value is None else str(value)
-    return format_currency(number, settings.SHOP_CURRENCY, locale=settings.SHOP_LOCALE, decimal_quantization=False)
+    return format_currency(
+        number, settings.SHOP_CURRENCY, locale=_locale(settings.SHOP_LOCALE), decimal_quantization=False
+    )
+
+
+@cache
+def _locale(name: str) -> Locale:
+    """Babel's locale parsed once per name: given by name, each amount shown would look its data up again."""
+    return Locale.parse(name)
 
 
 def plain_amount(value: object) -> Decimal | str | None:

@@ -1,6 +1,6 @@
 """A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, its filter form, its
 selector, its cursor's salt and scope, and its template; ``Listing.response`` turns that into the page, the htmx
-"load more" rows (the template's ``#rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
+"load more" rows (its table's ``rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
 
 The stages stay apart, as in the admin: the query's names are the form's (a refused filter is a 400, with the
 page and its errors or with the message alone) -> the cursor (``dashboard.cursors``, signed with the list's salt
@@ -14,19 +14,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from decimal import Decimal
 from itertools import islice
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 from urllib.parse import quote
 
 from django import forms
 from django.http import HttpRequest, HttpResponseBase
 from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
 
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.responses import csv_response, error
+from dashboard.profiles import with_profiles
+from dashboard.responses import csv_response, domain_errors, error
 from dashboard.selectors import MAX_ROWS
 from shop.errors import InvalidInput
 
@@ -34,7 +38,9 @@ R = TypeVar("R")  # a record of the list: what one row shows
 R_co = TypeVar("R_co", covariant=True)
 F = TypeVar("F", bound=ListForm)
 G = TypeVar("G", bound=forms.Form)
+RowId = tuple[str, Callable[[R], str]]  # a row's ``data-*`` id: its name and its value
 CSV_PAGE = MAX_ROWS  # rows per selector call while streaming a CSV export
+TABLE_ROWS = "dashboard/_list_table.html#rows"  # a declared table's rows, which "load more" swaps in
 
 
 class Paged(Protocol[R_co]):
@@ -87,6 +93,22 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
+def csv_fields(*names: str) -> tuple[Column[Any], ...]:
+    """CSV-only columns, each a record's attribute of its name: a day or a moment in ISO 8601, an amount as a plain
+    decimal (``display.plain_amount``), anything else as it is."""
+    return tuple(Column(csv=name, value=_field(name)) for name in names)
+
+
+def _field(name: str) -> Callable[[Any], object]:
+    def value(record: Any) -> object:
+        found = getattr(record, name)
+        if isinstance(found, date):  # a datetime too
+            return found.isoformat()
+        return plain_amount(found) if isinstance(found, Decimal) else found
+
+    return value
+
+
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:
     return [c for c in columns if c.cell is not None]
 
@@ -110,24 +132,33 @@ def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str],
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form`` and its ``fetch`` (the
-    selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this list
-    is valid for), the CSV's ``filename``, ``frame`` (read before the rows: the page around them, first page
-    only as a rule) and ``extra`` (after them). Rows the template draws itself (form controls in them) come as
-    records (``template_rows``); otherwise as ``Row``s of the declared columns' cells."""
+    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form_class`` and its ``fetch``
+    (the selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this
+    list is valid for), the CSV's ``filename`` (by default ``<salt>.csv``), ``frame`` (read before the rows: the
+    page around them, first page only as a rule) and ``extra`` (after them). Rows the template draws itself (form
+    controls in them) come as records (``template_rows``); otherwise as ``Row``s of the declared columns' cells.
+    ``Listing.view()`` is the page's view: the URL's arguments go to the constructor."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
+    form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
+    row_class: ClassVar[str] = ""  # each <tr>'s class in dashboard/_list_table.html
+    row_id: ClassVar[RowId[Any] | None] = None  # each <tr>'s data-* id
+    profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)
 
     def __init__(self, request: HtmxHttpRequest) -> None:
         self.request = request
 
+    @classmethod
+    def view(cls) -> Callable[..., HttpResponseBase]:
+        return require_GET(domain_errors(lambda request, **kwargs: cls(request, **kwargs).response()))
+
     # --- the declaration ---------------------------------------------------------------------------------
 
     def form(self) -> F:
-        raise NotImplementedError
+        return cast(F, self.form_class(self.request.GET))
 
     def fetch(self, form: F, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         """One page of the selector's rows after ``after`` (None: from the first)."""
@@ -137,15 +168,16 @@ class Listing(Generic[F, R]):
         return ""
 
     def filename(self, form: F) -> str:
-        raise NotImplementedError
+        return f"{self.salt}.csv"
 
-    def join(self, rows: Sequence[Any]) -> list[R]:
-        """The records of a page's rows (e.g. each order with its customer's profile: one read a page)."""
-        return list(rows)
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[R]:
+        """The records of a page's rows: by default each with its customer's profile when the list names them (the
+        name alone on the page; the export, which shows more of each, reads whole profiles)."""
+        return cast(list[R], with_profiles(rows, names_only=not csv)) if self.profiles else list(rows)
 
     def data(self, record: R) -> tuple[tuple[str, str], ...]:
-        """A row's ``data-*`` attributes, which tests and scripts find rows by."""
-        return ()
+        """A row's ``data-*`` attributes (``row_id``'s), which tests and scripts find rows by."""
+        return ((self.row_id[0], self.row_id[1](record)),) if self.row_id else ()
 
     def refused(self, form: F) -> dict[str, Any]:
         """The page's context when its filter is refused (it shows the form and its errors); by default the list
@@ -170,24 +202,28 @@ class Listing(Generic[F, R]):
             return self.csv(form, self.every_record(form))
         context = self.frame(form, first_page=after is None)
         page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
-        records = self.join(page.rows)
-        rows: Sequence[object] = records
-        if not self.template_rows:
-            rows = [self.row(record) for record in records]
+        records = self.join(page.rows, csv=False)
         token = cursors.encode(page.next, salt=self.salt, scope=self.scope(form))
         context |= {
             "columns": page_columns(self.columns),
-            "rows": rows,
+            "rows": self.shown(records),
             "next_url": next_url(self.request, token),
             "csv_url": csv_url(self.request),
             "first_page": after is None,
+            "row_class": self.row_class,
             **self.extra(form, page),
         }
-        return TemplateResponse(self.request, partial(self.request, self.template, self.part(form, after)), context)
+        return TemplateResponse(self.request, self.part(after) if self.request.htmx else self.template, context)
 
-    def part(self, form: F, after: dict[str, Any] | None) -> str:
-        """The template's partial an htmx request gets: the rows after ``after`` ("load more")."""
-        return "rows"
+    def part(self, after: dict[str, Any] | None) -> str:
+        """The template and partial an htmx request gets: the rows after ``after`` ("load more")."""
+        return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
+
+    def shown(self, records: list[R]) -> Sequence[object]:
+        """The template's rows: ``Row``s of the declared columns' cells, or the records (``template_rows``)."""
+        if self.template_rows:
+            return records
+        return [self.row(record) for record in records]
 
     def row(self, record: R) -> Row:
         return row_of(self.columns, record, self.data(record))
@@ -198,7 +234,7 @@ class Listing(Generic[F, R]):
     def every_record(self, form: F) -> Iterator[R]:
         """Every record the filter matches, ``CSV_PAGE`` rows a call; the first page is fetched now."""
         pages = every_page(lambda limit, after: self.fetch(form, limit=limit, after=after))
-        return (record for rows in pages for record in self.join(rows))
+        return (record for rows in pages for record in self.join(rows, csv=True))
 
     def csv(self, form: F, records: Iterator[R]) -> HttpResponseBase:
         columns = self.csv_columns(form)
@@ -220,11 +256,6 @@ def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequ
             page = fetch(limit=CSV_PAGE, after=page.next, **kwargs)
 
     return pages()
-
-
-def every_row(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Any]:
-    """Every row of a selector; the first page is fetched now."""
-    return (row for rows in every_page(fetch, **kwargs) for row in rows)
 
 
 def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:

@@ -59,6 +59,16 @@ Handler = Callable[[HttpRequest], HttpResponseBase]
 log = logging.getLogger(__name__)
 
 
+class Middleware:
+    """Django's middleware shape: made once with the next handler, called per request (by default, passing it on)."""
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+
 def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
     calls = log.count
     response["X-DynamoDB-Calls"] = str(calls)
@@ -88,10 +98,7 @@ def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log:
         response["Content-Length"] = str(len(response.content))
 
 
-class DynamoDBCostMiddleware:
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
+class DynamoDBCostMiddleware(Middleware):
     def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
         with recording() as log:
@@ -103,10 +110,7 @@ class DynamoDBCostMiddleware:
         return response
 
 
-class DynamoDBOutageMiddleware:
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
+class DynamoDBOutageMiddleware(Middleware):
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         with deadline.within(patience_in_force().deadline_seconds):
             return self.get_response(request)
@@ -128,10 +132,7 @@ def vary_on_htmx(get_response: Handler) -> Handler:
     return middleware
 
 
-class LongUrlMiddleware:
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
+class LongUrlMiddleware(Middleware):
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if len(request.get_full_path()) > settings.MAX_URL_LENGTH:
             context = {"limit": settings.MAX_URL_LENGTH, "length": len(request.get_full_path())}
@@ -139,10 +140,7 @@ class LongUrlMiddleware:
         return self.get_response(request)
 
 
-class ContentSecurityPolicyMiddleware:
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
+class ContentSecurityPolicyMiddleware(Middleware):
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         policy = getattr(settings, "CONTENT_SECURITY_POLICY", "")
@@ -152,11 +150,8 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
-class StaffOnlyMiddleware:
+class StaffOnlyMiddleware(Middleware):
     OPEN_PATHS = ("login", "logout")
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
         user = getattr(request, "user", None)
@@ -181,15 +176,9 @@ class StaffOnlyMiddleware:
         return response.get("Location", "").startswith(resolve_url(settings.LOGIN_URL))
 
 
-class OperatorsOnlyMiddleware:
+class OperatorsOnlyMiddleware(Middleware):
     """Checked once the URL is resolved (``process_view``), so the page's area decides, and before the view runs:
     a login redirect (``LoginRequiredMiddleware``, earlier) comes first."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        return self.get_response(request)
 
     def process_view(
         self, request: HtmxHttpRequest, view: Callable[..., HttpResponseBase], args: object, kwargs: object

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_links, waited_cell
+from dashboard.cells import Cell, amount_cell, id_url, tracking_links, waited_cell
 from dashboard.display import plain_amount
-from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, text_column, time_column
-from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
+from dashboard.lists import Column, RowId, link_column, text_column, time_column
+from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
 from shop.order_reads import lines_of_orders, product_names
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
@@ -71,29 +71,9 @@ def order_columns(
 
 
 ORDER_COLUMNS = order_columns()
-ORDER_CSV_HEADER = csv_header(ORDER_COLUMNS)
 
 
-def order_data(record: Listed) -> tuple[tuple[str, str], ...]:
-    return (("order-id", record[0].order_id),)
-
-
-def order_row(
-    row: Any, *, with_customer: bool, secondary: frozenset[str] = ORDER_SECONDARY, waited: bool = False
-) -> Row:
-    """One order of a list as its page shows it (its customer by id: no profile read)."""
-    columns = order_columns(with_customer=with_customer, secondary=secondary, waited=waited)
-    return row_of(columns, (row, NOBODY), order_data((row, NOBODY)))
-
-
-def order_csv_row(row: Any, profile: Profile = NOBODY) -> list[object]:
-    return csv_values(ORDER_COLUMNS, (row, profile))
-
-
-def with_profiles(rows: Sequence[Any]) -> list[Listed]:
-    """Each order row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
-    profiles = profiles_of(row.customer_id for row in rows)
-    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]
+ORDER_ID: RowId[Listed] = ("order-id", lambda r: r[0].order_id)  # an order row's data-order-id
 
 
 # --- the pending list's pick list: one row per order line ------------------------------------------------------

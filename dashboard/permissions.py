@@ -2,10 +2,9 @@
 members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
 warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
 refund returns, and members of ``finance`` may refund one beyond what came back of it and take payments and
-make refunds on an order; members of ``operators``
-open the operations pages
-(the explorer, the sync, an order's consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads
-only. Only superusers repair the admin view, replay dead letters and manage staff accounts.
+make refunds on an order; members of ``operators`` open the operations pages (the explorer, the sync, an order's
+consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads only. Only superusers repair the
+admin view, replay dead letters and manage staff accounts.
 
 Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
 button only to whom the server would let use it."""
@@ -27,7 +26,7 @@ User = AbstractBaseUser | AnonymousUser
 
 def can_fulfil(user: User) -> bool:
     """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
-    return _member(user, settings.FULFILMENT_GROUP, "in_fulfilment_group")
+    return _member(user, settings.FULFILMENT_GROUP)
 
 
 def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
@@ -36,20 +35,18 @@ def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
 
 def _groups(user: AbstractUser) -> frozenset[str]:
     """The user's group names, read once per request: the user object is this request's own (one query at most,
-    whichever permissions a page asks about)."""
+    whichever permissions a page asks about; a user never saved is in none)."""
     found: frozenset[str] | None = getattr(user, "_editing_groups", None)
     if found is None:
-        found = frozenset(user.groups.values_list("name", flat=True))
+        found = frozenset(user.groups.values_list("name", flat=True)) if user.pk is not None else frozenset()
         user._editing_groups = found  # type: ignore[attr-defined]
     return found
 
 
-def _member(user: User, group: str, known: str = "") -> bool:
-    """``known``: the attribute ``dashboard.auth.StaffBackend`` loads with the user saying whether they are in it."""
+def _member(user: User, group: str) -> bool:
     if not isinstance(user, AbstractUser) or not user.is_authenticated or not user.is_staff or not user.is_active:
         return False
-    loaded = getattr(user, known, None) if known else None
-    return user.is_superuser or (group in _groups(user) if loaded is None else bool(loaded))
+    return user.is_superuser or group in _groups(user)
 
 
 def can_edit_catalogue(user: User) -> bool:
@@ -87,7 +84,7 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 def can_operate(user: User) -> bool:
     """The operations pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
-    return _member(user, settings.OPERATORS_GROUP, "in_operators_group")
+    return _member(user, settings.OPERATORS_GROUP)
 
 
 def needs_operator(request: HtmxHttpRequest) -> HttpResponse:

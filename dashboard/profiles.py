@@ -8,8 +8,9 @@ same whatever the table holds; the order page reads its one customer from the sh
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from adminview.core import schema, values
 from adminview.reads import selectors
@@ -41,6 +42,7 @@ class Profile:
 
 
 NOBODY = Profile()
+NAME = [schema.PROFILE_KIND.attribute("name")]
 
 
 def _profile(item: values.Item) -> Profile:
@@ -50,11 +52,18 @@ def _profile(item: values.Item) -> Profile:
     return Profile(row.name, row.email, Address(**fields) if row.address else None)
 
 
-def profiles_of(customer_ids: Iterable[str]) -> dict[str, Profile]:
+def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dict[str, Profile]:
     """The profiles of these customers by id (one BatchGetItem of the distinct ids; none for no ids); a customer
-    without a profile is left out (``profiles.get(cid, NOBODY)``)."""
+    without a profile is left out (``profiles.get(cid, NOBODY)``). ``names_only``: the name alone, all a list page
+    shows of them (less for DynamoDB to send and for botocore to parse than the email and address too)."""
     wanted = list(dict.fromkeys(cid for cid in customer_ids if cid))
     if not wanted:
         return {}
-    found = selectors.customer_profiles(customer_ids=wanted)
+    found = selectors.customer_profiles(customer_ids=wanted, attributes=NAME if names_only else None)
     return {cid: _profile(raw) for cid, raw in zip(wanted, found, strict=True) if raw is not None}
+
+
+def with_profiles(rows: Sequence[Any], *, names_only: bool = False) -> list[tuple[Any, Profile]]:
+    """Each row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
+    profiles = profiles_of((row.customer_id for row in rows), names_only=names_only)
+    return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]

@@ -1,5 +1,5 @@
 """A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages (orders per day,
-units by category, refunds per day) each declare their template, their read, their CSV columns and their charts;
+units by category, refunds per day) each declare their title, their read, their CSV columns and their charts;
 ``RangePage.view`` is the page's view: it validates the range up to today (a refused one is a 400 with the page and
 its errors), reads the figures once, and answers the page or (``?format=csv``) every row with the declared header."""
 
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 
 from dashboard.forms.ranges import DayRange, StatsRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, csv_header, csv_url, csv_values, range_url, refused_filter
+from dashboard.lists import Column, csv_fields, csv_header, csv_url, csv_values, range_url, refused_filter
 from dashboard.responses import csv_response, domain_errors
 from shop.timestamps import now
 
@@ -49,12 +49,13 @@ def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
 
 @dataclass(frozen=True)
 class RangePage(Generic[R]):
-    """A numbers page: its ``template``, its ``read`` of the rows of a range (one per day, or per day and
-    category), its CSV ``columns`` (a contract: kept as they are), the CSV's file name ``prefix``
-    (``<prefix>-<from>-<to>.csv``) and its ``charts`` of the rows."""
+    """A numbers page: its ``title``, its ``read`` of the rows of a range (``start``, ``end``: one row per day, or
+    per day and category), its CSV ``columns`` (a contract: kept as they are), its ``prefix`` (its template
+    ``dashboard/stats_<prefix>.html``, on ``_stats_range_page.html``; its CSV ``<prefix>-<from>-<to>.csv``; its name
+    in the numbers menu) and its ``charts`` of the rows."""
 
-    template: str
-    read: Callable[[date, date], list[R]]
+    title: str
+    read: Callable[..., list[R]]
     columns: Sequence[Column[R]]
     prefix: str
     charts: Callable[[list[R], date, date], dict[str, Any]]
@@ -63,19 +64,20 @@ class RangePage(Generic[R]):
         return require_GET(domain_errors(lambda request: self.response(request, today=now().date())))
 
     def response(self, request: HtmxHttpRequest, *, today: date) -> HttpResponseBase:
-        form = StatsRangeForm(request.GET, today=today)
+        form, template = StatsRangeForm(request.GET, today=today), f"dashboard/stats_{self.prefix}.html"
+        page = {"heading": self.title, "current": self.prefix, **range_context(request, form, today)}
         if not form.is_valid():
-            return refused_filter(request, form, self.template, range_context(request, form, today))
+            return refused_filter(request, form, template, page)
         start, end = form.cleaned_data["start"], form.cleaned_data["end"]
-        rows = self.read(start, end)
+        rows = self.read(start=start, end=end)
         if form.wants_csv:
             lines = (csv_values(self.columns, row) for row in rows)
             filename = f"{self.prefix}-{start.isoformat()}-{end.isoformat()}.csv"
             return csv_response(filename, csv_header(self.columns), lines)
-        context = {
-            "rows": rows,
-            "csv_url": csv_url(request),
-            **range_context(request, form, today),
-            **self.charts(rows, start, end),
-        }
-        return TemplateResponse(request, self.template, context)
+        context = {"rows": rows, "csv_url": csv_url(request), **page, **self.charts(rows, start, end)}
+        return TemplateResponse(request, template, context)
+
+
+def figures(*names: str) -> tuple[Column[Any], ...]:
+    """A numbers page's CSV columns: the day, then each figure of the row named (``lists.csv_fields``)."""
+    return (Column(csv="date", value=lambda r: r.day.isoformat()), *csv_fields(*names))

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 from adminview.core import values
 from dynamo import item_codec, side_by_side
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
-from dynamo.paging import MAX_PAGE, Key, Page, all_items
+from dynamo.paging import MAX_PAGE, Page, all_items
 from returns import access_patterns as return_patterns
 from returns import refunds, services
 from returns.models import Refund, ReturnItem, ReturnNote
@@ -42,20 +42,23 @@ class KeyPage(Generic[T]):
     next: dict[str, Any] | None
 
 
-def _paged(page: Page[Any]) -> KeyPage[Any]:
+def existing(found: T | None, kind: str, entity_id: str) -> T:
+    """What a read by key ``found``, or NotFound (404) for the ``kind`` and id it does not hold."""
+    if found is None:
+        raise NotFound(kind, entity_id)
+    return found
+
+
+def paged(page: Page[Any]) -> KeyPage[Any]:
     return KeyPage(page.items, page.next_key)
-
-
-def _key(after: dict[str, Any] | None) -> Key | None:
-    return after
 
 
 def invoices(*, customer_id: str, start: str, end: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Invoice]:
     """Pattern 15 (GSI2, PK c#<cid>, SK between i#<start> and i#<end>), newest first."""
     page = access_patterns.invoices_for_customer(
-        customer_id=customer_id, start=start, end=end, limit=limit, start_key=_key(after), newest_first=True
+        customer_id=customer_id, start=start, end=end, limit=limit, start_key=after, newest_first=True
     )
-    return _paged(page)
+    return paged(page)
 
 
 STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
@@ -64,13 +67,13 @@ STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
 def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
     """Orders still expected on ``day`` (pending or shipped): one Query on DeliveryDate-index, whose delivered and
     cancelled orders are left out of the page (so it may hold fewer rows than ``limit``; ``next`` goes on)."""
-    page = access_patterns.orders_due_on(date=day, limit=limit, start_key=_key(after))
+    page = access_patterns.orders_due_on(date=day, limit=limit, start_key=after)
     return KeyPage([o for o in page.items if o.order_status in STILL_EXPECTED], page.next_key)
 
 
 def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:
     """An entity's audit entries newest first: one Query of its partition."""
-    return _paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=_key(after)))
+    return paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=after))
 
 
 def entity_id(kind: str, entity_id: str) -> str:
@@ -100,7 +103,7 @@ class WarehouseStock:
 
 def warehouses(*, limit: int, after: dict[str, Any] | None) -> KeyPage[WarehouseStock]:
     """A page of every warehouse (one Query of GSI1), each with its stock summed (pattern 14, side by side)."""
-    page = access_patterns.every_warehouse(limit=limit, start_key=_key(after))
+    page = access_patterns.every_warehouse(limit=limit, start_key=after)
 
     def summed(warehouse: Warehouse) -> WarehouseStock:
         quantities = [item.quantity or 0 for item in warehouse_stock(warehouse_id=warehouse.warehouse_id)]

@@ -29,8 +29,8 @@ DETAIL = 200  # characters of a note's or a change's text a row keeps
 
 
 class Event(StrEnum):
-    """The kinds of row, as the CSV names them; ``words`` is how the page says them. Declared in the order they
-    happen, which also breaks ties between rows of one moment."""
+    """The kinds of row, as the CSV names them; ``words`` is how the page says them (``return_requested``:
+    "Return requested"). Declared in the order they happen, which also breaks ties between rows of one moment."""
 
     PLACED = "placed"
     PAID = "paid"
@@ -48,24 +48,10 @@ class Event(StrEnum):
 
     @property
     def words(self) -> str:
-        return WORDS[self]
+        return WORDS.get(self) or self.value.replace("_", " ").capitalize()
 
 
-WORDS = {
-    Event.PLACED: "Placed",
-    Event.PAID: "Paid",
-    Event.SHIPPED: "Shipped",
-    Event.DELIVERED: "Delivered",
-    Event.CANCELLED: "Cancelled",
-    Event.EDITED: "Changed by staff",
-    Event.RETURN_REQUESTED: "Return requested",
-    Event.RETURN_APPROVED: "Return approved",
-    Event.RETURN_REJECTED: "Return rejected",
-    Event.RETURN_RECEIVED: "Return received",
-    Event.REFUNDED: "Refunded",
-    Event.NOTIFIED: "Customer notified",
-    Event.NOTE: "Note",
-}
+WORDS = {Event.EDITED: "Changed by staff", Event.NOTIFIED: "Customer notified"}  # the others say their value
 RANK = {event: n for n, event in enumerate(Event)}
 
 # A return's audit actions (``returns.services``, ``returns.lifecycle``) and the row each makes; a step another

@@ -19,7 +19,6 @@ from dashboard.views import (
     orders,
     patterns,
     products,
-    refunds,
     returns,
     search,
     slips,
@@ -52,9 +51,7 @@ urlpatterns = [
     path("orders/create/", order_create.order_create, name="order-create"),
     path("orders/<str:order_id>/", orders.order, name="order"),
     path("orders/<str:order_id>/slip/", slips.order_slip, name="order-slip"),
-    path("orders/<str:order_id>/ship/", orders.order_step, {"action": "ship"}, name="order-ship"),
-    path("orders/<str:order_id>/cancel/", orders.order_step, {"action": "cancel"}, name="order-cancel"),
-    path("orders/<str:order_id>/deliver/", orders.order_step, {"action": "deliver"}, name="order-deliver"),
+    *(path(f"orders/<str:order_id>/{a}/", orders.order_step, {"action": a}, name=f"order-{a}") for a in orders.STEPS),
     path("orders/<str:order_id>/edit/", order_edit.order_edit, name="order-edit"),
     path("orders/<str:order_id>/payments/", orders.order_payment, name="order-payments"),
     path("orders/<str:order_id>/refund/", orders.order_refund, name="order-refund"),
@@ -64,10 +61,6 @@ urlpatterns = [
         name="notification-send-again",
     ),
     path("orders/<str:order_id>/timeline/", order_timeline.order_timeline, name="order-timeline"),
-    path("orders/<str:entity_id>/notes/", notes.note_add, {"kind": "order"}, name="order-notes"),
-    path(
-        "orders/<str:entity_id>/notes/<str:note_id>/edit/", notes.note_edit, {"kind": "order"}, name="order-note-edit"
-    ),
     path("orders/<str:order_id>/consistency/", consistency.order_consistency, name="order-consistency"),
     path(
         "orders/<str:order_id>/consistency/repair/",
@@ -85,24 +78,10 @@ urlpatterns = [
     path("returns/<str:return_id>/reject/", returns.return_reject, name="return-reject"),
     path("returns/<str:return_id>/receive/", returns.return_receive, name="return-receive"),
     path("returns/<str:return_id>/refund/", returns.return_refund, name="return-refund"),
-    path("returns/<str:entity_id>/notes/", notes.note_add, {"kind": "return"}, name="return-notes"),
-    path(
-        "returns/<str:entity_id>/notes/<str:note_id>/edit/",
-        notes.note_edit,
-        {"kind": "return"},
-        name="return-note-edit",
-    ),
     path("activity/", activity.activity, name="activity"),
     path("customers/", customers.customer_list, name="customers"),
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
     path("customers/<str:customer_id>/edit/", editing.customer_edit, name="customer-edit"),
-    path("customers/<str:entity_id>/notes/", notes.note_add, {"kind": "customer"}, name="customer-notes"),
-    path(
-        "customers/<str:entity_id>/notes/<str:note_id>/edit/",
-        notes.note_edit,
-        {"kind": "customer"},
-        name="customer-note-edit",
-    ),
     path("customers/<str:customer_id>/invoices/", customers.customer_invoices, name="invoices"),
     path("products/<str:product_id>/buyers/", products.product_buyers, name="buyers"),
     path("products/<str:product_id>/", products.product, name="product"),
@@ -115,7 +94,7 @@ urlpatterns = [
     path("stats/status/", stats.status_counts, name="stats-status"),
     path("stats/daily/", stats.daily, name="stats-daily"),
     path("stats/categories/", stats.categories, name="stats-categories"),
-    path("stats/refunds/", refunds.refunds_per_day, name="stats-refunds"),
+    path("stats/refunds/", stats.refunds_per_day, name="stats-refunds"),
     path("warehouses/<str:warehouse_id>/edit/", editing.warehouse_edit, name="warehouse-edit"),
     path("warehouses/<str:warehouse_id>/stock.csv", stock_import.warehouse_stock_csv, name="warehouse-stock-csv"),
     path("history/<str:kind>/<str:entity_id>/", history.entity_history, name="history"),
@@ -126,4 +105,9 @@ urlpatterns = [
     re_path(r"^categories/(?P<category>.*)/$", categories.category_orders, name="category"),
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
+    *(
+        path(f"{area}/<str:entity_id>/notes/{tail}", view, {"kind": kind}, name=f"{kind}-{name}")
+        for kind, area in (("order", "orders"), ("return", "returns"), ("customer", "customers"))
+        for tail, view, name in (("", notes.note_add, "notes"), ("<str:note_id>/edit/", notes.note_edit, "note-edit"))
+    ),
 ]

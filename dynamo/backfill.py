@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
-from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
@@ -37,7 +36,7 @@ from dynamo.batch import Progress
 from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
 from dynamo.client import client_of
 from dynamo.instrumentation import recording
-from dynamo.paging import MAX_PAGE, raw_pages
+from dynamo.paging import MAX_PAGE, get_or_none, raw_pages
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
 from dynamo.tables import ensure_table
 
@@ -208,19 +207,14 @@ class _Run:
             if cp is not None:
                 cp.start_key = json.dumps(last_key) if last_key else None
                 cp.done = last_key is None
-                cp.scanned += scanned
-                cp.changed += counts["changed"]
-                cp.skipped += counts["skipped"]
-                cp.unresolved += counts["unresolved"]
+                for name, count in {"scanned": scanned, **counts}.items():
+                    setattr(cp, name, getattr(cp, name) + count)
                 cp.updated_at = int(time.time())
                 cp.save()
 
     def _checkpoint(self, number: int) -> Checkpoint:
         key = checkpoints.checkpoint_key(self.table, self.migration.name)
-        try:
-            return Checkpoint.get(key, number)
-        except DoesNotExist:
-            return Checkpoint(key, number, total_segments=self.segments)
+        return get_or_none(Checkpoint, key, number) or Checkpoint(key, number, total_segments=self.segments)
 
     def _item(self, raw: Item) -> str:
         with recording() as log:

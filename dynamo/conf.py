@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from typing import TypeVar
 
 import botocore.session
 
 DEFAULT_ADMIN_VIEW_TABLE = "AdminViewTable"
 DEFAULT_MIGRATIONS_TABLE = "ShopMigrations"
 FALLBACK_REGION = "us-east-1"
+N = TypeVar("N", int, float)
+
+
+def env_number(name: str, default: N) -> N:
+    """Variable ``name`` as a number of ``default``'s type (absent or empty: ``default``); a ValueError naming it."""
+    value = os.environ.get(name, "").strip()
+    try:
+        return type(default)(value) if value else default
+    except ValueError:
+        what = "a whole number" if isinstance(default, int) else "a number"
+        raise ValueError(f"{name} must be {what}, not {value!r}") from None
 
 
 def admin_view_table_name() -> str:

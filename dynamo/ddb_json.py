@@ -53,16 +53,6 @@ def as_string(value: Any) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def as_text(value: Any) -> str | None:
-    """A string or number value as text; None for any other value."""
-    if not isinstance(value, dict):
-        return None
-    for tag in ("S", "N"):
-        if isinstance(value.get(tag), str):
-            return str(value[tag])
-    return None
-
-
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string attribute; None when absent or of another type."""
     return as_string(_value(item, name))
@@ -71,18 +61,15 @@ def string(item: Mapping[str, Any] | None, name: str) -> str | None:
 def text(item: Mapping[str, Any] | None, name: str) -> str | None:
     """A string or number attribute as text (AWS's model stores some numbers as strings, other writers may
     not); None when absent or of another type."""
-    return as_text(_value(item, name))
-
-
-def entries(value: Any) -> Item:
-    """A map value's entries; empty for anything that is not a map."""
-    found = value.get("M") if isinstance(value, dict) else None
-    return found if isinstance(found, dict) else {}
+    value = _value(item, name) or {}
+    found = value.get("S", value.get("N"))
+    return found if isinstance(found, str) else None
 
 
 def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
     """A map attribute's entries; empty when absent or of another type."""
-    return entries(_value(item, name))
+    found = (_value(item, name) or {}).get("M")
+    return found if isinstance(found, dict) else {}
 
 
 def maybe_key(item: Mapping[str, Any] | None) -> Key | None:

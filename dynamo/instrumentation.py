@@ -19,24 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-# Operations that accept ReturnConsumedCapacity.
-_CAPACITY_OPERATIONS = frozenset(
-    {
-        "GetItem",
-        "Query",
-        "Scan",
-        "BatchGetItem",
-        "TransactGetItems",
-        "PutItem",
-        "UpdateItem",
-        "DeleteItem",
-        "BatchWriteItem",
-        "TransactWriteItems",
-        "ExecuteStatement",
-        "BatchExecuteStatement",
-        "ExecuteTransaction",
-    }
-)
 _READ_OPERATIONS = frozenset({"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"})
 _MARK = "_shop_admin_instrumented"
 _START = "shop_admin_call_started"
@@ -160,10 +142,15 @@ def _capacity(consumed: Any, *, is_read: bool) -> tuple[float, float, str | None
     return read, write, table
 
 
-def _ask_for_capacity(params: dict[str, Any], model: Any, **_: Any) -> None:
-    """Only inside ``recording``: elsewhere (the sync) no one reads the units, and parsing them costs CPU."""
-    if _current.get() and model.name in _CAPACITY_OPERATIONS and "ReturnConsumedCapacity" not in params:
-        params["ReturnConsumedCapacity"] = "TOTAL"
+def _before_parameter_build(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:
+    """Keeps the request's parameters for the record; asks for the units only inside ``recording`` (elsewhere, the
+    sync, no one reads them, and parsing them costs CPU) and of the operations whose input, in botocore's model of
+    the service, takes them."""
+    context[_PARAMS], context[_OPERATION] = params, model.name
+    if _current.get() and "ReturnConsumedCapacity" not in params:
+        accepted = model.input_shape.members if model.input_shape is not None else {}
+        if "ReturnConsumedCapacity" in accepted:
+            params["ReturnConsumedCapacity"] = "TOTAL"
 
 
 def _before_call(context: dict[str, Any], **_: Any) -> None:
@@ -217,7 +204,7 @@ def instrument(client: Any) -> Any:
         return client
     events = client.meta.events
     service = client.meta.service_model.service_id.hyphenize()
-    events.register(f"before-parameter-build.{service}", _ask_for_capacity)
+    events.register(f"before-parameter-build.{service}", _before_parameter_build)
     events.register(f"before-call.{service}", _before_call)
 
     def after_call(parsed: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
@@ -228,11 +215,6 @@ def instrument(client: Any) -> Any:
         operation = context.get(_OPERATION, "?")
         _record(service, operation, context.get(_PARAMS, {}), None, context.get(_START), type(exception).__name__)
 
-    def keep_params(params: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
-        context[_PARAMS] = params
-        context[_OPERATION] = model.name
-
-    events.register(f"before-parameter-build.{service}", keep_params)
     events.register(f"after-call.{service}", after_call)
     events.register(f"after-call-error.{service}", after_error)
     setattr(client, _MARK, True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pynamodb.connection import TableConnection
+from pynamodb.connection import Connection
 from pynamodb.models import Model
+from pynamodb.signals import pre_dynamodb_send
 
 from dynamo import conf, deadline
+from dynamo.client import forget_connections
 from dynamo.instrumentation import instrument
 from dynamo.patience import PATIENT, Patience
 
@@ -38,14 +40,6 @@ class InstrumentedModel(Model):
     _read_as: dict[str, Any] | None = None
 
     @classmethod
-    def _get_connection(cls) -> TableConnection:
-        connection = super()._get_connection()
-        client = connection.connection.client
-        instrument(client)
-        deadline.guard(client)
-        return connection
-
-    @classmethod
     def from_raw_data(cls: type[_M], data: dict[str, Any]) -> _M:
         item = super().from_raw_data(data)
         item._read_as = data
@@ -56,6 +50,15 @@ class InstrumentedModel(Model):
         not made by a read. Setting attributes, ``refresh`` or ``update`` later do not change it: it is for items
         shown as read (listings), where serializing the model again would only cost time."""
         return self._read_as
+
+
+def _hook_client(sender: Connection, **_: Any) -> None:
+    """PynamoDB makes a model's client lazily and keeps it private; its public signal, sent before every call
+    with the connection as sender, lets the hooks join the client before its first call."""
+    deadline.guard(instrument(sender.client))
+
+
+pre_dynamodb_send.connect(_hook_client)
 
 
 def all_models() -> list[type[InstrumentedModel]]:
@@ -73,7 +76,9 @@ def all_models() -> list[type[InstrumentedModel]]:
 def reset_connections() -> None:
     """Forget cached connections so the next call resolves endpoint/region/credentials afresh (tests)."""
     region = conf.region()
+    forget_connections()
     for model in all_models():
+        # PynamoDB 6 has no public way to drop the connection a model keeps: the one private name written here.
         if "_connection" in vars(model):
             model._connection = None
         meta = vars(model).get("Meta")

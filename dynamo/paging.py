@@ -15,6 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pynamodb.attributes import Attribute
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.indexes import Index
 from pynamodb.models import Model
 
@@ -27,6 +28,15 @@ M = TypeVar("M", bound=Model)
 Key = dict[str, dict[str, Any]]
 
 MAX_PAGE = 1000
+
+
+def get_or_none(model: type[M], pk: Any, sk: Any, *, consistent: bool = False) -> M | None:
+    """GetItem of ``model``: None when there is no item, or one of another entity type under that key (PynamoDB
+    refuses to cast it)."""
+    try:
+        return model.get(pk, sk, consistent_read=consistent)
+    except (DoesNotExist, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -54,11 +64,17 @@ def key_attributes(attributes: Iterable[Attribute[Any]]) -> list[Attribute[Any]]
     return [a for a in found if a.is_hash_key] + [a for a in found if a.is_range_key]
 
 
+def key_pair(model: type[Model], index_name: str | None = None) -> tuple[str, str | None]:
+    """(partition, sort) key names of the table (``index_name`` None) or of one of its indexes."""
+    attributes = model.get_attributes() if index_name is None else indexes(model)[index_name].Meta.attributes
+    hash_key, *range_key = key_attributes(attributes.values())
+    return hash_key.attr_name, range_key[0].attr_name if range_key else None
+
+
 def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
-    names = [a.attr_name for a in key_attributes(model.get_attributes().values())]
-    if index_name:
-        names += [a.attr_name for a in key_attributes(indexes(model)[index_name].Meta.attributes.values())]
-    return names
+    """The names a key of the table holds, then those of ``index_name``'s key (an index's continuation key)."""
+    pairs = [key_pair(model), *([key_pair(model, index_name)] if index_name else [])]
+    return [name for pair in pairs for name in pair if name is not None]
 
 
 def key_of(item: Model, names: list[str]) -> Key:

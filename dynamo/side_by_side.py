@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from dynamo.conf import env_number
 from dynamo.instrumentation import run_in_context
 
 T = TypeVar("T")
@@ -24,21 +25,10 @@ U = TypeVar("U")
 THREADS_VARIABLE = "SHOP_ADMIN_DYNAMODB_THREADS"
 
 
-def _max_threads() -> int:
-    """``THREADS_VARIABLE`` as a whole number (at least 1; default 32), or a ValueError that names it."""
-    text = (os.environ.get(THREADS_VARIABLE) or "").strip()
-    if not text:
-        return 32
-    try:
-        return max(1, int(text))
-    except ValueError:
-        raise ValueError(f"{THREADS_VARIABLE} must be a whole number, not {text!r}") from None
-
-
 # Calls in flight at once, per process. moto's server snapshots whole tables for each TransactWriteItems and puts
 # the snapshot back when one fails, so on it concurrent calls can undo each other's writes: there the product runs
 # with 1.
-MAX_THREADS = _max_threads()
+MAX_THREADS = max(1, env_number(THREADS_VARIABLE, 32))
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None

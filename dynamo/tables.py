@@ -17,7 +17,7 @@ from pynamodb.indexes import Index
 from pynamodb.models import Model
 
 from dynamo.client import client_of
-from dynamo.paging import indexes, key_attributes
+from dynamo.paging import indexes, key_attributes, key_pair
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -67,17 +67,8 @@ def _projection(index: Index[Any]) -> dict[str, Any]:
 
 
 def key_names(model: type[Model]) -> dict[str | None, tuple[str, str | None]]:
-    """(partition, sort) key names of the table (None) and of each index, by index name, from the same public
-    declarations as the table's shape."""
-
-    def pair(attributes: Iterable[Attribute[Any]]) -> tuple[str, str | None]:
-        hash_key, *range_key = key_attributes(attributes)
-        return hash_key.attr_name, range_key[0].attr_name if range_key else None
-
-    by_index: dict[str | None, tuple[str, str | None]] = {
-        name: pair(index.Meta.attributes.values()) for name, index in indexes(model).items()
-    }
-    return {None: pair(model.get_attributes().values()), **by_index}
+    """(partition, sort) key names of the table (None) and of each index, by index name."""
+    return {name: key_pair(model, name) for name in [None, *indexes(model)]}
 
 
 def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:

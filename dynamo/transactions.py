@@ -135,47 +135,52 @@ class Transaction:
     def __init__(self, model: type[Model], *, token: str | None = None) -> None:
         self._model = model
         self._token = token
-        self._checks: list[tuple[str, tuple[Any, ...]]] = []
-        self._deletes: list[tuple[str, tuple[Any, ...]]] = []
-        self._puts: list[tuple[str, tuple[Any, ...]]] = []
-        self._updates: list[tuple[str, tuple[Any, ...]]] = []
+        self._actions: list[tuple[int, str, tuple[Any, ...]]] = []  # (PynamoDB's sending order, label, arguments)
 
     def check(
         self, label: str, model: type[Model], hash_key: str, range_key: str | None, condition: Condition
     ) -> Transaction:
-        self._checks.append((label, (model, hash_key, range_key, condition)))
-        return self
-
-    def put(self, label: str, item: Model, condition: Condition | None = None) -> Transaction:
-        self._puts.append((label, (item, condition)))
-        return self
-
-    def update(self, label: str, item: Model, actions: list[Action], condition: Condition | None = None) -> Transaction:
-        self._updates.append((label, (item, actions, condition)))
+        self._actions.append((0, label, (model, hash_key, range_key, condition)))
         return self
 
     def delete(self, label: str, item: Model, condition: Condition | None = None) -> Transaction:
-        self._deletes.append((label, (item, condition)))
+        self._actions.append((1, label, (item, condition)))
+        return self
+
+    def put(self, label: str, item: Model, condition: Condition | None = None) -> Transaction:
+        self._actions.append((2, label, (item, condition)))
+        return self
+
+    def update(self, label: str, item: Model, actions: list[Action], condition: Condition | None = None) -> Transaction:
+        self._actions.append((3, label, (item, actions, condition)))
         return self
 
     @property
     def size(self) -> int:
-        return len(self._checks) + len(self._deletes) + len(self._puts) + len(self._updates)
+        return len(self._actions)
+
+    def commit_or_rerun(self) -> None:
+        """``commit``, a cancellation raising ``backoff.LostRace``: for an attempt that ``Backoff.rerun`` runs again
+        from its reads whatever cancelled it."""
+        try:
+            self.commit()
+        except TransactionCancelled as exc:
+            raise backoff.LostRace from exc
 
     def commit(self) -> None:
         _checked_size(self.size)
-        labels = [label for group in (self._checks, self._deletes, self._puts, self._updates) for label, _ in group]
-        connection = connection_of(self._model)
+        actions = sorted(self._actions, key=lambda action: action[0])  # stable: each kind in the order added
+        labels = [label for _, label, _ in actions]
         try:
-            with TransactWrite(connection=connection, client_request_token=self._token) as tx:
-                for _, (model, hk, rk, cond) in self._checks:
-                    tx.condition_check(model, hk, rk, condition=cond)
-                for _, (item, cond) in self._deletes:
-                    tx.delete(item, condition=cond)
-                for _, (item, cond) in self._puts:
-                    tx.save(item, condition=cond)
-                for _, (item, actions, cond) in self._updates:
-                    tx.update(item, actions=actions, condition=cond)
+            with TransactWrite(connection=connection_of(self._model), client_request_token=self._token) as tx:
+                send = (
+                    lambda model, hk, rk, cond: tx.condition_check(model, hk, rk, condition=cond),
+                    lambda item, cond: tx.delete(item, condition=cond),
+                    lambda item, cond: tx.save(item, condition=cond),
+                    lambda item, actions, cond: tx.update(item, actions=actions, condition=cond),
+                )
+                for kind, _, arguments in actions:
+                    send[kind](*arguments)
         except TransactWriteError as exc:
             if exc.cause_response_code != "TransactionCanceledException":
                 raise

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pynamodb.exceptions import DoesNotExist
-
-from dynamo.paging import Key, Page, query_page
+from dynamo.paging import Key, Page, get_or_none, query_page
 from returns import keys
 from returns.models import OrderRefunds, Refund, ReturnItem, ReturnNote, ReturnsItem
 
@@ -28,19 +26,10 @@ DEFAULT_PAGE = 100
 R = TypeVar("R", bound=ReturnsItem)
 
 
-def _get(model: type[R], pk: str, sk: str, *, consistent: bool) -> R | None:
-    try:
-        return model.get(pk, sk, consistent_read=consistent)
-    except DoesNotExist:
-        return None
-    except ValueError:  # an item of another entity type under that key (PynamoDB refuses to cast it)
-        return None
-
-
 def return_by_id(*, return_id: str, consistent: bool = False) -> ReturnItem | None:
     """A return: GetItem PK = SK = r#<rid>."""
     key = keys.return_key(return_id)
-    return _get(ReturnItem, key, key, consistent=consistent)
+    return get_or_none(ReturnItem, key, key, consistent=consistent)
 
 
 def returns_for_order(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[ReturnItem]:
@@ -66,30 +55,22 @@ def refunds_for_order(
 def refunded_for_order(*, order_id: str, consistent: bool = False) -> OrderRefunds | None:
     """What this service has refunded of an order: GetItem PK = o#<oid>, SK = REFUNDED (None: nothing yet)."""
     found = keys.refunded_keys(order_id)
-    return _get(OrderRefunds, found["pk"], found["sk"], consistent=consistent)
+    return get_or_none(OrderRefunds, found["pk"], found["sk"], consistent=consistent)
 
 
 def money_of_order(*, order_id: str, consistent: bool = False) -> tuple[OrderRefunds | None, list[Refund]]:
     """An order's refunded total and its refunds together: one Query of PK = o#<oid> (the partition holds
     nothing else; another page only past 1 MB of refunds)."""
-    total: OrderRefunds | None = None
-    found: list[Refund] = []
-    for item in ReturnsItem.query(keys.order(order_id), consistent_read=consistent):
-        if isinstance(item, OrderRefunds):
-            total = item
-        elif isinstance(item, Refund):
-            found.append(item)
-    return total, found
+    items = list(ReturnsItem.query(keys.order(order_id), consistent_read=consistent))
+    return _first(items, OrderRefunds), [item for item in items if isinstance(item, Refund)]
 
 
 def return_and_notes(*, return_id: str, consistent: bool = False) -> tuple[ReturnItem | None, list[ReturnNote]]:
     """A return and its staff notes (every version, oldest first) together: one Query of PK = r#<rid> (the
     partition holds nothing else; another page only past 1 MB of notes)."""
-    found: ReturnItem | None = None
-    notes: list[ReturnNote] = []
-    for item in ReturnsItem.query(keys.return_key(return_id), consistent_read=consistent):
-        if isinstance(item, ReturnItem):
-            found = item
-        elif isinstance(item, ReturnNote):
-            notes.append(item)
-    return found, notes
+    items = list(ReturnsItem.query(keys.return_key(return_id), consistent_read=consistent))
+    return _first(items, ReturnItem), [item for item in items if isinstance(item, ReturnNote)]
+
+
+def _first(items: list[ReturnsItem], kind: type[R]) -> R | None:
+    return next((item for item in items if isinstance(item, kind)), None)

@@ -25,9 +25,6 @@ class RefundTooLarge(InvalidInput):
         super().__init__(
             f"order {order_id} has {max(remaining, Decimal(0)):.2f} left to refund; {amount:.2f} is more than that"
         )
-        self.order_id = order_id
-        self.amount = amount
-        self.remaining = remaining
 
 
 class RefundAboveReturned(InvalidInput):
@@ -39,9 +36,6 @@ class RefundAboveReturned(InvalidInput):
             f"return {return_id} is worth {max(bound, Decimal(0)):.2f} as received; {amount:.2f} is more than that "
             "(an override with its reason may exceed it)"
         )
-        self.return_id = return_id
-        self.amount = amount
-        self.bound = bound
 
 
 class UnknownWarehouse(InvalidInput):
@@ -49,4 +43,3 @@ class UnknownWarehouse(InvalidInput):
 
     def __init__(self, warehouse_id: str) -> None:
         super().__init__(f"there is no warehouse {warehouse_id}")
-        self.warehouse_id = warehouse_id

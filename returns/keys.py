@@ -136,9 +136,9 @@ def refunded_keys(order_id: str) -> EntityKeys:
 
 def return_id_of(key: str | None) -> str | None:
     """The return id in a stored key (``r#42`` -> ``42``); None for any other key."""
-    return key[len(RETURN) :] if key and key.startswith(RETURN) and len(key) > len(RETURN) else None
+    return shop_keys.without_prefix(key, RETURN)
 
 
 def refund_id_of(key: str | None) -> str | None:
     """The refund id in a stored sort key (``f#7`` -> ``7``); None for any other key."""
-    return key[len(REFUND) :] if key and key.startswith(REFUND) and len(key) > len(REFUND) else None
+    return shop_keys.without_prefix(key, REFUND)

@@ -36,6 +36,7 @@ from shop.order_status import paid
 REFUND = "refund"  # the audit trail's name of the action
 MAX_AMOUNT = Decimal("1000000000")
 MAX_REFERENCE = 200
+MAX_REASON = 500
 PAYMENTS = ("Detail", "Payments")
 
 
@@ -97,14 +98,19 @@ def amount_of(value: object) -> Decimal:
 
 
 def reference_of(value: object) -> str:
-    """The payment provider's reference as staff typed it: trimmed, 1 to ``MAX_REFERENCE`` printable characters."""
+    """The payment provider's reference as staff typed it (``text_of``, at most ``MAX_REFERENCE`` characters)."""
+    return text_of(value, what="reference", limit=MAX_REFERENCE)
+
+
+def text_of(value: object, *, what: str, limit: int = MAX_REASON) -> str:
+    """Free text staff or customers type: trimmed, 1 to ``limit`` printable characters; InvalidInput otherwise."""
     text = value.strip() if isinstance(value, str) else ""
     if not text:
-        raise InvalidInput("a refund needs the payment provider's reference")
-    if len(text) > MAX_REFERENCE:
-        raise InvalidInput(f"a reference is at most {MAX_REFERENCE} characters (this one has {len(text)})")
+        raise InvalidInput(f"a {what} is required")
+    if len(text) > limit:
+        raise InvalidInput(f"a {what} is at most {limit} characters (this one has {len(text)})")
     if not text.isprintable():
-        raise InvalidInput("a reference holds no line breaks or control characters")
+        raise InvalidInput(f"a {what} holds no line breaks or control characters")
     return text
 
 

@@ -40,6 +40,8 @@ from returns.errors import RefundAboveReturned, RefundTooLarge, ReturnConflict
 from returns.keys import ReturnReason, ReturnStatus
 from returns.lifecycle import RETURN
 from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
+from returns.refunds import MAX_REASON as MAX_REASON
+from returns.refunds import text_of as text_of
 from shop import access_patterns as shop_access_patterns
 from shop import audit, notifications, order_edit, orders
 from shop import keys as shop_keys
@@ -53,8 +55,6 @@ from shop.timestamps import now
 # Actions as the audit trail and the activity list name them.
 REQUEST, CREATE = "return-request", "return-create"  # the steps of ``lifecycle.RETURN`` name their own
 MAX_LINES = orders.MAX_LINES
-MAX_QUANTITY = orders.MAX_QUANTITY
-MAX_REASON = 500
 PREVIEW_WORKERS = 8  # orders read at once for a confirmation
 
 
@@ -80,18 +80,6 @@ class Count:
 
 def new_id() -> str:
     return secrets.token_hex(6)
-
-
-def text_of(value: object, *, what: str, limit: int = MAX_REASON) -> str:
-    """Free text staff or customers type: trimmed, 1 to ``limit`` printable characters; InvalidInput otherwise."""
-    text = value.strip() if isinstance(value, str) else ""
-    if not text:
-        raise InvalidInput(f"a {what} is required")
-    if len(text) > limit:
-        raise InvalidInput(f"a {what} is at most {limit} characters (this one has {len(text)})")
-    if not text.isprintable():
-        raise InvalidInput(f"a {what} holds no line breaks or control characters")
-    return text
 
 
 def about(rid: str, text: str = "") -> str:
@@ -125,9 +113,7 @@ def _checked_lines(lines: Sequence[Line], *, coded: bool) -> dict[str, ReturnLin
     merged: dict[str, ReturnLine] = {}
     for line in lines:
         pid = shop_keys.bare(line.product_id, shop_keys.PRODUCT)
-        quantity = line.quantity
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
-            raise InvalidInput(f"the quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
+        quantity = orders.whole_number(line.quantity, what=f"the quantity of {pid}")
         words = None
         if coded:
             reason = reason_of(line.reason).value
@@ -278,10 +264,8 @@ def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) ->
     return _act(rid, "reject", lambda tx, item: (sets, why), actor)
 
 
-def _whole(value: object, pid: str, what: str, most: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-        raise InvalidInput(f"{what} of {pid} must be a whole number from 0 to {most}")
-    return value
+def _count(value: object, what: str, pid: str, most: int) -> int:
+    return orders.whole_number(value, what=f"{what} of {pid}", low=0, high=most)
 
 
 def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: str) -> list[ReturnLine]:
@@ -296,18 +280,11 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: s
     for line in lines:
         count = counts.get(line.product_id, Count())
         quantity = line.quantity or 0
-        got = quantity if count.received is None else _whole(count.received, line.product_id, "received", quantity)
-        kept = got if count.restocked is None else _whole(count.restocked, line.product_id, "restocked", got)
+        got = quantity if count.received is None else _count(count.received, "received", line.product_id, quantity)
+        kept = got if count.restocked is None else _count(count.restocked, "restocked", line.product_id, got)
+        where = shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE)
         counted.append(
-            ReturnLine(
-                product_id=line.product_id,
-                quantity=line.quantity,
-                reason=line.reason,
-                reason_text=line.reason_text,
-                received=got,
-                restocked=kept,
-                warehouse_id=shop_keys.bare(count.warehouse_id or warehouse_id, shop_keys.WAREHOUSE),
-            )
+            ReturnLine(**{**line.attribute_values, "received": got, "restocked": kept, "warehouse_id": where})
         )
     return counted
 
@@ -423,16 +400,29 @@ def return_refund(
 
 def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor: Actor | None, at: datetime) -> None:
     money = refunds.refundable(collection.order.order_id, collection.invoices)
-    if money.remaining <= 0:
-        return
     paid_by = sorted({p.transaction_id for i in collection.invoices for p in i.payments if p.transaction_id})
     reference = ", ".join(paid_by)[: refunds.MAX_REFERENCE] or "order cancelled"
+    _refund(tx, money, money.remaining, reference, "order cancelled", collection=collection, actor=actor, at=at)
+
+
+def _refund(
+    tx: Transaction,
+    money: refunds.Refundable,
+    amount: Decimal,
+    reference: str,
+    why: str,
+    *,
+    collection: OrderCollection,
+    actor: Actor | None,
+    at: datetime,
+) -> None:
+    """A refund of ``amount`` (none when it is not above 0) that an order's cancel or edit makes in its own
+    transaction, audited as ``refund`` with ``why``."""
+    if amount <= 0:
+        return
     customer = collection.order.customer_id
-    refunds.add_refund(
-        tx, money, amount=money.remaining, reference=reference, refund_id=new_id(), at=at, customer_id=customer
-    )
-    detail = f"order cancelled: {money.remaining:.2f} ({reference})"
-    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
+    refunds.add_refund(tx, money, amount=amount, reference=reference, refund_id=new_id(), at=at, customer_id=customer)
+    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=f"{why}: {amount:.2f} ({reference})")
 
 
 @dataclass(frozen=True)
@@ -486,16 +476,9 @@ EDIT_REFERENCE = "order edit"  # the Reference of the refund an edit makes: what
 
 def _refund_above(tx: Transaction, collection: OrderCollection, total: Decimal, *, actor: Actor | None) -> None:
     money = refunds.refundable(collection.order.order_id, collection.invoices)
-    excess = money.paid - money.refunded - total
-    if excess <= 0:
-        return
     unchecked = replace(money, invoices=())  # the edit's invoice update holds the payments as read
-    customer = collection.order.customer_id
-    refunds.add_refund(
-        tx, unchecked, amount=excess, reference=EDIT_REFERENCE, refund_id=new_id(), at=now(), customer_id=customer
-    )
-    detail = f"order edited: {excess:.2f} ({EDIT_REFERENCE})"
-    audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=detail)
+    excess = money.paid - money.refunded - total
+    _refund(tx, unchecked, excess, EDIT_REFERENCE, "order edited", collection=collection, actor=actor, at=now())
 
 
 def order_edit_with_refund(**edit: Any) -> Order:
@@ -540,10 +523,7 @@ def order_refund(
         audit.record(tx, actor, action=refunds.REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
         if notify:
             notifications.add(tx, oid, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=refund.date)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            raise backoff.LostRace from exc
+        tx.commit_or_rerun()
         return refund
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"refunding order {oid}"))

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from pynamodb.attributes import UnicodeAttribute
-from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 
-from dynamo.paging import Key, Page, query_page
+from dynamo.paging import Key, Page, get_or_none, query_page
 from shop import keys
 from shop.models import (
     Customer,
@@ -100,15 +99,6 @@ class KeyQuery(Generic[S]):
 # --- 1-3: entities by id (GetItem) -----------------------------------------------------------------
 
 
-def get_item(model: type[S], pk: str, sk: str) -> S | None:
-    """One item by its key; None when there is none, or when it is of another entity type (PynamoDB refuses to
-    cast it)."""
-    try:
-        return model.get(pk, sk)
-    except (DoesNotExist, ValueError):
-        return None
-
-
 @dataclass(frozen=True)
 class KeyGet(Generic[S]):
     """A GetItem of the ``model`` item whose PK and SK are both ``prefix`` and the id ``param`` names."""
@@ -121,7 +111,7 @@ class KeyGet(Generic[S]):
         if set(subject) != {self.param}:
             raise TypeError(f"this pattern takes {self.param}, not {', '.join(subject) or 'nothing'}")
         key = self.prefix + keys.bare(subject[self.param], self.prefix)
-        return get_item(self.model, key, key)
+        return get_or_none(self.model, key, key)
 
     @property
     def condition(self) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from pynamodb.expressions.condition import Condition
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys
 from shop.audit import Actor
@@ -22,7 +23,7 @@ from shop.timestamps import now
 
 
 def _order_item(order_id: str, product_id: str) -> OrderItem:
-    item = access_patterns.get_item(OrderItem, keys.order(order_id), keys.product(product_id))
+    item = get_or_none(OrderItem, keys.order(order_id), keys.product(product_id))
     if not isinstance(item, OrderItem):
         raise NotFound("order item", f"{order_id} / {product_id}")
     return item
@@ -46,7 +47,7 @@ def _holds(product_id: str) -> Condition:
 
 
 def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
-    item = access_patterns.get_item(Favourite, keys.customer(customer_id), keys.favourite(product_id))
+    item = get_or_none(Favourite, keys.customer(customer_id), keys.favourite(product_id))
     return item if isinstance(item, Favourite) else None
 
 

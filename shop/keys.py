@@ -7,6 +7,7 @@ so bad input is rejected before it reaches DynamoDB.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable
@@ -28,6 +29,8 @@ FAVOURITE = "FAVOURITE#"  # sort key of a favourite in the customer's partition
 AUDIT = "AUDIT#"  # sort key of an audit entry in the order's partition: AUDIT#<at>#<id>
 SYSTEM_AUDIT = "AUDIT#system"  # partition of the audit entries of changes to no order (a dead-letter replay)
 NOTIFICATION = "notify#"  # sort key of a customer notification in its order's partition: notify#<at>#<id>
+UNSENT = "unsent"  # Outbox-index partition of unsent notifications: unsent#<shard>, or bare as written before shards
+OUTBOX_SHARDS = 4  # fixed: the sender reads every shard, so changing it would strand what waits in the others
 NOTE = "n#"  # sort key of a staff note in the partition it is about: n#<at>#<id> (sorts by time)
 WAREHOUSES = "WAREHOUSES"  # GSI1 partition of every warehouse
 EMAIL = "email#"  # PK = SK of a customer's claim on an email address (lower-cased): email#<address>
@@ -176,6 +179,21 @@ def after_audit(sort_key: str) -> str | None:
 def notification(at: datetime, notification_id: str) -> str:
     """Sort key of a notification to the customer: ``notify#<UTC time, ISO basic>#<id>`` (they sort by time)."""
     return f"{NOTIFICATION}{at.strftime('%Y%m%dT%H%M%S%f')}#{notification_id}"
+
+
+def shard_of(text: str, shards: int) -> int:
+    """A write shard stable across processes (unlike ``hash()``): the first 8 bytes of SHA-256, mod ``shards``."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % shards
+
+
+def outbox(notification_id: str) -> str:
+    """Outbox-index partition of an unsent notification: ``unsent#<shard>``, so no one partition takes them all."""
+    return f"{UNSENT}#{shard_of(notification_id, OUTBOX_SHARDS)}"
+
+
+def outboxes() -> tuple[str, ...]:
+    """Every partition the sender reads: each shard, and the bare ``unsent`` of notifications written before."""
+    return (*(f"{UNSENT}#{shard}" for shard in range(OUTBOX_SHARDS)), UNSENT)
 
 
 NOTE_ID_RE = re.compile(r"^(\d{8}T\d{12})-([0-9a-f]{8})$")

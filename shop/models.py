@@ -80,8 +80,9 @@ class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
 
 class OutboxIndex(GlobalSecondaryIndex["ShopItem"]):
     """Notifications to customers not sent yet, by when they are next tried (``shop.notifications``). Sparse: only
-    an unsent notification carries ``Outbox``, removed once it is sent or given up, so the sender's Query reads what
-    waits, never the table. Added online by ``create_tables`` like DeliveryDate-index."""
+    an unsent notification carries ``Outbox`` (``unsent#<shard>``, write-sharded: ``keys.outbox``), removed once it
+    is sent or given up, so the sender's Queries read what waits, never the table. Added online by ``create_tables``
+    like DeliveryDate-index."""
 
     class Meta:
         index_name = "Outbox-index"

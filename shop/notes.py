@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Generic, Protocol, TypeVar
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import audit, keys
-from shop.access_patterns import get_item
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, NotYours
 from shop.models import Note, ShopItem
@@ -190,7 +190,7 @@ def _refused(
     if "about" in exc.reasons:
         return NotFound(about, bare)
     if "original" in exc.reasons and original is not None:
-        return not_editable(get_item(Note, pk, original), original, actor)
+        return not_editable(get_or_none(Note, pk, original), original, actor)
     return Busy(f"the note was not saved ({exc}); try again")
 
 

@@ -34,7 +34,6 @@ from shop.models import Notification, ShopItem
 from shop.order_reads import order_collection
 from shop.timestamps import format_ts, now
 
-UNSENT = "unsent"  # the one Outbox value: Outbox-index holds unsent notifications only
 LEASE = timedelta(minutes=2)  # how long a claim holds before another sender may take it over
 MAX_ATTEMPTS = 6
 RETRY_BASE_S, RETRY_CAP_S = 30.0, 3600.0
@@ -50,14 +49,14 @@ class Kind(StrEnum):
 
 def add(tx: Transaction, order_id: str, kind: Kind, *, detail: str | None = None, at: datetime | None = None) -> None:
     """Put a new notification of ``kind`` about ``order_id`` into the action's own ``tx``, due at once."""
-    when = at or now()
+    when, notification_id = at or now(), secrets.token_hex(6)
     item = Notification(
         pk=keys.order(order_id),
-        sk=keys.notification(when, secrets.token_hex(6)),
+        sk=keys.notification(when, notification_id),
         kind=kind.value,
         at=when,
         detail=detail,
-        outbox=UNSENT,
+        outbox=keys.outbox(notification_id),
         next_attempt=format_ts(when),
         attempts=0,
     )
@@ -65,10 +64,17 @@ def add(tx: Transaction, order_id: str, kind: Kind, *, detail: str | None = None
 
 
 def due(*, at: datetime, limit: int = 25) -> list[Notification]:
-    """Unsent notifications whose next attempt has come (one Query of Outbox-index, oldest first)."""
+    """Unsent notifications whose next attempt has come, oldest first: one Query of each Outbox-index partition
+    (``keys.outboxes``), merged."""
     condition = Notification.next_attempt <= format_ts(at)
-    page = query_page(Notification, UNSENT, limit=limit, index_name="Outbox-index", range_key_condition=condition)
-    return page.items
+    found = [
+        item
+        for outbox in keys.outboxes()
+        for item in query_page(
+            Notification, outbox, limit=limit, index_name="Outbox-index", range_key_condition=condition
+        ).items
+    ]
+    return sorted(found, key=lambda item: item.next_attempt or "")[:limit]
 
 
 def _update(item: Notification, actions: list[Action], condition: Condition) -> bool:
@@ -150,7 +156,7 @@ def send_again(*, order_id: str, notification_id: str) -> Notification:
     again = _update(
         found,
         [
-            Notification.outbox.set(UNSENT),
+            Notification.outbox.set(keys.outbox(found.notification_id)),
             Notification.next_attempt.set(format_ts(now())),
             Notification.attempts.set(0),
             Notification.given_up.remove(),

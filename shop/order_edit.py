@@ -23,7 +23,7 @@ from shop.order_parts import (
     MAX_LINES,
     MAX_QUANTITY,
     changeable,
-    commit_or_rerun,
+    commit_order_change,
     payments_held,
     pick_warehouse,
     products,
@@ -138,7 +138,7 @@ def order_edit(
             notifications.add(tx, oid, notifications.Kind.EDITED, detail=f"{total:.2f}")
         if extra is not None:
             extra(tx, collection, total)
-        commit_or_rerun(tx, oid, "edited")
+        commit_order_change(tx, oid, "edited")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"editing order {oid}"))

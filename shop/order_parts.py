@@ -81,7 +81,7 @@ def payments_held(invoice: Invoice) -> Condition:
     return Invoice.detail.does_not_exist() if invoice.detail is None else Invoice.detail == invoice.detail
 
 
-def commit_or_rerun(tx: Transaction, order_id: str, done: str) -> None:
+def commit_order_change(tx: Transaction, order_id: str, done: str) -> None:
     """Commit; the order's own condition failing means someone changed it first (its conflict, saying what it is
     now), any other refusal a lost race on what the change read (``backoff.RACES`` runs it again)."""
     try:

@@ -31,7 +31,7 @@ from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_parts import MAX_LINES as MAX_LINES
 from shop.order_parts import MAX_QUANTITY as MAX_QUANTITY
-from shop.order_parts import changeable, commit_or_rerun, pick_warehouse, products, stock_to_return, take_stock
+from shop.order_parts import changeable, commit_order_change, pick_warehouse, products, stock_to_return, take_stock
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
 from shop.payments import MANUAL
@@ -48,15 +48,21 @@ def new_id() -> str:
 # --- place ----------------------------------------------------------------------------------------------
 
 
+def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
+    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
+    ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
+    return value
+
+
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
         raise InvalidInput("an order needs at least one line")
     merged: dict[str, OrderLine] = {}
     for line in lines:
         pid = keys.bare(line.product_id, keys.PRODUCT)
-        quantity = line.quantity
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 0 < quantity <= MAX_QUANTITY:
-            raise InvalidInput(f"quantity of {pid} must be a whole number from 1 to {MAX_QUANTITY}")
+        quantity = whole_number(line.quantity, what=f"quantity of {pid}")
         if line.price is not None and not (line.price.is_finite() and line.price >= 0):
             raise InvalidInput(f"price of {pid} must be an amount of 0 or more")
         wid = keys.bare(line.warehouse_id, keys.WAREHOUSE) if line.warehouse_id else None
@@ -274,6 +280,11 @@ CancelExtra = Callable[[Transaction, OrderCollection], None]
 from the order as read."""
 
 
+def partly_shipped(collection: OrderCollection) -> bool:
+    """A pending order with a shipment made: it cannot be cancelled, only what is left edited out."""
+    return bool(collection.shipments)
+
+
 def order_cancel(
     *,
     order_id: str,
@@ -292,7 +303,7 @@ def order_cancel(
     def attempt() -> Order:
         collection = order_collection(oid)
         order = changeable(collection, "cancel", expected_version)
-        if collection.shipments:
+        if partly_shipped(collection):
             raise OrderConflict(
                 oid, order.status, f"order {oid} is partly shipped: edit out what is left to ship instead of cancelling"
             )
@@ -310,7 +321,7 @@ def order_cancel(
             take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:
             extra(tx, collection)
-        commit_or_rerun(tx, oid, "cancelled")
+        commit_order_change(tx, oid, "cancelled")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"cancelling order {oid}"))

@@ -16,7 +16,7 @@ from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Invoice, InvoiceDetail, Payment, ShopItem
-from shop.order_parts import commit_or_rerun, payments_held
+from shop.order_parts import payments_held
 from shop.order_reads import order_collection
 from shop.order_status import CENT, money, paid
 
@@ -57,7 +57,7 @@ def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Ac
         new_detail = InvoiceDetail(payments=[*invoice.payments, new])
         tx.update("invoice", invoice, [Invoice.detail.set(new_detail)], payments_held(invoice))
         audit.record(tx, actor, action=PAYMENT, order_id=oid, detail=f"{money(value)} ({ref})")
-        commit_or_rerun(tx, oid, "paid")
+        tx.commit_or_rerun()
         return invoice
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"taking a payment for order {oid}"))

@@ -140,6 +140,9 @@ def test_quick_core_on_tiny_sizes(ddb_local: Any) -> None:
         assert size["lag"]["samples"] == 2
         # the collection, its customer, its returns and its refunds
         assert size["data"]["order"]["calls"] == size["page"]["order"]["calls"] == 4
+        # the order's JSON: its collection and its refunds; the edit form: the collection; the create form: none
+        for page, calls in {"order_json": 2, "order_edit": 1, "order_create": 0}.items():
+            assert size["data"][page]["calls"] == size["page"][page]["calls"] == calls, page
         # the word Query, the Queries of a one-token text's payment and tracking entries, freshness
         assert size["data"]["search"]["calls"] == size["page"]["search"]["calls"] == 4
         assert size["data"]["invoices"]["calls"] == size["page"]["invoices"]["calls"] == 2  # profile, invoices
@@ -328,6 +331,13 @@ def test_django_time_over_2x_at_2000_orders_is_listed_but_never_fails_the_run() 
     assert failures(slow | checked | {"django_time_alarms": report.django_time_alarms(slow)}) == []
     (failure,) = failures(slow | {"growth_violations": ["order: 2 calls"], "call_mismatches": []})
     assert "grow with the table" in failure and "order: 2 calls" in failure
+
+
+def test_a_page_making_no_dynamodb_call_has_no_ratio_to_judge() -> None:
+    size = _timed(2000, order_create=9.0)
+    size["data"]["order_create"]["calls"] = size["page"]["order_create"]["calls"] = 0
+    assert report.django_time_lines(size["page"], size["data"]) == []
+    assert report.django_time_alarms({"sizes": [size]}) == []
 
 
 def test_the_report_gives_each_ratio_without_a_verdict() -> None:

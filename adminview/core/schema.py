@@ -25,7 +25,6 @@ DynamoDB's per-partition write ceiling; a page queries every shard and merges.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import unicodedata
@@ -704,9 +703,7 @@ DEFAULT_SHARDS: Final = 4
 MAX_SHARDS: Final = 100
 
 
-def shard_of(text: str, shards: int) -> int:
-    """Stable across processes (unlike ``hash()``): the first 8 bytes of SHA-256, mod ``shards``."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % shards
+shard_of = keys.shard_of  # one hash for every write shard, the shop's outbox's too
 
 
 def _shards(variable: str) -> int:

@@ -171,6 +171,14 @@ class EditForm(forms.Form):
         posted = {attr: self.cleaned_data.get(name) for name, attr in ADDRESS_FIELDS.items() if name in self.data}
         return posted or None
 
+    def arguments(self) -> dict[str, Any]:
+        """The edit service's arguments: what the form showed (``seen``), each field as ``wanted``, the address
+        fields as one ``address``."""
+        named = {name: self.wanted(name) for name in self.paths if name not in ADDRESS_FIELDS}
+        return {SEEN: self.cleaned_data[SEEN], **named} | (
+            {"address": self.address()} if isinstance(self, AddressFields) else {}
+        )
+
 
 ADDRESS_PATHS = {name: f"Address.{attr}" for name, attr in ADDRESS_FIELDS.items()}
 

@@ -15,7 +15,7 @@ from adminview.reads.catalogue import CUSTOMER_SORTS
 from adminview.reads.returns_reads import OPEN  # the queue's default: every return awaiting staff
 from adminview.reads.search import MAX_TERM, term_of
 from adminview.reads.selectors import LISTS, NEWEST, OLDEST
-from dashboard.forms.lists import DEFAULT_PAGE, FORMATS, FilterForm, ListForm, RangeFields, day_field
+from dashboard.forms.lists import DEFAULT_PAGE, FORMATS, FilterForm, ListForm, RangeFields, choice_field, day_field
 from dashboard.forms.ranges import DayRange
 from returns.keys import ReturnReason, ReturnStatus
 from shop.errors import InvalidInput
@@ -31,15 +31,7 @@ PARTIQL = "partiql"
 class SortForm(FilterForm):
     """``sort``: an order list newest (the default) or oldest first."""
 
-    sort = forms.ChoiceField(
-        required=False,
-        choices=[(NEWEST, "newest first"), (OLDEST, "oldest first")],
-        label="sort",
-        error_messages={"invalid_choice": f"%(value)r is not a sort; use {NEWEST} or {OLDEST}"},
-    )
-
-    def clean_sort(self) -> str:
-        return self.cleaned_data.get("sort") or NEWEST
+    sort = choice_field((NEWEST, OLDEST), "sort", labels=("newest first", "oldest first"), default=NEWEST, label="sort")
 
 
 class CategoryOrdersForm(ListForm, DayRange, SortForm):
@@ -83,11 +75,7 @@ class OrderListForm(ListForm, OrderFilter):
 class CustomerPageForm(OrderListForm):
     """A customer's page: its orders' parameters, and ``format=json`` for the customer's totals alone."""
 
-    format = forms.ChoiceField(
-        required=False,
-        choices=[(f, f) for f in (*FORMATS, JSON)],
-        error_messages={"invalid_choice": "'%(value)s' is not a format; use html, csv or json"},
-    )
+    format = choice_field((*FORMATS, JSON), "format")
 
     @property
     def wants_json(self) -> bool:
@@ -99,11 +87,7 @@ class PatternForm(ListForm):
     ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it.
     ``format=partiql`` asks for the pattern as one PartiQL statement."""
 
-    format = forms.ChoiceField(
-        required=False,
-        choices=[(f, f) for f in (*FORMATS, PARTIQL)],
-        error_messages={"invalid_choice": "'%(value)s' is not a format; use html, csv or partiql"},
-    )
+    format = choice_field((*FORMATS, PARTIQL), "format")
 
     def __init__(self, params: tuple[Param, ...], data: QueryDict | None) -> None:
         super().__init__(data)
@@ -141,15 +125,9 @@ class PatternForm(ListForm):
 class CustomersForm(ListForm):
     """``/customers/``: every customer by name (the default) or newest first."""
 
-    sort = forms.ChoiceField(
-        required=False,
-        choices=[(CUSTOMER_SORTS[0], "by name"), (CUSTOMER_SORTS[1], "newest first")],
-        label="sort",
-        error_messages={"invalid_choice": f"%(value)r is not a sort; use {' or '.join(CUSTOMER_SORTS)}"},
+    sort = choice_field(
+        CUSTOMER_SORTS, "sort", labels=("by name", "newest first"), default=CUSTOMER_SORTS[0], label="sort"
     )
-
-    def clean_sort(self) -> str:
-        return self.cleaned_data.get("sort") or CUSTOMER_SORTS[0]
 
 
 class SearchForm(ListForm):
@@ -193,13 +171,10 @@ class SearchForm(ListForm):
 class StatusListForm(OrderListForm):
     """``/orders/?status=`` (PENDING by default; ``ALL``: every order), sorted and filtered by date."""
 
-    status = forms.ChoiceField(required=False, choices=[(s, s) for s in LISTS])
+    status = choice_field(LISTS, "status", default=OrderStatus.PENDING)
     select = forms.ChoiceField(required=False, choices=[("", ""), ("page", "page")])  # "select page", no JS
     # the pending list's CSV as a pick list: one row per order line
     lines = forms.ChoiceField(required=False, choices=[("", ""), ("1", "1")])
-
-    def clean_status(self) -> str:
-        return self.cleaned_data.get("status") or OrderStatus.PENDING
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
@@ -228,12 +203,7 @@ class ActivityForm(ListForm):
 
     user = forms.CharField(required=False, max_length=150, strip=True, label="user")
     day = day_field("day")
-    kind = forms.ChoiceField(
-        required=False,
-        choices=[("", "any"), *((k, k) for k in ACTIVITY_KINDS)],
-        label="kind",
-        error_messages={"invalid_choice": f"%(value)r is not a kind; use one of {', '.join(ACTIVITY_KINDS)}"},
-    )
+    kind = choice_field(("", *ACTIVITY_KINDS), "kind", labels=("any", *ACTIVITY_KINDS), label="kind")
     field_order = ["user", "day", "kind"]
 
     def clean(self) -> dict[str, object]:
@@ -274,16 +244,7 @@ class ReturnsQueueForm(ListForm):
     """``/returns/?status=open|REQUESTED|...`` (default ``open``), ``reason=<code>`` (any when empty) and the list
     parameters."""
 
-    status = forms.ChoiceField(
-        required=False,
-        choices=[(s, s) for s in QUEUE_STATUSES],
-        error_messages={"invalid_choice": f"%(value)r is not a status; use one of {', '.join(QUEUE_STATUSES)}"},
+    status = choice_field(QUEUE_STATUSES, "status", default=OPEN)
+    reason = choice_field(
+        ("", *(r.value for r in ReturnReason)), "reason", labels=("any reason", *(r.label for r in ReturnReason))
     )
-    reason = forms.ChoiceField(
-        required=False,
-        choices=[("", "any reason"), *((r.value, r.label) for r in ReturnReason)],
-        error_messages={"invalid_choice": f"%(value)r is not a reason; use one of {', '.join(ReturnReason)}"},
-    )
-
-    def clean_status(self) -> str:
-        return self.cleaned_data.get("status") or OPEN

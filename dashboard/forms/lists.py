@@ -3,7 +3,9 @@ and how a form's errors read as one line (a bad parameter is a 400 with that lin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
+from typing import Any
 
 from django import forms
 
@@ -28,6 +30,21 @@ def first_error(form: forms.Form) -> str:
     return next(iter(error_lines(form)), "invalid parameters")
 
 
+def choice_field(
+    values: Sequence[str], noun: str, *, labels: Sequence[str] = (), default: str = "", **more: Any
+) -> forms.TypedChoiceField:
+    """An optional choice of ``values`` (shown as ``labels``), empty meaning ``default``; anything else is refused
+    (400) naming the choices."""
+    named = " or ".join(v for v in values if v)
+    return forms.TypedChoiceField(
+        required=False,
+        choices=list(zip(values, labels or values, strict=True)),
+        empty_value=default,
+        error_messages={"invalid_choice": f"%(value)r is not a {noun}; use {named}"},
+        **more,
+    )
+
+
 class FilterForm(forms.Form):
     """A form of query parameters that a page shows as its filter: a control per field, marked when required,
     each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
@@ -42,11 +59,7 @@ class FilterForm(forms.Form):
 class FormatForm(forms.Form):
     """``format``: the page itself (none, or html) or its CSV; anything else is refused (400)."""
 
-    format = forms.ChoiceField(
-        required=False,
-        choices=[(f, f) for f in FORMATS],
-        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or csv"},
-    )
+    format = choice_field(FORMATS, "format")
 
     @property
     def wants_csv(self) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 from django.core.validators import validate_email
 
+from dashboard.forms.lists import choice_field
 from dashboard.partiql import MAX_LENGTH
 from shop import keys
 
@@ -46,13 +47,9 @@ class JumpForm(forms.Form):
         kind = cleaned["kind"]
         cleaned["search"] = kind in (SEARCH, "")
         cleaned["email"] = _is_email(cleaned["id"])
-        if kind == EMAIL:
-            try:
-                validate_email(cleaned["id"])
-            except forms.ValidationError as exc:
-                raise forms.ValidationError(f"{cleaned['id']!r} is not an email address") from exc
-            return cleaned
-        if kind in (SEARCH, ""):
+        if kind == EMAIL and not cleaned["email"]:
+            raise forms.ValidationError(f"{cleaned['id']!r} is not an email address")
+        if kind in (SEARCH, "", EMAIL):
             return cleaned
         try:
             cleaned["id"] = keys.bare(cleaned["id"], JUMP_KINDS[kind])
@@ -74,11 +71,7 @@ def _is_email(text: str) -> bool:
 class ConsistencyForm(forms.Form):
     """``format``: the page itself (empty or ``html``) or ``json``."""
 
-    format = forms.ChoiceField(
-        required=False,
-        choices=[(f, f) for f in ("", "html", "json")],
-        error_messages={"invalid_choice": "'%(value)s' is not a format; use html or json"},
-    )
+    format = choice_field(("", "html", "json"), "format")
 
     @property
     def wants_json(self) -> bool:

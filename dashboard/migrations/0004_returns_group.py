@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from django.db import migrations
 
-GROUP = "returns"
-
-
-def create_group(apps, schema_editor):  # type: ignore[no-untyped-def]
-    apps.get_model("auth", "Group").objects.get_or_create(name=GROUP)
-
-
-def delete_group(apps, schema_editor):  # type: ignore[no-untyped-def]
-    apps.get_model("auth", "Group").objects.filter(name=GROUP).delete()
+from dashboard.migrations._groups import groups
 
 
 class Migration(migrations.Migration):
     dependencies = [("dashboard", "0003_operators_group")]
-    operations = [migrations.RunPython(create_group, delete_group)]
+    operations = [groups("returns")]

@@ -1,1 +1,1 @@
-"""The dashboard's pages, one module per area; ``common`` holds what they share."""
+"""The dashboard's pages, one module per area; what list pages share is ``dashboard.lists``."""

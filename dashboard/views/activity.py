@@ -6,30 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseBase
-from django.views.decorators.http import require_GET
-
 from adminview.reads import activity as staff_activity
 from adminview.reads.activity import ActivityRow
 from dashboard.forms.filters import ActivityForm
-from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged
-from dashboard.responses import domain_errors
+from dashboard.lists import Listing, Paged, csv_fields
 
 # the CSV's columns; the page's rows are drawn by its template (links that depend on what changed)
-ACTIVITY_COLUMNS: tuple[Column[ActivityRow], ...] = (
-    Column(csv="order_id", value=lambda r: r.order_id),
-    Column(csv="at", value=lambda r: r.at.isoformat() if r.at else None),
-    Column(csv="action", value=lambda r: r.action),
-    Column(csv="user", value=lambda r: r.user),
-    Column(csv="from_status", value=lambda r: r.from_status),
-    Column(csv="to_status", value=lambda r: r.to_status),
-    Column(csv="order_version", value=lambda r: r.order_version),
-    Column(csv="product_id", value=lambda r: r.product_id),
-    Column(csv="request_id", value=lambda r: r.request_id),
-    Column(csv="detail", value=lambda r: r.detail),
-    Column(csv="kind", value=lambda r: r.kind),
-    Column(csv="entity_id", value=lambda r: r.entity_id),
+ACTIVITY_COLUMNS = (
+    *csv_fields("order_id", "at", "action", "user", "from_status", "to_status", "order_version", "product_id"),
+    *csv_fields("request_id", "detail", "kind", "entity_id"),
 )
 
 
@@ -38,11 +23,9 @@ class Activity(Listing[ActivityForm, ActivityRow]):
 
     template = "dashboard/activity.html"
     salt = "activity"
+    form_class = ActivityForm
     columns = ACTIVITY_COLUMNS
     template_rows = True
-
-    def form(self) -> ActivityForm:
-        return ActivityForm(self.request.GET)
 
     def refused(self, form: ActivityForm) -> dict[str, Any]:
         return {"form": form, "rows": [], "first_page": True, "refused": True}
@@ -61,14 +44,8 @@ class Activity(Listing[ActivityForm, ActivityRow]):
     def fetch(self, form: ActivityForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ActivityRow]:
         return staff_activity.activity(limit=limit, after=after, **self._filters(form))
 
-    def filename(self, form: ActivityForm) -> str:
-        return "activity.csv"
-
     def frame(self, form: ActivityForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form, "filtered": any(self._filters(form).values())}
 
 
-@require_GET
-@domain_errors
-def activity(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Activity(request).response()
+activity = Activity.view()

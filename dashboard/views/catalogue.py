@@ -5,23 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponseBase
-from django.views.decorators.http import require_GET
-
 from adminview.reads.catalogue import CatalogueRow, catalogue
 from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm
-from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged
-from dashboard.responses import domain_errors
+from dashboard.lists import Column, Listing, Paged, csv_fields
 
 # the CSV's columns; the page's rows are drawn by its template
-CATALOGUE_COLUMNS: tuple[Column[CatalogueRow], ...] = (
-    Column(csv="product_id", value=lambda r: r.product_id),
-    Column(csv="name", value=lambda r: r.name),
-    Column(csv="price", value=lambda r: plain_amount(r.price)),
-    Column(csv="category", value=lambda r: r.category),
-    Column(csv="description", value=lambda r: r.description),
+CATALOGUE_COLUMNS = (
+    *csv_fields("product_id", "name"),
+    Column(csv="price", value=lambda r: plain_amount(r.price)),  # stored as AWS's decimal string
+    *csv_fields("category", "description"),
 )
 
 
@@ -31,17 +24,8 @@ class Catalogue(Listing[ListForm, CatalogueRow]):
     columns = CATALOGUE_COLUMNS
     template_rows = True
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CatalogueRow]:
         return catalogue(limit=limit, after=after)
 
-    def filename(self, form: ListForm) -> str:
-        return "catalogue.csv"
 
-
-@require_GET
-@domain_errors
-def catalogue_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Catalogue(request).response()
+catalogue_page = Catalogue.view()

@@ -9,13 +9,12 @@ characters (400). A name no order holds is a 404: when the range shows nothing, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
 from django.http import HttpResponseBase
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
 from dashboard.category_names import category_has_orders
@@ -31,15 +30,13 @@ from dashboard.order_lists import (
     EMAIL,
     NAME,
     ORDER,
+    ORDER_ID,
     STATUS,
     TOTAL,
     WAITED,
     Listed,
-    order_data,
-    with_profiles,
 )
 from dashboard.range_pages import range_context, stats_url
-from dashboard.responses import domain_errors
 from shop.errors import NotFound, ShopError
 from shop.timestamps import now
 
@@ -73,6 +70,9 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
 
     template = "dashboard/category.html"
     salt = "category"
+    row_class = "order-row"
+    profiles = True
+    row_id = ORDER_ID
     columns = CATEGORY_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, category: str) -> None:
@@ -99,12 +99,6 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
             category=self.category, start=start, end=end, limit=limit, after=after, sort=sort
         )
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
-
     def filename(self, form: CategoryOrdersForm) -> str:
         start, end, _ = self._filters(form)
         return f"category-{slugify(self.category) or 'orders'}-{start.isoformat()}-{end.isoformat()}.csv"
@@ -128,7 +122,4 @@ class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def category_orders(request: HtmxHttpRequest, category: str) -> HttpResponseBase:
-    return CategoryOrders(request, category).response()
+category_orders = CategoryOrders.view()

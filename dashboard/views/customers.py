@@ -8,7 +8,6 @@ from datetime import date
 from typing import Any
 
 from django.http import HttpResponseBase, JsonResponse
-from django.views.decorators.http import require_GET
 
 from adminview.reads import selectors
 from adminview.reads import totals as totals_reads
@@ -21,10 +20,9 @@ from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersFo
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
-from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
+from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
-from dashboard.responses import domain_errors
 from dashboard.views.history import latest
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
@@ -42,14 +40,14 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
     template = "dashboard/customers.html"
     salt = "customers"
+    row_class = "customer-row"
+    row_id = ("customer-id", lambda r: r.customer_id)
+    form_class = CustomersForm
     columns: tuple[Column[CustomerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
         text_column("name", "name", lambda r: r.name),
         text_column("email", "email", lambda r: r.email, secondary=True),
     )
-
-    def form(self) -> CustomersForm:
-        return CustomersForm(self.request.GET)
 
     def scope(self, form: CustomersForm) -> str:
         return str(form.cleaned_data["sort"])
@@ -57,30 +55,18 @@ class Customers(Listing[CustomersForm, CustomerRow]):
     def fetch(self, form: CustomersForm, *, limit: int, after: dict[str, Any] | None) -> Paged[CustomerRow]:
         return customers(sort=form.cleaned_data["sort"], limit=limit, after=after)
 
-    def filename(self, form: CustomersForm) -> str:
-        return "customers.csv"
-
-    def data(self, record: CustomerRow) -> tuple[tuple[str, str], ...]:
-        return (("customer-id", record.customer_id),)
-
     def frame(self, form: CustomersForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form}
 
 
-@require_GET
-@domain_errors
-def customer_list(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Customers(request).response()
+customer_list = Customers.view()
 
 
 # --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
 
 
-def _customer_or_404(customer_id: str) -> Customer:
-    customer = access_patterns.customer_by_id(customer_id=customer_id)
-    if customer is None:
-        raise NotFound("customer", keys.bare(customer_id, keys.CUSTOMER))
-    return customer
+def _customer_or_404(cid: str) -> Customer:
+    return dashboard_selectors.existing(access_patterns.customer_by_id(customer_id=cid), "customer", cid)
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):
@@ -90,15 +76,15 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
+    row_class = "order-row"
+    row_id = ORDER_ID
+    form_class = CustomerPageForm
     columns = (*order_columns(with_customer=False, waited=True), TRACKING)
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
         super().__init__(request)
-        self.cid = customer_id
+        self.cid = keys.bare(customer_id, keys.CUSTOMER)
         self.who = NOBODY  # the CSV's name and email on every row: read once, before the rows
-
-    def form(self) -> OrderListForm:
-        return CustomerPageForm(self.request.GET)
 
     def response(self) -> HttpResponseBase:
         form = CustomerPageForm(self.request.GET)
@@ -117,11 +103,8 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         sort, dates = form.cleaned_data["sort"], form.dates()
         return selectors.customer_orders(customer_id=self.cid, limit=limit, after=after, sort=sort, dates=dates)
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
         return [(row, self.who) for row in rows]
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
 
     def filename(self, form: OrderListForm) -> str:
         return f"customer-{self.cid}-orders.csv"
@@ -155,10 +138,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def customer(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    return CustomerOrders(request, keys.bare(customer_id, keys.CUSTOMER)).response()
+customer = CustomerOrders.view()
 
 
 def totals_json(customer_id: str) -> JsonResponse:
@@ -208,11 +188,13 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
 
     template = "dashboard/invoices.html"
     salt = "invoices"
+    row_class = "invoice-row"
+    row_id = ("invoice-id", lambda r: r.invoice_id)
     columns = INVOICE_COLUMNS
 
     def __init__(self, request: HtmxHttpRequest, customer_id: str) -> None:
         super().__init__(request)
-        self.cid = customer_id
+        self.cid = keys.bare(customer_id, keys.CUSTOMER)
 
     def form(self) -> InvoiceRangeForm:
         return InvoiceRangeForm(self.request.GET, today=now().date())
@@ -233,9 +215,6 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
             customer_id=self.cid, start=start.isoformat(), end=end.isoformat(), limit=limit, after=after
         )
 
-    def data(self, record: Invoice) -> tuple[tuple[str, str], ...]:
-        return (("invoice-id", record.invoice_id),)
-
     def filename(self, form: InvoiceRangeForm) -> str:
         start, end = self._range(form)
         return f"customer-{self.cid}-invoices-{start}-{end}.csv"
@@ -250,7 +229,4 @@ class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
         return {"customer": profile, "customer_id": self.cid, "start": start, "end": end, "range_form": form.shown()}
 
 
-@require_GET
-@domain_errors
-def customer_invoices(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    return CustomerInvoices(request, keys.bare(customer_id, keys.CUSTOMER)).response()
+customer_invoices = CustomerInvoices.view()

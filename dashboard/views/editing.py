@@ -121,14 +121,9 @@ def customer_edit(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBas
     cid = target.entity_id
 
     def save(form: CustomerForm) -> list[Changed]:
+        owner = selectors.customer_id_for_email
         return editing.customer_edit(
-            customer_id=cid,
-            seen=_seen(form),
-            name=form.wanted("name"),
-            email=form.wanted("email"),
-            address=form.address(),
-            actor=actor_of(request),
-            email_owner=lambda email: selectors.customer_id_for_email(email=email),
+            customer_id=cid, actor=actor_of(request), email_owner=lambda e: owner(email=e), **form.arguments()
         )
 
     context = _context("customer", cid, reverse("dashboard:customer", args=[cid]), f"Customer {cid}")
@@ -158,15 +153,7 @@ def product_edit(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     pid = target.entity_id
 
     def save(form: ProductForm) -> list[Changed]:
-        return editing.product_edit(
-            product_id=pid,
-            seen=_seen(form),
-            name=form.wanted("name"),
-            description=form.wanted("description"),
-            price=form.wanted("price"),
-            category=form.wanted("category"),
-            actor=actor_of(request),
-        )
+        return editing.product_edit(product_id=pid, actor=actor_of(request), **form.arguments())
 
     context = _context("product", pid, reverse("dashboard:product", args=[pid]), f"Product {pid}")
     categories, _why = read_or_reason(known_categories)  # none listed: each category must be named as new
@@ -186,13 +173,7 @@ def warehouse_edit(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseB
     wid = target.entity_id
 
     def save(form: WarehouseForm) -> list[Changed]:
-        return editing.warehouse_edit(
-            warehouse_id=wid,
-            seen=_seen(form),
-            name=form.wanted("name"),
-            address=form.address(),
-            actor=actor_of(request),
-        )
+        return editing.warehouse_edit(warehouse_id=wid, actor=actor_of(request), **form.arguments())
 
     context = _context("warehouse", wid, reverse("dashboard:warehouse", args=[wid]), f"Warehouse {wid}")
     return _edit(request, form_class=WarehouseForm, target=target, context=context, save=save)

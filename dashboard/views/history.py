@@ -8,13 +8,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.http import Http404, HttpResponseBase
-from django.views.decorators.http import require_GET
 
 from dashboard import selectors
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Listing, Paged
-from dashboard.responses import csv_response, domain_errors
+from dashboard.responses import csv_response
 from shop import history
 from shop.models import AuditEntry
 
@@ -39,9 +38,6 @@ class History(Listing[ListForm, AuditEntry]):
         if kind not in history.HISTORY_KINDS:
             raise Http404(f"no history of {kind!r}")
         self.kind, self.entity_id, self.bare = kind, entity_id, ""
-
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
 
     def scope(self, form: ListForm) -> str:
         return f"{self.kind}|{self.entity_id}"
@@ -71,7 +67,4 @@ class History(Listing[ListForm, AuditEntry]):
         return csv_response(self.filename(form), HISTORY_CSV_HEADER, rows)
 
 
-@require_GET
-@domain_errors
-def entity_history(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
-    return History(request, kind, entity_id).response()
+entity_history = History.view()

@@ -28,7 +28,7 @@ from dashboard.lists import refused_filter, validated
 from dashboard.permissions import can_operate
 from dashboard.range_pages import range_context
 from dashboard.responses import domain_errors, error
-from dashboard.selectors import read_or_reason
+from dashboard.selectors import existing, read_or_reason
 from dashboard.views.stats import categories_context, daily_context
 from shop import access_patterns, keys
 from shop.errors import InvalidInput, NotFound
@@ -137,11 +137,9 @@ def jump(request: HtmxHttpRequest) -> HttpResponseBase:
     if form.cleaned_data["search"]:
         return _search_page(value)
     if kind in PAGES:
-        return redirect(PAGES[kind], value)
+        return redirect(f"dashboard:{kind}", value)
     if kind == "invoice":
-        invoice = access_patterns.invoice_by_id(invoice_id=value)
-        if invoice is None:
-            raise NotFound("invoice", value)
+        invoice = existing(access_patterns.invoice_by_id(invoice_id=value), "invoice", value)
         return redirect("dashboard:order", invoice.order_id)
     if kind == "shipment":
         found = access_patterns.shipment_details(shipment_id=value, limit=1).items
@@ -171,22 +169,11 @@ def _found(text: str, *, email: bool) -> HttpResponseBase:
     named = [f for f in found if f.kind == search.ORDER and f.id == text] if text.isdigit() else []
     if len(named) == 1 or len(found) == 1:
         match = (named or found)[0]
-        return redirect(FOUND_PAGES[match.kind], match.id)
+        return redirect(f"dashboard:{match.kind}", match.id)  # search.KINDS are pages' names
     return _search_page(text)
 
 
-FOUND_PAGES = {
-    search.CUSTOMER: "dashboard:customer",
-    search.PRODUCT: "dashboard:product",
-    search.ORDER: "dashboard:order",
-}
-
-PAGES = {
-    "customer": "dashboard:customer",
-    "product": "dashboard:product",
-    "order": "dashboard:order",
-    "warehouse": "dashboard:warehouse",
-}
+PAGES = ("customer", "product", "order", "warehouse")  # a kind whose id is its page's: dashboard:<kind>
 
 
 @require_GET

@@ -23,6 +23,7 @@ from dashboard.actors import actor_of
 from dashboard.forms.notes import NoteForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.responses import domain_errors
+from dashboard.selectors import existing
 from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import notes as return_notes
@@ -106,8 +107,7 @@ def versions_of(subject: Subject) -> Sequence[Version]:
     if subject.kind == "order":
         return order_collection(subject.entity_id).notes
     if subject.kind == "customer":
-        if access_patterns.customer_by_id(customer_id=subject.entity_id) is None:
-            raise NotFound("customer", subject.entity_id)
+        existing(access_patterns.customer_by_id(customer_id=subject.entity_id), "customer", subject.entity_id)
         return notes.notes_of(about="customer", entity_id=subject.entity_id)
     item, found = return_patterns.return_and_notes(return_id=subject.entity_id, consistent=True)
     if item is None:

@@ -35,12 +35,11 @@ from dashboard.lists import (
 from dashboard.order_lists import (
     ADDRESS,
     ORDER_COLUMNS,
+    ORDER_ID,
     PICK_CSV_HEADER,
     Listed,
     order_columns,
-    order_data,
     pick_rows,
-    with_profiles,
 )
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile
@@ -103,8 +102,9 @@ class StatusList(Listing[StatusListForm, Listed]):
     salt = "orders"
     columns = ORDER_COLUMNS
     template_rows = True  # each row holds the bulk form's controls (a checkbox, a tracking number)
+    profiles = True
 
-    def __init__(self, request: HtmxHttpRequest, status: str | None) -> None:
+    def __init__(self, request: HtmxHttpRequest, status: str | None = None) -> None:
         super().__init__(request)
         self.status = status
 
@@ -125,8 +125,11 @@ class StatusList(Listing[StatusListForm, Listed]):
         status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+    def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
+        """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
+        a process, where ``{% url %}`` in the row would match them again for every row)."""
+        order, customer = "dashboard:order", "dashboard:customer"
+        return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
     def filename(self, form: StatusListForm) -> str:
         return f"{form.cleaned_data['status'].lower()}-orders.csv"
@@ -170,10 +173,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         }
 
 
-@require_GET
-@domain_errors
-def orders_by_status(request: HtmxHttpRequest, status: str | None = None) -> HttpResponseBase:
-    return StatusList(request, status).response()
+orders_by_status = StatusList.view()
 
 
 @require_GET
@@ -269,6 +269,7 @@ def _order_context(
     sent = order_status.shipped(collection)
     part = collection.order.order_status is OrderStatus.PENDING and any(sent.values())
     left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in collection.items}
+    closed = {"cancel"} if orders.partly_shipped(collection) else set()
     return {
         "order": collection.order,
         "items": [
@@ -280,8 +281,8 @@ def _order_context(
         "timeline": timeline_of(collection, returned.get("returns_read")),
         **notes_context(request, Subject("order", collection.order.order_id), collection.notes),
         "can_fulfil": can_fulfil(request.user),
-        "actions": Allowed(request.user).takes(ORDER, collection.order.status),
-        "offered": ORDER.allowed(collection.order.status),
+        "actions": [a for a in Allowed(request.user).takes(ORDER, collection.order.status) if a not in closed],
+        "offered": [a for a in ORDER.allowed(collection.order.status) if a not in closed],
         "ship_form": ship_form or ShipForm(warehouses=_warehouses(collection), left=left),
         "cancel_form": cancel_form or CancelForm(),
         "notifications": collection.notifications,
@@ -450,6 +451,9 @@ class DueList(Listing[DueForm, Listed]):
 
     template = "dashboard/due.html"
     salt = "due"
+    row_class = "order-row"
+    profiles = True
+    row_id = ORDER_ID
     columns = order_columns(date="ordered")
 
     def form(self) -> DueForm:
@@ -464,12 +468,6 @@ class DueList(Listing[DueForm, Listed]):
     def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
-    def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
-
-    def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
-        return order_data(record)
-
     def filename(self, form: DueForm) -> str:
         return f"orders-due-{self.scope(form)}.csv"
 
@@ -477,10 +475,7 @@ class DueList(Listing[DueForm, Listed]):
         return {"form": form.shown(), "day": self.scope(form)}
 
 
-@require_GET
-@domain_errors
-def orders_due(request: HtmxHttpRequest) -> HttpResponseBase:
-    return DueList(request).response()
+orders_due = DueList.view()
 
 
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------

@@ -28,10 +28,11 @@ from dashboard.forms.filters import PatternForm
 from dashboard.forms.lists import first_error
 from dashboard.forms.lookups import PartiqlForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import CSV_PAGE, csv_url, next_url, partial
+from dashboard.lists import csv_url, every_page, next_url, partial, refused_filter
 from dashboard.partiql import Statement, checked, statement_of
 from dashboard.patterns import boto3_call, cell, cli_line, find, grouped, request_json, stored_row
 from dashboard.responses import csv_response, domain_errors, error
+from dashboard.selectors import paged
 from dynamo.client import client_of
 from dynamo.instrumentation import CallLog, recording
 from dynamo.no_answer import did_not_answer
@@ -54,18 +55,9 @@ def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
 def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
     """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
     columns = pattern.columns()
-    first = pattern.page(limit=CSV_PAGE, start_key=None, **params)
 
-    def rows() -> Iterator[list[object]]:
-        page = first
-        while True:
-            for item in page.items:
-                yield csv_line(pattern.plain(item), columns)
-            if page.next_key is None:
-                return
-            page = pattern.page(limit=CSV_PAGE, start_key=page.next_key, **params)
-
-    return columns, rows()
+    pages = every_page(lambda limit, after: paged(pattern.page(limit=limit, start_key=after, **params)))
+    return columns, (csv_line(pattern.plain(item), columns) for items in pages for item in items)
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
@@ -126,10 +118,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     if not submitted:
         return TemplateResponse(request, "dashboard/pattern.html", context)
     if not form.is_valid():
-        message = first_error(form)
-        if request.htmx or request.GET.get("format") == "csv":
-            return error(request, 400, message)
-        return TemplateResponse(request, "dashboard/pattern.html", {**context, "message": message}, status=400)
+        return refused_filter(request, form, "dashboard/pattern.html", {**context, "message": first_error(form)})
     params: dict[str, str] = form.cleaned_data["params"]
     scope = _scope(pattern, params)
     position = cursors.decode(form.cleaned_data["cursor"], salt=SALT, scope=scope)

@@ -20,15 +20,15 @@ from dashboard.forms.lists import ListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, link_column, refused_filter, text_column
-from dashboard.order_lists import Listed, customer_cell, with_profiles
+from dashboard.order_lists import Listed, customer_cell
 from dashboard.permissions import can_edit_catalogue
-from dashboard.profiles import NOBODY
+from dashboard.profiles import NOBODY, with_profiles
 from dashboard.responses import csv_response, domain_errors
-from dashboard.selectors import read_or_reason
+from dashboard.selectors import existing, read_or_reason
 from dashboard.views.history import latest
 from dashboard.views.sections import LIST, Section, key_cell, sections_response
 from shop import access_patterns, keys
-from shop.errors import InvalidInput, NotFound
+from shop.errors import InvalidInput
 from shop.models import Product
 from shop.timestamps import InvalidDate, now, parse_ts
 
@@ -112,9 +112,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
     one_list = sections_response(request, product_sections(pid, start, end), context)
     if one_list is not None:
         return one_list
-    found = access_patterns.product_by_id(product_id=pid)
-    if found is None:
-        raise NotFound("product", pid)
+    found = existing(access_patterns.product_by_id(product_id=pid), "product", pid)
     sold, problem = read_or_reason(lambda: number_reads.product_months(product_id=pid))
     months = figure_charts.months_filled(sold or [])
     returned, returns_problem = read_or_reason(lambda: number_reads.returned(product_id=pid))
@@ -136,9 +134,7 @@ def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
 
 def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -> HttpResponseBase:
     """A range the page cannot use: the product (one GetItem) and the range form with its errors, no lists."""
-    found = access_patterns.product_by_id(product_id=pid)
-    if found is None:
-        raise NotFound("product", pid)
+    found = existing(access_patterns.product_by_id(product_id=pid), "product", pid)
     context = {"product_id": pid, "product": found, "range_form": form, "refused": True}
     return refused_filter(request, form, "dashboard/product.html", context)
 
@@ -168,6 +164,8 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
 
     template = "dashboard/buyers.html"
     salt = "buyers"
+    row_class = "buyer-row"
+    row_id = ("customer-id", lambda r: r.customer_id)
     columns: tuple[Column[selectors.BuyerRow], ...] = (
         link_column("customer", "dashboard:customer", "customer_id", lambda r: r.customer_id),
         text_column("name", "name", lambda r: r.name, empty="(no profile)"),
@@ -179,9 +177,6 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
         super().__init__(request)
         self.pid = keys.bare(product_id, keys.PRODUCT)
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def scope(self, form: ListForm) -> str:
         return self.pid
 
@@ -191,13 +186,8 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
     def filename(self, form: ListForm) -> str:
         return f"product-{self.pid}-buyers.csv"
 
-    def data(self, record: selectors.BuyerRow) -> tuple[tuple[str, str], ...]:
-        return (("customer-id", record.customer_id),)
-
     def _product(self) -> Product:
-        found = access_patterns.product_by_id(product_id=self.pid)
-        if found is None:
-            raise NotFound("product", self.pid)
+        found = existing(access_patterns.product_by_id(product_id=self.pid), "product", self.pid)
         return found
 
     def frame(self, form: ListForm, *, first_page: bool) -> dict[str, Any]:
@@ -208,7 +198,4 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
         return super().every_record(form)
 
 
-@require_GET
-@domain_errors
-def product_buyers(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    return Buyers(request, product_id).response()
+product_buyers = Buyers.view()

@@ -11,7 +11,7 @@ gets 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -33,12 +33,12 @@ from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
 from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, link_column, page_columns, partial, row_of, time_column
-from dashboard.order_lists import customer_cell, with_profiles
+from dashboard.lists import Column, Listing, Paged, RowId, link_column, page_columns, partial, row_of, time_column
+from dashboard.order_lists import customer_cell
 from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
-from dashboard.selectors import read_or_reason
+from dashboard.selectors import existing, read_or_reason
 from dashboard.views.notes import Subject, notes_context
 from returns import access_patterns as return_patterns
 from returns import keys as return_keys
@@ -50,7 +50,7 @@ from shop import access_patterns as shop_patterns
 from shop import keys as shop_keys
 from shop import order_status
 from shop.audit import Actor
-from shop.errors import InvalidInput, NotFound, OrderConflict
+from shop.errors import InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import now
@@ -120,8 +120,7 @@ def queue_columns(
     return (*shown, reasons, units, value, received, waiting, name)
 
 
-def return_data(record: ReturnListed) -> tuple[tuple[str, str], ...]:
-    return (("return-id", record[0].return_id),)
+RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a return row's data-return-id
 
 
 def _tabs(status: str) -> dict[str, Any]:
@@ -134,23 +133,17 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
 
     template = "dashboard/returns.html"
     salt = "returns"
-
-    def __init__(self, request: HtmxHttpRequest) -> None:
-        super().__init__(request)
-        self.columns = queue_columns(now(), details=True)
-
-    def form(self) -> ReturnsQueueForm:
-        return ReturnsQueueForm(self.request.GET)
+    row_class = "return-row"
+    profiles = True
+    row_id = RETURN_ID
+    form_class = ReturnsQueueForm
 
     def scope(self, form: ReturnsQueueForm) -> str:
         return f"{form.cleaned_data['status']}|{form.cleaned_data['reason']}"
 
-    def _columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
-        """A closed status's list says when each return closed rather than how long it waited."""
-        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in RETURN.closing_states)
-
     def csv_columns(self, form: ReturnsQueueForm) -> tuple[Column[ReturnListed], ...]:
-        return self._columns(form)
+        """The page's columns too: a closed status's list says when each return closed, not how long it waited."""
+        return queue_columns(now(), details=True, closed=form.cleaned_data["status"] in RETURN.closing_states)
 
     def fetch(self, form: ReturnsQueueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[ReturnRow]:
         fields = form.cleaned_data
@@ -160,25 +153,16 @@ class ReturnsQueue(Listing[ReturnsQueueForm, ReturnListed]):
         status = form.cleaned_data.get("status") or returns_reads.OPEN
         return {"form": form, **_tabs(status), "rows": [], "refused": True}
 
-    def join(self, rows: Sequence[ReturnRow]) -> list[ReturnListed]:
-        return with_profiles(rows)
-
-    def data(self, record: ReturnListed) -> tuple[tuple[str, str], ...]:
-        return return_data(record)
-
     def filename(self, form: ReturnsQueueForm) -> str:
         return f"returns-{form.cleaned_data['status'].lower()}.csv"
 
     def frame(self, form: ReturnsQueueForm, *, first_page: bool) -> dict[str, Any]:
-        self.columns = self._columns(form)
+        self.columns = self.csv_columns(form)
         fields = form.cleaned_data
         return {"form": form, **_tabs(fields["status"]), "reason": fields["reason"]}
 
 
-@require_GET
-@domain_errors
-def returns_queue(request: HtmxHttpRequest) -> HttpResponseBase:
-    return ReturnsQueue(request).response()
+returns_queue = ReturnsQueue.view()
 
 
 CUSTOMER_RETURNS = 20  # the customer page shows this many of their returns
@@ -189,7 +173,7 @@ def customer_returns(customer_id: str) -> dict[str, Any]:
     page = returns_reads.customer_returns(customer_id=customer_id, limit=CUSTOMER_RETURNS, after=None)
     columns = queue_columns(now(), with_customer=False)
     return {
-        "returns": [row_of(columns, (row, NOBODY), return_data((row, NOBODY))) for row in page.rows],
+        "returns": [row_of(columns, (row, NOBODY), ((RETURN_ID[0], row.return_id),)) for row in page.rows],
         "return_columns": page_columns(columns),
         "more_returns": page.next is not None,
     }
@@ -314,7 +298,7 @@ def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/return.html", context)
 
 
-Act = Callable[[str, dict[str, Any], Actor], object]
+Act = Callable[[str, Any, Actor], object]  # the return's id, its valid form, who acts
 
 
 def _return_action(
@@ -325,7 +309,7 @@ def _return_action(
     form_name: str | None = None,
     form_of: Callable[[str], forms.Form] | None = None,
 ) -> HttpResponseBase:
-    """Run ``act`` with the form's fields (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
+    """Run ``act`` with the valid form (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
     as the module says."""
     rid = return_keys.return_id(return_id)
     if not can_handle_returns(request.user):
@@ -344,7 +328,7 @@ def _return_action(
         return page(400, message=f"Return {rid} was not {done}: see below.")
     try:
         with unanswered_raised():
-            act(rid, form.cleaned_data, actor_of(request))
+            act(rid, form, actor_of(request))
     except Unanswered:
         message = f"DynamoDB did not answer, so return {rid} may or may not have been {done}: reload it to see."
         return no_answer(request, message, link=(reverse("dashboard:return", args=[rid]), f"Reload return {rid}"))
@@ -370,8 +354,8 @@ def return_approve(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase
 @require_POST
 @domain_errors
 def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
-        return services.return_reject(return_id=rid, reason=fields["reason"], actor=actor)
+    def act(rid: str, form: RejectForm, actor: Actor) -> object:
+        return services.return_reject(return_id=rid, reason=form.cleaned_data["reason"], actor=actor)
 
     return _return_action(request, return_id, act, "rejected", "reject_form")
 
@@ -379,18 +363,14 @@ def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
 @require_POST
 @domain_errors
 def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    form: list[ReceiveForm] = []
-
     def form_of(rid: str) -> ReceiveForm:
-        item = return_patterns.return_by_id(return_id=rid, consistent=True)
-        if item is None:
-            raise NotFound("return", rid)
-        form.append(_receive_form(item, request.POST))
-        return form[0]
+        return _receive_form(
+            existing(return_patterns.return_by_id(return_id=rid, consistent=True), "return", rid), request.POST
+        )
 
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
-        counts = form[0].counts()
-        return services.return_receive(return_id=rid, warehouse_id=fields["warehouse"], counts=counts, actor=actor)
+    def act(rid: str, form: ReceiveForm, actor: Actor) -> object:
+        warehouse, counts = form.cleaned_data["warehouse"], form.counts()
+        return services.return_receive(return_id=rid, warehouse_id=warehouse, counts=counts, actor=actor)
 
     return _return_action(request, return_id, act, "received", "receive_form", form_of)
 
@@ -401,13 +381,10 @@ def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     if request.POST.get("override") and can_handle_returns(request.user) and not can_handle_money(request.user):
         return needs_finance(request)
 
-    def act(rid: str, fields: dict[str, Any], actor: Actor) -> object:
+    def act(rid: str, form: RefundForm, actor: Actor) -> object:
+        f = form.cleaned_data
         return services.return_refund(
-            return_id=rid,
-            amount=fields["amount"],
-            reference=fields["reference"],
-            override=fields["reason"],
-            actor=actor,
+            return_id=rid, amount=f["amount"], reference=f["reference"], override=f["reason"], actor=actor
         )
 
     return _return_action(request, return_id, act, "refunded", "refund_form")

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from adminview.reads import search
 from dashboard.forms.filters import SearchForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged
+from dashboard.lists import Listing, Paged, csv_fields
 from dashboard.responses import domain_errors
 from dashboard.selectors import KeyPage
 from shop import keys
@@ -36,16 +36,9 @@ class Search(Listing[SearchForm, search.Found]):
 
     template = TEMPLATE
     salt = "search"
+    form_class = SearchForm
     template_rows = True
-    columns: tuple[Column[search.Found], ...] = (
-        Column(csv="kind", value=lambda m: m.kind),
-        Column(csv="id", value=lambda m: m.id),
-        Column(csv="name", value=lambda m: m.name),
-        Column(csv="email", value=lambda m: m.email),
-    )
-
-    def form(self) -> SearchForm:
-        return SearchForm(self.request.GET)
+    columns = csv_fields("kind", "id", "name", "email")
 
     def refused(self, form: SearchForm) -> dict[str, Any]:
         return {"form": form, "rows": [], "first_page": True, "refused": True}
@@ -64,8 +57,8 @@ class Search(Listing[SearchForm, search.Found]):
     def frame(self, form: SearchForm, *, first_page: bool) -> dict[str, Any]:
         return {"form": form, "q": form.cleaned_data["q"]}
 
-    def part(self, form: SearchForm, after: dict[str, Any] | None) -> str:
-        return "rows" if after is not None else "results"
+    def part(self, after: dict[str, Any] | None) -> str:
+        return f"{TEMPLATE}#{'rows' if after is not None else 'results'}"
 
     def every_record(self, form: SearchForm) -> Iterator[search.Found]:
         found = super().every_record(form)
@@ -81,10 +74,7 @@ class Search(Listing[SearchForm, search.Found]):
         return once()
 
 
-@require_GET
-@domain_errors
-def search_page(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Search(request).response()
+search_page = Search.view()
 
 
 @require_GET

@@ -19,7 +19,7 @@ from django.template.response import TemplateResponse
 from dashboard import cursors
 from dashboard.cells import DASH, Cell, id_url
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, list_form, row_of, this_page
+from dashboard.lists import TABLE_ROWS, Column, list_form, row_of, this_page
 from dashboard.responses import csv_response
 from dashboard.views.patterns import csv_rows
 from shop import keys
@@ -88,6 +88,8 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
     token = cursors.encode(page.next_key, salt="section", scope=scope)
     return {
         "section": section,
+        "columns": section.columns,
+        "row_class": section.row_class,
         "rows": rows,
         "next_url": _list_url(request, section.name, cursor=token, limit=str(limit)) if token else None,
         "csv_url": _list_url(request, section.name, format="csv"),
@@ -118,4 +120,4 @@ def sections_response(
         header, rows = csv_rows(section.pattern, params)
         return csv_response(f"{request.path.strip('/').replace('/', '-')}-{which}.csv", header, rows)
     one = section_context(request, section, limit=form.cleaned_data["limit"], cursor=form.cleaned_data["cursor"])
-    return TemplateResponse(request, "dashboard/_section.html#rows", one)
+    return TemplateResponse(request, TABLE_ROWS, one)

@@ -1,5 +1,6 @@
-"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, and per day and category,
-each as a chart above its table.
+"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, per day and category,
+and refunds per day (count and amount, every UTC day of the range, zeros included), each as a chart above its
+table.
 
 Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
 shard over at most 366 days), and each has ``?format=csv`` with every row (the CSV columns are a contract checked
@@ -18,11 +19,10 @@ from django.views.decorators.http import require_GET
 from adminview.core import schema
 from adminview.reads import number_reads
 from dashboard import figure_charts
-from dashboard.display import plain_amount
 from dashboard.forms.lists import FormatForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, csv_url, validated
-from dashboard.range_pages import RangePage, stats_url
+from dashboard.lists import csv_url, validated
+from dashboard.range_pages import RangePage, figures, stats_url
 from dashboard.responses import csv_response, domain_errors
 
 STATUS_HEADER = ["status", "orders"]
@@ -67,29 +67,28 @@ def status_counts(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 DAILY = RangePage[number_reads.DayFigures](
-    template="dashboard/stats_daily.html",
-    read=lambda start, end: number_reads.daily(start=start, end=end),
-    columns=(
-        Column(csv="date", value=lambda r: r.day.isoformat()),
-        Column(csv="orders", value=lambda r: r.orders),
-        Column(csv="units", value=lambda r: r.units),
-        Column(csv="revenue", value=lambda r: plain_amount(r.revenue)),
-        Column(csv="cancelled", value=lambda r: r.cancelled),
-    ),
+    title="Orders per day",
+    read=number_reads.daily,
+    columns=figures("orders", "units", "revenue", "cancelled"),
     prefix="daily",
     charts=daily_context,
 )
 CATEGORIES = RangePage[number_reads.CategoryFigures](
-    template="dashboard/stats_categories.html",
-    read=lambda start, end: number_reads.by_category(start=start, end=end),
-    columns=(
-        Column(csv="date", value=lambda r: r.day.isoformat()),
-        Column(csv="category", value=lambda r: r.category),
-        Column(csv="units", value=lambda r: r.units),
-        Column(csv="revenue", value=lambda r: plain_amount(r.revenue)),
-    ),
+    title="Sales by category",
+    read=number_reads.by_category,
+    columns=figures("category", "units", "revenue"),
     prefix="categories",
     charts=categories_context,
 )
+REFUNDS = RangePage[number_reads.RefundDay](
+    title="Refunds per day",
+    read=number_reads.refunds_daily,
+    columns=figures("refunds", "refunded"),
+    prefix="refunds",
+    charts=lambda rows, start, end: {
+        "refunds_chart": figure_charts.day_chart("refunds", rows, start, end),
+        "refunded_chart": figure_charts.day_chart("refunded", rows, start, end),
+    },
+)
 
-daily, categories = DAILY.view(), CATEGORIES.view()
+daily, categories, refunds_per_day = DAILY.view(), CATEGORIES.view(), REFUNDS.view()

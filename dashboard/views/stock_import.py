@@ -30,7 +30,7 @@ from dashboard.lists import CSV_PAGE, validated
 from dashboard.permissions import can_edit_catalogue, needs_group
 from dashboard.responses import csv_response, domain_errors
 from shop import access_patterns, keys, stock_import
-from shop.errors import InvalidInput, NotFound
+from shop.errors import InvalidInput
 from shop.stock_import import MAX_ROWS, PlannedRow, RowOutcome
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -159,8 +159,7 @@ def _counts(outcomes: list[RowOutcome], before: dict[str, Any]) -> dict[str, int
 def warehouse_stock_csv(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     """Pattern 14 (GSI2 w#<wid>, p#...), every row, as ``product_id,warehouse_id,quantity``: the import's format."""
     wid = keys.bare(warehouse_id, keys.WAREHOUSE)
-    if access_patterns.warehouse_by_id(warehouse_id=wid) is None:
-        raise NotFound("warehouse", wid)
+    selectors.existing(access_patterns.warehouse_by_id(warehouse_id=wid), "warehouse", wid)
     found = selectors.warehouse_stock(warehouse_id=wid, page_size=CSV_PAGE)
     first = list(itertools.islice(found, 1))  # the first page now: its calls are in the cost headers
     rows = ([row.product_id, row.warehouse_id, row.quantity] for row in itertools.chain(first, found))

@@ -15,11 +15,10 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, link_column, text_column
 from dashboard.permissions import can_edit_catalogue
 from dashboard.responses import domain_errors
-from dashboard.selectors import WarehouseStock, warehouses
+from dashboard.selectors import WarehouseStock, existing, warehouses
 from dashboard.views.products import stock_rows
 from dashboard.views.sections import Section, key_cell, sections_response
 from shop import access_patterns, keys
-from shop.errors import NotFound
 
 
 class Warehouses(Listing[ListForm, WarehouseStock]):
@@ -27,6 +26,8 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
 
     template = "dashboard/warehouses.html"
     salt = "warehouses"
+    row_class = "warehouse-row"
+    row_id = ("warehouse-id", lambda r: r.warehouse.warehouse_id)
     columns: tuple[Column[WarehouseStock], ...] = (
         link_column("warehouse", "dashboard:warehouse", "warehouse_id", lambda r: r.warehouse.warehouse_id),
         text_column("name", "name", lambda r: r.warehouse.name),
@@ -37,23 +38,11 @@ class Warehouses(Listing[ListForm, WarehouseStock]):
         text_column("units", "units", lambda r: r.units, numeric=True),
     )
 
-    def form(self) -> ListForm:
-        return ListForm(self.request.GET)
-
     def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[WarehouseStock]:
         return warehouses(limit=limit, after=after)
 
-    def filename(self, form: ListForm) -> str:
-        return "warehouses.csv"
 
-    def data(self, record: WarehouseStock) -> tuple[tuple[str, str], ...]:
-        return (("warehouse-id", record.warehouse.warehouse_id),)
-
-
-@require_GET
-@domain_errors
-def warehouse_list(request: HtmxHttpRequest) -> HttpResponseBase:
-    return Warehouses(request).response()
+warehouse_list = Warehouses.view()
 
 
 def warehouse_sections(warehouse_id: str) -> list[Section]:
@@ -92,10 +81,7 @@ def warehouse(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
     one_list = sections_response(request, sections, context)
     if one_list is not None:
         return one_list
-    found = access_patterns.warehouse_by_id(warehouse_id=wid)
-    if found is None:
-        raise NotFound("warehouse", wid)
-    context["warehouse"] = found
+    context["warehouse"] = existing(access_patterns.warehouse_by_id(warehouse_id=wid), "warehouse", wid)
     context["can_edit"] = can_edit_catalogue(request.user)
     if context["can_edit"]:
         context["stock_rows"] = stock_rows(context)

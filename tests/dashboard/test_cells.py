@@ -83,7 +83,9 @@ def test_rows_carry_their_data_attributes_and_html_made_here_stays_as_it_is() ->
 
 def test_an_order_row_is_the_row_a_template_would_render() -> None:
     from adminview.reads.selectors import OrderRow
-    from dashboard.order_lists import order_row
+    from dashboard.lists import row_of
+    from dashboard.order_lists import ORDER_ID, order_columns
+    from dashboard.profiles import NOBODY
     from shop.models import Order
 
     pending_secondary = frozenset({"status", "items"})  # every row of a pending list is pending
@@ -98,17 +100,21 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
         '<td class="num">{{ row.total|money|default:"—" }}</td>'
         '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td></tr>'
     )
+
     rows = [
         OrderRow("1<2", "c<1", datetime(2024, 5, 1, 12, 3, 4), "PENDING", Decimal("12.50"), 3),
         OrderRow("9", "7", None, None, None, None),
         Order(pk="o#5", sk="c#6", status="SHIPPED", total=Decimal("0.10"), item_count=1),
     ]
     for row in rows:
+        data = ((ORDER_ID[0], ORDER_ID[1]((row, NOBODY))),)  # as a list page marks its rows (its customer by id)
         for with_customer in (True, False):
             expected = loop.render(Context({"row": row, "with_customer": with_customer}))
-            assert rows_html([order_row(row, with_customer=with_customer)], "order-row") == expected
+            shown = row_of(order_columns(with_customer=with_customer), (row, NOBODY), data)
+            assert rows_html([shown], "order-row") == expected
         pending = loop.render(Context({"row": row, "with_customer": True, "pending": True}))  # the pending list's
-        assert rows_html([order_row(row, with_customer=True, secondary=pending_secondary)], "order-row") == pending
+        shown = row_of(order_columns(secondary=pending_secondary), (row, NOBODY), data)
+        assert rows_html([shown], "order-row") == pending
 
 
 # no deadline: an example's wall-clock time depends on what else the machine's two cores run

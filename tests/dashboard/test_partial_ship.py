@@ -44,6 +44,7 @@ def test_two_of_three_then_the_rest(packer: Client, order: str) -> None:
     assert state(packer) == ("PENDING", "partially_fulfilled", [2, 0])
     html = packer.get("/orders/88/").content.decode()
     assert "2 / 3" in html and 'name="quantity-2001" value="1"' in html
+    assert "Cancel order" not in html  # offered only where it can be taken
     # then more than is left is refused, and the order cannot be cancelled
     too_many = ship(packer, {"quantity-2001": "2"})
     assert too_many.status_code == 400 and "1 of product 2001 left to ship" in too_many.content.decode()

@@ -9,8 +9,9 @@ from decimal import Decimal
 from django.test import Client
 
 from adminview.reads.selectors import OrderRow
-from dashboard.order_lists import ORDER_CSV_HEADER, order_csv_row
-from dashboard.profiles import ADDRESS_CSV_HEADER
+from dashboard.lists import csv_header, csv_values
+from dashboard.order_lists import ORDER_COLUMNS
+from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY
 from dashboard.responses import csv_response
 from dashboard.views.patterns import csv_line
 from tests.dashboard.conftest import FakeSelectors, csv_rows
@@ -34,10 +35,10 @@ def test_an_order_csv_is_guarded(staff: Client, fake_av: FakeSelectors) -> None:
     response = staff.get("/orders/pending/?format=csv")
     assert response.status_code == 200
     rows = csv_rows(response)
-    assert rows[0] == ORDER_CSV_HEADER + ADDRESS_CSV_HEADER
+    assert rows[0] == csv_header(ORDER_COLUMNS) + ADDRESS_CSV_HEADER
     assert rows[1][:6] == ["1", '\'=HYPERLINK("x")', "2024-05-01T00:00:00", "PENDING", "-5.00", "-1"]
     assert rows[2] == ["2", "'-1+2", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
-    assert order_csv_row(fake_av.pending[0])[4] == Decimal("-5.00")
+    assert csv_values(ORDER_COLUMNS, (fake_av.pending[0], NOBODY))[4] == Decimal("-5.00")
 
 
 def test_explorer_cells_keep_numbers_and_guard_text() -> None:

@@ -1,5 +1,6 @@
 """Screenshots of every page for docs/staff-work.md's "Looks" section, one PNG per page of ``tests/dashboard/tour.py``
-(Chromium, 1280 px wide, light, the first screenful), and the home and order pages dark and at 375 px.
+(Chromium, 1280 px wide, light, the first screenful; the whole page for the order whose life the tour ends with), and
+the home and order pages dark and at 375 px.
 
 ``scripts/screenshots`` runs this with ``SHOP_ADMIN_SCREENSHOTS`` set to the folder (``docs/screenshots``);
 without it the test is skipped, so the test suite and CI never rewrite the committed images.
@@ -22,11 +23,13 @@ FOLDER = os.environ.get("SHOP_ADMIN_SCREENSHOTS", "")
 WIDE = tour.Look("light", tour.DESKTOP)
 EXTRA_LOOKS = (tour.Look("dark", tour.DESKTOP), tour.Look("light", tour.NARROW))
 EXTRA_PAGES = ("home", "order")  # also taken in EXTRA_LOOKS: the charts and a page of tables
+WHOLE_PAGES = ("order-refunded",)  # its shipments, payments, refunds and notifications are below the first screenful
 
 
 def shoot(page: Any, folder: Path, name: str) -> None:
     """The page as it settled, with no htmx request in flight (``tour.quietly``)."""
-    tour.quietly(page, lambda: page.screenshot(path=str(folder / f"{name}.png"), animations="disabled", caret="hide"))
+    path, whole = str(folder / f"{name}.png"), name in WHOLE_PAGES
+    tour.quietly(page, lambda: page.screenshot(path=path, full_page=whole, animations="disabled", caret="hide"))
 
 
 @pytest.mark.skipif(not FOLDER, reason="scripts/screenshots sets SHOP_ADMIN_SCREENSHOTS to the output folder")

@@ -45,6 +45,7 @@ PLACED = datetime(2026, 11, 2, 9, 0)
 SHIPPED_ORDER = "5002"  # shipped: shipments, a favourite, history
 PENDING_ORDER = "5006"
 BULK_ORDER = "5007"
+LIFE_ORDER = "5008"  # pending, paid (2 x 2002, 1 x 2003): edited up, shipped in part, the rest paid in part, refunded
 CATEGORIES = ("books", "garden")
 EDITED_PRODUCT = "2002"  # edited by staff: latest changes, history, the stale form's 409
 NOVEMBER = "from=2026-11-01&to=2026-11-30"  # the numbers pages' range: every seeded order
@@ -311,6 +312,33 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
         Visit("error-414", "/orders/due/?date=" + "9" * 5000, status=414),
         Visit("error-500", "/", status=500, condition=lambda: bug_on_home_page(monkeypatch)),
         Visit("error-503", f"/orders/{PENDING_ORDER}/", status=503, condition=dynamodb_gone),
+        *order_life(),
+    ]
+
+
+def order_life() -> list[Visit]:
+    """An order created by staff (the form, and its 400 for too little stock), then the life of a pending one:
+    edited up (more is due), part of it shipped, part of what is due paid, a goodwill refund. Last in the tour:
+    they change the shop, so every page before them shows it as seeded."""
+    life = f"/orders/{LIFE_ORDER}/"
+    shipped = {"expected_version": "2", "quantity-2002": "1", "quantity-2003": "0", "carrier": "UPS"}
+    return [
+        Visit("order-create", "/orders/create/?customer_id=1001&products=2001,2003"),
+        Visit(
+            "order-create-400",
+            "/orders/create/",
+            status=400,
+            form={"customer_id": "1001", "quantity-2001": "500", "payment": "due"},
+        ),
+        Visit("order-edit", life + "edit/"),
+        Visit("order-edited", life + "edit/", submit=Submit("#order-edit-form", {"quantity-2003": "2"})),
+        Visit("order-part-shipped", life + "ship/", form=shipped | {"tracking_number": "1Z999AA1", "notify": "yes"}),
+        Visit("order-part-paid", life + "payments/", form={"amount": "10.00", "reference": "bank-transfer-118"}),
+        Visit(
+            "order-refunded",
+            life + "refund/",
+            form={"amount": "5.00", "reason": "Goodwill: the second parcel waits", "reference": "re-118"},
+        ),
     ]
 
 

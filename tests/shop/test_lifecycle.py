@@ -52,7 +52,6 @@ def test_a_new_state_is_one_row_and_the_table_and_the_permissions_follow() -> No
         held.require("ship", "7", CANCELLED)
     boss = User(username="boss", is_staff=True, is_superuser=True, is_active=True)
     clerk = User(username="clerk", is_staff=True, is_active=True)
-    clerk.in_fulfilment_group = False  # type: ignore[attr-defined]
     assert Allowed(boss).takes(held, "ON_HOLD") == ["ship"] and Allowed(clerk).takes(held, PENDING) == []
 
 

@@ -1,5 +1,5 @@
-"""The customers' notifications as an outbox against DynamoDB Local: written with their action, each sent once,
-retried with backoff then given up, and a sender dying between sending and marking sends again only that one."""
+"""The customers' notifications as an outbox against DynamoDB Local: written with their action into a write shard,
+each sent once, retried with backoff then given up (a sender killed mid-way: ``test_notify_sender_kill``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from shop import notifications, orders
+from shop import keys, notifications, orders
 from shop.models import Notification
 from shop.orders import OrderLine
 from tests import factories
@@ -31,7 +31,7 @@ def shipped(shop_table: str) -> list[str]:
 def test_an_action_with_notify_writes_one_notification_in_its_transaction(shipped: list[str]) -> None:
     for oid in shipped:
         (item,) = orders.order_collection(oid).notifications
-        assert (item.kind, item.outbox) == ("shipped", notifications.UNSENT) and item.sent is None
+        assert (item.kind, item.outbox) == ("shipped", keys.outbox(item.notification_id)) and item.sent is None
         assert item.detail == orders.order_collection(oid).shipments[0].shipment_id
     assert orders.order_collection("503").notifications == []
 
@@ -45,27 +45,23 @@ def test_each_is_sent_once_and_a_second_run_sends_nothing(shipped: list[str]) ->
     assert all(orders.order_collection(oid).notifications[0].sent == T0 for oid in shipped)
 
 
-class Killed(BaseException):
-    """The sender's process dying: nothing in it catches this."""
-
-
-def test_a_sender_killed_between_sending_and_marking_sends_again_at_most_the_one_in_flight(
-    shipped: list[str],
+def test_the_outbox_is_write_sharded_and_one_written_before_its_shards_is_still_sent_oldest_first(
+    shop_table: str,
 ) -> None:
+    factories.shop_with(customers=1, products=1)
+    ids = [f"6{n:02d}" for n in range(12)]
+    for n, oid in enumerate(ids):
+        when = T0 + timedelta(minutes=n)
+        orders.order_place(customer_id="1001", lines=[OrderLine("2001", 1)], placed_at=when, order_id=oid, notify=True)
+    outboxes = {orders.order_collection(oid).notifications[0].outbox for oid in ids}
+    assert len(outboxes) > 1 and outboxes <= set(keys.outboxes()) - {keys.UNSENT}
+    legacy = orders.order_collection(ids[1]).notifications[0]
+    legacy.update(actions=[Notification.outbox.set(keys.UNSENT)])  # as the sender's first version wrote it
+    at = T0 + timedelta(hours=1)
+    assert [n.order_id for n in notifications.due(at=at, limit=5)] == ids[:5]  # the oldest of every shard, merged
     sent: list[str] = []
-
-    def dies_after_the_second(item: Notification) -> None:
-        sent.append(item.order_id)
-        if len(sent) == 2:
-            raise Killed  # sent, not yet marked
-
-    with pytest.raises(Killed):
-        notifications.send_due(dies_after_the_second, at=T0)
-    in_flight = sent[-1]
-    # a new sender at once leaves the claimed one alone; once its lease ran out, it sends it again
-    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0) == (1, 0)
-    assert notifications.send_due(lambda n: sent.append(n.order_id), at=T0 + notifications.LEASE) == (1, 0)
-    assert sorted(sent) == sorted([*shipped, in_flight])
+    assert notifications.send_due(lambda n: sent.append(n.order_id), at=at, limit=50) == (12, 0)
+    assert sent == ids
 
 
 def test_a_failure_is_retried_with_backoff_then_given_up_and_send_again_puts_it_back(shipped: list[str]) -> None:

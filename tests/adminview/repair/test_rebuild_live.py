@@ -34,6 +34,7 @@ from shop.errors import OrderConflict
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.order_work import OrderDesk, assert_order_work_written
 from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_written, put_return
 from tests.adminview_helpers import break_projection_of, put_view_item, sync_now, view_count, view_item
 
@@ -106,13 +107,15 @@ class Following:
 class Staff:
     """Ships (and delivers some) or cancels (refunding what was paid) orders in a thread until every one is done,
     a step of returns work after each (``ReturnsDesk``: staff's returns of the delivered orders, another service's
-    returns and refunds)."""
+    returns and refunds) and one of staff's work on orders of their own (``OrderDesk``: created, edited, partly
+    shipped, paid, refunded)."""
 
     def __init__(self, order_ids: list[str], seed: int = 7) -> None:
         self.order_ids = order_ids
         self.rng = random.Random(seed)
         self.done = 0
         self.desk = ReturnsDesk("w", placed=[(o, orders.order_collection(o).order.customer_id) for o in order_ids])
+        self.staff = OrderDesk("ws")
         self.thread = threading.Thread(target=self.work, daemon=True)
 
     def work(self) -> None:
@@ -126,6 +129,7 @@ class Staff:
                 else:
                     services.order_cancel_with_refund(order_id=order_id)
             self.desk.step()
+            self.staff.step()
             self.done += 1
             time.sleep(0.01)
 
@@ -186,6 +190,7 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
     assert forced == ["o#" + victim] and staff.done == len(busy)
     assert sum(r.missing for r in runs) >= 1 and not any(r.contended for r in runs)
     assert_both_streams_written()
+    assert_order_work_written()
     found = rebuild.verify(settle_s=0)
     if conditional:
         assert found.clean, found.summary()
@@ -277,6 +282,7 @@ def test_verify_during_a_live_sync_reports_no_false_differences(placed: list[str
     sync_now()
     assert rebuild.verify(settle_s=0).clean
     assert_both_streams_written()
+    assert_order_work_written()
     assert_figures_match()
 
 

@@ -24,6 +24,7 @@ from shop import orders
 from shop.errors import ShopError
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview import order_work
 from tests.adminview.figures_oracle import assert_figures_match
 from tests.adminview.returns_traffic import Returns, cancel_with_refund, interleaved, with_returns
 from tests.adminview.streams import delete_order, new_records
@@ -42,6 +43,7 @@ actions = with_returns(
             st.integers(0, 3),  # day offset
         ),
         st.tuples(st.sampled_from(["ship", "cancel", "deliver", "delete"]), st.integers(0, 7)),
+        order_work.ACTIONS,
     ),
     max_size=8,
 )
@@ -89,6 +91,11 @@ def _act(action: tuple[Any, ...], placed: list[str], returns: Returns) -> None:
     try:
         if action[0] in ("return", "move", "service", "service-move"):
             returns.act(action)
+        elif action[0] == "staff":
+            created = order_work.act_on(action, placed)
+            if created:
+                placed.append(created)
+                returns.orders.append((created, order_work.PRODUCTS[0]))
         elif action[0] == "place":
             oid = f"q{next(_ids)}"
             when = datetime(2026, 5, 1, 9, tzinfo=UTC) + timedelta(days=action[3])

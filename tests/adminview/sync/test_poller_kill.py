@@ -23,6 +23,7 @@ from shop.errors import ShopError
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.order_work import OrderDesk, assert_order_work_written
 from tests.adminview.returns_traffic import ReturnsDesk, assert_both_streams_written, cancel_with_refund
 from tests.adminview_helpers import sync_now
 
@@ -32,9 +33,10 @@ BATCH = 7  # records per GetRecords: small, so a kill lands between many checkpo
 
 
 def _writer(stop: threading.Event, count: list[int]) -> None:
-    """Places orders and cancels (refunding what they paid), ships or delivers earlier ones, while the returns
-    desk writes to the returns table beside it: the two streams interleave."""
-    desk, n = ReturnsDesk("k"), 0
+    """Places orders and cancels (refunding what they paid), ships or delivers earlier ones, while staff create,
+    edit, partly ship, pay and refund orders of their own (``OrderDesk``) and the returns desk writes to the
+    returns table beside it: the two streams interleave."""
+    desk, staff, n = ReturnsDesk("k"), OrderDesk("ks"), 0
     while not stop.is_set():
         oid, customer = f"k{n}", f"100{1 + n % 3}"
         try:
@@ -50,6 +52,7 @@ def _writer(stop: threading.Event, count: list[int]) -> None:
         except ShopError:
             pass
         desk.step()
+        staff.step()
         n += 1
         count[0] = n
 
@@ -120,6 +123,7 @@ def test_sigkill_mid_stream_then_restart(shop_table: str, admin_view_table: str,
 
     sync_now()  # whatever arrived after the clean stop
     assert_both_streams_written()
+    assert_order_work_written()
     found = rebuild.verify()
     assert found.clean, found.summary()
     assert_figures_match()

@@ -28,6 +28,7 @@ from shop.errors import ShopError
 from shop.models import AuditEntry, Order, ShopItem
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview import order_work
 from tests.adminview.figures_oracle import assert_figures_match
 from tests.adminview.returns_traffic import Returns, cancel_with_refund, interleaved, with_returns
 from tests.adminview.streams import delete_order, new_records
@@ -45,6 +46,7 @@ actions = with_returns(
             st.lists(st.sampled_from(PRODUCTS), min_size=1, max_size=3, unique=True),
         ),
         st.tuples(st.sampled_from(["ship", "cancel", "delete", "deliver"]), st.integers(0, 7)),
+        order_work.ACTIONS,
     ),
     max_size=10,
 )
@@ -61,6 +63,11 @@ def _act(action: tuple[Any, ...], placed: list[str], returns: Returns) -> None:
     try:
         if action[0] in ("return", "move", "service", "service-move"):
             returns.act(action)
+        elif action[0] == "staff":
+            created = order_work.act_on(action, placed)
+            if created:
+                placed.append(created)
+                returns.orders.append((created, order_work.PRODUCTS[0]))
         elif action[0] == "place":
             oid = f"h{next(_ids)}"
             orders.order_place(customer_id=action[1], lines=[OrderLine(p, 1) for p in action[2]], order_id=oid)

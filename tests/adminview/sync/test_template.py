@@ -1,4 +1,5 @@
-"""The SAM template passes cfn-lint and declares the same tables and indexes as the models."""
+"""The SAM template passes cfn-lint, declares the same tables and indexes as the models, and the rights of the
+stream sync and of the notifications' sender."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from django.conf import settings
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -18,7 +20,7 @@ from adminview.sync import observe
 from adminview.tables import ADMIN_VIEW_TABLE, SYNC_TABLE
 from dynamo.tables import _schema
 from returns.models import RETURNS_TABLE
-from shop.models import SHOP_TABLE
+from shop.models import SHOP_TABLE, ShopItem
 
 ROOT = Path(__file__).resolve().parents[3]
 TEMPLATE = ROOT / "deploy" / "template.yaml"
@@ -178,3 +180,16 @@ def test_the_lambda_requirements_stay_inside_the_projects_ranges() -> None:
         wanted = declared.get(canonicalize_name(requirement.name))
         if wanted is not None:
             assert wanted.specifier.contains(spec.version), f"{requirement} is outside pyproject.toml's {wanted}"
+
+
+def test_the_notification_sender_may_work_the_outbox_and_send_through_ses_from_its_address_only() -> None:
+    template = _template()
+    (dynamodb, ses) = template["Resources"]["NotificationSenderPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    index = ShopItem.outbox_index.Meta.index_name
+    assert dynamodb["Resource"] == [{"GetAtt": "ShopTable.Arn"}, {"Sub": f"${{ShopTable.Arn}}/index/{index}"}]
+    assert sorted(dynamodb["Action"]) == ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"]
+    assert ses["Action"] == ["ses:SendRawEmail"]
+    assert ses["Condition"] == {"StringEquals": {"ses:FromAddress": {"Ref": "NotificationFrom"}}}
+    command = template["Outputs"]["NotificationSenderCommand"]["Value"]["Sub"]
+    assert "EMAIL_BACKEND=django_ses.SESBackend" in command and command.endswith("send_notifications --follow")
+    assert settings.AWS_SES_AUTO_THROTTLE is None  # throttling would also call GetSendQuota, which is not granted

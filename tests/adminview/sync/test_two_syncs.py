@@ -21,6 +21,7 @@ from adminview.repair import rebuild
 from adminview.sync.handler import handler
 from tests import factories
 from tests.adminview.figures_oracle import assert_figures_match
+from tests.adminview.order_work import assert_order_work_written
 from tests.adminview.repair.test_rebuild_live import Following
 from tests.adminview.returns_traffic import assert_both_streams_written, interleaved, put_return
 from tests.adminview.streams import new_records
@@ -65,6 +66,7 @@ def _write(rounds: int) -> None:
 
 def _assert_view_equals_both_tables() -> None:
     assert_both_streams_written()
+    assert_order_work_written()
     found = rebuild.verify(settle_s=0)
     assert found.clean, found.summary()
     assert_figures_match()

@@ -5,7 +5,7 @@
    already holding N orders that carry DeliveryDate (order, item, invoice each);
 2. ``backfill delivery-date`` and ``backfill order-status`` over N legacy orders (neither attribute).
 
-    PYTHONPATH=. .venv/bin/python scripts/measure_evolution.py --orders 10000 --segments 4
+    .venv/bin/python -m bench.evolution --orders 10000 --segments 4
 """
 
 from __future__ import annotations
