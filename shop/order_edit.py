@@ -21,7 +21,6 @@ from shop.models import Invoice, Order, OrderItem, ShopItem
 from shop.order_builders import PricedLine, build_item
 from shop.order_parts import (
     MAX_LINES,
-    MAX_QUANTITY,
     changeable,
     commit_order_change,
     payments_held,
@@ -29,6 +28,7 @@ from shop.order_parts import (
     products,
     stock_to_return,
     take_stock,
+    whole_number,
 )
 from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import format_ts, now
@@ -40,9 +40,7 @@ EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
 
 
 def _quantity(pid: str, n: object) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_QUANTITY:
-        raise InvalidInput(f"quantity-{pid}: a whole number from 0 to {MAX_QUANTITY}")
-    return n
+    return whole_number(n, what=f"quantity-{pid}", low=0)
 
 
 def order_edit(

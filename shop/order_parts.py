@@ -20,6 +20,14 @@ MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per
 MAX_QUANTITY = 10_000
 
 
+def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
+    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
+    ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
+    return value
+
+
 def products(product_ids: Sequence[str], priced: frozenset[str] = frozenset()) -> dict[str, Product]:
     """The products by id; NotFound for one that is absent, InvalidInput for one without a price unless its line
     gives one (``priced``)."""

@@ -32,6 +32,7 @@ from shop.order_builders import PaymentSpec as PaymentSpec
 from shop.order_parts import MAX_LINES as MAX_LINES
 from shop.order_parts import MAX_QUANTITY as MAX_QUANTITY
 from shop.order_parts import changeable, commit_order_change, pick_warehouse, products, stock_to_return, take_stock
+from shop.order_parts import whole_number as whole_number
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
 from shop.payments import MANUAL
@@ -46,14 +47,6 @@ def new_id() -> str:
 
 
 # --- place ----------------------------------------------------------------------------------------------
-
-
-def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
-    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
-    ``what`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
-    return value
 
 
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
