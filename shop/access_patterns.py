@@ -1,9 +1,9 @@
 """The access patterns of the shop table: AWS's 16 and ours, one named, typed read each.
 
-Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan; each
-function's docstring gives its index and key condition. ``shop.pattern_registry`` names them (AWS's names,
-plus ours: orders due on a date, a customer's favourites) with their typed parameters for the CLI, the
-explorer and the pages.
+Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan. A Query is
+declared once as a ``KeyQuery`` (its model, index, partition key and sort-key condition), from which its call and
+the words ``shop.pattern_registry`` shows for it are both derived. The registry names them (AWS's names, plus ours:
+orders due on a date, a customer's favourites) with their typed parameters for the CLI, the explorer and the pages.
 
 IDs may be bare or prefixed; dates are ``YYYY-MM-DD`` (an end date covers its whole day) or timestamps.
 Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both ValueError) before any call.
@@ -11,7 +11,11 @@ Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both Va
 
 from __future__ import annotations
 
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from pynamodb.attributes import UnicodeAttribute
+from pynamodb.expressions.condition import Condition
 
 from dynamo.paging import Key, Page, get_or_none, query_page
 from shop import keys
@@ -31,29 +35,92 @@ from shop.models import (
 from shop.timestamps import parse_day, range_bounds
 
 DEFAULT_PAGE = 100
+S = TypeVar("S", bound=ShopItem)
+SORT_KEYS: dict[str | None, UnicodeAttribute] = {None: ShopItem.sk, "GSI1": ShopItem.gsi1_sk, "GSI2": ShopItem.gsi2_sk}
+
+
+@dataclass(frozen=True)
+class KeyQuery(Generic[S]):
+    """A Query of ``model`` items on ``index`` (None: the table) whose partition key is ``prefix`` and the id
+    ``param`` names; its sort key begins with ``begins``, or (``between`` given) lies between that prefix before
+    the range's first and last moment (``start``, ``end``), or (``same``) equals the partition key."""
+
+    model: type[S]
+    param: str
+    prefix: str
+    index: str | None = None
+    begins: str | None = None
+    between: str | None = None
+    same: bool = False
+
+    def __call__(
+        self,
+        *,
+        limit: int = DEFAULT_PAGE,
+        start_key: Key | None = None,
+        newest_first: bool = False,
+        start: str | None = None,
+        end: str | None = None,
+        **subject: str,
+    ) -> Page[S]:
+        takes = {self.param, "start", "end"} if self.between is not None else {self.param}
+        if {*subject, *(name for name, given in (("start", start), ("end", end)) if given is not None)} != takes:
+            raise TypeError(f"this pattern takes {', '.join(sorted(takes))}")
+        partition = self.prefix + keys.bare(subject[self.param], self.prefix)
+        sort_key = SORT_KEYS[self.index]
+        condition: Condition | None = sort_key.startswith(self.begins) if self.begins is not None else None
+        if self.same:
+            condition = sort_key == partition
+        if self.between is not None and start is not None and end is not None:
+            low, high = range_bounds(start, end)
+            condition = sort_key.between(self.between + low, self.between + high)
+        return query_page(
+            self.model,
+            partition,
+            index_name=self.index,
+            limit=limit,
+            start_key=start_key,
+            range_key_condition=condition,
+            scan_index_forward=False if newest_first else None,
+        )
+
+    @property
+    def condition(self) -> str:
+        """The key condition in words, as AWS's access-pattern table writes it."""
+        named = f"{self.index}-" if self.index else ""
+        words = f"{named}PK = {self.prefix}<{self.param}>"
+        if self.begins is not None:
+            words += f", {named}SK begins with {self.begins}"
+        if self.between is not None:
+            words += f", {named}SK between {self.between}<from> and {self.between}<to>"
+        return words + (f", {named}SK = {self.prefix}<{self.param}>" if self.same else "")
 
 
 # --- 1-3: entities by id (GetItem) -----------------------------------------------------------------
 
-S = TypeVar("S", bound=ShopItem)
+
+@dataclass(frozen=True)
+class KeyGet(Generic[S]):
+    """A GetItem of the ``model`` item whose PK and SK are both ``prefix`` and the id ``param`` names."""
+
+    model: type[S]
+    param: str
+    prefix: str
+
+    def __call__(self, **subject: str) -> S | None:
+        if set(subject) != {self.param}:
+            raise TypeError(f"this pattern takes {self.param}, not {', '.join(subject) or 'nothing'}")
+        key = self.prefix + keys.bare(subject[self.param], self.prefix)
+        return get_or_none(self.model, key, key)
+
+    @property
+    def condition(self) -> str:
+        return f"PK = {self.prefix}<{self.param}>, SK = {self.prefix}<{self.param}>"
 
 
-def customer_by_id(*, customer_id: str) -> Customer | None:
-    """1 getCustomerByCustomerId: GetItem PK=SK=c#<cid>."""
-    key = keys.customer(customer_id)
-    return _get(Customer, key, key)
-
-
-def product_by_id(*, product_id: str) -> Product | None:
-    """2 getProductByProductId: GetItem PK=SK=p#<pid>."""
-    key = keys.product(product_id)
-    return _get(Product, key, key)
-
-
-def warehouse_by_id(*, warehouse_id: str) -> Warehouse | None:
-    """3 getWarehouseByWarehouseId: GetItem PK=SK=w#<wid>."""
-    key = keys.warehouse(warehouse_id)
-    return _get(Warehouse, key, key)
+customer_by_id = KeyGet(Customer, "customer_id", keys.CUSTOMER)  # 1
+product_by_id = KeyGet(Product, "product_id", keys.PRODUCT)  # 2
+warehouse_by_id = KeyGet(Warehouse, "warehouse_id", keys.WAREHOUSE)  # 3
 
 
 def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Warehouse]:
@@ -61,93 +128,29 @@ def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) 
     return query_page(Warehouse, keys.WAREHOUSES, index_name="GSI1", limit=limit, start_key=start_key)
 
 
-def _get(model: type[S], pk: str, sk: str) -> S | None:
-    return get_or_none(model, pk, sk)
+# --- 4-8: item collections on the base table; 9-12: GSI1; 13-16: GSI2 (``newest_first`` reads backwards) --------
 
-
-# --- 4-8: item collections on the base table --------------------------------------------------------
-
-
-def inventory_for_product(
-    *, product_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
-) -> Page[Inventory]:
-    """4 getProductInventoryByProductId: Query PK=p#<pid>, SK begins_with w#."""
-    return query_page(
-        Inventory,
-        keys.product(product_id),
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Inventory.sk.startswith(keys.WAREHOUSE),
-    )
-
-
-def order_details(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[ShopItem]:
-    """5 getOrderDetailsByOrderId: Query PK=o#<oid> (the order, its items, invoice, shipments)."""
-    return query_page(ShopItem, keys.order(order_id), limit=limit, start_key=start_key)
-
-
-def order_items(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[OrderItem]:
-    """6 getProductByOrderId: Query PK=o#<oid>, SK begins_with p#."""
-    return query_page(
-        OrderItem,
-        keys.order(order_id),
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=OrderItem.sk.startswith(keys.PRODUCT),
-    )
-
-
-def invoices_for_order(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Invoice]:
-    """7 getInvoiceByOrderId: Query PK=o#<oid>, SK begins_with i#."""
-    return query_page(
-        Invoice,
-        keys.order(order_id),
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Invoice.sk.startswith(keys.INVOICE),
-    )
-
-
-def shipments_for_order(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Shipment]:
-    """8 getShipmentByOrderId: Query PK=o#<oid>, SK begins_with sh# (``shp#`` items do not match)."""
-    return query_page(
-        Shipment,
-        keys.order(order_id),
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Shipment.sk.startswith(keys.SHIPMENT),
-    )
-
-
-# --- 9-12: GSI1 ---------------------------------------------------------------------------------------
-
-
-def order_items_for_product(
-    *,
-    product_id: str,
-    start: str,
-    end: str,
-    limit: int = DEFAULT_PAGE,
-    start_key: Key | None = None,
-    newest_first: bool = False,
-) -> Page[OrderItem]:
-    """9 getOrderByProductIdForDateRange: GSI1 PK=p#<pid>, SK between date1 and date2."""
-    low, high = range_bounds(start, end)
-    return query_page(
-        OrderItem,
-        keys.product(product_id),
-        index_name="GSI1",
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=OrderItem.gsi1_sk.between(low, high),
-        scan_index_forward=not newest_first,
-    )
+_CID, _PID, _WID, _OID = "customer_id", "product_id", "warehouse_id", "order_id"
+inventory_for_product = KeyQuery(Inventory, _PID, keys.PRODUCT, begins=keys.WAREHOUSE)  # 4
+order_details = KeyQuery(ShopItem, _OID, keys.ORDER)  # 5: the order, its items, invoice, shipments
+order_items = KeyQuery(OrderItem, _OID, keys.ORDER, begins=keys.PRODUCT)  # 6
+invoices_for_order = KeyQuery(Invoice, _OID, keys.ORDER, begins=keys.INVOICE)  # 7
+shipments_for_order = KeyQuery(Shipment, _OID, keys.ORDER, begins=keys.SHIPMENT)  # 8 (``shp#`` items do not match)
+order_items_for_product = KeyQuery(OrderItem, _PID, keys.PRODUCT, "GSI1", between="")  # 9
+invoice_query = KeyQuery(Invoice, "invoice_id", keys.INVOICE, "GSI1", same=True)  # 10 and 11
+shipment_details = KeyQuery(ShopItem, "shipment_id", keys.SHIPMENT, "GSI1")  # 12: the shipment and its items
+# 13: shipment ids (``<order id>-<n>``) grow with order ids, so ``newest_first`` gives the newest shipments first
+shipments_for_warehouse = KeyQuery(Shipment, _WID, keys.WAREHOUSE, "GSI2", begins=keys.SHIPMENT)
+inventory_for_warehouse = KeyQuery(Inventory, _WID, keys.WAREHOUSE, "GSI2", begins=keys.PRODUCT)  # 14
+invoices_for_customer = KeyQuery(Invoice, _CID, keys.CUSTOMER, "GSI2", between=keys.INVOICE_DATE)  # 15
+order_items_for_customer = KeyQuery(OrderItem, _CID, keys.CUSTOMER, "GSI2", between=keys.ORDER_ITEM_DATE)  # 16
+# ours: the customer item itself (SK = c#<cid>) does not match
+favourites_for_customer = KeyQuery(Favourite, _CID, keys.CUSTOMER, begins=keys.FAVOURITE)
 
 
 def invoice_by_id(*, invoice_id: str) -> Invoice | None:
     """10 getInvoiceByInvoiceId: GSI1 PK=i#<iid>, SK=i#<iid>."""
-    key = keys.invoice(invoice_id)
-    page = query_page(Invoice, key, index_name="GSI1", limit=1, range_key_condition=Invoice.gsi1_sk == key)
+    page = invoice_query(invoice_id=invoice_id, limit=1)
     return page.items[0] if page.items else None
 
 
@@ -158,91 +161,6 @@ def payments_for_invoice(*, invoice_id: str) -> list[Payment] | None:
     return None if invoice is None else invoice.payments
 
 
-def shipment_details(*, shipment_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[ShopItem]:
-    """12 getShipmentDetailsByShipmentId: GSI1 PK=sh#<sid> (the shipment and its shipment items)."""
-    return query_page(ShopItem, keys.shipment(shipment_id), index_name="GSI1", limit=limit, start_key=start_key)
-
-
-# --- 13-16: GSI2 --------------------------------------------------------------------------------------
-
-
-def shipments_for_warehouse(
-    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None, newest_first: bool = False
-) -> Page[Shipment]:
-    """13 getShipmentByWarehouseId: GSI2 PK=w#<wid>, SK begins_with sh#. ``newest_first`` reads the index
-    backwards: shipment ids (``<order id>-<n>``) grow with order ids, so the newest shipments come first."""
-    return query_page(
-        Shipment,
-        keys.warehouse(warehouse_id),
-        index_name="GSI2",
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Shipment.gsi2_sk.startswith(keys.SHIPMENT),
-        scan_index_forward=not newest_first,
-    )
-
-
-def inventory_for_warehouse(
-    *, warehouse_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
-) -> Page[Inventory]:
-    """14 getProductInventoryByWarehouseId: GSI2 PK=w#<wid>, SK begins_with p#."""
-    return query_page(
-        Inventory,
-        keys.warehouse(warehouse_id),
-        index_name="GSI2",
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Inventory.gsi2_sk.startswith(keys.PRODUCT),
-    )
-
-
-def invoices_for_customer(
-    *,
-    customer_id: str,
-    start: str,
-    end: str,
-    limit: int = DEFAULT_PAGE,
-    start_key: Key | None = None,
-    newest_first: bool = False,
-) -> Page[Invoice]:
-    """15 getInvoiceByCustomerIdForDateRange: GSI2 PK=c#<cid>, SK between i#<date1> and i#<date2>."""
-    low, high = range_bounds(start, end)
-    return query_page(
-        Invoice,
-        keys.customer(customer_id),
-        index_name="GSI2",
-        limit=limit,
-        start_key=start_key,
-        scan_index_forward=not newest_first,
-        range_key_condition=Invoice.gsi2_sk.between(keys.invoice_date(low), keys.invoice_date(high)),
-    )
-
-
-def order_items_for_customer(
-    *,
-    customer_id: str,
-    start: str,
-    end: str,
-    limit: int = DEFAULT_PAGE,
-    start_key: Key | None = None,
-    newest_first: bool = False,
-) -> Page[OrderItem]:
-    """16 getProductsByCustomerIdForDateRange: GSI2 PK=c#<cid>, SK between p#<date1> and p#<date2>."""
-    low, high = range_bounds(start, end)
-    return query_page(
-        OrderItem,
-        keys.customer(customer_id),
-        index_name="GSI2",
-        limit=limit,
-        start_key=start_key,
-        scan_index_forward=not newest_first,
-        range_key_condition=OrderItem.gsi2_sk.between(keys.order_item_date(low), keys.order_item_date(high)),
-    )
-
-
-# --- our additions ----------------------------------------------------------------------------
-
-
 def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:
     """Orders expected to be delivered on ``date`` (``YYYY-MM-DD``): one Query on DeliveryDate-index,
     PK=DeliveryDate, ordered by order key. The index projects only what the page shows (Date, Status,
@@ -250,17 +168,3 @@ def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None
     ``backfill delivery-date``) are not in the index and so not listed."""
     day = parse_day(date, what="delivery date").isoformat()
     return query_page(Order, day, index_name="DeliveryDate-index", limit=limit, start_key=start_key)
-
-
-def favourites_for_customer(
-    *, customer_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
-) -> Page[Favourite]:
-    """A customer's favourite products: Query PK=c#<cid>, SK begins_with FAVOURITE# (the customer item
-    itself, SK=c#<cid>, does not match)."""
-    return query_page(
-        Favourite,
-        keys.customer(customer_id),
-        limit=limit,
-        start_key=start_key,
-        range_key_condition=Favourite.sk.startswith(keys.FAVOURITE),
-    )

@@ -1,18 +1,9 @@
-"""The audit trail: who changed what, written in the same TransactWriteItems as the change itself.
+"""The audit trail: who changed what, an item of the shop table written in the same TransactWriteItems as the change
+(the shop table's or another table's: a transaction spans tables), so it exists exactly when its change does.
 
-An audit entry is an item of the shop table (the source of truth), so it exists exactly when its change does:
-a refused or failed transaction writes neither. Entries about an order live in the order's partition
-(``o#<oid>`` / ``AUDIT#<at>#<id>``), so the order page reads its history with the Query it already makes.
-Changes to no order (a dead-letter replay changes the admin view) live in ``keys.SYSTEM_AUDIT``, naming in
-``OrderId`` the order they concern, if any. The stream projects both into the admin view's activity index.
-
-``record(tx, actor, ...)`` adds the entry to any ``dynamo.transactions.Transaction`` (the shop table's or
-another table's in the same account: TransactWriteItems spans tables), so any staff change can be audited.
-
-An entity edit (``record_edit``: a customer, a product, its stock, a warehouse) lives in the entity's own
-partition (``c#<cid>``, ``p#<pid>``, ``w#<wid>``), under the same ``AUDIT#`` sort keys: every access pattern
-that reads those partitions names a sort key (GetItem, or ``begins_with`` ``w#`` / ``FAVOURITE#``), so none of
-them returns an entry. Each entry lists the attributes changed with their before and after.
+An order's entries live in its partition (``o#<oid>`` / ``AUDIT#<at>#<id>``), read with the Query its page makes;
+changes to no order in ``keys.SYSTEM_AUDIT``; an entity edit's in the entity's own partition, where every access
+pattern names a sort key that entries do not match. The stream projects them all into the activity index.
 """
 
 from __future__ import annotations
@@ -22,6 +13,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, TypedDict, Unpack
 
 from dynamo.transactions import Transaction
 from shop import keys
@@ -53,78 +45,51 @@ def audit_time() -> str:
     return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
-def entry(
-    actor: Actor,
-    *,
-    action: str,
-    order_id: str | None,
-    from_status: str | None = None,
-    to_status: str | None = None,
-    order_version: int | None = None,
-    product_id: str | None = None,
-    detail: str | None = None,
-    system: bool = False,
-    changes: Sequence[Changed] = (),
-) -> AuditEntry:
-    """The audit item of one change (not written: see ``record``): in the order's partition, or with
-    ``system`` in the partition of changes to no order. ``changes``: attributes the change moved besides the
-    status (a ship's ``DeliveryDate``), each with its before and after, also summed up in ``Detail`` when no
-    detail is given."""
+class Fields(TypedDict, total=False):
+    """What an order change's entry may say besides its action and order. ``changes``: attributes the change moved
+    besides the status (a ship's ``DeliveryDate``), each with its before and after, also summed up in ``Detail``
+    when no detail is given; ``system``: the entry goes to the partition of changes to no order."""
+
+    from_status: str | None
+    to_status: str | None
+    order_version: int | None
+    product_id: str | None
+    detail: str | None
+    system: bool
+    changes: Sequence[Changed]
+
+
+def _item(actor: Actor, partition: str, **attributes: Any) -> AuditEntry:
+    at = audit_time()
+    sk = keys.audit(at, secrets.token_hex(4))
+    return AuditEntry(pk=partition, sk=sk, user=actor.username, at=at, request_id=actor.request_id, **attributes)
+
+
+def _put(tx: Transaction, item: AuditEntry) -> AuditEntry:
+    """Add the entry to ``tx``, conditioned on its key being new."""
+    tx.put("audit", item, ShopItem.pk.does_not_exist())
+    return item
+
+
+def entry(actor: Actor, *, action: str, order_id: str | None, **fields: Unpack[Fields]) -> AuditEntry:
+    """The audit item of one change to an order (not written: see ``record``)."""
     oid = keys.bare(order_id, keys.ORDER) if order_id is not None else None
+    system = fields.pop("system", False)
     if oid is None and not system:
         raise InvalidInput("the audit entry of an order change names the order")
-    if changes and detail is None:
-        detail = _summary(changes, "", None)
-    at = audit_time()
-    return AuditEntry(
-        pk=keys.SYSTEM_AUDIT if system or oid is None else keys.order(oid),
-        sk=keys.audit(at, secrets.token_hex(4)),
-        action=action,
-        user=actor.username,
-        at=at,
-        request_id=actor.request_id,
-        order_id=oid,
-        from_status=from_status,
-        to_status=to_status,
-        order_version=order_version,
-        product_id=product_id,
-        detail=detail,
-        changes=_stored(changes),
-    )
+    changes = fields.pop("changes", ())
+    if changes and fields.get("detail") is None:
+        fields["detail"] = _summary(changes, "", None)
+    partition = keys.SYSTEM_AUDIT if system or oid is None else keys.order(oid)
+    return _item(actor, partition, action=action, order_id=oid, changes=_stored(changes), **fields)
 
 
 def record(
-    tx: Transaction,
-    actor: Actor | None,
-    *,
-    action: str,
-    order_id: str | None,
-    from_status: str | None = None,
-    to_status: str | None = None,
-    order_version: int | None = None,
-    product_id: str | None = None,
-    detail: str | None = None,
-    system: bool = False,
-    changes: Sequence[Changed] = (),
+    tx: Transaction, actor: Actor | None, *, action: str, order_id: str | None, **fields: Unpack[Fields]
 ) -> AuditEntry | None:
     """Add the audit entry of a change to ``tx`` (nothing without an actor: seeding and imports are not staff
-    changes); the put is conditioned on the key being new."""
-    if actor is None:
-        return None
-    item = entry(
-        actor,
-        action=action,
-        order_id=order_id,
-        from_status=from_status,
-        to_status=to_status,
-        order_version=order_version,
-        product_id=product_id,
-        detail=detail,
-        system=system,
-        changes=changes,
-    )
-    tx.put("audit", item, ShopItem.pk.does_not_exist())
-    return item
+    changes)."""
+    return None if actor is None else _put(tx, entry(actor, action=action, order_id=order_id, **fields))
 
 
 @dataclass(frozen=True)
@@ -180,20 +145,16 @@ def record_edit(
     warehouse_id: str | None = None,
     reason: str | None = None,
 ) -> AuditEntry:
-    """Add the audit entry of an entity edit to ``tx``, in the entity's partition ``partition`` (the put is
-    conditioned on the key being new). ``Detail`` holds a one-line summary for the activity list."""
+    """Add the audit entry of an entity edit to ``tx``, in the entity's partition ``partition``; ``Detail`` holds a
+    one-line summary for the activity list."""
     if kind not in EDIT_KINDS:
         raise InvalidInput(f"an edit's kind is one of {', '.join(EDIT_KINDS)}")
     if not changes:
         raise InvalidInput("an edit that changes nothing is not recorded")
-    at = audit_time()
-    item = AuditEntry(
-        pk=partition,
-        sk=keys.audit(at, secrets.token_hex(4)),
+    item = _item(
+        actor,
+        partition,
         action=action,
-        user=actor.username,
-        at=at,
-        request_id=actor.request_id,
         product_id=entity_id if kind in ("product", "stock") else None,
         detail=_summary(changes, f"warehouse {warehouse_id}: " if warehouse_id else "", reason),
         entity_kind=kind,
@@ -202,22 +163,10 @@ def record_edit(
         reason=reason,
         changes=_stored(changes),
     )
-    tx.put("audit", item, ShopItem.pk.does_not_exist())
-    return item
+    return _put(tx, item)
 
 
 def record_about(tx: Transaction, actor: Actor, *, action: str, partition: str, detail: str) -> AuditEntry:
     """Add the audit entry of a change about an entity that edits none of its attributes (a note on a customer)
-    to ``tx``, in the entity's partition (the put is conditioned on the key being new)."""
-    at = audit_time()
-    item = AuditEntry(
-        pk=partition,
-        sk=keys.audit(at, secrets.token_hex(4)),
-        action=action,
-        user=actor.username,
-        at=at,
-        request_id=actor.request_id,
-        detail=detail[:MAX_DETAIL],
-    )
-    tx.put("audit", item, ShopItem.pk.does_not_exist())
-    return item
+    to ``tx``, in the entity's partition."""
+    return _put(tx, _item(actor, partition, action=action, detail=detail[:MAX_DETAIL]))

@@ -1,11 +1,7 @@
-"""Acting on many orders at once: one conditional transaction per order, run with bounded concurrency.
-
-Each order is shipped, cancelled or delivered exactly as on its own page (``shop.orders``: conditioned on
-its status, audited when an actor is given; shipped with one carrier for all and each order's own tracking
-number), so an order is either wholly changed or untouched; a refusal or a throttled request of one order never
-stops the others, and every order gets an outcome. When DynamoDB does not answer (``dynamo.no_answer``; in the
-dashboard the request's deadline then refuses the remaining calls at once), an order's outcome is unknown, and says
-so.
+"""Acting on many orders at once: each shipped, cancelled or delivered exactly as on its own page (``shop.orders``),
+in its own conditional transaction, with bounded concurrency, so an order is wholly changed or untouched and one
+order's refusal or throttling never stops the others. When DynamoDB does not answer (``dynamo.no_answer``), an
+order's outcome is unknown, and says so.
 """
 
 from __future__ import annotations
@@ -22,10 +18,8 @@ from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
-from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, throttled
 from shop.lifecycle import ORDER
-from shop.models import Order
-from shop.order_reads import order_by_id
 
 # each step of ``lifecycle.ORDER`` that may be taken in bulk, with the function that takes it
 ACTIONS: dict[str, Callable[..., Any]] = {
@@ -54,11 +48,6 @@ class Outcome:
         return self.code == 200
 
 
-def _throttled(exc: Exception) -> bool:
-    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
-    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
-
-
 def _one(
     action: str,
     order_id: str,
@@ -77,7 +66,7 @@ def _one(
     except Busy as exc:
         return Outcome(order_id, 503, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
-        if _throttled(exc):
+        if throttled(exc):
             return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
         if not did_not_answer(exc):
             raise
@@ -149,15 +138,3 @@ def run(
     extra = _arguments(action, ids, carrier, tracking_numbers or {}, reason, warehouse_tracking or {})
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(lambda oid: _one(action, oid, actor, extra[oid], change)), ids))
-
-
-def orders_of(order_ids: Sequence[str], *, workers: int = WORKERS) -> list[Order | None]:
-    """The orders as they are now (None: no such order), in the order given: what staff confirm before acting on
-    them. One Query each (``order_reads.order_by_id``), ``workers`` at a time."""
-    ids = [keys.bare(oid, keys.ORDER) for oid in order_ids]
-    if len(ids) > MAX_ORDERS:
-        raise InvalidInput(f"at most {MAX_ORDERS} orders at once")
-    if not ids:
-        return []
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
-        return list(pool.map(run_in_context(order_by_id), ids))

@@ -8,7 +8,6 @@ same items and write them with BatchWriteItem. Staff edits of these items (stock
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 
 from pynamodb.exceptions import PutError
@@ -20,34 +19,14 @@ from shop.errors import InvalidInput, ShopError
 from shop.models import Address, Customer, Inventory, Product, ProductDetail, ShopItem, Warehouse
 
 
-@dataclass(frozen=True)
-class AddressSpec:
-    street: str | None = None
-    number: str | None = None
-    zip_code: str | None = None
-    city: str | None = None
-    county: str | None = None
-    country: str | None = None
-
-    def attribute(self) -> Address:
-        return Address(
-            street=self.street,
-            number=self.number,
-            zip_code=self.zip_code,
-            city=self.city,
-            county=self.county,
-            country=self.country,
-        )
-
-
-def new_customer(*, customer_id: str, name: str, email: str, address: AddressSpec | None = None) -> Customer:
+def new_customer(*, customer_id: str, name: str, email: str, address: Address | None = None) -> Customer:
     if not name.strip() or "@" not in email:
         raise InvalidInput("a customer needs a name and an email address")
     return Customer(
         **keys.customer_keys(customer_id),
         name=name.strip(),
         email=email.strip(),
-        address=address.attribute() if address else None,
+        address=address,
     )
 
 
@@ -68,8 +47,8 @@ def new_product(
     )
 
 
-def new_warehouse(*, warehouse_id: str, name: str | None = None, address: AddressSpec | None = None) -> Warehouse:
-    return Warehouse(**keys.warehouse_keys(warehouse_id), name=name, address=address.attribute() if address else None)
+def new_warehouse(*, warehouse_id: str, name: str | None = None, address: Address | None = None) -> Warehouse:
+    return Warehouse(**keys.warehouse_keys(warehouse_id), name=name, address=address)
 
 
 def new_inventory(*, product_id: str, warehouse_id: str, quantity: int) -> Inventory:

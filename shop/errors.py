@@ -104,3 +104,9 @@ class NotYours(ShopError):
     """A staff member tried to change what another wrote (a note): only its author may."""
 
     http_status = 403
+
+
+def throttled(exc: Exception) -> bool:
+    """Whether DynamoDB refused ``exc``'s request for capacity: one of many writes then reports 503, not a bug."""
+    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
+    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))

@@ -1,59 +1,42 @@
-"""Favourite products: a new entity in the customer's partition, written together
-with the order item's ``Favourite`` flag in one TransactWriteItems.
+"""Favourite products: a ``Favourite`` in the customer's partition (``c#<cid>`` / ``FAVOURITE#<pid>``) and the order
+item's ``Favourite`` flag, written together in one TransactWriteItems (with the audit entry, given an actor), each
+conditioned on the order item still holding that product.
 
-- ``favourite_add``: Put ``c#<cid>`` / ``FAVOURITE#<pid>`` (condition: not a favourite yet) and set the
-  order item's ``Favourite`` = true (condition: the order item still exists and still holds that product:
-  ``EntityType`` = orderItem, ``GSI1-PK`` = p#<pid>). Both or neither.
-- ``favourite_remove``: Delete the favourite (condition: it exists and was marked from this order) and
-  remove the order item's flag (same order-item condition). Both or neither.
-
-Given an ``actor``, each also writes its audit entry (``shop.audit``) in the same transaction.
-
-Each transaction carries a ClientRequestToken: when botocore sends it again because the answer to the first attempt
-was lost (a read timeout), DynamoDB applies it once and answers success, rather than failing the second attempt's
-conditions against the first one's writes (which would be a false "already a favourite").
-
-A cancelled transaction becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy`` when
-another transaction held an item), so a page can tell the user why nothing changed.
+The transaction's ClientRequestToken makes botocore's resend after a lost answer succeed, not fail as a false
+"already a favourite"; a cancelled one becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeVar
 
 from pynamodb.expressions.condition import Condition
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys
 from shop.audit import Actor
 from shop.errors import Busy, FavouriteConflict, NotFound
 from shop.models import Favourite, OrderItem, ShopItem
+from shop.order_reads import order_by_id
 from shop.timestamps import now
-
-S = TypeVar("S", bound=ShopItem)
-
-
-def _get(model: type[S], pk: str, sk: str) -> S | None:
-    return access_patterns._get(model, pk, sk)
 
 
 def _order_item(order_id: str, product_id: str) -> OrderItem:
-    item = _get(OrderItem, keys.order(order_id), keys.product(product_id))
+    item = get_or_none(OrderItem, keys.order(order_id), keys.product(product_id))
     if not isinstance(item, OrderItem):
         raise NotFound("order item", f"{order_id} / {product_id}")
     return item
 
 
 def _customer_of(item: OrderItem) -> str:
-    """The order item's customer (GSI2-PK); legacy items without it: the order's SK (one Query)."""
+    """The order item's customer (GSI2-PK); legacy items without it: the order's (one Query)."""
     if item.customer_id:
         return item.customer_id
-    page = access_patterns.order_details(order_id=item.order_id, limit=100)
-    for entry in page.items:
-        if entry.sk.startswith(keys.CUSTOMER):
-            return keys.strip(entry.sk)
-    raise NotFound("order", item.order_id)
+    order = order_by_id(item.order_id)
+    if order is None:
+        raise NotFound("order", item.order_id)
+    return order.customer_id
 
 
 def _holds(product_id: str) -> Condition:
@@ -64,7 +47,7 @@ def _holds(product_id: str) -> Condition:
 
 
 def favourite_get(*, customer_id: str, product_id: str) -> Favourite | None:
-    item = _get(Favourite, keys.customer(customer_id), keys.favourite(product_id))
+    item = get_or_none(Favourite, keys.customer(customer_id), keys.favourite(product_id))
     return item if isinstance(item, Favourite) else None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from datetime import datetime
 from enum import StrEnum
 from typing import Required, TypedDict
@@ -92,32 +93,16 @@ _LABELS = {
 }
 
 
-def customer(customer_id: str) -> str:
-    return CUSTOMER + bare(customer_id, CUSTOMER)
+def _builder(prefix: str) -> Callable[[str], str]:
+    def build(entity_id: str) -> str:
+        return prefix + bare(entity_id, prefix)
+
+    build.__doc__ = f"The key ``{prefix}<id>`` of an id given bare or with its prefix; InvalidId for anything else."
+    return build
 
 
-def product(product_id: str) -> str:
-    return PRODUCT + bare(product_id, PRODUCT)
-
-
-def warehouse(warehouse_id: str) -> str:
-    return WAREHOUSE + bare(warehouse_id, WAREHOUSE)
-
-
-def order(order_id: str) -> str:
-    return ORDER + bare(order_id, ORDER)
-
-
-def invoice(invoice_id: str) -> str:
-    return INVOICE + bare(invoice_id, INVOICE)
-
-
-def shipment(shipment_id: str) -> str:
-    return SHIPMENT + bare(shipment_id, SHIPMENT)
-
-
-def shipment_item(shipment_item_id: str) -> str:
-    return SHIPMENT_ITEM + bare(shipment_item_id, SHIPMENT_ITEM)
+customer, product, warehouse, order = _builder(CUSTOMER), _builder(PRODUCT), _builder(WAREHOUSE), _builder(ORDER)
+invoice, shipment, shipment_item = _builder(INVOICE), _builder(SHIPMENT), _builder(SHIPMENT_ITEM)
 
 
 def shipment_item_id(shipment_id: str, product_id: str) -> str:
@@ -141,7 +126,7 @@ def email_claim(email: str) -> str:
     return EMAIL + text
 
 
-_STRIPPED = frozenset({SHIPMENT_ITEM, SHIPMENT, PAYMENT, FAVOURITE, CUSTOMER, PRODUCT, WAREHOUSE, ORDER, INVOICE})
+_STRIPPED = frozenset(_LABELS)  # every prefix of an id
 
 
 def strip(key: str) -> str:

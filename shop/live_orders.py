@@ -1,11 +1,6 @@
-"""Customers shopping while the demo runs: the storefront places an order about once a minute and, now and then,
-asks to return something a customer received (``settings.LIVE_ORDER_EXTENSIONS``: another service's steps, so
-the shop need not know the returns service). It never ships, delivers or cancels: that is staff's work, left in the
-queue for whoever tries the dashboard.
-
-A demo whose data stands still reads 0 for "today". Every change here goes through the domain writes the storefront
-uses (``order_place``, and the extensions' own), as the actor ``storefront``, so the stream, the admin view, the
-numbers and the activity follow as they do for real customers.
+"""Customers shopping while the demo runs, so its "today" does not read 0: an order about once a minute and, now and
+then, another service's step (``settings.LIVE_ORDER_EXTENSIONS``: a return asked for), all through the domain
+writes as the actor ``storefront``. Shipping, delivering and cancelling are left to whoever tries the dashboard.
 """
 
 from __future__ import annotations
@@ -15,28 +10,23 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json, item_codec
-from dynamo.client import client_of
 from dynamo.errors import DomainError
-from dynamo.instrumentation import run_in_context
-from dynamo.paging import raw_items
 from shop import keys, orders
 from shop.audit import Actor
 from shop.demo_options import ORDER_EVERY_S
 from shop.keys import OrderStatus
-from shop.models import ShopItem
+from shop.seed_ids import scan_entities
 
 log = logging.getLogger(__name__)
 
+OPEN = (OrderStatus.PENDING, OrderStatus.SHIPPED, OrderStatus.DELIVERED)  # the orders a round may act on
 STOREFRONT = Actor("storefront")  # who the live orders and the customers' requests are by
 MAX_LINES, MAX_QUANTITY = 3, 2
-SCAN_SEGMENTS = 4
 
 
 @dataclass
@@ -57,46 +47,19 @@ this round; a ``DomainError`` is a refusal, logged, and the round goes on."""
 
 
 def live_shop() -> LiveShop:
-    """The shop's customers, products, open and delivered orders: one parallel Scan of keys, type, status and
-    date. For the demo's start only (an operator path), never for a page."""
-    client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE, "#s": keys.STATUS, "#d": "Date"}
-    values = {":c": ddb_json.s("customer"), ":p": ddb_json.s("product"), ":o": ddb_json.s("order")}
-
-    def segment(n: int) -> list[ddb_json.Item]:
-        return list(
-            raw_items(
-                client,
-                "scan",
-                TableName=table,
-                Segment=n,
-                TotalSegments=SCAN_SEGMENTS,
-                ProjectionExpression="#pk, #t, #s, #d",
-                FilterExpression="#t IN (:c, :p, :o)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-            )
-        )
-
-    with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
-        found = [raw for part in pool.map(run_in_context(segment), range(SCAN_SEGMENTS)) for raw in part]
-    shop = LiveShop(customers=[], products=[])
-    open_orders: dict[str, list[tuple[str, str]]] = {s: [] for s in (OrderStatus.PENDING, OrderStatus.SHIPPED)}
-    open_orders[OrderStatus.DELIVERED] = []
-    for raw in found:
-        plain = item_codec.decode(raw)
-        kind, bare, status = plain.get(keys.ENTITY_TYPE), keys.strip(str(plain["PK"])), str(plain.get(keys.STATUS, ""))
-        if kind == "customer":
-            shop.customers.append(bare)
-        elif kind == "product":
-            shop.products.append(bare)
-        elif status in open_orders:
-            open_orders[status].append((str(plain.get("Date", "")), bare))
-    shop.customers.sort()
-    shop.products.sort()
-    shop.pending = [oid for _, oid in sorted(open_orders[OrderStatus.PENDING])]
-    shop.shipped = [oid for _, oid in sorted(open_orders[OrderStatus.SHIPPED])]
-    shop.delivered = [oid for _, oid in sorted(open_orders[OrderStatus.DELIVERED])]
+    """The shop's customers, products, open and delivered orders: one ``scan_entities`` of keys, type, status and
+    date, at the demo's start."""
+    found = scan_entities(["customer", "product", "order"], ["PK", keys.STATUS, "Date"])
+    by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in ("customer", "product", *OPEN)}
+    for plain in found:
+        kind, status = str(plain.get(keys.ENTITY_TYPE)), str(plain.get(keys.STATUS, ""))
+        if kind == "order":  # an order goes with its status, oldest first
+            kind = status if status in OPEN else ""
+        if kind in by_kind:
+            by_kind[kind].append((str(plain.get("Date", "")) if kind in OPEN else "", keys.strip(str(plain["PK"]))))
+    ids = {kind: [bare for _, bare in sorted(pairs)] for kind, pairs in by_kind.items()}
+    shop = LiveShop(customers=ids["customer"], products=ids["product"])
+    shop.pending, shop.shipped, shop.delivered = (ids[status] for status in OPEN)
     return shop
 
 

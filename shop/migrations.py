@@ -1,28 +1,9 @@
-"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``.
+"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``; what each derives is
+in docs/migrations.md (and its ``description``), other services' are ``settings.MIGRATION_EXTENSIONS``.
 
-- ``delivery-date``: orders written before ``DeliveryDate`` existed get it (so DeliveryDate-index lists
-  them): the first shipment's date + its type's days when shipped, else the order date + standard days.
-  Orders without a ``Date`` cannot be given one (reported as unresolved; they read as unknown).
-- ``order-status``: orders without ``Status`` (AWS's sample data, legacy imports) get SHIPPED when they
-  have a shipment, else PENDING.
-- ``email-claims``: every customer with an email gets the claim on it (``EmailClaim``, PK = SK
-  ``email#<lower-cased email>``) that edits keep in step; a claim is only ever created where none exists, so
-  when two customers written before claims share an address, the first claims it and the other is counted
-  as skipped (its next email edit must pick another address).
-- ``order-item-category``: order items written before products had a ``Category`` (AWS's sample, older seeds) get
-  their product's category, as ``order_place`` copies it today; the stream then moves the order's figures from
-  ``uncategorized`` to the category. An item whose product has no category (or is gone) is left as it is
-  (reported as without a derivable value).
-- ``warehouse-index``: warehouses written before GSI1 listed every warehouse (AWS's sample, older seeds) get its
-  keys (``keys.warehouse_keys``), so ``/warehouses/`` lists them.
-
-Other services add theirs (``settings.MIGRATION_EXTENSIONS``: the returns table's ``refund-customer``,
-``returns.migrations``).
-
-Each derives its value with at most one Query per order (getShipmentByOrderId, limit 1; none for claims; one
-GetItem per product for categories, remembered for the next items of the same product) and only adds an attribute
-that is absent, or creates an item that is absent (the framework's conditions), so running one twice, or after a
-kill, is safe.
+Each reads at most one Query per order or one GetItem per product (remembered for the next items of the same
+product) and only adds an attribute, or creates an item, that is absent (the framework's conditions), so running
+one twice, or after a kill, is safe.
 """
 
 from __future__ import annotations
@@ -30,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
+
+from pynamodb.expressions.condition import Condition
 
 from dynamo import ddb_json, item_codec
 from dynamo.backfill import Change, Item, Migration
@@ -56,6 +39,11 @@ def _key(raw: Item) -> Item:
     return {"PK": raw["PK"], "SK": raw["SK"]}
 
 
+def _on_shop(name: str, description: str, candidates: Condition, plan: Callable[[Item], Change | None]) -> Migration:
+    """A migration of the shop table's items that match ``candidates`` (a Scan filter)."""
+    return Migration(name=name, description=description, model=ShopItem, candidates=candidates, plan=plan)
+
+
 def plan_delivery_date(raw: Item) -> Change | None:
     order = _order(raw)
     if order is None or order.date is None:
@@ -80,22 +68,20 @@ def plan_order_status(raw: Item) -> Change | None:
 
 
 def delivery_date() -> Migration:
-    return Migration(
-        name="delivery-date",
-        description="orders without DeliveryDate get their expected delivery date (DeliveryDate-index)",
-        model=ShopItem,
-        candidates=(ShopItem.entity_type == Order) & Order.delivery_date.does_not_exist(),
-        plan=plan_delivery_date,
+    return _on_shop(
+        "delivery-date",
+        "orders without DeliveryDate get their expected delivery date (DeliveryDate-index)",
+        (ShopItem.entity_type == Order) & Order.delivery_date.does_not_exist(),
+        plan_delivery_date,
     )
 
 
 def order_status() -> Migration:
-    return Migration(
-        name="order-status",
-        description="orders without Status get SHIPPED (they have a shipment) or PENDING",
-        model=ShopItem,
-        candidates=(ShopItem.entity_type == Order) & Order.status.does_not_exist(),
-        plan=plan_order_status,
+    return _on_shop(
+        "order-status",
+        "orders without Status get SHIPPED (they have a shipment) or PENDING",
+        (ShopItem.entity_type == Order) & Order.status.does_not_exist(),
+        plan_order_status,
     )
 
 
@@ -117,12 +103,11 @@ def plan_email_claim(raw: Item) -> Change | None:
 
 
 def email_claims() -> Migration:
-    return Migration(
-        name="email-claims",
-        description="customers with an email get the claim that keeps it unique (email#<address>)",
-        model=ShopItem,
-        candidates=(ShopItem.entity_type == Customer) & Customer.email.exists(),
-        plan=plan_email_claim,
+    return _on_shop(
+        "email-claims",
+        "customers with an email get the claim that keeps it unique (email#<address>)",
+        (ShopItem.entity_type == Customer) & Customer.email.exists(),
+        plan_email_claim,
     )
 
 
@@ -161,12 +146,11 @@ def planner_of_item_categories(
 
 
 def order_item_category() -> Migration:
-    return Migration(
-        name="order-item-category",
-        description="order items without Category get their product's (the figures by category follow)",
-        model=ShopItem,
-        candidates=(ShopItem.entity_type == OrderItem) & OrderItem.category.does_not_exist(),
-        plan=planner_of_item_categories(),
+    return _on_shop(
+        "order-item-category",
+        "order items without Category get their product's (the figures by category follow)",
+        (ShopItem.entity_type == OrderItem) & OrderItem.category.does_not_exist(),
+        planner_of_item_categories(),
     )
 
 
@@ -184,23 +168,19 @@ def plan_warehouse_index(raw: Item) -> Change | None:
 
 
 def warehouse_index() -> Migration:
-    return Migration(
-        name="warehouse-index",
-        description="warehouses without GSI1 keys get them (the list of every warehouse)",
-        model=ShopItem,
-        candidates=(ShopItem.entity_type == Warehouse) & ShopItem.gsi1_pk.does_not_exist(),
-        plan=plan_warehouse_index,
+    return _on_shop(
+        "warehouse-index",
+        "warehouses without GSI1 keys get them (the list of every warehouse)",
+        (ShopItem.entity_type == Warehouse) & ShopItem.gsi1_pk.does_not_exist(),
+        plan_warehouse_index,
     )
 
 
-MIGRATIONS: dict[str, Callable[[], Migration]] = {
-    "delivery-date": delivery_date,
-    "order-status": order_status,
-    "email-claims": email_claims,
-    "order-item-category": order_item_category,
-    "warehouse-index": warehouse_index,
-}
 Factory = Callable[[], Migration]
+MIGRATIONS: dict[str, Factory] = {
+    factory().name: factory
+    for factory in (delivery_date, order_status, email_claims, order_item_category, warehouse_index)
+}
 
 
 def registry(extensions: Sequence[Factory] = ()) -> dict[str, Factory]:

@@ -10,6 +10,7 @@ came later (see docs/migrations.md): code that reads them copes with their absen
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any, Generic, TypeVar, overload
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -33,6 +34,8 @@ from shop.attributes import (
 )
 from shop.delivery import delivery_date_for
 from shop.keys import OrderStatus
+
+T = TypeVar("T")
 
 
 class GSI1(GlobalSecondaryIndex["ShopItem"]):
@@ -112,6 +115,22 @@ class ShopItem(InstrumentedModel):
         return self.pk, self.sk
 
 
+class IdIn(Generic[T]):
+    """The bare id in one of an item's keys (``o#42`` -> ``42``), read like a property: each entity declares which of
+    its keys holds which id. ``IdIn[str | None]``: an index key, absent on some items (AWS's older ones)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    @overload
+    def __get__(self, item: None, owner: type[Any]) -> IdIn[T]: ...
+    @overload
+    def __get__(self, item: ShopItem, owner: type[Any]) -> T: ...
+    def __get__(self, item: ShopItem | None, owner: type[Any]) -> Any:
+        key = getattr(item, self.key) if item is not None else None
+        return self if item is None else keys.strip(key) if key else None
+
+
 class Address(Map[str, str]):
     country = UnicodeAttribute(null=True, attr_name="Country")
     county = UnicodeAttribute(null=True, attr_name="County")
@@ -132,10 +151,7 @@ class Customer(ShopItem, discriminator="customer"):
     email = UnicodeAttribute(null=True, attr_name="Email")
     name = UnicodeAttribute(null=True, attr_name="Name")
     address = Address(null=True, attr_name="Address")
-
-    @property
-    def customer_id(self) -> str:
-        return keys.strip(self.pk)
+    customer_id = IdIn[str]("pk")
 
 
 class ProductDetail(Map[str, str]):
@@ -152,10 +168,7 @@ class Product(ShopItem, discriminator="product"):
     category = UnicodeAttribute(null=True, attr_name="Category")  # ours, optional (e.g. "Books")
     # A plain number, not PynamoDB's VersionAttribute: that one would add itself to every save (seeding too).
     version = NumberAttribute(null=True, attr_name="Version")
-
-    @property
-    def product_id(self) -> str:
-        return keys.strip(self.pk)
+    product_id = IdIn[str]("pk")
 
     @property
     def name(self) -> str:
@@ -167,24 +180,15 @@ class Warehouse(ShopItem, discriminator="warehouse"):
 
     address = Address(null=True, attr_name="Address")
     name = UnicodeAttribute(null=True, attr_name="Name")
-
-    @property
-    def warehouse_id(self) -> str:
-        return keys.strip(self.pk)
+    warehouse_id = IdIn[str]("pk")
 
 
 class Inventory(ShopItem, discriminator="warehouseItem"):
     """PK p#<pid>, SK w#<wid>; GSI2 w#<wid> / p#<pid>. ``Quantity`` is what the warehouse holds."""
 
     quantity = IntStringAttribute(attr_name="Quantity")
-
-    @property
-    def product_id(self) -> str:
-        return keys.strip(self.pk)
-
-    @property
-    def warehouse_id(self) -> str:
-        return keys.strip(self.sk)
+    product_id = IdIn[str]("pk")
+    warehouse_id = IdIn[str]("sk")
 
 
 class Order(ShopItem, discriminator="order"):
@@ -199,14 +203,8 @@ class Order(ShopItem, discriminator="order"):
     item_count = IntStringAttribute(null=True, attr_name="ItemCount")
     delivery_date = UnicodeAttribute(null=True, attr_name="DeliveryDate")
     cancel_reason = UnicodeAttribute(null=True, attr_name="CancelReason")  # why staff cancelled it, in words
-
-    @property
-    def order_id(self) -> str:
-        return keys.strip(self.pk)
-
-    @property
-    def customer_id(self) -> str:
-        return keys.strip(self.sk)
+    order_id = IdIn[str]("pk")
+    customer_id = IdIn[str]("sk")
 
     @property
     def order_status(self) -> OrderStatus | None:
@@ -237,22 +235,14 @@ class OrderItem(ShopItem, discriminator="orderItem"):
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
     category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
     favourite = BooleanAttribute(null=True, attr_name="Favourite")  # set with the favourite, in one transaction
-
-    @property
-    def order_id(self) -> str:
-        return keys.strip(self.pk)
-
-    @property
-    def product_id(self) -> str:
-        return keys.strip(self.sk)
+    order_id = IdIn[str]("pk")
+    product_id = IdIn[str]("sk")
 
     @property
     def is_favourite(self) -> bool:
         return bool(self.favourite)
 
-    @property
-    def customer_id(self) -> str | None:
-        return keys.strip(self.gsi2_pk) if self.gsi2_pk else None
+    customer_id = IdIn[str | None]("gsi2_pk")
 
     @property
     def date(self) -> str | None:
@@ -282,18 +272,9 @@ class Invoice(ShopItem, discriminator="invoice"):
     amount = DecimalStringAttribute(null=True, attr_name="Amount")
     date = TimestampAttribute(null=True, attr_name="Date")
     detail = InvoiceDetail(null=True, attr_name="Detail")
-
-    @property
-    def invoice_id(self) -> str:
-        return keys.strip(self.sk)
-
-    @property
-    def order_id(self) -> str:
-        return keys.strip(self.pk)
-
-    @property
-    def customer_id(self) -> str | None:
-        return keys.strip(self.gsi2_pk) if self.gsi2_pk else None
+    invoice_id = IdIn[str]("sk")
+    order_id = IdIn[str]("pk")
+    customer_id = IdIn[str | None]("gsi2_pk")
 
     @property
     def payments(self) -> list[Payment]:
@@ -311,28 +292,16 @@ class Shipment(ShopItem, discriminator="shipment"):
     warehouse_id = UnicodeAttribute(null=True, attr_name="WarehouseId")
     carrier = UnicodeAttribute(null=True, attr_name="Carrier")
     tracking_number = UnicodeAttribute(null=True, attr_name="TrackingNumber")
-
-    @property
-    def shipment_id(self) -> str:
-        return keys.strip(self.sk)
-
-    @property
-    def order_id(self) -> str:
-        return keys.strip(self.pk)
+    shipment_id = IdIn[str]("sk")
+    order_id = IdIn[str]("pk")
 
 
 class ShipmentItem(ShopItem, discriminator="shipmentItem"):
     """PK o#<oid>, SK shp#<id>; GSI1 sh#<sid> / p#<pid>."""
 
     quantity = IntStringAttribute(attr_name="Quantity")
-
-    @property
-    def shipment_id(self) -> str | None:
-        return keys.strip(self.gsi1_pk) if self.gsi1_pk else None
-
-    @property
-    def product_id(self) -> str | None:
-        return keys.strip(self.gsi1_sk) if self.gsi1_sk else None
+    shipment_id = IdIn[str | None]("gsi1_pk")
+    product_id = IdIn[str | None]("gsi1_sk")
 
 
 class PaymentItem(ShopItem, discriminator="payment"):
@@ -354,14 +323,8 @@ class Favourite(ShopItem, discriminator="favourite"):
     price = DecimalStringAttribute(null=True, attr_name="Price")
     order_id = UnicodeAttribute(null=True, attr_name="OrderId")
     date = TimestampAttribute(null=True, attr_name="Date")
-
-    @property
-    def customer_id(self) -> str:
-        return keys.strip(self.pk)
-
-    @property
-    def product_id(self) -> str:
-        return keys.strip(self.sk)
+    customer_id = IdIn[str]("pk")
+    product_id = IdIn[str]("sk")
 
 
 class AttributeChange(Map[str, str]):
@@ -428,10 +391,7 @@ class Notification(ShopItem, discriminator="notification"):
     sent = TimestampAttribute(null=True, attr_name="Sent")
     given_up = TimestampAttribute(null=True, attr_name="GivenUp")
     error = UnicodeAttribute(null=True, attr_name="Error")
-
-    @property
-    def order_id(self) -> str:
-        return keys.strip(self.pk)
+    order_id = IdIn[str]("pk")
 
     @property
     def notification_id(self) -> str:

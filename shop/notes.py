@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Generic, Protocol, TypeVar
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import audit, keys
 from shop.audit import Actor
@@ -189,16 +190,8 @@ def _refused(
     if "about" in exc.reasons:
         return NotFound(about, bare)
     if "original" in exc.reasons and original is not None:
-        return _not_editable(pk, original, actor)
+        return not_editable(get_or_none(Note, pk, original), original, actor)
     return Busy(f"the note was not saved ({exc}); try again")
-
-
-def _not_editable(pk: str, original: str, actor: Actor) -> Exception:
-    try:
-        first: Version | None = Note.get(pk, original)
-    except (Note.DoesNotExist, ValueError):
-        first = None
-    return not_editable(first, original, actor)
 
 
 def not_editable(first: Version | None, original: str, actor: Actor) -> Exception:

@@ -13,13 +13,13 @@ from decimal import Decimal
 
 from shop import keys
 from shop.attributes import to_decimal
-from shop.delivery import delivery_date_for
+from shop.delivery import DELIVERY_DAYS, delivery_date_for
 from shop.errors import InvalidInput
 from shop.keys import OrderStatus
-from shop.models import Address, Invoice, InvoiceDetail, Order, OrderItem, Payment, Shipment, ShipmentItem
+from shop.models import Address, Invoice, InvoiceDetail, Order, OrderItem, Payment, Product, Shipment, ShipmentItem
 from shop.timestamps import format_ts
 
-SHIPMENT_TYPES = ("Standard", "Express")
+SHIPMENT_TYPES = tuple(DELIVERY_DAYS)
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,26 @@ class PricedLine:
     warehouse_id: str | None = None
     category: str | None = None  # the product's, copied when the order is placed
 
+    @classmethod
+    def of(
+        cls, product: Product, quantity: int, warehouse_id: str | None = None, price: Decimal | None = None
+    ) -> PricedLine:
+        """A line of ``product`` at its list price (or ``price``), with its name and category as they are now."""
+        unit = (product.price or Decimal(0)) if price is None else price
+        return cls(product.product_id, quantity, unit, product.name, warehouse_id, product.category)
+
+
+def build_item(order_id: str, customer_id: str, when: str, line: PricedLine) -> OrderItem:
+    """An order item (GSI1 by product and date, GSI2 by customer and date)."""
+    return OrderItem(
+        **keys.order_item_keys(order_id, line.product_id, customer_id, when),
+        quantity=line.quantity,
+        price=line.price,
+        product_name=line.product_name,
+        warehouse_id=line.warehouse_id,
+        category=line.category,
+    )
+
 
 def build_placement(
     *,
@@ -77,17 +97,7 @@ def build_placement(
         item_count=sum(line.quantity for line in lines),
         delivery_date=delivery_date or delivery_date_for(placed_at),
     )
-    items = [
-        OrderItem(
-            **keys.order_item_keys(order_id, line.product_id, customer_id, when),
-            quantity=line.quantity,
-            price=line.price,
-            product_name=line.product_name,
-            warehouse_id=line.warehouse_id,
-            category=line.category,
-        )
-        for line in lines
-    ]
+    items = [build_item(order_id, customer_id, when, line) for line in lines]
     invoice = Invoice(
         **keys.invoice_keys(order_id, invoice_id, customer_id, when),
         amount=total,

@@ -11,18 +11,26 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 
-from pynamodb.expressions.operand import Path, Value
-
-from dynamo import backoff, ddb_json
-from dynamo.transactions import Transaction, TransactionCancelled, request_token
+from dynamo import backoff
+from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, notifications, order_status
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput
 from shop.keys import OrderStatus
-from shop.lifecycle import ORDER
-from shop.models import Inventory, Invoice, Order, OrderItem, ShopItem
+from shop.models import Invoice, Order, OrderItem, ShopItem
+from shop.order_builders import PricedLine, build_item
+from shop.order_parts import (
+    MAX_LINES,
+    changeable,
+    commit_order_change,
+    payments_held,
+    pick_warehouse,
+    products,
+    stock_to_return,
+    take_stock,
+    whole_number,
+)
 from shop.order_reads import OrderCollection, order_collection
-from shop.orders import MAX_LINES, MAX_QUANTITY, _pick_warehouse, _products, _require, _stock_to_return
 from shop.timestamps import format_ts, now
 
 EDIT = "edit"  # the audit trail's name of the action
@@ -32,9 +40,7 @@ EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
 
 
 def _quantity(pid: str, n: object) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_QUANTITY:
-        raise InvalidInput(f"quantity-{pid}: a whole number from 0 to {MAX_QUANTITY}")
-    return n
+    return whole_number(n, what=f"quantity-{pid}", low=0)
 
 
 def order_edit(
@@ -58,7 +64,7 @@ def order_edit(
 
     def attempt() -> Order:
         collection = order_collection(oid)
-        order = _require(collection, "edit", expected_version)
+        order = changeable(collection, "edit", expected_version)
         lines = {item.product_id: item for item in collection.items}
         unknown = sorted(set(wanted) - set(lines))
         if unknown:
@@ -75,7 +81,7 @@ def order_edit(
         if len([n for n in new.values() if n]) + (added is not None) > MAX_LINES:
             raise InvalidInput(f"an order holds at most {MAX_LINES} different products")
         tx = Transaction(ShopItem, token=request_token())
-        stock = {item.product_id: row for item, row in _stock_to_return(collection.items)}
+        stock = {item.product_id: row for item, row in stock_to_return(collection.items)}
         changes: list[audit.Changed] = []
         for pid, item in lines.items():
             diff = new[pid] - item.quantity
@@ -86,12 +92,7 @@ def order_edit(
             if row is not None:
                 if row.quantity - diff < 0:
                     raise InvalidInput(f"quantity-{pid}: warehouse {row.warehouse_id} holds {row.quantity} more only")
-                tx.update(
-                    f"stock:{pid}",
-                    row,
-                    [Inventory.quantity.set(row.quantity - diff)],
-                    Inventory.quantity == row.quantity,
-                )
+                take_stock(tx, pid, row, diff)
             if new[pid] == 0:
                 tx.delete(f"item:{pid}", item, OrderItem.quantity == item.quantity)
             else:
@@ -99,29 +100,14 @@ def order_edit(
         total = sum(((item.price or Decimal(0)) * new[pid] for pid, item in lines.items()), Decimal(0))
         count = sum(new.values())
         if added is not None and add_quantity is not None:
-            product = _products([added])[added]
-            row = _pick_warehouse(added, add_quantity)
+            product = products([added])[added]
+            row = pick_warehouse(added, add_quantity)
+            line = PricedLine.of(product, add_quantity, row.warehouse_id)
             changes.append(audit.Changed(f"Quantity of {added}", None, str(add_quantity)))
-            when = format_ts(order.date or now())
-            tx.put(
-                f"item:{added}",
-                OrderItem(
-                    **keys.order_item_keys(oid, added, order.customer_id, when),
-                    quantity=add_quantity,
-                    price=product.price,
-                    product_name=product.name,
-                    warehouse_id=row.warehouse_id,
-                    category=product.category,
-                ),
-                ShopItem.pk.does_not_exist(),
-            )
-            tx.update(
-                f"stock:{added}",
-                row,
-                [Inventory.quantity.set(row.quantity - add_quantity)],
-                Inventory.quantity == row.quantity,
-            )
-            total += (product.price or Decimal(0)) * add_quantity
+            item = build_item(oid, order.customer_id, format_ts(order.date or now()), line)
+            tx.put(f"item:{added}", item, ShopItem.pk.does_not_exist())
+            take_stock(tx, added, row, add_quantity)
+            total += line.price * add_quantity
             count += add_quantity
         if not changes:
             raise InvalidInput(f"order {oid}: nothing to change")
@@ -135,9 +121,7 @@ def order_edit(
             Order.status == OrderStatus.PENDING.value,
         )
         for invoice in collection.invoices[:1]:  # its payments held as read: what was paid is what the edit saw
-            read = ddb_json.mapping(invoice.attributes_as_read(), "Detail")
-            held = Path(["Detail"]) == Value({"M": read}) if read else Invoice.detail.does_not_exist()
-            tx.update("invoice", invoice, [Invoice.amount.set(total)], held)
+            tx.update("invoice", invoice, [Invoice.amount.set(total)], payments_held(invoice))
         audit.record(
             tx,
             actor,
@@ -152,12 +136,7 @@ def order_edit(
             notifications.add(tx, oid, notifications.Kind.EDITED, detail=f"{total:.2f}")
         if extra is not None:
             extra(tx, collection, total)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            if "order" in exc.reasons and not exc.only_conflicts:
-                raise ORDER.lost(oid, order_collection(oid).order.status, "edited") from exc
-            raise backoff.LostRace from exc
+        commit_order_change(tx, oid, "edited")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"editing order {oid}"))

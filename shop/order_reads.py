@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from dynamo import ddb_json, item_codec, side_by_side
-from dynamo.batch import batch_get
+from dynamo import ddb_json, side_by_side
+from dynamo.batch import Item, batch_get
 from dynamo.client import client_of
 from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
@@ -20,6 +21,7 @@ from shop.models import (
     Notification,
     Order,
     OrderItem,
+    Product,
     Shipment,
     ShipmentItem,
     ShopItem,
@@ -40,38 +42,20 @@ class OrderCollection:
     notifications: list[Notification] = field(default_factory=list)  # to the customer, oldest first
 
 
+# The collection's parts, in ``OrderCollection``'s order: the order, then each list.
+COLLECTED = (Order, OrderItem, Invoice, Shipment, ShipmentItem, AuditEntry, Note, Notification)
+
+
 def order_collection(order_id: str) -> OrderCollection:
     """The order's whole item collection in one Query (more only if it exceeds a page); NotFound if absent."""
     oid = keys.bare(order_id, keys.ORDER)
-    order: Order | None = None
-    items: list[OrderItem] = []
-    invoices: list[Invoice] = []
-    shipments: list[Shipment] = []
-    shipment_items: list[ShipmentItem] = []
-    history: list[AuditEntry] = []
-    notes: list[Note] = []
-    notifications: list[Notification] = []
+    parts: dict[type[ShopItem], list[Any]] = {kind: [] for kind in COLLECTED}
     for item in all_items(access_patterns.order_details, order_id=oid):
-        if isinstance(item, Order):
-            order = item
-        elif isinstance(item, OrderItem):
-            items.append(item)
-        elif isinstance(item, Invoice):
-            invoices.append(item)
-        elif isinstance(item, Shipment):
-            shipments.append(item)
-        elif isinstance(item, ShipmentItem):
-            shipment_items.append(item)
-        elif isinstance(item, AuditEntry):
-            history.append(item)
-        elif isinstance(item, Note):
-            notes.append(item)
-        elif isinstance(item, Notification):
-            notifications.append(item)
-    if order is None:
+        parts.setdefault(type(item), []).append(item)
+    if not parts[Order]:
         raise NotFound("order", oid)
-    history.sort(key=lambda e: e.sk, reverse=True)
-    return OrderCollection(order, items, invoices, shipments, shipment_items, history, notes, notifications)
+    parts[AuditEntry].sort(key=lambda e: e.sk, reverse=True)
+    return OrderCollection(parts[Order][-1], *(parts[kind] for kind in COLLECTED[1:]))
 
 
 def order_by_id(order_id: str) -> Order | None:
@@ -96,30 +80,35 @@ def lines_of_orders(order_ids: Sequence[str]) -> dict[str, list[OrderItem]]:
     return dict(zip(wanted, found, strict=True))
 
 
+def raw_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = ()) -> list[Item | None]:
+    """The items of these keys (``(PK, SK)``) as DynamoDB holds them, lined up with the keys (None: no item): one
+    BatchGetItem per 100 keys, none for no keys; ``attributes``: only those (and the keys) are read."""
+    if not wanted:
+        return []
+    table, key_list = str(ShopItem.Meta.table_name), [ddb_json.key(*k) for k in wanted]
+    return batch_get(client_of(ShopItem), table, key_list, key_names=("PK", "SK"), attributes=attributes)
+
+
+def items_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = ()) -> list[ShopItem | None]:
+    """``raw_by_key``'s items as the shop's models."""
+    return [ShopItem.from_raw_data(raw) if raw else None for raw in raw_by_key(wanted, attributes)]
+
+
 def product_names(product_ids: Iterable[str]) -> dict[str, str]:
     """The products' names now (one BatchGetItem of the distinct ids, their ``Detail`` only; none for no ids), for
     lines that did not keep the name they were ordered under; a product without a name or gone is left out."""
     wanted = list(dict.fromkeys(keys.bare(pid, keys.PRODUCT) for pid in product_ids))
-    if not wanted:
-        return {}
-    product_keys = [ddb_json.key(keys.product(p), keys.product(p)) for p in wanted]
-    table = str(ShopItem.Meta.table_name)
-    found = batch_get(client_of(ShopItem), table, product_keys, key_names=("PK", "SK"), attributes=["Detail"])
-    names: dict[str, str] = {}
-    for pid, raw in zip(wanted, found, strict=True):
-        name = (item_codec.decode(raw or {}).get("Detail") or {}).get("Name")
-        if name and isinstance(name, str):
-            names[pid] = name
-    return names
+    found = items_by_key([(keys.product(p),) * 2 for p in wanted], ["Detail", keys.ENTITY_TYPE])
+    return {
+        pid: item.detail.name
+        for pid, item in zip(wanted, found, strict=True)
+        if isinstance(item, Product) and item.detail and item.detail.name
+    }
 
 
 def customers_of(customer_ids: Iterable[str]) -> dict[str, Customer]:
     """The customers by id as the shop table holds them now (one BatchGetItem of the distinct ids; none for no
     ids), as the order page reads its one: a packing slip's name and address do not wait for the admin view."""
     wanted = list(dict.fromkeys(keys.bare(cid, keys.CUSTOMER) for cid in customer_ids))
-    if not wanted:
-        return {}
-    customer_keys = [ddb_json.key(keys.customer(c), keys.customer(c)) for c in wanted]
-    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), customer_keys, key_names=("PK", "SK"))
-    items = (ShopItem.from_raw_data(raw) if raw else None for raw in found)
-    return {cid: item for cid, item in zip(wanted, items, strict=True) if isinstance(item, Customer)}
+    found = items_by_key([(keys.customer(c),) * 2 for c in wanted])
+    return {cid: item for cid, item in zip(wanted, found, strict=True) if isinstance(item, Customer)}

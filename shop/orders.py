@@ -1,45 +1,38 @@
-"""Domain writes for orders: place, ship, deliver, cancel. Each is one TransactWriteItems with conditions.
+"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with
+conditions and, given an ``actor``, its audit entry.
 
-- ``order_place``: the order, its items, the invoice with payments, and a stock decrement per line
-  conditioned on the stock level read (exact value, since stock is a string on the wire), plus a check
-  that the customer exists. All or nothing; never oversells under any concurrency.
-- ``order_ship``, ``order_deliver``, ``order_cancel``: the steps of ``shop.lifecycle.ORDER``. Shipping makes a
-  shipment per warehouse (carrier and tracking number on each, when given) with its items and recomputes the
-  expected delivery date (the audit entry records a move); cancelling returns the stock where it came from.
-  A part of the units may ship (the step ``ship_part``): the order stays PENDING, a new version, until every
-  unit has; a partly shipped order cannot be cancelled.
-
-Status changes are conditioned on the status read and on the order's ``Version`` (optimistic locking,
-PynamoDB's VersionAttribute), so two staff acting at once cannot both win. Given an ``actor`` (a staff
-member and request id), each also writes its audit entry (``shop.audit``) in the same transaction.
-Conflicts on stock from concurrent orders are retried with jittered backoff; the caller only ever sees domain errors.
+Placing takes each line's stock conditioned on the exact level read, so it never oversells; the status changes
+(``shop.lifecycle.ORDER``'s steps) are conditioned on the status read and the order's ``Version``, so two staff
+acting at once cannot both win. Lost races are run again with jittered backoff; callers only see domain errors.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from pynamodb.expressions.update import Action
 
-from dynamo import backoff, ddb_json
-from dynamo.batch import batch_get
-from dynamo.client import client_of
-from dynamo.paging import all_items
+from dynamo import backoff
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
 from shop import access_patterns, audit, keys, notifications, order_status, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
-from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, OutOfStock
+from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
 from shop.lifecycle import ORDER
-from shop.models import Customer, Inventory, Order, OrderItem, Product, Shipment, ShopItem
+from shop.models import Customer, Order, OrderItem, Shipment, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
+from shop.order_parts import MAX_LINES as MAX_LINES
+from shop.order_parts import MAX_QUANTITY as MAX_QUANTITY
+from shop.order_parts import changeable, commit_order_change, pick_warehouse, products, stock_to_return, take_stock
+from shop.order_parts import whole_number as whole_number
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
 from shop.payments import MANUAL
@@ -47,8 +40,6 @@ from shop.timestamps import now
 
 CREATE = "create"  # the audit trail's name of an order staff create
 DELIVERY_DATE = Order.delivery_date.attr_name  # the attribute a ship's audit entry names when it moves the date
-MAX_LINES = 25  # 2 writes a line + 3: well inside DynamoDB's 100 operations per transaction
-MAX_QUANTITY = 10_000
 
 
 def new_id() -> str:
@@ -56,14 +47,6 @@ def new_id() -> str:
 
 
 # --- place ----------------------------------------------------------------------------------------------
-
-
-def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
-    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
-    ``what`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
-    return value
 
 
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
@@ -88,37 +71,6 @@ def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     return list(merged.values())
 
 
-def _products(product_ids: list[str], priced: frozenset[str] = frozenset()) -> dict[str, Product]:
-    """The products by id; NotFound for one that is absent, InvalidInput for one without a price unless its line
-    gives one (``priced``)."""
-    keys_ = [ddb_json.key(keys.product(p), keys.product(p)) for p in product_ids]
-    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), keys_, key_names=("PK", "SK"))
-    products: dict[str, Product] = {}
-    for pid, raw in zip(product_ids, found, strict=True):
-        item = ShopItem.from_raw_data(raw) if raw else None
-        if not isinstance(item, Product):
-            raise NotFound("product", pid)
-        if item.price is None and pid not in priced:
-            raise InvalidInput(f"product {pid} has no price and cannot be ordered")
-        products[pid] = item
-    return products
-
-
-def _pick_warehouse(product_id: str, quantity: int, warehouse_id: str | None = None) -> Inventory:
-    """The warehouse holding the most of the product (ties: lowest id), or ``warehouse_id``, if it holds enough."""
-    rows = sorted(
-        all_items(access_patterns.inventory_for_product, product_id=product_id), key=lambda r: (-r.quantity, r.sk)
-    )
-    if warehouse_id is not None:
-        rows = [r for r in rows if r.warehouse_id == warehouse_id]
-        if not rows:
-            raise InvalidInput(f"warehouse {warehouse_id} holds no product {product_id}")
-    best = rows[0] if rows else None
-    if best is None or best.quantity < quantity:
-        raise OutOfStock(product_id, quantity, best.quantity if best else 0)
-    return best
-
-
 def order_place(
     *,
     customer_id: str,
@@ -139,30 +91,19 @@ def order_place(
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
     wanted = _validate_lines(lines)
-    products = _products(
+    bought = products(
         [line.product_id for line in wanted], frozenset(line.product_id for line in wanted if line.price is not None)
     )
-    listed = {pid: product.price or Decimal(0) for pid, product in products.items()}  # _products checked them
-    price = {line.product_id: listed[line.product_id] if line.price is None else line.price for line in wanted}
     placed = placed_at or now()
-    total = sum((price[line.product_id] * line.quantity for line in wanted), Decimal(0))
+    at_prices = [PricedLine.of(bought[line.product_id], line.quantity, price=line.price) for line in wanted]
+    total = sum((line.price * line.quantity for line in at_prices), Decimal(0))
     if paid_by is not None:
         payments = [PaymentSpec(MANUAL, total, transaction_id=paid_by)] if total > 0 else []
     payment_items = build_payments(payments, total)
 
     def attempt() -> Order:
-        picks = {line.product_id: _pick_warehouse(line.product_id, line.quantity, line.warehouse_id) for line in wanted}
-        priced = [
-            PricedLine(
-                line.product_id,
-                line.quantity,
-                price[line.product_id],
-                products[line.product_id].name,
-                picks[line.product_id].warehouse_id,
-                products[line.product_id].category,
-            )
-            for line in wanted
-        ]
+        picks = {line.product_id: pick_warehouse(line.product_id, line.quantity, line.warehouse_id) for line in wanted}
+        priced = [replace(line, warehouse_id=picks[line.product_id].warehouse_id) for line in at_prices]
         order, items, invoice = build_placement(
             order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
         )
@@ -176,13 +117,7 @@ def order_place(
         if notify:
             notifications.add(tx, oid, notifications.Kind.CREATED, at=placed)
         for line in wanted:
-            row = picks[line.product_id]
-            tx.update(
-                f"stock:{line.product_id}",
-                row,
-                [Inventory.quantity.set(row.quantity - line.quantity)],
-                Inventory.quantity == row.quantity,
-            )
+            take_stock(tx, line.product_id, picks[line.product_id], line.quantity)
         try:
             tx.commit()
         except TransactionCancelled as exc:
@@ -199,19 +134,6 @@ def order_place(
 
 
 # --- status changes -----------------------------------------------------------------------------------
-
-
-def _require(collection: OrderCollection, action: str, expected_version: int | None) -> Order:
-    order = collection.order
-    ORDER.require(action, order.order_id, order.status)
-    if expected_version is not None and order.version != expected_version:
-        raise OrderConflict(
-            order.order_id,
-            order.status,
-            f"order {order.order_id} changed meanwhile (version {order.version}, "
-            f"you saw {expected_version}); reload and try again",
-        )
-    return order
 
 
 def _status_update(
@@ -267,7 +189,7 @@ def order_ship(
         for wid, number in (warehouse_tracking or {}).items()
     }
     collection = order_collection(oid)
-    order = _require(collection, "ship", expected_version)
+    order = changeable(collection, "ship", expected_version)
     unknown = sorted(set(own) - {i.warehouse_id for i in collection.items if i.warehouse_id})
     if unknown:
         raise InvalidInput(f"order {oid} ships from no warehouse {', '.join(unknown)}")
@@ -339,7 +261,7 @@ def _to_ship(
 def order_deliver(*, order_id: str, expected_version: int | None = None, actor: Actor | None = None) -> Order:
     """SHIPPED -> DELIVERED."""
     oid = keys.bare(order_id, keys.ORDER)
-    order = _require(order_collection(oid), "deliver", expected_version)
+    order = changeable(order_collection(oid), "deliver", expected_version)
     tx = Transaction(ShopItem, token=request_token())
     _status_update(tx, order, "deliver", actor=actor)
     _commit_status_change(tx, oid, "delivered")
@@ -373,12 +295,12 @@ def order_cancel(
 
     def attempt() -> Order:
         collection = order_collection(oid)
-        order = _require(collection, "cancel", expected_version)
+        order = changeable(collection, "cancel", expected_version)
         if partly_shipped(collection):
             raise OrderConflict(
                 oid, order.status, f"order {oid} is partly shipped: edit out what is left to ship instead of cancelling"
             )
-        stock = _stock_to_return(collection.items)
+        stock = stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
         _status_update(
             tx,
@@ -389,32 +311,10 @@ def order_cancel(
             detail=f"reason: {reason}" if reason else None,
         )
         for item, row in stock:
-            tx.update(
-                f"stock:{item.product_id}",
-                row,
-                [Inventory.quantity.set(row.quantity + item.quantity)],
-                Inventory.quantity == row.quantity,
-            )
+            take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:
             extra(tx, collection)
-        try:
-            tx.commit()
-        except TransactionCancelled as exc:
-            order_failed = "order" in exc.reasons and not exc.only_conflicts
-            if not order_failed:
-                raise backoff.LostRace from exc
-            raise ORDER.lost(oid, order_collection(oid).order.status, "cancelled") from exc
+        commit_order_change(tx, oid, "cancelled")
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"cancelling order {oid}"))
-
-
-def _stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:
-    """Each item with the current stock record it was taken from (BatchGetItem); items whose warehouse is
-    unknown (legacy data) or whose stock record is gone get nothing back."""
-    taken = [i for i in items if i.warehouse_id]
-    if not taken:
-        return []
-    wanted = [ddb_json.key(i.sk, keys.with_prefix(keys.WAREHOUSE, str(i.warehouse_id))) for i in taken]
-    rows = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
-    return [(item, Inventory.from_raw_data(raw)) for item, raw in zip(taken, rows, strict=True) if raw]

@@ -1,13 +1,8 @@
 """The registry of named reads: each access pattern described once (name, typed parameters, the function, the
 table, index and key condition in words), run by ``manage.py access_pattern``, the explorer and the pages.
 
-Every pattern answers pages: ``pattern.page(limit=, start_key=, **params)`` returns a ``Page`` whose
-``next_key`` is what the next page starts from (DynamoDB's ``ExclusiveStartKey`` or a selector's position);
-``pattern.run(**params)`` follows the pages to the end in DynamoDB's order. Parameters are checked by
-``Param.clean`` before any call, so the CLI and the explorer refuse the same input with the same message.
-
-This module holds the shop table's patterns (AWS's 16 and ours); the admin view registers its AV1-AV5 in
-``adminview.reads.patterns`` with the same classes (shop never imports adminview).
+Parameters are checked by ``Param.clean`` before any call, so the CLI and the explorer refuse the same input with
+the same message. The admin view registers its own patterns with the same classes (shop never imports adminview).
 """
 
 from __future__ import annotations
@@ -22,18 +17,7 @@ from dynamo.paging import MAX_PAGE, Key, Page, all_items
 from shop import access_patterns as ap
 from shop import keys
 from shop.errors import InvalidInput
-from shop.models import (
-    Customer,
-    Favourite,
-    Inventory,
-    Invoice,
-    Order,
-    OrderItem,
-    Product,
-    Shipment,
-    ShopItem,
-    Warehouse,
-)
+from shop.models import Invoice, Order, ShopItem
 from shop.plain import from_attribute_values, read_attributes
 from shop.timestamps import QUERY_NAMES, bound, parse_day, range_bounds
 
@@ -158,100 +142,72 @@ def one(get: Callable[..., Any]) -> Fetch:
     return fetch
 
 
-_CID = Param("customer_id", prefix=keys.CUSTOMER)
-_PID = Param("product_id", prefix=keys.PRODUCT)
-_WID = Param("warehouse_id", prefix=keys.WAREHOUSE)
-_OID = Param("order_id", prefix=keys.ORDER)
 _IID = Param("invoice_id", prefix=keys.INVOICE)
-_SID = Param("shipment_id", prefix=keys.SHIPMENT)
 _FROM = Param("start", "start", help="YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS")
 _TO = Param("end", "end", help="YYYY-MM-DD (the whole day) or YYYY-MM-DDTHH:MM:SS")
 SHOP = "shop table"
 OURS = "ours (shop table)"
 
+
+def _get(number: str, name: str, get: ap.KeyGet[Any], what: str) -> AccessPattern:
+    params = (Param(get.param, prefix=get.prefix),)
+    return AccessPattern(number, name, params, one(get), what, SHOP, None, "GetItem", get.condition, get.model)
+
+
+def _query(
+    number: str, name: str, query: ap.KeyQuery[Any], what: str, group: str = AccessPattern.group
+) -> AccessPattern:
+    """A pattern of one ``KeyQuery``: its parameters, index, condition and model read from the declaration."""
+    params = (Param(query.param, prefix=query.prefix), *((_FROM, _TO) if query.between is not None else ()))
+    return AccessPattern(
+        number, name, params, query, what, SHOP, query.index, "Query", query.condition, query.model, group=group
+    )
+
+
 SHOP_PATTERNS: list[AccessPattern] = [
-    AccessPattern(
-        "1", "getCustomerByCustomerId", (_CID,), one(ap.customer_by_id), "a customer",
-        SHOP, None, "GetItem", "PK = c#<customer_id>, SK = c#<customer_id>", Customer,
-    ),
-    AccessPattern(
-        "2", "getProductByProductId", (_PID,), one(ap.product_by_id), "a product",
-        SHOP, None, "GetItem", "PK = p#<product_id>, SK = p#<product_id>", Product,
-    ),
-    AccessPattern(
-        "3", "getWarehouseByWarehouseId", (_WID,), one(ap.warehouse_by_id), "a warehouse",
-        SHOP, None, "GetItem", "PK = w#<warehouse_id>, SK = w#<warehouse_id>", Warehouse,
-    ),
-    AccessPattern(
-        "4", "getProductInventoryByProductId", (_PID,), ap.inventory_for_product,
-        "a product's stock in every warehouse",
-        SHOP, None, "Query", "PK = p#<product_id>, SK begins with w#", Inventory,
-    ),
-    AccessPattern(
-        "5", "getOrderDetailsByOrderId", (_OID,), ap.order_details,
+    _get("1", "getCustomerByCustomerId", ap.customer_by_id, "a customer"),
+    _get("2", "getProductByProductId", ap.product_by_id, "a product"),
+    _get("3", "getWarehouseByWarehouseId", ap.warehouse_by_id, "a warehouse"),
+    _query("4", "getProductInventoryByProductId", ap.inventory_for_product, "a product's stock in every warehouse"),
+    _query(
+        "5", "getOrderDetailsByOrderId", ap.order_details,
         "everything about an order: the order, its items, invoice, shipments and shipment items",
-        SHOP, None, "Query", "PK = o#<order_id>", ShopItem,
     ),
-    AccessPattern(
-        "6", "getProductByOrderId", (_OID,), ap.order_items, "an order's items",
-        SHOP, None, "Query", "PK = o#<order_id>, SK begins with p#", OrderItem,
-    ),
-    AccessPattern(
-        "7", "getInvoiceByOrderId", (_OID,), ap.invoices_for_order, "an order's invoice",
-        SHOP, None, "Query", "PK = o#<order_id>, SK begins with i#", Invoice,
-    ),
-    AccessPattern(
-        "8", "getShipmentByOrderId", (_OID,), ap.shipments_for_order, "an order's shipments",
-        SHOP, None, "Query", "PK = o#<order_id>, SK begins with sh# (shipment items, shp#, are filtered out)",
-        Shipment,
-    ),
-    AccessPattern(
-        "9", "getOrderByProductIdForDateRange", (_PID, _FROM, _TO), ap.order_items_for_product,
+    _query("6", "getProductByOrderId", ap.order_items, "an order's items"),
+    _query("7", "getInvoiceByOrderId", ap.invoices_for_order, "an order's invoice"),
+    _query("8", "getShipmentByOrderId", ap.shipments_for_order, "an order's shipments (not their items, shp#)"),
+    _query(
+        "9", "getOrderByProductIdForDateRange", ap.order_items_for_product,
         "a product's order items in a date range, oldest first",
-        SHOP, "GSI1", "Query", "GSI1-PK = p#<product_id>, GSI1-SK between <from> and <to>", OrderItem,
     ),
     AccessPattern(
         "10", "getInvoiceByInvoiceId", (_IID,), one(ap.invoice_by_id), "an invoice",
-        SHOP, "GSI1", "Query", "GSI1-PK = i#<invoice_id>, GSI1-SK = i#<invoice_id>", Invoice,
+        SHOP, "GSI1", "Query", ap.invoice_query.condition, Invoice,
     ),
     AccessPattern(
         "11", "getPaymentByInvoiceId", (_IID,), one(ap.invoice_by_id),
         "an invoice's payments (the invoice item; payments are in Detail.Payments)",
-        SHOP, "GSI1", "Query", "GSI1-PK = i#<invoice_id>, GSI1-SK = i#<invoice_id>", Invoice,
+        SHOP, "GSI1", "Query", ap.invoice_query.condition, Invoice,
     ),
-    AccessPattern(
-        "12", "getShipmentDetailsByShipmentId", (_SID,), ap.shipment_details, "a shipment and its items",
-        SHOP, "GSI1", "Query", "GSI1-PK = sh#<shipment_id>", ShopItem,
+    _query("12", "getShipmentDetailsByShipmentId", ap.shipment_details, "a shipment and its items"),
+    _query("13", "getShipmentByWarehouseId", ap.shipments_for_warehouse, "a warehouse's shipments"),
+    _query(
+        "14", "getProductInventoryByWarehouseId", ap.inventory_for_warehouse, "a warehouse's stock of every product"
     ),
-    AccessPattern(
-        "13", "getShipmentByWarehouseId", (_WID,), ap.shipments_for_warehouse, "a warehouse's shipments",
-        SHOP, "GSI2", "Query", "GSI2-PK = w#<warehouse_id>, GSI2-SK begins with sh#", Shipment,
-    ),
-    AccessPattern(
-        "14", "getProductInventoryByWarehouseId", (_WID,), ap.inventory_for_warehouse,
-        "a warehouse's stock of every product",
-        SHOP, "GSI2", "Query", "GSI2-PK = w#<warehouse_id>, GSI2-SK begins with p#", Inventory,
-    ),
-    AccessPattern(
-        "15", "getInvoiceByCustomerIdForDateRange", (_CID, _FROM, _TO), ap.invoices_for_customer,
+    _query(
+        "15", "getInvoiceByCustomerIdForDateRange", ap.invoices_for_customer,
         "a customer's invoices in a date range, oldest first",
-        SHOP, "GSI2", "Query", "GSI2-PK = c#<customer_id>, GSI2-SK between i#<from> and i#<to>", Invoice,
     ),
-    AccessPattern(
-        "16", "getProductsByCustomerIdForDateRange", (_CID, _FROM, _TO), ap.order_items_for_customer,
+    _query(
+        "16", "getProductsByCustomerIdForDateRange", ap.order_items_for_customer,
         "a customer's ordered products in a date range, oldest first",
-        SHOP, "GSI2", "Query", "GSI2-PK = c#<customer_id>, GSI2-SK between p#<from> and p#<to>", OrderItem,
     ),
     AccessPattern(
         "ours", "getOrdersDueOnDate", (Param("date", "day", help="YYYY-MM-DD"),), ap.orders_due_on,
         "orders expected to be delivered on a date (orders without DeliveryDate are not indexed)",
         SHOP, "DeliveryDate-index", "Query", "DeliveryDate = <date>", Order, group=OURS,
     ),
-    AccessPattern(
-        "ours", "getFavouritesByCustomerId", (_CID,), ap.favourites_for_customer,
-        "a customer's favourite products",
-        SHOP, None, "Query", "PK = c#<customer_id>, SK begins with FAVOURITE#", Favourite, group=OURS,
-    ),
+    _query("ours", "getFavouritesByCustomerId", ap.favourites_for_customer, "a customer's favourite products", OURS),
 ]  # fmt: skip
 
 PATTERNS: dict[str, AccessPattern] = {p.name: p for p in SHOP_PATTERNS}

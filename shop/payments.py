@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pynamodb.expressions.operand import Path, Value
-
-from dynamo import backoff, ddb_json
+from dynamo import backoff
 from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, tracking
 from shop.amounts import plain_amount
@@ -18,6 +16,7 @@ from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.models import Invoice, InvoiceDetail, Payment, ShopItem
+from shop.order_parts import payments_held
 from shop.order_reads import order_collection
 from shop.order_status import CENT, money, paid
 
@@ -53,11 +52,10 @@ def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Ac
         if value > due:
             raise InvalidInput(f"a payment is at most what is due ({money(due)})")
         invoice = collection.invoices[0]
-        read = ddb_json.mapping(invoice.attributes_as_read(), "Detail")
         new = Payment(type=MANUAL, amount=value, transaction_id=ref)
         tx = Transaction(ShopItem, token=request_token())
-        held = Path(["Detail"]) == Value({"M": read}) if read else Invoice.detail.does_not_exist()
-        tx.update("invoice", invoice, [Invoice.detail.set(InvoiceDetail(payments=[*invoice.payments, new]))], held)
+        new_detail = InvoiceDetail(payments=[*invoice.payments, new])
+        tx.update("invoice", invoice, [Invoice.detail.set(new_detail)], payments_held(invoice))
         audit.record(tx, actor, action=PAYMENT, order_id=oid, detail=f"{money(value)} ({ref})")
         tx.commit_or_rerun()
         return invoice

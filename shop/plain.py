@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
 from pynamodb.models import Model
 
+from dynamo import item_codec
 from dynamo.models import InstrumentedModel
 from shop import keys
 
 _FIRST = ("PK", "SK", keys.ENTITY_TYPE)
-
-_deserializer = TypeDeserializer()
 
 
 def plain_value(value: Any) -> Any:
@@ -34,40 +32,19 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def _plain_number(value: str) -> Any:
-    return int(value) if value.lstrip("-").isdigit() else plain_value(_deserializer.deserialize({"N": value}))
-
-
 def plain_attribute(value: Mapping[str, Any]) -> Any:
-    """One DynamoDB JSON value as ``plain_value(TypeDeserializer().deserialize(value))`` gives it, without the
-    Decimal round trip for the common types."""
-    if "S" in value:
-        return value["S"]
-    if "N" in value:
-        return _plain_number(value["N"])
-    if "M" in value:
-        return {k: plain_attribute(v) for k, v in value["M"].items()}
-    if "L" in value:
-        return [plain_attribute(v) for v in value["L"]]
-    if "BOOL" in value:
-        return value["BOOL"]
-    if "NULL" in value:
-        return None
-    if "SS" in value:
-        return sorted(value["SS"])
-    if "NS" in value:
-        return sorted(_plain_number(v) for v in value["NS"])
-    return plain_value(_deserializer.deserialize(cast("Any", value)))  # BS, NULL-free odd types: boto3 knows them
+    """One DynamoDB JSON value, decoded (``item_codec``) and made JSON-friendly (``plain_value``)."""
+    return plain_value(item_codec.decode_value(value))
+
+
+def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
+    return from_decoded(item_codec.decode(raw))
 
 
 def _names(item: Mapping[str, Any]) -> list[str]:
     """Keys first, the rest sorted by name."""
     return [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
-
-
-def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """DynamoDB JSON (``{"S": ...}``) -> plain values, keys first, the rest sorted by name."""
-    return {name: plain_attribute(raw[name]) for name in _names(raw)}
 
 
 def from_decoded(item: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,10 @@ Finding that takes one parallel Scan of the keys: it runs for the operator's see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from dynamo import ddb_json, item_codec
 from dynamo.client import client_of
@@ -29,48 +31,42 @@ class FirstIds:
     order: int = FIRST_ORDER
 
 
-# Entity type -> (FirstIds field, key prefix of its PK).
-_NUMBERED = {
-    "customer": ("customer", keys.CUSTOMER),
-    "product": ("product", keys.PRODUCT),
-    "warehouse": ("warehouse", keys.WAREHOUSE),
-    "order": ("order", keys.ORDER),
-}
+# Entity type (also its FirstIds field) -> the key prefix of its PK.
+_NUMBERED = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "warehouse": keys.WAREHOUSE, "order": keys.ORDER}
 
 
-def next_ids() -> FirstIds:
-    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
-    above them). One parallel Scan of PK and EntityType: this is for the operator's seed command, never a page."""
+def scan_entities(entity_types: Sequence[str], attributes: Sequence[str]) -> list[dict[str, Any]]:
+    """The items of these entity types, ``attributes`` of each (decoded): one parallel Scan, for operator paths
+    only (a seed run, the demo's start), never for a page."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
-    names = {"#pk": "PK", "#t": keys.ENTITY_TYPE}
-    values = {f":{entity}": ddb_json.s(entity) for entity in _NUMBERED}
+    names = {f"#a{i}": name for i, name in enumerate(dict.fromkeys([keys.ENTITY_TYPE, *attributes]))}
+    values = {f":t{i}": ddb_json.s(entity) for i, entity in enumerate(entity_types)}
 
-    def segment(n: int) -> dict[str, int]:
-        highest: dict[str, int] = {}
-        for raw in raw_items(
+    def segment(n: int) -> list[dict[str, Any]]:
+        found = raw_items(
             client,
             "scan",
             TableName=table,
             Segment=n,
             TotalSegments=SCAN_SEGMENTS,
-            ProjectionExpression="#pk, #t",
-            FilterExpression=f"#t IN ({', '.join(values)})",
+            ProjectionExpression=", ".join(names),
+            FilterExpression=f"#a0 IN ({', '.join(values)})",
             ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
-        ):
-            plain = item_codec.decode(raw)
-            field_name, prefix = _NUMBERED[str(plain[keys.ENTITY_TYPE])]
-            bare = keys.without_prefix(str(plain["PK"]), prefix)
-            if bare is not None and bare.isdigit():
-                highest[field_name] = max(highest.get(field_name, 0), int(bare))
-        return highest
+        )
+        return [item_codec.decode(raw) for raw in found]
 
     with ThreadPoolExecutor(max_workers=SCAN_SEGMENTS) as pool:
-        found = list(pool.map(run_in_context(segment), range(SCAN_SEGMENTS)))
-    defaults = FirstIds()
-    return FirstIds(
-        **{
-            name: max([getattr(defaults, name)] + [part[name] + 1 for part in found if name in part])
-            for name, _prefix in _NUMBERED.values()
-        }
-    )
+        return [item for part in pool.map(run_in_context(segment), range(SCAN_SEGMENTS)) for item in part]
+
+
+def next_ids() -> FirstIds:
+    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
+    above them), from one ``scan_entities`` of PK and EntityType."""
+    highest = {name: getattr(FirstIds(), name) - 1 for name in _NUMBERED}
+    for plain in scan_entities(list(_NUMBERED), ["PK"]):
+        name = str(plain[keys.ENTITY_TYPE])
+        bare = keys.without_prefix(str(plain["PK"]), _NUMBERED[name])
+        if bare is not None and bare.isdigit():
+            highest[name] = max(highest[name], int(bare))
+    return FirstIds(**{name: number + 1 for name, number in highest.items()})

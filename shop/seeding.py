@@ -1,20 +1,10 @@
-"""Deterministic, realistic demo data.
+"""Deterministic, realistic demo data: a pure plan (a function of the config and seed) of a catalog and orders, with
+a long tail of customers, popular products and statuses that fit their age, then written in bulk.
 
-The plan is pure (a function of the config and seed): a catalog, then orders with a long tail of
-customers (a few with many orders), popular products, and statuses that fit their age (pending and
-shipped orders are recent; delivered and cancelled ones spread over two years).
-
-Orders are written as history: the same item builders ``order_place`` and ``order_ship`` use
-(``build_placement`` / ``build_shipments``) produce each order in its final state. They are numbered and
-written in the order they were placed, oldest first, as a shop takes them, so the stream carries them as a live
-shop's does. The items go out with BatchWriteItem, 25 a call, chunks in parallel. Nothing here needs a
-transaction: every item is new, and stock levels are loaded as they stand after that history. Live orders (the
-dashboard, tests) go through ``order_place`` and friends, one transaction each.
-
-Seeding a table that holds data already grows it: ``shop.seed_ids.next_ids`` finds the highest numeric id of each entity
-(one Scan of the keys, on this operator path only) and the plan numbers its new customers, products,
-warehouses and orders after them, so nothing present is ever overwritten. The new orders are placed with the
-new customers and products of the same run.
+Orders are written as history, each in its final state, through the same item builders ``order_place`` and
+``order_ship`` use, numbered and written oldest first, so the stream carries them as a live shop's does. Nothing
+needs a transaction: every item is new, and stock is loaded as it stands after that history. On a table that holds
+data already, ids start after the highest present (``shop.seed_ids``), so nothing is ever overwritten.
 """
 
 from __future__ import annotations
@@ -29,10 +19,9 @@ from typing import Protocol, TypeVar
 from dynamo.batch import Progress
 from dynamo.ratelimit import TokenBucket
 from shop import catalog
-from shop.catalog import AddressSpec
 from shop.delivery import DELIVERY_DAYS, STANDARD_SHIPPING, delivery_date_for
 from shop.keys import OrderStatus
-from shop.models import ShopItem
+from shop.models import Address, Product, ShopItem
 from shop.order_builders import PaymentSpec, PricedLine, build_payments, build_placement, build_shipments
 from shop.seed_ids import FirstIds
 from shop.seed_vocabulary import ADJECTIVES, CATALOGUE, CITIES, FIRST_NAMES, LAST_NAMES, STREETS
@@ -41,23 +30,17 @@ DEFAULT_UNTIL = date(2026, 11, 1)
 SPAN_DAYS = 730
 T = TypeVar("T")
 
-# Status mix, how recent each status is (days before ``until``), and the Version its transitions leave.
-_STATUS_WEIGHTS = [
-    (OrderStatus.PENDING, 15),
-    (OrderStatus.SHIPPED, 15),
-    (OrderStatus.DELIVERED, 60),
-    (OrderStatus.CANCELLED, 10),
-]
-_STATUS_AGE_DAYS = {
-    OrderStatus.PENDING: 14,
-    OrderStatus.SHIPPED: 30,
-    OrderStatus.DELIVERED: SPAN_DAYS,
-    OrderStatus.CANCELLED: SPAN_DAYS,
+# Each status: its share of the orders, how recent its orders are (at most days before ``until``), and the Version
+# its transitions leave.
+_STATUSES = {
+    OrderStatus.PENDING: (15, 14, 1),
+    OrderStatus.SHIPPED: (15, 30, 2),
+    OrderStatus.DELIVERED: (60, SPAN_DAYS, 3),
+    OrderStatus.CANCELLED: (10, SPAN_DAYS, 2),
 }
 # With a span (``SeedConfig.days``): how likely a moment drawn on each weekday (Monday first) is kept, so weekdays
 # are busier than weekends, as a shop's orders are.
 WEEKDAY_SHARE = (1.0, 0.95, 0.95, 0.9, 0.85, 0.55, 0.45)
-_STATUS_VERSION = {OrderStatus.PENDING: 1, OrderStatus.SHIPPED: 2, OrderStatus.DELIVERED: 3, OrderStatus.CANCELLED: 2}
 
 
 @dataclass(frozen=True)
@@ -110,7 +93,7 @@ class PlannedOrder:
 class SeedPlan:
     catalog: list[ShopItem] = field(default_factory=list)
     orders: list[PlannedOrder] = field(default_factory=list)
-    addresses: dict[str, AddressSpec] = field(default_factory=dict)
+    addresses: dict[str, Address] = field(default_factory=dict)
     first_customer_id: str | None = None
     until: datetime | None = None  # "now" of the seeded history: nothing in it happens later
 
@@ -123,9 +106,9 @@ def _zipf_weights(n: int, s: float) -> list[float]:
     return [1.0 / (rank**s) for rank in range(1, n + 1)]
 
 
-def _address(rng: random.Random) -> AddressSpec:
+def _address(rng: random.Random) -> Address:
     city, county, country, zip_code = rng.choice(CITIES)
-    return AddressSpec(
+    return Address(
         street=rng.choice(STREETS),
         number=str(rng.randint(1, 200)),
         zip_code=zip_code,
@@ -146,19 +129,18 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     for wid in warehouse_ids:
         address = _address(rng)
         result.catalog.append(catalog.new_warehouse(warehouse_id=wid, name=f"{address.city} DC {wid}", address=address))
-    products: dict[str, tuple[str, Decimal, str | None, str]] = {}
+    products: dict[str, tuple[Product, str | None]] = {}  # each with the warehouse its orders are taken from
     categories = sorted(CATALOGUE)
     for pid in (str(ids.product + i) for i in range(config.products)):
         category = rng.choice(categories)
         name = f"{rng.choice(ADJECTIVES)} {rng.choice(CATALOGUE[category])}"
         price = Decimal(rng.randint(199, 49999)) / 100
         home = rng.choice(warehouse_ids) if warehouse_ids else None
-        products[pid] = (name, price, home, category)
-        result.catalog.append(
-            catalog.new_product(
-                product_id=pid, name=name, price=price, description=f"{name}, item {pid}", category=category
-            )
+        product = catalog.new_product(
+            product_id=pid, name=name, price=price, description=f"{name}, item {pid}", category=category
         )
+        products[pid] = (product, home)
+        result.catalog.append(product)
         extra = rng.sample(warehouse_ids, k=min(len(warehouse_ids), rng.randint(0, 2)))
         for wid in sorted({w for w in (home, *extra) if w is not None}):
             stock = 0 if rng.random() < 0.05 else rng.randint(1, 400)
@@ -182,7 +164,7 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
     rng.shuffle(customer_rank)
     rng.shuffle(product_rank)
     customer_w, product_w = _zipf_weights(len(customer_rank), 1.1), _zipf_weights(len(product_rank), 0.9)
-    statuses, status_w = zip(*_STATUS_WEIGHTS, strict=True)
+    statuses, status_w = list(_STATUSES), [share for share, _, _ in _STATUSES.values()]
     end = config.until if isinstance(config.until, datetime) else datetime.combine(config.until, time(0, 0))
     result.until = end
     for k in range(config.orders):
@@ -194,17 +176,9 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
             if pid not in chosen:
                 chosen.append(pid)
         categorized = not _before_categories(k, config.uncategorized)
-        lines = tuple(
-            PricedLine(
-                pid,
-                rng.choice([1, 1, 1, 2, 3]),
-                products[pid][1],
-                products[pid][0],
-                products[pid][2],
-                products[pid][3] if categorized else None,
-            )
-            for pid in chosen
-        )
+        lines = tuple(PricedLine.of(products[pid][0], rng.choice([1, 1, 1, 2, 3]), products[pid][1]) for pid in chosen)
+        if not categorized:
+            lines = tuple(replace(line, category=None) for line in lines)
         status = rng.choices(statuses, status_w)[0]
         total = sum((line.price * line.quantity for line in lines), Decimal(0))
         planned = PlannedOrder(
@@ -239,8 +213,8 @@ def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int
     """When an order of ``status`` was placed: at least an hour before ``end``, within its status's age (and the
     span of ``days``, where a moment is kept by its weekday's ``WEEKDAY_SHARE``)."""
     if days is None:
-        return end - timedelta(seconds=rng.randint(3600, _STATUS_AGE_DAYS[status] * 86400))
-    span = max(1, min(days, _STATUS_AGE_DAYS[status])) * 86400
+        return end - timedelta(seconds=rng.randint(3600, _STATUSES[status][1] * 86400))
+    span = max(1, min(days, _STATUSES[status][1])) * 86400
     while True:
         at = end - timedelta(seconds=rng.randint(3600, span))
         if rng.random() < WEEKDAY_SHARE[at.weekday()]:
@@ -265,7 +239,7 @@ def _plan_payments(rng: random.Random, total: Decimal) -> tuple[PaymentSpec, ...
     return (PaymentSpec(card, total, transaction_id=txn, data="card payment"),)
 
 
-def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[ShopItem]:
+def order_history(planned: PlannedOrder, address: Address | None) -> list[ShopItem]:
     """The items an order has after its planned life (placed, then shipped / delivered / cancelled)."""
     total = sum((line.price * line.quantity for line in planned.lines), Decimal(0))
     order, items, invoice = build_placement(
@@ -277,7 +251,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
         placed_at=planned.placed_at,
         status=planned.status,
     )
-    order.version = _STATUS_VERSION[planned.status]
+    order.version = _STATUSES[planned.status][2]
     history: list[ShopItem] = [order, *items, invoice]
     if planned.status in (OrderStatus.SHIPPED, OrderStatus.DELIVERED):
         shipped_at = planned.placed_at + planned.shipped_after
@@ -287,7 +261,7 @@ def order_history(planned: PlannedOrder, address: AddressSpec | None) -> list[Sh
             items=items,
             shipped_at=shipped_at,
             shipment_type=planned.shipment_type,
-            address=address.attribute() if address else None,
+            address=address,
         )
     return history
 

@@ -1,15 +1,7 @@
-"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run, then applied row by row.
-
-- ``dry_run(data)`` parses the file (UTF-8, a header naming the three columns, at most ``MAX_ROWS`` rows; a file
-  that breaks one of these is refused whole, ``FileRefused``), checks every row (ids, a whole number >= 0, no
-  row twice), and reads what it needs by key only: the stock rows, products and warehouses named, with
-  BatchGetItem (100 keys a call). It writes nothing and returns each row's change (before -> after), every
-  row's error and the blank lines it skipped (``,,`` or nothing), by line number.
-- ``apply(rows)`` writes each changed row as ``shop.editing.stock_set`` does (one transaction with its audit
-  entry), conditioned on the quantity the dry run showed, with at most ``WORKERS`` rows in flight; each row gets
-  its outcome (200 done, 409 changed meanwhile, 404, 400, 503), one row's failure never stopping the others.
-  Applying the same rows again writes nothing: each is 409, and ``already`` when the stock holds what the file
-  asks (the first apply landed), which the page says.
+"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only, writes
+nothing), then applied row by row as ``shop.editing.stock_set`` writes one, conditioned on the quantity the dry
+run showed. One row's failure never stops the others, and applying the same rows again writes nothing (each is a
+409, ``already`` when the stock holds what the file asks).
 """
 
 from __future__ import annotations
@@ -24,15 +16,13 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo import ddb_json, item_codec
-from dynamo.batch import batch_get
-from dynamo.client import client_of
+from dynamo import item_codec
 from dynamo.instrumentation import run_in_context
 from shop import editing, keys
 from shop.audit import Actor
-from shop.edit_writes import MAX_QUANTITY, same_number
-from shop.errors import Busy, EditConflict, InvalidInput, NotFound
-from shop.models import ShopItem
+from shop.editing import MAX_QUANTITY, same_number
+from shop.errors import Busy, EditConflict, InvalidInput, NotFound, throttled
+from shop.order_reads import raw_by_key
 from shop.snapshots import Snapshot, is_entity
 
 MAX_ROWS = 5_000
@@ -201,9 +191,7 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
 
 
 def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
-    wanted = [ddb_json.key(pk, sk) for pk, sk in keys_]
-    found = batch_get(client_of(ShopItem), str(ShopItem.Meta.table_name), wanted, key_names=("PK", "SK"))
-    return {key: item for key, item in zip(keys_, found, strict=True) if item is not None}
+    return {key: item for key, item in zip(keys_, raw_by_key(keys_), strict=True) if item is not None}
 
 
 def dry_run(data: bytes) -> Plan:
@@ -233,11 +221,6 @@ def dry_run(data: bytes) -> Plan:
     return Plan(rows=rows, errors=errors, skipped=skipped)
 
 
-def _throttled(exc: Exception) -> bool:
-    text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
-    return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
-
-
 def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     """One row, conditioned on the quantity the dry run showed."""
     seen = Snapshot(values={"Quantity": row.before}, exists=row.before is not None)
@@ -260,7 +243,7 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     except Busy as exc:
         return RowOutcome(row, 503, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
-        if not _throttled(exc):
+        if not throttled(exc):
             raise
         return RowOutcome(row, 503, "DynamoDB is throttling; nothing was written, try again")
     return RowOutcome(row, 200, "done")

@@ -8,6 +8,7 @@ facet-style files, the union of ``DataModel[*].TableFacets[*].TableData``.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -89,9 +90,8 @@ def _check_item(raw: Any, where: str) -> ShopItem:
     pk, sk, entity = (plain.get(name) for name in ("PK", "SK", keys.ENTITY_TYPE))
     if not pk or not sk or not isinstance(pk, str) or not isinstance(sk, str):
         raise WorkbenchError(f"{where}: PK and SK must both be present as strings")
-    if (
-        not isinstance(entity, str) or entity not in _KEY_SHAPES
-    ):  # our bookkeeping entities (audit entries, email claims) are never imported
+    # our bookkeeping entities (audit entries, email claims) are never imported
+    if not isinstance(entity, str) or entity not in _KEY_SHAPES:
         raise WorkbenchError(f"{where} ({pk} / {sk}): EntityType {entity!r} is not one of {', '.join(_KEY_SHAPES)}")
     pk_prefix, sk_prefix = _KEY_SHAPES[entity]
     try:
@@ -154,11 +154,8 @@ def parse_document(document: Any) -> ParsedModel:
                     raise WorkbenchError(f"{where}[{i}]: {item.pk} / {item.sk} appears twice with different values")
                 items[item.key] = item
                 raws[item.key] = raw
-    counts: dict[str, int] = {}
-    for raw in raws.values():
-        entity = str(item_codec.decode_value(raw[keys.ENTITY_TYPE]))
-        counts[entity] = counts.get(entity, 0) + 1
-    return ParsedModel(items=list(items.values()), raw_items=list(raws.values()), by_entity=counts)
+    counts = Counter(str(item_codec.decode_value(raw[keys.ENTITY_TYPE])) for raw in raws.values())
+    return ParsedModel(items=list(items.values()), raw_items=list(raws.values()), by_entity=dict(counts))
 
 
 def parse_file(path: Path) -> ParsedModel:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from shop import catalog
-from shop.catalog import AddressSpec
+from shop.models import Address
 
 
 def customer(customer_id: str = "1001", name: str = "Ada Lovelace", email: str | None = None) -> None:
@@ -15,7 +15,7 @@ def customer(customer_id: str = "1001", name: str = "Ada Lovelace", email: str |
             customer_id=customer_id,
             name=name,
             email=email or f"c{customer_id}@example.com",
-            address=AddressSpec(street="Main Street", number="1", zip_code="41111", city="Goteborg", country="Sweden"),
+            address=Address(street="Main Street", number="1", zip_code="41111", city="Goteborg", country="Sweden"),
         )
     )
 

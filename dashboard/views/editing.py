@@ -37,7 +37,7 @@ from dashboard.responses import domain_errors
 from dashboard.selectors import read_or_reason
 from shop import editing
 from shop.audit import Changed
-from shop.edit_writes import Target
+from shop.editing import Target
 from shop.errors import EditConflict, EmailTaken, InvalidInput
 from shop.snapshots import Snapshot
 

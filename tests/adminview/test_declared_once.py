@@ -18,10 +18,6 @@ READERS = frozenset(
     {"string", "text", "integer", "number", "mapping", "entries", "listing", "elements"}
     | {"as_string", "as_text", "item_key", "maybe_key"}
 )
-# Modules that still read DynamoDB JSON or spell the names; each goes from its list when it reads through the
-# declarations (never added to).
-NOT_YET_LITERALS: frozenset[str] = frozenset()
-NOT_YET_READERS = frozenset({"shop/order_edit.py", "shop/payments.py"})
 
 
 def product_modules() -> list[str]:
@@ -56,8 +52,8 @@ def test_attribute_names_are_spelled_only_where_declared() -> None:
     # when the product's modules are scanned for the names as string constants
     spelled = {name for name, count in LITERALS.items() if count}
 
-    # then only the declaring modules and the explorer spell them (and those not yet moved, which only shrink)
-    assert spelled - DECLARING - EXPLORER - NOT_YET_LITERALS == set()
+    # then only the declaring modules and the explorer spell them
+    assert spelled - DECLARING - EXPLORER == set()
 
 
 def test_the_admin_view_and_the_dashboard_never_spell_them() -> None:
@@ -69,11 +65,5 @@ def test_only_the_explorer_reads_dynamodb_json() -> None:
     # when the product is scanned for reads of DynamoDB JSON (its readers, not its request builders)
     reading = {name for name, count in READS.items() if count} - {"dynamo/ddb_json.py"}
 
-    # then only the explorer, which shows DynamoDB's own shapes, reads it (and those not yet moved)
-    assert reading - EXPLORER - NOT_YET_READERS == set()
-
-
-def test_the_lists_of_modules_not_yet_moved_hold_only_modules_that_still_need_it() -> None:
-    # a module that no longer spells a name or reads DynamoDB JSON leaves the list, so it cannot start again
-    assert {n for n in NOT_YET_LITERALS if not LITERALS[n]} == set()
-    assert {n for n in NOT_YET_READERS if not READS[n]} == set()
+    # then only the explorer, which shows DynamoDB's own shapes, reads it
+    assert reading - EXPLORER == set()

@@ -154,17 +154,3 @@ def test_a_carrier_goes_with_shipping_only(shop_table: str) -> None:
     with pytest.raises(InvalidInput, match="shipping only"):
         bulk.run("cancel", ids, actor=Actor("packer"), carrier="DHL")
     assert orders.order_collection(ids[0]).order.status == "PENDING"
-
-
-def test_orders_of_reads_each_order_as_it_is_now(shop_table: str) -> None:
-    first, second = place(2)
-    orders.order_ship(order_id=second)
-    found = bulk.orders_of([second, "nope", f"o#{first}"])
-    assert [o.order_id if o else None for o in found] == [second, None, first]
-    assert [o.status if o else None for o in found] == ["SHIPPED", None, "PENDING"]
-    assert [o.customer_id if o else None for o in found] == ["1002", None, "1001"]
-    assert bulk.orders_of([]) == []
-    with pytest.raises(InvalidInput):
-        bulk.orders_of(["bad id!"])
-    with pytest.raises(InvalidInput):
-        bulk.orders_of([first] * (bulk.MAX_ORDERS + 1))

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.template.loader import render_to_string
 
 from dashboard.permissions import Allowed
-from shop import audit, orders
+from shop import audit, order_parts, orders
 from shop.errors import OrderConflict
 from shop.keys import OrderStatus
 from shop.lifecycle import ORDER, Lifecycle, Step
@@ -66,7 +66,8 @@ def test_a_changed_row_changes_the_service_and_the_page(shop_table: str, monkeyp
         {"order": order, "actions": collected.allowed(PENDING), "offered": collected.allowed(PENDING)},
     )
     assert 'class="deliver"' in page and 'class="ship"' in page
-    monkeypatch.setattr(orders, "ORDER", collected)
+    monkeypatch.setattr(orders, "ORDER", collected)  # where the step is taken
+    monkeypatch.setattr(order_parts, "ORDER", collected)  # where it is checked
     orders.order_deliver(order_id=order.order_id, actor=audit.Actor("clerk"))
     after = orders.order_collection(order.order_id)
     assert after.order.status == DELIVERED

@@ -167,15 +167,8 @@ class Command(ShopCommand):
     def _engine(self, data_dir: Path, port: int) -> local.DynamoDBLocal | None:
         """Start DynamoDB Local, or reuse one already listening on the port (e.g. from an earlier run)."""
         endpoint = f"http://127.0.0.1:{port}"
-        os.environ.update(
-            {
-                "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
-                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": endpoint,
-                "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
-                "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "local"),
-                "AWS_REGION": os.environ.get("AWS_REGION", "us-east-1"),
-            }
-        )
+        own = {name: os.environ.get(name) or value for name, value in local.LOCAL_CREDENTIALS.items()}  # theirs win
+        local.set_environment({**own, **dict.fromkeys(local.ENDPOINT_VARIABLES, endpoint)})
         reset_connections()
         if local.port_open(port):
             self.stdout.write(f"using the DynamoDB Local already listening on {endpoint}")

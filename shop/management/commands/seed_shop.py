@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import fields
 from datetime import date
 from typing import Any
 
@@ -78,29 +79,9 @@ class Command(ShopCommand):
         )
         parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")
 
-    def run(
-        self,
-        *_: Any,
-        customers: int,
-        products: int,
-        warehouses: int,
-        orders: int,
-        seed: int,
-        until: date,
-        days: int | None,
-        workers: int,
-        rate: float | None,
-        no_progress: bool,
-        **options: Any,
-    ) -> None:
+    def run(self, *_: Any, workers: int, rate: float | None, no_progress: bool, **options: Any) -> None:
         config = seeding.SeedConfig(
-            customers=customers,
-            products=products,
-            warehouses=warehouses,
-            orders=orders,
-            seed=seed,
-            until=until,
-            days=days,
+            **{f.name: options[f.name] for f in fields(seeding.SeedConfig) if f.name in options}
         )
         first = seed_ids.next_ids()
         plan = seeding.plan(config, first)
@@ -113,7 +94,7 @@ class Command(ShopCommand):
             self.style.SUCCESS(
                 f"seeded {len(plan.catalog)} catalog items and {len(plan.orders)} orders ({written} items) in "
                 f"{elapsed:.1f}s: {written / elapsed if elapsed else 0:.0f} items/s, "
-                f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {seed}; new ids from customer "
-                f"{first.customer}, product {first.product}, warehouse {first.warehouse}, order {first.order})"
+                f"{len(plan.orders) / elapsed if elapsed else 0:.0f} orders/s (seed {config.seed}; new ids from "
+                f"customer {first.customer}, product {first.product}, warehouse {first.warehouse}, order {first.order})"
             )
         )
