@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 from django import forms
 
@@ -17,14 +16,27 @@ from returns.models import ReturnLine
 from shop import keys
 from shop.errors import InvalidInput
 
-T = TypeVar("T")
+
+class CheckedField(forms.CharField):
+    """Text checked by the service's own rule ``check``, its words the error's; an empty optional one is left be."""
+
+    def __init__(self, check: Callable[[str], Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+
+    def clean(self, value: Any) -> Any:
+        text = super().clean(value)
+        try:
+            return self.check(text) if text or self.required else text
+        except InvalidInput as exc:
+            raise forms.ValidationError(str(exc)) from exc
 
 
-def _checked(check: Callable[[object], T], value: object) -> T:
-    try:
-        return check(value)
-    except InvalidInput as exc:
-        raise forms.ValidationError(str(exc)) from exc
+WAREHOUSE_HELP = "Where a line goes back in stock unless it names its own."
+
+
+def _warehouse_id(text: str) -> str:
+    return keys.bare(text, keys.WAREHOUSE, what="warehouse id")
 
 
 class ActionForm(forms.Form):
@@ -33,10 +45,7 @@ class ActionForm(forms.Form):
 
 
 class RejectForm(ActionForm):
-    reason = forms.CharField(max_length=services.MAX_REASON, label="Reason")
-
-    def clean_reason(self) -> str:
-        return _checked(lambda v: services.text_of(v, what="reason"), self.cleaned_data["reason"])
+    reason = CheckedField(lambda v: services.text_of(v, what="reason"), max_length=services.MAX_REASON, label="Reason")
 
 
 class ReceiveForm(ActionForm):
@@ -44,9 +53,7 @@ class ReceiveForm(ActionForm):
     (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
     and ``restocked-<pid>`` (left empty: all of it)."""
 
-    warehouse = forms.CharField(
-        max_length=64, label="Warehouse", help_text="Where a line goes back in stock unless it names its own."
-    )
+    warehouse = CheckedField(_warehouse_id, max_length=64, label="Warehouse", help_text=WAREHOUSE_HELP)
 
     def __init__(
         self,
@@ -63,7 +70,8 @@ class ReceiveForm(ActionForm):
         for line in self.lines:
             most = line.quantity or 0
             pid = line.product_id
-            self.fields[f"warehouse-{pid}"] = forms.CharField(
+            self.fields[f"warehouse-{pid}"] = CheckedField(
+                _warehouse_id,
                 max_length=64,
                 required=False,
                 label=f"Warehouse of {pid}",
@@ -83,23 +91,12 @@ class ReceiveForm(ActionForm):
                 help_text="the rest is damaged",
             )
 
-    def clean_warehouse(self) -> str:
-        return _checked(
-            lambda v: keys.bare(str(v), keys.WAREHOUSE, what="warehouse id"), self.cleaned_data["warehouse"]
-        )
-
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         for line in self.lines:
-            pid = line.product_id
-            if own := data.get(f"warehouse-{pid}"):
-                try:
-                    data[f"warehouse-{pid}"] = keys.bare(own, keys.WAREHOUSE, what="warehouse id")
-                except InvalidInput as exc:
-                    self.add_error(f"warehouse-{pid}", str(exc))
-            got, kept = data.get(f"received-{pid}"), data.get(f"restocked-{pid}")
+            got, kept = data.get(f"received-{line.product_id}"), data.get(f"restocked-{line.product_id}")
             if kept is not None and kept > (line.quantity or 0 if got is None else got):
-                self.add_error(f"restocked-{pid}", "cannot be more than was received")
+                self.add_error(f"restocked-{line.product_id}", "cannot be more than was received")
         return data
 
     def counts(self) -> dict[str, services.Count]:
@@ -115,15 +112,19 @@ class ReceiveForm(ActionForm):
 
 
 class RefundForm(ActionForm):
-    amount = forms.CharField(
+    amount = CheckedField(
+        refunds.amount_of,
         max_length=20,
         label="Amount",
         help_text="At most what came back (the received lines at the prices paid, less what this return was refunded) "
         "and what the order has left. A refund of a return that was not received (the customer keeps it) needs the "
         "override.",
     )
-    reference = forms.CharField(
-        max_length=refunds.MAX_REFERENCE, label="Provider's reference", help_text="The payment provider's refund id."
+    reference = CheckedField(
+        refunds.reference_of,
+        max_length=refunds.MAX_REFERENCE,
+        label="Provider's reference",
+        help_text="The payment provider's refund id.",
     )
     override = forms.ChoiceField(
         choices=[("", "no"), ("yes", "yes")],
@@ -132,12 +133,6 @@ class RefundForm(ActionForm):
         help_text="Finance and superusers only: refund more than came back.",
     )
     reason = forms.CharField(max_length=services.MAX_REASON, required=False, label="Reason for the override")
-
-    def clean_amount(self) -> Decimal:
-        return _checked(refunds.amount_of, self.cleaned_data["amount"])
-
-    def clean_reference(self) -> str:
-        return _checked(refunds.reference_of, self.cleaned_data["reference"])
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
