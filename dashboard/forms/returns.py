@@ -4,33 +4,18 @@ other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django import forms
 
+from dashboard.forms.lists import CheckedField, MarkedForm
 from returns import refunds, services
 from returns.keys import ReturnReason
 from returns.models import ReturnLine
 from shop import keys
 from shop.errors import InvalidInput
-
-
-class CheckedField(forms.CharField):
-    """Text checked by the service's own rule ``check``, its words the error's; an empty optional one is left be."""
-
-    def __init__(self, check: Callable[[str], Any], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.check = check
-
-    def clean(self, value: Any) -> Any:
-        text = super().clean(value)
-        try:
-            return self.check(text) if text or self.required else text
-        except InvalidInput as exc:
-            raise forms.ValidationError(str(exc)) from exc
-
 
 WAREHOUSE_HELP = "Where a line goes back in stock unless it names its own."
 
@@ -39,16 +24,11 @@ def _warehouse_id(text: str) -> str:
     return keys.bare(text, keys.WAREHOUSE, what="warehouse id")
 
 
-class ActionForm(forms.Form):
-    label_suffix = ""
-    required_css_class = "required"
-
-
-class RejectForm(ActionForm):
+class RejectForm(MarkedForm):
     reason = CheckedField(lambda v: services.text_of(v, what="reason"), max_length=services.MAX_REASON, label="Reason")
 
 
-class ReceiveForm(ActionForm):
+class ReceiveForm(MarkedForm):
     """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``warehouse-<pid>``
     (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
     and ``restocked-<pid>`` (left empty: all of it)."""
@@ -111,7 +91,7 @@ class ReceiveForm(ActionForm):
         }
 
 
-class RefundForm(ActionForm):
+class RefundForm(MarkedForm):
     amount = CheckedField(
         refunds.amount_of,
         max_length=20,
@@ -160,7 +140,7 @@ class OrderLineToReturn:
         return max(self.delivered - self.returned, 0)
 
 
-class CreateReturnForm(ActionForm):
+class CreateReturnForm(MarkedForm):
     """``quantity-<pid>`` (a whole number from 0 to what is returnable), ``reason-<pid>`` (a ``ReturnReason``, needed
     when the quantity is above 0) and ``reason_text-<pid>`` (needed for ``OTHER``) for each line of the order."""
 
