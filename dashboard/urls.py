@@ -74,10 +74,10 @@ urlpatterns = [
     path("orders/<str:order_id>/returns/new/", returns.return_new, name="return-new"),
     path("returns/", returns.returns_queue, name="returns"),
     path("returns/<str:return_id>/", returns.return_page, name="return"),
-    path("returns/<str:return_id>/approve/", returns.return_approve, name="return-approve"),
-    path("returns/<str:return_id>/reject/", returns.return_reject, name="return-reject"),
-    path("returns/<str:return_id>/receive/", returns.return_receive, name="return-receive"),
-    path("returns/<str:return_id>/refund/", returns.return_refund, name="return-refund"),
+    *(
+        path(f"returns/<str:return_id>/{a}/", returns.return_step, {"action": a}, name=f"return-{a}")
+        for a in returns.STEPS
+    ),
     path("activity/", activity.activity, name="activity"),
     path("customers/", customers.customer_list, name="customers"),
     path("customers/<str:customer_id>/", customers.customer, name="customer"),

@@ -24,11 +24,18 @@ def _warehouse_id(text: str) -> str:
     return keys.bare(text, keys.WAREHOUSE, what="warehouse id")
 
 
-class RejectForm(MarkedForm):
+class ActionFields(MarkedForm):
+    """A return action's form: its cleaned fields are the service's arguments (``arguments``)."""
+
+    def arguments(self) -> dict[str, Any]:
+        return dict(self.cleaned_data)
+
+
+class RejectForm(ActionFields):
     reason = CheckedField(lambda v: services.text_of(v, what="reason"), max_length=services.MAX_REASON, label="Reason")
 
 
-class ReceiveForm(MarkedForm):
+class ReceiveForm(ActionFields):
     """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``warehouse-<pid>``
     (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
     and ``restocked-<pid>`` (left empty: all of it)."""
@@ -79,9 +86,10 @@ class ReceiveForm(MarkedForm):
                 self.add_error(f"restocked-{line.product_id}", "cannot be more than was received")
         return data
 
-    def counts(self) -> dict[str, services.Count]:
+    def arguments(self) -> dict[str, Any]:
+        """The warehouse and each line's counts (``services.Count``)."""
         data = self.cleaned_data
-        return {
+        counts = {
             line.product_id: services.Count(
                 data.get(f"received-{line.product_id}"),
                 data.get(f"restocked-{line.product_id}"),
@@ -89,9 +97,10 @@ class ReceiveForm(MarkedForm):
             )
             for line in self.lines
         }
+        return {"warehouse_id": data["warehouse"], "counts": counts}
 
 
-class RefundForm(MarkedForm):
+class RefundForm(ActionFields):
     amount = CheckedField(
         refunds.amount_of,
         max_length=20,
@@ -124,6 +133,11 @@ class RefundForm(MarkedForm):
         else:
             data["reason"] = None
         return data
+
+    def arguments(self) -> dict[str, Any]:
+        """The amount, the reference, and the override's reason (None: no override)."""
+        data = self.cleaned_data
+        return {"amount": data["amount"], "reference": data["reference"], "override": data["reason"]}
 
 
 @dataclass(frozen=True)
