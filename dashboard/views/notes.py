@@ -28,7 +28,6 @@ from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import notes as return_notes
 from shop import access_patterns, keys, notes
-from shop.errors import NotFound
 from shop.notes import Thread, Version
 from shop.order_reads import order_collection
 
@@ -110,8 +109,7 @@ def versions_of(subject: Subject) -> Sequence[Version]:
         existing(access_patterns.customer_by_id(customer_id=subject.entity_id), "customer", subject.entity_id)
         return notes.notes_of(about="customer", entity_id=subject.entity_id)
     item, found = return_patterns.return_and_notes(return_id=subject.entity_id, consistent=True)
-    if item is None:
-        raise NotFound("return", subject.entity_id)
+    existing(item, "return", subject.entity_id)
     return found
 
 
