@@ -106,8 +106,8 @@ urlpatterns = [
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
     *(
-        path(f"{area}/<str:entity_id>/notes/{tail}", view, {"kind": kind}, name=f"{kind}-{name}")
+        path(f"{area}/<str:entity_id>/notes/{tail}", notes.note_write, {"kind": kind}, name=f"{kind}-{name}")
         for kind, area in (("order", "orders"), ("return", "returns"), ("customer", "customers"))
-        for tail, view, name in (("", notes.note_add, "notes"), ("<str:note_id>/edit/", notes.note_edit, "note-edit"))
+        for tail, name in (("", "notes"), ("<str:note_id>/edit/", "note-edit"))
     ),
 ]

@@ -81,9 +81,13 @@ class FormatForm(forms.Form):
 
     format = choice_field(FORMATS, "format")
 
+    def wants(self, name: str) -> bool:
+        """Whether the query asks for the ``format`` of that name (``json``...)."""
+        return self.cleaned_data.get("format") == name
+
     @property
     def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"
+        return self.wants("csv")
 
 
 class ListForm(FilterForm, FormatForm):

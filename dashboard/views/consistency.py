@@ -184,7 +184,7 @@ def _as_json(report: Report) -> dict[str, Any]:
 @domain_errors
 def order_consistency(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     form = validated(ConsistencyForm(request.GET))
-    if not form.wants_json:
+    if not form.wants("json"):
         report = consistency.order_consistency(order_id=order_id)
         return TemplateResponse(request, partial(request, TEMPLATE, "result"), _context(request, report))
     try:

@@ -16,7 +16,7 @@ from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
 from dashboard.cells import Cell, payment_list
 from dashboard.display import CENT, plain_amount
-from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
+from dashboard.forms.filters import JSON, ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, amount_column, first_page_url, link_column, text_column, time_column
@@ -88,7 +88,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     def response(self) -> HttpResponseBase:
         form = CustomerPageForm(self.request.GET)
-        if form.is_valid() and form.wants_json:
+        if form.is_valid() and form.wants(JSON):
             return totals_json(self.cid)
         return super().response()
 

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
-from dashboard.forms.filters import PatternForm
+from dashboard.forms.filters import PARTIQL, PatternForm
 from dashboard.forms.lists import first_error
 from dashboard.forms.lookups import PartiqlForm
 from dashboard.htmx import HtmxHttpRequest
@@ -128,7 +128,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     start_key = position["k"] if position else None
     with recording() as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
-    if form.wants_partiql:
+    if form.wants(PARTIQL):
         return JsonResponse(statement_of(log.calls).as_json())
     try:
         statement: Statement | None = statement_of(log.calls)

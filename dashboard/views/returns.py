@@ -51,7 +51,7 @@ from dashboard.lists import (
     text_column,
     time_column,
 )
-from dashboard.order_lists import customer_cell
+from dashboard.order_lists import CUSTOMER, NAME, STATUS
 from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
@@ -97,14 +97,7 @@ def queue_columns(
     """Return, order, customer (by name on the page when ``with_customer``; its id in the CSV), status, requested,
     with ``details`` its reasons, units, value and received value (at the prices paid), then how long it has waited
     at ``at`` (page only) or when ``closed`` when it closed, and last the customer's name (CSV only)."""
-    customer: Column[ReturnListed] = Column(
-        "customer",
-        lambda r: customer_cell(r[0].customer_id, r[1]),
-        "customer_id",
-        lambda r: r[0].customer_id,
-        secondary=True,
-    )
-    name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
+    customer = replace(CUSTOMER, secondary=True)
     waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
         waiting = time_column("closed", "closed", lambda r: r[0].closed)
@@ -112,18 +105,18 @@ def queue_columns(
         link_column("return", "dashboard:return", "return_id", lambda r: r[0].return_id),
         link_column("order", "dashboard:order", "order_id", lambda r: r[0].order_id),
         customer if with_customer else replace(customer, heading=None, cell=None),
-        text_column("status", "status", lambda r: r[0].status, empty="unknown"),
+        STATUS,
         time_column("requested", "requested", lambda r: r[0].requested, secondary=True),
     )
     if not details:
-        return (*shown, waiting, name)
+        return (*shown, waiting, NAME)
     more: tuple[Column[ReturnListed], ...] = (
         text_column("reasons", "reasons", lambda r: "; ".join(r[0].reasons)),
         Column("units", lambda r: _count_cell(r[0].units), "units", lambda r: r[0].units),
         amount_column("value", "value", lambda r: r[0].value),
         amount_column("received value", "received_value", lambda r: r[0].received_value, secondary=True),
     )
-    return (*shown, *more, waiting, name)
+    return (*shown, *more, waiting, NAME)
 
 
 RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a return row's data-return-id
