@@ -180,10 +180,9 @@ def partiql_box(request: HtmxHttpRequest) -> HttpResponseBase:
                 raise
             raise InvalidInput(f"DynamoDB refused the statement: {exc.response['Error'].get('Message')}") from exc
     except InvalidInput as exc:
-        status = 400
         if request.htmx:
-            return error(request, status, str(exc))
-        return TemplateResponse(request, "dashboard/partiql.html", {**context, "message": str(exc)}, status=status)
+            return error(request, 400, str(exc))
+        return TemplateResponse(request, "dashboard/partiql.html", {**context, "message": str(exc)}, status=400)
     items: list[dict[str, Any]] = answer.get("Items", [])
     columns = data["columns"] or _item_columns(items)
     context |= {
