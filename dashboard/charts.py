@@ -119,6 +119,12 @@ def ticks_for(top: float, *, whole: bool) -> list[float]:
     return [i * step for i in range(count + 1)]
 
 
+def _scale(points: Sequence[Point], whole: bool) -> tuple[list[float], float]:
+    """The value axis's ticks for the points, and the value at its top (never 0)."""
+    steps = ticks_for(max((float(p.value) for p in points), default=0.0), whole=whole)
+    return steps, steps[-1] or 1.0
+
+
 def compact(value: float) -> str:
     """A short axis label: 950, 1.2k, 35k, 4.5M."""
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -166,9 +172,7 @@ def column_chart(
     """Vertical bars, one per point, in order; the value axis on the left from 0 up to a round number."""
     left, right, top, bottom = 52.0, 8.0, 10.0, 22.0
     plot_w, plot_h = WIDTH - left - right, height - top - bottom
-    highest = max((float(p.value) for p in points), default=0.0)
-    steps = ticks_for(highest, whole=whole)
-    scale_top = steps[-1] or 1.0
+    steps, scale_top = _scale(points, whole)
     slot = plot_w / max(1, len(points))
     gap = min(slot * 0.2, 2.0)
     base_y = top + plot_h
@@ -187,11 +191,9 @@ def column_chart(
             )
         )
     ticks = tuple(
-        Tick(
-            Line(left, _r(base_y - plot_h * v / scale_top), WIDTH - right, _r(base_y - plot_h * v / scale_top)),
-            Text(left - 6, _r(base_y - plot_h * v / scale_top + FONT / 3), compact(v), "end"),
-        )
+        Tick(Line(left, _r(y), WIDTH - right, _r(y)), Text(left - 6, _r(y + FONT / 3), compact(v), "end"))
         for v in steps
+        for y in [base_y - plot_h * v / scale_top]
     )
     axis = tuple(
         Text(_r(left + (i + 0.5) * slot), _r(height - 6), points[i].label)
@@ -220,9 +222,7 @@ def bar_chart(
     top, bottom = 6.0, 22.0
     height = top + row * max(1, len(points)) + bottom
     plot_w = WIDTH - left - right
-    highest = max((float(p.value) for p in points), default=0.0)
-    steps = ticks_for(highest, whole=whole)
-    scale_top = steps[-1] or 1.0
+    steps, scale_top = _scale(points, whole)
     bar_h = row * 0.7
     bars = []
     for i, (point, name, value) in enumerate(zip(points, names, values, strict=True)):
@@ -244,11 +244,9 @@ def bar_chart(
         )
     plot_bottom = top + row * max(1, len(points))
     ticks = tuple(
-        Tick(
-            Line(_r(left + plot_w * v / scale_top), top, _r(left + plot_w * v / scale_top), plot_bottom),
-            Text(_r(left + plot_w * v / scale_top), _r(height - 6), compact(v)),
-        )
+        Tick(Line(_r(x), top, _r(x), plot_bottom), Text(_r(x), _r(height - 6), compact(v)))
         for v in steps
+        for x in [left + plot_w * v / scale_top]
     )
     return Chart(
         chart_id, kind, title, summary, WIDTH, height, tuple(bars), ticks, (), Line(left, top, left, plot_bottom)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from decimal import Decimal
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -56,30 +57,27 @@ class CategoryTotal:
     url: str  # the category's orders over the same range
 
 
+def _last(rows: Sequence[Any], today: date, days: int) -> list[Any]:
+    """The rows of the last ``days`` UTC days up to ``today``."""
+    first = today - timedelta(days=days - 1)
+    return [r for r in rows if first <= r.day <= today]
+
+
 def periods(rows: Sequence[DayFigures], today: date, lengths: Sequence[tuple[str, int]]) -> list[PeriodFigures]:
     """Sums over the last n days up to ``today`` for each ``(name, n)``; ``rows`` must cover them."""
-    out = []
+    sums = []
     for name, days in lengths:
-        first = today - timedelta(days=days - 1)
-        inside = [r for r in rows if first <= r.day <= today]
-        out.append(
-            PeriodFigures(
-                name,
-                days,
-                sum(r.orders for r in inside),
-                sum((r.revenue for r in inside), Decimal("0.00")),
-                sum(r.cancelled for r in inside),
-            )
-        )
-    return out
+        inside = _last(rows, today, days)
+        revenue = sum((r.revenue for r in inside), Decimal("0.00"))
+        sums.append(PeriodFigures(name, days, sum(r.orders for r in inside), revenue, sum(r.cancelled for r in inside)))
+    return sums
 
 
 def with_refunds(periods: Sequence[PeriodFigures], rows: Sequence[RefundDay], today: date) -> list[PeriodFigures]:
     """Each period with the refunds of its days (``rows`` must cover them): its net revenue."""
     out = []
     for period in periods:
-        first = today - timedelta(days=period.days - 1)
-        days = [r for r in rows if first <= r.day <= today]
+        days = _last(rows, today, period.days)
         refunded = sum((r.refunded for r in days), Decimal("0.00"))
         for_returns = sum((r.for_returns for r in days), Decimal("0.00"))
         out.append(replace(period, refunded=refunded, refunded_for_returns=for_returns))
@@ -142,9 +140,7 @@ def day_chart(figure: str, rows: Sequence[DayFigures | RefundDay], start: date, 
     )
 
 
-def categories_chart(
-    totals: Sequence[CategoryTotal], start: date, end: date, *, chart_id: str = "chart-categories"
-) -> Chart:
+def categories_chart(totals: Sequence[CategoryTotal], start: date, end: date) -> Chart:
     shown = totals[:MAX_CATEGORY_BARS]
     points = [Point(t.category, t.category, t.units, t.url) for t in shown]
     which = (
@@ -153,7 +149,7 @@ def categories_chart(
     units = sum(t.units for t in totals)
     return bar_chart(
         points,
-        chart_id=chart_id,
+        chart_id="chart-categories",
         kind="units",
         title=f"Units sold by category, {_span(start, end)}: {which}",
         summary=f"{figure_text(units)} units in all; {_peak(points, 'units')}." if points else "Nothing sold.",
@@ -161,7 +157,7 @@ def categories_chart(
     )
 
 
-def status_chart(counts: dict[str, int], *, chart_id: str = "chart-status") -> Chart:
+def status_chart(counts: dict[str, int]) -> Chart:
     points = [
         Point(
             status,
@@ -175,7 +171,7 @@ def status_chart(counts: dict[str, int], *, chart_id: str = "chart-status") -> C
     ]
     return bar_chart(
         points,
-        chart_id=chart_id,
+        chart_id="chart-status",
         kind="status",
         title="Orders by status, now",
         summary=", ".join(f"{p.label} {figure_text(p.value)}" for p in points) + ".",
@@ -220,13 +216,13 @@ def return_rate(returned: Returned | None, months: Sequence[MonthFigures]) -> Re
     return ReturnRate(returned.units, sum(m.units for m in months), returned.restocked, returned.damaged)
 
 
-def months_chart(months: Sequence[MonthFigures], *, chart_id: str = "chart-months") -> Chart:
+def months_chart(months: Sequence[MonthFigures]) -> Chart:
     points = [Point(m.month, m.month, m.units) for m in months]
     units = sum(m.units for m in months)
     span = f"{months[0].month} to {months[-1].month}" if months else "no sales"
     return column_chart(
         points,
-        chart_id=chart_id,
+        chart_id="chart-months",
         kind="units",
         title=f"Units sold per month (orders not cancelled), {span}",
         summary=f"{figure_text(units)} units in all; {_peak(points, 'units')}.",

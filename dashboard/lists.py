@@ -25,7 +25,7 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
 from dashboard import cursors
-from dashboard.cells import DASH, Cell, Row, id_url, timestamp
+from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
 from dashboard.display import plain_amount
 from dashboard.forms.lists import ListForm, first_error
 from dashboard.htmx import HtmxHttpRequest
@@ -82,6 +82,11 @@ def text_column(
         return Cell(empty if shown is None or shown == "" else shown, numeric=numeric)
 
     return Column(heading, cell, csv, value, **more)
+
+
+def amount_column(heading: str, csv: str, value: Callable[[R], Decimal | None], **more: Any) -> Column[R]:
+    """An amount as the page shows money (``cells.amount_cell``), a plain decimal in the CSV."""
+    return Column(heading, lambda r: amount_cell(value(r)), csv, lambda r: plain_amount(value(r)), **more)
 
 
 def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:

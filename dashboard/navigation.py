@@ -12,47 +12,30 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-# URL name -> (area, whether this is the area's own page: aria-current="page"; else "true", a page inside it)
+# area -> (its own pages: aria-current="page"; the pages inside it: "true"), by their URL names in "dashboard:"
+PAGES: dict[str, tuple[str, str]] = {
+    "home": ("home", ""),
+    # the pending list is the orders area's first tab; the packing slips are the pending list's
+    "orders": ("pending orders", "orders-bulk slips"),
+    "numbers": ("stats-daily", "stats-categories stats-status stats-refunds category"),
+    "customers": ("customers", "customer invoices"),
+    "catalogue": (
+        "catalogue",
+        "warehouses warehouse stock-import stock-import-apply product buyers product-edit stock-pick stock-edit "
+        "stock-adjust",
+    ),
+    "returns": ("returns", "return return-approve return-reject return-receive return-refund"),
+    "activity": ("activity", ""),
+    "search": ("search", ""),
+    "sync": ("sync", "sync-replay order-consistency order-consistency-repair"),
+    "explorer": ("patterns", "pattern partiql"),
+}
+# URL name -> (area, whether this is the area's own page)
 AREAS: dict[str, tuple[str, bool]] = {
-    "dashboard:home": ("home", True),
-    "dashboard:pending": ("orders", True),  # the pending list: the orders area's first tab
-    "dashboard:orders": ("orders", True),
-    "dashboard:orders-bulk": ("orders", False),
-    "dashboard:slips": ("orders", False),  # the pending list's packing slips
-    "dashboard:stats-daily": ("numbers", True),
-    "dashboard:stats-categories": ("numbers", False),
-    "dashboard:stats-status": ("numbers", False),
-    "dashboard:stats-refunds": ("numbers", False),
-    "dashboard:category": ("numbers", False),
-    "dashboard:customers": ("customers", True),
-    "dashboard:customer": ("customers", False),
-    "dashboard:invoices": ("customers", False),
-    "dashboard:catalogue": ("catalogue", True),
-    "dashboard:warehouses": ("catalogue", False),
-    "dashboard:warehouse": ("catalogue", False),
-    "dashboard:stock-import": ("catalogue", False),
-    "dashboard:stock-import-apply": ("catalogue", False),
-    "dashboard:product": ("catalogue", False),
-    "dashboard:buyers": ("catalogue", False),
-    "dashboard:product-edit": ("catalogue", False),
-    "dashboard:stock-pick": ("catalogue", False),
-    "dashboard:stock-edit": ("catalogue", False),
-    "dashboard:stock-adjust": ("catalogue", False),
-    "dashboard:returns": ("returns", True),
-    "dashboard:return": ("returns", False),
-    "dashboard:return-approve": ("returns", False),
-    "dashboard:return-reject": ("returns", False),
-    "dashboard:return-receive": ("returns", False),
-    "dashboard:return-refund": ("returns", False),
-    "dashboard:activity": ("activity", True),
-    "dashboard:search": ("search", True),
-    "dashboard:sync": ("sync", True),
-    "dashboard:sync-replay": ("sync", False),
-    "dashboard:order-consistency": ("sync", False),
-    "dashboard:order-consistency-repair": ("sync", False),
-    "dashboard:patterns": ("explorer", True),
-    "dashboard:pattern": ("explorer", False),
-    "dashboard:partiql": ("explorer", False),
+    f"dashboard:{name}": (area, own)
+    for area, (own_pages, inside) in PAGES.items()
+    for own, names in ((True, own_pages), (False, inside))
+    for name in names.split()
 }
 # The operations menu: developers' and operators' tools, each page of these areas for operators only.
 OPERATIONS = frozenset({"sync", "explorer"})

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import Cell, amount_cell, id_url, tracking_links, waited_cell
-from dashboard.display import plain_amount
-from dashboard.lists import Column, RowId, link_column, text_column, time_column
+from dashboard.cells import Cell, id_url, tracking_links, waited_cell
+from dashboard.lists import Column, RowId, amount_column, link_column, text_column, time_column
 from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
 from shop.order_reads import lines_of_orders, product_names
 
@@ -32,7 +31,7 @@ CUSTOMER: Column[Listed] = Column(
 DATE: Column[Listed] = time_column("date", "date", lambda r: r[0].date)
 WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
 STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
-TOTAL: Column[Listed] = Column("total", lambda r: amount_cell(r[0].total), "total", lambda r: plain_amount(r[0].total))
+TOTAL: Column[Listed] = amount_column("total", "total", lambda r: r[0].total)
 ITEMS: Column[Listed] = text_column("items", "item_count", lambda r: r[0].item_count, numeric=True)
 # the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
 # carrier's tracking page when listed

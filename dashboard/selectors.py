@@ -138,9 +138,8 @@ def return_details(return_id: str) -> ReturnDetails:
     """The return and its notes (a consistent Query of its partition), its order's collection (one Query: lines'
     prices, payments, history) and its order's money (``returns.refunds.refundable``: a GetItem and a Query);
     NotFound (404) for no return."""
-    item, notes = return_patterns.return_and_notes(return_id=return_id, consistent=True)
-    if item is None:
-        raise NotFound("return", return_id)
+    found, notes = return_patterns.return_and_notes(return_id=return_id, consistent=True)
+    item = existing(found, "return", return_id)
     try:
         collection: OrderCollection | None = order_collection(item.order_id)
     except NotFound:

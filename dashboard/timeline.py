@@ -100,10 +100,6 @@ def _moment(text: str | None) -> datetime | None:
         return None
 
 
-def _at(entry: AuditEntry) -> datetime | None:
-    return _moment(entry.at)
-
-
 def _about_return(entry: AuditEntry, returns: Sequence[ReturnItem]) -> str | None:
     return next((r.return_id for r in returns if return_services.is_about(entry.detail, r.return_id)), None)
 
@@ -167,7 +163,7 @@ def _staff_rows(
     for shipment in shipments:
         n = dates.index(shipment.date)
         entry = ships[n] if n < len(ships) else None
-        at = shipment.date or (_at(entry) if entry else None)
+        at = shipment.date or (_moment(entry.at) if entry else None)
         said = ", ".join(p for p in (shipment.carrier, shipment.tracking_number) if p)
         if at is not None:
             yield Row(
@@ -178,7 +174,7 @@ def _staff_rows(
             )
     delivered = False
     for entry in entries:
-        at = _at(entry)
+        at = _moment(entry.at)
         if at is None or entry.action in (SHIP, orders.CREATE, REFUND) or entry.action in RETURN_STEPS:
             continue
         if entry.action == DELIVER:
@@ -206,7 +202,7 @@ def _return_rows(entries: Sequence[AuditEntry], returns: Sequence[ReturnItem]) -
         seen: set[Event] = set()
         for entry in entries:
             events = RETURN_STEPS.get(entry.action, ())
-            at = _at(entry)
+            at = _moment(entry.at)
             if not events or at is None or not return_services.is_about(entry.detail, rid):
                 continue
             seen.update(events)

@@ -74,10 +74,10 @@ urlpatterns = [
     path("orders/<str:order_id>/returns/new/", returns.return_new, name="return-new"),
     path("returns/", returns.returns_queue, name="returns"),
     path("returns/<str:return_id>/", returns.return_page, name="return"),
-    path("returns/<str:return_id>/approve/", returns.return_approve, name="return-approve"),
-    path("returns/<str:return_id>/reject/", returns.return_reject, name="return-reject"),
-    path("returns/<str:return_id>/receive/", returns.return_receive, name="return-receive"),
-    path("returns/<str:return_id>/refund/", returns.return_refund, name="return-refund"),
+    *(
+        path(f"returns/<str:return_id>/{a}/", returns.return_step, {"action": a}, name=f"return-{a}")
+        for a in returns.STEPS
+    ),
     path("activity/", activity.activity, name="activity"),
     path("customers/", customers.customer_list, name="customers"),
     path("customers/<str:customer_id>/", customers.customer, name="customer"),
@@ -106,8 +106,8 @@ urlpatterns = [
     path("sync/", sync.sync_page, name="sync"),
     path("sync/replay/", sync.sync_replay, name="sync-replay"),
     *(
-        path(f"{area}/<str:entity_id>/notes/{tail}", view, {"kind": kind}, name=f"{kind}-{name}")
+        path(f"{area}/<str:entity_id>/notes/{tail}", notes.note_write, {"kind": kind}, name=f"{kind}-{name}")
         for kind, area in (("order", "orders"), ("return", "returns"), ("customer", "customers"))
-        for tail, view, name in (("", notes.note_add, "notes"), ("<str:note_id>/edit/", notes.note_edit, "note-edit"))
+        for tail, name in (("", "notes"), ("<str:note_id>/edit/", "note-edit"))
     ),
 ]

@@ -110,10 +110,8 @@ class EditForm(forms.Form):
             self.fields["country"].choices = country_choices(stored)
         self.relaxed: dict[str, bool] = {}  # field -> whether it is required (shown so again after validation)
         if self.snapshot is not None and data is not None:
-            for name, path in self.paths.items():
-                if name in self.always_required:
-                    continue
-                if name not in self.data or self._posted(name) == (self.snapshot.values[path] or ""):
+            for name in self.paths:
+                if name not in self.always_required and not self.changed(name):
                     self.relaxed[name] = self.fields[name].required
                     self.fields[name].required = False
                     self.fields[name].validators = []
@@ -143,11 +141,9 @@ class EditForm(forms.Form):
         if self.snapshot is None:
             return cleaned
         for name, path in self.paths.items():
-            if name not in self.data or name not in cleaned:
-                continue
-            if not isinstance(cleaned[name], str):
-                continue  # a number: the service compares it by value
-            if self._posted(name) == (self.snapshot.values[path] or ""):
+            if name not in self.data or not isinstance(cleaned.get(name), str):
+                continue  # left out, refused, or a number (the service compares it by value)
+            if not self.changed(name):
                 cleaned[name] = self.snapshot.values[path]  # unchanged: exactly as stored, absent stays absent
             else:
                 text = cleaned[name].replace("\r\n", "\n") if name in self.areas else cleaned[name]

@@ -77,10 +77,6 @@ class CustomerPageForm(OrderListForm):
 
     format = choice_field((*FORMATS, JSON), "format")
 
-    @property
-    def wants_json(self) -> bool:
-        return self.cleaned_data.get("format") == JSON
-
 
 class PatternForm(ListForm):
     """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
@@ -100,10 +96,6 @@ class PatternForm(ListForm):
             )
         self.fields["limit"].label = "page size"
         self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
-
-    @property
-    def wants_partiql(self) -> bool:
-        return self.cleaned_data.get("format") == PARTIQL
 
     def param_fields(self) -> list[forms.BoundField]:
         """The pattern's own parameters (not the list parameters), as the form shows them."""

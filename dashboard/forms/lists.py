@@ -3,13 +3,14 @@ and how a form's errors read as one line (a bad parameter is a 400 with that lin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
 from django import forms
 
 from dynamo.paging import MAX_PAGE  # the most rows a page may ask for: the most one call reads
+from shop.errors import InvalidInput
 from shop.timestamps import QUERY_NAMES, DateRange, InvalidDate
 
 DEFAULT_PAGE = 50
@@ -45,12 +46,31 @@ def choice_field(
     )
 
 
-class FilterForm(forms.Form):
-    """A form of query parameters that a page shows as its filter: a control per field, marked when required,
-    each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
+class CheckedField(forms.CharField):
+    """Text checked by the service's own rule ``check``, its words the error's; an empty optional one is left be."""
+
+    def __init__(self, check: Callable[[str], Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+
+    def clean(self, value: Any) -> Any:
+        text = super().clean(value)
+        try:
+            return self.check(text) if text or self.required else text
+        except InvalidInput as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+class MarkedForm(forms.Form):
+    """A form a page shows: its labels bare (no colon), its required fields marked."""
 
     label_suffix = ""
     required_css_class = "required"
+
+
+class FilterForm(MarkedForm):
+    """A form of query parameters that a page shows as its filter: a control per field, marked when required,
+    each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
 
     def error_lines(self) -> list[str]:
         return error_lines(self)
@@ -61,9 +81,13 @@ class FormatForm(forms.Form):
 
     format = choice_field(FORMATS, "format")
 
+    def wants(self, name: str) -> bool:
+        """Whether the query asks for the ``format`` of that name (``json``...)."""
+        return self.cleaned_data.get("format") == name
+
     @property
     def wants_csv(self) -> bool:
-        return self.cleaned_data.get("format") == "csv"
+        return self.wants("csv")
 
 
 class ListForm(FilterForm, FormatForm):

@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 from django.core.validators import validate_email
 
-from dashboard.forms.lists import choice_field
+from dashboard.forms.lists import FormatForm, choice_field
 from dashboard.partiql import MAX_LENGTH
 from shop import keys
 
@@ -68,14 +68,10 @@ def _is_email(text: str) -> bool:
     return True
 
 
-class ConsistencyForm(forms.Form):
+class ConsistencyForm(FormatForm):
     """``format``: the page itself (empty or ``html``) or ``json``."""
 
     format = choice_field(("", "html", "json"), "format")
-
-    @property
-    def wants_json(self) -> bool:
-        return self.cleaned_data.get("format") == "json"
 
 
 TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"})  # DynamoDB JSON's type tags

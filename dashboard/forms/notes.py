@@ -5,18 +5,10 @@ from __future__ import annotations
 
 from django import forms
 
+from dashboard.forms.lists import CheckedField, MarkedForm
 from shop import notes
-from shop.errors import InvalidInput
+from shop.notes import MAX_TEXT
 
 
-class NoteForm(forms.Form):
-    label_suffix = ""
-    required_css_class = "required"
-
-    text = forms.CharField(label="Note", widget=forms.Textarea(attrs={"rows": 3}), max_length=notes.MAX_TEXT)
-
-    def clean_text(self) -> str:
-        try:
-            return notes.note_text(self.cleaned_data["text"])
-        except InvalidInput as exc:
-            raise forms.ValidationError(str(exc)) from exc
+class NoteForm(MarkedForm):
+    text = CheckedField(notes.note_text, label="Note", widget=forms.Textarea(attrs={"rows": 3}), max_length=MAX_TEXT)

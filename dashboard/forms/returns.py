@@ -4,49 +4,43 @@ other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 from django import forms
 
+from dashboard.forms.lists import CheckedField, MarkedForm
 from returns import refunds, services
 from returns.keys import ReturnReason
 from returns.models import ReturnLine
 from shop import keys
 from shop.errors import InvalidInput
 
-T = TypeVar("T")
+WAREHOUSE_HELP = "Where a line goes back in stock unless it names its own."
 
 
-def _checked(check: Callable[[object], T], value: object) -> T:
-    try:
-        return check(value)
-    except InvalidInput as exc:
-        raise forms.ValidationError(str(exc)) from exc
+def _warehouse_id(text: str) -> str:
+    return keys.bare(text, keys.WAREHOUSE, what="warehouse id")
 
 
-class ActionForm(forms.Form):
-    label_suffix = ""
-    required_css_class = "required"
+class ActionFields(MarkedForm):
+    """A return action's form: its cleaned fields are the service's arguments (``arguments``)."""
+
+    def arguments(self) -> dict[str, Any]:
+        return dict(self.cleaned_data)
 
 
-class RejectForm(ActionForm):
-    reason = forms.CharField(max_length=services.MAX_REASON, label="Reason")
-
-    def clean_reason(self) -> str:
-        return _checked(lambda v: services.text_of(v, what="reason"), self.cleaned_data["reason"])
+class RejectForm(ActionFields):
+    reason = CheckedField(lambda v: services.text_of(v, what="reason"), max_length=services.MAX_REASON, label="Reason")
 
 
-class ReceiveForm(ActionForm):
+class ReceiveForm(ActionFields):
     """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``warehouse-<pid>``
     (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
     and ``restocked-<pid>`` (left empty: all of it)."""
 
-    warehouse = forms.CharField(
-        max_length=64, label="Warehouse", help_text="Where a line goes back in stock unless it names its own."
-    )
+    warehouse = CheckedField(_warehouse_id, max_length=64, label="Warehouse", help_text=WAREHOUSE_HELP)
 
     def __init__(
         self,
@@ -63,7 +57,8 @@ class ReceiveForm(ActionForm):
         for line in self.lines:
             most = line.quantity or 0
             pid = line.product_id
-            self.fields[f"warehouse-{pid}"] = forms.CharField(
+            self.fields[f"warehouse-{pid}"] = CheckedField(
+                _warehouse_id,
                 max_length=64,
                 required=False,
                 label=f"Warehouse of {pid}",
@@ -83,28 +78,18 @@ class ReceiveForm(ActionForm):
                 help_text="the rest is damaged",
             )
 
-    def clean_warehouse(self) -> str:
-        return _checked(
-            lambda v: keys.bare(str(v), keys.WAREHOUSE, what="warehouse id"), self.cleaned_data["warehouse"]
-        )
-
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         for line in self.lines:
-            pid = line.product_id
-            if own := data.get(f"warehouse-{pid}"):
-                try:
-                    data[f"warehouse-{pid}"] = keys.bare(own, keys.WAREHOUSE, what="warehouse id")
-                except InvalidInput as exc:
-                    self.add_error(f"warehouse-{pid}", str(exc))
-            got, kept = data.get(f"received-{pid}"), data.get(f"restocked-{pid}")
+            got, kept = data.get(f"received-{line.product_id}"), data.get(f"restocked-{line.product_id}")
             if kept is not None and kept > (line.quantity or 0 if got is None else got):
-                self.add_error(f"restocked-{pid}", "cannot be more than was received")
+                self.add_error(f"restocked-{line.product_id}", "cannot be more than was received")
         return data
 
-    def counts(self) -> dict[str, services.Count]:
+    def arguments(self) -> dict[str, Any]:
+        """The warehouse and each line's counts (``services.Count``)."""
         data = self.cleaned_data
-        return {
+        counts = {
             line.product_id: services.Count(
                 data.get(f"received-{line.product_id}"),
                 data.get(f"restocked-{line.product_id}"),
@@ -112,18 +97,23 @@ class ReceiveForm(ActionForm):
             )
             for line in self.lines
         }
+        return {"warehouse_id": data["warehouse"], "counts": counts}
 
 
-class RefundForm(ActionForm):
-    amount = forms.CharField(
+class RefundForm(ActionFields):
+    amount = CheckedField(
+        refunds.amount_of,
         max_length=20,
         label="Amount",
         help_text="At most what came back (the received lines at the prices paid, less what this return was refunded) "
         "and what the order has left. A refund of a return that was not received (the customer keeps it) needs the "
         "override.",
     )
-    reference = forms.CharField(
-        max_length=refunds.MAX_REFERENCE, label="Provider's reference", help_text="The payment provider's refund id."
+    reference = CheckedField(
+        refunds.reference_of,
+        max_length=refunds.MAX_REFERENCE,
+        label="Provider's reference",
+        help_text="The payment provider's refund id.",
     )
     override = forms.ChoiceField(
         choices=[("", "no"), ("yes", "yes")],
@@ -132,12 +122,6 @@ class RefundForm(ActionForm):
         help_text="Finance and superusers only: refund more than came back.",
     )
     reason = forms.CharField(max_length=services.MAX_REASON, required=False, label="Reason for the override")
-
-    def clean_amount(self) -> Decimal:
-        return _checked(refunds.amount_of, self.cleaned_data["amount"])
-
-    def clean_reference(self) -> str:
-        return _checked(refunds.reference_of, self.cleaned_data["reference"])
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -149,6 +133,11 @@ class RefundForm(ActionForm):
         else:
             data["reason"] = None
         return data
+
+    def arguments(self) -> dict[str, Any]:
+        """The amount, the reference, and the override's reason (None: no override)."""
+        data = self.cleaned_data
+        return {"amount": data["amount"], "reference": data["reference"], "override": data["reason"]}
 
 
 @dataclass(frozen=True)
@@ -165,7 +154,7 @@ class OrderLineToReturn:
         return max(self.delivered - self.returned, 0)
 
 
-class CreateReturnForm(ActionForm):
+class CreateReturnForm(MarkedForm):
     """``quantity-<pid>`` (a whole number from 0 to what is returnable), ``reason-<pid>`` (a ``ReturnReason``, needed
     when the quantity is above 0) and ``reason_text-<pid>`` (needed for ``OTHER``) for each line of the order."""
 

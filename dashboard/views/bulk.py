@@ -65,9 +65,8 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         reason=form.cleaned_data.get("reason") if action == "cancel" else None,
         change=STEPS[action][0],  # as the order page takes it: a cancel also refunds what the order paid
     )
-    done = sum(1 for o in outcomes if o.done)
-    refused = sum(1 for o in outcomes if o.code == 409)
-    unknown = sum(1 for o in outcomes if o.unknown)
+    done, refused = sum(o.done for o in outcomes), sum(o.code == 409 for o in outcomes)
+    unknown = sum(o.unknown for o in outcomes)
     context = {
         "action": action,
         "status": status,
@@ -80,10 +79,9 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
         "failed": len(outcomes) - done,
     }
     template = "dashboard/bulk.html#outcomes" if request.htmx else "dashboard/bulk.html"
-    if not any(o.unknown for o in outcomes):
-        return TemplateResponse(request, template, context)
-    response = TemplateResponse(request, template, context, status=503)
-    response["Retry-After"] = str(RETRY_AFTER_S)
+    response = TemplateResponse(request, template, context, status=503 if unknown else 200)
+    if unknown:
+        response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 
 
@@ -143,5 +141,4 @@ def _preview_row(preview: return_services.CancelPreview) -> Row:
 
 def _missing(order_id: str) -> Row:
     """A selected order that is not there (any more): its id, and the row's other cells saying so."""
-    cells = [Cell(order_id), Cell("no such order"), Cell(DASH), Cell(DASH), Cell(DASH), Cell(DASH)]
-    return Row(cells, (("order-id", order_id),))
+    return Row([Cell(order_id), Cell("no such order"), *[Cell(DASH)] * 4], (("order-id", order_id),))

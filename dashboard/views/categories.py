@@ -18,12 +18,11 @@ from django.utils.text import slugify
 
 from adminview.reads import selectors
 from dashboard.category_names import category_has_orders
-from dashboard.cells import Cell, amount_cell
-from dashboard.display import plain_amount
+from dashboard.cells import Cell
 from dashboard.forms.filters import CategoryOrdersForm
 from dashboard.forms.ranges import DEFAULT_CHART_DAYS
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, range_url
+from dashboard.lists import Column, Listing, Paged, amount_column, range_url
 from dashboard.order_lists import (
     CUSTOMER,
     DATE,
@@ -58,7 +57,7 @@ CATEGORY_COLUMNS: tuple[Column[Listed], ...] = (
     STATUS,
     TOTAL,
     Column("units", lambda r: Cell(r[0].units, numeric=True), "units", lambda r: r[0].units),
-    Column("revenue", lambda r: amount_cell(r[0].revenue), "revenue", lambda r: plain_amount(r[0].revenue)),
+    amount_column("revenue", "revenue", lambda r: r[0].revenue),
     NAME,
     EMAIL,
 )

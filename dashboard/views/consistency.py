@@ -67,22 +67,12 @@ def _difference_rows(report: Report) -> list[dict[str, Any]]:
     """One row per missing or extra item, one per attribute of a differing item, with the source partition."""
     rows = []
     for part in report.parts:
+        source = _part_text(part)
         for d in part.differences:
-            base = {
-                "source": _part_text(part),
-                "key": _key_text(d.key),
-                "kind": d.kind,
-                "contradiction": d.contradiction,
-            }
+            base = {"source": source, "key": _key_text(d.key), "kind": d.kind, "contradiction": d.contradiction}
             if d.kind != "differing":
-                rows.append(
-                    {
-                        **base,
-                        "attribute": ABSENT,
-                        "expected": "present" if d.expected else ABSENT,
-                        "stored": "present" if d.stored else ABSENT,
-                    }
-                )
+                present = {"expected": "present" if d.expected else ABSENT, "stored": "present" if d.stored else ABSENT}
+                rows.append({**base, "attribute": ABSENT, **present})
                 continue
             rows += [
                 {**base, "attribute": a.name, "expected": _shown(a.expected), "stored": _shown(a.stored)}
@@ -194,7 +184,7 @@ def _as_json(report: Report) -> dict[str, Any]:
 @domain_errors
 def order_consistency(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     form = validated(ConsistencyForm(request.GET))
-    if not form.wants_json:
+    if not form.wants("json"):
         report = consistency.order_consistency(order_id=order_id)
         return TemplateResponse(request, partial(request, TEMPLATE, "result"), _context(request, report))
     try:

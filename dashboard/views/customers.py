@@ -14,12 +14,12 @@ from adminview.reads import totals as totals_reads
 from adminview.reads.catalogue import CustomerRow, customers
 from adminview.reads.totals import CustomerTotals
 from dashboard import selectors as dashboard_selectors
-from dashboard.cells import Cell, amount_cell, payment_list
+from dashboard.cells import Cell, payment_list
 from dashboard.display import CENT, plain_amount
-from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
+from dashboard.forms.filters import JSON, ORDER_FILTERS, CustomerPageForm, CustomersForm, OrderListForm
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
+from dashboard.lists import Column, Listing, Paged, amount_column, first_page_url, link_column, text_column, time_column
 from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
@@ -88,7 +88,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
 
     def response(self) -> HttpResponseBase:
         form = CustomerPageForm(self.request.GET)
-        if form.is_valid() and form.wants_json:
+        if form.is_valid() and form.wants(JSON):
             return totals_json(self.cid)
         return super().response()
 
@@ -178,7 +178,7 @@ INVOICE_COLUMNS: tuple[Column[Invoice], ...] = (
     text_column("invoice", "invoice_id", lambda i: i.invoice_id),
     link_column("order", "dashboard:order", "order_id", lambda i: i.order_id),
     time_column("date", "date", lambda i: i.date),
-    Column("amount", lambda i: amount_cell(i.amount), "amount", lambda i: plain_amount(i.amount)),
+    amount_column("amount", "amount", lambda i: i.amount),
     Column("payments", lambda i: Cell(payment_list(i.payments)), "payments", _payments_text),
 )
 

@@ -32,7 +32,7 @@ from dashboard.forms.editing import (
     attribute_label,
 )
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.permissions import can_edit_catalogue, can_edit_customers, needs_group
+from dashboard.permissions import User, can_edit_catalogue, can_edit_customers, needs_group
 from dashboard.responses import domain_errors
 from dashboard.selectors import read_or_reason
 from shop import editing
@@ -48,10 +48,6 @@ def _labels(form: EditForm) -> dict[str, str]:
     """Attribute path -> the field's label, for the conflict table."""
     found = {path: str(form.fields[name].label or name.replace("_", " ")) for name, path in form.paths.items()}
     return found | {"Version": "version", "Quantity": "quantity"}
-
-
-def _page(request: HtmxHttpRequest, template: str, context: dict[str, Any], status: int = 200) -> TemplateResponse:
-    return TemplateResponse(request, template, context, status=status)
 
 
 def _edit(
@@ -71,32 +67,29 @@ def _edit(
     options = options or {}
     if request.method != "POST":
         form = form_class(scope=scope, snapshot=shown or editing.snapshot(target), **options)
-        return _page(request, template, context | {"form": form})
+        return TemplateResponse(request, template, context | {"form": form})
     form = form_class(request.POST, scope=scope, **options)
     if not form.is_valid():
-        return _page(request, template, context | {"form": form}, status=400)
+        return TemplateResponse(request, template, context | {"form": form}, status=400)
     try:
         changes = save(form)
     except EditConflict as exc:
         fresh = form_class(scope=scope, snapshot=editing.snapshot(target), **options)
-        yours = {form.paths[name]: form.data.get(name) for name in form.paths if name in form.data}
-        labels = _labels(form)
+        own = {form.paths[name]: form.data.get(name) for name in form.paths if name in form.data}
+        names = _labels(form)
         drifts = [
-            {
-                "label": labels.get(d.attribute, d.attribute),
-                "seen": d.seen,
-                "now": d.now,
-                "yours": yours.get(d.attribute),
-            }
+            {"label": names.get(d.attribute, d.attribute), "seen": d.seen, "now": d.now, "yours": own.get(d.attribute)}
             for d in exc.drifts
         ]
-        return _page(request, template, context | {"form": fresh, "drifts": drifts, "conflict": str(exc)}, status=409)
+        return TemplateResponse(
+            request, template, context | {"form": fresh, "drifts": drifts, "conflict": str(exc)}, status=409
+        )
     except EmailTaken as exc:
         form.add_error("email", f"{exc.email} is already the email of customer {exc.owner}")
-        return _page(request, template, context | {"form": form, "taken_by": exc.owner}, status=409)
+        return TemplateResponse(request, template, context | {"form": form, "taken_by": exc.owner}, status=409)
     except InvalidInput as exc:
         form.add_error(None, str(exc))
-        return _page(request, template, context | {"form": form}, status=400)
+        return TemplateResponse(request, template, context | {"form": form}, status=400)
     if changes:
         messages.success(request, "Saved: " + ", ".join(attribute_label(c.attribute) for c in changes))
     else:
@@ -104,30 +97,62 @@ def _edit(
     return redirect(context["back_url"], permanent=False)
 
 
-def _seen(form: EditForm) -> Snapshot:
-    snapshot: Snapshot = form.cleaned_data["seen"]
-    return snapshot
+# --- customers, products and warehouses ---------------------------------------------------------------------
 
 
-# --- customers ---------------------------------------------------------------------------------------------
+def _entity_edit(
+    kind: str,
+    form_class: type[EditForm],
+    may: Callable[[User], bool],
+    group: str,
+    what: str,
+    service: Callable[..., list[Changed]],
+    options: Callable[[], dict[str, Any]] = dict,
+    **more: Any,
+) -> Callable[..., HttpResponseBase]:
+    """The edit view of a ``kind`` (``customer``: ``shop.editing.customer_target`` and ``customer_edit``), for those
+    ``may`` lets edit (anyone else: 403 naming the ``group`` setting); ``options``: what the form class takes,
+    read per request; ``more``: the service's own arguments."""
+    target_of = getattr(editing, f"{kind}_target")
+
+    @require_http_methods(["GET", "POST"])
+    @domain_errors
+    def view(request: HtmxHttpRequest, /, **ids: str) -> HttpResponseBase:
+        if not may(request.user):
+            return needs_group(request, getattr(settings, group), what)
+        target = target_of(*ids.values())
+        eid = target.entity_id
+
+        def save(form: EditForm) -> list[Changed]:
+            return service(**{f"{kind}_id": eid}, actor=actor_of(request), **more, **form.arguments())
+
+        back = reverse(f"dashboard:{kind}", args=[eid])
+        context = _context(kind, eid, back, f"{kind.capitalize()} {eid}")
+        return _edit(request, form_class=form_class, target=target, context=context, save=save, options=options())
+
+    return view
 
 
-@require_http_methods(["GET", "POST"])
-@domain_errors
-def customer_edit(request: HtmxHttpRequest, customer_id: str) -> HttpResponseBase:
-    if not can_edit_customers(request.user):
-        return needs_group(request, settings.CUSTOMER_SERVICE_GROUP, "customers")
-    target = editing.customer_target(customer_id)
-    cid = target.entity_id
+def _categories() -> dict[str, Any]:
+    categories, _why = read_or_reason(known_categories)  # none listed: each category must be named as new
+    return {"categories": categories or []}
 
-    def save(form: CustomerForm) -> list[Changed]:
-        owner = selectors.customer_id_for_email
-        return editing.customer_edit(
-            customer_id=cid, actor=actor_of(request), email_owner=lambda e: owner(email=e), **form.arguments()
-        )
 
-    context = _context("customer", cid, reverse("dashboard:customer", args=[cid]), f"Customer {cid}")
-    return _edit(request, form_class=CustomerForm, target=target, context=context, save=save)
+customer_edit = _entity_edit(
+    "customer",
+    CustomerForm,
+    can_edit_customers,
+    "CUSTOMER_SERVICE_GROUP",
+    "customers",
+    editing.customer_edit,
+    email_owner=lambda e: selectors.customer_id_for_email(email=e),
+)
+product_edit = _entity_edit(
+    "product", ProductForm, can_edit_catalogue, "CATALOGUE_GROUP", "products", editing.product_edit, _categories
+)
+warehouse_edit = _entity_edit(
+    "warehouse", WarehouseForm, can_edit_catalogue, "CATALOGUE_GROUP", "warehouses", editing.warehouse_edit
+)
 
 
 def _context(kind: str, entity_id: str, back_url: str, label: str) -> dict[str, Any]:
@@ -139,44 +164,6 @@ def _context(kind: str, entity_id: str, back_url: str, label: str) -> dict[str, 
         "back_label": label,
         "history_url": reverse("dashboard:history", args=[kind, entity_id]) if kind != "stock" else None,
     }
-
-
-# --- products --------------------------------------------------------------------------------------------
-
-
-@require_http_methods(["GET", "POST"])
-@domain_errors
-def product_edit(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    if not can_edit_catalogue(request.user):
-        return needs_group(request, settings.CATALOGUE_GROUP, "products")
-    target = editing.product_target(product_id)
-    pid = target.entity_id
-
-    def save(form: ProductForm) -> list[Changed]:
-        return editing.product_edit(product_id=pid, actor=actor_of(request), **form.arguments())
-
-    context = _context("product", pid, reverse("dashboard:product", args=[pid]), f"Product {pid}")
-    categories, _why = read_or_reason(known_categories)  # none listed: each category must be named as new
-    options = {"categories": categories or []}
-    return _edit(request, form_class=ProductForm, target=target, context=context, save=save, options=options)
-
-
-# --- warehouses ------------------------------------------------------------------------------------------
-
-
-@require_http_methods(["GET", "POST"])
-@domain_errors
-def warehouse_edit(request: HtmxHttpRequest, warehouse_id: str) -> HttpResponseBase:
-    if not can_edit_catalogue(request.user):
-        return needs_group(request, settings.CATALOGUE_GROUP, "warehouses")
-    target = editing.warehouse_target(warehouse_id)
-    wid = target.entity_id
-
-    def save(form: WarehouseForm) -> list[Changed]:
-        return editing.warehouse_edit(warehouse_id=wid, actor=actor_of(request), **form.arguments())
-
-    context = _context("warehouse", wid, reverse("dashboard:warehouse", args=[wid]), f"Warehouse {wid}")
-    return _edit(request, form_class=WarehouseForm, target=target, context=context, save=save)
 
 
 # --- stock -------------------------------------------------------------------------------------------------
@@ -212,7 +199,7 @@ def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> 
             product_id=target.entity_id,
             warehouse_id=target.warehouse_id or "",
             quantity=int(form.cleaned_data["quantity"]),
-            seen=_seen(form),
+            seen=form.cleaned_data["seen"],
             actor=actor_of(request),
         )
 
@@ -243,7 +230,7 @@ def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -
         snapshot = editing.snapshot(target)
         context = _stock_context(request, target, snapshot)
         context["form"] = StockForm(scope=scope, snapshot=snapshot)
-        return _page(request, template, context | extra, status=status)
+        return TemplateResponse(request, template, context | extra, status=status)
 
     if not form.is_valid():
         return page(400, adjust_form=form)
@@ -253,7 +240,7 @@ def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -
             warehouse_id=target.warehouse_id or "",
             delta=form.cleaned_data["delta"],
             reason=form.cleaned_data["reason"],
-            seen=_seen(form),
+            seen=form.cleaned_data["seen"],
             actor=actor_of(request),
         )
     except EditConflict as exc:

@@ -31,7 +31,7 @@ from dashboard.responses import domain_errors, error
 from dashboard.selectors import existing, read_or_reason
 from dashboard.views.stats import categories_context, daily_context
 from shop import access_patterns, keys
-from shop.errors import InvalidInput, NotFound
+from shop.errors import InvalidInput
 from shop.timestamps import now
 
 # --- home and navigation -------------------------------------------------------------------------------
@@ -100,6 +100,7 @@ def _numbers(start: date, end: date, today: date) -> HomeNumbers:
 
 
 TABLE_SIZES_TTL = 300  # DynamoDB itself refreshes ItemCount only every ~6 hours
+TABLE_SIZE = {"name": "TableName", "items": "ItemCount", "bytes": "TableSizeBytes"}  # DescribeTable's, by our name
 
 
 def _table_sizes() -> list[dict[str, Any]]:
@@ -114,11 +115,7 @@ def _table_sizes() -> list[dict[str, Any]]:
         described = ShopItem.describe_table()
     except (PynamoDBException, BotoCoreError):  # no table or no engine: the links still work
         return []
-    size = {
-        "name": described.get("TableName"),
-        "items": described.get("ItemCount"),
-        "bytes": described.get("TableSizeBytes"),
-    }
+    size = {name: described.get(attribute) for name, attribute in TABLE_SIZE.items()}
     cache.set(f"dashboard.table-size.{name}", size, TABLE_SIZES_TTL)
     return [size]
 
@@ -142,10 +139,9 @@ def jump(request: HtmxHttpRequest) -> HttpResponseBase:
         invoice = existing(access_patterns.invoice_by_id(invoice_id=value), "invoice", value)
         return redirect("dashboard:order", invoice.order_id)
     if kind == "shipment":
-        found = access_patterns.shipment_details(shipment_id=value, limit=1).items
-        if not found:
-            raise NotFound("shipment", value)
-        return redirect("dashboard:order", keys.bare(found[0].pk, keys.ORDER))
+        shipped = access_patterns.shipment_details(shipment_id=value, limit=1).items
+        shipment = existing(next(iter(shipped), None), "shipment", value)
+        return redirect("dashboard:order", keys.bare(shipment.pk, keys.ORDER))
     customer_id = selectors.customer_id_for_email(email=value)
     if customer_id is None:
         return error(request, 404, f"no customer with email {value!r}")

@@ -28,7 +28,6 @@ from returns import access_patterns as return_patterns
 from returns import keys as return_keys
 from returns import notes as return_notes
 from shop import access_patterns, keys, notes
-from shop.errors import NotFound
 from shop.notes import Thread, Version
 from shop.order_reads import order_collection
 
@@ -110,8 +109,7 @@ def versions_of(subject: Subject) -> Sequence[Version]:
         existing(access_patterns.customer_by_id(customer_id=subject.entity_id), "customer", subject.entity_id)
         return notes.notes_of(about="customer", entity_id=subject.entity_id)
     item, found = return_patterns.return_and_notes(return_id=subject.entity_id, consistent=True)
-    if item is None:
-        raise NotFound("return", subject.entity_id)
+    existing(item, "return", subject.entity_id)
     return found
 
 
@@ -122,32 +120,24 @@ def _answer(request: HtmxHttpRequest, subject: Subject, status: int = 200, **for
 
 @require_POST
 @domain_errors
-def note_add(request: HtmxHttpRequest, kind: str, entity_id: str) -> HttpResponseBase:
-    """A note on the order, customer or return (``kind``, from the route)."""
+def note_write(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str | None = None) -> HttpResponseBase:
+    """A note on the order, customer or return (``kind``, from the route), or a new version of note ``note_id``."""
     subject = Subject.of(kind, entity_id)
-    form = NoteForm(request.POST, auto_id="new-note-%s")
-    if not form.is_valid():
+    if note_id is not None:
+        keys.note_key(note_id)  # a malformed id is 400 before anything is read
+    form = NoteForm(request.POST, auto_id=f"note-{note_id}-%s" if note_id else "new-note-%s")
+    if not form.is_valid() and note_id is None:
         return _answer(request, subject, 400, form=form)
-    text, actor = form.cleaned_data["text"], actor_of(request)
-    if kind == "return":
-        return_notes.note_add(return_id=subject.entity_id, text=text, actor=actor)
-    else:
-        notes.note_add(about=kind, entity_id=subject.entity_id, text=text, actor=actor)
-    return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")
-
-
-@require_POST
-@domain_errors
-def note_edit(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str) -> HttpResponseBase:
-    subject = Subject.of(kind, entity_id)
-    keys.note_key(note_id)  # a malformed id is 400 before anything is read
-    form = NoteForm(request.POST, auto_id=f"note-{note_id}-%s")
-    if not form.is_valid():
+    if not form.is_valid() and note_id is not None:
         notes.original_of(versions_of(subject), note_id, actor_of(request))  # 404 or 403 before 400
         return _answer(request, subject, 400, editing=note_id, edit_form=form)
     text, actor = form.cleaned_data["text"], actor_of(request)
-    if kind == "return":
+    if kind == "return" and note_id:
         return_notes.note_edit(return_id=subject.entity_id, note_id=note_id, text=text, actor=actor)
-    else:
+    elif kind == "return":
+        return_notes.note_add(return_id=subject.entity_id, text=text, actor=actor)
+    elif note_id:
         notes.note_edit(about=kind, entity_id=subject.entity_id, note_id=note_id, text=text, actor=actor)
+    else:
+        notes.note_add(about=kind, entity_id=subject.entity_id, text=text, actor=actor)
     return _answer(request, subject) if request.htmx else redirect(subject.page_url + "#notes")

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from pynamodb.exceptions import PynamoDBException
 
 from dashboard import cursors
-from dashboard.forms.filters import PatternForm
+from dashboard.forms.filters import PARTIQL, PatternForm
 from dashboard.forms.lists import first_error
 from dashboard.forms.lookups import PartiqlForm
 from dashboard.htmx import HtmxHttpRequest
@@ -128,7 +128,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     start_key = position["k"] if position else None
     with recording() as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
-    if form.wants_partiql:
+    if form.wants(PARTIQL):
         return JsonResponse(statement_of(log.calls).as_json())
     try:
         statement: Statement | None = statement_of(log.calls)
@@ -180,10 +180,9 @@ def partiql_box(request: HtmxHttpRequest) -> HttpResponseBase:
                 raise
             raise InvalidInput(f"DynamoDB refused the statement: {exc.response['Error'].get('Message')}") from exc
     except InvalidInput as exc:
-        status = 400
         if request.htmx:
-            return error(request, status, str(exc))
-        return TemplateResponse(request, "dashboard/partiql.html", {**context, "message": str(exc)}, status=status)
+            return error(request, 400, str(exc))
+        return TemplateResponse(request, "dashboard/partiql.html", {**context, "message": str(exc)}, status=400)
     items: list[dict[str, Any]] = answer.get("Items", [])
     columns = data["columns"] or _item_columns(items)
     context |= {

@@ -187,8 +187,7 @@ class Buyers(Listing[ListForm, selectors.BuyerRow]):
         return f"product-{self.pid}-buyers.csv"
 
     def _product(self) -> Product:
-        found = existing(access_patterns.product_by_id(product_id=self.pid), "product", self.pid)
-        return found
+        return existing(access_patterns.product_by_id(product_id=self.pid), "product", self.pid)
 
     def frame(self, form: ListForm, *, first_page: bool) -> dict[str, Any]:
         return {"product_id": self.pid, "product": self._product() if first_page else None}

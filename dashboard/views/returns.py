@@ -11,7 +11,6 @@ gets 403.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -29,12 +28,30 @@ from adminview.reads.returns_reads import ReturnRow
 from dashboard import selectors as dashboard_selectors
 from dashboard.actors import actor_of
 from dashboard.cells import DASH, Cell, Row, amount_cell, id_url, timestamp
-from dashboard.display import plain_amount
 from dashboard.forms.filters import QUEUE_STATUSES, ReturnsQueueForm
-from dashboard.forms.returns import CreateReturnForm, OrderLineToReturn, ReceiveForm, RefundForm, RejectForm
+from dashboard.forms.returns import (
+    ActionFields,
+    CreateReturnForm,
+    OrderLineToReturn,
+    ReceiveForm,
+    RefundForm,
+    RejectForm,
+)
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import Column, Listing, Paged, RowId, link_column, page_columns, partial, row_of, time_column
-from dashboard.order_lists import customer_cell
+from dashboard.lists import (
+    Column,
+    Listing,
+    Paged,
+    RowId,
+    amount_column,
+    link_column,
+    page_columns,
+    partial,
+    row_of,
+    text_column,
+    time_column,
+)
+from dashboard.order_lists import CUSTOMER, NAME, STATUS
 from dashboard.permissions import Allowed, can_handle_money, can_handle_returns, needs_finance, needs_returns
 from dashboard.profiles import NOBODY, Profile, profiles_of
 from dashboard.responses import Unanswered, domain_errors, no_answer, unanswered_raised
@@ -49,15 +66,12 @@ from returns.models import ReturnItem
 from shop import access_patterns as shop_patterns
 from shop import keys as shop_keys
 from shop import order_status
-from shop.audit import Actor
 from shop.errors import InvalidInput, OrderConflict
 from shop.keys import OrderStatus
 from shop.order_reads import OrderCollection, order_collection
 from shop.timestamps import now
 
 ReturnListed = tuple[ReturnRow, Profile]  # a return with its customer's profile
-FormOf = Callable[[QueryDict], forms.Form]
-FORMS: dict[str, FormOf] = {"reject_form": RejectForm, "refund_form": RefundForm}
 FIELD_OF = {RefundTooLarge: "amount", RefundAboveReturned: "amount", UnknownWarehouse: "warehouse"}  # what it faults
 
 # --- the queue ----------------------------------------------------------------------------------------------
@@ -83,14 +97,7 @@ def queue_columns(
     """Return, order, customer (by name on the page when ``with_customer``; its id in the CSV), status, requested,
     with ``details`` its reasons, units, value and received value (at the prices paid), then how long it has waited
     at ``at`` (page only) or when ``closed`` when it closed, and last the customer's name (CSV only)."""
-    customer: Column[ReturnListed] = Column(
-        "customer",
-        lambda r: customer_cell(r[0].customer_id, r[1]),
-        "customer_id",
-        lambda r: r[0].customer_id,
-        secondary=True,
-    )
-    name: Column[ReturnListed] = Column(csv="customer_name", value=lambda r: r[1].name)
+    customer = replace(CUSTOMER, secondary=True)
     waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
         waiting = time_column("closed", "closed", lambda r: r[0].closed)
@@ -98,26 +105,18 @@ def queue_columns(
         link_column("return", "dashboard:return", "return_id", lambda r: r[0].return_id),
         link_column("order", "dashboard:order", "order_id", lambda r: r[0].order_id),
         customer if with_customer else replace(customer, heading=None, cell=None),
-        Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status),
+        STATUS,
         time_column("requested", "requested", lambda r: r[0].requested, secondary=True),
     )
     if not details:
-        return (*shown, waiting, name)
-    reasons: Column[ReturnListed] = Column(
-        "reasons", lambda r: Cell("; ".join(r[0].reasons) or DASH), "reasons", lambda r: "; ".join(r[0].reasons)
+        return (*shown, waiting, NAME)
+    more: tuple[Column[ReturnListed], ...] = (
+        text_column("reasons", "reasons", lambda r: "; ".join(r[0].reasons)),
+        Column("units", lambda r: _count_cell(r[0].units), "units", lambda r: r[0].units),
+        amount_column("value", "value", lambda r: r[0].value),
+        amount_column("received value", "received_value", lambda r: r[0].received_value, secondary=True),
     )
-    units: Column[ReturnListed] = Column("units", lambda r: _count_cell(r[0].units), "units", lambda r: r[0].units)
-    value: Column[ReturnListed] = Column(
-        "value", lambda r: amount_cell(r[0].value), "value", lambda r: plain_amount(r[0].value)
-    )
-    received: Column[ReturnListed] = Column(
-        "received value",
-        lambda r: amount_cell(r[0].received_value),
-        "received_value",
-        lambda r: plain_amount(r[0].received_value),
-        secondary=True,
-    )
-    return (*shown, reasons, units, value, received, waiting, name)
+    return (*shown, *more, waiting, NAME)
 
 
 RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a return row's data-return-id
@@ -298,27 +297,35 @@ def return_page(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
     return TemplateResponse(request, "dashboard/return.html", context)
 
 
-Act = Callable[[str, Any, Actor], object]  # the return's id, its valid form, who acts
+# each action's form (its URL ``returns/<id>/<action>/``, its view ``return_step``)
+STEPS: dict[str, type[ActionFields]] = {
+    "approve": ActionFields,
+    "reject": RejectForm,
+    "receive": ReceiveForm,
+    "refund": RefundForm,
+}
 
 
-def _return_action(
-    request: HtmxHttpRequest,
-    return_id: str,
-    act: Act,
-    done: str,
-    form_name: str | None = None,
-    form_of: Callable[[str], forms.Form] | None = None,
-) -> HttpResponseBase:
-    """Run ``act`` with the valid form (the form ``form_of(rid)`` builds, else ``FORMS[form_name]``); answer
-    as the module says."""
-    rid = return_keys.return_id(return_id)
-    if not can_handle_returns(request.user):
+def _posted_form(action: str, rid: str, data: QueryDict) -> ActionFields:
+    """The action's form as posted; a receive's has a field per line of the return (read consistently)."""
+    if action != "receive":
+        return STEPS[action](data)
+    return _receive_form(existing(return_patterns.return_by_id(return_id=rid, consistent=True), "return", rid), data)
+
+
+@require_POST
+@domain_errors
+def return_step(request: HtmxHttpRequest, return_id: str, action: str) -> HttpResponseBase:
+    """Take ``action`` (``returns.services.return_<action>``) with the valid form's arguments; answer as the module
+    says."""
+    user = request.user
+    if action == "refund" and request.POST.get("override") and can_handle_returns(user) and not can_handle_money(user):
+        return needs_finance(request)
+    rid, done = return_keys.return_id(return_id), RETURN.step(action).done
+    if not can_handle_returns(user):
         return needs_returns(request)
-    if form_of is not None:
-        form = form_of(rid)
-    else:
-        form = FORMS[form_name](request.POST) if form_name else forms.Form(request.POST)
-    posted = {form_name: form} if form_name else {}
+    form = _posted_form(action, rid, request.POST)
+    posted: dict[str, forms.Form] = {f"{action}_form": form}
 
     def page(status: int, **extra: Any) -> TemplateResponse:
         context = _return_context(request, rid, posted, conflict=status != 200, **extra)
@@ -326,9 +333,10 @@ def _return_action(
 
     if not form.is_valid():
         return page(400, message=f"Return {rid} was not {done}: see below.")
+    take = getattr(services, f"return_{action}")
     try:
         with unanswered_raised():
-            act(rid, form, actor_of(request))
+            take(return_id=rid, actor=actor_of(request), **form.arguments())
     except Unanswered:
         message = f"DynamoDB did not answer, so return {rid} may or may not have been {done}: reload it to see."
         return no_answer(request, message, link=(reverse("dashboard:return", args=[rid]), f"Reload return {rid}"))
@@ -341,53 +349,6 @@ def _return_action(
         return redirect("dashboard:return", rid)
     context = _return_context(request, rid, message=f"Return {rid} {done}.")
     return TemplateResponse(request, "dashboard/return.html#action_result", context)
-
-
-@require_POST
-@domain_errors
-def return_approve(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    return _return_action(
-        request, return_id, lambda rid, _, actor: services.return_approve(return_id=rid, actor=actor), "approved"
-    )
-
-
-@require_POST
-@domain_errors
-def return_reject(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    def act(rid: str, form: RejectForm, actor: Actor) -> object:
-        return services.return_reject(return_id=rid, reason=form.cleaned_data["reason"], actor=actor)
-
-    return _return_action(request, return_id, act, "rejected", "reject_form")
-
-
-@require_POST
-@domain_errors
-def return_receive(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    def form_of(rid: str) -> ReceiveForm:
-        return _receive_form(
-            existing(return_patterns.return_by_id(return_id=rid, consistent=True), "return", rid), request.POST
-        )
-
-    def act(rid: str, form: ReceiveForm, actor: Actor) -> object:
-        warehouse, counts = form.cleaned_data["warehouse"], form.counts()
-        return services.return_receive(return_id=rid, warehouse_id=warehouse, counts=counts, actor=actor)
-
-    return _return_action(request, return_id, act, "received", "receive_form", form_of)
-
-
-@require_POST
-@domain_errors
-def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
-    if request.POST.get("override") and can_handle_returns(request.user) and not can_handle_money(request.user):
-        return needs_finance(request)
-
-    def act(rid: str, form: RefundForm, actor: Actor) -> object:
-        f = form.cleaned_data
-        return services.return_refund(
-            return_id=rid, amount=f["amount"], reference=f["reference"], override=f["reason"], actor=actor
-        )
-
-    return _return_action(request, return_id, act, "refunded", "refund_form")
 
 
 # --- a return staff create ----------------------------------------------------------------------------------
