@@ -12,7 +12,8 @@ from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_links, wait
 from dashboard.display import plain_amount
 from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, text_column, time_column
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
-from shop.order_reads import lines_of_orders, product_names
+from shop import order_status
+from shop.order_reads import found_collections, product_names, ship_to_fields
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
 
@@ -113,27 +114,23 @@ PICK_CSV_HEADER = [
 ]
 
 
-def _ship_to(profile: Profile) -> list[str | None]:
-    """Where the order goes (its customer's current address, as the pending list ships to): name, street with
-    its number, city, zip, country."""
-    found = profile.address
-    if found is None:
-        return [profile.name, None, None, None, None]
-    street = " ".join(p for p in (found.street, found.number) if p) or None
-    return [profile.name, street, found.city, found.zip_code, found.country]
-
-
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """The lines of a page of orders, in the page's order: one Query per order for its lines
-    (``shop.order_reads.lines_of_orders``, side by side) and one BatchGetItem of the names of the products whose
+    """What is left to ship of a page of orders, a row per line, in the page's order, to where each goes (the
+    ship-to staff gave it, else its customer's address now): one Query of each order's collection
+    (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names of the products whose
     lines kept none."""
-    lines = lines_of_orders([row.order_id for row, _ in records])
-    unnamed = (i.product_id for found in lines.values() for i in found if not i.product_name)
+    collections = found_collections([row.order_id for row, _ in records])
+    unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)
     rows: list[list[object]] = []
     for row, profile in records:
+        if (collection := collections.get(row.order_id)) is None:
+            continue
         head = [row.order_id, row.date.isoformat() if row.date else None, profile.name]
-        for item in sorted(lines.get(row.order_id, []), key=lambda i: i.product_id):
-            name = item.product_name or names.get(item.product_id)
-            rows.append([*head, item.product_id, name, item.quantity, *_ship_to(profile)])
+        ship_to = ship_to_fields(collection.order.ship_to or profile.address).values()
+        sent = order_status.shipped(collection)
+        for item in sorted(collection.items, key=lambda i: i.product_id):
+            if (left := item.quantity - sent.get(item.product_id, 0)) > 0:
+                name = item.product_name or names.get(item.product_id)
+                rows.append([*head, item.product_id, name, left, profile.name, *ship_to])
     return rows

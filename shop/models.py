@@ -198,6 +198,7 @@ class Order(ShopItem, discriminator="order"):
     item_count = IntStringAttribute(null=True, attr_name="ItemCount")
     delivery_date = UnicodeAttribute(null=True, attr_name="DeliveryDate")
     cancel_reason = UnicodeAttribute(null=True, attr_name="CancelReason")  # why staff cancelled it, in words
+    ship_to = Address(null=True, attr_name="ShipTo")  # where staff said it goes; absent: the customer's address
 
     @property
     def order_id(self) -> str:

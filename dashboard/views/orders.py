@@ -300,10 +300,12 @@ def _warehouses(collection: orders.OrderCollection) -> list[str]:
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
     """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
-    ships: the address on its shipments once shipped, the customer's current address until then."""
+    ships: the address on its shipments once shipped, until then the one staff gave it, else the customer's now."""
     who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
     shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
-    return {"who": who, "ship_to": shipped_to or who.address, "shipped_to": shipped_to is not None}
+    given = collection.order.ship_to
+    ship_to = shipped_to or given or who.address
+    return {"who": who, "ship_to": ship_to, "shipped_to": shipped_to is not None, "given_ship_to": given is not None}
 
 
 @require_GET
