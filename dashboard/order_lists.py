@@ -8,11 +8,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import Cell, Row, amount_cell, id_url, tracking_links, waited_cell
+from django.utils.safestring import SafeString
+
+from adminview.core.schema import OrderRow
+from adminview.reads import selectors
+from dashboard.cells import DASH, Cell, Row, amount_cell, cells_html, id_url, tracking_links, waited_cell
 from dashboard.display import plain_amount
-from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, text_column, time_column
+from dashboard.lists import Column, csv_header, csv_values, link_column, row_of, time_column
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile, profiles_of
 from shop import order_status
+from shop.keys import OrderStatus
 from shop.order_reads import found_collections, product_names, ship_to_fields
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
@@ -34,9 +39,42 @@ DATE: Column[Listed] = time_column("date", "date", lambda r: r[0].date)
 WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
 STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
 TOTAL: Column[Listed] = Column("total", lambda r: amount_cell(r[0].total), "total", lambda r: plain_amount(r[0].total))
-ITEMS: Column[Listed] = text_column("items", "item_count", lambda r: r[0].item_count, numeric=True)
+
+
+def items_shown(row: Any) -> str:
+    """An order's item count, with what is left to ship once part of a pending order has shipped."""
+    left = getattr(row, "units_left", None)
+    count = DASH if row.item_count is None else str(row.item_count)
+    return count if left is None else f"{count} ({left} left to ship)"
+
+
+ITEMS: Column[Listed] = Column(
+    "items", lambda r: Cell(items_shown(r[0]), numeric=True), "item_count", lambda r: r[0].item_count
+)
 # the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
 # carrier's tracking page when listed
+
+
+def _status_column(heading: str, field: str, words: type[order_status.Words]) -> Column[Listed]:
+    """A status ``shop.order_status`` derives (``with_states``), in words on the page and as its value in the CSV."""
+    return Column(
+        heading,
+        lambda r: Cell(words(value).words if (value := getattr(r[0], field, None)) else DASH),
+        field,
+        lambda r: getattr(r[0], field, None),
+    )
+
+
+PAYMENT = _status_column("payment", "payment_status", order_status.PaymentStatus)
+FULFILMENT = _status_column("fulfilment", "fulfilment_status", order_status.FulfilmentStatus)
+STATUSES = (PAYMENT, FULFILMENT)
+
+
+def status_cells(row: Any) -> SafeString:
+    """The payment and fulfilment cells of an order row, for a list whose template draws its rows."""
+    return cells_html(column.cell((row, NOBODY)) for column in STATUSES if column.cell is not None)
+
+
 TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
@@ -65,6 +103,7 @@ def order_columns(
         replace(STATUS, secondary="status" in secondary),
         TOTAL,
         replace(ITEMS, secondary="items" in secondary),
+        *STATUSES,
         NAME,
         EMAIL,
     ]
@@ -89,6 +128,28 @@ def order_row(
 
 def order_csv_row(row: Any, profile: Profile = NOBODY) -> list[object]:
     return csv_values(ORDER_COLUMNS, (row, profile))
+
+
+def with_states(rows: Sequence[Any]) -> list[OrderRow]:
+    """Each order row (an admin-view ``OrderRow`` or an ``Order``) as an ``OrderRow`` with its payment and fulfilment
+    status, and a pending order's units left to ship, as the admin view keeps them: one BatchGetItem."""
+    states = selectors.order_states([row.order_id for row in rows])
+    found = []
+    for row in rows:
+        shown = row if isinstance(row, OrderRow) else OrderRow(*(getattr(row, f) for f in ORDER_ROW_FIELDS))
+        if (state := states.get(row.order_id)) is not None:
+            left = state.left if row.status == OrderStatus.PENDING and any(state.shipped.values()) else None
+            shown = replace(
+                shown,
+                payment_status=state.payment_status.value,
+                fulfilment_status=state.fulfilment_status.value,
+                units_left=left,
+            )
+        found.append(shown)
+    return found
+
+
+ORDER_ROW_FIELDS = ("order_id", "customer_id", "date", "status", "total", "item_count")
 
 
 def with_profiles(rows: Sequence[Any]) -> list[Listed]:

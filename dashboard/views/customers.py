@@ -21,7 +21,7 @@ from dashboard.forms.filters import ORDER_FILTERS, CustomerPageForm, CustomersFo
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, first_page_url, link_column, text_column, time_column
-from dashboard.order_lists import TRACKING, Listed, order_columns, order_data
+from dashboard.order_lists import TRACKING, Listed, order_columns, order_data, with_states
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
 from dashboard.responses import domain_errors
@@ -118,7 +118,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         return selectors.customer_orders(customer_id=self.cid, limit=limit, after=after, sort=sort, dates=dates)
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return [(row, self.who) for row in rows]
+        return [(row, self.who) for row in with_states(rows)]
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

@@ -41,6 +41,7 @@ from dashboard.order_lists import (
     order_data,
     pick_rows,
     with_profiles,
+    with_states,
 )
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile
@@ -126,7 +127,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+        return with_profiles(with_states(rows))
 
     def filename(self, form: StatusListForm) -> str:
         return f"{form.cleaned_data['status'].lower()}-orders.csv"
@@ -467,7 +468,7 @@ class DueList(Listing[DueForm, Listed]):
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
 
     def join(self, rows: Sequence[Any]) -> list[Listed]:
-        return with_profiles(rows)
+        return with_profiles(with_states(rows))
 
     def data(self, record: Listed) -> tuple[tuple[str, str], ...]:
         return order_data(record)

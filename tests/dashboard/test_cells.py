@@ -96,7 +96,7 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
         '<td>{{ row.date|when|default:"—" }}</td>'
         '<td{% if pending %} class="secondary"{% endif %}>{{ row.status|default:"unknown" }}</td>'
         '<td class="num">{{ row.total|money|default:"—" }}</td>'
-        '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td></tr>'
+        '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td><td>—</td><td>—</td></tr>'
     )
     rows = [
         OrderRow("1<2", "c<1", datetime(2024, 5, 1, 12, 3, 4), "PENDING", Decimal("12.50"), 3),

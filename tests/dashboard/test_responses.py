@@ -36,7 +36,7 @@ def test_an_order_csv_is_guarded(staff: Client, fake_av: FakeSelectors) -> None:
     rows = csv_rows(response)
     assert rows[0] == ORDER_CSV_HEADER + ADDRESS_CSV_HEADER
     assert rows[1][:6] == ["1", '\'=HYPERLINK("x")', "2024-05-01T00:00:00", "PENDING", "-5.00", "-1"]
-    assert rows[2] == ["2", "'-1+2", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
+    assert rows[2] == ["2", "'-1+2", "", "", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
     assert order_csv_row(fake_av.pending[0])[4] == Decimal("-5.00")
 
 
