@@ -545,6 +545,7 @@ class CustomerOrderRow:
     order_id: str
     date: str | None
     spent: Decimal | None
+    paid: Decimal | None
 
 
 @dataclass(frozen=True)
@@ -684,7 +685,8 @@ PROFILE_KIND: Final = Kind(
 )
 _PRODUCT_FACTS = (Attribute("ProductId", default=""), *_texts("Name", "Price", "Category", "Description"))
 PRODUCT_KIND: Final = Kind(PRODUCT, ProductRow, _PRODUCT_FACTS, (CATALOGUE,))
-CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, Attribute("Spent", Decimal)))
+_SPENT = (Attribute("Spent", Decimal), Attribute("Paid", Decimal))
+CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, *_SPENT))
 PAYMENT_KIND: Final = Kind(PAYMENT, PaymentRow, (_ORDER_ID, Attribute("TransactionId")))
 _SUMMED = (Attribute("Units", Decimal, default=Decimal(0)), Attribute("Revenue", Decimal, default=Decimal(0)))
 CATEGORY_ORDER_KIND: Final = Kind(

@@ -179,6 +179,7 @@ def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:
         "orders": totals.orders,
         "spent": f"{totals.spent.quantize(CENT):f}",
         "refunded": f"{totals.refunded.quantize(CENT):f}",
+        "paid": f"{totals.paid.quantize(CENT):f}",
         "first_order": totals.first_order.isoformat() if totals.first_order else None,
         "last_order": totals.last_order.isoformat() if totals.last_order else None,
     }

@@ -160,11 +160,13 @@ class OrderState:
         return {}
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
-        """The order in its customer's list (with what it spent: the customer's totals sum the list) and in its
-        categories' lists."""
+        """The order in its customer's list (with what it spent and what was paid for it: the customer's totals sum
+        the list) and in its categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.order_id)
-        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, order_id=self.order_id, date=self.date, spent=self.spent)}
+        paid = sum(self.paid.values(), Decimal(0)) or None
+        facts = {"order_id": self.order_id, "date": self.date, "spent": self.spent, "paid": paid}
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **facts)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.order_id, list_shards)
