@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from django import forms
 
+from dashboard.forms.orders import NotifyField
 from returns import refunds, services
 from returns.keys import ReturnReason
 from returns.models import ReturnLine
@@ -132,6 +133,7 @@ class RefundForm(ActionForm):
         help_text="Finance and superusers only: refund more than came back.",
     )
     reason = forms.CharField(max_length=services.MAX_REASON, required=False, label="Reason for the override")
+    notify = NotifyField()
 
     def clean_amount(self) -> Decimal:
         return _checked(refunds.amount_of, self.cleaned_data["amount"])

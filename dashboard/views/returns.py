@@ -408,6 +408,7 @@ def return_refund(request: HtmxHttpRequest, return_id: str) -> HttpResponseBase:
             reference=fields["reference"],
             override=fields["reason"],
             actor=actor,
+            notify=fields["notify"],
         )
 
     return _return_action(request, return_id, act, "refunded", "refund_form")
