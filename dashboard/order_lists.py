@@ -51,8 +51,6 @@ def items_shown(row: Any) -> str:
 ITEMS: Column[Listed] = Column(
     "items", lambda r: Cell(items_shown(r[0]), numeric=True), "item_count", lambda r: r[0].item_count
 )
-# the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
-# carrier's tracking page when listed
 
 
 def _status_column(heading: str, field: str, words: type[order_status.Words]) -> Column[Listed]:
@@ -75,6 +73,8 @@ def status_cells(row: Any) -> SafeString:
     return cells_html(column.cell((row, NOBODY)) for column in STATUSES if column.cell is not None)
 
 
+# the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
+# carrier's tracking page when listed
 TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
 NAME: Column[Listed] = Column(csv="customer_name", value=lambda r: r[1].name)
 EMAIL: Column[Listed] = Column(csv="customer_email", value=lambda r: r[1].email)
