@@ -202,6 +202,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
     def pending() -> None:
         page = selectors.pending_orders(limit=PAGE_LIMIT)
         profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
+        selectors.order_states([row.order_id for row in page.rows])  # their payment and fulfilment
         sync_freshness.freshness()  # the page's "as of ..., N s behind" line
 
     def invoices() -> None:
@@ -246,6 +247,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         def orders_page() -> None:
             page = selectors.orders_by_status(status=status, limit=PAGE_LIMIT)
             profiles_of((row.customer_id for row in page.rows), names_only=True)  # the customers' names
+            selectors.order_states([row.order_id for row in page.rows])  # their payment and fulfilment
             sync_freshness.freshness()
 
         return orders_page

@@ -8,10 +8,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from dashboard.cells import Cell, id_url, tracking_links, waited_cell
-from dashboard.lists import Column, RowId, amount_column, link_column, text_column, time_column
-from dashboard.profiles import ADDRESS_CSV_HEADER, Profile
-from shop.order_reads import lines_of_orders, product_names
+from django.utils.safestring import SafeString
+
+from adminview.core.schema import OrderRow
+from adminview.reads import selectors
+from dashboard.cells import DASH, Cell, cells_html, id_url, tracking_links, waited_cell
+from dashboard.lists import Column, RowId, amount_column, link_column, time_column
+from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile
+from shop import order_status
+from shop.keys import OrderStatus
+from shop.order_reads import found_collections, product_names, ship_to_fields
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
 
@@ -32,7 +38,40 @@ DATE: Column[Listed] = time_column("date", "date", lambda r: r[0].date)
 WAITED: Column[Listed] = Column("waited", lambda r: waited_cell(r[0].date))
 STATUS: Column[Listed] = Column("status", lambda r: Cell(r[0].status or "unknown"), "status", lambda r: r[0].status)
 TOTAL: Column[Listed] = amount_column("total", "total", lambda r: r[0].total)
-ITEMS: Column[Listed] = text_column("items", "item_count", lambda r: r[0].item_count, numeric=True)
+
+
+def items_shown(row: Any) -> str:
+    """An order's item count, with what is left to ship once part of a pending order has shipped."""
+    left = getattr(row, "units_left", None)
+    count = DASH if row.item_count is None else str(row.item_count)
+    return count if left is None else f"{count} ({left} left to ship)"
+
+
+ITEMS: Column[Listed] = Column(
+    "items", lambda r: Cell(items_shown(r[0]), numeric=True), "item_count", lambda r: r[0].item_count
+)
+
+
+def _status_column(heading: str, field: str, words: type[order_status.Words]) -> Column[Listed]:
+    """A status ``shop.order_status`` derives (``with_states``), in words on the page and as its value in the CSV."""
+    return Column(
+        heading,
+        lambda r: Cell(words(value).words if (value := getattr(r[0], field, None)) else DASH),
+        field,
+        lambda r: getattr(r[0], field, None),
+    )
+
+
+PAYMENT = _status_column("payment", "payment_status", order_status.PaymentStatus)
+FULFILMENT = _status_column("fulfilment", "fulfilment_status", order_status.FulfilmentStatus)
+STATUSES = (PAYMENT, FULFILMENT)
+
+
+def status_cells(row: Any) -> SafeString:
+    """The payment and fulfilment cells of an order row, for a list whose template draws its rows."""
+    return cells_html(column.cell((row, NOBODY)) for column in STATUSES if column.cell is not None)
+
+
 # the order's tracking numbers as its summary keeps them, one per shipment (page only): each a link to the
 # carrier's tracking page when listed
 TRACKING: Column[Listed] = Column("tracking", lambda r: Cell(tracking_links(r[0].shipments)))
@@ -63,6 +102,7 @@ def order_columns(
         replace(STATUS, secondary="status" in secondary),
         TOTAL,
         replace(ITEMS, secondary="items" in secondary),
+        *STATUSES,
         NAME,
         EMAIL,
     ]
@@ -73,6 +113,28 @@ ORDER_COLUMNS = order_columns()
 
 
 ORDER_ID: RowId[Listed] = ("order-id", lambda r: r[0].order_id)  # an order row's data-order-id
+
+
+def with_states(rows: Sequence[Any]) -> list[OrderRow]:
+    """Each order row (an admin-view ``OrderRow`` or an ``Order``) as an ``OrderRow`` with its payment and fulfilment
+    status, and a pending order's units left to ship, as the admin view keeps them: one BatchGetItem."""
+    states = selectors.order_states([row.order_id for row in rows])
+    found = []
+    for row in rows:
+        shown = row if isinstance(row, OrderRow) else OrderRow(*(getattr(row, f) for f in ORDER_ROW_FIELDS))
+        if (state := states.get(row.order_id)) is not None:
+            left = state.left if row.status == OrderStatus.PENDING and any(state.shipped.values()) else None
+            shown = replace(
+                shown,
+                payment_status=state.payment_status.value,
+                fulfilment_status=state.fulfilment_status.value,
+                units_left=left,
+            )
+        found.append(shown)
+    return found
+
+
+ORDER_ROW_FIELDS = ("order_id", "customer_id", "date", "status", "total", "item_count")
 
 
 # --- the pending list's pick list: one row per order line ------------------------------------------------------
@@ -92,27 +154,23 @@ PICK_CSV_HEADER = [
 ]
 
 
-def _ship_to(profile: Profile) -> list[str | None]:
-    """Where the order goes (its customer's current address, as the pending list ships to): name, street with
-    its number, city, zip, country."""
-    found = profile.address
-    if found is None:
-        return [profile.name, None, None, None, None]
-    street = " ".join(p for p in (found.street, found.number) if p) or None
-    return [profile.name, street, found.city, found.zip_code, found.country]
-
-
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """The lines of a page of orders, in the page's order: one Query per order for its lines
-    (``shop.order_reads.lines_of_orders``, side by side) and one BatchGetItem of the names of the products whose
+    """What is left to ship of a page of orders, a row per line, in the page's order, to where each goes (the
+    ship-to staff gave it, else its customer's address now): one Query of each order's collection
+    (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names of the products whose
     lines kept none."""
-    lines = lines_of_orders([row.order_id for row, _ in records])
-    unnamed = (i.product_id for found in lines.values() for i in found if not i.product_name)
+    collections = found_collections([row.order_id for row, _ in records])
+    unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)
     rows: list[list[object]] = []
     for row, profile in records:
+        if (collection := collections.get(row.order_id)) is None:
+            continue
         head = [row.order_id, row.date.isoformat() if row.date else None, profile.name]
-        for item in sorted(lines.get(row.order_id, []), key=lambda i: i.product_id):
-            name = item.product_name or names.get(item.product_id)
-            rows.append([*head, item.product_id, name, item.quantity, *_ship_to(profile)])
+        ship_to = ship_to_fields(collection.order.ship_to or profile.address).values()
+        sent = order_status.shipped(collection)
+        for item in sorted(collection.items, key=lambda i: i.product_id):
+            if (left := item.quantity - sent.get(item.product_id, 0)) > 0:
+                name = item.product_name or names.get(item.product_id)
+                rows.append([*head, item.product_id, name, left, profile.name, *ship_to])
     return rows

@@ -357,11 +357,12 @@ def return_refund(
     override: str | None = None,
     actor: Actor | None = None,
     at: datetime | None = None,
+    notify: bool = False,
 ) -> ReturnItem:
     """APPROVED or RECEIVED -> REFUNDED: a refund of ``amount`` with the provider's ``reference``, within what the
     order paid less what was refunded (RefundTooLarge: 400, always) and within the return's ``returned_value``
     (RefundAboveReturned: 400) unless ``override`` gives the reason (kept on the refund as ``Override``; who may
-    give one is the caller's rule)."""
+    give one is the caller's rule); ``notify``: the customer's notification, in the same transaction."""
     rid = keys.return_id(return_id)
     money = refunds.amount_of(amount)
     ref = refunds.reference_of(reference)
@@ -388,6 +389,8 @@ def return_refund(
             return_id=rid,
             override=why,
         )
+        if notify:
+            notifications.add(tx, item.order_id, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=when)
         sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
         return sets, detail

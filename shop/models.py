@@ -205,6 +205,7 @@ class Order(ShopItem, discriminator="order"):
     cancel_reason = UnicodeAttribute(null=True, attr_name="CancelReason")  # why staff cancelled it, in words
     order_id = IdIn[str]("pk")
     customer_id = IdIn[str]("sk")
+    ship_to = Address(null=True, attr_name="ShipTo")  # where staff said it goes; absent: the customer's address
 
     @property
     def order_status(self) -> OrderStatus | None:

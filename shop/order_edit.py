@@ -1,23 +1,27 @@
 """Editing a pending order: a line's quantity changed (not below what has shipped; 0 removes it, but not the last
-line) and a line added, in one TransactWriteItems conditioned on the order's ``Version`` (a form rendered before
-another change is a conflict), with the stock that follows (back to a line's warehouse, or out of the one it came
-from, or for a new line out of one with enough), the order's ``Total`` and ``ItemCount``, the invoice's ``Amount``
-and the audit entry. A caller's ``extra`` adds its own writes (a refund of what was paid above the new total) to
-the same transaction, as ``order_cancel``'s does; the invoice's update holds its payments as read, so the extra
-need not check them again (DynamoDB takes one action per item in a transaction)."""
+line), a line added and where it ships (``ShipTo``), in one TransactWriteItems conditioned on the order's
+``Version`` (a form rendered before another change is a conflict), with the stock that follows (back to a line's
+warehouse, or out of the one it came from, or for a new line out of one with enough), the order's ``Total`` and
+``ItemCount``, the invoice's ``Amount`` and the audit entry. A caller's ``extra`` adds its own writes (a refund of
+what was paid above the new total) to the same transaction, as ``order_cancel``'s does; the invoice's update holds
+its payments as read, so the extra need not check them again (DynamoDB takes one action per item in a
+transaction)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 
+from pynamodb.expressions.update import Action
+
 from dynamo import backoff
 from dynamo.transactions import Transaction, request_token
 from shop import audit, keys, notifications, order_status
 from shop.audit import Actor
+from shop.editing import MAX_ADDRESS_PART, checked_text
 from shop.errors import Busy, InvalidInput
 from shop.keys import OrderStatus
-from shop.models import Invoice, Order, OrderItem, ShopItem
+from shop.models import Address, Invoice, Order, OrderItem, ShopItem
 from shop.order_builders import PricedLine, build_item
 from shop.order_parts import (
     MAX_LINES,
@@ -30,13 +34,29 @@ from shop.order_parts import (
     take_stock,
     whole_number,
 )
-from shop.order_reads import OrderCollection, order_collection
+from shop.order_reads import OrderCollection, order_collection, ship_to, ship_to_fields
 from shop.timestamps import format_ts, now
 
 EDIT = "edit"  # the audit trail's name of the action
 
 EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
 """Adds another service's writes to the edit's transaction, from the order as read and its new total."""
+
+
+SHIP_TO = {"street": "Street", "city": "City", "zip": "ZipCode", "country": "Country"}
+"""The ship-to's fields as the edit names them, with the ``Address`` attribute each is kept in."""
+
+
+def _new_ship_to(order: Order, given: Mapping[str, str | None]) -> tuple[Address, list[audit.Changed]]:
+    """The ship-to with the ``given`` fields changed (the others as they are), and what changed."""
+    unknown = sorted(set(given) - set(SHIP_TO))
+    if unknown:
+        raise InvalidInput(f"{unknown[0]}: a ship-to has a {', '.join(SHIP_TO)} only")
+    before = ship_to_fields(ship_to(order))
+    after = before | {n: checked_text((v or "").strip(), what=n, limit=MAX_ADDRESS_PART) for n, v in given.items()}
+    path = Order.ship_to.attr_name + "."
+    changes = [audit.Changed(path + SHIP_TO[n], before[n], after[n]) for n in SHIP_TO if after[n] != before[n]]
+    return Address(street=after["street"], city=after["city"], zip_code=after["zip"], country=after["country"]), changes
 
 
 def _quantity(pid: str, n: object) -> int:
@@ -50,12 +70,14 @@ def order_edit(
     quantities: Mapping[str, int],
     add_product: str | None = None,
     add_quantity: int | None = None,
+    address: Mapping[str, str | None] | None = None,
     actor: Actor | None = None,
     notify: bool = False,
     extra: EditExtra | None = None,
 ) -> Order:
-    """Apply the edit; InvalidInput (a quantity below what shipped, no line left, a product twice), OutOfStock,
-    OrderConflict (not PENDING, or ``expected_version`` stale), Busy."""
+    """Apply the edit (``address``: the ``SHIP_TO`` fields to change); InvalidInput (a quantity below what shipped,
+    no line left, a product twice, a ship-to field too long), OutOfStock, OrderConflict (not PENDING, or
+    ``expected_version`` stale), Busy."""
     oid = keys.bare(order_id, keys.ORDER)
     wanted = {keys.bare(pid, keys.PRODUCT): _quantity(pid, n) for pid, n in quantities.items()}
     added = keys.bare(add_product, keys.PRODUCT) if add_product else None
@@ -109,17 +131,18 @@ def order_edit(
             take_stock(tx, added, row, add_quantity)
             total += line.price * add_quantity
             count += add_quantity
+        sets: list[Action] = [Order.total.set(total), Order.item_count.set(count)]
+        if address:
+            new_address, moved = _new_ship_to(order, address)
+            if moved:
+                changes += moved
+                sets.append(Order.ship_to.set(new_address))
         if not changes:
             raise InvalidInput(f"order {oid}: nothing to change")
         if total != order.total:
             changes.append(audit.Changed(Order.total.attr_name, f"{order.total or 0:.2f}", f"{total:.2f}"))
         # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-        tx.update(
-            "order",
-            order,
-            [Order.total.set(total), Order.item_count.set(count)],
-            Order.status == OrderStatus.PENDING.value,
-        )
+        tx.update("order", order, sets, Order.status == OrderStatus.PENDING.value)
         for invoice in collection.invoices[:1]:  # its payments held as read: what was paid is what the edit saw
             tx.update("invoice", invoice, [Invoice.amount.set(total)], payments_held(invoice))
         audit.record(

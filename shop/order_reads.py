@@ -14,6 +14,7 @@ from dynamo.paging import all_items, query_page
 from shop import access_patterns, keys
 from shop.errors import NotFound
 from shop.models import (
+    Address,
     AuditEntry,
     Customer,
     Invoice,
@@ -65,6 +66,21 @@ def order_by_id(order_id: str) -> Order | None:
     return page.items[0] if page.items else None
 
 
+def ship_to_fields(address: Address | None) -> dict[str, str | None]:
+    """An address as the ship-to's fields: its street with its number, city, zip, country."""
+    found = address or Address()
+    street = " ".join(p for p in (found.street, found.number) if p) or None
+    return {"street": street, "city": found.city, "zip": found.zip_code, "country": found.country}
+
+
+def ship_to(order: Order) -> Address | None:
+    """Where the order goes: the ship-to staff gave it, else its customer's address now (one GetItem)."""
+    if order.ship_to is not None:
+        return order.ship_to
+    customer = access_patterns.customer_by_id(customer_id=order.customer_id)
+    return customer.address if customer else None
+
+
 def order_collections(order_ids: Sequence[str]) -> list[OrderCollection]:
     """The orders' item collections (pattern 5: one Query each, side by side), in the order given (duplicates
     once); NotFound for the first that is absent."""
@@ -72,12 +88,18 @@ def order_collections(order_ids: Sequence[str]) -> list[OrderCollection]:
     return side_by_side.map_calls(order_collection, wanted)
 
 
-def lines_of_orders(order_ids: Sequence[str]) -> dict[str, list[OrderItem]]:
-    """Each order's lines (pattern 6: one Query of its partition, the orders side by side), by order id: a pick
-    list's page of orders costs one call per order whatever the table holds."""
+def found_collections(order_ids: Sequence[str]) -> dict[str, OrderCollection]:
+    """The collections of those of the orders that exist (one Query each, side by side), by order id: a page of
+    orders costs one call per order whatever the table holds."""
     wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
-    found = side_by_side.map_calls(lambda oid: list(all_items(access_patterns.order_items, order_id=oid)), wanted)
-    return dict(zip(wanted, found, strict=True))
+
+    def found(oid: str) -> OrderCollection | None:
+        try:
+            return order_collection(oid)
+        except NotFound:
+            return None
+
+    return {oid: c for oid, c in zip(wanted, side_by_side.map_calls(found, wanted), strict=True) if c is not None}
 
 
 def raw_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = ()) -> list[Item | None]:

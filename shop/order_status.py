@@ -3,7 +3,7 @@ place the order page, its JSON and the money actions read them from."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -41,27 +41,43 @@ def paid(invoices: Sequence[Invoice]) -> Decimal:
     return sum((p.amount for invoice in invoices for p in invoice.payments if p.amount is not None), Decimal(0))
 
 
+def units_shipped(status: str | None, ordered: Mapping[str, int], sent: Mapping[str, int]) -> dict[str, int]:
+    """Units shipped of each line (``ordered``: its units, by product id) from the units its shipment items hold
+    (``sent``): all of it once the order is shipped or delivered, never more than the line holds."""
+    if status in SHIPPED_WHOLE:
+        return dict(ordered)
+    return {pid: min(sent.get(pid, 0), n) for pid, n in ordered.items()}
+
+
 def shipped(collection: OrderCollection) -> dict[str, int]:
-    """Units shipped of each line, by product id: its shipment items' quantities (all of it once the order is
-    shipped or delivered), never more than the line holds."""
-    if collection.order.order_status in SHIPPED_WHOLE:
-        return {item.product_id: item.quantity for item in collection.items}
+    """Units shipped of each line of the order as read (``units_shipped``)."""
     sent: dict[str, int] = {}
     for part in collection.shipment_items:
         if part.product_id:
             sent[part.product_id] = sent.get(part.product_id, 0) + (part.quantity or 0)
-    return {item.product_id: min(sent.get(item.product_id, 0), item.quantity) for item in collection.items}
+    return units_shipped(collection.order.status, ordered(collection.items), sent)
+
+
+def ordered(items: Sequence[OrderItem]) -> dict[str, int]:
+    return {item.product_id: item.quantity for item in items}
 
 
 @dataclass(frozen=True)
 class OrderState:
-    """An order's money and shipping as read: ``refunded`` comes from the returns table (its caller reads it)."""
+    """An order's money and shipping as read (from the shop table, or as the admin view keeps it: then without its
+    ``lines``): ``refunded`` comes from the returns table (its caller reads it)."""
 
     total: Decimal
     paid: Decimal
     refunded: Decimal
-    lines: tuple[OrderItem, ...]
+    ordered: dict[str, int]  # units of each line, by product id
     shipped: dict[str, int]
+    lines: tuple[OrderItem, ...] = ()
+
+    @property
+    def left(self) -> int:
+        """Units still to ship."""
+        return sum(self.ordered.values()) - sum(self.shipped.values())
 
     @property
     def due(self) -> Decimal:
@@ -84,14 +100,15 @@ class OrderState:
         sent = sum(self.shipped.values())
         if sent == 0:
             return FulfilmentStatus.UNFULFILLED
-        whole = all(self.shipped.get(line.product_id, 0) >= line.quantity for line in self.lines)
+        whole = all(self.shipped.get(pid, 0) >= n for pid, n in self.ordered.items())
         return FulfilmentStatus.FULFILLED if whole else FulfilmentStatus.PARTIALLY_FULFILLED
 
 
 def order_state(collection: OrderCollection, refunded: Decimal) -> OrderState:
     order = collection.order
     total = order.total if order.total is not None else sum((i.line_total or 0 for i in collection.items), Decimal(0))
-    return OrderState(Decimal(total), paid(collection.invoices), refunded, tuple(collection.items), shipped(collection))
+    sent, items = shipped(collection), tuple(collection.items)
+    return OrderState(Decimal(total), paid(collection.invoices), refunded, ordered(items), sent, items)
 
 
 def money(amount: Decimal) -> str:

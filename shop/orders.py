@@ -19,7 +19,7 @@ from pynamodb.expressions.update import Action
 
 from dynamo import backoff
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
-from shop import access_patterns, audit, keys, notifications, order_status, tracking
+from shop import audit, keys, notifications, order_status, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -35,6 +35,7 @@ from shop.order_parts import changeable, commit_order_change, pick_warehouse, pr
 from shop.order_parts import whole_number as whole_number
 from shop.order_reads import OrderCollection as OrderCollection
 from shop.order_reads import order_collection as order_collection
+from shop.order_reads import ship_to
 from shop.payments import MANUAL
 from shop.timestamps import now
 
@@ -196,14 +197,13 @@ def order_ship(
     sent = order_status.shipped(collection)
     units = _to_ship(oid, collection.items, sent, quantities)
     whole = all(sent.get(i.product_id, 0) + units.get(i.product_id, 0) >= i.quantity for i in collection.items)
-    customer = access_patterns.customer_by_id(customer_id=order.customer_id)
     shipped = shipped_at or now()
     shipments = build_shipments(
         order=order,
         items=collection.items,
         shipped_at=shipped,
         shipment_type=shipment_type,
-        address=customer.address if customer else None,
+        address=ship_to(order),
         first_number=len(collection.shipments) + 1,
         carrier=carrier,
         tracking_number=tracking_number,

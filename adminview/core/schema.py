@@ -500,6 +500,12 @@ class OrderRow:
     version: int | None = None
     lines: dict[str, Any] | None = None
     invoices: dict[str, Any] | None = None
+    paid: dict[str, Any] | None = None
+    sent: dict[str, Any] | None = None
+    # derived, for the lists (``adminview.reads.selectors.order_states``): shop.order_status's values
+    payment_status: str | None = None
+    fulfilment_status: str | None = None
+    units_left: int | None = None  # of a pending order, when some have shipped
 
 
 @dataclass(frozen=True)
@@ -523,6 +529,7 @@ class CustomerOrderRow:
     order_id: str
     date: str | None
     spent: Decimal | None
+    paid: Decimal | None
 
 
 @dataclass(frozen=True)
@@ -602,6 +609,8 @@ _ORDER_ID, _CUSTOMER_ID = Attribute("OrderId", default=""), Attribute("CustomerI
 _STATUS, _DATE, _RETURN_ID = Attribute("Status"), Attribute("Date"), Attribute("ReturnId", default="")
 ORDER_ID, CUSTOMER_ID, STATUS = _ORDER_ID.name, _CUSTOMER_ID.name, _STATUS.name
 _MAPS = (Attribute("Lines", dict), Attribute("Invoices", dict), Attribute("Shipments", dict))
+# what the order's payment and fulfilment status follow from: each invoice's payments' sum, each shipment item's units
+_SETTLED = (Attribute("Paid", dict), Attribute("Sent", dict))
 _ORDER_FACTS = (Attribute("Date", datetime), _STATUS, Attribute("Total", Decimal), Attribute("ItemCount", int))
 ORDER_ROW_ATTRIBUTES: Final = (_ORDER_ID, _CUSTOMER_ID, *_ORDER_FACTS)
 SHIPPED_BY: Final = _texts("Carrier", "TrackingNumber")
@@ -632,9 +641,12 @@ ORDER_FACTS: Final = tuple(a.name for a in (*_ORDER_FACTS, _VERSION))
 """What an order's anchor copies of the order item as it is."""
 _SHIPMENTS = Attribute(_MAPS[2].name, dict, read=_shipped, default=())
 ORDER_KIND: Final = Kind(
-    ORDER, OrderRow, (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS[:2], _SHIPMENTS), (ORDERS_BY_STATUS,)
+    ORDER,
+    OrderRow,
+    (*ORDER_ROW_ATTRIBUTES, _VERSION, *SHIPPED_BY, *_MAPS[:2], _SHIPMENTS, *_SETTLED),
+    (ORDERS_BY_STATUS,),
 )
-COLLECTION_KIND: Final = _unread(COLLECTION, _MAPS)
+COLLECTION_KIND: Final = _unread(COLLECTION, (*_MAPS, *_SETTLED))
 COUNTED_KIND: Final = _unread(COUNTED, (Attribute("Sums", dict), Attribute("Rev", Decimal)))
 _RETURN_FACTS = (_RETURN_ID, _ORDER_ID, _CUSTOMER_ID, _STATUS, Attribute("Requested"), Attribute("Lines", list))
 RETURN_KIND: Final = Kind(RETURN, ReturnAnchorRow, (*_RETURN_FACTS, *_texts(*RETURN_STEPS)), (ORDERS_BY_STATUS,))
@@ -644,7 +656,8 @@ PROFILE_KIND: Final = Kind(
     PROFILE, ProfileRow, (*_texts("Name", "Email"), Attribute("Address", dict)), (ORDERS_BY_STATUS, CATALOGUE)
 )
 PRODUCT_KIND: Final = Kind(PRODUCT, ProductRow, _PRODUCT_FACTS, (CATALOGUE,))
-CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, Attribute("Spent", Decimal)))
+_SPENT = (Attribute("Spent", Decimal), Attribute("Paid", Decimal))
+CUSTOMER_ORDER_KIND: Final = Kind(CUSTOMER_ORDER, CustomerOrderRow, (_ORDER_ID, _DATE, *_SPENT))
 PAYMENT_KIND: Final = Kind(PAYMENT, PaymentRow, (_ORDER_ID, Attribute("TransactionId")))
 _SUMMED = (Attribute("Units", Decimal, default=Decimal(0)), Attribute("Revenue", Decimal, default=Decimal(0)))
 CATEGORY_ORDER_KIND: Final = Kind(

@@ -9,7 +9,8 @@ Every function issues a bounded number of calls that does not grow with the tabl
 - ``category_orders``: one Query per write shard of the category's entries and one BatchGetItem of summaries;
 - ``product_buyers``: one Query of the product's buyer relations (rarely more: only when some relations have
   dropped to zero) and one BatchGetItem of the customers' profiles;
-- ``order_id_for_transaction``, ``customer_id_for_email``: one Query each.
+- ``order_id_for_transaction``, ``customer_id_for_email``: one Query each;
+- ``order_states``: one BatchGetItem of the orders' summaries and their refunds' anchors.
 """
 
 from __future__ import annotations
@@ -19,12 +20,12 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, TypedDict, Unpack
 
-from adminview.core import schema, values
+from adminview.core import numbers, schema, values
 from adminview.core.schema import OrderRow
 from adminview.reads import reads
 from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, merged_page, order_position, query
 from dynamo.paging import check_limit
-from shop import keys
+from shop import keys, order_status
 from shop.errors import InvalidInput
 from shop.timestamps import EVERY_DAY, DateRange
 
@@ -120,6 +121,37 @@ def summaries(order_ids: list[str]) -> list[Item | None]:
     """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
     shown = [*schema.ORDER_ROW, schema.ORDER_KIND.attribute("shipments")]
     return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=shown)
+
+
+_SETTLED = tuple(schema.ORDER_KIND.attribute(f) for f in ("status", "total", "lines", "paid", "sent"))
+_REFUNDS = schema.REFUNDS_KIND.attribute("refunds")
+
+
+def order_states(order_ids: list[str]) -> dict[str, order_status.OrderState]:
+    """Each order's money and shipping as the view keeps them (``shop.order_status.OrderState``, without its
+    lines), by order id: one BatchGetItem of the orders' summaries and their refunds' anchors."""
+    wanted = list(dict.fromkeys(order_ids))
+    anchors = [key for oid in wanted for key in (schema.order_anchor(oid), schema.refunds_anchor(oid))]
+    found = get_many(anchors, [*_SETTLED, _REFUNDS]) if wanted else []
+    states = {}
+    for oid, summary, refunds in zip(wanted, found[::2], found[1::2], strict=True):
+        if summary is None:
+            continue
+        row = schema.ORDER_KIND.read(summary)
+        lines = {keys.strip(sk): values.entries(line) for sk, line in (row.lines or {}).items()}
+        ordered = {pid: values.integer(line, "Quantity") or 0 for pid, line in lines.items()}
+        sent: dict[str, int] = {}
+        for part in (values.entries(p) for p in (row.sent or {}).values()):
+            pid = values.string(part, "ProductId") or ""
+            sent[pid] = sent.get(pid, 0) + (values.integer(part, "Quantity") or 0)
+        priced = (numbers.decimal_of(values.text(line, "Price")) * ordered[pid] for pid, line in lines.items())
+        total = row.total if row.total is not None else sum(priced, Decimal(0))
+        paid = sum((numbers.decimal_of(values.as_text(v)) for v in (row.paid or {}).values()), Decimal(0))
+        back = (schema.REFUNDS_KIND.read(refunds).refunds or {}).values()
+        refunded = sum((numbers.decimal_of(values.text(values.entries(r), "Amount")) for r in back), Decimal(0))
+        shipped = order_status.units_shipped(row.status, ordered, sent)
+        states[oid] = order_status.OrderState(total, paid, refunded, ordered, shipped)
+    return states
 
 
 def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:

@@ -1,11 +1,11 @@
-"""A customer's totals: orders placed, what they spent and were refunded, their first and last order, read in one
-call (more only past DynamoDB's 1 MB page: thousands of orders).
+"""A customer's totals: orders placed, what they spent, paid and were refunded, their first and last order, read
+in one call (more only past DynamoDB's 1 MB page: thousands of orders).
 
 One Query of the customer's view partition from ``#profile`` to the last order entry (``schema``: the profile, the
 refunded sum ``#refunded``, then the order entries ``o#<date>#<oid>``; the returns' entries ``r#...`` sort after
-them and are not read). The count, the amount spent and the dates are summed from the entries here: each entry is
-exact (it follows from its order's anchor), and summing them on the read keeps every order change at one entry
-write. Only what was refunded needs a sum kept by the sync, since a refund is anchored with its order, not its
+them and are not read). The count, the amounts spent and paid and the dates are summed from the entries here: each
+entry is exact (it follows from its order's anchor), and summing them on the read keeps every order change at one
+entry write. Only what was refunded needs a sum kept by the sync, since a refund is anchored with its order, not its
 customer.
 """
 
@@ -33,6 +33,7 @@ class CustomerTotals:
     refunded: Decimal = Decimal(0)
     first_order: date | None = None
     last_order: date | None = None
+    paid: Decimal = Decimal(0)  # what the invoices of their orders were paid, manual payments too
 
 
 def customer_totals(*, customer_id: str) -> CustomerTotals:
@@ -40,7 +41,7 @@ def customer_totals(*, customer_id: str) -> CustomerTotals:
     order entry), page after page until DynamoDB has no more."""
     pk = keys.customer(customer_id)
     within = Range(schema.PROFILE_SK, schema.CUSTOMER_ORDER_PREFIX + LAST_CHAR)
-    known, orders, spent, refunded = False, 0, Decimal(0), Decimal(0)
+    known, orders, spent, refunded, paid = False, 0, Decimal(0), Decimal(0), Decimal(0)
     days: list[date] = []
     after: str | None = None
     while True:
@@ -55,12 +56,14 @@ def customer_totals(*, customer_id: str) -> CustomerTotals:
                 orders += 1
                 entry = schema.CUSTOMER_ORDER_KIND.read(item)
                 spent += entry.spent or Decimal(0)
+                paid += entry.paid or Decimal(0)
                 if day := _day(entry.date):
                     days.append(day)
         if not more or not found:
             break
         after = values.string(found[-1], schema.SK)
-    return CustomerTotals(known, orders, spent, refunded, min(days, default=None), max(days, default=None))
+    first, last = min(days, default=None), max(days, default=None)
+    return CustomerTotals(known, orders, spent, refunded, first, last, paid)
 
 
 def _day(text: str | None) -> date | None:

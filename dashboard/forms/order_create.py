@@ -9,10 +9,13 @@ from typing import Any
 
 from django import forms
 
+from dashboard.countries import country_choices
 from dashboard.forms.orders import NotifyField
 from shop import orders, tracking
 from shop.amounts import plain_amount
+from shop.editing import MAX_ADDRESS_PART
 from shop.errors import InvalidInput
+from shop.order_edit import SHIP_TO
 from shop.orders import OrderLine
 
 LINE_FIELDS = ("quantity-", "price-", "warehouse-")
@@ -70,16 +73,38 @@ class CreateOrderForm(forms.Form):
         return cleaned
 
 
+def _address_part(label: str) -> forms.CharField:
+    return forms.CharField(required=False, max_length=MAX_ADDRESS_PART, label=label)
+
+
 class EditOrderForm(forms.Form):
-    """A pending order's edit: the version seen, ``quantity-<pid>`` of its lines (0 removes one), a line to add."""
+    """A pending order's edit: the version seen, ``quantity-<pid>`` of its lines (0 removes one), a line to add,
+    where it ships (``shop.order_edit.SHIP_TO``: shown as it is; a field absent from a POST is left as it is)."""
 
     expected_version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     add_product = forms.CharField(required=False, max_length=64, label="Add product (id)")
     add_quantity = forms.IntegerField(required=False, min_value=1, max_value=orders.MAX_QUANTITY, label="Units to add")
+    street = _address_part("Street and number")
+    city = _address_part("City")
+    zip = _address_part("Zip code")
+    country = forms.ChoiceField(required=False, label="Country", help_text="as ISO 3166 names it")
     notify = NotifyField()
 
-    def __init__(self, data: Any = None, *, lines: dict[str, int] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        lines: dict[str, int] | None = None,
+        ship_to: dict[str, str | None] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(data, **kwargs)
+        self.ship_to = ship_to or {}
+        for name in SHIP_TO:
+            self.fields[name].initial = self.ship_to.get(name)
+        country = self.fields["country"]
+        assert isinstance(country, forms.ChoiceField)
+        country.choices = country_choices(self.ship_to.get("country"))
         posted = [k.removeprefix("quantity-") for k in (data or {}) if k.startswith("quantity-")]
         self.lines = list(dict.fromkeys([*(lines or {}), *posted]))
         for pid in self.lines:
@@ -94,8 +119,13 @@ class EditOrderForm(forms.Form):
     def quantity_fields(self) -> list[forms.BoundField]:
         return [self[f"quantity-{pid}"] for pid in self.lines]
 
+    def address_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SHIP_TO]
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        given = {name: cleaned.pop(name, None) or None for name in SHIP_TO}
+        cleaned["address"] = {n: v for n, v in given.items() if n in self.data and v != self.ship_to.get(n)}
         cleaned["quantities"] = {pid: cleaned.pop(f"quantity-{pid}", None) for pid in self.lines}
         cleaned["quantities"] = {pid: n for pid, n in cleaned["quantities"].items() if n is not None}
         cleaned["add_product"] = cleaned.get("add_product") or None

@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 
 from dashboard.forms.lists import CheckedField, MarkedForm
+from dashboard.forms.orders import NotifyField
 from returns import refunds, services
 from returns.keys import ReturnReason
 from returns.models import ReturnLine
@@ -122,6 +123,7 @@ class RefundForm(ActionFields):
         help_text="Finance and superusers only: refund more than came back.",
     )
     reason = forms.CharField(max_length=services.MAX_REASON, required=False, label="Reason for the override")
+    notify = NotifyField()
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -135,9 +137,14 @@ class RefundForm(ActionFields):
         return data
 
     def arguments(self) -> dict[str, Any]:
-        """The amount, the reference, and the override's reason (None: no override)."""
+        """The amount, the reference, the override's reason (None: no override) and whether to tell the customer."""
         data = self.cleaned_data
-        return {"amount": data["amount"], "reference": data["reference"], "override": data["reason"]}
+        return {
+            "amount": data["amount"],
+            "reference": data["reference"],
+            "override": data["reason"],
+            "notify": data["notify"],
+        }
 
 
 @dataclass(frozen=True)

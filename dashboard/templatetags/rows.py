@@ -1,12 +1,16 @@
 """``{{ row|cells }}`` and ``{{ rows|table_rows:"order-row" }}``: the ``<td>`` cells of a row, or the ``<tr>`` rows
-of a table, that a view prepared as ``dashboard.cells.Cell`` and ``Row`` (rendered by ``dashboard.cells``)."""
+of a table, that a view prepared as ``dashboard.cells.Cell`` and ``Row`` (rendered by ``dashboard.cells``); an order
+row's status cells and item count as the order lists' columns declare them, for templates drawing their rows."""
 
 from __future__ import annotations
 
 from django import template
 
 from dashboard.cells import cells_html, rows_html
+from dashboard.order_lists import items_shown, status_cells
 
 register = template.Library()
 register.filter("cells", cells_html)
 register.filter("table_rows", rows_html)
+register.filter("order_status_cells", status_cells)
+register.filter("order_items", items_shown)

@@ -20,7 +20,7 @@ from dashboard.forms.filters import JSON, ORDER_FILTERS, CustomerPageForm, Custo
 from dashboard.forms.ranges import InvoiceRangeForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import Column, Listing, Paged, amount_column, first_page_url, link_column, text_column, time_column
-from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns
+from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns, with_states
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
 from dashboard.views.history import latest
@@ -104,7 +104,7 @@ class CustomerOrders(Listing[OrderListForm, Listed]):
         return selectors.customer_orders(customer_id=self.cid, limit=limit, after=after, sort=sort, dates=dates)
 
     def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
-        return [(row, self.who) for row in rows]
+        return [(row, self.who) for row in with_states(rows)]
 
     def filename(self, form: OrderListForm) -> str:
         return f"customer-{self.cid}-orders.csv"
@@ -159,6 +159,7 @@ def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:
         "orders": totals.orders,
         "spent": f"{totals.spent.quantize(CENT):f}",
         "refunded": f"{totals.refunded.quantize(CENT):f}",
+        "paid": f"{totals.paid.quantize(CENT):f}",
         "first_order": totals.first_order.isoformat() if totals.first_order else None,
         "last_order": totals.last_order.isoformat() if totals.last_order else None,
     }

@@ -1,5 +1,5 @@
-"""``/orders/<oid>/edit/``: a pending order's lines changed by staff (the fulfilment group and superusers), in one
-transaction with its stock, total and a refund of what was paid above the new total
+"""``/orders/<oid>/edit/``: a pending order's lines and ship-to changed by staff (the fulfilment group and
+superusers), in one transaction with its stock, total and a refund of what was paid above the new total
 (``returns.services.order_edit_with_refund``)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from returns import services as return_services
 from shop import keys, orders
 from shop.errors import InvalidInput, OrderConflict, OutOfStock
 from shop.keys import OrderStatus
+from shop.order_reads import ship_to, ship_to_fields
 
 TEMPLATE = "dashboard/order_edit.html"
 
@@ -39,10 +40,11 @@ def order_edit(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
             "message": f"order {oid} is {collection.order.status}: only a pending order is edited",
         }
         return TemplateResponse(request, TEMPLATE, context, status=409)
+    address = ship_to_fields(ship_to(collection.order))
     if request.method == "GET":
-        form = EditOrderForm(lines=lines, initial={"expected_version": collection.order.version})
+        form = EditOrderForm(lines=lines, ship_to=address, initial={"expected_version": collection.order.version})
         return TemplateResponse(request, TEMPLATE, context | {"form": form})
-    form = EditOrderForm(request.POST, lines=lines)
+    form = EditOrderForm(request.POST, lines=lines, ship_to=address)
     status = 400
     if form.is_valid():
         try:

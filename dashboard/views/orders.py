@@ -40,9 +40,10 @@ from dashboard.order_lists import (
     Listed,
     order_columns,
     pick_rows,
+    with_states,
 )
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
-from dashboard.profiles import Profile
+from dashboard.profiles import Profile, with_profiles
 from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
@@ -124,6 +125,9 @@ class StatusList(Listing[StatusListForm, Listed]):
     def fetch(self, form: StatusListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         status, sort = form.cleaned_data["status"], form.cleaned_data["sort"]
         return selectors.orders_by_status(status=status, limit=limit, after=after, sort=sort, dates=form.dates())
+
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(with_states(rows), names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
         """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
@@ -301,10 +305,12 @@ def _warehouses(collection: orders.OrderCollection) -> list[str]:
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
     """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
-    ships: the address on its shipments once shipped, the customer's current address until then."""
+    ships: the address on its shipments once shipped, until then the one staff gave it, else the customer's now."""
     who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
     shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
-    return {"who": who, "ship_to": shipped_to or who.address, "shipped_to": shipped_to is not None}
+    given = collection.order.ship_to
+    ship_to = shipped_to or given or who.address
+    return {"who": who, "ship_to": ship_to, "shipped_to": shipped_to is not None, "given_ship_to": given is not None}
 
 
 @require_GET
@@ -467,6 +473,9 @@ class DueList(Listing[DueForm, Listed]):
 
     def fetch(self, form: DueForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
         return dashboard_selectors.orders_due(day=self.scope(form), limit=limit, after=after)
+
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Listed]:
+        return with_profiles(with_states(rows), names_only=not csv)
 
     def filename(self, form: DueForm) -> str:
         return f"orders-due-{self.scope(form)}.csv"

@@ -1,7 +1,8 @@
 """Packing slips: one order's (``/orders/<oid>/slip/``, linked from its page) or a selection's
 (``/orders/slips/?ids=1,2,3``, the pending list's "Packing slips"), one printed page each. A slip says where the
-parcel goes (the shipment's address once shipped, else the customer's address now, as the order page does), what
-goes in it, and how to track it once shipped.
+parcel goes (the shipment's address once shipped, else the ship-to staff gave the order or the customer's address
+now, as the order page does), what goes in it (of a partly shipped order, what is left), and how to track it once
+shipped.
 
 Its calls do not grow with the tables: one Query of each order's collection (side by side), one BatchGetItem of
 the customers (the shop table's, as the order page reads its one), and one of the names of products whose lines
@@ -21,7 +22,8 @@ from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import validated
 from dashboard.profiles import Profile
 from dashboard.responses import domain_errors
-from shop import keys
+from shop import keys, order_status
+from shop.keys import OrderStatus
 from shop.models import Address
 from shop.order_reads import OrderCollection, customers_of, order_collections, product_names
 
@@ -30,7 +32,8 @@ from shop.order_reads import OrderCollection, customers_of, order_collections, p
 class SlipLine:
     product_id: str
     name: str | None
-    quantity: int
+    quantity: int  # to pack: what is left to ship of a pending order
+    ordered: int
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,13 @@ def _slips(order_ids: list[str]) -> list[Slip]:
 
 
 def _slip(collection: OrderCollection, profile: Profile, names: dict[str, str]) -> Slip:
-    shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
+    pending = collection.order.order_status is OrderStatus.PENDING
+    shipped_to = None if pending else next((s.address for s in collection.shipments if s.address), None)
+    sent = order_status.shipped(collection) if pending else {}
     lines = [
-        SlipLine(i.product_id, i.product_name or names.get(i.product_id), i.quantity)
+        SlipLine(i.product_id, i.product_name or names.get(i.product_id), left, i.quantity)
         for i in sorted(collection.items, key=lambda i: i.product_id)
+        if (left := i.quantity - sent.get(i.product_id, 0)) > 0 or not pending
     ]
     tracking = [
         Tracking(s.carrier, s.tracking_number, tracking_url(s.carrier, s.tracking_number))
@@ -71,7 +77,7 @@ def _slip(collection: OrderCollection, profile: Profile, names: dict[str, str]) 
     return Slip(
         order_id=collection.order.order_id,
         customer_name=profile.name,
-        ship_to=shipped_to or profile.address,
+        ship_to=shipped_to or collection.order.ship_to or profile.address,
         shipped=shipped_to is not None,
         lines=lines,
         tracking=tracking,

@@ -29,6 +29,7 @@ from adminview.reads.totals import CustomerTotals
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
+from shop.order_status import OrderState
 from shop.timestamps import EVERY_DAY, DateRange, format_ts
 from tests.dashboard import tour
 
@@ -86,6 +87,7 @@ class FakeSelectors:
     transactions: dict[str, str] = field(default_factory=dict)
     profiles: dict[str, Item] = field(default_factory=dict)  # customer id -> profile item (plain values)
     split: dict[str, list[str]] = field(default_factory=dict)  # order id -> the warehouses it ships from
+    states: dict[str, OrderState] = field(default_factory=dict)  # order id -> its payment and fulfilment
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def orders_by_status(
@@ -136,6 +138,11 @@ class FakeSelectors:
     def warehouses_of_split_orders(self, order_ids: list[str]) -> dict[str, list[str]]:
         self.calls.append(("warehouses_of_split_orders", {"order_ids": order_ids}))
         return {oid: self.split[oid] for oid in order_ids if oid in self.split}
+
+    def order_states(self, order_ids: list[str]) -> dict[str, OrderState]:
+        """The orders' payment and fulfilment: ``states`` (none unless a test gives them)."""
+        self.calls.append(("order_states", {"order_ids": order_ids}))
+        return {oid: self.states[oid] for oid in order_ids if oid in self.states}
 
     def order_id_for_transaction(self, *, transaction_id: str) -> str | None:
         self.calls.append(("order_id_for_transaction", {"transaction_id": transaction_id}))
@@ -189,6 +196,7 @@ def fake_av(monkeypatch: pytest.MonkeyPatch) -> FakeSelectors:
         "product_buyers",
         "order_id_for_transaction",
         "warehouses_of_split_orders",
+        "order_states",
     ):
         monkeypatch.setattr(selectors, name, getattr(fake, name))
     monkeypatch.setattr(returns_reads, "customer_returns", fake.customer_returns)

@@ -98,7 +98,7 @@ def test_an_order_row_is_the_row_a_template_would_render() -> None:
         '<td>{{ row.date|when|default:"—" }}</td>'
         '<td{% if pending %} class="secondary"{% endif %}>{{ row.status|default:"unknown" }}</td>'
         '<td class="num">{{ row.total|money|default:"—" }}</td>'
-        '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td></tr>'
+        '<td class="num secondary">{{ row.item_count|default_if_none:"—" }}</td><td>—</td><td>—</td></tr>'
     )
 
     rows = [

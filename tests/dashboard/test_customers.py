@@ -20,7 +20,7 @@ from dynamo.client import client_of
 from returns import services
 from returns.access_patterns import money_of_order
 from returns.models import ReturnsItem
-from shop import orders
+from shop import order_status, orders
 from shop.order_reads import order_collection
 from shop.orders import OrderLine
 from tests import factories
@@ -116,6 +116,7 @@ def _from_the_tables(order_ids: list[str], *, named_only: bool = True) -> dict[s
     refunds = [r for oid in order_ids for r in money_of_order(order_id=oid, consistent=True)[1]]
     refunded = sum((r.amount for r in refunds if r.amount and (r.customer_id or not named_only)), Decimal(0))
     days = sorted(o.date.date().isoformat() for o in placed if o.date)
+    paid = sum((order_status.paid(order_collection(oid).invoices) for oid in order_ids), Decimal(0))
     return {
         "customer_id": "1001",
         "orders": len(placed),
@@ -123,6 +124,7 @@ def _from_the_tables(order_ids: list[str], *, named_only: bool = True) -> dict[s
         "refunded": f"{refunded:.2f}",
         "first_order": days[0],
         "last_order": days[-1],
+        "paid": f"{paid:.2f}",
     }
 
 
@@ -167,6 +169,7 @@ def test_a_customers_totals_follow_the_sync_and_stay_exact_after_a_replay_a_rebu
             "refunded": "20.50",
             "first_order": "2026-03-01",
             "last_order": "2026-03-04",
+            "paid": "52.50",
         }
     )
     # and a replay of every record, then a rebuild, change nothing; verify finds the view clean
@@ -198,6 +201,7 @@ def test_a_customers_totals_follow_the_sync_and_stay_exact_after_a_replay_a_rebu
         "refunded": "0.00",
         "first_order": None,
         "last_order": None,
+        "paid": "0.00",
     }
     assert "—" in staff.get("/customers/1002/").content.decode().split('id="customer-totals"', 1)[1]
     unknown = staff.get("/customers/9999/?format=json")

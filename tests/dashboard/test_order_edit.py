@@ -17,7 +17,7 @@ from shop import orders
 from shop.orders import OrderLine
 from tests import factories
 from tests.adminview_helpers import sync_now
-from tests.dashboard.conftest import csrf_of
+from tests.dashboard.conftest import csrf_of, csv_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -87,3 +87,44 @@ def test_bad_edits_are_400_and_a_shipped_order_409(packer: Client, order: str) -
 
 def test_only_the_fulfilment_group_edits(staff: Client, order: str) -> None:
     assert staff.get("/orders/66/edit/").status_code == 403
+
+
+def test_an_address_only_edit_ships_there_and_changes_no_money(packer: Client, order: str) -> None:
+    # the form shows where the order ships now: its customer's address
+    form = packer.get("/orders/66/edit/").content.decode()
+    assert 'value="Main Street 1"' in form and 'value="41111"' in form
+    # when only the city and the country change (the other fields left out of the POST)
+    response = edit(packer, {"expected_version": "1", "city": "Oslo", "country": "Norway", "notify": "yes"})
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    found = orders.order_collection("66")
+    assert found.order.ship_to is not None
+    assert (found.order.ship_to.street, found.order.ship_to.city, found.order.ship_to.country) == (
+        "Main Street 1",
+        "Oslo",
+        "Norway",
+    )
+    assert found.notifications == [] and rap.money_of_order(order_id="66", consistent=True)[1] == []
+    assert packer.get("/orders/66/?format=json").json()["total"] == "42.00"
+    assert [c.attribute for c in found.history[0].changes or []] == ["ShipTo.City", "ShipTo.Country"]
+    # then the order page, the pick list, the slip and the shipment go there
+    assert "Oslo" in packer.get("/orders/66/").content.decode()
+    sync_now()
+    pick = str(csv_rows(packer.get("/orders/pending/?format=csv&lines=1")))
+    assert "Oslo" in pick and "Goteborg" not in pick
+    assert "Oslo" in packer.get("/orders/66/slip/").content.decode()
+    orders.order_ship(order_id="66")
+    assert {s.address.city for s in orders.order_collection("66").shipments if s.address} == {"Oslo"}
+    sync_now()
+    assert rebuild.verify(settle_s=0).clean
+
+
+def test_a_bad_address_is_400_naming_the_field_and_a_stale_one_409(packer: Client, order: str) -> None:
+    bad = edit(packer, {"expected_version": "1", "country": "Atlantis"})
+    assert bad.status_code == 400 and "country" in bad.content.decode().lower()
+    long = edit(packer, {"expected_version": "1", "zip": "9" * 201})
+    assert long.status_code == 400 and "zip" in long.content.decode().lower()
+    same = edit(packer, {"expected_version": "1", "city": "Goteborg"})
+    assert same.status_code == 400  # nothing to change
+    assert edit(packer, {"expected_version": "1", "city": "Oslo"}).status_code == 302
+    assert edit(packer, {"expected_version": "1", "city": "Bergen"}).status_code == 409
+    assert orders.order_collection("66").order.ship_to.city == "Oslo"

@@ -11,11 +11,13 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from adminview.repair import rebuild
+from adminview.sync.handler import handler
 from shop import orders
 from shop.orders import OrderLine
 from tests import factories
+from tests.adminview.streams import new_records
 from tests.adminview_helpers import sync_now
-from tests.dashboard.conftest import csrf_of
+from tests.dashboard.conftest import csrf_of, csv_rows
 
 pytestmark = pytest.mark.django_db
 PLACED = datetime(2026, 3, 2, 9, 0)
@@ -111,7 +113,7 @@ def test_payments_up_to_what_is_due_then_a_refund_each_follow_in_json_view_and_t
     assert html.count('data-event="paid"') == 2 and html.count('data-event="refunded"') == 1
     sync_now()
     totals = finance.get("/customers/1001/?format=json").json()
-    assert totals["refunded"] == "5.00"
+    assert (totals["paid"], totals["refunded"]) == ("63.00", "5.00")  # 5002 paid when placed, 5001 by hand
     assert rebuild.verify(settle_s=0).clean
 
 
@@ -135,3 +137,44 @@ def test_a_cancelled_order_takes_no_payment(finance: Client, one_unpaid_one_paid
     orders.order_cancel(order_id="5001")
     response = post(finance, "/orders/5001/payments/", {"amount": "1", "reference": "r"}, htmx=True)
     assert response.status_code == 409
+
+
+def _row(html: str, oid: str) -> str:
+    start = html.index(f'id="row-{oid}"')
+    return html[start : html.index("</tr>", start)]
+
+
+def test_the_lists_show_payment_fulfilment_and_what_is_left_exactly_under_redelivery(
+    packer: Client, finance: Client, one_unpaid_one_paid_order: None
+) -> None:
+    # given 5001 partly paid with one of its two 2001s shipped, and 5002 partly refunded
+    assert post(finance, "/orders/5001/payments/", {"amount": "10", "reference": "bank-1"}).status_code == 302
+    orders.order_ship(order_id="5001", quantities={"2001": 1})
+    refund = {"amount": "5", "reason": "late parcel", "reference": "rf-1"}
+    assert post(finance, "/orders/5002/refund/", refund).status_code == 302
+    # when the view takes the streams, then takes every record again, newest first
+    records = new_records()
+    assert handler({"Records": records}) == {"batchItemFailures": []}
+    assert handler({"Records": list(reversed(records))}) == {"batchItemFailures": []}
+    # then the pending list shows each order's statuses and what is left to ship, as the order page derives them
+    html = packer.get("/orders/pending/").content.decode()
+    assert "<td>Partially paid</td><td>Partially fulfilled</td>" in _row(html, "5001")
+    assert "3 (2 left to ship)" in _row(html, "5001")
+    assert "<td>Partially refunded</td><td>Unfulfilled</td>" in _row(html, "5002")
+    assert as_json(packer, "5001")["payment_status"] == "partially_paid"
+    listed = csv_rows(packer.get("/orders/pending/?format=csv"))
+    found = {r[0]: (r[6], r[7]) for r in listed[1:]}
+    assert found == {"5001": ("partially_paid", "partially_fulfilled"), "5002": ("partially_refunded", "unfulfilled")}
+    customer = packer.get("/customers/1001/").content.decode()
+    assert customer.count("Partially fulfilled") == 1 and customer.count("Partially refunded") == 1
+    # and the pick list and the slip take only what is left
+    pick = csv_rows(packer.get("/orders/pending/?format=csv&lines=1&sort=oldest"))
+    assert [(r[0], r[3], r[5]) for r in pick[1:] if r[0] == "5001"] == [("5001", "2001", "1"), ("5001", "2002", "1")]
+    slip = packer.get("/orders/5001/slip/").content.decode()
+    assert '<td class="num">1 <span class="note">of 2 ordered</span></td>' in slip
+    # and once the rest has shipped, the order leaves the pending list fulfilled, and verify is clean
+    orders.order_ship(order_id="5001")
+    sync_now()
+    shipped = packer.get("/orders/?status=SHIPPED").content.decode()
+    assert "<td>Partially paid</td><td>Fulfilled</td>" in _row(shipped, "5001")
+    assert rebuild.verify(settle_s=0).clean

@@ -24,7 +24,10 @@ from tests.dashboard.conftest import csv_rows, load_more
 pytestmark = [pytest.mark.django_db, pytest.mark.ddb_local]
 
 NAMES = {"1001": "Ada Lovelace", "1002": "Grace Hopper", "1003": "Édith Piaf"}
-ORDER_COLUMNS = ["order_id", "customer_id", "date", "status", "total", "item_count", "customer_name", "customer_email"]
+ORDER_COLUMNS = [
+    *("order_id", "customer_id", "date", "status", "total", "item_count", "payment_status", "fulfilment_status"),
+    *("customer_name", "customer_email"),
+]
 ADDRESS_COLUMNS = ["street", "number", "zip_code", "city", "county", "country"]
 
 
@@ -68,8 +71,9 @@ def test_every_row_names_its_customer_from_one_batch_read_of_the_pages_profiles(
     # then each row's customer is named and links to their page
     for cid, name in NAMES.items():
         assert f'<a href="/customers/{cid}/">{name}</a>' in html
-    # and the calls are the list's Query per write shard, one BatchGetItem of the profiles and the freshness line
-    assert response["X-DynamoDB-Calls"] == "6"
+    # and the calls are the list's Query per write shard, one BatchGetItem of the profiles, one of the summaries
+    # and refunds the payment and fulfilment statuses follow from, and the freshness line
+    assert response["X-DynamoDB-Calls"] == "7"
     shipped = staff.get("/orders/?status=SHIPPED").content.decode()
     assert f'<a href="/customers/1003/">{NAMES["1003"]}</a>' in shipped
 
@@ -177,7 +181,7 @@ def test_the_csv_streams_the_lists_rows_in_order_with_names_and_the_pending_list
     # and the same through /orders/?status=PENDING; another status's CSV has no address
     assert csv_rows(staff.get("/orders/?status=PENDING&format=csv&sort=oldest")) == rows
     shipped = csv_rows(staff.get("/orders/?status=SHIPPED&format=csv"))
-    assert shipped[0] == ORDER_COLUMNS and shipped[1][0] == placed[5] and shipped[1][6] == "Édith Piaf"
+    assert shipped[0] == ORDER_COLUMNS and shipped[1][0] == placed[5] and shipped[1][8] == "Édith Piaf"
 
 
 def test_each_row_says_how_long_its_order_has_waited(staff: Client, placed: list[str]) -> None:
@@ -297,7 +301,8 @@ def test_the_delivered_list_holds_the_delivered_orders(packer: Client, every_sta
     assert shown(response) == [every_status[4]]
     assert '<a href="/orders/?status=DELIVERED" aria-current="page">Delivered</a>' in html
     assert 'id="delivered-orders"' in html and 'name="action"' not in html
-    assert response["X-DynamoDB-Calls"] == "6"  # one Query per write shard, the profiles, the freshness line
+    # one Query per write shard, the profiles, the summaries and refunds (payment, fulfilment), the freshness line
+    assert response["X-DynamoDB-Calls"] == "7"
     assert statuses(packer.get("/orders/?status=DELIVERED&format=csv")) == {every_status[4]: "DELIVERED"}
 
 
@@ -309,8 +314,9 @@ def test_all_merges_every_status_newest_first(packer: Client, every_status: list
     assert shown(response) == list(reversed(every_status))
     assert "<h1>All orders</h1>" in html and '<a href="/orders/?status=ALL" aria-current="page">All</a>' in html
     assert 'name="action"' not in html
-    # and it reads each listed status's write shards: 4 statuses x 4 shards, the profiles, the freshness line
-    assert response["X-DynamoDB-Calls"] == "18"
+    # and it reads each listed status's write shards: 4 statuses x 4 shards, the profiles, the summaries and
+    # refunds (payment, fulfilment), the freshness line
+    assert response["X-DynamoDB-Calls"] == "19"
     # and its CSV streams the same rows with each order's status, in the order asked for
     found = statuses(packer.get("/orders/?status=ALL&format=csv&sort=oldest"))
     assert list(found) == every_status

@@ -37,7 +37,7 @@ def test_an_order_csv_is_guarded(staff: Client, fake_av: FakeSelectors) -> None:
     rows = csv_rows(response)
     assert rows[0] == csv_header(ORDER_COLUMNS) + ADDRESS_CSV_HEADER
     assert rows[1][:6] == ["1", '\'=HYPERLINK("x")', "2024-05-01T00:00:00", "PENDING", "-5.00", "-1"]
-    assert rows[2] == ["2", "'-1+2", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
+    assert rows[2] == ["2", "'-1+2", "", "", "", "", "", "", "'@SUM(A1)", "", "", "", "", "'+46", "", ""]
     assert csv_values(ORDER_COLUMNS, (fake_av.pending[0], NOBODY))[4] == Decimal("-5.00")
 
 

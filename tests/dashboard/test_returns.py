@@ -274,11 +274,15 @@ def test_approve_receive_refund_through_the_pages(returner: Client, one_delivere
     received = post(returner, "/returns/r1/receive/", {"warehouse": "301"}, htmx=True)
     assert received.status_code == 200 and "Return r1 received." in received.content.decode()
     assert status("r1") == "RECEIVED" and ap.inventory_for_product(product_id="2001").items[0].quantity == 99
-    # refund
-    refunded = post(returner, "/returns/r1/refund/", {"amount": "10.50", "reference": "pi_42"})
+    # refund, the form's "Notify the customer" ticked as it comes
+    form = returner.get("/returns/r1/").content.decode()
+    assert re.search(r'<input type="checkbox" name="notify"[^>]*checked', form)
+    refunded = post(returner, "/returns/r1/refund/", {"amount": "10.50", "reference": "pi_42", "notify": "on"})
     assert refunded.status_code == 302
     page = returner.get("/returns/r1/").content.decode()
     assert "REFUNDED" in page and "pi_42" in page
+    (told,) = orders.order_collection("5001").notifications
+    assert (told.kind, told.detail) == ("refunded", "10.50")
     assert [e.action for e in reversed(orders.order_collection("5001").history)] == [
         "return-approve",
         "return-receive",

@@ -29,8 +29,11 @@ from shop import keys
 from shop.keys import OrderStatus
 
 Item = dict[str, Any]
-ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment")
-LINES, INVOICES, SHIPMENTS = (schema.ORDER_KIND.attribute(name) for name in ("lines", "invoices", "shipments"))
+ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment", "shipmentItem")
+LINES, INVOICES, SHIPMENTS, PAID, SENT = (
+    schema.ORDER_KIND.attribute(name) for name in ("lines", "invoices", "shipments", "paid", "sent")
+)
+PRODUCT_ID, QUANTITY = "ProductId", "Quantity"
 LINE_FACTS = ("Quantity", "Price", "Category", "WarehouseId")
 SHIPMENT_FACTS = tuple(a.name for a in schema.SHIPPED_BY)
 CARRIER, TRACKING_NUMBER = SHIPMENT_FACTS
@@ -51,6 +54,8 @@ class OrderState(Anchored):
     lines: dict[str, Item] = field(default_factory=dict)  # p#<pid> -> LINE_FACTS
     invoices: dict[str, list[str]] = field(default_factory=dict)  # i#<iid> -> transaction ids
     shipments: dict[str, Item] = field(default_factory=dict)  # sh#<sid> -> SHIPMENT_FACTS
+    paid: dict[str, Decimal] = field(default_factory=dict)  # i#<iid> -> what its payments add up to
+    sent: dict[str, Item] = field(default_factory=dict)  # shp#<id> -> its ProductId and Quantity
     stub_kind: str = schema.COLLECTION
     PREFIX = keys.ORDER
 
@@ -64,6 +69,8 @@ class OrderState(Anchored):
             for sk, value in values.mapping(item, INVOICES).items()
         }
         self.shipments = {sk: values.entries(v) for sk, v in values.mapping(item, SHIPMENTS).items()}
+        self.paid = {sk: numbers.decimal_of(values.as_text(v)) for sk, v in values.mapping(item, PAID).items()}
+        self.sent = {sk: values.entries(v) for sk, v in values.mapping(item, SENT).items()}
 
     def apply(self, sk: str, image: Item | None) -> None:
         if sk.startswith(keys.CUSTOMER):
@@ -73,18 +80,21 @@ class OrderState(Anchored):
             _put(self.lines, sk, {n: image[n] for n in LINE_FACTS if n in image} if image is not None else None)
         elif sk.startswith(keys.INVOICE):
             _put(self.invoices, sk, transaction_ids(image) if image is not None else None)
+            _put(self.paid, sk, paid_of(image) if image is not None else None)
         elif sk.startswith(keys.SHIPMENT):
             facts = {n: image[n] for n in SHIPMENT_FACTS if n in image} if image is not None else None
             _put(self.shipments, sk, facts)
+        elif sk.startswith(keys.SHIPMENT_ITEM):
+            _put(self.sent, sk, sent_of(image) if image is not None else None)
 
     def source_keys(self) -> list[str]:
         held = (
             [keys.with_prefix(keys.CUSTOMER, self.customer_id)] if self.order is not None and self.customer_id else []
         )
-        return held + sorted([*self.lines, *self.invoices, *self.shipments])
+        return held + sorted([*self.lines, *self.invoices, *self.shipments, *self.sent])
 
     def implied(self, list_shards: int) -> Implied:
-        if self.order is None and not (self.lines or self.invoices or self.shipments):
+        if self.order is None and not (self.lines or self.invoices or self.shipments or self.sent):
             return Implied(self.key, None, {}, {})
         anchor = (schema.ORDER_KIND if self.order is not None else schema.COLLECTION_KIND).item(self.key)
         entries: dict[schema.Key, Item] = {}
@@ -102,6 +112,10 @@ class OrderState(Anchored):
             anchor[INVOICES] = {sk: list(ids) for sk, ids in sorted(self.invoices.items())}
         if self.shipments:
             anchor[SHIPMENTS] = {sk: dict(facts) for sk, facts in sorted(self.shipments.items())}
+        if self.paid:
+            anchor[PAID] = dict(sorted(self.paid.items()))
+        if self.sent:
+            anchor[SENT] = {sk: dict(facts) for sk, facts in sorted(self.sent.items())}
         return Implied(self.key, anchor, entries, self.sums())
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
@@ -139,11 +153,13 @@ class OrderState(Anchored):
         return {}
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
-        """The order in its customer's list (with what it spent: the customer's totals sum the list) and in its
-        categories' lists."""
+        """The order in its customer's list (with what it spent and what was paid for it: the customer's totals sum
+        the list) and in its categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.id)
-        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, order_id=self.id, date=self.date, spent=self.spent)}
+        paid = sum(self.paid.values(), Decimal(0)) or None
+        facts = {"order_id": self.id, "date": self.date, "spent": self.spent, "paid": paid}
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **facts)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.id, list_shards)
@@ -242,6 +258,18 @@ def transaction_ids(image: Item) -> list[str]:
         if txid and txid.strip() and txid not in found:
             found.append(txid)
     return found
+
+
+def paid_of(image: Item) -> Decimal:
+    """What an invoice's payments (``Detail.Payments``' ``Amount``) add up to."""
+    payments = values.listing(values.mapping(image, "Detail"), "Payments")
+    return sum((numbers.decimal_of(values.text(values.entries(p), "Amount")) for p in payments), Decimal(0))
+
+
+def sent_of(image: Item) -> Item:
+    """A shipment item's product (its ``GSI1-SK``: ``p#<pid>``) and units."""
+    product = keys.without_prefix(values.string(image, "GSI1-SK") or "", keys.PRODUCT)
+    return {PRODUCT_ID: product or "", QUANTITY: Decimal(values.integer(image, QUANTITY) or 0)}
 
 
 # --- customers and products ------------------------------------------------------------------------------------
