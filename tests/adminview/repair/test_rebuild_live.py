@@ -168,8 +168,18 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
     victim, busy = placed[1], [o for o in placed if o != placed[1]]
     # Lost records: the rebuild has work to do everywhere while staff act and the sync follows.
     _lose(*[("o#" + o, "#order") for o in placed[::3]], ("c#1002", "#profile"))
+    forced: list[str] = []
+    written: list[str | None] = []  # the victim's summary as each unconditional write put it, once staff acted
     if not conditional:
-        monkeypatch.setattr(repair, "commit", _unconditional_commit)
+
+        def unconditional(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
+            for action in actions:
+                item = action.get("Put", {}).get("Item", {})
+                if forced and (item.get("PK"), item.get("SK")) == ("o#" + victim, "#order"):
+                    written.append(item.get("Status"))
+            _unconditional_commit(view, actions, alone=alone)
+
+        monkeypatch.setattr(repair, "commit", unconditional)
 
     def ship_victim_and_let_the_sync_apply_it() -> None:
         orders.order_ship(order_id=victim)
@@ -196,13 +206,9 @@ def test_rebuild_during_live_traffic_converges_only_when_conditional(
         assert found.clean, found.summary()
         assert _status(victim) == "SHIPPED"
         assert_figures_match()
-    else:  # the rebuild wrote the PENDING it had read over the SHIPPED the sync had applied, for good
-        # the summary (what was counted, and the counters, are off as well: the unconditional writes leave out
-        # the counters' differences)
-        stale = [("o#" + victim, "#order")]
-        assert set(stale) <= set(found.examples["differing"])
-        assert not [k for k in found.examples["differing"] if k[0].startswith("o#") and k[0] != "o#" + victim]
-        assert _status(victim) == "PENDING"
+    else:  # the rebuild wrote the PENDING it had read over the SHIPPED the sync had applied (whether a later pass
+        # of the same rebuild meets the partition again and mends it depends on where its scan's pages fall)
+        assert written[:1] == ["PENDING"]
 
 
 @pytest.mark.parametrize("conditional", [True, False], ids=["conditional", "unconditional"])
