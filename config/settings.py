@@ -143,7 +143,7 @@ AUTH_PASSWORD_VALIDATORS = [
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     # Django's own: the user alone, one plain query; the permissions read the user's group names in one more when
-    # a page asks (dashboard.permissions), cheaper on both sides than a query with an EXISTS per group
+    # a page asks (dashboard.permissions)
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "/accounts/login/"

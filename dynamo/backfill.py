@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
+from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
@@ -36,7 +37,7 @@ from dynamo.batch import Progress
 from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
 from dynamo.client import client_of
 from dynamo.instrumentation import recording
-from dynamo.paging import MAX_PAGE, get_or_none, raw_pages
+from dynamo.paging import MAX_PAGE, raw_pages
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
 from dynamo.tables import ensure_table
 
@@ -214,7 +215,10 @@ class _Run:
 
     def _checkpoint(self, number: int) -> Checkpoint:
         key = checkpoints.checkpoint_key(self.table, self.migration.name)
-        return get_or_none(Checkpoint, key, number) or Checkpoint(key, number, total_segments=self.segments)
+        try:  # only an absent checkpoint starts afresh: one that cannot be read stops the backfill
+            return Checkpoint.get(key, number)
+        except DoesNotExist:
+            return Checkpoint(key, number, total_segments=self.segments)
 
     def _item(self, raw: Item) -> str:
         with recording() as log:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.operand import Path, Value
 
 from dynamo import backoff
 from dynamo.paging import all_items
@@ -85,8 +86,12 @@ def changeable(collection: OrderCollection, action: str, expected_version: int |
 
 
 def payments_held(invoice: Invoice) -> Condition:
-    """The invoice's ``Detail`` (its payments) is still as read: what was paid is what the change saw."""
-    return Invoice.detail.does_not_exist() if invoice.detail is None else Invoice.detail == invoice.detail
+    """The invoice's ``Detail`` (its payments) is still as read: what was paid is what the change saw. Compared as
+    DynamoDB returned it, not as the model would write it again, so a member the model does not declare cannot make
+    the condition fail on every attempt."""
+    name = Invoice.detail.attr_name
+    read = (invoice.attributes_as_read() or {}).get(name)
+    return Path([name]) == Value(read) if read else Invoice.detail.does_not_exist()
 
 
 def commit_order_change(tx: Transaction, order_id: str, done: str) -> None:
