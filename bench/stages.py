@@ -23,6 +23,7 @@ from returns import refunds
 from shop import access_patterns, history, orders, seed_ids, seeding
 from shop.keys import OrderStatus
 from shop.models import SHOP_TABLE, Customer, ShopItem
+from shop.order_reads import ship_to
 
 PAGE_LIMIT = 50
 BUYERS_LIMIT = 100
@@ -226,7 +227,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         refunds.refundable(collection.order.order_id, collection.invoices)  # what was paid and refunded
 
     def order_edit() -> None:
-        orders.order_collection(subjects.pending_order_id)
+        ship_to(orders.order_collection(subjects.pending_order_id).order)  # where it goes: the customer's address
 
     def no_reads() -> None:
         """The create form reads nothing: the customer and products are checked when it is posted."""

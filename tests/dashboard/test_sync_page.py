@@ -40,7 +40,7 @@ def test_pages_on_the_view_say_how_fresh_it_is(staff: Client, shop_table: str, a
         # the sync has caught up: the line says so, and does not repeat the delay of the batch it last applied
         assert line.startswith("Up to date as of ") and "behind" not in line, (url, line)
     calls = int(staff.get("/orders/pending/")["X-DynamoDB-Calls"])
-    assert calls == 4 + 1 + 1  # one Query per pending shard, the customers' profiles, plus the heartbeats
+    assert calls == 4 + 1 + 1 + 1  # a Query per pending shard, the profiles, the orders' statuses, the heartbeats
 
 
 def test_freshness_is_read_once_per_cache_period(
@@ -127,7 +127,9 @@ def test_each_page_names_the_sources_its_figures_come_from(
     assert "(returns)." in _line(staff, "/returns/")
     assert "(returns)." in _line(staff, "/stats/refunds/?from=2026-03-01&to=2026-03-02")
     # and a page still reads the heartbeats once, whatever sources it names
-    assert int(staff.get("/orders/pending/")["X-DynamoDB-Calls"]) == 4 + 1 + 1  # pending shards, profiles, heartbeats
+    assert (
+        int(staff.get("/orders/pending/")["X-DynamoDB-Calls"]) == 4 + 1 + 1 + 1
+    )  # shards, profiles, statuses, heartbeats
 
 
 def test_sources_in_different_states_are_said_each(staff: Client, shop_table: str, admin_view_table: str) -> None:
