@@ -56,6 +56,10 @@ class OrderStatus(StrEnum):
     CANCELLED = "CANCELLED"
 
 
+# every unit of an order in these states has shipped (older shipments may lack their shipment items)
+SHIPPED_WHOLE = (OrderStatus.SHIPPED, OrderStatus.DELIVERED)
+
+
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 

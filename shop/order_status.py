@@ -8,12 +8,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-from shop.keys import OrderStatus
+from shop.keys import SHIPPED_WHOLE
 from shop.models import Invoice, OrderItem
 from shop.order_reads import OrderCollection
 
 CENT = Decimal("0.01")
-SHIPPED_WHOLE = (OrderStatus.SHIPPED, OrderStatus.DELIVERED)  # older shipments may lack their shipment items
 
 
 class Words(StrEnum):

@@ -114,7 +114,8 @@ class OrderState(Anchored):
             anchor[SHIPMENTS] = {sk: dict(facts) for sk, facts in sorted(self.shipments.items())}
         if self.paid:
             anchor[PAID] = dict(sorted(self.paid.items()))
-        if self.sent:
+        # what each shipment item sent is only read while the order waits to ship all of it (order_status)
+        if self.sent and values.string(self.order, schema.STATUS) not in keys.SHIPPED_WHOLE:
             anchor[SENT] = {sk: dict(facts) for sk, facts in sorted(self.sent.items())}
         return Implied(self.key, anchor, entries, self.sums())
 
