@@ -47,6 +47,15 @@ SHIP_TO = {"street": "Street", "city": "City", "zip": "ZipCode", "country": "Cou
 """The ship-to's fields as the edit names them, with the ``Address`` attribute each is kept in."""
 
 
+def typed_ship_to(given: Mapping[str, str | None]) -> Address | None:
+    """A ship-to typed whole (a created order's), its fields checked as an edit's; None when none is given: the
+    order then goes to its customer's address."""
+    fields = {n: checked_text((given.get(n) or "").strip(), what=n, limit=MAX_ADDRESS_PART) for n in SHIP_TO}
+    if not any(fields.values()):
+        return None
+    return Address(street=fields["street"], city=fields["city"], zip_code=fields["zip"], country=fields["country"])
+
+
 def _new_ship_to(order: Order, given: Mapping[str, str | None]) -> tuple[Address, list[audit.Changed]]:
     """The ship-to with the ``given`` fields changed (the others as they are), and what changed."""
     unknown = sorted(set(given) - set(SHIP_TO))

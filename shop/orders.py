@@ -25,7 +25,7 @@ from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
 from shop.lifecycle import ORDER
-from shop.models import Customer, Order, OrderItem, Shipment, ShopItem
+from shop.models import Address, Customer, Order, OrderItem, Shipment, ShopItem
 from shop.order_builders import SHIPMENT_TYPES, PricedLine, build_payments, build_placement, build_shipments
 from shop.order_builders import OrderLine as OrderLine
 from shop.order_builders import PaymentSpec as PaymentSpec
@@ -83,11 +83,13 @@ def order_place(
     paid_by: str | None = None,
     actor: Actor | None = None,
     notify: bool = False,
+    ship_to: Address | None = None,
 ) -> Order:
     """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy. Staff
-    creating one (``actor``, audited as ``create``) may give a line's price and warehouse, and either ``paid_by``
-    (the reference of a manual payment of the whole total) or ``payments=[]`` (paid later); ``notify`` writes the
-    customer's confirmation (``shop.notifications``) in the same transaction."""
+    creating one (``actor``, audited as ``create``) may give a line's price and warehouse, where it ships
+    (``ship_to``; None: the customer's address), and either ``paid_by`` (the reference of a manual payment of the
+    whole total) or ``payments=[]`` (paid later); ``notify`` writes the customer's confirmation
+    (``shop.notifications``) in the same transaction."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
@@ -108,6 +110,7 @@ def order_place(
         order, items, invoice = build_placement(
             order_id=oid, invoice_id=iid, customer_id=cid, lines=priced, payments=payment_items, placed_at=placed
         )
+        order.ship_to = ship_to
         tx = Transaction(ShopItem, token=request_token())
         tx.check("customer", Customer, keys.customer(cid), keys.customer(cid), Customer.pk.exists())
         tx.put("order", order, ShopItem.pk.does_not_exist())

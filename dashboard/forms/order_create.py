@@ -33,14 +33,28 @@ class PriceField(forms.CharField):
             raise forms.ValidationError(str(exc)) from exc
 
 
+def _address_part(label: str) -> forms.CharField:
+    return forms.CharField(required=False, max_length=MAX_ADDRESS_PART, label=label)
+
+
 class CreateOrderForm(forms.Form):
+    """The order's lines (``rows``) and payment, and where it ships (``address_fields``; none given: the
+    customer's address)."""
+
     customer_id = forms.CharField(max_length=64, label="Customer id")
     payment = forms.ChoiceField(choices=[("paid", "Paid now (a manual payment)"), ("due", "Payment due")])
     reference = forms.CharField(required=False, max_length=tracking.MAX_LENGTH, label="Payment reference")
+    street = _address_part("Street and number")
+    city = _address_part("City")
+    zip = _address_part("Zip code")
+    country = forms.ChoiceField(required=False, label="Country", help_text="empty: the customer's address")
     notify = NotifyField()
 
     def __init__(self, data: Any = None, *, products: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(data, **kwargs)
+        country = self.fields["country"]
+        assert isinstance(country, forms.ChoiceField)
+        country.choices = country_choices(None)
         posted = [k.partition("-")[2] for k in (data or {}) if k.startswith(LINE_FIELDS)]
         self.products = list(dict.fromkeys([*products, *posted]))[: orders.MAX_LINES + 1]
         for pid in self.products:
@@ -58,6 +72,9 @@ class CreateOrderForm(forms.Form):
     def rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
         return [(pid, self[f"quantity-{pid}"], self[f"price-{pid}"], self[f"warehouse-{pid}"]) for pid in self.products]
 
+    def address_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SHIP_TO]
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         lines = [
@@ -70,11 +87,8 @@ class CreateOrderForm(forms.Form):
         if cleaned.get("payment") == "paid" and not cleaned.get("reference"):
             self.add_error("reference", "a paid order needs its payment's reference")
         cleaned["lines"] = lines
+        cleaned["ship_to"] = {name: cleaned.pop(name, None) for name in SHIP_TO}
         return cleaned
-
-
-def _address_part(label: str) -> forms.CharField:
-    return forms.CharField(required=False, max_length=MAX_ADDRESS_PART, label=label)
 
 
 class EditOrderForm(forms.Form):

@@ -13,7 +13,7 @@ from dashboard.forms.order_create import CreateOrderForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
 from dashboard.responses import domain_errors
-from shop import keys, orders
+from shop import keys, order_edit, orders
 from shop.errors import InvalidInput, NotFound, OutOfStock
 
 TEMPLATE = "dashboard/order_create.html"
@@ -41,6 +41,7 @@ def order_create(request: HtmxHttpRequest) -> HttpResponseBase:
                 payments=[] if data["payment"] == "due" else None,
                 actor=actor_of(request),
                 notify=data["notify"],
+                ship_to=order_edit.typed_ship_to(data["ship_to"]),
             )
         except (NotFound, InvalidInput, OutOfStock) as exc:  # the form's errors here: 400, as any bad input
             form.add_error(None, str(exc))

@@ -53,11 +53,19 @@ def test_a_paid_order_and_a_due_one(packer: Client, two_products_in_stock: None)
     assert ap.inventory_for_product(product_id="2001").items[0].quantity == 8
     rows = timeline(collection)
     assert {(r.event.value, r.user) for r in rows} == {("placed", "packer"), ("paid", "packer")}
-    due = create(packer, {"customer_id": "1001", "quantity-2002": "1", "payment": "due"})
+    assert collection.order.ship_to is None  # none typed: it goes to the customer's address
+    due = create(
+        packer,
+        {"customer_id": "1001", "quantity-2002": "1", "payment": "due", "city": "Oslo", "country": "Norway"},
+    )
     assert due.status_code == 302
     due_id = due["Location"].rstrip("/").rsplit("/", 1)[1]
     assert packer.get(f"/orders/{due_id}/?format=json").json()["payment_status"] == "unpaid"
-    assert orders.order_collection(due_id).notifications == []
+    due_collection = orders.order_collection(due_id)
+    assert due_collection.notifications == []
+    ship_to = due_collection.order.ship_to
+    assert ship_to is not None and (ship_to.street, ship_to.city, ship_to.country) == (None, "Oslo", "Norway")
+    assert "Oslo" in packer.get(f"/orders/{due_id}/slip/").content.decode()
     sync_now()
     assert oid in packer.get("/orders/pending/").content.decode()
     assert rebuild.verify(settle_s=0).clean
@@ -73,6 +81,8 @@ def test_a_paid_order_and_a_due_one(packer: Client, two_products_in_stock: None)
         ({"customer_id": "1001", "quantity-2001": "1", "price-2001": "1.234", "payment": "due"}, "not an amount"),
         ({"customer_id": "1001", "quantity-2001": "11", "payment": "due"}, "product 2001"),
         ({"customer_id": "1001", "quantity-2001": "1", "payment": "paid"}, "reference"),
+        ({"customer_id": "1001", "quantity-2001": "1", "payment": "due", "country": "Atlantis"}, "Atlantis is not"),
+        ({"customer_id": "1001", "quantity-2001": "1", "payment": "due", "city": "x" * 201}, "at most 200 characters"),
     ],
 )
 def test_bad_input_is_400_saying_what(
