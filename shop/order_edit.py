@@ -50,10 +50,8 @@ SHIP_TO = {"street": "Street", "city": "City", "zip": "ZipCode", "country": "Cou
 def typed_ship_to(given: Mapping[str, str | None]) -> Address | None:
     """A ship-to typed whole (a created order's), its fields checked as an edit's; None when none is given: the
     order then goes to its customer's address."""
-    fields = {n: checked_text((given.get(n) or "").strip(), what=n, limit=MAX_ADDRESS_PART) for n in SHIP_TO}
-    if not any(fields.values()):
-        return None
-    return Address(street=fields["street"], city=fields["city"], zip_code=fields["zip"], country=fields["country"])
+    fields = _checked({n: given.get(n) for n in SHIP_TO})
+    return _address(fields) if any(fields.values()) else None
 
 
 def _new_ship_to(order: Order, given: Mapping[str, str | None]) -> tuple[Address, list[audit.Changed]]:
@@ -62,10 +60,19 @@ def _new_ship_to(order: Order, given: Mapping[str, str | None]) -> tuple[Address
     if unknown:
         raise InvalidInput(f"{unknown[0]}: a ship-to has a {', '.join(SHIP_TO)} only")
     before = ship_to_fields(ship_to(order))
-    after = before | {n: checked_text((v or "").strip(), what=n, limit=MAX_ADDRESS_PART) for n, v in given.items()}
+    after = before | _checked(given)
     path = Order.ship_to.attr_name + "."
     changes = [audit.Changed(path + SHIP_TO[n], before[n], after[n]) for n in SHIP_TO if after[n] != before[n]]
-    return Address(street=after["street"], city=after["city"], zip_code=after["zip"], country=after["country"]), changes
+    return _address(after), changes
+
+
+def _checked(given: Mapping[str, str | None]) -> dict[str, str | None]:
+    """Each ship-to field given, as typed less its outer spaces (empty: absent), within its limit."""
+    return {n: checked_text((v or "").strip(), what=n, limit=MAX_ADDRESS_PART) for n, v in given.items()}
+
+
+def _address(fields: Mapping[str, str | None]) -> Address:
+    return Address(street=fields["street"], city=fields["city"], zip_code=fields["zip"], country=fields["country"])
 
 
 def _quantity(pid: str, n: object) -> int:

@@ -37,24 +37,40 @@ def _address_part(label: str) -> forms.CharField:
     return forms.CharField(required=False, max_length=MAX_ADDRESS_PART, label=label)
 
 
-class CreateOrderForm(forms.Form):
+class ShipToForm(forms.Form):
+    """Where an order ships (``shop.order_edit.SHIP_TO``), each field showing what ``ship_to`` holds; the country
+    from ISO 3166's names."""
+
+    street = _address_part("Street and number")
+    city = _address_part("City")
+    zip = _address_part("Zip code")
+    country = forms.ChoiceField(required=False, label="Country", help_text="as ISO 3166 names it")
+
+    def __init__(self, data: Any = None, *, ship_to: dict[str, str | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(data, **kwargs)
+        self.ship_to = ship_to or {}
+        for name in SHIP_TO:
+            self.fields[name].initial = self.ship_to.get(name)
+        country = self.fields["country"]
+        assert isinstance(country, forms.ChoiceField)
+        country.choices = country_choices(self.ship_to.get("country"))
+
+    def address_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SHIP_TO]
+
+
+class CreateOrderForm(ShipToForm):
     """The order's lines (``rows``) and payment, and where it ships (``address_fields``; none given: the
     customer's address)."""
 
     customer_id = forms.CharField(max_length=64, label="Customer id")
     payment = forms.ChoiceField(choices=[("paid", "Paid now (a manual payment)"), ("due", "Payment due")])
     reference = forms.CharField(required=False, max_length=tracking.MAX_LENGTH, label="Payment reference")
-    street = _address_part("Street and number")
-    city = _address_part("City")
-    zip = _address_part("Zip code")
-    country = forms.ChoiceField(required=False, label="Country", help_text="empty: the customer's address")
     notify = NotifyField()
 
     def __init__(self, data: Any = None, *, products: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(data, **kwargs)
-        country = self.fields["country"]
-        assert isinstance(country, forms.ChoiceField)
-        country.choices = country_choices(None)
+        self.fields["country"].help_text = "empty: the customer's address"
         posted = [k.partition("-")[2] for k in (data or {}) if k.startswith(LINE_FIELDS)]
         self.products = list(dict.fromkeys([*products, *posted]))[: orders.MAX_LINES + 1]
         for pid in self.products:
@@ -72,9 +88,6 @@ class CreateOrderForm(forms.Form):
     def rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField, forms.BoundField]]:
         return [(pid, self[f"quantity-{pid}"], self[f"price-{pid}"], self[f"warehouse-{pid}"]) for pid in self.products]
 
-    def address_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in SHIP_TO]
-
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         lines = [
@@ -91,17 +104,13 @@ class CreateOrderForm(forms.Form):
         return cleaned
 
 
-class EditOrderForm(forms.Form):
+class EditOrderForm(ShipToForm):
     """A pending order's edit: the version seen, ``quantity-<pid>`` of its lines (0 removes one), a line to add,
     where it ships (``shop.order_edit.SHIP_TO``: shown as it is; a field absent from a POST is left as it is)."""
 
     expected_version = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     add_product = forms.CharField(required=False, max_length=64, label="Add product (id)")
     add_quantity = forms.IntegerField(required=False, min_value=1, max_value=orders.MAX_QUANTITY, label="Units to add")
-    street = _address_part("Street and number")
-    city = _address_part("City")
-    zip = _address_part("Zip code")
-    country = forms.ChoiceField(required=False, label="Country", help_text="as ISO 3166 names it")
     notify = NotifyField()
 
     def __init__(
@@ -112,13 +121,7 @@ class EditOrderForm(forms.Form):
         ship_to: dict[str, str | None] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(data, **kwargs)
-        self.ship_to = ship_to or {}
-        for name in SHIP_TO:
-            self.fields[name].initial = self.ship_to.get(name)
-        country = self.fields["country"]
-        assert isinstance(country, forms.ChoiceField)
-        country.choices = country_choices(self.ship_to.get("country"))
+        super().__init__(data, ship_to=ship_to, **kwargs)
         posted = [k.removeprefix("quantity-") for k in (data or {}) if k.startswith("quantity-")]
         self.lines = list(dict.fromkeys([*(lines or {}), *posted]))
         for pid in self.lines:
@@ -132,9 +135,6 @@ class EditOrderForm(forms.Form):
 
     def quantity_fields(self) -> list[forms.BoundField]:
         return [self[f"quantity-{pid}"] for pid in self.lines]
-
-    def address_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in SHIP_TO]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
