@@ -155,10 +155,10 @@ PICK_CSV_HEADER = [
 
 
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """What is left to ship of a page of orders, a row per line, in the page's order, to where each goes (the
-    ship-to staff gave it, else its customer's address now): one Query of each order's collection
-    (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names of the products whose
-    lines kept none."""
+    """Every line of a page of orders, a row each with the units left to ship (0 once a line has shipped whole), in
+    the page's order, to where each goes (the ship-to staff gave it, else its customer's address now): one Query of
+    each order's collection (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names
+    of the products whose lines kept none."""
     collections = found_collections([row.order_id for row, _ in records])
     unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)
@@ -170,7 +170,7 @@ def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
         ship_to = ship_to_fields(collection.order.ship_to or profile.address).values()
         sent = order_status.shipped(collection)
         for item in sorted(collection.items, key=lambda i: i.product_id):
-            if (left := item.quantity - sent.get(item.product_id, 0)) > 0:
-                name = item.product_name or names.get(item.product_id)
-                rows.append([*head, item.product_id, name, left, profile.name, *ship_to])
+            name = item.product_name or names.get(item.product_id)
+            left = item.quantity - sent.get(item.product_id, 0)
+            rows.append([*head, item.product_id, name, left, profile.name, *ship_to])
     return rows

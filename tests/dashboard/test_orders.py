@@ -271,6 +271,21 @@ def test_the_pick_list_has_one_row_per_line_of_every_pending_order_in_the_lists_
     assert csv_rows(staff.get("/orders/pending/?format=csv&lines=1&sort=oldest&limit=1")) == rows
 
 
+def test_a_line_shipped_whole_stays_on_the_pick_list_with_none_left(staff: Client, placed: list[str]) -> None:
+    # given a pending order of two lines, one of them shipped whole
+    factories.product("2002")
+    factories.stock("2002", "301", 10)
+    part = f"part-{placed[0]}"
+    lines = [OrderLine("2001", 2), OrderLine("2002", 1)]
+    orders.order_place(customer_id="1001", lines=lines, placed_at=datetime(2026, 3, 7, 12), order_id=part)
+    orders.order_ship(order_id=part, quantities={"2002": 1})
+    sync_now()
+    # when the pick list is downloaded
+    rows = csv_rows(staff.get("/orders/pending/?format=csv&lines=1"))
+    # then both lines are rows: the one not shipped with its quantity, the one shipped whole with 0
+    assert [(r[3], r[5]) for r in rows[1:] if r[0] == part] == [("2001", "2"), ("2002", "0")]
+
+
 def test_a_pick_list_is_the_pending_lists_only_and_lines_takes_1(staff: Client, placed: list[str]) -> None:
     assert staff.get("/orders/?status=SHIPPED&format=csv&lines=1").status_code == 400
     assert staff.get("/orders/pending/?format=csv&lines=yes").status_code == 400
