@@ -1,6 +1,6 @@
 """Screenshots of every page for docs/staff-work.md's "Looks" section, one PNG per page of ``tests/dashboard/tour.py``
-(Chromium, 1280 px wide, light, the first screenful; the whole page for the order whose life the tour ends with), and
-the home and order pages dark and at 375 px.
+(Chromium, 1280 px wide, light, the first screenful, or the whole page of ``WHOLE_PAGES``), and the home and order
+pages dark and at 375 px.
 
 ``scripts/screenshots`` runs this with ``SHOP_ADMIN_SCREENSHOTS`` set to the folder (``docs/screenshots``);
 without it the test is skipped, so the test suite and CI never rewrite the committed images.
@@ -23,7 +23,8 @@ FOLDER = os.environ.get("SHOP_ADMIN_SCREENSHOTS", "")
 WIDE = tour.Look("light", tour.DESKTOP)
 EXTRA_LOOKS = (tour.Look("dark", tour.DESKTOP), tour.Look("light", tour.NARROW))
 EXTRA_PAGES = ("home", "order")  # also taken in EXTRA_LOOKS: the charts and a page of tables
-WHOLE_PAGES = ("order-refunded",)  # its shipments, payments, refunds and notifications are below the first screenful
+# the order's life: what is due, its payment status, shipments, refunds and notifications are below the first screenful
+WHOLE_PAGES = ("order-edited", "order-part-paid", "order-refunded")
 
 
 def shoot(page: Any, folder: Path, name: str) -> None:

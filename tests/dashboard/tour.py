@@ -23,11 +23,12 @@ from typing import Any, TypeVar
 import pytest
 from django.contrib.auth.models import Group, User
 
+from dashboard import notify_mail
 from dashboard.views import home
 from dynamo import local, patience
 from dynamo.models import use_patience
 from returns import services as returns
-from shop import editing, favourites, notes, orders
+from shop import editing, favourites, notes, notifications, orders
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.models import SHOP_TABLE
@@ -318,8 +319,9 @@ def visits(monkeypatch: pytest.MonkeyPatch) -> list[Visit]:
 
 def order_life() -> list[Visit]:
     """An order created by staff (the form, and its 400 for too little stock), then the life of a pending one:
-    edited up (more is due), part of it shipped, part of what is due paid, a goodwill refund. Last in the tour:
-    they change the shop, so every page before them shows it as seeded."""
+    edited up (more is due), part of it shipped, part of what is due paid, a goodwill refund once the customer was
+    told of the edit and the shipment. Last in the tour: they change the shop, so every page before them shows it as
+    seeded."""
     life = f"/orders/{LIFE_ORDER}/"
     shipped = {"expected_version": "2", "quantity-2002": "1", "quantity-2003": "0", "carrier": "UPS"}
     return [
@@ -337,9 +339,22 @@ def order_life() -> list[Visit]:
         Visit(
             "order-refunded",
             life + "refund/",
-            form={"amount": "5.00", "reason": "Goodwill: the second parcel waits", "reference": "re-118"},
+            form={
+                "amount": "5.00",
+                "reason": "Goodwill: the second parcel waits",
+                "reference": "re-118",
+                "notify": "yes",
+            },
+            condition=customer_told,
         ),
     ]
+
+
+@contextmanager
+def customer_told() -> Iterator[None]:
+    """The sender has sent every notification waiting (``manage.py send_notifications --once``, here in-process)."""
+    notifications.send_due(notify_mail.send)
+    yield
 
 
 LOGIN = Visit("login", "/accounts/login/")
