@@ -19,13 +19,9 @@ from adminview.repair.flags import CounterDifference, Flag, comparable
 from adminview.repair.partition import Item
 from adminview.repair.scope import Scope
 from adminview.repair.source_pass import SourcePass, implied
-from adminview.repair.table_walk import MAX_SEGMENTS, in_segments, source_table, view_table
+from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, source_table, view_table
 from adminview.repair.view_diff import Change, Diff, compare
 from adminview.repair.view_pass import ViewPass
-
-
-def _ignore(_n: int) -> None:
-    return None
 
 
 @dataclass
@@ -35,8 +31,8 @@ class Walk(Scope):
     on_counters: Callable[[Walk, list[CounterDifference]], None] | None = None
     on_orphans: Callable[[Walk, list[schema.Key]], None] | None = None
     after_sources: Callable[[Walk], None] | None = None  # once every source pass is done, before the view pass
-    on_scan: Callable[[int], None] = _ignore
-    on_write: Callable[[int], None] = _ignore
+    on_scan: Callable[[int], None] = ignore
+    on_write: Callable[[int], None] = ignore
 
     def changes(self, flag: Flag) -> list[Change]:
         """The source partition read again, whole (consistent reads): its differences."""
