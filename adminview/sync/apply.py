@@ -335,17 +335,14 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     if not prepared:
         return outcome
     try:
-        applied, skipped = _apply_prepared(prepared, list_shards)
-        outcome.applied += applied
-        outcome.skipped += skipped
-        return outcome
+        done = [_apply_prepared(prepared, list_shards)]
     except Exception as exc:
         log.warning("batch of %d records failed (%s); applying them one by one", len(prepared), exc)
-    for p in prepared:  # isolate the record(s) that break the batch
-        try:
-            applied, skipped = _apply_prepared([p], list_shards)
-            outcome.applied += applied
-            outcome.skipped += skipped
-        except Exception as exc:
-            outcome.failed[p.event_id] = f"{type(exc).__name__}: {exc}"
+        done = []
+        for p in prepared:  # isolate the record(s) that break the batch
+            try:
+                done.append(_apply_prepared([p], list_shards))
+            except Exception as error:
+                outcome.failed[p.event_id] = f"{type(error).__name__}: {error}"
+    outcome.applied, outcome.skipped = sum(a for a, _s in done), sum(s for _a, s in done)
     return outcome
