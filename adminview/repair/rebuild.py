@@ -71,7 +71,7 @@ def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[
     waited, pause = 0.0, min(0.2, settle_s)
     while flags:
         with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:
-            changes = list(pool.map(run_in_context(walked.changes), flags))
+            changes = list(pool.map(run_in_context(functools.partial(_changes, walked)), flags))
         still = [(flag, found) for flag, found in zip(flags, changes, strict=True) if found]
         if not still or waited >= settle_s:
             for _flag, found in still:
@@ -81,6 +81,13 @@ def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[
         sleep(pause)
         waited += pause
         pause = min(pause * 2, settle_s - waited)
+
+
+def _changes(walked: Walk, flag: Flag) -> list[Change]:
+    """The flagged partition read again in the protocol's order (``repair.read_partitions``): what a repair of it
+    would change."""
+    found = repair.planned(walked, flag)
+    return found.changes if found is not None else []
 
 
 def rebuild(

@@ -12,15 +12,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from adminview.core import schema, values
-from adminview.core.sources import Source, sources
-from adminview.repair import partition
-from adminview.repair.flags import CounterDifference, Flag, comparable
-from adminview.repair.partition import Item
+from adminview.core import schema
+from adminview.core.sources import sources
+from adminview.repair.flags import CounterDifference, Flag
 from adminview.repair.scope import Scope
-from adminview.repair.source_pass import SourcePass, implied
+from adminview.repair.source_pass import SourcePass
 from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, source_table, view_table
-from adminview.repair.view_diff import Change, Diff, compare
+from adminview.repair.view_diff import Diff
 from adminview.repair.view_pass import ViewPass
 
 
@@ -33,31 +31,6 @@ class Walk(Scope):
     after_sources: Callable[[Walk], None] | None = None  # once every source pass is done, before the view pass
     on_scan: Callable[[int], None] = ignore
     on_write: Callable[[int], None] = ignore
-
-    def changes(self, flag: Flag) -> list[Change]:
-        """The source partition read again, whole (consistent reads): its differences."""
-        view = implied(self.diff, flag.source, flag.pk, self.table(flag.source).partition(flag.pk), self.shards)
-        if view is None:
-            return []
-        expected = view.items()
-        stored_anchors = self.view.get_many(flag.source.anchors_in(flag.pk))
-        described = _described(flag.source, stored_anchors, self.shards)
-        counted = view.counted()
-        wanted = set(expected) | set(described) | set(counted) | set(flag.extras)
-        wanted |= {schema.counted(key) for key in stored_anchors if flag.source.counts(key)}
-        stored = stored_anchors | self.view.get_many(sorted(wanted - set(stored_anchors)))
-        found = compare(
-            expected,
-            {k: partition.comparable(i) for k, i in stored.items() if k not in counted and comparable(k, i)},
-        )
-        for key, sums in counted.items():
-            if not partition.counted_matches(key, stored.get(key), sums):
-                found.append(Change("differing", key, None, stored.get(key)))
-        for key, item in stored.items():  # a counted item for an anchor the source no longer implies
-            counted_elsewhere = values.string(item, schema.KIND) == schema.COUNTED and key not in counted
-            if counted_elsewhere and not partition.counted_matches(key, item, {}):
-                found.append(Change("extra", key, None, item))
-        return found
 
     def _flagged(self, flags: list[Flag]) -> None:
         if flags and self.on_batch:
@@ -101,14 +74,6 @@ class Walk(Scope):
             self.on_counters(self, differences)
         self.diff.seconds = time.monotonic() - started
         return self.diff
-
-
-def _described(source: Source, stored_anchors: dict[schema.Key, Item], shards: int) -> dict[schema.Key, Item]:
-    """The entries stored anchors say exist (so that stale ones are read, and removed by a repair)."""
-    found: dict[schema.Key, Item] = {}
-    for key, item in stored_anchors.items():
-        found |= source.read_state(key, item).implied(shards).entries
-    return found
 
 
 def walk(
