@@ -1,4 +1,4 @@
-"""One order's consistency: the view items its source partitions (``adminview.repair.order_partitions``) imply
+"""One order's consistency: the view items its source partitions (``read_order``) imply
 beside those the view holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of
 that order's view items, safe under a running sync; ``docs/operations.md`` says what the page shows.
 
@@ -19,11 +19,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema
+from adminview.core import schema, values
+from adminview.core.sources import sources
+from adminview.core.sources.shared import IndexLookup
 from adminview.core.sources.shop import SOURCE, activity_items
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Freshness, least_fresh
-from adminview.repair import order_partitions, partition, repair
+from adminview.repair import partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table, source_table, view_table
 from adminview.repair.verdict import BEHIND as BEHIND  # the verdicts and a part are this module's words too
@@ -32,7 +34,8 @@ from adminview.repair.verdict import IN_SYNC as IN_SYNC
 from adminview.repair.verdict import SEVERITY, Difference, SourceMark, judge_partition, unprojectable
 from adminview.repair.verdict import Part as Part
 from adminview.repair.view_diff import Change
-from dynamo import backoff, item_codec
+from dynamo import backoff, ddb_json, item_codec
+from dynamo.paging import raw_items
 from dynamo.transactions import MAX_ITEMS
 from shop import audit, keys
 from shop.audit import Actor
@@ -134,6 +137,41 @@ class Report:
 # --- reading ------------------------------------------------------------------------------------------------
 
 
+def _looked_up(table: Table, lookup: IndexLookup) -> list[str]:
+    """The partition keys an index names (one Query, keys only)."""
+    found = raw_items(
+        table.client,
+        "query",
+        TableName=table.name,
+        IndexName=lookup.index,
+        KeyConditionExpression="#at = :value",
+        ProjectionExpression="#pk",
+        ExpressionAttributeNames={"#at": lookup.attribute, "#pk": schema.PK},
+        ExpressionAttributeValues={":value": ddb_json.s(lookup.value)},
+    )
+    pks = (values.string(item_codec.decode(item), schema.PK) for item in found)
+    return sorted({pk for pk in pks if pk is not None and lookup.names_partition(pk)})
+
+
+def read_order(view: Table, order_id: str) -> list[repair.Reading]:
+    """Every source partition the order's view items follow from, in the protocol's order
+    (``repair.read_partitions``): in each source's table, those its source says are keyed by the order and those an
+    index Query names (``Source.order_partitions``: the shop's ``o#<oid>``; the returns table's ``o#<oid>`` and each
+    return's ``r#<rid>``, which its GSI1 names). The index Queries come first; a GSI is eventually consistent, so a
+    partition written a moment ago may be left out of one look (the next one has it). A table that does not exist
+    yet (nothing was ever written to it) holds none."""
+    oid = keys.bare(order_id, keys.ORDER)
+    wanted: list[repair.Wanted] = []
+    for source in sources():
+        table, where = source_table(source), source.order_partitions(oid)
+        try:
+            more = _looked_up(table, where.lookup) if where.lookup is not None else []
+        except table.client.exceptions.ResourceNotFoundException:
+            continue
+        wanted += [repair.Wanted(table, source, pk) for pk in (*where.pks, *more)]
+    return repair.read_partitions(view, wanted)
+
+
 def _freshness() -> dict[str, Freshness] | None:
     try:
         return sync_freshness.freshness_by_source(sync_freshness.heartbeats())
@@ -147,7 +185,7 @@ def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
     """Read the order's partitions (their anchors, then their items, then the view items either implies and the
     anchors once more), then the heartbeats."""
     oid = keys.bare(order_id, keys.ORDER)
-    shop, *others = order_partitions.read(view_table(), oid)
+    shop, *others = read_order(view_table(), oid)
     read_at = clock()
     by_source = _freshness()
     names = {r.source.name for r in (shop, *others)}
@@ -276,7 +314,7 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
     shards, view = schema.list_shards(), view_table()
     policy = backoff.ORDER_REPAIRS
     for pauses in policy.sends(sleep):
-        readings = order_partitions.read(view, oid)
+        readings = read_order(view, oid)
         if not any(r.source_items or r.stored for r in readings):
             raise NotFound("order", oid)
         plans = _plans(oid, readings, view, shards)

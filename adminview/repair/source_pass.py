@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from adminview.core import schema
 from adminview.core.sources import Source
 from adminview.repair import partition
-from adminview.repair.flags import Flag, Unanchored, comparable
+from adminview.repair.flags import Flag, Scope, Unanchored, comparable
 from adminview.repair.partition import Item
-from adminview.repair.scope import Scope
 from adminview.repair.table_walk import partitions
 from adminview.repair.view_diff import Diff
 

@@ -16,9 +16,8 @@ from decimal import Decimal
 from adminview.core import numbers, schema, values
 from adminview.core.sources import Source, free_item_source
 from adminview.repair import partition
-from adminview.repair.flags import CounterDifference, Flag
+from adminview.repair.flags import CounterDifference, Flag, Scope
 from adminview.repair.partition import Item
-from adminview.repair.scope import Scope
 from adminview.repair.view_diff import Change
 from shop import keys
 

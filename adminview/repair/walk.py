@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from adminview.core import schema
 from adminview.core.sources import sources
-from adminview.repair.flags import CounterDifference, Flag
-from adminview.repair.scope import Scope
+from adminview.repair.flags import CounterDifference, Flag, Scope
 from adminview.repair.source_pass import SourcePass
 from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, source_table, view_table
 from adminview.repair.view_diff import Diff
