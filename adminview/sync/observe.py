@@ -89,18 +89,14 @@ def report_batch(
         dead_letters=outcome.dead_lettered,
         lag=None if lag is None else round(lag, 3),
     )
-    fields = asdict(report)
-    if report.failed or report.dead_letters:
-        logger.warning("stream batch", extra=fields)
-    else:
-        logger.info("stream batch", extra=fields)
+    log = logger.warning if report.failed or report.dead_letters else logger.info
+    log("stream batch", extra=asdict(report))
     with _lock:
         metrics.add_dimensions(service=SERVICE, source=report.source)
         metrics.add_metadata(key="writer", value=writer)
-        metrics.add_metric(name="AppliedRecords", unit=MetricUnit.Count, value=report.applied)
-        metrics.add_metric(name="SkippedRecords", unit=MetricUnit.Count, value=report.skipped)
-        metrics.add_metric(name="FailedRecords", unit=MetricUnit.Count, value=report.failed)
-        metrics.add_metric(name="DeadLetters", unit=MetricUnit.Count, value=report.dead_letters)
+        counts = {"AppliedRecords": report.applied, "SkippedRecords": report.skipped, "FailedRecords": report.failed}
+        for name, value in (counts | {"DeadLetters": report.dead_letters}).items():
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         if report.lag is not None:
             metrics.add_metric(name="LagSeconds", unit=MetricUnit.Seconds, value=report.lag)
         try:
