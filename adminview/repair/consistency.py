@@ -19,7 +19,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema, values
+from adminview.core import guard, schema, values
 from adminview.core.sources import sources
 from adminview.core.sources.shared import IndexLookup
 from adminview.core.sources.shop import SOURCE, activity_items
@@ -272,20 +272,10 @@ def _actions(plans: list[repair.Plan], entry: AuditEntry, view: Table, shards: i
     """The plans' writes as a rebuild commits them (every partition's guarded writes first), with the audit entry
     and the activity entries it implies; all plain (``Table.transact`` encodes them)."""
     image = item_codec.decode(entry.serialize())
-    audited = [
-        {
-            "Put": {
-                "TableName": source_table(SOURCE).name,
-                "Item": image,
-                "ConditionExpression": "attribute_not_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": schema.PK},
-            }
-        },
-        *(
-            {"Put": {"TableName": view.name, "Item": item}}
-            for item in activity_items((entry.pk, entry.sk), image, shards)
-        ),
-    ]
+    absent = guard.unchanged(stored=False, rev=None)  # the audit entry is new
+    audited = [{"Put": {"TableName": source_table(SOURCE).name, "Item": image, **absent}}]
+    activity = activity_items((entry.pk, entry.sk), image, shards)
+    audited += [{"Put": {"TableName": view.name, "Item": item}} for item in activity]
     planned = repair.transaction_actions(view.name, plans)
     guarded = sum(len(p.guarded) for p in plans)
     return [*planned[:guarded], *audited, *planned[guarded:]]
@@ -324,20 +314,12 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
         entry = audit.entry(actor, action=REPAIR_ACTION, order_id=oid, detail=describe(changes))
         actions = _actions(plans, entry, view, shards)
         if len(actions) > MAX_ITEMS:
-            raise OrderConflict(
-                oid,
-                None,
-                f"order {oid} needs {len(actions)} writes, more than one transaction holds ({MAX_ITEMS}): "
-                "run rebuild_adminview",
-            )
+            too_many = f"order {oid} needs {len(actions)} writes, more than one transaction holds ({MAX_ITEMS})"
+            raise OrderConflict(oid, None, too_many + ": run rebuild_adminview")
         try:
             _commit(view, actions)
         except repair.Contended:
             continue
         return Repaired(oid, changes, entry, pauses.taken + 1)
-    raise OrderConflict(
-        oid,
-        None,
-        f"order {oid} keeps changing: the sync wrote it during each of {policy.attempts} attempts to repair it. "
-        "Nothing was written; try again in a moment.",
-    )
+    raced = f"order {oid} keeps changing: the sync wrote it during each of {policy.attempts} attempts to repair it"
+    raise OrderConflict(oid, None, raced + ". Nothing was written; try again in a moment.")

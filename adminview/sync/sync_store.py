@@ -128,17 +128,12 @@ class DeadLetter:
         return values.string(found, schema.PK), values.string(found, schema.SK)
 
     @property
-    def table(self) -> str | None:
-        """The table whose stream the record came from (its ``eventSourceARN``), as far as the record says."""
-        return table_of(self.record.get("eventSourceARN") if isinstance(self.record, dict) else None)
-
-    @property
     def origin(self) -> str:
-        """The source the record came from, in words: its name, or what is known of a table no source reads."""
+        """The source the record came from (its ``eventSourceARN``), in words: its name, or what is known of a table
+        no source reads."""
         arn = self.record.get("eventSourceARN") if isinstance(self.record, dict) else None
-        if found := source_name(arn):
-            return found
-        return f"unknown table {self.table}" if self.table else "unknown table (the record names none)"
+        table = table_of(arn)
+        return source_name(arn) or (f"unknown table {table}" if table else "unknown table (the record names none)")
 
     @property
     def position(self) -> str:

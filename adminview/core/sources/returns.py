@@ -11,8 +11,6 @@
 The items are those another service may write with plain PutItem/UpdateItem (``docs/returns.md``): a missing or
 malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
 not a number refunds nothing).
-
-Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@
 Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total``...): a missing attribute is
 simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
 (``ItemCount`` that is not a whole number) raises ``ValueError``: the record fails and is dead-lettered.
-
-Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
