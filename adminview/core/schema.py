@@ -60,16 +60,11 @@ class Index:
 
 # --- the table's own keys ------------------------------------------------------------------------------------
 
-PK, SK = "PK", "SK"
-KIND = "Kind"
+PK, SK, KIND = "PK", "SK", "Kind"
 Key = tuple[str, str]
 
-ORDER_SK: Final = "#order"
-RETURN_SK: Final = "#return"
-REFUNDS_SK: Final = "#refunds"
+ORDER_SK, RETURN_SK, REFUNDS_SK, PROFILE_SK, PRODUCT_SK = "#order", "#return", "#refunds", "#profile", "#product"
 COUNTED_SUFFIX: Final = "#counted"
-PROFILE_SK: Final = "#profile"
-PRODUCT_SK: Final = "#product"
 CUSTOMER_REFUNDED_SK: Final = "#refunded"  # sorts between ``#profile`` and the order entries (``o#...``)
 
 ORDER, COLLECTION, COUNTED = "order", "collection", "counted"
@@ -284,11 +279,8 @@ def activity_kind(source_pk: str, action: str | None) -> str:
 
 def activity_entries(source_pk: str, position: str, user: str, kind: str, shard: int) -> list[Key]:
     """The three lists a staff change is in (``position``: ``<at>#<id>``): all changes, its user's, its kind's."""
-    return [
-        (activity_partition(shard), position),
-        (user_activity_partition(user), position),
-        (kind_activity_partition(kind, shard), position),
-    ]
+    partitions = (activity_partition(shard), user_activity_partition(user), kind_activity_partition(kind, shard))
+    return [(pk, position) for pk in partitions]
 
 
 # --- sums ------------------------------------------------------------------------------------------------------
@@ -296,8 +288,7 @@ def activity_entries(source_pk: str, position: str, user: str, kind: str, shard:
 STATS_PREFIX: Final = "STATS#"
 BUYERS_PREFIX: Final = "b#"
 CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leaves sums that moved while it ran)
-ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
-PRODUCTS: Final = "Products"
+ORDERS, CANCELLED_ORDERS, UNITS, REVENUE, PRODUCTS = "Orders", "Cancelled", "Units", "Revenue", "Products"
 REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
 RESTOCKED, DAMAGED = "Restocked", "Damaged"  # a product's units received back: put back in stock, or not
 RETURNED_FIGURES: Final = (UNITS, RESTOCKED, DAMAGED)
