@@ -71,15 +71,11 @@ class Stats:
     lag_s: float | None = None  # the last batch's (``observe.lag_seconds``)
     caught_up: bool = False  # the last round found nothing new in any shard
 
-    @property
-    def rate(self) -> float:
-        elapsed = time.monotonic() - self.started
-        return self.records / elapsed if elapsed > 0 else 0.0
-
     def line(self) -> str:
         lag = "caught up" if self.caught_up else f"lag {self.lag_s:.1f}s" if self.lag_s is not None else "lag -"
+        rate = self.records / max(time.monotonic() - self.started, 1e-9)
         return (
-            f"records {self.records} ({self.rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
+            f"records {self.records} ({rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
             f"dead-lettered {self.dead_lettered}, {lag}"
         )
 
@@ -162,22 +158,18 @@ class Poller:
 
     def _refresh(self, arn: str) -> None:
         checkpoints = {} if self.replay else sync_store.load_checkpoints(arn)
-        start: str | None = None
+        after: dict[str, Any] = {}
         while True:
-            kwargs: dict[str, Any] = {"StreamArn": arn}
-            if start:
-                kwargs["ExclusiveStartShardId"] = start
-            description = self.client.describe_stream(**kwargs)["StreamDescription"]
+            description = self.client.describe_stream(StreamArn=arn, **after)["StreamDescription"]
             for shard in description.get("Shards", []):
                 sid = shard["ShardId"]
                 if (arn, sid) not in self.shards:
                     cp = checkpoints.get(sid)
-                    self.shards[(arn, sid)] = ShardState(
-                        arn, sid, shard.get("ParentShardId"), cp.seq if cp else None, cp.done if cp else False
-                    )
-            start = description.get("LastEvaluatedShardId")
-            if not start:
+                    seq, done = (cp.seq, cp.done) if cp else (None, False)
+                    self.shards[(arn, sid)] = ShardState(arn, sid, shard.get("ParentShardId"), seq, done)
+            if not description.get("LastEvaluatedShardId"):
                 return
+            after = {"ExclusiveStartShardId": description["LastEvaluatedShardId"]}
 
     def _ready(self, shard: ShardState) -> bool:
         if shard.done:
@@ -186,13 +178,11 @@ class Poller:
         return parent is None or parent.done
 
     def _iterator(self, shard: ShardState) -> str:
+        where = {"ShardIteratorType": "TRIM_HORIZON"}
         if shard.seq:
-            kwargs = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.seq}
-        else:
-            kwargs = {"ShardIteratorType": "TRIM_HORIZON"}
-        return str(
-            self.client.get_shard_iterator(StreamArn=shard.arn, ShardId=shard.shard_id, **kwargs)["ShardIterator"]
-        )
+            where = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.seq}
+        found = self.client.get_shard_iterator(StreamArn=shard.arn, ShardId=shard.shard_id, **where)
+        return str(found["ShardIterator"])
 
     # --- reading ---------------------------------------------------------------------------------------
 
