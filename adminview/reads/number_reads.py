@@ -1,13 +1,6 @@
 """Reading the numbers the sync keeps (``adminview.core.numbers``): a constant number of calls, whatever the
-table holds.
-
-- ``status_counts``: one BatchGetItem of the N status counters;
-- ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
-  ``daily_and_by_category``: both from the same Queries;
-- ``product_months``: one Query per counter shard of the product's months;
-- ``categories``: one Query per counter shard of the catalogue's categories.
-
-Each read sums the N write shards.
+table holds (one BatchGetItem of the status counters, else one Query per sum shard, in parallel, of a range of at
+most 366 days or of a product's months), each read summing the N write shards.
 """
 
 from __future__ import annotations

@@ -201,8 +201,7 @@ def category_orders(
     sort: str = NEWEST,
 ) -> RowsPage[CategoryOrderRow]:
     """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
-    its entries, merged, and one BatchGetItem of the page's summaries (their status and total, which the
-    entries do not carry)."""
+    its entries, merged, and one BatchGetItem of the page's summaries (status and total)."""
     name = category.strip()
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")

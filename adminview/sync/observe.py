@@ -1,14 +1,10 @@
-"""One report per batch of stream records, the same from the Lambda handler and the local poller.
-
-Each batch gives one structured JSON log line (source, records, applied, skipped, failed, dead letters, lag)
-through Powertools' Logger, and one set of CloudWatch metrics in the embedded metric format through its Metrics:
-in Lambda, CloudWatch Logs turns that line into metrics without any API call, and the template's alarms
-watch them. A batch's records all come from one stream (one event source mapping, or one shard of the poller),
-so each batch names its source (``shop``, ``returns``; ``unknown`` for a table no source reads), and its metrics
-go out under two dimension sets: ``service`` (what the template's alarms watch, both sources together) and
-``service`` + ``source`` (an alarm on one source: the same metric with both dimensions). The poller prints the
-same lines on stdout, where a CloudWatch agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences
-the metrics, e.g. on a developer's terminal).
+"""One report per batch of stream records, the same from the Lambda handler and the local poller: one structured
+JSON log line through Powertools' Logger and one set of CloudWatch metrics in the embedded metric format through
+its Metrics (in Lambda, CloudWatch Logs turns that line into metrics without any API call; the template's alarms
+watch them). A batch comes from one stream, so it names its source (``unknown`` for a table no source reads), and
+its metrics go out under two dimension sets: ``service`` (what the alarms watch, both sources together) and
+``service`` + ``source`` (an alarm on one source). The poller prints the same lines on stdout, where a CloudWatch
+agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics, e.g. on a terminal).
 """
 
 from __future__ import annotations
