@@ -427,8 +427,7 @@ class Kind(Generic[T]):
         return self.by_field[field]
 
     def item(self, key: Key, **given: Any) -> Item:
-        """The item at ``key`` with the given fields' values that are not None (``TypeError`` for a field the kind
-        has not)."""
+        """The item at ``key`` with the given fields' values but None (``TypeError`` for a field it has not)."""
         item: Item = {**values.key(*key), KIND: self.name}
         for name, value in given.items():
             if name not in self.by_field:
@@ -667,8 +666,7 @@ def _shards(variable: str) -> int:
 
 
 def sum_shard(anchor: Key) -> int:
-    """The shard of the sums an anchor adds to (its counted item's), so that anchors of one shard, written together,
-    add to the same sum items."""
+    """The shard of the sums an anchor adds to: anchors of one shard, written together, add to the same sum items."""
     return shard_of(anchor[0], sum_shards())
 
 

@@ -53,8 +53,7 @@ def query(
 ) -> tuple[list[Item], bool]:
     """One Query page of partition ``pk`` (of ``index``, else of the table), in ``forward`` order, from the
     position ``after`` on (exclusive; "after" in the direction of reading), within a range of sort keys or under a
-    prefix (``begins_with``, as a range, so that a position can continue it). Returns the items and whether
-    DynamoDB has more."""
+    prefix (``begins_with``, as a range, so that a position can continue it). The items, and whether there are more."""
     client, table = view_client()
     hash_name, range_name = index.key_names if index is not None else (schema.PK, schema.SK)
     if begins_with is not None:

@@ -49,8 +49,7 @@ def _forward(sort: str) -> bool:
 
 
 def status_partitions(status: str) -> list[str]:
-    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards, or for ``ALL`` every listed
-    status's."""
+    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards (``ALL``: every listed one's)."""
     if status not in LISTS:
         raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
     statuses = schema.LISTED_STATUSES if status == ALL else (status,)

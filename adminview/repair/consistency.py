@@ -56,8 +56,7 @@ RULE = (
 
 @dataclass(frozen=True)
 class Look:
-    """One read of the order's source partitions, their view items and the sync's position, in the order the module
-    docstring gives."""
+    """One read of the order's source partitions, their view items and the sync's position, in the module's order."""
 
     order_id: str
     reading: repair.Reading  # the shop partition: the anchor and counted item, then its items, then the view items

@@ -84,8 +84,7 @@ def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[
 
 
 def _changes(walked: Walk, flag: Flag) -> list[Change]:
-    """The flagged partition read again in the protocol's order (``repair.read_partitions``): what a repair of it
-    would change."""
+    """The flagged partition read again in the protocol's order: what a repair of it would change."""
     found = repair.planned(walked, flag)
     return found.changes if found is not None else []
 

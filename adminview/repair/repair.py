@@ -222,8 +222,7 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 class LaterSums:
     """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
     once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
-    share no item, so the walk's threads send them side by side (``docs/repair.md`` says why the sums still end
-    exact)."""
+    share no item, so the walk's threads send them side by side (``docs/repair.md``: why the sums still end exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)

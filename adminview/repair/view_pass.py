@@ -180,8 +180,7 @@ class ViewPass:
                     flag(key)
 
     def _check_activity(self, activity: list[tuple[Source, schema.Key, Item]]) -> None:
-        """Each activity entry must be what its audit entry (in its source's table) implies: one BatchGetItem per
-        source."""
+        """Each activity entry must be what its audit entry implies: one BatchGetItem per source table."""
         by_source: dict[str, list[tuple[Source, schema.Key, Item]]] = {}
         for src, source_key, item in activity:
             by_source.setdefault(src.name, []).append((src, source_key, item))

@@ -260,8 +260,7 @@ class Attempt:
 def _apply_once(
     groups: dict[schema.Key, list[Prepared]], list_shards: int, free: dict[schema.Key, Item | None] | None = None
 ) -> Attempt:
-    """Fold and write every group once; ``free`` items (of no anchor) go in the same BatchWriteItem calls as the
-    entries."""
+    """Fold and write every group once; ``free`` items (of no anchor) go in the entries' BatchWriteItem calls."""
     counting = [key for key, group in groups.items() if group[0].source.counts(key)]
     stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}

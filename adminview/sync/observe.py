@@ -57,8 +57,7 @@ def lag_seconds(
     records: Sequence[dict[str, Any]], *, received_at: float | None = None, now: float | None = None
 ) -> float | None:
     """How far behind the batch is: now minus when its oldest record's change was made (``records.written_at``:
-    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), never
-    negative."""
+    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), at least 0."""
     now = time.time() if now is None else now
     received = now if received_at is None else received_at
     times = [t for t in (written_at(r, received) for r in records) if t is not None]

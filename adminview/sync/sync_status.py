@@ -73,8 +73,7 @@ def _update(
 ) -> None:
     """One UpdateItem of the writer's heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set with the writer's
     shard, stream and source, ``remove`` removed. Every name goes through ExpressionAttributeNames (``Shard`` is a
-    reserved word); a ``condition`` refers to the attributes being set as ``#<name>`` and to their new values as
-    ``:<name>``."""
+    reserved word); a ``condition`` names the attributes set as ``#<name>``, their new values as ``:<name>``."""
     named = {"Shard": shard_id, "Stream": stream_arn, "Source": source_name(stream_arn)}
     sets = sets | {name: ddb_json.s(value) for name, value in named.items() if value}
     names = {f"#{name}": name for name in (*sets, *remove)}

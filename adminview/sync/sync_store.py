@@ -129,8 +129,7 @@ class DeadLetter:
 
     @property
     def origin(self) -> str:
-        """The source the record came from (its ``eventSourceARN``), in words: its name, or what is known of a table
-        no source reads."""
+        """The source the record came from (``eventSourceARN``), in words: its name, or what is known of its table."""
         arn = self.record.get("eventSourceARN") if isinstance(self.record, dict) else None
         table = table_of(arn)
         return source_name(arn) or (f"unknown table {table}" if table else "unknown table (the record names none)")

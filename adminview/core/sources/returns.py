@@ -57,8 +57,7 @@ class ReturnState(Copied):
         return Implied(self.key, anchor, entries, self.sums())
 
     def sums(self) -> numbers.Sums:
-        """Each line's units received back (``Units``), restocked and damaged, to its product in the month
-        requested."""
+        """Each line's units received back (``Units``), restocked and damaged, to its product's month requested."""
         assert self.facts is not None
         month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
         if not month:
