@@ -9,7 +9,6 @@ from decimal import Decimal
 
 from adminview.core import schema
 from adminview.core.sources import Source
-from adminview.repair import partition
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table
 from adminview.repair.view_diff import Diff
@@ -41,11 +40,6 @@ class CounterDifference:
     expected: dict[str, Decimal]  # what the orders counted
     stored: dict[str, Decimal]
     changed_at: float | None  # the sum's ``At`` as read (a correction is conditioned on it)
-
-
-def comparable(key: schema.Key, item: Item | None) -> bool:
-    """A stored item that takes part in comparisons: not a stub (which only keeps sequence numbers)."""
-    return item is not None and not partition.is_bookkeeping_only(item)
 
 
 @dataclass

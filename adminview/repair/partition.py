@@ -80,10 +80,6 @@ def is_bookkeeping_only(item: Item) -> bool:
     return anchor.GONE in item
 
 
-def comparable(item: Item) -> Item:
-    return anchor.without_bookkeeping(item)
-
-
 def kind_of(item: Item | None) -> str | None:
     return values.string(item, schema.KIND)
 
@@ -91,7 +87,7 @@ def kind_of(item: Item | None) -> str | None:
 def compared(stored: dict[schema.Key, Item]) -> dict[schema.Key, Item]:
     """The stored view items a comparison takes, bookkeeping left out: no stub, no counted item."""
     return {
-        key: comparable(item)
+        key: anchor.without_bookkeeping(item)
         for key, item in stored.items()
         if not is_bookkeeping_only(item) and kind_of(item) != schema.COUNTED
     }

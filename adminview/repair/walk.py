@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from adminview.core import schema
 from adminview.core.sources import Source, sources
 from adminview.repair import partition
-from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored, comparable
+from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, partitions, source_table, view_table
 from adminview.repair.view_diff import Diff
@@ -62,12 +62,10 @@ class SourcePass:
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
         stored = {} if self.scope.diff.view_was_empty else self.scope.view.get_many(list(dict.fromkeys(wanted)))
-        differing = []
+        differing, compared = [], partition.compared(stored)
         for view, items in batch:
             expected = view.items()
-            same = all(
-                comparable(k, stored.get(k)) and partition.comparable(stored[k]) == item for k, item in expected.items()
-            )
+            same = all(compared.get(k) == item for k, item in expected.items())
             same = same and all(partition.counted_matches(k, stored.get(k), s) for k, s in view.counted().items())
             if same:
                 continue
