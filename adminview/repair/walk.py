@@ -159,6 +159,3 @@ def walk(
         page_size=page_size,
         on_differs=on_differs,
     )
-
-
-__all__ = ["Walk", "walk"]
