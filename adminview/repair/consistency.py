@@ -1,6 +1,6 @@
-"""One order's consistency: the view items its source partitions (``read_order``) imply
-beside those the view holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of
-that order's view items, safe under a running sync; ``docs/operations.md`` says what the page shows.
+"""One order's consistency: the view items its source partitions (``read_order``) imply beside those the view
+holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of that order's view
+items, safe under a running sync; ``docs/operations.md`` says what the page shows.
 
 The reads come in the order that keeps them truthful beside the live sync: the order's returns, every partition's
 anchors, the partitions, the view items they imply with the anchors again, the heartbeats; a look that may have
@@ -181,8 +181,7 @@ def _freshness() -> dict[str, Freshness] | None:
 
 
 def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
-    """Read the order's partitions (their anchors, then their items, then the view items either implies and the
-    anchors once more), then the heartbeats."""
+    """Read the order's partitions (``read_order``), then the heartbeats."""
     oid = keys.bare(order_id, keys.ORDER)
     shop, *others = read_order(view_table(), oid)
     read_at = clock()

@@ -91,7 +91,3 @@ def compared(stored: dict[schema.Key, Item]) -> dict[schema.Key, Item]:
         for key, item in stored.items()
         if not is_bookkeeping_only(item) and kind_of(item) != schema.COUNTED
     }
-
-
-def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:
-    return numbers.read_counted(key, stored).sums == expected

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from adminview.core import schema
+from adminview.core import numbers, schema
 from adminview.core.sources import Source, sources
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored
@@ -66,7 +66,7 @@ class SourcePass:
         for view, items in batch:
             expected = view.items()
             same = all(compared.get(k) == item for k, item in expected.items())
-            same = same and all(partition.counted_matches(k, stored.get(k), s) for k, s in view.counted().items())
+            same = same and all(numbers.read_counted(k, stored.get(k)).sums == s for k, s in view.counted().items())
             if same:
                 continue
             seen = None
