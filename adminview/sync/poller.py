@@ -164,8 +164,7 @@ class Poller:
             for shard in description.get("Shards", []):
                 sid = shard["ShardId"]
                 if (arn, sid) not in self.shards:
-                    cp = checkpoints.get(sid)
-                    seq, done = (cp.seq, cp.done) if cp else (None, False)
+                    seq, done = checkpoints.get(sid, (None, False))
                     self.shards[(arn, sid)] = ShardState(arn, sid, shard.get("ParentShardId"), seq, done)
             if not description.get("LastEvaluatedShardId"):
                 return

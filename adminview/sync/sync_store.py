@@ -29,18 +29,11 @@ def _checkpoint_pk(stream_arn: str) -> str:
     return f"checkpoint#{stream_arn}"
 
 
-@dataclass(frozen=True)
-class Checkpoint:
-    shard_id: str
-    seq: str | None
-    done: bool
-
-
-def load_checkpoints(stream_arn: str) -> dict[str, Checkpoint]:
-    return {
-        row.sk: Checkpoint(row.sk, row.seq, bool(row.done))
-        for row in SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
-    }
+def load_checkpoints(stream_arn: str) -> dict[str, tuple[str | None, bool]]:
+    """Each shard's checkpoint, by shard id: its last sequence number applied or dead-lettered, and whether it is
+    read to its end."""
+    rows = SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
+    return {row.sk: (row.seq, bool(row.done)) for row in rows}
 
 
 def save_checkpoint(stream_arn: str, shard_id: str, seq: str | None, done: bool = False) -> None:
