@@ -39,10 +39,6 @@ class Prepared:
     anchor: schema.Key | None
     free: list[Item]  # view items that follow from this source item alone (no anchor)
 
-    @property
-    def created(self) -> object:
-        return records.body_of(self.record).get("ApproximateCreationDateTime")
-
 
 @dataclass
 class Outcome:
@@ -104,7 +100,7 @@ def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | Non
     applied = skipped = 0
     for p in group:
         sk = p.key[1]
-        if state.book.too_old(sk, p.created):
+        if state.book.too_old(sk, records.created_at(p.record)):
             raise ValueError(
                 f"record {p.event_id} of {p.key[0]} {sk} is older than an anchor's stub can live "
                 f"({MAX_RECORD_AGE_S // 3600} h) and the item has no sequence number applied, so newer state may "
