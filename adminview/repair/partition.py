@@ -14,7 +14,6 @@ from adminview.core.anchor import Implied
 from adminview.core.sources import Source, entry_anchor, for_anchor
 
 Item = dict[str, Any]
-SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
 
 
 @dataclass
@@ -69,8 +68,8 @@ def anchor_of_item(item: Item) -> schema.Key | None:
     return entry_anchor(item)
 
 
-def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
-    """The source partition an anchor follows from."""
+def source_partition(anchor_key: schema.Key) -> tuple[Source, str] | None:
+    """The source, and the partition key in its table, an anchor follows from."""
     source = for_anchor(anchor_key)
     return (source, anchor_key[0]) if source is not None else None
 

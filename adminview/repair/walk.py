@@ -9,6 +9,7 @@ for several at once): verify reads it again before reporting it, rebuild repairs
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -107,20 +108,10 @@ class Walk(Scope):
 
         return seen
 
-    def _view_pass(self, started: float) -> ViewPass:
-        on_orphans = self.on_orphans
-        return ViewPass(
-            self,
-            started,
-            self._flagged,
-            lambda flag: self.on_differs(self, flag),
-            (lambda orphans: on_orphans(self, orphans)) if on_orphans else None,
-            self._scanned("view_items"),
-        )
-
     def run(self) -> Diff:
-        started = time.monotonic()
-        view_pass = self._view_pass(time.time())
+        started, differs = time.monotonic(), functools.partial(self.on_differs, self)
+        orphaned = functools.partial(self.on_orphans, self) if self.on_orphans else None
+        view_pass = ViewPass(self, time.time(), self._flagged, differs, orphaned, self._scanned("view_items"))
         self.diff.view_was_empty = self.view.holds_nothing()  # nothing to read back or walk in step 2
         for source in sources():
             source_pass = SourcePass(self, source, self._flagged, self._scanned("source_items"))
