@@ -258,7 +258,7 @@ def page_work(subjects: Subjects) -> dict[str, Callable[[], Any]]:
         access_patterns.product_by_id(product_id=subjects.product_id)
         history.entity_history(kind="product", entity_id=subjects.product_id, limit=LATEST)  # its latest changes
         number_reads.product_months(product_id=subjects.product_id)  # the units sold per month
-        number_reads.returned_units(product_id=subjects.product_id)  # and returned (the return rate)
+        number_reads.returned(product_id=subjects.product_id)  # and returned (the return rate)
         sync_freshness.freshness()
 
     def warehouse() -> None:

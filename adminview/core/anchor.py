@@ -22,7 +22,7 @@ sequence number applied (had a newer one been applied, the anchor would have bee
 created, less than ``LIFETIME_S`` ago, and could not have expired).
 
 Everything else in the view follows from anchors: each anchor *implies* its entries and, for an order, what it
-contributes to the numbers (``Implied``). Items are plain values (``adminview.core.values``); nothing here does I/O.
+contributes to the numbers (``Implied``).
 """
 
 from __future__ import annotations

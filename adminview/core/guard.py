@@ -2,8 +2,6 @@
 writer read it. Each such item carries ``Rev``, how many times it was written; a writer puts ``Rev`` + 1 on the
 condition that ``Rev`` is still what it read (or that the item is still absent), so no writer overwrites a change
 it has not seen, and whoever comes second reads again (``adminview.core.anchor``).
-
-Conditions are plain values, encoded by the writer; nothing here does I/O.
 """
 
 from __future__ import annotations

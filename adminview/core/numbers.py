@@ -11,8 +11,6 @@ last added, with a revision. Whoever changes the sums (the sync, a rebuild, a re
 conditioned on the revision it read, and adds the difference to the sum items, in one TransactWriteItems. A
 replayed record leaves the anchor's facts, so its sums, as they were: nothing is added. The sums are a function of
 the anchor's whole group of source items, so the order in which its records arrive does not matter.
-
-Items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations

@@ -54,8 +54,7 @@ def created_at(record: Any) -> float | None:
 def written_at(record: Any, received_at: float) -> float | None:
     """The latest moment the record's change can have been made, from what the sync knows: its creation time when
     that is precise; a whole minute (coarse, ``COARSE_S``) bounds it from below only, so then the end of that
-    minute or the moment the sync received the record, whichever came first. A lag measured from it is never
-    the engine's rounding."""
+    minute or the moment the sync received the record, whichever came first: a lag is never the engine's rounding."""
     at = created_at(record)
     if at is None or at % COARSE_S:
         return at

@@ -60,29 +60,18 @@ class Index:
 
 # --- the table's own keys ------------------------------------------------------------------------------------
 
-PK, SK = "PK", "SK"
-KIND = "Kind"
+PK, SK, KIND = "PK", "SK", "Kind"
 Key = tuple[str, str]
 
-ORDER_SK: Final = "#order"
-RETURN_SK: Final = "#return"
-REFUNDS_SK: Final = "#refunds"
+ORDER_SK, RETURN_SK, REFUNDS_SK, PROFILE_SK, PRODUCT_SK = "#order", "#return", "#refunds", "#profile", "#product"
 COUNTED_SUFFIX: Final = "#counted"
-PROFILE_SK: Final = "#profile"
-PRODUCT_SK: Final = "#product"
 CUSTOMER_REFUNDED_SK: Final = "#refunded"  # sorts between ``#profile`` and the order entries (``o#...``)
 
 ORDER, COLLECTION, COUNTED = "order", "collection", "counted"
 RETURN, REFUNDS, CUSTOMER_RETURN = "return", "refunds", "customer-return"
-PROFILE, PRODUCT = "profile", "product"
-CUSTOMER_ORDER, PAYMENT, CATEGORY_ORDER, SEARCH, ACTIVITY = (
-    "customer-order",
-    "payment",
-    "category-order",
-    "search",
-    "activity",
-)
-COUNTER, BUYERS = "counter", "buyers"
+PROFILE, PRODUCT, COUNTER, BUYERS = "profile", "product", "counter", "buyers"
+CUSTOMER_ORDER, PAYMENT, CATEGORY_ORDER = "customer-order", "payment", "category-order"
+SEARCH, ACTIVITY = "search", "activity"
 
 LISTED_STATUSES: Final = (OrderStatus.PENDING, OrderStatus.SHIPPED, OrderStatus.DELIVERED, OrderStatus.CANCELLED)
 """The statuses with a list page: every status, so that the lists together hold every order with one. DELIVERED,
@@ -138,13 +127,10 @@ def status_partition(status: str, shard: int) -> str:
     return f"{status}#{shard}"
 
 
-RETURN_STATUS_PREFIX: Final = "RETURN#"
-
-
 def return_status_partition(status: str, shard: int) -> str:
     """``ORDERS_BY_STATUS`` partition of one return status's shard: ``RETURN#<STATUS>#<shard>`` (the index is
     overloaded: orders and returns share it, each under its own partitions)."""
-    return f"{RETURN_STATUS_PREFIX}{status}#{shard}"
+    return f"RETURN#{status}#{shard}"
 
 
 def return_position(requested: str | None, return_id: str) -> str:
@@ -152,19 +138,13 @@ def return_position(requested: str | None, return_id: str) -> str:
     return f"{requested or ''}#{return_id}"
 
 
-CATALOGUE_PREFIX: Final = "CATALOGUE#"
-
-
 def catalogue_partition(shard: int) -> str:
-    return f"{CATALOGUE_PREFIX}{shard}"
-
-
-CUSTOMERS_PREFIX: Final = "CUSTOMERS#"
+    return f"CATALOGUE#{shard}"
 
 
 def customers_partition(shard: int) -> str:
     """One shard of every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``."""
-    return f"{CUSTOMERS_PREFIX}{shard}"
+    return f"CUSTOMERS#{shard}"
 
 
 def name_position(name: str | None, customer_id: str) -> str:
@@ -188,19 +168,13 @@ def customer_return(customer_id: str, requested: str | None, return_id: str) -> 
     return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_RETURN_PREFIX + return_position(requested, return_id)
 
 
-TRANSACTION_PREFIX: Final = "t#"
-
-
 def transaction_key(transaction_id: str) -> str:
     """A payment's provider reference as a key: whitespace trimmed, case ignored."""
-    return TRANSACTION_PREFIX + transaction_id.strip().lower()
+    return "t#" + transaction_id.strip().lower()
 
 
 def payment(transaction_id: str, order_id: str) -> Key:
     return transaction_key(transaction_id), keys.with_prefix(keys.ORDER, order_id)
-
-
-CATEGORY_PREFIX: Final = "cat#"
 
 
 def category_name(value: str | None) -> str:
@@ -211,7 +185,7 @@ def category_name(value: str | None) -> str:
 
 
 def category_partition(category: str, shard: int) -> str:
-    return f"{CATEGORY_PREFIX}{category}#{shard}"
+    return f"cat#{category}#{shard}"
 
 
 def category_order(category: str, shard: int, date: str, order_id: str) -> Key:
@@ -278,23 +252,19 @@ def search_entry(term: str, kind: str, entity_id: str) -> Key:
     return search_partition(term), f"{term}#{kind}#{entity_id}"
 
 
-ACTIVITY_PREFIX: Final = "ACTIVITY#"
-USER_ACTIVITY_PREFIX: Final = "USER#"
-KIND_ACTIVITY_PREFIX: Final = "KIND#"
 ACTIVITY_KINDS: Final = ("order", "customer", "product", "stock", "warehouse", "system")
-STOCK_ACTION_PREFIX: Final = "stock-"  # the actions of stock edits (shop.editing), audited in the product's partition
 
 
 def activity_partition(shard: int) -> str:
-    return f"{ACTIVITY_PREFIX}{shard}"
+    return f"ACTIVITY#{shard}"
 
 
 def user_activity_partition(username: str) -> str:
-    return USER_ACTIVITY_PREFIX + username
+    return "USER#" + username
 
 
 def kind_activity_partition(kind: str, shard: int) -> str:
-    return f"{KIND_ACTIVITY_PREFIX}{kind}#{shard}"
+    return f"KIND#{kind}#{shard}"
 
 
 def activity_kind(source_pk: str, action: str | None) -> str:
@@ -302,30 +272,23 @@ def activity_kind(source_pk: str, action: str | None) -> str:
     or its stock, a warehouse, or the system (a dead-letter replay)."""
     head = source_pk.split("#", 1)[0] + "#"
     if head == keys.PRODUCT:
-        return "stock" if (action or "").startswith(STOCK_ACTION_PREFIX) else "product"
+        # the actions of stock edits (shop.editing) are audited in the product's partition too
+        return "stock" if (action or "").startswith("stock-") else "product"
     return {keys.ORDER: "order", keys.CUSTOMER: "customer", keys.WAREHOUSE: "warehouse"}.get(head, "system")
 
 
 def activity_entries(source_pk: str, position: str, user: str, kind: str, shard: int) -> list[Key]:
     """The three lists a staff change is in (``position``: ``<at>#<id>``): all changes, its user's, its kind's."""
-    return [
-        (activity_partition(shard), position),
-        (user_activity_partition(user), position),
-        (kind_activity_partition(kind, shard), position),
-    ]
+    partitions = (activity_partition(shard), user_activity_partition(user), kind_activity_partition(kind, shard))
+    return [(pk, position) for pk in partitions]
 
 
 # --- sums ------------------------------------------------------------------------------------------------------
 
 STATS_PREFIX: Final = "STATS#"
-STATUS_COUNTS_PREFIX, DAY_PREFIX, PRODUCT_MONTH_PREFIX = "STATS#status#", "STATS#day#", "STATS#product#"
-RETURNED_PREFIX, REFUNDS_DAY_PREFIX = "STATS#returned#", "STATS#refunds#"
-CATEGORY_COUNTS_PREFIX: Final = "STATS#categories#"
-STATUS_COUNTS_SK: Final = "counts"
 BUYERS_PREFIX: Final = "b#"
 CHANGED_AT: Final = "At"  # every sum notes when it last changed (a verify leaves sums that moved while it ran)
-ORDERS, CANCELLED_ORDERS, UNITS, REVENUE = "Orders", "Cancelled", "Units", "Revenue"
-PRODUCTS: Final = "Products"
+ORDERS, CANCELLED_ORDERS, UNITS, REVENUE, PRODUCTS = "Orders", "Cancelled", "Units", "Revenue", "Products"
 REFUNDS_COUNT, REFUNDED = "Refunds", "Refunded"
 RESTOCKED, DAMAGED = "Restocked", "Damaged"  # a product's units received back: put back in stock, or not
 RETURNED_FIGURES: Final = (UNITS, RESTOCKED, DAMAGED)
@@ -334,31 +297,31 @@ CATEGORY_SEP: Final = ":"  # a day's per-category sums: ``Units:<category>``, ``
 
 
 def status_counts(shard: int) -> Key:
-    return f"{STATUS_COUNTS_PREFIX}{shard}", STATUS_COUNTS_SK
+    return f"{STATS_PREFIX}status#{shard}", "counts"
 
 
 def day_sums(shard: int, day: str) -> Key:
-    return f"{DAY_PREFIX}{shard}", day
+    return f"{STATS_PREFIX}day#{shard}", day
 
 
 def product_month_sums(product_id: str, shard: int, month: str) -> Key:
-    return f"{PRODUCT_MONTH_PREFIX}{product_id}#{shard}", month
+    return f"{STATS_PREFIX}product#{product_id}#{shard}", month
 
 
 def returned_units(product_id: str, shard: int, month: str) -> Key:
     """Units of a product returned (received back) in a month (``Units``), those put back in stock (``Restocked``)
     and the rest (``Damaged``), by the month the return was requested."""
-    return f"{RETURNED_PREFIX}{product_id}#{shard}", month
+    return f"{STATS_PREFIX}returned#{product_id}#{shard}", month
 
 
 def refunds_day(shard: int, day: str) -> Key:
     """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
-    return f"{REFUNDS_DAY_PREFIX}{shard}", day
+    return f"{STATS_PREFIX}refunds#{shard}", day
 
 
 def category_counts(shard: int, category: str) -> Key:
     """A catalogue category: how many products hold it (``Products``). One partition per shard lists them all."""
-    return f"{CATEGORY_COUNTS_PREFIX}{shard}", category
+    return f"{STATS_PREFIX}categories#{shard}", category
 
 
 def buyers(product_id: str, customer_id: str) -> Key:
@@ -403,8 +366,7 @@ def _decimal(value: Any) -> Decimal | None:
 
 
 def _whole(value: Any) -> int | None:
-    text = values.as_text(value)
-    number = _decimal(text)
+    number = _decimal(value)
     return int(number) if number is not None and number == number.to_integral_value() else None
 
 
@@ -465,8 +427,7 @@ class Kind(Generic[T]):
         return self.by_field[field]
 
     def item(self, key: Key, **given: Any) -> Item:
-        """The item at ``key`` with the given fields' values that are not None (``TypeError`` for a field the kind
-        has not)."""
+        """The item at ``key`` with the given fields' values but None (``TypeError`` for a field it has not)."""
         item: Item = {**values.key(*key), KIND: self.name}
         for name, value in given.items():
             if name not in self.by_field:
@@ -705,8 +666,7 @@ def _shards(variable: str) -> int:
 
 
 def sum_shard(anchor: Key) -> int:
-    """The shard of the sums an anchor adds to (its counted item's), so that anchors of one shard, written together,
-    add to the same sum items."""
+    """The shard of the sums an anchor adds to: anchors of one shard, written together, add to the same sum items."""
     return shard_of(anchor[0], sum_shards())
 
 
@@ -743,13 +703,8 @@ def describe() -> str:
     in_catalogue = (catalogue_partition(shard), "<pid>")
     by_name = (customers_partition(shard), name_position("<name>", "<cid>"))
     by_id = f"`{customers_partition(shard)}` / `<cid>`"
-    day_figures = (
-        ORDERS,
-        CANCELLED_ORDERS,
-        UNITS,
-        REVENUE,
-        *(n + CATEGORY_SEP + "<category>" for n in (UNITS, REVENUE)),
-    )
+    by_category = (n + CATEGORY_SEP + "<category>" for n in (UNITS, REVENUE))
+    day_figures = (ORDERS, CANCELLED_ORDERS, UNITS, REVENUE, *by_category)
     # kind, role, its keys, the index keys it carries (index, key) and when, what it holds (ATTRIBUTES, else named)
     Row = tuple[str, str, list[Key], tuple[Index, Key] | None, str, tuple[str, ...]]
     rows: list[Row] = [

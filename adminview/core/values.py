@@ -32,12 +32,10 @@ def is_number(value: Any) -> bool:
 
 
 def as_string(value: Any) -> str | None:
-    """A string value; None for any other value."""
     return value if isinstance(value, str) else None
 
 
 def as_text(value: Any) -> str | None:
-    """A string or number value as text; None for any other value."""
     if isinstance(value, str):
         return value
     if isinstance(value, Decimal):
@@ -46,17 +44,14 @@ def as_text(value: Any) -> str | None:
 
 
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
-    """A string attribute; None when absent or of another type."""
     return as_string(_get(item, name))
 
 
 def text(item: Mapping[str, Any] | None, name: str) -> str | None:
-    """A string or number attribute as text; None when absent or of another type."""
     return as_text(_get(item, name))
 
 
 def number(item: Mapping[str, Any] | None, name: str) -> float | None:
-    """A number attribute as a float; None when absent or of another type."""
     value = _get(item, name)
     return float(value) if is_number(value) else None
 
@@ -74,24 +69,20 @@ def integer(item: Mapping[str, Any] | None, name: str) -> int | None:
 
 
 def entries(value: Any) -> Item:
-    """A map value's entries (the map itself); empty for anything that is not a map."""
     if type(value) is dict:
         return value
     return dict(value) if isinstance(value, Mapping) else {}
 
 
 def elements(value: Any) -> list[Any]:
-    """A list value's elements; empty for any other value."""
     return list(value) if isinstance(value, list) else []
 
 
 def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
-    """A map attribute's entries; empty when absent or of another type."""
     return entries(_get(item, name))
 
 
 def listing(item: Mapping[str, Any] | None, name: str) -> list[Any]:
-    """A list attribute's elements; empty when absent or of another type."""
     return elements(_get(item, name))
 
 

@@ -1,13 +1,6 @@
 """Reading the numbers the sync keeps (``adminview.core.numbers``): a constant number of calls, whatever the
-table holds.
-
-- ``status_counts``: one BatchGetItem of the N status counters;
-- ``daily`` and ``by_category``: one Query per counter shard (in parallel) over the range's days, at most 366;
-  ``daily_and_by_category``: both from the same Queries;
-- ``product_months``: one Query per counter shard of the product's months;
-- ``categories``: one Query per counter shard of the catalogue's categories.
-
-Each read sums the N write shards.
+table holds (one BatchGetItem of the status counters, else one Query per sum shard, in parallel, of a range of at
+most 366 days or of a product's months), each read summing the N write shards.
 """
 
 from __future__ import annotations
@@ -139,15 +132,14 @@ def _daily_rows(items: list[Item], start: date, end: date) -> list[DayFigures]:
 
 
 def _category_rows(items: list[Item]) -> list[CategoryFigures]:
-    units_prefix, revenue_prefix = schema.UNITS + schema.CATEGORY_SEP, schema.REVENUE + schema.CATEGORY_SEP
+    figures = {schema.UNITS: 0, schema.REVENUE: 1}  # a day's ``Units:<category>`` and ``Revenue:<category>``
     sums: dict[tuple[str, str], list[Decimal]] = {}
     for item in items:
         day = values.item_key(item)[1]
         for name in item:
-            if name.startswith(units_prefix):
-                sums.setdefault((day, name[len(units_prefix) :]), [Decimal(0), Decimal(0)])[0] += _number(item, name)
-            elif name.startswith(revenue_prefix):
-                sums.setdefault((day, name[len(revenue_prefix) :]), [Decimal(0), Decimal(0)])[1] += _number(item, name)
+            figure, sep, category = name.partition(schema.CATEGORY_SEP)
+            if sep and figure in figures:
+                sums.setdefault((day, category), [Decimal(0), Decimal(0)])[figures[figure]] += _number(item, name)
     return [
         CategoryFigures(date.fromisoformat(day), category, int(units), revenue.quantize(CENT))
         for (day, category), (units, revenue) in sorted(sums.items())
@@ -195,11 +187,6 @@ def returned(*, product_id: str) -> Returned:
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.returned_units(pid, n, "")[0]))
     units, restocked, damaged = (int(sum(_number(i, name) for i in items)) for name in schema.RETURNED_FIGURES)
     return Returned(units, restocked, damaged)
-
-
-def returned_units(*, product_id: str) -> int:
-    """Units of a product returned (received back) over all time."""
-    return returned(product_id=product_id).units
 
 
 def categories() -> list[str]:

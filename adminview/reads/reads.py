@@ -53,8 +53,7 @@ def query(
 ) -> tuple[list[Item], bool]:
     """One Query page of partition ``pk`` (of ``index``, else of the table), in ``forward`` order, from the
     position ``after`` on (exclusive; "after" in the direction of reading), within a range of sort keys or under a
-    prefix (``begins_with``, as a range, so that a position can continue it). Returns the items and whether
-    DynamoDB has more."""
+    prefix (``begins_with``, as a range, so that a position can continue it). The items, and whether there are more."""
     client, table = view_client()
     hash_name, range_name = index.key_names if index is not None else (schema.PK, schema.SK)
     if begins_with is not None:
@@ -65,25 +64,16 @@ def query(
             low = after if low is None or after >= low else low
         else:
             high = after if high is None or after <= high else high
-    conditions = ["#pk = :pk"]
-    expression: dict[str, Any] = {":pk": ddb_json.s(pk)}
-    if low is not None and high is not None:
-        if low > high:
-            return [], False
-        conditions.append("#sk BETWEEN :low AND :high")
-        expression[":low"], expression[":high"] = ddb_json.s(low), ddb_json.s(high)
-    elif low is not None:
-        conditions.append("#sk >= :low")
-        expression[":low"] = ddb_json.s(low)
-    elif high is not None:
-        conditions.append("#sk <= :high")
-        expression[":high"] = ddb_json.s(high)
-    names = {"#pk": hash_name}
-    if len(conditions) > 1:
-        names["#sk"] = range_name
+    if low is not None and high is not None and low > high:
+        return [], False
+    on_sk = {(True, True): "#sk BETWEEN :low AND :high", (True, False): "#sk >= :low", (False, True): "#sk <= :high"}
+    condition = on_sk.get((low is not None, high is not None))
+    names = {"#pk": hash_name} | ({"#sk": range_name} if condition else {})
+    given = {":pk": pk, ":low": low, ":high": high}
+    expression = {name: ddb_json.s(value) for name, value in given.items() if value is not None}
     params: dict[str, Any] = {
         "TableName": table,
-        "KeyConditionExpression": " AND ".join(conditions),
+        "KeyConditionExpression": "#pk = :pk" + (f" AND {condition}" if condition else ""),
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": expression,
         "ScanIndexForward": forward,

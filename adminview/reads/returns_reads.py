@@ -1,12 +1,10 @@
 """Read functions of the returns as the admin view keeps them: a constant number of calls, whatever the tables hold.
 
-- ``returns``: a status's returns (one Query per write shard of its list in the status index), or the queue of
-  those awaiting action (its three open statuses' shards, merged), oldest ``Requested`` first; then one
-  BatchGetItem of the page's return anchors for what the index does not project (each line's units and reason,
-  the step times), which also filters the page by reason (a page of a filtered queue may hold fewer rows than
-  asked, never more calls), and, in the same call, of their orders' anchors for the prices the orders paid
-  (a return holds no prices: its value is its lines at those prices);
-- ``customer_returns``: one Query of the customer's return entries, newest first.
+A list of returns (a status's, or the queue of those awaiting action: its open statuses' shards, merged) is one
+Query per write shard of the status index, then one BatchGetItem of the page's return anchors for what the index
+does not project (each line's units and reason, the step times), which also filters the page by reason (a page of
+a filtered queue may hold fewer rows than asked, never more calls), and, in the same call, of their orders' anchors
+for the prices the orders paid (a return holds no prices: its value is its lines at those prices).
 """
 
 from __future__ import annotations

@@ -1,16 +1,6 @@
 """Read functions of the admin view (the contract with the dashboard): plain positions in, rows and positions out.
-
-Every function issues a bounded number of calls that does not grow with the table:
-
-- ``orders_by_status``: one Query per write shard of the status index (in parallel threads), merged; newest or
-  oldest first, optionally within a range of order dates; ``ALL``: one Query per (listed status, shard), merged
-  the same way; ``new_orders_since``: the same, from a position on;
-- ``customer_orders``: one Query of the customer's order entries and one BatchGetItem of their summaries;
-- ``category_orders``: one Query per write shard of the category's entries and one BatchGetItem of summaries;
-- ``product_buyers``: one Query of the product's buyer relations (rarely more: only when some relations have
-  dropped to zero) and one BatchGetItem of the customers' profiles;
-- ``order_id_for_transaction``, ``customer_id_for_email``: one Query each;
-- ``order_states``: one BatchGetItem of the orders' summaries and their refunds' anchors.
+Each issues a bounded number of calls that does not grow with the table (its docstring says which): a Query per
+write shard of a list, merged, and a BatchGetItem of what the list's entries do not carry.
 """
 
 from __future__ import annotations
@@ -59,8 +49,7 @@ def _forward(sort: str) -> bool:
 
 
 def status_partitions(status: str) -> list[str]:
-    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards, or for ``ALL`` every listed
-    status's."""
+    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards (``ALL``: every listed one's)."""
     if status not in LISTS:
         raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
     statuses = schema.LISTED_STATUSES if status == ALL else (status,)
@@ -211,15 +200,12 @@ def category_orders(
     sort: str = NEWEST,
 ) -> RowsPage[CategoryOrderRow]:
     """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
-    its entries, merged, and one BatchGetItem of the page's summaries (their status and total, which the
-    entries do not carry)."""
+    its entries, merged, and one BatchGetItem of the page's summaries (status and total)."""
     name = category.strip()
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
-    forward = _forward(sort)
-    dates = DateRange(start, end)
-    check_limit(limit)
-    position = order_position(after, forward=forward)
+    options: ListOptions = {"limit": limit, "after": after, "sort": sort, "dates": DateRange(start, end)}
+    limit, forward, position, dates = _checked(options)
     within = Range(*dates.bounds())
     found = each_shard(
         schema.list_shards(),
@@ -300,11 +286,8 @@ def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, An
     if not text or len(text) > MAX_TRANSACTION_ID:
         raise InvalidInput(f"a transaction id is 1-{MAX_TRANSACTION_ID} characters")
     check_limit(limit)
-    start = None
-    if after is not None:
-        start = keys.order(str(after.get("after", ""))) if isinstance(after, dict) and set(after) == {"after"} else ""
-        if not start:
-            raise InvalidInput("malformed page position")
+    position = reads.read_position(after, forward=True)
+    start = keys.order(position) if position is not None else None
     found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
     rows = found[:limit]
     last = schema.PAYMENT_KIND.read(rows[-1]).order_id if rows else None

@@ -1,18 +1,13 @@
 """How fresh the view is, as every page that reads it says: the sync's heartbeats (one Query of a tiny partition of
-the sync table, written by ``adminview.sync.sync_status``) and the last verify result, read and summed up.
+the sync table, written by ``adminview.sync.sync_status``) and the last verify result. Kept with the reads so that
+the repair tools can say how fresh the view is without importing the sync.
 
-What the pages say (``Freshness``): "N s behind" means the view lacks changes made N seconds ago. A shard whose
-last poll found nothing newer than what was applied is up to date as of that poll; a shard working through a
-backlog holds every change made before its last applied record was written, and none after: when it was written
-is its creation time when precise, else the latest the sync can prove (``adminview.core.records.written_at``), so
-an engine's rounding is never shown as lag. Each source (shop,
-returns) is as fresh as its least fresh active shard, and the view as its least fresh source; a page says which
-sources its figures come from (``freshness_by_source``: the same one Query, split by source). For the Lambda,
-which runs only when records arrive, what can be proven is when the last change was applied and how long after
-it was written. Expired heartbeats are left out at once (DynamoDB deletes them some time later).
-
-A read, kept with the reads so that the repair tools (one order's consistency) can say how fresh the view is
-without importing the sync.
+"N s behind" means the view lacks changes made N seconds ago. A shard whose last poll found nothing new is up to
+date as of that poll; a shard working through a backlog holds every change made before its last applied record was
+written (``adminview.core.records.written_at``: an engine's rounding is never shown as lag). A source is as fresh
+as its least fresh active shard, the view as its least fresh source. Of the Lambda, which runs only when records
+arrive, what can be proven is when the last change was applied and how long after it was written. Expired
+heartbeats are left out at once (DynamoDB deletes them some time later).
 """
 
 from __future__ import annotations

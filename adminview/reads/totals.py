@@ -37,8 +37,7 @@ class CustomerTotals:
 
 
 def customer_totals(*, customer_id: str) -> CustomerTotals:
-    """The customer's totals from their view partition (``PK`` ``c#<cid>``, ``SK`` from ``#profile`` to the last
-    order entry), page after page until DynamoDB has no more."""
+    """The customer's totals from their view partition, page after page until DynamoDB has no more."""
     pk = keys.customer(customer_id)
     within = Range(schema.PROFILE_SK, schema.CUSTOMER_ORDER_PREFIX + LAST_CHAR)
     known, orders, spent, refunded, paid = False, 0, Decimal(0), Decimal(0), Decimal(0)

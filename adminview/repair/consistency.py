@@ -1,6 +1,6 @@
-"""One order's consistency: the view items its source partitions (``adminview.repair.order_partitions``) imply
-beside those the view holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of
-that order's view items, safe under a running sync; ``docs/operations.md`` says what the page shows.
+"""One order's consistency: the view items its source partitions (``read_order``) imply beside those the view
+holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of that order's view
+items, safe under a running sync; ``docs/operations.md`` says what the page shows.
 
 The reads come in the order that keeps them truthful beside the live sync: the order's returns, every partition's
 anchors, the partitions, the view items they imply with the anchors again, the heartbeats; a look that may have
@@ -19,11 +19,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from adminview.core import schema
+from adminview.core import guard, schema, values
+from adminview.core.sources import sources
+from adminview.core.sources.shared import IndexLookup
 from adminview.core.sources.shop import SOURCE, activity_items
 from adminview.reads import sync_freshness
 from adminview.reads.sync_freshness import Freshness, least_fresh
-from adminview.repair import order_partitions, partition, repair
+from adminview.repair import partition, repair
 from adminview.repair.partition import Item
 from adminview.repair.table_walk import Table, source_table, view_table
 from adminview.repair.verdict import BEHIND as BEHIND  # the verdicts and a part are this module's words too
@@ -32,7 +34,8 @@ from adminview.repair.verdict import IN_SYNC as IN_SYNC
 from adminview.repair.verdict import SEVERITY, Difference, SourceMark, judge_partition, unprojectable
 from adminview.repair.verdict import Part as Part
 from adminview.repair.view_diff import Change
-from dynamo import backoff, item_codec
+from dynamo import backoff, ddb_json, item_codec
+from dynamo.paging import raw_items
 from dynamo.transactions import MAX_ITEMS
 from shop import audit, keys
 from shop.audit import Actor
@@ -53,8 +56,7 @@ RULE = (
 
 @dataclass(frozen=True)
 class Look:
-    """One read of the order's source partitions, their view items and the sync's position, in the order the module
-    docstring gives."""
+    """One read of the order's source partitions, their view items and the sync's position, in the module's order."""
 
     order_id: str
     reading: repair.Reading  # the shop partition: the anchor and counted item, then its items, then the view items
@@ -134,6 +136,41 @@ class Report:
 # --- reading ------------------------------------------------------------------------------------------------
 
 
+def _looked_up(table: Table, lookup: IndexLookup) -> list[str]:
+    """The partition keys an index names (one Query, keys only)."""
+    found = raw_items(
+        table.client,
+        "query",
+        TableName=table.name,
+        IndexName=lookup.index,
+        KeyConditionExpression="#at = :value",
+        ProjectionExpression="#pk",
+        ExpressionAttributeNames={"#at": lookup.attribute, "#pk": schema.PK},
+        ExpressionAttributeValues={":value": ddb_json.s(lookup.value)},
+    )
+    pks = (values.string(item_codec.decode(item), schema.PK) for item in found)
+    return sorted({pk for pk in pks if pk is not None and lookup.names_partition(pk)})
+
+
+def read_order(view: Table, order_id: str) -> list[repair.Reading]:
+    """Every source partition the order's view items follow from, in the protocol's order
+    (``repair.read_partitions``): in each source's table, those its source says are keyed by the order and those an
+    index Query names (``Source.order_partitions``: the shop's ``o#<oid>``; the returns table's ``o#<oid>`` and each
+    return's ``r#<rid>``, which its GSI1 names). The index Queries come first; a GSI is eventually consistent, so a
+    partition written a moment ago may be left out of one look (the next one has it). A table that does not exist
+    yet (nothing was ever written to it) holds none."""
+    oid = keys.bare(order_id, keys.ORDER)
+    wanted: list[repair.Wanted] = []
+    for source in sources():
+        table, where = source_table(source), source.order_partitions(oid)
+        try:
+            more = _looked_up(table, where.lookup) if where.lookup is not None else []
+        except table.client.exceptions.ResourceNotFoundException:
+            continue
+        wanted += [repair.Wanted(table, source, pk) for pk in (*where.pks, *more)]
+    return repair.read_partitions(view, wanted)
+
+
 def _freshness() -> dict[str, Freshness] | None:
     try:
         return sync_freshness.freshness_by_source(sync_freshness.heartbeats())
@@ -144,10 +181,9 @@ def _freshness() -> dict[str, Freshness] | None:
 
 
 def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
-    """Read the order's partitions (their anchors, then their items, then the view items either implies and the
-    anchors once more), then the heartbeats."""
+    """Read the order's partitions (``read_order``), then the heartbeats."""
     oid = keys.bare(order_id, keys.ORDER)
-    shop, *others = order_partitions.read(view_table(), oid)
+    shop, *others = read_order(view_table(), oid)
     read_at = clock()
     by_source = _freshness()
     names = {r.source.name for r in (shop, *others)}
@@ -234,20 +270,10 @@ def _actions(plans: list[repair.Plan], entry: AuditEntry, view: Table, shards: i
     """The plans' writes as a rebuild commits them (every partition's guarded writes first), with the audit entry
     and the activity entries it implies; all plain (``Table.transact`` encodes them)."""
     image = item_codec.decode(entry.serialize())
-    audited = [
-        {
-            "Put": {
-                "TableName": source_table(SOURCE).name,
-                "Item": image,
-                "ConditionExpression": "attribute_not_exists(#pk)",
-                "ExpressionAttributeNames": {"#pk": schema.PK},
-            }
-        },
-        *(
-            {"Put": {"TableName": view.name, "Item": item}}
-            for item in activity_items((entry.pk, entry.sk), image, shards)
-        ),
-    ]
+    absent = guard.unchanged(stored=False, rev=None)  # the audit entry is new
+    audited = [{"Put": {"TableName": source_table(SOURCE).name, "Item": image, **absent}}]
+    activity = activity_items((entry.pk, entry.sk), image, shards)
+    audited += [{"Put": {"TableName": view.name, "Item": item}} for item in activity]
     planned = repair.transaction_actions(view.name, plans)
     guarded = sum(len(p.guarded) for p in plans)
     return [*planned[:guarded], *audited, *planned[guarded:]]
@@ -276,7 +302,7 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
     shards, view = schema.list_shards(), view_table()
     policy = backoff.ORDER_REPAIRS
     for pauses in policy.sends(sleep):
-        readings = order_partitions.read(view, oid)
+        readings = read_order(view, oid)
         if not any(r.source_items or r.stored for r in readings):
             raise NotFound("order", oid)
         plans = _plans(oid, readings, view, shards)
@@ -286,20 +312,12 @@ def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] 
         entry = audit.entry(actor, action=REPAIR_ACTION, order_id=oid, detail=describe(changes))
         actions = _actions(plans, entry, view, shards)
         if len(actions) > MAX_ITEMS:
-            raise OrderConflict(
-                oid,
-                None,
-                f"order {oid} needs {len(actions)} writes, more than one transaction holds ({MAX_ITEMS}): "
-                "run rebuild_adminview",
-            )
+            too_many = f"order {oid} needs {len(actions)} writes, more than one transaction holds ({MAX_ITEMS})"
+            raise OrderConflict(oid, None, too_many + ": run rebuild_adminview")
         try:
             _commit(view, actions)
         except repair.Contended:
             continue
         return Repaired(oid, changes, entry, pauses.taken + 1)
-    raise OrderConflict(
-        oid,
-        None,
-        f"order {oid} keeps changing: the sync wrote it during each of {policy.attempts} attempts to repair it. "
-        "Nothing was written; try again in a moment.",
-    )
+    raced = f"order {oid} keeps changing: the sync wrote it during each of {policy.attempts} attempts to repair it"
+    raise OrderConflict(oid, None, raced + ". Nothing was written; try again in a moment.")

@@ -1,5 +1,6 @@
-"""What the walk's two passes find (``adminview.repair.walk``): source partitions to look at again, and sums that
-are not what the orders counted."""
+"""What the walk's two passes (``adminview.repair.walk``) work on (``Scope``: the view, each source's table, the diff
+both note into, and how they read) and what they find: source partitions to look at again, and sums that are not
+what the orders counted."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from decimal import Decimal
 
 from adminview.core import schema
 from adminview.core.sources import Source
-from adminview.repair import partition
 from adminview.repair.partition import Item
+from adminview.repair.table_walk import Table
+from adminview.repair.view_diff import Diff
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,14 @@ class CounterDifference:
     changed_at: float | None  # the sum's ``At`` as read (a correction is conditioned on it)
 
 
-def comparable(key: schema.Key, item: Item | None) -> bool:
-    """A stored item that takes part in comparisons: not a stub (which only keeps sequence numbers)."""
-    return item is not None and not partition.is_bookkeeping_only(item)
+@dataclass
+class Scope:
+    view: Table
+    tables: dict[str, Table]  # each source's table, by source name
+    diff: Diff
+    shards: int
+    segments: int
+    page_size: int
+
+    def table(self, source: Source) -> Table:
+        return self.tables[source.name]

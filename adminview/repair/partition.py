@@ -14,7 +14,6 @@ from adminview.core.anchor import Implied
 from adminview.core.sources import Source, entry_anchor, for_anchor
 
 Item = dict[str, Any]
-SourcePartition = tuple[Source, str]  # a source table's partition key, and the source
 
 
 @dataclass
@@ -69,8 +68,8 @@ def anchor_of_item(item: Item) -> schema.Key | None:
     return entry_anchor(item)
 
 
-def source_partition(anchor_key: schema.Key) -> SourcePartition | None:
-    """The source partition an anchor follows from."""
+def source_partition(anchor_key: schema.Key) -> tuple[Source, str] | None:
+    """The source, and the partition key in its table, an anchor follows from."""
     source = for_anchor(anchor_key)
     return (source, anchor_key[0]) if source is not None else None
 
@@ -80,10 +79,6 @@ def is_bookkeeping_only(item: Item) -> bool:
     return anchor.GONE in item
 
 
-def comparable(item: Item) -> Item:
-    return anchor.without_bookkeeping(item)
-
-
 def kind_of(item: Item | None) -> str | None:
     return values.string(item, schema.KIND)
 
@@ -91,11 +86,7 @@ def kind_of(item: Item | None) -> str | None:
 def compared(stored: dict[schema.Key, Item]) -> dict[schema.Key, Item]:
     """The stored view items a comparison takes, bookkeeping left out: no stub, no counted item."""
     return {
-        key: comparable(item)
+        key: anchor.without_bookkeeping(item)
         for key, item in stored.items()
         if not is_bookkeeping_only(item) and kind_of(item) != schema.COUNTED
     }
-
-
-def counted_matches(key: schema.Key, stored: Item | None, expected: numbers.Sums) -> bool:
-    return numbers.read_counted(key, stored).sums == expected

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from adminview.repair import repair
-from adminview.repair.flags import CounterDifference, Flag
-from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, parallel_scan
+from adminview.repair.flags import Flag
+from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, ignore, parallel_scan
 from adminview.repair.view_diff import EXAMPLES, Change, Diff
 from adminview.repair.walk import Walk, walk
 from dynamo.instrumentation import run_in_context
@@ -28,10 +28,6 @@ MAX_RECHECKS = 8  # partitions read again at once
 __all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
 
 
-def _ignore(_n: int) -> None:
-    return None
-
-
 def verify(
     *,
     segments: int = DEFAULT_SEGMENTS,
@@ -39,7 +35,7 @@ def verify(
     rate_limit: str | None = None,
     settle_s: float = DEFAULT_SETTLE_S,
     examples: int = EXAMPLES,
-    on_scan: Callable[[int], None] | None = None,
+    on_scan: Callable[[int], None] = ignore,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Diff:
     """Compare the view with what the source tables imply. A differing partition is read again (consistent
@@ -47,9 +43,6 @@ def verify(
     sync applies a change within moments, a real divergence stays."""
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
-
-    def report_counters(found: Walk, differences: list[CounterDifference]) -> None:
-        found.diff.add([Change("differing", d.key, None, None) for d in differences])
 
     flagged: dict[tuple[str, str], Flag] = {}  # grows only with differences
     lock = threading.Lock()
@@ -61,8 +54,10 @@ def verify(
             flagged[(flag.source.name, flag.pk)] = Flag(flag.source, flag.pk, extras)
 
     checking = walk(note, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples)
-    checking.on_counters = report_counters
-    checking.on_scan = on_scan or _ignore
+    checking.on_scan = on_scan
+    checking.on_counters = lambda found, differences: found.diff.add(
+        [Change("differing", d.key, None, None) for d in differences]
+    )
     found = checking.run()
     started = time.monotonic()
     _recheck(checking, list(flagged.values()), settle_s, sleep)
@@ -76,7 +71,7 @@ def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[
     waited, pause = 0.0, min(0.2, settle_s)
     while flags:
         with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:
-            changes = list(pool.map(run_in_context(walked.changes), flags))
+            changes = list(pool.map(run_in_context(functools.partial(_changes, walked)), flags))
         still = [(flag, found) for flag, found in zip(flags, changes, strict=True) if found]
         if not still or waited >= settle_s:
             for _flag, found in still:
@@ -88,24 +83,29 @@ def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[
         pause = min(pause * 2, settle_s - waited)
 
 
+def _changes(walked: Walk, flag: Flag) -> list[Change]:
+    """The flagged partition read again in the protocol's order: what a repair of it would change."""
+    found = repair.planned(walked, flag)
+    return found.changes if found is not None else []
+
+
 def rebuild(
     *,
     segments: int = DEFAULT_SEGMENTS,
     page_size: int = DEFAULT_PAGE,
     rate_limit: str | None = None,
     examples: int = EXAMPLES,
-    on_scan: Callable[[int], None] | None = None,
-    on_write: Callable[[int], None] | None = None,
+    on_scan: Callable[[int], None] = ignore,
+    on_write: Callable[[int], None] = ignore,
 ) -> Diff:
     """Make the view equal to what the source tables imply, live: returns what had to change."""
     repairing = walk(
         repair.repair_flag, segments=segments, page_size=page_size, rate_limit=rate_limit, examples=examples
     )
+    repairing.on_scan, repairing.on_write = on_scan, on_write
     later = repair.LaterSums(repairing.view)
     repairing.on_batch = functools.partial(repair.repair_flags, later=later)
     repairing.after_sources = later.commit
     repairing.on_counters = repair.repair_counters
     repairing.on_orphans = repair.delete_orphans
-    repairing.on_scan = on_scan or _ignore
-    repairing.on_write = on_write or _ignore
     return repairing.run()

@@ -222,8 +222,7 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 class LaterSums:
     """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
     once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
-    share no item, so the walk's threads send them side by side (``docs/repair.md`` says why the sums still end
-    exact)."""
+    share no item, so the walk's threads send them side by side (``docs/repair.md``: why the sums still end exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
@@ -256,7 +255,7 @@ def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) 
     on the condition that they are still absent, so no stream record had been applied to them, and none was lost
     (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
     nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
-    unanchored = [found for f in flags if f.seen is not None and (found := _planned(walk, f)) and found.changes]
+    unanchored = [found for f in flags if f.seen is not None and (found := planned(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     deferred: dict[str, numbers.Deltas] = {}
     if later is not None and walk.diff.view_was_empty:
@@ -280,7 +279,7 @@ def _wanted(walk: Walk, flag: Flag) -> Wanted:
     return Wanted(walk.table(flag.source), flag.source, flag.pk, tuple(flag.extras))
 
 
-def _planned(walk: Walk, flag: Flag) -> Plan | None:
+def planned(walk: Walk, flag: Flag) -> Plan | None:
     """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
     read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
     try:
@@ -304,12 +303,12 @@ def _planned_together(walk: Walk, flags: list[Flag]) -> list[Plan]:
         readings = read_partitions(walk.view, [_wanted(walk, f) for f in flags])
         return [plan_repair(reading, walk.view.name, walk.shards) for reading in readings]
     except ValueError:
-        return [found for f in flags if (found := _planned(walk, f)) is not None]
+        return [found for f in flags if (found := planned(walk, f)) is not None]
 
 
 def repair_flag(walk: Walk, flag: Flag) -> None:
     for _ in backoff.REPAIRS.sends():
-        found = _planned(walk, flag)
+        found = planned(walk, flag)
         if found is None or not found.changes:
             return
         if commit_plans(walk.view, [found]):

@@ -36,8 +36,8 @@ MAX_SEGMENTS = 64
 DEFAULT_PAGE = 250
 
 
-def _ignore(_n: int) -> None:
-    return None
+def ignore(_n: int) -> None:
+    """A progress callback that reports nowhere."""
 
 
 @dataclass
@@ -143,7 +143,7 @@ class Table:
 
 
 def partitions(
-    pages: Iterator[list[Image]], on_page: Callable[[int], None] = _ignore
+    pages: Iterator[list[Image]], on_page: Callable[[int], None] = ignore
 ) -> Iterator[tuple[str, list[Image]]]:
     """(partition key, its items) from Scan pages; a partition spanning pages is yielded once, whole. Should a
     Scan ever return a partition in two runs, it is yielded twice, each time with part of its items: callers

@@ -124,10 +124,8 @@ def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> 
     if order is None or key is None:
         return None
     summary = partition.compared(reading.stored).get(key)
-    in_shop, in_view = (
-        values.integer(order, schema.ORDER_KIND.attribute("version")),
-        schema.ORDER_KIND.read(summary).version,
-    )
+    in_shop = values.integer(order, schema.ORDER_KIND.attribute("version"))
+    in_view = schema.ORDER_KIND.read(summary).version
     if in_shop is None or in_view is None:
         return None
     if in_view > in_shop:
@@ -180,15 +178,10 @@ def judge_partition(
     book = Bookkeeping.read(next(iter(reading.anchors.values()), None))
     changes = compare(expected, stored)
     sums = implied.counted()
-    for key in reading.anchors:
-        counted_key = schema.counted(key)
-        if not reading.source.counts(key):
-            continue
-        held = reading.stored.get(counted_key)
-        if numbers.read_counted(counted_key, held).sums != sums.get(counted_key, {}):  # what it added to the sums
-            changes.append(
-                Change("differing", counted_key, numbers.counted_item(counted_key, sums.get(counted_key, {}), 0), held)
-            )
+    for key in (schema.counted(key) for key in reading.anchors if reading.source.counts(key)):
+        held, added = reading.stored.get(key), sums.get(key, {})  # what the anchor added to the sums, and should
+        if numbers.read_counted(key, held).sums != added:
+            changes.append(Change("differing", key, numbers.counted_item(key, added, 0), held))
     verdict, reason, unsettled, against = _why(reading, changes, expected, read_at, fresh, shards)
     return Part(
         source=reading.source.name,

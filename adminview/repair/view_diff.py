@@ -64,10 +64,6 @@ class Diff:
             for name, value in counts.items():
                 setattr(self, name, getattr(self, name) + value)
 
-    @property
-    def items_per_second(self) -> float:
-        return (self.source_items + self.view_items) / self.seconds if self.seconds else 0.0
-
     def summary(self, examples: int = 5, link: Callable[[ViewKey], str | None] | None = None) -> str:
         """Counts, then a few example keys of each kind; ``link`` names a page about an example's partition
         (appended to its line when it returns one)."""
@@ -92,9 +88,10 @@ class Diff:
         return "\n".join(lines)
 
     def rate_line(self, *, writes: bool = False) -> str:
+        rate = (self.source_items + self.view_items) / self.seconds if self.seconds else 0.0
         line = (
             f"scanned {self.source_items} source items and {self.view_items} view items in {self.seconds:.1f}s "
-            f"({self.items_per_second:.0f} items/s)"
+            f"({rate:.0f} items/s)"
         )
         if self.view_was_empty:
             line += " (the view held nothing when the walk began)"

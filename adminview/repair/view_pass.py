@@ -16,9 +16,8 @@ from decimal import Decimal
 from adminview.core import numbers, schema, values
 from adminview.core.sources import Source, free_item_source
 from adminview.repair import partition
-from adminview.repair.flags import CounterDifference, Flag
+from adminview.repair.flags import CounterDifference, Flag, Scope
 from adminview.repair.partition import Item
-from adminview.repair.scope import Scope
 from adminview.repair.view_diff import Change
 from shop import keys
 
@@ -181,8 +180,7 @@ class ViewPass:
                     flag(key)
 
     def _check_activity(self, activity: list[tuple[Source, schema.Key, Item]]) -> None:
-        """Each activity entry must be what its audit entry (in its source's table) implies: one BatchGetItem per
-        source."""
+        """Each activity entry must be what its audit entry implies: one BatchGetItem per source table."""
         by_source: dict[str, list[tuple[Source, schema.Key, Item]]] = {}
         for src, source_key, item in activity:
             by_source.setdefault(src.name, []).append((src, source_key, item))
@@ -214,34 +212,23 @@ class ViewPass:
     def counter_differences(self) -> tuple[list[CounterDifference], int]:
         """Sums that are not the total of what the orders counted, and how many were left out because they
         changed after the walk began."""
-        differences, live = [], 0
         since = self.started - COUNTER_CLOCK_MARGIN_S
-        candidates = []
-        relations = {d.key: d for d in self.relation_differences}  # a customer checked from both sides: once
-        for found in relations.values():
-            if found.changed_at is not None and found.changed_at >= since:
-                live += 1
-            else:
-                candidates.append(found)
+
+        def live(changed_at: float | None) -> bool:
+            return changed_at is not None and changed_at >= since
+
+        found = list({d.key: d for d in self.relation_differences}.values())  # a customer checked from both sides
         for key in sorted(set(self.counted) | set(self.counters)):
             expected = {name: value for name, value in self.counted.get(key, {}).items() if value}
             stored, changed_at = self.counters.get(key, ({}, None))
-            if {n: v for n, v in stored.items() if v} == expected:
-                continue
-            if changed_at is not None and changed_at >= since:
-                live += 1
-                continue
-            candidates.append(CounterDifference(key, expected, stored, changed_at))
+            if {n: v for n, v in stored.items() if v} != expected:
+                found.append(CounterDifference(key, expected, stored, changed_at))
         # A sum (or buyer relation) scanned before the sync changed it, beside a counted item read after, differs
         # only on the walk's page: read as it is now, it changed after the walk began.
+        candidates = [d for d in found if not live(d.changed_at)]
         now = self.scope.view.get_many([d.key for d in candidates])
-        for found in candidates:
-            changed_at = values.number(now.get(found.key), schema.CHANGED_AT)
-            if changed_at is not None and changed_at >= since:
-                live += 1
-            else:
-                differences.append(found)
-        return differences, live
+        differences = [d for d in candidates if not live(values.number(now.get(d.key), schema.CHANGED_AT))]
+        return differences, len(found) - len(differences)
 
 
 def _implied_entries(owner: schema.Key, stored: Item | None, shards: int) -> dict[schema.Key, Item]:

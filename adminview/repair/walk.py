@@ -1,6 +1,7 @@
 """The two passes of rebuild and verify over the source tables and the view (``docs/repair.md`` gives them step by
 step), flagging the source partitions whose view items differ from what they imply: the source pass
-(``adminview.repair.source_pass``) compares what each source partition implies with the view, the view pass
+(``SourcePass``: each segment of a parallel Scan of a source table, its partitions' implied view items and counted
+items looked up by key) compares what each source partition implies with the view, the view pass
 (``adminview.repair.view_pass``) checks that each view item still follows from one and each sum is the total of
 what the counted items say. What to do with a flagged partition is the caller's (``on_differs``, or ``on_batch``
 for several at once): verify reads it again before reporting it, rebuild repairs it (``adminview.repair.repair``).
@@ -8,24 +9,79 @@ for several at once): verify reads it again before reporting it, rebuild repairs
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from adminview.core import schema, values
+from adminview.core import numbers, schema
 from adminview.core.sources import Source, sources
 from adminview.repair import partition
-from adminview.repair.flags import CounterDifference, Flag, comparable
+from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored
 from adminview.repair.partition import Item
-from adminview.repair.scope import Scope
-from adminview.repair.source_pass import SourcePass, implied
-from adminview.repair.table_walk import MAX_SEGMENTS, in_segments, source_table, view_table
-from adminview.repair.view_diff import Change, Diff, compare
+from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, partitions, source_table, view_table
+from adminview.repair.view_diff import Diff
 from adminview.repair.view_pass import ViewPass
 
 
-def _ignore(_n: int) -> None:
-    return None
+def implied(diff: Diff, source: Source, pk: str, items: list[Item], shards: int) -> partition.PartitionView | None:
+    """What a source partition implies; None, noted in the diff, when its items cannot be projected."""
+    try:
+        return partition.implied_by(source, pk, items, shards)
+    except ValueError as exc:
+        diff.cannot_project(pk, str(exc))
+        return None
+
+
+@dataclass
+class SourcePass:
+    scope: Scope
+    source: Source
+    flagged: Callable[[list[Flag]], None]
+    scanned: Callable[[int], None]
+
+    def segment(self, segment: int) -> None:
+        scope = self.scope
+        pages = scope.table(self.source).scan_pages(segment, scope.segments, page_size=scope.page_size)
+        batch: list[tuple[partition.PartitionView, list[Item]]] = []
+        held = 0
+        for pk, items in partitions(pages, self.scanned):
+            view = implied(scope.diff, self.source, pk, items, scope.shards)
+            if view is not None and (view.anchors or view.free):
+                batch.append((view, items))
+                held += len(items) + len(view.free) + 4 * len(view.anchors)
+            if held >= scope.page_size:  # memory: about a page's worth of items at a time
+                self._check_implied(batch)
+                batch, held = [], 0
+        self._check_implied(batch)
+
+    def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
+        """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
+        items too: a differing partition with none of them stored is flagged with what the Scan saw. Into a view
+        that held nothing as the walk began there is nothing to read: each partition is flagged so (its anchors
+        are written on the condition that they are still absent, so one the sync wrote since is not lost)."""
+        guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
+        wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
+        stored = {} if self.scope.diff.view_was_empty else self.scope.view.get_many(list(dict.fromkeys(wanted)))
+        differing, compared = [], partition.compared(stored)
+        for view, items in batch:
+            expected = view.items()
+            same = all(compared.get(k) == item for k, item in expected.items())
+            same = same and all(numbers.read_counted(k, stored.get(k)).sums == s for k, s in view.counted().items())
+            if same:
+                continue
+            seen = None
+            if not any(k in stored for k in guards[view.pk]):
+                held = {k: stored[k] for k in (*expected, *view.counted()) if k in stored}
+                seen = Unanchored(tuple(items), held)
+            differing.append(Flag(view.source, view.pk, seen=seen))
+        self.flagged(differing)
+
+
+def _guards(source: Source, pk: str, implied: Iterable[schema.Key]) -> list[schema.Key]:
+    """The anchors a source partition's items can hang on or do, and their counted items."""
+    anchors = list(dict.fromkeys([*source.anchors_in(pk), *implied]))
+    return [*anchors, *(schema.counted(key) for key in anchors if source.counts(key))]
 
 
 @dataclass
@@ -35,33 +91,8 @@ class Walk(Scope):
     on_counters: Callable[[Walk, list[CounterDifference]], None] | None = None
     on_orphans: Callable[[Walk, list[schema.Key]], None] | None = None
     after_sources: Callable[[Walk], None] | None = None  # once every source pass is done, before the view pass
-    on_scan: Callable[[int], None] = _ignore
-    on_write: Callable[[int], None] = _ignore
-
-    def changes(self, flag: Flag) -> list[Change]:
-        """The source partition read again, whole (consistent reads): its differences."""
-        view = implied(self.diff, flag.source, flag.pk, self.table(flag.source).partition(flag.pk), self.shards)
-        if view is None:
-            return []
-        expected = view.items()
-        stored_anchors = self.view.get_many(flag.source.anchors_in(flag.pk))
-        described = _described(flag.source, stored_anchors, self.shards)
-        counted = view.counted()
-        wanted = set(expected) | set(described) | set(counted) | set(flag.extras)
-        wanted |= {schema.counted(key) for key in stored_anchors if flag.source.counts(key)}
-        stored = stored_anchors | self.view.get_many(sorted(wanted - set(stored_anchors)))
-        found = compare(
-            expected,
-            {k: partition.comparable(i) for k, i in stored.items() if k not in counted and comparable(k, i)},
-        )
-        for key, sums in counted.items():
-            if not partition.counted_matches(key, stored.get(key), sums):
-                found.append(Change("differing", key, None, stored.get(key)))
-        for key, item in stored.items():  # a counted item for an anchor the source no longer implies
-            counted_elsewhere = values.string(item, schema.KIND) == schema.COUNTED and key not in counted
-            if counted_elsewhere and not partition.counted_matches(key, item, {}):
-                found.append(Change("extra", key, None, item))
-        return found
+    on_scan: Callable[[int], None] = ignore
+    on_write: Callable[[int], None] = ignore
 
     def _flagged(self, flags: list[Flag]) -> None:
         if flags and self.on_batch:
@@ -77,20 +108,10 @@ class Walk(Scope):
 
         return seen
 
-    def _view_pass(self, started: float) -> ViewPass:
-        on_orphans = self.on_orphans
-        return ViewPass(
-            self,
-            started,
-            self._flagged,
-            lambda flag: self.on_differs(self, flag),
-            (lambda orphans: on_orphans(self, orphans)) if on_orphans else None,
-            self._scanned("view_items"),
-        )
-
     def run(self) -> Diff:
-        started = time.monotonic()
-        view_pass = self._view_pass(time.time())
+        started, differs = time.monotonic(), functools.partial(self.on_differs, self)
+        orphaned = functools.partial(self.on_orphans, self) if self.on_orphans else None
+        view_pass = ViewPass(self, time.time(), self._flagged, differs, orphaned, self._scanned("view_items"))
         self.diff.view_was_empty = self.view.holds_nothing()  # nothing to read back or walk in step 2
         for source in sources():
             source_pass = SourcePass(self, source, self._flagged, self._scanned("source_items"))
@@ -105,14 +126,6 @@ class Walk(Scope):
             self.on_counters(self, differences)
         self.diff.seconds = time.monotonic() - started
         return self.diff
-
-
-def _described(source: Source, stored_anchors: dict[schema.Key, Item], shards: int) -> dict[schema.Key, Item]:
-    """The entries stored anchors say exist (so that stale ones are read, and removed by a repair)."""
-    found: dict[schema.Key, Item] = {}
-    for key, item in stored_anchors.items():
-        found |= source.read_state(key, item).implied(shards).entries
-    return found
 
 
 def walk(
@@ -137,6 +150,3 @@ def walk(
         page_size=page_size,
         on_differs=on_differs,
     )
-
-
-__all__ = ["Walk", "walk"]

@@ -39,10 +39,6 @@ class Prepared:
     anchor: schema.Key | None
     free: list[Item]  # view items that follow from this source item alone (no anchor)
 
-    @property
-    def created(self) -> object:
-        return records.body_of(self.record).get("ApproximateCreationDateTime")
-
 
 @dataclass
 class Outcome:
@@ -104,7 +100,7 @@ def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | Non
     applied = skipped = 0
     for p in group:
         sk = p.key[1]
-        if state.book.too_old(sk, p.created):
+        if state.book.too_old(sk, records.created_at(p.record)):
             raise ValueError(
                 f"record {p.event_id} of {p.key[0]} {sk} is older than an anchor's stub can live "
                 f"({MAX_RECORD_AGE_S // 3600} h) and the item has no sequence number applied, so newer state may "
@@ -260,8 +256,7 @@ class Attempt:
 def _apply_once(
     groups: dict[schema.Key, list[Prepared]], list_shards: int, free: dict[schema.Key, Item | None] | None = None
 ) -> Attempt:
-    """Fold and write every group once; ``free`` items (of no anchor) go in the same BatchWriteItem calls as the
-    entries."""
+    """Fold and write every group once; ``free`` items (of no anchor) go in the entries' BatchWriteItem calls."""
     counting = [key for key, group in groups.items() if group[0].source.counts(key)]
     stored = read_items([*groups, *map(schema.counted, counting)])
     folded: dict[schema.Key, Folded] = {}
@@ -335,17 +330,14 @@ def apply_records(batch: Sequence[dict[str, Any]]) -> Outcome:
     if not prepared:
         return outcome
     try:
-        applied, skipped = _apply_prepared(prepared, list_shards)
-        outcome.applied += applied
-        outcome.skipped += skipped
-        return outcome
+        done = [_apply_prepared(prepared, list_shards)]
     except Exception as exc:
         log.warning("batch of %d records failed (%s); applying them one by one", len(prepared), exc)
-    for p in prepared:  # isolate the record(s) that break the batch
-        try:
-            applied, skipped = _apply_prepared([p], list_shards)
-            outcome.applied += applied
-            outcome.skipped += skipped
-        except Exception as exc:
-            outcome.failed[p.event_id] = f"{type(exc).__name__}: {exc}"
+        done = []
+        for p in prepared:  # isolate the record(s) that break the batch
+            try:
+                done.append(_apply_prepared([p], list_shards))
+            except Exception as error:
+                outcome.failed[p.event_id] = f"{type(error).__name__}: {error}"
+    outcome.applied, outcome.skipped = sum(a for a, _s in done), sum(s for _a, s in done)
     return outcome

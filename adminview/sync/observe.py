@@ -1,14 +1,10 @@
-"""One report per batch of stream records, the same from the Lambda handler and the local poller.
-
-Each batch gives one structured JSON log line (source, records, applied, skipped, failed, dead letters, lag)
-through Powertools' Logger, and one set of CloudWatch metrics in the embedded metric format through its Metrics:
-in Lambda, CloudWatch Logs turns that line into metrics without any API call, and the template's alarms
-watch them. A batch's records all come from one stream (one event source mapping, or one shard of the poller),
-so each batch names its source (``shop``, ``returns``; ``unknown`` for a table no source reads), and its metrics
-go out under two dimension sets: ``service`` (what the template's alarms watch, both sources together) and
-``service`` + ``source`` (an alarm on one source: the same metric with both dimensions). The poller prints the
-same lines on stdout, where a CloudWatch agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences
-the metrics, e.g. on a developer's terminal).
+"""One report per batch of stream records, the same from the Lambda handler and the local poller: one structured
+JSON log line through Powertools' Logger and one set of CloudWatch metrics in the embedded metric format through
+its Metrics (in Lambda, CloudWatch Logs turns that line into metrics without any API call; the template's alarms
+watch them). A batch comes from one stream, so it names its source (``unknown`` for a table no source reads), and
+its metrics go out under two dimension sets: ``service`` (what the alarms watch, both sources together) and
+``service`` + ``source`` (an alarm on one source). The poller prints the same lines on stdout, where a CloudWatch
+agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics, e.g. on a terminal).
 """
 
 from __future__ import annotations
@@ -61,8 +57,7 @@ def lag_seconds(
     records: Sequence[dict[str, Any]], *, received_at: float | None = None, now: float | None = None
 ) -> float | None:
     """How far behind the batch is: now minus when its oldest record's change was made (``records.written_at``:
-    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), never
-    negative."""
+    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), at least 0."""
     now = time.time() if now is None else now
     received = now if received_at is None else received_at
     times = [t for t in (written_at(r, received) for r in records) if t is not None]
@@ -89,18 +84,14 @@ def report_batch(
         dead_letters=outcome.dead_lettered,
         lag=None if lag is None else round(lag, 3),
     )
-    fields = asdict(report)
-    if report.failed or report.dead_letters:
-        logger.warning("stream batch", extra=fields)
-    else:
-        logger.info("stream batch", extra=fields)
+    log = logger.warning if report.failed or report.dead_letters else logger.info
+    log("stream batch", extra=asdict(report))
     with _lock:
         metrics.add_dimensions(service=SERVICE, source=report.source)
         metrics.add_metadata(key="writer", value=writer)
-        metrics.add_metric(name="AppliedRecords", unit=MetricUnit.Count, value=report.applied)
-        metrics.add_metric(name="SkippedRecords", unit=MetricUnit.Count, value=report.skipped)
-        metrics.add_metric(name="FailedRecords", unit=MetricUnit.Count, value=report.failed)
-        metrics.add_metric(name="DeadLetters", unit=MetricUnit.Count, value=report.dead_letters)
+        counts = {"AppliedRecords": report.applied, "SkippedRecords": report.skipped, "FailedRecords": report.failed}
+        for name, value in (counts | {"DeadLetters": report.dead_letters}).items():
+            metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
         if report.lag is not None:
             metrics.add_metric(name="LagSeconds", unit=MetricUnit.Seconds, value=report.lag)
         try:

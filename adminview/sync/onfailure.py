@@ -51,18 +51,15 @@ def parse_message(body: str) -> BatchInfo:
     info = data.get("DDBStreamBatchInfo") if isinstance(data, dict) else None
     if not isinstance(info, dict):
         raise OnFailureError("message has no DDBStreamBatchInfo (not a DynamoDB stream on-failure record)")
-    fields = {name: info.get(name) for name in ("streamArn", "shardId", "startSequenceNumber", "endSequenceNumber")}
-    missing = [name for name, value in fields.items() if not isinstance(value, str) or not value]
+    names = ("streamArn", "shardId", "startSequenceNumber", "endSequenceNumber")
+    missing = [name for name in names if not isinstance(info.get(name), str) or not info[name]]
     if missing:
         raise OnFailureError(f"DDBStreamBatchInfo lacks {', '.join(missing)}")
-    start, end = fields["startSequenceNumber"], fields["endSequenceNumber"]
-    assert isinstance(start, str) and isinstance(end, str)
+    arn, shard, start, end = (str(info[name]) for name in names)
     if not (start.isdigit() and end.isdigit()) or int(start) > int(end):
         raise OnFailureError(f"DDBStreamBatchInfo has a bad sequence range {start!r}..{end!r}")
     size = info.get("batchSize")
-    return BatchInfo(
-        str(fields["streamArn"]), str(fields["shardId"]), start, end, size if isinstance(size, int) else None
-    )
+    return BatchInfo(arn, shard, start, end, size if isinstance(size, int) else None)
 
 
 def read_range(info: BatchInfo, *, streams: Any = None) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Self
 
@@ -34,7 +34,7 @@ from adminview.sync.apply import Outcome, apply_records, failure_key
 from adminview.sync.handler import handle_records
 from adminview.tables import ViewItem
 from dynamo import backoff, conf, side_by_side
-from dynamo.backoff import Backoff
+from dynamo.backoff import Backoff, Pauses
 from dynamo.client import client_of
 from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import did_not_answer
@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 REFRESH_S = 10.0  # look for new shards (splits) at least this often even while busy
 CAUGHT_UP_EVERY_S = 1.0  # how often an idle shard's heartbeat says "up to date as of now"
 MAX_PARALLEL_SHARDS = min(8, side_by_side.MAX_THREADS)  # shards applied at once (one where calls go one by one)
-OUTAGE_PAUSE_CAP_S = 30.0
+# DynamoDB not answering: ``--follow`` waits with growing pauses, however long the outage lasts
+OUTAGES = Backoff(base_s=1.0, cap_s=30.0)
 
 
 @dataclass
@@ -70,15 +71,11 @@ class Stats:
     lag_s: float | None = None  # the last batch's (``observe.lag_seconds``)
     caught_up: bool = False  # the last round found nothing new in any shard
 
-    @property
-    def rate(self) -> float:
-        elapsed = time.monotonic() - self.started
-        return self.records / elapsed if elapsed > 0 else 0.0
-
     def line(self) -> str:
         lag = "caught up" if self.caught_up else f"lag {self.lag_s:.1f}s" if self.lag_s is not None else "lag -"
+        rate = self.records / max(time.monotonic() - self.started, 1e-9)
         return (
-            f"records {self.records} ({self.rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
+            f"records {self.records} ({rate:.0f}/s), applied {self.applied}, skipped {self.skipped}, "
             f"dead-lettered {self.dead_lettered}, {lag}"
         )
 
@@ -127,6 +124,7 @@ class Poller:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)  # the stats, updated side by side
     _reads: ThreadPoolExecutor | None = field(default=None, init=False)  # sends each shard's next GetRecords ahead
     _outage_since: float | None = field(default=None, init=False)
+    _outage_pauses: Pauses | None = field(default=None, init=False)
 
     @classmethod
     def for_sources(cls, *, client: Any = None, **options: Any) -> Self:
@@ -160,22 +158,17 @@ class Poller:
 
     def _refresh(self, arn: str) -> None:
         checkpoints = {} if self.replay else sync_store.load_checkpoints(arn)
-        start: str | None = None
+        after: dict[str, Any] = {}
         while True:
-            kwargs: dict[str, Any] = {"StreamArn": arn}
-            if start:
-                kwargs["ExclusiveStartShardId"] = start
-            description = self.client.describe_stream(**kwargs)["StreamDescription"]
+            description = self.client.describe_stream(StreamArn=arn, **after)["StreamDescription"]
             for shard in description.get("Shards", []):
                 sid = shard["ShardId"]
                 if (arn, sid) not in self.shards:
-                    cp = checkpoints.get(sid)
-                    self.shards[(arn, sid)] = ShardState(
-                        arn, sid, shard.get("ParentShardId"), cp.seq if cp else None, cp.done if cp else False
-                    )
-            start = description.get("LastEvaluatedShardId")
-            if not start:
+                    seq, done = checkpoints.get(sid, (None, False))
+                    self.shards[(arn, sid)] = ShardState(arn, sid, shard.get("ParentShardId"), seq, done)
+            if not description.get("LastEvaluatedShardId"):
                 return
+            after = {"ExclusiveStartShardId": description["LastEvaluatedShardId"]}
 
     def _ready(self, shard: ShardState) -> bool:
         if shard.done:
@@ -184,13 +177,11 @@ class Poller:
         return parent is None or parent.done
 
     def _iterator(self, shard: ShardState) -> str:
+        where = {"ShardIteratorType": "TRIM_HORIZON"}
         if shard.seq:
-            kwargs = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.seq}
-        else:
-            kwargs = {"ShardIteratorType": "TRIM_HORIZON"}
-        return str(
-            self.client.get_shard_iterator(StreamArn=shard.arn, ShardId=shard.shard_id, **kwargs)["ShardIterator"]
-        )
+            where = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": shard.seq}
+        found = self.client.get_shard_iterator(StreamArn=shard.arn, ShardId=shard.shard_id, **where)
+        return str(found["ShardIterator"])
 
     # --- reading ---------------------------------------------------------------------------------------
 
@@ -250,9 +241,6 @@ class Poller:
             _response, outcome = handle_records(
                 pending, shard_id=shard_id, apply=apply_records, received_at=received_at
             )
-            with self._lock:
-                self.stats.applied += outcome.applied
-                self.stats.skipped += outcome.skipped
             batch.applied += outcome.applied
             batch.skipped += outcome.skipped
             errors = outcome.failed
@@ -268,6 +256,8 @@ class Poller:
         batch.dead_lettered = len(pending)
         report = observe.report_batch(records, batch, writer="poller", received_at=received_at)
         with self._lock:
+            self.stats.applied += batch.applied
+            self.stats.skipped += batch.skipped
             self.stats.dead_lettered += len(pending)
             self.stats.records += len(records)
             self.stats.batches += 1
@@ -322,16 +312,15 @@ class Poller:
     def _wait_out(self, exc: Exception) -> None:
         """DynamoDB does not answer: say so once, note it on the heartbeats if that works, wait, try again."""
         now = time.time()
-        if self._outage_since is None:
-            self._outage_since = now
+        if self._outage_since is None or self._outage_pauses is None:
+            self._outage_since, self._outage_pauses = now, replace(OUTAGES, sleep=self.sleep).start()
             log.warning("DynamoDB is not answering (%s); the sync waits and tries again", exc)
             for shard in self.shards.values():
                 if not shard.done:
                     self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=now, ended=None)
         for shard in self.shards.values():
             shard.ahead, shard.iterator = None, None  # read again from the checkpoint
-        waited = now - self._outage_since
-        self.sleep(min(OUTAGE_PAUSE_CAP_S, max(self.idle_s, waited / 2)))
+        self._outage_pauses.pause()
 
     def _answered(self) -> None:
         if self._outage_since is None:

@@ -63,17 +63,26 @@ def _writer(stream_arn: str | None, shard_id: str | None) -> str:
     return f"lambda|{environment}|{source_name(stream_arn) or table_of(stream_arn) or '-'}"
 
 
-def _update(writer: str, sets: dict[str, Any], *, remove: tuple[str, ...] = (), condition: str | None = None) -> None:
-    """One UpdateItem of a heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set, ``remove`` removed. Every
-    name goes through ExpressionAttributeNames (``Shard`` is a reserved word); a ``condition`` refers to the
-    attributes being set as ``#<name>`` and to their new values as ``:<name>``."""
+def _update(
+    stream_arn: str | None,
+    shard_id: str | None,
+    sets: dict[str, Any],
+    *,
+    remove: tuple[str, ...] = (),
+    condition: str | None = None,
+) -> None:
+    """One UpdateItem of the writer's heartbeat: ``sets`` (attribute -> DynamoDB JSON value) set with the writer's
+    shard, stream and source, ``remove`` removed. Every name goes through ExpressionAttributeNames (``Shard`` is a
+    reserved word); a ``condition`` names the attributes set as ``#<name>``, their new values as ``:<name>``."""
+    named = {"Shard": shard_id, "Stream": stream_arn, "Source": source_name(stream_arn)}
+    sets = sets | {name: ddb_json.s(value) for name, value in named.items() if value}
     names = {f"#{name}": name for name in (*sets, *remove)}
     expression = "SET " + ", ".join(f"#{name} = :{name}" for name in sets)
     if remove:
         expression += " REMOVE " + ", ".join(f"#{name}" for name in remove)
     params: dict[str, Any] = {
         "TableName": sync_client()[1],
-        "Key": ddb_json.key(HEARTBEAT_PK, writer),
+        "Key": ddb_json.key(HEARTBEAT_PK, _writer(stream_arn, shard_id)),
         "UpdateExpression": expression,
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": {f":{name}": value for name, value in sets.items()},
@@ -96,30 +105,21 @@ def record_heartbeat(
     last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
     if last is None:
         return False
-    seq = str(sequence_number(last)).zfill(SEQ_WIDTH)
+    seq = str(sequence_number(last))
     applied_at = clock()
     created, written = created_at(last), written_at(last, received_at or applied_at)
     arn = last.get("eventSourceARN") if isinstance(last.get("eventSourceARN"), str) else None
-    sets: dict[str, Any] = {
-        "Seq": ddb_json.s(seq),  # zero-padded: compares as a string
-        "SequenceNumber": ddb_json.s(str(sequence_number(last))),
+    sets = {
+        "Seq": ddb_json.s(seq.zfill(SEQ_WIDTH)),  # zero-padded: compares as a string
+        "SequenceNumber": ddb_json.s(seq),
         "Created": ddb_json.n(created if created is not None else applied_at),
         "Written": ddb_json.n(written if written is not None else applied_at),
         "AppliedAt": ddb_json.n(applied_at),
         EXPIRES_AT: ddb_json.n(int(applied_at) + (OPEN_SHARD_TTL_S if shard_id else LAMBDA_TTL_S)),
     }
-    if shard_id:
-        sets["Shard"] = ddb_json.s(shard_id)
-    if arn:
-        sets["Stream"] = ddb_json.s(arn)
-    if name := source_name(arn):
-        sets["Source"] = ddb_json.s(name)
+    newer = "attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)"
     try:
-        _update(
-            _writer(arn, shard_id),
-            sets,
-            condition="attribute_not_exists(#Created) OR #Created < :Created OR (#Created = :Created AND #Seq < :Seq)",
-        )
+        _update(arn, shard_id, sets, condition=newer)
     except sync_client()[0].exceptions.ConditionalCheckFailedException:
         return False
     return True
@@ -131,29 +131,22 @@ def record_caught_up(
     """The poller asked its shard for more and got nothing (``done``: the shard is closed and read to its end).
     A closed shard's heartbeat expires soon after."""
     now = clock()
-    sets: dict[str, Any] = {
+    sets = {
         "CaughtUpAt": ddb_json.n(now),
         EXPIRES_AT: ddb_json.n(int(now) + (CLOSED_SHARD_TTL_S if done else OPEN_SHARD_TTL_S)),
-        "Shard": ddb_json.s(shard_id),
-        "Stream": ddb_json.s(stream_arn),
     }
-    if name := source_name(stream_arn):
-        sets["Source"] = ddb_json.s(name)
-    if done:
-        sets["Done"] = ddb_json.n(1)
-    _update(_writer(stream_arn, shard_id), sets, remove=("Waiting",))
+    _update(stream_arn, shard_id, sets | ({"Done": ddb_json.n(1)} if done else {}), remove=("Waiting",))
 
 
 def record_outage(stream_arn: str, shard_id: str, *, since: float, ended: float | None) -> None:
     """The poller is waiting for DynamoDB (``ended`` None) or has waited out an outage: shown on ``/sync/``.
     Best effort: during an outage this write may well fail too."""
-    writer = _writer(stream_arn, shard_id)
     if ended is None:
-        _update(writer, {"Waiting": ddb_json.n(since)})
+        _update(stream_arn, shard_id, {"Waiting": ddb_json.n(since)})
         return
     start, end = (datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S") for t in (since, ended))
     text = f"DynamoDB did not answer from {start} to {end} UTC ({ended - since:.0f} s); the sync waited and caught up"
-    _update(writer, {"Outage": ddb_json.s(text)}, remove=("Waiting",))
+    _update(stream_arn, shard_id, {"Outage": ddb_json.s(text)}, remove=("Waiting",))
 
 
 def store_verify_result(*, ok: bool, summary: str, at: datetime | None = None) -> None:

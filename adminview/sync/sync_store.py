@@ -29,18 +29,11 @@ def _checkpoint_pk(stream_arn: str) -> str:
     return f"checkpoint#{stream_arn}"
 
 
-@dataclass(frozen=True)
-class Checkpoint:
-    shard_id: str
-    seq: str | None
-    done: bool
-
-
-def load_checkpoints(stream_arn: str) -> dict[str, Checkpoint]:
-    return {
-        row.sk: Checkpoint(row.sk, row.seq, bool(row.done))
-        for row in SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
-    }
+def load_checkpoints(stream_arn: str) -> dict[str, tuple[str | None, bool]]:
+    """Each shard's checkpoint, by shard id: its last sequence number applied or dead-lettered, and whether it is
+    read to its end."""
+    rows = SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
+    return {row.sk: (row.seq, bool(row.done)) for row in rows}
 
 
 def save_checkpoint(stream_arn: str, shard_id: str, seq: str | None, done: bool = False) -> None:
@@ -128,17 +121,11 @@ class DeadLetter:
         return values.string(found, schema.PK), values.string(found, schema.SK)
 
     @property
-    def table(self) -> str | None:
-        """The table whose stream the record came from (its ``eventSourceARN``), as far as the record says."""
-        return table_of(self.record.get("eventSourceARN") if isinstance(self.record, dict) else None)
-
-    @property
     def origin(self) -> str:
-        """The source the record came from, in words: its name, or what is known of a table no source reads."""
+        """The source the record came from (``eventSourceARN``), in words: its name, or what is known of its table."""
         arn = self.record.get("eventSourceARN") if isinstance(self.record, dict) else None
-        if found := source_name(arn):
-            return found
-        return f"unknown table {self.table}" if self.table else "unknown table (the record names none)"
+        table = table_of(arn)
+        return source_name(arn) or (f"unknown table {table}" if table else "unknown table (the record names none)")
 
     @property
     def position(self) -> str:

@@ -1,19 +1,6 @@
-"""The source tables that feed the admin view, each a module that says what its items imply (a *source*); the
-stream handler dispatches every record by the table it came from (its ``eventSourceARN``).
-
-A source declares:
-
-- ``table_name()``: the table it reads (its stream's records name it);
-- ``anchor_of(key, image)``: the anchor a source item's view items hang on (``adminview.core.schema``), or None for
-  an item that implies nothing, or only ``free_items``;
-- ``read_state(anchor, item)``: the anchor item as read, parsed once into the state records fold into;
-- ``free_items(key, image)``: view items that follow from one immutable source item alone (staff activity);
-- ``owns(anchor)``, ``anchors_in(pk)``, ``entry_anchor(item)``, ``free_item_source(item)``: whether an anchor key is
-  one of its own, which anchors a partition of its table can have, which anchor one of its entries follows from,
-  and which source item one of its free items follows from (rebuild and verify);
-- ``order_partitions(order_id)``: where one order's items are in its table (the consistency page).
-
-Adding a third service means one more module here and one line in ``SOURCES``; nothing else changes.
+"""The source tables that feed the admin view, each a module that says what its items imply (a *source*,
+``Source``); the stream handler dispatches every record by the table it came from (its ``eventSourceARN``). Adding
+a third service means one more module here and one line in ``SOURCES``; nothing else changes.
 """
 
 from __future__ import annotations
@@ -47,15 +34,21 @@ class State(Protocol):
 class Source(Protocol):
     name: str
 
-    def table_name(self) -> str: ...
+    def table_name(self) -> str:
+        """The table it reads (its stream's records name it)."""
 
-    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None: ...
+    def anchor_of(self, key: schema.Key, image: Item) -> schema.Key | None:
+        """The anchor a source item's view items hang on (``adminview.core.schema``), or None for an item that
+        implies nothing, or only ``free_items``."""
 
-    def read_state(self, key: schema.Key, item: Item | None) -> State: ...
+    def read_state(self, key: schema.Key, item: Item | None) -> State:
+        """The anchor item as read, parsed once into the state records fold into."""
 
-    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]: ...
+    def free_items(self, key: schema.Key, image: Item, list_shards: int) -> list[Item]:
+        """View items that follow from one immutable source item alone (staff activity)."""
 
-    def owns(self, key: schema.Key) -> bool: ...
+    def owns(self, key: schema.Key) -> bool:
+        """Whether an anchor key is one of its own (rebuild and verify)."""
 
     def entry_anchor(self, item: Item) -> schema.Key | None:
         """The anchor one of its entries (as stored) follows from; None for an item that is not its entry."""
@@ -63,7 +56,8 @@ class Source(Protocol):
     def free_item_source(self, item: Item) -> schema.Key | None:
         """The source item one of its free items (as stored) follows from; None for an item that is not one."""
 
-    def order_partitions(self, order_id: str) -> OrderPartitions: ...
+    def order_partitions(self, order_id: str) -> OrderPartitions:
+        """Where one order's items are in its table (the consistency page)."""
 
     def counts(self, anchor: schema.Key) -> bool:
         """Whether an anchor of this kind adds to the numbers (and so has a counted item beside it)."""

@@ -11,8 +11,6 @@
 The items are those another service may write with plain PutItem/UpdateItem (``docs/returns.md``): a missing or
 malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
 not a number refunds nothing).
-
-Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
@@ -59,8 +57,7 @@ class ReturnState(Copied):
         return Implied(self.key, anchor, entries, self.sums())
 
     def sums(self) -> numbers.Sums:
-        """Each line's units received back (``Units``), restocked and damaged, to its product in the month
-        requested."""
+        """Each line's units received back (``Units``), restocked and damaged, to its product's month requested."""
         assert self.facts is not None
         month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
         if not month:

@@ -1,6 +1,6 @@
 """What every source shares: the state an anchor is read into; a source's anchors declared as rows (the prefix of
 the partition key each hangs on, its sort key, its state), from which the source finds, names and reads them; and
-where its items for one order are in its table (read by ``adminview.repair.order_partitions``)."""
+where its items for one order are in its table (read by ``adminview.repair.consistency.read_order``)."""
 
 from __future__ import annotations
 

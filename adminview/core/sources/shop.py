@@ -12,12 +12,11 @@
 Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total``...): a missing attribute is
 simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
 (``ItemCount`` that is not a whole number) raises ``ValueError``: the record fails and is dead-lettered.
-
-Images and items are plain values (``adminview.core.values``); nothing here does I/O.
 """
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -106,17 +105,12 @@ class OrderState(Anchored):
         if self.order is not None and self.customer_id is not None:
             self._summary(anchor, list_shards)
             entries |= self._order_entries(list_shards)
-        if self.lines:
-            anchor[LINES] = {sk: dict(facts) for sk, facts in sorted(self.lines.items())}
-        if self.invoices:
-            anchor[INVOICES] = {sk: list(ids) for sk, ids in sorted(self.invoices.items())}
-        if self.shipments:
-            anchor[SHIPMENTS] = {sk: dict(facts) for sk, facts in sorted(self.shipments.items())}
-        if self.paid:
-            anchor[PAID] = dict(sorted(self.paid.items()))
+        held: dict[str, dict[str, Any]] = {LINES: self.lines, INVOICES: self.invoices, SHIPMENTS: self.shipments}
+        held[PAID] = self.paid
         # what each shipment item sent is only read while the order waits to ship all of it (order_status)
-        if self.sent and values.string(self.order, schema.STATUS) not in keys.SHIPPED_WHOLE:
-            anchor[SENT] = {sk: dict(facts) for sk, facts in sorted(self.sent.items())}
+        if values.string(self.order, schema.STATUS) not in keys.SHIPPED_WHOLE:
+            held[SENT] = self.sent
+        anchor |= {name: {sk: copy(v) for sk, v in sorted(facts.items())} for name, facts in held.items() if facts}
         return Implied(self.key, anchor, entries, self.sums())
 
     def _summary(self, anchor: Item, list_shards: int) -> None:
@@ -148,10 +142,7 @@ class OrderState(Anchored):
 
     def _latest_shipment(self) -> Item:
         """The carrier and tracking number of the last shipment that has them (shipment ids sort by time)."""
-        for _sk, facts in sorted(self.shipments.items(), reverse=True):
-            if facts:
-                return facts
-        return {}
+        return next((facts for _sk, facts in sorted(self.shipments.items(), reverse=True) if facts), {})
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
         """The order in its customer's list (with what it spent and what was paid for it: the customer's totals sum

@@ -153,7 +153,7 @@ def test_returns_written_by_another_service_reach_the_view(shop_table: str, admi
     assert [(r.return_id, r.status) for r in queue] == [("2", "RECEIVED"), ("1", "REQUESTED")]  # oldest first
     assert [r.return_id for r in returns_reads.returns(status="REJECTED").rows] == ["3"]
     assert [r.return_id for r in returns_reads.customer_returns(customer_id="1001").rows] == ["1", "2"]
-    assert number_reads.returned_units(product_id="2001") == 3 and number_reads.returned_units(product_id="2002") == 1
+    assert number_reads.returned(product_id="2001").units == 3 and number_reads.returned(product_id="2002").units == 1
     days = number_reads.refunds_daily(start=date(2026, 3, 4), end=date(2026, 3, 5))
     assert [(d.refunds, d.refunded) for d in days] == [(0, Decimal("0.00")), (2, Decimal("35.50"))]
     assert rebuild.verify(settle_s=0).clean
@@ -169,7 +169,7 @@ def test_returns_written_by_another_service_reach_the_view(shop_table: str, admi
     client.delete_item(TableName=table, Key=ddb_json.key("o#o3", "f#2"))  # a refund taken back
     sync_now()
     assert [r.return_id for r in returns_reads.returns().rows] == ["1"]
-    assert number_reads.returned_units(product_id="2001") == 3
+    assert number_reads.returned(product_id="2001").units == 3
     days = number_reads.refunds_daily(start=date(2026, 3, 5), end=date(2026, 3, 5))
     assert [(d.refunds, d.refunded) for d in days] == [(1, Decimal("30.00"))]
     assert rebuild.verify(settle_s=0).clean
@@ -193,7 +193,7 @@ def test_a_view_counted_before_restocked_and_damaged_were_kept_is_put_right_by_a
     client, table = view_client()
     client.put_item(TableName=table, Item=item_codec.encode(numbers.counted_item(schema.counted(anchor), old, 1)))
     client.put_item(TableName=table, Item=item_codec.encode({**values.key(*month), schema.UNITS: Decimal(3)}))
-    assert number_reads.returned_units(product_id="2001") == 3
+    assert number_reads.returned(product_id="2001").units == 3
     # then verify finds the difference, and a rebuild puts the figures right
     assert not rebuild.verify(settle_s=0).clean
     rebuild.rebuild()
