@@ -59,12 +59,8 @@ def _one(
     new_status = ORDER.step(action).to
     try:
         change(order_id=order_id, actor=actor, **extra)
-    except OrderConflict as exc:
-        return Outcome(order_id, 409, str(exc), exc.status)
-    except NotFound as exc:
-        return Outcome(order_id, 404, str(exc))
-    except Busy as exc:
-        return Outcome(order_id, 503, str(exc))
+    except (OrderConflict, NotFound, Busy) as exc:
+        return Outcome(order_id, exc.http_status, str(exc), getattr(exc, "status", None))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
         if throttled(exc):
             return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -236,12 +236,8 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     except EditConflict as exc:
         now = next((d.now for d in exc.drifts if d.attribute == "Quantity"), None)
         return RowOutcome(row, 409, f"changed meanwhile: now {now if now is not None else 'no stock row'}", now)
-    except NotFound as exc:
-        return RowOutcome(row, 404, str(exc))
-    except InvalidInput as exc:
-        return RowOutcome(row, 400, str(exc))
-    except Busy as exc:
-        return RowOutcome(row, 503, str(exc))
+    except (NotFound, InvalidInput, Busy) as exc:
+        return RowOutcome(row, exc.http_status, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
         if not throttled(exc):
             raise
@@ -254,20 +250,12 @@ def apply(
     *,
     actor: Actor,
     workers: int = WORKERS,
-    on_done: Callable[[RowOutcome], object] | None = None,
 ) -> list[RowOutcome]:
     """Apply the rows that change something, ``workers`` at a time; outcomes in the rows' order."""
     if len(rows) > MAX_ROWS:
         raise InvalidInput(f"at most {MAX_ROWS:,} rows at once")
     wanted = [r for r in rows if r.changes]
-
-    def one(row: PlannedRow) -> RowOutcome:
-        outcome = apply_row(row, actor)
-        if on_done is not None:
-            on_done(outcome)
-        return outcome
-
     if not wanted:
         return []
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted)))) as pool:
-        return list(pool.map(run_in_context(one), wanted))
+        return list(pool.map(run_in_context(lambda row: apply_row(row, actor)), wanted))

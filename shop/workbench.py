@@ -19,7 +19,7 @@ from dynamo import item_codec
 from dynamo.batch import batch_write, put_request
 from dynamo.client import client_of
 from shop import keys
-from shop.models import ENTITY_MODELS, ShopItem
+from shop.models import ShopItem
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 _SCALAR_TYPES = {"S", "N", "B", "BOOL", "NULL"}
@@ -108,7 +108,7 @@ def _check_item(raw: Any, where: str) -> ShopItem:
     except keys.InvalidId as exc:
         raise WorkbenchError(f"{where}: {exc}") from exc
     try:
-        item = ENTITY_MODELS[entity].from_raw_data(raw)
+        item = ShopItem.from_raw_data(raw)  # the EntityType's model
         item.serialize(null_check=True)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise WorkbenchError(f"{where} ({pk} / {sk}): {exc}") from exc
