@@ -1,7 +1,6 @@
-"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only, writes
-nothing), then applied row by row as ``shop.editing.stock_set`` writes one, conditioned on the quantity the dry
-run showed. One row's failure never stops the others, and applying the same rows again writes nothing (each is a
-409, ``already`` when the stock holds what the file asks).
+"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only), then
+applied row by row by ``shop.editing.stock_set``, conditioned on the quantity the dry run showed. One row's failure
+never stops the others; applying the same rows again writes nothing (each a 409, ``already``).
 """
 
 from __future__ import annotations
@@ -44,8 +43,7 @@ class RowError:
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """A valid row: the stock row's quantity as stored now (None: there is none, the row creates it) and the
-    quantity the file asks for."""
+    """A valid row: the quantity stored now (None: no stock row yet) and the one the file asks for."""
 
     line: int
     product_id: str
@@ -71,8 +69,8 @@ class Plan:
 
 @dataclass(frozen=True)
 class RowOutcome:
-    """What applying one row did: ``code`` 200 (done), 409 (the stock changed since the dry run: ``now`` holds
-    what it is), 404, 400 or 503 (nothing was written, try again)."""
+    """What applying one row did: ``code`` 200, 409 (changed since the dry run: ``now`` holds what it is), 404,
+    400 or 503 (nothing written, try again)."""
 
     row: PlannedRow
     code: int
@@ -85,12 +83,12 @@ class RowOutcome:
 
     @property
     def already(self) -> bool:
-        """Refused because the stock already holds the quantity the file asks: applied before."""
+        """Refused because the stock already holds what the file asks: applied before."""
         return self.code == 409 and self.now is not None and same_number(self.now, str(self.row.after))
 
     @property
     def quantity_now(self) -> str | None:
-        """The stock row's quantity after this outcome, as far as it is known (None: no stock row)."""
+        """The quantity after this outcome, as far as it is known (None: no stock row)."""
         if self.done:
             return str(self.row.after)
         return self.now if self.code == 409 else self.row.before
@@ -147,9 +145,8 @@ def _row(line: int, row: list[str], columns: dict[str, int]) -> _Parsed:
 
 
 def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
-    """The rows of a stock file, the errors of the rows that are not valid and the blank lines skipped (line
-    numbers as an editor shows them: the header is line 1); a row naming a stock row an earlier line named is an
-    error. FileRefused for a file that cannot be read as one."""
+    """The valid rows, the errors of the others (a stock row named twice is one) and the blank lines skipped, with
+    line numbers as an editor shows them; FileRefused for a file that cannot be read as a stock list."""
     reader = csv.reader(io.StringIO(_text(data), newline=""))
     rows: list[_Parsed] = []
     errors: list[RowError] = []
