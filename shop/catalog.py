@@ -1,8 +1,5 @@
-"""Domain writes for the catalog: customers, products, warehouses and their stock.
-
-Single writes are conditional PutItems (a create never overwrites); bulk loads (seeding) build the very
-same items and write them with BatchWriteItem. Staff edits of these items (stock included) are
-``shop.editing``'s.
+"""Domain writes for the catalog: customers, products, warehouses and their stock. A create is a conditional
+PutItem (it never overwrites); bulk loads build the same items and write them with BatchWriteItem.
 """
 
 from __future__ import annotations

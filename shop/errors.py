@@ -1,6 +1,4 @@
-"""Domain errors: what callers (pages, commands) see instead of botocore's. Each class's ``http_status`` is the
-one map from a kind of failure to the status a page answers with (input 400, not found 404, conflict 409,
-busy 503); commands print the message as one line."""
+"""Domain errors: what pages and commands see instead of botocore's, each with the ``http_status`` a page answers."""
 
 from __future__ import annotations
 
@@ -61,8 +59,8 @@ class Busy(ShopError):
 
 
 class FavouriteConflict(ShopError):
-    """Marking or un-marking a favourite failed on the data's current state; nothing was written.
-    ``reason``: ``already-favourite``, ``not-favourite``, ``other-order`` or ``order-item-changed``."""
+    """Marking or un-marking a favourite failed; ``reason``: ``already-favourite``, ``not-favourite``,
+    ``other-order`` or ``order-item-changed``."""
 
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
@@ -71,8 +69,7 @@ class FavouriteConflict(ShopError):
 
 @dataclass(frozen=True)
 class Drift:
-    """One attribute an edit form showed that changed before the save: what the form saw, what it is now
-    (None: absent)."""
+    """An attribute an edit form showed that changed before the save: what it saw, what it is (None: absent)."""
 
     attribute: str
     seen: str | None
@@ -80,8 +77,7 @@ class Drift:
 
 
 class EditConflict(ShopError):
-    """The entity changed after its edit form was rendered; nothing was written. ``drifts`` says what changed
-    meanwhile (empty when the entity is the same again, e.g. changed and changed back)."""
+    """The entity changed after its edit form was rendered; ``drifts`` says what (empty: changed back)."""
 
     def __init__(self, entity: str, entity_id: str, drifts: list[Drift]) -> None:
         what = ", ".join(d.attribute for d in drifts) or "its version"
@@ -107,6 +103,6 @@ class NotYours(ShopError):
 
 
 def throttled(exc: Exception) -> bool:
-    """Whether DynamoDB refused ``exc``'s request for capacity: one of many writes then reports 503, not a bug."""
+    """Whether DynamoDB refused ``exc``'s request for capacity (one of many writes then reports 503)."""
     text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
     return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))
