@@ -120,11 +120,7 @@ def attribute_words(attribute: str) -> str:
 
 
 def _summary(changes: Sequence[Changed], prefix: str, reason: str | None) -> str:
-    parts = [
-        f"{attribute_words(c.attribute)}: {c.before if c.before is not None else '-'} -> "
-        f"{c.after if c.after is not None else '-'}"
-        for c in changes
-    ]
+    parts = [f"{attribute_words(c.attribute)}: {_shown(c.before)} -> {_shown(c.after)}" for c in changes]
     text = prefix + "; ".join(parts) + (f" ({reason})" if reason else "")
     return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "\u2026"
 

@@ -234,13 +234,16 @@ def _opt(number: int | None) -> str | None:
     return None if number is None else str(number)
 
 
-def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: Callable[[], EmailTaken | None]) -> None:
+ClaimOwner = Callable[[], "EmailTaken | None"]  # who holds the address a failed claim was for, as the error
+
+
+def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: ClaimOwner | None) -> None:
     try:
         tx.commit()
     except TransactionCancelled as exc:
         failed = set(exc.failed("ConditionalCheckFailed"))
         if failed & {"new-claim", "claim"}:
-            taken = claim_owner()
+            taken = claim_owner() if claim_owner else None
             if taken is not None:
                 raise taken from exc
         if "item" in failed:
@@ -253,10 +256,6 @@ def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: Callabl
         raise
 
 
-def no_claim() -> EmailTaken | None:
-    return None
-
-
 def save(
     target: Target,
     *,
@@ -266,7 +265,7 @@ def save(
     action: str,
     reason: str | None = None,
     extra: Callable[[Transaction], None] | None = None,
-    claim_owner: Callable[[], EmailTaken | None] = no_claim,
+    claim_owner: ClaimOwner | None = None,
 ) -> list[Changed]:
     """Write the paths of ``wanted`` that differ from ``seen`` with their audit entry; the changes written."""
     changes = [

@@ -41,14 +41,10 @@ def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
     return from_decoded(item_codec.decode(raw))
 
 
-def _names(item: Mapping[str, Any]) -> list[str]:
-    """Keys first, the rest sorted by name."""
-    return [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
-
-
 def from_decoded(item: Mapping[str, Any]) -> dict[str, Any]:
     """A decoded item made JSON-friendly, as ``from_attribute_values`` gives it from DynamoDB JSON."""
-    return {name: plain_value(item[name]) for name in _names(item)}
+    names = [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
+    return {name: plain_value(item[name]) for name in names}
 
 
 def to_plain(item: Model) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import io
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
@@ -27,8 +26,6 @@ from shop.snapshots import Snapshot, is_entity
 MAX_ROWS = 5_000
 COLUMNS = ("product_id", "warehouse_id", "quantity")
 WORKERS = 8  # transactions in flight at once
-
-Item = dict[str, dict[str, Any]]
 
 
 class FileRefused(InvalidInput):
@@ -187,17 +184,14 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
     return rows, errors, skipped
 
 
-def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
-    return {key: item for key, item in zip(keys_, raw_by_key(keys_), strict=True) if item is not None}
-
-
 def dry_run(data: bytes) -> Plan:
     """Every row's change and every error, from reads by key only; nothing is written."""
     parsed, errors, skipped = parse(data)
     products = sorted({keys.product(r.product_id) for r in parsed})
     warehouses = sorted({keys.warehouse(r.warehouse_id) for r in parsed})
     stock_keys = [(keys.product(r.product_id), keys.warehouse(r.warehouse_id)) for r in parsed]
-    found = _fetch([(k, k) for k in products + warehouses] + stock_keys)
+    wanted = [(k, k) for k in products + warehouses] + stock_keys
+    found = {key: item for key, item in zip(wanted, raw_by_key(wanted), strict=True) if item is not None}
     rows: list[PlannedRow] = []
     for row, stock_key in zip(parsed, stock_keys, strict=True):
         pk, sk = stock_key
