@@ -19,12 +19,7 @@ from shop.models import Address, Customer, Inventory, Product, ProductDetail, Sh
 def new_customer(*, customer_id: str, name: str, email: str, address: Address | None = None) -> Customer:
     if not name.strip() or "@" not in email:
         raise InvalidInput("a customer needs a name and an email address")
-    return Customer(
-        **keys.customer_keys(customer_id),
-        name=name.strip(),
-        email=email.strip(),
-        address=address,
-    )
+    return Customer(**keys.customer_keys(customer_id), name=name.strip(), email=email.strip(), address=address)
 
 
 def new_product(

@@ -22,13 +22,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProject
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from shop import keys
-from shop.attributes import (
-    DecimalNumberAttribute,
-    DecimalStringAttribute,
-    IntStringAttribute,
-    Map,
-    TimestampAttribute,
-)
+from shop.attributes import DecimalNumberAttribute, DecimalStringAttribute, IntStringAttribute, Map, TimestampAttribute
 from shop.delivery import delivery_date_for
 from shop.keys import OrderStatus
 

@@ -142,8 +142,7 @@ def build_shipments(
         built.append(shipment)
         built += [
             ShipmentItem(
-                **keys.shipment_item_keys(order.order_id, sid, item.product_id),
-                quantity=units[item.product_id],
+                **keys.shipment_item_keys(order.order_id, sid, item.product_id), quantity=units[item.product_id]
             )
             for item in group
         ]

@@ -298,14 +298,7 @@ def order_cancel(
             )
         stock = stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
-        _status_update(
-            tx,
-            order,
-            "cancel",
-            reason_set,
-            actor=actor,
-            detail=f"reason: {reason}" if reason else None,
-        )
+        _status_update(tx, order, "cancel", reason_set, actor=actor, detail=f"reason: {reason}" if reason else None)
         for item, row in stock:
             take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:

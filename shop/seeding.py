@@ -249,11 +249,7 @@ def order_history(planned: PlannedOrder, address: Address | None) -> list[ShopIt
         shipped_at = planned.placed_at + planned.shipped_after
         order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
         history += build_shipments(
-            order=order,
-            items=items,
-            shipped_at=shipped_at,
-            shipment_type=planned.shipment_type,
-            address=address,
+            order=order, items=items, shipped_at=shipped_at, shipment_type=planned.shipment_type, address=address
         )
     return history
 

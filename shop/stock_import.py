@@ -236,12 +236,7 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     return RowOutcome(row, 200, "done")
 
 
-def apply(
-    rows: Sequence[PlannedRow],
-    *,
-    actor: Actor,
-    workers: int = WORKERS,
-) -> list[RowOutcome]:
+def apply(rows: Sequence[PlannedRow], *, actor: Actor, workers: int = WORKERS) -> list[RowOutcome]:
     """Apply the rows that change something, ``workers`` at a time; outcomes in the rows' order."""
     if len(rows) > MAX_ROWS:
         raise InvalidInput(f"at most {MAX_ROWS:,} rows at once")
