@@ -91,8 +91,7 @@ def stock_target(product_id: str, warehouse_id: str) -> Target:
 
 
 def snapshot(target: Target) -> Snapshot:
-    """The entity as its form shows it; NotFound when there is none. A stock row may be missing (its form then
-    creates it) when its product and warehouse exist."""
+    """The entity as its form shows it; NotFound, but a stock row may be missing (its form creates it)."""
     raw = _read(target)
     if raw is None and target.spec is not STOCK:
         raise NotFound(target.spec.kind, target.entity_id)
@@ -407,8 +406,7 @@ def product_edit(
     category: str | None,
     actor: Actor,
 ) -> list[Changed]:
-    """Save a product's name, description, price and category, incrementing ``Version``. A price equal in value
-    to the stored one is no change."""
+    """Save a product's name, description, price and category; a price equal in value to the stored one is none."""
     target = product_target(product_id)
     wanted: dict[str, str | None] = {}
     if name != seen.values["Detail.Name"]:

@@ -24,8 +24,6 @@ class NotFound(ShopError, LookupError):
 
     def __init__(self, entity: str, entity_id: str) -> None:
         super().__init__(f"no {entity} with id {entity_id!r}")
-        self.entity = entity
-        self.entity_id = entity_id
 
 
 class OrderConflict(ShopError):
@@ -42,9 +40,6 @@ class OutOfStock(ShopError):
         super().__init__(
             f"product {product_id}: {requested} requested, no warehouse holds that many (most in one: {available})"
         )
-        self.product_id = product_id
-        self.requested = requested
-        self.available = available
 
 
 class Busy(ShopError):
@@ -82,8 +77,6 @@ class EditConflict(ShopError):
     def __init__(self, entity: str, entity_id: str, drifts: list[Drift]) -> None:
         what = ", ".join(d.attribute for d in drifts) or "its version"
         super().__init__(f"{entity} {entity_id} was changed by someone else meanwhile ({what}); nothing was saved")
-        self.entity = entity
-        self.entity_id = entity_id
         self.drifts = drifts
 
 

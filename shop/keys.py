@@ -195,8 +195,7 @@ NOTE_ID_RE = re.compile(r"^(\d{8}T\d{12})-([0-9a-f]{8})$")
 
 
 def note(at: datetime, entry_id: str) -> str:
-    """``n#<UTC time, ISO basic, microseconds>#<id>``: a partition's notes sort by time, and two of one moment
-    still differ."""
+    """``n#<UTC time, ISO basic, microseconds>#<id>``: notes sort by time, and two of one moment differ."""
     return f"{NOTE}{at.strftime('%Y%m%dT%H%M%S%f')}#{entry_id}"
 
 

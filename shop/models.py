@@ -57,8 +57,7 @@ DELIVERY_DATE_PROJECTED = ["EntityType", "Date", "Status", "Total", "ItemCount"]
 
 
 class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
-    """Orders by expected delivery date (``YYYY-MM-DD``). Sparse: only orders carry ``DeliveryDate``; older ones get
-    it from ``backfill delivery-date``."""
+    """Orders by expected delivery date (``YYYY-MM-DD``). Sparse: only orders carry ``DeliveryDate``."""
 
     class Meta:
         index_name = "DeliveryDate-index"
@@ -268,8 +267,7 @@ class Invoice(ShopItem, discriminator="invoice"):
 
 
 class Shipment(ShopItem, discriminator="shipment"):
-    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>. ``Carrier`` and
-    ``TrackingNumber`` are what staff gave when shipping, if anything."""
+    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>."""
 
     address = Address(null=True, attr_name="Address")
     type = UnicodeAttribute(null=True, attr_name="Type")

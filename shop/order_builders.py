@@ -82,8 +82,7 @@ def build_placement(
     status: OrderStatus = OrderStatus.PENDING,
     delivery_date: str | None = None,
 ) -> tuple[Order, list[OrderItem], Invoice]:
-    """The order (``DeliveryDate`` by default that of standard shipping from ``placed_at``), its items and the
-    invoice with its payments."""
+    """The order (``DeliveryDate`` by default standard shipping's), its items and the invoice with its payments."""
     when = format_ts(placed_at)
     total = sum((line.price * line.quantity for line in lines), Decimal(0))
     order = Order(

@@ -87,8 +87,7 @@ def order_edit(
     notify: bool = False,
     extra: EditExtra | None = None,
 ) -> Order:
-    """Apply the edit (``address``: the ``SHIP_TO`` fields to change); InvalidInput, OutOfStock, OrderConflict
-    (not PENDING, or ``expected_version`` stale), Busy."""
+    """Apply the edit (``address``: ``SHIP_TO`` fields); InvalidInput, OutOfStock, OrderConflict (stale), Busy."""
     oid = keys.bare(order_id, keys.ORDER)
     wanted = {keys.bare(pid, keys.PRODUCT): _quantity(pid, n) for pid, n in quantities.items()}
     added = keys.bare(add_product, keys.PRODUCT) if add_product else None

@@ -68,8 +68,7 @@ def take_stock(tx: Transaction, label: str, row: Inventory, units: int) -> None:
 
 
 def changeable(collection: OrderCollection, action: str, expected_version: int | None) -> Order:
-    """The order, when ``action`` may be taken from its status at the version the page showed (None: any);
-    OrderConflict otherwise."""
+    """The order, if ``action`` may be taken from its status at the version the page showed; else OrderConflict."""
     order = collection.order
     ORDER.require(action, order.order_id, order.status)
     if expected_version is not None and order.version != expected_version:

@@ -114,8 +114,7 @@ def items_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = 
 
 
 def product_names(product_ids: Iterable[str]) -> dict[str, str]:
-    """The products' names now (one BatchGetItem of their ``Detail``), for lines that did not keep theirs; a product
-    without a name or gone is left out."""
+    """The products' names now (one BatchGetItem of ``Detail``), for lines that kept none; unnamed or gone: left out."""
     wanted = list(dict.fromkeys(keys.bare(pid, keys.PRODUCT) for pid in product_ids))
     found = items_by_key([(keys.product(p),) * 2 for p in wanted], ["Detail", keys.ENTITY_TYPE])
     return {
@@ -126,8 +125,7 @@ def product_names(product_ids: Iterable[str]) -> dict[str, str]:
 
 
 def customers_of(customer_ids: Iterable[str]) -> dict[str, Customer]:
-    """The customers by id as the shop table holds them now (one BatchGetItem): a packing slip's name and address
-    do not wait for the admin view."""
+    """The customers by id, now (one BatchGetItem): a packing slip's address does not wait for the admin view."""
     wanted = list(dict.fromkeys(keys.bare(cid, keys.CUSTOMER) for cid in customer_ids))
     found = items_by_key([(keys.customer(c),) * 2 for c in wanted])
     return {cid: item for cid, item in zip(wanted, found, strict=True) if isinstance(item, Customer)}

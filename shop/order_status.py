@@ -63,8 +63,7 @@ def ordered(items: Sequence[OrderItem]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class OrderState:
-    """An order's money and shipping as read (from the shop table, or the admin view's: then without ``lines``);
-    ``refunded`` comes from the returns table."""
+    """An order's money and shipping (the admin view's without ``lines``); ``refunded`` is the returns table's."""
 
     total: Decimal
     paid: Decimal

@@ -141,16 +141,14 @@ def order_place(
 def _status_update(
     tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
 ) -> None:
-    """``action``'s change (``Lifecycle.take``) with its audit entry; PynamoDB adds "Version = <read version>" to
-    the condition and increments Version."""
+    """``action``'s change with its audit entry; PynamoDB conditions it on the ``Version`` read and increments it."""
     ORDER.take(
         tx, order, action, extra, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
     )
 
 
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
-    """Commit; a failed condition means someone changed the order first (say what it is now). Another
-    transaction holding the order, or throttling, is ``Busy``, not a conflict."""
+    """Commit; a failed condition is a conflict (saying what the order is now), another transaction ``Busy``."""
     try:
         tx.commit()
     except TransactionCancelled as exc:
@@ -236,8 +234,7 @@ def order_ship(
 def _to_ship(
     oid: str, items: Sequence[OrderItem], sent: Mapping[str, int], quantities: Mapping[str, int] | None
 ) -> dict[str, int]:
-    """Units to ship now by product id: every unit left, or those given; InvalidInput for a product the order lacks,
-    more than is left, or nothing."""
+    """Units to ship now by product id: every unit left, or those given; InvalidInput for none or too many."""
     left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in items}
     if quantities is None:
         wanted = {pid: n for pid, n in left.items() if n > 0}

@@ -31,8 +31,7 @@ def amount_of(text: str, *, what: str) -> Decimal:
 
 
 def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Actor | None = None) -> Invoice:
-    """Add a manual payment to the order's invoice: InvalidInput above what is due or without a ``reference``;
-    OrderConflict on a cancelled order or one without an invoice."""
+    """Add a manual payment to the invoice: InvalidInput above what is due; OrderConflict on a cancelled order."""
     oid = keys.bare(order_id, keys.ORDER)
     value = amount_of(str(amount), what="payment")
     ref = tracking.reference(reference, what="reference")

@@ -49,8 +49,7 @@ class UneditableItem(InvalidInput):
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One item as its form saw it: each path's text (None: absent), whether each map existed, the version, and
-    whether the item existed at all (a stock row may not yet)."""
+    """One item as its form saw it: each path's text (None: absent), whether each map and the item existed."""
 
     values: Mapping[str, str | None]
     maps: Mapping[str, bool] = field(default_factory=dict)

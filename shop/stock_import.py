@@ -66,8 +66,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class RowOutcome:
-    """What applying one row did: ``code`` 200, 409 (changed since the dry run: ``now`` holds what it is), 404,
-    400 or 503 (nothing written, try again)."""
+    """What applying one row did: ``code`` 200, 409 (changed since the dry run: ``now``), 404, 400 or 503."""
 
     row: PlannedRow
     code: int

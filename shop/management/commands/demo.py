@@ -142,7 +142,7 @@ class Command(ShopCommand):
             )
             if not no_live_orders:
                 self._start_live_orders(stop_live_orders, order_every)
-            server = self._serve(port)
+            server = subprocess.Popen(server_command(port), cwd=settings.BASE_DIR, env=server_environment(os.environ))
             children.append(server)
             server.wait()
         except KeyboardInterrupt:
@@ -195,10 +195,6 @@ class Command(ShopCommand):
             name="live-orders",
             daemon=True,
         ).start()
-
-    @staticmethod
-    def _serve(port: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(server_command(port), cwd=settings.BASE_DIR, env=server_environment(os.environ))
 
     @staticmethod
     def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:
