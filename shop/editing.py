@@ -321,9 +321,6 @@ def _address(seen: Snapshot, address: Mapping[str, str | None] | None) -> dict[s
     return wanted
 
 
-# --- customers --------------------------------------------------------------------------------------------------
-
-
 def _claim(email: str, customer_id: str) -> EmailClaim:
     key = keys.email_claim(email)
     return EmailClaim(pk=key, sk=key, customer_id=customer_id)
@@ -393,9 +390,6 @@ def customer_edit(
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_CUSTOMER, extra=claims, claim_owner=taken)
 
 
-# --- products ---------------------------------------------------------------------------------------------------
-
-
 def product_edit(
     *,
     product_id: str,
@@ -423,9 +417,6 @@ def product_edit(
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_PRODUCT)
 
 
-# --- warehouses ---------------------------------------------------------------------------------------------
-
-
 def warehouse_edit(
     *,
     warehouse_id: str,
@@ -441,9 +432,6 @@ def warehouse_edit(
         wanted["Name"] = checked_text(name, what="name", limit=MAX_NAME)
     wanted |= _address(seen, address)
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_WAREHOUSE)
-
-
-# --- stock ------------------------------------------------------------------------------------------------------
 
 
 def stock_set(
