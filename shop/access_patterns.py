@@ -1,9 +1,6 @@
 """The access patterns of the shop table: AWS's 16 and ours, one named, typed read each, a GetItem or one paged
 Query, never a Scan. A Query is declared once as a ``KeyQuery``, from which its call and the words
-``shop.pattern_registry`` shows for it are both derived.
-
-IDs may be bare or prefixed; dates are ``YYYY-MM-DD`` (an end date covers its whole day) or timestamps. Bad ids and
-dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both ValueError) before any call.
+``shop.pattern_registry`` shows for it are both derived. Bad ids and dates raise before any call.
 """
 
 from __future__ import annotations

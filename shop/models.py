@@ -1,6 +1,5 @@
-"""The shop table as PynamoDB models: one base (keys, GSI keys, ``EntityType`` discriminator), one class per entity.
-
-Wire-compatible with AWS's ``AnOnlineShop_13.json``. Discriminator values are stored data: never rename one.
+"""The shop table as PynamoDB models, wire-compatible with AWS's ``AnOnlineShop_13.json``: one base (keys, GSI keys,
+``EntityType`` discriminator), one class per entity. Discriminator values are stored data: never rename one.
 Attributes we added are optional, because AWS's sample and older items lack them (docs/migrations.md).
 """
 

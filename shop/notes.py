@@ -1,9 +1,8 @@
 """Staff notes on an order or a customer, and the parts the returns service shares for its own (``returns.notes``).
 
 A note is an item in the partition it is about, SK ``n#<at>#<id>``, so the Query a page already makes reads it. It
-is never changed: an edit is a new item whose ``Original`` names the first version, so what was written stays. Only
-its author edits it (a condition on the first version holds even against a forged form). Each note and edit writes
-its audit entry in the same transaction, so /activity/ lists it.
+is never changed: an edit is a new item whose ``Original`` names the first version. Only its author edits it (a
+condition on the first version holds even against a forged form). Each writes its audit entry in its transaction.
 """
 
 from __future__ import annotations

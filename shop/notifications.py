@@ -7,8 +7,7 @@ Sending is three steps, each conditional, so a crash loses none and, in the ordi
 3. *mark sent*: ``Sent`` set and ``Outbox`` removed, if the claim is still ours. A sender killed between 2 and 3
    leaves the claim to expire: that one message is sent again.
 
-A failure is retried with backoff up to ``MAX_ATTEMPTS``, then given up (``GivenUp``, the last ``Error``) until
-staff "send again".
+A failure is retried with backoff up to ``MAX_ATTEMPTS``, then given up until staff "send again".
 """
 
 from __future__ import annotations

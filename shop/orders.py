@@ -1,7 +1,5 @@
-"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with
-conditions and, given an ``actor``, its audit entry.
-
-Placing takes stock conditioned on the exact level read, so it never oversells; status changes
+"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with its
+audit entry. Placing takes stock conditioned on the exact level read, so it never oversells; status changes
 (``lifecycle.ORDER``) are conditioned on the status read and ``Version``, so two staff cannot both win.
 """
 

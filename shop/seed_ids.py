@@ -1,7 +1,5 @@
-"""Where a seed run starts numbering: after the highest numeric id of each entity already in the shop table.
-
-Finding that takes one parallel Scan of the keys: it runs for the operator's seed command only, never for a page.
-"""
+"""Where a seed run starts numbering: after the highest numeric id of each entity in the shop table, found by one
+parallel Scan of the keys (for operators only, never for a page)."""
 
 from __future__ import annotations
 

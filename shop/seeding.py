@@ -1,9 +1,8 @@
 """Deterministic, realistic demo data: a pure plan (of the config and seed) of a catalog and orders, with a long
-tail of customers, popular products and statuses that fit their age, then written in bulk.
-
-Orders are written as history, each in its final state, through the builders ``order_place`` and ``order_ship``
-use, oldest first, so the stream carries them as a live shop's does. Nothing needs a transaction: every item is new
-(ids start after the highest present, ``shop.seed_ids``), and stock is loaded as it stands after that history.
+tail of customers, popular products and statuses that fit their age, then written in bulk. Orders are written as
+history, each in its final state, through the builders ``order_place`` and ``order_ship`` use, oldest first, so the
+stream carries them as a live shop's does. Nothing needs a transaction: every item is new (ids start after the
+highest present), and stock is loaded as it stands after that history.
 """
 
 from __future__ import annotations

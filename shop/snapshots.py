@@ -1,8 +1,7 @@
-"""What an edit form showed: the entity's editable attributes as text, read raw from the shop table.
-
-A ``Snapshot`` taken when the form is rendered comes back with the save (signed by the page), so the save is
-conditioned on every attribute still being what the form showed. Values are the stored text (``Price`` ``"100"``,
-not a Decimal re-printed), so a condition compares exactly what DynamoDB holds. Paths inside a map have a dot.
+"""What an edit form showed: the entity's editable attributes as text, read raw. A ``Snapshot`` taken when the form
+is rendered comes back with the save (signed by the page), so the save is conditioned on every attribute still being
+what the form showed. Values are the stored text (``Price`` ``"100"``, not a Decimal re-printed), so a condition
+compares exactly what DynamoDB holds. Paths inside a map have a dot.
 """
 
 from __future__ import annotations
