@@ -47,11 +47,7 @@ class Outcome:
 
 
 def _one(
-    action: str,
-    order_id: str,
-    actor: Actor | None,
-    extra: Mapping[str, object],
-    change: Callable[..., Any] | None,
+    action: str, order_id: str, actor: Actor | None, extra: Mapping[str, object], change: Callable[..., Any] | None
 ) -> Outcome:
     change = change or ACTIONS[action]
     new_status = ORDER.step(action).to

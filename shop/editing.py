@@ -452,13 +452,7 @@ def stock_set(
 
 
 def stock_adjust(
-    *,
-    product_id: str,
-    warehouse_id: str,
-    delta: int,
-    reason: str,
-    actor: Actor,
-    seen: Snapshot | None = None,
+    *, product_id: str, warehouse_id: str, delta: int, reason: str, actor: Actor, seen: Snapshot | None = None
 ) -> list[Changed]:
     """Add ``delta`` (or take) to a stock row, never below zero. With ``seen`` (a form), conditioned on the
     quantity it showed (``EditConflict``); without, on the quantity read now, retried when a concurrent change

@@ -80,11 +80,8 @@ def favourite_remove(*, order_id: str, product_id: str, actor: Actor | None = No
     item = _order_item(oid, pid)
     cid = _customer_of(item)
     tx = Transaction(ShopItem, token=request_token())
-    tx.delete(
-        "favourite",
-        Favourite(**keys.favourite_keys(cid, pid)),
-        Favourite.pk.exists() & (Favourite.order_id == oid),
-    )
+    mine = Favourite.pk.exists() & (Favourite.order_id == oid)
+    tx.delete("favourite", Favourite(**keys.favourite_keys(cid, pid)), mine)
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))
     audit.record(tx, actor, action="unfavourite", order_id=oid, product_id=pid)
     try:

@@ -44,9 +44,6 @@ def new_id() -> str:
     return secrets.token_hex(6)
 
 
-# --- place ----------------------------------------------------------------------------------------------
-
-
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
         raise InvalidInput("an order needs at least one line")
@@ -133,9 +130,6 @@ def order_place(
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"placing order {oid}"))
 
 
-# --- status changes -----------------------------------------------------------------------------------
-
-
 def _status_update(
     tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
 ) -> None:
@@ -208,18 +202,10 @@ def order_ship(
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
     # When that moves the date the customer was given, the audit entry says from what to what.
     delivery = delivery_date_for(shipped, shipment_type)
-    moved = order.delivery_date != delivery
-    _status_update(
-        tx,
-        order,
-        "ship" if whole else "ship_part",
-        [Order.delivery_date.set(delivery)],
-        actor=actor,
-        changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
-        detail=None
-        if whole
-        else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items()),
-    )
+    moved = [audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if order.delivery_date != delivery else []
+    part = None if whole else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items())
+    sets = [Order.delivery_date.set(delivery)]
+    _status_update(tx, order, "ship" if whole else "ship_part", sets, actor=actor, changes=moved, detail=part)
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     if notify:
