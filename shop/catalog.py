@@ -25,10 +25,7 @@ def new_customer(*, customer_id: str, name: str, email: str, address: Address | 
 def new_product(
     *, product_id: str, name: str, price: Decimal | str, description: str | None = None, category: str | None = None
 ) -> Product:
-    try:
-        amount = to_decimal(price, what="price")
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(str(exc)) from exc
+    amount = to_decimal(price, what="price")
     if amount < 0:
         raise InvalidInput("price must not be negative")
     return Product(

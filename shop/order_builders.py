@@ -157,10 +157,7 @@ def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[
         return []
     payments = []
     for spec in specs:
-        try:
-            amount = to_decimal(spec.amount, what="payment amount")
-        except (TypeError, ValueError) as exc:
-            raise InvalidInput(str(exc)) from exc
+        amount = to_decimal(spec.amount, what="payment amount")
         if amount <= 0:
             raise InvalidInput("a payment amount must be positive")
         if not spec.type.strip():
