@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path, Value
@@ -65,19 +66,15 @@ class Target:
         return f"{self.entity_id} in warehouse {self.warehouse_id}" if self.warehouse_id else self.entity_id
 
 
-def customer_target(customer_id: str) -> Target:
-    key = keys.customer(customer_id)
-    return Target(CUSTOMER, key, key, keys.strip(key), key)
+def _own_key(spec: EditSpec, build: Callable[[str], str], entity_id: str) -> Target:
+    """An entity whose PK and SK are both its key, and whose partition keeps its audit entries."""
+    key = build(entity_id)
+    return Target(spec, key, key, keys.strip(key), key)
 
 
-def product_target(product_id: str) -> Target:
-    key = keys.product(product_id)
-    return Target(PRODUCT, key, key, keys.strip(key), key)
-
-
-def warehouse_target(warehouse_id: str) -> Target:
-    key = keys.warehouse(warehouse_id)
-    return Target(WAREHOUSE, key, key, keys.strip(key), key)
+customer_target = partial(_own_key, CUSTOMER, keys.customer)
+product_target = partial(_own_key, PRODUCT, keys.product)
+warehouse_target = partial(_own_key, WAREHOUSE, keys.warehouse)
 
 
 def stock_target(product_id: str, warehouse_id: str) -> Target:

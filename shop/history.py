@@ -18,10 +18,7 @@ def partition_of(kind: str, entity_id: str) -> str:
     build = HISTORY_KINDS.get(kind)
     if build is None:
         raise InvalidInput(f"history is kept for {', '.join(HISTORY_KINDS)}, not {kind!r}")
-    try:
-        return build(entity_id)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
+    return build(entity_id)
 
 
 def entity_history(
