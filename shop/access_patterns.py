@@ -1,12 +1,6 @@
-"""The access patterns of the shop table: AWS's 16 and ours, one named, typed read each.
-
-Each is a GetItem or one Query (paged: ``limit`` items and a ``next_key`` to continue), never a Scan. A Query is
-declared once as a ``KeyQuery`` (its model, index, partition key and sort-key condition), from which its call and
-the words ``shop.pattern_registry`` shows for it are both derived. The registry names them (AWS's names, plus ours:
-orders due on a date, a customer's favourites) with their typed parameters for the CLI, the explorer and the pages.
-
-IDs may be bare or prefixed; dates are ``YYYY-MM-DD`` (an end date covers its whole day) or timestamps.
-Bad ids and dates raise ``keys.InvalidId`` / ``timestamps.InvalidDate`` (both ValueError) before any call.
+"""The access patterns of the shop table: AWS's 16 and ours, one named, typed read each, a GetItem or one paged
+Query, never a Scan. A Query is declared once as a ``KeyQuery``, from which its call and the words
+``shop.pattern_registry`` shows for it are both derived. Bad ids and dates raise before any call.
 """
 
 from __future__ import annotations
@@ -124,7 +118,7 @@ warehouse_by_id = KeyGet(Warehouse, "warehouse_id", keys.WAREHOUSE)  # 3
 
 
 def every_warehouse(*, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Warehouse]:
-    """Every warehouse by id: GSI1 PK=WAREHOUSES (ours: AWS's model reads a warehouse by id only)."""
+    """Every warehouse by id: GSI1 PK=WAREHOUSES (ours)."""
     return query_page(Warehouse, keys.WAREHOUSES, index_name="GSI1", limit=limit, start_key=start_key)
 
 
@@ -155,16 +149,13 @@ def invoice_by_id(*, invoice_id: str) -> Invoice | None:
 
 
 def payments_for_invoice(*, invoice_id: str) -> list[Payment] | None:
-    """11 getPaymentByInvoiceId: the same GSI1 query as 10; payments are ``Detail.Payments`` of the invoice.
-    None when there is no such invoice."""
+    """11 getPaymentByInvoiceId: the invoice's ``Detail.Payments`` (the query of 10); None without an invoice."""
     invoice = invoice_by_id(invoice_id=invoice_id)
     return None if invoice is None else invoice.payments
 
 
 def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:
-    """Orders expected to be delivered on ``date`` (``YYYY-MM-DD``): one Query on DeliveryDate-index,
-    PK=DeliveryDate, ordered by order key. The index projects only what the page shows (Date, Status,
-    Total, ItemCount; keys give order and customer). Orders still lacking ``DeliveryDate`` (before
-    ``backfill delivery-date``) are not in the index and so not listed."""
+    """Orders expected on ``date`` (``YYYY-MM-DD``): Query DeliveryDate-index PK=DeliveryDate, by order key. Orders
+    still lacking ``DeliveryDate`` (before ``backfill delivery-date``) are not listed."""
     day = parse_day(date, what="delivery date").isoformat()
     return query_page(Order, day, index_name="DeliveryDate-index", limit=limit, start_key=start_key)

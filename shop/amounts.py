@@ -1,7 +1,5 @@
-"""Amounts of money as staff type them: plain decimals, the way a price is shown.
-
-``Decimal`` reads far more than a person means by a price: ``1e3`` is a thousand, and so is ``1_000``. Only
-digits, with decimals after a point, are a number here; an amount also has at most two decimals and no sign.
+"""Amounts of money as staff type them: digits with at most two decimals after a point, no sign, as a price is
+shown. ``Decimal`` reads far more than a person means by a price: ``1e3`` is a thousand, and so is ``1_000``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from pynamodb.attributes import Attribute, MapAttribute
 from pynamodb.constants import NUMBER, STRING
 
+from shop.errors import InvalidInput
 from shop.timestamps import format_ts, parse_ts
 
 K = TypeVar("K", bound=str)
@@ -24,15 +25,16 @@ class Map(MapAttribute[K, V]):
 
 
 def to_decimal(value: object, *, what: str = "amount") -> Decimal:
-    """Exact decimal from str/int/Decimal (never float: 0.1 + 0.2 must not leak into money)."""
+    """Exact decimal from str/int/Decimal (never float: 0.1 + 0.2 must not leak into money); InvalidInput (a
+    ValueError) otherwise."""
     if isinstance(value, float):
-        raise TypeError(f"{what} must not be a float (got {value!r}); pass a str or Decimal")
+        raise InvalidInput(f"{what} must not be a float (got {value!r}); pass a str or Decimal")
     try:
         result = Decimal(str(value).strip())
     except (InvalidOperation, ValueError) as exc:
-        raise ValueError(f"{what} {value!r} is not a decimal number") from exc
+        raise InvalidInput(f"{what} {value!r} is not a decimal number") from exc
     if not result.is_finite():
-        raise ValueError(f"{what} {value!r} is not a finite number")
+        raise InvalidInput(f"{what} {value!r} is not a finite number")
     return result
 
 

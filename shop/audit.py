@@ -1,9 +1,6 @@
 """The audit trail: who changed what, an item of the shop table written in the same TransactWriteItems as the change
-(the shop table's or another table's: a transaction spans tables), so it exists exactly when its change does.
-
-An order's entries live in its partition (``o#<oid>`` / ``AUDIT#<at>#<id>``), read with the Query its page makes;
-changes to no order in ``keys.SYSTEM_AUDIT``; an entity edit's in the entity's own partition, where every access
-pattern names a sort key that entries do not match. The stream projects them all into the activity index.
+(a transaction spans tables), so it exists exactly when its change does. An order's entries live in its partition,
+read with the Query its page makes; an entity edit's in the entity's own, where no access pattern's sort key matches.
 """
 
 from __future__ import annotations
@@ -46,9 +43,8 @@ def audit_time() -> str:
 
 
 class Fields(TypedDict, total=False):
-    """What an order change's entry may say besides its action and order. ``changes``: attributes the change moved
-    besides the status (a ship's ``DeliveryDate``), each with its before and after, also summed up in ``Detail``
-    when no detail is given; ``system``: the entry goes to the partition of changes to no order."""
+    """What an order change's entry may say. ``changes``: attributes moved besides the status (a ship's
+    ``DeliveryDate``), summed up in ``Detail`` when none is given; ``system``: a change to no order."""
 
     from_status: str | None
     to_status: str | None
@@ -87,15 +83,13 @@ def entry(actor: Actor, *, action: str, order_id: str | None, **fields: Unpack[F
 def record(
     tx: Transaction, actor: Actor | None, *, action: str, order_id: str | None, **fields: Unpack[Fields]
 ) -> AuditEntry | None:
-    """Add the audit entry of a change to ``tx`` (nothing without an actor: seeding and imports are not staff
-    changes)."""
+    """Add the audit entry of a change to ``tx`` (none without an actor: seeding is no staff change)."""
     return None if actor is None else _put(tx, entry(actor, action=action, order_id=order_id, **fields))
 
 
 @dataclass(frozen=True)
 class Changed:
-    """One edited attribute (a path such as ``Price`` or ``Address.City``), its text before and after (None:
-    absent)."""
+    """One edited attribute's path (``Address.City``), its text before and after (None: absent)."""
 
     attribute: str
     before: str | None
@@ -116,19 +110,14 @@ _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # "ZipCode": "Zip" "Code"
 
 
 def attribute_words(attribute: str) -> str:
-    """An edited attribute as staff read it, not its stored path: ``Price`` is "Price", ``Detail.Name`` "Name",
-    ``Address.ZipCode`` "Address zip code"."""
+    """An edited attribute as staff read it: ``Detail.Name`` is "Name", ``Address.ZipCode`` "Address zip code"."""
     path = attribute.removeprefix(_DETAIL)
     words = " ".join(_WORD_START.sub(" ", part) for part in path.split("."))
     return words[:1] + words[1:].lower()
 
 
 def _summary(changes: Sequence[Changed], prefix: str, reason: str | None) -> str:
-    parts = [
-        f"{attribute_words(c.attribute)}: {c.before if c.before is not None else '-'} -> "
-        f"{c.after if c.after is not None else '-'}"
-        for c in changes
-    ]
+    parts = [f"{attribute_words(c.attribute)}: {_shown(c.before)} -> {_shown(c.after)}" for c in changes]
     text = prefix + "; ".join(parts) + (f" ({reason})" if reason else "")
     return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "\u2026"
 
@@ -145,8 +134,7 @@ def record_edit(
     warehouse_id: str | None = None,
     reason: str | None = None,
 ) -> AuditEntry:
-    """Add the audit entry of an entity edit to ``tx``, in the entity's partition ``partition``; ``Detail`` holds a
-    one-line summary for the activity list."""
+    """Add the audit entry of an entity edit to ``tx``, in the entity's partition, summed up in ``Detail``."""
     if kind not in EDIT_KINDS:
         raise InvalidInput(f"an edit's kind is one of {', '.join(EDIT_KINDS)}")
     if not changes:
@@ -167,6 +155,5 @@ def record_edit(
 
 
 def record_about(tx: Transaction, actor: Actor, *, action: str, partition: str, detail: str) -> AuditEntry:
-    """Add the audit entry of a change about an entity that edits none of its attributes (a note on a customer)
-    to ``tx``, in the entity's partition."""
+    """Add the audit entry of a change about an entity that edits none of its attributes (a note on a customer)."""
     return _put(tx, _item(actor, partition, action=action, detail=detail[:MAX_DETAIL]))

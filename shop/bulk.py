@@ -1,7 +1,6 @@
-"""Acting on many orders at once: each shipped, cancelled or delivered exactly as on its own page (``shop.orders``),
-in its own conditional transaction, with bounded concurrency, so an order is wholly changed or untouched and one
-order's refusal or throttling never stops the others. When DynamoDB does not answer (``dynamo.no_answer``), an
-order's outcome is unknown, and says so.
+"""Acting on many orders at once: each shipped, cancelled or delivered as on its own page (``shop.orders``), in its
+own transaction, a few at a time, so an order is wholly changed or untouched and one order's refusal or throttling
+never stops the others. When DynamoDB does not answer, an order's outcome is unknown, and says so.
 """
 
 from __future__ import annotations
@@ -33,9 +32,8 @@ MAX_ORDERS = 200  # per request: a page of a status list is at most this
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one order: ``code`` 200 (done), 404, 409 (refused: ``message`` says why) or 503
-    (throttled or contended: nothing was written, try again; or DynamoDB did not answer: ``unknown``, the change may
-    or may not have been made)."""
+    """What happened to one order: ``code`` 200, 404, 409 (refused: ``message`` says why) or 503 (nothing was
+    written, try again; or ``unknown``: DynamoDB did not answer, so the change may or may not have been made)."""
 
     order_id: str
     code: int
@@ -49,22 +47,14 @@ class Outcome:
 
 
 def _one(
-    action: str,
-    order_id: str,
-    actor: Actor | None,
-    extra: Mapping[str, object],
-    change: Callable[..., Any] | None,
+    action: str, order_id: str, actor: Actor | None, extra: Mapping[str, object], change: Callable[..., Any] | None
 ) -> Outcome:
     change = change or ACTIONS[action]
     new_status = ORDER.step(action).to
     try:
         change(order_id=order_id, actor=actor, **extra)
-    except OrderConflict as exc:
-        return Outcome(order_id, 409, str(exc), exc.status)
-    except NotFound as exc:
-        return Outcome(order_id, 404, str(exc))
-    except Busy as exc:
-        return Outcome(order_id, 503, str(exc))
+    except (OrderConflict, NotFound, Busy) as exc:
+        return Outcome(order_id, exc.http_status, str(exc), getattr(exc, "status", None))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
         if throttled(exc):
             return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
@@ -83,10 +73,8 @@ def _arguments(
     reason: str | None,
     warehouse_tracking: Mapping[str, Mapping[str, str | None]],
 ) -> dict[str, dict[str, object]]:
-    """What the action's function gets besides the order, per order: for a ship, the carrier (one for all), the
-    order's tracking number and those of its shipments by warehouse; for a cancel, its reason (one for all, the
-    words of ``shop.cancel_reasons``). Checked here, all of them before any order is changed: a bad one refuses
-    the whole request."""
+    """The action's arguments besides the order, per order: a ship's carrier and tracking numbers, a cancel's
+    reason. All checked before any order is changed: a bad one refuses the whole request."""
     given = any(tracking_numbers.values()) or any(v for own in warehouse_tracking.values() for v in own.values())
     if action != "ship" and (carrier is not None or given):
         raise InvalidInput("a carrier and tracking numbers go with shipping only")
@@ -122,12 +110,10 @@ def run(
     change: Callable[..., Any] | None = None,
     warehouse_tracking: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> list[Outcome]:
-    """Apply ``action`` (ship, cancel, deliver) to each order; outcomes in the order given (duplicates once).
-    Shipping puts ``carrier`` on every shipment and ``tracking_numbers[order id]`` (optional) on that order's,
-    but where ``warehouse_tracking[order id][warehouse id]`` gives the shipment from that warehouse its own;
-    cancelling keeps ``reason`` on every order.
-    ``change``: what changes one order instead of the action's own function (``ACTIONS``), taking the same
-    arguments: a caller's cancel that also writes its own items in the same transaction."""
+    """Apply ``action`` to each order; outcomes in the order given (duplicates once). Shipping puts ``carrier``
+    on every shipment and ``tracking_numbers[order id]`` on that order's, unless
+    ``warehouse_tracking[order id][warehouse id]`` gives a shipment its own. ``change`` replaces the action's
+    function (same arguments): a caller's cancel that writes its own items in the same transaction."""
     if action not in ACTIONS:
         raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
     ids = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))

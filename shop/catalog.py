@@ -1,8 +1,5 @@
-"""Domain writes for the catalog: customers, products, warehouses and their stock.
-
-Single writes are conditional PutItems (a create never overwrites); bulk loads (seeding) build the very
-same items and write them with BatchWriteItem. Staff edits of these items (stock included) are
-``shop.editing``'s.
+"""Domain writes for the catalog: customers, products, warehouses and their stock. A create is a conditional
+PutItem (it never overwrites); bulk loads build the same items and write them with BatchWriteItem.
 """
 
 from __future__ import annotations
@@ -22,21 +19,13 @@ from shop.models import Address, Customer, Inventory, Product, ProductDetail, Sh
 def new_customer(*, customer_id: str, name: str, email: str, address: Address | None = None) -> Customer:
     if not name.strip() or "@" not in email:
         raise InvalidInput("a customer needs a name and an email address")
-    return Customer(
-        **keys.customer_keys(customer_id),
-        name=name.strip(),
-        email=email.strip(),
-        address=address,
-    )
+    return Customer(**keys.customer_keys(customer_id), name=name.strip(), email=email.strip(), address=address)
 
 
 def new_product(
     *, product_id: str, name: str, price: Decimal | str, description: str | None = None, category: str | None = None
 ) -> Product:
-    try:
-        amount = to_decimal(price, what="price")
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(str(exc)) from exc
+    amount = to_decimal(price, what="price")
     if amount < 0:
         raise InvalidInput("price must not be negative")
     return Product(

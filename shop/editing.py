@@ -1,17 +1,10 @@
-"""Staff edits of the shop's entities: a customer, a product, a warehouse, a product's stock in a warehouse.
+"""Staff edits of a customer, a product, a warehouse, a product's stock in a warehouse. Each save is one
+TransactWriteItems: an UpdateItem of the edited paths only (inside ``Detail`` and ``Address`` each on its own, so a
+map's other keys are untouched; AWS's encodings kept), conditioned on every attribute the form showed and a
+product's ``Version``; the audit entry; for a customer's email, the claims that keep an address to one customer.
 
-Each save is one TransactWriteItems (``save``) holding one UpdateItem of the edited attributes
-only (document paths inside ``Detail`` and ``Address``; AWS's encodings kept), conditioned on every attribute the
-form showed (``shop.snapshots``) and, for a product, its ``Version``; the audit entry in the entity's partition;
-and, for a customer's email, the claims (``EmailClaim``) that keep an address to one customer. So the change and
-its audit entry happen together or not at all, and a save that changes nothing writes nothing. A path inside a map
-is set or removed on its own, so the map's other keys are untouched; a map the item lacks is created holding the
-edited keys. A stale form is ``EditConflict`` (what changed meanwhile, read again), an address held by another
-customer ``EmailTaken``.
-
-Values are validated here (the forms check the same limits first). A value the form posts back unchanged is no
-change, and is not validated: an old item's value that today's rules refuse (a price with three decimals) does
-not stop staff from editing its other attributes.
+A value the form posts back unchanged is no change and is not validated: an old item's value that today's rules
+refuse (a price with three decimals) does not stop staff from editing its other attributes.
 """
 
 from __future__ import annotations
@@ -19,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import partial
 
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path, Value
@@ -38,6 +32,7 @@ from shop.snapshots import (
     STOCK,
     WAREHOUSE,
     EditSpec,
+    Item,
     Snapshot,
     is_entity,
     read_raw,
@@ -71,19 +66,15 @@ class Target:
         return f"{self.entity_id} in warehouse {self.warehouse_id}" if self.warehouse_id else self.entity_id
 
 
-def customer_target(customer_id: str) -> Target:
-    key = keys.customer(customer_id)
-    return Target(CUSTOMER, key, key, keys.strip(key), key)
+def _own_key(spec: EditSpec, build: Callable[[str], str], entity_id: str) -> Target:
+    """An entity whose PK and SK are both its key, and whose partition keeps its audit entries."""
+    key = build(entity_id)
+    return Target(spec, key, key, keys.strip(key), key)
 
 
-def product_target(product_id: str) -> Target:
-    key = keys.product(product_id)
-    return Target(PRODUCT, key, key, keys.strip(key), key)
-
-
-def warehouse_target(warehouse_id: str) -> Target:
-    key = keys.warehouse(warehouse_id)
-    return Target(WAREHOUSE, key, key, keys.strip(key), key)
+customer_target = partial(_own_key, CUSTOMER, keys.customer)
+product_target = partial(_own_key, PRODUCT, keys.product)
+warehouse_target = partial(_own_key, WAREHOUSE, keys.warehouse)
 
 
 def stock_target(product_id: str, warehouse_id: str) -> Target:
@@ -95,16 +86,19 @@ def stock_target(product_id: str, warehouse_id: str) -> Target:
 
 
 def snapshot(target: Target) -> Snapshot:
-    """The entity as its form shows it (one strongly consistent GetItem); NotFound when there is none. A stock
-    row may be missing (its form then creates it): that is checked against the product and warehouse."""
-    raw = read_raw(target.pk, target.sk)
-    if not is_entity(raw, target.spec.entity_type):
-        raw = None
+    """The entity as its form shows it; NotFound, but a stock row may be missing (its form creates it)."""
+    raw = _read(target)
     if raw is None and target.spec is not STOCK:
         raise NotFound(target.spec.kind, target.entity_id)
     if raw is None:
         require_stock_parents(target)
     return take(target.spec, raw)
+
+
+def _read(target: Target) -> Item | None:
+    """The item, strongly consistent (a form shows the latest save); None unless it is the target's entity."""
+    raw = read_raw(target.pk, target.sk)
+    return raw if is_entity(raw, target.spec.entity_type) else None
 
 
 def require_stock_parents(target: Target) -> None:
@@ -121,8 +115,8 @@ def require_stock_parents(target: Target) -> None:
 
 
 def checked_text(value: str | None, *, what: str, limit: int, required: bool = False) -> str | None:
-    """A text value as typed (None or "": absent); refuses NUL (DynamoDB keeps it, but nothing downstream
-    should have to) and text over ``limit`` characters."""
+    """A text value as typed (None or "": absent); refuses NUL (DynamoDB keeps it, nothing downstream should
+    have to) and text over ``limit``."""
     if value is None or value == "":
         if required:
             raise InvalidInput(f"{what} is required")
@@ -219,10 +213,8 @@ def _actions(target: Target, seen: Snapshot, changes: list[Changed]) -> list[Act
 
 
 def drifts(target: Target, seen: Snapshot) -> list[Drift]:
-    """What differs now from what the form showed (one strongly consistent read)."""
-    raw = read_raw(target.pk, target.sk)
-    if not is_entity(raw, target.spec.entity_type):
-        raw = None
+    """What differs now from what the form showed."""
+    raw = _read(target)
     if raw is None and seen.exists:
         raise NotFound(target.spec.kind, target.label)
     now = take(target.spec, raw)
@@ -236,13 +228,16 @@ def _opt(number: int | None) -> str | None:
     return None if number is None else str(number)
 
 
-def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: Callable[[], EmailTaken | None]) -> None:
+ClaimOwner = Callable[[], "EmailTaken | None"]  # who holds the address a failed claim was for, as the error
+
+
+def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: ClaimOwner | None) -> None:
     try:
         tx.commit()
     except TransactionCancelled as exc:
         failed = set(exc.failed("ConditionalCheckFailed"))
         if failed & {"new-claim", "claim"}:
-            taken = claim_owner()
+            taken = claim_owner() if claim_owner else None
             if taken is not None:
                 raise taken from exc
         if "item" in failed:
@@ -255,10 +250,6 @@ def commit(tx: Transaction, target: Target, seen: Snapshot, claim_owner: Callabl
         raise
 
 
-def no_claim() -> EmailTaken | None:
-    return None
-
-
 def save(
     target: Target,
     *,
@@ -268,10 +259,9 @@ def save(
     action: str,
     reason: str | None = None,
     extra: Callable[[Transaction], None] | None = None,
-    claim_owner: Callable[[], EmailTaken | None] = no_claim,
+    claim_owner: ClaimOwner | None = None,
 ) -> list[Changed]:
-    """Write the paths of ``wanted`` that differ from ``seen`` and their audit entry in one transaction; the
-    changes written (none: nothing was written)."""
+    """Write the paths of ``wanted`` that differ from ``seen`` with their audit entry; the changes written."""
     changes = [
         Changed(p, seen.values[p], wanted[p]) for p in target.spec.paths if p in wanted and wanted[p] != seen.values[p]
     ]
@@ -326,17 +316,13 @@ def _address(seen: Snapshot, address: Mapping[str, str | None] | None) -> dict[s
     return wanted
 
 
-# --- customers --------------------------------------------------------------------------------------------------
-
-
 def _claim(email: str, customer_id: str) -> EmailClaim:
     key = keys.email_claim(email)
     return EmailClaim(pk=key, sk=key, customer_id=customer_id)
 
 
 def _claim_key(email: str | None) -> str | None:
-    """The claim key of an address, or None for none (or an old value that is no address: it cannot be
-    claimed, and is replaced by the edit)."""
+    """The claim key of an address; None for none, or an old value that is no address (it cannot be claimed)."""
     try:
         return keys.email_claim(email) if email else None
     except keys.InvalidId:
@@ -360,13 +346,10 @@ def customer_edit(
     actor: Actor,
     email_owner: EmailOwner | None = None,
 ) -> list[Changed]:
-    """Save a customer's name, email and (when given) address fields (``Street``, ``City`` ...).
-
-    The email's claim moves with it in the same transaction: the new address is claimed (refused when another
-    customer holds it: ``EmailTaken``), the old claim released. A customer written before claims existed
-    claims its address on its first edit. ``email_owner`` finds a customer holding an address without a claim
-    (the admin view's email index; eventually consistent): until ``backfill email-claims`` has run, that is
-    what keeps old addresses from being taken."""
+    """Save a customer's name, email and address fields. The email's claim moves with it in the transaction (the
+    new address claimed, refused when another holds it; the old released; a customer from before claims claims
+    its address now). ``email_owner`` (the admin view's email index, eventually consistent) keeps addresses
+    without a claim from being taken until ``backfill email-claims`` has run."""
     target = customer_target(customer_id)
     cid = target.entity_id
     wanted: dict[str, str | None] = {}
@@ -402,9 +385,6 @@ def customer_edit(
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_CUSTOMER, extra=claims, claim_owner=taken)
 
 
-# --- products ---------------------------------------------------------------------------------------------------
-
-
 def product_edit(
     *,
     product_id: str,
@@ -415,8 +395,7 @@ def product_edit(
     category: str | None,
     actor: Actor,
 ) -> list[Changed]:
-    """Save a product's ``Detail.Name``, ``Detail.Description``, ``Price`` and ``Category``; conditioned on its
-    ``Version`` too, which the save increments. A price equal in value to the stored one is no change."""
+    """Save a product's name, description, price and category; a price equal in value to the stored one is none."""
     target = product_target(product_id)
     wanted: dict[str, str | None] = {}
     if name != seen.values["Detail.Name"]:
@@ -431,9 +410,6 @@ def product_edit(
             raise InvalidInput("price is required")
         wanted["Price"] = price_text(price_now)
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_PRODUCT)
-
-
-# --- warehouses ---------------------------------------------------------------------------------------------
 
 
 def warehouse_edit(
@@ -453,9 +429,6 @@ def warehouse_edit(
     return save(target, seen=seen, wanted=wanted, actor=actor, action=EDIT_WAREHOUSE)
 
 
-# --- stock ------------------------------------------------------------------------------------------------------
-
-
 def stock_set(
     *,
     product_id: str,
@@ -466,8 +439,7 @@ def stock_set(
     reason: str | None = None,
     action: str = STOCK_SET,
 ) -> list[Changed]:
-    """Set a product's ``Quantity`` in a warehouse (a decimal string, as AWS's), conditioned on the quantity
-    the form showed; a row the form showed as missing is created."""
+    """Set a product's ``Quantity`` in a warehouse, conditioned on what the form showed (missing: created)."""
     target = stock_target(product_id, warehouse_id)
     text = quantity_text(quantity)
     why = checked_text(reason, what="reason", limit=MAX_REASON)
@@ -477,17 +449,11 @@ def stock_set(
 
 
 def stock_adjust(
-    *,
-    product_id: str,
-    warehouse_id: str,
-    delta: int,
-    reason: str,
-    actor: Actor,
-    seen: Snapshot | None = None,
+    *, product_id: str, warehouse_id: str, delta: int, reason: str, actor: Actor, seen: Snapshot | None = None
 ) -> list[Changed]:
-    """Add ``delta`` (or take, when negative) to a stock row, never below zero, with the ``reason`` in the
-    audit entry. With ``seen`` (a form), conditioned on the quantity it showed (``EditConflict`` when it
-    moved); without, on the quantity read now, read again and retried when a concurrent change wins."""
+    """Add ``delta`` (or take) to a stock row, never below zero. With ``seen`` (a form), conditioned on the
+    quantity it showed (``EditConflict``); without, on the quantity read now, retried when a concurrent change
+    wins."""
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0 or abs(delta) > MAX_QUANTITY:
         raise InvalidInput(f"an adjustment is a whole number other than 0, at most {MAX_QUANTITY} either way")
     why = checked_text(reason, what="reason", limit=MAX_REASON, required=True)

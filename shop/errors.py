@@ -1,6 +1,4 @@
-"""Domain errors: what callers (pages, commands) see instead of botocore's. Each class's ``http_status`` is the
-one map from a kind of failure to the status a page answers with (input 400, not found 404, conflict 409,
-busy 503); commands print the message as one line."""
+"""Domain errors: what pages and commands see instead of botocore's, each with the ``http_status`` a page answers."""
 
 from __future__ import annotations
 
@@ -26,8 +24,6 @@ class NotFound(ShopError, LookupError):
 
     def __init__(self, entity: str, entity_id: str) -> None:
         super().__init__(f"no {entity} with id {entity_id!r}")
-        self.entity = entity
-        self.entity_id = entity_id
 
 
 class OrderConflict(ShopError):
@@ -44,9 +40,6 @@ class OutOfStock(ShopError):
         super().__init__(
             f"product {product_id}: {requested} requested, no warehouse holds that many (most in one: {available})"
         )
-        self.product_id = product_id
-        self.requested = requested
-        self.available = available
 
 
 class Busy(ShopError):
@@ -61,8 +54,8 @@ class Busy(ShopError):
 
 
 class FavouriteConflict(ShopError):
-    """Marking or un-marking a favourite failed on the data's current state; nothing was written.
-    ``reason``: ``already-favourite``, ``not-favourite``, ``other-order`` or ``order-item-changed``."""
+    """Marking or un-marking a favourite failed; ``reason``: ``already-favourite``, ``not-favourite``,
+    ``other-order`` or ``order-item-changed``."""
 
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
@@ -71,8 +64,7 @@ class FavouriteConflict(ShopError):
 
 @dataclass(frozen=True)
 class Drift:
-    """One attribute an edit form showed that changed before the save: what the form saw, what it is now
-    (None: absent)."""
+    """An attribute an edit form showed that changed before the save: what it saw, what it is (None: absent)."""
 
     attribute: str
     seen: str | None
@@ -80,14 +72,11 @@ class Drift:
 
 
 class EditConflict(ShopError):
-    """The entity changed after its edit form was rendered; nothing was written. ``drifts`` says what changed
-    meanwhile (empty when the entity is the same again, e.g. changed and changed back)."""
+    """The entity changed after its edit form was rendered; ``drifts`` says what (empty: changed back)."""
 
     def __init__(self, entity: str, entity_id: str, drifts: list[Drift]) -> None:
         what = ", ".join(d.attribute for d in drifts) or "its version"
         super().__init__(f"{entity} {entity_id} was changed by someone else meanwhile ({what}); nothing was saved")
-        self.entity = entity
-        self.entity_id = entity_id
         self.drifts = drifts
 
 
@@ -107,6 +96,6 @@ class NotYours(ShopError):
 
 
 def throttled(exc: Exception) -> bool:
-    """Whether DynamoDB refused ``exc``'s request for capacity: one of many writes then reports 503, not a bug."""
+    """Whether DynamoDB refused ``exc``'s request for capacity (one of many writes then reports 503)."""
     text = f"{getattr(exc, 'cause_response_code', '')} {exc}"
     return any(word in text for word in ("Throttling", "ProvisionedThroughputExceeded", "RequestLimitExceeded"))

@@ -1,9 +1,6 @@
-"""Favourite products: a ``Favourite`` in the customer's partition (``c#<cid>`` / ``FAVOURITE#<pid>``) and the order
-item's ``Favourite`` flag, written together in one TransactWriteItems (with the audit entry, given an actor), each
-conditioned on the order item still holding that product.
-
-The transaction's ClientRequestToken makes botocore's resend after a lost answer succeed, not fail as a false
-"already a favourite"; a cancelled one becomes a ``FavouriteConflict`` saying which condition failed (or ``Busy``).
+"""Favourite products: a ``Favourite`` in the customer's partition and the order item's ``Favourite`` flag, written
+in one TransactWriteItems conditioned on the order item still holding that product. Its ClientRequestToken makes
+botocore's resend after a lost answer succeed, not fail as a false "already a favourite".
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ def _order_item(order_id: str, product_id: str) -> OrderItem:
 
 
 def _customer_of(item: OrderItem) -> str:
-    """The order item's customer (GSI2-PK); legacy items without it: the order's (one Query)."""
+    """The order item's customer (GSI2-PK), else the order's (one Query)."""
     if item.customer_id:
         return item.customer_id
     order = order_by_id(item.order_id)
@@ -40,7 +37,7 @@ def _customer_of(item: OrderItem) -> str:
 
 
 def _holds(product_id: str) -> Condition:
-    """The order item still exists and still holds ``product_id`` (no update may create a ghost item)."""
+    """The order item still holds ``product_id`` (no update may create a ghost item)."""
     same_entity: Condition = ShopItem.entity_type == OrderItem  # PynamoDB types a discriminator's == loosely
     holds: Condition = OrderItem.pk.exists() & same_entity & (OrderItem.gsi1_pk == keys.product(product_id))
     return holds
@@ -83,11 +80,8 @@ def favourite_remove(*, order_id: str, product_id: str, actor: Actor | None = No
     item = _order_item(oid, pid)
     cid = _customer_of(item)
     tx = Transaction(ShopItem, token=request_token())
-    tx.delete(
-        "favourite",
-        Favourite(**keys.favourite_keys(cid, pid)),
-        Favourite.pk.exists() & (Favourite.order_id == oid),
-    )
+    mine = Favourite.pk.exists() & (Favourite.order_id == oid)
+    tx.delete("favourite", Favourite(**keys.favourite_keys(cid, pid)), mine)
     tx.update("order-item", OrderItem(pk=item.pk, sk=item.sk), [OrderItem.favourite.remove()], _holds(pid))
     audit.record(tx, actor, action="unfavourite", order_id=oid, product_id=pid)
     try:

@@ -1,8 +1,5 @@
-"""An entity's history: the audit entries of its edits, newest first, read from its own partition.
-
-Entries of a customer live under ``c#<cid>``, of a product and its stock under ``p#<pid>``, of a warehouse under
-``w#<wid>``, each with sort key ``AUDIT#<at>#<id>`` (``shop.audit.record_edit``), so a page is one Query with
-``begins_with(SK, AUDIT#)`` read backwards: strongly ordered, never a Scan, and no other item of the partition.
+"""An entity's history: the audit entries of its edits (``AUDIT#<at>#<id>`` in its own partition; a product's
+include its stock's), so a page is one Query read backwards, never a Scan.
 """
 
 from __future__ import annotations
@@ -21,16 +18,13 @@ def partition_of(kind: str, entity_id: str) -> str:
     build = HISTORY_KINDS.get(kind)
     if build is None:
         raise InvalidInput(f"history is kept for {', '.join(HISTORY_KINDS)}, not {kind!r}")
-    try:
-        return build(entity_id)
-    except keys.InvalidId as exc:
-        raise InvalidInput(str(exc)) from exc
+    return build(entity_id)
 
 
 def entity_history(
     *, kind: str, entity_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None
 ) -> Page[AuditEntry]:
-    """Query PK = <entity's partition>, SK begins_with AUDIT#, newest first (a product's include its stock's)."""
+    """Query PK = <entity's partition>, SK begins_with AUDIT#, newest first."""
     return query_page(
         AuditEntry,
         partition_of(kind, entity_id),

@@ -1,7 +1,5 @@
-"""Key formats of the shop table: the only module that knows its "c#", "o#", "i#" ... prefixes. The admin view's
-own prefixes ("#order", "t#", "s#" ...) are ``adminview.core.schema``'s; it builds on these for the shop's ids.
-
-IDs come in bare (``12345``) or prefixed (``c#12345``); every builder accepts both and validates the id,
+"""Key formats of the shop table: the only module that knows its "c#", "o#", "i#" ... prefixes (the admin view's
+own are ``adminview.core.schema``'s). Builders take ids bare (``12345``) or prefixed (``c#12345``) and validate them,
 so bad input is rejected before it reaches DynamoDB.
 """
 
@@ -42,8 +40,7 @@ DEFAULT_TABLE = "OnlineShop"
 
 
 def table_name() -> str:
-    """The shop table's name (``SHOP_TABLE_NAME``): here, not in ``dynamo.conf``, so the admin view's pure core
-    can name the table its source reads without importing the DynamoDB plumbing."""
+    """``SHOP_TABLE_NAME``: here, not in ``dynamo.conf``, so the admin view's pure core can name it without I/O."""
     return os.environ.get("SHOP_TABLE_NAME") or DEFAULT_TABLE
 
 
@@ -134,8 +131,8 @@ _STRIPPED = frozenset(_LABELS)  # every prefix of an id
 
 
 def strip(key: str) -> str:
-    """``c#12345`` -> ``12345`` for any known prefix (display and CSV use bare ids). Every prefix is a name and
-    one ``#``, so the text up to the first ``#`` tells which (one set lookup: pages strip every id they show)."""
+    """``c#12345`` -> ``12345`` for any known prefix. Every prefix is a name and one ``#``, so one set lookup of
+    the text up to the first ``#`` tells which (pages strip every id they show)."""
     head, sep, rest = key.partition("#")
     return rest if sep and head + sep in _STRIPPED else key
 
@@ -146,15 +143,14 @@ ORDER_ITEM_DATE = PRODUCT
 
 
 def with_prefix(prefix: str, stored_id: str) -> str:
-    """The key of an id read back from our own items (a view item's ``OrderId``, a stripped key): the prefix
-    put back without validating the id again, so data written by other services with unusual ids still
-    projects. Ids from people (URLs, forms, files) go through the validating builders above."""
+    """The key of an id read back from our own items, not validated again, so data written by other services with
+    unusual ids still projects. Ids from people go through the validating builders above."""
     return prefix + stored_id
 
 
 def without_prefix(key: str | None, prefix: str) -> str | None:
-    """The id in a stored key of this kind (``o#42`` with ``ORDER`` -> ``42``); None for a key of another kind
-    or with nothing after the prefix. For keys read from items: nothing is validated."""
+    """The id in a stored key of this kind (``o#42`` with ``ORDER`` -> ``42``), not validated; None for a key of
+    another kind or with nothing after the prefix."""
     if key is None or not key.startswith(prefix) or len(key) == len(prefix):
         return None
     return key[len(prefix) :]
@@ -163,11 +159,6 @@ def without_prefix(key: str | None, prefix: str) -> str | None:
 def invoice_date(date_text: str) -> str:
     """GSI2 sort key of an invoice in its customer's partition: ``i#<date>``."""
     return INVOICE_DATE + date_text
-
-
-def order_item_date(date_text: str) -> str:
-    """GSI2 sort key of an order item in its customer's partition: ``p#<date>``."""
-    return ORDER_ITEM_DATE + date_text
 
 
 def audit(at: str, entry_id: str) -> str:
@@ -204,8 +195,7 @@ NOTE_ID_RE = re.compile(r"^(\d{8}T\d{12})-([0-9a-f]{8})$")
 
 
 def note(at: datetime, entry_id: str) -> str:
-    """Sort key of a staff note: ``n#<UTC time, ISO basic, microseconds>#<id>``, so a partition's notes sort by
-    time and two notes of one microsecond still differ."""
+    """``n#<UTC time, ISO basic, microseconds>#<id>``: notes sort by time, and two of one moment differ."""
     return f"{NOTE}{at.strftime('%Y%m%dT%H%M%S%f')}#{entry_id}"
 
 
@@ -224,9 +214,7 @@ def note_key(value: str) -> str:
     return f"{NOTE}{found.group(1)}#{found.group(2)}"
 
 
-# --- Each entity's keys, declared once -------------------------------------------------------------------
-# Every writer builds an entity's table and index keys from these (as ElectroDB and OneTable declare key
-# templates per entity); the returned names are the models' attribute names, so ``Order(**keys.order_keys(...))``.
+# --- Each entity's keys, declared once: every writer builds them here, ``Order(**keys.order_keys(...))`` ---------
 
 
 class EntityKeys(TypedDict, total=False):
@@ -272,7 +260,7 @@ def order_item_keys(order_id: str, product_id: str, customer_id: str, date_text:
         "gsi1_pk": product(product_id),
         "gsi1_sk": date_text,
         "gsi2_pk": customer(customer_id),
-        "gsi2_sk": order_item_date(date_text),
+        "gsi2_sk": ORDER_ITEM_DATE + date_text,
     }
 
 

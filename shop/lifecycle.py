@@ -19,9 +19,9 @@ from shop.keys import OrderStatus
 
 @dataclass(frozen=True)
 class Step:
-    """``action`` (as pages and URLs name it) leads from any of ``from_states`` to ``to``; ``done`` says it in
-    messages; ``permission``: the ``dashboard.permissions.Allowed`` answer that lets a user take it; ``audit``: the
-    audit trail's name of it (default ``action``); ``stamp``: the attribute keeping when it was taken, if any."""
+    """``action`` (as URLs name it) leads from any of ``from_states`` to ``to``; ``done`` says it in messages;
+    ``permission``: the ``dashboard.permissions.Allowed`` answer that lets a user take it; ``audit``: its name in
+    the audit trail (default ``action``); ``stamp``: the attribute keeping when it was taken."""
 
     action: str
     from_states: tuple[str, ...]
@@ -71,8 +71,7 @@ class Lifecycle:
     def take(
         self, tx: Transaction, item: Any, action: str, sets: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
     ) -> None:
-        """``action``'s change of ``item``'s ``status``, conditioned on the status read, and for a staff change its
-        audit entry in the same transaction (``shop.audit.record``, told the rest by ``entry``)."""
+        """``action``'s change of ``item``'s ``status``, conditioned on the status read, with its audit entry."""
         step, status = self.step(action), type(item).status
         tx.update(self.noun, item, [status.set(step.to), *sets], status == item.status)
         audit.record(tx, actor, action=step.audited, from_status=item.status, to_status=step.to, **entry)

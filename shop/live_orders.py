@@ -1,6 +1,5 @@
 """Customers shopping while the demo runs, so its "today" does not read 0: an order about once a minute and, now and
-then, another service's step (``settings.LIVE_ORDER_EXTENSIONS``: a return asked for), all through the domain
-writes as the actor ``storefront``. Shipping, delivering and cancelling are left to whoever tries the dashboard.
+then, another service's step (``settings.LIVE_ORDER_EXTENSIONS``), through the domain writes as ``storefront``.
 """
 
 from __future__ import annotations
@@ -31,8 +30,7 @@ MAX_LINES, MAX_QUANTITY = 3, 2
 
 @dataclass
 class LiveShop:
-    """What the live orders pick from: customer and product ids, the orders waiting for staff, oldest first (those
-    found at start, then the ones placed here), and the delivered ones a customer may send something back from."""
+    """What the live orders pick from: customer and product ids, and the open orders by status, oldest first."""
 
     customers: list[str]
     products: list[str]
@@ -42,13 +40,11 @@ class LiveShop:
 
 
 LiveStep = Callable[[LiveShop, random.Random, Actor], "str | None"]
-"""Another service's step of a round (``settings.LIVE_ORDER_EXTENSIONS``): what it did, or None when it did nothing
-this round; a ``DomainError`` is a refusal, logged, and the round goes on."""
+"""Another service's step of a round: what it did, or None; a ``DomainError`` is a refusal, and the round goes on."""
 
 
 def live_shop() -> LiveShop:
-    """The shop's customers, products, open and delivered orders: one ``scan_entities`` of keys, type, status and
-    date, at the demo's start."""
+    """The shop's customers, products and open orders: one ``scan_entities``, at the demo's start."""
     found = scan_entities(["customer", "product", "order"], ["PK", keys.STATUS, "Date"])
     by_kind: dict[str, list[tuple[str, str]]] = {kind: [] for kind in ("customer", "product", *OPEN)}
     for plain in found:
@@ -72,8 +68,7 @@ def _place(shop: LiveShop, rng: random.Random) -> str:
 
 
 def one_round(shop: LiveShop, rng: random.Random, actor: Actor, extras: Sequence[LiveStep] = ()) -> list[str]:
-    """Place an order, then each of ``extras`` (a customer's request to another service). Returns what was done
-    and what was refused (a product out of stock, an order not returnable): a refusal only skips that step."""
+    """Place an order, then each of ``extras``; what was done and refused (a refusal only skips that step)."""
     steps: list[Callable[[], str | None]] = []
     if shop.customers and shop.products:
         steps.append(lambda: _place(shop, rng))
@@ -99,8 +94,7 @@ def run(
     rng: random.Random | None = None,
     extras: Sequence[LiveStep] = (),
 ) -> int:
-    """Rounds until ``stop`` is set (or ``rounds`` have run), about ``every_s`` apart; returns the rounds run.
-    DynamoDB failing (throttled, not answering) costs a round, logged, not the demo."""
+    """Rounds about ``every_s`` apart until ``stop`` (or ``rounds``); DynamoDB failing costs a round, not the demo."""
     rng = rng or random.Random()
     done = 0
     while (rounds is None or done < rounds) and not stop.is_set():

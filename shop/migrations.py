@@ -1,8 +1,5 @@
-"""The shop's data migrations, run with ``manage.py backfill <name>`` on ``dynamo.backfill``; what each derives is
-in docs/migrations.md (and its ``description``), other services' are ``settings.MIGRATION_EXTENSIONS``.
-
-Each reads at most one Query per order or one GetItem per product (remembered for the next items of the same
-product) and only adds an attribute, or creates an item, that is absent (the framework's conditions), so running
+"""The shop's data migrations, run with ``manage.py backfill <name>`` (docs/migrations.md). Each reads at most one
+Query per order or one GetItem per product and only adds what is absent (the framework's conditions), so running
 one twice, or after a kill, is safe.
 """
 
@@ -112,7 +109,7 @@ def email_claims() -> Migration:
 
 
 def product_category(product_key: str) -> str | None:
-    """A product's ``Category`` (None: no such product, or it has none); one GetItem of that attribute."""
+    """A product's ``Category`` (None: no product, or none); one GetItem of that attribute."""
     answer = client_of(ShopItem).get_item(
         TableName=str(ShopItem.Meta.table_name),
         Key=ddb_json.key(product_key, product_key),
@@ -126,9 +123,8 @@ def product_category(product_key: str) -> str | None:
 def planner_of_item_categories(
     category_of: Callable[[str], str | None] = product_category,
 ) -> Callable[[Item], Change | None]:
-    """``plan`` of ``order-item-category``: the product's category, each product read once per run while it is
-    among the ``PRODUCTS_REMEMBERED`` most recently used (a run's own cache: an edit made before the next run is
-    seen by it)."""
+    """``plan`` of ``order-item-category``: each product read once per run while among the ``PRODUCTS_REMEMBERED``
+    most recently used (a run's own cache: the next run sees an edit made meanwhile)."""
     remembered = lru_cache(maxsize=PRODUCTS_REMEMBERED)(category_of)
 
     def plan(raw: Item) -> Change | None:
@@ -184,8 +180,7 @@ MIGRATIONS: dict[str, Factory] = {
 
 
 def registry(extensions: Sequence[Factory] = ()) -> dict[str, Factory]:
-    """The shop's migrations and other services' (``extensions``: the backfill command reads them from
-    ``settings.MIGRATION_EXTENSIONS``, so the shop never imports those services), by name."""
+    """The shop's migrations and other services' (``settings.MIGRATION_EXTENSIONS``), by name."""
     return dict(MIGRATIONS) | {factory().name: factory for factory in extensions}
 
 

@@ -1,10 +1,6 @@
-"""The shop table as PynamoDB models: one base (keys, GSI keys, ``EntityType`` discriminator), one class per entity.
-
-Wire-compatible with AWS's ``AnOnlineShop_13.json``: same key formats, attribute names and encodings.
-Discriminator values are stored data: never rename one. Attributes we added (``Status``, ``Version``,
-``Total``, ``WarehouseId``, ``ProductName``, ``TransactionId``) are optional, because AWS's sample and
-older items lack them. ``DeliveryDate`` (orders), ``Favourite`` (order items) and the ``favourite`` entity
-came later (see docs/migrations.md): code that reads them copes with their absence.
+"""The shop table as PynamoDB models, wire-compatible with AWS's ``AnOnlineShop_13.json``: one base (keys, GSI keys,
+``EntityType`` discriminator), one class per entity. Discriminator values are stored data: never rename one.
+Attributes we added are optional, because AWS's sample and older items lack them (docs/migrations.md).
 """
 
 from __future__ import annotations
@@ -25,13 +21,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProject
 from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec
 from shop import keys
-from shop.attributes import (
-    DecimalNumberAttribute,
-    DecimalStringAttribute,
-    IntStringAttribute,
-    Map,
-    TimestampAttribute,
-)
+from shop.attributes import DecimalNumberAttribute, DecimalStringAttribute, IntStringAttribute, Map, TimestampAttribute
 from shop.delivery import delivery_date_for
 from shop.keys import OrderStatus
 
@@ -66,9 +56,7 @@ DELIVERY_DATE_PROJECTED = ["EntityType", "Date", "Status", "Total", "ItemCount"]
 
 
 class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
-    """Orders by expected delivery date (``DeliveryDate`` = ``YYYY-MM-DD``), one order per PK. Sparse: only
-    orders carry ``DeliveryDate``, so nothing else is written to it. Added online to a populated table by
-    ``create_tables`` (UpdateTable); existing orders get the attribute from ``backfill delivery-date``."""
+    """Orders by expected delivery date (``YYYY-MM-DD``). Sparse: only orders carry ``DeliveryDate``."""
 
     class Meta:
         index_name = "DeliveryDate-index"
@@ -79,10 +67,8 @@ class DeliveryDateIndex(GlobalSecondaryIndex["ShopItem"]):
 
 
 class OutboxIndex(GlobalSecondaryIndex["ShopItem"]):
-    """Notifications to customers not sent yet, by when they are next tried (``shop.notifications``). Sparse: only
-    an unsent notification carries ``Outbox`` (``unsent#<shard>``, write-sharded: ``keys.outbox``), removed once it
-    is sent or given up, so the sender's Queries read what waits, never the table. Added online by ``create_tables``
-    like DeliveryDate-index."""
+    """Unsent notifications by when they are next tried. Sparse: only an unsent one carries ``Outbox``
+    (write-sharded: ``keys.outbox``), so the sender's Queries read what waits, never the table."""
 
     class Meta:
         index_name = "Outbox-index"
@@ -116,8 +102,8 @@ class ShopItem(InstrumentedModel):
 
 
 class IdIn(Generic[T]):
-    """The bare id in one of an item's keys (``o#42`` -> ``42``), read like a property: each entity declares which of
-    its keys holds which id. ``IdIn[str | None]``: an index key, absent on some items (AWS's older ones)."""
+    """The bare id in one of an item's keys (``o#42`` -> ``42``), read like a property. ``IdIn[str | None]``: an
+    index key, absent on some items (AWS's older ones)."""
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -160,8 +146,7 @@ class ProductDetail(Map[str, str]):
 
 
 class Product(ShopItem, discriminator="product"):
-    """PK = SK = p#<pid>. ``Category`` (optional text) and ``Version`` (a counter the edit form's save is
-    conditioned on, see ``shop.editing``; absent until the first edit) are ours."""
+    """PK = SK = p#<pid>. ``Version``: the counter an edit's save is conditioned on, absent until the first."""
 
     detail = ProductDetail(null=True, attr_name="Detail")
     price = DecimalStringAttribute(null=True, attr_name="Price")
@@ -192,9 +177,8 @@ class Inventory(ShopItem, discriminator="warehouseItem"):
 
 
 class Order(ShopItem, discriminator="order"):
-    """PK o#<oid>, SK c#<cid>. ``Status`` and ``Version`` are ours; items without them have unknown status.
-    ``DeliveryDate`` (``YYYY-MM-DD``, expected delivery; key of DeliveryDate-index) is ours too: orders
-    written before it existed lack it until ``backfill delivery-date``; ``expected_delivery`` copes."""
+    """PK o#<oid>, SK c#<cid>. Items without ``Status`` have unknown status; without ``DeliveryDate`` (until
+    ``backfill delivery-date``), ``expected_delivery`` derives one."""
 
     date = TimestampAttribute(null=True, attr_name="Date")
     status = UnicodeAttribute(null=True, attr_name="Status")
@@ -216,8 +200,7 @@ class Order(ShopItem, discriminator="order"):
 
     @property
     def expected_delivery(self) -> str | None:
-        """The lazy path: the stored ``DeliveryDate``, else the one derived from the order date (standard
-        shipping), else None (unknown: an order without a date). Never written back from a read."""
+        """The stored ``DeliveryDate``, else one derived from the order date; never written back from a read."""
         if self.delivery_date:
             return self.delivery_date
         return delivery_date_for(self.date) if self.date else None
@@ -283,9 +266,7 @@ class Invoice(ShopItem, discriminator="invoice"):
 
 
 class Shipment(ShopItem, discriminator="shipment"):
-    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>. ``Carrier`` and
-    ``TrackingNumber`` (strings, ours) are what staff gave when shipping; absent when they gave none, and on
-    shipments written before they existed."""
+    """PK o#<oid>, SK sh#<sid>; GSI1 sh#<sid> / sh#<sid>; GSI2 w#<wid> / sh#<sid>."""
 
     address = Address(null=True, attr_name="Address")
     type = UnicodeAttribute(null=True, attr_name="Type")
@@ -315,9 +296,8 @@ class PaymentItem(ShopItem, discriminator="payment"):
 
 
 class Favourite(ShopItem, discriminator="favourite"):
-    """PK c#<cid>, SK FAVOURITE#<pid> (in the customer's partition; listed with begins_with). A snapshot of
-    the product's name and price when it was marked, and the order it was marked from (whose order item
-    carries ``Favourite`` = true, written in the same transaction)."""
+    """PK c#<cid>, SK FAVOURITE#<pid>: the product's name and price when it was marked, and the order it was
+    marked from (whose order item's ``Favourite`` is written in the same transaction)."""
 
     product_name = UnicodeAttribute(null=True, attr_name="ProductName")
     category = UnicodeAttribute(null=True, attr_name="Category")  # the product's when the order was placed
@@ -329,8 +309,7 @@ class Favourite(ShopItem, discriminator="favourite"):
 
 
 class AttributeChange(Map[str, str]):
-    """One edited attribute of an entity edit: its path (``Price``, ``Detail.Name``, ``Address.City``) and its
-    text before and after (absent: the attribute was or is missing)."""
+    """One edited attribute's path (``Address.City``) and its text before and after (absent: missing)."""
 
     attribute = UnicodeAttribute(attr_name="Attribute")
     before = UnicodeAttribute(null=True, attr_name="Before")
@@ -338,16 +317,9 @@ class AttributeChange(Map[str, str]):
 
 
 class AuditEntry(ShopItem, discriminator="audit"):
-    """One staff change, written in the same transaction as the change (``shop.audit``). PK o#<oid> (in the
-    order's partition, so the order page reads its history with the order-details Query; ``AUDIT#system`` for
-    a change to no order, such as a dead-letter replay), SK
-    ``AUDIT#<at>#<id>``. Who (``User``), what (``Action``), ``FromStatus`` -> ``ToStatus``, the order's
-    ``OrderVersion`` after the change, when (``At``), and the ``RequestId`` of the request that made it.
-
-    An entity edit (``shop.editing``) lives in the entity's own partition instead (``c#<cid>``, ``p#<pid>`` for
-    a product and its stock, ``w#<wid>``) and says what it changed: ``EntityKind`` (customer, product, stock,
-    warehouse), ``EntityId``, ``WarehouseId`` (stock), ``Reason`` (a stock adjustment's) and ``Changes``, each
-    edited attribute with its before and after."""
+    """One staff change, written in the change's transaction (``shop.audit``), SK ``AUDIT#<at>#<id>``: in the
+    order's partition (so the order-details Query reads its history), ``AUDIT#system`` for a change to no order,
+    or an edited entity's own partition (``c#<cid>``, ``p#<pid>`` for a product and its stock, ``w#<wid>``)."""
 
     action = UnicodeAttribute(attr_name="Action")
     user = UnicodeAttribute(attr_name="User")
@@ -367,8 +339,8 @@ class AuditEntry(ShopItem, discriminator="audit"):
 
 
 class Note(ShopItem, discriminator="note"):
-    """A staff note in the partition it is about (``o#<oid>``, ``c#<cid>``), SK ``n#<at>#<id>`` (``shop.notes``).
-    Never changed once written: an edit is a new note whose ``Original`` names the first version's id."""
+    """A staff note in the partition it is about, SK ``n#<at>#<id>``. Never changed: an edit is a new note whose
+    ``Original`` names the first version's id (``shop.notes``)."""
 
     text = UnicodeAttribute(attr_name="Text")
     user = UnicodeAttribute(attr_name="User")
@@ -377,10 +349,8 @@ class Note(ShopItem, discriminator="note"):
 
 
 class Notification(ShopItem, discriminator="notification"):
-    """PK o#<oid>, SK ``notify#<at>#<id>``: a message to the order's customer (``Kind``: created, shipped, refunded,
-    edited), written in the transaction of the action it tells of; ``Detail`` what it says beyond the order (the
-    shipments' ids, the amount refunded). Until sent it carries ``Outbox`` and ``NextAttempt`` (Outbox-index);
-    then ``Sent``, or ``GivenUp`` with the last ``Error`` after ``Attempts`` failures (``shop.notifications``)."""
+    """PK o#<oid>, SK ``notify#<at>#<id>``: a message to the order's customer, written in the transaction of the
+    action it tells of; in Outbox-index until ``Sent`` or ``GivenUp`` (``shop.notifications``)."""
 
     kind = UnicodeAttribute(attr_name="Kind")
     at = TimestampAttribute(attr_name="At")
@@ -400,30 +370,10 @@ class Notification(ShopItem, discriminator="notification"):
 
 
 class EmailClaim(ShopItem, discriminator="emailClaim"):
-    """PK = SK = ``email#<lower-cased email>``: the customer (``CustomerId``) holding that address. Written in
-    the same transaction as the customer's ``Email`` (``shop.editing.customer_edit``), so two customers cannot
-    hold one address; customers written before claims existed get theirs from ``backfill email-claims`` or on
-    their first edit. The ``email#`` prefix is none of AWS's key formats (``c#``, ``p#``, ``w#``, ``o#`` ...)."""
+    """PK = SK = ``email#<lower-cased email>``: the customer holding that address, written in the transaction of
+    the customer's ``Email`` so two customers cannot hold one (older customers: ``backfill email-claims``)."""
 
     customer_id = UnicodeAttribute(attr_name="CustomerId")
 
-
-ENTITY_MODELS: dict[str, type[ShopItem]] = {
-    "customer": Customer,
-    "product": Product,
-    "warehouse": Warehouse,
-    "warehouseItem": Inventory,
-    "order": Order,
-    "orderItem": OrderItem,
-    "invoice": Invoice,
-    "shipment": Shipment,
-    "shipmentItem": ShipmentItem,
-    "payment": PaymentItem,
-    "favourite": Favourite,
-    "audit": AuditEntry,
-    "emailClaim": EmailClaim,
-    "note": Note,
-    "notification": Notification,
-}
 
 SHOP_TABLE = TableSpec(model=ShopItem, stream_view_type="NEW_AND_OLD_IMAGES")

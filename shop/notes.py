@@ -1,11 +1,8 @@
-"""Staff notes on an order or a customer, and the parts the returns service shares for its own (``returns.notes``):
-the text's bounds, a note's key, its audit words and how versions make one note.
+"""Staff notes on an order or a customer, and the parts the returns service shares for its own (``returns.notes``).
 
-A note is an item in the partition it is about (``o#<oid>``, ``c#<cid>``), SK ``n#<at>#<id>``: the Query a page
-already makes of that partition reads its notes, newest last. A note is never changed: an edit is a new item whose
-``Original`` names the first version, so what was written stays; pages show the newest version. Only a note's
-author edits it (a condition on the first version, so the check holds even against a forged form). Each note and
-each edit writes its audit entry in the same transaction (``shop.audit``), so /activity/ lists it.
+A note is an item in the partition it is about, SK ``n#<at>#<id>``, so the Query a page already makes reads it. It
+is never changed: an edit is a new item whose ``Original`` names the first version. Only its author edits it (a
+condition on the first version holds even against a forged form). Each writes its audit entry in its transaction.
 """
 
 from __future__ import annotations
@@ -31,7 +28,7 @@ ABOUT = ("order", "customer")
 
 
 def note_text(value: object) -> str:
-    """A note's text as kept: stripped, 1 to ``MAX_TEXT`` characters; InvalidInput otherwise (forms use it too)."""
+    """A note's text as kept: stripped, 1 to ``MAX_TEXT`` characters; InvalidInput otherwise."""
     text = value.strip() if isinstance(value, str) else ""
     if not text:
         raise InvalidInput("a note needs some text")
@@ -41,7 +38,7 @@ def note_text(value: object) -> str:
 
 
 def shortened(text: str) -> str:
-    """A note's text on one line, cut to ``SHOWN`` characters: what an audit entry's ``Detail`` says of it."""
+    """A note's text on one line, cut to ``SHOWN`` characters, for its audit entry's ``Detail``."""
     line = " ".join(text.split())
     return line if len(line) <= SHOWN else line[: SHOWN - 1] + "\u2026"
 
@@ -101,8 +98,7 @@ class Thread(Generic[V]):
 
 
 def threads(versions: Iterable[V]) -> list[Thread[V]]:
-    """Versions grouped into notes, newest note first (by when it was first written); an edit whose first version
-    is missing stands as a note of its own."""
+    """Versions grouped into notes, newest first; an edit whose first version is missing stands on its own."""
     by_id: dict[str, list[V]] = {}
     for version in sorted(versions, key=lambda v: v.sk):
         own = keys.note_id(version.sk) or version.sk
@@ -112,8 +108,8 @@ def threads(versions: Iterable[V]) -> list[Thread[V]]:
 
 
 def original_of(versions: Iterable[V], note_id: str, actor: Actor) -> V:
-    """The first version of note ``note_id`` among ``versions`` (a page's read), if ``actor`` wrote it: NotFound,
-    or NotYours (403), otherwise. The write's condition holds the same rule against a race."""
+    """The first version of note ``note_id`` among ``versions``, if ``actor`` wrote it: NotFound or NotYours
+    otherwise (the write's condition holds the same rule against a race)."""
     sk = keys.note_key(note_id)
     found = next((v for v in versions if v.sk == sk and v.original is None), None)
     if found is None:
@@ -135,8 +131,7 @@ def _partition(about: str, entity_id: str) -> str:
 
 
 def notes_of(*, about: str, entity_id: str) -> list[Note]:
-    """A customer's notes, every version: Query PK = c#<cid>, SK begins_with n# (an order's come with its
-    collection: ``shop.order_reads``)."""
+    """A customer's notes, every version: Query PK = c#<cid>, SK begins_with n# (an order's come with it)."""
     found = Note.query(_partition(about, entity_id), Note.sk.startswith(keys.NOTE))
     return [n for n in found if isinstance(n, Note)]
 
@@ -147,8 +142,7 @@ def note_add(*, about: str, entity_id: str, text: str, actor: Actor) -> Note:
 
 
 def note_edit(*, about: str, entity_id: str, note_id: str, text: str, actor: Actor) -> Note:
-    """Write a new version of note ``note_id`` (its first version's id), conditioned on that note being there and
-    being ``actor``'s; the versions before stay."""
+    """Write a new version of note ``note_id``, conditioned on its first version being there and ``actor``'s."""
     return _write(about, entity_id, note_text(text), actor, original=keys.note_key(note_id))
 
 
@@ -195,8 +189,7 @@ def _refused(
 
 
 def not_editable(first: Version | None, original: str, actor: Actor) -> Exception:
-    """Why an edit's condition on the first version (``first`` as read again, None: absent) failed: it is gone,
-    another's, or not a first version; for both tables' notes."""
+    """Why an edit's condition on the first version (as read again) failed, for both tables' notes."""
     note_id = keys.note_id(original) or original
     if first is not None and first.user != actor.username:
         return NotYours(f"note {note_id} is {first.user}'s: only its author edits it")

@@ -1,17 +1,13 @@
-"""The customer's notifications, as a transactional outbox: a ``Notification`` item written in the transaction of
-the action it tells of (so one exists exactly when its action does), then sent by ``send_notifications``.
+"""The customer's notifications, as a transactional outbox: a ``Notification`` written in the transaction of the
+action it tells of (so one exists exactly when its action does), then sent by ``send_notifications``.
 
-Sending one is three steps, each conditional, so a crash loses none and, in the ordinary case, sends none twice:
-
-1. *claim*: ``NextAttempt`` moves a lease ahead and ``Claim`` names this sender, on the condition that
-   ``NextAttempt`` is as read (two senders never both hold one);
+Sending is three steps, each conditional, so a crash loses none and, in the ordinary case, sends none twice:
+1. *claim*: ``NextAttempt`` moves a lease ahead and ``Claim`` names this sender, if ``NextAttempt`` is as read;
 2. *send*, through whatever the caller sends with (Django's email framework);
-3. *mark sent*: ``Sent`` set and ``Outbox`` removed (it leaves Outbox-index), on the condition that the claim is
-   still ours. A sender killed between 2 and 3 leaves the claim to expire: that one message is sent again, the only
-   one it had in flight.
+3. *mark sent*: ``Sent`` set and ``Outbox`` removed, if the claim is still ours. A sender killed between 2 and 3
+   leaves the claim to expire: that one message is sent again.
 
-A failure is retried with the project's backoff (``dynamo.backoff.full_jitter``) up to ``MAX_ATTEMPTS``, then given
-up: ``GivenUp`` and the last ``Error`` kept, shown on the order page, whose "send again" puts it back in the outbox.
+A failure is retried with backoff up to ``MAX_ATTEMPTS``, then given up until staff "send again".
 """
 
 from __future__ import annotations
@@ -64,8 +60,7 @@ def add(tx: Transaction, order_id: str, kind: Kind, *, detail: str | None = None
 
 
 def due(*, at: datetime, limit: int = 25) -> list[Notification]:
-    """Unsent notifications whose next attempt has come, oldest first: one Query of each Outbox-index partition
-    (``keys.outboxes``), merged."""
+    """Unsent notifications whose next attempt has come, oldest first: one Query of each Outbox-index shard."""
     condition = Notification.next_attempt <= format_ts(at)
     found = [
         item
@@ -78,7 +73,7 @@ def due(*, at: datetime, limit: int = 25) -> list[Notification]:
 
 
 def _update(item: Notification, actions: list[Action], condition: Condition) -> bool:
-    """One conditional UpdateItem; False when its condition no longer holds (another sender got there first)."""
+    """One conditional UpdateItem; False when another sender got there first."""
     try:
         item.update(actions=actions, condition=condition)
     except UpdateError as exc:
@@ -148,7 +143,7 @@ def send_due(send: Send, *, at: datetime | None = None, limit: int = 25) -> tupl
 
 
 def send_again(*, order_id: str, notification_id: str) -> Notification:
-    """Put a given-up notification back in the outbox, due now: NotFound, or OrderConflict when it is not given up."""
+    """Put a given-up notification back in the outbox, due now; OrderConflict when it is not given up."""
     oid = keys.bare(order_id, keys.ORDER)
     found = next((n for n in order_collection(oid).notifications if n.notification_id == notification_id), None)
     if found is None:

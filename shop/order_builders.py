@@ -1,6 +1,5 @@
-"""What an order, its items, invoice, payments and shipments look like: pure builders, no I/O.
-
-The one place that knows the shape of those items; placing, shipping and seeding all build through it.
+"""What an order, its items, invoice, payments and shipments look like: pure builders, no I/O, through which
+placing, shipping and seeding all build.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ SHIPMENT_TYPES = tuple(DELIVERY_DAYS)
 
 @dataclass(frozen=True)
 class OrderLine:
-    """A line to order: ``price`` overrides the list price (a discount staff give), ``warehouse_id`` names the
-    warehouse its stock comes from (else the one holding the most, if enough)."""
+    """A line to order: ``price`` overrides the list price, ``warehouse_id`` names where its stock comes from."""
 
     product_id: str
     quantity: int
@@ -84,9 +82,7 @@ def build_placement(
     status: OrderStatus = OrderStatus.PENDING,
     delivery_date: str | None = None,
 ) -> tuple[Order, list[OrderItem], Invoice]:
-    """The order (with ``Total``, ``ItemCount`` and ``DeliveryDate``, the key of DeliveryDate-index: by
-    default the expected date of standard shipping from ``placed_at``), its items (GSI1 by product, GSI2 by
-    customer) and the invoice with its payments (GSI1 by id, GSI2 by customer and date)."""
+    """The order (``DeliveryDate`` by default standard shipping's), its items and the invoice with its payments."""
     when = format_ts(placed_at)
     total = sum((line.price * line.quantity for line in lines), Decimal(0))
     order = Order(
@@ -120,11 +116,9 @@ def build_shipments(
     warehouse_tracking: Mapping[str, str | None] | None = None,
     quantities: Mapping[str, int] | None = None,
 ) -> list[Shipment | ShipmentItem]:
-    """One shipment per warehouse the items come from (``sh#<oid>-<n>``; GSI1 by id, GSI2 by warehouse; the
-    ``carrier`` staff gave, and the tracking number given for its warehouse in ``warehouse_tracking``, else
-    ``tracking_number``: each parcel has its own) and a shipment item per order item (``shp#<sid>-<pid>``; GSI1
-    sh#<sid> / p#<pid>), of ``quantities[product id]`` units when given (a line without one ships nothing), else of
-    the whole line."""
+    """One shipment per warehouse the items come from (``sh#<oid>-<n>``, with its warehouse's tracking number
+    from ``warehouse_tracking``, else ``tracking_number``: each parcel has its own) and a shipment item per order
+    item of ``quantities[product id]`` units (a line without one ships nothing; None: every line whole)."""
     own = warehouse_tracking or {}
     units = quantities if quantities is not None else {item.product_id: item.quantity for item in items}
     by_warehouse: dict[str | None, list[OrderItem]] = {}
@@ -147,8 +141,7 @@ def build_shipments(
         built.append(shipment)
         built += [
             ShipmentItem(
-                **keys.shipment_item_keys(order.order_id, sid, item.product_id),
-                quantity=units[item.product_id],
+                **keys.shipment_item_keys(order.order_id, sid, item.product_id), quantity=units[item.product_id]
             )
             for item in group
         ]
@@ -156,18 +149,15 @@ def build_shipments(
 
 
 def build_payments(specs: Sequence[PaymentSpec] | None, total: Decimal) -> list[Payment]:
-    """The invoice's payments: a card payment of the total by default (None); none for an order paid later (an
-    empty list); else the payments given, which must add up to the total."""
+    """The invoice's payments: None, a card payment of the total; ``[]``, none (paid later); else those given,
+    which must add up to the total."""
     if specs is None:
         return [Payment(type="Card", amount=total, transaction_id="txn_" + secrets.token_hex(8))]
     if not specs:
         return []
     payments = []
     for spec in specs:
-        try:
-            amount = to_decimal(spec.amount, what="payment amount")
-        except (TypeError, ValueError) as exc:
-            raise InvalidInput(str(exc)) from exc
+        amount = to_decimal(spec.amount, what="payment amount")
         if amount <= 0:
             raise InvalidInput("a payment amount must be positive")
         if not spec.type.strip():

@@ -1,11 +1,8 @@
-"""Editing a pending order: a line's quantity changed (not below what has shipped; 0 removes it, but not the last
-line), a line added and where it ships (``ShipTo``), in one TransactWriteItems conditioned on the order's
-``Version`` (a form rendered before another change is a conflict), with the stock that follows (back to a line's
-warehouse, or out of the one it came from, or for a new line out of one with enough), the order's ``Total`` and
-``ItemCount``, the invoice's ``Amount`` and the audit entry. A caller's ``extra`` adds its own writes (a refund of
-what was paid above the new total) to the same transaction, as ``order_cancel``'s does; the invoice's update holds
-its payments as read, so the extra need not check them again (DynamoDB takes one action per item in a
-transaction)."""
+"""Editing a pending order: lines' quantities (not below what shipped; 0 removes one, not the last), a line added,
+where it ships, in one TransactWriteItems conditioned on the order's ``Version``, with the stock that follows, the
+order's ``Total`` and ``ItemCount``, the invoice's ``Amount`` and the audit entry. A caller's ``extra`` adds its own
+writes (a refund above the new total); the invoice's update holds its payments as read, so the extra need not check
+them again (DynamoDB takes one action per item in a transaction)."""
 
 from __future__ import annotations
 
@@ -43,13 +40,12 @@ EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
 """Adds another service's writes to the edit's transaction, from the order as read and its new total."""
 
 
+# The ship-to's fields as the edit names them, with the ``Address`` attribute each is kept in.
 SHIP_TO = {"street": "Street", "city": "City", "zip": "ZipCode", "country": "Country"}
-"""The ship-to's fields as the edit names them, with the ``Address`` attribute each is kept in."""
 
 
 def typed_ship_to(given: Mapping[str, str | None]) -> Address | None:
-    """A ship-to typed whole (a created order's), its fields checked as an edit's; None when none is given: the
-    order then goes to its customer's address."""
+    """A created order's ship-to, checked as an edit's; None when none is given (the customer's address)."""
     fields = _checked({n: given.get(n) for n in SHIP_TO})
     return _address(fields) if any(fields.values()) else None
 
@@ -91,9 +87,7 @@ def order_edit(
     notify: bool = False,
     extra: EditExtra | None = None,
 ) -> Order:
-    """Apply the edit (``address``: the ``SHIP_TO`` fields to change); InvalidInput (a quantity below what shipped,
-    no line left, a product twice, a ship-to field too long), OutOfStock, OrderConflict (not PENDING, or
-    ``expected_version`` stale), Busy."""
+    """Apply the edit (``address``: ``SHIP_TO`` fields); InvalidInput, OutOfStock, OrderConflict (stale), Busy."""
     oid = keys.bare(order_id, keys.ORDER)
     wanted = {keys.bare(pid, keys.PRODUCT): _quantity(pid, n) for pid, n in quantities.items()}
     added = keys.bare(add_product, keys.PRODUCT) if add_product else None

@@ -22,16 +22,14 @@ MAX_QUANTITY = 10_000
 
 
 def whole_number(value: object, *, what: str, low: int = 1, high: int = MAX_QUANTITY) -> int:
-    """``value`` when it is a whole number from ``low`` to ``high`` (a quantity, by default); InvalidInput naming
-    ``what`` otherwise."""
+    """``value`` when it is a whole number from ``low`` to ``high``; InvalidInput naming ``what`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidInput(f"{what} must be a whole number from {low} to {high}")
     return value
 
 
 def products(product_ids: Sequence[str], priced: frozenset[str] = frozenset()) -> dict[str, Product]:
-    """The products by id; NotFound for one that is absent, InvalidInput for one without a price unless its line
-    gives one (``priced``)."""
+    """The products by id; NotFound, or InvalidInput for one without a price unless its line gives one."""
     found: dict[str, Product] = {}
     for pid, item in zip(product_ids, items_by_key([(keys.product(p),) * 2 for p in product_ids]), strict=True):
         if not isinstance(item, Product):
@@ -58,8 +56,7 @@ def pick_warehouse(product_id: str, quantity: int, warehouse_id: str | None = No
 
 
 def stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]:
-    """Each item with the current stock record it was taken from (BatchGetItem); items whose warehouse is
-    unknown (legacy data) or whose stock record is gone get nothing back."""
+    """Each item with the stock record it was taken from (BatchGetItem); none when that is unknown or gone."""
     taken = [i for i in items if i.warehouse_id]
     rows = items_by_key([(i.sk, keys.with_prefix(keys.WAREHOUSE, str(i.warehouse_id))) for i in taken])
     return [(item, row) for item, row in zip(taken, rows, strict=True) if isinstance(row, Inventory)]
@@ -71,8 +68,7 @@ def take_stock(tx: Transaction, label: str, row: Inventory, units: int) -> None:
 
 
 def changeable(collection: OrderCollection, action: str, expected_version: int | None) -> Order:
-    """The order, when ``action`` may be taken from its status and it is still the version the page showed
-    (``expected_version``; None: any); OrderConflict otherwise."""
+    """The order, if ``action`` may be taken from its status at the version the page showed; else OrderConflict."""
     order = collection.order
     ORDER.require(action, order.order_id, order.status)
     if expected_version is not None and order.version != expected_version:
@@ -86,17 +82,16 @@ def changeable(collection: OrderCollection, action: str, expected_version: int |
 
 
 def payments_held(invoice: Invoice) -> Condition:
-    """The invoice's ``Detail`` (its payments) is still as read: what was paid is what the change saw. Compared as
-    DynamoDB returned it, not as the model would write it again, so a member the model does not declare cannot make
-    the condition fail on every attempt."""
+    """The invoice's ``Detail`` (its payments) is still as read, compared as DynamoDB returned it: a member the
+    model does not declare cannot make the condition fail on every attempt."""
     name = Invoice.detail.attr_name
     read = (invoice.attributes_as_read() or {}).get(name)
     return Path([name]) == Value(read) if read else Invoice.detail.does_not_exist()
 
 
 def commit_order_change(tx: Transaction, order_id: str, done: str) -> None:
-    """Commit; the order's own condition failing means someone changed it first (its conflict, saying what it is
-    now), any other refusal a lost race on what the change read (``backoff.RACES`` runs it again)."""
+    """Commit; the order's condition failing is a conflict (saying what it is now), any other refusal a lost race
+    on what the change read (``backoff.RACES`` runs it again)."""
     try:
         tx.commit()
     except TransactionCancelled as exc:

@@ -60,8 +60,7 @@ def order_collection(order_id: str) -> OrderCollection:
 
 
 def order_by_id(order_id: str) -> Order | None:
-    """The order item alone: Query PK=o#<oid>, SK begins_with c# (its sort key is its customer's key), one item;
-    None when there is no such order."""
+    """The order item alone: Query PK=o#<oid>, SK begins_with c#, one item; None when there is none."""
     page = query_page(Order, keys.order(order_id), limit=1, range_key_condition=Order.sk.startswith(keys.CUSTOMER))
     return page.items[0] if page.items else None
 
@@ -82,15 +81,13 @@ def ship_to(order: Order) -> Address | None:
 
 
 def order_collections(order_ids: Sequence[str]) -> list[OrderCollection]:
-    """The orders' item collections (pattern 5: one Query each, side by side), in the order given (duplicates
-    once); NotFound for the first that is absent."""
+    """The orders' collections (one Query each, side by side), in the order given; NotFound for one absent."""
     wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
     return side_by_side.map_calls(order_collection, wanted)
 
 
 def found_collections(order_ids: Sequence[str]) -> dict[str, OrderCollection]:
-    """The collections of those of the orders that exist (one Query each, side by side), by order id: a page of
-    orders costs one call per order whatever the table holds."""
+    """The collections of the orders that exist (one Query each, side by side), by order id."""
     wanted = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))
 
     def found(oid: str) -> OrderCollection | None:
@@ -103,8 +100,8 @@ def found_collections(order_ids: Sequence[str]) -> dict[str, OrderCollection]:
 
 
 def raw_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = ()) -> list[Item | None]:
-    """The items of these keys (``(PK, SK)``) as DynamoDB holds them, lined up with the keys (None: no item): one
-    BatchGetItem per 100 keys, none for no keys; ``attributes``: only those (and the keys) are read."""
+    """The items of these ``(PK, SK)`` as DynamoDB holds them, lined up with the keys (None: no item), by
+    BatchGetItem; ``attributes``: only those (and the keys)."""
     if not wanted:
         return []
     table, key_list = str(ShopItem.Meta.table_name), [ddb_json.key(*k) for k in wanted]
@@ -117,8 +114,7 @@ def items_by_key(wanted: Sequence[tuple[str, str]], attributes: Sequence[str] = 
 
 
 def product_names(product_ids: Iterable[str]) -> dict[str, str]:
-    """The products' names now (one BatchGetItem of the distinct ids, their ``Detail`` only; none for no ids), for
-    lines that did not keep the name they were ordered under; a product without a name or gone is left out."""
+    """The products' names now (one BatchGetItem of ``Detail``), for lines that kept none; unnamed or gone: left out."""
     wanted = list(dict.fromkeys(keys.bare(pid, keys.PRODUCT) for pid in product_ids))
     found = items_by_key([(keys.product(p),) * 2 for p in wanted], ["Detail", keys.ENTITY_TYPE])
     return {
@@ -129,8 +125,7 @@ def product_names(product_ids: Iterable[str]) -> dict[str, str]:
 
 
 def customers_of(customer_ids: Iterable[str]) -> dict[str, Customer]:
-    """The customers by id as the shop table holds them now (one BatchGetItem of the distinct ids; none for no
-    ids), as the order page reads its one: a packing slip's name and address do not wait for the admin view."""
+    """The customers by id, now (one BatchGetItem): a packing slip's address does not wait for the admin view."""
     wanted = list(dict.fromkeys(keys.bare(cid, keys.CUSTOMER) for cid in customer_ids))
     found = items_by_key([(keys.customer(c),) * 2 for c in wanted])
     return {cid: item for cid, item in zip(wanted, found, strict=True) if isinstance(item, Customer)}

@@ -41,8 +41,8 @@ def paid(invoices: Sequence[Invoice]) -> Decimal:
 
 
 def units_shipped(status: str | None, ordered: Mapping[str, int], sent: Mapping[str, int]) -> dict[str, int]:
-    """Units shipped of each line (``ordered``: its units, by product id) from the units its shipment items hold
-    (``sent``): all of it once the order is shipped or delivered, never more than the line holds."""
+    """Units shipped of each line, from those its shipment items hold (``sent``): all once the order is shipped
+    or delivered (older shipments may lack their items), never more than the line holds."""
     if status in SHIPPED_WHOLE:
         return dict(ordered)
     return {pid: min(sent.get(pid, 0), n) for pid, n in ordered.items()}
@@ -63,8 +63,7 @@ def ordered(items: Sequence[OrderItem]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class OrderState:
-    """An order's money and shipping as read (from the shop table, or as the admin view keeps it: then without its
-    ``lines``): ``refunded`` comes from the returns table (its caller reads it)."""
+    """An order's money and shipping (the admin view's without ``lines``); ``refunded`` is the returns table's."""
 
     total: Decimal
     paid: Decimal

@@ -1,9 +1,6 @@
-"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with
-conditions and, given an ``actor``, its audit entry.
-
-Placing takes each line's stock conditioned on the exact level read, so it never oversells; the status changes
-(``shop.lifecycle.ORDER``'s steps) are conditioned on the status read and the order's ``Version``, so two staff
-acting at once cannot both win. Lost races are run again with jittered backoff; callers only see domain errors.
+"""Domain writes for orders: place, ship (wholly or in part), deliver, cancel, each one TransactWriteItems with its
+audit entry. Placing takes stock conditioned on the exact level read, so it never oversells; status changes
+(``lifecycle.ORDER``) are conditioned on the status read and ``Version``, so two staff cannot both win.
 """
 
 from __future__ import annotations
@@ -47,9 +44,6 @@ def new_id() -> str:
     return secrets.token_hex(6)
 
 
-# --- place ----------------------------------------------------------------------------------------------
-
-
 def _validate_lines(lines: Sequence[OrderLine]) -> list[OrderLine]:
     if not lines:
         raise InvalidInput("an order needs at least one line")
@@ -85,11 +79,10 @@ def order_place(
     notify: bool = False,
     ship_to: Address | None = None,
 ) -> Order:
-    """Place an order as PENDING; raises NotFound (customer/product), OutOfStock, InvalidInput, Busy. Staff
-    creating one (``actor``, audited as ``create``) may give a line's price and warehouse, where it ships
-    (``ship_to``; None: the customer's address), and either ``paid_by`` (the reference of a manual payment of the
-    whole total) or ``payments=[]`` (paid later); ``notify`` writes the customer's confirmation
-    (``shop.notifications``) in the same transaction."""
+    """Place an order as PENDING; NotFound, OutOfStock, InvalidInput, Busy. Staff creating one (``actor``) may
+    give a line's price and warehouse, ``ship_to`` (None: the customer's address), and ``paid_by`` (the reference
+    of a manual payment of the total) or ``payments=[]`` (paid later); ``notify`` writes the confirmation in the
+    same transaction."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
@@ -137,23 +130,17 @@ def order_place(
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"placing order {oid}"))
 
 
-# --- status changes -----------------------------------------------------------------------------------
-
-
 def _status_update(
     tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
 ) -> None:
-    """``action``'s change (``lifecycle.Lifecycle.take``); its audit entry lists ``changes``: the attributes
-    ``extra`` moved, with their before and after (or says ``detail``). PynamoDB adds "Version = <read version>" to
-    the condition and increments Version."""
+    """``action``'s change with its audit entry; PynamoDB conditions it on the ``Version`` read and increments it."""
     ORDER.take(
         tx, order, action, extra, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
     )
 
 
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
-    """Commit; a failed condition means someone else changed the order first: say what it is now. Another
-    transaction holding the order (or throttling) changed nothing yet: that is ``Busy``, not a conflict."""
+    """Commit; a failed condition is a conflict (saying what the order is now), another transaction ``Busy``."""
     try:
         tx.commit()
     except TransactionCancelled as exc:
@@ -177,12 +164,10 @@ def order_ship(
     notify: bool = False,
     quantities: Mapping[str, int] | None = None,
 ) -> Order:
-    """PENDING -> SHIPPED once every unit has shipped (until then it stays PENDING), creating one shipment per
-    warehouse the units are taken from, each with the ``carrier`` given and its own tracking number:
-    ``warehouse_tracking[warehouse id]``, else ``tracking_number`` (all optional; checked by ``shop.tracking``:
-    InvalidInput, as is a warehouse the order does not ship from). ``quantities``: units to ship now by product id
-    (``_to_ship``); None ships every unit not shipped yet. ``notify``: the customer is told, with the shipments'
-    ids (``shop.notifications``), in the same transaction."""
+    """PENDING -> SHIPPED once every unit has shipped (until then it stays PENDING), with one shipment per
+    warehouse the units come from, each with the ``carrier`` and its own tracking number
+    (``warehouse_tracking[warehouse id]``, else ``tracking_number``). ``quantities``: units to ship now by product
+    id (None: every unit left); ``notify`` tells the customer in the same transaction."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")
@@ -217,18 +202,10 @@ def order_ship(
     # Shipping fixes the expected delivery (ship date + the shipment type's days); DeliveryDate-index follows.
     # When that moves the date the customer was given, the audit entry says from what to what.
     delivery = delivery_date_for(shipped, shipment_type)
-    moved = order.delivery_date != delivery
-    _status_update(
-        tx,
-        order,
-        "ship" if whole else "ship_part",
-        [Order.delivery_date.set(delivery)],
-        actor=actor,
-        changes=[audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if moved else (),
-        detail=None
-        if whole
-        else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items()),
-    )
+    moved = [audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if order.delivery_date != delivery else []
+    part = None if whole else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items())
+    sets = [Order.delivery_date.set(delivery)]
+    _status_update(tx, order, "ship" if whole else "ship_part", sets, actor=actor, changes=moved, detail=part)
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     if notify:
@@ -241,8 +218,7 @@ def order_ship(
 def _to_ship(
     oid: str, items: Sequence[OrderItem], sent: Mapping[str, int], quantities: Mapping[str, int] | None
 ) -> dict[str, int]:
-    """Units to ship now by product id: every unit left when ``quantities`` is None, else those given (InvalidInput
-    for a product the order lacks, or more than is left of it); InvalidInput when that is nothing."""
+    """Units to ship now by product id: every unit left, or those given; InvalidInput for none or too many."""
     left = {item.product_id: item.quantity - sent.get(item.product_id, 0) for item in items}
     if quantities is None:
         wanted = {pid: n for pid, n in left.items() if n > 0}
@@ -272,8 +248,7 @@ def order_deliver(*, order_id: str, expected_version: int | None = None, actor: 
 
 
 CancelExtra = Callable[[Transaction, OrderCollection], None]
-"""Adds another service's writes that must happen with a cancel (a refund of what was paid) to its transaction,
-from the order as read."""
+"""Adds another service's writes (a refund of what was paid) to a cancel's transaction, from the order as read."""
 
 
 def partly_shipped(collection: OrderCollection) -> bool:
@@ -289,10 +264,9 @@ def order_cancel(
     reason: str | None = None,
     extra: CancelExtra | None = None,
 ) -> Order:
-    """PENDING -> CANCELLED; the stock of each item goes back to the warehouse it was taken from. ``reason``: the
-    words of ``shop.cancel_reasons.words``, kept on the order and in its audit entry. ``extra`` adds the caller's
-    own actions to the same transaction (so the shop need not know the caller); it runs again on each retry, and a
-    failed condition of its actions retries the cancel from its reads."""
+    """PENDING -> CANCELLED; each item's stock goes back to its warehouse; ``reason`` (``cancel_reasons.words``) is
+    kept on the order and its audit entry. ``extra`` (so the shop need not know the caller) runs again on each
+    retry, and a failed condition of its actions retries the cancel from its reads."""
     oid = keys.bare(order_id, keys.ORDER)
     reason_set = [Order.cancel_reason.set(reason)] if reason else []
 
@@ -305,14 +279,7 @@ def order_cancel(
             )
         stock = stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
-        _status_update(
-            tx,
-            order,
-            "cancel",
-            reason_set,
-            actor=actor,
-            detail=f"reason: {reason}" if reason else None,
-        )
+        _status_update(tx, order, "cancel", reason_set, actor=actor, detail=f"reason: {reason}" if reason else None)
         for item, row in stock:
             take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:

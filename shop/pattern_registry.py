@@ -1,8 +1,6 @@
-"""The registry of named reads: each access pattern described once (name, typed parameters, the function, the
-table, index and key condition in words), run by ``manage.py access_pattern``, the explorer and the pages.
-
-Parameters are checked by ``Param.clean`` before any call, so the CLI and the explorer refuse the same input with
-the same message. The admin view registers its own patterns with the same classes (shop never imports adminview).
+"""The registry of named reads: each access pattern described once (name, typed parameters, function, table, index,
+key condition in words) for ``manage.py access_pattern``, the explorer and the pages. ``Param.clean`` checks input
+before any call, so the CLI and the explorer refuse it alike. The admin view registers its own with these classes.
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ class Param:
         return self.query_name.replace("_", " ")
 
     def clean(self, value: str) -> str:
-        """The value the function takes (ids bare); ValueError with a readable message when it is not one."""
+        """The value the function takes (ids bare); InvalidInput when it is not one."""
         text = value.strip() if isinstance(value, str) else ""
         if not text:
             raise InvalidInput(f"{self.label} is required")
@@ -76,9 +74,8 @@ Fetch = Callable[..., Page[Any]]
 
 @dataclass(frozen=True)
 class AccessPattern:
-    """A named read. ``number`` is AWS's (1-16) or ours (``AV1``, ``ours``...); ``model`` names the attributes
-    its items can carry (the CSV columns: a model family's, or the names given); ``attributes`` gives one item's
-    attributes as DynamoDB JSON, and ``plain`` (from them) its DynamoDB names and plain values."""
+    """A named read. ``number``: AWS's (1-16) or ours (``AV1``, ``ours``); ``model``: what names its CSV columns (a
+    model family, or the names); ``attributes``: one item's, as DynamoDB JSON."""
 
     number: str
     name: str
@@ -157,7 +154,7 @@ def _get(number: str, name: str, get: ap.KeyGet[Any], what: str) -> AccessPatter
 def _query(
     number: str, name: str, query: ap.KeyQuery[Any], what: str, group: str = AccessPattern.group
 ) -> AccessPattern:
-    """A pattern of one ``KeyQuery``: its parameters, index, condition and model read from the declaration."""
+    """A pattern of one ``KeyQuery``, read from its declaration."""
     params = (Param(query.param, prefix=query.prefix), *((_FROM, _TO) if query.between is not None else ()))
     return AccessPattern(
         number, name, params, query, what, SHOP, query.index, "Query", query.condition, query.model, group=group
@@ -214,7 +211,7 @@ PATTERNS: dict[str, AccessPattern] = {p.name: p for p in SHOP_PATTERNS}
 
 
 def run_pattern(name: str, args: list[str]) -> Iterator[ShopItem]:
-    """Run a pattern by name with positional string arguments; raises LookupError/ValueError before any call."""
+    """Run a pattern by name with positional arguments; LookupError/InvalidInput before any call."""
     pattern = PATTERNS.get(name)
     if pattern is None:
         raise LookupError(f"unknown access pattern {name!r}; known: {', '.join(PATTERNS)}")

@@ -1,8 +1,6 @@
 """A payment staff take for an order (by phone, bank transfer): one more entry of its invoice's ``Detail.Payments``,
-up to what the order still owes, in one conditional transaction with its audit entry.
-
-The invoice's ``Detail`` is written whole, conditioned on being as read, so two payments racing on one order never
-add up to more than it owes: the second one's condition fails and it runs again from its reads."""
+up to what it still owes, with its audit entry. ``Detail`` is written whole, conditioned on being as read, so two
+payments racing never add up to more than it owes: the second runs again from its reads."""
 
 from __future__ import annotations
 
@@ -33,9 +31,7 @@ def amount_of(text: str, *, what: str) -> Decimal:
 
 
 def order_pay(*, order_id: str, amount: Decimal | str, reference: str, actor: Actor | None = None) -> Invoice:
-    """Add a manual payment of ``amount`` (with the provider's or bank's ``reference``) to the order's invoice:
-    InvalidInput above what is due or without a reference; OrderConflict on a cancelled order or one without an
-    invoice."""
+    """Add a manual payment to the invoice: InvalidInput above what is due; OrderConflict on a cancelled order."""
     oid = keys.bare(order_id, keys.ORDER)
     value = amount_of(str(amount), what="payment")
     ref = tracking.reference(reference, what="reference")

@@ -17,8 +17,7 @@ _FIRST = ("PK", "SK", keys.ENTITY_TYPE)
 
 
 def plain_value(value: Any) -> Any:
-    """A deserialized value made JSON-friendly: whole Decimals as int, others as float, sets as sorted lists,
-    bytes as hex."""
+    """A decoded value made JSON-friendly: whole Decimals as int, others float, sets sorted lists, bytes hex."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, dict):
@@ -42,15 +41,10 @@ def from_attribute_values(raw: Mapping[str, Any]) -> dict[str, Any]:
     return from_decoded(item_codec.decode(raw))
 
 
-def _names(item: Mapping[str, Any]) -> list[str]:
-    """Keys first, the rest sorted by name."""
-    return [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
-
-
 def from_decoded(item: Mapping[str, Any]) -> dict[str, Any]:
-    """A decoded item (``TypeDeserializer``'s values) made JSON-friendly (``plain_value``), keys first, the rest
-    sorted by name: what ``from_attribute_values`` gives for the same item in DynamoDB JSON."""
-    return {name: plain_value(item[name]) for name in _names(item)}
+    """A decoded item made JSON-friendly, as ``from_attribute_values`` gives it from DynamoDB JSON."""
+    names = [n for n in _FIRST if n in item] + sorted(n for n in item if n not in _FIRST)
+    return {name: plain_value(item[name]) for name in names}
 
 
 def to_plain(item: Model) -> dict[str, Any]:
@@ -58,9 +52,8 @@ def to_plain(item: Model) -> dict[str, Any]:
 
 
 def read_attributes(item: Model) -> Mapping[str, Any]:
-    """A listed item's attributes (DynamoDB JSON) as its read returned them (``attributes_as_read``: every stored
-    attribute, declared by the model or not) without serializing the model again, as a listing of dozens would;
-    serialized for an item not made by a read. Only for items not changed since they were read."""
+    """A listed item's attributes (DynamoDB JSON) as its read returned them, declared or not, without serializing
+    the model again (serialized for an item not made by a read). Only for items not changed since read."""
     read = item.attributes_as_read() if isinstance(item, InstrumentedModel) else None
     return read if read is not None else item.serialize()
 

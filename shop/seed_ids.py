@@ -1,7 +1,5 @@
-"""Where a seed run starts numbering: after the highest numeric id of each entity already in the shop table.
-
-Finding that takes one parallel Scan of the keys: it runs for the operator's seed command only, never for a page.
-"""
+"""Where a seed run starts numbering: after the highest numeric id of each entity in the shop table, found by one
+parallel Scan of the keys (for operators only, never for a page)."""
 
 from __future__ import annotations
 
@@ -36,8 +34,7 @@ _NUMBERED = {"customer": keys.CUSTOMER, "product": keys.PRODUCT, "warehouse": ke
 
 
 def scan_entities(entity_types: Sequence[str], attributes: Sequence[str]) -> list[dict[str, Any]]:
-    """The items of these entity types, ``attributes`` of each (decoded): one parallel Scan, for operator paths
-    only (a seed run, the demo's start), never for a page."""
+    """``attributes`` of the items of these entity types (decoded): one parallel Scan, for operators only."""
     client, table = client_of(ShopItem), str(ShopItem.Meta.table_name)
     names = {f"#a{i}": name for i, name in enumerate(dict.fromkeys([keys.ENTITY_TYPE, *attributes]))}
     values = {f":t{i}": ddb_json.s(entity) for i, entity in enumerate(entity_types)}
@@ -61,8 +58,7 @@ def scan_entities(entity_types: Sequence[str], attributes: Sequence[str]) -> lis
 
 
 def next_ids() -> FirstIds:
-    """Ids after the highest numeric id of each entity in the shop table (the fixed firsts when there is none
-    above them), from one ``scan_entities`` of PK and EntityType."""
+    """Ids after the highest numeric id of each entity in the shop table (at least the fixed firsts)."""
     highest = {name: getattr(FirstIds(), name) - 1 for name in _NUMBERED}
     for plain in scan_entities(list(_NUMBERED), ["PK"]):
         name = str(plain[keys.ENTITY_TYPE])

@@ -1,10 +1,8 @@
-"""Deterministic, realistic demo data: a pure plan (a function of the config and seed) of a catalog and orders, with
-a long tail of customers, popular products and statuses that fit their age, then written in bulk.
-
-Orders are written as history, each in its final state, through the same item builders ``order_place`` and
-``order_ship`` use, numbered and written oldest first, so the stream carries them as a live shop's does. Nothing
-needs a transaction: every item is new, and stock is loaded as it stands after that history. On a table that holds
-data already, ids start after the highest present (``shop.seed_ids``), so nothing is ever overwritten.
+"""Deterministic, realistic demo data: a pure plan (of the config and seed) of a catalog and orders, with a long
+tail of customers, popular products and statuses that fit their age, then written in bulk. Orders are written as
+history, each in its final state, through the builders ``order_place`` and ``order_ship`` use, oldest first, so the
+stream carries them as a live shop's does. Nothing needs a transaction: every item is new (ids start after the
+highest present), and stock is loaded as it stands after that history.
 """
 
 from __future__ import annotations
@@ -38,8 +36,7 @@ _STATUSES = {
     OrderStatus.DELIVERED: (60, SPAN_DAYS, 3),
     OrderStatus.CANCELLED: (10, SPAN_DAYS, 2),
 }
-# With a span (``SeedConfig.days``): how likely a moment drawn on each weekday (Monday first) is kept, so weekdays
-# are busier than weekends, as a shop's orders are.
+# With a span (``SeedConfig.days``): how likely a moment drawn on each weekday (Monday first) is kept.
 WEEKDAY_SHARE = (1.0, 0.95, 0.95, 0.9, 0.85, 0.55, 0.45)
 
 
@@ -50,14 +47,10 @@ class SeedConfig:
     warehouses: int
     orders: int
     seed: int = 42
-    # Orders are placed before this: a date (before its midnight, UTC) or a datetime (before that moment: the
-    # demo passes now, so its orders reach today).
-    until: date = DEFAULT_UNTIL
-    # Share of orders written as before products had a category (their items without ``Category``, as AWS's
-    # sample and older seeds hold them): what the ``order-item-category`` backfill finds to do.
+    until: date = DEFAULT_UNTIL  # orders are placed before this date's midnight (UTC), or this datetime
+    # Share of orders written as before products had a category: what the ``order-item-category`` backfill does.
     uncategorized: float = 0.0
-    # The days before ``until`` the orders spread over, with a weekday rhythm (the demo: 90); None: each status
-    # its own age (pending orders up to 14 days, delivered and cancelled up to two years), evenly.
+    # The days before ``until`` the orders spread over, with a weekday rhythm; None: each status its own age.
     days: int | None = None
 
     def check(self) -> None:
@@ -84,7 +77,7 @@ class PlannedOrder:
 
     @property
     def delivered_at(self) -> datetime:
-        """When a shipped order arrives: shipped, then its shipment type's days (``shop.delivery``)."""
+        """When a shipped order arrives: its shipment type's days after shipping."""
         days = DELIVERY_DAYS.get(self.shipment_type, DELIVERY_DAYS[STANDARD_SHIPPING])
         return self.placed_at + self.shipped_after + timedelta(days=days)
 
@@ -119,8 +112,7 @@ def _address(rng: random.Random) -> Address:
 
 
 def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
-    """Everything to write, decided up front from the seed; ids numbered from ``ids`` (default: the fixed
-    firsts of an empty table)."""
+    """Everything to write, decided up front from the seed; ids numbered from ``ids`` (default: an empty table's)."""
     config.check()
     ids = ids or FirstIds()
     rng = random.Random(config.seed)
@@ -199,8 +191,7 @@ def plan(config: SeedConfig, ids: FirstIds | None = None) -> SeedPlan:
 
 
 def _before(planned: PlannedOrder, end: datetime) -> PlannedOrder:
-    """The order with its life over before ``end``: a shipped one shipped by then (halfway there at the latest), a
-    delivered one placed early enough to have arrived an hour before it."""
+    """The order with its life over before ``end``: shipped by halfway there, or delivered an hour before."""
     if planned.status is OrderStatus.SHIPPED:
         return replace(planned, shipped_after=min(planned.shipped_after, (end - planned.placed_at) / 2))
     if planned.status is OrderStatus.DELIVERED:
@@ -210,8 +201,8 @@ def _before(planned: PlannedOrder, end: datetime) -> PlannedOrder:
 
 
 def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int | None) -> datetime:
-    """When an order of ``status`` was placed: at least an hour before ``end``, within its status's age (and the
-    span of ``days``, where a moment is kept by its weekday's ``WEEKDAY_SHARE``)."""
+    """When an order of ``status`` was placed: at least an hour before ``end``, within its status's age (and
+    ``days``, a moment kept by its weekday's ``WEEKDAY_SHARE``)."""
     if days is None:
         return end - timedelta(seconds=rng.randint(3600, _STATUSES[status][1] * 86400))
     span = max(1, min(days, _STATUSES[status][1])) * 86400
@@ -222,8 +213,8 @@ def _placed_at(rng: random.Random, end: datetime, status: OrderStatus, days: int
 
 
 def _before_categories(k: int, share: float) -> bool:
-    """Whether order ``k`` is one of the ``share`` written before categories: spread evenly over the orders and
-    decided without the random generator, so every other planned value is the same whatever the share."""
+    """Whether order ``k`` is one of the ``share`` written before categories: spread evenly, without the random
+    generator, so every other planned value is the same whatever the share."""
     return int((k + 1) * share) > int(k * share)
 
 
@@ -257,27 +248,22 @@ def order_history(planned: PlannedOrder, address: Address | None) -> list[ShopIt
         shipped_at = planned.placed_at + planned.shipped_after
         order.delivery_date = delivery_date_for(shipped_at, planned.shipment_type)  # as order_ship sets it
         history += build_shipments(
-            order=order,
-            items=items,
-            shipped_at=shipped_at,
-            shipment_type=planned.shipment_type,
-            address=address,
+            order=order, items=items, shipped_at=shipped_at, shipment_type=planned.shipment_type, address=address
         )
     return history
 
 
 class SeedExtension(Protocol):
-    """Seeds another service's data about the seeded shop (``settings.SEED_EXTENSIONS`` names them, so the shop
-    need not know those services): called once the shop's own items are written, with the same number of writers
-    and the same rate limit (``paced`` its items through ``bucket`` when there is one); returns how many items it
-    wrote."""
+    """Seeds another service's data about the seeded shop (``settings.SEED_EXTENSIONS``, so the shop need not know
+    it) once the shop's items are written, with the same writers and rate (``paced`` through ``bucket``); returns
+    how many items it wrote."""
 
     def __call__(self, seed_plan: SeedPlan, *, workers: int, bucket: TokenBucket | None) -> int: ...
 
 
 def paced(items: Iterable[T], bucket: TokenBucket) -> Iterator[T]:
-    """``items``, handed out no faster than ``bucket`` allows (one token each). The bulk writer sends only what
-    it has been handed, so all its worker threads together write at most about the bucket's rate."""
+    """``items``, one token each: the bulk writer sends only what it was handed, so all its threads together write
+    at most about the bucket's rate."""
     for item in items:
         bucket.wait()
         bucket.spend(1)
@@ -292,10 +278,9 @@ def run(
     rate: float | None = None,
     extensions: Iterable[SeedExtension] = (),
 ) -> int:
-    """Write the plan (catalog, then orders), then run the ``extensions``; returns the number of items written.
-    ``on_progress`` gets the number of catalog items and orders done as they complete. ``rate``: at most about that
-    many items a second overall, extensions included (a shared table's other users keep their capacity); None: as
-    fast as DynamoDB takes them."""
+    """Write the plan (catalog, then orders), then the ``extensions``; returns the items written. ``on_progress``
+    counts catalog items and orders; ``rate``: at most about that many items a second overall (a shared table's
+    other users keep their capacity)."""
     bucket = TokenBucket(rate, burst_s=0) if rate is not None else None  # an even pace: no first second's burst
 
     def limited(items: Iterable[ShopItem]) -> Iterable[ShopItem]:

@@ -1,10 +1,7 @@
-"""What an edit form showed: the entity's editable attributes as text, read raw from the shop table.
-
-A ``Snapshot`` is taken when the form is rendered and comes back with the save (the page signs it), so the
-save can be conditioned on every attribute still being what the form showed, and a conflict can say what
-changed meanwhile. Values are the stored text (``Price`` ``"100"``, not a Decimal re-printed), so a condition
-compares exactly what DynamoDB holds. Paths name attributes inside a map with a dot (``Detail.Name``,
-``Address.City``).
+"""What an edit form showed: the entity's editable attributes as text, read raw. A ``Snapshot`` taken when the form
+is rendered comes back with the save (signed by the page), so the save is conditioned on every attribute still being
+what the form showed. Values are the stored text (``Price`` ``"100"``, not a Decimal re-printed), so a condition
+compares exactly what DynamoDB holds. Paths inside a map have a dot.
 """
 
 from __future__ import annotations
@@ -26,8 +23,7 @@ ADDRESS_PATHS = tuple(f"Address.{name}" for name in ADDRESS_FIELDS)
 
 @dataclass(frozen=True)
 class EditSpec:
-    """An editable entity: its ``kind`` (customer, product, stock, warehouse), its ``EntityType``, the attribute
-    paths its form shows, and whether it keeps a ``Version`` counter."""
+    """An editable entity: its ``kind``, ``EntityType``, the paths its form shows, whether it keeps ``Version``."""
 
     kind: str
     entity_type: str
@@ -47,14 +43,12 @@ STOCK = EditSpec("stock", "warehouseItem", ("Quantity",))
 
 
 class UneditableItem(InvalidInput):
-    """The stored item holds an attribute in a type the form cannot keep (e.g. a number where AWS's model has
-    a string): saving it through the form would retype it, so it is refused."""
+    """The item holds an attribute in a type the form cannot keep (a number where AWS's model has a string)."""
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The form's view of one item: each path's text (None: absent), whether each map existed, the version
-    (products), and whether the item existed at all (a stock row may not yet)."""
+    """One item as its form saw it: each path's text (None: absent), whether each map and the item existed."""
 
     values: Mapping[str, str | None]
     maps: Mapping[str, bool] = field(default_factory=dict)
@@ -66,8 +60,7 @@ class Snapshot:
 
     @classmethod
     def from_json(cls, data: object, spec: EditSpec) -> Snapshot:
-        """The snapshot a form carried back; InvalidInput when it does not fit ``spec`` (signed by the page, so
-        this only fails for a form of another kind)."""
+        """The snapshot a form carried back; InvalidInput when it does not fit ``spec`` (a form of another kind)."""
         if not isinstance(data, dict) or set(data) != {"v", "m", "n", "e"}:
             raise InvalidInput("the form's state is malformed; reload the form")
         values, maps, version, exists = data["v"], data["m"], data["n"], data["e"]
@@ -86,7 +79,7 @@ class Snapshot:
 
 
 def read_raw(pk: str, sk: str) -> Item | None:
-    """The item as DynamoDB holds it (GetItem, strongly consistent: a form shows the latest save)."""
+    """The item as DynamoDB holds it (GetItem, strongly consistent)."""
     client = client_of(ShopItem)
     response = client.get_item(TableName=str(ShopItem.Meta.table_name), Key=ddb_json.key(pk, sk), ConsistentRead=True)
     found = response.get("Item")

@@ -1,17 +1,15 @@
-"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only, writes
-nothing), then applied row by row as ``shop.editing.stock_set`` writes one, conditioned on the quantity the dry
-run showed. One row's failure never stops the others, and applying the same rows again writes nothing (each is a
-409, ``already`` when the stock holds what the file asks).
+"""Stock in bulk: a CSV of ``product_id,warehouse_id,quantity`` checked in a dry run (reads by key only), then
+applied row by row by ``shop.editing.stock_set``, conditioned on the quantity the dry run showed. One row's failure
+never stops the others; applying the same rows again writes nothing (each a 409, ``already``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
@@ -29,8 +27,6 @@ MAX_ROWS = 5_000
 COLUMNS = ("product_id", "warehouse_id", "quantity")
 WORKERS = 8  # transactions in flight at once
 
-Item = dict[str, dict[str, Any]]
-
 
 class FileRefused(InvalidInput):
     """The file as a whole cannot be read as a stock list (encoding, header, size); nothing was checked."""
@@ -44,8 +40,7 @@ class RowError:
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """A valid row: the stock row's quantity as stored now (None: there is none, the row creates it) and the
-    quantity the file asks for."""
+    """A valid row: the quantity stored now (None: no stock row yet) and the one the file asks for."""
 
     line: int
     product_id: str
@@ -71,8 +66,7 @@ class Plan:
 
 @dataclass(frozen=True)
 class RowOutcome:
-    """What applying one row did: ``code`` 200 (done), 409 (the stock changed since the dry run: ``now`` holds
-    what it is), 404, 400 or 503 (nothing was written, try again)."""
+    """What applying one row did: ``code`` 200, 409 (changed since the dry run: ``now``), 404, 400 or 503."""
 
     row: PlannedRow
     code: int
@@ -85,12 +79,12 @@ class RowOutcome:
 
     @property
     def already(self) -> bool:
-        """Refused because the stock already holds the quantity the file asks: applied before."""
+        """Refused because the stock already holds what the file asks: applied before."""
         return self.code == 409 and self.now is not None and same_number(self.now, str(self.row.after))
 
     @property
     def quantity_now(self) -> str | None:
-        """The stock row's quantity after this outcome, as far as it is known (None: no stock row)."""
+        """The quantity after this outcome, as far as it is known (None: no stock row)."""
         if self.done:
             return str(self.row.after)
         return self.now if self.code == 409 else self.row.before
@@ -147,9 +141,8 @@ def _row(line: int, row: list[str], columns: dict[str, int]) -> _Parsed:
 
 
 def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
-    """The rows of a stock file, the errors of the rows that are not valid and the blank lines skipped (line
-    numbers as an editor shows them: the header is line 1); a row naming a stock row an earlier line named is an
-    error. FileRefused for a file that cannot be read as one."""
+    """The valid rows, the errors of the others (a stock row named twice is one) and the blank lines skipped, with
+    line numbers as an editor shows them; FileRefused for a file that cannot be read as a stock list."""
     reader = csv.reader(io.StringIO(_text(data), newline=""))
     rows: list[_Parsed] = []
     errors: list[RowError] = []
@@ -190,17 +183,14 @@ def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
     return rows, errors, skipped
 
 
-def _fetch(keys_: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
-    return {key: item for key, item in zip(keys_, raw_by_key(keys_), strict=True) if item is not None}
-
-
 def dry_run(data: bytes) -> Plan:
     """Every row's change and every error, from reads by key only; nothing is written."""
     parsed, errors, skipped = parse(data)
     products = sorted({keys.product(r.product_id) for r in parsed})
     warehouses = sorted({keys.warehouse(r.warehouse_id) for r in parsed})
     stock_keys = [(keys.product(r.product_id), keys.warehouse(r.warehouse_id)) for r in parsed]
-    found = _fetch([(k, k) for k in products + warehouses] + stock_keys)
+    wanted = [(k, k) for k in products + warehouses] + stock_keys
+    found = {key: item for key, item in zip(wanted, raw_by_key(wanted), strict=True) if item is not None}
     rows: list[PlannedRow] = []
     for row, stock_key in zip(parsed, stock_keys, strict=True):
         pk, sk = stock_key
@@ -236,12 +226,8 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     except EditConflict as exc:
         now = next((d.now for d in exc.drifts if d.attribute == "Quantity"), None)
         return RowOutcome(row, 409, f"changed meanwhile: now {now if now is not None else 'no stock row'}", now)
-    except NotFound as exc:
-        return RowOutcome(row, 404, str(exc))
-    except InvalidInput as exc:
-        return RowOutcome(row, 400, str(exc))
-    except Busy as exc:
-        return RowOutcome(row, 503, str(exc))
+    except (NotFound, InvalidInput, Busy) as exc:
+        return RowOutcome(row, exc.http_status, str(exc))
     except (PynamoDBException, ClientError, BotoCoreError) as exc:
         if not throttled(exc):
             raise
@@ -249,25 +235,12 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
     return RowOutcome(row, 200, "done")
 
 
-def apply(
-    rows: Sequence[PlannedRow],
-    *,
-    actor: Actor,
-    workers: int = WORKERS,
-    on_done: Callable[[RowOutcome], object] | None = None,
-) -> list[RowOutcome]:
+def apply(rows: Sequence[PlannedRow], *, actor: Actor, workers: int = WORKERS) -> list[RowOutcome]:
     """Apply the rows that change something, ``workers`` at a time; outcomes in the rows' order."""
     if len(rows) > MAX_ROWS:
         raise InvalidInput(f"at most {MAX_ROWS:,} rows at once")
     wanted = [r for r in rows if r.changes]
-
-    def one(row: PlannedRow) -> RowOutcome:
-        outcome = apply_row(row, actor)
-        if on_done is not None:
-            on_done(outcome)
-        return outcome
-
     if not wanted:
         return []
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(wanted)))) as pool:
-        return list(pool.map(run_in_context(one), wanted))
+        return list(pool.map(run_in_context(lambda row: apply_row(row, actor)), wanted))

@@ -1,6 +1,5 @@
-"""Dates as the shop stores them: ``YYYY-MM-DDTHH:MM:SS``, UTC by convention, no zone suffix.
-
-Range bounds accept a date (``2020-06-01``; as an end bound it covers the whole day) or a full timestamp.
+"""Dates as the shop stores them: ``YYYY-MM-DDTHH:MM:SS``, UTC by convention, no zone suffix. Range bounds accept a
+date (an end date covers its whole day) or a full timestamp.
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ def format_ts(value: datetime) -> str:
 
 
 def parse_ts(value: str) -> datetime:
-    """Read a stored timestamp leniently (zone suffixes and fractions are accepted, result is naive UTC)."""
+    """A stored timestamp, read leniently (zone suffixes and fractions accepted), as naive UTC."""
     try:
         parsed = datetime.fromisoformat(value)
     except (TypeError, ValueError) as exc:

@@ -1,8 +1,6 @@
-"""A shipment's carrier and tracking number: what staff type when they ship, checked once for every caller.
-
-Both are optional free text (the shop works with any carrier), trimmed, at most ``MAX_LENGTH`` characters and
-printable: they go on a parcel label and into a carrier's tracking URL, where a line break or a control character
-only ever means a paste gone wrong. Empty means "not given" and is not stored.
+"""A shipment's carrier and tracking number as staff type them: optional free text (any carrier), trimmed, at most
+``MAX_LENGTH`` characters and printable (they go on a label and into a tracking URL, where a control character only
+means a paste gone wrong). Empty is "not given".
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Import a NoSQL Workbench data model's items into the shop table.
-
-Parsing and validation are pure and complete before anything is written: a malformed file is refused
-as a whole, with the position of the first problem. Items come from ``DataModel[*].TableData`` or, in
-facet-style files, the union of ``DataModel[*].TableFacets[*].TableData``.
+"""Import a NoSQL Workbench data model's items (``DataModel[*].TableData``, or the union of its
+``TableFacets[*].TableData``) into the shop table. Everything is validated before anything is written: a malformed
+file is refused as a whole, with the position of the first problem.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from dynamo import item_codec
 from dynamo.batch import batch_write, put_request
 from dynamo.client import client_of
 from shop import keys
-from shop.models import ENTITY_MODELS, ShopItem
+from shop.models import ShopItem
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 _SCALAR_TYPES = {"S", "N", "B", "BOOL", "NULL"}
@@ -108,7 +106,7 @@ def _check_item(raw: Any, where: str) -> ShopItem:
     except keys.InvalidId as exc:
         raise WorkbenchError(f"{where}: {exc}") from exc
     try:
-        item = ENTITY_MODELS[entity].from_raw_data(raw)
+        item = ShopItem.from_raw_data(raw)  # the EntityType's model
         item.serialize(null_check=True)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise WorkbenchError(f"{where} ({pk} / {sk}): {exc}") from exc
@@ -175,8 +173,7 @@ def parse_file(path: Path) -> ParsedModel:
 
 
 def import_items(parsed: ParsedModel, *, on_chunk: Callable[[int], None] | None = None) -> int:
-    """Write the items as they are in the file (attributes we do not model are kept), with BatchWriteItem:
-    25 a call, unprocessed items retried with backoff."""
+    """Write the items as they are in the file (attributes we do not model kept), with BatchWriteItem."""
     return batch_write(
         client_of(ShopItem),
         str(ShopItem.Meta.table_name),

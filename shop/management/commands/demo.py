@@ -37,11 +37,9 @@ STAFF_GROUPS = (
     "returns",
     "finance",
 )
-# The dashboard's DynamoDB patience in the demo (``config.settings`` reads these variables in the web server; an
-# operator's own values win). Here one machine also runs DynamoDB Local, the sync catching up on the seeded
-# stream and the live orders, so a page's calls may wait seconds where production answers in milliseconds:
-# production's 2 s per request would be a 503. A page still gives up within about 15 + 3 + 10 s (deadline,
-# connect, read: ``dynamo.patience``), inside gunicorn's 30 s worker timeout.
+# The dashboard's DynamoDB patience in the demo (an operator's own values win): one machine also runs DynamoDB
+# Local, the sync and the live orders, so a call may wait seconds where production's 2 s would be a 503. A page
+# still gives up within about 15 + 3 + 10 s (``dynamo.patience``), inside gunicorn's 30 s worker timeout.
 DEMO_PATIENCE = {
     "SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS": "3",
     "SHOP_ADMIN_DYNAMODB_READ_TIMEOUT_SECONDS": "10",
@@ -56,15 +54,13 @@ def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def server_command(port: int, application: str = "config.wsgi") -> list[str]:
-    """The production server (gunicorn with the repository's ``gunicorn.conf.py``: threaded workers; static files
-    by whitenoise), two workers, on the loopback only. It runs with the demo's DynamoDB patience
-    (``server_environment``)."""
+    """The production server (gunicorn with the repository's ``gunicorn.conf.py``), two workers, on the loopback."""
     return [sys.executable, "-m", "gunicorn", application, "--bind", f"127.0.0.1:{port}", "--workers", "2"]
 
 
 def staff_login(data_dir: Path) -> str:
-    """The demo's staff user, in every group of ``STAFF_GROUPS`` (each created if missing) and any other group
-    there is; its password is kept in ``data_dir`` and printed each run. Returns ``user / password``."""
+    """``user / password`` of the demo's staff user, in every group (``STAFF_GROUPS`` created if missing); its
+    password is kept in ``data_dir``."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -146,7 +142,7 @@ class Command(ShopCommand):
             )
             if not no_live_orders:
                 self._start_live_orders(stop_live_orders, order_every)
-            server = self._serve(port)
+            server = subprocess.Popen(server_command(port), cwd=settings.BASE_DIR, env=server_environment(os.environ))
             children.append(server)
             server.wait()
         except KeyboardInterrupt:
@@ -182,8 +178,7 @@ class Command(ShopCommand):
         return engine
 
     def _start_live_orders(self, stop: threading.Event, every_s: int) -> None:
-        """Orders arriving while the demo runs (``shop.live_orders``, with ``settings.LIVE_ORDER_EXTENSIONS``), in a
-        thread of this process until ``stop``."""
+        """Orders arriving while the demo runs (``shop.live_orders``), in a thread until ``stop``."""
         shop = live_orders.live_shop()
         if not (shop.customers and shop.products):
             self.stdout.write("live orders: none (the shop has no customers or products to order)")
@@ -200,10 +195,6 @@ class Command(ShopCommand):
             name="live-orders",
             daemon=True,
         ).start()
-
-    @staticmethod
-    def _serve(port: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(server_command(port), cwd=settings.BASE_DIR, env=server_environment(os.environ))
 
     @staticmethod
     def _spawn(*args: str, **env: str) -> subprocess.Popen[bytes]:
