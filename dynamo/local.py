@@ -55,12 +55,10 @@ def find_java() -> str:
             "(Debian: `apt install openjdk-17-jre-headless`) or set JAVA_HOME"
         )
     out = subprocess.run([candidate, "-version"], capture_output=True, text=True, check=False)
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    match = re.search(r'version "(?:1\.)?(\d+)', out.stderr + out.stdout)  # "17.0.2", or "1.8.0_392" for Java 8
     if not match:
         raise DynamoDBLocalError(f"could not read the version of {candidate}: {out.stderr.strip()[:200]}")
     major = int(match.group(1))
-    if major == 1:  # "1.8.0_..." style
-        major = int(match.group(2) or 0)
     if major < MIN_JAVA:
         raise DynamoDBLocalError(f"{candidate} is Java {major}; DynamoDB Local needs Java {MIN_JAVA}+")
     return candidate
