@@ -234,11 +234,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {
-        "botocore": {"level": "WARNING"},
-        "urllib3": {"level": "WARNING"},
-        "pynamodb": {"level": "WARNING"},
-    },
+    "loggers": {name: {"level": "WARNING"} for name in ("botocore", "urllib3", "pynamodb")},
 }
 
 # --- HTTPS hardening: off for local http, on in production with DJANGO_HTTPS=1 -----------------
