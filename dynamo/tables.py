@@ -79,15 +79,6 @@ def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:
         return None
 
 
-def _all_active(table: dict[str, Any]) -> bool:
-    if table.get("TableStatus") != "ACTIVE":
-        return False
-    return all(
-        i.get("IndexStatus") == "ACTIVE" and not i.get("Backfilling", False)
-        for i in table.get("GlobalSecondaryIndexes", [])
-    )
-
-
 def wait_active(
     client: DynamoDBClient,
     name: str,
@@ -102,16 +93,14 @@ def wait_active(
         table = _describe(client, name)
         if table is None:
             raise RuntimeError(f"table {name} disappeared while waiting for it")
-        if _all_active(table):
+        indexes_waiting = [
+            f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
+            for i in table.get("GlobalSecondaryIndexes", [])
+            if i.get("IndexStatus") != "ACTIVE" or i.get("Backfilling")
+        ]
+        if table.get("TableStatus") == "ACTIVE" and not indexes_waiting:
             return table
-        state = ", ".join(
-            [f"table {table.get('TableStatus')}"]
-            + [
-                f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
-                for i in table.get("GlobalSecondaryIndexes", [])
-                if i.get("IndexStatus") != "ACTIVE"
-            ]
-        )
+        state = ", ".join([f"table {table.get('TableStatus')}", *indexes_waiting])
         if progress and state != last_state:
             progress(f"{name}: waiting ({state})")
             last_state = state
