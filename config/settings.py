@@ -262,7 +262,7 @@ CONTENT_SECURITY_POLICY = os.environ.get("DJANGO_CSP") or (
 FULFILMENT_GROUP = "fulfilment"  # ship and cancel orders (0001)
 CATALOGUE_GROUP = "catalogue"  # edit products, stock and warehouses (0002)
 CUSTOMER_SERVICE_GROUP = "customer-service"  # edit customers (0002)
-OPERATORS_GROUP = "operators"  # the operations pages (explorer, sync, consistency), the footer's calls one by one (0003)
+OPERATORS_GROUP = "operators"  # operations pages (explorer, sync, consistency), footer calls one by one (0003)
 RETURNS_GROUP = "returns"  # approve, reject, receive and refund returns (0004)
 FINANCE_GROUP = "finance"  # refund a return beyond what came back of it, giving a reason (0005)
 
