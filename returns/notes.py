@@ -1,6 +1,5 @@
-"""Staff notes on a return, in the returns table: PK ``r#<rid>``, SK ``n#<at>#<id>`` (``shop.notes`` holds the
-rules both tables' notes share: the text's bounds, the key, versions). The return's page reads them with the return
-in one Query (``access_patterns.return_and_notes``). Each note and edit writes its audit entry in the same
+"""Staff notes on a return, in its partition of the returns table (``shop.notes`` holds the rules both tables'
+notes share: the text's bounds, the key, versions). Each note and edit writes its audit entry in the same
 transaction, in the order's partition of the shop table like the return's other actions (``services.about``), so
 /activity/ lists it with the order id and the return's page shows it in its history.
 """
@@ -19,7 +18,7 @@ from shop.errors import Busy, NotFound
 
 
 def note_add(*, return_id: str, text: str, actor: Actor) -> ReturnNote:
-    """Write a note on return ``return_id`` (NotFound when there is none) with its audit entry."""
+    """NotFound when there is no such return."""
     return _write(keys.return_id(return_id), shop_notes.note_text(text), actor, original=None)
 
 
