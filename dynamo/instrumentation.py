@@ -79,26 +79,21 @@ class CallLog:
 
     @property
     def round_trips(self) -> int:
-        """Sequential round trips: calls whose time spans overlap (made in parallel) count once."""
-        return round_trips(self.calls)
+        """Sequential round trips: calls whose time spans overlap (made in parallel) count once (the [started,
+        ended] intervals merged, the groups counted); calls without a start time count one each."""
+        timed = sorted((c.started, c.ended) for c in self.calls if c.started is not None and c.ended is not None)
+        groups = sum(1 for c in self.calls if c.started is None)
+        end: float | None = None
+        for start, stop in timed:
+            if end is None or start > end:
+                groups += 1
+                end = stop
+            else:
+                end = max(end, stop)
+        return groups
 
     def by_operation(self) -> dict[str, int]:
         return dict(Counter(c.operation for c in self.calls))
-
-
-def round_trips(calls: list[Call]) -> int:
-    """How many groups of overlapping calls there are (merge the [started, ended] intervals, count the groups).
-    Calls without a start time count one each."""
-    timed = sorted((c.started, c.ended) for c in calls if c.started is not None and c.ended is not None)
-    groups = sum(1 for c in calls if c.started is None)
-    end: float | None = None
-    for start, stop in timed:
-        if end is None or start > end:
-            groups += 1
-            end = stop
-        else:
-            end = max(end, stop)
-    return groups
 
 
 _current: contextvars.ContextVar[tuple[CallLog, ...]] = contextvars.ContextVar("dynamodb_call_logs", default=())
