@@ -207,20 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--data-dir", type=Path, help="keep data here (default: in memory)")
     args = parser.parse_args(argv)
-    engine = DynamoDBLocal(port=args.port, data_dir=args.data_dir)
     try:
-        engine.start()
+        with DynamoDBLocal(port=args.port, data_dir=args.data_dir) as engine:
+            print(f"DynamoDB Local listening on {engine.endpoint} ({args.data_dir or 'in memory'}); Ctrl-C stops it")
+            assert engine.process is not None
+            engine.process.wait()
     except DynamoDBLocalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"DynamoDB Local listening on {engine.endpoint} ({args.data_dir or 'in memory'}); Ctrl-C stops it")
-    try:
-        assert engine.process is not None
-        engine.process.wait()
     except KeyboardInterrupt:
         pass
-    finally:
-        engine.stop()
     return 0
 
 
