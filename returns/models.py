@@ -163,11 +163,4 @@ class ReturnNote(ReturnsItem, discriminator=keys.NOTE_ENTITY):
     original = UnicodeAttribute(null=True, attr_name="Original")
 
 
-ENTITY_MODELS: dict[str, type[ReturnsItem]] = {
-    keys.RETURN_ENTITY: ReturnItem,
-    keys.REFUND_ENTITY: Refund,
-    "orderRefunds": OrderRefunds,
-    keys.NOTE_ENTITY: ReturnNote,
-}
-
 RETURNS_TABLE = TableSpec(model=ReturnsItem, stream_view_type="NEW_AND_OLD_IMAGES")
