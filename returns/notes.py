@@ -6,6 +6,7 @@ transaction, in the order's partition of the shop table like the return's other 
 
 from __future__ import annotations
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys
 from returns.models import ReturnNote, ReturnsItem
@@ -53,13 +54,6 @@ def _write(rid: str, text: str, actor: Actor, *, original: str | None) -> Return
             raise Busy(f"return {rid} is being changed by another request; the note was not saved, try again") from exc
         if "about" in exc.reasons:
             raise NotFound("return", rid) from exc
-        raise _not_editable(pk, original or "", actor) from exc
+        first = get_or_none(ReturnNote, pk, original or "")
+        raise shop_notes.not_editable(first, original or "", actor) from exc
     return note
-
-
-def _not_editable(pk: str, original: str, actor: Actor) -> Exception:
-    try:
-        first: shop_notes.Version | None = ReturnNote.get(pk, original)
-    except (ReturnNote.DoesNotExist, ValueError):
-        first = None
-    return shop_notes.not_editable(first, original, actor)
