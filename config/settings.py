@@ -234,11 +234,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {
-        "botocore": {"level": "WARNING"},
-        "urllib3": {"level": "WARNING"},
-        "pynamodb": {"level": "WARNING"},
-    },
+    "loggers": {name: {"level": "WARNING"} for name in ("botocore", "urllib3", "pynamodb")},
 }
 
 # --- HTTPS hardening: off for local http, on in production with DJANGO_HTTPS=1 -----------------
@@ -262,18 +258,13 @@ CONTENT_SECURITY_POLICY = os.environ.get("DJANGO_CSP") or (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'self'; object-src 'none'"
 )
-# Group whose members may ship and cancel orders (created by dashboard's migration 0001).
-FULFILMENT_GROUP = "fulfilment"
-# Groups whose members may edit the catalogue (products, stock, warehouses) and customers (migration 0002).
-CATALOGUE_GROUP = "catalogue"
-CUSTOMER_SERVICE_GROUP = "customer-service"
-# Group whose members open the operations pages (the explorer, the sync, an order's consistency) and see the footer's
-# DynamoDB calls one by one (migration 0003); superusers do too.
-OPERATORS_GROUP = "operators"
-# Group whose members approve, reject, receive and refund returns (migration 0004); superusers do too.
-RETURNS_GROUP = "returns"
-# Group whose members may refund a return beyond what came back of it, giving a reason (migration 0005).
-FINANCE_GROUP = "finance"
+# Staff groups, each created by the dashboard migration named, by what their members may do (superusers: all).
+FULFILMENT_GROUP = "fulfilment"  # ship and cancel orders (0001)
+CATALOGUE_GROUP = "catalogue"  # edit products, stock and warehouses (0002)
+CUSTOMER_SERVICE_GROUP = "customer-service"  # edit customers (0002)
+OPERATORS_GROUP = "operators"  # operations pages (explorer, sync, consistency), footer calls one by one (0003)
+RETURNS_GROUP = "returns"  # approve, reject, receive and refund returns (0004)
+FINANCE_GROUP = "finance"  # refund a return beyond what came back of it, giving a reason (0005)
 
 # --- Login throttling (django-axes): failures counted per username + client address, in the shared database ---
 AXES_FAILURE_LIMIT = env_number("SHOP_ADMIN_LOGIN_FAILURE_LIMIT", 10)

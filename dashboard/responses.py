@@ -13,7 +13,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
 from dashboard.htmx import HtmxHttpRequest
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 
 P = ParamSpec("P")

@@ -1,7 +1,6 @@
 """The base of every error a user may see (on a page or a command line), and the kind of failure it is.
 
-Each domain error class declares its ``http_status`` (the HTTP status a page answers with: input 400, not found 404,
-conflict 409, busy 503; see ``shop.errors``), so the pages (``dashboard.responses.domain_errors``) and the
+Each domain error class declares its ``http_status``, so the pages (``dashboard.responses.domain_errors``) and the
 commands (``dynamo.commands.ShopCommand``) read one map instead of each keeping its own list of exceptions. It sits
 beneath ``dynamo`` and ``shop`` so that ``shop.keys`` (which the admin view's pure core uses) raises domain errors
 without reaching the DynamoDB plumbing.

@@ -1,20 +1,16 @@
 """Backfills: bring existing items up to a new model version, online, on the operator path (never a request).
 
-A ``Migration`` names the items that may need a change (a Scan filter, e.g. "orders without
-``DeliveryDate``") and, per item, the attributes to add (``plan``). ``run`` then:
+A ``Migration`` names the items that may need a change (a Scan filter, e.g. "orders without ``DeliveryDate``") and,
+per item, the attributes to add (``plan``). ``run`` scans the table in parallel segments and:
 
-- scans the table in ``segments`` parallel segments (Scan ``Segment``/``TotalSegments``);
-- writes each change as an UpdateItem conditioned on the item still existing and every attribute it
-  adds still being absent, so an item already upgraded (by an earlier run, a killed run, or the new code
-  that writes the attribute itself) is skipped, never written twice: the backfill is idempotent (a change
-  that creates an item instead is conditioned on no item having its key yet);
-- keeps the consumed capacity (reads of the Scan and of ``plan``'s own lookups, writes of the updates,
-  as DynamoDB reports it with ReturnConsumedCapacity) under a rate, so live traffic keeps its share;
-- checkpoints each segment in the checkpoint table after every page (the Scan's LastEvaluatedKey and
-  counters), so a run killed at any point resumes where its segments stopped; a page interrupted half
-  way is scanned again and its already-changed items fail the condition (counted as skipped);
-- with ``dry_run`` scans and plans but writes nothing (no updates, no checkpoints) and reports what it
-  would change.
+- writes each change as an UpdateItem conditioned on the item still existing and every attribute it adds still
+  being absent, so an item already upgraded (by an earlier or killed run, or by the new code itself) is skipped,
+  never written twice (a change that creates an item is conditioned on no item having its key yet);
+- keeps the capacity DynamoDB reports as consumed (the Scan's, ``plan``'s lookups', the updates') under a rate, so
+  live traffic keeps its share;
+- checkpoints each segment after every page, so a killed run resumes where its segments stopped (a page
+  interrupted half way is scanned again: its changed items fail the condition, counted as skipped);
+- with ``dry_run`` writes nothing (no updates, no checkpoints) and reports what it would change.
 """
 
 from __future__ import annotations
@@ -155,12 +151,11 @@ def _update_params(table: str, change: Change, key_names: Sequence[str]) -> dict
 
 @dataclass
 class _Run:
+    """One run's shared state; its table, segments and dry run are its report's."""
+
     migration: Migration
-    table: str
     client: DynamoDBClient
-    segments: int
     page_size: int
-    dry_run: bool
     reads: TokenBucket
     writes: TokenBucket
     report: Report
@@ -168,7 +163,7 @@ class _Run:
     filter: tuple[str, dict[str, str], dict[str, Any]]
 
     def segment(self, number: int) -> None:
-        cp = None if self.dry_run else self._checkpoint(number)
+        cp = None if self.report.dry_run else self._checkpoint(number)
         if cp is not None and cp.done:
             return
         start_key: Item | None = json.loads(cp.start_key) if cp is not None and cp.start_key else None
@@ -186,9 +181,9 @@ class _Run:
             start_key=start_key,
             before_page=self.reads.wait,
             after_page=spent,
-            TableName=self.table,
+            TableName=self.report.table,
             Segment=number,
-            TotalSegments=self.segments,
+            TotalSegments=self.report.segments,
             Limit=self.page_size,
             FilterExpression=expression,
             ExpressionAttributeNames=names,
@@ -214,11 +209,11 @@ class _Run:
                 cp.save()
 
     def _checkpoint(self, number: int) -> Checkpoint:
-        key = checkpoints.checkpoint_key(self.table, self.migration.name)
+        key = checkpoints.checkpoint_key(self.report.table, self.migration.name)
         try:  # only an absent checkpoint starts afresh: one that cannot be read stops the backfill
             return Checkpoint.get(key, number)
         except DoesNotExist:
-            return Checkpoint(key, number, total_segments=self.segments)
+            return Checkpoint(key, number, total_segments=self.report.segments)
 
     def _item(self, raw: Item) -> str:
         with recording() as log:
@@ -229,7 +224,7 @@ class _Run:
         if change is None:
             self.report.sample(f"{where}: nothing derivable, left as is")
             return "unresolved"
-        if self.dry_run:
+        if self.report.dry_run:
             self.report.add(would_change=1)
             added = ", ".join(f"{k}={next(iter(v.values()))}" for k, v in sorted(change.add.items()))
             self.report.sample(f"{where}: would set {added}{' (' + change.note + ')' if change.note else ''}")
@@ -237,7 +232,7 @@ class _Run:
         self.writes.wait()
         try:
             with recording() as log:
-                self.client.update_item(**_update_params(self.table, change, self.migration.key_names))
+                self.client.update_item(**_update_params(self.report.table, change, self.migration.key_names))
             outcome = "changed"
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
@@ -289,11 +284,8 @@ def run(
     on_progress: Progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
     state = _Run(
         migration=migration,
-        table=table,
         client=client,
-        segments=segments,
         page_size=page_size,
-        dry_run=dry_run,
         reads=TokenBucket(read_rate),
         writes=TokenBucket(write_rate),
         report=report,

@@ -45,9 +45,13 @@ def delete_request(key: Item) -> WriteRequest:
     return {"DeleteRequest": {"Key": key}}
 
 
-def _request_key(request: WriteRequest, key_names: Sequence[str]) -> tuple[Any, ...]:
+def _key(item: Item, key_names: Sequence[str]) -> tuple[str, ...]:
+    return tuple(repr(item.get(name)) for name in key_names)
+
+
+def _request_key(request: WriteRequest, key_names: Sequence[str]) -> tuple[str, ...]:
     body = request.get("PutRequest", {}).get("Item") or request.get("DeleteRequest", {}).get("Key") or {}
-    return tuple(repr(body.get(name)) for name in key_names)
+    return _key(body, key_names)
 
 
 def chunks(seq: Sequence[Any], size: int) -> list[Sequence[Any]]:
@@ -75,7 +79,7 @@ def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], retr
 def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]) -> Iterator[list[WriteRequest]]:
     """Chunks of 25; a second request for a key already in the chunk replaces the first (DynamoDB rejects
     two requests for one key in a call)."""
-    chunk: dict[tuple[Any, ...], WriteRequest] = {}
+    chunk: dict[tuple[str, ...], WriteRequest] = {}
     for request in requests:
         key = _request_key(request, key_names)
         if key not in chunk and len(chunk) == WRITE_CHUNK:
@@ -96,8 +100,8 @@ def batch_write(
     retry: Backoff | None = None,
     on_chunk: Progress | None = None,
 ) -> int:
-    """Write everything (streamed: at most a few chunks in memory); returns the number of requests written.
-    Chunks run in parallel, so the same key must not appear in two different chunks of one call."""
+    """Write everything, streamed (a few chunks in memory at most); returns how many requests were written. Chunks
+    run in parallel, so a key must not appear in two chunks of one call."""
 
     def write(batch: Sequence[WriteRequest]) -> int:
         done = _write_chunk(client, table, batch, retry)
@@ -119,7 +123,6 @@ def batch_write(
 
 
 def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> int:
-    """``batch_write`` for PynamoDB model instances of one table."""
     return batch_write(
         client_of(model),
         str(model.Meta.table_name),
@@ -156,9 +159,9 @@ def batch_get(
 ) -> list[Item | None]:
     """Fetch items by key, at most 100 keys a call, calls in parallel; the result lines up with ``keys``
     (None where there is no item). Duplicate keys are fetched once; ``consistent``: strongly consistent reads."""
-    unique: dict[tuple[Any, ...], Item] = {}
+    unique: dict[tuple[str, ...], Item] = {}
     for key in keys:
-        unique.setdefault(tuple(repr(key[n]) for n in key_names), key)
+        unique.setdefault(_key(key, key_names), key)
     projection: dict[str, Any] = {"ConsistentRead": True} if consistent else {}
     if attributes:
         wanted = list(dict.fromkeys([*key_names, *attributes]))
@@ -172,5 +175,5 @@ def batch_get(
         return _get_chunk(client, table, batch, projection, retry)
 
     results = [get(b) for b in batches] if parallel <= 1 else side_by_side.map_calls(get, batches)
-    by_key = {tuple(repr(item[n]) for n in key_names): item for result in results for item in result}
-    return [by_key.get(tuple(repr(key[n]) for n in key_names)) for key in keys]
+    by_key = {_key(item, key_names): item for result in results for item in result}
+    return [by_key.get(_key(key, key_names)) for key in keys]

@@ -13,7 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 
 
 class OneLineParser(CommandParser):
@@ -22,7 +22,7 @@ class OneLineParser(CommandParser):
 
 
 class ShopCommand(BaseCommand):
-    """Subclasses implement ``run(**options)``; domain errors (``dynamo.errors.DomainError``), argument checks
+    """Subclasses implement ``run(**options)``; domain errors (``domain.errors.DomainError``), argument checks
     (ValueError, LookupError) and DynamoDB errors become a one-line CommandError."""
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:

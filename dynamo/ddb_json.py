@@ -1,11 +1,7 @@
-"""DynamoDB JSON (``{"S": "..."}``, ``{"N": "12"}``, ``{"M": {...}}``): the one place that reads and writes
-attribute values by their type tags.
-
-Stream images, raw Query/Scan/BatchGetItem answers and hand-built requests all use this shape. Requests are
-built here (keys, expression values). Items read are decoded once (``dynamo.item_codec``) and read as plain values
-(``adminview.core.values``); the readers below are for the explorer, which shows DynamoDB's own shapes, and for
-the sync's record keys (``tests/adminview/test_declared_once.py`` lists who reads them). A value of an
-unexpected type reads as None instead of raising.
+"""DynamoDB JSON (``{"S": "..."}``, ``{"N": "12"}``, ``{"M": {...}}``) for hand-built requests (keys, expression
+values). Items read are decoded once (``dynamo.item_codec``) and read as plain values (``adminview.core.values``);
+the readers below are for the explorer, which shows DynamoDB's own shapes (``tests/adminview/test_declared_once.py``
+checks that no other module reads them), the tests and the benchmark. A value of an unexpected type reads as None.
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ from typing import Any
 
 Value = dict[str, Any]
 Item = dict[str, Value]
-Key = tuple[str, str]
 
 
 # --- building ----------------------------------------------------------------------------------------------
@@ -42,15 +37,15 @@ def key(pk: str, sk: str) -> Item:
 # --- reading -----------------------------------------------------------------------------------------------
 
 
-def _value(item: Mapping[str, Any] | None, name: str) -> Any:
-    value = item.get(name) if isinstance(item, Mapping) else None
-    return value if isinstance(value, dict) else None
-
-
 def as_string(value: Any) -> str | None:
     """A string value's text; None for any other value."""
     found = value.get("S") if isinstance(value, dict) else None
     return found if isinstance(found, str) else None
+
+
+def _value(item: Mapping[str, Any] | None, name: str) -> Any:
+    value = item.get(name) if isinstance(item, Mapping) else None
+    return value if isinstance(value, dict) else None
 
 
 def string(item: Mapping[str, Any] | None, name: str) -> str | None:
@@ -59,20 +54,7 @@ def string(item: Mapping[str, Any] | None, name: str) -> str | None:
 
 
 def text(item: Mapping[str, Any] | None, name: str) -> str | None:
-    """A string or number attribute as text (AWS's model stores some numbers as strings, other writers may
-    not); None when absent or of another type."""
+    """A string or number attribute as text (AWS's model stores some numbers as strings, other writers may not)."""
     value = _value(item, name) or {}
     found = value.get("S", value.get("N"))
     return found if isinstance(found, str) else None
-
-
-def mapping(item: Mapping[str, Any] | None, name: str) -> Item:
-    """A map attribute's entries; empty when absent or of another type."""
-    found = (_value(item, name) or {}).get("M")
-    return found if isinstance(found, dict) else {}
-
-
-def maybe_key(item: Mapping[str, Any] | None) -> Key | None:
-    """``(PK, SK)``, or None when either is missing (malformed records, foreign items)."""
-    pk, sk = string(item, "PK"), string(item, "SK")
-    return (pk, sk) if pk is not None and sk is not None else None

@@ -14,6 +14,7 @@ import contextvars
 import copy
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -78,29 +79,21 @@ class CallLog:
 
     @property
     def round_trips(self) -> int:
-        """Sequential round trips: calls whose time spans overlap (made in parallel) count once."""
-        return round_trips(self.calls)
+        """Sequential round trips: calls whose time spans overlap (made in parallel) count once (the [started,
+        ended] intervals merged, the groups counted); calls without a start time count one each."""
+        timed = sorted((c.started, c.ended) for c in self.calls if c.started is not None and c.ended is not None)
+        groups = sum(1 for c in self.calls if c.started is None)
+        end: float | None = None
+        for start, stop in timed:
+            if end is None or start > end:
+                groups += 1
+                end = stop
+            else:
+                end = max(end, stop)
+        return groups
 
     def by_operation(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for c in self.calls:
-            counts[c.operation] = counts.get(c.operation, 0) + 1
-        return counts
-
-
-def round_trips(calls: list[Call]) -> int:
-    """How many groups of overlapping calls there are (merge the [started, ended] intervals, count the groups).
-    Calls without a start time count one each."""
-    timed = sorted((c.started, c.ended) for c in calls if c.started is not None and c.ended is not None)
-    groups = sum(1 for c in calls if c.started is None)
-    end: float | None = None
-    for start, stop in timed:
-        if end is None or start > end:
-            groups += 1
-            end = stop
-        else:
-            end = max(end, stop)
-    return groups
+        return dict(Counter(c.operation for c in self.calls))
 
 
 _current: contextvars.ContextVar[tuple[CallLog, ...]] = contextvars.ContextVar("dynamodb_call_logs", default=())
@@ -130,16 +123,9 @@ def run_in_context(fn: Callable[..., T]) -> Callable[..., T]:
 def _capacity(consumed: Any, *, is_read: bool) -> tuple[float, float, str | None]:
     """(read units, write units, first table) from a ConsumedCapacity entry or list of entries."""
     entries = consumed if isinstance(consumed, list) else [consumed] if consumed else []
-    read = write = 0.0
-    table = None
-    for entry in entries:
-        table = table or entry.get("TableName")
-        units = float(entry.get("CapacityUnits", 0.0))
-        if is_read:
-            read += units
-        else:
-            write += units
-    return read, write, table
+    units = sum(float(entry.get("CapacityUnits", 0.0)) for entry in entries)
+    table = next((entry["TableName"] for entry in entries if entry.get("TableName")), None)
+    return (units, 0.0, table) if is_read else (0.0, units, table)
 
 
 def _before_parameter_build(params: dict[str, Any], model: Any, context: dict[str, Any], **_: Any) -> None:

@@ -1,16 +1,12 @@
-"""Items between DynamoDB JSON (``{"S": ...}``, what the low-level client and stream records carry) and plain Python
-values (``str``, ``Decimal``, ``dict``, ``list``, ``set``, ``bool``, None): decoded once where they are read,
-encoded once where they are written, so the code between (the admin view's core) sees only plain values.
+"""Items between DynamoDB JSON (what the low-level client and stream records carry) and plain Python values
+(``str``, ``Decimal``, ``dict``, ``list``, ``set``, ``bool``, None): decoded once where read, encoded once where
+written, so the code between (the admin view's core) sees only plain values.
 
-Decoding gives what boto3's ``TypeDeserializer`` gives (``Decimal`` numbers in its ``DYNAMODB_CONTEXT``, ``set``
-for the set types, ``Binary``); the sync decodes every stream image and every anchor it reads, so strings, numbers,
-maps and lists, nearly all it sees, are decoded here directly (``TypeDeserializer`` dispatches each value through
-``getattr``, which the sync would pay on every value of anchors full of maps) and the rest is left to it.
-Encoding writes numbers as ``ddb_json.n`` does (decimals normalised, ``10.50`` as ``10.5``; floats as ``repr``;
-boto3's ``TypeSerializer`` refuses floats and keeps trailing zeros), so what is written stays byte for byte what
-the view held when its items were built as DynamoDB JSON; other types (binary) go to ``TypeSerializer``.
-``encode_request`` encodes a request body's ``Item``, ``Key`` and ``ExpressionAttributeValues``, as boto3's resource
-layer does for its ``Table`` calls.
+Decoding gives what boto3's ``TypeDeserializer`` gives, but strings, numbers, maps and lists (nearly all the sync
+sees) are decoded here directly: ``TypeDeserializer`` dispatches each value through ``getattr``, which the sync would
+pay on every value of anchors full of maps. Encoding writes numbers as ``ddb_json.n`` does (boto3's
+``TypeSerializer`` refuses floats and keeps trailing zeros), so what is written stays byte for byte what the view
+held when its items were built as DynamoDB JSON.
 """
 
 from __future__ import annotations
@@ -30,7 +26,6 @@ ENCODED_PARTS = ("Item", "Key", "ExpressionAttributeValues")
 
 
 def decode_value(value: Mapping[str, Any]) -> Any:
-    """One attribute value in DynamoDB JSON as plain values."""
     if len(value) == 1:
         ((tag, inner),) = value.items()
         if tag == "S":
@@ -45,7 +40,6 @@ def decode_value(value: Mapping[str, Any]) -> Any:
 
 
 def decode(item: Mapping[str, Any]) -> dict[str, Any]:
-    """An item (or an image) in DynamoDB JSON as plain values."""
     return {name: decode_value(value) for name, value in item.items()}
 
 
@@ -91,12 +85,12 @@ def _is_number(value: Any) -> bool:
 
 
 def encode(item: Mapping[str, Any]) -> dict[str, Any]:
-    """An item of plain values in DynamoDB JSON."""
     return {name: {"S": value} if type(value) is str else encode_value(value) for name, value in item.items()}
 
 
 def encode_request(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A PutItem, DeleteItem or UpdateItem body (or one action's) with its plain values encoded."""
+    """A PutItem, DeleteItem or UpdateItem body (or one action's) with its plain values encoded, as boto3's resource
+    layer does for its ``Table`` calls."""
     return {name: encode(value) if name in ENCODED_PARTS else value for name, value in body.items()}
 
 

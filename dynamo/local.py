@@ -55,12 +55,10 @@ def find_java() -> str:
             "(Debian: `apt install openjdk-17-jre-headless`) or set JAVA_HOME"
         )
     out = subprocess.run([candidate, "-version"], capture_output=True, text=True, check=False)
-    match = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    match = re.search(r'version "(?:1\.)?(\d+)', out.stderr + out.stdout)  # "17.0.2", or "1.8.0_392" for Java 8
     if not match:
         raise DynamoDBLocalError(f"could not read the version of {candidate}: {out.stderr.strip()[:200]}")
     major = int(match.group(1))
-    if major == 1:  # "1.8.0_..." style
-        major = int(match.group(2) or 0)
     if major < MIN_JAVA:
         raise DynamoDBLocalError(f"{candidate} is Java {major}; DynamoDB Local needs Java {MIN_JAVA}+")
     return candidate
@@ -209,20 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--data-dir", type=Path, help="keep data here (default: in memory)")
     args = parser.parse_args(argv)
-    engine = DynamoDBLocal(port=args.port, data_dir=args.data_dir)
     try:
-        engine.start()
+        with DynamoDBLocal(port=args.port, data_dir=args.data_dir) as engine:
+            print(f"DynamoDB Local listening on {engine.endpoint} ({args.data_dir or 'in memory'}); Ctrl-C stops it")
+            assert engine.process is not None
+            engine.process.wait()
     except DynamoDBLocalError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"DynamoDB Local listening on {engine.endpoint} ({args.data_dir or 'in memory'}); Ctrl-C stops it")
-    try:
-        assert engine.process is not None
-        engine.process.wait()
     except KeyboardInterrupt:
         pass
-    finally:
-        engine.stop()
     return 0
 
 

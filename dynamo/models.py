@@ -17,10 +17,8 @@ from dynamo.patience import PATIENT, Patience
 
 class BaseMeta:
     """Settings shared by every table's Meta (subclass it and set ``table_name``; do not override the timeouts or
-    retries there: ``use_patience`` sets them here, for every table at once).
-
-    Retries use botocore's "standard" mode (exponential backoff with jitter, throttling included); PynamoDB turns
-    ``max_retry_attempts`` into ``total_max_attempts = 1 + max_retry_attempts``."""
+    retries there: ``use_patience`` sets them here, for every table at once). Retries use botocore's "standard" mode,
+    throttling included."""
 
     region = conf.region()
     billing_mode = "PAY_PER_REQUEST"
@@ -47,8 +45,7 @@ class InstrumentedModel(Model):
 
     def attributes_as_read(self) -> dict[str, Any] | None:
         """Every attribute as DynamoDB returned it (DynamoDB JSON), declared by the model or not; None for an item
-        not made by a read. Setting attributes, ``refresh`` or ``update`` later do not change it: it is for items
-        shown as read (listings), where serializing the model again would only cost time."""
+        not made by a read. Later changes to the item do not change it: it is for items shown or compared as read."""
         return self._read_as
 
 
@@ -61,24 +58,19 @@ def _hook_client(sender: Connection, **_: Any) -> None:
 pre_dynamodb_send.connect(_hook_client)
 
 
-def all_models() -> list[type[InstrumentedModel]]:
-    """Every concrete model class defined so far (subclasses included)."""
-    found: list[type[InstrumentedModel]] = []
-    stack: list[type[Any]] = [InstrumentedModel]
-    while stack:
-        cls = stack.pop()
-        for sub in cls.__subclasses__():
-            found.append(sub)
-            stack.append(sub)
-    return found
+def all_models(base: type[Model] = InstrumentedModel) -> list[type[Model]]:
+    """Every model class defined so far beneath ``base`` (subclasses' subclasses included)."""
+    return [model for sub in base.__subclasses__() for model in (sub, *all_models(sub))]
 
 
 def reset_connections() -> None:
-    """Forget cached connections so the next call resolves endpoint/region/credentials afresh (tests)."""
+    """Forget cached connections so the next call resolves endpoint, region, credentials and patience afresh (a
+    new endpoint: a test's or the demo's engine; ``use_patience``)."""
     region = conf.region()
     forget_connections()
     for model in all_models():
-        # PynamoDB 6 has no public way to drop the connection a model keeps: the one private name written here.
+        # PynamoDB 6.1 has no public way to drop the connection a model caches (it replaces it only when the table
+        # name changes): the one private name written here.
         if "_connection" in vars(model):
             model._connection = None
         meta = vars(model).get("Meta")

@@ -32,12 +32,7 @@ NO_ANSWER_ERRORS = (
 )
 # Error codes DynamoDB answers with when it cannot serve the request now; botocore retries each of them first.
 NOT_SERVING_CODES = frozenset(
-    {
-        "ProvisionedThroughputExceededException",
-        "ThrottlingException",
-        "RequestLimitExceeded",
-        "ServiceUnavailable",
-    }
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "ServiceUnavailable"}
 )
 # Every DynamoDB error a request path can see, for the ``except`` clause in front of ``did_not_answer``.
 DYNAMODB_ERRORS = (PynamoDBException, ClientError, *NO_ANSWER_ERRORS)

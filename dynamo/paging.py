@@ -54,7 +54,7 @@ class Page(Generic[M]):
 
 @cache
 def indexes(model: type[Model]) -> dict[str, Index[Any]]:
-    """The model's indexes by name: the ``Index`` instances among its class attributes (inherited ones too)."""
+    """The model's indexes by name (inherited ones too)."""
     return {index.Meta.index_name: index for _, index in inspect.getmembers(model, lambda v: isinstance(v, Index))}
 
 
@@ -134,11 +134,9 @@ def raw_pages(
     after_page: Callable[[float], None] | None = None,
     **params: Any,
 ) -> Iterator[Mapping[str, Any]]:
-    """Every page of a raw Scan or Query (items as DynamoDB JSON) through botocore's paginator; each page keeps
-    its ``LastEvaluatedKey``. ``start_key`` (a saved ``LastEvaluatedKey``) resumes where an earlier run stopped.
-    Pages are requested one at a time as the caller iterates, so it can pace or checkpoint between them: a rate
-    limiter hooks in with ``before_page`` (called before each request) and ``after_page`` (given the read
-    capacity units the page consumed)."""
+    """Every page of a raw Scan or Query (items as DynamoDB JSON, each page with its ``LastEvaluatedKey``), from
+    ``start_key`` (a saved one) on. Pages are requested as the caller iterates, so it can pace or checkpoint between
+    them: ``before_page`` runs before each request, ``after_page`` gets the read units each page consumed."""
     if start_key:
         params["ExclusiveStartKey"] = start_key
     pages = iter(client.get_paginator(operation).paginate(**params))
@@ -157,6 +155,5 @@ def raw_pages(
 def raw_items(
     client: DynamoDBClient, operation: Literal["scan", "query"], **params: Any
 ) -> Iterator[dict[str, dict[str, Any]]]:
-    """The items of every page of ``raw_pages``."""
     for page in raw_pages(client, operation, **params):
         yield from page.get("Items", [])

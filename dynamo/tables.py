@@ -22,6 +22,7 @@ from dynamo.paging import indexes, key_attributes, key_pair
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_dynamodb.literals import StreamViewTypeType
+    from mypy_boto3_dynamodb.type_defs import StreamSpecificationTypeDef
 
 POLL_S = 0.5
 DEFAULT_TIMEOUT_S = 3600.0
@@ -78,15 +79,6 @@ def _describe(client: DynamoDBClient, name: str) -> dict[str, Any] | None:
         return None
 
 
-def _all_active(table: dict[str, Any]) -> bool:
-    if table.get("TableStatus") != "ACTIVE":
-        return False
-    return all(
-        i.get("IndexStatus") == "ACTIVE" and not i.get("Backfilling", False)
-        for i in table.get("GlobalSecondaryIndexes", [])
-    )
-
-
 def wait_active(
     client: DynamoDBClient,
     name: str,
@@ -101,16 +93,14 @@ def wait_active(
         table = _describe(client, name)
         if table is None:
             raise RuntimeError(f"table {name} disappeared while waiting for it")
-        if _all_active(table):
+        indexes_waiting = [
+            f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
+            for i in table.get("GlobalSecondaryIndexes", [])
+            if i.get("IndexStatus") != "ACTIVE" or i.get("Backfilling")
+        ]
+        if table.get("TableStatus") == "ACTIVE" and not indexes_waiting:
             return table
-        state = ", ".join(
-            [f"table {table.get('TableStatus')}"]
-            + [
-                f"{i['IndexName']} {i.get('IndexStatus')}{' (backfilling)' if i.get('Backfilling') else ''}"
-                for i in table.get("GlobalSecondaryIndexes", [])
-                if i.get("IndexStatus") != "ACTIVE"
-            ]
-        )
+        state = ", ".join([f"table {table.get('TableStatus')}", *indexes_waiting])
         if progress and state != last_state:
             progress(f"{name}: waiting ({state})")
             last_state = state
@@ -149,37 +139,33 @@ def ensure_table(
     client = client_of(spec.model)
     wanted = _schema(spec.model)
     changes: list[str] = []
+
+    def then_wait(change: str = "", note: str = "") -> None:
+        if change:
+            changes.append(change)
+            progress(change + note)
+        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+
+    stream: StreamSpecificationTypeDef | None = None
+    if spec.stream_view_type:
+        stream = {"StreamEnabled": True, "StreamViewType": spec.stream_view_type}
     table = _describe(client, spec.name)
     if table is None:
-        params: dict[str, Any] = {
-            "TableName": spec.name,
-            "AttributeDefinitions": wanted["AttributeDefinitions"],
-            "KeySchema": wanted["KeySchema"],
-            "BillingMode": "PAY_PER_REQUEST",
-        }
-        if wanted["GlobalSecondaryIndexes"]:
-            params["GlobalSecondaryIndexes"] = wanted["GlobalSecondaryIndexes"]
-        if spec.stream_view_type:
-            params["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": spec.stream_view_type}
-        client.create_table(**params)
-        changes.append(f"created table {spec.name}")
-        progress(changes[-1])
-        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+        params: dict[str, Any] = {k: v for k, v in wanted.items() if v}  # CreateTable refuses an empty index list
+        if stream:
+            params["StreamSpecification"] = stream
+        client.create_table(TableName=spec.name, BillingMode="PAY_PER_REQUEST", **params)
+        then_wait(f"created table {spec.name}")
         return changes + _ensure_ttl(client, spec, progress)
 
-    wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
-    stream = table.get("StreamSpecification") or {}
-    if spec.stream_view_type and not stream.get("StreamEnabled"):
-        client.update_table(
-            TableName=spec.name,
-            StreamSpecification={"StreamEnabled": True, "StreamViewType": spec.stream_view_type},
-        )
-        changes.append(f"enabled stream ({spec.stream_view_type}) on {spec.name}")
-        progress(changes[-1])
-        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
-    elif spec.stream_view_type and stream.get("StreamViewType") != spec.stream_view_type:
+    then_wait()
+    live_stream = table.get("StreamSpecification") or {}
+    if stream and not live_stream.get("StreamEnabled"):
+        client.update_table(TableName=spec.name, StreamSpecification=stream)
+        then_wait(f"enabled stream ({spec.stream_view_type}) on {spec.name}")
+    elif stream and live_stream.get("StreamViewType") != spec.stream_view_type:
         raise RuntimeError(
-            f"{spec.name} has a {stream.get('StreamViewType')} stream but {spec.stream_view_type} is needed; "
+            f"{spec.name} has a {live_stream.get('StreamViewType')} stream but {spec.stream_view_type} is needed; "
             "changing a stream's view type means disabling it (losing unread records): do it by hand"
         )
 
@@ -198,9 +184,7 @@ def ensure_table(
             AttributeDefinitions=[definitions[a] for a in key_attrs],
             GlobalSecondaryIndexUpdates=[{"Create": index}],
         )
-        changes.append(f"added index {index['IndexName']} to {spec.name}")
-        progress(changes[-1] + " (DynamoDB backfills it online)")
-        wait_active(client, spec.name, timeout_s=timeout_s, progress=progress)
+        then_wait(f"added index {index['IndexName']} to {spec.name}", " (DynamoDB backfills it online)")
     return changes + _ensure_ttl(client, spec, progress)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,41 +92,36 @@ def write(
     while True:
         try:
             _send(client, params)
+            break
         except TransactionCancelled as exc:
             if not exc.only_conflicts:
                 raise
-            if pauses.pause():
-                continue
-            log.warning(
-                "a transaction of %d actions is still cancelled (%s) after %d sends and %.1f s of pauses; giving up",
-                len(actions),
-                exc,
-                pauses.taken + 1,
-                pauses.waited,
-            )
-            raise TransactionCancelled(
-                reasons=exc.reasons, message=f"{exc} (still so after {pauses.taken + 1} sends, {pauses.waited:.1f} s)"
-            ) from exc
-        if pauses.taken:
-            log.info(
-                "a transaction of %d actions went through after %d cancellations for capacity or a conflict (%.2f s)",
-                len(actions),
-                pauses.taken,
-                pauses.waited,
-            )
-        return
+            if not pauses.pause():
+                sends, waited = pauses.taken + 1, pauses.waited
+                giving_up = "a transaction of %d actions is still cancelled (%s) after %d sends and %.1f s of pauses"
+                log.warning(giving_up + "; giving up", len(actions), exc, sends, waited)
+                message = f"{exc} (still so after {sends} sends, {waited:.1f} s)"
+                raise TransactionCancelled(reasons=exc.reasons, message=message) from exc
+    if pauses.taken:
+        log.info(
+            "a transaction of %d actions went through after %d cancellations for capacity or a conflict (%.2f s)",
+            len(actions),
+            pauses.taken,
+            pauses.waited,
+        )
 
 
 def _send(client: Any, params: dict[str, Any]) -> None:
     try:
         client.transact_write_items(**params)
     except client.exceptions.TransactionCanceledException as exc:
-        reasons = {
-            str(i): str(reason.get("Code"))
-            for i, reason in enumerate(exc.response.get("CancellationReasons", []))
-            if reason.get("Code") and reason.get("Code") != "None"
-        }
-        raise TransactionCancelled(reasons=reasons, message=str(exc)) from exc
+        codes = [reason.get("Code") for reason in exc.response.get("CancellationReasons", [])]
+        raise TransactionCancelled(reasons=_failed(map(str, range(len(codes))), codes), message=str(exc)) from exc
+
+
+def _failed(labels: Iterable[str], codes: Iterable[str | None]) -> dict[str, str]:
+    """Label -> code of each action that failed (DynamoDB reports ``None`` for the others)."""
+    return {label: str(code) for label, code in zip(labels, codes, strict=False) if code and code != "None"}
 
 
 class Transaction:
@@ -184,9 +179,7 @@ class Transaction:
         except TransactWriteError as exc:
             if exc.cause_response_code != "TransactionCanceledException":
                 raise
-            reasons = {
-                label: reason.code
-                for label, reason in zip(labels, exc.cancellation_reasons, strict=False)
-                if reason is not None and reason.code and reason.code != "None"
-            }
-            raise TransactionCancelled(reasons=reasons, message=exc.cause_response_message or "") from exc
+            codes = [reason.code if reason is not None else None for reason in exc.cancellation_reasons]
+            raise TransactionCancelled(
+                reasons=_failed(labels, codes), message=exc.cause_response_message or ""
+            ) from exc

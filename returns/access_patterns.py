@@ -27,21 +27,19 @@ R = TypeVar("R", bound=ReturnsItem)
 
 
 def return_by_id(*, return_id: str, consistent: bool = False) -> ReturnItem | None:
-    """A return: GetItem PK = SK = r#<rid>."""
     key = keys.return_key(return_id)
     return get_or_none(ReturnItem, key, key, consistent=consistent)
 
 
 def returns_for_order(*, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[ReturnItem]:
-    """An order's returns, oldest id first: GSI1 PK = o#<oid>."""
+    """Oldest id first."""
     return query_page(ReturnItem, keys.order(order_id), index_name="GSI1", limit=limit, start_key=start_key)
 
 
 def refunds_for_order(
     *, order_id: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None, consistent: bool = False
 ) -> Page[Refund]:
-    """An order's refunds: Query PK = o#<oid>, SK begins_with f# (the refunded total, SK REFUNDED, does not
-    match)."""
+    """The refunded total (SK ``REFUNDED``) does not match ``f#``."""
     return query_page(
         Refund,
         keys.order(order_id),
@@ -53,21 +51,19 @@ def refunds_for_order(
 
 
 def refunded_for_order(*, order_id: str, consistent: bool = False) -> OrderRefunds | None:
-    """What this service has refunded of an order: GetItem PK = o#<oid>, SK = REFUNDED (None: nothing yet)."""
+    """None: nothing refunded by this service yet."""
     found = keys.refunded_keys(order_id)
     return get_or_none(OrderRefunds, found["pk"], found["sk"], consistent=consistent)
 
 
 def money_of_order(*, order_id: str, consistent: bool = False) -> tuple[OrderRefunds | None, list[Refund]]:
-    """An order's refunded total and its refunds together: one Query of PK = o#<oid> (the partition holds
-    nothing else; another page only past 1 MB of refunds)."""
+    """The partition holds nothing else; another page only past 1 MB of refunds."""
     items = list(ReturnsItem.query(keys.order(order_id), consistent_read=consistent))
     return _first(items, OrderRefunds), [item for item in items if isinstance(item, Refund)]
 
 
 def return_and_notes(*, return_id: str, consistent: bool = False) -> tuple[ReturnItem | None, list[ReturnNote]]:
-    """A return and its staff notes (every version, oldest first) together: one Query of PK = r#<rid> (the
-    partition holds nothing else; another page only past 1 MB of notes)."""
+    """The notes: every version, oldest first. The partition holds nothing else; another page only past 1 MB."""
     items = list(ReturnsItem.query(keys.return_key(return_id), consistent_read=consistent))
     return _first(items, ReturnItem), [item for item in items if isinstance(item, ReturnNote)]
 

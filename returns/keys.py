@@ -110,27 +110,20 @@ def return_key(value: str) -> str:
     return RETURN + return_id(value)
 
 
-def refund_key(value: str) -> str:
-    return REFUND + refund_id(value)
-
-
 def order(order_id: str) -> str:
     return shop_keys.order(order_id)
 
 
 def return_keys(rid: str, order_id: str) -> EntityKeys:
-    """A return: PK = SK = ``r#<rid>``; GSI1 ``o#<oid>`` / ``r#<rid>`` (an order's returns)."""
     key = return_key(rid)
     return {"pk": key, "sk": key, "gsi1_pk": order(order_id), "gsi1_sk": key}
 
 
 def refund_keys(order_id: str, fid: str) -> EntityKeys:
-    """A refund, in its order's partition: PK ``o#<oid>``, SK ``f#<fid>``."""
-    return {"pk": order(order_id), "sk": refund_key(fid)}
+    return {"pk": order(order_id), "sk": REFUND + refund_id(fid)}
 
 
 def refunded_keys(order_id: str) -> EntityKeys:
-    """An order's refunded total, beside its refunds: PK ``o#<oid>``, SK ``REFUNDED``."""
     return {"pk": order(order_id), "sk": REFUNDED_TOTAL}
 
 

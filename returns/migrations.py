@@ -18,7 +18,6 @@ from functools import lru_cache
 
 from dynamo import ddb_json, item_codec
 from dynamo.backfill import Change, Item, Migration
-from dynamo.client import client_of
 from returns import keys
 from returns.models import Refund, ReturnsItem
 from shop import keys as shop_keys
@@ -30,16 +29,9 @@ ORDERS_REMEMBERED = 4096  # orders whose customer one run keeps (an LRU: memory 
 def order_customer(order_key: str) -> str | None:
     """The bare id of the customer who placed the order ``o#<oid>`` (None: no such order): one Query of its
     partition for the order item, the one whose SK is ``c#<cid>``."""
-    answer = client_of(ShopItem).query(
-        TableName=str(ShopItem.Meta.table_name),
-        KeyConditionExpression="#pk = :pk AND begins_with(#sk, :c)",
-        ExpressionAttributeNames={"#pk": "PK", "#sk": "SK"},
-        ExpressionAttributeValues={":pk": ddb_json.s(order_key), ":c": ddb_json.s(shop_keys.CUSTOMER)},
-        ProjectionExpression="#sk",
-        Limit=1,
-    )
-    found = answer.get("Items", [])
-    return shop_keys.without_prefix(str(item_codec.decode(found[0])["SK"]), shop_keys.CUSTOMER) if found else None
+    customer_sk = ShopItem.sk.startswith(shop_keys.CUSTOMER)
+    found = next(iter(ShopItem.query(order_key, customer_sk, limit=1, attributes_to_get=["SK"])), None)
+    return shop_keys.without_prefix(found.sk, shop_keys.CUSTOMER) if found else None
 
 
 def planner_of_refund_customers(

@@ -65,10 +65,8 @@ class ReturnsItem(InstrumentedModel):
 
 
 class ReturnLine(Map[str, object]):
-    """One product sent back: its bare id, how many (a decimal string) and why (a ``ReturnReason`` code, or an older
-    line's free text). Once received, ``Received`` and ``Restocked`` (``Restocked`` <= ``Received`` <=
-    ``Quantity``) and the ``WarehouseId`` it was received into: the rest of what came back is damaged and stays
-    out of stock."""
+    """One product sent back. Once received, ``Restocked`` <= ``Received`` <= ``Quantity``: the rest of what came
+    back is damaged and stays out of stock."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
@@ -89,8 +87,7 @@ class ReturnLine(Map[str, object]):
 
 
 class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
-    """PK = SK = r#<rid>; GSI1 o#<oid> / r#<rid>. ``Status`` moves REQUESTED -> APPROVED -> RECEIVED -> REFUNDED,
-    or REQUESTED -> REJECTED (``returns.services``)."""
+    """``Status`` moves as ``returns.lifecycle.RETURN`` says."""
 
     order_id = UnicodeAttribute(attr_name="OrderId")
     customer_id = UnicodeAttribute(attr_name="CustomerId")
@@ -129,9 +126,9 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
 
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
-    """PK o#<oid>, SK f#<fid>: money paid back to the customer, with the payment provider's reference. ``CustomerId``
-    (the order's customer, bare) is optional in the contract: ours always carry it, so the view can add the refund
-    to its customer's total (another service's refund without it counts in the day's refunds only)."""
+    """Money paid back to the customer, with the payment provider's reference. ``CustomerId`` is optional in the
+    contract: ours always carry it, so the view can add the refund to its customer's total (another service's
+    refund without it counts in the day's refunds only)."""
 
     amount = AmountAttribute(attr_name="Amount")
     date = TimestampAttribute(attr_name="Date")
@@ -150,28 +147,20 @@ class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
 
 
 class OrderRefunds(ReturnsItem, discriminator="orderRefunds"):
-    """PK o#<oid>, SK REFUNDED: the sum of the order's refunds made by this service, a number (so a condition can
-    compare it). Every refund adds to it in its own transaction, conditioned on the sum staying within what the
-    order paid (``returns.services``)."""
+    """The sum of the order's refunds made by this service, a number (so a condition can compare it), kept within
+    what the order paid by each refund's own transaction (``returns.refunds``)."""
 
     refunded = DecimalNumberAttribute(attr_name="Refunded")
 
 
 class ReturnNote(ReturnsItem, discriminator=keys.NOTE_ENTITY):
-    """A staff note on a return, in its partition: PK ``r#<rid>``, SK ``n#<at>#<id>`` (``returns.notes``). Never
-    changed once written: an edit is a new note whose ``Original`` names the first version's id."""
+    """A staff note on a return (``returns.notes``), never changed once written: an edit is a new note whose
+    ``Original`` names the first version's id."""
 
     text = UnicodeAttribute(attr_name="Text")
     user = UnicodeAttribute(attr_name="User")
     at = UnicodeAttribute(attr_name="At")
     original = UnicodeAttribute(null=True, attr_name="Original")
 
-
-ENTITY_MODELS: dict[str, type[ReturnsItem]] = {
-    keys.RETURN_ENTITY: ReturnItem,
-    keys.REFUND_ENTITY: Refund,
-    "orderRefunds": OrderRefunds,
-    keys.NOTE_ENTITY: ReturnNote,
-}
 
 RETURNS_TABLE = TableSpec(model=ReturnsItem, stream_view_type="NEW_AND_OLD_IMAGES")

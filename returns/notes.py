@@ -1,12 +1,12 @@
-"""Staff notes on a return, in the returns table: PK ``r#<rid>``, SK ``n#<at>#<id>`` (``shop.notes`` holds the
-rules both tables' notes share: the text's bounds, the key, versions). The return's page reads them with the return
-in one Query (``access_patterns.return_and_notes``). Each note and edit writes its audit entry in the same
+"""Staff notes on a return, in its partition of the returns table (``shop.notes`` holds the rules both tables'
+notes share: the text's bounds, the key, versions). Each note and edit writes its audit entry in the same
 transaction, in the order's partition of the shop table like the return's other actions (``services.about``), so
 /activity/ lists it with the order id and the return's page shows it in its history.
 """
 
 from __future__ import annotations
 
+from dynamo.paging import get_or_none
 from dynamo.transactions import Transaction, TransactionCancelled
 from returns import access_patterns, keys
 from returns.models import ReturnNote, ReturnsItem
@@ -19,7 +19,7 @@ from shop.errors import Busy, NotFound
 
 
 def note_add(*, return_id: str, text: str, actor: Actor) -> ReturnNote:
-    """Write a note on return ``return_id`` (NotFound when there is none) with its audit entry."""
+    """NotFound when there is no such return."""
     return _write(keys.return_id(return_id), shop_notes.note_text(text), actor, original=None)
 
 
@@ -54,13 +54,6 @@ def _write(rid: str, text: str, actor: Actor, *, original: str | None) -> Return
             raise Busy(f"return {rid} is being changed by another request; the note was not saved, try again") from exc
         if "about" in exc.reasons:
             raise NotFound("return", rid) from exc
-        raise _not_editable(pk, original or "", actor) from exc
+        first = get_or_none(ReturnNote, pk, original or "")
+        raise shop_notes.not_editable(first, original or "", actor) from exc
     return note
-
-
-def _not_editable(pk: str, original: str, actor: Actor) -> Exception:
-    try:
-        first: shop_notes.Version | None = ReturnNote.get(pk, original)
-    except (ReturnNote.DoesNotExist, ValueError):
-        first = None
-    return shop_notes.not_editable(first, original, actor)

@@ -42,9 +42,8 @@ PAYMENTS = ("Detail", "Payments")
 
 @dataclass(frozen=True)
 class Refundable:
-    """An order's money as read: ``paid`` (its payments), ``refunded`` (the larger of its refunded total and the
-    sum of its refunds), ``counted`` (its refunded total alone), the invoices read (their payments are checked at
-    commit) and the refunds read."""
+    """An order's money as read; ``counted`` is its refunded total alone, the invoices' payments are checked at
+    commit."""
 
     order_id: str
     paid: Decimal
@@ -64,9 +63,8 @@ class Refundable:
 
 
 def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:
-    """What ``order_id`` paid and had refunded: its invoices (one Query of the shop table, unless given), its
-    refunded total and its refunds (one Query of the returns table), all strongly consistent but the invoices
-    given."""
+    """What ``order_id`` paid (its invoices: one Query of the shop table, unless given) and had refunded (one
+    strongly consistent Query of the returns table)."""
     read = (
         list(invoices) if invoices is not None else list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
     )
@@ -126,8 +124,7 @@ def add_refund(
     return_id: str | None = None,
     override: str | None = None,
 ) -> Refund:
-    """Add a refund of ``amount`` to ``tx``: the refund item (naming the order's customer, ``customer_id``, for the
-    customer's totals), the order's refunded total (within what it paid) and the checks of its invoices' payments
+    """Add a refund to ``tx``: the refund item, the order's refunded total and the checks of its invoices' payments
     (the caller adds the audit entry). RefundTooLarge when ``amount`` is above what ``money`` says remains."""
     if amount > money.remaining:
         raise RefundTooLarge(money.order_id, amount, money.remaining)

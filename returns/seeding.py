@@ -1,14 +1,11 @@
 """Returns and refunds for the seeded shop (``seed_shop`` runs ``seed_returns``: ``settings.SEED_EXTENSIONS``).
 
-The first delivered order and a share of the others (``RETURN_SHARE``) get a return, their statuses taken in turn
-from every status, so each status is there; every cancelled order that was paid gets the refund of what it paid, as
-``returns.services.order_cancel_with_refund`` makes it. A refunded return has its refund (the value of the units
-sent back), naming the order's customer. Each order's refunded total is written with its refunds, as the services
-keep it.
+The first delivered order and a share of the others (``RETURN_SHARE``) get a return, taking every status in turn;
+every paid cancelled order gets the refund of what it paid, and a refunded return its refund, each with the order's
+refunded total, as the services write them.
 
-Deterministic for a plan: every choice comes from a generator seeded with the order's id. The items are written
-in their final state with BatchWriteItem (as ``shop.seeding`` writes orders), ids derived from the order's
-(``<order id>-1``), so a second seed of a grown table adds returns of its new orders and overwrites nothing.
+Deterministic for a plan: every choice comes from a generator seeded with the order's id, and ids derive from the
+order's (``<order id>-1``), so a second seed of a grown table adds returns of its new orders and overwrites nothing.
 Stock is not moved for received returns: the seeded stock is what stands after the seeded history.
 """
 

@@ -1,21 +1,11 @@
-"""Domain writes of returns and refunds. Each is one TransactWriteItems with conditions (``shop.orders``' way):
+"""Domain writes of returns and refunds, each one TransactWriteItems with conditions (``shop.orders``' way).
 
-- ``return_request``: a REQUESTED return of some units of a delivered order (conditioned on the order still being
-  DELIVERED in the shop table, and on the return's key being new);
-- ``return_create``: an APPROVED return staff make for a customer (one ``ReturnReason`` per line), like a
-  request otherwise;
-- the steps of ``returns.lifecycle.RETURN``, each keeping its time on the return: ``return_approve``,
-  ``return_reject`` (with staff's reason), ``return_receive`` (what came back of each line and how much goes back
-  in stock, the rest damaged: the restocked units added to the warehouse's stock in the same transaction,
-  conditioned on the stock rows read: ``returns.restock``), ``return_refund`` (an amount staff type, with the
-  provider's reference, within what the order paid less what was refunded: ``returns.refunds``, held by a
-  condition; and within what came back, at the prices paid, unless staff give an override's reason);
-- ``order_cancel_with_refund``: the shop's cancel with, in its own transaction, the refund of what the order paid.
-
-Each status change is conditioned on the status read, so a step that no longer applies changes nothing:
-``ReturnConflict`` (the page answers 409). Given an ``actor``, each writes its audit entry in the same transaction,
-in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the order id.
-Conditions that fail on anything else (stock moved, another refund landed) run the action again from its reads.
+A new return is conditioned on the order still being DELIVERED in the shop table and on its key being new; each step
+of ``returns.lifecycle.RETURN`` keeps its time on the return and is conditioned on the status read, so a step that no
+longer applies changes nothing (``ReturnConflict``: 409). Given an ``actor``, each writes its audit entry in the same
+transaction, in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the
+order id. Conditions that fail on anything else (stock moved, another refund landed) run the action again from its
+reads.
 """
 
 from __future__ import annotations
@@ -83,12 +73,11 @@ def new_id() -> str:
 
 
 def about(rid: str, text: str = "") -> str:
-    """The ``Detail`` of a return's audit entry: ``return <rid>`` then what happened (``history_of`` finds them)."""
+    """The ``Detail`` of a return's audit entry: ``return <rid>`` then what happened (``is_about`` finds them)."""
     return f"return {rid}" + (f": {text}" if text else "")
 
 
 def is_about(detail: str | None, rid: str) -> bool:
-    """Whether an audit entry's ``Detail`` is about return ``rid`` (``about``'s text)."""
     head = about(rid)
     return detail is not None and (detail == head or detail.startswith(head + ": "))
 
@@ -97,7 +86,6 @@ def is_about(detail: str | None, rid: str) -> bool:
 
 
 def reason_of(value: object) -> ReturnReason:
-    """A line's reason code (``ReturnReason``); InvalidInput for any other text."""
     try:
         return ReturnReason(str(value))
     except ValueError:
@@ -131,7 +119,7 @@ def _checked_lines(lines: Sequence[Line], *, coded: bool) -> dict[str, ReturnLin
 
 
 def returnable(collection: OrderCollection) -> dict[str, int]:
-    """Units of each product of the order not yet in one of its returns (rejected ones aside): one Query."""
+    """Units of each product of the order not in one of its returns yet (rejected ones aside): one Query."""
     left = {item.product_id: item.quantity for item in collection.items}
     for found in all_items(access_patterns.returns_for_order, order_id=collection.order.order_id):
         if found.return_status is not ReturnStatus.REJECTED:
@@ -148,8 +136,8 @@ def return_request(
     return_id: str | None = None,
     actor: Actor | None = None,
 ) -> ReturnItem:
-    """A REQUESTED return of units the order holds and no other return of it holds yet. The order must be
-    DELIVERED (OrderConflict otherwise); NotFound for an unknown order."""
+    """A REQUESTED return of units the order holds and no other return of it holds yet (a customer's words as each
+    line's reason). The order must be DELIVERED (OrderConflict otherwise); NotFound for an unknown order."""
     return _new_return(
         order_id, _checked_lines(lines, coded=False), ReturnStatus.REQUESTED, requested_at, return_id, actor, REQUEST
     )
@@ -290,16 +278,10 @@ def counted_lines(item: ReturnItem, counts: Mapping[str, Count], warehouse_id: s
 
 
 def return_receive(
-    *,
-    return_id: str,
-    warehouse_id: str,
-    counts: Mapping[str, Count] | None = None,
-    actor: Actor | None = None,
+    *, return_id: str, warehouse_id: str, counts: Mapping[str, Count] | None = None, actor: Actor | None = None
 ) -> ReturnItem:
-    """APPROVED -> RECEIVED: each line's ``Received`` and ``Restocked`` (``counts`` by product; absent, all of it
-    came back and goes back in stock) into the line's own warehouse (its count's, else ``warehouse_id``), the
-    restocked units added to the product's stock there in the same transaction (UnknownWarehouse for a warehouse the
-    shop lacks)."""
+    """APPROVED -> RECEIVED (``counted_lines``), the restocked units added to each line's warehouse's stock in the
+    same transaction (``returns.restock``; UnknownWarehouse for a warehouse the shop lacks)."""
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
@@ -419,8 +401,7 @@ def _refund(
     actor: Actor | None,
     at: datetime,
 ) -> None:
-    """A refund of ``amount`` (none when it is not above 0) that an order's cancel or edit makes in its own
-    transaction, audited as ``refund`` with ``why``."""
+    """The refund (none unless ``amount`` is above 0) an order's cancel or edit makes in its own transaction."""
     if amount <= 0:
         return
     customer = collection.order.customer_id
@@ -502,9 +483,9 @@ def order_refund(
     actor: Actor | None = None,
     notify: bool = False,
 ) -> Refund:
-    """A refund of ``amount`` from the order page (a goodwill gesture, a double charge): a refund item without
-    ``ReturnId``, within what the order paid less what was refunded (RefundTooLarge), with staff's ``reason`` in its
-    audit entry and (``notify``) the customer's notification, in one transaction across both tables."""
+    """A refund outside a return (a goodwill gesture, a double charge), within what the order paid less what was
+    refunded (RefundTooLarge), with staff's ``reason`` in its audit entry and (``notify``) the customer's
+    notification, in one transaction across both tables."""
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
     money = refunds.amount_of(amount)
     why = text_of(reason, what="reason")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 from shop import keys, orders
 from shop.audit import Actor
 from shop.demo_options import ORDER_EVERY_S

@@ -19,13 +19,16 @@ import pytest
 from bench import report, stages
 from bench.measure import percentile
 from bench.run import new_size, resolve, run_benchmark
-from dynamo.instrumentation import Call, round_trips
+from dynamo.instrumentation import Call, CallLog
 from shop import keys as shop_keys
 
 
 def test_round_trips_count_overlapping_calls_once() -> None:
     def call(start: float | None, ms: float) -> Call:
         return Call("dynamodb", "Query", "t", None, 1, 0.5, 0.0, ms, started=start)
+
+    def round_trips(calls: list[Call]) -> int:
+        return CallLog(calls=calls).round_trips
 
     assert round_trips([]) == 0
     assert round_trips([call(0.0, 10), call(0.001, 10), call(0.002, 5)]) == 1  # parallel

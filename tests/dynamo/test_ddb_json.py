@@ -26,11 +26,7 @@ def test_readers_take_only_their_own_type() -> None:
 
 def test_keys() -> None:
     assert ddb_json.key("c#1", "#profile") == {"PK": {"S": "c#1"}, "SK": {"S": "#profile"}}
-    assert ddb_json.maybe_key(ITEM) == ("o#1", "c#2")
-    assert (
-        ddb_json.maybe_key({"PK": {"S": "x"}}) is None
-        and ddb_json.maybe_key({"PK": {"N": "1"}, "SK": {"S": "x"}}) is None
-    )
+
     assert ddb_json.n(0.5) == {"N": "0.5"} and ddb_json.n(12) == {"N": "12"}
 
 

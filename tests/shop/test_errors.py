@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dashboard.cursors import BadCursor
-from dynamo.errors import DomainError
+from domain.errors import DomainError
 from shop import errors, keys, timestamps
 
 
