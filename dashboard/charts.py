@@ -1,15 +1,8 @@
-"""The geometry of the dashboard's bar charts: scales, bar positions and axis ticks, in SVG user units.
+"""The geometry of the dashboard's bar charts (scales, bars, axis ticks) in SVG user units, rounded to 0.1.
 
-The charts are drawn on the server as SVG (no JavaScript: they print, and they work under the CSP) by one
-template, ``dashboard/_chart.html``, which only loops over what is prepared here; no markup is made in Python.
-Two shapes cover the numbers:
-
-- ``column_chart``: one vertical bar per point of a series (a day, a month), labels along the bottom;
-- ``bar_chart``: one horizontal bar per named thing (a category, a status), its name on the left and its value
-  at the bar's end.
-
-Values are ``int`` or ``Decimal``; geometry is ``float``, rounded to 0.1 unit, which is all a screen shows.
-"""
+The charts are SVG drawn on the server (they print, and they work under the CSP) by ``dashboard/_chart.html``,
+which only loops over what is prepared here: ``column_chart`` (a bar per point of a series, labels along the
+bottom) and ``bar_chart`` (a horizontal bar per named thing, its name left and its value at the bar's end)."""
 
 from __future__ import annotations
 

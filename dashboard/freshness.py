@@ -1,10 +1,7 @@
-"""How fresh the admin view is, for the pages that read it: one cheap read, cached briefly per process, and the
-line each page shows, naming the sources its figures come from.
+"""How fresh the admin view is, for the pages that read it, and the line each page shows.
 
-The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync.sync_status``), split by source
-in Python; caching the answer for ``CACHE_S`` keeps a busy dashboard at no more than one such Query per second
-per process, and every page at most one extra DynamoDB call whatever sources it names.
-"""
+The heartbeats are one Query of a tiny partition of the sync table, split by source in Python; cached for
+``CACHE_S`` per process, so a page costs at most one extra call whatever sources it names."""
 
 from __future__ import annotations
 

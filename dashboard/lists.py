@@ -1,13 +1,10 @@
-"""A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, its filter form, its
-selector, its cursor's salt and scope, and its template; ``Listing.response`` turns that into the page, the htmx
-"load more" rows (its table's ``rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
+"""A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, filter form, selector,
+cursor salt and scope, and template; ``Listing.response`` turns that into the page, the htmx "load more" rows
+and the streamed CSV (``?format=csv``).
 
-The stages stay apart, as in the admin: the query's names are the form's (a refused filter is a 400, with the
-page and its errors or with the message alone) -> the cursor (``dashboard.cursors``, signed with the list's salt
-and scope) -> one page of the selector -> the rows, each column's cell made by ``dashboard.cells`` (the one place
-Python makes markup) -> the template. The CSV reads the selector ``CSV_PAGE`` rows at a time; its first page is
-fetched before the response starts, so its calls are in the cost headers and an error is still a clean 4xx.
-"""
+The stages stay apart, as in the admin: the form (a refused filter is a 400) -> the signed cursor -> one page of
+the selector -> the rows' cells (``dashboard.cells``) -> the template. The CSV's first page is fetched before
+the response starts, so its calls are in the cost headers and an error is still a clean 4xx."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Every named read the product serves, in one list for the explorer: the shop table's (``shop.pattern_registry``)
-then the admin view's (``adminview.reads.patterns``).
-
-Also how a recorded call is shown: the request as JSON, as a boto3 call and as an ``aws dynamodb`` command line,
-all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``). The explorer shows
-DynamoDB's own shapes, so it is the one reader of DynamoDB JSON on the dashboard (``dynamo.ddb_json``).
-"""
+"""Every named read the product serves, for the explorer: the shop table's, then the admin view's; and a
+recorded call as JSON, a boto3 call and an ``aws dynamodb`` command, from the parameters botocore sent.
+The explorer shows DynamoDB's own shapes, so it is the one reader of DynamoDB JSON on the dashboard."""
 
 from __future__ import annotations
 

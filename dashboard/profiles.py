@@ -1,10 +1,6 @@
-"""Who placed the orders of a list: their names, emails and addresses, read for a whole page at once.
-
-An order row carries only its customer's id. A list page names every customer it shows with one BatchGetItem of
-the page's distinct customers' profiles in the admin view (``selectors.customer_profiles``), so its calls stay the
-same whatever the table holds; the order page reads its one customer from the shop table instead
-(``Profile.of_customer``). The pending list's CSV is a pick list: it carries each customer's current address.
-"""
+"""Who placed the orders of a list: their names, emails and addresses, read for a whole page at once (one
+BatchGetItem of the page's distinct customers in the admin view), so a page's calls stay the same whatever the
+table holds; the order page reads its one customer from the shop table (``Profile.of_customer``)."""
 
 from __future__ import annotations
 

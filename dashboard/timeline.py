@@ -1,11 +1,7 @@
-"""One order's story, newest first: a pure merge of what the order page already reads (the order's collection with
-its audit entries and notes, its returns and its refunds), so it costs no call of its own and is tested without an
-engine.
+"""One order's story, newest first: a pure merge of what the order page already reads, so it costs no call.
 
-Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did (placing,
-paying, asking for a return nobody on staff recorded); ``system`` where the data say it happened but no one is
-recorded (an item another service wrote, a status with no audit entry).
-"""
+Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did; ``system``
+where the data say it happened but no one is recorded (another service's item, a status with no audit entry)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,10 @@
 """The edit forms: each shows an entity's current values and carries, signed, what it showed (``seen``).
 
-``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope
-(Django's ``signing``, as ``dashboard.cursors``), so the save is conditioned on exactly what the form showed
-and a form of another entity or kind is refused (400). A field posted back as the form showed it, or left out of
-the post, is no change: it is not validated again (an old value today's limits refuse does not block editing
-the others) and keeps the stored value exactly (an absent attribute stays absent, an old ``"Sweden "`` stays as
-it is). A changed text is trimmed (Django's ``strip``; a text area's ``\\r\\n`` is a browser's newline, kept as
-``\\n``). Required fields are marked (``required_css_class`` and the ``required`` attribute), also on a form
-shown again with its errors.
-
-A country is chosen from ISO 3166 (``dashboard.countries``); a product's category from the catalogue's own
-(``dashboard.category_names``), matched ignoring case, a new one only when ``new_category`` is ticked.
-"""
+``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope, so
+the save is conditioned on exactly what the form showed and a form of another entity is refused (400). A field
+posted back as shown, or left out, is no change: it is not validated again (an old value today's limits refuse
+does not block editing the others) and keeps the stored value exactly (absent stays absent, ``"Sweden "`` stays).
+A changed text is trimmed, a text area's ``\\r\\n`` kept as ``\\n``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The edit forms of a customer, a product, a warehouse and a product's stock in a warehouse.
 
-GET shows the form with the current values (one strongly consistent GetItem) and what it showed, signed. POST
-saves through ``shop.editing`` and redirects to the entity's page (303); bad input answers 400 with the form and
-its errors, a stale form 409 with what changed meanwhile and a fresh form, an address held by another customer
-409 naming them. Permissions are checked first, for GET and POST alike: 403 changes and reads nothing.
-"""
+GET shows the current values (one consistent GetItem), signed; POST saves through ``shop.editing`` and redirects
+(303); bad input is a 400, a stale form a 409 with what changed meanwhile and a fresh form, an email held by
+another customer a 409 naming them. Permissions come first, for GET and POST alike: a 403 reads nothing."""
 
 from __future__ import annotations
 

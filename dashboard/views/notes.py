@@ -1,11 +1,8 @@
-"""Staff notes on an order, a customer or a return: the list a page shows (newest first, author, time, "edited"
-and every version) and the two POSTs that write one (``shop.notes``, ``returns.notes``).
+"""Staff notes on an order, a customer or a return: the list a page shows and the two POSTs that write one.
 
-Any staff member who may see the page may add a note (a note changes nothing but the notes); only its author
-edits it, and the service holds that rule with a condition, so a forged form gets 403. Bad text answers 400 with
-the form, the text kept and the error beside it; an unknown order, customer, return or note 404. Without htmx a
-note redirects to the page it is on; with htmx the answer is the notes fragment.
-"""
+Any staff member who may see the page may add a note; only its author edits it, a rule the service holds with a
+condition, so a forged form gets 403. Without htmx a note redirects to its page; with htmx the answer is the
+notes fragment."""
 
 from __future__ import annotations
 

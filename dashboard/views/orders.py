@@ -93,11 +93,8 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
 
 
 class StatusList(Listing[StatusListForm, Listed]):
-    """``/orders/?status=PENDING|SHIPPED|DELIVERED|CANCELLED|ALL`` and ``/orders/pending/`` (``status`` given by the
-    URL): one Query per write shard (per status and shard on ``ALL``), newest or oldest first (``sort``), within a
-    range of order dates (``from``, ``to``);
-    the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
-    order with where it ships (its customer's current address)."""
+    """``/orders/?status=...`` and ``/orders/pending/``: one Query per write shard (and status, on ``ALL``), the
+    customers' names with one BatchGetItem a page. The pending list's CSV is a pick list with where each ships."""
 
     template = LIST_TEMPLATE
     salt = "orders"
@@ -203,8 +200,8 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 def _item_cells(item: OrderItem, shipped: int | None) -> list[Cell]:
-    """An order line's cells but the favourite one (which holds a form): product, name, quantity (as shipped /
-    ordered once part of the order has shipped), price, line total, warehouse."""
+    """An order line's cells but the favourite one (which holds a form); the quantity as shipped / ordered once
+    part of the order has shipped."""
     product_id, price, total = item.product_id, item.price, item.line_total
     return [
         Cell(product_id, url=id_url("dashboard:buyers", product_id)),
@@ -234,8 +231,7 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
 
 
 def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list[list[Cell]]:
-    """One row per shipment: id, type, date, warehouse, carrier and tracking number (none on shipments made
-    without them), products."""
+    """One row per shipment, with its products."""
     products: dict[str, list[str]] = {}
     for item in items:
         products.setdefault(item.shipment_id or "", []).append(
@@ -264,10 +260,8 @@ def _order_context(
     full_page: bool | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
-    ``ship_form``, ``cancel_form``: the form as posted, when it comes back with errors (else an empty one). A whole page
-    (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
-    (``_who_and_where``)."""
+    """The order page's context, its tables' cells prepared here; ``ship_form``, ``cancel_form``: as posted, with
+    errors. A whole page (by default any answer but htmx's) also says who and where (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
     returned = order_returns(collection)
     sent = order_status.shipped(collection)
@@ -316,9 +310,8 @@ def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
 @require_GET
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem; its
-    returns and its refunds: one Query each of the returns table. ``format=json``: its money and lines as the shop
-    and returns tables hold them now (``shop.order_status.as_json``)."""
+    """The order's collection (one Query, pattern 5), its customer (one GetItem), its returns and refunds (one
+    Query each); ``format=json``: its money and lines as the tables hold them now."""
     if request.GET.get("format") == "json":
         return order_json(order_id)
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
@@ -326,7 +319,6 @@ def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 
 def order_json(order_id: str) -> JsonResponse:
-    """The order's collection (one Query) and what was refunded (``returns.refunds.refundable``)."""
     try:
         collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
         money = refunds.refundable(collection.order.order_id, collection.invoices)
@@ -336,8 +328,8 @@ def order_json(order_id: str) -> JsonResponse:
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
-    """DynamoDB did not answer a change of the order: it may or may not have landed. The order page shows which;
-    sending it again is safe (conditioned on the status and version read: 409 if the first one landed)."""
+    """DynamoDB did not answer a change of the order, which may have landed; sending it again is safe (conditioned
+    on the status and version read: 409 if the first one landed)."""
     message = f"DynamoDB did not answer, so {what}: reload the order to see before trying again."
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
@@ -354,8 +346,7 @@ STEPS: dict[str, tuple[Callable[..., Any], type[ActionForm]]] = {
 @require_POST
 @domain_errors
 def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
-    """Take ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
-    the form again, their input kept and the error beside the field; nothing is written."""
+    """Take ``action`` with the form's fields; a field typed wrong is a 400 with the form again, nothing written."""
     oid, (take, form_class), done = keys.bare(order_id, keys.ORDER), STEPS[action], ORDER.step(action).done
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
@@ -388,8 +379,8 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
 def _money_action(
     request: HtmxHttpRequest, order_id: str, form_class: type[PaymentForm], action: Callable[..., Any], done: str
 ) -> HttpResponseBase:
-    """Run ``action`` with the form's fields; a field that is wrong, or an amount above what the order allows, is
-    400 with the form again beside the order's money, its error on its field; nothing is written."""
+    """Run ``action`` with the form's fields; a wrong field or an amount above what the order allows is a 400 with
+    the error on its field, nothing written."""
     oid = keys.bare(order_id, keys.ORDER)
     if not can_handle_money(request.user):
         return needs_finance(request, "take payments and make refunds")
@@ -452,8 +443,7 @@ def notification_send_again(request: HtmxHttpRequest, order_id: str, notificatio
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders still expected to be delivered on ``?date=YYYY-MM-DD`` (default today), with their customers' names:
-    one Query on DeliveryDate-index, one BatchGetItem of the profiles."""
+    """Orders still expected on ``?date=`` (default today): one Query on DeliveryDate-index."""
 
     template = "dashboard/due.html"
     salt = "due"

@@ -1,12 +1,9 @@
 """The access-pattern explorer: every named read, its form, its items, the exact requests sent and their cost.
 
-``/patterns/<name>/`` validates the parameters with the registry's own checks (the CLI's), runs one page of the
-pattern inside its own call recording, and shows the items with the requests botocore sent (JSON, boto3,
-``aws dynamodb``) and their cost; "load more" follows a signed cursor that also carries the page's columns, and
-``?format=csv`` streams every item (``PK``, ``SK``, then every attribute the pattern's items can have);
-``?format=partiql`` answers the pattern as one PartiQL statement (``dashboard.partiql``). ``/patterns/partiql/``
-is a read-only PartiQL box: a keyed ``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent.
-"""
+``/patterns/<name>/`` checks the parameters as the CLI does and runs one page inside its own call recording;
+"load more" follows a signed cursor that also carries the page's columns; ``?format=csv`` streams every item,
+``?format=partiql`` answers one PartiQL statement. ``/patterns/partiql/`` is a read-only PartiQL box: a keyed
+``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent."""
 
 from __future__ import annotations
 

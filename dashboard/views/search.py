@@ -1,10 +1,6 @@
-"""``/search/?q=``: one box finds anything (``adminview.reads.search``): customers by the words of their name and the
-parts of their email, products by the words of their name, orders by id, payment transaction id or tracking number,
-case and accents ignored; each customer with their latest orders (htmx asks ``/search/orders/<cid>/`` for them
-once the row shows, so the page's own calls stay the same however many customers it lists). The box searches as
-staff type (htmx swaps the results in) and, without JavaScript, when they press Search; "load more" pages on;
-``format=csv`` streams every match once, a found customer's orders as rows of kind ``order``.
-"""
+"""``/search/?q=``: one box finds customers, products and orders (``adminview.reads.search``). Each customer's
+latest orders come by htmx once the row shows (``/search/orders/<cid>/``), so the page's own calls stay the same
+however many customers it lists; ``format=csv`` streams every match once, a customer's orders as ``order`` rows."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
-pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
-in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
-
-On the page a list speaks of names and bare ids: each ``Column`` (``dashboard.lists``) has a heading and makes its
-cell from the typed item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index
-and key condition serve the list is the explorer's subject, which the page links to for operators.
-"""
+pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more",
+``?list=<name>&format=csv`` all of one list (``PK``, ``SK``, then every attribute). A list speaks of names and
+bare ids (``w#301`` shown as ``301``); its table, index and key are the explorer's subject."""
 
 from __future__ import annotations
 
