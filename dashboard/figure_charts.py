@@ -24,8 +24,7 @@ MAX_CATEGORY_BARS = 15  # the best-selling ones; the table under the chart has t
 
 @dataclass(frozen=True)
 class PeriodFigures:
-    """Orders placed and revenue over the last ``days`` UTC days, today included; with the refunds of those days
-    (``with_refunds``), the net revenue."""
+    """Orders placed and revenue over the last ``days`` UTC days, today included; with its refunds, net revenue."""
 
     name: str  # "today", "7 days", "30 days"
     days: int
@@ -196,8 +195,7 @@ def months_filled(months: Sequence[MonthFigures]) -> list[MonthFigures]:
 
 @dataclass(frozen=True)
 class ReturnRate:
-    """Units returned (received back) against units sold (in orders not cancelled); of those returned, how many
-    went back in stock and how many were damaged."""
+    """Units returned against units sold (in orders not cancelled), and how many went back in stock."""
 
     returned: int
     sold: int

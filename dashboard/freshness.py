@@ -27,9 +27,8 @@ BySource = Mapping[str, Freshness]
 
 
 def _read() -> dict[str, Freshness] | None:
-    """None when the sync's state cannot be read (the page still renders, saying so). When DynamoDB does not answer
-    the error goes on: the page's own reads would not be answered either, and it answers 503 at once rather than
-    after waiting for them too."""
+    """None when the sync's state cannot be read (the page says so). DynamoDB not answering goes on: the page's
+    own reads would not be answered either, so it answers 503 at once."""
     try:
         return freshness_by_source(heartbeats())
     except (ClientError, BotoCoreError, PynamoDBException) as exc:
@@ -78,9 +77,8 @@ def _state(found: Freshness) -> str:
 
 
 def statements(by_source: BySource | None, names: Sequence[str] = ()) -> list[Statement]:
-    """What the line says for a page whose figures come from the sources ``names`` (all of them when none is
-    named): one sentence for them all when they are in the same state (as fresh as the least fresh of them),
-    else one per source. "Last change applied at" (a Lambda's) says nothing the sources share: one each."""
+    """The line for a page whose figures come from the sources ``names`` (all when none): one sentence when they
+    are in the same state, else one per source."""
     known = [s.name for s in sources()]
     wanted = tuple(names) or tuple(known)
     if unknown := [n for n in wanted if n not in known]:

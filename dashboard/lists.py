@@ -41,8 +41,7 @@ TABLE_ROWS = "dashboard/_list_table.html#rows"  # a declared table's rows, which
 
 
 class Paged(Protocol[R_co]):
-    """What a selector answers (``adminview.reads.reads.RowsPage``, ``dashboard.selectors.KeyPage``): a page of rows and
-    the position after its last (None: no more)."""
+    """What a selector answers: a page of rows and the position after its last (None: no more)."""
 
     @property
     def rows(self) -> Sequence[R_co]: ...
@@ -53,9 +52,8 @@ class Paged(Protocol[R_co]):
 
 @dataclass(frozen=True)
 class Column(Generic[R]):
-    """One column of a list, declared once for the page and the CSV: its ``heading`` and ``cell`` on the page (none:
-    a CSV-only column), its ``csv`` header and ``value`` in the CSV (none: a page-only column, such as how long an
-    order has waited); ``secondary``: a phone leaves it out (its ``<th>`` and each cell say so)."""
+    """One column, declared once for the page (``heading``, ``cell``; none: CSV only) and the CSV (``csv``, ``value``;
+    none: page only); ``secondary``: a phone leaves it out."""
 
     heading: str | None = None
     cell: Callable[[R], Cell] | None = None
@@ -96,8 +94,7 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def csv_fields(*names: str) -> tuple[Column[Any], ...]:
-    """CSV-only columns, each a record's attribute of its name: a day or a moment in ISO 8601, an amount as a plain
-    decimal (``display.plain_amount``), anything else as it is."""
+    """CSV-only columns, each a record's attribute of its name: days and moments ISO 8601, amounts plain."""
     return tuple(Column(csv=name, value=_field(name)) for name in names)
 
 
@@ -134,12 +131,9 @@ def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str],
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form_class`` and its ``fetch``
-    (the selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this
-    list is valid for), the CSV's ``filename`` (by default ``<salt>.csv``), ``frame`` (read before the rows: the
-    page around them, first page only as a rule) and ``extra`` (after them). Rows the template draws itself (form
-    controls in them) come as records (``template_rows``); otherwise as ``Row``s of the declared columns' cells.
-    ``Listing.view()`` is the page's view: the URL's arguments go to the constructor."""
+    """A list page. A subclass declares ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and
+    overrides what is its own: the cursor's ``scope``, the CSV's ``filename``, ``frame`` (the page around the rows)
+    and ``extra`` (after them). Rows holding form controls come to the template as records (``template_rows``)."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
@@ -173,8 +167,7 @@ class Listing(Generic[F, R]):
         return f"{self.salt}.csv"
 
     def join(self, rows: Sequence[Any], *, csv: bool) -> list[R]:
-        """The records of a page's rows: by default each with its customer's profile when the list names them (the
-        name alone on the page; the export, which shows more of each, reads whole profiles)."""
+        """A page's records: each with its customer's profile when the list names them (the name alone on the page)."""
         return cast(list[R], with_profiles(rows, names_only=not csv)) if self.profiles else list(rows)
 
     def data(self, record: R) -> tuple[tuple[str, str], ...]:
@@ -182,8 +175,7 @@ class Listing(Generic[F, R]):
         return ((self.row_id[0], self.row_id[1](record)),) if self.row_id else ()
 
     def refused(self, form: F) -> dict[str, Any]:
-        """The page's context when its filter is refused (it shows the form and its errors); by default the list
-        has no filter to show them in, and the answer is the error page (400)."""
+        """The page's context when its filter is refused; by default the error page (400)."""
         raise InvalidInput(first_error(form))
 
     def frame(self, form: F, *, first_page: bool) -> dict[str, Any]:
@@ -245,8 +237,8 @@ class Listing(Generic[F, R]):
 
 
 def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequence[Any]]:
-    """The rows of a selector (``rows``/``next``) a page of ``CSV_PAGE`` at a time; the first page is fetched now,
-    so its calls are in the cost headers and its error is still a clean 4xx."""
+    """A selector's rows ``CSV_PAGE`` at a time; the first page is fetched now, so its calls are in the cost
+    headers and its error is still a clean 4xx."""
     first = fetch(limit=CSV_PAGE, after=None, **kwargs)
 
     def pages() -> Iterator[Sequence[Any]]:
@@ -296,8 +288,7 @@ def range_url(request: HttpRequest, start: date, end: date) -> str:
 
 
 def this_page(request: HttpRequest, **changes: str | None) -> str:
-    """This page's URL with ``changes`` to its query (None: the parameter removed); the path quoted, so a
-    prefixed id in it (``/customers/c%231/``) keeps its ``#``."""
+    """This page's URL with ``changes`` to its query (None: removed); the path quoted, so an id keeps its ``#``."""
     query = request.GET.copy()
     for name, value in changes.items():
         if value is None:
@@ -313,9 +304,8 @@ def this_page(request: HttpRequest, **changes: str | None) -> str:
 def refused_filter(
     request: HtmxHttpRequest, form: forms.Form, template: str, context: dict[str, Any]
 ) -> HttpResponseBase:
-    """A filter the page cannot use: 400 with the page itself, the user's input kept and each error beside its
-    control (the template shows ``form``'s errors and no results). "Load more" (htmx) and a CSV get the error
-    message alone: neither has a form to show it in."""
+    """A filter the page cannot use: 400 with the page, the input kept and each error beside its control;
+    "load more" and a CSV get the message alone, having no form to show it in."""
     if request.htmx or request.GET.get("format") == "csv":
         return error(request, 400, first_error(form))
     return TemplateResponse(request, template, context, status=400)

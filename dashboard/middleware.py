@@ -66,8 +66,7 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
 
 
 def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log: CallLog) -> None:
-    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open), for operators
-    only (the only ones whose pages have it)."""
+    """htmx fragments carry the operators' footer panel out of band (``innerHTML``: an open panel stays open)."""
     if not request.htmx or not isinstance(response, HttpResponse):
         return
     if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
@@ -164,8 +163,7 @@ class StaffOnlyMiddleware(Middleware):
 
 
 class OperatorsOnlyMiddleware(Middleware):
-    """Checked once the URL is resolved (``process_view``), so the page's area decides, and before the view runs:
-    a login redirect (``LoginRequiredMiddleware``, earlier) comes first."""
+    """Checked once the URL is resolved, so the page's area decides; a login redirect comes first."""
 
     def process_view(
         self, request: HtmxHttpRequest, view: Callable[..., HttpResponseBase], args: object, kwargs: object

@@ -90,10 +90,8 @@ ADDRESS = tuple(_address_part(i) for i in range(len(ADDRESS_CSV_HEADER)))
 def order_columns(
     *, with_customer: bool = True, waited: bool = False, secondary: frozenset[str] = ORDER_SECONDARY, date: str = "date"
 ) -> tuple[Column[Listed], ...]:
-    """An order list's columns: order, customer (its id in the CSV; on the page by name when ``with_customer``),
-    date (headed ``date``), how long it has waited (``waited``: page only), status, total, item count, and the
-    customer's name and email (CSV only); ``secondary`` names the columns (``status``, ``items``) a phone leaves
-    out."""
+    """An order list's columns; the customer by name when ``with_customer`` (its id in the CSV), how long it has
+    waited when ``waited`` (page only), the customer's name and email in the CSV only."""
     shown = [
         ORDER,
         CUSTOMER if with_customer else replace(CUSTOMER, heading=None, cell=None),
@@ -155,10 +153,8 @@ PICK_CSV_HEADER = [
 
 
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """What is left to ship of a page of orders, a row per line, in the page's order, to where each goes (the
-    ship-to staff gave it, else its customer's address now): one Query of each order's collection
-    (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names of the products whose
-    lines kept none."""
+    """What is left to ship of a page of orders, a row per line, to where each goes: one Query of each order's
+    collection (side by side) and one BatchGetItem of the names of products whose lines kept none."""
     collections = found_collections([row.order_id for row, _ in records])
     unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)

@@ -85,8 +85,7 @@ def cell(value: Any) -> str:
 
 
 def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Cell:
-    """One stored attribute (DynamoDB JSON; None: the item lacks it) as ``readable`` shows its plain value;
-    ``link`` gives a string value's page (None: no link)."""
+    """One stored attribute (DynamoDB JSON; None: absent) as ``readable`` shows it, linking to ``link``'s page."""
     if value is None:
         return Cell("")
     text = ddb_json.as_string(value)

@@ -49,9 +49,8 @@ def _profile(item: values.Item) -> Profile:
 
 
 def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dict[str, Profile]:
-    """The profiles of these customers by id (one BatchGetItem of the distinct ids; none for no ids); a customer
-    without a profile is left out (``profiles.get(cid, NOBODY)``). ``names_only``: the name alone, all a list page
-    shows of them (less for DynamoDB to send and for botocore to parse than the email and address too)."""
+    """The profiles of these customers (one BatchGetItem of the distinct ids), those without one left out.
+    ``names_only``: the name alone, all a list page shows (less for DynamoDB to send and botocore to parse)."""
     wanted = list(dict.fromkeys(cid for cid in customer_ids if cid))
     if not wanted:
         return {}

@@ -59,8 +59,8 @@ STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
 
 
 def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
-    """Orders still expected on ``day`` (pending or shipped): one Query on DeliveryDate-index, whose delivered and
-    cancelled orders are left out of the page (so it may hold fewer rows than ``limit``; ``next`` goes on)."""
+    """Orders still expected on ``day``: one Query on DeliveryDate-index, delivered and cancelled ones left out
+    (so a page may hold fewer rows than ``limit``)."""
     page = access_patterns.orders_due_on(date=day, limit=limit, start_key=after)
     return KeyPage([o for o in page.items if o.order_status in STILL_EXPECTED], page.next_key)
 

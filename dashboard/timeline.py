@@ -25,8 +25,7 @@ DETAIL = 200  # characters of a note's or a change's text a row keeps
 
 
 class Event(StrEnum):
-    """The kinds of row, as the CSV names them; ``words`` is how the page says them (``return_requested``:
-    "Return requested"). Declared in the order they happen, which also breaks ties between rows of one moment."""
+    """The kinds of row, as the CSV names them, in the order they happen (which breaks ties of one moment)."""
 
     PLACED = "placed"
     PAID = "paid"
@@ -113,8 +112,7 @@ def timeline(
 
 
 def _order_rows(collection: OrderCollection) -> Iterable[Row]:
-    """Placing and paying: by the customer, or by the staff member who created the order (its ``create`` entry); a
-    payment staff took later is its own audit entry's row (``_staff_rows``)."""
+    """Placing and paying, by the customer or by the staff member who created the order."""
     order = collection.order
     creator = next((e.user for e in collection.history if e.action == orders.CREATE), CUSTOMER)
     taken = [e.detail or "" for e in collection.history if e.action == payments.PAYMENT]
@@ -150,8 +148,8 @@ def _note_rows(collection: OrderCollection) -> Iterable[Row]:
 def _staff_rows(
     entries: Sequence[AuditEntry], collection: OrderCollection, returns: Sequence[ReturnItem]
 ) -> Iterable[Row]:
-    """Ship, deliver and cancel as their own events; a note on a return (its note lives in the returns table) as a
-    note; any other staff change to the order but a return's or a refund's as ``edited``."""
+    """Ship, deliver and cancel as their own events, a note on a return as a note, any other staff change to the
+    order but a return's or a refund's as ``edited``."""
     shipments = sorted(collection.shipments, key=lambda s: (s.date or datetime.min, s.sk))
     ships = [e for e in entries if e.action == SHIP]
     # one ship writes a shipment per warehouse, all with its date: the n-th date is the n-th ship's

@@ -63,8 +63,7 @@ class AmountField(forms.DecimalField):
 
 
 class SuggestingInput(forms.TextInput):
-    """A text input with a ``<datalist>`` of suggestions (``options``): the browser offers them as one types, and
-    any text can still be typed."""
+    """A text input offering ``options`` in a ``<datalist>``; any text can still be typed."""
 
     template_name = "dashboard/widgets/datalist_input.html"
 
@@ -161,8 +160,7 @@ class EditForm(forms.Form):
         return posted or None
 
     def arguments(self) -> dict[str, Any]:
-        """The edit service's arguments: what the form showed (``seen``), each field as ``wanted``, the address
-        fields as one ``address``."""
+        """The edit service's arguments: ``seen``, each field as ``wanted``, the address fields as one ``address``."""
         named = {name: self.wanted(name) for name in self.paths if name not in ADDRESS_FIELDS}
         return {SEEN: self.cleaned_data[SEEN], **named} | (
             {"address": self.address()} if isinstance(self, AddressFields) else {}
@@ -173,10 +171,8 @@ ADDRESS_PATHS = {name: f"Address.{attr}" for name, attr in ADDRESS_FIELDS.items(
 
 
 class AddressFields(forms.Form):
-    """The fields of AWS's ``Address`` map. What a parcel needs is required (street, zip code, city, country); a
-    house number (often part of the street) and a county (many countries have none) are not. A field posted as
-    the form showed it is not checked again (``EditForm``): an old address lacking a zip code can still be saved
-    while its zip code is left as it is."""
+    """The fields of AWS's ``Address`` map; what a parcel needs is required (a house number is often part of
+    the street, and many countries have no county). Unchanged fields are not checked again (``EditForm``)."""
 
     street = _text(editing.MAX_ADDRESS_PART, label="Street", required=True)
     number = _text(editing.MAX_ADDRESS_PART, label="Number")
@@ -196,8 +192,7 @@ class CustomerForm(EditForm, AddressFields):
 
 
 class ProductForm(EditForm):
-    """A product; ``categories``: the catalogue's (``dashboard.category_names.known_categories``), offered as one
-    types and matched ignoring case; a name that matches none is saved only with ``new_category`` ticked."""
+    """A product; its category one of ``categories`` ignoring case, or a new one with ``new_category`` ticked."""
 
     spec = PRODUCT
     paths = {"name": "Detail.Name", "description": "Detail.Description", "price": "Price", "category": "Category"}
@@ -288,9 +283,8 @@ EDIT_FORMS: tuple[type[EditForm], ...] = (CustomerForm, ProductForm, WarehouseFo
 
 
 def attribute_label(path: str) -> str:
-    """How a page names a stored attribute: the label of the field that edits it (``Address.Country`` ->
-    ``Country``, ``Detail.Name`` -> ``Name``), else the attribute in words (``DeliveryDate`` -> "Delivery date"),
-    never the attribute's path."""
+    """How a page names a stored attribute: the label of the field that edits it (``Detail.Name`` -> ``Name``),
+    else the attribute in words, never its path."""
     for form_class in EDIT_FORMS:
         name = next((n for n, shown in form_class.paths.items() if shown == path), None)
         if name is not None:

@@ -47,8 +47,7 @@ ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query n
 
 
 class OrderFilter(SortForm, RangeFields):
-    """How an order list is shown: ``sort``, and ``from`` / ``to``: order dates, both included, each optional (no
-    bound)."""
+    """An order list's ``sort`` and ``from`` / ``to`` (order dates, both included, each optional)."""
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
@@ -79,9 +78,8 @@ class CustomerPageForm(OrderListForm):
 
 
 class PatternForm(ListForm):
-    """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
-    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it.
-    ``format=partiql`` asks for the pattern as one PartiQL statement."""
+    """An access pattern's parameters (from the registry, named as in the URL) checked by the registry as the CLI
+    checks them, plus the list parameters; ``format=partiql`` asks for the pattern as one PartiQL statement."""
 
     format = choice_field((*FORMATS, PARTIQL), "format")
 
@@ -123,10 +121,8 @@ class CustomersForm(ListForm):
 
 
 class SearchForm(ListForm):
-    """``/search/?q=``: customers by the words of their name and email, products by the words of their name, orders
-    by id, transaction id or tracking number (``adminview.reads.search``). Empty: nothing searched yet (the page
-    shows the box; a CSV of nothing is refused); otherwise a word of at least two letters or digits. The box asks
-    for results as staff type (htmx, after a pause) and works as a plain form without JavaScript."""
+    """``/search/?q=``: empty is nothing searched yet (a CSV of nothing is refused); else a word of at least two
+    letters or digits. The box searches as staff type (htmx) and works as a plain form without JavaScript."""
 
     q = forms.CharField(
         required=False,
@@ -190,8 +186,8 @@ class NewOrdersForm(forms.Form):
 
 
 class ActivityForm(ListForm):
-    """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
-    are each their own index partition: one or the other)."""
+    """``/activity/?user=&day=&kind=``: each narrows the list with a key condition; a user and a kind are each
+    their own index partition, so one or the other."""
 
     user = forms.CharField(required=False, max_length=150, strip=True, label="user")
     day = day_field("day")
@@ -233,8 +229,7 @@ class DueForm(ListForm):
 
 
 class ReturnsQueueForm(ListForm):
-    """``/returns/?status=open|REQUESTED|...`` (default ``open``), ``reason=<code>`` (any when empty) and the list
-    parameters."""
+    """``/returns/?status=`` (default ``open``), ``reason=`` (any when empty) and the list parameters."""
 
     status = choice_field(QUEUE_STATUSES, "status", default=OPEN)
     reason = choice_field(

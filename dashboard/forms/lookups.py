@@ -32,10 +32,8 @@ SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page find
 
 
 class JumpForm(forms.Form):
-    """The top bar's jump box: text alone (no ``kind``: the view works out what it is), or, for links, a ``kind``
-    and an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or text to search for
-    (``search``). A customer's or a product's "id" that cannot be an id (``Ada Lovelace``, ``ada@``) is searched for
-    too: ``cleaned_data["search"]`` is then True, as it is with no kind."""
+    """The top bar's jump box: text alone (the view works out what it names), or a ``kind`` of ``JUMP_KINDS`` and
+    its id, email or text. An "id" that cannot be one (``Ada Lovelace``) is searched for: ``search`` is True."""
 
     kind = forms.ChoiceField(required=False, choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
     id = forms.CharField(max_length=254, strip=True)

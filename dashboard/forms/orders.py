@@ -24,8 +24,7 @@ def reference(value: str | None, what: str) -> str | None:
 
 
 class TrackingField(forms.CharField):
-    """An optional carrier or tracking number: trimmed and length-checked as any text field (the browser is told
-    the limit too), then checked by ``shop.tracking``; empty is None."""
+    """An optional carrier or tracking number, checked by ``shop.tracking``; empty is None."""
 
     def __init__(self, label: str) -> None:
         super().__init__(required=False, max_length=tracking.MAX_LENGTH, label=label)
@@ -42,8 +41,7 @@ CANCEL_REASON_CHOICES = [("", "Choose a reason"), *cancel_reasons.REASONS.items(
 
 
 class CancelReasonFields(forms.Form):
-    """Why staff cancel: one of ``shop.cancel_reasons.REASONS``; ``other`` with a text. Cleaned into ``reason``, the
-    words the cancel keeps (None when none was given)."""
+    """Why staff cancel: one of ``shop.cancel_reasons.REASONS``, ``other`` with a text; cleaned into ``reason``."""
 
     reason = forms.ChoiceField(required=False, choices=CANCEL_REASON_CHOICES, label="Reason")
     reason_text = forms.CharField(
@@ -62,8 +60,7 @@ class CancelReasonFields(forms.Form):
 
 
 class ActionForm(forms.Form):
-    """Ship / cancel / deliver: the version the user saw (optimistic locking; a changed order is a 409). The
-    cleaned fields are the action's keyword arguments."""
+    """The version the user saw (a changed order is a 409); the cleaned fields are the action's arguments."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
 
@@ -77,9 +74,8 @@ def carrier_choices() -> list[tuple[str, str]]:
 
 
 class CarrierFields(forms.Form):
-    """The carrier: one of the list (``settings.SHOP_CARRIERS``), or "other" named in ``carrier_other``. Free
-    text posted as ``carrier`` is still taken (a listed name in the list's spelling): callers that type it keep
-    working. Cleaned into ``carrier`` (None when none was given)."""
+    """The carrier: one of ``settings.SHOP_CARRIERS``, or "other" named in ``carrier_other``. Free text posted
+    as ``carrier`` is still taken, so callers that type it keep working."""
 
     carrier = TrackingField("Carrier")
     carrier_other = TrackingField("Other carrier")
@@ -115,9 +111,8 @@ class NotifyField(forms.BooleanField):
 
 
 class ShipForm(ActionForm, CarrierFields):
-    """Ship: also the carrier and the tracking numbers put on the shipments (all optional): ``tracking_number``
-    for all of them, and, for an order shipped from several ``warehouses``, one field per warehouse (its
-    shipment's own number). Cleaned into ``tracking_number`` and ``warehouse_tracking`` (by warehouse id)."""
+    """Ship: the carrier, ``tracking_number`` for all shipments or, for an order shipped from several
+    ``warehouses``, one per warehouse (``warehouse_tracking``), and the units to ship of each line."""
 
     tracking_number = TrackingField("Tracking number")
     notify = NotifyField()

@@ -59,8 +59,8 @@ CATEGORY_COLUMNS: tuple[Column[Listed], ...] = (
 
 
 class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
-    """``/categories/<name>/?from=&to=&sort=`` (default: the last 90 days, newest first): the orders placed in the
-    range that hold items of the category, each with the units and revenue of its lines of the category."""
+    """``/categories/<name>/?from=&to=&sort=``: the orders in the range holding the category's items, with the
+    units and revenue of those lines."""
 
     template = "dashboard/category.html"
     salt = "category"

@@ -70,9 +70,8 @@ def _customer_or_404(cid: str) -> Customer:
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):
-    """The profile (pattern 1), totals, favourites, latest changes and returns (first page), and the customer's
-    orders (AV1: one Query and one BatchGetItem of their summaries), newest or oldest first (``sort``), within a
-    range of order dates (``from``, ``to``); ``format=json``: the totals alone (``totals_json``)."""
+    """A customer's page: the profile, totals, favourites, changes, notes and returns (first page), and their
+    orders (AV1: one Query and one BatchGetItem); ``format=json``: the totals alone."""
 
     template = "dashboard/customer.html"
     salt = "customer-orders"

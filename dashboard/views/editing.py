@@ -59,8 +59,7 @@ def _edit(
     shown: Snapshot | None = None,
     options: dict[str, Any] | None = None,
 ) -> HttpResponseBase:
-    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain.
-    ``options``: what the form class takes besides its data (a product's ``categories``)."""
+    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain."""
     scope = f"{target.pk}|{target.sk}"
     options = options or {}
     if request.method != "POST":
@@ -108,9 +107,8 @@ def _entity_edit(
     options: Callable[[], dict[str, Any]] = dict,
     **more: Any,
 ) -> Callable[..., HttpResponseBase]:
-    """The edit view of a ``kind`` (``customer``: ``shop.editing.customer_target`` and ``customer_edit``), for those
-    ``may`` lets edit (anyone else: 403 naming the ``group`` setting); ``options``: what the form class takes,
-    read per request; ``more``: the service's own arguments."""
+    """The edit view of a ``kind``, for those ``may`` lets edit (else 403 naming the ``group`` setting);
+    ``options``: the form's own arguments, read per request; ``more``: the service's."""
     target_of = getattr(editing, f"{kind}_target")
 
     @require_http_methods(["GET", "POST"])

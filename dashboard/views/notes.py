@@ -78,8 +78,8 @@ def notes_context(
     editing: str | None = None,
     edit_form: NoteForm | None = None,
 ) -> dict[str, Any]:
-    """What the notes fragment shows: every note, newest first; the add form (``form`` as posted, with errors);
-    an edit form on each of the reader's own notes (``edit_form`` on note ``editing``, as posted)."""
+    """The notes fragment: every note newest first, the add form and an edit form on each of the reader's own
+    (``form``, ``edit_form`` on note ``editing``: as posted, with errors)."""
     me = request.user.get_username()
     shown = []
     for thread in notes.threads(versions):
@@ -98,8 +98,7 @@ def notes_context(
 
 
 def versions_of(subject: Subject) -> Sequence[Version]:
-    """Every version of the subject's notes: the order's collection, the customer (GetItem) and its notes (a
-    Query), the return's partition; NotFound (404) for no such order, customer or return."""
+    """Every version of the subject's notes; NotFound (404) for no such order, customer or return."""
     if subject.kind == "order":
         return order_collection(subject.entity_id).notes
     if subject.kind == "customer":

@@ -78,8 +78,8 @@ def _list_url(status: str, query: dict[str, str] | None = None) -> str:
 
 
 def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
-    """What a status list shows around its rows, also when its filter is refused: the tabs (each keeping the
-    filter in force: the sort and the range) and the filter."""
+    """What a status list shows around its rows, also when its filter is refused: the tabs, each keeping the
+    filter in force, and the filter."""
     valid = not form.errors
     kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
     return {
@@ -127,8 +127,8 @@ class StatusList(Listing[StatusListForm, Listed]):
         return with_profiles(with_states(rows), names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
-        """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
-        a process, where ``{% url %}`` in the row would match them again for every row)."""
+        """Each record with its order's and customer's links (``id_url``, where ``{% url %}`` in a row would match
+        the URL patterns again for every row)."""
         order, customer = "dashboard:order", "dashboard:customer"
         return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
@@ -298,8 +298,8 @@ def _warehouses(collection: orders.OrderCollection) -> list[str]:
 
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
-    """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
-    ships: the address on its shipments once shipped, until then the one staff gave it, else the customer's now."""
+    """Who placed the order (one GetItem, pattern 1) and where it ships: its shipments' address once shipped,
+    until then the one staff gave it, else the customer's now."""
     who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
     shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
     given = collection.order.ship_to

@@ -58,8 +58,7 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
-    """One item's CSV cells: text and numbers as they are (``csv_response`` guards text against formulas),
-    anything else (maps, lists, booleans, null) as ``cell`` shows it."""
+    """One item's CSV cells: text and numbers as they are, anything else as ``cell`` shows it."""
     return [
         v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
     ]
@@ -84,9 +83,8 @@ def shown_calls(log: CallLog) -> list[dict[str, Any]]:
 
 
 def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """A request DynamoDB refuses (a table or index not created yet) is a 503 saying so: the explorer reaches every
-    table, including ones a deployment may lack. No answer at all (timeouts, throttling beyond the retries) is left
-    to ``DynamoDBOutageMiddleware``, like on every page."""
+    """A request DynamoDB refuses (a table or index not created yet) is a 503 saying so: the explorer reaches
+    every table, including ones a deployment may lack. No answer at all is left to ``DynamoDBOutageMiddleware``."""
 
     @functools.wraps(view)
     def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:

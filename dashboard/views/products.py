@@ -74,8 +74,7 @@ def _ordered_at(item: Any) -> datetime | None:
 
 
 def _with_buyers(items: list[Any]) -> list[Listed]:
-    """Each order item with its customer's profile (the admin view's: one BatchGetItem a page), so the list names
-    them; by id when the view cannot be read."""
+    """Each order item with its customer's profile (one BatchGetItem a page); by id when the view cannot be read."""
     named, _why = read_or_reason(lambda: with_profiles(items))
     return named if named is not None else [(i, NOBODY) for i in items]
 
@@ -92,9 +91,8 @@ MONTHS_HEADER = ["month", "units", "revenue"]
 @require_GET
 @domain_errors
 def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    """The product (GetItem), its units sold per month (the sync's counters: one Query per counter shard) and its
-    units returned (the return rate), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
-    (pattern 9, both days included, default the last 365 days)."""
+    """The product (GetItem), its units sold per month (one Query per counter shard) and returned, then each
+    list's first page: stock (pattern 4) and orders in ``from``..``to`` (pattern 9, default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
     form = InvoiceRangeForm(request.GET, today=now().date())
     if not form.is_valid():
@@ -140,8 +138,8 @@ def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -
 
 
 def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
-    """(the other id, quantity) of the stock rows the page's first list shows, for a link to each one's edit form
-    (no further read): that list's first two columns are the other entity's bare id and the quantity."""
+    """(warehouse id, quantity) of the stock list's first page, for a link to each one's edit form, read from
+    its first two columns (no further read)."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
     return [(str(row.cells[0].text), str(row.cells[1].text)) for row in rows]

@@ -219,7 +219,7 @@ def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[
 
 
 def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
-    """The warehouses to choose from: those keeping stock of the return's products (one Query per line, at most
+    """The warehouses keeping stock of the return's products (one Query per line, at most
     ``services.MAX_LINES``) and the proposed ones."""
     found = set(proposed)
     for line in item.lines or []:

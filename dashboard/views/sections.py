@@ -96,8 +96,7 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
 def sections_response(
     request: HtmxHttpRequest, sections: list[Section], context: dict[str, Any]
 ) -> HttpResponseBase | None:
-    """The answer to a one-list request (load more, CSV), or None when the whole page is asked for.
-    Raises ValueError (a 400) for an unknown list or bad list parameters."""
+    """The answer to a one-list request (load more, CSV), or None when the whole page is asked for."""
     form = list_form(request)
     which = request.GET.get(LIST)
     by_name = {s.name: s for s in sections}
