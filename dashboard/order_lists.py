@@ -17,6 +17,7 @@ from dashboard.lists import Column, RowId, amount_column, link_column, time_colu
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile
 from shop import order_status
 from shop.keys import OrderStatus
+from shop.order_edit import SHIP_TO
 from shop.order_reads import found_collections, product_names, ship_to_fields
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
@@ -137,19 +138,7 @@ ORDER_ROW_FIELDS = ("order_id", "customer_id", "date", "status", "total", "item_
 
 # --- the pending list's pick list: one row per order line ------------------------------------------------------
 
-PICK_CSV_HEADER = [
-    "order_id",
-    "date",
-    "customer_name",
-    "product_id",
-    "product_name",
-    "quantity",
-    "name",
-    "street",
-    "city",
-    "zip",
-    "country",
-]
+PICK_CSV_HEADER = ["order_id", "date", "customer_name", "product_id", "product_name", "quantity", "name", *SHIP_TO]
 
 
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from botocore import xform_name
@@ -16,8 +16,6 @@ from dashboard.cells import Cell
 from dynamo import ddb_json
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
-
-Link = Callable[[str], str | None]  # a string attribute's page, if it has one
 
 
 def all_patterns() -> list[AccessPattern]:
@@ -84,25 +82,20 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
-def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Cell:
-    """One stored attribute (DynamoDB JSON; None: absent) as ``readable`` shows it, linking to ``link``'s page."""
+def stored_cell(value: Mapping[str, Any] | None) -> Cell:
+    """One stored attribute (DynamoDB JSON; None: absent) as ``readable`` shows its plain value."""
     if value is None:
         return Cell("")
     text = ddb_json.as_string(value)
-    if text is not None:
-        return Cell(text, url=link(text) if link else None)
-    return readable(plain_attribute(value))
+    return Cell(text) if text is not None else readable(plain_attribute(value))
 
 
-def stored_row(item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> list[Cell]:
-    """An item's cells for the given columns, from its stored attributes (``stored_cell``)."""
-    return [stored_cell(item.get(name), link) for name in columns]
+def stored_row(item: Mapping[str, Any], columns: Sequence[str]) -> list[Cell]:
+    return [stored_cell(item.get(name)) for name in columns]
 
 
-def readable(value: Any, url: str | None = None) -> Cell:
+def readable(value: Any) -> Cell:
     """An attribute for the HTML table: text, or indented JSON for a map or list (a nested cell)."""
-    if isinstance(value, str):
-        return Cell(value, url=url)
     if isinstance(value, dict | list):
-        return Cell(json.dumps(value, indent=1, ensure_ascii=False), nested=True, url=url)
-    return Cell(cell(value), url=url)
+        return Cell(json.dumps(value, indent=1, ensure_ascii=False), nested=True)
+    return Cell(cell(value))

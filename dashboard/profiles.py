@@ -12,7 +12,7 @@ from adminview.core import schema, values
 from adminview.reads import selectors
 from shop.models import Address, Customer
 
-ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]
+ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]  # ``Address``'s field names
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,7 @@ class Profile:
 
     def address_cells(self) -> list[str | None]:
         """The address as the CSV's ``ADDRESS_CSV_HEADER`` columns (all empty without one)."""
-        found = self.address
-        if found is None:
-            return [None] * len(ADDRESS_CSV_HEADER)
-        return [found.street, found.number, found.zip_code, found.city, found.county, found.country]
+        return [getattr(self.address, name, None) for name in ADDRESS_CSV_HEADER]
 
 
 NOBODY = Profile()

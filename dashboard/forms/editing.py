@@ -17,21 +17,16 @@ from django.forms.utils import pretty_name
 
 from dashboard.category_names import matching
 from dashboard.countries import country_choices
+from dashboard.profiles import ADDRESS_CSV_HEADER
 from shop import editing
 from shop.amounts import PLAIN_DECIMAL
 from shop.audit import attribute_words
 from shop.errors import InvalidInput
+from shop.models import Address
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot
 
 SEEN = "seen"
-ADDRESS_FIELDS = {
-    "street": "Street",
-    "number": "Number",
-    "zip_code": "ZipCode",
-    "city": "City",
-    "county": "County",
-    "country": "Country",
-}
+ADDRESS_FIELDS = {name: Address.get_attributes()[name].attr_name for name in ADDRESS_CSV_HEADER}  # field -> attribute
 
 
 def _text(

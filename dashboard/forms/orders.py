@@ -5,12 +5,12 @@ carrier and tracking number; a payment or a refund staff make. Shared with the b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from django import forms
 
 from dashboard import carriers
+from dashboard.forms.lists import CheckedField
 from shop import cancel_reasons, payments, tracking
 from shop.errors import InvalidInput
 
@@ -153,33 +153,23 @@ class ShipForm(ActionForm, CarrierFields):
         return cleaned
 
 
-class AmountField(forms.CharField):
+def amount_field(what: str) -> CheckedField:
     """An amount of money as staff type it (``shop.payments.amount_of``: plain digits, at most two decimals)."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(max_length=20, label="Amount")
-        self.what = what
-
-    def clean(self, value: object) -> Decimal:
-        try:
-            return payments.amount_of(super().clean(value), what=self.what)
-        except InvalidInput as exc:
-            raise forms.ValidationError(str(exc)) from exc
+    return CheckedField(lambda text: payments.amount_of(text, what=what), max_length=20, label="Amount")
 
 
 class PaymentForm(forms.Form):
     """A payment staff take for the order: how much and the bank's or provider's reference."""
 
-    amount = AmountField("payment")
-    reference = forms.CharField(max_length=tracking.MAX_LENGTH, label="Reference")
-
-    def clean_reference(self) -> str | None:
-        return reference(self.cleaned_data["reference"], "reference")
+    amount = amount_field("payment")
+    reference = CheckedField(
+        lambda text: tracking.reference(text, what="reference"), max_length=tracking.MAX_LENGTH, label="Reference"
+    )
 
 
 class OrderRefundForm(PaymentForm):
     """A refund from the order page: also why (required, kept in its audit entry)."""
 
-    amount = AmountField("refund")
+    amount = amount_field("refund")
     reason = forms.CharField(max_length=500, label="Reason")
     notify = NotifyField()
