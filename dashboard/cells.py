@@ -83,7 +83,6 @@ def tracking_link(carrier: str | None, number: str | None) -> SafeString | str:
 
 
 def tracking_links(shipments: Sequence[tuple[str | None, str]]) -> SafeString | str:
-    """Every shipment's tracking number, each on its own line."""
     if not shipments:
         return DASH
     return format_html_join("", "<div>{}</div>", ((tracking_link(c, n),) for c, n in shipments))

@@ -42,8 +42,6 @@ class Line:
 
 @dataclass(frozen=True)
 class Tick:
-    """A value-axis gridline and its label."""
-
     line: Line
     label: Text
 

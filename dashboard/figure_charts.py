@@ -57,7 +57,6 @@ class CategoryTotal:
 
 
 def _last(rows: Sequence[Any], today: date, days: int) -> list[Any]:
-    """The rows of the last ``days`` UTC days up to ``today``."""
     first = today - timedelta(days=days - 1)
     return [r for r in rows if first <= r.day <= today]
 

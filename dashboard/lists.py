@@ -63,7 +63,6 @@ class Column(Generic[R]):
 
 
 def link_column(heading: str, page: str, csv: str, value: Callable[[R], str]) -> Column[R]:
-    """An id, linking to its page ``page`` (``dashboard:order``), and the same id in the CSV."""
     return Column(heading, lambda r: Cell(value(r), url=id_url(page, value(r))), csv, value)
 
 
@@ -125,7 +124,6 @@ def csv_values(columns: Sequence[Column[R]], record: R) -> list[object]:
 
 
 def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str], ...] = ()) -> Row:
-    """The page's row of a record: each page column's cell, marked ``secondary`` as its column is."""
     cells = [c.cell(record)._replace(secondary=c.secondary) for c in columns if c.cell is not None]
     return Row(cells, data)
 
@@ -157,7 +155,6 @@ class Listing(Generic[F, R]):
         return cast(F, self.form_class(self.request.GET))
 
     def fetch(self, form: F, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
-        """One page of the selector's rows after ``after`` (None: from the first)."""
         raise NotImplementedError
 
     def scope(self, form: F) -> str:
@@ -262,7 +259,6 @@ def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:
 
 
 def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
-    """The template, or its partial ``name`` when htmx asks for a part of the page."""
     return f"{template}#{name}" if request.htmx else template
 
 

@@ -74,7 +74,6 @@ def cli_line(operation: str, request: dict[str, Any]) -> str:
 
 
 def cell(value: Any) -> str:
-    """One attribute as text: strings as they are, anything else (numbers, maps, lists) as JSON."""
     if value is None:
         return ""
     if isinstance(value, str):

@@ -123,5 +123,4 @@ class Allowed:
 
 
 def allowed(request: HttpRequest) -> dict[str, Allowed]:
-    """Context processor: ``may``, what the request's user may do."""
     return {"may": Allowed(getattr(request, "user", AnonymousUser()))}

@@ -56,6 +56,5 @@ def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dic
 
 
 def with_profiles(rows: Sequence[Any], *, names_only: bool = False) -> list[tuple[Any, Profile]]:
-    """Each row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
     profiles = profiles_of((row.customer_id for row in rows), names_only=names_only)
     return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]

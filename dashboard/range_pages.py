@@ -40,7 +40,6 @@ def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str
 
 
 def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
-    """A stats page (``dashboard:stats-daily`` ...) over a range, or its CSV."""
     query = {"from": start.isoformat(), "to": end.isoformat()} | ({"format": "csv"} if csv else {})
     return f"{reverse(name)}?{urlencode(query)}"
 

@@ -37,7 +37,6 @@ class KeyPage(Generic[T]):
 
 
 def existing(found: T | None, kind: str, entity_id: str) -> T:
-    """What a read by key found, or NotFound (404)."""
     if found is None:
         raise NotFound(kind, entity_id)
     return found
@@ -66,7 +65,6 @@ def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage
 
 
 def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:
-    """An entity's audit entries newest first: one Query of its partition."""
     return paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=after))
 
 

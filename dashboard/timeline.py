@@ -102,7 +102,6 @@ def _about_return(entry: AuditEntry, returns: Sequence[ReturnItem]) -> str | Non
 def timeline(
     collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
 ) -> list[Row]:
-    """Every event of the order, newest first."""
     rows = [*_order_rows(collection), *_note_rows(collection), *_notified_rows(collection)]
     entries = sorted(collection.history, key=lambda e: e.sk)
     rows += _staff_rows(entries, collection, returns)

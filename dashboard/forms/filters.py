@@ -29,8 +29,6 @@ PARTIQL = "partiql"
 
 
 class SortForm(FilterForm):
-    """``sort``: an order list newest (the default) or oldest first."""
-
     sort = choice_field((NEWEST, OLDEST), "sort", labels=("newest first", "oldest first"), default=NEWEST, label="sort")
 
 
@@ -63,7 +61,6 @@ class OrderFilter(SortForm, RangeFields):
         return "|".join([self.cleaned_data["sort"], *(d.isoformat() if d else "" for d in (dates.start, dates.end))])
 
     def filters(self) -> list[forms.BoundField]:
-        """The fields the page shows as its filter (not the list parameters)."""
         return [self["sort"], self["start"], self["end"]]
 
 
@@ -96,7 +93,6 @@ class PatternForm(ListForm):
         self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
 
     def param_fields(self) -> list[forms.BoundField]:
-        """The pattern's own parameters (not the list parameters), as the form shows them."""
         return [self[param.query_name] for param in self.params]
 
     def clean(self) -> dict[str, object]:
@@ -113,8 +109,6 @@ class PatternForm(ListForm):
 
 
 class CustomersForm(ListForm):
-    """``/customers/``: every customer by name (the default) or newest first."""
-
     sort = choice_field(
         CUSTOMER_SORTS, "sort", labels=("by name", "newest first"), default=CUSTOMER_SORTS[0], label="sort"
     )
@@ -172,7 +166,6 @@ class StatusListForm(OrderListForm):
 
     @property
     def wants_lines(self) -> bool:
-        """The CSV asked for is the pick list (``lines=1``)."""
         return self.wants_csv and bool(self.cleaned_data.get("lines"))
 
 
@@ -201,7 +194,6 @@ class ActivityForm(ListForm):
         return cleaned
 
     def filters(self) -> list[forms.BoundField]:
-        """The fields the page shows as its filter (the list parameters are not among them)."""
         return [self["user"], self["day"], self["kind"]]
 
 
@@ -222,7 +214,6 @@ class DueForm(ListForm):
         return found or self.today
 
     def shown(self) -> DueForm:
-        """The form as the page shows it after a valid query: the day in force."""
         shown = DueForm(None, today=self.today)
         shown.initial = {"day": self.cleaned_data["day"]}
         return shown

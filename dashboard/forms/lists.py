@@ -27,7 +27,6 @@ def error_lines(form: forms.Form) -> list[str]:
 
 
 def first_error(form: forms.Form) -> str:
-    """One readable line: ``from: Enter a valid date.``"""
     return next(iter(error_lines(form)), "invalid parameters")
 
 
@@ -80,7 +79,6 @@ class FormatForm(forms.Form):
     format = choice_field(FORMATS, "format")
 
     def wants(self, name: str) -> bool:
-        """Whether the query asks for the ``format`` of that name (``json``...)."""
         return self.cleaned_data.get("format") == name
 
     @property

@@ -16,7 +16,6 @@ from shop.errors import InvalidInput
 
 
 def reference(value: str | None, what: str) -> str | None:
-    """``shop.tracking``'s check of a carrier or tracking number, as a form error."""
     try:
         return tracking.reference(value, what=what)
     except InvalidInput as exc:
@@ -159,8 +158,6 @@ def amount_field(what: str) -> CheckedField:
 
 
 class PaymentForm(forms.Form):
-    """A payment staff take for the order: how much and the bank's or provider's reference."""
-
     amount = amount_field("payment")
     reference = CheckedField(
         lambda text: tracking.reference(text, what="reference"), max_length=tracking.MAX_LENGTH, label="Reference"

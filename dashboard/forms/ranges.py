@@ -40,7 +40,6 @@ class DayRange(RangeFields):
         return cleaned
 
     def shown(self) -> DayRange:
-        """The form as the page shows it after a valid query: the range in force, defaults filled in."""
         shown = type(self)(None, today=self.today, default_days=self.default_days)
         shown.initial = {"start": self.cleaned_data["start"], "end": self.cleaned_data["end"]}
         return shown

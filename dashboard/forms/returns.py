@@ -87,7 +87,6 @@ class ReceiveForm(ActionFields):
         return data
 
     def arguments(self) -> dict[str, Any]:
-        """The warehouse and each line's counts (``services.Count``)."""
         data = self.cleaned_data
         counts = {
             line.product_id: services.Count(
@@ -136,7 +135,6 @@ class RefundForm(ActionFields):
         return data
 
     def arguments(self) -> dict[str, Any]:
-        """The amount, the reference, the override's reason (None: no override) and whether to tell the customer."""
         data = self.cleaned_data
         return {
             "amount": data["amount"],

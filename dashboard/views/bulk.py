@@ -116,7 +116,6 @@ def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
 
 
 def _preview_row(preview: return_services.CancelPreview) -> Row:
-    """An order to cancel: its id, customer's name, date, status, total and what the cancel refunds."""
     order = preview.order
     if order is None:
         return _missing(preview.order_id)
@@ -132,5 +131,4 @@ def _preview_row(preview: return_services.CancelPreview) -> Row:
 
 
 def _missing(order_id: str) -> Row:
-    """A selected order that is not there (any more): its id, and the row's other cells saying so."""
     return Row([Cell(order_id), Cell("no such order"), *[Cell(DASH)] * 4], (("order-id", order_id),))

@@ -43,7 +43,6 @@ Save = Callable[[Any], list[Changed]]
 
 
 def _labels(form: EditForm) -> dict[str, str]:
-    """Attribute path -> the field's label, for the conflict table."""
     found = {path: str(form.fields[name].label or name.replace("_", " ")) for name, path in form.paths.items()}
     return found | {"Version": "version", "Quantity": "quantity"}
 
@@ -214,7 +213,6 @@ def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> 
 @require_POST
 @domain_errors
 def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponse:
-    """Add or take ``delta`` with a ``reason``, conditioned on the quantity the page showed."""
     if not can_edit_catalogue(request.user):
         return needs_group(request, settings.CATALOGUE_GROUP, "stock")
     target = editing.stock_target(product_id, warehouse_id)

@@ -62,8 +62,6 @@ class Subject:
 
 @dataclass(frozen=True)
 class Shown:
-    """One note as the page lists it, with its edit form when the reader wrote it."""
-
     thread: Thread[Version]
     edit_url: str | None
     form: NoteForm | None
@@ -117,7 +115,6 @@ def _answer(request: HtmxHttpRequest, subject: Subject, status: int = 200, **for
 @require_POST
 @domain_errors
 def note_write(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str | None = None) -> HttpResponseBase:
-    """A note on the order, customer or return (``kind``, from the route), or a new version of note ``note_id``."""
     subject = Subject.of(kind, entity_id)
     if note_id is not None:
         keys.note_key(note_id)  # a malformed id is 400 before anything is read

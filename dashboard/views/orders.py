@@ -139,7 +139,6 @@ class StatusList(Listing[StatusListForm, Listed]):
         return ORDER_COLUMNS + (ADDRESS if form.cleaned_data["status"] == OrderStatus.PENDING else ())
 
     def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
-        """The list's CSV; with ``lines=1`` the pending list's pick list, a page of orders at a time."""
         if not form.wants_lines:
             return super().csv(form, records)
         rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
@@ -231,7 +230,6 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
 
 
 def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list[list[Cell]]:
-    """One row per shipment, with its products."""
     products: dict[str, list[str]] = {}
     for item in items:
         products.setdefault(item.shipment_id or "", []).append(

@@ -70,7 +70,6 @@ def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[
 
 
 def shown_calls(log: CallLog) -> list[dict[str, Any]]:
-    """Each recorded call (``call``) and its request three ways: ``json``, ``boto3`` and ``cli``."""
     return [
         {
             "call": call,
@@ -193,7 +192,6 @@ def partiql_box(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 def _box_url(statement: Statement) -> str:
-    """The PartiQL box with this statement filled in."""
     query = urlencode({"statement": statement.text, "parameters": json.dumps(statement.parameters)})
     return f"{reverse('dashboard:partiql')}?{query}"
 

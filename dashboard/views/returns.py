@@ -118,7 +118,6 @@ RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a re
 
 
 def _tabs(status: str) -> dict[str, Any]:
-    """The queue's status and its tabs; a closed status's list says when each closed."""
     return {"status": status, "statuses": QUEUE_STATUSES, "closed": status in RETURN.closing_states}
 
 
@@ -230,7 +229,6 @@ def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
 def _receive_form(
     item: ReturnItem, data: QueryDict | None = None, shipped_from: dict[str, str] | None = None
 ) -> ReceiveForm:
-    """The receive form, the first line's warehouse proposed for all."""
     shipped = shipped_from or {}
     first = next((shipped[line.product_id] for line in item.lines or [] if line.product_id in shipped), "")
     warehouses = _warehouses(item, set(shipped.values())) if "receive" in RETURN.allowed(item.status) else []
@@ -248,7 +246,6 @@ def _customer(customer_id: str) -> Profile:
 def _return_context(
     request: HtmxHttpRequest, rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """The return page's context; ``posted``: forms as sent, with errors."""
     details = dashboard_selectors.return_details(rid)
     item, collection, money = details.item, details.collection, details.money
     returned = services.returned_value(item, collection, money)

@@ -70,7 +70,6 @@ def key_cell(key: str | None) -> Cell:
 
 
 def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
-    """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
     return this_page(request, **{"cursor": None, "format": None, "limit": None, LIST: section, **extra})
 
 

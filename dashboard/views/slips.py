@@ -82,7 +82,6 @@ def _slip(collection: OrderCollection, profile: Profile, names: dict[str, str]) 
 @require_GET
 @domain_errors
 def order_slip(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """One order's packing slip; 404 for no such order."""
     slips = _slips([keys.bare(order_id, keys.ORDER)])
     return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": True})
 

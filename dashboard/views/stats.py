@@ -23,7 +23,6 @@ STATUS_HEADER = ["status", "orders"]
 
 
 def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -> dict[str, Any]:
-    """The orders-and-revenue chart of a range, and where its numbers are."""
     return {
         "orders_chart": figure_charts.day_chart("orders", rows, start, end),
         "revenue_chart": figure_charts.day_chart("revenue", rows, start, end),
@@ -33,7 +32,6 @@ def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -
 
 
 def categories_context(rows: list[number_reads.CategoryFigures], start: date, end: date) -> dict[str, Any]:
-    """The units-by-category chart of a range, its totals table, and where the day-by-day numbers are."""
     totals = figure_charts.category_totals(rows, start, end)
     return {
         "category_totals": totals,
