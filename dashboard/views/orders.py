@@ -374,12 +374,19 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
 # --- payments and refunds outside a return (``finance``) --------------------------------------------------------
 
 
-def _money_action(
-    request: HtmxHttpRequest, order_id: str, form_class: type[PaymentForm], action: Callable[..., Any], done: str
-) -> HttpResponseBase:
+# Each money action's URL tail (``orders/<oid>/<tail>/``), its form, its service and what it does.
+MONEY: dict[str, tuple[type[PaymentForm], Callable[..., Any], str]] = {
+    "payments": (PaymentForm, payments.order_pay, "paid"),
+    "refund": (OrderRefundForm, return_services.order_refund, "refunded"),
+}
+
+
+@require_POST
+@domain_errors
+def order_money(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
     """Run ``action`` with the form's fields; a wrong field or an amount above what the order allows is a 400 with
     the error on its field, nothing written."""
-    oid = keys.bare(order_id, keys.ORDER)
+    oid, (form_class, take, done) = keys.bare(order_id, keys.ORDER), MONEY[action]
     if not can_handle_money(request.user):
         return needs_finance(request, "take payments and make refunds")
     form = form_class(request.POST)
@@ -387,7 +394,7 @@ def _money_action(
     if form.is_valid():
         try:
             with unanswered_raised():
-                action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+                take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
         except Unanswered:
             return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
         except InvalidInput as exc:
@@ -404,18 +411,6 @@ def _money_action(
     if status == 400:  # the form as posted, its errors beside its fields
         context["payment_form" if form_class is PaymentForm else "refund_form"] = form
     return TemplateResponse(request, partial(request, "dashboard/order.html", "money_result"), context, status=status)
-
-
-@require_POST
-@domain_errors
-def order_payment(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _money_action(request, order_id, PaymentForm, payments.order_pay, "paid")
-
-
-@require_POST
-@domain_errors
-def order_refund(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _money_action(request, order_id, OrderRefundForm, return_services.order_refund, "refunded")
 
 
 @require_POST
@@ -478,7 +473,10 @@ orders_due = DueList.view()
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
 
 
-def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+@require_POST
+@domain_errors
+def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+    """Mark (``add``) or un-mark the order item as a favourite."""
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
@@ -498,15 +496,3 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
     return TemplateResponse(request, partial(request, "dashboard/order.html", "items_result"), context, status=status)
-
-
-@require_POST
-@domain_errors
-def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
-    return _favourite_action(request, order_id, product_id, add=True)
-
-
-@require_POST
-@domain_errors
-def order_unfavourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
-    return _favourite_action(request, order_id, product_id, add=False)
