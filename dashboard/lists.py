@@ -85,26 +85,23 @@ def amount_column(heading: str, csv: str, value: Callable[[R], Decimal | None], 
 
 def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
     """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
-    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: _iso(value(r)), **more)
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: csv_value(value(r)), **more)
 
 
 def csv_fields(*names: str) -> tuple[Column[Any], ...]:
     """CSV-only columns, each a record's attribute of its name: days and moments ISO 8601, amounts plain."""
-    return tuple(Column(csv=name, value=_field(name)) for name in names)
+    return tuple(Column(csv=name, value=_attribute(name)) for name in names)
 
 
-def _field(name: str) -> Callable[[Any], object]:
-    def value(record: Any) -> object:
-        found = getattr(record, name)
-        if isinstance(found, date):  # a datetime too
-            return found.isoformat()
-        return plain_amount(found) if isinstance(found, Decimal) else found
+def _attribute(name: str) -> Callable[[Any], object]:
+    return lambda record: csv_value(getattr(record, name))
 
-    return value
+
+def csv_value(value: object) -> object:
+    """A day or a moment (a datetime is a date) in ISO 8601, an amount as a plain decimal, else as it is."""
+    if isinstance(value, date):
+        return value.isoformat()
+    return plain_amount(value) if isinstance(value, Decimal) else value
 
 
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:

@@ -95,10 +95,6 @@ def _moment(text: str | None) -> datetime | None:
         return None
 
 
-def _about_return(entry: AuditEntry, returns: Sequence[ReturnItem]) -> str | None:
-    return next((r.return_id for r in returns if return_services.is_about(entry.detail, r.return_id)), None)
-
-
 def timeline(
     collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
 ) -> list[Row]:
@@ -179,7 +175,7 @@ def _staff_rows(
             kept = collection.order.cancel_reason
             yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))
         elif entry.action in NOTE_ACTIONS:
-            if _about_return(entry, returns) is not None:
+            if any(return_services.is_about(entry.detail, r.return_id) for r in returns):
                 yield Row(at, Event.NOTE, entry.user, _short(entry.detail))
         else:
             yield Row(at, Event.EDITED, entry.user, _short(entry.detail or entry.action))

@@ -118,7 +118,8 @@ def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
 def _preview_row(preview: return_services.CancelPreview) -> Row:
     order = preview.order
     if order is None:
-        return _missing(preview.order_id)
+        missing = [Cell(preview.order_id), Cell("no such order"), *[Cell(DASH)] * 4]
+        return Row(missing, (("order-id", preview.order_id),))
     cells = [
         Cell(order.order_id, url=id_url("dashboard:order", order.order_id)),
         Cell(preview.customer_name or order.customer_id, url=id_url("dashboard:customer", order.customer_id)),
@@ -128,7 +129,3 @@ def _preview_row(preview: return_services.CancelPreview) -> Row:
         amount_cell(preview.refund),
     ]
     return Row(cells, (("order-id", order.order_id),))
-
-
-def _missing(order_id: str) -> Row:
-    return Row([Cell(order_id), Cell("no such order"), *[Cell(DASH)] * 4], (("order-id", order_id),))

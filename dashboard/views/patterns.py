@@ -45,10 +45,6 @@ def patterns_index(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "dashboard/patterns.html", {"groups": grouped()})
 
 
-def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
-    return "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
-
-
 def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
     """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
     columns = pattern.columns()
@@ -114,7 +110,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     if not form.is_valid():
         return refused_filter(request, form, "dashboard/pattern.html", {**context, "message": first_error(form)})
     params: dict[str, str] = form.cleaned_data["params"]
-    scope = _scope(pattern, params)
+    scope = "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
     position = cursors.decode(form.cleaned_data["cursor"], salt=SALT, scope=scope)
     if form.wants_csv:
         header, rows = csv_rows(pattern, params)
