@@ -170,17 +170,9 @@ def column_chart(
     bars = []
     for i, point in enumerate(points):
         h = plot_h * max(0.0, float(point.value)) / scale_top
-        bars.append(
-            Bar(
-                x=_r(left + i * slot + gap / 2),
-                y=_r(base_y - h),
-                width=_r(max(slot - gap, 0.5)),
-                height=_r(h),
-                key=point.key,
-                title=f"{point.label}: {figure_text(point.value)} {unit}",
-                href=point.href,
-            )
-        )
+        x, width = left + i * slot + gap / 2, max(slot - gap, 0.5)
+        said = f"{point.label}: {figure_text(point.value)} {unit}"
+        bars.append(Bar(_r(x), _r(base_y - h), _r(width), _r(h), point.key, said, href=point.href))
     ticks = tuple(
         Tick(Line(left, _r(y), WIDTH - right, _r(y)), Text(left - 6, _r(y + FONT / 3), compact(v), "end"))
         for v in steps
@@ -220,19 +212,9 @@ def bar_chart(
         w = plot_w * max(0.0, float(point.value)) / scale_top
         y = top + i * row + (row - bar_h) / 2
         middle = _r(y + bar_h / 2 + FONT / 3)
-        bars.append(
-            Bar(
-                x=_r(left),
-                y=_r(y),
-                width=_r(w),
-                height=_r(bar_h),
-                key=point.key,
-                title=f"{point.label}: {value} {unit}",
-                name=Text(_r(left - 6), middle, name, "end"),
-                value=Text(_r(left + w + 4), middle, value, "start"),
-                href=point.href,
-            )
-        )
+        labels = Text(_r(left - 6), middle, name, "end"), Text(_r(left + w + 4), middle, value, "start")
+        said = f"{point.label}: {value} {unit}"
+        bars.append(Bar(_r(left), _r(y), _r(w), _r(bar_h), point.key, said, *labels, href=point.href))
     plot_bottom = top + row * max(1, len(points))
     ticks = tuple(
         Tick(Line(_r(x), top, _r(x), plot_bottom), Text(_r(x), _r(height - 6), compact(v)))
