@@ -88,11 +88,7 @@ def notes_context(
             fresh = NoteForm(initial={"text": thread.latest.text}, auto_id=f"note-{nid}-%s")
             note_form = edit_form if nid == editing and edit_form is not None else fresh
         shown.append(Shown(thread, subject.edit_url(nid) if mine else None, note_form))
-    return {
-        "notes_subject": subject,
-        "notes": shown,
-        "note_form": form or NoteForm(auto_id="new-note-%s"),
-    }
+    return {"notes_subject": subject, "notes": shown, "note_form": form or NoteForm(auto_id="new-note-%s")}
 
 
 def versions_of(subject: Subject) -> Sequence[Version]:

@@ -216,11 +216,7 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
     """One row per payment (an invoice without payments: one row saying so), the invoice's columns on each."""
     rows = []
     for invoice in invoices:
-        head = [
-            Cell(invoice.invoice_id),
-            Cell(timestamp(invoice.date) or DASH),
-            amount_cell(invoice.amount),
-        ]
+        head = [Cell(invoice.invoice_id), Cell(timestamp(invoice.date) or DASH), amount_cell(invoice.amount)]
         payments = invoice.payments
         if not payments:
             rows.append([*head, Cell("no payments"), Cell(DASH, numeric=True), Cell(DASH)])
