@@ -136,8 +136,6 @@ def with_states(rows: Sequence[Any]) -> list[OrderRow]:
 ORDER_ROW_FIELDS = ("order_id", "customer_id", "date", "status", "total", "item_count")
 
 
-# --- the pending list's pick list: one row per order line ------------------------------------------------------
-
 PICK_CSV_HEADER = ["order_id", "date", "customer_name", "product_id", "product_name", "quantity", "name", *SHIP_TO]
 
 

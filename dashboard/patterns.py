@@ -33,9 +33,6 @@ def grouped() -> list[tuple[str, list[AccessPattern]]]:
     return list(groups.items())
 
 
-# --- a recorded request, shown three ways -------------------------------------------------------------------
-
-
 def request_json(operation: str, request: dict[str, Any]) -> str:
     """The request as indented JSON, its operation first (no DynamoDB parameter is named "operation")."""
     return json.dumps({"operation": operation, **request}, indent=2, ensure_ascii=False)
@@ -68,9 +65,6 @@ def cli_line(operation: str, request: dict[str, Any]) -> str:
     if operation in ("Query", "Scan"):
         words.append("--no-paginate")
     return " ".join(words)
-
-
-# --- item values as text (the HTML table and the CSV) -----------------------------------------------------------
 
 
 def cell(value: Any) -> str:

@@ -104,9 +104,6 @@ def warehouses(*, limit: int, after: dict[str, Any] | None) -> KeyPage[Warehouse
     return KeyPage(side_by_side.map_calls(summed, page.items), page.next_key)
 
 
-# --- an order's returns and money, one return with its order --------------------------------------------------
-
-
 def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.Refundable]:
     """The order's returns (GSI1 of the returns table) and what remains refundable (its refunds: one Query)."""
     found = list(all_items(return_patterns.returns_for_order, order_id=collection.order.order_id))
@@ -139,9 +136,6 @@ def return_details(return_id: str) -> ReturnDetails:
     refund = next((r for r in money.refunds if r.refund_id == item.refund_id), None) if item.refund_id else None
     about = [e for e in (collection.history if collection else []) if services.is_about(e.detail, return_id)]
     return ReturnDetails(item, collection, money, refund, about, notes)
-
-
-# --- a part of a page that the rest does not need -------------------------------------------------------------
 
 
 def read_or_reason(read: Callable[[], T]) -> tuple[T | None, str | None]:

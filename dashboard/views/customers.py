@@ -32,8 +32,6 @@ from shop.errors import NotFound
 from shop.models import Customer, Invoice
 from shop.timestamps import now
 
-# --- every customer ----------------------------------------------------------------------------------------------
-
 
 class Customers(Listing[CustomersForm, CustomerRow]):
     """Every customer, by name or newest first: one Query per write shard and one BatchGetItem a page."""
@@ -60,9 +58,6 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 
 
 customer_list = Customers.view()
-
-
-# --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
 
 
 def _customer_or_404(cid: str) -> Customer:
@@ -162,9 +157,6 @@ def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:
         "first_order": totals.first_order.isoformat() if totals.first_order else None,
         "last_order": totals.last_order.isoformat() if totals.last_order else None,
     }
-
-
-# --- a customer's invoices (pattern 15) -----------------------------------------------------------------------
 
 
 def _payments_text(invoice: Invoice) -> str:

@@ -32,8 +32,6 @@ from shop.errors import InvalidInput
 from shop.models import Product
 from shop.timestamps import InvalidDate, now, parse_ts
 
-# --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
-
 
 def product_sections(product_id: str, start: date, end: date) -> list[Section]:
     return [
@@ -152,9 +150,6 @@ def stock_for_warehouse(request: HtmxHttpRequest, product_id: str) -> HttpRespon
     pid = keys.bare(product_id, keys.PRODUCT)
     wid = keys.bare(request.GET.get("warehouse_id", ""), keys.WAREHOUSE)
     return redirect("dashboard:stock-edit", pid, wid)
-
-
-# --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------
 
 
 class Buyers(Listing[ListForm, selectors.BuyerRow]):
