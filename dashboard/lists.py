@@ -164,10 +164,6 @@ class Listing(Generic[F, R]):
         """A page's records: each with its customer's profile when the list names them (the name alone on the page)."""
         return cast(list[R], with_profiles(rows, names_only=not csv)) if self.profiles else list(rows)
 
-    def data(self, record: R) -> tuple[tuple[str, str], ...]:
-        """A row's ``data-*`` attributes (``row_id``'s), which tests and scripts find rows by."""
-        return ((self.row_id[0], self.row_id[1](record)),) if self.row_id else ()
-
     def refused(self, form: F) -> dict[str, Any]:
         """The page's context when its filter is refused; by default the error page (400)."""
         raise InvalidInput(first_error(form))
@@ -208,13 +204,12 @@ class Listing(Generic[F, R]):
         return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
 
     def shown(self, records: list[R]) -> Sequence[object]:
-        """The template's rows: ``Row``s of the declared columns' cells, or the records (``template_rows``)."""
+        """The template's rows: the records (``template_rows``), or ``Row``s of the declared columns' cells with
+        their ``row_id`` as a ``data-*`` attribute, which tests and scripts find rows by."""
         if self.template_rows:
             return records
-        return [self.row(record) for record in records]
-
-    def row(self, record: R) -> Row:
-        return row_of(self.columns, record, self.data(record))
+        name, value = self.row_id or ("", None)
+        return [row_of(self.columns, r, ((name, value(r)),) if value else ()) for r in records]
 
     def csv_columns(self, form: F) -> Sequence[Column[R]]:
         return self.columns
