@@ -181,6 +181,11 @@ def _stock_context(request: HtmxHttpRequest, target: Target, snapshot: Snapshot 
     return context
 
 
+def _stock_row(request: HtmxHttpRequest, target: Target) -> dict[str, Any]:
+    """A stock service's arguments naming the row, and who acts."""
+    return {"product_id": target.entity_id, "warehouse_id": target.warehouse_id or "", "actor": actor_of(request)}
+
+
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponseBase:
@@ -190,13 +195,8 @@ def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> 
     target = editing.stock_target(product_id, warehouse_id)
 
     def save(form: StockForm) -> list[Changed]:
-        return editing.stock_set(
-            product_id=target.entity_id,
-            warehouse_id=target.warehouse_id or "",
-            quantity=int(form.cleaned_data["quantity"]),
-            seen=form.cleaned_data["seen"],
-            actor=actor_of(request),
-        )
+        quantity, seen = int(form.cleaned_data["quantity"]), form.cleaned_data["seen"]
+        return editing.stock_set(**_stock_row(request, target), quantity=quantity, seen=seen)
 
     snapshot = editing.snapshot(target)  # also the adjust form's (on a 409, read after the other save: fresh)
     return _edit(
@@ -229,14 +229,7 @@ def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -
     if not form.is_valid():
         return page(400, adjust_form=form)
     try:
-        editing.stock_adjust(
-            product_id=target.entity_id,
-            warehouse_id=target.warehouse_id or "",
-            delta=form.cleaned_data["delta"],
-            reason=form.cleaned_data["reason"],
-            seen=form.cleaned_data["seen"],
-            actor=actor_of(request),
-        )
+        editing.stock_adjust(**_stock_row(request, target), **form.cleaned_data)  # delta, reason, seen
     except EditConflict as exc:
         drifts = [{"label": "quantity", "seen": d.seen, "now": d.now, "yours": None} for d in exc.drifts]
         return page(409, drifts=drifts, conflict=str(exc))

@@ -479,10 +479,8 @@ def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, ad
     status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
     try:
         with unanswered_raised():
-            if add:
-                favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
-            else:
-                favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
+            mark = favourites.favourite_add if add else favourites.favourite_remove
+            mark(order_id=oid, product_id=pid, actor=actor_of(request))
     except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
         status, message = exc.http_status, str(exc)
     except Unanswered:
