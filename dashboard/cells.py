@@ -89,8 +89,7 @@ def tracking_links(shipments: Sequence[tuple[str | None, str]]) -> SafeString | 
 
 
 class Row(NamedTuple):
-    """A table row: its cells and its ``data-*`` attributes (``(("order-id", "1"),)``), which tests and scripts
-    find rows by."""
+    """A table row: its cells and its ``data-*`` attributes, which tests and scripts find rows by."""
 
     cells: Sequence[Cell]
     data: tuple[tuple[str, str], ...] = ()

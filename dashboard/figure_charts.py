@@ -36,8 +36,7 @@ class PeriodFigures:
 
     @property
     def net(self) -> Decimal | None:
-        """Revenue less what was paid back for returned goods in the same days (a cancelled order's refund is not
-        taken off: its revenue was never counted)."""
+        """Revenue less what returned goods were paid back (a cancelled order's revenue was never counted)."""
         return None if self.refunded_for_returns is None else self.revenue - self.refunded_for_returns
 
     @property

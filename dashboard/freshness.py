@@ -77,8 +77,7 @@ def _state(found: Freshness) -> str:
 
 
 def statements(by_source: BySource | None, names: Sequence[str] = ()) -> list[Statement]:
-    """The line for a page whose figures come from the sources ``names`` (all when none): one sentence when they
-    are in the same state, else one per source."""
+    """The line for the sources ``names`` (all when none): one sentence when all are in one state, else one each."""
     known = [s.name for s in sources()]
     wanted = tuple(names) or tuple(known)
     if unknown := [n for n in wanted if n not in known]:

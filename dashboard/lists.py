@@ -52,8 +52,7 @@ class Paged(Protocol[R_co]):
 
 @dataclass(frozen=True)
 class Column(Generic[R]):
-    """One column, declared once for the page (``heading``, ``cell``; none: CSV only) and the CSV (``csv``, ``value``;
-    none: page only); ``secondary``: a phone leaves it out."""
+    """One column for the page (``heading``, ``cell``) and the CSV (``csv``, ``value``), either side optional."""
 
     heading: str | None = None
     cell: Callable[[R], Cell] | None = None
@@ -226,8 +225,7 @@ class Listing(Generic[F, R]):
 
 
 def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequence[Any]]:
-    """A selector's rows ``CSV_PAGE`` at a time; the first page is fetched now, so its calls are in the cost
-    headers and its error is still a clean 4xx."""
+    """A selector's rows ``CSV_PAGE`` at a time, the first page fetched now (its calls in the cost headers)."""
     first = fetch(limit=CSV_PAGE, after=None, **kwargs)
 
     def pages() -> Iterator[Sequence[Any]]:

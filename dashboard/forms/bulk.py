@@ -20,8 +20,7 @@ FROM_WAREHOUSE = "@"
 
 
 class BulkForm(CancelReasonFields, CarrierFields):
-    """The selected orders of a status list and what to do with them; ``confirm=yes`` once staff have seen what
-    an action that cannot be undone (cancelling) will change."""
+    """A status list's selection and action; ``confirm=yes`` once staff have seen what cancelling will change."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in (*bulk.ACTIONS, SLIPS)])
     order = forms.CharField(required=False)  # validated as a list in clean()

@@ -278,8 +278,7 @@ EDIT_FORMS: tuple[type[EditForm], ...] = (CustomerForm, ProductForm, WarehouseFo
 
 
 def attribute_label(path: str) -> str:
-    """How a page names a stored attribute: the label of the field that edits it (``Detail.Name`` -> ``Name``),
-    else the attribute in words, never its path."""
+    """How a page names a stored attribute: the label of the field that edits it, else its name in words."""
     for form_class in EDIT_FORMS:
         name = next((n for n, shown in form_class.paths.items() if shown == path), None)
         if name is not None:

@@ -179,8 +179,7 @@ class NewOrdersForm(forms.Form):
 
 
 class ActivityForm(ListForm):
-    """``/activity/?user=&day=&kind=``: each narrows the list with a key condition; a user and a kind are each
-    their own index partition, so one or the other."""
+    """``/activity/``: each filter is a key condition; a user and a kind are each an index partition: one only."""
 
     user = forms.CharField(required=False, max_length=150, strip=True, label="user")
     day = day_field("day")

@@ -106,8 +106,7 @@ def day_field(label: str) -> forms.DateField:
 
 
 class RangeFields(FilterForm):
-    """``from`` / ``to``: the fields ``start`` and ``end``, named as every range is in a query, checked by
-    ``shop.timestamps.DateRange``."""
+    """``from`` / ``to`` as the fields ``start`` and ``end``, checked by ``shop.timestamps.DateRange``."""
 
     start = day_field("from")
     end = day_field("to")

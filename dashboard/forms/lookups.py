@@ -76,8 +76,7 @@ TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"})  
 
 
 class PartiqlForm(forms.Form):
-    """The PartiQL box: a statement, its ``?`` parameters as a JSON list of DynamoDB JSON values (optional), and
-    DynamoDB's ``NextToken`` for the next page ("load more")."""
+    """The PartiQL box: a statement, its ``?`` parameters in DynamoDB JSON, and the ``NextToken`` of "load more"."""
 
     statement = forms.CharField(max_length=MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4, "cols": 80}))
     parameters = forms.CharField(

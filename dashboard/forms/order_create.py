@@ -26,8 +26,7 @@ def _address_part(label: str) -> forms.CharField:
 
 
 class ShipToForm(forms.Form):
-    """Where an order ships (``shop.order_edit.SHIP_TO``), each field showing what ``ship_to`` holds; the country
-    from ISO 3166's names."""
+    """Where an order ships (``shop.order_edit.SHIP_TO``), each field showing what ``ship_to`` holds."""
 
     street = _address_part("Street and number")
     city = _address_part("City")
@@ -48,8 +47,7 @@ class ShipToForm(forms.Form):
 
 
 class CreateOrderForm(ShipToForm):
-    """The order's lines (``rows``) and payment, and where it ships (``address_fields``; none given: the
-    customer's address)."""
+    """The order's lines and payment, and where it ships (none given: the customer's address)."""
 
     customer_id = forms.CharField(max_length=64, label="Customer id")
     payment = forms.ChoiceField(choices=[("paid", "Paid now (a manual payment)"), ("due", "Payment due")])

@@ -73,8 +73,7 @@ def carrier_choices() -> list[tuple[str, str]]:
 
 
 class CarrierFields(forms.Form):
-    """The carrier: one of ``settings.SHOP_CARRIERS``, or "other" named in ``carrier_other``. Free text posted
-    as ``carrier`` is still taken, so callers that type it keep working."""
+    """A listed carrier, or "other" named in ``carrier_other``; free text posted as ``carrier`` is still taken."""
 
     carrier = TrackingField("Carrier")
     carrier_other = TrackingField("Other carrier")

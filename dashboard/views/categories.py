@@ -59,8 +59,7 @@ CATEGORY_COLUMNS: tuple[Column[Listed], ...] = (
 
 
 class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
-    """``/categories/<name>/?from=&to=&sort=``: the orders in the range holding the category's items, with the
-    units and revenue of those lines."""
+    """The orders in the range holding the category's items, with those lines' units and revenue."""
 
     template = "dashboard/category.html"
     salt = "category"

@@ -145,8 +145,7 @@ def _freshness_json(fresh: Freshness | None) -> dict[str, Any]:
 
 
 def _as_json(report: Report) -> dict[str, Any]:
-    """The order's verdict, differences and watermarks (its shop partition's) as before, and each source
-    partition's under ``sources``."""
+    """The order's verdict, differences and shop-partition watermarks, and each source partition's."""
     by_source = report.by_source or {}
     return {
         "order_id": report.order_id,

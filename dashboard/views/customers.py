@@ -65,8 +65,7 @@ def _customer_or_404(cid: str) -> Customer:
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):
-    """A customer's page: the profile, totals, favourites, changes, notes and returns (first page), and their
-    orders (AV1: one Query and one BatchGetItem); ``format=json``: the totals alone."""
+    """A customer's page with their orders (AV1: one Query and one BatchGetItem); ``format=json``: the totals."""
 
     template = "dashboard/customer.html"
     salt = "customer-orders"

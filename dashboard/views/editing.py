@@ -106,8 +106,7 @@ def _entity_edit(
     options: Callable[[], dict[str, Any]] = dict,
     **more: Any,
 ) -> Callable[..., HttpResponseBase]:
-    """The edit view of a ``kind``, for those ``may`` lets edit (else 403 naming the ``group`` setting);
-    ``options``: the form's own arguments, read per request; ``more``: the service's."""
+    """The edit view of a ``kind``, for those ``may`` lets edit (else 403 naming the ``group`` setting)."""
     target_of = getattr(editing, f"{kind}_target")
 
     @require_http_methods(["GET", "POST"])

@@ -34,7 +34,6 @@ from shop import access_patterns, keys
 from shop.errors import InvalidInput
 from shop.timestamps import now
 
-
 HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 
 

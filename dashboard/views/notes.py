@@ -76,8 +76,7 @@ def notes_context(
     editing: str | None = None,
     edit_form: NoteForm | None = None,
 ) -> dict[str, Any]:
-    """The notes fragment: every note newest first, the add form and an edit form on each of the reader's own
-    (``form``, ``edit_form`` on note ``editing``: as posted, with errors)."""
+    """The notes fragment: every note newest first, the add form, an edit form on each of the reader's own."""
     me = request.user.get_username()
     shown = []
     for thread in notes.threads(versions):

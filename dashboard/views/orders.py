@@ -78,8 +78,7 @@ def _list_url(status: str, query: dict[str, str] | None = None) -> str:
 
 
 def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
-    """What a status list shows around its rows, also when its filter is refused: the tabs, each keeping the
-    filter in force, and the filter."""
+    """What a status list shows around its rows, also when refused: the tabs (keeping the filter) and the filter."""
     valid = not form.errors
     kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
     return {
@@ -380,8 +379,7 @@ MONEY: dict[str, tuple[type[PaymentForm], Callable[..., Any], str]] = {
 @require_POST
 @domain_errors
 def order_money(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
-    """Run ``action`` with the form's fields; a wrong field or an amount above what the order allows is a 400 with
-    the error on its field, nothing written."""
+    """Run ``action`` with the form's fields; a bad field or amount is a 400 beside its field, nothing written."""
     oid, (form_class, take, done) = keys.bare(order_id, keys.ORDER), MONEY[action]
     if not can_handle_money(request.user):
         return needs_finance(request, "take payments and make refunds")

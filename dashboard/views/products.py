@@ -136,8 +136,7 @@ def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -
 
 
 def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
-    """(warehouse id, quantity) of the stock list's first page, for a link to each one's edit form, read from
-    its first two columns (no further read)."""
+    """(warehouse id, quantity) of the stock list's first page, for links to each edit form (no further read)."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
     return [(str(row.cells[0].text), str(row.cells[1].text)) for row in rows]

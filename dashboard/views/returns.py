@@ -90,8 +90,7 @@ def _waiting(row: ReturnRow, at: datetime) -> str:
 def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
 ) -> tuple[Column[ReturnListed], ...]:
-    """The queue's columns: with ``details`` its reasons, units and values (CSV), and how long each has waited
-    at ``at`` (page only), or when it ``closed``."""
+    """The queue's columns; ``details``: reasons, units and values; ``closed``: when, else how long it waited."""
     customer = replace(CUSTOMER, secondary=True)
     waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
@@ -355,8 +354,7 @@ def _lines_to_return(collection: OrderCollection) -> list[OrderLineToReturn]:
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """``/orders/<oid>/returns/new/``: the form and, posted, an APPROVED return (``return_create``), then its
-    page; 409 unless the order is DELIVERED."""
+    """The form and, posted, an APPROVED return (``return_create``); 409 unless the order is DELIVERED."""
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
     if not can_handle_returns(request.user):
         return needs_returns(request)
@@ -392,8 +390,7 @@ def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 
 def order_returns(collection: OrderCollection) -> dict[str, Any]:
-    """The order's returns and refunds and what remains refundable (two calls); when the returns table cannot be
-    read, the page says why instead."""
+    """The order's returns and refunds and what remains refundable (two calls), or why they cannot be read."""
     read, problem = read_or_reason(lambda: dashboard_selectors.order_money(collection))
     if read is None:
         return {"returns_problem": problem}

@@ -1,7 +1,5 @@
-"""Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
-pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more",
-``?list=<name>&format=csv`` all of one list (``PK``, ``SK``, then every attribute). A list speaks of names and
-bare ids (``w#301`` shown as ``301``); its table, index and key are the explorer's subject."""
+"""Pages holding several lists (a warehouse's, a product's), each a registry pattern: the page shows each
+list's first page; ``?list=<name>`` with a cursor is one list's "load more", with ``format=csv`` all of it."""
 
 from __future__ import annotations
 

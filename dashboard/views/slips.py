@@ -89,8 +89,7 @@ def order_slip(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @require_GET
 @domain_errors
 def order_slips(request: HtmxHttpRequest) -> HttpResponseBase:
-    """A selection's packing slips (``ids``: at most ``MAX_SLIPS``, else 400), in the order given; 404 when one of
-    the orders does not exist."""
+    """A selection's packing slips (at most ``MAX_SLIPS``), in the order given; 404 if one order is missing."""
     form = validated(SlipsForm(request.GET))
     slips = _slips(form.cleaned_data["ids"])
     return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": False})

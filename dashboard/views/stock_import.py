@@ -1,9 +1,8 @@
 """Stock in bulk (catalogue group): upload a CSV, see its dry run, apply it; and the stock list to start from.
 
-The dry run reads by key and writes nothing; its "Apply" form carries the changed rows with the quantities it
-showed, signed for the user who ran it for an hour, so what is applied is exactly what was shown, each row
-conditioned on its before-value. With htmx the rows are applied ``CHUNK`` per request, each answer asking for the
-next; without JavaScript all at once. The same plan applied again writes nothing, and the page says so."""
+The "Apply" form carries the dry run's changed rows, signed for its user for an hour, so what is applied is what
+was shown, each row conditioned on its before-value; with htmx ``CHUNK`` rows a request. Applied again, it
+writes nothing."""
 
 from __future__ import annotations
 
