@@ -29,22 +29,10 @@ SEEN = "seen"
 ADDRESS_FIELDS = {name: Address.get_attributes()[name].attr_name for name in ADDRESS_CSV_HEADER}  # field -> attribute
 
 
-def _text(
-    max_length: int,
-    *,
-    required: bool = False,
-    label: str | None = None,
-    area: bool = False,
-    widget: forms.Widget | None = None,
-) -> forms.CharField:
-    """Text trimmed of surrounding spaces (Django's ``strip``); a required one must not be blank."""
-    return forms.CharField(
-        max_length=max_length,
-        required=required,
-        label=label,
-        widget=widget or (forms.Textarea(attrs={"rows": 4}) if area else forms.TextInput()),
-        help_text=f"at most {max_length:,} characters",
-    )
+def _text(max_length: int, **options: Any) -> forms.CharField:
+    """Text trimmed of surrounding spaces (Django's ``strip``); optional unless ``required``, then not blank."""
+    help_text = f"at most {max_length:,} characters"
+    return forms.CharField(max_length=max_length, help_text=help_text, **{"required": False, **options})
 
 
 class AmountField(forms.DecimalField):
@@ -195,7 +183,7 @@ class ProductForm(EditForm):
     field_order = ["name", "description", "price", "category", "new_category"]
 
     name = _text(editing.MAX_NAME, required=True)
-    description = _text(editing.MAX_DESCRIPTION, area=True)
+    description = _text(editing.MAX_DESCRIPTION, widget=forms.Textarea(attrs={"rows": 4}))
     price = AmountField(
         min_value=0,
         max_value=editing.MAX_PRICE - 1,
