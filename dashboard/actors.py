@@ -13,8 +13,7 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
 
 
 def request_id(request: HttpRequest) -> str:
-    """The proxy's ``X-Request-ID`` when it sends a sane one (so logs and the trail agree), else a new id;
-    the same for every call within one request."""
+    """The proxy's sane ``X-Request-ID`` (so logs and the trail agree), else a new id; one per request."""
     cached = getattr(request, "_audit_request_id", None)
     if isinstance(cached, str):
         return cached

@@ -1,9 +1,5 @@
-"""Staff accounts in the browser: Django's admin for users and groups, open to superusers only.
-
-A separate ``AdminSite`` (not the default one, so nothing else gets registered on it by autodiscovery) whose
-``has_permission`` requires ``is_superuser``: staff who may ship orders still cannot make themselves admins.
-Its changes are recorded in Django's own history (``LogEntry``).
-"""
+"""Staff accounts in the browser: Django's admin for users and groups, on its own ``AdminSite`` (so autodiscovery
+registers nothing else on it) open to superusers only: staff who may ship orders cannot make themselves admins."""
 
 from __future__ import annotations
 

@@ -26,8 +26,7 @@ def listed_name(carrier: str | None) -> str | None:
 
 
 def tracking_url(carrier: str | None, number: str | None) -> str | None:
-    """The carrier's public tracking page of ``number`` (quoted into its template), or None for a carrier not
-    listed or no number."""
+    """The carrier's tracking page of ``number``, or None for a carrier not listed or no number."""
     name = listed_name(carrier)
     if name is None or not number:
         return None

@@ -1,12 +1,6 @@
-"""The catalogue's categories as the pages know them: which names exist, and which one a typed name means.
-
-Each answer is a constant number of DynamoDB calls whatever the tables hold (never a Scan):
-
-- ``known_categories``: every category some product holds (the sync counts each category's products,
-  ``adminview.reads.number_reads.categories``), plus any the caller already knows (the product's own);
-- ``category_has_orders``: whether any order holds the category (the category lists,
-  ``adminview.reads.selectors.category_orders``: one Query per write shard and one BatchGetItem of at most one order).
-"""
+"""The catalogue's categories as the pages know them, each answer a constant number of calls (never a Scan):
+``known_categories`` from the sync's per-category product counts, ``category_has_orders`` from the category
+lists (one Query per write shard and one BatchGetItem of at most one order)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""Table cells built in Python, as Django's admin builds its change-list cells
-(``django.contrib.admin.templatetags.admin_list.items_for_result``): a view prepares the cells of its rows, and
-the ``cells`` / ``table_rows`` filters (``dashboard.templatetags.rows``) render them.
+"""Table cells built in Python, as Django's admin builds its change-list cells (``admin_list.items_for_result``),
+rendered by the ``cells`` / ``table_rows`` filters (``dashboard.templatetags.rows``).
 
-This is the one module that makes HTML in Python, and it has one escape path: every value goes through
-``format_html`` / ``format_html_join`` (``conditional_escape``), so text is escaped and only HTML made here (a
-payment list, a link) is passed through as it is.
+The one module that makes HTML in Python, with one escape path: every value goes through ``format_html`` /
+``format_html_join``, so only HTML made here (a payment list, a link) passes through as it is.
 """
 
 from __future__ import annotations
@@ -35,19 +33,15 @@ def _around(name: str, script_prefix: str) -> tuple[str, str]:
 
 
 def id_url(name: str, value: object) -> str:
-    """A per-row link to the page ``name`` of one id, e.g. ``id_url("dashboard:order", "123")``.
-
-    Unlike ``reverse(name, args=[value])``, which matches the URL patterns for every call, the pattern is
-    reversed once per (name, script prefix) with a placeholder id, and each call percent-quotes the id into it.
-    It quotes every character but letters, digits and ``_.-~`` (``reverse`` leaves ``&``, ``+``, ``:`` ...):
-    the same page, and a URL that needs no HTML escaping."""
+    """A per-row link to the page ``name`` of one id: reversed once per (name, script prefix) with a placeholder,
+    where ``reverse`` would match the URL patterns for every row. The id is quoted but for ``_.-~`` (``reverse``
+    leaves ``&``, ``+``, ``:``): the same page, and a URL that needs no HTML escaping."""
     before, after = _around(name, get_script_prefix())
     return f"{before}{quote(str(value), safe='')}{after}"
 
 
 def timestamp(value: object) -> str:
-    """A moment as ``{{ value|when }}`` shows it (``dashboard.display.when``); empty for anything but a
-    datetime."""
+    """A datetime as ``{{ value|when }}`` shows it; empty for anything else."""
     return when(value) if isinstance(value, datetime) else ""
 
 
@@ -72,18 +66,16 @@ class Cell(NamedTuple):
 
 
 def amount_cell(value: object) -> Cell:
-    """An amount as ``{{ value|money }}`` shows it, right-aligned; a dash for none."""
+    """An amount as ``{{ value|money }}`` shows it, right-aligned."""
     return Cell(money(value) or DASH, numeric=True)
 
 
 def waited_cell(value: object) -> Cell:
-    """How long an order has waited since ``value`` (its date), as ``{{ value|waited }}`` shows it."""
     return Cell(waited(value) or DASH, numeric=True)
 
 
 def tracking_link(carrier: str | None, number: str | None) -> SafeString | str:
-    """A tracking number linking to its carrier's tracking page (a listed carrier; another site, so it gets
-    neither this page as opener nor referrer); the number alone otherwise, a dash for none."""
+    """A tracking number linking to its carrier's page (another site: no opener, no referrer), else the number."""
     url = tracking_url(carrier, number)
     if url is None:
         return number or DASH
@@ -91,27 +83,23 @@ def tracking_link(carrier: str | None, number: str | None) -> SafeString | str:
 
 
 def tracking_links(shipments: Sequence[tuple[str | None, str]]) -> SafeString | str:
-    """Every shipment's tracking number (``tracking_link``), each on its own line; a dash for none."""
     if not shipments:
         return DASH
     return format_html_join("", "<div>{}</div>", ((tracking_link(c, n),) for c, n in shipments))
 
 
 class Row(NamedTuple):
-    """A table row: its cells and its ``data-*`` attributes (``(("order-id", "1"),)`` is ``data-order-id="1"``),
-    which tests and scripts find rows by."""
+    """A table row: its cells and its ``data-*`` attributes, which tests and scripts find rows by."""
 
     cells: Sequence[Cell]
     data: tuple[tuple[str, str], ...] = ()
 
 
 def cells_html(cells: Iterable[Cell]) -> SafeString:
-    """The ``<td>`` cells of a row."""
     return format_html_join("", "{}", ((cell.html(),) for cell in cells))
 
 
 def rows_html(rows: Iterable[Row | Sequence[Cell]], row_class: str) -> SafeString:
-    """A ``<tr class="row_class">`` for each row (with a ``Row``'s ``data-*`` attributes) holding its cells."""
     return format_html_join("\n", "{}", ((_row_html(row, row_class),) for row in rows))
 
 
@@ -122,7 +110,7 @@ def _row_html(row: Row | Sequence[Cell], row_class: str) -> SafeString:
 
 
 def payment_list(payments: Iterable[Payment]) -> SafeString:
-    """An invoice's payments as a ``<ul>`` (type, amount, transaction id), the content of its payments cell."""
+    """An invoice's payments cell: a ``<ul>`` of type, amount, transaction id."""
     items = format_html_join(
         "",
         "<li>{} {}{}</li>",

@@ -1,15 +1,8 @@
-"""The geometry of the dashboard's bar charts: scales, bar positions and axis ticks, in SVG user units.
+"""The geometry of the dashboard's bar charts (scales, bars, axis ticks) in SVG user units, rounded to 0.1.
 
-The charts are drawn on the server as SVG (no JavaScript: they print, and they work under the CSP) by one
-template, ``dashboard/_chart.html``, which only loops over what is prepared here; no markup is made in Python.
-Two shapes cover the numbers:
-
-- ``column_chart``: one vertical bar per point of a series (a day, a month), labels along the bottom;
-- ``bar_chart``: one horizontal bar per named thing (a category, a status), its name on the left and its value
-  at the bar's end.
-
-Values are ``int`` or ``Decimal``; geometry is ``float``, rounded to 0.1 unit, which is all a screen shows.
-"""
+The charts are SVG drawn on the server (they print, and they work under the CSP) by ``dashboard/_chart.html``,
+which only loops over what is prepared here: ``column_chart`` (a bar per point of a series, labels along the
+bottom) and ``bar_chart`` (a horizontal bar per named thing, its name left and its value at the bar's end)."""
 
 from __future__ import annotations
 
@@ -49,8 +42,6 @@ class Line:
 
 @dataclass(frozen=True)
 class Tick:
-    """A value-axis gridline and its label."""
-
     line: Line
     label: Text
 
@@ -179,17 +170,9 @@ def column_chart(
     bars = []
     for i, point in enumerate(points):
         h = plot_h * max(0.0, float(point.value)) / scale_top
-        bars.append(
-            Bar(
-                x=_r(left + i * slot + gap / 2),
-                y=_r(base_y - h),
-                width=_r(max(slot - gap, 0.5)),
-                height=_r(h),
-                key=point.key,
-                title=f"{point.label}: {figure_text(point.value)} {unit}",
-                href=point.href,
-            )
-        )
+        x, width = left + i * slot + gap / 2, max(slot - gap, 0.5)
+        said = f"{point.label}: {figure_text(point.value)} {unit}"
+        bars.append(Bar(_r(x), _r(base_y - h), _r(width), _r(h), point.key, said, href=point.href))
     ticks = tuple(
         Tick(Line(left, _r(y), WIDTH - right, _r(y)), Text(left - 6, _r(y + FONT / 3), compact(v), "end"))
         for v in steps
@@ -229,19 +212,9 @@ def bar_chart(
         w = plot_w * max(0.0, float(point.value)) / scale_top
         y = top + i * row + (row - bar_h) / 2
         middle = _r(y + bar_h / 2 + FONT / 3)
-        bars.append(
-            Bar(
-                x=_r(left),
-                y=_r(y),
-                width=_r(w),
-                height=_r(bar_h),
-                key=point.key,
-                title=f"{point.label}: {value} {unit}",
-                name=Text(_r(left - 6), middle, name, "end"),
-                value=Text(_r(left + w + 4), middle, value, "start"),
-                href=point.href,
-            )
-        )
+        labels = Text(_r(left - 6), middle, name, "end"), Text(_r(left + w + 4), middle, value, "start")
+        said = f"{point.label}: {value} {unit}"
+        bars.append(Bar(_r(left), _r(y), _r(w), _r(bar_h), point.key, said, *labels, href=point.href))
     plot_bottom = top + row * max(1, len(points))
     ticks = tuple(
         Tick(Line(_r(x), top, _r(x), plot_bottom), Text(_r(x), _r(height - 6), compact(v)))

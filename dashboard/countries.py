@@ -1,10 +1,7 @@
 """The countries an address may name: ISO 3166 (django-countries), stored as the shop stores them.
 
-AWS's model and the seeded shop store ``Address.Country`` as the country's English name (``"Sweden"``), so the
-select's values are the English names, whatever language the page is in. A stored value that is no such name
-(old data such as ``"Sweden "``, or a code) stays on offer as it is, so a form that shows it can post it back
-unchanged.
-"""
+The shop stores ``Address.Country`` as the English name (``"Sweden"``), whatever language the page is in. A
+stored value that is no such name (``"Sweden "``, a code) stays on offer, so a form can post it back unchanged."""
 
 from __future__ import annotations
 

@@ -1,17 +1,8 @@
 """How every page shows a moment and an amount: one format each, so staff read the same thing everywhere.
+Templates use them as the ``when``, ``money`` and ``waited`` filters (``dashboard.templatetags.display``).
 
-- ``when``: a moment in the staff's time zone (``settings.TIME_ZONE``, from ``SHOP_ADMIN_TIME_ZONE``) in one
-  format, the zone's name included. The shop stores UTC without a zone suffix (``shop.timestamps``), and some
-  values reach a page as that text (an audit entry's ``At``): both are read as UTC.
-- ``money``: an amount in the shop's currency (``SHOP_CURRENCY``) by Babel in ``SHOP_LOCALE``'s conventions, at
-  least two decimals and never rounded (an old price with three decimals shows all three).
-- ``plain_amount``: an amount for a CSV cell: a number with at least two decimals, no symbol (the CSV columns
-  are read by programs).
-- ``waited``: how long ago a moment was (an order's date: how long it has waited), ``3 d 4 h``, the same on
-  every list.
-
-Templates use them as the ``when``, ``money`` and ``waited`` filters (``dashboard.templatetags.display``); table
-cells built in Python (``dashboard.cells``) call them directly.
+The shop stores UTC without a zone suffix (``shop.timestamps``), and some values reach a page as that text (an
+audit entry's ``At``): both are read as UTC and shown in the staff's time zone (``SHOP_ADMIN_TIME_ZONE``).
 """
 
 from __future__ import annotations
@@ -32,8 +23,7 @@ MINUTE, HOUR, DAY = 60, 3600, 86400
 
 
 def moment(value: object) -> datetime | None:
-    """An aware datetime for a stored moment (a naive datetime or the shop's text is UTC); None for anything
-    else."""
+    """An aware datetime for a stored moment (a naive datetime or the shop's text is UTC), else None."""
     if isinstance(value, str) and value:
         try:
             value = parse_ts(value)
@@ -45,8 +35,7 @@ def moment(value: object) -> datetime | None:
 
 
 def when(value: object) -> str:
-    """``2026-11-25 20:09:34 UTC`` in the staff's time zone; a day alone as ``2026-11-25``; empty for nothing;
-    text that is no timestamp as it is."""
+    """``2026-11-25 20:09:34 UTC`` in the staff's time zone; a day as ``2026-11-25``; other text as it is."""
     found = moment(value)
     if found is not None:  # the zone's own name for the moment: CET or CEST, either side of the repeated hour
         local = timezone.localtime(found)
@@ -68,8 +57,7 @@ def amount(value: object) -> Decimal | None:
 
 
 def money(value: object) -> str:
-    """``$1,234.50``: the shop's currency in its locale, at least two decimals, none dropped; empty for nothing;
-    text that is no number as it is."""
+    """``$1,234.50`` in ``SHOP_LOCALE``: at least two decimals, never rounded (an old price's third shows)."""
     number = amount(value)
     if number is None:
         return "" if value is None else str(value)
@@ -85,9 +73,8 @@ def _locale(name: str) -> Locale:
 
 
 def plain_amount(value: object) -> Decimal | str | None:
-    """The amount of a CSV cell: a Decimal with at least two decimals (written ``1234.50``: no symbol, no
-    grouping; a number, so the CSV's formula guard leaves ``-5.00`` alone); None for nothing; text that is no
-    number as it is."""
+    """A CSV cell's amount, read by programs: a Decimal with at least two decimals, no symbol (a number, so the
+    CSV's formula guard leaves ``-5.00`` alone); text that is no number as it is."""
     number = amount(value)
     if number is None:
         return None if value is None or value == "" else str(value)
@@ -96,9 +83,8 @@ def plain_amount(value: object) -> Decimal | str | None:
 
 
 def waited(value: object, now: datetime | None = None) -> str:
-    """How long from a stored moment until ``now`` (default: this instant): ``3 d 4 h``, ``5 h 12 min``,
-    ``7 min``, each to the unit below its largest (a list is read at a glance, not to the second); a moment
-    ahead of now (a clock's skew) has waited ``0 min``; empty for no moment."""
+    """How long from a stored moment until ``now``: ``3 d 4 h``, ``5 h 12 min``, ``7 min``, to the unit below the
+    largest (a list is read at a glance); a moment ahead (a clock's skew) has waited ``0 min``."""
     start = moment(value)
     if start is None:
         return ""

@@ -24,8 +24,7 @@ MAX_CATEGORY_BARS = 15  # the best-selling ones; the table under the chart has t
 
 @dataclass(frozen=True)
 class PeriodFigures:
-    """Orders placed and revenue over the last ``days`` UTC days, today included; with the refunds of those days
-    (``with_refunds``), the net revenue."""
+    """Orders placed and revenue over the last ``days`` UTC days, today included; with its refunds, net revenue."""
 
     name: str  # "today", "7 days", "30 days"
     days: int
@@ -37,8 +36,7 @@ class PeriodFigures:
 
     @property
     def net(self) -> Decimal | None:
-        """Revenue less what was paid back for returned goods in the same days (a cancelled order's refund is not
-        taken off: its revenue was never counted)."""
+        """Revenue less what returned goods were paid back (a cancelled order's revenue was never counted)."""
         return None if self.refunded_for_returns is None else self.revenue - self.refunded_for_returns
 
     @property
@@ -58,7 +56,6 @@ class CategoryTotal:
 
 
 def _last(rows: Sequence[Any], today: date, days: int) -> list[Any]:
-    """The rows of the last ``days`` UTC days up to ``today``."""
     first = today - timedelta(days=days - 1)
     return [r for r in rows if first <= r.day <= today]
 
@@ -196,8 +193,7 @@ def months_filled(months: Sequence[MonthFigures]) -> list[MonthFigures]:
 
 @dataclass(frozen=True)
 class ReturnRate:
-    """Units returned (received back) against units sold (in orders not cancelled); of those returned, how many
-    went back in stock and how many were damaged."""
+    """Units returned against units sold (in orders not cancelled), and how many went back in stock."""
 
     returned: int
     sold: int

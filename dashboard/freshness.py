@@ -1,10 +1,7 @@
-"""How fresh the admin view is, for the pages that read it: one cheap read, cached briefly per process, and the
-line each page shows, naming the sources its figures come from.
+"""How fresh the admin view is, for the pages that read it, and the line each page shows.
 
-The heartbeats are one Query of a tiny partition of the sync table (``adminview.sync.sync_status``), split by source
-in Python; caching the answer for ``CACHE_S`` keeps a busy dashboard at no more than one such Query per second
-per process, and every page at most one extra DynamoDB call whatever sources it names.
-"""
+The heartbeats are one Query of a tiny partition of the sync table, split by source in Python; cached for
+``CACHE_S`` per process, so a page costs at most one extra call whatever sources it names."""
 
 from __future__ import annotations
 
@@ -30,9 +27,8 @@ BySource = Mapping[str, Freshness]
 
 
 def _read() -> dict[str, Freshness] | None:
-    """None when the sync's state cannot be read (the page still renders, saying so). When DynamoDB does not answer
-    the error goes on: the page's own reads would not be answered either, and it answers 503 at once rather than
-    after waiting for them too."""
+    """None when the sync's state cannot be read (the page says so). DynamoDB not answering goes on: the page's
+    own reads would not be answered either, so it answers 503 at once."""
     try:
         return freshness_by_source(heartbeats())
     except (ClientError, BotoCoreError, PynamoDBException) as exc:
@@ -81,9 +77,7 @@ def _state(found: Freshness) -> str:
 
 
 def statements(by_source: BySource | None, names: Sequence[str] = ()) -> list[Statement]:
-    """What the line says for a page whose figures come from the sources ``names`` (all of them when none is
-    named): one sentence for them all when they are in the same state (as fresh as the least fresh of them),
-    else one per source. "Last change applied at" (a Lambda's) says nothing the sources share: one each."""
+    """The line for the sources ``names`` (all when none): one sentence when all are in one state, else one each."""
     known = [s.name for s in sources()]
     wanted = tuple(names) or tuple(known)
     if unknown := [n for n in wanted if n not in known]:

@@ -1,13 +1,10 @@
-"""A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, its filter form, its
-selector, its cursor's salt and scope, and its template; ``Listing.response`` turns that into the page, the htmx
-"load more" rows (its table's ``rows`` partial) and the CSV (``?format=csv``: every matching row, streamed).
+"""A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, filter form, selector,
+cursor salt and scope, and template; ``Listing.response`` turns that into the page, the htmx "load more" rows
+and the streamed CSV (``?format=csv``).
 
-The stages stay apart, as in the admin: the query's names are the form's (a refused filter is a 400, with the
-page and its errors or with the message alone) -> the cursor (``dashboard.cursors``, signed with the list's salt
-and scope) -> one page of the selector -> the rows, each column's cell made by ``dashboard.cells`` (the one place
-Python makes markup) -> the template. The CSV reads the selector ``CSV_PAGE`` rows at a time; its first page is
-fetched before the response starts, so its calls are in the cost headers and an error is still a clean 4xx.
-"""
+The stages stay apart, as in the admin: the form (a refused filter is a 400) -> the signed cursor -> one page of
+the selector -> the rows' cells (``dashboard.cells``) -> the template. The CSV's first page is fetched before
+the response starts, so its calls are in the cost headers and an error is still a clean 4xx."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ TABLE_ROWS = "dashboard/_list_table.html#rows"  # a declared table's rows, which
 
 
 class Paged(Protocol[R_co]):
-    """What a selector answers (``adminview.reads.reads.RowsPage``, ``dashboard.selectors.KeyPage``): a page of rows and
-    the position after its last (None: no more)."""
+    """What a selector answers: a page of rows and the position after its last (None: no more)."""
 
     @property
     def rows(self) -> Sequence[R_co]: ...
@@ -56,9 +52,7 @@ class Paged(Protocol[R_co]):
 
 @dataclass(frozen=True)
 class Column(Generic[R]):
-    """One column of a list, declared once for the page and the CSV: its ``heading`` and ``cell`` on the page (none:
-    a CSV-only column), its ``csv`` header and ``value`` in the CSV (none: a page-only column, such as how long an
-    order has waited); ``secondary``: a phone leaves it out (its ``<th>`` and each cell say so)."""
+    """One column for the page (``heading``, ``cell``) and the CSV (``csv``, ``value``), either side optional."""
 
     heading: str | None = None
     cell: Callable[[R], Cell] | None = None
@@ -68,7 +62,6 @@ class Column(Generic[R]):
 
 
 def link_column(heading: str, page: str, csv: str, value: Callable[[R], str]) -> Column[R]:
-    """An id, linking to its page ``page`` (``dashboard:order``), and the same id in the CSV."""
     return Column(heading, lambda r: Cell(value(r), url=id_url(page, value(r))), csv, value)
 
 
@@ -91,27 +84,23 @@ def amount_column(heading: str, csv: str, value: Callable[[R], Decimal | None], 
 
 def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
     """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
-    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: _iso(value(r)), **more)
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return moment.isoformat() if moment else None
+    return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: csv_value(value(r)), **more)
 
 
 def csv_fields(*names: str) -> tuple[Column[Any], ...]:
-    """CSV-only columns, each a record's attribute of its name: a day or a moment in ISO 8601, an amount as a plain
-    decimal (``display.plain_amount``), anything else as it is."""
-    return tuple(Column(csv=name, value=_field(name)) for name in names)
+    """CSV-only columns, each a record's attribute of its name: days and moments ISO 8601, amounts plain."""
+    return tuple(Column(csv=name, value=_attribute(name)) for name in names)
 
 
-def _field(name: str) -> Callable[[Any], object]:
-    def value(record: Any) -> object:
-        found = getattr(record, name)
-        if isinstance(found, date):  # a datetime too
-            return found.isoformat()
-        return plain_amount(found) if isinstance(found, Decimal) else found
+def _attribute(name: str) -> Callable[[Any], object]:
+    return lambda record: csv_value(getattr(record, name))
 
-    return value
+
+def csv_value(value: object) -> object:
+    """A day or a moment (a datetime is a date) in ISO 8601, an amount as a plain decimal, else as it is."""
+    if isinstance(value, date):
+        return value.isoformat()
+    return plain_amount(value) if isinstance(value, Decimal) else value
 
 
 def page_columns(columns: Sequence[Column[R]]) -> list[Column[R]]:
@@ -131,18 +120,14 @@ def csv_values(columns: Sequence[Column[R]], record: R) -> list[object]:
 
 
 def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str], ...] = ()) -> Row:
-    """The page's row of a record: each page column's cell, marked ``secondary`` as its column is."""
     cells = [c.cell(record)._replace(secondary=c.secondary) for c in columns if c.cell is not None]
     return Row(cells, data)
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, its ``form_class`` and its ``fetch``
-    (the selector's one page), and overrides what is truly its own: the cursor's ``scope`` (what a cursor of this
-    list is valid for), the CSV's ``filename`` (by default ``<salt>.csv``), ``frame`` (read before the rows: the
-    page around them, first page only as a rule) and ``extra`` (after them). Rows the template draws itself (form
-    controls in them) come as records (``template_rows``); otherwise as ``Row``s of the declared columns' cells.
-    ``Listing.view()`` is the page's view: the URL's arguments go to the constructor."""
+    """A list page. A subclass declares ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and
+    overrides what is its own: the cursor's ``scope``, the CSV's ``filename``, ``frame`` (the page around the rows)
+    and ``extra`` (after them). Rows holding form controls come to the template as records (``template_rows``)."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
@@ -166,7 +151,6 @@ class Listing(Generic[F, R]):
         return cast(F, self.form_class(self.request.GET))
 
     def fetch(self, form: F, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
-        """One page of the selector's rows after ``after`` (None: from the first)."""
         raise NotImplementedError
 
     def scope(self, form: F) -> str:
@@ -176,17 +160,11 @@ class Listing(Generic[F, R]):
         return f"{self.salt}.csv"
 
     def join(self, rows: Sequence[Any], *, csv: bool) -> list[R]:
-        """The records of a page's rows: by default each with its customer's profile when the list names them (the
-        name alone on the page; the export, which shows more of each, reads whole profiles)."""
+        """A page's records: each with its customer's profile when the list names them (the name alone on the page)."""
         return cast(list[R], with_profiles(rows, names_only=not csv)) if self.profiles else list(rows)
 
-    def data(self, record: R) -> tuple[tuple[str, str], ...]:
-        """A row's ``data-*`` attributes (``row_id``'s), which tests and scripts find rows by."""
-        return ((self.row_id[0], self.row_id[1](record)),) if self.row_id else ()
-
     def refused(self, form: F) -> dict[str, Any]:
-        """The page's context when its filter is refused (it shows the form and its errors); by default the list
-        has no filter to show them in, and the answer is the error page (400)."""
+        """The page's context when its filter is refused; by default the error page (400)."""
         raise InvalidInput(first_error(form))
 
     def frame(self, form: F, *, first_page: bool) -> dict[str, Any]:
@@ -225,13 +203,12 @@ class Listing(Generic[F, R]):
         return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
 
     def shown(self, records: list[R]) -> Sequence[object]:
-        """The template's rows: ``Row``s of the declared columns' cells, or the records (``template_rows``)."""
+        """The template's rows: the records (``template_rows``), or ``Row``s of the declared columns' cells with
+        their ``row_id`` as a ``data-*`` attribute, which tests and scripts find rows by."""
         if self.template_rows:
             return records
-        return [self.row(record) for record in records]
-
-    def row(self, record: R) -> Row:
-        return row_of(self.columns, record, self.data(record))
+        name, value = self.row_id or ("", None)
+        return [row_of(self.columns, r, ((name, value(r)),) if value else ()) for r in records]
 
     def csv_columns(self, form: F) -> Sequence[Column[R]]:
         return self.columns
@@ -248,8 +225,7 @@ class Listing(Generic[F, R]):
 
 
 def every_page(fetch: Callable[..., Paged[Any]], **kwargs: Any) -> Iterator[Sequence[Any]]:
-    """The rows of a selector (``rows``/``next``) a page of ``CSV_PAGE`` at a time; the first page is fetched now,
-    so its calls are in the cost headers and its error is still a clean 4xx."""
+    """A selector's rows ``CSV_PAGE`` at a time, the first page fetched now (its calls in the cost headers)."""
     first = fetch(limit=CSV_PAGE, after=None, **kwargs)
 
     def pages() -> Iterator[Sequence[Any]]:
@@ -273,7 +249,6 @@ def pages_of(records: Iterator[R], size: int) -> Iterator[list[R]]:
 
 
 def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
-    """The template, or its partial ``name`` when htmx asks for a part of the page."""
     return f"{template}#{name}" if request.htmx else template
 
 
@@ -299,8 +274,7 @@ def range_url(request: HttpRequest, start: date, end: date) -> str:
 
 
 def this_page(request: HttpRequest, **changes: str | None) -> str:
-    """This page's URL with ``changes`` to its query (None: the parameter removed); the path quoted, so a
-    prefixed id in it (``/customers/c%231/``) keeps its ``#``."""
+    """This page's URL with ``changes`` to its query (None: removed); the path quoted, so an id keeps its ``#``."""
     query = request.GET.copy()
     for name, value in changes.items():
         if value is None:
@@ -316,9 +290,8 @@ def this_page(request: HttpRequest, **changes: str | None) -> str:
 def refused_filter(
     request: HtmxHttpRequest, form: forms.Form, template: str, context: dict[str, Any]
 ) -> HttpResponseBase:
-    """A filter the page cannot use: 400 with the page itself, the user's input kept and each error beside its
-    control (the template shows ``form``'s errors and no results). "Load more" (htmx) and a CSV get the error
-    message alone: neither has a form to show it in."""
+    """A filter the page cannot use: 400 with the page, the input kept and each error beside its control;
+    "load more" and a CSV get the message alone, having no form to show it in."""
     if request.htmx or request.GET.get("format") == "csv":
         return error(request, 400, first_error(form))
     return TemplateResponse(request, template, context, status=400)

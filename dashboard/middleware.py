@@ -1,34 +1,21 @@
-"""Request-wide middleware of the dashboard.
+"""Request-wide middleware of the dashboard, in MIDDLEWARE's order.
 
-- ``DynamoDBCostMiddleware`` (first in MIDDLEWARE): records every DynamoDB call made while serving the request
-  (``dynamo.instrumentation.recording``) and sets ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and a
-  ``Server-Timing: dynamodb;dur=..;desc=".."`` entry (plus ``app;dur=..``, the whole request) on every
-  response, errors included. Templates read the log from ``request.dynamodb_log`` for the footer panel
-  (``_dynamodb_cost.html``, shown to operators only); an htmx answer (a fragment, which has no footer) gets the
-  same template's panel appended as an out-of-band swap for them, so the footer always shows the request just
-  made. A streamed response (CSV)
-  carries the calls made before its first byte (the view fetches the first page eagerly); calls made while
-  streaming later pages cannot be in headers that are already sent.
-- ``DynamoDBOutageMiddleware`` (after htmx's): gives the request the deadline of the DynamoDB profile in force
-  (``dynamo.deadline``; the dashboard's, under ``config.wsgi``), and turns an error that means DynamoDB did not answer
-  (``dynamo.no_answer``), raised by a view or while rendering its template, into a 503 page with ``Retry-After`` (the
-  message fragment for htmx); a change's outcome is then unknown, which the page says. Other errors stay 500.
-- ``LongUrlMiddleware`` (right after the security headers' middleware, before any other work): a URL longer
-  than ``settings.MAX_URL_LENGTH`` (path and query, as sent) gets our 414 page. The server in front lets longer
-  request lines through (``gunicorn.conf.py``), so a long query reads as a clear refusal, not as the server's
-  plain text.
-- ``vary_on_htmx`` (right after htmx's): ``Vary: HX-Request`` on every response (django-htmx's documented
-  pattern), once here because every page may answer htmx differently: a list or a form its partial, an error its
-  message alone, an operator's htmx answer the footer's panel out of band, a login bounce ``HX-Redirect``. So a
+- ``DynamoDBCostMiddleware`` (first): records the request's DynamoDB calls (``dynamo.instrumentation``) into
+  ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and ``Server-Timing`` (plus ``app;dur=``) on every response, and into
+  ``request.dynamodb_log`` for the operators' footer panel; an htmx fragment, which has no footer, gets the panel
+  out of band. A streamed CSV carries only the calls made before its first byte: later ones come after the headers.
+- django-htmx's ``HtmxMiddleware`` next, so ``request.htmx`` is there for the others.
+- ``vary_on_htmx``: ``Vary: HX-Request`` on every response, as every page may answer htmx with a fragment, so a
   browser's cache never shows a bare fragment after Back.
+- ``DynamoDBOutageMiddleware``: the request's deadline (``dynamo.deadline``), and DynamoDB not answering
+  (``dynamo.no_answer``), in a view or its template, as a 503 with ``Retry-After``; other errors stay 500.
 - ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
-- ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): logged-in users who are not staff get a 403 page;
-  an htmx request bounced to the login page gets ``HX-Redirect`` so the whole page navigates (not a swap).
-- ``OperatorsOnlyMiddleware`` (after it): a page of the operations menu (``dashboard.navigation.OPERATIONS``) is a
-  403 for anyone but operators (``dashboard.permissions.can_operate``), whatever its view says.
-
-django-htmx's ``HtmxMiddleware`` comes right after ``DynamoDBCostMiddleware``, so ``request.htmx`` is there for
-the others and for every response.
+- ``LongUrlMiddleware`` (after the security headers, before any other work): our 414 page beyond
+  ``settings.MAX_URL_LENGTH``, since the server in front lets longer request lines through (``gunicorn.conf.py``).
+- ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): 403 for users who are not staff; an htmx request
+  bounced to the login page gets ``HX-Redirect``, so the whole page navigates.
+- ``OperatorsOnlyMiddleware``: the operations menu's pages (``dashboard.navigation.OPERATIONS``) are 403 for
+  anyone but operators, whatever their view says.
 """
 
 from __future__ import annotations
@@ -79,8 +66,7 @@ def cost_headers(response: HttpResponseBase, log: CallLog) -> None:
 
 
 def append_cost_panel(request: HtmxHttpRequest, response: HttpResponseBase, log: CallLog) -> None:
-    """htmx fragments carry the footer's panel out of band (``innerHTML``: an open panel stays open), for operators
-    only (the only ones whose pages have it)."""
+    """htmx fragments carry the operators' footer panel out of band (``innerHTML``: an open panel stays open)."""
     if not request.htmx or not isinstance(response, HttpResponse):
         return
     if response.status_code == 204 or "HX-Redirect" in response or "HX-Location" in response:
@@ -177,8 +163,7 @@ class StaffOnlyMiddleware(Middleware):
 
 
 class OperatorsOnlyMiddleware(Middleware):
-    """Checked once the URL is resolved (``process_view``), so the page's area decides, and before the view runs:
-    a login redirect (``LoginRequiredMiddleware``, earlier) comes first."""
+    """Checked once the URL is resolved, so the page's area decides; a login redirect comes first."""
 
     def process_view(
         self, request: HtmxHttpRequest, view: Callable[..., HttpResponseBase], args: object, kwargs: object

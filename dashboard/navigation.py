@@ -1,12 +1,7 @@
-"""Which area of the top bar (``templates/base.html``) the page belongs to, for ``aria-current`` on its link, and
-which areas form the operations menu, whose pages only operators open (``dashboard.permissions.can_operate``,
-enforced by ``dashboard.middleware.OperatorsOnlyMiddleware`` from this same table).
+"""Which area of the top bar the page belongs to (for ``aria-current``), and which areas form the operations
+menu, whose pages only operators open (``OperatorsOnlyMiddleware`` enforces it from this same table).
 
-A context processor: every page gets it without its view knowing, and it reads only the URL Django resolved (no
-DynamoDB, no database). A page that is not listed belongs to no area (an order: reached by the jump box or a
-link). A product's and a warehouse's pages belong to the catalogue, the list of every product; an order's
-consistency with the admin view (and its repair) belongs to the sync.
-"""
+A context processor reading only the URL Django resolved. A page not listed belongs to no area (an order)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from dashboard.lists import Column, RowId, amount_column, link_column, time_colu
 from dashboard.profiles import ADDRESS_CSV_HEADER, NOBODY, Profile
 from shop import order_status
 from shop.keys import OrderStatus
+from shop.order_edit import SHIP_TO
 from shop.order_reads import found_collections, product_names, ship_to_fields
 
 Listed = tuple[Any, Profile]  # an order row and its customer's profile
@@ -90,10 +91,8 @@ ADDRESS = tuple(_address_part(i) for i in range(len(ADDRESS_CSV_HEADER)))
 def order_columns(
     *, with_customer: bool = True, waited: bool = False, secondary: frozenset[str] = ORDER_SECONDARY, date: str = "date"
 ) -> tuple[Column[Listed], ...]:
-    """An order list's columns: order, customer (its id in the CSV; on the page by name when ``with_customer``),
-    date (headed ``date``), how long it has waited (``waited``: page only), status, total, item count, and the
-    customer's name and email (CSV only); ``secondary`` names the columns (``status``, ``items``) a phone leaves
-    out."""
+    """An order list's columns; the customer by name when ``with_customer`` (its id in the CSV), how long it has
+    waited when ``waited`` (page only), the customer's name and email in the CSV only."""
     shown = [
         ORDER,
         CUSTOMER if with_customer else replace(CUSTOMER, heading=None, cell=None),
@@ -137,28 +136,13 @@ def with_states(rows: Sequence[Any]) -> list[OrderRow]:
 ORDER_ROW_FIELDS = ("order_id", "customer_id", "date", "status", "total", "item_count")
 
 
-# --- the pending list's pick list: one row per order line ------------------------------------------------------
-
-PICK_CSV_HEADER = [
-    "order_id",
-    "date",
-    "customer_name",
-    "product_id",
-    "product_name",
-    "quantity",
-    "name",
-    "street",
-    "city",
-    "zip",
-    "country",
-]
+PICK_CSV_HEADER = ["order_id", "date", "customer_name", "product_id", "product_name", "quantity", "name", *SHIP_TO]
 
 
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """Every line of a page of orders, a row each with the units left to ship (0 once a line has shipped whole), in
-    the page's order, to where each goes (the ship-to staff gave it, else its customer's address now): one Query of
-    each order's collection (``shop.order_reads.found_collections``, side by side) and one BatchGetItem of the names
-    of the products whose lines kept none."""
+    """Every line of a page of orders, a row each with the units left to ship (0 once a line has shipped whole), to
+    where each goes: one Query of each order's collection (side by side) and one BatchGetItem of the names of
+    products whose lines kept none."""
     collections = found_collections([row.order_id for row, _ in records])
     unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)

@@ -1,12 +1,9 @@
 """PartiQL for the explorer: the statement that answers an access pattern, and the check of a read-only box.
 
-``statement_of`` writes a pattern's recorded requests (GetItem, Query, BatchGetItem) as one ``SELECT`` that
-DynamoDB runs as a Query: the key condition and filter become its ``WHERE`` (``#name`` a quoted identifier,
-``:value`` a ``?`` parameter), a backward Query an ``ORDER BY`` on the sort key; Queries that differ only in
-their partition (a write-sharded index) become one ``IN``. ``checked`` refuses, before anything is sent, a
-statement that is not a ``SELECT`` or whose ``WHERE`` holds no equality on the partition key of the table or
-index it names: DynamoDB would run that as a Scan of the whole table, which the AWS console does without a word.
-"""
+``statement_of`` writes a pattern's recorded requests as one ``SELECT`` that DynamoDB runs as a Query (a
+backward Query an ``ORDER BY``; Queries that differ only in a write shard one ``IN``). ``checked`` refuses,
+unsent, anything but a ``SELECT`` with an equality on the partition key of the table or index it names:
+DynamoDB would run that as a Scan of the whole table, which the AWS console does without a word."""
 
 from __future__ import annotations
 

@@ -1,16 +1,12 @@
-"""Every named read the product serves, in one list for the explorer: the shop table's (``shop.pattern_registry``)
-then the admin view's (``adminview.reads.patterns``).
-
-Also how a recorded call is shown: the request as JSON, as a boto3 call and as an ``aws dynamodb`` command line,
-all built from the parameters botocore actually sent (``dynamo.instrumentation.Call.request``). The explorer shows
-DynamoDB's own shapes, so it is the one reader of DynamoDB JSON on the dashboard (``dynamo.ddb_json``).
-"""
+"""Every named read the product serves, for the explorer: the shop table's, then the admin view's; and a
+recorded call as JSON, a boto3 call and an ``aws dynamodb`` command, from the parameters botocore sent.
+The explorer shows DynamoDB's own shapes, so it is the one reader of DynamoDB JSON on the dashboard."""
 
 from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from botocore import xform_name
@@ -20,8 +16,6 @@ from dashboard.cells import Cell
 from dynamo import ddb_json
 from shop.pattern_registry import SHOP_PATTERNS, AccessPattern
 from shop.plain import plain_attribute
-
-Link = Callable[[str], str | None]  # a string attribute's page, if it has one
 
 
 def all_patterns() -> list[AccessPattern]:
@@ -37,9 +31,6 @@ def grouped() -> list[tuple[str, list[AccessPattern]]]:
     for pattern in all_patterns():
         groups.setdefault(pattern.group, []).append(pattern)
     return list(groups.items())
-
-
-# --- a recorded request, shown three ways -------------------------------------------------------------------
 
 
 def request_json(operation: str, request: dict[str, Any]) -> str:
@@ -76,11 +67,7 @@ def cli_line(operation: str, request: dict[str, Any]) -> str:
     return " ".join(words)
 
 
-# --- item values as text (the HTML table and the CSV) -----------------------------------------------------------
-
-
 def cell(value: Any) -> str:
-    """One attribute as text: strings as they are, anything else (numbers, maps, lists) as JSON."""
     if value is None:
         return ""
     if isinstance(value, str):
@@ -88,26 +75,20 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
-def stored_cell(value: Mapping[str, Any] | None, link: Link | None = None) -> Cell:
-    """One stored attribute (DynamoDB JSON; None: the item lacks it) as ``readable`` shows its plain value;
-    ``link`` gives a string value's page (None: no link)."""
+def stored_cell(value: Mapping[str, Any] | None) -> Cell:
+    """One stored attribute (DynamoDB JSON; None: absent) as ``readable`` shows its plain value."""
     if value is None:
         return Cell("")
     text = ddb_json.as_string(value)
-    if text is not None:
-        return Cell(text, url=link(text) if link else None)
-    return readable(plain_attribute(value))
+    return Cell(text) if text is not None else readable(plain_attribute(value))
 
 
-def stored_row(item: Mapping[str, Any], columns: Sequence[str], link: Link | None = None) -> list[Cell]:
-    """An item's cells for the given columns, from its stored attributes (``stored_cell``)."""
-    return [stored_cell(item.get(name), link) for name in columns]
+def stored_row(item: Mapping[str, Any], columns: Sequence[str]) -> list[Cell]:
+    return [stored_cell(item.get(name)) for name in columns]
 
 
-def readable(value: Any, url: str | None = None) -> Cell:
+def readable(value: Any) -> Cell:
     """An attribute for the HTML table: text, or indented JSON for a map or list (a nested cell)."""
-    if isinstance(value, str):
-        return Cell(value, url=url)
     if isinstance(value, dict | list):
-        return Cell(json.dumps(value, indent=1, ensure_ascii=False), nested=True, url=url)
-    return Cell(cell(value), url=url)
+        return Cell(json.dumps(value, indent=1, ensure_ascii=False), nested=True)
+    return Cell(cell(value))

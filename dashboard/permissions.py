@@ -1,10 +1,5 @@
-"""Who may change what, checked on the server for every request (GET and POST alike): superusers anything;
-members of ``fulfilment`` ship, cancel and deliver orders; members of ``catalogue`` edit products, stock and
-warehouses; members of ``customer-service`` edit customers; members of ``returns`` approve, reject, receive and
-refund returns, and members of ``finance`` may refund one beyond what came back of it and take payments and
-make refunds on an order; members of ``operators`` open the operations pages (the explorer, the sync, an order's
-consistency: ``dashboard.navigation.OPERATIONS``). Any other staff member reads only. Only superusers repair the
-admin view, replay dead letters and manage staff accounts.
+"""Who may change what, checked on the server for every request (GET and POST alike); each group's rights are
+on its ``can_*`` function, superusers may do anything, and any other staff member reads only.
 
 Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
 button only to whom the server would let use it."""
@@ -25,7 +20,7 @@ User = AbstractBaseUser | AnonymousUser
 
 
 def can_fulfil(user: User) -> bool:
-    """Ship/cancel permission: superusers and members of the ``fulfilment`` group."""
+    """Shipping, cancelling and delivering orders: superusers and the ``fulfilment`` group."""
     return _member(user, settings.FULFILMENT_GROUP)
 
 
@@ -34,8 +29,7 @@ def needs_fulfilment(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _groups(user: AbstractUser) -> frozenset[str]:
-    """The user's group names, read once per request: the user object is this request's own (one query at most,
-    whichever permissions a page asks about; a user never saved is in none)."""
+    """The user's group names, read once per request (the user object is this request's own)."""
     found: frozenset[str] | None = getattr(user, "_editing_groups", None)
     if found is None:
         found = frozenset(user.groups.values_list("name", flat=True)) if user.pk is not None else frozenset()
@@ -83,7 +77,8 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 
 def can_operate(user: User) -> bool:
-    """The operations pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
+    """The operations pages (the explorer, the sync, an order's consistency) and the footer's per-call breakdown:
+    superusers and the ``operators`` group."""
     return _member(user, settings.OPERATORS_GROUP)
 
 
@@ -108,8 +103,8 @@ RULES: dict[str, Callable[[User], bool]] = {  # what templates and lifecycle ste
 
 
 class Allowed:
-    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each answer of ``RULES``, worked out when
-    first asked (a page asks about one or two, and most need no query for them)."""
+    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each rule worked out when first asked (a
+    page asks about one or two)."""
 
     def __init__(self, user: User) -> None:
         self._user = user
@@ -128,5 +123,4 @@ class Allowed:
 
 
 def allowed(request: HttpRequest) -> dict[str, Allowed]:
-    """Context processor: ``may``, what the request's user may do (nothing for a request without a user)."""
     return {"may": Allowed(getattr(request, "user", AnonymousUser()))}

@@ -1,10 +1,6 @@
-"""Who placed the orders of a list: their names, emails and addresses, read for a whole page at once.
-
-An order row carries only its customer's id. A list page names every customer it shows with one BatchGetItem of
-the page's distinct customers' profiles in the admin view (``selectors.customer_profiles``), so its calls stay the
-same whatever the table holds; the order page reads its one customer from the shop table instead
-(``Profile.of_customer``). The pending list's CSV is a pick list: it carries each customer's current address.
-"""
+"""Who placed the orders of a list: their names, emails and addresses, read for a whole page at once (one
+BatchGetItem of the page's distinct customers in the admin view), so a page's calls stay the same whatever the
+table holds; the order page reads its one customer from the shop table (``Profile.of_customer``)."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from adminview.core import schema, values
 from adminview.reads import selectors
 from shop.models import Address, Customer
 
-ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]
+ADDRESS_CSV_HEADER = ["street", "number", "zip_code", "city", "county", "country"]  # ``Address``'s field names
 
 
 @dataclass(frozen=True)
@@ -35,10 +31,7 @@ class Profile:
 
     def address_cells(self) -> list[str | None]:
         """The address as the CSV's ``ADDRESS_CSV_HEADER`` columns (all empty without one)."""
-        found = self.address
-        if found is None:
-            return [None] * len(ADDRESS_CSV_HEADER)
-        return [found.street, found.number, found.zip_code, found.city, found.county, found.country]
+        return [getattr(self.address, name, None) for name in ADDRESS_CSV_HEADER]
 
 
 NOBODY = Profile()
@@ -53,9 +46,8 @@ def _profile(item: values.Item) -> Profile:
 
 
 def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dict[str, Profile]:
-    """The profiles of these customers by id (one BatchGetItem of the distinct ids; none for no ids); a customer
-    without a profile is left out (``profiles.get(cid, NOBODY)``). ``names_only``: the name alone, all a list page
-    shows of them (less for DynamoDB to send and for botocore to parse than the email and address too)."""
+    """The profiles of these customers (one BatchGetItem of the distinct ids), those without one left out.
+    ``names_only``: the name alone, all a list page shows (less for DynamoDB to send and botocore to parse)."""
     wanted = list(dict.fromkeys(cid for cid in customer_ids if cid))
     if not wanted:
         return {}
@@ -64,6 +56,5 @@ def profiles_of(customer_ids: Iterable[str], *, names_only: bool = False) -> dic
 
 
 def with_profiles(rows: Sequence[Any], *, names_only: bool = False) -> list[tuple[Any, Profile]]:
-    """Each row (anything with a ``customer_id``) with its customer's profile: one BatchGetItem."""
     profiles = profiles_of((row.customer_id for row in rows), names_only=names_only)
     return [(row, profiles.get(row.customer_id, NOBODY)) for row in rows]

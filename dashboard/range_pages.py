@@ -27,9 +27,7 @@ PRESETS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "365 days"))
 
 
 def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str, Any]:
-    """The range in force (``start``, ``end``: None when the form was refused), the range form as the page shows
-    it (``range_form``: with its errors when refused) and its quick choices (the last 7, 30, 90 and 365 days up to
-    today)."""
+    """The range in force (None when refused), its form as the page shows it and the quick choices."""
     valid = not form.errors
     start, end = (form.cleaned_data["start"], form.cleaned_data["end"]) if valid else (None, None)
     presets = []
@@ -42,17 +40,14 @@ def range_context(request: HttpRequest, form: DayRange, today: date) -> dict[str
 
 
 def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
-    """A stats page (``dashboard:stats-daily`` ...) over a range, or its CSV."""
     query = {"from": start.isoformat(), "to": end.isoformat()} | ({"format": "csv"} if csv else {})
     return f"{reverse(name)}?{urlencode(query)}"
 
 
 @dataclass(frozen=True)
 class RangePage(Generic[R]):
-    """A numbers page: its ``title``, its ``read`` of the rows of a range (``start``, ``end``: one row per day, or
-    per day and category), its CSV ``columns`` (a contract: kept as they are), its ``prefix`` (its template
-    ``dashboard/stats_<prefix>.html``, on ``_stats_range_page.html``; its CSV ``<prefix>-<from>-<to>.csv``; its name
-    in the numbers menu) and its ``charts`` of the rows."""
+    """A numbers page: its ``title``, its ``read`` of a range's rows, its CSV ``columns`` (a contract), its
+    ``prefix`` (template ``dashboard/stats_<prefix>.html``, CSV ``<prefix>-<from>-<to>.csv``) and its ``charts``."""
 
     title: str
     read: Callable[..., list[R]]

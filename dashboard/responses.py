@@ -29,17 +29,15 @@ NO_ANSWER_TO_CHANGE = (
 
 
 def error(request: HtmxHttpRequest, status: int, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
-    """The error page (or, for htmx, just its message fragment) with a readable message, never a traceback;
-    ``link`` (url, text) follows the message (e.g. the page to reload)."""
+    """The error page (for htmx its message alone), never a traceback; ``link`` (url, text) follows the message."""
     template = "dashboard/error.html" + ("#message" if request.htmx else "")
     context = {"status": status, "title": TITLES.get(status, "Error"), "message": message, "link": link}
     return render(request, template, context, status=status)
 
 
 def no_answer(request: HtmxHttpRequest, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
-    """503 with ``Retry-After``: DynamoDB did not answer (``dynamo.no_answer``). For a change, say that its outcome
-    is unknown; trying it again is safe (the writes are conditioned on what was read: a change that did land makes
-    the second attempt answer 409)."""
+    """503 with ``Retry-After``: DynamoDB did not answer. Trying a change again is safe: the writes are
+    conditioned on what was read, so one that did land makes the second attempt a 409."""
     response = error(request, 503, message, link=link)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
@@ -51,8 +49,7 @@ class Unanswered(Exception):
 
 @contextmanager
 def unanswered_raised() -> Iterator[None]:
-    """DynamoDB not answering, as ``Unanswered`` (a view says so in place: never a 500); any other error goes on
-    as it was."""
+    """DynamoDB not answering as ``Unanswered``, for a view to say so in place; other errors go on."""
     try:
         yield
     except DYNAMODB_ERRORS as exc:
@@ -64,8 +61,7 @@ def unanswered_raised() -> Iterator[None]:
 def domain_errors(
     view: Callable[Concatenate[R, P], HttpResponseBase],
 ) -> Callable[Concatenate[R, P], HttpResponseBase]:
-    """A domain error becomes the error page with its class's status (``shop.errors``: bad ids, dates, cursors
-    and parameters 400, unknown ids 404, conflicts 409, busy 503); anything else is a bug and stays a 500."""
+    """A domain error becomes the error page with its class's status; anything else is a bug and stays a 500."""
 
     @functools.wraps(view)
     def wrapper(request: R, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponseBase:
@@ -86,8 +82,8 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # what makes a spreadsheet rea
 
 
 def spreadsheet_cell(value: object) -> object:
-    """A CSV cell as written: None empty, text that a spreadsheet would run as a formula behind a leading quote
-    (a customer's name ``=HYPERLINK(...)``), numbers and other text as they are (``-5.00`` stays a number)."""
+    """A CSV cell: text a spreadsheet would run as a formula (``=HYPERLINK(...)``) behind a quote; numbers as
+    they are (``-5.00`` stays a number)."""
     if value is None:
         return ""
     if isinstance(value, str) and value.startswith(FORMULA_START):
@@ -96,8 +92,8 @@ def spreadsheet_cell(value: object) -> object:
 
 
 def csv_response(filename: str, header: list[str], rows: Iterable[Iterable[object]]) -> StreamingHttpResponse:
-    """Stream ``rows`` as CSV after ``header``; nothing is buffered beyond the selector's current page. Every
-    cell goes through ``spreadsheet_cell``, so no export opens as formulas."""
+    """Stream ``rows`` as CSV after ``header``, buffering nothing beyond the selector's page; no cell opens as a
+    formula (``spreadsheet_cell``)."""
     writer = csv.writer(_Echo())
 
     def lines() -> Iterator[str]:

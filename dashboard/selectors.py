@@ -1,10 +1,5 @@
-"""The dashboard's selector boundary: the reads its pages make of the shop and returns tables by key (their
-access patterns), shaped as the admin view's selectors answer (a page of ``rows`` and the ``next`` position), so
-a view calls selectors and services only and never reaches for ``dynamo`` itself.
-
-The admin view's own selectors (``adminview``) are called as they are; what lives here is what the pages need
-from the other tables: a customer's invoices (pattern 15), orders due on a day, an entity's history, an order's
-returns and money, one return with its order, every warehouse and a warehouse's stock.
+"""The reads the pages make of the shop and returns tables by key (their access patterns), shaped as the admin
+view's selectors answer (a page of ``rows`` and the ``next`` position), so a view never reaches for ``dynamo``.
 """
 
 from __future__ import annotations
@@ -35,15 +30,13 @@ MAX_ROWS = MAX_PAGE  # the most rows one call returns: a CSV export's page
 
 @dataclass(frozen=True)
 class KeyPage(Generic[T]):
-    """A page of an access pattern as a list page reads it: its ``rows`` and the ``next`` position (DynamoDB's
-    ``LastEvaluatedKey``, signed into the page's cursor)."""
+    """A page of an access pattern: its ``rows`` and ``next`` (the ``LastEvaluatedKey``, signed into a cursor)."""
 
     rows: list[T]
     next: dict[str, Any] | None
 
 
 def existing(found: T | None, kind: str, entity_id: str) -> T:
-    """What a read by key ``found``, or NotFound (404) for the ``kind`` and id it does not hold."""
     if found is None:
         raise NotFound(kind, entity_id)
     return found
@@ -65,14 +58,13 @@ STILL_EXPECTED = frozenset({OrderStatus.PENDING, OrderStatus.SHIPPED})
 
 
 def orders_due(*, day: str, limit: int, after: dict[str, Any] | None) -> KeyPage[Order]:
-    """Orders still expected on ``day`` (pending or shipped): one Query on DeliveryDate-index, whose delivered and
-    cancelled orders are left out of the page (so it may hold fewer rows than ``limit``; ``next`` goes on)."""
+    """Orders still expected on ``day``: one Query on DeliveryDate-index, delivered and cancelled ones left out
+    (so a page may hold fewer rows than ``limit``)."""
     page = access_patterns.orders_due_on(date=day, limit=limit, start_key=after)
     return KeyPage([o for o in page.items if o.order_status in STILL_EXPECTED], page.next_key)
 
 
 def entity_history(*, kind: str, entity_id: str, limit: int, after: dict[str, Any] | None) -> KeyPage[AuditEntry]:
-    """An entity's audit entries newest first: one Query of its partition."""
     return paged(history.entity_history(kind=kind, entity_id=entity_id, limit=limit, start_key=after))
 
 
@@ -112,9 +104,6 @@ def warehouses(*, limit: int, after: dict[str, Any] | None) -> KeyPage[Warehouse
     return KeyPage(side_by_side.map_calls(summed, page.items), page.next_key)
 
 
-# --- an order's returns and money, one return with its order --------------------------------------------------
-
-
 def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.Refundable]:
     """The order's returns (GSI1 of the returns table) and what remains refundable (its refunds: one Query)."""
     found = list(all_items(return_patterns.returns_for_order, order_id=collection.order.order_id))
@@ -123,8 +112,8 @@ def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.
 
 @dataclass(frozen=True)
 class ReturnDetails:
-    """One return as its page shows it: the return, its order's collection (None when the order is gone), its
-    order's money, its refund, and the order's history about this return."""
+    """One return as its page shows it; ``collection`` None when the order is gone; ``history``: the order's
+    entries about this return."""
 
     item: ReturnItem
     collection: OrderCollection | None
@@ -135,9 +124,8 @@ class ReturnDetails:
 
 
 def return_details(return_id: str) -> ReturnDetails:
-    """The return and its notes (a consistent Query of its partition), its order's collection (one Query: lines'
-    prices, payments, history) and its order's money (``returns.refunds.refundable``: a GetItem and a Query);
-    NotFound (404) for no return."""
+    """The return and its notes (a consistent Query of its partition), its order's collection (one Query) and
+    money (``returns.refunds.refundable``: a GetItem and a Query)."""
     found, notes = return_patterns.return_and_notes(return_id=return_id, consistent=True)
     item = existing(found, "return", return_id)
     try:
@@ -150,13 +138,9 @@ def return_details(return_id: str) -> ReturnDetails:
     return ReturnDetails(item, collection, money, refund, about, notes)
 
 
-# --- a part of a page that the rest does not need -------------------------------------------------------------
-
-
 def read_or_reason(read: Callable[[], T]) -> tuple[T | None, str | None]:
-    """``(read(), None)``, or ``(None, why)`` when DynamoDB refused the read (a table not created yet, ...): for the
-    part of a page that the rest does not need (the home page's numbers, a product's sales), which then says why
-    instead. When DynamoDB does not answer, the error goes on: the page answers 503."""
+    """``(read(), None)``, or ``(None, why)`` when DynamoDB refused the read (a table not created yet): for a part
+    of a page the rest does not need, which then says why. DynamoDB not answering goes on: the page is a 503."""
     try:
         return read(), None
     except DYNAMODB_ERRORS as exc:

@@ -1,11 +1,7 @@
-"""One order's story, newest first: a pure merge of what the order page already reads (the order's collection with
-its audit entries and notes, its returns and its refunds), so it costs no call of its own and is tested without an
-engine.
+"""One order's story, newest first: a pure merge of what the order page already reads, so it costs no call.
 
-Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did (placing,
-paying, asking for a return nobody on staff recorded); ``system`` where the data say it happened but no one is
-recorded (an item another service wrote, a status with no audit entry).
-"""
+Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did; ``system``
+where the data say it happened but no one is recorded (another service's item, a status with no audit entry)."""
 
 from __future__ import annotations
 
@@ -29,8 +25,7 @@ DETAIL = 200  # characters of a note's or a change's text a row keeps
 
 
 class Event(StrEnum):
-    """The kinds of row, as the CSV names them; ``words`` is how the page says them (``return_requested``:
-    "Return requested"). Declared in the order they happen, which also breaks ties between rows of one moment."""
+    """The kinds of row, as the CSV names them, in the order they happen (which breaks ties of one moment)."""
 
     PLACED = "placed"
     PAID = "paid"
@@ -100,14 +95,9 @@ def _moment(text: str | None) -> datetime | None:
         return None
 
 
-def _about_return(entry: AuditEntry, returns: Sequence[ReturnItem]) -> str | None:
-    return next((r.return_id for r in returns if return_services.is_about(entry.detail, r.return_id)), None)
-
-
 def timeline(
     collection: OrderCollection, returns: Sequence[ReturnItem] = (), refunds: Sequence[Refund] = ()
 ) -> list[Row]:
-    """Every event of the order, newest first."""
     rows = [*_order_rows(collection), *_note_rows(collection), *_notified_rows(collection)]
     entries = sorted(collection.history, key=lambda e: e.sk)
     rows += _staff_rows(entries, collection, returns)
@@ -117,8 +107,7 @@ def timeline(
 
 
 def _order_rows(collection: OrderCollection) -> Iterable[Row]:
-    """Placing and paying: by the customer, or by the staff member who created the order (its ``create`` entry); a
-    payment staff took later is its own audit entry's row (``_staff_rows``)."""
+    """Placing and paying, by the customer or by the staff member who created the order."""
     order = collection.order
     creator = next((e.user for e in collection.history if e.action == orders.CREATE), CUSTOMER)
     taken = [e.detail or "" for e in collection.history if e.action == payments.PAYMENT]
@@ -154,8 +143,8 @@ def _note_rows(collection: OrderCollection) -> Iterable[Row]:
 def _staff_rows(
     entries: Sequence[AuditEntry], collection: OrderCollection, returns: Sequence[ReturnItem]
 ) -> Iterable[Row]:
-    """Ship, deliver and cancel as their own events; a note on a return (its note lives in the returns table) as a
-    note; any other staff change to the order but a return's or a refund's as ``edited``."""
+    """Ship, deliver and cancel as their own events, a note on a return as a note, any other staff change to the
+    order but a return's or a refund's as ``edited``."""
     shipments = sorted(collection.shipments, key=lambda s: (s.date or datetime.min, s.sk))
     ships = [e for e in entries if e.action == SHIP]
     # one ship writes a shipment per warehouse, all with its date: the n-th date is the n-th ship's
@@ -186,7 +175,7 @@ def _staff_rows(
             kept = collection.order.cancel_reason
             yield Row(at, Event.CANCELLED, entry.user, entry.detail or (f"reason: {kept}" if kept else ""))
         elif entry.action in NOTE_ACTIONS:
-            if _about_return(entry, returns) is not None:
+            if any(return_services.is_about(entry.detail, r.return_id) for r in returns):
                 yield Row(at, Event.NOTE, entry.user, _short(entry.detail))
         else:
             yield Row(at, Event.EDITED, entry.user, _short(entry.detail or entry.action))

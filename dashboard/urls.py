@@ -53,8 +53,7 @@ urlpatterns = [
     path("orders/<str:order_id>/slip/", slips.order_slip, name="order-slip"),
     *(path(f"orders/<str:order_id>/{a}/", orders.order_step, {"action": a}, name=f"order-{a}") for a in orders.STEPS),
     path("orders/<str:order_id>/edit/", order_edit.order_edit, name="order-edit"),
-    path("orders/<str:order_id>/payments/", orders.order_payment, name="order-payments"),
-    path("orders/<str:order_id>/refund/", orders.order_refund, name="order-refund"),
+    *(path(f"orders/<str:order_id>/{a}/", orders.order_money, {"action": a}, name=f"order-{a}") for a in orders.MONEY),
     path(
         "orders/<str:order_id>/notifications/<str:notification_id>/send-again/",
         orders.notification_send_again,
@@ -67,9 +66,14 @@ urlpatterns = [
         consistency.order_consistency_repair,
         name="order-consistency-repair",
     ),
-    path("orders/<str:order_id>/items/<str:product_id>/favourite/", orders.order_favourite, name="order-favourite"),
-    path(
-        "orders/<str:order_id>/items/<str:product_id>/unfavourite/", orders.order_unfavourite, name="order-unfavourite"
+    *(
+        path(
+            f"orders/<str:order_id>/items/<str:product_id>/{a}/",
+            orders.order_favourite,
+            {"add": add},
+            name=f"order-{a}",
+        )
+        for a, add in (("favourite", True), ("unfavourite", False))
     ),
     path("orders/<str:order_id>/returns/new/", returns.return_new, name="return-new"),
     path("returns/", returns.returns_queue, name="returns"),

@@ -20,9 +20,7 @@ FROM_WAREHOUSE = "@"
 
 
 class BulkForm(CancelReasonFields, CarrierFields):
-    """The selected orders of a status list and what to do with them; shipping takes a carrier for all of them
-    and, per order, an optional tracking number, and per order and warehouse its shipment's own; ``confirm=yes``
-    once staff have seen what an action that cannot be undone (cancelling) will change."""
+    """A status list's selection and action; ``confirm=yes`` once staff have seen what cancelling will change."""
 
     action = forms.ChoiceField(choices=[(a, a) for a in (*bulk.ACTIONS, SLIPS)])
     order = forms.CharField(required=False)  # validated as a list in clean()

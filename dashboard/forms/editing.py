@@ -1,17 +1,10 @@
 """The edit forms: each shows an entity's current values and carries, signed, what it showed (``seen``).
 
-``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope
-(Django's ``signing``, as ``dashboard.cursors``), so the save is conditioned on exactly what the form showed
-and a form of another entity or kind is refused (400). A field posted back as the form showed it, or left out of
-the post, is no change: it is not validated again (an old value today's limits refuse does not block editing
-the others) and keeps the stored value exactly (an absent attribute stays absent, an old ``"Sweden "`` stays as
-it is). A changed text is trimmed (Django's ``strip``; a text area's ``\\r\\n`` is a browser's newline, kept as
-``\\n``). Required fields are marked (``required_css_class`` and the ``required`` attribute), also on a form
-shown again with its errors.
-
-A country is chosen from ISO 3166 (``dashboard.countries``); a product's category from the catalogue's own
-(``dashboard.category_names``), matched ignoring case, a new one only when ``new_category`` is ticked.
-"""
+``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope, so
+the save is conditioned on exactly what the form showed and a form of another entity is refused (400). A field
+posted back as shown, or left out, is no change: it is not validated again (an old value today's limits refuse
+does not block editing the others) and keeps the stored value exactly (absent stays absent, ``"Sweden "`` stays).
+A changed text is trimmed, a text area's ``\\r\\n`` kept as ``\\n``."""
 
 from __future__ import annotations
 
@@ -24,39 +17,22 @@ from django.forms.utils import pretty_name
 
 from dashboard.category_names import matching
 from dashboard.countries import country_choices
+from dashboard.profiles import ADDRESS_CSV_HEADER
 from shop import editing
 from shop.amounts import PLAIN_DECIMAL
 from shop.audit import attribute_words
 from shop.errors import InvalidInput
+from shop.models import Address
 from shop.snapshots import CUSTOMER, PRODUCT, STOCK, WAREHOUSE, EditSpec, Snapshot
 
 SEEN = "seen"
-ADDRESS_FIELDS = {
-    "street": "Street",
-    "number": "Number",
-    "zip_code": "ZipCode",
-    "city": "City",
-    "county": "County",
-    "country": "Country",
-}
+ADDRESS_FIELDS = {name: Address.get_attributes()[name].attr_name for name in ADDRESS_CSV_HEADER}  # field -> attribute
 
 
-def _text(
-    max_length: int,
-    *,
-    required: bool = False,
-    label: str | None = None,
-    area: bool = False,
-    widget: forms.Widget | None = None,
-) -> forms.CharField:
-    """Text trimmed of surrounding spaces (Django's ``strip``); a required one must not be blank."""
-    return forms.CharField(
-        max_length=max_length,
-        required=required,
-        label=label,
-        widget=widget or (forms.Textarea(attrs={"rows": 4}) if area else forms.TextInput()),
-        help_text=f"at most {max_length:,} characters",
-    )
+def _text(max_length: int, **options: Any) -> forms.CharField:
+    """Text trimmed of surrounding spaces (Django's ``strip``); optional unless ``required``, then not blank."""
+    help_text = f"at most {max_length:,} characters"
+    return forms.CharField(max_length=max_length, help_text=help_text, **{"required": False, **options})
 
 
 class AmountField(forms.DecimalField):
@@ -70,8 +46,7 @@ class AmountField(forms.DecimalField):
 
 
 class SuggestingInput(forms.TextInput):
-    """A text input with a ``<datalist>`` of suggestions (``options``): the browser offers them as one types, and
-    any text can still be typed."""
+    """A text input offering ``options`` in a ``<datalist>``; any text can still be typed."""
 
     template_name = "dashboard/widgets/datalist_input.html"
 
@@ -168,8 +143,7 @@ class EditForm(forms.Form):
         return posted or None
 
     def arguments(self) -> dict[str, Any]:
-        """The edit service's arguments: what the form showed (``seen``), each field as ``wanted``, the address
-        fields as one ``address``."""
+        """The edit service's arguments: ``seen``, each field as ``wanted``, the address fields as one ``address``."""
         named = {name: self.wanted(name) for name in self.paths if name not in ADDRESS_FIELDS}
         return {SEEN: self.cleaned_data[SEEN], **named} | (
             {"address": self.address()} if isinstance(self, AddressFields) else {}
@@ -180,10 +154,8 @@ ADDRESS_PATHS = {name: f"Address.{attr}" for name, attr in ADDRESS_FIELDS.items(
 
 
 class AddressFields(forms.Form):
-    """The fields of AWS's ``Address`` map. What a parcel needs is required (street, zip code, city, country); a
-    house number (often part of the street) and a county (many countries have none) are not. A field posted as
-    the form showed it is not checked again (``EditForm``): an old address lacking a zip code can still be saved
-    while its zip code is left as it is."""
+    """The fields of AWS's ``Address`` map; what a parcel needs is required (a house number is often part of
+    the street, and many countries have no county). Unchanged fields are not checked again (``EditForm``)."""
 
     street = _text(editing.MAX_ADDRESS_PART, label="Street", required=True)
     number = _text(editing.MAX_ADDRESS_PART, label="Number")
@@ -203,8 +175,7 @@ class CustomerForm(EditForm, AddressFields):
 
 
 class ProductForm(EditForm):
-    """A product; ``categories``: the catalogue's (``dashboard.category_names.known_categories``), offered as one
-    types and matched ignoring case; a name that matches none is saved only with ``new_category`` ticked."""
+    """A product; its category one of ``categories`` ignoring case, or a new one with ``new_category`` ticked."""
 
     spec = PRODUCT
     paths = {"name": "Detail.Name", "description": "Detail.Description", "price": "Price", "category": "Category"}
@@ -212,7 +183,7 @@ class ProductForm(EditForm):
     field_order = ["name", "description", "price", "category", "new_category"]
 
     name = _text(editing.MAX_NAME, required=True)
-    description = _text(editing.MAX_DESCRIPTION, area=True)
+    description = _text(editing.MAX_DESCRIPTION, widget=forms.Textarea(attrs={"rows": 4}))
     price = AmountField(
         min_value=0,
         max_value=editing.MAX_PRICE - 1,
@@ -295,9 +266,7 @@ EDIT_FORMS: tuple[type[EditForm], ...] = (CustomerForm, ProductForm, WarehouseFo
 
 
 def attribute_label(path: str) -> str:
-    """How a page names a stored attribute: the label of the field that edits it (``Address.Country`` ->
-    ``Country``, ``Detail.Name`` -> ``Name``), else the attribute in words (``DeliveryDate`` -> "Delivery date"),
-    never the attribute's path."""
+    """How a page names a stored attribute: the label of the field that edits it, else its name in words."""
     for form_class in EDIT_FORMS:
         name = next((n for n, shown in form_class.paths.items() if shown == path), None)
         if name is not None:

@@ -29,8 +29,6 @@ PARTIQL = "partiql"
 
 
 class SortForm(FilterForm):
-    """``sort``: an order list newest (the default) or oldest first."""
-
     sort = choice_field((NEWEST, OLDEST), "sort", labels=("newest first", "oldest first"), default=NEWEST, label="sort")
 
 
@@ -47,8 +45,7 @@ ORDER_FILTERS = ("sort", "from", "to")  # an order list's filter, as the query n
 
 
 class OrderFilter(SortForm, RangeFields):
-    """How an order list is shown: ``sort``, and ``from`` / ``to``: order dates, both included, each optional (no
-    bound)."""
+    """An order list's ``sort`` and ``from`` / ``to`` (order dates, both included, each optional)."""
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
@@ -64,7 +61,6 @@ class OrderFilter(SortForm, RangeFields):
         return "|".join([self.cleaned_data["sort"], *(d.isoformat() if d else "" for d in (dates.start, dates.end))])
 
     def filters(self) -> list[forms.BoundField]:
-        """The fields the page shows as its filter (not the list parameters)."""
         return [self["sort"], self["start"], self["end"]]
 
 
@@ -79,9 +75,8 @@ class CustomerPageForm(OrderListForm):
 
 
 class PatternForm(ListForm):
-    """An access pattern's parameters (fields from the registry, named as in the URL: ``customer_id``, ``from``,
-    ``to``...) plus the list parameters; each value is checked by the registry, as the CLI checks it.
-    ``format=partiql`` asks for the pattern as one PartiQL statement."""
+    """An access pattern's parameters (from the registry, named as in the URL) checked by the registry as the CLI
+    checks them, plus the list parameters; ``format=partiql`` asks for the pattern as one PartiQL statement."""
 
     format = choice_field((*FORMATS, PARTIQL), "format")
 
@@ -98,7 +93,6 @@ class PatternForm(ListForm):
         self.fields["limit"].widget.attrs["placeholder"] = str(DEFAULT_PAGE)
 
     def param_fields(self) -> list[forms.BoundField]:
-        """The pattern's own parameters (not the list parameters), as the form shows them."""
         return [self[param.query_name] for param in self.params]
 
     def clean(self) -> dict[str, object]:
@@ -115,18 +109,14 @@ class PatternForm(ListForm):
 
 
 class CustomersForm(ListForm):
-    """``/customers/``: every customer by name (the default) or newest first."""
-
     sort = choice_field(
         CUSTOMER_SORTS, "sort", labels=("by name", "newest first"), default=CUSTOMER_SORTS[0], label="sort"
     )
 
 
 class SearchForm(ListForm):
-    """``/search/?q=``: customers by the words of their name and email, products by the words of their name, orders
-    by id, transaction id or tracking number (``adminview.reads.search``). Empty: nothing searched yet (the page
-    shows the box; a CSV of nothing is refused); otherwise a word of at least two letters or digits. The box asks
-    for results as staff type (htmx, after a pause) and works as a plain form without JavaScript."""
+    """``/search/?q=``: empty is nothing searched yet (a CSV of nothing is refused); else a word of at least two
+    letters or digits. The box searches as staff type (htmx) and works as a plain form without JavaScript."""
 
     q = forms.CharField(
         required=False,
@@ -176,7 +166,6 @@ class StatusListForm(OrderListForm):
 
     @property
     def wants_lines(self) -> bool:
-        """The CSV asked for is the pick list (``lines=1``)."""
         return self.wants_csv and bool(self.cleaned_data.get("lines"))
 
 
@@ -190,8 +179,7 @@ class NewOrdersForm(forms.Form):
 
 
 class ActivityForm(ListForm):
-    """``/activity/?user=&day=YYYY-MM-DD&kind=``: each narrows the list with a key condition (a user and a kind
-    are each their own index partition: one or the other)."""
+    """``/activity/``: each filter is a key condition; a user and a kind are each an index partition: one only."""
 
     user = forms.CharField(required=False, max_length=150, strip=True, label="user")
     day = day_field("day")
@@ -205,7 +193,6 @@ class ActivityForm(ListForm):
         return cleaned
 
     def filters(self) -> list[forms.BoundField]:
-        """The fields the page shows as its filter (the list parameters are not among them)."""
         return [self["user"], self["day"], self["kind"]]
 
 
@@ -226,15 +213,13 @@ class DueForm(ListForm):
         return found or self.today
 
     def shown(self) -> DueForm:
-        """The form as the page shows it after a valid query: the day in force."""
         shown = DueForm(None, today=self.today)
         shown.initial = {"day": self.cleaned_data["day"]}
         return shown
 
 
 class ReturnsQueueForm(ListForm):
-    """``/returns/?status=open|REQUESTED|...`` (default ``open``), ``reason=<code>`` (any when empty) and the list
-    parameters."""
+    """``/returns/?status=`` (default ``open``), ``reason=`` (any when empty) and the list parameters."""
 
     status = choice_field(QUEUE_STATUSES, "status", default=OPEN)
     reason = choice_field(

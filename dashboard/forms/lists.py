@@ -27,15 +27,13 @@ def error_lines(form: forms.Form) -> list[str]:
 
 
 def first_error(form: forms.Form) -> str:
-    """One readable line: ``from: Enter a valid date.``"""
     return next(iter(error_lines(form)), "invalid parameters")
 
 
 def choice_field(
     values: Sequence[str], noun: str, *, labels: Sequence[str] = (), default: str = "", **more: Any
 ) -> forms.TypedChoiceField:
-    """An optional choice of ``values`` (shown as ``labels``), empty meaning ``default``; anything else is refused
-    (400) naming the choices."""
+    """An optional choice of ``values``, empty meaning ``default``; anything else is a 400 naming the choices."""
     named = " or ".join(v for v in values if v)
     return forms.TypedChoiceField(
         required=False,
@@ -69,8 +67,7 @@ class MarkedForm(forms.Form):
 
 
 class FilterForm(MarkedForm):
-    """A form of query parameters that a page shows as its filter: a control per field, marked when required,
-    each error beside its control (``dashboard/_filter_errors.html`` also lists them all above the form)."""
+    """Query parameters a page shows as its filter, each error beside its control."""
 
     def error_lines(self) -> list[str]:
         return error_lines(self)
@@ -82,7 +79,6 @@ class FormatForm(forms.Form):
     format = choice_field(FORMATS, "format")
 
     def wants(self, name: str) -> bool:
-        """Whether the query asks for the ``format`` of that name (``json``...)."""
         return self.cleaned_data.get("format") == name
 
     @property
@@ -110,8 +106,7 @@ def day_field(label: str) -> forms.DateField:
 
 
 class RangeFields(FilterForm):
-    """``from`` / ``to`` (YYYY-MM-DD): the fields ``start`` and ``end``, named as every range is in a query
-    (``shop.timestamps.QUERY_NAMES``), checked by ``shop.timestamps.DateRange``."""
+    """``from`` / ``to`` as the fields ``start`` and ``end``, checked by ``shop.timestamps.DateRange``."""
 
     start = day_field("from")
     end = day_field("to")

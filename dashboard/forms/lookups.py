@@ -32,10 +32,8 @@ SEARCHED_KINDS = frozenset({"customer", "product"})  # what the search page find
 
 
 class JumpForm(forms.Form):
-    """The top bar's jump box: text alone (no ``kind``: the view works out what it is), or, for links, a ``kind``
-    and an id of one of ``JUMP_KINDS`` (bare or prefixed), a customer's email (exact), or text to search for
-    (``search``). A customer's or a product's "id" that cannot be an id (``Ada Lovelace``, ``ada@``) is searched for
-    too: ``cleaned_data["search"]`` is then True, as it is with no kind."""
+    """The top bar's jump box: text alone (the view works out what it names), or a ``kind`` of ``JUMP_KINDS`` and
+    its id, email or text. An "id" that cannot be one (``Ada Lovelace``) is searched for: ``search`` is True."""
 
     kind = forms.ChoiceField(required=False, choices=[(k, k) for k in [*JUMP_KINDS, EMAIL, SEARCH]])
     id = forms.CharField(max_length=254, strip=True)
@@ -78,8 +76,7 @@ TYPES = frozenset({"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"})  
 
 
 class PartiqlForm(forms.Form):
-    """The PartiQL box: a statement, its ``?`` parameters as a JSON list of DynamoDB JSON values (optional), and
-    DynamoDB's ``NextToken`` for the next page ("load more")."""
+    """The PartiQL box: a statement, its ``?`` parameters in DynamoDB JSON, and the ``NextToken`` of "load more"."""
 
     statement = forms.CharField(max_length=MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4, "cols": 80}))
     parameters = forms.CharField(

@@ -10,27 +10,15 @@ from typing import Any
 from django import forms
 
 from dashboard.countries import country_choices
+from dashboard.forms.lists import CheckedField
 from dashboard.forms.orders import NotifyField
 from shop import orders, tracking
 from shop.amounts import plain_amount
 from shop.editing import MAX_ADDRESS_PART
-from shop.errors import InvalidInput
 from shop.order_edit import SHIP_TO
 from shop.orders import OrderLine
 
 LINE_FIELDS = ("quantity-", "price-", "warehouse-")
-
-
-class PriceField(forms.CharField):
-    def __init__(self, pid: str) -> None:
-        super().__init__(required=False, max_length=20, label=f"Price of {pid}", help_text="empty: the list price")
-
-    def clean(self, value: object) -> Any:
-        text = super().clean(value)
-        try:
-            return plain_amount(text) if text else None
-        except InvalidInput as exc:
-            raise forms.ValidationError(str(exc)) from exc
 
 
 def _address_part(label: str) -> forms.CharField:
@@ -38,8 +26,7 @@ def _address_part(label: str) -> forms.CharField:
 
 
 class ShipToForm(forms.Form):
-    """Where an order ships (``shop.order_edit.SHIP_TO``), each field showing what ``ship_to`` holds; the country
-    from ISO 3166's names."""
+    """Where an order ships (``shop.order_edit.SHIP_TO``), each field showing what ``ship_to`` holds."""
 
     street = _address_part("Street and number")
     city = _address_part("City")
@@ -60,8 +47,7 @@ class ShipToForm(forms.Form):
 
 
 class CreateOrderForm(ShipToForm):
-    """The order's lines (``rows``) and payment, and where it ships (``address_fields``; none given: the
-    customer's address)."""
+    """The order's lines and payment, and where it ships (none given: the customer's address)."""
 
     customer_id = forms.CharField(max_length=64, label="Customer id")
     payment = forms.ChoiceField(choices=[("paid", "Paid now (a manual payment)"), ("due", "Payment due")])
@@ -77,7 +63,14 @@ class CreateOrderForm(ShipToForm):
             self.fields[f"quantity-{pid}"] = forms.IntegerField(
                 min_value=0, max_value=orders.MAX_QUANTITY, initial=1, label=f"Quantity of {pid}"
             )
-            self.fields[f"price-{pid}"] = PriceField(pid)
+            self.fields[f"price-{pid}"] = CheckedField(
+                plain_amount,
+                required=False,
+                empty_value=None,
+                max_length=20,
+                label=f"Price of {pid}",
+                help_text="empty: the list price",
+            )
             self.fields[f"warehouse-{pid}"] = forms.CharField(
                 required=False, max_length=64, label=f"Warehouse of {pid}", help_text="empty: one with enough"
             )

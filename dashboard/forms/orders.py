@@ -5,18 +5,17 @@ carrier and tracking number; a payment or a refund staff make. Shared with the b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import Any
 
 from django import forms
 
 from dashboard import carriers
+from dashboard.forms.lists import CheckedField
 from shop import cancel_reasons, payments, tracking
 from shop.errors import InvalidInput
 
 
 def reference(value: str | None, what: str) -> str | None:
-    """``shop.tracking``'s check of a carrier or tracking number, as a form error."""
     try:
         return tracking.reference(value, what=what)
     except InvalidInput as exc:
@@ -24,8 +23,7 @@ def reference(value: str | None, what: str) -> str | None:
 
 
 class TrackingField(forms.CharField):
-    """An optional carrier or tracking number: trimmed and length-checked as any text field (the browser is told
-    the limit too), then checked by ``shop.tracking``; empty is None."""
+    """An optional carrier or tracking number, checked by ``shop.tracking``; empty is None."""
 
     def __init__(self, label: str) -> None:
         super().__init__(required=False, max_length=tracking.MAX_LENGTH, label=label)
@@ -42,8 +40,7 @@ CANCEL_REASON_CHOICES = [("", "Choose a reason"), *cancel_reasons.REASONS.items(
 
 
 class CancelReasonFields(forms.Form):
-    """Why staff cancel: one of ``shop.cancel_reasons.REASONS``; ``other`` with a text. Cleaned into ``reason``, the
-    words the cancel keeps (None when none was given)."""
+    """Why staff cancel: one of ``shop.cancel_reasons.REASONS``, ``other`` with a text; cleaned into ``reason``."""
 
     reason = forms.ChoiceField(required=False, choices=CANCEL_REASON_CHOICES, label="Reason")
     reason_text = forms.CharField(
@@ -62,8 +59,7 @@ class CancelReasonFields(forms.Form):
 
 
 class ActionForm(forms.Form):
-    """Ship / cancel / deliver: the version the user saw (optimistic locking; a changed order is a 409). The
-    cleaned fields are the action's keyword arguments."""
+    """The version the user saw (a changed order is a 409); the cleaned fields are the action's arguments."""
 
     expected_version = forms.IntegerField(required=False, min_value=0, label="expected version")
 
@@ -77,9 +73,7 @@ def carrier_choices() -> list[tuple[str, str]]:
 
 
 class CarrierFields(forms.Form):
-    """The carrier: one of the list (``settings.SHOP_CARRIERS``), or "other" named in ``carrier_other``. Free
-    text posted as ``carrier`` is still taken (a listed name in the list's spelling): callers that type it keep
-    working. Cleaned into ``carrier`` (None when none was given)."""
+    """A listed carrier, or "other" named in ``carrier_other``; free text posted as ``carrier`` is still taken."""
 
     carrier = TrackingField("Carrier")
     carrier_other = TrackingField("Other carrier")
@@ -115,9 +109,8 @@ class NotifyField(forms.BooleanField):
 
 
 class ShipForm(ActionForm, CarrierFields):
-    """Ship: also the carrier and the tracking numbers put on the shipments (all optional): ``tracking_number``
-    for all of them, and, for an order shipped from several ``warehouses``, one field per warehouse (its
-    shipment's own number). Cleaned into ``tracking_number`` and ``warehouse_tracking`` (by warehouse id)."""
+    """Ship: the carrier, ``tracking_number`` for all shipments or, for an order shipped from several
+    ``warehouses``, one per warehouse (``warehouse_tracking``), and the units to ship of each line."""
 
     tracking_number = TrackingField("Tracking number")
     notify = NotifyField()
@@ -158,33 +151,21 @@ class ShipForm(ActionForm, CarrierFields):
         return cleaned
 
 
-class AmountField(forms.CharField):
+def amount_field(what: str) -> CheckedField:
     """An amount of money as staff type it (``shop.payments.amount_of``: plain digits, at most two decimals)."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(max_length=20, label="Amount")
-        self.what = what
-
-    def clean(self, value: object) -> Decimal:
-        try:
-            return payments.amount_of(super().clean(value), what=self.what)
-        except InvalidInput as exc:
-            raise forms.ValidationError(str(exc)) from exc
+    return CheckedField(lambda text: payments.amount_of(text, what=what), max_length=20, label="Amount")
 
 
 class PaymentForm(forms.Form):
-    """A payment staff take for the order: how much and the bank's or provider's reference."""
-
-    amount = AmountField("payment")
-    reference = forms.CharField(max_length=tracking.MAX_LENGTH, label="Reference")
-
-    def clean_reference(self) -> str | None:
-        return reference(self.cleaned_data["reference"], "reference")
+    amount = amount_field("payment")
+    reference = CheckedField(
+        lambda text: tracking.reference(text, what="reference"), max_length=tracking.MAX_LENGTH, label="Reference"
+    )
 
 
 class OrderRefundForm(PaymentForm):
     """A refund from the order page: also why (required, kept in its audit entry)."""
 
-    amount = AmountField("refund")
+    amount = amount_field("refund")
     reason = forms.CharField(max_length=500, label="Reason")
     notify = NotifyField()

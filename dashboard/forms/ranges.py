@@ -16,8 +16,7 @@ MAX_STATS_DAYS = 366
 
 
 class DayRange(RangeFields):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive). Absent: the ``default_days`` up to ``to`` (default: today,
-    UTC)."""
+    """``from`` / ``to``, both inclusive; absent, the ``default_days`` up to ``to`` (default: today, UTC)."""
 
     max_days: int | None = None
     default_days = DEFAULT_STATS_DAYS
@@ -41,7 +40,6 @@ class DayRange(RangeFields):
         return cleaned
 
     def shown(self) -> DayRange:
-        """The form as the page shows it after a valid query: the range in force, defaults filled in."""
         shown = type(self)(None, today=self.today, default_days=self.default_days)
         shown.initial = {"start": self.cleaned_data["start"], "end": self.cleaned_data["end"]}
         return shown
@@ -54,8 +52,7 @@ class InvoiceRangeForm(ListForm, DayRange):
 
 
 class RangeForm(DayRange):
-    """``from`` / ``to`` (YYYY-MM-DD, both inclusive, at most ``max_days``: 366); absent: the ``default_days`` up to
-    today (UTC)."""
+    """A range of at most ``max_days``."""
 
     max_days = MAX_STATS_DAYS
 

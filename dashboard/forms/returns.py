@@ -37,9 +37,8 @@ class RejectForm(ActionFields):
 
 
 class ReceiveForm(ActionFields):
-    """The warehouse (a list of the shop's, though any existing id is taken) and, per line, ``warehouse-<pid>``
-    (left empty: the warehouse above; proposed: where the line shipped from, ``shipped_from``), ``received-<pid>``
-    and ``restocked-<pid>`` (left empty: all of it)."""
+    """The warehouse and, per line, ``warehouse-<pid>`` (empty: the one above; proposed: where it shipped from),
+    ``received-<pid>`` and ``restocked-<pid>`` (empty: all of it)."""
 
     warehouse = CheckedField(_warehouse_id, max_length=64, label="Warehouse", help_text=WAREHOUSE_HELP)
 
@@ -88,7 +87,6 @@ class ReceiveForm(ActionFields):
         return data
 
     def arguments(self) -> dict[str, Any]:
-        """The warehouse and each line's counts (``services.Count``)."""
         data = self.cleaned_data
         counts = {
             line.product_id: services.Count(
@@ -137,7 +135,6 @@ class RefundForm(ActionFields):
         return data
 
     def arguments(self) -> dict[str, Any]:
-        """The amount, the reference, the override's reason (None: no override) and whether to tell the customer."""
         data = self.cleaned_data
         return {
             "amount": data["amount"],
@@ -162,8 +159,8 @@ class OrderLineToReturn:
 
 
 class CreateReturnForm(MarkedForm):
-    """``quantity-<pid>`` (a whole number from 0 to what is returnable), ``reason-<pid>`` (a ``ReturnReason``, needed
-    when the quantity is above 0) and ``reason_text-<pid>`` (needed for ``OTHER``) for each line of the order."""
+    """Per line of the order: ``quantity-<pid>`` (up to what is returnable), ``reason-<pid>`` (needed above 0)
+    and ``reason_text-<pid>`` (needed for ``OTHER``)."""
 
     def __init__(self, *args: Any, lines: Sequence[OrderLineToReturn] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

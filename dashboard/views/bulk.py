@@ -1,17 +1,9 @@
 """Bulk actions on a status list: ship, cancel or deliver the selected orders, one transaction each.
 
-With htmx the answer swaps each row's outcome cell in place (out of band) and the summary line; without
-JavaScript the same form post gets a results page. Every selected order gets an outcome. When DynamoDB did not answer
-for some order (its outcome is unknown), the answer is a 503 with ``Retry-After``, the outcomes included.
-
-Cancelling cannot be undone, so it is confirmed first: without ``confirm=yes`` the answer (200, nothing changed)
-lists the selected orders as they are now (who placed each, what cancelling it refunds, the total), with a form
-that posts the same selection again with ``confirm=yes`` and the cancel's reason; with htmx it goes in the list's
-``#bulk-confirm``, above its buttons. A selection the form refuses (none, too many, a bad id, an unknown reason) is
-a 400 whose reason shows where the outcome would: the list's summary line (htmx), or the results page.
-
-"Packing slips" changes nothing: it sends the browser to the selected orders' slips (``dashboard.views.slips``).
-"""
+With htmx each row's outcome cell is swapped in out of band with the summary line; without JavaScript the same
+post gets a results page. Any order DynamoDB did not answer for makes the answer a 503 with ``Retry-After``.
+Cancelling cannot be undone, so without ``confirm=yes`` it answers (200, nothing changed) with what cancelling
+would refund and a form posting the same selection confirmed. "Packing slips" redirects to the slips page."""
 
 from __future__ import annotations
 
@@ -124,10 +116,10 @@ def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
 
 
 def _preview_row(preview: return_services.CancelPreview) -> Row:
-    """An order to cancel: its id, customer's name, date, status, total and what the cancel refunds."""
     order = preview.order
     if order is None:
-        return _missing(preview.order_id)
+        missing = [Cell(preview.order_id), Cell("no such order"), *[Cell(DASH)] * 4]
+        return Row(missing, (("order-id", preview.order_id),))
     cells = [
         Cell(order.order_id, url=id_url("dashboard:order", order.order_id)),
         Cell(preview.customer_name or order.customer_id, url=id_url("dashboard:customer", order.customer_id)),
@@ -137,8 +129,3 @@ def _preview_row(preview: return_services.CancelPreview) -> Row:
         amount_cell(preview.refund),
     ]
     return Row(cells, (("order-id", order.order_id),))
-
-
-def _missing(order_id: str) -> Row:
-    """A selected order that is not there (any more): its id, and the row's other cells saying so."""
-    return Row([Cell(order_id), Cell("no such order"), *[Cell(DASH)] * 4], (("order-id", order_id),))

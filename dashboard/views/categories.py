@@ -1,11 +1,6 @@
-"""A category's orders over a range of days, newest or oldest first: one Query per write shard of the admin view's
-category entries, merged, with "load more" and a CSV of every row; the customers' names with one BatchGetItem of
-the page's profiles. Linked from the category charts and tables of the numbers pages.
-
-The name is free text (it comes percent-quoted in the path); the selector refuses an empty one or one over 100
-characters (400). A name no order holds is a 404: when the range shows nothing, one more read over every date
-(``dashboard.category_names.category_has_orders``) tells an empty range from an unknown category.
-"""
+"""A category's orders over a range of days: one Query per write shard of the admin view's category entries,
+merged. The name is free text, percent-quoted in the path; a name no order holds is a 404: when the range shows
+nothing, one more read over every date (``category_has_orders``) tells an empty range from an unknown category."""
 
 from __future__ import annotations
 
@@ -64,8 +59,7 @@ CATEGORY_COLUMNS: tuple[Column[Listed], ...] = (
 
 
 class CategoryOrders(Listing[CategoryOrdersForm, Listed]):
-    """``/categories/<name>/?from=&to=&sort=`` (default: the last 90 days, newest first): the orders placed in the
-    range that hold items of the category, each with the units and revenue of its lines of the category."""
+    """The orders in the range holding the category's items, with those lines' units and revenue."""
 
     template = "dashboard/category.html"
     salt = "category"

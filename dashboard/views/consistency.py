@@ -1,12 +1,8 @@
-"""``/orders/<oid>/consistency/``: one order's view items beside what its source items imply (the shop's order,
-its refunds and returns in the returns table), with a verdict per source partition and for the order
-(``adminview.repair.consistency``), and the superusers' repair of that order's view items.
+"""``/orders/<oid>/consistency/``: one order's view items beside what its source items imply, with a verdict per
+source partition and for the order (``adminview.repair.consistency``), and the superusers' repair of them.
 
-Reads: the order's returns (a GSI1 Query), the anchors (BatchGetItem), the shop partition, the refunds partition
-and one per return (Queries), the view items (BatchGetItem) and the heartbeats (a Query), twice when the first
-look may have caught the sync half-way. The repair: the same reads but the heartbeats and one TransactWriteItems
-per attempt (its audit entry and activity items included), then the page again.
-"""
+The reads are made twice when the first look may have caught the sync half-way; the repair is one
+TransactWriteItems per attempt (its audit entry and activity items included), then the page again."""
 
 from __future__ import annotations
 
@@ -149,8 +145,7 @@ def _freshness_json(fresh: Freshness | None) -> dict[str, Any]:
 
 
 def _as_json(report: Report) -> dict[str, Any]:
-    """The order's verdict, differences and watermarks (its shop partition's) as before, and each source
-    partition's under ``sources``."""
+    """The order's verdict, differences and shop-partition watermarks, and each source partition's."""
     by_source = report.by_source or {}
     return {
         "order_id": report.order_id,

@@ -32,8 +32,6 @@ from shop.errors import NotFound
 from shop.models import Customer, Invoice
 from shop.timestamps import now
 
-# --- every customer ----------------------------------------------------------------------------------------------
-
 
 class Customers(Listing[CustomersForm, CustomerRow]):
     """Every customer, by name or newest first: one Query per write shard and one BatchGetItem a page."""
@@ -62,17 +60,12 @@ class Customers(Listing[CustomersForm, CustomerRow]):
 customer_list = Customers.view()
 
 
-# --- a customer: profile (pattern 1) and orders (AV1) ---------------------------------------------------------
-
-
 def _customer_or_404(cid: str) -> Customer:
     return dashboard_selectors.existing(access_patterns.customer_by_id(customer_id=cid), "customer", cid)
 
 
 class CustomerOrders(Listing[OrderListForm, Listed]):
-    """The profile (pattern 1), totals, favourites, latest changes and returns (first page), and the customer's
-    orders (AV1: one Query and one BatchGetItem of their summaries), newest or oldest first (``sort``), within a
-    range of order dates (``from``, ``to``); ``format=json``: the totals alone (``totals_json``)."""
+    """A customer's page with their orders (AV1: one Query and one BatchGetItem); ``format=json``: the totals."""
 
     template = "dashboard/customer.html"
     salt = "customer-orders"
@@ -163,9 +156,6 @@ def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:
         "first_order": totals.first_order.isoformat() if totals.first_order else None,
         "last_order": totals.last_order.isoformat() if totals.last_order else None,
     }
-
-
-# --- a customer's invoices (pattern 15) -----------------------------------------------------------------------
 
 
 def _payments_text(invoice: Invoice) -> str:

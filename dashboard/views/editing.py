@@ -1,10 +1,8 @@
 """The edit forms of a customer, a product, a warehouse and a product's stock in a warehouse.
 
-GET shows the form with the current values (one strongly consistent GetItem) and what it showed, signed. POST
-saves through ``shop.editing`` and redirects to the entity's page (303); bad input answers 400 with the form and
-its errors, a stale form 409 with what changed meanwhile and a fresh form, an address held by another customer
-409 naming them. Permissions are checked first, for GET and POST alike: 403 changes and reads nothing.
-"""
+GET shows the current values (one consistent GetItem), signed; POST saves through ``shop.editing`` and redirects
+(303); bad input is a 400, a stale form a 409 with what changed meanwhile and a fresh form, an email held by
+another customer a 409 naming them. Permissions come first, for GET and POST alike: a 403 reads nothing."""
 
 from __future__ import annotations
 
@@ -45,7 +43,6 @@ Save = Callable[[Any], list[Changed]]
 
 
 def _labels(form: EditForm) -> dict[str, str]:
-    """Attribute path -> the field's label, for the conflict table."""
     found = {path: str(form.fields[name].label or name.replace("_", " ")) for name, path in form.paths.items()}
     return found | {"Version": "version", "Quantity": "quantity"}
 
@@ -61,8 +58,7 @@ def _edit(
     shown: Snapshot | None = None,
     options: dict[str, Any] | None = None,
 ) -> HttpResponseBase:
-    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain.
-    ``options``: what the form class takes besides its data (a product's ``categories``)."""
+    """GET: the form showing ``shown`` (read now when not given); POST: validate, save, redirect or explain."""
     scope = f"{target.pk}|{target.sk}"
     options = options or {}
     if request.method != "POST":
@@ -110,9 +106,7 @@ def _entity_edit(
     options: Callable[[], dict[str, Any]] = dict,
     **more: Any,
 ) -> Callable[..., HttpResponseBase]:
-    """The edit view of a ``kind`` (``customer``: ``shop.editing.customer_target`` and ``customer_edit``), for those
-    ``may`` lets edit (anyone else: 403 naming the ``group`` setting); ``options``: what the form class takes,
-    read per request; ``more``: the service's own arguments."""
+    """The edit view of a ``kind``, for those ``may`` lets edit (else 403 naming the ``group`` setting)."""
     target_of = getattr(editing, f"{kind}_target")
 
     @require_http_methods(["GET", "POST"])
@@ -186,6 +180,11 @@ def _stock_context(request: HtmxHttpRequest, target: Target, snapshot: Snapshot 
     return context
 
 
+def _stock_row(request: HtmxHttpRequest, target: Target) -> dict[str, Any]:
+    """A stock service's arguments naming the row, and who acts."""
+    return {"product_id": target.entity_id, "warehouse_id": target.warehouse_id or "", "actor": actor_of(request)}
+
+
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponseBase:
@@ -195,13 +194,8 @@ def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> 
     target = editing.stock_target(product_id, warehouse_id)
 
     def save(form: StockForm) -> list[Changed]:
-        return editing.stock_set(
-            product_id=target.entity_id,
-            warehouse_id=target.warehouse_id or "",
-            quantity=int(form.cleaned_data["quantity"]),
-            seen=form.cleaned_data["seen"],
-            actor=actor_of(request),
-        )
+        quantity, seen = int(form.cleaned_data["quantity"]), form.cleaned_data["seen"]
+        return editing.stock_set(**_stock_row(request, target), quantity=quantity, seen=seen)
 
     snapshot = editing.snapshot(target)  # also the adjust form's (on a 409, read after the other save: fresh)
     return _edit(
@@ -218,7 +212,6 @@ def stock_edit(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> 
 @require_POST
 @domain_errors
 def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -> HttpResponse:
-    """Add or take ``delta`` with a ``reason``, conditioned on the quantity the page showed."""
     if not can_edit_catalogue(request.user):
         return needs_group(request, settings.CATALOGUE_GROUP, "stock")
     target = editing.stock_target(product_id, warehouse_id)
@@ -235,14 +228,7 @@ def stock_adjust(request: HtmxHttpRequest, product_id: str, warehouse_id: str) -
     if not form.is_valid():
         return page(400, adjust_form=form)
     try:
-        editing.stock_adjust(
-            product_id=target.entity_id,
-            warehouse_id=target.warehouse_id or "",
-            delta=form.cleaned_data["delta"],
-            reason=form.cleaned_data["reason"],
-            seen=form.cleaned_data["seen"],
-            actor=actor_of(request),
-        )
+        editing.stock_adjust(**_stock_row(request, target), **form.cleaned_data)  # delta, reason, seen
     except EditConflict as exc:
         drifts = [{"label": "quantity", "seen": d.seen, "now": d.now, "yours": None} for d in exc.drifts]
         return page(409, drifts=drifts, conflict=str(exc))

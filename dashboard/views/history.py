@@ -22,7 +22,6 @@ LATEST = 5  # the entity pages show this many of the latest changes
 
 
 def latest(kind: str, entity_id: str) -> list[AuditEntry]:
-    """The few latest changes an entity page shows (one Query)."""
     return history.entity_history(kind=kind, entity_id=entity_id, limit=LATEST).items
 
 

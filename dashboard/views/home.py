@@ -34,24 +34,16 @@ from shop import access_patterns, keys
 from shop.errors import InvalidInput
 from shop.timestamps import now
 
-# --- home and navigation -------------------------------------------------------------------------------
-
-
 HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 
 
 @require_GET
 @domain_errors
 def home(request: HtmxHttpRequest) -> HttpResponseBase:
-    """The numbers staff open on, then links. The key figures: orders in each status now (one BatchGetItem) and
-    orders, revenue, refunds and net revenue today, over 7 and over 30 days (one read of the last 30 days' counters
-    of each); the charts: orders, revenue and units by category per day over ``from``..``to`` (default the last 90
-    days; one read of their counters); the sync's freshness and its dead letters. Each read costs the same whatever
-    the table holds.
-
-    The links stay usable when the numbers cannot be read (no admin view yet): the page says why instead. And, for
-    operators, the one count that is cheap: DescribeTable's ItemCount (approximate, refreshed by DynamoDB about
-    every six hours; no read capacity). Exact counts would need a Scan, which no page does."""
+    """The numbers staff open on, then links: orders per status now, the periods' figures and the charts over
+    ``from``..``to``, each read costing the same whatever the table holds. When the numbers cannot be read (no
+    admin view yet) the links stay and the page says why. For operators, DescribeTable's ItemCount: approximate
+    (refreshed about every six hours) but free, where exact counts would need a Scan."""
     today = now().date()
     form = RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS)
     valid = form.is_valid()
@@ -123,10 +115,8 @@ def _table_sizes() -> list[dict[str, Any]]:
 @require_GET
 @domain_errors
 def jump(request: HtmxHttpRequest) -> HttpResponseBase:
-    """Top bar: text alone goes to what it names (``_found``); with a ``kind``, to an order, customer, product or
-    warehouse by id, an invoice or a shipment to its order (pattern 10 / 12: one Query of GSI1), a customer by email
-    (the admin view's search entries); anything else (a name, a partial email: ``JumpForm``'s ``search``) to the
-    search page."""
+    """Top bar: text alone goes to what it names (``_found``); with a ``kind``, to that page by id (an invoice or a
+    shipment: its order, one Query of GSI1; an email: its customer); a name or a partial email to the search."""
     form = validated(JumpForm(request.GET))
     kind, value = form.cleaned_data["kind"], form.cleaned_data["id"]
     if not kind:
@@ -153,9 +143,8 @@ def _search_page(text: str) -> HttpResponseBase:
 
 
 def _found(text: str, *, email: bool) -> HttpResponseBase:
-    """What the text names, straight away when it names one thing: an email its customer, digits their order,
-    a tracking number or a payment transaction id its order, words the one customer or product they match
-    (``adminview.reads.search``, a page of two). None or several: the search page, which lists them."""
+    """The one thing the text names (an email its customer, digits their order, a tracking number or transaction
+    id its order, words the one customer or product they match), else the search page, which lists them."""
     if email and (customer_id := selectors.customer_id_for_email(email=text)) is not None:
         return redirect("dashboard:customer", customer_id)
     try:

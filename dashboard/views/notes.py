@@ -1,11 +1,8 @@
-"""Staff notes on an order, a customer or a return: the list a page shows (newest first, author, time, "edited"
-and every version) and the two POSTs that write one (``shop.notes``, ``returns.notes``).
+"""Staff notes on an order, a customer or a return: the list a page shows and the two POSTs that write one.
 
-Any staff member who may see the page may add a note (a note changes nothing but the notes); only its author
-edits it, and the service holds that rule with a condition, so a forged form gets 403. Bad text answers 400 with
-the form, the text kept and the error beside it; an unknown order, customer, return or note 404. Without htmx a
-note redirects to the page it is on; with htmx the answer is the notes fragment.
-"""
+Any staff member who may see the page may add a note; only its author edits it, a rule the service holds with a
+condition, so a forged form gets 403. Without htmx a note redirects to its page; with htmx the answer is the
+notes fragment."""
 
 from __future__ import annotations
 
@@ -65,8 +62,6 @@ class Subject:
 
 @dataclass(frozen=True)
 class Shown:
-    """One note as the page lists it, with its edit form when the reader wrote it."""
-
     thread: Thread[Version]
     edit_url: str | None
     form: NoteForm | None
@@ -81,8 +76,7 @@ def notes_context(
     editing: str | None = None,
     edit_form: NoteForm | None = None,
 ) -> dict[str, Any]:
-    """What the notes fragment shows: every note, newest first; the add form (``form`` as posted, with errors);
-    an edit form on each of the reader's own notes (``edit_form`` on note ``editing``, as posted)."""
+    """The notes fragment: every note newest first, the add form, an edit form on each of the reader's own."""
     me = request.user.get_username()
     shown = []
     for thread in notes.threads(versions):
@@ -93,16 +87,11 @@ def notes_context(
             fresh = NoteForm(initial={"text": thread.latest.text}, auto_id=f"note-{nid}-%s")
             note_form = edit_form if nid == editing and edit_form is not None else fresh
         shown.append(Shown(thread, subject.edit_url(nid) if mine else None, note_form))
-    return {
-        "notes_subject": subject,
-        "notes": shown,
-        "note_form": form or NoteForm(auto_id="new-note-%s"),
-    }
+    return {"notes_subject": subject, "notes": shown, "note_form": form or NoteForm(auto_id="new-note-%s")}
 
 
 def versions_of(subject: Subject) -> Sequence[Version]:
-    """Every version of the subject's notes: the order's collection, the customer (GetItem) and its notes (a
-    Query), the return's partition; NotFound (404) for no such order, customer or return."""
+    """Every version of the subject's notes; NotFound (404) for no such order, customer or return."""
     if subject.kind == "order":
         return order_collection(subject.entity_id).notes
     if subject.kind == "customer":
@@ -121,7 +110,6 @@ def _answer(request: HtmxHttpRequest, subject: Subject, status: int = 200, **for
 @require_POST
 @domain_errors
 def note_write(request: HtmxHttpRequest, kind: str, entity_id: str, note_id: str | None = None) -> HttpResponseBase:
-    """A note on the order, customer or return (``kind``, from the route), or a new version of note ``note_id``."""
     subject = Subject.of(kind, entity_id)
     if note_id is not None:
         keys.note_key(note_id)  # a malformed id is 400 before anything is read

@@ -22,8 +22,7 @@ TEMPLATE = "dashboard/order_create.html"
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def order_create(request: HtmxHttpRequest) -> HttpResponseBase:
-    """GET: the form for ``?customer_id=`` and ``?products=`` (ids, comma-separated); POST: place it (302 to the
-    order), or 400 with the form and what was wrong (an unknown customer or product, too little stock)."""
+    """GET: the form for ``?customer_id=`` and ``?products=``; POST: place it, or a 400 with what was wrong."""
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
     if request.method == "GET":

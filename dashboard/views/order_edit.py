@@ -26,8 +26,7 @@ TEMPLATE = "dashboard/order_edit.html"
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def order_edit(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """GET: the form (409 unless PENDING); POST: the edit, then 302 to the order; 400 with the form for bad input,
-    409 when the order changed meanwhile or is no longer PENDING."""
+    """GET: the form; POST: the edit, then the order; 400 for bad input, 409 unless still PENDING and unchanged."""
     oid = keys.bare(order_id, keys.ORDER)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)

@@ -1,7 +1,5 @@
-"""One order's timeline (``dashboard.timeline``): the page, with every staff change in detail below it, and its
-CSV (``when,event,user,detail``, newest first). Read with the order page's own calls but its customer's: the
-order's collection (one Query), its returns (one Query of GSI1 of the returns table) and its money (one Query),
-however many returns it has."""
+"""One order's timeline (``dashboard.timeline``): the page and its CSV (``when,event,user,detail``), read with
+the order page's own calls but its customer's, however many returns it has."""
 
 from __future__ import annotations
 
@@ -26,8 +24,7 @@ CSV_HEADER = ["when", "event", "user", "detail"]
 
 
 def timeline_of(collection: OrderCollection, money: tuple[Sequence[ReturnItem], Refundable] | None) -> list[Row]:
-    """The order's timeline from what was read; ``money`` None: the returns table could not be read (the page
-    says so), so the timeline holds the shop's events alone."""
+    """The order's timeline; ``money`` None (returns table unread, as the page says): the shop's events alone."""
     found, refundable = money if money is not None else ((), None)
     return timeline(collection, found, refundable.refunds if refundable is not None else ())
 

@@ -78,8 +78,7 @@ def _list_url(status: str, query: dict[str, str] | None = None) -> str:
 
 
 def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[str, Any]:
-    """What a status list shows around its rows, also when its filter is refused: the tabs (each keeping the
-    filter in force: the sort and the range) and the filter."""
+    """What a status list shows around its rows, also when refused: the tabs (keeping the filter) and the filter."""
     valid = not form.errors
     kept = {name: request.GET[name] for name in ORDER_FILTERS if valid and request.GET.get(name)}
     return {
@@ -93,11 +92,8 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
 
 
 class StatusList(Listing[StatusListForm, Listed]):
-    """``/orders/?status=PENDING|SHIPPED|DELIVERED|CANCELLED|ALL`` and ``/orders/pending/`` (``status`` given by the
-    URL): one Query per write shard (per status and shard on ``ALL``), newest or oldest first (``sort``), within a
-    range of order dates (``from``, ``to``);
-    the customers' names with one BatchGetItem of the page's profiles. The pending list's CSV is a pick list: each
-    order with where it ships (its customer's current address)."""
+    """``/orders/?status=...`` and ``/orders/pending/``: one Query per write shard (and status, on ``ALL``), the
+    customers' names with one BatchGetItem a page. The pending list's CSV is a pick list with where each ships."""
 
     template = LIST_TEMPLATE
     salt = "orders"
@@ -130,8 +126,8 @@ class StatusList(Listing[StatusListForm, Listed]):
         return with_profiles(with_states(rows), names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
-        """Each record with its order's and its customer's links (``cells.id_url``: the URL patterns matched once
-        a process, where ``{% url %}`` in the row would match them again for every row)."""
+        """Each record with its order's and customer's links (``id_url``, where ``{% url %}`` in a row would match
+        the URL patterns again for every row)."""
         order, customer = "dashboard:order", "dashboard:customer"
         return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
@@ -142,7 +138,6 @@ class StatusList(Listing[StatusListForm, Listed]):
         return ORDER_COLUMNS + (ADDRESS if form.cleaned_data["status"] == OrderStatus.PENDING else ())
 
     def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
-        """The list's CSV; with ``lines=1`` the pending list's pick list, a page of orders at a time."""
         if not form.wants_lines:
             return super().csv(form, records)
         rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
@@ -203,8 +198,8 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 def _item_cells(item: OrderItem, shipped: int | None) -> list[Cell]:
-    """An order line's cells but the favourite one (which holds a form): product, name, quantity (as shipped /
-    ordered once part of the order has shipped), price, line total, warehouse."""
+    """An order line's cells but the favourite one (which holds a form); the quantity as shipped / ordered once
+    part of the order has shipped."""
     product_id, price, total = item.product_id, item.price, item.line_total
     return [
         Cell(product_id, url=id_url("dashboard:buyers", product_id)),
@@ -220,11 +215,7 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
     """One row per payment (an invoice without payments: one row saying so), the invoice's columns on each."""
     rows = []
     for invoice in invoices:
-        head = [
-            Cell(invoice.invoice_id),
-            Cell(timestamp(invoice.date) or DASH),
-            amount_cell(invoice.amount),
-        ]
+        head = [Cell(invoice.invoice_id), Cell(timestamp(invoice.date) or DASH), amount_cell(invoice.amount)]
         payments = invoice.payments
         if not payments:
             rows.append([*head, Cell("no payments"), Cell(DASH, numeric=True), Cell(DASH)])
@@ -234,8 +225,6 @@ def _payment_rows(invoices: list[Invoice]) -> list[list[Cell]]:
 
 
 def _shipment_rows(shipments: list[Shipment], items: list[ShipmentItem]) -> list[list[Cell]]:
-    """One row per shipment: id, type, date, warehouse, carrier and tracking number (none on shipments made
-    without them), products."""
     products: dict[str, list[str]] = {}
     for item in items:
         products.setdefault(item.shipment_id or "", []).append(
@@ -264,10 +253,8 @@ def _order_context(
     full_page: bool | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The order and its history as they are; its tables' cells prepared here (``dashboard.cells``);
-    ``ship_form``, ``cancel_form``: the form as posted, when it comes back with errors (else an empty one). A whole page
-    (``full_page``; by default any answer but htmx's, which swaps a part) also says who and where
-    (``_who_and_where``)."""
+    """The order page's context, its tables' cells prepared here; ``ship_form``, ``cancel_form``: as posted, with
+    errors. A whole page (by default any answer but htmx's) also says who and where (``_who_and_where``)."""
     whole = full_page if full_page is not None else not request.htmx
     returned = order_returns(collection)
     sent = order_status.shipped(collection)
@@ -304,8 +291,8 @@ def _warehouses(collection: orders.OrderCollection) -> list[str]:
 
 
 def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
-    """Who placed the order, as the shop table holds them (one GetItem of the customer: pattern 1), and where it
-    ships: the address on its shipments once shipped, until then the one staff gave it, else the customer's now."""
+    """Who placed the order (one GetItem, pattern 1) and where it ships: its shipments' address once shipped,
+    until then the one staff gave it, else the customer's now."""
     who = Profile.of_customer(access_patterns.customer_by_id(customer_id=collection.order.customer_id))
     shipped_to = next((s.address for s in collection.shipments if s.address is not None), None)
     given = collection.order.ship_to
@@ -316,9 +303,8 @@ def _who_and_where(collection: orders.OrderCollection) -> dict[str, Any]:
 @require_GET
 @domain_errors
 def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """The order's whole item collection: one Query on PK=o#<oid> (pattern 5); its customer: one GetItem; its
-    returns and its refunds: one Query each of the returns table. ``format=json``: its money and lines as the shop
-    and returns tables hold them now (``shop.order_status.as_json``)."""
+    """The order's collection (one Query, pattern 5), its customer (one GetItem), its returns and refunds (one
+    Query each); ``format=json``: its money and lines as the tables hold them now."""
     if request.GET.get("format") == "json":
         return order_json(order_id)
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
@@ -326,7 +312,6 @@ def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 
 def order_json(order_id: str) -> JsonResponse:
-    """The order's collection (one Query) and what was refunded (``returns.refunds.refundable``)."""
     try:
         collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
         money = refunds.refundable(collection.order.order_id, collection.invoices)
@@ -336,8 +321,8 @@ def order_json(order_id: str) -> JsonResponse:
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
-    """DynamoDB did not answer a change of the order: it may or may not have landed. The order page shows which;
-    sending it again is safe (conditioned on the status and version read: 409 if the first one landed)."""
+    """DynamoDB did not answer a change of the order, which may have landed; sending it again is safe (conditioned
+    on the status and version read: 409 if the first one landed)."""
     message = f"DynamoDB did not answer, so {what}: reload the order to see before trying again."
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
@@ -354,8 +339,7 @@ STEPS: dict[str, tuple[Callable[..., Any], type[ActionForm]]] = {
 @require_POST
 @domain_errors
 def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
-    """Take ``action`` with the form's fields as its arguments. A field the user typed in that is wrong: 400 with
-    the form again, their input kept and the error beside the field; nothing is written."""
+    """Take ``action`` with the form's fields; a field typed wrong is a 400 with the form again, nothing written."""
     oid, (take, form_class), done = keys.bare(order_id, keys.ORDER), STEPS[action], ORDER.step(action).done
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
@@ -385,12 +369,18 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
 # --- payments and refunds outside a return (``finance``) --------------------------------------------------------
 
 
-def _money_action(
-    request: HtmxHttpRequest, order_id: str, form_class: type[PaymentForm], action: Callable[..., Any], done: str
-) -> HttpResponseBase:
-    """Run ``action`` with the form's fields; a field that is wrong, or an amount above what the order allows, is
-    400 with the form again beside the order's money, its error on its field; nothing is written."""
-    oid = keys.bare(order_id, keys.ORDER)
+# Each money action's URL tail (``orders/<oid>/<tail>/``), its form, its service and what it does.
+MONEY: dict[str, tuple[type[PaymentForm], Callable[..., Any], str]] = {
+    "payments": (PaymentForm, payments.order_pay, "paid"),
+    "refund": (OrderRefundForm, return_services.order_refund, "refunded"),
+}
+
+
+@require_POST
+@domain_errors
+def order_money(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResponseBase:
+    """Run ``action`` with the form's fields; a bad field or amount is a 400 beside its field, nothing written."""
+    oid, (form_class, take, done) = keys.bare(order_id, keys.ORDER), MONEY[action]
     if not can_handle_money(request.user):
         return needs_finance(request, "take payments and make refunds")
     form = form_class(request.POST)
@@ -398,7 +388,7 @@ def _money_action(
     if form.is_valid():
         try:
             with unanswered_raised():
-                action(order_id=oid, actor=actor_of(request), **form.cleaned_data)
+                take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
         except Unanswered:
             return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
         except InvalidInput as exc:
@@ -415,18 +405,6 @@ def _money_action(
     if status == 400:  # the form as posted, its errors beside its fields
         context["payment_form" if form_class is PaymentForm else "refund_form"] = form
     return TemplateResponse(request, partial(request, "dashboard/order.html", "money_result"), context, status=status)
-
-
-@require_POST
-@domain_errors
-def order_payment(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _money_action(request, order_id, PaymentForm, payments.order_pay, "paid")
-
-
-@require_POST
-@domain_errors
-def order_refund(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    return _money_action(request, order_id, OrderRefundForm, return_services.order_refund, "refunded")
 
 
 @require_POST
@@ -452,8 +430,7 @@ def notification_send_again(request: HtmxHttpRequest, order_id: str, notificatio
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders still expected to be delivered on ``?date=YYYY-MM-DD`` (default today), with their customers' names:
-    one Query on DeliveryDate-index, one BatchGetItem of the profiles."""
+    """Orders still expected on ``?date=`` (default today): one Query on DeliveryDate-index."""
 
     template = "dashboard/due.html"
     salt = "due"
@@ -490,17 +467,18 @@ orders_due = DueList.view()
 # --- favourites: an order item's flag and the customer's favourite, in one transaction -------------------------
 
 
-def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+@require_POST
+@domain_errors
+def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
+    """Mark (``add``) or un-mark the order item as a favourite."""
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)
     status, message = 200, f"Product {pid} {'marked as' if add else 'no longer'} a favourite."
     try:
         with unanswered_raised():
-            if add:
-                favourites.favourite_add(order_id=oid, product_id=pid, actor=actor_of(request))
-            else:
-                favourites.favourite_remove(order_id=oid, product_id=pid, actor=actor_of(request))
+            mark = favourites.favourite_add if add else favourites.favourite_remove
+            mark(order_id=oid, product_id=pid, actor=actor_of(request))
     except (FavouriteConflict, Busy) as exc:  # shown in the items panel, with the error's own status
         status, message = exc.http_status, str(exc)
     except Unanswered:
@@ -510,15 +488,3 @@ def _favourite_action(request: HtmxHttpRequest, order_id: str, product_id: str, 
         return redirect("dashboard:order", oid)
     context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
     return TemplateResponse(request, partial(request, "dashboard/order.html", "items_result"), context, status=status)
-
-
-@require_POST
-@domain_errors
-def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
-    return _favourite_action(request, order_id, product_id, add=True)
-
-
-@require_POST
-@domain_errors
-def order_unfavourite(request: HtmxHttpRequest, order_id: str, product_id: str) -> HttpResponseBase:
-    return _favourite_action(request, order_id, product_id, add=False)

@@ -1,12 +1,9 @@
 """The access-pattern explorer: every named read, its form, its items, the exact requests sent and their cost.
 
-``/patterns/<name>/`` validates the parameters with the registry's own checks (the CLI's), runs one page of the
-pattern inside its own call recording, and shows the items with the requests botocore sent (JSON, boto3,
-``aws dynamodb``) and their cost; "load more" follows a signed cursor that also carries the page's columns, and
-``?format=csv`` streams every item (``PK``, ``SK``, then every attribute the pattern's items can have);
-``?format=partiql`` answers the pattern as one PartiQL statement (``dashboard.partiql``). ``/patterns/partiql/``
-is a read-only PartiQL box: a keyed ``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent.
-"""
+``/patterns/<name>/`` checks the parameters as the CLI does and runs one page inside its own call recording;
+"load more" follows a signed cursor that also carries the page's columns; ``?format=csv`` streams every item,
+``?format=partiql`` answers one PartiQL statement. ``/patterns/partiql/`` is a read-only PartiQL box: a keyed
+``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent."""
 
 from __future__ import annotations
 
@@ -48,10 +45,6 @@ def patterns_index(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "dashboard/patterns.html", {"groups": grouped()})
 
 
-def _scope(pattern: AccessPattern, params: dict[str, str]) -> str:
-    return "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
-
-
 def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
     """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
     columns = pattern.columns()
@@ -61,8 +54,7 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
-    """One item's CSV cells: text and numbers as they are (``csv_response`` guards text against formulas),
-    anything else (maps, lists, booleans, null) as ``cell`` shows it."""
+    """One item's CSV cells: text and numbers as they are, anything else as ``cell`` shows it."""
     return [
         v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
     ]
@@ -74,7 +66,6 @@ def _columns_of(pattern: AccessPattern, items: list[Mapping[str, Any]]) -> list[
 
 
 def shown_calls(log: CallLog) -> list[dict[str, Any]]:
-    """Each recorded call (``call``) and its request three ways: ``json``, ``boto3`` and ``cli``."""
     return [
         {
             "call": call,
@@ -87,9 +78,8 @@ def shown_calls(log: CallLog) -> list[dict[str, Any]]:
 
 
 def dynamodb_errors(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
-    """A request DynamoDB refuses (a table or index not created yet) is a 503 saying so: the explorer reaches every
-    table, including ones a deployment may lack. No answer at all (timeouts, throttling beyond the retries) is left
-    to ``DynamoDBOutageMiddleware``, like on every page."""
+    """A request DynamoDB refuses (a table or index not created yet) is a 503 saying so: the explorer reaches
+    every table, including ones a deployment may lack. No answer at all is left to ``DynamoDBOutageMiddleware``."""
 
     @functools.wraps(view)
     def wrapper(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
@@ -120,7 +110,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     if not form.is_valid():
         return refused_filter(request, form, "dashboard/pattern.html", {**context, "message": first_error(form)})
     params: dict[str, str] = form.cleaned_data["params"]
-    scope = _scope(pattern, params)
+    scope = "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
     position = cursors.decode(form.cleaned_data["cursor"], salt=SALT, scope=scope)
     if form.wants_csv:
         header, rows = csv_rows(pattern, params)
@@ -198,7 +188,6 @@ def partiql_box(request: HtmxHttpRequest) -> HttpResponseBase:
 
 
 def _box_url(statement: Statement) -> str:
-    """The PartiQL box with this statement filled in."""
     query = urlencode({"statement": statement.text, "parameters": json.dumps(statement.parameters)})
     return f"{reverse('dashboard:partiql')}?{query}"
 

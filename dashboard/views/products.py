@@ -32,8 +32,6 @@ from shop.errors import InvalidInput
 from shop.models import Product
 from shop.timestamps import InvalidDate, now, parse_ts
 
-# --- a product: details, stock in every warehouse, orders in a date range ---------------------------------
-
 
 def product_sections(product_id: str, start: date, end: date) -> list[Section]:
     return [
@@ -74,8 +72,7 @@ def _ordered_at(item: Any) -> datetime | None:
 
 
 def _with_buyers(items: list[Any]) -> list[Listed]:
-    """Each order item with its customer's profile (the admin view's: one BatchGetItem a page), so the list names
-    them; by id when the view cannot be read."""
+    """Each order item with its customer's profile (one BatchGetItem a page); by id when the view cannot be read."""
     named, _why = read_or_reason(lambda: with_profiles(items))
     return named if named is not None else [(i, NOBODY) for i in items]
 
@@ -92,9 +89,8 @@ MONTHS_HEADER = ["month", "units", "revenue"]
 @require_GET
 @domain_errors
 def product(request: HtmxHttpRequest, product_id: str) -> HttpResponseBase:
-    """The product (GetItem), its units sold per month (the sync's counters: one Query per counter shard) and its
-    units returned (the return rate), then each list's first page: stock (pattern 4) and orders in ``from``..``to``
-    (pattern 9, both days included, default the last 365 days)."""
+    """The product (GetItem), its units sold per month (one Query per counter shard) and returned, then each
+    list's first page: stock (pattern 4) and orders in ``from``..``to`` (pattern 9, default the last 365 days)."""
     pid = keys.bare(product_id, keys.PRODUCT)
     form = InvoiceRangeForm(request.GET, today=now().date())
     if not form.is_valid():
@@ -140,8 +136,7 @@ def _refused_range(request: HtmxHttpRequest, form: InvoiceRangeForm, pid: str) -
 
 
 def stock_rows(context: dict[str, object]) -> list[tuple[str, str]]:
-    """(the other id, quantity) of the stock rows the page's first list shows, for a link to each one's edit form
-    (no further read): that list's first two columns are the other entity's bare id and the quantity."""
+    """(warehouse id, quantity) of the stock list's first page, for links to each edit form (no further read)."""
     sections = context.get("sections")
     rows = sections[0]["rows"] if isinstance(sections, list) and sections else []
     return [(str(row.cells[0].text), str(row.cells[1].text)) for row in rows]
@@ -154,9 +149,6 @@ def stock_for_warehouse(request: HtmxHttpRequest, product_id: str) -> HttpRespon
     pid = keys.bare(product_id, keys.PRODUCT)
     wid = keys.bare(request.GET.get("warehouse_id", ""), keys.WAREHOUSE)
     return redirect("dashboard:stock-edit", pid, wid)
-
-
-# --- a product's buyers (AV3 then AV4) ------------------------------------------------------------------------
 
 
 class Buyers(Listing[ListForm, selectors.BuyerRow]):

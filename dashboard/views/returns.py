@@ -1,13 +1,9 @@
-"""Returns: the queue of returns awaiting staff, oldest first (the admin view's returns reads), one return (the
-returns table itself, beside its order in the shop table) with the actions its status allows, the return staff
-create for a delivered order, and what an order's page shows of its returns and refunds.
+"""Returns: the queue awaiting staff, one return with the actions its status allows, the return staff create for
+a delivered order, and what an order's page shows of its returns and refunds.
 
-Each action is a POST for the ``returns`` group and superusers (403 for anyone else, before anything is read),
-through ``returns.services``: a status that no longer allows it answers 409 and changes nothing; bad input, a
-warehouse the shop lacks or a refund above its bounds answers 400 with the page and the error beside its field.
-A refund's override (beyond what came back) is for superusers and the ``finance`` group: anyone else sending one
-gets 403.
-"""
+Each action is a POST for the ``returns`` group (403 for anyone else, before anything is read): a status that no
+longer allows it is a 409; bad input, an unknown warehouse or a refund above its bounds a 400 with the error
+beside its field. A refund's override (beyond what came back) is for the ``finance`` group."""
 
 from __future__ import annotations
 
@@ -94,9 +90,7 @@ def _waiting(row: ReturnRow, at: datetime) -> str:
 def queue_columns(
     at: datetime, *, with_customer: bool = True, details: bool = False, closed: bool = False
 ) -> tuple[Column[ReturnListed], ...]:
-    """Return, order, customer (by name on the page when ``with_customer``; its id in the CSV), status, requested,
-    with ``details`` its reasons, units, value and received value (at the prices paid), then how long it has waited
-    at ``at`` (page only) or when ``closed`` when it closed, and last the customer's name (CSV only)."""
+    """The queue's columns; ``details``: reasons, units and values; ``closed``: when, else how long it waited."""
     customer = replace(CUSTOMER, secondary=True)
     waiting: Column[ReturnListed] = Column("waiting for", lambda r: Cell(_waiting(r[0], at)))
     if closed:
@@ -123,7 +117,6 @@ RETURN_ID: RowId[ReturnListed] = ("return-id", lambda r: r[0].return_id)  # a re
 
 
 def _tabs(status: str) -> dict[str, Any]:
-    """The queue's status and its tabs; a closed status's list says when each closed."""
     return {"status": status, "statuses": QUEUE_STATUSES, "closed": status in RETURN.closing_states}
 
 
@@ -186,8 +179,7 @@ def _count_cell(value: int | None) -> Cell:
 
 
 def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[list[Cell]]:
-    """Product, name, quantity, reason, unit price, value (the order's prices), and once received: received,
-    restocked and damaged."""
+    """Each line's cells, valued at the order's prices; once received, what was received, restocked and damaged."""
     ordered = {i.product_id: i for i in collection.items} if collection is not None else {}
     rows = []
     for line in item.lines or []:
@@ -211,8 +203,7 @@ def _line_rows(item: ReturnItem, collection: OrderCollection | None) -> list[lis
 
 
 def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[str, str]:
-    """Each line's product -> the warehouse its shipment left from, else where its units were taken from when the
-    order was placed."""
+    """Each line's product -> the warehouse its shipment left from, else the one it was taken from when placed."""
     if collection is None:
         return {}
     left = {s.shipment_id: s.warehouse_id for s in collection.shipments if s.warehouse_id}
@@ -226,7 +217,7 @@ def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[
 
 
 def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
-    """The warehouses to choose from: those keeping stock of the return's products (one Query per line, at most
+    """The warehouses keeping stock of the return's products (one Query per line, at most
     ``services.MAX_LINES``) and the proposed ones."""
     found = set(proposed)
     for line in item.lines or []:
@@ -237,7 +228,6 @@ def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
 def _receive_form(
     item: ReturnItem, data: QueryDict | None = None, shipped_from: dict[str, str] | None = None
 ) -> ReceiveForm:
-    """The receive form; the warehouse above proposed as the first line's, each line its own."""
     shipped = shipped_from or {}
     first = next((shipped[line.product_id] for line in item.lines or [] if line.product_id in shipped), "")
     warehouses = _warehouses(item, set(shipped.values())) if "receive" in RETURN.allowed(item.status) else []
@@ -247,8 +237,7 @@ def _receive_form(
 
 
 def _customer(customer_id: str) -> Profile:
-    """The return's customer as the admin view holds them, for their name; NOBODY (the page shows the id) when the
-    view cannot be read, as the page needs nothing else from it."""
+    """The return's customer as the admin view holds them; NOBODY (the page shows the id) when it cannot be read."""
     profiles, _why = read_or_reason(lambda: profiles_of([customer_id]))
     return (profiles or {}).get(customer_id, NOBODY)
 
@@ -256,8 +245,6 @@ def _customer(customer_id: str) -> Profile:
 def _return_context(
     request: HtmxHttpRequest, rid: str, posted: dict[str, forms.Form] | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """The return as ``dashboard.selectors.return_details`` reads it, its lines' cells, the actions the user may
-    take on it and its forms; ``posted``: forms as sent, with errors."""
     details = dashboard_selectors.return_details(rid)
     item, collection, money = details.item, details.collection, details.money
     returned = services.returned_value(item, collection, money)
@@ -316,8 +303,7 @@ def _posted_form(action: str, rid: str, data: QueryDict) -> ActionFields:
 @require_POST
 @domain_errors
 def return_step(request: HtmxHttpRequest, return_id: str, action: str) -> HttpResponseBase:
-    """Take ``action`` (``returns.services.return_<action>``) with the valid form's arguments; answer as the module
-    says."""
+    """Take ``action`` (``returns.services.return_<action>``) with the valid form's arguments."""
     user = request.user
     if action == "refund" and request.POST.get("override") and can_handle_returns(user) and not can_handle_money(user):
         return needs_finance(request)
@@ -355,7 +341,7 @@ def return_step(request: HtmxHttpRequest, return_id: str, action: str) -> HttpRe
 
 
 def _lines_to_return(collection: OrderCollection) -> list[OrderLineToReturn]:
-    """Each line of the order with what was delivered and what is already in a return (rejected ones aside)."""
+    """Each line with what was delivered and what is already in a return (rejected ones aside)."""
     left = services.returnable(collection)
     return [
         OrderLineToReturn(
@@ -368,9 +354,7 @@ def _lines_to_return(collection: OrderCollection) -> list[OrderLineToReturn]:
 @require_http_methods(["GET", "POST"])
 @domain_errors
 def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """``/orders/<oid>/returns/new/``: the form (each line with what was delivered and what is already returned)
-    and, posted, an APPROVED return through ``returns.services.return_create``, then its page. 409 unless the order
-    is DELIVERED; returns group and superusers only."""
+    """The form and, posted, an APPROVED return (``return_create``); 409 unless the order is DELIVERED."""
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
     if not can_handle_returns(request.user):
         return needs_returns(request)
@@ -406,8 +390,7 @@ def return_new(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 
 
 def order_returns(collection: OrderCollection) -> dict[str, Any]:
-    """The order's returns (GSI1 of the returns table) and refunds, and what remains refundable (its refunded
-    total and its refunds, one Query): two calls. When the returns table cannot be read, the page says why instead."""
+    """The order's returns and refunds and what remains refundable (two calls), or why they cannot be read."""
     read, problem = read_or_reason(lambda: dashboard_selectors.order_money(collection))
     if read is None:
         return {"returns_problem": problem}

@@ -1,10 +1,6 @@
-"""``/search/?q=``: one box finds anything (``adminview.reads.search``): customers by the words of their name and the
-parts of their email, products by the words of their name, orders by id, payment transaction id or tracking number,
-case and accents ignored; each customer with their latest orders (htmx asks ``/search/orders/<cid>/`` for them
-once the row shows, so the page's own calls stay the same however many customers it lists). The box searches as
-staff type (htmx swaps the results in) and, without JavaScript, when they press Search; "load more" pages on;
-``format=csv`` streams every match once, a found customer's orders as rows of kind ``order``.
-"""
+"""``/search/?q=``: one box finds customers, products and orders (``adminview.reads.search``). Each customer's
+latest orders come by htmx once the row shows (``/search/orders/<cid>/``), so the page's own calls stay the same
+however many customers it lists; ``format=csv`` streams every match once, a customer's orders as ``order`` rows."""
 
 from __future__ import annotations
 
@@ -30,9 +26,9 @@ ORDERS_SHOWN = 3  # a customer's latest orders shown beside them
 
 
 class Search(Listing[SearchForm, search.Found]):
-    """The search box and a page of matches. As staff type, htmx asks for the results alone (``#results``);
-    "load more" for the next rows (``#rows``). The CSV has every match once, a found customer followed by every
-    one of their orders (a customer found by two of their words may come on two pages)."""
+    """The search box and a page of matches; htmx asks for the results alone (``#results``) or the next rows (a
+    customer found by two of their words may come on two pages). The CSV has every match once, a found customer
+    followed by their orders."""
 
     template = TEMPLATE
     salt = "search"

@@ -1,11 +1,5 @@
-"""Pages holding several lists (a warehouse's stock and shipments, a product's stock and orders), each a registry
-pattern: the page shows each list's first page; ``?list=<name>&cursor=`` is one list's "load more" (htmx swaps
-in its rows), ``?list=<name>&format=csv`` streams all of one list (``PK``, ``SK``, then every attribute).
-
-On the page a list speaks of names and bare ids: each ``Column`` (``dashboard.lists``) has a heading and makes its
-cell from the typed item (a stored key ``w#301`` shown as ``301``, linking to the warehouse); which table, index
-and key condition serve the list is the explorer's subject, which the page links to for operators.
-"""
+"""Pages holding several lists (a warehouse's, a product's), each a registry pattern: the page shows each
+list's first page; ``?list=<name>`` with a cursor is one list's "load more", with ``format=csv`` all of it."""
 
 from __future__ import annotations
 
@@ -74,7 +68,6 @@ def key_cell(key: str | None) -> Cell:
 
 
 def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
-    """This page's URL (its other parameters, e.g. a date range, kept) for one list."""
     return this_page(request, **{"cursor": None, "format": None, "limit": None, LIST: section, **extra})
 
 
@@ -100,8 +93,7 @@ def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, c
 def sections_response(
     request: HtmxHttpRequest, sections: list[Section], context: dict[str, Any]
 ) -> HttpResponseBase | None:
-    """The answer to a one-list request (load more, CSV), or None when the whole page is asked for.
-    Raises ValueError (a 400) for an unknown list or bad list parameters."""
+    """The answer to a one-list request (load more, CSV), or None when the whole page is asked for."""
     form = list_form(request)
     which = request.GET.get(LIST)
     by_name = {s.name: s for s in sections}

@@ -1,12 +1,7 @@
-"""Packing slips: one order's (``/orders/<oid>/slip/``, linked from its page) or a selection's
-(``/orders/slips/?ids=1,2,3``, the pending list's "Packing slips"), one printed page each. A slip says where the
-parcel goes (the shipment's address once shipped, else the ship-to staff gave the order or the customer's address
-now, as the order page does), what goes in it (of a partly shipped order, what is left), and how to track it once
-shipped.
-
-Its calls do not grow with the tables: one Query of each order's collection (side by side), one BatchGetItem of
-the customers (the shop table's, as the order page reads its one), and one of the names of products whose lines
-kept none."""
+"""Packing slips, one printed page per order: one order's or a selection's (``?ids=1,2,3``). A slip says where
+the parcel goes (as the order page does), what goes in it (of a partly shipped order, what is left) and how to
+track it. Its calls do not grow with the tables: one Query per order (side by side), one BatchGetItem of the
+customers, and one of the names of products whose lines kept none."""
 
 from __future__ import annotations
 
@@ -87,7 +82,6 @@ def _slip(collection: OrderCollection, profile: Profile, names: dict[str, str]) 
 @require_GET
 @domain_errors
 def order_slip(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
-    """One order's packing slip; 404 for no such order."""
     slips = _slips([keys.bare(order_id, keys.ORDER)])
     return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": True})
 
@@ -95,8 +89,7 @@ def order_slip(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
 @require_GET
 @domain_errors
 def order_slips(request: HtmxHttpRequest) -> HttpResponseBase:
-    """A selection's packing slips (``ids``: at most ``MAX_SLIPS``, else 400), in the order given; 404 when one of
-    the orders does not exist."""
+    """A selection's packing slips (at most ``MAX_SLIPS``), in the order given; 404 if one order is missing."""
     form = validated(SlipsForm(request.GET))
     slips = _slips(form.cleaned_data["ids"])
     return TemplateResponse(request, "dashboard/slips.html", {"slips": slips, "single": False})

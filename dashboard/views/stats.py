@@ -1,11 +1,5 @@
-"""The numbers the sync keeps (``adminview.reads.number_reads``): orders by status, per day, per day and category,
-and refunds per day (count and amount, every UTC day of the range, zeros included), each as a chart above its
-table.
-
-Each page reads a constant number of items whatever the table holds (one BatchGetItem, or one Query per counter
-shard over at most 366 days), and each has ``?format=csv`` with every row (the CSV columns are a contract checked
-from outside: keep them as they are).
-"""
+"""The numbers the sync keeps (``adminview.reads.number_reads``), each as a chart above its table: a constant
+number of reads whatever the table holds, and ``?format=csv`` with every row (its columns are a contract)."""
 
 from __future__ import annotations
 
@@ -29,7 +23,6 @@ STATUS_HEADER = ["status", "orders"]
 
 
 def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -> dict[str, Any]:
-    """The orders-and-revenue chart of a range, and where its numbers are."""
     return {
         "orders_chart": figure_charts.day_chart("orders", rows, start, end),
         "revenue_chart": figure_charts.day_chart("revenue", rows, start, end),
@@ -39,7 +32,6 @@ def daily_context(rows: list[number_reads.DayFigures], start: date, end: date) -
 
 
 def categories_context(rows: list[number_reads.CategoryFigures], start: date, end: date) -> dict[str, Any]:
-    """The units-by-category chart of a range, its totals table, and where the day-by-day numbers are."""
     totals = figure_charts.category_totals(rows, start, end)
     return {
         "category_totals": totals,

@@ -1,15 +1,8 @@
 """Stock in bulk (catalogue group): upload a CSV, see its dry run, apply it; and the stock list to start from.
 
-- ``POST /stock/import/`` (a file): the dry run (``shop.stock_import.dry_run``: reads by key, writes nothing),
-  every row's change and error, and an "Apply" form carrying the changed rows with the quantities the dry run
-  showed, signed (``django.core.signing`` with a salt, for the user who ran it, for an hour), so what is applied
-  is exactly what was shown, each row conditioned on its before-value.
-- ``POST /stock/import/apply/``: applies the rows, ``CHUNK`` per request when htmx asks (each answer shows its
-  rows' outcomes with the quantities now, and the progress, and asks for the next chunk; the first takes the
-  "Apply" button away, the last replaces the dry run's summary with what was written), or all of them at once
-  without JavaScript. The same plan applied again writes nothing, and the page says it was applied before.
-- ``GET /warehouses/<wid>/stock.csv``: a warehouse's stock (pattern 14) in the import's own columns.
-"""
+The "Apply" form carries the dry run's changed rows, signed for its user for an hour, so what is applied is what
+was shown, each row conditioned on its before-value; with htmx ``CHUNK`` rows a request. Applied again, it
+writes nothing."""
 
 from __future__ import annotations
 

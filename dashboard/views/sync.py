@@ -1,12 +1,6 @@
-"""The sync's state for operators: each source's freshness, per-writer position and lag (grouped by source), dead
-letters (each with the source its record came from), the last verify; replay for superusers.
-
-Reads: heartbeats (one Query, split by source), the dead-letter count (one COUNT Query), the last verify (one
-GetItem) and the first ``DEAD_LETTERS_SHOWN`` dead letters (one Query): a fixed number of calls whatever the tables
-hold.
-Replaying goes through the stream's apply (``adminview.sync.replay``), like ``adminview_deadletters replay``, and
-writes the superuser's audit entry in the same transaction that removes the dead letter.
-"""
+"""The sync's state for operators: each source's freshness, per-writer lag, dead letters, the last verify, in a
+fixed number of calls whatever the tables hold; replay for superusers, through the stream's apply
+(``adminview.sync.replay``), its audit entry in the transaction that removes the dead letter."""
 
 from __future__ import annotations
 

@@ -22,8 +22,6 @@ from shop import access_patterns, keys
 
 
 class Warehouses(Listing[ListForm, WarehouseStock]):
-    """Every warehouse by id with the stock lines it keeps and the units they hold."""
-
     template = "dashboard/warehouses.html"
     salt = "warehouses"
     row_class = "warehouse-row"
