@@ -2,8 +2,9 @@
 
 Hooks are botocore's own events, registered once per client: ``before-parameter-build`` asks for
 ``ReturnConsumedCapacity`` on the operations that support it while something records, ``before-call``/
-``after-call`` time the call (retries included) and note what it returned, with a copy of the request's
-parameters (what the explorer shows as the request sent, a boto3 call and an ``aws dynamodb`` command line).
+``after-call`` time the call (retries included) and note what it returned, with a copy of a read's parameters
+when a scope asks for them (``recording(requests=True)``: what the explorer shows as the request sent, a boto3
+call and an ``aws dynamodb`` command line; copying a page's batch of keys on every request costs CPU for nothing).
 Recording is scoped with a context variable, so concurrent requests never mix their logs; worker threads join a
 scope through ``run_in_context``.
 """
@@ -44,7 +45,7 @@ class Call:
     # (parallel threads) from calls made one after another (see ``round_trips``).
     started: float | None = None
     # The API parameters as sent (``client.<operation>(**request)`` repeats the call), ``ReturnConsumedCapacity``
-    # included; kept for reads only (writes can be large), None otherwise.
+    # included; kept for reads only (writes can be large) and only when a scope asked, None otherwise.
     request: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -55,6 +56,7 @@ class Call:
 @dataclass
 class CallLog:
     calls: list[Call] = field(default_factory=list)
+    requests: bool = False  # keep each read's parameters (``Call.request``)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, call: Call) -> None:
@@ -100,9 +102,10 @@ _current: contextvars.ContextVar[tuple[CallLog, ...]] = contextvars.ContextVar("
 
 
 @contextmanager
-def recording() -> Iterator[CallLog]:
-    """Collect the calls made inside the block (nested blocks each see their own and their children's)."""
-    log = CallLog()
+def recording(*, requests: bool = False) -> Iterator[CallLog]:
+    """Collect the calls made inside the block (nested blocks each see their own and their children's); with
+    ``requests``, each read's parameters too."""
+    log = CallLog(requests=requests)
     token = _current.set((*_current.get(), log))
     try:
         yield log
@@ -155,6 +158,7 @@ def _record(
     if not logs:
         return
     parsed = parsed or {}
+    kept = params and operation in _READ_OPERATIONS and any(log.requests for log in logs)
     read, write, table = _capacity(parsed.get("ConsumedCapacity"), is_read=operation in _READ_OPERATIONS)
     table = table or params.get("TableName")
     if table is None and isinstance(params.get("RequestItems"), dict):
@@ -178,7 +182,7 @@ def _record(
         ms=(time.perf_counter() - started) * 1000.0 if started else 0.0,
         error=error,
         started=started,
-        request=copy.deepcopy(params) if params and operation in _READ_OPERATIONS else None,
+        request=copy.deepcopy(params) if kept else None,
     )
     for log in logs:
         log.add(call)

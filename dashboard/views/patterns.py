@@ -116,7 +116,7 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
         header, rows = csv_rows(pattern, params)
         return csv_response(f"{pattern.name}.csv", header, rows)
     start_key = position["k"] if position else None
-    with recording() as log:
+    with recording(requests=True) as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)
     if form.wants(PARTIQL):
         return JsonResponse(statement_of(log.calls).as_json())
