@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from dynamo.transactions import Transaction
 from returns.errors import UnknownWarehouse
@@ -20,7 +21,7 @@ from shop.catalog import new_inventory
 from shop.errors import InvalidInput
 from shop.models import Inventory, Product, ShopItem, Warehouse
 from shop.order_parts import take_stock
-from shop.order_reads import items_by_key
+from shop.order_reads import raw_by_key
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def read_shelf(warehouse_id: str, product_ids: list[str]) -> Shelf:
     wanted = [(warehouse, warehouse)]
     wanted += [(keys.product(p), warehouse) for p in product_ids]
     wanted += [(keys.product(p), keys.product(p)) for p in product_ids]
-    found = items_by_key(wanted)
+    found = [_decoded(raw, product_ids, i) for i, raw in enumerate(raw_by_key(wanted))]
     if not isinstance(found[0], Warehouse):
         raise UnknownWarehouse(wid)
     read, products = found[1 : 1 + len(product_ids)], found[1 + len(product_ids) :]
@@ -49,6 +50,18 @@ def read_shelf(warehouse_id: str, product_ids: list[str]) -> Shelf:
         if rows[pid] is None and not isinstance(product, Product):
             raise InvalidInput(f"product {pid} is not in the catalogue, so no stock of it can be kept")
     return Shelf(wid, rows)
+
+
+def _decoded(raw: dict[str, Any] | None, product_ids: list[str], position: int) -> ShopItem | None:
+    """An item read as the shop's model; one whose stored attributes the model cannot read (a stock row's
+    ``Quantity`` that is not a whole number) is refused naming its product (InvalidInput, a 400), not a 500."""
+    if raw is None:
+        return None
+    try:
+        return ShopItem.from_raw_data(raw)
+    except ValueError as exc:
+        what = f"product {product_ids[(position - 1) % len(product_ids)]}" if position else "the warehouse"
+        raise InvalidInput(f"the stored stock of {what} cannot be read: {exc}") from exc
 
 
 def add_restock(tx: Transaction, shelf: Shelf, units: Mapping[str, int]) -> None:

@@ -8,14 +8,16 @@ from typing import Any
 
 import pytest
 
+from dynamo.client import client_of
 from returns import access_patterns as rap
 from returns import restock, services
 from returns.errors import ReturnConflict, UnknownWarehouse
 from returns.keys import ReturnStatus
 from shop import access_patterns as ap
-from shop import editing, orders
+from shop import editing, keys, orders
 from shop.errors import InvalidInput, NotFound, OrderConflict
 from shop.keys import OrderStatus
+from shop.models import ShopItem
 from shop.orders import OrderLine
 from tests.returns.conftest import PLACED, STAFF, delivered, received, requested, stock
 
@@ -317,3 +319,22 @@ def test_a_return_written_by_another_service_is_acted_on_like_ours() -> None:
     services.return_receive(return_id="x9", warehouse_id="301", actor=STAFF)
     assert status("x9") == ReturnStatus.RECEIVED and stock("2002") == 100
     assert orders.order_collection("5001").order.status == OrderStatus.DELIVERED
+
+
+def test_receive_refuses_a_stock_row_it_cannot_read_naming_its_product() -> None:
+    # given an approved return, and the product's stock row in its warehouse holding a quantity that is no number
+    delivered()
+    requested()
+    services.return_approve(return_id="r1", actor=STAFF)
+    client = client_of(ShopItem)
+    row = keys.inventory_keys("2001", "301")
+    client.update_item(
+        TableName=ShopItem.Meta.table_name,
+        Key={"PK": {"S": row["pk"]}, "SK": {"S": row["sk"]}},
+        UpdateExpression="SET Quantity = :q",
+        ExpressionAttributeValues={":q": {"S": "lots"}},
+    )
+    # when staff receive it: a clear refusal naming the product, and nothing changed
+    with pytest.raises(InvalidInput, match="product 2001"):
+        services.return_receive(return_id="r1", warehouse_id="301", actor=STAFF)
+    assert status() == "APPROVED"
