@@ -1,5 +1,5 @@
 """The benchmark's own world: a DynamoDB Local in memory, the standard AWS variables pointing at it (the same
-set-up as the tests: ``dynamo.local.pointed_at``), Django set up, and fresh tables (every spec in
+set-up as the tests: ``tests.engines.pointed_at``), Django set up, and fresh tables (every spec in
 ``settings.DYNAMODB_TABLES``) per table size; the table-name variables follow, so subprocesses find them."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from dynamo import local
-from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, delete_table, ensure_table
+from tests import engines
 
 
 class Engine:
@@ -42,7 +42,7 @@ class Engine:
         if self.process is None:
             return
         self.process.restart()
-        reset_connections()
+        engines.forget_connections()
 
     def stop(self) -> None:
         if self.process is not None:
@@ -58,7 +58,7 @@ def dynamodb(endpoint: str | None = None) -> Iterator[Engine]:
     engine = Engine(endpoint)
     cpu.watch_engine(lambda: engine.pid)
     try:
-        with local.pointed_at(engine.endpoint):
+        with engines.pointed_at(engine.endpoint):
             yield engine
     finally:
         cpu.watch_engine(lambda: None)

@@ -26,7 +26,7 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from dynamo import local
-    from dynamo.models import reset_connections
+    from tests.engines import forget_connections
 
     with local.in_memory() as engine:
         os.environ.update(
@@ -35,7 +35,7 @@ def main() -> None:
             AWS_SECRET_ACCESS_KEY="local",
             AWS_REGION="us-east-1",
         )
-        reset_connections()
+        forget_connections()
         from django.core.management import call_command
 
         from dynamo.tables import ensure_table

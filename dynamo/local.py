@@ -15,8 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -182,24 +180,6 @@ def set_environment(values: dict[str, str]) -> None:
             os.environ[name] = value
         else:
             os.environ.pop(name, None)
-
-
-@contextmanager
-def pointed_at(endpoint: str) -> Iterator[None]:
-    """Point every client made inside the block (and every subprocess started there) at ``endpoint``;
-    the tests and the benchmark share this set-up. Cached PynamoDB connections are dropped on the way in
-    and out, so none keeps talking to the previous endpoint."""
-    from dynamo.models import reset_connections
-
-    names = [*LOCAL_CREDENTIALS, *ENDPOINT_VARIABLES]
-    saved = {name: os.environ.get(name, "") for name in names}
-    set_environment({**LOCAL_CREDENTIALS, **dict.fromkeys(ENDPOINT_VARIABLES, endpoint)})
-    reset_connections()
-    try:
-        yield
-    finally:
-        set_environment(saved)
-        reset_connections()
 
 
 def main(argv: list[str] | None = None) -> int:

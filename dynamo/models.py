@@ -63,16 +63,14 @@ def all_models(base: type[Model] = InstrumentedModel) -> list[type[Model]]:
     return [model for sub in base.__subclasses__() for model in (sub, *all_models(sub))]
 
 
-def reset_connections() -> None:
-    """Forget cached connections so the next call resolves endpoint, region, credentials and patience afresh (a
-    new endpoint: a test's or the demo's engine; ``use_patience``)."""
+def apply_environment() -> None:
+    """Make the connections made from now on resolve endpoint, region, credentials and patience afresh: ours are
+    dropped and every model's Meta takes the environment's region. PynamoDB keeps the connection a model makes at
+    its first call and has no public way to drop it, so a process settles these before its first call (the demo's
+    engine, the WSGI entry's patience)."""
     region = conf.region()
     forget_connections()
     for model in all_models():
-        # PynamoDB 6.1 has no public way to drop the connection a model caches (it replaces it only when the table
-        # name changes): the one private name written here.
-        if "_connection" in vars(model):
-            model._connection = None
         meta = vars(model).get("Meta")
         if meta is not None:
             meta.region = region
@@ -82,14 +80,13 @@ _in_force: list[Patience] = [PATIENT]
 
 
 def use_patience(patience: Patience) -> None:
-    """From now on every model's connection waits and retries as ``patience`` says. The dashboard's WSGI entry calls
-    it once at start (``config.wsgi``); every other process keeps ``PATIENT``. Cached connections are dropped, so
-    none keeps the settings it was made with."""
+    """Every connection made from now on waits and retries as ``patience`` says. The dashboard's WSGI entry calls
+    it once at start (``config.wsgi``), before its first call; every other process keeps ``PATIENT``."""
     BaseMeta.connect_timeout_seconds = patience.connect_timeout_seconds
     BaseMeta.read_timeout_seconds = patience.read_timeout_seconds
     BaseMeta.max_retry_attempts = patience.max_retry_attempts
     _in_force[:] = [patience]
-    reset_connections()
+    apply_environment()
 
 
 def patience_in_force() -> Patience:

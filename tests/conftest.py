@@ -19,8 +19,8 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test import override_settings
 
 from dynamo import local, side_by_side
-from dynamo.models import reset_connections
 from dynamo.tables import TableSpec, ensure_table
+from tests import engines
 from tests.shared_tables import TablePool
 
 HEAVY = ("slow", "browser")
@@ -67,7 +67,7 @@ _pool = TablePool()
 @pytest.fixture(scope="session")
 def ddb_local() -> Iterator[local.DynamoDBLocal]:
     """One DynamoDB Local for the session; the standard AWS variables point every client at it."""
-    with local.in_memory(short_lived=True) as engine, local.pointed_at(engine.endpoint):
+    with local.in_memory(short_lived=True) as engine, engines.pointed_at(engine.endpoint):
         _engine.append(engine)
         _started[:] = [time.monotonic()]
         try:
@@ -94,7 +94,7 @@ def _fresh_engine_for_heavy_modules(request: pytest.FixtureRequest) -> Iterator[
 def _restart_engine() -> None:
     _engine[0].restart()
     _started[:] = [time.monotonic()]
-    reset_connections()
+    engines.forget_connections()
     _pool.forget()
 
 

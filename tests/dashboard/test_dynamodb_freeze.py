@@ -32,7 +32,7 @@ from adminview.repair import rebuild
 from dynamo import local
 from shop import favourites, orders
 from shop.orders import OrderLine
-from tests import factories
+from tests import engines, factories
 
 pytestmark = [pytest.mark.ddb_local, pytest.mark.slow]
 
@@ -45,7 +45,7 @@ SERVER_THREADS = 8  # gunicorn: 2 workers x 4 threads; a round sends no more req
 
 @pytest.fixture(scope="module")
 def engine() -> Iterator[local.DynamoDBLocal]:
-    with local.in_memory(short_lived=True) as engine, local.pointed_at(engine.endpoint):
+    with local.in_memory(short_lived=True) as engine, engines.pointed_at(engine.endpoint):
         yield engine
 
 

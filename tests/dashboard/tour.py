@@ -26,7 +26,6 @@ from django.contrib.auth.models import Group, User
 from dashboard import notify_mail
 from dashboard.views import home
 from dynamo import local, patience
-from dynamo.models import use_patience
 from returns import services as returns
 from shop import editing, favourites, notes, notifications, orders
 from shop.audit import Actor
@@ -34,7 +33,7 @@ from shop.delivery import delivery_date_for
 from shop.models import SHOP_TABLE
 from shop.order_builders import PaymentSpec
 from shop.orders import OrderLine
-from tests import factories
+from tests import engines, factories
 from tests.adminview_helpers import sync_now
 
 T = TypeVar("T")
@@ -116,12 +115,12 @@ def bug_on_home_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @contextmanager
 def dynamodb_gone() -> Iterator[None]:
     """Every client points at a port nothing listens on, with the dashboard's patience (503 at once)."""
-    with local.pointed_at(f"http://127.0.0.1:{local.free_port()}"):
-        use_patience(patience.prompt())
+    with engines.pointed_at(f"http://127.0.0.1:{local.free_port()}"):
+        engines.patience_now(patience.prompt())
         try:
             yield
         finally:
-            use_patience(patience.PATIENT)
+            engines.patience_now(patience.PATIENT)
 
 
 def price_edit_by(username: str, price: str) -> None:

@@ -6,10 +6,11 @@ from pynamodb.attributes import UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 
 from dynamo.instrumentation import recording
-from dynamo.models import BaseMeta, InstrumentedModel, reset_connections
+from dynamo.models import BaseMeta, InstrumentedModel
 from dynamo.tables import TableSpec, delete_table, ensure_table, projection_drift
 from shop import access_patterns as ap
 from tests import factories
+from tests.engines import forget_connections
 
 
 class Thing(InstrumentedModel):
@@ -41,7 +42,7 @@ def test_missing_index_is_added_online_and_backfilled(ddb_local: object) -> None
             Thing(pk=f"t{n}", colour="red" if n % 3 else "blue").save()
         changes = ensure_table(TableSpec(ThingV2, stream_view_type="NEW_AND_OLD_IMAGES"))
         assert changes == ["added index ByColour to things-v1"]
-        reset_connections()  # two versions of one model in one process: forget v1's cached table description
+        forget_connections()  # two versions of one model in one process: forget v1's cached table description
         assert len(list(ThingV2.by_colour.query("blue"))) == 10
         assert ensure_table(TableSpec(ThingV2, stream_view_type="NEW_AND_OLD_IMAGES")) == []
     finally:

@@ -12,7 +12,6 @@ from datetime import datetime
 import pytest
 
 from dynamo import local
-from dynamo.models import reset_connections
 from dynamo.paging import all_items
 from dynamo.tables import ensure_table
 from shop import access_patterns, orders
@@ -20,6 +19,7 @@ from shop.delivery import delivery_date_for
 from shop.models import SHOP_TABLE, Order, ShopItem
 from shop.timestamps import InvalidDate
 from tests import factories
+from tests.engines import forget_connections
 from tests.shop import legacy
 
 INDEX = "DeliveryDate-index"
@@ -68,7 +68,7 @@ def own_engine(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
     saved = {k: os.environ.get(k) for k in ENDPOINT_VARS}
     with local.in_memory(short_lived=True) as engine:
         os.environ.update({k: engine.endpoint for k in ENDPOINT_VARS})
-        reset_connections()
+        forget_connections()
         try:
             yield engine.endpoint
         finally:
@@ -77,7 +77,7 @@ def own_engine(ddb_local: local.DynamoDBLocal) -> Iterator[str]:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-            reset_connections()
+            forget_connections()
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from django.utils.module_loading import import_string
 
 from dynamo import local
 from dynamo.commands import ShopCommand
-from dynamo.models import reset_connections
+from dynamo.models import apply_environment
 from shop import demo_options, live_orders
 from shop.demo_options import DEMO_SIZE
 from shop.models import ShopItem
@@ -165,7 +165,7 @@ class Command(ShopCommand):
         endpoint = f"http://127.0.0.1:{port}"
         own = {name: os.environ.get(name) or value for name, value in local.LOCAL_CREDENTIALS.items()}  # theirs win
         local.set_environment({**own, **dict.fromkeys(local.ENDPOINT_VARIABLES, endpoint)})
-        reset_connections()
+        apply_environment()
         if local.port_open(port):
             self.stdout.write(f"using the DynamoDB Local already listening on {endpoint}")
             return None

@@ -11,6 +11,7 @@ from adminview.repair import rebuild
 from adminview.sync import sync_store
 from dynamo import local
 from shop import seeding
+from tests import engines
 from tests.adminview.sync.throttling_proxy import ThrottlingProxy
 from tests.adminview_helpers import sync_now
 
@@ -35,7 +36,7 @@ def test_the_sync_rides_out_throttling_of_every_kind(
 
     monkeypatch.setattr(sync_store, "store_dead_letter", noting)
     # when the sync drains the streams once
-    with ThrottlingProxy(ddb_local.endpoint, table=admin_view_table) as proxy, local.pointed_at(proxy.endpoint):
+    with ThrottlingProxy(ddb_local.endpoint, table=admin_view_table) as proxy, engines.pointed_at(proxy.endpoint):
         stats = sync_now()
     # then every kind of throttling was met, and no record failed even one attempt
     anchors = "BatchExecuteStatement" if anchor_writes == "partiql" else "PutItem"
