@@ -1,22 +1,14 @@
 """The admin view table, declared once: its indexes and every kind of item it holds, with their keys.
 
-Every reader and writer builds a view key or an index key with a function of this module, and names an index by
-one of the ``Index`` values below; no other module spells a view key prefix or an index name (as
-``shop.keys`` does for the shop table).
-
-Each kind of item is one ``Kind``: its attributes with their types, the indexes it is in, how it is built from plain
-values (``kind.item``) and read back into its frozen row (``kind.read``); the sources write through it, the reads,
-the repair and ``describe()`` read through it. ``describe()`` lays out every kind with its keys, as
-``docs/admin-view.md`` shows it:
-
-- **anchors** (order, return, refunds, profile, product; one per group of source items, ``adminview.core.sources``)
-  hold the facts the group's other items follow from, and the bookkeeping that makes the sync exact
-  (``adminview.core.anchor``), with a ``counted`` item beside them (what they last added to the sums);
-- **entries** (customer-order, customer-return, payment, category-order, search, activity) each follow from one
-  anchor and are rewritten when what they show changes; in the base table, so an entry costs one write;
-- **sums** (``STATS#...``, the buyer relations ``b#<pid>`` / ``c#<cid>``, a customer's ``#refunded``) are kept
-  exact by the counted items (``adminview.core.numbers``); a customer's sums sit in their own partition, so one
-  Query of it (``#profile`` to the last ``o#...``) reads the profile, the refunded sum and every order entry.
+Every reader and writer builds a view key or an index key with a function of this module and names an index by an
+``Index`` below; no other module spells a view key prefix or an index name (as ``shop.keys`` does for the shop
+table). Each kind of item is one ``Kind``: its typed attributes, its indexes, how it is built from plain values
+(``kind.item``) and read back into its frozen row (``kind.read``). ``describe()`` lays the kinds out with their keys,
+as ``docs/admin-view.md`` shows them: **anchors** hold the facts their group of source items implies and the sync's
+bookkeeping (``adminview.core.anchor``), with a ``counted`` item beside them; **entries** each follow from one
+anchor, in the base table so an entry costs one write; **sums** are kept exact by the counted items
+(``adminview.core.numbers``). A customer's sums sit in their partition, so one Query of it reads the profile, the
+refunded sum and every order entry.
 
 Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
 their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
@@ -97,7 +89,6 @@ def counted_anchor(key: Key) -> Key | None:
 
 
 def return_anchor(return_key: str) -> Key:
-    """A return's anchor: under the return's own key in its table (``r#<rid>``)."""
     return return_key, RETURN_SK
 
 
@@ -123,18 +114,15 @@ def order_position(date: str | None, order_id: str) -> str:
 
 
 def status_partition(status: str, shard: int) -> str:
-    """``ORDERS_BY_STATUS`` partition of one status list's shard: ``<STATUS>#<shard>``."""
     return f"{status}#{shard}"
 
 
 def return_status_partition(status: str, shard: int) -> str:
-    """``ORDERS_BY_STATUS`` partition of one return status's shard: ``RETURN#<STATUS>#<shard>`` (the index is
-    overloaded: orders and returns share it, each under its own partitions)."""
+    """Orders and returns share ``ORDERS_BY_STATUS`` (an overloaded index), each under its own partitions."""
     return f"RETURN#{status}#{shard}"
 
 
 def return_position(requested: str | None, return_id: str) -> str:
-    """The sort key of a return in the lists of returns: ``<requested>#<rid>`` (oldest first reads forwards)."""
     return f"{requested or ''}#{return_id}"
 
 
@@ -148,7 +136,6 @@ def customers_partition(shard: int) -> str:
 
 
 def name_position(name: str | None, customer_id: str) -> str:
-    """A customer's sort key in the list by name: ``<name as search compares it>#<cid>``."""
     return f"{normalized(name or '')[:MAX_CATEGORY]}#{customer_id}"
 
 
@@ -248,7 +235,6 @@ def search_partition(term: str) -> str:
 
 
 def search_entry(term: str, kind: str, entity_id: str) -> Key:
-    """``term``: a normalized word, a lower-cased email address or an order's tracking number (``tracking_term``)."""
     return search_partition(term), f"{term}#{kind}#{entity_id}"
 
 
@@ -309,30 +295,25 @@ def product_month_sums(product_id: str, shard: int, month: str) -> Key:
 
 
 def returned_units(product_id: str, shard: int, month: str) -> Key:
-    """Units of a product returned (received back) in a month (``Units``), those put back in stock (``Restocked``)
-    and the rest (``Damaged``), by the month the return was requested."""
+    """Units received back, by the month the return was requested."""
     return f"{STATS_PREFIX}returned#{product_id}#{shard}", month
 
 
 def refunds_day(shard: int, day: str) -> Key:
-    """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
     return f"{STATS_PREFIX}refunds#{shard}", day
 
 
 def category_counts(shard: int, category: str) -> Key:
-    """A catalogue category: how many products hold it (``Products``). One partition per shard lists them all."""
     return f"{STATS_PREFIX}categories#{shard}", category
 
 
 def buyers(product_id: str, customer_id: str) -> Key:
-    """A product's buyer relation with one customer (AV3): ``Orders`` counts that customer's orders holding the
-    product that are not cancelled."""
+    """AV3: ``Orders`` counts the customer's orders holding the product that are not cancelled."""
     return BUYERS_PREFIX + product_id, keys.with_prefix(keys.CUSTOMER, customer_id)
 
 
 def customer_refunded(customer_id: str) -> Key:
-    """What a customer was refunded (``Refunded``): the refunds naming them (``CustomerId``), whatever their order.
-    Not sharded: one customer's refunds are few."""
+    """Every refund naming the customer, whatever its order; not sharded: one customer's refunds are few."""
     return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_REFUNDED_SK
 
 

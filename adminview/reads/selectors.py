@@ -5,6 +5,7 @@ write shard of a list, merged, and a BatchGetItem of what the list's entries do 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -25,6 +26,7 @@ NEWEST, OLDEST = "newest", "oldest"
 SORTS = (NEWEST, OLDEST)
 ALL = "ALL"  # the list of every order with a status: the listed statuses' lists merged
 LISTS = (*schema.LISTED_STATUSES, ALL)
+BY_STATUS = schema.ORDERS_BY_STATUS
 
 __all__ = ["OrderRow", "RowsPage"]
 
@@ -42,6 +44,14 @@ def order_row(item: Item | None, position: str = "") -> OrderRow:
     return schema.ORDER_KIND.read(item, position=position)
 
 
+def _after_page(found: list[Item], limit: int, last_of: Callable[[Item], str | None]) -> RowsPage[Item]:
+    """The first ``limit`` items of a forward Query asked for one more, and the position after them if there are
+    more (``last_of``: the position the last one names)."""
+    rows = found[:limit]
+    last = last_of(rows[-1]) if rows else None
+    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+
+
 def _forward(sort: str) -> bool:
     if sort not in SORTS:
         raise InvalidInput(f"sort must be one of {', '.join(SORTS)}")
@@ -49,7 +59,7 @@ def _forward(sort: str) -> bool:
 
 
 def status_partitions(status: str) -> list[str]:
-    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards (``ALL``: every listed one's)."""
+    """Its status's write shards (``ALL``: every listed one's)."""
     if status not in LISTS:
         raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
     statuses = schema.LISTED_STATUSES if status == ALL else (status,)
@@ -57,7 +67,7 @@ def status_partitions(status: str) -> list[str]:
 
 
 def _checked(options: ListOptions) -> tuple[int, bool, str | None, DateRange]:
-    """A list's options checked, defaults filled in: its page size, its direction, its position, its days."""
+    """A list's options checked, defaults filled in."""
     forward = _forward(options.get("sort", NEWEST))
     limit = check_limit(options.get("limit", 50))
     return limit, forward, order_position(options.get("after"), forward=forward), options.get("dates", EVERY_DAY)
@@ -75,21 +85,19 @@ def status_items(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[Ite
     its place is still ahead of the position and it is in that status when the page is read, never twice."""
     partitions = status_partitions(status)
     limit, forward, start, dates = _checked(options)
-    found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=Range(*dates.bounds()))
-    return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
+    within = Range(*dates.bounds())
+    found = _each_partition(partitions, BY_STATUS, limit=limit + 1, forward=forward, after=start, within=within)
+    return merged_page(found, BY_STATUS.range_key, limit, forward=forward)
 
 
-def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
-    """One Query of every partition of a status list (``status_partitions``), side by side."""
-    return each_shard(
-        len(partitions), lambda n: query(partitions[n], index=schema.ORDERS_BY_STATUS, **query_options)[0]
-    )
+def _each_partition(partitions: list[str], index: schema.Index | None = None, **query_options: Any) -> list[Item]:
+    """One Query of each partition of a list (its write shards), side by side."""
+    return each_shard(len(partitions), lambda n: query(partitions[n], index=index, **query_options)[0])
 
 
 def orders_by_status(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
-    """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, **options)
-    key = schema.ORDERS_BY_STATUS.range_key
+    key = BY_STATUS.range_key
     return RowsPage([order_row(r, values.string(r, key) or "") for r in page.rows], page.next)
 
 
@@ -103,11 +111,11 @@ def new_orders_since(*, status: str, newest: str) -> int:
     ``NEW_ORDERS_CAP`` + 1: one small Query per partition, whatever the table's size."""
     partitions = status_partitions(status)
     start = order_position({"after": newest}, forward=True) if newest else None
-    return min(len(_by_status(partitions, limit=NEW_ORDERS_CAP + 1, after=start)), NEW_ORDERS_CAP + 1)
+    found = _each_partition(partitions, BY_STATUS, limit=NEW_ORDERS_CAP + 1, after=start)
+    return min(len(found), NEW_ORDERS_CAP + 1)
 
 
 def summaries(order_ids: list[str]) -> list[Item | None]:
-    """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
     shown = [*schema.ORDER_ROW, schema.ORDER_KIND.attribute("shipments")]
     return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=shown)
 
@@ -206,13 +214,8 @@ def category_orders(
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     options: ListOptions = {"limit": limit, "after": after, "sort": sort, "dates": DateRange(start, end)}
     limit, forward, position, dates = _checked(options)
-    within = Range(*dates.bounds())
-    found = each_shard(
-        schema.list_shards(),
-        lambda n: query(
-            schema.category_partition(name, n), limit=limit + 1, forward=forward, after=position, within=within
-        )[0],
-    )
+    shards = [schema.category_partition(name, n) for n in range(schema.list_shards())]
+    found = _each_partition(shards, limit=limit + 1, forward=forward, after=position, within=Range(*dates.bounds()))
     page = merged_page(found, schema.SK, limit, forward=forward)
     entries = [schema.CATEGORY_ORDER_KIND.read(r) for r in page.rows]
     rows_summaries = summaries([e.order_id for e in entries]) if entries else []
@@ -253,9 +256,7 @@ def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] |
         kept += [r for r in found if schema.BUYERS_KIND.read(r).orders > 0]
         start = values.string(found[-1], schema.SK) if found else None
         more = more and start is not None
-    rows = kept[:limit]
-    last = keys.without_prefix(values.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
-    return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
+    return _after_page(kept, limit, lambda r: keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER))
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
@@ -289,9 +290,7 @@ def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, An
     position = reads.read_position(after, forward=True)
     start = keys.order(position) if position is not None else None
     found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
-    rows = found[:limit]
-    last = schema.PAYMENT_KIND.read(rows[-1]).order_id if rows else None
-    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+    return _after_page(found, limit, lambda r: schema.PAYMENT_KIND.read(r).order_id)
 
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:
