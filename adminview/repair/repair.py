@@ -1,14 +1,8 @@
 """Repairing a source partition's view items (rebuild, and one order's repair from the consistency page), in
 conditional transactions that also write the partition's anchors: the rebuild's half of ``adminview.core.anchor``'s
-protocol.
-
-Reads come in the order that makes this safe beside the live sync: the partition's anchors (and an order's
-counted item) first, then the source partition, then the view items both imply. Each anchor is written with the
-facts the source implies, the sequence numbers it had (a rebuild cannot know which stream record its read
-corresponds to, so later records still apply) and ``Rev`` + 1, conditioned on the ``Rev`` read; a counted item
-moves with the sums' difference, conditioned on its own revision; the entries go in the same transaction. If a
-condition fails, the sync applied a record meanwhile: the partition is read again. Writing the anchor (a stub,
-if it describes nothing) even when only an entry was wrong makes a sync that read the anchor before fold again.
+protocol. Reads come anchors first, then the source partition, then the view items both imply, and every anchor
+and counted item is written on the condition it is still as read, so a repair never writes a state older than what
+the sync has applied (``docs/repair.md``, "Why a rebuild never brings back old state").
 """
 
 from __future__ import annotations

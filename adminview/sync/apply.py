@@ -1,11 +1,7 @@
 """Applying stream records to the view: the sync's half of ``adminview.core.anchor``'s protocol, in the five steps
-``docs/admin-view.md`` gives (check and group the records by anchor; read the anchors and their counted items and
-fold; write the entries; move the counted items and the sums; write each anchor last, conditioned on its ``Rev``).
-
-The anchor goes last so that a crash anywhere replays the records, to the same effect. An anchor or counted item
-that changed after it was read lost a race (to a rebuild, a repair or a second sync): its records are folded
-again from fresh reads, and its partition is then repaired from the source (``repair.settle``), since what this
-sync wrote before the anchor may have landed after the winner's newer writes.
+``docs/admin-view.md`` gives, the anchor last so that a crash anywhere replays the records to the same effect. An
+anchor or counted item that lost a race is folded again from fresh reads, then its partition is repaired from the
+source (``repair.settle``): what this sync wrote before the anchor may have landed after the winner's writes.
 """
 
 from __future__ import annotations

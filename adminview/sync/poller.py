@@ -311,13 +311,10 @@ class Poller:
 
     def _wait_out(self, exc: Exception) -> None:
         """DynamoDB does not answer: say so once, note it on the heartbeats if that works, wait, try again."""
-        now = time.time()
         if self._outage_since is None or self._outage_pauses is None:
-            self._outage_since, self._outage_pauses = now, replace(OUTAGES, sleep=self.sleep).start()
+            self._outage_since, self._outage_pauses = time.time(), replace(OUTAGES, sleep=self.sleep).start()
             log.warning("DynamoDB is not answering (%s); the sync waits and tries again", exc)
-            for shard in self.shards.values():
-                if not shard.done:
-                    self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=now, ended=None)
+            self._note_outage(self._outage_since, None)
         for shard in self.shards.values():
             shard.ahead, shard.iterator = None, None  # read again from the checkpoint
         self._outage_pauses.pause()
@@ -328,16 +325,15 @@ class Poller:
         since, ended = self._outage_since, time.time()
         self._outage_since = None
         log.warning("DynamoDB answers again after %.0f s; the sync carries on", ended - since)
-        for shard in self.shards.values():
-            if not shard.done:
-                self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=since, ended=ended)
+        self._note_outage(since, ended)
 
-    @staticmethod
-    def _best_effort(note: Callable[..., None], *args: Any, **kwargs: Any) -> None:
-        try:
-            note(*args, **kwargs)
-        except Exception as exc:  # bookkeeping only: the sync itself goes on
-            log.info("could not note the outage on the sync page: %s", exc)
+    def _note_outage(self, since: float, ended: float | None) -> None:
+        """On every open shard's heartbeat, if that works: bookkeeping only, the sync itself goes on."""
+        for shard in (s for s in self.shards.values() if not s.done):
+            try:
+                sync_status.record_outage(shard.arn, shard.shard_id, since=since, ended=ended)
+            except Exception as exc:
+                log.info("could not note the outage on the sync page: %s", exc)
 
     def _maybe_report(self) -> None:
         if self.report and time.monotonic() - self._last_report >= self.report_every_s:
