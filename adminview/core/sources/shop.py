@@ -1,13 +1,7 @@
-"""The shop table as a source of the admin view: which of its items are anchored where, and what they imply.
-
-- An order's collection (the order, its lines, invoices and shipments, all in the shop partition ``o#<oid>``) is
-  anchored on the order's summary. The summary keeps what the collection's entries follow from (each line's
-  quantity, price and category, each invoice's payment references, each shipment's carrier and tracking number),
-  so the entries and the order's contribution to the numbers are a function of that one item, whatever order its
-  records arrive in.
-- A customer is anchored on its profile, a product on its catalogue row.
-- An audit entry (a staff change) is never changed once written: its activity entries follow from it alone.
-- Everything else (stock, warehouses, shipment items, favourites, email claims) implies nothing for the view.
+"""The shop table as a source of the admin view: an order's collection (``o#<oid>``: the order, its lines, invoices,
+shipments and shipment items) is anchored on the order's summary, a customer on its profile, a product on its
+catalogue row; an audit entry, never changed once written, implies its activity entries alone; everything else
+(stock, warehouses, favourites, email claims) implies nothing for the view.
 
 Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total``...): a missing attribute is
 simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
@@ -185,11 +179,7 @@ class OrderState(Anchored):
         return found
 
     def sums(self) -> numbers.Sums:
-        """What the order adds to the numbers (nothing until its order item is there): one to the count of its
-        status (an unknown status counts nowhere); on the UTC day of its ``Date`` one order, and one cancelled
-        order if it is cancelled; unless it is cancelled, its lines' units (``Quantity``) and revenue (``Price`` x
-        ``Quantity``) on that day, in all and per category, and in each line's product's month, and one order to
-        the buyer relation of each line's product with the order's customer."""
+        """Nothing until the order item is there; a cancelled order counts only in its status and day."""
         if self.order is None or self.customer_id is None:
             return {}
         adding = numbers.Adding()
