@@ -16,7 +16,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import line_receipt, received_whole
-from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, order_position, query
+from adminview.reads.reads import Item, RowsPage, get_many, list_page, order_position, query
 from dynamo.paging import check_limit
 from returns import keys as return_keys
 from returns.lifecycle import OPEN_STATUSES, RETURN
@@ -128,8 +128,7 @@ def returns(
     start = order_position(after, forward=True)
     index = schema.ORDERS_BY_STATUS
     partitions = [schema.return_status_partition(s, n) for s in wanted for n in range(schema.list_shards())]
-    found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
-    page = merged_page(found, index.range_key, limit, forward=True)
+    page = list_page(partitions, limit, index=index, after=start)
     rows = [_row(r, values.string(r, index.range_key) or "") for r in page.rows]
     returned = [schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows]
     ordered = [schema.order_anchor(r.order_id) for r in rows if r.order_id]

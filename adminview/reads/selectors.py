@@ -14,7 +14,7 @@ from typing import Any, TypedDict, Unpack
 from adminview.core import numbers, schema, values
 from adminview.core.schema import OrderRow
 from adminview.reads import reads
-from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, merged_page, order_position, query
+from adminview.reads.reads import Item, Range, RowsPage, get_many, list_page, list_shards, order_position, query
 from dynamo.paging import check_limit
 from shop import keys, order_status
 from shop.errors import InvalidInput
@@ -85,14 +85,7 @@ def status_items(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[Ite
     its place is still ahead of the position and it is in that status when the page is read, never twice."""
     partitions = status_partitions(status)
     limit, forward, start, dates = _checked(options)
-    within = Range(*dates.bounds())
-    found = _each_partition(partitions, BY_STATUS, limit=limit + 1, forward=forward, after=start, within=within)
-    return merged_page(found, BY_STATUS.range_key, limit, forward=forward)
-
-
-def _each_partition(partitions: list[str], index: schema.Index | None = None, **query_options: Any) -> list[Item]:
-    """One Query of each partition of a list (its write shards), side by side."""
-    return each_shard(len(partitions), lambda n: query(partitions[n], index=index, **query_options)[0])
+    return list_page(partitions, limit, index=BY_STATUS, forward=forward, after=start, within=Range(*dates.bounds()))
 
 
 def orders_by_status(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
@@ -111,8 +104,8 @@ def new_orders_since(*, status: str, newest: str) -> int:
     ``NEW_ORDERS_CAP`` + 1: one small Query per partition, whatever the table's size."""
     partitions = status_partitions(status)
     start = order_position({"after": newest}, forward=True) if newest else None
-    found = _each_partition(partitions, BY_STATUS, limit=NEW_ORDERS_CAP + 1, after=start)
-    return min(len(found), NEW_ORDERS_CAP + 1)
+    page = list_page(partitions, NEW_ORDERS_CAP, index=BY_STATUS, after=start)
+    return len(page.rows) + (page.next is not None)
 
 
 def summaries(order_ids: list[str]) -> list[Item | None]:
@@ -214,9 +207,8 @@ def category_orders(
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     options: ListOptions = {"limit": limit, "after": after, "sort": sort, "dates": DateRange(start, end)}
     limit, forward, position, dates = _checked(options)
-    shards = [schema.category_partition(name, n) for n in range(schema.list_shards())]
-    found = _each_partition(shards, limit=limit + 1, forward=forward, after=position, within=Range(*dates.bounds()))
-    page = merged_page(found, schema.SK, limit, forward=forward)
+    shards = list_shards(lambda n: schema.category_partition(name, n))
+    page = list_page(shards, limit, forward=forward, after=position, within=Range(*dates.bounds()))
     entries = [schema.CATEGORY_ORDER_KIND.read(r) for r in page.rows]
     rows_summaries = summaries([e.order_id for e in entries]) if entries else []
     rows = [
