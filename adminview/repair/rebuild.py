@@ -1,10 +1,6 @@
-"""Rebuild and verify the admin view while staff act and the stream sync applies records (``docs/repair.md``).
-
-Both walk the tables (``adminview.repair.walk``) and act on the source partitions whose view items differ, never
-from what the Scan saw while an anchor is stored: ``verify`` reads both sides again until they agree or
-``settle_s`` has passed, so a difference the live sync is about to fix is not reported; ``rebuild`` repairs the
-partition through ``adminview.repair.repair``'s protocol, so it never writes a state older than what the sync has
-applied.
+"""Rebuild and verify the admin view while staff act and the stream sync applies records (``docs/repair.md``):
+both walk the tables and act on the partitions whose view items differ, never from what the Scan saw while an
+anchor is stored; ``verify`` reads them again until they agree or ``settle_s`` has passed, ``rebuild`` repairs them.
 """
 
 from __future__ import annotations

@@ -214,9 +214,8 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 
 @dataclass
 class LaterSums:
-    """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
-    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
-    share no item, so the walk's threads send them side by side (``docs/repair.md``: why the sums still end exact)."""
+    """What a rebuild into an empty view adds to the sums, written after the source pass or once it holds
+    ``HELD_SUMS`` sum items (``docs/repair.md``: why this is faster, and why the sums still end exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
@@ -242,13 +241,9 @@ class LaterSums:
 
 def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
-    through ``repair_flag`` one by one.
-
-    A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan, or a view
-    that held nothing when the walk began) is planned from the Scan's items, with no read: its anchors are written
-    on the condition that they are still absent, so no stream record had been applied to them, and none was lost
-    (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
-    nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
+    through ``repair_flag`` one by one. A partition the walk found with no anchor stored (``Flag.seen``) is planned
+    from the Scan's items with no read, its anchors written on the condition they are still absent (in a view that
+    held nothing, its sums go to ``later``); the others are read together (``read_partitions``)."""
     unanchored = [found for f in flags if f.seen is not None and (found := planned(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     deferred: dict[str, numbers.Deltas] = {}

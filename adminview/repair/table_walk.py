@@ -1,14 +1,7 @@
-"""Reading both tables for rebuild and verify: segmented Scan pages, one partition at a time, rate-limited.
-
-Scans are for these offline commands only, never for a request path. Memory stays bounded: a Scan segment
-is consumed page by page (``Limit`` items) and regrouped into partitions (the items of one partition key
-come out of a Scan segment together, in sort-key order), so a worker holds one page and one partition.
-
-Items come back decoded into plain values (``dynamo.item_codec``), as the core reads them, and a transaction's
-plain actions are encoded on their way out: the rebuild, verify and repair see no DynamoDB JSON.
-
-Every call waits on a token bucket (``dynamo.ratelimit.TokenBucket``, the one ``backfill --rate-limit``
-uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share of capacity.
+"""Reading both tables for rebuild and verify (offline commands only, never a request path): segmented Scan pages
+regrouped into partitions, so a worker holds one page and one partition; items decoded into plain values and
+actions encoded on their way out, so the repair sees no DynamoDB JSON; every call waits on a token bucket (the one
+``backfill --rate-limit`` uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""The walk's second pass (``adminview.repair.walk``, ``docs/repair.md``): each segment of a parallel Scan of the
-view yields its items, and each must still follow from a source partition (an item no source implies at all is an
-orphan); the sums are summed from the counted items on the way and set against the sums stored, each buyer
-relation against what its customer's orders counted. A sum that changed after the walk began is left for the next
-walk (``Diff.live_counters``), so the check is exact under live traffic. Memory: a Scan page and its look-ups per
-thread, one entry per sum item, the buyer relations of the last ``RELATIONS_HELD`` customers checked."""
+"""The walk's second pass (``docs/repair.md``, step 2): each view item must still follow from a source partition,
+and each sum be the total of what the counted items say (each buyer relation, of what its customer's orders
+counted); a sum that changed after the walk began is left for the next walk, so the check is exact under live
+traffic. Memory: a Scan page and its look-ups per thread, one entry per sum item, the buyer relations of the last
+``RELATIONS_HELD`` customers checked."""
 
 from __future__ import annotations
 
