@@ -34,9 +34,8 @@ def verify(
     on_scan: Callable[[int], None] = ignore,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Diff:
-    """Compare the view with what the source tables imply. A differing partition is read again (consistent
-    reads, after growing pauses, ``settle_s`` in all) and reported only if it still differs: the live
-    sync applies a change within moments, a real divergence stays."""
+    """Compare the view with what the source tables imply; a differing partition is reported only if it still
+    differs after ``settle_s``: the live sync applies a change within moments, a real divergence stays."""
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
@@ -62,8 +61,7 @@ def verify(
 
 
 def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[float], None]) -> None:
-    """Read the flagged partitions again (consistent reads) until they agree or ``settle_s`` has passed; report
-    those that still differ, each partition once however many passes flagged it."""
+    """Read the flagged partitions again, pauses growing, until they agree or ``settle_s`` has passed."""
     waited, pause = 0.0, min(0.2, settle_s)
     while flags:
         with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:

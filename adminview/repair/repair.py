@@ -98,10 +98,9 @@ def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
 
 
 def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
-    """What makes the partition's view items equal to what its source items imply. Each anchor is planned as the
-    sync plans it (``anchor.plan``), from what the view holds for it (its stored facts and the sums its counted
-    item says were added) to what its source items imply; its counted item moves as the sync's does
-    (``numbers.move``). The entries are those that differ from what the view holds, whoever wrote them."""
+    """What makes the partition's view items equal to what its source items imply: each anchor planned as the sync
+    plans it (``anchor.plan``) from what the view holds for it, its counted item moved as the sync's is; the entries
+    are those that differ from what the view holds, whoever wrote them."""
     source, stored = reading.source, reading.stored
     implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
     changes = compare(implied.items(), partition.compared(stored))
@@ -180,21 +179,18 @@ def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
 
 
 def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
-    """Plans of partitions that had no anchor: their entries written first, in bulk (BatchWriteItem), then their
-    anchors, counted items and sums packed into transactions (``commit_plans``), as the sync writes entries before
-    its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
-    partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
-    anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
+    """Plans of partitions that had no anchor: their entries written first, in bulk, then their anchors, counted
+    items and sums packed into transactions, as the sync writes entries before its anchor. An anchor the sync wrote
+    meanwhile fails its condition: the caller repairs that partition again through the whole protocol."""
     view.write_many({key: item for p in plans for key, item in p.entries.items()})
     return commit_plans(view, [replace(p, entries={}) for p in plans])
 
 
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
-    """Repair partitions whose anchors the sync lost a race for. A second sync, a rebuild or a repair wrote such an
-    anchor between the sync's reads and its anchor write, and what the sync wrote before its anchor (entries, a
-    counted item) may have landed after the winner's newer writes: folding the records again then finds them all
-    applied and writes nothing. So each partition is read and repaired as a rebuild would (``extras``: the entries
-    the sync wrote, read beside what the partition implies). Raises ``Contended`` when they keep changing."""
+    """Repair partitions whose anchors the sync lost a race for: what it wrote before its anchor may have landed
+    after the winner's newer writes, and folding its records again would find them applied and write nothing
+    (``extras``: the entries the sync wrote, read beside what the partition implies). ``Contended`` when they keep
+    changing."""
     shards = schema.list_shards()
     pending = list(wanted)
     for _ in backoff.REPAIRS.sends():

@@ -54,10 +54,8 @@ class ViewPass:
     # --- buyer relations: each customer's, from the counted items of their orders ----------------------------
 
     def _check_relations(self, customers: set[str], relations: list[Item]) -> None:
-        """A buyer relation is the sum of what the customer's orders counted for the product. Each customer whose
-        partition or relations this batch holds is checked: the relations their orders imply must be stored, and
-        each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
-        their counted items), so the walk never holds every relation at once."""
+        """Each customer whose partition or relations this batch holds: the relations their orders' counted items
+        imply must be stored, and only those, so the walk never holds every relation at once."""
         owners = customers | {keys.without_prefix(values.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
         expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {values.item_key(r): r for r in relations}

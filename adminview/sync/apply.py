@@ -124,11 +124,9 @@ def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | Non
 def counting_transactions(
     table: str, moves: Sequence[numbers.Move], extra: int = 0
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
-    """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
-    ``moves`` and its actions, encoded for the client (the counted items first, then the merged sums), at most
-    ``MAX_ITEMS`` actions with ``extra`` left free (``numbers.pack``). Anchors of one sum shard go together, so
-    their sums merge, and in the order of the sum items they change, so that those adding to the same day or month
-    share a transaction."""
+    """The TransactWriteItems that move these anchors' counted items and the sums (positions in ``moves``, and the
+    encoded actions; ``extra`` actions left free). Anchors of one sum shard go together, so their sums merge, in
+    the order of the sum items they change, so that those adding to the same day or month share a transaction."""
     deltas = [numbers.difference(before.sums, after) for before, after in moves]
     by_shard: dict[int, list[int]] = {}
     for i, (before, _after) in enumerate(moves):

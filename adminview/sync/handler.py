@@ -44,10 +44,8 @@ def handle_records(
     received_at: float | None = None,
 ) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
     """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat
-    (``received_at``: when the sync got the batch, which bounds when its changes were made; default now).
-
-    The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
-    logged and the failed records are still reported, so Lambda (or the poller) retries them."""
+    (``received_at``: when the sync got the batch; default now). The bookkeeping never turns a batch into an
+    exception: if the sync table cannot be written, the failed records are still reported, so they are retried."""
     outcome = (apply or apply_records)(records)
     failed = [(r, outcome.failed[key]) for i, r in enumerate(records) if (key := failure_key(r, i)) in outcome.failed]
     for record, error in failed:
