@@ -113,26 +113,21 @@ def order_position(date: str | None, order_id: str) -> str:
     return f"{date or ''}#{order_id}"
 
 
-def status_partition(status: str, shard: int) -> str:
-    return f"{status}#{shard}"
-
-
-def return_status_partition(status: str, shard: int) -> str:
-    """Orders and returns share ``ORDERS_BY_STATUS`` (an overloaded index), each under its own partitions."""
-    return f"RETURN#{status}#{shard}"
+# The partitions of the write-sharded lists, by their shape (each ``<shard>`` is ``shard_of(id, list_shards())``).
+status_partition: Final[Callable[[str, int], str]] = "{}#{}".format  # ``<STATUS>#<shard>``
+# orders and returns share ``ORDERS_BY_STATUS`` (an overloaded index), each under its own partitions
+return_status_partition: Final[Callable[[str, int], str]] = "RETURN#{}#{}".format
+catalogue_partition: Final[Callable[[int], str]] = "CATALOGUE#{}".format
+# every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``
+customers_partition: Final[Callable[[int], str]] = "CUSTOMERS#{}".format
+category_partition: Final[Callable[[str, int], str]] = "cat#{}#{}".format  # ``cat#<category>#<shard>``
+activity_partition: Final[Callable[[int], str]] = "ACTIVITY#{}".format
+user_activity_partition: Final[Callable[[str], str]] = "USER#{}".format
+kind_activity_partition: Final[Callable[[str, int], str]] = "KIND#{}#{}".format
 
 
 def return_position(requested: str | None, return_id: str) -> str:
     return f"{requested or ''}#{return_id}"
-
-
-def catalogue_partition(shard: int) -> str:
-    return f"CATALOGUE#{shard}"
-
-
-def customers_partition(shard: int) -> str:
-    """One shard of every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``."""
-    return f"CUSTOMERS#{shard}"
 
 
 def name_position(name: str | None, customer_id: str) -> str:
@@ -169,10 +164,6 @@ def category_name(value: str | None) -> str:
     ``MAX_CATEGORY`` characters, or ``uncategorized``."""
     text = (value or "").strip()
     return text[:MAX_CATEGORY] if text else UNCATEGORIZED
-
-
-def category_partition(category: str, shard: int) -> str:
-    return f"cat#{category}#{shard}"
 
 
 def category_order(category: str, shard: int, date: str, order_id: str) -> Key:
@@ -239,18 +230,6 @@ def search_entry(term: str, kind: str, entity_id: str) -> Key:
 
 
 ACTIVITY_KINDS: Final = ("order", "customer", "product", "stock", "warehouse", "system")
-
-
-def activity_partition(shard: int) -> str:
-    return f"ACTIVITY#{shard}"
-
-
-def user_activity_partition(username: str) -> str:
-    return "USER#" + username
-
-
-def kind_activity_partition(kind: str, shard: int) -> str:
-    return f"KIND#{kind}#{shard}"
 
 
 def activity_kind(source_pk: str, action: str | None) -> str:
