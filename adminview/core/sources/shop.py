@@ -144,22 +144,15 @@ class OrderState(Anchored):
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.id)
         paid = sum(self.paid.values(), Decimal(0)) or None
-        facts = {"order_id": self.id, "date": self.date, "spent": self.spent, "paid": paid}
-        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **facts)}
+        order = {"order_id": self.id, "date": self.date}
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **order, spent=self.spent, paid=paid)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.id, list_shards)
         for category, (units, revenue) in sorted(self._by_category().items()):
             key = schema.category_order(category, shard, self.date, self.id)
-            entries[key] = schema.CATEGORY_ORDER_KIND.item(
-                key,
-                order_id=self.id,
-                customer_id=self.customer_id,
-                date=self.date,
-                category=category,
-                units=units,
-                revenue=revenue,
-            )
+            figures = {"category": category, "units": units, "revenue": revenue}
+            entries[key] = schema.CATEGORY_ORDER_KIND.item(key, **order, customer_id=self.customer_id, **figures)
         return entries
 
     def _by_category(self) -> dict[str, tuple[Decimal, Decimal]]:
