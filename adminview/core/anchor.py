@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adminview.core import guard, numbers, schema, values
+from adminview.core.values import Item as Item
 
-Item = dict[str, Any]
 SEQS, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "AppliedAt", "Gone", "ExpiresAt"
 REV = guard.REV
 BOOKKEEPING = (SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT)

@@ -28,6 +28,8 @@ from functools import cached_property
 from typing import Any, Final, Generic, TypeVar
 
 from adminview.core import values
+from adminview.core.values import Item
+from adminview.core.values import Key as Key
 from returns import keys as return_keys
 from shop import keys
 from shop.keys import OrderStatus
@@ -53,7 +55,6 @@ class Index:
 # --- the table's own keys ------------------------------------------------------------------------------------
 
 PK, SK, KIND = "PK", "SK", "Kind"
-Key = tuple[str, str]
 
 ORDER_SK, RETURN_SK, REFUNDS_SK, PROFILE_SK, PRODUCT_SK = "#order", "#return", "#refunds", "#profile", "#product"
 COUNTED_SUFFIX: Final = "#counted"
@@ -314,7 +315,6 @@ RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a retu
 
 # --- each kind of item, declared once: its attributes, how it is built and how it reads back ----------------------
 
-Item = dict[str, Any]
 T = TypeVar("T")
 
 

@@ -1,17 +1,14 @@
 """The local poller: reads the streams of the view's source tables the way Lambda's event source mappings do.
 
 Every shard is read, a child only after its parent is finished (so records of one item stay in order), shards
-that are ready at the same time in parallel, expired iterators are renewed from the checkpoint, and each batch
-goes to the same code as the Lambda handler. While a batch is applied, the shard's next GetRecords is already
-on its way, so reading and applying overlap. Delivery is at-least-once: the per-shard checkpoint (in the sync
-table) is advanced only after every record up to it was applied or dead-lettered, so a SIGKILL at any moment at
-worst replays a batch, and replays change nothing (the anchors' sequence numbers). Records still failing after
-the sends of ``dynamo.backoff.STREAM_BATCHES`` stay in the dead-letter store, where the handler put them.
+that are ready at the same time in parallel, and each batch goes to the Lambda handler's code; the shard's next
+GetRecords is sent while a batch is applied. Delivery is at-least-once: the per-shard checkpoint is advanced only
+after every record up to it was applied or dead-lettered, so a SIGKILL at worst replays a batch, and replays
+change nothing (the anchors' sequence numbers).
 
-Each shard's heartbeat says how fresh the view is (``adminview.sync.sync_status``): after each batch, and, at most
-once a second, when a poll finds nothing new (the view is then up to date as of that poll). When DynamoDB does not
-answer, ``--follow`` waits and tries again with growing pauses (logging the outage once, not every retry, and
-noting it on the heartbeat for ``/sync/``), then carries on from its checkpoints.
+Each shard's heartbeat moves after each batch and, at most once a second, when a poll finds nothing new (the view
+is then up to date as of that poll). When DynamoDB does not answer, ``--follow`` waits with growing pauses
+(logging and noting the outage once), then carries on from its checkpoints.
 """
 
 from __future__ import annotations

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, IndexLookup, OrderPartitions
+from adminview.core.values import Item
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys
 
-Item = dict[str, Any]
 RETURN_FACTS = schema.RETURN_KIND.names[1:]  # all but ``ReturnId``, which the return's key holds
 REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId", schema.CUSTOMER_ID)
 ONE = Decimal(1)

@@ -10,9 +10,8 @@ from typing import Any, ClassVar, Self
 
 from adminview.core import schema, values
 from adminview.core.anchor import Bookkeeping
+from adminview.core.values import Item
 from shop import keys
-
-Item = dict[str, Any]
 
 
 @dataclass

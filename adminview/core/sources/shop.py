@@ -18,10 +18,10 @@ from typing import Any
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, OrderPartitions
+from adminview.core.values import Item
 from shop import keys
 from shop.keys import OrderStatus
 
-Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment", "shipmentItem")
 LINES, INVOICES, SHIPMENTS, PAID, SENT = (
     schema.ORDER_KIND.attribute(name) for name in ("lines", "invoices", "shipments", "paid", "sent")
