@@ -23,20 +23,8 @@ from typing import Any
 
 from adminview.core.records import created_at, sequence_number, written_at
 from adminview.core.sources import source_name, table_of
-from adminview.reads.sync_freshness import (
-    EXPIRES_AT,
-    HEARTBEAT_PK,
-    VERIFY_PK,
-    VERIFY_SK,
-    Freshness,
-    Heartbeat,
-    SourceSync,
-    VerifyResult,
-    by_source,
-    heartbeats,
-    last_verify,
-    overall,
-)
+from adminview.reads import sync_freshness
+from adminview.reads.sync_freshness import EXPIRES_AT, HEARTBEAT_PK, VERIFY_PK, VERIFY_SK, Heartbeat
 from adminview.sync.sync_store import dead_letter_count
 from adminview.tables import SyncItem, sync_client
 from dynamo import ddb_json
@@ -50,10 +38,10 @@ SEQ_WIDTH = 48
 @dataclass(frozen=True)
 class SyncStatus:
     heartbeats: list[Heartbeat]
-    freshness: Freshness
+    freshness: sync_freshness.Freshness
     dead_letters: int
-    last_verify: VerifyResult | None
-    sources: list[SourceSync] = field(default_factory=list)
+    last_verify: sync_freshness.VerifyResult | None
+    sources: list[sync_freshness.SourceSync] = field(default_factory=list)
 
 
 def _writer(stream_arn: str | None, shard_id: str | None) -> str:
@@ -156,5 +144,6 @@ def store_verify_result(*, ok: bool, summary: str, at: datetime | None = None) -
 
 def sync_status() -> SyncStatus:
     """The sync page's facts: heartbeats (one Query), dead-letter count (one COUNT Query), last verify (GetItem)."""
-    beats, now = heartbeats(), time.time()
-    return SyncStatus(beats, overall(beats, now), dead_letter_count(), last_verify(), by_source(beats, now))
+    beats, now = sync_freshness.heartbeats(), time.time()
+    fresh, sources = sync_freshness.overall(beats, now), sync_freshness.by_source(beats, now)
+    return SyncStatus(beats, fresh, dead_letter_count(), sync_freshness.last_verify(), sources)
