@@ -104,8 +104,7 @@ def move(counted: Counted, sums: Sums | None) -> Move | None:
 
 
 def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
-    """A TransactWriteItems action (plain values: the writer encodes them): the counted item holds ``after``,
-    where it is still ``before`` (deleted when nothing is counted any more)."""
+    """The counted item now holds ``after`` where it still holds ``before`` (deleted once it counts nothing)."""
     condition = guard.unchanged(stored=before.exists, rev=before.rev)
     if not after:
         return {"Delete": {"TableName": table, "Key": values.key(*before.key), **condition}}

@@ -43,8 +43,7 @@ def sequence_number(record: Any) -> str | None:
 
 
 def created_at(record: Any) -> float | None:
-    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None when the
-    record has none or a malformed one."""
+    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime), else None."""
     value = body_of(record).get("ApproximateCreationDateTime")
     if isinstance(value, datetime):
         return value.timestamp()

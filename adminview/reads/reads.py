@@ -145,8 +145,7 @@ def order_position(given: object, *, forward: bool) -> str | None:
 
 
 def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Item | None]:
-    """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried), each key once;
-    the result lines up with the keys (None: no item)."""
+    """Items by key (BatchGetItem, each key once), lined up with the keys (None: no item)."""
     wanted = list(item_keys)
     found = read_items(wanted, attributes, consistent=False)
     return [found[key] for key in wanted]

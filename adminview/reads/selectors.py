@@ -45,8 +45,7 @@ def order_row(item: Item | None, position: str = "") -> OrderRow:
 
 
 def _after_page(found: list[Item], limit: int, last_of: Callable[[Item], str | None]) -> RowsPage[Item]:
-    """The first ``limit`` items of a forward Query asked for one more, and the position after them if there are
-    more (``last_of``: the position the last one names)."""
+    """A forward Query's page (asked for one item more than shown), positioned by ``last_of`` its last row."""
     rows = found[:limit]
     last = last_of(rows[-1]) if rows else None
     return RowsPage(rows, {"after": last} if len(found) > limit and last else None)

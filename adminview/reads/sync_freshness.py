@@ -202,8 +202,7 @@ def least_fresh(found: Iterable[Freshness]) -> Freshness:
 
 
 def freshness_by_source(beats: Sequence[Heartbeat], now: float | None = None) -> dict[str, Freshness]:
-    """Each source's freshness (every source of the view, by name, whether or not it has a heartbeat yet), from
-    its own writers' heartbeats: the same Query as the view's, split here."""
+    """Every source's freshness by name (heartbeat or not yet), from its own writers' heartbeats."""
     return {s.name: freshness_of([b for b in beats if b.source == s.name], now) for s in sources()}
 
 
@@ -227,8 +226,7 @@ def last_verify() -> VerifyResult | None:
 
 
 def by_source(beats: Sequence[Heartbeat], now: float | None = None) -> list[SourceSync]:
-    """The writers grouped by source (every source of the view, in its order), then those of tables no source
-    reads, one group per table."""
+    """The writers by source (every source, in order), then those of tables no source reads, by table."""
     fresh = freshness_by_source(beats, now)
     groups = [
         SourceSync(s.name, s.table_name(), [b for b in beats if b.source == s.name], fresh[s.name]) for s in sources()

@@ -95,8 +95,7 @@ class Table:
         return [item for page in self.pages_of(pk) for item in page]
 
     def pages_of(self, pk: str, prefix: str | None = None, *, page_size: int | None = None) -> Iterator[list[Image]]:
-        """The items of one partition (those whose sort key starts with ``prefix``, when given), page by page
-        (``page_size`` items, else DynamoDB's 1 MB), strongly consistent."""
+        """One partition's items (under ``prefix``, when given), page by page, strongly consistent."""
         condition, names, given = "#pk = :pk", {"#pk": schema.PK}, {":pk": ddb_json.s(pk)}
         limit: dict[str, Any] = {"Limit": page_size} if page_size else {}
         if prefix is not None:

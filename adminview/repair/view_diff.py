@@ -47,8 +47,7 @@ class Diff:
         return not (self.missing or self.extra or self.differing or self.contended or self.unprojectable)
 
     def cannot_project(self, pk: str, reason: str) -> None:
-        """A source partition whose items the view cannot be made from (the sync dead-letters their records
-        for the same reason): reported, never written."""
+        """A source partition the view cannot be made from (its records are dead letters): reported, not written."""
         with self._lock:
             self.unprojectable.setdefault(pk, reason)
 

@@ -47,8 +47,7 @@ class BatchReport:
 
 
 def source_of(records: Sequence[object]) -> str:
-    """The source a batch came from, by its first record that names a table a source reads (a malformed record
-    may name none)."""
+    """The source a batch came from, by its first record naming a source's table (a malformed one may not)."""
     arns = (r.get("eventSourceARN") for r in records if isinstance(r, dict))
     return next((name for arn in arns if (name := source_name(arn))), UNKNOWN_SOURCE)
 

@@ -125,9 +125,8 @@ class Poller:
 
     @classmethod
     def for_sources(cls, *, client: Any = None, **options: Any) -> Self:
-        """A poller of the stream of every source table of the view (``adminview.core.sources``), ARNs from
-        DescribeTable, a streams client unless given; ``options`` go to the constructor. A source whose table does
-        not exist yet (nothing written, nothing to read) is left out; one without a stream is an error."""
+        """A poller of every source table's stream (ARNs from DescribeTable). A source whose table does not exist
+        yet (nothing written, nothing to read) is left out; one without a stream is an error."""
         view = client_of(ViewItem)
         arns = []
         for source in sources():

@@ -30,8 +30,7 @@ def _checkpoint_pk(stream_arn: str) -> str:
 
 
 def load_checkpoints(stream_arn: str) -> dict[str, tuple[str | None, bool]]:
-    """Each shard's checkpoint, by shard id: its last sequence number applied or dead-lettered, and whether it is
-    read to its end."""
+    """By shard id: the last sequence number applied or dead-lettered, and whether it is read to its end."""
     rows = SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
     return {row.sk: (row.seq, bool(row.done)) for row in rows}
 
@@ -51,8 +50,7 @@ def dead_letter_key(record: Any) -> str:
 
 
 def store_dead_letter(record: Any, error: str) -> int:
-    """Keep the record whole with its error; a record stored before gets ``Attempts`` + 1 (one UpdateItem).
-    Returns the attempts now counted."""
+    """Keep the record whole with its error (stored before: ``Attempts`` + 1); returns the attempts counted."""
     item = SyncItem(DEAD_LETTER_PK, dead_letter_key(record))
     item.update(
         actions=[
