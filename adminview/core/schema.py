@@ -161,8 +161,7 @@ def payment(transaction_id: str, order_id: str) -> Key:
 
 
 def category_name(value: str | None) -> str:
-    """An order line's category as the numbers and the category lists name it: its own, trimmed and cut to
-    ``MAX_CATEGORY`` characters, or ``uncategorized``."""
+    """An order line's category as the numbers and the category lists name it (``uncategorized``: none)."""
     text = (value or "").strip()
     return text[:MAX_CATEGORY] if text else UNCATEGORIZED
 
@@ -234,8 +233,7 @@ ACTIVITY_KINDS: Final = ("order", "customer", "product", "stock", "warehouse", "
 
 
 def activity_kind(source_pk: str, action: str | None) -> str:
-    """What a staff change changed, from its audit entry's partition and action: an order, a customer, a product
-    or its stock, a warehouse, or the system (a dead-letter replay)."""
+    """What a staff change changed, from its audit entry's partition and action (``system``: a dead-letter replay)."""
     head = source_pk.split("#", 1)[0] + "#"
     if head == keys.PRODUCT:
         # the actions of stock edits (shop.editing) are audited in the product's partition too
@@ -366,8 +364,8 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Kind(Generic[T]):
-    """A kind of view item (ElectroDB's entity, PynamoDB's model): its name, its attributes and the row it reads
-    back as. ``item`` builds one from plain values, ``read`` reads a stored one (plain values: ``item_codec``)."""
+    """A kind of view item (ElectroDB's entity, PynamoDB's model): ``item`` builds one from plain values, ``read``
+    reads a stored one back as its row."""
 
     name: str
     row: Callable[..., T]

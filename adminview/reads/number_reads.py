@@ -109,8 +109,7 @@ def by_category(*, start: date, end: date) -> list[CategoryFigures]:
 
 
 def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], list[CategoryFigures]]:
-    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both):
-    for a page that shows both."""
+    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both)."""
     items = _day_items(start, end)
     return _daily_rows(items, start, end), _category_rows(items)
 
@@ -160,8 +159,7 @@ def product_months(*, product_id: str) -> list[MonthFigures]:
 
 
 def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
-    """How many refunds are dated each day of the range and their amount, every day listed (zeros included): one
-    Query per sum shard."""
+    """How many refunds are dated each day of the range and their amount, zeros included: a Query per sum shard."""
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)

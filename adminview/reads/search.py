@@ -79,8 +79,7 @@ def entries(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) 
 
 
 def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[Found], str | None, bool]:
-    """Customers and products every word matches, read under the longest word; the position after the last entry
-    used, and whether more may follow."""
+    """Customers and products every word matches, read under the longest word; the position, and whether more."""
     key_word = max(words, key=len)
     partition = schema.search_partition(key_word)
     seen: dict[tuple[str, str], Found] = {}

@@ -251,8 +251,7 @@ def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] |
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
-    """AV3 then AV4: distinct buyers by customer id, with how many of their orders that are not cancelled hold
-    the product; their profiles with one BatchGetItem."""
+    """AV3 then AV4: distinct buyers by customer id, with their orders of the product, and their profiles."""
     page = buyer_relations(product_id=product_id, limit=limit, after=after)
     customers = [keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
     profiles = customer_profiles(customer_ids=customers) if customers else []

@@ -75,8 +75,7 @@ class Look:
 
 @dataclass(frozen=True)
 class Report:
-    """The order's verdict: the worst of its source partitions' (``parts``, the shop's first); what a part says
-    of the order as a whole is gathered here."""
+    """The order's verdict: the worst of its source partitions' (``parts``, the shop's first)."""
 
     order_id: str
     parts: list[Part]

@@ -34,8 +34,7 @@ class Contended(Exception):
 
 @dataclass
 class Plan:
-    """One source partition's repair: its changes, the guarded writes (anchors, counted items) that go first,
-    what the anchors' new sums add, and the entries."""
+    """One source partition's repair: its changes, the guarded writes that go first, the sums, the entries."""
 
     pk: str
     changes: list[Change]
@@ -265,8 +264,7 @@ def _wanted(walk: Walk, flag: Flag) -> Wanted:
 
 
 def planned(walk: Walk, flag: Flag) -> Plan | None:
-    """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
-    read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
+    """The flagged partition planned, from ``Flag.seen`` or read; None, noted, when it cannot be projected."""
     try:
         if flag.seen is None:
             (reading,) = read_partitions(walk.view, [_wanted(walk, flag)])

@@ -210,8 +210,7 @@ def _why(
     fresh: Freshness | None,
     shards: int,
 ) -> tuple[str, str, bool, set[ViewKey]]:
-    """Why the partition differs: its verdict, the reason in words, whether to look again, and the view items
-    that contradict what the sync applied."""
+    """The verdict, its reason in words, whether to look again, and the items contradicting what the sync applied."""
     name = reading.source.name
     if not changes:
         return IN_SYNC, f"The view holds exactly the items the {name} partition {reading.pk} implies.", False, set()

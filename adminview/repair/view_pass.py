@@ -207,8 +207,7 @@ class ViewPass:
             self.counters.update(seen)
 
     def counter_differences(self) -> tuple[list[CounterDifference], int]:
-        """Sums that are not the total of what the orders counted, and how many were left out because they
-        changed after the walk began."""
+        """Sums that are not the total of what was counted, and how many changed after the walk began."""
         since = self.started - COUNTER_CLOCK_MARGIN_S
 
         def live(changed_at: float | None) -> bool:

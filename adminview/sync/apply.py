@@ -45,7 +45,7 @@ class Outcome:
 
 
 def event_id(record: Any) -> str:
-    """``eventID``, else the sequence number; empty when the record has neither (see ``failure_key``)."""
+    """``eventID``, else the sequence number; empty when the record has neither."""
     own = record.get("eventID") if isinstance(record, dict) else None
     return str(own or records.sequence_number(record) or "")
 
@@ -292,8 +292,6 @@ def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
 
 
 def _settle(lost: dict[schema.Key, tuple[Prepared, set[schema.Key]]]) -> None:
-    """The source partitions of the anchors that lost a race, repaired (``repair.settle``): what this sync wrote
-    for them before their anchors may have landed after newer writes."""
     partitions: dict[tuple[str, str], tuple[Source, set[schema.Key]]] = {}
     for p, wrote in lost.values():  # one partition may hold several anchors
         partitions.setdefault((p.source.name, p.key[0]), (p.source, set()))[1].update(wrote)

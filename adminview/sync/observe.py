@@ -1,10 +1,8 @@
-"""One report per batch of stream records, the same from the Lambda handler and the local poller: one structured
-JSON log line through Powertools' Logger and one set of CloudWatch metrics in the embedded metric format through
-its Metrics (in Lambda, CloudWatch Logs turns that line into metrics without any API call; the template's alarms
-watch them). A batch comes from one stream, so it names its source (``unknown`` for a table no source reads), and
-its metrics go out under two dimension sets: ``service`` (what the alarms watch, both sources together) and
-``service`` + ``source`` (an alarm on one source). The poller prints the same lines on stdout, where a CloudWatch
-agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics, e.g. on a terminal).
+"""One report per batch of stream records, the same from the Lambda handler and the local poller: one JSON log line
+(Powertools' Logger) and one set of CloudWatch metrics in the embedded metric format, which CloudWatch Logs turns
+into metrics without an API call. A batch comes from one stream, so it names its source, and its metrics go out
+under ``service`` (what the template's alarms watch) and ``service`` + ``source`` (an alarm on one source).
+``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics (e.g. on a terminal).
 """
 
 from __future__ import annotations

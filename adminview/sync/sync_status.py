@@ -116,8 +116,7 @@ def record_heartbeat(
 def record_caught_up(
     stream_arn: str, shard_id: str, *, done: bool = False, clock: Callable[[], float] = time.time
 ) -> None:
-    """The poller asked its shard for more and got nothing (``done``: the shard is closed and read to its end).
-    A closed shard's heartbeat expires soon after."""
+    """The poller asked its shard for more and got nothing (``done``: closed and read to its end)."""
     now = clock()
     sets = {
         "CaughtUpAt": ddb_json.n(now),

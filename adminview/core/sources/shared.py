@@ -85,8 +85,7 @@ class OrderPartitions:
 
 
 class AnchoredSource:
-    """The parts of a source (``adminview.core.sources.Source``) that follow from its ``ANCHORS``, and those a
-    source without free items has."""
+    """The parts of a ``Source`` that follow from its ``ANCHORS``, and those of a source without free items."""
 
     ANCHORS: ClassVar[tuple[AnchorKind, ...]]
 

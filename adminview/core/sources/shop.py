@@ -39,8 +39,7 @@ ONE = Decimal(1)
 
 @dataclass
 class OrderState(Anchored):
-    """An order's collection as its anchor holds it: the order item's facts (None: not there), and each line's,
-    invoice's and shipment's, by shop SK."""
+    """An order's collection as its anchor holds it: the order item's facts, and its other items', by shop SK."""
 
     customer_id: str | None = None
     order: Item | None = None  # the summary's facts (schema.ORDER_FACTS present) while the order item is there
@@ -139,8 +138,7 @@ class OrderState(Anchored):
         return next((facts for _sk, facts in sorted(self.shipments.items(), reverse=True) if facts), {})
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
-        """The order in its customer's list (with what it spent and what was paid for it: the customer's totals sum
-        the list) and in its categories' lists."""
+        """The order in its customer's list (the customer's totals sum it) and in its categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.id)
         paid = sum(self.paid.values(), Decimal(0)) or None
