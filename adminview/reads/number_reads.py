@@ -5,7 +5,7 @@ most 366 days or of a product's months), each read summing the N write shards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -92,10 +92,11 @@ def _all(pk: str, within: Range | None = None) -> list[Item]:
     return found
 
 
-def _day_items(start: date, end: date) -> list[Item]:
+def _day_items(start: date, end: date, sums: Callable[[int, str], schema.Key] = schema.day_sums) -> list[Item]:
+    """Every sum shard's items of a range of days (``sums``: the key of a day's sums, the orders' or the refunds')."""
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
-    return each_shard(schema.sum_shards(), lambda n: _all(schema.day_sums(n, "")[0], within))
+    return each_shard(schema.sum_shards(), lambda n: _all(sums(n, "")[0], within))
 
 
 def daily(*, start: date, end: date) -> list[DayFigures]:
@@ -160,10 +161,8 @@ def product_months(*, product_id: str) -> list[MonthFigures]:
 
 def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
     """How many refunds are dated each day of the range and their amount, zeros included: a Query per sum shard."""
-    check_range(start, end)
-    within = Range(start.isoformat(), end.isoformat())
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
-    items = each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within))
+    items = _day_items(start, end, schema.refunds_day)
     return [
         RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT))
         for day, (count, amount, for_returns) in _each_day(items, names, start, end)
