@@ -94,8 +94,7 @@ def read_items(
     consistent: bool = True,
     table: tuple[Any, str] | None = None,
 ) -> dict[schema.Key, Item | None]:
-    """Items by key, decoded (BatchGetItem, 100 keys a call, strongly consistent unless told), of the view unless
-    ``table`` (a client and a table name) is given; None where there is none."""
+    """Items by key, decoded (BatchGetItem, consistent unless told; None: no item), of the view unless ``table``."""
     client, name = table or view_client()
     unique = list(dict.fromkeys(item_keys))
     wanted, names = [ddb_json.key(*k) for k in unique], (schema.PK, schema.SK)

@@ -56,9 +56,8 @@ class Bookkeeping:
         return seen is None or seq_number(seq) > seq_number(seen)
 
     def too_old(self, sk: str, created: object, now: float | None = None) -> bool:
-        """A record (``ApproximateCreationDateTime``, epoch seconds) that must not be applied: its source item has
-        no applied sequence number and the record is old enough that a newer one's stub may have expired. Records
-        without a creation time (not from a stream) are judged by their sequence number alone."""
+        """A record that must not be applied: its source item has no applied sequence number and the record is old
+        enough that a newer one's stub may have expired (no creation time: judged by its sequence number alone)."""
         if sk in self.seqs or not isinstance(created, int | float):
             return False
         return float(created) < (now if now is not None else time.time()) - MAX_RECORD_AGE_S
@@ -128,8 +127,7 @@ class Writes:
     rev: int | None = None
 
     def anchor_action(self, table: str) -> dict[str, Any] | None:
-        """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included, its values
-        plain (the writer encodes them: ``dynamo.item_codec.encode_action``)."""
+        """The anchor's write as a PutItem/DeleteItem (or transaction) body, condition included, values plain."""
         if self.anchor is not None:
             return {"Put": {"TableName": table, "Item": self.anchor, **self.condition}}
         if self.delete_anchor:

@@ -35,8 +35,7 @@ CUSTOMER_SORTS = ("name", "newest")  # "newest": the highest id first (ids are g
 
 
 def customers(*, sort: str = "name", limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[CustomerRow]:
-    """A page of every customer, by name (then id) or newest first: one Query per shard of the index the sort
-    reads, and one BatchGetItem of the page's profiles."""
+    """A page of every customer, by name (then id) or newest first, and one BatchGetItem of their profiles."""
     check_limit(limit)
     by_name = sort != "newest"
     index = schema.CATALOGUE if by_name else schema.ORDERS_BY_STATUS

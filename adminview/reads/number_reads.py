@@ -82,8 +82,7 @@ def check_range(start: date, end: date) -> None:
 
 
 def _all(pk: str, within: Range | None = None) -> list[Item]:
-    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query (a
-    second only past 1 MB)."""
+    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query."""
     within = within or Range()
     found, more = query(pk, limit=MAX_DAYS, within=within)
     while more and found:
@@ -187,8 +186,7 @@ def returned(*, product_id: str) -> Returned:
 
 
 def categories() -> list[str]:
-    """Every category some product holds, sorted ignoring case: one Query per sum shard (a second page only for a
-    catalogue of thousands of categories)."""
+    """Every category some product holds, sorted ignoring case: one Query per sum shard."""
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.category_counts(n, "")[0]))
     held: dict[str, Decimal] = {}
     for item in items:

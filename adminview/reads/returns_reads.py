@@ -98,8 +98,7 @@ def _closed(row: ReturnRow, anchor: Item | None) -> datetime | None:
 
 
 def _detailed(row: ReturnRow, anchor: Item | None, order: Item | None, reason: str | None) -> ReturnRow | None:
-    """The row with its anchor's lines (units, reasons in words, value) and closing time; None when ``reason`` is
-    given and no line has it."""
+    """The row with its anchor's lines and closing time; None when ``reason`` is given and no line has it."""
     item = anchor or {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
     if reason is not None and not any(

@@ -111,8 +111,7 @@ def _match(raw: Item, words: list[str]) -> Found | None:
 
 def _orders_named(text: str) -> list[Found]:
     """The orders a text names: a one-token text by id (digits) or a payment's transaction id; a one-token text
-    or one with digits (a tracking number as printed, ``1Z 999-AA1``) by a tracking number; with their customers'
-    names (one BatchGetItem of the summaries, one of the profiles)."""
+    or one with digits (a tracking number as printed, ``1Z 999-AA1``) by a tracking number; with their customers."""
     token = text.strip()
     one_token = bool(token) and not any(c.isspace() for c in token)
     ids = [token] if token.isdigit() else []

@@ -144,8 +144,8 @@ def order_states(order_ids: list[str]) -> dict[str, order_status.OrderState]:
 
 
 def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
-    """The warehouses each order's lines ship from, for the orders of ``order_ids`` shipped from more than one (a
-    split order: a shipment, so a tracking number, per warehouse): one BatchGetItem of their summaries' lines."""
+    """The warehouses each order's lines ship from, for the orders shipped from more than one (a split order: a
+    tracking number per warehouse)."""
     found: dict[str, list[str]] = {}
     lines_of = schema.ORDER_KIND.attribute("lines")
     for oid, raw in zip(order_ids, get_many([schema.order_anchor(oid) for oid in order_ids], [lines_of]), strict=True):
@@ -199,8 +199,7 @@ def category_orders(
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
 ) -> RowsPage[CategoryOrderRow]:
-    """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
-    its entries, merged, and one BatchGetItem of the page's summaries (status and total)."""
+    """A category's orders placed in ``start``..``end`` (UTC days, both included), with their summaries."""
     name = category.strip()
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")

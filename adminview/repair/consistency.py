@@ -286,10 +286,9 @@ def _plans(oid: str, readings: list[repair.Reading], view: Table, shards: int) -
 
 
 def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] = time.sleep) -> Repaired:
-    """Rewrite the order's view items from its source partitions (the shop's, its refunds', its returns'), with
-    ``actor``'s audit entry, in one transaction conditioned on each partition's anchor ``Rev`` as read before its
-    source; read again and retry when the sync wrote an anchor meanwhile. ``OrderConflict`` when it kept doing so
-    (or the repair is too large for one transaction), ``NotFound`` for an order no table holds anything of."""
+    """Rewrite the order's view items from its source partitions, with ``actor``'s audit entry, in one transaction
+    conditioned on each anchor's ``Rev`` as read, read again when the sync wrote one meanwhile. ``OrderConflict``
+    when it kept doing so (or for one transaction too large), ``NotFound`` for an order no table holds."""
     oid = keys.bare(order_id, keys.ORDER)
     shards, view = schema.list_shards(), view_table()
     policy = backoff.ORDER_REPAIRS

@@ -66,9 +66,8 @@ class Wanted:
 
 
 def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
-    """Several source partitions (of one table or several) read together in the protocol's order: every anchor
-    and counted item in one read, then each partition, then every view item they imply (and the anchors again)
-    in one read; so each partition beyond the first costs one Query."""
+    """Several source partitions read together in the protocol's order (anchors and counted items, each partition,
+    then every view item they imply with the anchors again), so each partition beyond the first costs one Query."""
     shards = schema.list_shards()
     anchor_keys = [w.source.anchors_in(w.pk) for w in wanted]
     counted = [
@@ -158,10 +157,9 @@ def commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) ->
 
 
 def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
-    """Pack the plans into as few transactions as fit (``numbers.pack``); returns the partitions whose transaction
-    failed its conditions (the sync got there first), which the caller reads again. A plan larger than one
-    transaction (an order with very many audit entries) goes alone, its guarded writes and sums first; later parts
-    carry no condition, which is safe because only entries come after them."""
+    """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
+    conditions (the sync got there first). A plan larger than one transaction goes alone, its guarded writes and
+    sums first; later parts carry no condition, which is safe because only entries come after them."""
     failed: set[str] = set()
     writes = [len(p.guarded) + len(p.entries) for p in plans]
     for part in numbers.pack(writes, [p.deltas.keys() for p in plans], transactions.MAX_ITEMS):

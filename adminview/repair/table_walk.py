@@ -116,9 +116,8 @@ class Table:
         return ([item_codec.decode(item) for item in page.get("Items", [])] for page in pages)
 
     def transact(self, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
-        """One TransactWriteItems of plain actions (``dynamo.transactions.TransactionCancelled`` when DynamoDB
-        cancels it). ``alone``: it adds to the sums, so it waits for the walk's other transactions; one that
-        writes only its own partitions' items (``alone=False``) goes beside them."""
+        """One TransactWriteItems of plain actions. ``alone``: it adds to the sums, so it waits for the walk's
+        other transactions; one that writes only its own partitions' items goes beside them."""
         self.writes.wait()
         with self._transacting if alone else nullcontext(), recording() as log:
             transactions.write(self.client, [item_codec.encode_action(action) for action in actions])

@@ -116,9 +116,8 @@ def _order_facts(item: Item | None) -> Item:
 
 def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> tuple[ViewKey, str] | None:
     """Every change of an order increments its ``Version``: a summary at the shop's version (or a newer one) with
-    other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
-    one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
-    order partition holds an order."""
+    other order attributes was not written by the sync (the ``order-status`` backfill adds a ``Status`` without
+    one only to orders without a ``Status``, and every order our code writes has both)."""
     order = next((i for i in reading.source_items if values.string(i, keys.ENTITY_TYPE) == "order"), None)
     key = next((k for k in reading.anchors if partition.kind_of(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:

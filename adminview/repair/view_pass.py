@@ -73,9 +73,9 @@ class ViewPass:
                 self.relation_differences += differences
 
     def _relations_held(self, customer_id: str) -> dict[schema.Key, Decimal]:
-        """``_relations_of``, read once per customer while it is among the last ``RELATIONS_HELD`` read: a customer
-        comes up again on the page of each product they bought. A relation changed between the read and its
-        check was changed after the walk began (its ``At`` says so): it is left for the next walk."""
+        """``_relations_of``, read once per customer among the last ``RELATIONS_HELD`` (a customer comes up again on
+        the page of each product they bought); one changed since was changed after the walk began, so its ``At``
+        leaves it for the next walk."""
         with self._sums:
             found = self.relations_read.get(customer_id)
             if found is not None:
@@ -89,8 +89,7 @@ class ViewPass:
         return found
 
     def _relations_of(self, customer_id: str) -> dict[schema.Key, Decimal]:
-        """What the customer's orders imply for their buyer relations: their order entries read page by page and
-        their counted items looked up (memory grows with the products they bought, never with their orders)."""
+        """What the customer's orders' counted items imply for their buyer relations, read page by page."""
         found: dict[schema.Key, Decimal] = {}
         for page in self.scope.view.pages_of(
             keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.scope.page_size

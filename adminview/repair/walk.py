@@ -53,9 +53,8 @@ class SourcePass:
         self._check_implied(batch)
 
     def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
-        """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
-        items too: a differing partition with none of them stored (or in a view that held nothing as the walk
-        began, every partition) is flagged with what the Scan saw."""
+        """One read (after the Scan) of what the batch's partitions imply and of their possible anchors: one with
+        none of them stored (in a view that held nothing, every one) is flagged with what the Scan saw."""
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
         stored = {} if self.scope.diff.view_was_empty else self.scope.view.get_many(list(dict.fromkeys(wanted)))

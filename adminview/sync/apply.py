@@ -173,9 +173,8 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
 
 
 def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
-    """The anchor's write as one PartiQL statement, conditioned as its PutItem would be: an ``INSERT`` of an anchor
-    not stored, else an ``UPDATE`` that sets its attributes and removes those it no longer has (``stored_names``,
-    from the item read). None: not a put, or too long for a statement (written by PutItem)."""
+    """The anchor's write as one PartiQL statement conditioned as its PutItem would be (``INSERT``, or ``UPDATE``
+    removing the ``stored_names`` it no longer has); None: not a put, or too long for a statement."""
     item, quoted = w.anchor, statements.quoted
     if item is None:
         return None

@@ -53,8 +53,7 @@ def source_of(records: Sequence[object]) -> str:
 def lag_seconds(
     records: Sequence[dict[str, Any]], *, received_at: float | None = None, now: float | None = None
 ) -> float | None:
-    """How far behind the batch is: now minus when its oldest record's change was made (``records.written_at``:
-    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), at least 0."""
+    """Now minus when the batch's oldest change was made (``records.written_at``, bounded by ``received_at``)."""
     now = time.time() if now is None else now
     received = now if received_at is None else received_at
     times = [t for t in (written_at(r, received) for r in records) if t is not None]

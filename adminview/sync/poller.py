@@ -101,8 +101,7 @@ def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 @dataclass(kw_only=True, eq=False)
 class Poller:
-    """Reads the given streams with the given client; ``for_sources`` looks them up (making one does no I/O). A
-    shard is named by its stream and its id."""
+    """Reads the given streams with the given client (``for_sources`` looks them up); making one does no I/O."""
 
     streams: Sequence[str]
     client: Any
@@ -226,9 +225,8 @@ class Poller:
             shard.caught_up_noted = now
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
-        """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
-        record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
-        still fails after ``retry``'s sends is already stored when the checkpoint moves past it."""
+        """Apply a batch through the handler, retrying the failures with backoff: the handler dead-letters each
+        failure and clears it once applied, so what still fails is stored when the checkpoint moves past it."""
         received_at = time.time()  # just after GetRecords answered: every change of the batch was made before
         pending = records
         errors: dict[str, str] = {}

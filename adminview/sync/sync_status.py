@@ -87,9 +87,8 @@ def record_heartbeat(
     received_at: float | None = None,
     clock: Callable[[], float] = time.time,
 ) -> bool:
-    """Note the last record of a batch as this writer's position (``received_at``: when the sync got the batch;
-    default now). False when the stored heartbeat is newer. Other attributes of the heartbeat (when it last caught
-    up, an outage it noted) are kept."""
+    """Note the last record of a batch as this writer's position (``received_at``: when the sync got the batch);
+    False when the stored heartbeat is newer. Its other attributes (caught up, an outage) are kept."""
     last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
     if last is None:
         return False

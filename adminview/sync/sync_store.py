@@ -1,8 +1,7 @@
 """Durable sync state in the sync table: the poller's per-shard checkpoints and the dead-letter store.
 
-Dead letters are stream records kept whole (eventID, keys, images, sequence number, eventSourceARN) with the
-error and how many attempts failed, by whichever writer met them (the Lambda handler or the poller), so
-``adminview_deadletters`` lists and replays them the same way. A record applied later is cleared.
+Dead letters are stream records kept whole with the error and how many attempts failed, by whichever writer met
+them (the Lambda handler or the poller), so ``adminview_deadletters`` lists and replays them alike.
 """
 
 from __future__ import annotations

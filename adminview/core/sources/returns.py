@@ -148,8 +148,7 @@ class ReturnsSource(AnchoredSource):
     )
 
     def order_partitions(self, order_id: str) -> OrderPartitions:
-        """The order's refunds (``o#<oid>``; the refunded total beside them implies nothing) and each of its
-        returns, ``r#<rid>``, which GSI1 (``GSI1-PK`` = ``o#<oid>``) names."""
+        """The order's refunds (``o#<oid>``) and each of its returns (``r#<rid>``), which GSI1 names."""
         pk = return_keys.order(order_id)
         by_order = IndexLookup(
             return_keys.GSI1, return_keys.GSI1_PK, pk, lambda found: bool(return_keys.return_id_of(found))
