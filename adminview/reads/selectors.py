@@ -45,7 +45,7 @@ def order_row(item: Item | None, position: str = "") -> OrderRow:
 
 
 def _after_page(found: list[Item], limit: int, last_of: Callable[[Item], str | None]) -> RowsPage[Item]:
-    """A forward Query's page (asked for one item more than shown), positioned by ``last_of`` its last row."""
+    """A forward Query's page (asked for one item more than shown); ``last_of`` names the last row's position."""
     rows = found[:limit]
     last = last_of(rows[-1]) if rows else None
     return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
@@ -58,7 +58,7 @@ def _forward(sort: str) -> bool:
 
 
 def status_partitions(status: str) -> list[str]:
-    """Its status's write shards (``ALL``: every listed one's)."""
+    """The ``ORDERS_BY_STATUS`` partitions of a status's list: its write shards (``ALL``: every listed one's)."""
     if status not in LISTS:
         raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
     statuses = schema.LISTED_STATUSES if status == ALL else (status,)
