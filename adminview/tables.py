@@ -3,9 +3,8 @@ what ``create_tables`` creates (the view's indexes as ``adminview.core.schema`` 
 table), and the plain batch reads and writes of view items that the sync and the repair tools share.
 
 The models only define the tables: the sync and every page read and write the view through the low-level client
-(a model per item would cost the sync more than the rest of its work). ``read_items`` and ``write_entries`` are
-where the sync's and the repair's view items are decoded and encoded (``dynamo.item_codec``): the core builds and
-reads plain values.
+(a model per item would cost the sync more than the rest of its work); ``read_items`` and ``write_entries``
+decode and encode the items, so the core builds and reads plain values.
 """
 
 from __future__ import annotations
@@ -95,8 +94,7 @@ def read_items(
     consistent: bool = True,
     table: tuple[Any, str] | None = None,
 ) -> dict[schema.Key, Item | None]:
-    """Items by key, decoded (BatchGetItem, 100 keys a call, strongly consistent unless told), of the view unless
-    ``table`` (a client and a table name) is given; None where there is none."""
+    """Items by key, decoded (BatchGetItem, consistent unless told; None: no item), of the view unless ``table``."""
     client, name = table or view_client()
     unique = list(dict.fromkeys(item_keys))
     wanted, names = [ddb_json.key(*k) for k in unique], (schema.PK, schema.SK)

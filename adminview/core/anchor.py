@@ -1,28 +1,12 @@
 """Anchors: the one view item per group of source items that records what has been applied to the view, and the
 one planner of every write that moves an anchor (``plan``), used by the sync, the rebuild and the repair alike.
 
-An anchor holds its group's facts (the part of each source item the view reads) and bookkeeping:
-
-- ``Seqs``: source SK -> the sequence number of the last stream record applied for that source item (kept after
-  a remove). The sync applies a record only if it is newer, so replayed, repeated and stale records change
-  nothing;
-- ``Rev``: how many times the anchor was written. Every write of an anchor is conditioned on the ``Rev`` its
-  writer read (the sync's, a rebuild's, a repair's), so none overwrites a change it has not seen: whoever comes
-  second reads again and redoes its work. A rebuild reads the anchor *before* the source table, so it never
-  writes a state older than what the sync has applied;
-- ``AppliedAt``: when the sync last wrote it (epoch seconds; a rebuild keeps it);
-- ``Gone`` and ``ExpiresAt``: set on a stub (every source item of the group is gone; the anchor is kept only for
-  its sequence numbers). DynamoDB's TTL deletes it once no record it guards against can still be delivered.
-
-Why a stub may expire: a record is older than an anchor's sequence number only if it was created before the
-record that set it, so before the anchor was written. The stream keeps records ``STREAM_RETENTION_S``; once a
-stub is ``LIFETIME_S`` old, no record it guards against can still come from the stream. The only other way in is
-a dead-letter replay, so ``too_old`` refuses a record older than ``MAX_RECORD_AGE_S`` whose source item has no
-sequence number applied (had a newer one been applied, the anchor would have been written after this record was
-created, less than ``LIFETIME_S`` ago, and could not have expired).
-
-Everything else in the view follows from anchors: each anchor *implies* its entries and, for an order, what it
-contributes to the numbers (``Implied``).
+An anchor holds its group's facts (the part of each source item the view reads), from which its entries and sums
+follow (``Implied``), and its bookkeeping: ``Seqs`` (per source item, the last sequence number applied: an older
+record changes nothing), ``Rev`` (every write is conditioned on the one its writer read), ``AppliedAt``, and on a
+stub ``Gone`` and ``ExpiresAt``. Why each makes the view exact, and why a stub may expire once no record it guards
+against can still arrive (``too_old`` refuses the late dead-letter replay that could): ``docs/admin-view.md``,
+"Anchors", and ``docs/repair.md``, "Expiry of stub anchors".
 """
 
 from __future__ import annotations
@@ -32,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adminview.core import guard, numbers, schema, values
+from adminview.core.values import Item as Item
 
-Item = dict[str, Any]
 SEQS, APPLIED_AT, GONE, EXPIRES_AT = "Seqs", "AppliedAt", "Gone", "ExpiresAt"
 REV = guard.REV
 BOOKKEEPING = (SEQS, REV, APPLIED_AT, GONE, EXPIRES_AT)
@@ -72,9 +56,8 @@ class Bookkeeping:
         return seen is None or seq_number(seq) > seq_number(seen)
 
     def too_old(self, sk: str, created: object, now: float | None = None) -> bool:
-        """A record (``ApproximateCreationDateTime``, epoch seconds) that must not be applied: its source item has
-        no applied sequence number and the record is old enough that a newer one's stub may have expired. Records
-        without a creation time (not from a stream) are judged by their sequence number alone."""
+        """A record that must not be applied: its source item has no applied sequence number and the record is old
+        enough that a newer one's stub may have expired (no creation time: judged by its sequence number alone)."""
         if sk in self.seqs or not isinstance(created, int | float):
             return False
         return float(created) < (now if now is not None else time.time()) - MAX_RECORD_AGE_S
@@ -144,8 +127,7 @@ class Writes:
     rev: int | None = None
 
     def anchor_action(self, table: str) -> dict[str, Any] | None:
-        """The anchor's write as a PutItem/DeleteItem (or TransactWriteItems) body, condition included, its values
-        plain (the writer encodes them: ``dynamo.item_codec.encode_action``)."""
+        """The anchor's write as a PutItem/DeleteItem (or transaction) body, condition included, values plain."""
         if self.anchor is not None:
             return {"Put": {"TableName": table, "Item": self.anchor, **self.condition}}
         if self.delete_anchor:

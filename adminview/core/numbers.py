@@ -1,16 +1,8 @@
-"""The numbers the back office opens on, kept exact: what an anchor adds to the sums, and how a change of it moves
-them.
-
-An anchor that adds to sums (an order: ``adminview.core.sources.shop``; a return, an order's refunds:
-``adminview.core.sources.returns``) says what it adds as ``Sums``: sum item key -> attribute -> value, e.g. an order's
-one to the count of its status, its units and revenue on its day and in each line's product's month, one order
-to each (product, customer) buyer relation.
-
-Exactly once, whatever the delivery: beside such an anchor, its *counted* item (``schema.counted``) holds the sums
-last added, with a revision. Whoever changes the sums (the sync, a rebuild, a repair) writes the new sums there,
-conditioned on the revision it read, and adds the difference to the sum items, in one TransactWriteItems. A
-replayed record leaves the anchor's facts, so its sums, as they were: nothing is added. The sums are a function of
-the anchor's whole group of source items, so the order in which its records arrive does not matter.
+"""The numbers the back office opens on, kept exact: what an anchor adds to the sums (``Sums``: sum item key ->
+attribute -> value), and how a change of it moves them. Exactly once, whatever the delivery: the anchor's
+*counted* item holds the sums last added, with a revision, and whoever changes the sums writes the new ones there,
+conditioned on the revision read, with the difference added to the sum items in the same TransactWriteItems
+(``docs/admin-view.md``, "The numbers").
 """
 
 from __future__ import annotations
@@ -112,8 +104,7 @@ def move(counted: Counted, sums: Sums | None) -> Move | None:
 
 
 def counted_write(table: str, before: Counted, after: Sums) -> dict[str, Any]:
-    """A TransactWriteItems action (plain values: the writer encodes them): the counted item holds ``after``,
-    where it is still ``before`` (deleted when nothing is counted any more)."""
+    """The counted item now holds ``after`` where it still holds ``before`` (deleted once it counts nothing)."""
     condition = guard.unchanged(stored=before.exists, rev=before.rev)
     if not after:
         return {"Delete": {"TableName": table, "Key": values.key(*before.key), **condition}}

@@ -1,12 +1,9 @@
 """What a stream record is, read from its ``eventName`` and the stream's ``StreamViewType``.
 
-The fold reads one image per record: the new one of an INSERT or a MODIFY (what the view must now hold), the
-old one of a REMOVE (which source item went). The streams must be ``NEW_AND_OLD_IMAGES``: a stream configured
-for less leaves out the old image a REMOVE needs, and applying records from whatever images happen to be present
-would be silently wrong (a REMOVE without an OldImage looks like nothing). A MODIFY must carry its OldImage too,
-so a misconfigured stream shows with its first change, not its first delete. Each record is checked for what its
-kind needs; one that falls short fails alone, with an error that names the cause, and is kept in the dead-letter
-store.
+The fold reads one image per record: the new one of an INSERT or a MODIFY, the old one of a REMOVE. The streams
+must be ``NEW_AND_OLD_IMAGES``: a stream configured for less leaves out the old image a REMOVE needs, and a REMOVE
+without it would silently look like nothing. A MODIFY must carry its OldImage too, so a misconfigured stream shows
+with its first change, not its first delete; a record that falls short fails alone, its error naming the cause.
 """
 
 from __future__ import annotations
@@ -43,8 +40,7 @@ def sequence_number(record: Any) -> str | None:
 
 
 def created_at(record: Any) -> float | None:
-    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime); None when the
-    record has none or a malformed one."""
+    """``ApproximateCreationDateTime`` as epoch seconds (Lambda delivers a number, boto3 a datetime), else None."""
     value = body_of(record).get("ApproximateCreationDateTime")
     if isinstance(value, datetime):
         return value.timestamp()

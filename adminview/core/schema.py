@@ -1,22 +1,14 @@
 """The admin view table, declared once: its indexes and every kind of item it holds, with their keys.
 
-Every reader and writer builds a view key or an index key with a function of this module, and names an index by
-one of the ``Index`` values below; no other module spells a view key prefix or an index name (as
-``shop.keys`` does for the shop table).
-
-Each kind of item is one ``Kind``: its attributes with their types, the indexes it is in, how it is built from plain
-values (``kind.item``) and read back into its frozen row (``kind.read``); the sources write through it, the reads,
-the repair and ``describe()`` read through it. ``describe()`` lays out every kind with its keys, as
-``docs/admin-view.md`` shows it:
-
-- **anchors** (order, return, refunds, profile, product; one per group of source items, ``adminview.core.sources``)
-  hold the facts the group's other items follow from, and the bookkeeping that makes the sync exact
-  (``adminview.core.anchor``), with a ``counted`` item beside them (what they last added to the sums);
-- **entries** (customer-order, customer-return, payment, category-order, search, activity) each follow from one
-  anchor and are rewritten when what they show changes; in the base table, so an entry costs one write;
-- **sums** (``STATS#...``, the buyer relations ``b#<pid>`` / ``c#<cid>``, a customer's ``#refunded``) are kept
-  exact by the counted items (``adminview.core.numbers``); a customer's sums sit in their own partition, so one
-  Query of it (``#profile`` to the last ``o#...``) reads the profile, the refunded sum and every order entry.
+Every reader and writer builds a view key or an index key with a function of this module and names an index by an
+``Index`` below; no other module spells a view key prefix or an index name (as ``shop.keys`` does for the shop
+table). Each kind of item is one ``Kind``: its typed attributes, its indexes, how it is built from plain values
+(``kind.item``) and read back into its frozen row (``kind.read``). ``describe()`` lays the kinds out with their keys,
+as ``docs/admin-view.md`` shows them: **anchors** hold the facts their group of source items implies and the sync's
+bookkeeping (``adminview.core.anchor``), with a ``counted`` item beside them; **entries** each follow from one
+anchor, in the base table so an entry costs one write; **sums** are kept exact by the counted items
+(``adminview.core.numbers``). A customer's sums sit in their partition, so one Query of it reads the profile, the
+refunded sum and every order entry.
 
 Lists that take the whole stream (every order's status, every staff change, a busy category) are write-sharded:
 their partition key ends in ``<shard>`` = ``shard_of(id, n)``, so no single key takes more than its share of
@@ -36,6 +28,8 @@ from functools import cached_property
 from typing import Any, Final, Generic, TypeVar
 
 from adminview.core import values
+from adminview.core.values import Item
+from adminview.core.values import Key as Key
 from returns import keys as return_keys
 from shop import keys
 from shop.keys import OrderStatus
@@ -61,7 +55,6 @@ class Index:
 # --- the table's own keys ------------------------------------------------------------------------------------
 
 PK, SK, KIND = "PK", "SK", "Kind"
-Key = tuple[str, str]
 
 ORDER_SK, RETURN_SK, REFUNDS_SK, PROFILE_SK, PRODUCT_SK = "#order", "#return", "#refunds", "#profile", "#product"
 COUNTED_SUFFIX: Final = "#counted"
@@ -97,7 +90,6 @@ def counted_anchor(key: Key) -> Key | None:
 
 
 def return_anchor(return_key: str) -> Key:
-    """A return's anchor: under the return's own key in its table (``r#<rid>``)."""
     return return_key, RETURN_SK
 
 
@@ -122,33 +114,24 @@ def order_position(date: str | None, order_id: str) -> str:
     return f"{date or ''}#{order_id}"
 
 
-def status_partition(status: str, shard: int) -> str:
-    """``ORDERS_BY_STATUS`` partition of one status list's shard: ``<STATUS>#<shard>``."""
-    return f"{status}#{shard}"
-
-
-def return_status_partition(status: str, shard: int) -> str:
-    """``ORDERS_BY_STATUS`` partition of one return status's shard: ``RETURN#<STATUS>#<shard>`` (the index is
-    overloaded: orders and returns share it, each under its own partitions)."""
-    return f"RETURN#{status}#{shard}"
+# The partitions of the write-sharded lists, by their shape (each ``<shard>`` is ``shard_of(id, list_shards())``).
+status_partition: Final[Callable[[str, int], str]] = "{}#{}".format  # ``<STATUS>#<shard>``
+# orders and returns share ``ORDERS_BY_STATUS`` (an overloaded index), each under its own partitions
+return_status_partition: Final[Callable[[str, int], str]] = "RETURN#{}#{}".format
+catalogue_partition: Final[Callable[[int], str]] = "CATALOGUE#{}".format
+# every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``
+customers_partition: Final[Callable[[int], str]] = "CUSTOMERS#{}".format
+category_partition: Final[Callable[[str, int], str]] = "cat#{}#{}".format  # ``cat#<category>#<shard>``
+activity_partition: Final[Callable[[int], str]] = "ACTIVITY#{}".format
+user_activity_partition: Final[Callable[[str], str]] = "USER#{}".format
+kind_activity_partition: Final[Callable[[str, int], str]] = "KIND#{}#{}".format
 
 
 def return_position(requested: str | None, return_id: str) -> str:
-    """The sort key of a return in the lists of returns: ``<requested>#<rid>`` (oldest first reads forwards)."""
     return f"{requested or ''}#{return_id}"
 
 
-def catalogue_partition(shard: int) -> str:
-    return f"CATALOGUE#{shard}"
-
-
-def customers_partition(shard: int) -> str:
-    """One shard of every customer: by id in ``ORDERS_BY_STATUS``, by name in ``CATALOGUE``."""
-    return f"CUSTOMERS#{shard}"
-
-
 def name_position(name: str | None, customer_id: str) -> str:
-    """A customer's sort key in the list by name: ``<name as search compares it>#<cid>``."""
     return f"{normalized(name or '')[:MAX_CATEGORY]}#{customer_id}"
 
 
@@ -178,14 +161,9 @@ def payment(transaction_id: str, order_id: str) -> Key:
 
 
 def category_name(value: str | None) -> str:
-    """An order line's category as the numbers and the category lists name it: its own, trimmed and cut to
-    ``MAX_CATEGORY`` characters, or ``uncategorized``."""
+    """An order line's category as the numbers and the category lists name it (``uncategorized``: none)."""
     text = (value or "").strip()
     return text[:MAX_CATEGORY] if text else UNCATEGORIZED
-
-
-def category_partition(category: str, shard: int) -> str:
-    return f"cat#{category}#{shard}"
 
 
 def category_order(category: str, shard: int, date: str, order_id: str) -> Key:
@@ -248,28 +226,14 @@ def search_partition(term: str) -> str:
 
 
 def search_entry(term: str, kind: str, entity_id: str) -> Key:
-    """``term``: a normalized word, a lower-cased email address or an order's tracking number (``tracking_term``)."""
     return search_partition(term), f"{term}#{kind}#{entity_id}"
 
 
 ACTIVITY_KINDS: Final = ("order", "customer", "product", "stock", "warehouse", "system")
 
 
-def activity_partition(shard: int) -> str:
-    return f"ACTIVITY#{shard}"
-
-
-def user_activity_partition(username: str) -> str:
-    return "USER#" + username
-
-
-def kind_activity_partition(kind: str, shard: int) -> str:
-    return f"KIND#{kind}#{shard}"
-
-
 def activity_kind(source_pk: str, action: str | None) -> str:
-    """What a staff change changed, from its audit entry's partition and action: an order, a customer, a product
-    or its stock, a warehouse, or the system (a dead-letter replay)."""
+    """What a staff change changed, from its audit entry's partition and action (``system``: a dead-letter replay)."""
     head = source_pk.split("#", 1)[0] + "#"
     if head == keys.PRODUCT:
         # the actions of stock edits (shop.editing) are audited in the product's partition too
@@ -309,30 +273,25 @@ def product_month_sums(product_id: str, shard: int, month: str) -> Key:
 
 
 def returned_units(product_id: str, shard: int, month: str) -> Key:
-    """Units of a product returned (received back) in a month (``Units``), those put back in stock (``Restocked``)
-    and the rest (``Damaged``), by the month the return was requested."""
+    """Units received back, by the month the return was requested."""
     return f"{STATS_PREFIX}returned#{product_id}#{shard}", month
 
 
 def refunds_day(shard: int, day: str) -> Key:
-    """Refunds dated a day: how many (``Refunds``) and their amount (``Refunded``)."""
     return f"{STATS_PREFIX}refunds#{shard}", day
 
 
 def category_counts(shard: int, category: str) -> Key:
-    """A catalogue category: how many products hold it (``Products``). One partition per shard lists them all."""
     return f"{STATS_PREFIX}categories#{shard}", category
 
 
 def buyers(product_id: str, customer_id: str) -> Key:
-    """A product's buyer relation with one customer (AV3): ``Orders`` counts that customer's orders holding the
-    product that are not cancelled."""
+    """AV3: ``Orders`` counts the customer's orders holding the product that are not cancelled."""
     return BUYERS_PREFIX + product_id, keys.with_prefix(keys.CUSTOMER, customer_id)
 
 
 def customer_refunded(customer_id: str) -> Key:
-    """What a customer was refunded (``Refunded``): the refunds naming them (``CustomerId``), whatever their order.
-    Not sharded: one customer's refunds are few."""
+    """Every refund naming the customer, whatever its order; not sharded: one customer's refunds are few."""
     return keys.with_prefix(keys.CUSTOMER, customer_id), CUSTOMER_REFUNDED_SK
 
 
@@ -354,7 +313,6 @@ RETURN_STEPS: Final = ("Approved", "Rejected", "Received", "Refunded")  # a retu
 
 # --- each kind of item, declared once: its attributes, how it is built and how it reads back ----------------------
 
-Item = dict[str, Any]
 T = TypeVar("T")
 
 
@@ -406,8 +364,8 @@ class Attribute:
 
 @dataclass(frozen=True)
 class Kind(Generic[T]):
-    """A kind of view item (ElectroDB's entity, PynamoDB's model): its name, its attributes and the row it reads
-    back as. ``item`` builds one from plain values, ``read`` reads a stored one (plain values: ``item_codec``)."""
+    """A kind of view item (ElectroDB's entity, PynamoDB's model): ``item`` builds one from plain values, ``read``
+    reads a stored one back as its row."""
 
     name: str
     row: Callable[..., T]

@@ -10,7 +10,7 @@ from typing import Any
 
 from adminview.core import schema, values
 from adminview.core.schema import ActivityRow as ActivityRow
-from adminview.reads.reads import Item, Range, RowsPage, each_shard, merged_page, order_position, query
+from adminview.reads.reads import Item, Range, RowsPage, list_page, list_shards, order_position
 from dynamo.paging import check_limit
 from shop import keys
 from shop.errors import InvalidInput
@@ -49,15 +49,11 @@ def activity(
     if user is not None and kind is not None:
         raise InvalidInput("filter by a user or by a kind, not both")
     within = Range(day, day + "~") if day is not None else Range()
-
-    def read(pk: str) -> list[Item]:
-        return query(pk, limit=limit + 1, forward=False, after=start, within=within)[0]
-
     if user is not None:
-        found = read(schema.user_activity_partition(user))
+        partitions = [schema.user_activity_partition(user)]
     elif kind is not None:
-        found = each_shard(schema.list_shards(), lambda n: read(schema.kind_activity_partition(kind, n)))
+        partitions = list_shards(lambda n: schema.kind_activity_partition(kind, n))
     else:
-        found = each_shard(schema.list_shards(), lambda n: read(schema.activity_partition(n)))
-    page = merged_page(found, schema.SK, limit, forward=False)
+        partitions = list_shards(schema.activity_partition)
+    page = list_page(partitions, limit, forward=False, after=start, within=within)
     return RowsPage([_row(r) for r in page.rows], page.next)

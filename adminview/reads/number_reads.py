@@ -5,7 +5,7 @@ most 366 days or of a product's months), each read summing the N write shards.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
@@ -82,8 +82,7 @@ def check_range(start: date, end: date) -> None:
 
 
 def _all(pk: str, within: Range | None = None) -> list[Item]:
-    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query (a
-    second only past 1 MB)."""
+    """Every item of a sum partition in the range: at most 366 days or a product's months, so one Query."""
     within = within or Range()
     found, more = query(pk, limit=MAX_DAYS, within=within)
     while more and found:
@@ -92,10 +91,11 @@ def _all(pk: str, within: Range | None = None) -> list[Item]:
     return found
 
 
-def _day_items(start: date, end: date) -> list[Item]:
+def _day_items(start: date, end: date, sums: Callable[[int, str], schema.Key] = schema.day_sums) -> list[Item]:
+    """Every sum shard's items of a range of days (``sums``: the key of a day's sums, the orders' or the refunds')."""
     check_range(start, end)
     within = Range(start.isoformat(), end.isoformat())
-    return each_shard(schema.sum_shards(), lambda n: _all(schema.day_sums(n, "")[0], within))
+    return each_shard(schema.sum_shards(), lambda n: _all(sums(n, "")[0], within))
 
 
 def daily(*, start: date, end: date) -> list[DayFigures]:
@@ -109,8 +109,7 @@ def by_category(*, start: date, end: date) -> list[CategoryFigures]:
 
 
 def daily_and_by_category(*, start: date, end: date) -> tuple[list[DayFigures], list[CategoryFigures]]:
-    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both):
-    for a page that shows both."""
+    """``daily`` and ``by_category`` of one range from one read of its day counters (the same items hold both)."""
     items = _day_items(start, end)
     return _daily_rows(items, start, end), _category_rows(items)
 
@@ -160,12 +159,9 @@ def product_months(*, product_id: str) -> list[MonthFigures]:
 
 
 def refunds_daily(*, start: date, end: date) -> list[RefundDay]:
-    """How many refunds are dated each day of the range and their amount, every day listed (zeros included): one
-    Query per sum shard."""
-    check_range(start, end)
-    within = Range(start.isoformat(), end.isoformat())
+    """How many refunds are dated each day of the range and their amount, zeros included: a Query per sum shard."""
     names = (schema.REFUNDS_COUNT, schema.REFUNDED, schema.RETURNS_REFUNDED)
-    items = each_shard(schema.sum_shards(), lambda n: _all(schema.refunds_day(n, "")[0], within))
+    items = _day_items(start, end, schema.refunds_day)
     return [
         RefundDay(day, int(count), amount.quantize(CENT), for_returns.quantize(CENT))
         for day, (count, amount, for_returns) in _each_day(items, names, start, end)
@@ -190,8 +186,7 @@ def returned(*, product_id: str) -> Returned:
 
 
 def categories() -> list[str]:
-    """Every category some product holds, sorted ignoring case: one Query per sum shard (a second page only for a
-    catalogue of thousands of categories)."""
+    """Every category some product holds, sorted ignoring case: one Query per sum shard."""
     items = each_shard(schema.sum_shards(), lambda n: _all(schema.category_counts(n, "")[0]))
     held: dict[str, Decimal] = {}
     for item in items:

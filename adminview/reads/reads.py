@@ -97,6 +97,23 @@ def each_shard(shards: int, read: Callable[[int], list[Item]]) -> list[Item]:
     return [r for part in side_by_side.map_calls(read, range(shards)) for r in part]
 
 
+def list_shards(partition: Callable[[int], str]) -> list[str]:
+    """The partitions of a write-sharded list: ``partition(n)`` for every list shard."""
+    return [partition(n) for n in range(schema.list_shards())]
+
+
+def list_page(
+    partitions: Sequence[str], limit: int, *, index: schema.Index | None = None, forward: bool = True, **options: Any
+) -> RowsPage[Item]:
+    """A page of a list kept in several partitions (its write shards; of ``index``, else of the table): one Query
+    of each, side by side, merged in list order (``options``: ``query``'s position and range)."""
+    found = each_shard(
+        len(partitions),
+        lambda n: query(partitions[n], limit=limit + 1, index=index, forward=forward, **options)[0],
+    )
+    return merged_page(found, index.range_key if index is not None else schema.SK, limit, forward=forward)
+
+
 def merged_page(found: list[Item], sort_name: str, limit: int, *, forward: bool) -> RowsPage[Item]:
     """The first ``limit`` of the shards' items in list order, and the position after them if there are more."""
     found.sort(key=lambda r: values.string(r, sort_name) or "", reverse=not forward)
@@ -128,8 +145,7 @@ def order_position(given: object, *, forward: bool) -> str | None:
 
 
 def get_many(item_keys: Iterable[schema.Key], attributes: Sequence[str] | None = None) -> list[Item | None]:
-    """Items by key with BatchGetItem (<= 100 keys a call, in parallel, unprocessed keys retried), each key once;
-    the result lines up with the keys (None: no item)."""
+    """Items by key (BatchGetItem, each key once), lined up with the keys (None: no item)."""
     wanted = list(item_keys)
     found = read_items(wanted, attributes, consistent=False)
     return [found[key] for key in wanted]

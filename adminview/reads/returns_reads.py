@@ -1,10 +1,8 @@
 """Read functions of the returns as the admin view keeps them: a constant number of calls, whatever the tables hold.
 
-A list of returns (a status's, or the queue of those awaiting action: its open statuses' shards, merged) is one
-Query per write shard of the status index, then one BatchGetItem of the page's return anchors for what the index
-does not project (each line's units and reason, the step times), which also filters the page by reason (a page of
-a filtered queue may hold fewer rows than asked, never more calls), and, in the same call, of their orders' anchors
-for the prices the orders paid (a return holds no prices: its value is its lines at those prices).
+A list of returns is one Query per write shard of the status index, then one BatchGetItem of the page's return
+anchors (what the index does not project; a filter by reason may leave fewer rows than asked, never more calls)
+and of their orders' anchors (a return holds no prices: its value is its lines at the prices the order paid).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.sources.returns import line_receipt, received_whole
-from adminview.reads.reads import Item, RowsPage, each_shard, get_many, merged_page, order_position, query
+from adminview.reads.reads import Item, RowsPage, get_many, list_page, order_position, query
 from dynamo.paging import check_limit
 from returns import keys as return_keys
 from returns.lifecycle import OPEN_STATUSES, RETURN
@@ -43,8 +41,7 @@ class ReturnRow:
 
 
 def _row(raw: Item, position: str) -> ReturnRow:
-    """A return from what a list holds of it: its position (``<requested>#<rid>``, which the index projects with
-    every item) and the attributes the list carries."""
+    """A return from what a list holds of it: its position (``<requested>#<rid>``) and the attributes projected."""
     requested, _sep, return_id = position.rpartition("#")
     found = schema.RETURN_KIND.read(raw)
     return ReturnRow(return_id, found.order_id, found.customer_id, found.status, schema.timestamp(requested), position)
@@ -101,8 +98,7 @@ def _closed(row: ReturnRow, anchor: Item | None) -> datetime | None:
 
 
 def _detailed(row: ReturnRow, anchor: Item | None, order: Item | None, reason: str | None) -> ReturnRow | None:
-    """The row with its anchor's lines (units, reasons in words, value) and closing time; None when ``reason`` is
-    given and no line has it."""
+    """The row with its anchor's lines and closing time; None when ``reason`` is given and no line has it."""
     item = anchor or {}
     lines = [values.entries(line) for line in values.listing(item, "Lines")]
     if reason is not None and not any(
@@ -120,16 +116,14 @@ def _detailed(row: ReturnRow, anchor: Item | None, order: Item | None, reason: s
 def returns(
     *, status: str = OPEN, reason: str | None = None, limit: int = 50, after: dict[str, Any] | None = None
 ) -> RowsPage[ReturnRow]:
-    """Returns of a status (or awaiting action), oldest ``Requested`` first, with what their anchors hold; only
-    those with a line of ``reason`` when given."""
+    """Returns of a status (or awaiting action), oldest first, only those with a line of ``reason`` when given."""
     wanted = statuses_of(status)
     code = reason_of(reason)
     check_limit(limit)
     start = order_position(after, forward=True)
     index = schema.ORDERS_BY_STATUS
     partitions = [schema.return_status_partition(s, n) for s in wanted for n in range(schema.list_shards())]
-    found = each_shard(len(partitions), lambda n: query(partitions[n], index=index, limit=limit + 1, after=start)[0])
-    page = merged_page(found, index.range_key, limit, forward=True)
+    page = list_page(partitions, limit, index=index, after=start)
     rows = [_row(r, values.string(r, index.range_key) or "") for r in page.rows]
     returned = [schema.return_anchor(return_keys.RETURN + r.return_id) for r in rows]
     ordered = [schema.order_anchor(r.order_id) for r in rows if r.order_id]

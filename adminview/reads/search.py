@@ -79,8 +79,7 @@ def entries(*, text: str, limit: int = 50, after: dict[str, Any] | None = None) 
 
 
 def _by_words(words: list[str], limit: int, position: str | None) -> tuple[list[Found], str | None, bool]:
-    """Customers and products every word matches, read under the longest word; the position after the last entry
-    used, and whether more may follow."""
+    """Customers and products every word matches, read under the longest word; the position, and whether more."""
     key_word = max(words, key=len)
     partition = schema.search_partition(key_word)
     seen: dict[tuple[str, str], Found] = {}
@@ -112,8 +111,7 @@ def _match(raw: Item, words: list[str]) -> Found | None:
 
 def _orders_named(text: str) -> list[Found]:
     """The orders a text names: a one-token text by id (digits) or a payment's transaction id; a one-token text
-    or one with digits (a tracking number as printed, ``1Z 999-AA1``) by a tracking number; with their customers'
-    names (one BatchGetItem of the summaries, one of the profiles)."""
+    or one with digits (a tracking number as printed, ``1Z 999-AA1``) by a tracking number; with their customers."""
     token = text.strip()
     one_token = bool(token) and not any(c.isspace() for c in token)
     ids = [token] if token.isdigit() else []

@@ -5,6 +5,7 @@ write shard of a list, merged, and a BatchGetItem of what the list's entries do 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -13,7 +14,7 @@ from typing import Any, TypedDict, Unpack
 from adminview.core import numbers, schema, values
 from adminview.core.schema import OrderRow
 from adminview.reads import reads
-from adminview.reads.reads import Item, Range, RowsPage, each_shard, get_many, merged_page, order_position, query
+from adminview.reads.reads import Item, Range, RowsPage, get_many, list_page, list_shards, order_position, query
 from dynamo.paging import check_limit
 from shop import keys, order_status
 from shop.errors import InvalidInput
@@ -25,6 +26,7 @@ NEWEST, OLDEST = "newest", "oldest"
 SORTS = (NEWEST, OLDEST)
 ALL = "ALL"  # the list of every order with a status: the listed statuses' lists merged
 LISTS = (*schema.LISTED_STATUSES, ALL)
+BY_STATUS = schema.ORDERS_BY_STATUS
 
 __all__ = ["OrderRow", "RowsPage"]
 
@@ -42,6 +44,13 @@ def order_row(item: Item | None, position: str = "") -> OrderRow:
     return schema.ORDER_KIND.read(item, position=position)
 
 
+def _after_page(found: list[Item], limit: int, last_of: Callable[[Item], str | None]) -> RowsPage[Item]:
+    """A forward Query's page (asked for one item more than shown); ``last_of`` names the last row's position."""
+    rows = found[:limit]
+    last = last_of(rows[-1]) if rows else None
+    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+
+
 def _forward(sort: str) -> bool:
     if sort not in SORTS:
         raise InvalidInput(f"sort must be one of {', '.join(SORTS)}")
@@ -49,7 +58,7 @@ def _forward(sort: str) -> bool:
 
 
 def status_partitions(status: str) -> list[str]:
-    """The ``ORDERS_BY_STATUS`` partitions a list reads: its status's write shards (``ALL``: every listed one's)."""
+    """The ``ORDERS_BY_STATUS`` partitions of a status's list: its write shards (``ALL``: every listed one's)."""
     if status not in LISTS:
         raise InvalidInput(f"status must be one of {', '.join(LISTS)}")
     statuses = schema.LISTED_STATUSES if status == ALL else (status,)
@@ -57,7 +66,7 @@ def status_partitions(status: str) -> list[str]:
 
 
 def _checked(options: ListOptions) -> tuple[int, bool, str | None, DateRange]:
-    """A list's options checked, defaults filled in: its page size, its direction, its position, its days."""
+    """A list's options checked, defaults filled in."""
     forward = _forward(options.get("sort", NEWEST))
     limit = check_limit(options.get("limit", 50))
     return limit, forward, order_position(options.get("after"), forward=forward), options.get("dates", EVERY_DAY)
@@ -75,21 +84,12 @@ def status_items(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[Ite
     its place is still ahead of the position and it is in that status when the page is read, never twice."""
     partitions = status_partitions(status)
     limit, forward, start, dates = _checked(options)
-    found = _by_status(partitions, limit=limit + 1, forward=forward, after=start, within=Range(*dates.bounds()))
-    return merged_page(found, schema.ORDERS_BY_STATUS.range_key, limit, forward=forward)
-
-
-def _by_status(partitions: list[str], **query_options: Any) -> list[Item]:
-    """One Query of every partition of a status list (``status_partitions``), side by side."""
-    return each_shard(
-        len(partitions), lambda n: query(partitions[n], index=schema.ORDERS_BY_STATUS, **query_options)[0]
-    )
+    return list_page(partitions, limit, index=BY_STATUS, forward=forward, after=start, within=Range(*dates.bounds()))
 
 
 def orders_by_status(*, status: str, **options: Unpack[ListOptions]) -> RowsPage[OrderRow]:
-    """The orders of one listed status, or of all of them (``ALL``), as rows."""
     page = status_items(status=status, **options)
-    key = schema.ORDERS_BY_STATUS.range_key
+    key = BY_STATUS.range_key
     return RowsPage([order_row(r, values.string(r, key) or "") for r in page.rows], page.next)
 
 
@@ -103,11 +103,11 @@ def new_orders_since(*, status: str, newest: str) -> int:
     ``NEW_ORDERS_CAP`` + 1: one small Query per partition, whatever the table's size."""
     partitions = status_partitions(status)
     start = order_position({"after": newest}, forward=True) if newest else None
-    return min(len(_by_status(partitions, limit=NEW_ORDERS_CAP + 1, after=start)), NEW_ORDERS_CAP + 1)
+    page = list_page(partitions, NEW_ORDERS_CAP, index=BY_STATUS, after=start)
+    return len(page.rows) + (page.next is not None)
 
 
 def summaries(order_ids: list[str]) -> list[Item | None]:
-    """The orders' summaries (one BatchGetItem), lined up with ``order_ids``."""
     shown = [*schema.ORDER_ROW, schema.ORDER_KIND.attribute("shipments")]
     return get_many([schema.order_anchor(oid) for oid in order_ids], attributes=shown)
 
@@ -144,8 +144,8 @@ def order_states(order_ids: list[str]) -> dict[str, order_status.OrderState]:
 
 
 def warehouses_of_split_orders(order_ids: list[str]) -> dict[str, list[str]]:
-    """The warehouses each order's lines ship from, for the orders of ``order_ids`` shipped from more than one (a
-    split order: a shipment, so a tracking number, per warehouse): one BatchGetItem of their summaries' lines."""
+    """The warehouses each order's lines ship from, for the orders shipped from more than one (a split order: a
+    tracking number per warehouse)."""
     found: dict[str, list[str]] = {}
     lines_of = schema.ORDER_KIND.attribute("lines")
     for oid, raw in zip(order_ids, get_many([schema.order_anchor(oid) for oid in order_ids], [lines_of]), strict=True):
@@ -199,21 +199,14 @@ def category_orders(
     after: dict[str, Any] | None = None,
     sort: str = NEWEST,
 ) -> RowsPage[CategoryOrderRow]:
-    """A category's orders placed in ``start``..``end`` (UTC days, both included): one Query per write shard of
-    its entries, merged, and one BatchGetItem of the page's summaries (status and total)."""
+    """A category's orders placed in ``start``..``end`` (UTC days, both included), with their summaries."""
     name = category.strip()
     if not name or len(name) > schema.MAX_CATEGORY:
         raise InvalidInput(f"a category is 1 to {schema.MAX_CATEGORY} characters")
     options: ListOptions = {"limit": limit, "after": after, "sort": sort, "dates": DateRange(start, end)}
     limit, forward, position, dates = _checked(options)
-    within = Range(*dates.bounds())
-    found = each_shard(
-        schema.list_shards(),
-        lambda n: query(
-            schema.category_partition(name, n), limit=limit + 1, forward=forward, after=position, within=within
-        )[0],
-    )
-    page = merged_page(found, schema.SK, limit, forward=forward)
+    shards = list_shards(lambda n: schema.category_partition(name, n))
+    page = list_page(shards, limit, forward=forward, after=position, within=Range(*dates.bounds()))
     entries = [schema.CATEGORY_ORDER_KIND.read(r) for r in page.rows]
     rows_summaries = summaries([e.order_id for e in entries]) if entries else []
     rows = [
@@ -253,14 +246,11 @@ def buyer_relations(*, product_id: str, limit: int = 50, after: dict[str, Any] |
         kept += [r for r in found if schema.BUYERS_KIND.read(r).orders > 0]
         start = values.string(found[-1], schema.SK) if found else None
         more = more and start is not None
-    rows = kept[:limit]
-    last = keys.without_prefix(values.string(rows[-1], schema.SK), keys.CUSTOMER) if rows else None
-    return RowsPage(rows, {"after": last} if len(kept) > limit and last else None)
+    return _after_page(kept, limit, lambda r: keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER))
 
 
 def product_buyers(*, product_id: str, limit: int = 50, after: dict[str, Any] | None = None) -> RowsPage[BuyerRow]:
-    """AV3 then AV4: distinct buyers by customer id, with how many of their orders that are not cancelled hold
-    the product; their profiles with one BatchGetItem."""
+    """AV3 then AV4: distinct buyers by customer id, with their orders of the product, and their profiles."""
     page = buyer_relations(product_id=product_id, limit=limit, after=after)
     customers = [keys.without_prefix(values.string(r, schema.SK), keys.CUSTOMER) or "" for r in page.rows]
     profiles = customer_profiles(customer_ids=customers) if customers else []
@@ -289,9 +279,7 @@ def payment_entries(*, transaction_id: str, limit: int = 50, after: dict[str, An
     position = reads.read_position(after, forward=True)
     start = keys.order(position) if position is not None else None
     found, _more = query(schema.transaction_key(text), limit=limit + 1, after=start)
-    rows = found[:limit]
-    last = schema.PAYMENT_KIND.read(rows[-1]).order_id if rows else None
-    return RowsPage(rows, {"after": last} if len(found) > limit and last else None)
+    return _after_page(found, limit, lambda r: schema.PAYMENT_KIND.read(r).order_id)
 
 
 def order_id_for_transaction(*, transaction_id: str) -> str | None:

@@ -2,12 +2,10 @@
 the sync table, written by ``adminview.sync.sync_status``) and the last verify result. Kept with the reads so that
 the repair tools can say how fresh the view is without importing the sync.
 
-"N s behind" means the view lacks changes made N seconds ago. A shard whose last poll found nothing new is up to
-date as of that poll; a shard working through a backlog holds every change made before its last applied record was
-written (``adminview.core.records.written_at``: an engine's rounding is never shown as lag). A source is as fresh
-as its least fresh active shard, the view as its least fresh source. Of the Lambda, which runs only when records
-arrive, what can be proven is when the last change was applied and how long after it was written. Expired
-heartbeats are left out at once (DynamoDB deletes them some time later).
+"N s behind" means the view lacks changes made N seconds ago: a shard whose last poll found nothing new is up to
+date as of that poll, one working through a backlog holds every change made before its last applied record was
+written. A source is as fresh as its least fresh active shard, the view as its least fresh source; of the Lambda,
+which runs only when records arrive, only when the last change was applied, and how late, can be proven.
 """
 
 from __future__ import annotations
@@ -204,8 +202,7 @@ def least_fresh(found: Iterable[Freshness]) -> Freshness:
 
 
 def freshness_by_source(beats: Sequence[Heartbeat], now: float | None = None) -> dict[str, Freshness]:
-    """Each source's freshness (every source of the view, by name, whether or not it has a heartbeat yet), from
-    its own writers' heartbeats: the same Query as the view's, split here."""
+    """Every source's freshness by name (heartbeat or not yet), from its own writers' heartbeats."""
     return {s.name: freshness_of([b for b in beats if b.source == s.name], now) for s in sources()}
 
 
@@ -229,8 +226,7 @@ def last_verify() -> VerifyResult | None:
 
 
 def by_source(beats: Sequence[Heartbeat], now: float | None = None) -> list[SourceSync]:
-    """The writers grouped by source (every source of the view, in its order), then those of tables no source
-    reads, one group per table."""
+    """The writers by source (every source, in order), then those of tables no source reads, by table."""
     fresh = freshness_by_source(beats, now)
     groups = [
         SourceSync(s.name, s.table_name(), [b for b in beats if b.source == s.name], fresh[s.name]) for s in sources()

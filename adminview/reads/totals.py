@@ -1,12 +1,6 @@
-"""A customer's totals: orders placed, what they spent, paid and were refunded, their first and last order, read
-in one call (more only past DynamoDB's 1 MB page: thousands of orders).
-
-One Query of the customer's view partition from ``#profile`` to the last order entry (``schema``: the profile, the
-refunded sum ``#refunded``, then the order entries ``o#<date>#<oid>``; the returns' entries ``r#...`` sort after
-them and are not read). The count, the amounts spent and paid and the dates are summed from the entries here: each
-entry is exact (it follows from its order's anchor), and summing them on the read keeps every order change at one
-entry write. Only what was refunded needs a sum kept by the sync, since a refund is anchored with its order, not its
-customer.
+"""A customer's totals: one Query of their view partition from ``#profile`` to the last order entry (more only past
+DynamoDB's 1 MB page), the entries summed here so that an order change stays one entry write; only the refunds
+need a sum kept by the sync (``docs/admin-view.md``, "A customer's totals").
 """
 
 from __future__ import annotations

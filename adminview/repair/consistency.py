@@ -1,12 +1,11 @@
 """One order's consistency: the view items its source partitions (``read_order``) imply beside those the view
 holds, a verdict on why they differ (``RULE``; ``adminview.repair.verdict``), and a repair of that order's view
-items, safe under a running sync; ``docs/operations.md`` says what the page shows.
+items with the staff member's audit entry in the same transaction, safe under a running sync (``docs/repair.md``,
+"One order at a time"). Nothing here knows Django.
 
 The reads come in the order that keeps them truthful beside the live sync: the order's returns, every partition's
 anchors, the partitions, the view items they imply with the anchors again, the heartbeats; a look that may have
-caught the sync half-way is taken once more after ``SETTLE_S``. The repair follows ``adminview.repair.repair``'s
-protocol with the staff member's audit entry and its activity entries in the same transaction. Nothing here knows
-Django.
+caught the sync half-way is taken once more after ``SETTLE_S``.
 """
 
 from __future__ import annotations
@@ -76,8 +75,7 @@ class Look:
 
 @dataclass(frozen=True)
 class Report:
-    """The order's verdict: the worst of its source partitions' (``parts``, the shop's first); what a part says
-    of the order as a whole is gathered here."""
+    """The order's verdict: the worst of its source partitions' (``parts``, the shop's first)."""
 
     order_id: str
     parts: list[Part]
@@ -153,12 +151,9 @@ def _looked_up(table: Table, lookup: IndexLookup) -> list[str]:
 
 
 def read_order(view: Table, order_id: str) -> list[repair.Reading]:
-    """Every source partition the order's view items follow from, in the protocol's order
-    (``repair.read_partitions``): in each source's table, those its source says are keyed by the order and those an
-    index Query names (``Source.order_partitions``: the shop's ``o#<oid>``; the returns table's ``o#<oid>`` and each
-    return's ``r#<rid>``, which its GSI1 names). The index Queries come first; a GSI is eventually consistent, so a
-    partition written a moment ago may be left out of one look (the next one has it). A table that does not exist
-    yet (nothing was ever written to it) holds none."""
+    """Every source partition the order's view items follow from (``Source.order_partitions``), read in the
+    protocol's order (``repair.read_partitions``). The index Queries come first; a GSI is eventually consistent, so
+    a partition written a moment ago may be left out of one look (the next one has it)."""
     oid = keys.bare(order_id, keys.ORDER)
     wanted: list[repair.Wanted] = []
     for source in sources():
@@ -181,7 +176,6 @@ def _freshness() -> dict[str, Freshness] | None:
 
 
 def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
-    """Read the order's partitions (``read_order``), then the heartbeats."""
     oid = keys.bare(order_id, keys.ORDER)
     shop, *others = read_order(view_table(), oid)
     read_at = clock()
@@ -195,7 +189,6 @@ def read(order_id: str, *, clock: Callable[[], float] = time.time) -> Look:
 
 
 def judge(seen: Look, shards: int) -> Report:
-    """The verdict on one look, partition by partition (the rules are the module docstring's)."""
     parts = [
         judge_partition(
             reading,
@@ -285,7 +278,6 @@ def _commit(view: Table, actions: list[dict[str, Any]]) -> None:
 
 
 def _plans(oid: str, readings: list[repair.Reading], view: Table, shards: int) -> list[repair.Plan]:
-    """Each partition's plan that changes something."""
     try:
         plans = [repair.plan_repair(reading, view.name, shards) for reading in readings]
     except ValueError as exc:
@@ -294,10 +286,9 @@ def _plans(oid: str, readings: list[repair.Reading], view: Table, shards: int) -
 
 
 def order_repair(*, order_id: str, actor: Actor, sleep: Callable[[float], None] = time.sleep) -> Repaired:
-    """Rewrite the order's view items from its source partitions (the shop's, its refunds', its returns'), with
-    ``actor``'s audit entry, in one transaction conditioned on each partition's anchor ``Rev`` as read before its
-    source; read again and retry when the sync wrote an anchor meanwhile. ``OrderConflict`` when it kept doing so
-    (or the repair is too large for one transaction), ``NotFound`` for an order no table holds anything of."""
+    """Rewrite the order's view items from its source partitions, with ``actor``'s audit entry, in one transaction
+    conditioned on each anchor's ``Rev`` as read, read again when the sync wrote one meanwhile. ``OrderConflict``
+    when it kept doing so (or for one transaction too large), ``NotFound`` for an order no table holds."""
     oid = keys.bare(order_id, keys.ORDER)
     shards, view = schema.list_shards(), view_table()
     policy = backoff.ORDER_REPAIRS

@@ -12,8 +12,7 @@ from typing import Any
 from adminview.core import anchor, numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources import Source, entry_anchor, for_anchor
-
-Item = dict[str, Any]
+from adminview.core.values import Item as Item
 
 
 @dataclass

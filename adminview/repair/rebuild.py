@@ -1,10 +1,6 @@
-"""Rebuild and verify the admin view while staff act and the stream sync applies records (``docs/repair.md``).
-
-Both walk the tables (``adminview.repair.walk``) and act on the source partitions whose view items differ, never
-from what the Scan saw while an anchor is stored: ``verify`` reads both sides again until they agree or
-``settle_s`` has passed, so a difference the live sync is about to fix is not reported; ``rebuild`` repairs the
-partition through ``adminview.repair.repair``'s protocol, so it never writes a state older than what the sync has
-applied.
+"""Rebuild and verify the admin view while staff act and the stream sync applies records (``docs/repair.md``):
+both walk the tables and act on the partitions whose view items differ, never from what the Scan saw while an
+anchor is stored; ``verify`` reads them again until they agree or ``settle_s`` has passed, ``rebuild`` repairs them.
 """
 
 from __future__ import annotations
@@ -38,9 +34,8 @@ def verify(
     on_scan: Callable[[int], None] = ignore,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Diff:
-    """Compare the view with what the source tables imply. A differing partition is read again (consistent
-    reads, after growing pauses, ``settle_s`` in all) and reported only if it still differs: the live
-    sync applies a change within moments, a real divergence stays."""
+    """Compare the view with what the source tables imply; a differing partition is reported only if it still
+    differs after ``settle_s``: the live sync applies a change within moments, a real divergence stays."""
     if settle_s < 0:
         raise ValueError("settle time must not be negative")
 
@@ -66,8 +61,7 @@ def verify(
 
 
 def _recheck(walked: Walk, flags: list[Flag], settle_s: float, sleep: Callable[[float], None]) -> None:
-    """Read the flagged partitions again (consistent reads) until they agree or ``settle_s`` has passed; report
-    those that still differ, each partition once however many passes flagged it."""
+    """Read the flagged partitions again, pauses growing, until they agree or ``settle_s`` has passed."""
     waited, pause = 0.0, min(0.2, settle_s)
     while flags:
         with ThreadPoolExecutor(max_workers=min(len(flags), MAX_RECHECKS)) as pool:

@@ -1,14 +1,8 @@
 """Repairing a source partition's view items (rebuild, and one order's repair from the consistency page), in
 conditional transactions that also write the partition's anchors: the rebuild's half of ``adminview.core.anchor``'s
-protocol.
-
-Reads come in the order that makes this safe beside the live sync: the partition's anchors (and an order's
-counted item) first, then the source partition, then the view items both imply. Each anchor is written with the
-facts the source implies, the sequence numbers it had (a rebuild cannot know which stream record its read
-corresponds to, so later records still apply) and ``Rev`` + 1, conditioned on the ``Rev`` read; a counted item
-moves with the sums' difference, conditioned on its own revision; the entries go in the same transaction. If a
-condition fails, the sync applied a record meanwhile: the partition is read again. Writing the anchor (a stub,
-if it describes nothing) even when only an entry was wrong makes a sync that read the anchor before fold again.
+protocol. Reads come anchors first, then the source partition, then the view items both imply, and every anchor
+and counted item is written on the condition it is still as read, so a repair never writes a state older than what
+the sync has applied (``docs/repair.md``, "Why a rebuild never brings back old state").
 """
 
 from __future__ import annotations
@@ -40,8 +34,7 @@ class Contended(Exception):
 
 @dataclass
 class Plan:
-    """One source partition's repair: its changes, the guarded writes (anchors, counted items) that go first,
-    what the anchors' new sums add, and the entries."""
+    """One source partition's repair: its changes, the guarded writes that go first, the sums, the entries."""
 
     pk: str
     changes: list[Change]
@@ -73,9 +66,8 @@ class Wanted:
 
 
 def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
-    """Several source partitions (of one table or several) read together in the protocol's order: every anchor
-    and counted item in one read, then each partition, then every view item they imply (and the anchors again)
-    in one read; so each partition beyond the first costs one Query."""
+    """Several source partitions read together in the protocol's order (anchors and counted items, each partition,
+    then every view item they imply with the anchors again), so each partition beyond the first costs one Query."""
     shards = schema.list_shards()
     anchor_keys = [w.source.anchors_in(w.pk) for w in wanted]
     counted = [
@@ -104,10 +96,9 @@ def read_partitions(view: Table, wanted: Sequence[Wanted]) -> list[Reading]:
 
 
 def plan_repair(reading: Reading, table_name: str, shards: int) -> Plan:
-    """What makes the partition's view items equal to what its source items imply. Each anchor is planned as the
-    sync plans it (``anchor.plan``), from what the view holds for it (its stored facts and the sums its counted
-    item says were added) to what its source items imply; its counted item moves as the sync's does
-    (``numbers.move``). The entries are those that differ from what the view holds, whoever wrote them."""
+    """What makes the partition's view items equal to what its source items imply: each anchor planned as the sync
+    plans it (``anchor.plan``) from what the view holds for it, its counted item moved as the sync's is; the entries
+    are those that differ from what the view holds, whoever wrote them."""
     source, stored = reading.source, reading.stored
     implied = partition.implied_by(source, reading.pk, reading.source_items, shards)
     changes = compare(implied.items(), partition.compared(stored))
@@ -166,10 +157,9 @@ def commit(view: Table, actions: list[dict[str, Any]], *, alone: bool = True) ->
 
 
 def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
-    """Pack the plans into as few transactions as fit (``numbers.pack``); returns the partitions whose transaction
-    failed its conditions (the sync got there first), which the caller reads again. A plan larger than one
-    transaction (an order with very many audit entries) goes alone, its guarded writes and sums first; later parts
-    carry no condition, which is safe because only entries come after them."""
+    """Pack the plans into as few transactions as fit; returns the partitions whose transaction failed its
+    conditions (the sync got there first). A plan larger than one transaction goes alone, its guarded writes and
+    sums first; later parts carry no condition, which is safe because only entries come after them."""
     failed: set[str] = set()
     writes = [len(p.guarded) + len(p.entries) for p in plans]
     for part in numbers.pack(writes, [p.deltas.keys() for p in plans], transactions.MAX_ITEMS):
@@ -186,21 +176,18 @@ def commit_plans(view: Table, plans: list[Plan]) -> set[str]:
 
 
 def commit_unanchored(view: Table, plans: list[Plan]) -> set[str]:
-    """Plans of partitions that had no anchor: their entries written first, in bulk (BatchWriteItem), then their
-    anchors, counted items and sums packed into transactions (``commit_plans``), as the sync writes entries before
-    its anchor. An anchor whose condition fails was written by the sync meanwhile: the caller repairs that
-    partition again through the whole protocol, which rewrites entries this wrote from an older state; once an
-    anchor is written, any later write of its entries is the sync's, from the state the anchor holds."""
+    """Plans of partitions that had no anchor: their entries written first, in bulk, then their anchors, counted
+    items and sums packed into transactions, as the sync writes entries before its anchor. An anchor the sync wrote
+    meanwhile fails its condition: the caller repairs that partition again through the whole protocol."""
     view.write_many({key: item for p in plans for key, item in p.entries.items()})
     return commit_plans(view, [replace(p, entries={}) for p in plans])
 
 
 def settle(view: Table, wanted: Sequence[Wanted]) -> None:
-    """Repair partitions whose anchors the sync lost a race for. A second sync, a rebuild or a repair wrote such an
-    anchor between the sync's reads and its anchor write, and what the sync wrote before its anchor (entries, a
-    counted item) may have landed after the winner's newer writes: folding the records again then finds them all
-    applied and writes nothing. So each partition is read and repaired as a rebuild would (``extras``: the entries
-    the sync wrote, read beside what the partition implies). Raises ``Contended`` when they keep changing."""
+    """Repair partitions whose anchors the sync lost a race for: what it wrote before its anchor may have landed
+    after the winner's newer writes, and folding its records again would find them applied and write nothing
+    (``extras``: the entries the sync wrote, read beside what the partition implies). ``Contended`` when they keep
+    changing."""
     shards = schema.list_shards()
     pending = list(wanted)
     for _ in backoff.REPAIRS.sends():
@@ -220,9 +207,8 @@ def _count(walk: Walk, changes: list[Change]) -> None:
 
 @dataclass
 class LaterSums:
-    """What a rebuild into an empty view adds to the sums, written after the source pass (``commit``), or sooner
-    once it holds ``HELD_SUMS`` sum items, instead of beside each partition's counted items: those transactions then
-    share no item, so the walk's threads send them side by side (``docs/repair.md``: why the sums still end exact)."""
+    """What a rebuild into an empty view adds to the sums, written after the source pass or once it holds
+    ``HELD_SUMS`` sum items (``docs/repair.md``: why this is faster, and why the sums still end exact)."""
 
     view: Table
     deltas: numbers.Deltas = field(default_factory=dict)
@@ -248,13 +234,9 @@ class LaterSums:
 
 def repair_flags(walk: Walk, flags: list[Flag], later: LaterSums | None = None) -> None:
     """Repair flagged partitions, several a transaction; those whose transaction failed its conditions go
-    through ``repair_flag`` one by one.
-
-    A partition the walk found with no anchor stored (``Flag.seen``: a consistent read after its Scan, or a view
-    that held nothing when the walk began) is planned from the Scan's items, with no read: its anchors are written
-    on the condition that they are still absent, so no stream record had been applied to them, and none was lost
-    (a rebuild keeps no sequence number: each record the sync receives after still applies). In a view that held
-    nothing, what they add to the sums goes to ``later``. The others are read together (``read_partitions``)."""
+    through ``repair_flag`` one by one. A partition the walk found with no anchor stored (``Flag.seen``) is planned
+    from the Scan's items with no read, its anchors written on the condition they are still absent (in a view that
+    held nothing, its sums go to ``later``); the others are read together (``read_partitions``)."""
     unanchored = [found for f in flags if f.seen is not None and (found := planned(walk, f)) and found.changes]
     plans = [found for found in _planned_together(walk, [f for f in flags if f.seen is None]) if found.changes]
     deferred: dict[str, numbers.Deltas] = {}
@@ -280,8 +262,7 @@ def _wanted(walk: Walk, flag: Flag) -> Wanted:
 
 
 def planned(walk: Walk, flag: Flag) -> Plan | None:
-    """The flagged partition planned: from what the walk read when it had no anchor stored (``Flag.seen``), else
-    read (anchors, source, view); None, noted in the diff, when its source items cannot be projected."""
+    """The flagged partition planned, from ``Flag.seen`` or read; None, noted, when it cannot be projected."""
     try:
         if flag.seen is None:
             (reading,) = read_partitions(walk.view, [_wanted(walk, flag)])

@@ -1,14 +1,7 @@
-"""Reading both tables for rebuild and verify: segmented Scan pages, one partition at a time, rate-limited.
-
-Scans are for these offline commands only, never for a request path. Memory stays bounded: a Scan segment
-is consumed page by page (``Limit`` items) and regrouped into partitions (the items of one partition key
-come out of a Scan segment together, in sort-key order), so a worker holds one page and one partition.
-
-Items come back decoded into plain values (``dynamo.item_codec``), as the core reads them, and a transaction's
-plain actions are encoded on their way out: the rebuild, verify and repair see no DynamoDB JSON.
-
-Every call waits on a token bucket (``dynamo.ratelimit.TokenBucket``, the one ``backfill --rate-limit``
-uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share of capacity.
+"""Reading both tables for rebuild and verify (offline commands only, never a request path): segmented Scan pages
+regrouped into partitions, so a worker holds one page and one partition; items decoded into plain values and
+actions encoded on their way out, so the repair sees no DynamoDB JSON; every call waits on a token bucket (the one
+``backfill --rate-limit`` uses) and pays what DynamoDB says it consumed, so a repair keeps live traffic's share.
 """
 
 from __future__ import annotations
@@ -102,8 +95,7 @@ class Table:
         return [item for page in self.pages_of(pk) for item in page]
 
     def pages_of(self, pk: str, prefix: str | None = None, *, page_size: int | None = None) -> Iterator[list[Image]]:
-        """The items of one partition (those whose sort key starts with ``prefix``, when given), page by page
-        (``page_size`` items, else DynamoDB's 1 MB), strongly consistent."""
+        """One partition's items (under ``prefix``, when given), page by page, strongly consistent."""
         condition, names, given = "#pk = :pk", {"#pk": schema.PK}, {":pk": ddb_json.s(pk)}
         limit: dict[str, Any] = {"Limit": page_size} if page_size else {}
         if prefix is not None:
@@ -124,9 +116,8 @@ class Table:
         return ([item_codec.decode(item) for item in page.get("Items", [])] for page in pages)
 
     def transact(self, actions: list[dict[str, Any]], *, alone: bool = True) -> None:
-        """One TransactWriteItems of plain actions (``dynamo.transactions.TransactionCancelled`` when DynamoDB
-        cancels it). ``alone``: it adds to the sums, so it waits for the walk's other transactions; one that
-        writes only its own partitions' items (``alone=False``) goes beside them."""
+        """One TransactWriteItems of plain actions. ``alone``: it adds to the sums, so it waits for the walk's
+        other transactions; one that writes only its own partitions' items goes beside them."""
         self.writes.wait()
         with self._transacting if alone else nullcontext(), recording() as log:
             transactions.write(self.client, [item_codec.encode_action(action) for action in actions])

@@ -116,9 +116,8 @@ def _order_facts(item: Item | None) -> Item:
 
 def _against_version(reading: repair.Reading, expected: dict[ViewKey, Item]) -> tuple[ViewKey, str] | None:
     """Every change of an order increments its ``Version``: a summary at the shop's version (or a newer one) with
-    other order attributes was not written by the sync. (The ``order-status`` backfill adds a ``Status`` without
-    one, but only to orders without a ``Status``, and every order our code writes has both.) Only the shop's
-    order partition holds an order."""
+    other order attributes was not written by the sync (the ``order-status`` backfill adds a ``Status`` without
+    one only to orders without a ``Status``, and every order our code writes has both)."""
     order = next((i for i in reading.source_items if values.string(i, keys.ENTITY_TYPE) == "order"), None)
     key = next((k for k in reading.anchors if partition.kind_of(reading.stored.get(k)) == schema.ORDER), None)
     if order is None or key is None:
@@ -210,8 +209,7 @@ def _why(
     fresh: Freshness | None,
     shards: int,
 ) -> tuple[str, str, bool, set[ViewKey]]:
-    """Why the partition differs: its verdict, the reason in words, whether to look again, and the view items
-    that contradict what the sync applied."""
+    """The verdict, its reason in words, whether to look again, and the items contradicting what the sync applied."""
     name = reading.source.name
     if not changes:
         return IN_SYNC, f"The view holds exactly the items the {name} partition {reading.pk} implies.", False, set()

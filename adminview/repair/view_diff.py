@@ -47,8 +47,7 @@ class Diff:
         return not (self.missing or self.extra or self.differing or self.contended or self.unprojectable)
 
     def cannot_project(self, pk: str, reason: str) -> None:
-        """A source partition whose items the view cannot be made from (the sync dead-letters their records
-        for the same reason): reported, never written."""
+        """A source partition the view cannot be made from (its records are dead letters): reported, not written."""
         with self._lock:
             self.unprojectable.setdefault(pk, reason)
 
@@ -77,15 +76,14 @@ class Diff:
                 f"; {len(self.unprojectable)} source partitions cannot be projected (their records are dead "
                 "letters: fix the cause, then replay them)"
             )
-        lines = [line]
-        for pk, reason in sorted(self.unprojectable.items())[:examples]:
-            page = link((pk, "")) if link else None
-            lines.append(f"  cannot project: {pk}: {reason}" + (f"  {page}" if page else ""))
+        unprojectable = sorted(self.unprojectable.items())[:examples]
+        shown = [(f"cannot project: {pk}: {why}", (pk, "")) for pk, why in unprojectable]
         for kind in KINDS:
-            for pk, sk in sorted(self.examples[kind])[:examples]:
-                page = link((pk, sk)) if link else None
-                lines.append(f"  {kind}: {pk} {sk}" + (f"  {page}" if page else ""))
-        return "\n".join(lines)
+            shown += [(f"{kind}: {pk} {sk}", (pk, sk)) for pk, sk in sorted(self.examples[kind])[:examples]]
+        for text, key in shown:
+            page = link(key) if link else None
+            line += f"\n  {text}" + (f"  {page}" if page else "")
+        return line
 
     def rate_line(self, *, writes: bool = False) -> str:
         rate = (self.source_items + self.view_items) / self.seconds if self.seconds else 0.0

@@ -1,9 +1,8 @@
-"""The walk's second pass (``adminview.repair.walk``, ``docs/repair.md``): each segment of a parallel Scan of the
-view yields its items, and each must still follow from a source partition (an item no source implies at all is an
-orphan); the sums are summed from the counted items on the way and set against the sums stored, each buyer
-relation against what its customer's orders counted. A sum that changed after the walk began is left for the next
-walk (``Diff.live_counters``), so the check is exact under live traffic. Memory: a Scan page and its look-ups per
-thread, one entry per sum item, the buyer relations of the last ``RELATIONS_HELD`` customers checked."""
+"""The walk's second pass (``docs/repair.md``, step 2): each view item must still follow from a source partition,
+and each sum be the total of what the counted items say (each buyer relation, of what its customer's orders
+counted); a sum that changed after the walk began is left for the next walk, so the check is exact under live
+traffic. Memory: a Scan page and its look-ups per thread, one entry per sum item, the buyer relations of the last
+``RELATIONS_HELD`` customers checked."""
 
 from __future__ import annotations
 
@@ -55,10 +54,8 @@ class ViewPass:
     # --- buyer relations: each customer's, from the counted items of their orders ----------------------------
 
     def _check_relations(self, customers: set[str], relations: list[Item]) -> None:
-        """A buyer relation is the sum of what the customer's orders counted for the product. Each customer whose
-        partition or relations this batch holds is checked: the relations their orders imply must be stored, and
-        each stored relation must be implied (one Query of the customer's order entries, one BatchGetItem of
-        their counted items), so the walk never holds every relation at once."""
+        """Each customer whose partition or relations this batch holds: the relations their orders' counted items
+        imply must be stored, and only those, so the walk never holds every relation at once."""
         owners = customers | {keys.without_prefix(values.item_key(r)[1], keys.CUSTOMER) or "" for r in relations}
         expected = {key: value for c in sorted(owners) for key, value in self._relations_held(c).items()}
         held = {values.item_key(r): r for r in relations}
@@ -76,9 +73,9 @@ class ViewPass:
                 self.relation_differences += differences
 
     def _relations_held(self, customer_id: str) -> dict[schema.Key, Decimal]:
-        """``_relations_of``, read once per customer while it is among the last ``RELATIONS_HELD`` read: a customer
-        comes up again on the page of each product they bought. A relation changed between the read and its
-        check was changed after the walk began (its ``At`` says so): it is left for the next walk."""
+        """``_relations_of``, read once per customer among the last ``RELATIONS_HELD`` (a customer comes up again on
+        the page of each product they bought); one changed since was changed after the walk began, so its ``At``
+        leaves it for the next walk."""
         with self._sums:
             found = self.relations_read.get(customer_id)
             if found is not None:
@@ -92,8 +89,7 @@ class ViewPass:
         return found
 
     def _relations_of(self, customer_id: str) -> dict[schema.Key, Decimal]:
-        """What the customer's orders imply for their buyer relations: their order entries read page by page and
-        their counted items looked up (memory grows with the products they bought, never with their orders)."""
+        """What the customer's orders' counted items imply for their buyer relations, read page by page."""
         found: dict[schema.Key, Decimal] = {}
         for page in self.scope.view.pages_of(
             keys.customer(customer_id), schema.CUSTOMER_ORDER_PREFIX, page_size=self.scope.page_size
@@ -210,8 +206,7 @@ class ViewPass:
             self.counters.update(seen)
 
     def counter_differences(self) -> tuple[list[CounterDifference], int]:
-        """Sums that are not the total of what the orders counted, and how many were left out because they
-        changed after the walk began."""
+        """Sums that are not the total of what was counted, and how many changed after the walk began."""
         since = self.started - COUNTER_CLOCK_MARGIN_S
 
         def live(changed_at: float | None) -> bool:

@@ -1,10 +1,7 @@
-"""The two passes of rebuild and verify over the source tables and the view (``docs/repair.md`` gives them step by
-step), flagging the source partitions whose view items differ from what they imply: the source pass
-(``SourcePass``: each segment of a parallel Scan of a source table, its partitions' implied view items and counted
-items looked up by key) compares what each source partition implies with the view, the view pass
-(``adminview.repair.view_pass``) checks that each view item still follows from one and each sum is the total of
-what the counted items say. What to do with a flagged partition is the caller's (``on_differs``, or ``on_batch``
-for several at once): verify reads it again before reporting it, rebuild repairs it (``adminview.repair.repair``).
+"""The two passes of rebuild and verify over the source tables and the view (``docs/repair.md``, "How they walk
+the tables"), flagging the source partitions whose view items differ from what they imply: the source pass here,
+the view pass in ``adminview.repair.view_pass``. A flagged partition goes to the caller (``on_differs``, or
+``on_batch`` for several at once): verify reads it again before reporting it, rebuild repairs it.
 """
 
 from __future__ import annotations
@@ -56,10 +53,8 @@ class SourcePass:
         self._check_implied(batch)
 
     def _check_implied(self, batch: list[tuple[partition.PartitionView, list[Item]]]) -> None:
-        """One read (after the Scan) of what the batch's partitions imply, their possible anchors and counted
-        items too: a differing partition with none of them stored is flagged with what the Scan saw. Into a view
-        that held nothing as the walk began there is nothing to read: each partition is flagged so (its anchors
-        are written on the condition that they are still absent, so one the sync wrote since is not lost)."""
+        """One read (after the Scan) of what the batch's partitions imply and of their possible anchors: one with
+        none of them stored (in a view that held nothing, every one) is flagged with what the Scan saw."""
         guards = {view.pk: _guards(view.source, view.pk, view.anchors) for view, _items in batch}
         wanted = [k for view, _items in batch for k in (*view.items(), *view.counted(), *guards[view.pk])]
         stored = {} if self.scope.diff.view_was_empty else self.scope.view.get_many(list(dict.fromkeys(wanted)))

@@ -1,11 +1,7 @@
 """Applying stream records to the view: the sync's half of ``adminview.core.anchor``'s protocol, in the five steps
-``docs/admin-view.md`` gives (check and group the records by anchor; read the anchors and their counted items and
-fold; write the entries; move the counted items and the sums; write each anchor last, conditioned on its ``Rev``).
-
-The anchor goes last so that a crash anywhere replays the records, to the same effect. An anchor or counted item
-that changed after it was read lost a race (to a rebuild, a repair or a second sync): its records are folded
-again from fresh reads, and its partition is then repaired from the source (``repair.settle``), since what this
-sync wrote before the anchor may have landed after the winner's newer writes.
+``docs/admin-view.md`` gives, the anchor last so that a crash anywhere replays the records to the same effect. An
+anchor or counted item that lost a race is folded again from fresh reads, then its partition is repaired from the
+source (``repair.settle``): what this sync wrote before the anchor may have landed after the winner's writes.
 """
 
 from __future__ import annotations
@@ -49,7 +45,7 @@ class Outcome:
 
 
 def event_id(record: Any) -> str:
-    """``eventID``, else the sequence number; empty when the record has neither (see ``failure_key``)."""
+    """``eventID``, else the sequence number; empty when the record has neither."""
     own = record.get("eventID") if isinstance(record, dict) else None
     return str(own or records.sequence_number(record) or "")
 
@@ -128,11 +124,9 @@ def fold(state: State, group: Sequence[Prepared], counted: numbers.Counted | Non
 def counting_transactions(
     table: str, moves: Sequence[numbers.Move], extra: int = 0
 ) -> list[tuple[list[int], list[dict[str, Any]]]]:
-    """The TransactWriteItems that move these anchors' counted items and the sums: each a list of positions in
-    ``moves`` and its actions, encoded for the client (the counted items first, then the merged sums), at most
-    ``MAX_ITEMS`` actions with ``extra`` left free (``numbers.pack``). Anchors of one sum shard go together, so
-    their sums merge, and in the order of the sum items they change, so that those adding to the same day or month
-    share a transaction."""
+    """The TransactWriteItems that move these anchors' counted items and the sums (positions in ``moves``, and the
+    encoded actions; ``extra`` actions left free). Anchors of one sum shard go together, so their sums merge, in
+    the order of the sum items they change, so that those adding to the same day or month share a transaction."""
     deltas = [numbers.difference(before.sums, after) for before, after in moves]
     by_shard: dict[int, list[int]] = {}
     for i, (before, _after) in enumerate(moves):
@@ -179,9 +173,8 @@ def _count(folded: dict[schema.Key, Folded]) -> set[schema.Key]:
 
 
 def _anchor_statement(table: str, w: Writes, stored_names: Iterable[str]) -> statements.Statement | None:
-    """The anchor's write as one PartiQL statement, conditioned as its PutItem would be: an ``INSERT`` of an anchor
-    not stored, else an ``UPDATE`` that sets its attributes and removes those it no longer has (``stored_names``,
-    from the item read). None: not a put, or too long for a statement (written by PutItem)."""
+    """The anchor's write as one PartiQL statement conditioned as its PutItem would be (``INSERT``, or ``UPDATE``
+    removing the ``stored_names`` it no longer has); None: not a put, or too long for a statement."""
     item, quoted = w.anchor, statements.quoted
     if item is None:
         return None
@@ -298,8 +291,6 @@ def _apply_prepared(batch: list[Prepared], list_shards: int) -> tuple[int, int]:
 
 
 def _settle(lost: dict[schema.Key, tuple[Prepared, set[schema.Key]]]) -> None:
-    """The source partitions of the anchors that lost a race, repaired (``repair.settle``): what this sync wrote
-    for them before their anchors may have landed after newer writes."""
     partitions: dict[tuple[str, str], tuple[Source, set[schema.Key]]] = {}
     for p, wrote in lost.values():  # one partition may hold several anchors
         partitions.setdefault((p.source.name, p.key[0]), (p.source, set()))[1].update(wrote)

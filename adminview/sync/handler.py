@@ -1,12 +1,9 @@
 """The Lambda entry point for the streams of the view's source tables (also called by the local poller).
 
-Returns the partial batch response (``ReportBatchItemFailures``): Lambda then retries from the first failed
-record, and after ``MaximumRetryAttempts`` sends the batch's metadata to the on-failure destination. Every
-record reported as failed is also kept whole in the dead-letter store (``Attempts`` + 1 each time it fails
-again), so nothing depends on the on-failure queue or on the stream's 24 hours; a record applied later is
-cleared from it. Each batch also moves the writer's heartbeat (``adminview.sync.sync_status``: in Lambda, one per
-execution environment and source, since one function serves both event source mappings) and is reported with
-its source (``adminview.sync.observe``).
+Returns the partial batch response (``ReportBatchItemFailures``): Lambda retries from the first failed record,
+then sends the batch's metadata to the on-failure destination. Every failed record is also kept whole in the
+dead-letter store, so nothing depends on that queue or on the stream's 24 hours; each batch moves the writer's
+heartbeat (``adminview.sync.sync_status``) and is reported (``adminview.sync.observe``).
 
 Why not Powertools' ``BatchProcessor``: it calls a handler per record, while we fold a whole batch into one
 set of calls (one read of the anchors it touches, then their writes) and folds each anchor's records once. Its
@@ -44,10 +41,8 @@ def handle_records(
     received_at: float | None = None,
 ) -> tuple[dict[str, list[dict[str, str]]], Outcome]:
     """Apply a batch; keep what failed in the dead-letter store, clear what now applied, move the heartbeat
-    (``received_at``: when the sync got the batch, which bounds when its changes were made; default now).
-
-    The bookkeeping never turns a batch into an exception: if the sync table cannot be written, the error is
-    logged and the failed records are still reported, so Lambda (or the poller) retries them."""
+    (``received_at``: when the sync got the batch; default now). The bookkeeping never turns a batch into an
+    exception: if the sync table cannot be written, the failed records are still reported, so they are retried."""
     outcome = (apply or apply_records)(records)
     failed = [(r, outcome.failed[key]) for i, r in enumerate(records) if (key := failure_key(r, i)) in outcome.failed]
     for record, error in failed:

@@ -1,10 +1,8 @@
-"""One report per batch of stream records, the same from the Lambda handler and the local poller: one structured
-JSON log line through Powertools' Logger and one set of CloudWatch metrics in the embedded metric format through
-its Metrics (in Lambda, CloudWatch Logs turns that line into metrics without any API call; the template's alarms
-watch them). A batch comes from one stream, so it names its source (``unknown`` for a table no source reads), and
-its metrics go out under two dimension sets: ``service`` (what the alarms watch, both sources together) and
-``service`` + ``source`` (an alarm on one source). The poller prints the same lines on stdout, where a CloudWatch
-agent can pick them up (``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics, e.g. on a terminal).
+"""One report per batch of stream records, the same from the Lambda handler and the local poller: one JSON log line
+(Powertools' Logger) and one set of CloudWatch metrics in the embedded metric format, which CloudWatch Logs turns
+into metrics without an API call. A batch comes from one stream, so it names its source, and its metrics go out
+under ``service`` (what the template's alarms watch) and ``service`` + ``source`` (an alarm on one source).
+``POWERTOOLS_METRICS_DISABLED=true`` silences the metrics (e.g. on a terminal).
 """
 
 from __future__ import annotations
@@ -47,8 +45,7 @@ class BatchReport:
 
 
 def source_of(records: Sequence[object]) -> str:
-    """The source a batch came from, by its first record that names a table a source reads (a malformed record
-    may name none)."""
+    """The source a batch came from, by its first record naming a source's table (a malformed one may not)."""
     arns = (r.get("eventSourceARN") for r in records if isinstance(r, dict))
     return next((name for arn in arns if (name := source_name(arn))), UNKNOWN_SOURCE)
 
@@ -56,8 +53,7 @@ def source_of(records: Sequence[object]) -> str:
 def lag_seconds(
     records: Sequence[dict[str, Any]], *, received_at: float | None = None, now: float | None = None
 ) -> float | None:
-    """How far behind the batch is: now minus when its oldest record's change was made (``records.written_at``:
-    a coarse creation time is bounded by ``received_at``, when the sync got the batch; default now), at least 0."""
+    """Now minus when the batch's oldest change was made (``records.written_at``, bounded by ``received_at``)."""
     now = time.time() if now is None else now
     received = now if received_at is None else received_at
     times = [t for t in (written_at(r, received) for r in records) if t is not None]

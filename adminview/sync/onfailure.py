@@ -1,10 +1,9 @@
 """Lambda's on-failure messages (SQS) turned into stored dead letters, while the stream still holds the records.
 
-When a batch still fails after the event source mapping's retries, Lambda sends only its metadata to the
-on-failure destination (``DDBStreamBatchInfo``: stream, shard, first and last sequence number). The records
-themselves stay in the stream for 24 hours. This reads them back (GetShardIterator AT_SEQUENCE_NUMBER the
-first one, GetRecords until past the last one), stores each one whole in the dead-letter store, and only then
-deletes the message. A record already stored (by the handler, with its real error) is left as it is.
+Lambda sends only a failed batch's metadata to the on-failure destination (``DDBStreamBatchInfo``: stream, shard,
+first and last sequence number); the records stay in the stream for 24 hours. This reads them back, stores each
+whole in the dead-letter store (one the handler stored, with its real error, is left as it is), and only then
+deletes the message.
 """
 
 from __future__ import annotations

@@ -1,17 +1,14 @@
 """The local poller: reads the streams of the view's source tables the way Lambda's event source mappings do.
 
 Every shard is read, a child only after its parent is finished (so records of one item stay in order), shards
-that are ready at the same time in parallel, expired iterators are renewed from the checkpoint, and each batch
-goes to the same code as the Lambda handler. While a batch is applied, the shard's next GetRecords is already
-on its way, so reading and applying overlap. Delivery is at-least-once: the per-shard checkpoint (in the sync
-table) is advanced only after every record up to it was applied or dead-lettered, so a SIGKILL at any moment at
-worst replays a batch, and replays change nothing (the anchors' sequence numbers). Records still failing after
-the sends of ``dynamo.backoff.STREAM_BATCHES`` stay in the dead-letter store, where the handler put them.
+that are ready at the same time in parallel, and each batch goes to the Lambda handler's code; the shard's next
+GetRecords is sent while a batch is applied. Delivery is at-least-once: the per-shard checkpoint is advanced only
+after every record up to it was applied or dead-lettered, so a SIGKILL at worst replays a batch, and replays
+change nothing (the anchors' sequence numbers).
 
-Each shard's heartbeat says how fresh the view is (``adminview.sync.sync_status``): after each batch, and, at most
-once a second, when a poll finds nothing new (the view is then up to date as of that poll). When DynamoDB does not
-answer, ``--follow`` waits and tries again with growing pauses (logging the outage once, not every retry, and
-noting it on the heartbeat for ``/sync/``), then carries on from its checkpoints.
+Each shard's heartbeat moves after each batch and, at most once a second, when a poll finds nothing new (the view
+is then up to date as of that poll). When DynamoDB does not answer, ``--follow`` waits with growing pauses
+(logging and noting the outage once), then carries on from its checkpoints.
 """
 
 from __future__ import annotations
@@ -104,8 +101,7 @@ def lambda_shape(record: dict[str, Any], arn: str) -> dict[str, Any]:
 
 @dataclass(kw_only=True, eq=False)
 class Poller:
-    """Reads the given streams with the given client; ``for_sources`` looks them up (making one does no I/O). A
-    shard is named by its stream and its id."""
+    """Reads the given streams with the given client (``for_sources`` looks them up); making one does no I/O."""
 
     streams: Sequence[str]
     client: Any
@@ -128,9 +124,8 @@ class Poller:
 
     @classmethod
     def for_sources(cls, *, client: Any = None, **options: Any) -> Self:
-        """A poller of the stream of every source table of the view (``adminview.core.sources``), ARNs from
-        DescribeTable, a streams client unless given; ``options`` go to the constructor. A source whose table does
-        not exist yet (nothing written, nothing to read) is left out; one without a stream is an error."""
+        """A poller of every source table's stream (ARNs from DescribeTable). A source whose table does not exist
+        yet (nothing written, nothing to read) is left out; one without a stream is an error."""
         view = client_of(ViewItem)
         arns = []
         for source in sources():
@@ -230,9 +225,8 @@ class Poller:
             shard.caught_up_noted = now
 
     def process(self, records: list[dict[str, Any]], *, shard_id: str | None = None) -> None:
-        """Apply a batch through the handler; retry the failures with backoff. The handler keeps each failed
-        record in the dead-letter store (attempts counted) and clears it once a retry applies it, so what
-        still fails after ``retry``'s sends is already stored when the checkpoint moves past it."""
+        """Apply a batch through the handler, retrying the failures with backoff: the handler dead-letters each
+        failure and clears it once applied, so what still fails is stored when the checkpoint moves past it."""
         received_at = time.time()  # just after GetRecords answered: every change of the batch was made before
         pending = records
         errors: dict[str, str] = {}
@@ -311,13 +305,10 @@ class Poller:
 
     def _wait_out(self, exc: Exception) -> None:
         """DynamoDB does not answer: say so once, note it on the heartbeats if that works, wait, try again."""
-        now = time.time()
         if self._outage_since is None or self._outage_pauses is None:
-            self._outage_since, self._outage_pauses = now, replace(OUTAGES, sleep=self.sleep).start()
+            self._outage_since, self._outage_pauses = time.time(), replace(OUTAGES, sleep=self.sleep).start()
             log.warning("DynamoDB is not answering (%s); the sync waits and tries again", exc)
-            for shard in self.shards.values():
-                if not shard.done:
-                    self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=now, ended=None)
+            self._note_outage(self._outage_since, None)
         for shard in self.shards.values():
             shard.ahead, shard.iterator = None, None  # read again from the checkpoint
         self._outage_pauses.pause()
@@ -328,16 +319,15 @@ class Poller:
         since, ended = self._outage_since, time.time()
         self._outage_since = None
         log.warning("DynamoDB answers again after %.0f s; the sync carries on", ended - since)
-        for shard in self.shards.values():
-            if not shard.done:
-                self._best_effort(sync_status.record_outage, shard.arn, shard.shard_id, since=since, ended=ended)
+        self._note_outage(since, ended)
 
-    @staticmethod
-    def _best_effort(note: Callable[..., None], *args: Any, **kwargs: Any) -> None:
-        try:
-            note(*args, **kwargs)
-        except Exception as exc:  # bookkeeping only: the sync itself goes on
-            log.info("could not note the outage on the sync page: %s", exc)
+    def _note_outage(self, since: float, ended: float | None) -> None:
+        """On every open shard's heartbeat, if that works: bookkeeping only, the sync itself goes on."""
+        for shard in (s for s in self.shards.values() if not s.done):
+            try:
+                sync_status.record_outage(shard.arn, shard.shard_id, since=since, ended=ended)
+            except Exception as exc:
+                log.info("could not note the outage on the sync page: %s", exc)
 
     def _maybe_report(self) -> None:
         if self.report and time.monotonic() - self._last_report >= self.report_every_s:

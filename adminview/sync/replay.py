@@ -1,10 +1,9 @@
 """Replaying a dead letter: apply the stored record again, then remove it and audit who did, in one transaction.
 
-The record goes through the stream's own apply (the anchors' sequence numbers make it replay-safe: a record already
-applied, or older than what the view holds, changes nothing). Once it applied, one TransactWriteItems deletes the
-dead letter, conditioned on it still being there, and puts the staff member's audit entry (``action=replay``) in the
-shop table: two staff replaying the same letter at once leave one entry, and a replay that still fails writes none
-(it only counts another attempt, as the sync would).
+The record goes through the stream's own apply (the anchors' sequence numbers make it replay-safe). Once it
+applied, one TransactWriteItems deletes the dead letter, conditioned on it still being there, and puts the staff
+member's audit entry in the shop table: two staff replaying one letter at once leave one entry, and a replay that
+still fails writes none.
 """
 
 from __future__ import annotations

@@ -23,20 +23,8 @@ from typing import Any
 
 from adminview.core.records import created_at, sequence_number, written_at
 from adminview.core.sources import source_name, table_of
-from adminview.reads.sync_freshness import (
-    EXPIRES_AT,
-    HEARTBEAT_PK,
-    VERIFY_PK,
-    VERIFY_SK,
-    Freshness,
-    Heartbeat,
-    SourceSync,
-    VerifyResult,
-    by_source,
-    heartbeats,
-    last_verify,
-    overall,
-)
+from adminview.reads import sync_freshness
+from adminview.reads.sync_freshness import EXPIRES_AT, HEARTBEAT_PK, VERIFY_PK, VERIFY_SK, Heartbeat
 from adminview.sync.sync_store import dead_letter_count
 from adminview.tables import SyncItem, sync_client
 from dynamo import ddb_json
@@ -50,10 +38,10 @@ SEQ_WIDTH = 48
 @dataclass(frozen=True)
 class SyncStatus:
     heartbeats: list[Heartbeat]
-    freshness: Freshness
+    freshness: sync_freshness.Freshness
     dead_letters: int
-    last_verify: VerifyResult | None
-    sources: list[SourceSync] = field(default_factory=list)
+    last_verify: sync_freshness.VerifyResult | None
+    sources: list[sync_freshness.SourceSync] = field(default_factory=list)
 
 
 def _writer(stream_arn: str | None, shard_id: str | None) -> str:
@@ -99,9 +87,8 @@ def record_heartbeat(
     received_at: float | None = None,
     clock: Callable[[], float] = time.time,
 ) -> bool:
-    """Note the last record of a batch as this writer's position (``received_at``: when the sync got the batch;
-    default now). False when the stored heartbeat is newer. Other attributes of the heartbeat (when it last caught
-    up, an outage it noted) are kept."""
+    """Note the last record of a batch as this writer's position (``received_at``: when the sync got the batch);
+    False when the stored heartbeat is newer. Its other attributes (caught up, an outage) are kept."""
     last = next((r for r in reversed(applied) if sequence_number(r) is not None), None)
     if last is None:
         return False
@@ -128,8 +115,7 @@ def record_heartbeat(
 def record_caught_up(
     stream_arn: str, shard_id: str, *, done: bool = False, clock: Callable[[], float] = time.time
 ) -> None:
-    """The poller asked its shard for more and got nothing (``done``: the shard is closed and read to its end).
-    A closed shard's heartbeat expires soon after."""
+    """The poller asked its shard for more and got nothing (``done``: closed and read to its end)."""
     now = clock()
     sets = {
         "CaughtUpAt": ddb_json.n(now),
@@ -156,5 +142,6 @@ def store_verify_result(*, ok: bool, summary: str, at: datetime | None = None) -
 
 def sync_status() -> SyncStatus:
     """The sync page's facts: heartbeats (one Query), dead-letter count (one COUNT Query), last verify (GetItem)."""
-    beats, now = heartbeats(), time.time()
-    return SyncStatus(beats, overall(beats, now), dead_letter_count(), last_verify(), by_source(beats, now))
+    beats, now = sync_freshness.heartbeats(), time.time()
+    fresh, sources = sync_freshness.overall(beats, now), sync_freshness.by_source(beats, now)
+    return SyncStatus(beats, fresh, dead_letter_count(), sync_freshness.last_verify(), sources)

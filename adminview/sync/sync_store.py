@@ -1,8 +1,7 @@
 """Durable sync state in the sync table: the poller's per-shard checkpoints and the dead-letter store.
 
-Dead letters are stream records kept whole (eventID, keys, images, sequence number, eventSourceARN) with the
-error and how many attempts failed, by whichever writer met them (the Lambda handler or the poller), so
-``adminview_deadletters`` lists and replays them the same way. A record applied later is cleared.
+Dead letters are stream records kept whole with the error and how many attempts failed, by whichever writer met
+them (the Lambda handler or the poller), so ``adminview_deadletters`` lists and replays them alike.
 """
 
 from __future__ import annotations
@@ -30,8 +29,7 @@ def _checkpoint_pk(stream_arn: str) -> str:
 
 
 def load_checkpoints(stream_arn: str) -> dict[str, tuple[str | None, bool]]:
-    """Each shard's checkpoint, by shard id: its last sequence number applied or dead-lettered, and whether it is
-    read to its end."""
+    """By shard id: the last sequence number applied or dead-lettered, and whether it is read to its end."""
     rows = SyncItem.query(_checkpoint_pk(stream_arn), consistent_read=True)
     return {row.sk: (row.seq, bool(row.done)) for row in rows}
 
@@ -51,8 +49,7 @@ def dead_letter_key(record: Any) -> str:
 
 
 def store_dead_letter(record: Any, error: str) -> int:
-    """Keep the record whole with its error; a record stored before gets ``Attempts`` + 1 (one UpdateItem).
-    Returns the attempts now counted."""
+    """Keep the record whole with its error (stored before: ``Attempts`` + 1); returns the attempts counted."""
     item = SyncItem(DEAD_LETTER_PK, dead_letter_key(record))
     item.update(
         actions=[

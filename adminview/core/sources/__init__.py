@@ -11,8 +11,7 @@ from typing import Any, Protocol
 from adminview.core import anchor, schema
 from adminview.core.sources import returns, shop
 from adminview.core.sources.shared import OrderPartitions
-
-Item = dict[str, Any]
+from adminview.core.values import Item
 
 
 class State(Protocol):

@@ -1,32 +1,24 @@
-"""The returns service's table as a source of the admin view: what its returns and refunds imply.
+"""The returns service's table as a source of the admin view: a return (``r#<rid>``) is anchored on itself, an
+order's refunds (``o#<oid>``, ``f#<fid>`` items) together beside the order's anchor.
 
-- A return (``r#<rid>``) is anchored on itself: the view keeps its facts, lists it under its status in the
-  overloaded status index (the open ones make the queue of returns awaiting action, oldest first), lists it among
-  its customer's returns, and adds each line's units received back to its product's returned units in the month
-  it was requested, with those restocked and those damaged (received, not restocked) beside them.
-- An order's refunds (the table's ``o#<oid>`` partition, ``f#<fid>`` items) are anchored together, beside the
-  order's anchor: each adds one refund and its amount to the refunds of its day, and its amount to what its
-  customer was refunded when it names them (``CustomerId``: this product's refunds do; another service's may not).
-
-The items are those another service may write with plain PutItem/UpdateItem (``docs/returns.md``): a missing or
-malformed attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is
-not a number refunds nothing).
+Another service may write these items with plain PutItem/UpdateItem (``docs/returns.md``): a missing or malformed
+attribute is simply missing in the view (a return without ``Status`` is in no list, an amount that is not a number
+refunds nothing).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, IndexLookup, OrderPartitions
+from adminview.core.values import Item
 from returns import keys as return_keys
 from returns.keys import ReturnStatus
 from shop import keys
 
-Item = dict[str, Any]
 RETURN_FACTS = schema.RETURN_KIND.names[1:]  # all but ``ReturnId``, which the return's key holds
 REFUND_FACTS = ("Amount", "Date", "Reference", "ReturnId", schema.CUSTOMER_ID)
 ONE = Decimal(1)
@@ -57,7 +49,7 @@ class ReturnState(Copied):
         return Implied(self.key, anchor, entries, self.sums())
 
     def sums(self) -> numbers.Sums:
-        """Each line's units received back (``Units``), restocked and damaged, to its product's month requested."""
+        """Each line's units received back, restocked and damaged, to its product's month requested."""
         assert self.facts is not None
         month = (numbers.day_of(values.string(self.facts, "Requested")) or "")[:7]
         if not month:
@@ -90,15 +82,14 @@ def line_receipt(line: Item, whole: bool) -> tuple[Decimal, Decimal]:
     """A line's units received and restocked: its ``Received`` and ``Restocked`` (absent: all of what came back),
     or, without ``Received``, all of its quantity when ``whole`` and nothing otherwise; each kept within
     ``Restocked`` ≤ ``Received`` ≤ ``Quantity``."""
+
+    def within(name: str, most: Decimal, absent: Decimal) -> Decimal:
+        given = values.text(line, name)
+        return absent if given is None else min(max(numbers.decimal_of(given), Decimal(0)), most)
+
     quantity = max(numbers.decimal_of(values.text(line, "Quantity")), Decimal(0))
-    given = values.text(line, "Received")
-    if given is None:
-        received = quantity if whole else Decimal(0)
-    else:
-        received = min(max(numbers.decimal_of(given), Decimal(0)), quantity)
-    stocked = values.text(line, "Restocked")
-    restocked = received if stocked is None else min(max(numbers.decimal_of(stocked), Decimal(0)), received)
-    return received, restocked
+    received = within("Received", quantity, quantity if whole else Decimal(0))
+    return received, within("Restocked", received, received)
 
 
 @dataclass
@@ -157,8 +148,7 @@ class ReturnsSource(AnchoredSource):
     )
 
     def order_partitions(self, order_id: str) -> OrderPartitions:
-        """The order's refunds (``o#<oid>``; the refunded total beside them implies nothing) and each of its
-        returns, ``r#<rid>``, which GSI1 (``GSI1-PK`` = ``o#<oid>``) names."""
+        """The order's refunds (``o#<oid>``) and each of its returns (``r#<rid>``), which GSI1 names."""
         pk = return_keys.order(order_id)
         by_order = IndexLookup(
             return_keys.GSI1, return_keys.GSI1_PK, pk, lambda found: bool(return_keys.return_id_of(found))

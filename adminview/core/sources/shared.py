@@ -10,9 +10,8 @@ from typing import Any, ClassVar, Self
 
 from adminview.core import schema, values
 from adminview.core.anchor import Bookkeeping
+from adminview.core.values import Item
 from shop import keys
-
-Item = dict[str, Any]
 
 
 @dataclass
@@ -86,8 +85,7 @@ class OrderPartitions:
 
 
 class AnchoredSource:
-    """The parts of a source (``adminview.core.sources.Source``) that follow from its ``ANCHORS``, and those a
-    source without free items has."""
+    """The parts of a ``Source`` that follow from its ``ANCHORS``, and those of a source without free items."""
 
     ANCHORS: ClassVar[tuple[AnchorKind, ...]]
 

@@ -1,13 +1,7 @@
-"""The shop table as a source of the admin view: which of its items are anchored where, and what they imply.
-
-- An order's collection (the order, its lines, invoices and shipments, all in the shop partition ``o#<oid>``) is
-  anchored on the order's summary. The summary keeps what the collection's entries follow from (each line's
-  quantity, price and category, each invoice's payment references, each shipment's carrier and tracking number),
-  so the entries and the order's contribution to the numbers are a function of that one item, whatever order its
-  records arrive in.
-- A customer is anchored on its profile, a product on its catalogue row.
-- An audit entry (a staff change) is never changed once written: its activity entries follow from it alone.
-- Everything else (stock, warehouses, shipment items, favourites, email claims) implies nothing for the view.
+"""The shop table as a source of the admin view: an order's collection (``o#<oid>``: the order, its lines, invoices,
+shipments and shipment items) is anchored on the order's summary, a customer on its profile, a product on its
+catalogue row; an audit entry, never changed once written, implies its activity entries alone; everything else
+(stock, warehouses, favourites, email claims) implies nothing for the view.
 
 Images may lack any attribute we added (AWS's sample has no ``Status``, ``Total``...): a missing attribute is
 simply missing in the view; an unknown status is in no list. A value that must be parsed and is malformed
@@ -24,10 +18,10 @@ from typing import Any
 from adminview.core import numbers, schema, values
 from adminview.core.anchor import Implied
 from adminview.core.sources.shared import Anchored, AnchoredSource, AnchorKind, Copied, OrderPartitions
+from adminview.core.values import Item
 from shop import keys
 from shop.keys import OrderStatus
 
-Item = dict[str, Any]
 ORDER_ENTITIES = ("order", "orderItem", "invoice", "shipment", "shipmentItem")
 LINES, INVOICES, SHIPMENTS, PAID, SENT = (
     schema.ORDER_KIND.attribute(name) for name in ("lines", "invoices", "shipments", "paid", "sent")
@@ -45,8 +39,7 @@ ONE = Decimal(1)
 
 @dataclass
 class OrderState(Anchored):
-    """An order's collection as its anchor holds it: the order item's facts (None: not there), and each line's,
-    invoice's and shipment's, by shop SK."""
+    """An order's collection as its anchor holds it: the order item's facts, and its other items', by shop SK."""
 
     customer_id: str | None = None
     order: Item | None = None  # the summary's facts (schema.ORDER_FACTS present) while the order item is there
@@ -145,27 +138,19 @@ class OrderState(Anchored):
         return next((facts for _sk, facts in sorted(self.shipments.items(), reverse=True) if facts), {})
 
     def _order_entries(self, list_shards: int) -> dict[schema.Key, Item]:
-        """The order in its customer's list (with what it spent and what was paid for it: the customer's totals sum
-        the list) and in its categories' lists."""
+        """The order in its customer's list (the customer's totals sum it) and in its categories' lists."""
         assert self.customer_id is not None
         key = schema.customer_order(self.customer_id, self.date, self.id)
         paid = sum(self.paid.values(), Decimal(0)) or None
-        facts = {"order_id": self.id, "date": self.date, "spent": self.spent, "paid": paid}
-        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **facts)}
+        order = {"order_id": self.id, "date": self.date}
+        entries = {key: schema.CUSTOMER_ORDER_KIND.item(key, **order, spent=self.spent, paid=paid)}
         if self.date is None:
             return entries
         shard = schema.shard_of(self.id, list_shards)
         for category, (units, revenue) in sorted(self._by_category().items()):
             key = schema.category_order(category, shard, self.date, self.id)
-            entries[key] = schema.CATEGORY_ORDER_KIND.item(
-                key,
-                order_id=self.id,
-                customer_id=self.customer_id,
-                date=self.date,
-                category=category,
-                units=units,
-                revenue=revenue,
-            )
+            figures = {"category": category, "units": units, "revenue": revenue}
+            entries[key] = schema.CATEGORY_ORDER_KIND.item(key, **order, customer_id=self.customer_id, **figures)
         return entries
 
     def _by_category(self) -> dict[str, tuple[Decimal, Decimal]]:
@@ -185,11 +170,7 @@ class OrderState(Anchored):
         return found
 
     def sums(self) -> numbers.Sums:
-        """What the order adds to the numbers (nothing until its order item is there): one to the count of its
-        status (an unknown status counts nowhere); on the UTC day of its ``Date`` one order, and one cancelled
-        order if it is cancelled; unless it is cancelled, its lines' units (``Quantity``) and revenue (``Price`` x
-        ``Quantity``) on that day, in all and per category, and in each line's product's month, and one order to
-        the buyer relation of each line's product with the order's customer."""
+        """Nothing until the order item is there; a cancelled order counts only in its status and day."""
         if self.order is None or self.customer_id is None:
             return {}
         adding = numbers.Adding()
