@@ -15,6 +15,7 @@ The refund and its audit entry are written in the same transaction.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,10 +29,12 @@ from returns import access_patterns, keys
 from returns.errors import RefundTooLarge
 from returns.models import CENT, OrderRefunds, Refund, ReturnsItem
 from shop import access_patterns as shop_patterns
+from shop import notifications
 from shop.amounts import plain_amount
 from shop.errors import InvalidInput
 from shop.models import Invoice
 from shop.order_status import paid
+from shop.timestamps import now
 
 REFUND = "refund"  # the audit trail's name of the action
 MAX_AMOUNT = Decimal("1000000000")
@@ -115,17 +118,18 @@ def text_of(value: object, *, what: str, limit: int = MAX_REASON) -> str:
 def add_refund(
     tx: Transaction,
     money: Refundable,
-    *,
     amount: Decimal,
     reference: str,
-    refund_id: str,
-    at: datetime,
+    *,
     customer_id: str,
+    at: datetime | None = None,
     return_id: str | None = None,
     override: str | None = None,
+    notify: bool = False,
 ) -> Refund:
-    """Add a refund to ``tx``: the refund item, the order's refunded total and the checks of its invoices' payments
-    (the caller adds the audit entry). RefundTooLarge when ``amount`` is above what ``money`` says remains."""
+    """Add a refund (a new id, dated ``at`` or now) to ``tx``: the refund item, the order's refunded total, the checks
+    of its invoices' payments and (``notify``) the customer's notification; the caller adds the audit entry.
+    RefundTooLarge when ``amount`` is above what ``money`` says remains."""
     if amount > money.remaining:
         raise RefundTooLarge(money.order_id, amount, money.remaining)
     for invoice in money.invoices:
@@ -140,9 +144,9 @@ def add_refund(
                 Path(list(PAYMENTS)) == Value(payments),
             )
     refund = Refund(
-        **keys.refund_keys(money.order_id, refund_id),
+        **keys.refund_keys(money.order_id, secrets.token_hex(6)),
         amount=amount,
-        date=at,
+        date=at or now(),
         reference=reference,
         return_id=return_id,
         override=override,
@@ -159,4 +163,6 @@ def add_refund(
         ],
         OrderRefunds.refunded.does_not_exist() | (OrderRefunds.refunded <= limit),
     )
+    if notify:
+        notifications.add(tx, money.order_id, notifications.Kind.REFUNDED, detail=f"{amount:.2f}", at=refund.date)
     return refund
