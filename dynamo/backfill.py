@@ -160,7 +160,6 @@ class _Run:
     writes: TokenBucket
     report: Report
     on_progress: Progress
-    filter: tuple[str, dict[str, str], dict[str, Any]]
 
     def segment(self, number: int) -> None:
         cp = None if self.report.dry_run else self._checkpoint(number)
@@ -169,7 +168,7 @@ class _Run:
         start_key: Item | None = json.loads(cp.start_key) if cp is not None and cp.start_key else None
         if start_key:
             self.report.add(resumed_segments=1)
-        expression, names, values = self.filter
+        expression, names, values = _expression(self.migration.candidates)
 
         def spent(units: float) -> None:
             self.reads.spend(units)
@@ -290,7 +289,6 @@ def run(
         writes=TokenBucket(write_rate),
         report=report,
         on_progress=on_progress,
-        filter=_expression(migration.candidates),
     )
     with ThreadPoolExecutor(max_workers=segments, thread_name_prefix=f"backfill-{migration.name}") as pool:
         for future in [pool.submit(state.segment, n) for n in range(segments)]:
