@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -43,7 +43,6 @@ def get_or_none(model: type[M], pk: Any, sk: Any, *, consistent: bool = False) -
 class Page(Generic[M]):
     items: list[M]
     next_key: Key | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[M]:
         return iter(self.items)
