@@ -102,19 +102,15 @@ class Report:
         return self.candidates / self.seconds if self.seconds else 0.0
 
     def summary(self) -> str:
+        head = f"{self.migration} on {self.table}"
         if self.already_done:
-            return (
-                f"{self.migration} on {self.table}: already completed ({self.segments} segments); "
-                "nothing to do (--reset scans again)"
-            )
-        head = f"{self.migration} on {self.table}{' (dry run: nothing written)' if self.dry_run else ''}: "
-        done = (
-            f"would change {self.would_change}"
-            if self.dry_run
-            else f"changed {self.changed}, skipped {self.skipped} already upgraded"
-        )
+            return f"{head}: already completed ({self.segments} segments); nothing to do (--reset scans again)"
+        if self.dry_run:
+            head, done = f"{head} (dry run: nothing written)", f"would change {self.would_change}"
+        else:
+            done = f"changed {self.changed}, skipped {self.skipped} already upgraded"
         return (
-            head + f"scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
+            f"{head}: scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
             f"{done}, {self.unresolved} without a derivable value; "
             f"{self.read_units:.1f} RCU / {self.write_units:.1f} WCU in {self.seconds:.1f}s "
             f"({self.items_per_second:.0f} candidates/s)"
@@ -281,15 +277,7 @@ def run(
             return report
     started = time.monotonic()
     on_progress: Progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
-    state = _Run(
-        migration=migration,
-        client=client,
-        page_size=page_size,
-        reads=TokenBucket(read_rate),
-        writes=TokenBucket(write_rate),
-        report=report,
-        on_progress=on_progress,
-    )
+    state = _Run(migration, client, page_size, TokenBucket(read_rate), TokenBucket(write_rate), report, on_progress)
     with ThreadPoolExecutor(max_workers=segments, thread_name_prefix=f"backfill-{migration.name}") as pool:
         for future in [pool.submit(state.segment, n) for n in range(segments)]:
             future.result()
