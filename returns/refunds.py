@@ -15,7 +15,6 @@ The refund and its audit entry are written in the same transaction.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +33,7 @@ from shop.amounts import plain_amount
 from shop.errors import InvalidInput
 from shop.models import Invoice
 from shop.order_status import paid
+from shop.orders import new_id
 from shop.timestamps import now
 
 REFUND = "refund"  # the audit trail's name of the action
@@ -144,7 +144,7 @@ def add_refund(
                 Path(list(PAYMENTS)) == Value(payments),
             )
     refund = Refund(
-        **keys.refund_keys(money.order_id, secrets.token_hex(6)),
+        **keys.refund_keys(money.order_id, new_id()),
         amount=amount,
         date=at or now(),
         reference=reference,

@@ -10,7 +10,6 @@ reads.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -66,10 +65,6 @@ class Count:
     received: int | None = None
     restocked: int | None = None
     warehouse_id: str | None = None
-
-
-def new_id() -> str:
-    return secrets.token_hex(6)
 
 
 def about(rid: str, text: str = "") -> str:
@@ -163,7 +158,7 @@ def _new_return(
     action: str,
 ) -> ReturnItem:
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
-    rid = keys.return_id(return_id) if return_id else new_id()
+    rid = keys.return_id(return_id) if return_id else orders.new_id()
     collection = order_collection(oid)
     order = collection.order
     if order.order_status is not OrderStatus.DELIVERED:
