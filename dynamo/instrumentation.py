@@ -192,8 +192,7 @@ def instrument(client: Any) -> Any:
     events.register(f"before-call.{service}", _before_call)
 
     def after_call(parsed: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
-        error = (parsed.get("Error") or {}).get("Code")
-        _record(service, model.name, context, parsed, error)
+        _record(service, model.name, context, parsed, (parsed.get("Error") or {}).get("Code"))
 
     def after_error(exception: Exception, context: dict[str, Any], **kw: Any) -> None:
         _record(service, context.get(_OPERATION, "?"), context, {}, type(exception).__name__)
