@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -186,11 +187,8 @@ class _Run:
             ReturnConsumedCapacity="TOTAL",
         )
         for page in pages:
-            counts = {"changed": 0, "skipped": 0, "unresolved": 0}
-            for raw in page.get("Items", []):
-                outcome = self._item(raw)
-                if outcome in counts:
-                    counts[outcome] += 1
+            outcomes = Counter(self._item(raw) for raw in page.get("Items", []))
+            counts = {name: outcomes[name] for name in ("changed", "skipped", "unresolved")}
             scanned = int(page.get("ScannedCount", 0))
             self.report.add(scanned=scanned, candidates=len(page.get("Items", [])), **counts)
             self.on_progress(scanned)
