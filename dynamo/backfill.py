@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
@@ -166,17 +165,12 @@ class _Run:
         if start_key:
             self.report.add(resumed_segments=1)
         expression, names, values = _expression(self.migration.candidates)
-
-        def spent(units: float) -> None:
-            self.reads.spend(units)
-            self.report.add(read_units=units)
-
         pages = raw_pages(
             self.client,
             "scan",
             start_key=start_key,
             before_page=self.reads.wait,
-            after_page=spent,
+            after_page=self._read,
             TableName=self.report.table,
             Segment=number,
             TotalSegments=self.report.segments,
@@ -208,11 +202,15 @@ class _Run:
         except DoesNotExist:
             return Checkpoint(key, number, total_segments=self.report.segments)
 
+    def _read(self, units: float) -> None:
+        """Pay for what a Scan page or a plan's lookups consumed."""
+        self.reads.spend(units)
+        self.report.add(read_units=units)
+
     def _item(self, raw: Item) -> str:
         with recording() as log:
             change = self.migration.plan(raw)
-        self.reads.spend(log.read_units)
-        self.report.add(read_units=log.read_units)
+        self._read(log.read_units)
         where = " / ".join(str(next(iter(raw[k].values()))) for k in self.migration.key_names if k in raw)
         if change is None:
             self.report.sample(f"{where}: nothing derivable, left as is")
@@ -223,13 +221,11 @@ class _Run:
             self.report.sample(f"{where}: would set {added}{' (' + change.note + ')' if change.note else ''}")
             return "planned"
         self.writes.wait()
+        outcome = "changed"
         try:
             with recording() as log:
                 self.client.update_item(**_update_params(self.report.table, change, self.migration.key_names))
-            outcome = "changed"
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
+        except self.client.exceptions.ConditionalCheckFailedException:
             outcome = "skipped"
         self.writes.spend(log.write_units or 1.0)
         self.report.add(write_units=log.write_units)
