@@ -68,14 +68,12 @@ class Refundable:
 def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:
     """What ``order_id`` paid (its invoices: one Query of the shop table, unless given) and had refunded (one
     strongly consistent Query of the returns table)."""
-    read = (
-        list(invoices) if invoices is not None else list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
-    )
+    if invoices is None:
+        invoices = list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
     total, refunds = access_patterns.money_of_order(order_id=order_id, consistent=True)
     counted = total.refunded if total is not None and total.refunded is not None else Decimal(0)
-    items = tuple(refunds)
-    summed = sum((r.amount for r in items if r.amount is not None), Decimal(0))
-    return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read), items)
+    summed = sum((r.amount for r in refunds if r.amount is not None), Decimal(0))
+    return Refundable(order_id, paid(invoices), max(counted, summed), counted, tuple(invoices), tuple(refunds))
 
 
 def amount_of(value: object) -> Decimal:
