@@ -406,8 +406,6 @@ def cancel_previews(order_ids: Sequence[str], *, workers: int = PREVIEW_WORKERS)
     """``CancelPreview`` of each order, in the order given: per order its collection (one Query), the refunds so
     far (one Query of this table) and its customer (one GetItem), ``workers`` orders at a time."""
     ids = [shop_keys.bare(oid, shop_keys.ORDER) for oid in order_ids]
-    if not ids:
-        return []
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(_cancel_preview), ids))
 
@@ -419,8 +417,7 @@ def _cancel_preview(order_id: str) -> CancelPreview:
         return CancelPreview(order_id, None, None, Decimal(0))
     customer = shop_access_patterns.customer_by_id(customer_id=collection.order.customer_id)
     money = refunds.refundable(order_id, collection.invoices)
-    refund = max(money.remaining, Decimal(0))
-    return CancelPreview(order_id, collection.order, customer.name if customer else None, refund)
+    return CancelPreview(order_id, collection.order, customer.name if customer else None, money.remaining)
 
 
 def order_cancel_with_refund(
