@@ -17,10 +17,9 @@ DATA_DIR = Path(os.environ.get("SHOP_ADMIN_DATA_DIR", BASE_DIR / ".data"))
 
 
 def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    """Variable ``name`` as a yes or no (absent or blank: ``default``)."""
+    value = os.environ.get(name, "").strip().lower()
+    return value in {"1", "true", "yes", "on"} if value else default
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -243,7 +242,7 @@ HTTPS = env_bool("DJANGO_HTTPS", False)
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", HTTPS)
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS") or (31_536_000 if HTTPS else 0))
+SECURE_HSTS_SECONDS = env_number("DJANGO_SECURE_HSTS_SECONDS", 31_536_000 if HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", HTTPS)
 # Behind a proxy that terminates TLS and sets X-Forwarded-Proto and X-Forwarded-For (only then are they trusted).

@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import ClientError
 from pynamodb.exceptions import DoesNotExist
 from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
@@ -102,19 +102,15 @@ class Report:
         return self.candidates / self.seconds if self.seconds else 0.0
 
     def summary(self) -> str:
+        head = f"{self.migration} on {self.table}"
         if self.already_done:
-            return (
-                f"{self.migration} on {self.table}: already completed ({self.segments} segments); "
-                "nothing to do (--reset scans again)"
-            )
-        head = f"{self.migration} on {self.table}{' (dry run: nothing written)' if self.dry_run else ''}: "
-        done = (
-            f"would change {self.would_change}"
-            if self.dry_run
-            else f"changed {self.changed}, skipped {self.skipped} already upgraded"
-        )
+            return f"{head}: already completed ({self.segments} segments); nothing to do (--reset scans again)"
+        if self.dry_run:
+            head, done = f"{head} (dry run: nothing written)", f"would change {self.would_change}"
+        else:
+            done = f"changed {self.changed}, skipped {self.skipped} already upgraded"
         return (
-            head + f"scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
+            f"{head}: scanned {self.scanned} items in {self.segments} segments, {self.candidates} candidates, "
             f"{done}, {self.unresolved} without a derivable value; "
             f"{self.read_units:.1f} RCU / {self.write_units:.1f} WCU in {self.seconds:.1f}s "
             f"({self.items_per_second:.0f} candidates/s)"
@@ -160,7 +156,6 @@ class _Run:
     writes: TokenBucket
     report: Report
     on_progress: Progress
-    filter: tuple[str, dict[str, str], dict[str, Any]]
 
     def segment(self, number: int) -> None:
         cp = None if self.report.dry_run else self._checkpoint(number)
@@ -169,18 +164,13 @@ class _Run:
         start_key: Item | None = json.loads(cp.start_key) if cp is not None and cp.start_key else None
         if start_key:
             self.report.add(resumed_segments=1)
-        expression, names, values = self.filter
-
-        def spent(units: float) -> None:
-            self.reads.spend(units)
-            self.report.add(read_units=units)
-
+        expression, names, values = _expression(self.migration.candidates)
         pages = raw_pages(
             self.client,
             "scan",
             start_key=start_key,
             before_page=self.reads.wait,
-            after_page=spent,
+            after_page=self._read,
             TableName=self.report.table,
             Segment=number,
             TotalSegments=self.report.segments,
@@ -191,11 +181,8 @@ class _Run:
             ReturnConsumedCapacity="TOTAL",
         )
         for page in pages:
-            counts = {"changed": 0, "skipped": 0, "unresolved": 0}
-            for raw in page.get("Items", []):
-                outcome = self._item(raw)
-                if outcome in counts:
-                    counts[outcome] += 1
+            outcomes = Counter(self._item(raw) for raw in page.get("Items", []))
+            counts = {name: outcomes[name] for name in ("changed", "skipped", "unresolved")}
             scanned = int(page.get("ScannedCount", 0))
             self.report.add(scanned=scanned, candidates=len(page.get("Items", [])), **counts)
             self.on_progress(scanned)
@@ -215,11 +202,15 @@ class _Run:
         except DoesNotExist:
             return Checkpoint(key, number, total_segments=self.report.segments)
 
+    def _read(self, units: float) -> None:
+        """Pay for what a Scan page or a plan's lookups consumed."""
+        self.reads.spend(units)
+        self.report.add(read_units=units)
+
     def _item(self, raw: Item) -> str:
         with recording() as log:
             change = self.migration.plan(raw)
-        self.reads.spend(log.read_units)
-        self.report.add(read_units=log.read_units)
+        self._read(log.read_units)
         where = " / ".join(str(next(iter(raw[k].values()))) for k in self.migration.key_names if k in raw)
         if change is None:
             self.report.sample(f"{where}: nothing derivable, left as is")
@@ -230,13 +221,11 @@ class _Run:
             self.report.sample(f"{where}: would set {added}{' (' + change.note + ')' if change.note else ''}")
             return "planned"
         self.writes.wait()
+        outcome = "changed"
         try:
             with recording() as log:
                 self.client.update_item(**_update_params(self.report.table, change, self.migration.key_names))
-            outcome = "changed"
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
+        except self.client.exceptions.ConditionalCheckFailedException:
             outcome = "skipped"
         self.writes.spend(log.write_units or 1.0)
         self.report.add(write_units=log.write_units)
@@ -282,16 +271,7 @@ def run(
             return report
     started = time.monotonic()
     on_progress: Progress = progress(int(description.get("ItemCount") or 0) or None) if progress else (lambda _: None)
-    state = _Run(
-        migration=migration,
-        client=client,
-        page_size=page_size,
-        reads=TokenBucket(read_rate),
-        writes=TokenBucket(write_rate),
-        report=report,
-        on_progress=on_progress,
-        filter=_expression(migration.candidates),
-    )
+    state = _Run(migration, client, page_size, TokenBucket(read_rate), TokenBucket(write_rate), report, on_progress)
     with ThreadPoolExecutor(max_workers=segments, thread_name_prefix=f"backfill-{migration.name}") as pool:
         for future in [pool.submit(state.segment, n) for n in range(segments)]:
             future.result()

@@ -68,14 +68,6 @@ def _until_processed(
             raise BatchIncomplete(f"{len(pending)} of {what} still unprocessed after {pauses.taken + 1} sends", pending)
 
 
-def _write_chunk(client: Any, table: str, requests: Sequence[WriteRequest], retry: Backoff | None) -> int:
-    def send(pending: list[WriteRequest]) -> list[WriteRequest]:
-        return list(client.batch_write_item(RequestItems={table: pending}).get("UnprocessedItems", {}).get(table, []))
-
-    _until_processed(send, list(requests), retry, f"{len(requests)} writes to {table}")
-    return len(requests)
-
-
 def _chunked_requests(requests: Iterable[WriteRequest], key_names: Sequence[str]) -> Iterator[list[WriteRequest]]:
     """Chunks of 25; a second request for a key already in the chunk replaces the first (DynamoDB rejects
     two requests for one key in a call)."""
@@ -103,11 +95,14 @@ def batch_write(
     """Write everything, streamed (a few chunks in memory at most); returns how many requests were written. Chunks
     run in parallel, so a key must not appear in two chunks of one call."""
 
-    def write(batch: Sequence[WriteRequest]) -> int:
-        done = _write_chunk(client, table, batch, retry)
+    def send(pending: list[WriteRequest]) -> list[WriteRequest]:
+        return list(client.batch_write_item(RequestItems={table: pending}).get("UnprocessedItems", {}).get(table, []))
+
+    def write(batch: list[WriteRequest]) -> int:
+        _until_processed(send, batch, retry, f"{len(batch)} writes to {table}")
         if on_chunk:
-            on_chunk(done)
-        return done
+            on_chunk(len(batch))
+        return len(batch)
 
     batches = _chunked_requests(requests, key_names)
     if parallel <= 1:
@@ -130,20 +125,6 @@ def write_models(model: type[Model], items: Iterable[Model], **kwargs: Any) -> i
         key_names=key_names(model),
         **kwargs,
     )
-
-
-def _get_chunk(
-    client: Any, table: str, keys: Sequence[Item], projection: dict[str, Any], retry: Backoff | None
-) -> list[Item]:
-    found: list[Item] = []
-
-    def send(pending: list[Item]) -> list[Item]:
-        response = client.batch_get_item(RequestItems={table: {"Keys": pending, **projection}})
-        found.extend(response.get("Responses", {}).get(table, []))
-        return list(response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []))
-
-    _until_processed(send, list(keys), retry, f"{len(keys)} keys of {table}")
-    return found
 
 
 def batch_get(
@@ -172,7 +153,15 @@ def batch_get(
     batches = chunks(list(unique.values()), GET_CHUNK)
 
     def get(batch: Sequence[Item]) -> list[Item]:
-        return _get_chunk(client, table, batch, projection, retry)
+        found: list[Item] = []
+
+        def send(pending: list[Item]) -> list[Item]:
+            response = client.batch_get_item(RequestItems={table: {"Keys": pending, **projection}})
+            found.extend(response.get("Responses", {}).get(table, []))
+            return list(response.get("UnprocessedKeys", {}).get(table, {}).get("Keys", []))
+
+        _until_processed(send, list(batch), retry, f"{len(batch)} keys of {table}")
+        return found
 
     results = [get(b) for b in batches] if parallel <= 1 else side_by_side.map_calls(get, batches)
     by_key = {_key(item, key_names): item for result in results for item in result}

@@ -146,18 +146,12 @@ def _before_call(context: dict[str, Any], **_: Any) -> None:
     context[_START] = time.perf_counter()
 
 
-def _record(
-    service: str,
-    operation: str,
-    params: dict[str, Any],
-    parsed: dict[str, Any] | None,
-    started: float | None,
-    error: str | None,
-) -> None:
+def _record(service: str, operation: str, context: dict[str, Any], parsed: dict[str, Any], error: str | None) -> None:
+    """The call as the hooks saw it (``context``: what the earlier ones kept), added to every log recording."""
     logs = _current.get()
     if not logs:
         return
-    parsed = parsed or {}
+    params, started = context.get(_PARAMS, {}), context.get(_START)
     kept = params and operation in _READ_OPERATIONS and any(log.requests for log in logs)
     read, write, table = _capacity(parsed.get("ConsumedCapacity"), is_read=operation in _READ_OPERATIONS)
     table = table or params.get("TableName")
@@ -198,12 +192,10 @@ def instrument(client: Any) -> Any:
     events.register(f"before-call.{service}", _before_call)
 
     def after_call(parsed: dict[str, Any], model: Any, context: dict[str, Any], **kw: Any) -> None:
-        error = (parsed.get("Error") or {}).get("Code")
-        _record(service, model.name, context.get(_PARAMS, {}), parsed, context.get(_START), error)
+        _record(service, model.name, context, parsed, (parsed.get("Error") or {}).get("Code"))
 
     def after_error(exception: Exception, context: dict[str, Any], **kw: Any) -> None:
-        operation = context.get(_OPERATION, "?")
-        _record(service, operation, context.get(_PARAMS, {}), None, context.get(_START), type(exception).__name__)
+        _record(service, context.get(_OPERATION, "?"), context, {}, type(exception).__name__)
 
     events.register(f"after-call.{service}", after_call)
     events.register(f"after-call-error.{service}", after_error)

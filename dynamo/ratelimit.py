@@ -65,9 +65,9 @@ def parse_rate_limit(text: str | None, table: dict[str, Any] | None = None) -> t
     """``--rate-limit``: ``N`` capacity units per second (reads and writes each), or ``P%`` of the table's
     provisioned read and write capacity (``table``: its DescribeTable). Returns (read rate, write rate);
     (None, None) = unlimited. Raises ``ValueError`` with a message fit for the command line."""
-    if text is None or text.strip() == "":
+    value = (text or "").strip()
+    if not value:
         return None, None
-    value = text.strip()
     if value.endswith("%"):
         try:
             share = float(value[:-1]) / 100.0

@@ -15,19 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dynamo import backoff, item_codec, side_by_side
+from dynamo import backoff, item_codec, side_by_side, transactions
 
 CHUNK = 25  # statements per BatchExecuteStatement
 MAX_CHARS = 8_192  # a statement's text at most
-THROTTLED = frozenset(
-    {
-        "ProvisionedThroughputExceeded",
-        "ThrottlingError",
-        "RequestLimitExceeded",
-        "TransactionConflict",
-        "InternalServerError",
-    }
-)
+# A statement answered with one of these changed nothing and may go through when sent again.
+THROTTLED = transactions.THROTTLED | {"RequestLimitExceeded", "TransactionConflict", "InternalServerError"}
 CONDITION_FAILED = "ConditionalCheckFailed"
 DUPLICATE_ITEM = frozenset({"DuplicateItem", "DuplicateItemException"})  # DynamoDB Local / botocore's model
 LOST_RACE = DUPLICATE_ITEM | {CONDITION_FAILED}

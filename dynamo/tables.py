@@ -177,11 +177,10 @@ def ensure_table(
             if drift:
                 progress(f"warning: {spec.name} {drift}")
             continue
-        key_attrs = [k["AttributeName"] for k in index["KeySchema"]]
         # DynamoDB adds one GSI per UpdateTable call; the table keeps serving reads and writes meanwhile.
         client.update_table(
             TableName=spec.name,
-            AttributeDefinitions=[definitions[a] for a in key_attrs],
+            AttributeDefinitions=[definitions[key["AttributeName"]] for key in index["KeySchema"]],
             GlobalSecondaryIndexUpdates=[{"Create": index}],
         )
         then_wait(f"added index {index['IndexName']} to {spec.name}", " (DynamoDB backfills it online)")
@@ -210,8 +209,7 @@ def _ensure_ttl(client: Any, spec: TableSpec, progress: Callable[[str], None]) -
 
 
 def stream_arn(model: type[Model]) -> str | None:
-    client = client_of(model)
-    table = _describe(client, str(model.Meta.table_name))
+    table = _describe(client_of(model), str(model.Meta.table_name))
     return table.get("LatestStreamArn") if table else None
 
 

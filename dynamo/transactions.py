@@ -150,10 +150,6 @@ class Transaction:
         self._actions.append((3, label, (item, actions, condition)))
         return self
 
-    @property
-    def size(self) -> int:
-        return len(self._actions)
-
     def commit_or_rerun(self) -> None:
         """``commit``, a cancellation raising ``backoff.LostRace``: for an attempt that ``Backoff.rerun`` runs again
         from its reads whatever cancelled it."""
@@ -163,7 +159,7 @@ class Transaction:
             raise backoff.LostRace from exc
 
     def commit(self) -> None:
-        _checked_size(self.size)
+        _checked_size(len(self._actions))
         actions = sorted(self._actions, key=lambda action: action[0])  # stable: each kind in the order added
         labels = [label for _, label, _ in actions]
         try:

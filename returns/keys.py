@@ -110,8 +110,7 @@ def return_key(value: str) -> str:
     return RETURN + return_id(value)
 
 
-def order(order_id: str) -> str:
-    return shop_keys.order(order_id)
+order = shop_keys.order  # an order's key in both tables: o#<oid>
 
 
 def return_keys(rid: str, order_id: str) -> EntityKeys:

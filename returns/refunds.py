@@ -28,10 +28,13 @@ from returns import access_patterns, keys
 from returns.errors import RefundTooLarge
 from returns.models import CENT, OrderRefunds, Refund, ReturnsItem
 from shop import access_patterns as shop_patterns
+from shop import notifications
 from shop.amounts import plain_amount
 from shop.errors import InvalidInput
 from shop.models import Invoice
 from shop.order_status import paid
+from shop.orders import new_id
+from shop.timestamps import now
 
 REFUND = "refund"  # the audit trail's name of the action
 MAX_AMOUNT = Decimal("1000000000")
@@ -65,14 +68,12 @@ class Refundable:
 def refundable(order_id: str, invoices: Sequence[Invoice] | None = None) -> Refundable:
     """What ``order_id`` paid (its invoices: one Query of the shop table, unless given) and had refunded (one
     strongly consistent Query of the returns table)."""
-    read = (
-        list(invoices) if invoices is not None else list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
-    )
+    if invoices is None:
+        invoices = list(all_items(shop_patterns.invoices_for_order, order_id=order_id))
     total, refunds = access_patterns.money_of_order(order_id=order_id, consistent=True)
     counted = total.refunded if total is not None and total.refunded is not None else Decimal(0)
-    items = tuple(refunds)
-    summed = sum((r.amount for r in items if r.amount is not None), Decimal(0))
-    return Refundable(order_id, paid(read), max(counted, summed), counted, tuple(read), items)
+    summed = sum((r.amount for r in refunds if r.amount is not None), Decimal(0))
+    return Refundable(order_id, paid(invoices), max(counted, summed), counted, tuple(invoices), tuple(refunds))
 
 
 def amount_of(value: object) -> Decimal:
@@ -115,17 +116,18 @@ def text_of(value: object, *, what: str, limit: int = MAX_REASON) -> str:
 def add_refund(
     tx: Transaction,
     money: Refundable,
-    *,
     amount: Decimal,
     reference: str,
-    refund_id: str,
-    at: datetime,
+    *,
     customer_id: str,
+    at: datetime | None = None,
     return_id: str | None = None,
     override: str | None = None,
+    notify: bool = False,
 ) -> Refund:
-    """Add a refund to ``tx``: the refund item, the order's refunded total and the checks of its invoices' payments
-    (the caller adds the audit entry). RefundTooLarge when ``amount`` is above what ``money`` says remains."""
+    """Add a refund (a new id, dated ``at`` or now) to ``tx``: the refund item, the order's refunded total, the checks
+    of its invoices' payments and (``notify``) the customer's notification; the caller adds the audit entry.
+    RefundTooLarge when ``amount`` is above what ``money`` says remains."""
     if amount > money.remaining:
         raise RefundTooLarge(money.order_id, amount, money.remaining)
     for invoice in money.invoices:
@@ -140,9 +142,9 @@ def add_refund(
                 Path(list(PAYMENTS)) == Value(payments),
             )
     refund = Refund(
-        **keys.refund_keys(money.order_id, refund_id),
+        **keys.refund_keys(money.order_id, new_id()),
         amount=amount,
-        date=at,
+        date=at or now(),
         reference=reference,
         return_id=return_id,
         override=override,
@@ -159,4 +161,6 @@ def add_refund(
         ],
         OrderRefunds.refunded.does_not_exist() | (OrderRefunds.refunded <= limit),
     )
+    if notify:
+        notifications.add(tx, money.order_id, notifications.Kind.REFUNDED, detail=f"{amount:.2f}", at=refund.date)
     return refund

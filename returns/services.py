@@ -10,7 +10,6 @@ reads.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -33,7 +32,7 @@ from returns.models import Refund, ReturnItem, ReturnLine, ReturnsItem
 from returns.refunds import MAX_REASON as MAX_REASON
 from returns.refunds import text_of as text_of
 from shop import access_patterns as shop_access_patterns
-from shop import audit, notifications, order_edit, orders
+from shop import audit, order_edit, orders
 from shop import keys as shop_keys
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -66,10 +65,6 @@ class Count:
     received: int | None = None
     restocked: int | None = None
     warehouse_id: str | None = None
-
-
-def new_id() -> str:
-    return secrets.token_hex(6)
 
 
 def about(rid: str, text: str = "") -> str:
@@ -163,7 +158,7 @@ def _new_return(
     action: str,
 ) -> ReturnItem:
     oid = shop_keys.bare(order_id, shop_keys.ORDER)
-    rid = keys.return_id(return_id) if return_id else new_id()
+    rid = keys.return_id(return_id) if return_id else orders.new_id()
     collection = order_collection(oid)
     order = collection.order
     if order.order_status is not OrderStatus.DELIVERED:
@@ -211,21 +206,25 @@ def _read(rid: str) -> ReturnItem:
     return found
 
 
-Build = Callable[[Transaction, ReturnItem], tuple[Sequence[Action], str]]
-"""Adds a step's own writes to its transaction; returns what the step sets on the return and its audit detail."""
+Build = Callable[[Transaction, ReturnItem, datetime], tuple[Sequence[Action], str]]
+"""Adds a step's own writes, taken at the time given, to its transaction; returns what else the step sets on the
+return and its audit detail."""
 
 
-def _act(rid: str, action: str, build: Build, actor: Actor | None) -> ReturnItem:
+def _act(rid: str, action: str, build: Build, actor: Actor | None, at: datetime | None = None) -> ReturnItem:
     """Read the return, check ``action`` may be taken from its status, let ``build`` fill the transaction, take the
-    step, commit. The return's condition failing means someone else moved it first (ReturnConflict, saying what it
-    is now); anything else (contention, a stock row or a refunded total that moved) runs it again from the reads."""
+    step (its time, ``at`` or now, kept in the attribute ``RETURN`` names as its stamp), commit. The return's condition
+    failing means someone else moved it first (ReturnConflict, saying what it is now); anything else (contention, a
+    stock row or a refunded total that moved) runs it again from the reads."""
 
     def attempt() -> ReturnItem:
         item = _read(rid)
         step = RETURN.require(action, rid, item.status)
+        when = at or now()
         tx = Transaction(ReturnsItem, token=request_token())
-        sets, detail = build(tx, item)
-        RETURN.take(tx, item, action, sets, actor=actor, order_id=item.order_id, detail=about(rid, detail))
+        sets, detail = build(tx, item, when)
+        stamp = getattr(ReturnItem, str(step.stamp)).set(when)
+        RETURN.take(tx, item, action, [*sets, stamp], actor=actor, order_id=item.order_id, detail=about(rid, detail))
         try:
             tx.commit()
         except TransactionCancelled as exc:
@@ -240,16 +239,13 @@ def _act(rid: str, action: str, build: Build, actor: Actor | None) -> ReturnItem
 
 def return_approve(*, return_id: str, actor: Actor | None = None) -> ReturnItem:
     """REQUESTED -> APPROVED: the customer may send the units back."""
-    rid = keys.return_id(return_id)
-    return _act(rid, "approve", lambda tx, item: ([ReturnItem.approved.set(now())], ""), actor)
+    return _act(keys.return_id(return_id), "approve", lambda tx, item, at: ((), ""), actor)
 
 
 def return_reject(*, return_id: str, reason: str, actor: Actor | None = None) -> ReturnItem:
     """REQUESTED -> REJECTED, with staff's ``reason`` (stored as ``Reason``)."""
-    rid = keys.return_id(return_id)
     why = text_of(reason, what="reason")
-    sets = [ReturnItem.reason.set(why), ReturnItem.rejected.set(now())]
-    return _act(rid, "reject", lambda tx, item: (sets, why), actor)
+    return _act(keys.return_id(return_id), "reject", lambda tx, item, at: ([ReturnItem.reason.set(why)], why), actor)
 
 
 def _count(value: object, what: str, pid: str, most: int) -> int:
@@ -285,7 +281,7 @@ def return_receive(
     rid = keys.return_id(return_id)
     wid = shop_keys.bare(warehouse_id, shop_keys.WAREHOUSE)
 
-    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
+    def build(tx: Transaction, item: ReturnItem, at: datetime) -> tuple[Sequence[Action], str]:
         lines = counted_lines(item, counts or {}, wid)
         units: dict[str, dict[str, int]] = {line.warehouse_id: {} for line in lines}
         for line in lines:
@@ -293,7 +289,7 @@ def return_receive(
                 units[line.warehouse_id][line.product_id] = line.restocked
         for where, restocked in units.items():
             restock.add_restock(tx, restock.read_shelf(where, list(restocked)), restocked)
-        sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines), ReturnItem.received.set(now())]
+        sets = [ReturnItem.warehouse_id.set(wid), ReturnItem.lines.set(lines)]
         damaged = sum(line.damaged or 0 for line in lines)
         detail = f"into warehouse {', '.join(units)}" + (f", {damaged} damaged" if damaged else "")
         return sets, detail
@@ -350,8 +346,7 @@ def return_refund(
     ref = refunds.reference_of(reference)
     why = text_of(override, what="reason for the override") if override is not None else None
 
-    def build(tx: Transaction, item: ReturnItem) -> tuple[Sequence[Action], str]:
-        fid = new_id()
+    def build(tx: Transaction, item: ReturnItem, when: datetime) -> tuple[Sequence[Action], str]:
         collection = order_collection(item.order_id)
         read = refunds.refundable(item.order_id, collection.invoices)
         if money > read.remaining:
@@ -359,35 +354,24 @@ def return_refund(
         bound = returned_value(item, collection, read).bound
         if why is None and money > bound:
             raise RefundAboveReturned(rid, money, bound)
-        when = at or now()
-        refunds.add_refund(
-            tx,
-            read,
-            amount=money,
-            reference=ref,
-            refund_id=fid,
-            at=when,
-            customer_id=collection.order.customer_id,
-            return_id=rid,
-            override=why,
+        customer = collection.order.customer_id
+        refund = refunds.add_refund(
+            tx, read, money, ref, customer_id=customer, at=when, return_id=rid, override=why, notify=notify
         )
-        if notify:
-            notifications.add(tx, item.order_id, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=when)
-        sets = [ReturnItem.refund_id.set(fid), ReturnItem.refunded.set(when)]
         detail = f"{money:.2f} ({ref})" + (f"; override: {why}" if why else "")
-        return sets, detail
+        return [ReturnItem.refund_id.set(refund.refund_id)], detail
 
-    return _act(rid, "refund", build, actor)
+    return _act(rid, "refund", build, actor, at)
 
 
 # --- cancelling a paid order --------------------------------------------------------------------------------
 
 
-def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor: Actor | None, at: datetime) -> None:
+def _refund_what_was_paid(tx: Transaction, collection: OrderCollection, *, actor: Actor | None) -> None:
     money = refunds.refundable(collection.order.order_id, collection.invoices)
     paid_by = sorted({p.transaction_id for i in collection.invoices for p in i.payments if p.transaction_id})
     reference = ", ".join(paid_by)[: refunds.MAX_REFERENCE] or "order cancelled"
-    _refund(tx, money, money.remaining, reference, "order cancelled", collection=collection, actor=actor, at=at)
+    _refund(tx, money, money.remaining, reference, "order cancelled", collection=collection, actor=actor)
 
 
 def _refund(
@@ -399,13 +383,11 @@ def _refund(
     *,
     collection: OrderCollection,
     actor: Actor | None,
-    at: datetime,
 ) -> None:
     """The refund (none unless ``amount`` is above 0) an order's cancel or edit makes in its own transaction."""
     if amount <= 0:
         return
-    customer = collection.order.customer_id
-    refunds.add_refund(tx, money, amount=amount, reference=reference, refund_id=new_id(), at=at, customer_id=customer)
+    refunds.add_refund(tx, money, amount, reference, customer_id=collection.order.customer_id)
     audit.record(tx, actor, action=refunds.REFUND, order_id=money.order_id, detail=f"{why}: {amount:.2f} ({reference})")
 
 
@@ -424,8 +406,6 @@ def cancel_previews(order_ids: Sequence[str], *, workers: int = PREVIEW_WORKERS)
     """``CancelPreview`` of each order, in the order given: per order its collection (one Query), the refunds so
     far (one Query of this table) and its customer (one GetItem), ``workers`` orders at a time."""
     ids = [shop_keys.bare(oid, shop_keys.ORDER) for oid in order_ids]
-    if not ids:
-        return []
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(ids)))) as pool:
         return list(pool.map(run_in_context(_cancel_preview), ids))
 
@@ -437,8 +417,7 @@ def _cancel_preview(order_id: str) -> CancelPreview:
         return CancelPreview(order_id, None, None, Decimal(0))
     customer = shop_access_patterns.customer_by_id(customer_id=collection.order.customer_id)
     money = refunds.refundable(order_id, collection.invoices)
-    refund = max(money.remaining, Decimal(0))
-    return CancelPreview(order_id, collection.order, customer.name if customer else None, refund)
+    return CancelPreview(order_id, collection.order, customer.name if customer else None, money.remaining)
 
 
 def order_cancel_with_refund(
@@ -447,7 +426,7 @@ def order_cancel_with_refund(
     """The shop's cancel (PENDING -> CANCELLED, stock returned, ``reason`` kept) and, in the same transaction, a
     refund of what the order paid and was not refunded yet (its reference: the payments' transaction ids), audited
     as ``refund``."""
-    extra = partial(_refund_what_was_paid, actor=actor, at=now())
+    extra = partial(_refund_what_was_paid, actor=actor)
     return orders.order_cancel(
         order_id=order_id, expected_version=expected_version, actor=actor, reason=reason, extra=extra
     )
@@ -462,7 +441,7 @@ def _refund_above(tx: Transaction, collection: OrderCollection, total: Decimal, 
     money = refunds.refundable(collection.order.order_id, collection.invoices)
     unchecked = replace(money, invoices=())  # the edit's invoice update holds the payments as read
     excess = money.paid - money.refunded - total
-    _refund(tx, unchecked, excess, EDIT_REFERENCE, "order edited", collection=collection, actor=actor, at=now())
+    _refund(tx, unchecked, excess, EDIT_REFERENCE, "order edited", collection=collection, actor=actor)
 
 
 def order_edit_with_refund(**edit: Any) -> Order:
@@ -495,18 +474,8 @@ def order_refund(
         collection = order_collection(oid)
         read = refunds.refundable(oid, collection.invoices)
         tx = Transaction(ReturnsItem, token=request_token())
-        refund = refunds.add_refund(
-            tx,
-            read,
-            amount=money,
-            reference=ref,
-            refund_id=new_id(),
-            at=now(),
-            customer_id=collection.order.customer_id,
-        )
+        refund = refunds.add_refund(tx, read, money, ref, customer_id=collection.order.customer_id, notify=notify)
         audit.record(tx, actor, action=refunds.REFUND, order_id=oid, detail=f"{money:.2f} ({ref}): {why}")
-        if notify:
-            notifications.add(tx, oid, notifications.Kind.REFUNDED, detail=f"{money:.2f}", at=refund.date)
         tx.commit_or_rerun()
         return refund
 
