@@ -6,9 +6,9 @@ import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
@@ -71,6 +71,15 @@ def domain_errors(
             return error(request, exc.http_status, str(exc))
 
     return wrapper
+
+
+def json_answer(answer: Callable[[], dict[str, Any]]) -> JsonResponse:
+    """``answer()`` as JSON; a domain error as ``{"error": ...}`` with its class's status, since a JSON client reads
+    no error page."""
+    try:
+        return JsonResponse(answer(), json_dumps_params={"ensure_ascii": False})
+    except DomainError as exc:
+        return JsonResponse({"error": str(exc)}, status=exc.http_status)
 
 
 class _Echo:
