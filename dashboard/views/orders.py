@@ -21,38 +21,11 @@ from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, Statu
 from dashboard.forms.lists import first_error
 from dashboard.forms.orders import ActionForm, CancelForm, OrderRefundForm, PaymentForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import (
-    CSV_PAGE,
-    Column,
-    Listing,
-    Paged,
-    first_page_url,
-    pages_of,
-    partial,
-    this_page,
-    validated,
-)
-from dashboard.order_lists import (
-    ADDRESS,
-    ORDER_COLUMNS,
-    ORDER_ID,
-    PICK_CSV_HEADER,
-    Listed,
-    order_columns,
-    pick_rows,
-    with_states,
-)
+from dashboard.lists import Column, Listing, Paged, first_page_url, partial, this_page, validated
+from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, ORDER_ID, Listed, order_columns, pick_list, with_states
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile, with_profiles
-from dashboard.responses import (
-    RETRY_AFTER_S,
-    Unanswered,
-    csv_response,
-    domain_errors,
-    json_answer,
-    no_answer,
-    unanswered_raised,
-)
+from dashboard.responses import Unanswered, domain_errors, json_answer, no_answer, retry_later, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
@@ -148,8 +121,7 @@ class StatusList(Listing[StatusListForm, Listed]):
     def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
         if not form.wants_lines:
             return super().csv(form, records)
-        rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
-        return csv_response("pending-order-lines.csv", PICK_CSV_HEADER, rows)
+        return pick_list(records)
 
     def frame(self, form: StatusListForm, *, first_page: bool) -> dict[str, Any]:
         return _frame(self.request, form.cleaned_data["status"], form)
@@ -195,9 +167,7 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
             count = selectors.new_orders_since(status=status, newest=newest)
     except Unanswered:
         # the queue comes back as it was, without a count, so it keeps polling: the next poll may be answered
-        unanswered = TemplateResponse(request, "dashboard/orders.html#live", context, status=503)
-        unanswered["Retry-After"] = str(RETRY_AFTER_S)
-        return unanswered
+        return retry_later(TemplateResponse(request, "dashboard/orders.html#live", context, status=503))
     context |= {"new_count": count, "new_more": count > NEW_ORDERS_CAP}
     return TemplateResponse(request, "dashboard/orders.html#live", context)
 
