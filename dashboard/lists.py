@@ -309,7 +309,3 @@ def validated(form: G) -> G:
     if not form.is_valid():
         raise InvalidInput(first_error(form))
     return form
-
-
-def list_form(request: HttpRequest) -> ListForm:
-    return validated(ListForm(request.GET))

@@ -12,13 +12,13 @@ from django.http import HttpResponseBase
 from dashboard.cells import DASH, Cell, id_url
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import TABLE_ROWS, Column, Listing, Paged, list_form
+from dashboard.lists import TABLE_ROWS, Column, Listing, Paged, validated
 from dashboard.responses import csv_response
 from dashboard.selectors import paged
 from dashboard.views.patterns import csv_line
 from shop import keys
 from shop.errors import InvalidInput
-from shop.pattern_registry import PATTERNS, AccessPattern
+from shop.pattern_registry import AccessPattern
 
 LIST = "list"
 # ids in key attributes link to their page
@@ -34,16 +34,12 @@ _LINKS = {
 class Section:
     name: str
     title: str
-    pattern_name: str
+    pattern: AccessPattern
     params: dict[str, Any]
     columns: tuple[Column[Any], ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
     # what the columns are given for a page's items (each with its customer's profile, say: one read a page)
     join: Callable[[list[Any]], list[Any]] | None = None
-
-    @property
-    def pattern(self) -> AccessPattern:
-        return PATTERNS[self.pattern_name]
 
 
 def link(value: Any) -> str | None:
@@ -103,7 +99,7 @@ def sections_response(
     lists = {s.name: SectionList(request, s) for s in sections}
     which = request.GET.get(LIST)
     if which is None:
-        form = list_form(request)
+        form = validated(ListForm(request.GET))
         if form.wants_csv:
             raise InvalidInput(f"which list? add list={' or list='.join(lists)}")
         context["sections"] = [{"section": one.section, **one.page(form, None)} for one in lists.values()]
