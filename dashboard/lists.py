@@ -134,7 +134,7 @@ class Listing(Generic[F, R]):
     form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
     template_rows: ClassVar[bool] = False
-    row_class: ClassVar[str] = ""  # each <tr>'s class in dashboard/_list_table.html
+    row_class = ""  # each <tr>'s class in dashboard/_list_table.html
     row_id: ClassVar[RowId[Any] | None] = None  # each <tr>'s data-* id
     profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)
 
@@ -184,19 +184,26 @@ class Listing(Generic[F, R]):
         if form.wants_csv:
             return self.csv(form, self.every_record(form))
         context = self.frame(form, first_page=after is None)
+        context |= self.page(form, after)
+        return TemplateResponse(self.request, self.part(after) if self.request.htmx else self.template, context)
+
+    def page(self, form: F, after: dict[str, Any] | None) -> dict[str, Any]:
+        """The rows after ``after`` and the links on from them: what the declared table shows."""
         page = self.fetch(form, limit=form.cleaned_data["limit"], after=after)
-        records = self.join(page.rows, csv=False)
         token = cursors.encode(page.next, salt=self.salt, scope=self.scope(form))
-        context |= {
+        return {
             "columns": page_columns(self.columns),
-            "rows": self.shown(records),
-            "next_url": next_url(self.request, token),
-            "csv_url": csv_url(self.request),
+            "rows": self.shown(self.join(page.rows, csv=False)),
+            "next_url": self.link(cursor=token, format=None) if token else None,
+            "csv_url": self.link(cursor=None, limit=None, format="csv"),
             "first_page": after is None,
             "row_class": self.row_class,
             **self.extra(form, page),
         }
-        return TemplateResponse(self.request, self.part(after) if self.request.htmx else self.template, context)
+
+    def link(self, **changes: str | None) -> str:
+        """This list's URL with ``changes`` to its query, its other parameters kept."""
+        return this_page(self.request, **changes)
 
     def part(self, after: dict[str, Any] | None) -> str:
         """The template and partial an htmx request gets: the rows after ``after`` ("load more")."""
@@ -302,7 +309,3 @@ def validated(form: G) -> G:
     if not form.is_valid():
         raise InvalidInput(first_error(form))
     return form
-
-
-def list_form(request: HttpRequest) -> ListForm:
-    return validated(ListForm(request.GET))

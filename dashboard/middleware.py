@@ -137,8 +137,6 @@ class ContentSecurityPolicyMiddleware(Middleware):
 
 
 class StaffOnlyMiddleware(Middleware):
-    OPEN_PATHS = ("login", "logout")
-
     def __call__(self, request: HtmxHttpRequest) -> HttpResponseBase:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated and not user.is_staff and not self._open(request):

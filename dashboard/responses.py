@@ -6,9 +6,9 @@ import csv
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 
@@ -18,6 +18,7 @@ from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 
 P = ParamSpec("P")
 R = TypeVar("R", bound=HtmxHttpRequest)
+H = TypeVar("H", bound=HttpResponseBase)
 
 TITLES = {400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 503: "Unavailable"}
 # What a "DynamoDB did not answer" page tells the client to wait before trying again (the ``Retry-After`` header).
@@ -38,7 +39,11 @@ def error(request: HtmxHttpRequest, status: int, message: str, *, link: tuple[st
 def no_answer(request: HtmxHttpRequest, message: str, *, link: tuple[str, str] | None = None) -> HttpResponse:
     """503 with ``Retry-After``: DynamoDB did not answer. Trying a change again is safe: the writes are
     conditioned on what was read, so one that did land makes the second attempt a 409."""
-    response = error(request, 503, message, link=link)
+    return retry_later(error(request, 503, message, link=link))
+
+
+def retry_later(response: H) -> H:
+    """``Retry-After`` on an answer to a request DynamoDB did not answer: the client may try again then."""
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 
@@ -71,6 +76,15 @@ def domain_errors(
             return error(request, exc.http_status, str(exc))
 
     return wrapper
+
+
+def json_answer(answer: Callable[[], dict[str, Any]]) -> JsonResponse:
+    """``answer()`` as JSON; a domain error as ``{"error": ...}`` with its class's status, since a JSON client reads
+    no error page."""
+    try:
+        return JsonResponse(answer(), json_dumps_params={"ensure_ascii": False})
+    except DomainError as exc:
+        return JsonResponse({"error": str(exc)}, status=exc.http_status)
 
 
 class _Echo:

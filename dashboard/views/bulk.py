@@ -22,7 +22,7 @@ from dashboard.forms.bulk import SLIPS, BulkForm
 from dashboard.forms.lists import first_error
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.permissions import can_fulfil, needs_fulfilment
-from dashboard.responses import RETRY_AFTER_S, domain_errors, error
+from dashboard.responses import domain_errors, error, retry_later
 from dashboard.views.orders import STEPS
 from returns import services as return_services
 from shop import bulk
@@ -72,9 +72,7 @@ def orders_bulk(request: HtmxHttpRequest) -> HttpResponse:
     }
     template = "dashboard/bulk.html#outcomes" if request.htmx else "dashboard/bulk.html"
     response = TemplateResponse(request, template, context, status=503 if unknown else 200)
-    if unknown:
-        response["Retry-After"] = str(RETRY_AFTER_S)
-    return response
+    return retry_later(response) if unknown else response
 
 
 def _slips(request: HtmxHttpRequest, order_ids: list[str]) -> HttpResponse:

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpResponseBase, JsonResponse
+from django.http import HttpResponseBase
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_POST
@@ -27,8 +27,7 @@ from dashboard.forms.lookups import ConsistencyForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import partial, validated
 from dashboard.permissions import is_superuser
-from dashboard.responses import domain_errors, error
-from domain.errors import DomainError
+from dashboard.responses import domain_errors, error, json_answer
 from shop import keys
 from shop.errors import OrderConflict
 from shop.plain import from_decoded, plain_value
@@ -182,11 +181,7 @@ def order_consistency(request: HtmxHttpRequest, order_id: str) -> HttpResponseBa
     if not form.wants("json"):
         report = consistency.order_consistency(order_id=order_id)
         return TemplateResponse(request, partial(request, TEMPLATE, "result"), _context(request, report))
-    try:
-        report = consistency.order_consistency(order_id=order_id)
-    except DomainError as exc:
-        return JsonResponse({"error": str(exc)}, status=exc.http_status)
-    return JsonResponse(_as_json(report), json_dumps_params={"ensure_ascii": False})
+    return json_answer(lambda: _as_json(consistency.order_consistency(order_id=order_id)))
 
 
 @require_POST

@@ -23,10 +23,10 @@ from dashboard.lists import Column, Listing, Paged, amount_column, first_page_ur
 from dashboard.order_lists import ORDER_ID, TRACKING, Listed, order_columns, with_states
 from dashboard.permissions import can_edit_customers
 from dashboard.profiles import NOBODY, Profile
+from dashboard.responses import json_answer
 from dashboard.views.history import latest
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.returns import customer_returns
-from domain.errors import DomainError
 from shop import access_patterns, keys, notes
 from shop.errors import NotFound
 from shop.models import Customer, Invoice
@@ -136,13 +136,14 @@ customer = CustomerOrders.view()
 
 def totals_json(customer_id: str) -> JsonResponse:
     """The customer's totals as the view holds them (one Query): 404 for a customer it does not hold."""
-    try:
+
+    def answer() -> dict[str, Any]:
         totals = totals_reads.customer_totals(customer_id=customer_id)
         if not totals.known:
             raise NotFound("customer", customer_id)
-    except DomainError as exc:
-        return JsonResponse({"error": str(exc)}, status=exc.http_status)
-    return JsonResponse(totals_as_json(customer_id, totals))
+        return totals_as_json(customer_id, totals)
+
+    return json_answer(answer)
 
 
 def totals_as_json(customer_id: str, totals: CustomerTotals) -> dict[str, Any]:

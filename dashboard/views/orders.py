@@ -21,34 +21,14 @@ from dashboard.forms.filters import ORDER_FILTERS, DueForm, NewOrdersForm, Statu
 from dashboard.forms.lists import first_error
 from dashboard.forms.orders import ActionForm, CancelForm, OrderRefundForm, PaymentForm, ShipForm, carrier_choices
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import (
-    CSV_PAGE,
-    Column,
-    Listing,
-    Paged,
-    first_page_url,
-    pages_of,
-    partial,
-    this_page,
-    validated,
-)
-from dashboard.order_lists import (
-    ADDRESS,
-    ORDER_COLUMNS,
-    ORDER_ID,
-    PICK_CSV_HEADER,
-    Listed,
-    order_columns,
-    pick_rows,
-    with_states,
-)
+from dashboard.lists import Column, Listing, Paged, first_page_url, partial, this_page, validated
+from dashboard.order_lists import ADDRESS, ORDER_COLUMNS, ORDER_ID, Listed, order_columns, pick_list, with_states
 from dashboard.permissions import Allowed, can_fulfil, can_handle_money, needs_finance, needs_fulfilment
 from dashboard.profiles import Profile, with_profiles
-from dashboard.responses import RETRY_AFTER_S, Unanswered, csv_response, domain_errors, no_answer, unanswered_raised
+from dashboard.responses import Unanswered, domain_errors, json_answer, no_answer, retry_later, unanswered_raised
 from dashboard.views.notes import Subject, notes_context
 from dashboard.views.order_timeline import timeline_of
 from dashboard.views.returns import order_returns
-from domain.errors import DomainError
 from returns import refunds
 from returns import services as return_services
 from shop import access_patterns, favourites, keys, notifications, order_status, orders, payments, tracking
@@ -60,6 +40,7 @@ from shop.timestamps import now
 
 NEW_ORDERS_CAP = 20  # the selector counts at most one more than this: "20+ new orders"
 LIST_TEMPLATE = "dashboard/orders.html"
+ORDER_TEMPLATE = "dashboard/order.html"
 
 # --- the status lists (GSI1 of the admin view: AV2 and its siblings) and the live queue ------------------------
 
@@ -140,8 +121,7 @@ class StatusList(Listing[StatusListForm, Listed]):
     def csv(self, form: StatusListForm, records: Iterator[Listed]) -> HttpResponseBase:
         if not form.wants_lines:
             return super().csv(form, records)
-        rows = (row for page in pages_of(records, CSV_PAGE) for row in pick_rows(page))
-        return csv_response("pending-order-lines.csv", PICK_CSV_HEADER, rows)
+        return pick_list(records)
 
     def frame(self, form: StatusListForm, *, first_page: bool) -> dict[str, Any]:
         return _frame(self.request, form.cleaned_data["status"], form)
@@ -187,9 +167,7 @@ def new_orders(request: HtmxHttpRequest) -> HttpResponseBase:
             count = selectors.new_orders_since(status=status, newest=newest)
     except Unanswered:
         # the queue comes back as it was, without a count, so it keeps polling: the next poll may be answered
-        unanswered = TemplateResponse(request, "dashboard/orders.html#live", context, status=503)
-        unanswered["Retry-After"] = str(RETRY_AFTER_S)
-        return unanswered
+        return retry_later(TemplateResponse(request, "dashboard/orders.html#live", context, status=503))
     context |= {"new_count": count, "new_more": count > NEW_ORDERS_CAP}
     return TemplateResponse(request, "dashboard/orders.html#live", context)
 
@@ -285,6 +263,15 @@ def _order_context(
     }
 
 
+def _order_page(
+    request: HtmxHttpRequest, oid: str, part: str | None, status: int = 200, **extra: Any
+) -> TemplateResponse:
+    """The order read again after an action, for htmx its ``part`` alone, with ``extra`` (what the action says)."""
+    template = partial(request, ORDER_TEMPLATE, part) if part else ORDER_TEMPLATE
+    context = _order_context(request, orders.order_collection(oid), **extra)
+    return TemplateResponse(request, template, context, status=status)
+
+
 def _warehouses(collection: orders.OrderCollection) -> list[str]:
     """The warehouses the order ships from (one shipment each), in the order its shipments are made."""
     return sorted({item.warehouse_id for item in collection.items if item.warehouse_id})
@@ -308,16 +295,16 @@ def order(request: HtmxHttpRequest, order_id: str) -> HttpResponseBase:
     if request.GET.get("format") == "json":
         return order_json(order_id)
     collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
-    return TemplateResponse(request, "dashboard/order.html", _order_context(request, collection, full_page=True))
+    return TemplateResponse(request, ORDER_TEMPLATE, _order_context(request, collection, full_page=True))
 
 
 def order_json(order_id: str) -> JsonResponse:
-    try:
+    def answer() -> dict[str, Any]:
         collection = orders.order_collection(keys.bare(order_id, keys.ORDER))
         money = refunds.refundable(collection.order.order_id, collection.invoices)
-    except DomainError as exc:
-        return JsonResponse({"error": str(exc)}, status=exc.http_status)
-    return JsonResponse(order_status.as_json(collection, order_status.order_state(collection, money.refunded)))
+        return order_status.as_json(collection, order_status.order_state(collection, money.refunded))
+
+    return json_answer(answer)
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
@@ -347,23 +334,18 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
     if form.has_error("expected_version"):  # the hidden field: a broken or forged form, not a typo
         raise InvalidInput(first_error(form))
     if not form.is_valid():
-        message = f"Order {oid} was not {done}: see below."
         posted: dict[str, Any] = {f"{action}_form": form}  # shown with its errors
-        context = _order_context(request, orders.order_collection(oid), message=message, conflict=True, **posted)
-        return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=400)
+        return _order_page(request, oid, "status", 400, message=f"Order {oid} was not {done}: see below.", **posted)
     try:
         with unanswered_raised():
             take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
     except Unanswered:
         return _outcome_unknown(request, oid, f"order {oid} may or may not have been {done}")
     except OrderConflict as exc:
-        collection = orders.order_collection(oid)
-        context = _order_context(request, collection, message=str(exc), conflict=True)
-        return TemplateResponse(request, partial(request, "dashboard/order.html", "status"), context, status=409)
+        return _order_page(request, oid, "status", 409, message=str(exc), conflict=True)
     if not request.htmx:
         return redirect("dashboard:order", oid)
-    context = _order_context(request, orders.order_collection(oid), message=f"Order {oid} {done}.")
-    return TemplateResponse(request, "dashboard/order.html#action_result", context)
+    return _order_page(request, oid, "action_result", message=f"Order {oid} {done}.")
 
 
 # --- payments and refunds outside a return (``finance``) --------------------------------------------------------
@@ -400,11 +382,11 @@ def order_money(request: HtmxHttpRequest, order_id: str, action: str) -> HttpRes
                 return redirect("dashboard:order", oid)
     if form.errors:
         status, message = 400, f"Order {oid}: nothing was {done}, see below."
-    context = _order_context(request, orders.order_collection(oid), money_message=message)
-    context["money_conflict"] = status != 200
-    if status == 400:  # the form as posted, its errors beside its fields
-        context["payment_form" if form_class is PaymentForm else "refund_form"] = form
-    return TemplateResponse(request, partial(request, "dashboard/order.html", "money_result"), context, status=status)
+    # a 400 shows the form as posted, its errors beside its fields
+    posted = {"payment_form" if form_class is PaymentForm else "refund_form": form} if status == 400 else {}
+    return _order_page(
+        request, oid, "money_result", status, money_message=message, money_conflict=status != 200, **posted
+    )
 
 
 @require_POST
@@ -417,12 +399,7 @@ def notification_send_again(request: HtmxHttpRequest, order_id: str, notificatio
     try:
         notifications.send_again(order_id=oid, notification_id=notification_id)
     except OrderConflict as exc:
-        return TemplateResponse(
-            request,
-            "dashboard/order.html",
-            _order_context(request, orders.order_collection(oid), full_page=True, notify_message=str(exc)),
-            status=409,
-        )
+        return _order_page(request, oid, None, 409, full_page=True, notify_message=str(exc))
     return redirect("dashboard:order", oid)
 
 
@@ -486,5 +463,4 @@ def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, ad
         return _outcome_unknown(request, oid, f"product {pid} may or may not have been {done}")
     if not request.htmx and status == 200:
         return redirect("dashboard:order", oid)
-    context = _order_context(request, orders.order_collection(oid), items_message=message, items_conflict=status != 200)
-    return TemplateResponse(request, partial(request, "dashboard/order.html", "items_result"), context, status=status)
+    return _order_page(request, oid, "items_result", status, items_message=message, items_conflict=status != 200)

@@ -30,6 +30,7 @@ from dashboard.views.sections import LIST, Section, key_cell, sections_response
 from shop import access_patterns, keys
 from shop.errors import InvalidInput
 from shop.models import Product
+from shop.pattern_registry import PATTERNS
 from shop.timestamps import InvalidDate, now, parse_ts
 
 
@@ -38,7 +39,7 @@ def product_sections(product_id: str, start: date, end: date) -> list[Section]:
         Section(
             "stock",
             "Stock in every warehouse",
-            "getProductInventoryByProductId",
+            PATTERNS["getProductInventoryByProductId"],
             {"product_id": product_id},
             (
                 Column("warehouse", lambda i: key_cell(i.sk)),
@@ -48,7 +49,7 @@ def product_sections(product_id: str, start: date, end: date) -> list[Section]:
         Section(
             "orders",
             f"Order items from {start.isoformat()} to {end.isoformat()}, newest first",
-            "getOrderByProductIdForDateRange",
+            PATTERNS["getOrderByProductIdForDateRange"],
             {"product_id": product_id, "start": start.isoformat(), "end": end.isoformat()},
             (
                 Column("order", lambda r: key_cell(r[0].pk)),

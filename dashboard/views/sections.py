@@ -3,22 +3,22 @@ list's first page; ``?list=<name>`` with a cursor is one list's "load more", wit
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import HttpResponseBase
-from django.template.response import TemplateResponse
 
-from dashboard import cursors
 from dashboard.cells import DASH, Cell, id_url
+from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
-from dashboard.lists import TABLE_ROWS, Column, list_form, row_of, this_page
+from dashboard.lists import TABLE_ROWS, Column, Listing, Paged, validated
 from dashboard.responses import csv_response
-from dashboard.views.patterns import csv_rows
+from dashboard.selectors import paged
+from dashboard.views.patterns import csv_line
 from shop import keys
 from shop.errors import InvalidInput
-from shop.pattern_registry import PATTERNS, AccessPattern
+from shop.pattern_registry import AccessPattern
 
 LIST = "list"
 # ids in key attributes link to their page
@@ -34,20 +34,12 @@ _LINKS = {
 class Section:
     name: str
     title: str
-    pattern_name: str
+    pattern: AccessPattern
     params: dict[str, Any]
     columns: tuple[Column[Any], ...]
     options: dict[str, Any] = field(default_factory=dict)  # function options not in the registry (newest_first)
     # what the columns are given for a page's items (each with its customer's profile, say: one read a page)
     join: Callable[[list[Any]], list[Any]] | None = None
-
-    @property
-    def pattern(self) -> AccessPattern:
-        return PATTERNS[self.pattern_name]
-
-    @property
-    def row_class(self) -> str:
-        return f"{self.name}-row"
 
 
 def link(value: Any) -> str | None:
@@ -67,49 +59,51 @@ def key_cell(key: str | None) -> Cell:
     return Cell(keys.strip(key), url=link(key))
 
 
-def _list_url(request: HtmxHttpRequest, section: str, **extra: str) -> str:
-    return this_page(request, **{"cursor": None, "format": None, "limit": None, LIST: section, **extra})
+class SectionList(Listing[ListForm, Any]):
+    """One section as a list, named by ``?list=`` in its links; its CSV is every item as the explorer exports it
+    (``PK``, ``SK`` first). It answers its rows alone: the page around them is its owner's."""
 
+    template = TABLE_ROWS
+    salt = "section"
 
-def section_context(request: HtmxHttpRequest, section: Section, *, limit: int, cursor: str | None) -> dict[str, Any]:
-    """One page of a section, as the ``dashboard/_section.html`` template shows it."""
-    scope = "|".join([request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
-    start_key = cursors.decode(cursor, salt="section", scope=scope)
-    page = section.pattern.page(limit=limit, start_key=start_key, **section.params, **section.options)
-    records = section.join(page.items) if section.join else page.items
-    rows = [row_of(section.columns, record) for record in records]
-    token = cursors.encode(page.next_key, salt="section", scope=scope)
-    return {
-        "section": section,
-        "columns": section.columns,
-        "row_class": section.row_class,
-        "rows": rows,
-        "next_url": _list_url(request, section.name, cursor=token, limit=str(limit)) if token else None,
-        "csv_url": _list_url(request, section.name, format="csv"),
-        "first_page": start_key is None,
-    }
+    def __init__(self, request: HtmxHttpRequest, section: Section) -> None:
+        super().__init__(request)
+        self.section = section
+        self.columns = section.columns
+        self.row_class = f"{section.name}-row"
+
+    def scope(self, form: ListForm) -> str:
+        section = self.section
+        return "|".join([self.request.path, section.name, *(f"{k}={v}" for k, v in sorted(section.params.items()))])
+
+    def fetch(self, form: ListForm, *, limit: int, after: dict[str, Any] | None) -> Paged[Any]:
+        section = self.section
+        return paged(section.pattern.page(limit=limit, start_key=after, **section.params, **section.options))
+
+    def join(self, rows: Sequence[Any], *, csv: bool) -> list[Any]:
+        return self.section.join(list(rows)) if self.section.join and not csv else list(rows)
+
+    def link(self, **changes: str | None) -> str:
+        return super().link(**{LIST: self.section.name, **changes})
+
+    def csv(self, form: ListForm, records: Iterator[Any]) -> HttpResponseBase:
+        pattern, columns = self.section.pattern, self.section.pattern.columns()
+        filename = f"{self.request.path.strip('/').replace('/', '-')}-{self.section.name}.csv"
+        return csv_response(filename, columns, (csv_line(pattern.plain(item), columns) for item in records))
 
 
 def sections_response(
     request: HtmxHttpRequest, sections: list[Section], context: dict[str, Any]
 ) -> HttpResponseBase | None:
     """The answer to a one-list request (load more, CSV), or None when the whole page is asked for."""
-    form = list_form(request)
+    lists = {s.name: SectionList(request, s) for s in sections}
     which = request.GET.get(LIST)
-    by_name = {s.name: s for s in sections}
     if which is None:
+        form = validated(ListForm(request.GET))
         if form.wants_csv:
-            raise InvalidInput(f"which list? add list={' or list='.join(by_name)}")
-        context["sections"] = [
-            section_context(request, s, limit=form.cleaned_data["limit"], cursor=None) for s in sections
-        ]
+            raise InvalidInput(f"which list? add list={' or list='.join(lists)}")
+        context["sections"] = [{"section": one.section, **one.page(form, None)} for one in lists.values()]
         return None
-    if which not in by_name:
-        raise InvalidInput(f"unknown list {which!r}; this page has {', '.join(by_name)}")
-    section = by_name[which]
-    if form.wants_csv:
-        params = {**section.params, **section.options}
-        header, rows = csv_rows(section.pattern, params)
-        return csv_response(f"{request.path.strip('/').replace('/', '-')}-{which}.csv", header, rows)
-    one = section_context(request, section, limit=form.cleaned_data["limit"], cursor=form.cleaned_data["cursor"])
-    return TemplateResponse(request, TABLE_ROWS, one)
+    if which not in lists:
+        raise InvalidInput(f"unknown list {which!r}; this page has {', '.join(lists)}")
+    return lists[which].response()

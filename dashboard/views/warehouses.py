@@ -19,6 +19,7 @@ from dashboard.selectors import WarehouseStock, existing, warehouses
 from dashboard.views.products import stock_rows
 from dashboard.views.sections import Section, key_cell, sections_response
 from shop import access_patterns, keys
+from shop.pattern_registry import PATTERNS
 
 
 class Warehouses(Listing[ListForm, WarehouseStock]):
@@ -49,14 +50,14 @@ def warehouse_sections(warehouse_id: str) -> list[Section]:
         Section(
             "stock",
             "Stock by product",
-            "getProductInventoryByWarehouseId",
+            PATTERNS["getProductInventoryByWarehouseId"],
             params,
             (Column("product", lambda i: key_cell(i.pk)), Column("quantity", lambda i: Cell(i.quantity, numeric=True))),
         ),
         Section(
             "shipments",
             "Shipments, newest first",
-            "getShipmentByWarehouseId",
+            PATTERNS["getShipmentByWarehouseId"],
             params,
             (
                 Column("shipment", lambda s: key_cell(s.sk)),
