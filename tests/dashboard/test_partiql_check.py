@@ -11,7 +11,16 @@ from shop.errors import InvalidInput
 from shop.models import SHOP_TABLE
 
 SHOP, VIEW = f'"{SHOP_TABLE.name}"', f'"{ADMIN_VIEW_TABLE.name}"'
+WRITTEN = {SHOP_TABLE: SHOP_TABLE.name, ADMIN_VIEW_TABLE: ADMIN_VIEW_TABLE.name}  # as the statements spell them
 A = [{"S": "a"}]
+
+
+@pytest.fixture(autouse=True)
+def _tables_named_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The statements are written at collection, with the tables' names then; an earlier test in this worker may
+    have pointed the models at tables of its own since."""
+    for spec, name in WRITTEN.items():
+        monkeypatch.setattr(spec.model.Meta, "table_name", name)
 
 
 @pytest.mark.parametrize(
