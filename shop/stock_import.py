@@ -16,6 +16,7 @@ from dynamo.instrumentation import run_in_context
 from dynamo.no_answer import DYNAMODB_ERRORS
 from shop import editing, keys
 from shop.audit import Actor
+from shop.bulk import WORKERS
 from shop.editing import MAX_QUANTITY, same_number
 from shop.errors import Busy, EditConflict, InvalidInput, NotFound, throttled
 from shop.order_reads import raw_by_key
@@ -23,7 +24,6 @@ from shop.snapshots import Snapshot, is_entity
 
 MAX_ROWS = 5_000
 COLUMNS = ("product_id", "warehouse_id", "quantity")
-WORKERS = 8  # transactions in flight at once
 
 
 class FileRefused(InvalidInput):
