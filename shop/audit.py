@@ -36,11 +36,6 @@ class Actor:
             raise InvalidInput("a request id is 1-64 letters, digits, '.', '_' or '-'")
 
 
-def audit_time() -> str:
-    """Microseconds, so entries of one order sort in the order they were made."""
-    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-
-
 class Fields(TypedDict, total=False):
     """What an order change's entry may say. ``changes``: attributes moved besides the status (a ship's
     ``DeliveryDate``), summed up in ``Detail`` when none is given; ``system``: a change to no order."""
@@ -55,7 +50,7 @@ class Fields(TypedDict, total=False):
 
 
 def _item(actor: Actor, partition: str, **attributes: Any) -> AuditEntry:
-    at = audit_time()
+    at = datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")  # entries sort as they were made
     sk = keys.audit(at, secrets.token_hex(4))
     return AuditEntry(pk=partition, sk=sk, user=actor.username, at=at, request_id=actor.request_id, **attributes)
 

@@ -450,9 +450,8 @@ def stock_set(
 def stock_adjust(
     *, product_id: str, warehouse_id: str, delta: int, reason: str, actor: Actor, seen: Snapshot | None = None
 ) -> list[Changed]:
-    """Add ``delta`` (or take) to a stock row, never below zero. With ``seen`` (a form), conditioned on the
-    quantity it showed (``EditConflict``); without, on the quantity read now, retried when a concurrent change
-    wins."""
+    """Add ``delta`` (or take) to a stock row, never below zero, conditioned on the quantity ``seen`` (a form)
+    showed (``EditConflict``), or else on the quantity read now, retried when a concurrent change wins."""
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0 or abs(delta) > MAX_QUANTITY:
         raise InvalidInput(f"an adjustment is a whole number other than 0, at most {MAX_QUANTITY} either way")
     why = checked_text(reason, what="reason", limit=MAX_REASON, required=True)

@@ -76,10 +76,9 @@ def order_place(
     notify: bool = False,
     ship_to: Address | None = None,
 ) -> Order:
-    """Place an order as PENDING; NotFound, OutOfStock, InvalidInput, Busy. Staff creating one (``actor``) may
-    give a line's price and warehouse, ``ship_to`` (None: the customer's address), and ``paid_by`` (the reference
-    of a manual payment of the total) or ``payments=[]`` (paid later); ``notify`` writes the confirmation in the
-    same transaction."""
+    """Place an order as PENDING; NotFound, OutOfStock, InvalidInput, Busy. Staff (``actor``) may give a line's
+    price and warehouse, ``ship_to`` (None: the customer's address), ``paid_by`` (a manual payment of the total:
+    its reference) or ``payments=[]`` (paid later); ``notify`` writes the confirmation in the same transaction."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid

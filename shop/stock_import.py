@@ -38,8 +38,7 @@ class RowError:
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """A valid row: the quantity stored now (None: no stock row yet, or, as ``parse`` gives it, not read yet) and
-    the one the file asks for."""
+    """A valid row: the quantity stored now (None: no stock row, or not read yet by ``parse``) and the one asked."""
 
     line: int
     product_id: str
