@@ -20,7 +20,6 @@ from shop.models import (
     Invoice,
     Order,
     OrderItem,
-    Payment,
     Product,
     Shipment,
     ShopItem,
@@ -146,12 +145,6 @@ def invoice_by_id(*, invoice_id: str) -> Invoice | None:
     """10 getInvoiceByInvoiceId: GSI1 PK=i#<iid>, SK=i#<iid>."""
     page = invoice_query(invoice_id=invoice_id, limit=1)
     return page.items[0] if page.items else None
-
-
-def payments_for_invoice(*, invoice_id: str) -> list[Payment] | None:
-    """11 getPaymentByInvoiceId: the invoice's ``Detail.Payments`` (the query of 10); None without an invoice."""
-    invoice = invoice_by_id(invoice_id=invoice_id)
-    return None if invoice is None else invoice.payments
 
 
 def orders_due_on(*, date: str, limit: int = DEFAULT_PAGE, start_key: Key | None = None) -> Page[Order]:

@@ -25,8 +25,7 @@ class Map(MapAttribute[K, V]):
 
 
 def to_decimal(value: object, *, what: str = "amount") -> Decimal:
-    """Exact decimal from str/int/Decimal (never float: 0.1 + 0.2 must not leak into money); InvalidInput (a
-    ValueError) otherwise."""
+    """Exact decimal from str/int/Decimal (never float: 0.1 + 0.2 must not leak into money), else InvalidInput."""
     if isinstance(value, float):
         raise InvalidInput(f"{what} must not be a float (got {value!r}); pass a str or Decimal")
     try:

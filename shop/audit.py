@@ -18,7 +18,6 @@ from shop.errors import InvalidInput
 from shop.models import AttributeChange, AuditEntry, ShopItem
 
 MAX_USER = 150  # Django's username length
-EDIT_KINDS = ("customer", "product", "stock", "warehouse")
 MAX_DETAIL = 500  # the one-line summary the activity list shows
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
 
@@ -37,11 +36,6 @@ class Actor:
             raise InvalidInput("a request id is 1-64 letters, digits, '.', '_' or '-'")
 
 
-def audit_time() -> str:
-    """Microseconds, so entries of one order sort in the order they were made."""
-    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-
-
 class Fields(TypedDict, total=False):
     """What an order change's entry may say. ``changes``: attributes moved besides the status (a ship's
     ``DeliveryDate``), summed up in ``Detail`` when none is given; ``system``: a change to no order."""
@@ -56,7 +50,7 @@ class Fields(TypedDict, total=False):
 
 
 def _item(actor: Actor, partition: str, **attributes: Any) -> AuditEntry:
-    at = audit_time()
+    at = datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")  # entries sort as they were made
     sk = keys.audit(at, secrets.token_hex(4))
     return AuditEntry(pk=partition, sk=sk, user=actor.username, at=at, request_id=actor.request_id, **attributes)
 
@@ -134,9 +128,8 @@ def record_edit(
     warehouse_id: str | None = None,
     reason: str | None = None,
 ) -> AuditEntry:
-    """Add the audit entry of an entity edit to ``tx``, in the entity's partition, summed up in ``Detail``."""
-    if kind not in EDIT_KINDS:
-        raise InvalidInput(f"an edit's kind is one of {', '.join(EDIT_KINDS)}")
+    """Add the audit entry of an entity edit to ``tx``, in the entity's partition, summed up in ``Detail``; ``kind``
+    is an editable entity's (``shop.snapshots``)."""
     if not changes:
         raise InvalidInput("an edit that changes nothing is not recorded")
     item = _item(

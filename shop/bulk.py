@@ -10,11 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-from pynamodb.exceptions import PynamoDBException
-
 from dynamo.instrumentation import run_in_context
-from dynamo.no_answer import did_not_answer
+from dynamo.no_answer import DYNAMODB_ERRORS, did_not_answer
 from shop import keys, orders, tracking
 from shop.audit import Actor
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict, throttled
@@ -55,7 +52,7 @@ def _one(
         change(order_id=order_id, actor=actor, **extra)
     except (OrderConflict, NotFound, Busy) as exc:
         return Outcome(order_id, exc.http_status, str(exc), getattr(exc, "status", None))
-    except (PynamoDBException, ClientError, BotoCoreError) as exc:
+    except DYNAMODB_ERRORS as exc:
         if throttled(exc):
             return Outcome(order_id, 503, f"order {order_id}: DynamoDB is throttling; nothing was done, try again")
         if not did_not_answer(exc):

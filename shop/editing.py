@@ -52,13 +52,12 @@ PRICE_PLACES = 2
 
 @dataclass(frozen=True)
 class Target:
-    """The item an edit writes and the partition its audit entry goes to."""
+    """The item an edit writes; its audit entries go to its partition (a stock row's: its product's)."""
 
     spec: EditSpec
     pk: str
     sk: str
     entity_id: str
-    partition: str
     warehouse_id: str | None = None
 
     @property
@@ -67,9 +66,9 @@ class Target:
 
 
 def _own_key(spec: EditSpec, build: Callable[[str], str], entity_id: str) -> Target:
-    """An entity whose PK and SK are both its key, and whose partition keeps its audit entries."""
+    """An entity whose PK and SK are both its key."""
     key = build(entity_id)
-    return Target(spec, key, key, keys.strip(key), key)
+    return Target(spec, key, key, keys.strip(key))
 
 
 customer_target = partial(_own_key, CUSTOMER, keys.customer)
@@ -79,7 +78,7 @@ warehouse_target = partial(_own_key, WAREHOUSE, keys.warehouse)
 
 def stock_target(product_id: str, warehouse_id: str) -> Target:
     pk, sk = keys.product(product_id), keys.warehouse(warehouse_id)
-    return Target(STOCK, pk, sk, keys.strip(pk), pk, warehouse_id=keys.strip(sk))
+    return Target(STOCK, pk, sk, keys.strip(pk), warehouse_id=keys.strip(sk))
 
 
 # --- what the forms show ---------------------------------------------------------------------------------------
@@ -284,7 +283,7 @@ def save(
         actor,
         action=action,
         kind=target.spec.kind,
-        partition=target.partition,
+        partition=target.pk,
         entity_id=target.entity_id,
         changes=changes,
         warehouse_id=target.warehouse_id,
@@ -451,9 +450,8 @@ def stock_set(
 def stock_adjust(
     *, product_id: str, warehouse_id: str, delta: int, reason: str, actor: Actor, seen: Snapshot | None = None
 ) -> list[Changed]:
-    """Add ``delta`` (or take) to a stock row, never below zero. With ``seen`` (a form), conditioned on the
-    quantity it showed (``EditConflict``); without, on the quantity read now, retried when a concurrent change
-    wins."""
+    """Add ``delta`` (or take) to a stock row, never below zero, conditioned on the quantity ``seen`` (a form)
+    showed (``EditConflict``), or else on the quantity read now, retried when a concurrent change wins."""
     if isinstance(delta, bool) or not isinstance(delta, int) or delta == 0 or abs(delta) > MAX_QUANTITY:
         raise InvalidInput(f"an adjustment is a whole number other than 0, at most {MAX_QUANTITY} either way")
     why = checked_text(reason, what="reason", limit=MAX_REASON, required=True)
@@ -468,16 +466,9 @@ def stock_adjust(
             raise InvalidInput(f"the stored quantity {current!r} is not a number") from exc
         if level + delta < 0:
             raise InvalidInput(f"only {level} in stock, cannot take {-delta}")
+        wanted = {"Quantity": quantity_text(level + delta)}
         try:
-            return stock_set(
-                product_id=target.entity_id,
-                warehouse_id=target.warehouse_id or "",
-                quantity=level + delta,
-                seen=base,
-                actor=actor,
-                reason=why,
-                action=STOCK_ADJUST,
-            )
+            return save(target, seen=base, wanted=wanted, actor=actor, action=STOCK_ADJUST, reason=why)
         except EditConflict as exc:
             if seen is not None:
                 raise

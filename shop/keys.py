@@ -106,11 +106,6 @@ customer, product, warehouse, order = _builder(CUSTOMER), _builder(PRODUCT), _bu
 invoice, shipment, shipment_item = _builder(INVOICE), _builder(SHIPMENT), _builder(SHIPMENT_ITEM)
 
 
-def shipment_item_id(shipment_id: str, product_id: str) -> str:
-    """Our shipment items are keyed by shipment and product, so shipping twice cannot duplicate one."""
-    return f"{bare(shipment_id, SHIPMENT)}-{bare(product_id, PRODUCT)}"
-
-
 def favourite(product_id: str) -> str:
     """Sort key of a customer's favourite product: ``FAVOURITE#<pid>`` (accepts ``p#<pid>`` too)."""
     pid = product_id.strip() if isinstance(product_id, str) else product_id
@@ -286,10 +281,10 @@ def shipment_keys(order_id: str, shipment_id: str, warehouse_id: str | None) -> 
 
 
 def shipment_item_keys(order_id: str, shipment_id: str, product_id: str) -> EntityKeys:
-    """GSI1: the shipment's items by product."""
+    """Keyed by shipment and product, so shipping twice cannot duplicate one; GSI1: the shipment's items by product."""
     return {
         "pk": order(order_id),
-        "sk": shipment_item(shipment_item_id(shipment_id, product_id)),
+        "sk": shipment_item(f"{bare(shipment_id, SHIPMENT)}-{bare(product_id, PRODUCT)}"),
         "gsi1_pk": shipment(shipment_id),
         "gsi1_sk": product(product_id),
     }

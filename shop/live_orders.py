@@ -54,9 +54,7 @@ def live_shop() -> LiveShop:
         if kind in by_kind:
             by_kind[kind].append((str(plain.get("Date", "")) if kind in OPEN else "", keys.strip(str(plain["PK"]))))
     ids = {kind: [bare for _, bare in sorted(pairs)] for kind, pairs in by_kind.items()}
-    shop = LiveShop(customers=ids["customer"], products=ids["product"])
-    shop.pending, shop.shipped, shop.delivered = (ids[status] for status in OPEN)
-    return shop
+    return LiveShop(ids["customer"], ids["product"], *(ids[status] for status in OPEN))  # pending, shipped, delivered
 
 
 def _place(shop: LiveShop, rng: random.Random) -> str:

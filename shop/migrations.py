@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
 
 from pynamodb.expressions.condition import Condition
 
@@ -190,7 +189,3 @@ def get(name: str, extensions: Sequence[Factory] = ()) -> Migration:
     if factory is None:
         raise LookupError(f"unknown migration {name!r}; known: {', '.join(known)}")
     return factory()
-
-
-def describe(extensions: Sequence[Factory] = ()) -> list[dict[str, Any]]:
-    return [{"name": name, "description": factory().description} for name, factory in registry(extensions).items()]

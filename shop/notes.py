@@ -57,7 +57,8 @@ def new_note() -> NewNote:
 
 
 class Version(Protocol):
-    """One version of a note, whichever table holds it (``shop.models.Note``, ``returns.models.ReturnNote``)."""
+    """One version of a note, whichever table holds it (``shop.models.Note``, ``returns.models.ReturnNote``): what
+    threading, the author's check and the edit form read of it (pages show the concrete model's)."""
 
     @property
     def sk(self) -> str: ...
@@ -65,8 +66,6 @@ class Version(Protocol):
     def text(self) -> str: ...
     @property
     def user(self) -> str: ...
-    @property
-    def at(self) -> str: ...
     @property
     def original(self) -> str | None: ...
 
@@ -170,22 +169,17 @@ def _write(about: str, entity_id: str, text: str, actor: Actor, *, original: str
         audit.record_about(tx, actor, action=EDITED if original else ADDED, partition=pk, detail=detail)
     try:
         tx.commit()
-    except TransactionCancelled as exc:
-        raise _refused(exc, about, bare, pk, original, actor) from exc
+    except TransactionCancelled as exc:  # why, from the action that failed
+        if exc.only_conflicts:
+            raise Busy(
+                f"the {about} {bare} is being changed by another request; the note was not saved, try again"
+            ) from exc
+        if "about" in exc.reasons:
+            raise NotFound(about, bare) from exc
+        if "original" in exc.reasons and original is not None:
+            raise not_editable(get_or_none(Note, pk, original), original, actor) from exc
+        raise Busy(f"the note was not saved ({exc}); try again") from exc
     return note
-
-
-def _refused(
-    exc: TransactionCancelled, about: str, bare: str, pk: str, original: str | None, actor: Actor
-) -> Exception:
-    """Why a note was not written, from the action that failed."""
-    if exc.only_conflicts:
-        return Busy(f"the {about} {bare} is being changed by another request; the note was not saved, try again")
-    if "about" in exc.reasons:
-        return NotFound(about, bare)
-    if "original" in exc.reasons and original is not None:
-        return not_editable(get_or_none(Note, pk, original), original, actor)
-    return Busy(f"the note was not saved ({exc}); try again")
 
 
 def not_editable(first: Version | None, original: str, actor: Actor) -> Exception:

@@ -17,7 +17,6 @@ from shop import audit, keys, notifications, order_status
 from shop.audit import Actor
 from shop.editing import MAX_ADDRESS_PART, checked_text
 from shop.errors import Busy, InvalidInput
-from shop.keys import OrderStatus
 from shop.models import Address, Invoice, Order, OrderItem, ShopItem
 from shop.order_builders import PricedLine, build_item
 from shop.order_parts import (
@@ -28,13 +27,14 @@ from shop.order_parts import (
     pick_warehouse,
     products,
     stock_to_return,
+    take_step,
     take_stock,
     whole_number,
 )
 from shop.order_reads import OrderCollection, order_collection, ship_to, ship_to_fields
 from shop.timestamps import format_ts, now
 
-EDIT = "edit"  # the audit trail's name of the action
+EDIT = "edit"  # the step of ``lifecycle.ORDER``, and the audit trail's name of the action
 
 EditExtra = Callable[[Transaction, OrderCollection, Decimal], None]
 """Adds another service's writes to the edit's transaction, from the order as read and its new total."""
@@ -151,20 +151,9 @@ def order_edit(
             raise InvalidInput(f"order {oid}: nothing to change")
         if total != order.total:
             changes.append(audit.Changed(Order.total.attr_name, f"{order.total or 0:.2f}", f"{total:.2f}"))
-        # PynamoDB adds "Version = <read version>" to the condition and increments Version.
-        tx.update("order", order, sets, Order.status == OrderStatus.PENDING.value)
+        take_step(tx, order, EDIT, sets, actor=actor, changes=changes)
         for invoice in collection.invoices[:1]:  # its payments held as read: what was paid is what the edit saw
             tx.update("invoice", invoice, [Invoice.amount.set(total)], payments_held(invoice))
-        audit.record(
-            tx,
-            actor,
-            action=EDIT,
-            order_id=oid,
-            from_status=OrderStatus.PENDING.value,
-            to_status=OrderStatus.PENDING.value,
-            order_version=(order.version or 0) + 1,
-            changes=changes,
-        )
         if notify and total != order.total:
             notifications.add(tx, oid, notifications.Kind.EDITED, detail=f"{total:.2f}")
         if extra is not None:

@@ -4,14 +4,17 @@ it moves, and the check that an order may take a step at the version a page show
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path, Value
+from pynamodb.expressions.update import Action
 
 from dynamo import backoff
 from dynamo.paging import all_items
 from dynamo.transactions import Transaction, TransactionCancelled
 from shop import access_patterns, keys
+from shop.audit import Actor
 from shop.errors import InvalidInput, NotFound, OrderConflict, OutOfStock
 from shop.lifecycle import ORDER
 from shop.models import Inventory, Invoice, Order, OrderItem, Product
@@ -60,6 +63,15 @@ def stock_to_return(items: list[OrderItem]) -> list[tuple[OrderItem, Inventory]]
     taken = [i for i in items if i.warehouse_id]
     rows = items_by_key([(i.sk, keys.with_prefix(keys.WAREHOUSE, str(i.warehouse_id))) for i in taken])
     return [(item, row) for item, row in zip(taken, rows, strict=True) if isinstance(row, Inventory)]
+
+
+def take_step(
+    tx: Transaction, order: Order, action: str, sets: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
+) -> None:
+    """``action``'s change with its audit entry; PynamoDB conditions it on the ``Version`` read and increments it."""
+    ORDER.take(
+        tx, order, action, sets, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
+    )
 
 
 def take_stock(tx: Transaction, label: str, row: Inventory, units: int) -> None:

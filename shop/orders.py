@@ -10,13 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
-
-from pynamodb.expressions.update import Action
 
 from dynamo import backoff
 from dynamo.transactions import Transaction, TransactionCancelled, request_token
-from shop import audit, keys, notifications, order_status, tracking
+from shop import audit, keys, notifications, order_parts, order_status, tracking
 from shop.audit import Actor
 from shop.delivery import delivery_date_for
 from shop.errors import Busy, InvalidInput, NotFound, OrderConflict
@@ -79,10 +76,9 @@ def order_place(
     notify: bool = False,
     ship_to: Address | None = None,
 ) -> Order:
-    """Place an order as PENDING; NotFound, OutOfStock, InvalidInput, Busy. Staff creating one (``actor``) may
-    give a line's price and warehouse, ``ship_to`` (None: the customer's address), and ``paid_by`` (the reference
-    of a manual payment of the total) or ``payments=[]`` (paid later); ``notify`` writes the confirmation in the
-    same transaction."""
+    """Place an order as PENDING; NotFound, OutOfStock, InvalidInput, Busy. Staff (``actor``) may give a line's
+    price and warehouse, ``ship_to`` (None: the customer's address), ``paid_by`` (a manual payment of the total:
+    its reference) or ``payments=[]`` (paid later); ``notify`` writes the confirmation in the same transaction."""
     cid = keys.bare(customer_id, keys.CUSTOMER)
     oid = keys.bare(order_id, keys.ORDER) if order_id else new_id()
     iid = keys.bare(invoice_id, keys.INVOICE) if invoice_id else oid
@@ -128,15 +124,6 @@ def order_place(
         return order
 
     return backoff.RACES.rerun(attempt, gave_up=Busy.contended(f"placing order {oid}"))
-
-
-def _status_update(
-    tx: Transaction, order: Order, action: str, extra: Sequence[Action] = (), *, actor: Actor | None, **entry: Any
-) -> None:
-    """``action``'s change with its audit entry; PynamoDB conditions it on the ``Version`` read and increments it."""
-    ORDER.take(
-        tx, order, action, extra, actor=actor, order_id=order.order_id, order_version=(order.version or 0) + 1, **entry
-    )
 
 
 def _commit_status_change(tx: Transaction, order_id: str, action: str) -> None:
@@ -205,7 +192,7 @@ def order_ship(
     moved = [audit.Changed(DELIVERY_DATE, order.delivery_date, delivery)] if order.delivery_date != delivery else []
     part = None if whole else "part: " + ", ".join(f"{pid} \N{MULTIPLICATION SIGN} {n}" for pid, n in units.items())
     sets = [Order.delivery_date.set(delivery)]
-    _status_update(tx, order, "ship" if whole else "ship_part", sets, actor=actor, changes=moved, detail=part)
+    order_parts.take_step(tx, order, "ship" if whole else "ship_part", sets, actor=actor, changes=moved, detail=part)
     for item in shipments:
         tx.put(f"{item.sk}", item, ShopItem.pk.does_not_exist())
     if notify:
@@ -242,7 +229,7 @@ def order_deliver(*, order_id: str, expected_version: int | None = None, actor: 
     oid = keys.bare(order_id, keys.ORDER)
     order = changeable(order_collection(oid), "deliver", expected_version)
     tx = Transaction(ShopItem, token=request_token())
-    _status_update(tx, order, "deliver", actor=actor)
+    order_parts.take_step(tx, order, "deliver", actor=actor)
     _commit_status_change(tx, oid, "delivered")
     return order
 
@@ -279,7 +266,9 @@ def order_cancel(
             )
         stock = stock_to_return(collection.items)
         tx = Transaction(ShopItem, token=request_token())
-        _status_update(tx, order, "cancel", reason_set, actor=actor, detail=f"reason: {reason}" if reason else None)
+        order_parts.take_step(
+            tx, order, "cancel", reason_set, actor=actor, detail=f"reason: {reason}" if reason else None
+        )
         for item, row in stock:
             take_stock(tx, item.product_id, row, -item.quantity)
         if extra is not None:

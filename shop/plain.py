@@ -47,10 +47,6 @@ def from_decoded(item: Mapping[str, Any]) -> dict[str, Any]:
     return {name: plain_value(item[name]) for name in names}
 
 
-def to_plain(item: Model) -> dict[str, Any]:
-    return from_attribute_values(item.serialize())
-
-
 def read_attributes(item: Model) -> Mapping[str, Any]:
     """A listed item's attributes (DynamoDB JSON) as its read returned them, declared or not, without serializing
     the model again (serialized for an item not made by a read). Only for items not changed since read."""

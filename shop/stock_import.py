@@ -9,15 +9,14 @@ import csv
 import io
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-
-from botocore.exceptions import BotoCoreError, ClientError
-from pynamodb.exceptions import PynamoDBException
+from dataclasses import dataclass, field, replace
 
 from dynamo import item_codec
 from dynamo.instrumentation import run_in_context
+from dynamo.no_answer import DYNAMODB_ERRORS
 from shop import editing, keys
 from shop.audit import Actor
+from shop.bulk import WORKERS
 from shop.editing import MAX_QUANTITY, same_number
 from shop.errors import Busy, EditConflict, InvalidInput, NotFound, throttled
 from shop.order_reads import raw_by_key
@@ -25,7 +24,6 @@ from shop.snapshots import Snapshot, is_entity
 
 MAX_ROWS = 5_000
 COLUMNS = ("product_id", "warehouse_id", "quantity")
-WORKERS = 8  # transactions in flight at once
 
 
 class FileRefused(InvalidInput):
@@ -40,7 +38,7 @@ class RowError:
 
 @dataclass(frozen=True)
 class PlannedRow:
-    """A valid row: the quantity stored now (None: no stock row yet) and the one the file asks for."""
+    """A valid row: the quantity stored now (None: no stock row, or not read yet by ``parse``) and the one asked."""
 
     line: int
     product_id: str
@@ -90,14 +88,6 @@ class RowOutcome:
         return self.now if self.code == 409 else self.row.before
 
 
-@dataclass(frozen=True)
-class _Parsed:
-    line: int
-    product_id: str
-    warehouse_id: str
-    quantity: int
-
-
 def _text(data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
@@ -127,24 +117,23 @@ def _quantity(text: str) -> int:
     return value
 
 
-def _row(line: int, row: list[str], columns: dict[str, int]) -> _Parsed:
+def _row(line: int, row: list[str], columns: dict[str, int]) -> PlannedRow:
     try:
         cells = {c: row[i].strip() for c, i in columns.items()}
     except IndexError as exc:
         raise InvalidInput(f"missing value(s): the row needs {','.join(COLUMNS)}") from exc
-    return _Parsed(
-        line,
+    product_id, warehouse_id = (
         keys.bare(cells["product_id"], keys.PRODUCT),
         keys.bare(cells["warehouse_id"], keys.WAREHOUSE),
-        _quantity(cells["quantity"]),
     )
+    return PlannedRow(line, product_id, warehouse_id, None, _quantity(cells["quantity"]))
 
 
-def parse(data: bytes) -> tuple[list[_Parsed], list[RowError], list[int]]:
+def parse(data: bytes) -> tuple[list[PlannedRow], list[RowError], list[int]]:
     """The valid rows, the errors of the others (a stock row named twice is one) and the blank lines skipped, with
     line numbers as an editor shows them; FileRefused for a file that cannot be read as a stock list."""
     reader = csv.reader(io.StringIO(_text(data), newline=""))
-    rows: list[_Parsed] = []
+    rows: list[PlannedRow] = []
     errors: list[RowError] = []
     skipped: list[int] = []
     first_line: dict[tuple[str, str], int] = {}
@@ -206,7 +195,7 @@ def dry_run(data: bytes) -> Plan:
         if stock is not None and before is None:
             errors.append(RowError(row.line, "the stored quantity is not a decimal string; fix it on the stock page"))
             continue
-        rows.append(PlannedRow(row.line, row.product_id, row.warehouse_id, before, row.quantity))
+        rows.append(replace(row, before=before))
     errors.sort(key=lambda e: e.line)
     return Plan(rows=rows, errors=errors, skipped=skipped)
 
@@ -228,7 +217,7 @@ def apply_row(row: PlannedRow, actor: Actor) -> RowOutcome:
         return RowOutcome(row, 409, f"changed meanwhile: now {now if now is not None else 'no stock row'}", now)
     except (NotFound, InvalidInput, Busy) as exc:
         return RowOutcome(row, exc.http_status, str(exc))
-    except (PynamoDBException, ClientError, BotoCoreError) as exc:
+    except DYNAMODB_ERRORS as exc:
         if not throttled(exc):
             raise
         return RowOutcome(row, 503, "DynamoDB is throttling; nothing was written, try again")

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
+
+from pynamodb.models import Model
 
 from shop import catalog
 from shop.models import Address
+from shop.plain import from_attribute_values
+
+
+def to_plain(item: Model) -> dict[str, Any]:
+    """An item as it would be written, in plain values: what tests compare plans by."""
+    return from_attribute_values(item.serialize())
 
 
 def customer(customer_id: str = "1001", name: str = "Ada Lovelace", email: str | None = None) -> None:

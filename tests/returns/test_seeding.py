@@ -17,7 +17,7 @@ from returns.keys import ReturnReason, ReturnStatus
 from returns.models import OrderRefunds, Refund, ReturnItem
 from shop import seeding as shop_seeding
 from shop.keys import OrderStatus
-from shop.plain import to_plain
+from tests.factories import to_plain
 
 CONFIG = shop_seeding.SeedConfig(customers=40, products=20, warehouses=2, orders=400, seed=5)
 

@@ -54,8 +54,9 @@ def test_a_listed_item_shows_as_read_every_stored_attribute(shop_table: str) -> 
     from dynamo.client import client_of
     from shop import access_patterns as ap
     from shop.models import Customer
-    from shop.plain import as_read, to_plain
+    from shop.plain import as_read
     from tests import factories
+    from tests.factories import to_plain
 
     factories.customer("1001")
     client_of(Customer).update_item(

@@ -16,7 +16,7 @@ from shop import access_patterns as ap
 from shop import seed_ids, seeding
 from shop.keys import OrderStatus
 from shop.models import Order, Shipment, ShopItem
-from shop.plain import to_plain
+from tests.factories import to_plain
 
 CONFIG = seeding.SeedConfig(customers=50, products=30, warehouses=3, orders=400, seed=11)
 

@@ -76,8 +76,8 @@ class Command(ShopCommand):
         **options: Any,
     ) -> None:
         if list_only:
-            for entry in migrations.describe(_extensions()):
-                self.stdout.write(f"{entry['name']}: {entry['description']}")
+            for name, factory in migrations.registry(_extensions()).items():
+                self.stdout.write(f"{name}: {factory().description}")
             return
         if not migration:
             raise ValueError(f"name a migration: {', '.join(migrations.registry(_extensions()))} (or --list)")

@@ -50,10 +50,8 @@ class Command(ShopCommand):
     help = __doc__
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--customers", type=whole_number, required=True)
-        parser.add_argument("--products", type=whole_number, required=True)
-        parser.add_argument("--warehouses", type=whole_number, required=True)
-        parser.add_argument("--orders", type=whole_number, required=True)
+        for count in ("customers", "products", "warehouses", "orders"):
+            parser.add_argument(f"--{count}", type=whole_number, required=True)
         parser.add_argument("--seed", type=int, default=42, help="same seed, same data (default: %(default)s)")
         parser.add_argument(
             "--until",
