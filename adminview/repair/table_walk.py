@@ -154,11 +154,15 @@ def partitions(
         yield pk, items
 
 
-def in_segments(work: Callable[[int], None], segments: int) -> None:
-    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+def check_segments(segments: int) -> int:
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
-    with ThreadPoolExecutor(max_workers=segments, thread_name_prefix="adminview-walk") as pool:
+    return segments
+
+
+def in_segments(work: Callable[[int], None], segments: int) -> None:
+    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+    with ThreadPoolExecutor(max_workers=check_segments(segments), thread_name_prefix="adminview-walk") as pool:
         for future in [pool.submit(run_in_context(work), n) for n in range(segments)]:
             future.result()
 
