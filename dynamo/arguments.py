@@ -5,22 +5,33 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import TypeVar
+
+N = TypeVar("N", int, float)
+
+
+def _between(read: Callable[[str], N], noun: str, low: N, high: N | None, unit: str = "") -> Callable[[str], N]:
+    def parse(text: str) -> N:
+        try:
+            value = read(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from exc
+        if value < low or (high is not None and value > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"{text!r} must be {bound}{unit}")
+        return value
+
+    return parse
 
 
 def int_between(low: int, high: int | None = None) -> Callable[[str], int]:
     """argparse type: a whole number from ``low`` to ``high`` (None: no bound above)."""
+    return _between(int, "a whole number", low, high)
 
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
-        if value < low or (high is not None and value > high):
-            bound = f"at least {low}" if high is None else f"between {low} and {high}"
-            raise argparse.ArgumentTypeError(f"{text!r} must be {bound}")
-        return value
 
-    return parse
+def seconds_between(low: float, high: float) -> Callable[[str], float]:
+    """argparse type: a number of seconds (fractions too) from ``low`` to ``high``."""
+    return _between(float, "a number of seconds", low, high, " seconds")
 
 
 whole_number = int_between(0)  # a count that may be zero
