@@ -38,37 +38,32 @@ whole_number = int_between(0)  # a count that may be zero
 positive_int = int_between(1)  # segments, workers, ports, page sizes
 
 
+DEFAULT_SEGMENTS = 4  # parallel Scan segments (threads) of a table walk
+MAX_SEGMENTS = 64
+
+
 def add_walk_arguments(
-    parser: argparse.ArgumentParser,
-    *,
-    segments: int,
-    max_segments: int,
-    page_size: int,
-    max_page: int,
-    of: str = "the table",
-    segments_note: str = "",
-    page_note: str = "",
+    parser: argparse.ArgumentParser, *, page_size: int, max_page: int, notes: tuple[str, str] = ("", "")
 ) -> None:
-    """The options of a command that walks whole tables in parallel Scan segments (``backfill``,
-    ``rebuild_adminview``, ``verify_adminview``), declared once. ``of`` names what is walked ("each table" for a
-    walk of several); the notes end the segments' and the page size's help."""
+    """The options of the commands that walk whole tables in parallel Scan segments (``backfill``,
+    ``rebuild_adminview``, ``verify_adminview``); ``notes`` end the help of ``--segments`` and ``--page-size``."""
     parser.add_argument(
         "--segments",
-        type=int_between(1, max_segments),
-        default=segments,
-        help=f"parallel Scan segments of {of} (default: %(default)s{segments_note})",
+        type=int_between(1, MAX_SEGMENTS),
+        default=DEFAULT_SEGMENTS,
+        help=f"parallel Scan segments of each table walked (default: %(default)s{notes[0]})",
     )
     parser.add_argument(
         "--rate-limit",
         default=None,
         metavar="UNITS|P%",
-        help=f"capacity units per second for reads and for writes of {of} (e.g. 200), or a share of its "
-        "provisioned capacity (e.g. 25%%); default: unlimited",
+        help="capacity units per second for reads and for writes of each table walked (e.g. 200), or a share of "
+        "its provisioned capacity (e.g. 25%%); default: unlimited",
     )
     parser.add_argument(
         "--page-size",
         type=int_between(1, max_page),
         default=page_size,
-        help=f"items per Scan page ({page_note}default: %(default)s)",
+        help=f"items per Scan page (default: %(default)s{notes[1]})",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")

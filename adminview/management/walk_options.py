@@ -10,21 +10,13 @@ from typing import Any
 from django.core.management.base import CommandParser
 from tqdm import tqdm
 
-from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS
+from adminview.repair.table_walk import DEFAULT_PAGE
 from dynamo import arguments
 from dynamo.paging import MAX_PAGE
 
 
 def add_walk_arguments(parser: CommandParser) -> None:
-    arguments.add_walk_arguments(
-        parser,
-        segments=DEFAULT_SEGMENTS,
-        max_segments=MAX_SEGMENTS,
-        page_size=DEFAULT_PAGE,
-        max_page=MAX_PAGE,
-        of="each table",
-        page_note="memory per segment; ",
-    )
+    arguments.add_walk_arguments(parser, page_size=DEFAULT_PAGE, max_page=MAX_PAGE, notes=("", "; memory per segment"))
 
 
 def walk_settings(options: dict[str, Any]) -> dict[str, Any]:

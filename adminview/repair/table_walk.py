@@ -17,6 +17,7 @@ from adminview.core import schema, values
 from adminview.core.sources import Source
 from adminview.tables import ViewItem, read_items, write_entries
 from dynamo import ddb_json, item_codec, transactions
+from dynamo.arguments import DEFAULT_SEGMENTS, MAX_SEGMENTS
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
@@ -24,8 +25,6 @@ from dynamo.ratelimit import TokenBucket, parse_rate_limit
 
 Image = dict[str, Any]
 
-DEFAULT_SEGMENTS = 4
-MAX_SEGMENTS = 64
 DEFAULT_PAGE = 250
 
 

@@ -41,15 +41,8 @@ class Command(ShopCommand):
             "--list", action="store_true", dest="list_only", help="list the migrations and their progress"
         )
         parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-        add_walk_arguments(
-            parser,
-            segments=4,
-            max_segments=backfill.MAX_SEGMENTS,
-            page_size=backfill.DEFAULT_PAGE,
-            max_page=MAX_PAGE,
-            segments_note="; resume with the same number",
-            page_note="i.e. per checkpoint; ",
-        )
+        notes = ("; resume with the same number", "; one checkpoint a page")
+        add_walk_arguments(parser, page_size=backfill.DEFAULT_PAGE, max_page=MAX_PAGE, notes=notes)
         parser.add_argument("--reset", action="store_true", help="forget this migration's checkpoints first")
 
     def run(
