@@ -10,31 +10,13 @@ from typing import Any
 from django.core.management.base import CommandParser
 from tqdm import tqdm
 
-from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS
-from dynamo.arguments import int_between
+from adminview.repair.table_walk import DEFAULT_PAGE
+from dynamo import arguments
+from dynamo.paging import MAX_PAGE
 
 
 def add_walk_arguments(parser: CommandParser) -> None:
-    parser.add_argument(
-        "--segments",
-        type=int_between(1, MAX_SEGMENTS),
-        default=DEFAULT_SEGMENTS,
-        help="parallel Scan segments of each table (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--rate-limit",
-        default=None,
-        metavar="UNITS|P%",
-        help="capacity units per second for reads and for writes of each table (e.g. 200), or a share of "
-        "each table's provisioned capacity (e.g. 25%%); default: unlimited",
-    )
-    parser.add_argument(
-        "--page-size",
-        type=int_between(1, 1000),
-        default=DEFAULT_PAGE,
-        help="items per Scan page (memory per segment; default: %(default)s)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars (logs, CI)")
+    arguments.add_walk_arguments(parser, page_size=DEFAULT_PAGE, max_page=MAX_PAGE, notes=("", "; memory per segment"))
 
 
 def walk_settings(options: dict[str, Any]) -> dict[str, Any]:

@@ -13,9 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from adminview.repair import repair
 from adminview.repair.flags import Flag
-from adminview.repair.table_walk import DEFAULT_PAGE, DEFAULT_SEGMENTS, MAX_SEGMENTS, ignore, parallel_scan
+from adminview.repair.table_walk import DEFAULT_PAGE, ignore, parallel_scan
 from adminview.repair.view_diff import EXAMPLES, Change, Diff
 from adminview.repair.walk import Walk, walk
+from dynamo.arguments import DEFAULT_SEGMENTS, MAX_SEGMENTS
 from dynamo.instrumentation import run_in_context
 
 DEFAULT_SETTLE_S = 3.0

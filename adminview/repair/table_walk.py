@@ -17,6 +17,7 @@ from adminview.core import schema, values
 from adminview.core.sources import Source
 from adminview.tables import ViewItem, read_items, write_entries
 from dynamo import ddb_json, item_codec, transactions
+from dynamo.arguments import DEFAULT_SEGMENTS, MAX_SEGMENTS
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
@@ -24,8 +25,6 @@ from dynamo.ratelimit import TokenBucket, parse_rate_limit
 
 Image = dict[str, Any]
 
-DEFAULT_SEGMENTS = 4
-MAX_SEGMENTS = 64
 DEFAULT_PAGE = 250
 
 
@@ -154,11 +153,15 @@ def partitions(
         yield pk, items
 
 
-def in_segments(work: Callable[[int], None], segments: int) -> None:
-    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+def check_segments(segments: int) -> int:
     if not 1 <= segments <= MAX_SEGMENTS:
         raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
-    with ThreadPoolExecutor(max_workers=segments, thread_name_prefix="adminview-walk") as pool:
+    return segments
+
+
+def in_segments(work: Callable[[int], None], segments: int) -> None:
+    """Run ``work(segment)`` for every segment in parallel threads; the first error is raised."""
+    with ThreadPoolExecutor(max_workers=check_segments(segments), thread_name_prefix="adminview-walk") as pool:
         for future in [pool.submit(run_in_context(work), n) for n in range(segments)]:
             future.result()
 

@@ -16,9 +16,10 @@ from adminview.core.sources import Source, sources
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored
 from adminview.repair.partition import Item
-from adminview.repair.table_walk import MAX_SEGMENTS, ignore, in_segments, partitions, source_table, view_table
+from adminview.repair.table_walk import check_segments, ignore, in_segments, partitions, source_table, view_table
 from adminview.repair.view_diff import Diff
 from adminview.repair.view_pass import ViewPass
+from dynamo.paging import check_limit
 
 
 def implied(diff: Diff, source: Source, pk: str, items: list[Item], shards: int) -> partition.PartitionView | None:
@@ -132,16 +133,12 @@ def walk(
     examples: int,
 ) -> Walk:
     """A walk of every table (checked options; ``ValueError`` with a message fit for the command line)."""
-    if not 1 <= segments <= MAX_SEGMENTS:
-        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
-    if not 1 <= page_size <= 1000:
-        raise ValueError(f"page size must be between 1 and 1000, got {page_size}")
     return Walk(
+        segments=check_segments(segments),  # the options are checked before any table is described
+        page_size=check_limit(page_size),
         view=view_table(rate_limit),
         tables={source.name: source_table(source, rate_limit) for source in sources()},
         diff=Diff(max_examples=examples),
         shards=schema.list_shards(),
-        segments=segments,
-        page_size=page_size,
         on_differs=on_differs,
     )

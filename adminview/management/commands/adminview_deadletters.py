@@ -17,6 +17,7 @@ from django.core.management.base import CommandParser
 
 from adminview.sync import onfailure, sync_store
 from adminview.sync.replay import replay
+from dynamo.arguments import positive_int
 from dynamo.commands import ShopCommand
 from shop.audit import Actor
 
@@ -39,7 +40,7 @@ class Command(ShopCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=["list", "replay", "import-sqs"])
         parser.add_argument("--queue-url", help="import-sqs: the on-failure queue's URL")
-        parser.add_argument("--max-messages", type=int, default=None, help="import-sqs: stop after this many")
+        parser.add_argument("--max-messages", type=positive_int, default=None, help="import-sqs: stop after this many")
         parser.add_argument("--user", help="replay: who the audit trail names (default: your operating-system login)")
 
     def run(self, **options: Any) -> None:
@@ -71,8 +72,6 @@ class Command(ShopCommand):
     def _import(self, queue_url: str | None, max_messages: int | None) -> None:
         if not queue_url or not queue_url.strip():
             raise ValueError("import-sqs needs --queue-url URL (the event source mapping's on-failure queue)")
-        if max_messages is not None and max_messages < 1:
-            raise ValueError("--max-messages must be at least 1")
         results = onfailure.import_queue(
             queue_url.strip(), max_messages=max_messages, report=lambda r: self.stdout.write(r.line)
         )

@@ -6,7 +6,6 @@ dashboard page that explains that one order (``/orders/<oid>/consistency/``)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
@@ -17,19 +16,9 @@ from adminview.core.schema import Key as ViewKey
 from adminview.management.walk_options import add_walk_arguments, progress_bar, walk_settings
 from adminview.repair.rebuild import DEFAULT_SETTLE_S, verify
 from adminview.sync.sync_status import store_verify_result
-from dynamo.arguments import int_between
+from dynamo.arguments import int_between, seconds_between
 from dynamo.commands import ShopCommand
 from shop import keys
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from exc
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 3600 seconds")
-    return value
 
 
 def consistency_page(key: ViewKey) -> str | None:
@@ -53,7 +42,7 @@ class Command(ShopCommand):
         )
         parser.add_argument(
             "--settle",
-            type=_seconds,
+            type=seconds_between(0, 3600),
             default=DEFAULT_SETTLE_S,
             help="seconds a differing partition is re-read before it is reported (default: %(default)s)",
         )

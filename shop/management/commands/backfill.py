@@ -21,9 +21,10 @@ from django.utils.module_loading import import_string
 from tqdm import tqdm
 
 from dynamo import backfill
-from dynamo.arguments import positive_int
+from dynamo.arguments import add_walk_arguments
 from dynamo.batch import Progress
 from dynamo.commands import ShopCommand
+from dynamo.paging import MAX_PAGE
 from shop import migrations
 
 
@@ -40,27 +41,9 @@ class Command(ShopCommand):
             "--list", action="store_true", dest="list_only", help="list the migrations and their progress"
         )
         parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
-        parser.add_argument(
-            "--segments",
-            type=positive_int,
-            default=4,
-            help="parallel Scan segments (default: %(default)s; resume with the same number)",
-        )
-        parser.add_argument(
-            "--rate-limit",
-            default=None,
-            metavar="UNITS|P%",
-            help="capacity units per second for reads and for writes (e.g. 200), or a share of "
-            "the table's provisioned capacity (e.g. 25%%); default: unlimited",
-        )
-        parser.add_argument(
-            "--page-size",
-            type=positive_int,
-            default=backfill.DEFAULT_PAGE,
-            help="items per Scan page, i.e. per checkpoint (default: %(default)s)",
-        )
+        notes = ("; resume with the same number", "; one checkpoint a page")
+        add_walk_arguments(parser, page_size=backfill.DEFAULT_PAGE, max_page=MAX_PAGE, notes=notes)
         parser.add_argument("--reset", action="store_true", help="forget this migration's checkpoints first")
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar (logs, CI)")
 
     def run(
         self,
