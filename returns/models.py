@@ -1,10 +1,6 @@
 """The returns table as PynamoDB models: one base (keys, ``GSI1``, the ``EntityType`` discriminator), one class per
-entity. The shapes are a contract other services write with plain PutItem/UpdateItem (``docs/returns.md``):
-discriminator values and attribute names are stored data, never renamed.
-
-Attributes beyond the contract (a rejection's ``Reason``, the ``WarehouseId`` a return was received into, its
-``RefundId``) are ours and optional: a return another service wrote lacks them. The ``orderRefunds`` item (an
-order's refunded total) is ours alone: the condition that keeps refunds within what the order paid.
+entity. The shapes are a contract other services write with plain PutItem/UpdateItem (docs/returns.md, "The shapes
+other services write"): discriminator values and attribute names are stored data, never renamed.
 """
 
 from __future__ import annotations
