@@ -1,14 +1,13 @@
-"""How long a process waits for DynamoDB, and how often it asks again: one profile per kind of process.
+"""How long a process waits for DynamoDB, and how often it asks again: one profile per kind of process (the
+figures, and how ``config.wsgi`` puts the dashboard's in force: docs/production.md, "When DynamoDB does not answer").
 
 The stream sync and the operators' commands are *patient* (``PATIENT``): nobody watches each call, and a call that
 waits out a brown-out is cheaper than a batch retried or a rebuild restarted. The dashboard is *prompt* (``prompt``):
 a person waits on the page, and a gunicorn thread blocked for a minute is a thread no other staff member gets, so a
-page gives up after a few seconds and says so (503). The dashboard's WSGI entry (``config.wsgi``) puts its profile
-in force with ``dynamo.models.use_patience``; every other process keeps ``PATIENT``.
+page gives up after a few seconds and says so (503).
 
-The first three fields are PynamoDB's own ``Meta`` settings (``connect_timeout_seconds``, ``read_timeout_seconds``,
-``max_retry_attempts``: retries after the first attempt, in botocore's "standard" mode). ``deadline_seconds`` bounds
-a whole request: once it has passed, no further attempt is sent (``dynamo.deadline``).
+The first three fields are PynamoDB's own ``Meta`` settings (``max_retry_attempts``: retries after the first attempt,
+in botocore's "standard" mode). ``deadline_seconds`` bounds a whole request (``dynamo.deadline``).
 """
 
 from __future__ import annotations
