@@ -1,7 +1,6 @@
-"""Staff edits of a customer, a product, a warehouse, a product's stock in a warehouse. Each save is one
-TransactWriteItems: an UpdateItem of the edited paths only (inside ``Detail`` and ``Address`` each on its own, so a
-map's other keys are untouched; AWS's encodings kept), conditioned on every attribute the form showed and a
-product's ``Version``; the audit entry; for a customer's email, the claims that keep an address to one customer.
+"""Staff edits of a customer, a product, a warehouse, a product's stock in a warehouse: each save one
+TransactWriteItems of the edited paths only, conditioned on what the form showed, with its audit entry (see
+docs/editing.md, "What a save writes").
 
 A value the form posts back unchanged is no change and is not validated: an old item's value that today's rules
 refuse (a price with three decimals) does not stop staff from editing its other attributes.
