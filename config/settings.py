@@ -108,9 +108,8 @@ TEMPLATES = [
 ]
 
 
-# Staff accounts, sessions and login attempts live in a small relational store; the shop's data lives in
-# DynamoDB. DATABASE_URL (e.g. postgres://user:pass@host:5432/shopadmin) makes it shared by every instance;
-# without it, an SQLite file in the data directory (one machine only).
+# Staff accounts and login attempts live in a small relational store, shared by every instance only with
+# DATABASE_URL (docs/production.md, "What an instance holds").
 def _sqlite_url() -> str:
     path = Path(os.environ.get("DJANGO_DB_PATH") or data_dir() / "db.sqlite3")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,10 +123,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Sessions in signed cookies (signed with SECRET_KEY): any instance serves any logged-in user and no request
-# needs a session query. Logging out deletes the cookie; deactivating a user or changing the password ends their
-# sessions at the next request (the user is loaded from the staff database on every request, and the session
-# carries a hash of the password).
+# Sessions in signed cookies: any instance serves any logged-in user and no request needs a session query (what
+# ends a session: docs/production.md, "What an instance holds").
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = env_number("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
