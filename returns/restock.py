@@ -2,8 +2,9 @@
 transaction, so the return's status and the stock change together or not at all (docs/returns.md, "Across two
 tables").
 
-A row is changed as the shop changes stock (``shop.order_parts.take_stock``); a missing row is created as
-``shop.catalog.new_inventory`` makes one, so it carries its GSI2 keys.
+A row is changed as the shop changes stock (``shop.order_parts.take_stock``: conditioned on the level read). A
+missing row is created as ``shop.catalog.new_inventory`` makes one (so it carries its GSI2 keys), on the condition
+that there is none yet and that the product exists. The warehouse must exist too.
 """
 
 from __future__ import annotations
