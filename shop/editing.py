@@ -344,10 +344,9 @@ def customer_edit(
     actor: Actor,
     email_owner: EmailOwner | None = None,
 ) -> list[Changed]:
-    """Save a customer's name, email and address fields. The email's claim moves with it in the transaction (the
-    new address claimed, refused when another holds it; the old released; a customer from before claims claims
-    its address now). ``email_owner`` (the admin view's email index, eventually consistent) keeps addresses
-    without a claim from being taken until ``backfill email-claims`` has run."""
+    """Save a customer's name, email and address fields, the email's claim moving with it in the transaction, and
+    ``email_owner`` (the admin view's email lookup) guarding addresses not claimed yet: docs/editing.md, "Unique
+    emails"."""
     target = customer_target(customer_id)
     cid = target.entity_id
     wanted: dict[str, str | None] = {}
