@@ -1,6 +1,5 @@
 """Receiving a return puts its units back in stock, in the shop table, by actions added to the receive's own
-transaction, so the return's status and the stock change together or not at all (docs/returns.md, "Across two
-tables").
+transaction, so the return's status and the stock change together or not at all (docs/returns.md, "Across two tables").
 
 A row is changed as the shop changes stock (``shop.order_parts.take_stock``: conditioned on the level read). A
 missing row is created as ``shop.catalog.new_inventory`` makes one (so it carries its GSI2 keys), on the condition
