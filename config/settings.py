@@ -108,8 +108,7 @@ TEMPLATES = [
 ]
 
 
-# Staff accounts and login attempts live in a small relational store, shared by every instance only with
-# DATABASE_URL (docs/production.md, "What an instance holds").
+# Staff accounts and login attempts: shared by every instance only with DATABASE_URL (docs/production.md).
 def _sqlite_url() -> str:
     path = Path(os.environ.get("DJANGO_DB_PATH") or data_dir() / "db.sqlite3")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,8 +122,7 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Sessions in signed cookies: any instance serves any logged-in user and no request needs a session query (what
-# ends a session: docs/production.md, "What an instance holds").
+# Signed-cookie sessions: any instance serves any user, with no session query (docs/production.md).
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = env_number("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

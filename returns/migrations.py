@@ -1,9 +1,7 @@
 """The returns table's data migrations, run with ``manage.py backfill <name>`` beside the shop's
-(``settings.MIGRATION_EXTENSIONS`` names them: the shop's command never imports this service). ``refund-customer``:
-see docs/returns.md, "Refunds written before they named their customer".
-
-An order's customer is remembered for its next refunds; the framework only adds ``CustomerId`` where it is still
-absent, so a run twice, after a kill or beside the service writing new refunds (which carry it) is safe.
+(``settings.MIGRATION_EXTENSIONS`` names them: the shop's command never imports this service). ``refund-customer``
+remembers each order's customer for its next refunds; why it is safe beside the service, after a kill and twice:
+docs/returns.md, "Refunds written before they named their customer".
 """
 
 from __future__ import annotations
