@@ -108,9 +108,7 @@ TEMPLATES = [
 ]
 
 
-# Staff accounts, sessions and login attempts live in a small relational store; the shop's data lives in
-# DynamoDB. DATABASE_URL (e.g. postgres://user:pass@host:5432/shopadmin) makes it shared by every instance;
-# without it, an SQLite file in the data directory (one machine only).
+# Staff accounts and login attempts: shared by every instance only with DATABASE_URL (docs/production.md).
 def _sqlite_url() -> str:
     path = Path(os.environ.get("DJANGO_DB_PATH") or data_dir() / "db.sqlite3")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,10 +122,7 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Sessions in signed cookies (signed with SECRET_KEY): any instance serves any logged-in user and no request
-# needs a session query. Logging out deletes the cookie; deactivating a user or changing the password ends their
-# sessions at the next request (the user is loaded from the staff database on every request, and the session
-# carries a hash of the password).
+# Signed-cookie sessions: any instance serves any user, with no session query (docs/production.md).
 SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
 SESSION_COOKIE_AGE = env_number("DJANGO_SESSION_HOURS", 12) * 3600
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -150,22 +145,18 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
-# The staff's time zone: every page shows a moment in it (dashboard.display.when); the shop stores UTC, and the
-# numbers pages count UTC days whatever this is.
+# The staff's time zone (dashboard.display.when; docs/configuration.md, SHOP_ADMIN_TIME_ZONE).
 TIME_ZONE = os.environ.get("SHOP_ADMIN_TIME_ZONE") or "UTC"
 USE_I18N = True
 USE_TZ = True
-# How the pages show an amount (dashboard.display.money, with Babel): the shop's currency (ISO 4217) in the
-# conventions of a locale. CSV exports keep plain numbers with two decimals.
+# How the pages show an amount (dashboard.display.money, with Babel; docs/configuration.md, SHOP_CURRENCY).
 SHOP_CURRENCY = os.environ.get("SHOP_CURRENCY") or "USD"
 SHOP_LOCALE = os.environ.get("SHOP_LOCALE") or "en_US"
-# The customers' notifications (``send_notifications``) go through Django's email framework: any backend by its
-# dotted path (SMTP, the file backend with EMAIL_FILE_PATH, on AWS django-ses's ``django_ses.SESBackend``).
+# The customers' notifications (``send_notifications``) go through Django's email framework (docs/configuration.md).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or "django.core.mail.backends.smtp.EmailBackend"
 if os.environ.get("EMAIL_FILE_PATH"):
     EMAIL_FILE_PATH = os.environ["EMAIL_FILE_PATH"]
-# django-ses: SES of the process's region; no auto-throttle, which would also need ses:GetSendQuota (the sender
-# sends one message at a time, and a message SES throttles is retried with backoff like any failure).
+# django-ses: SES of the process's region; no auto-throttle (docs/production.md, "The customers' notifications on AWS").
 AWS_SES_REGION_NAME = os.environ.get("AWS_SES_REGION_NAME") or os.environ.get("AWS_REGION") or "us-east-1"
 AWS_SES_AUTO_THROTTLE = None
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL") or "shop@example.com"
@@ -184,8 +175,7 @@ SHOP_CARRIERS = {
 STATIC_URL = "static/"
 WHITENOISE_USE_FINDERS = True  # serve app static files without a collectstatic step (also fine in production)
 WHITENOISE_ROOT = BASE_DIR / "dashboard" / "static" / "dashboard" / "root"  # /favicon.ico, which browsers ask for
-# The longest URL (path and query) a page answers; a longer one gets our 414 page. gunicorn.conf.py lets request
-# lines up to 8,190 bytes through to Django, so every length in between gets that page, not gunicorn's text.
+# The longest URL (path and query) a page answers; a longer one gets our 414 page (docs/configuration.md).
 MAX_URL_LENGTH = env_number("SHOP_ADMIN_MAX_URL_LENGTH", 4096)
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
@@ -216,8 +206,7 @@ LIVE_ORDER_EXTENSIONS = ["returns.live.request_a_return"]
 MIGRATION_EXTENSIONS = ["returns.migrations.refund_customer"]
 
 # How the dashboard waits for DynamoDB (config.wsgi puts it in force in the serving processes; the sync and the
-# commands keep dynamo.patience.PATIENT): short timeouts, one retry, a deadline per request, so a page answers 503
-# within about 5 s when DynamoDB does not answer (docs/production.md).
+# commands keep dynamo.patience.PATIENT): docs/production.md, "When DynamoDB does not answer".
 DASHBOARD_DYNAMODB_PATIENCE = patience.prompt(
     connect_timeout_seconds=env_number(
         "SHOP_ADMIN_DYNAMODB_CONNECT_TIMEOUT_SECONDS", patience.PROMPT_CONNECT_TIMEOUT_S

@@ -1,16 +1,9 @@
-"""Backfills: bring existing items up to a new model version, online, on the operator path (never a request).
+"""Backfills: bring existing items up to a new model version, online, on the operator path (never a request). What
+``run`` guarantees (conditions, rate, checkpoints, dry run): see docs/migrations.md, "The steps" (4).
 
-A ``Migration`` names the items that may need a change (a Scan filter, e.g. "orders without ``DeliveryDate``") and,
-per item, the attributes to add (``plan``). ``run`` scans the table in parallel segments and:
-
-- writes each change as an UpdateItem conditioned on the item still existing and every attribute it adds still
-  being absent, so an item already upgraded (by an earlier or killed run, or by the new code itself) is skipped,
-  never written twice (a change that creates an item is conditioned on no item having its key yet);
-- keeps the capacity DynamoDB reports as consumed (the Scan's, ``plan``'s lookups', the updates') under a rate, so
-  live traffic keeps its share;
-- checkpoints each segment after every page, so a killed run resumes where its segments stopped (a page
-  interrupted half way is scanned again: its changed items fail the condition, counted as skipped);
-- with ``dry_run`` writes nothing (no updates, no checkpoints) and reports what it would change.
+A change that creates an item (a uniqueness claim) is conditioned on no item having its key yet. The rate keeps
+consumed capacity down so live traffic keeps its share. A page interrupted half way is scanned again on resume: its
+changed items fail the condition and count as skipped. A dry run saves no checkpoints either.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """BatchWriteItem and BatchGetItem done properly.
 
-PynamoDB's own batch helpers resend unprocessed items immediately (no backoff) and batch_get loses order,
-so these take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), send
-chunks side by side (``dynamo.side_by_side``), and retry ``UnprocessedItems`` / ``UnprocessedKeys`` as
-``dynamo.backoff.BATCHES`` says. Throttling *errors* are retried beneath us by botocore's standard retry mode.
+PynamoDB's own batch helpers resend unprocessed items immediately (no backoff) and batch_get loses order, so these
+take serialized items/keys and: chunk to DynamoDB's limits (25 writes, 100 keys a call), send chunks side by side
+(``dynamo.side_by_side``), and retry ``UnprocessedItems`` / ``UnprocessedKeys`` as ``dynamo.backoff.BATCHES`` says
+(throttling *errors*: see ``dynamo.backoff``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Where the tables live.
 
-Endpoint, region and credentials come only from the standard AWS configuration (``AWS_ENDPOINT_URL``,
-``AWS_ENDPOINT_URL_DYNAMODB``, ``AWS_REGION`` / ``AWS_DEFAULT_REGION``, ``~/.aws/config``, the usual
-credential chain), which botocore resolves when a client is created. Nothing here knows whether the
-engine is DynamoDB Local or AWS.
+Endpoint, region and credentials come only from the standard AWS configuration (see docs/configuration.md, "Tables
+and DynamoDB"), which botocore resolves when a client is created. Nothing here knows whether the engine is DynamoDB
+Local or AWS.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Record every DynamoDB call made while serving something (a request, a benchmark step).
 
-Hooks are botocore's own events, registered once per client: ``before-parameter-build`` asks for
-``ReturnConsumedCapacity`` on the operations that support it while something records, ``before-call``/
-``after-call`` time the call (retries included) and note what it returned, with a copy of a read's parameters
-when a scope asks for them (``recording(requests=True)``: what the explorer shows as the request sent, a boto3
-call and an ``aws dynamodb`` command line; copying a page's batch of keys on every request costs CPU for nothing).
-Recording is scoped with a context variable, so concurrent requests never mix their logs; worker threads join a
-scope through ``run_in_context``.
+Hooks are botocore's own events, registered once per client (``instrument``): each call is timed (retries included)
+with what it returned and consumed, and, when a scope asks (``recording(requests=True)``, the explorer), a copy of a
+read's parameters. Recording is scoped with a context variable, so concurrent requests never mix their logs; worker
+threads join a scope through ``run_in_context``.
 """
 
 from __future__ import annotations
@@ -45,7 +42,8 @@ class Call:
     # (parallel threads) from calls made one after another (see ``round_trips``).
     started: float | None = None
     # The API parameters as sent (``client.<operation>(**request)`` repeats the call), ``ReturnConsumedCapacity``
-    # included; kept for reads only (writes can be large) and only when a scope asked, None otherwise.
+    # included; kept for reads only (writes can be large) and only when a scope asked (a copy of every page's keys
+    # costs CPU for nothing), None otherwise.
     request: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property

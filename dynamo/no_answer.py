@@ -1,13 +1,10 @@
 """Which errors mean "DynamoDB did not answer", as opposed to "DynamoDB answered no" or a bug.
 
-No answer: the connection could not be made or timed out, the response did not come in time or the connection
-dropped before it, the request's deadline had passed (``dynamo.deadline``), or DynamoDB kept throttling (or said it
-was unavailable) through every retry. A caller serving a person then says so (503, ``Retry-After``) instead of a
-500; for a write, whether it landed is unknown. Anything else (a failed condition, a validation error, a missing
-table) is not in this set and is handled, or is a bug, where it happens.
-
-PynamoDB wraps botocore's errors in its own (``QueryError``, ``TransactWriteError`` ...) with the original as
-``cause`` and ``__cause__``; the chain is followed.
+No answer: no connection, no response in time or a connection dropped before it, the request's deadline passed
+(``dynamo.deadline``), or DynamoDB kept throttling (or said it was unavailable) through every retry. A caller
+serving a person then says so (503, ``Retry-After``) instead of a 500; for a write, whether it landed is unknown.
+Anything else (a failed condition, a validation error, a missing table) is handled, or is a bug, where it happens.
+PynamoDB wraps botocore's errors in its own with the original as ``cause`` and ``__cause__``; the chain is followed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Paging: one page of a Query with the key to continue from, and every page of a raw Scan or Query.
 
-We ask DynamoDB for ``limit + 1`` items and return ``limit``: the extra item tells whether there is a next
-page, so the last page never ends with a cursor that leads nowhere. The continuation key is built from
-the last item returned (table keys, plus the index keys when an index was queried), exactly what
-DynamoDB expects as ``ExclusiveStartKey``.
+We ask DynamoDB for ``limit + 1`` items and return ``limit``: the extra item tells whether there is a next page, so
+the last page never ends with a cursor that leads nowhere. The continuation key is built from the last item returned
+(table keys, plus the index keys when an index was queried), exactly what DynamoDB expects as ``ExclusiveStartKey``.
 """
 
 from __future__ import annotations

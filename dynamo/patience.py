@@ -1,14 +1,13 @@
-"""How long a process waits for DynamoDB, and how often it asks again: one profile per kind of process.
+"""How long a process waits for DynamoDB, and how often it asks again: one profile per kind of process (the
+figures, and how ``config.wsgi`` puts the dashboard's in force: docs/production.md, "When DynamoDB does not answer").
 
 The stream sync and the operators' commands are *patient* (``PATIENT``): nobody watches each call, and a call that
 waits out a brown-out is cheaper than a batch retried or a rebuild restarted. The dashboard is *prompt* (``prompt``):
 a person waits on the page, and a gunicorn thread blocked for a minute is a thread no other staff member gets, so a
-page gives up after a few seconds and says so (503). The dashboard's WSGI entry (``config.wsgi``) puts its profile
-in force with ``dynamo.models.use_patience``; every other process keeps ``PATIENT``.
+page gives up after a few seconds and says so (503).
 
-The first three fields are PynamoDB's own ``Meta`` settings (``connect_timeout_seconds``, ``read_timeout_seconds``,
-``max_retry_attempts``: retries after the first attempt, in botocore's "standard" mode). ``deadline_seconds`` bounds
-a whole request: once it has passed, no further attempt is sent (``dynamo.deadline``).
+The first three fields are PynamoDB's own ``Meta`` settings (``max_retry_attempts``: retries after the first attempt,
+in botocore's "standard" mode). ``deadline_seconds`` bounds a whole request (``dynamo.deadline``).
 """
 
 from __future__ import annotations
@@ -37,12 +36,8 @@ class Patience:
 PATIENT = Patience(connect_timeout_seconds=15.0, read_timeout_seconds=30.0, max_retry_attempts=8)
 
 # The dashboard's defaults (each one an environment variable, see config.settings). DynamoDB answers a GetItem or a
-# Query in milliseconds and a transaction in tens of them, so 2 s without a byte means it is not answering. The
-# deadline lets a request send attempts for 2 s: a quick failure (throttling, a dropped connection) is retried within
-# it (botocore's backoff is under 25 ms, or up to 1 s when throttled), a call that timed out is not (by then the
-# deadline has passed), and no call starts after it. So a page answers within about deadline + connect + read = 5 s
-# in the worst case (an attempt sent just before the deadline, connecting slowly, then waiting out its read), and
-# within about 2 s when DynamoDB does not answer at all: its first call times out, the page answers 503 at once.
+# Query in milliseconds and a transaction in tens of them, so 2 s without a byte means it is not answering. How soon
+# a page then answers: docs/production.md, "When DynamoDB does not answer".
 PROMPT_CONNECT_TIMEOUT_S = 1.0
 PROMPT_READ_TIMEOUT_S = 2.0
 PROMPT_ATTEMPTS = 2

@@ -62,9 +62,8 @@ class TokenBucket:
 
 
 def parse_rate_limit(text: str | None, table: dict[str, Any] | None = None) -> tuple[float | None, float | None]:
-    """``--rate-limit``: ``N`` capacity units per second (reads and writes each), or ``P%`` of the table's
-    provisioned read and write capacity (``table``: its DescribeTable). Returns (read rate, write rate);
-    (None, None) = unlimited. Raises ``ValueError`` with a message fit for the command line."""
+    """``--rate-limit`` (docs/migrations.md, "The steps" (4); ``table``: its DescribeTable, for ``P%``) as the read
+    and write rates, None: unlimited; a ``ValueError`` with a message fit for the command line."""
     value = (text or "").strip()
     if not value:
         return None, None

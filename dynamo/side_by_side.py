@@ -25,9 +25,7 @@ U = TypeVar("U")
 THREADS_VARIABLE = "SHOP_ADMIN_DYNAMODB_THREADS"
 
 
-# Calls in flight at once, per process. moto's server snapshots whole tables for each TransactWriteItems and puts
-# the snapshot back when one fails, so on it concurrent calls can undo each other's writes: there the product runs
-# with 1.
+# Calls in flight at once, per process (on moto's server: 1, see docs/configuration.md, SHOP_ADMIN_DYNAMODB_THREADS).
 MAX_THREADS = max(1, env_number(THREADS_VARIABLE, 32))
 
 _lock = threading.Lock()

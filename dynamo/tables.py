@@ -1,8 +1,7 @@
 """Create tables and add missing GSIs online, idempotently, and wait until everything is ACTIVE.
 
 The shape comes from the PynamoDB models (their key attributes and ``Index`` declarations), so a GSI declared in
-code is the only thing needed to roll one out: the next ``create_tables`` adds it with UpdateTable while the table
-keeps serving, and waits for the backfill.
+code is the only thing needed to roll one out (docs/migrations.md, "The steps" (3)).
 """
 
 from __future__ import annotations

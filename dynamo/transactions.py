@@ -5,12 +5,9 @@ for actions built by hand (``write``).
 DynamoDB reports cancellation reasons one per action, in request order; PynamoDB sends condition checks, then
 deletes, then puts, then updates, and ``Transaction`` keeps its labels in that same order.
 
-A transaction cancelled only because a partition or index ran out of capacity (``ThrottlingError``,
-``ProvisionedThroughputExceeded``) or another transaction held an item (``TransactionConflict``) changed nothing
-and may go through if sent again; botocore does not retry it, since to botocore it is an answer. ``write`` sends it
-again with backoff (``dynamo.backoff.TRANSACTIONS``), as botocore does a throttled call, so the admin view's sync and
-repair ride out a capacity shortfall the way their other calls do. A failed condition is never retried here: the
-caller reads again.
+A transaction cancelled only for capacity or a conflict changed nothing, and botocore does not retry it (to
+botocore it is an answer), so ``write`` sends it again with backoff (docs/production.md, "Pointing at real AWS"). A
+failed condition is never retried here: the caller reads again.
 """
 
 from __future__ import annotations

@@ -1,15 +1,5 @@
-"""The returns table's named reads, each a GetItem or one Query (paged), never a Scan:
-
-==========================  ======  ======================================================
-name                        index   key condition
-==========================  ======  ======================================================
-``return_by_id``            table   GetItem PK = SK = ``r#<rid>``
-``returns_for_order``       GSI1    GSI1-PK = ``o#<oid>`` (SK ``r#<rid>``)
-``refunds_for_order``       table   PK = ``o#<oid>``, SK begins_with ``f#``
-``refunded_for_order``      table   GetItem PK = ``o#<oid>``, SK = ``REFUNDED``
-``money_of_order``          table   PK = ``o#<oid>``: both of the above in one Query
-``return_and_notes``        table   PK = ``r#<rid>``: the return and its staff notes in one Query
-==========================  ======  ======================================================
+"""The returns table's named reads, each a GetItem or one Query (paged), never a Scan: see docs/returns.md, "Named
+reads".
 
 ``consistent`` reads (the table's, not GSI1's) are for the writes that decide from what they read.
 """

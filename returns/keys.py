@@ -1,17 +1,8 @@
 """Key formats of the returns table: the only module that knows the ``r#`` and ``f#`` prefixes, and the statuses a
-return goes through (stored data: never rename one).
+return goes through (stored data: never rename one). The layout: see docs/returns.md, "The table".
 
-Ids are validated with the shop's rules (``shop.keys.bare``: 1-64 letters, digits, ``.``, ``_`` or ``-``); the
-order reference is the shop's own ``o#<oid>``, so the two tables name an order with the same text.
-
-=============  ===============  ================  ==================  ==================
-entity         PK               SK                GSI1-PK             GSI1-SK
-=============  ===============  ================  ==================  ==================
-return         ``r#<rid>``      ``r#<rid>``       ``o#<oid>``         ``r#<rid>``
-note           ``r#<rid>``      ``n#<at>#<id>``                                            (staff's, on the return)
-refund         ``o#<oid>``      ``f#<fid>``
-refunded       ``o#<oid>``      ``REFUNDED``                                               (what was refunded)
-=============  ===============  ================  ==================  ==================
+Ids are validated with the shop's rules (``shop.keys.bare``); the order reference is the shop's own ``o#<oid>``, so the
+two tables name an order with the same text.
 """
 
 from __future__ import annotations

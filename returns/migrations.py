@@ -1,14 +1,7 @@
 """The returns table's data migrations, run with ``manage.py backfill <name>`` beside the shop's
-(``settings.MIGRATION_EXTENSIONS`` names them: the shop's command never imports this service).
-
-- ``refund-customer``: refunds written before they named their customer get the ``CustomerId`` of their order (the
-  shop's order item, ``o#<oid>`` / ``c#<cid>``), so the admin view adds them to the customer's refunded total. A
-  refund whose order is gone from the shop table is left without one (reported as without a derivable value):
-  it still counts in its day's refunds.
-
-One Query of the shop table per order (limit 1, its ``c#`` item only), remembered for the order's next refunds;
-the framework only adds ``CustomerId`` where it is still absent, so a run twice, after a kill or beside the
-service writing new refunds (which carry it) is safe, and the view follows through the returns table's stream.
+(``settings.MIGRATION_EXTENSIONS`` names them: the shop's command never imports this service). ``refund-customer``
+remembers each order's customer for its next refunds; why it is safe beside the service, after a kill and twice:
+docs/returns.md, "Refunds written before they named their customer".
 """
 
 from __future__ import annotations

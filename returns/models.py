@@ -1,10 +1,6 @@
 """The returns table as PynamoDB models: one base (keys, ``GSI1``, the ``EntityType`` discriminator), one class per
-entity. The shapes are a contract other services write with plain PutItem/UpdateItem (``docs/returns.md``):
-discriminator values and attribute names are stored data, never renamed.
-
-Attributes beyond the contract (a rejection's ``Reason``, the ``WarehouseId`` a return was received into, its
-``RefundId``) are ours and optional: a return another service wrote lacks them. The ``orderRefunds`` item (an
-order's refunded total) is ours alone: the condition that keeps refunds within what the order paid.
+entity. The shapes are a contract other services write with plain PutItem/UpdateItem (docs/returns.md, "The shapes
+other services write"): discriminator values and attribute names are stored data, never renamed.
 """
 
 from __future__ import annotations
@@ -65,8 +61,7 @@ class ReturnsItem(InstrumentedModel):
 
 
 class ReturnLine(Map[str, object]):
-    """One product sent back. Once received, ``Restocked`` <= ``Received`` <= ``Quantity``: the rest of what came
-    back is damaged and stays out of stock."""
+    """One product sent back (its counts once received: docs/returns.md, "The shapes other services write")."""
 
     product_id = UnicodeAttribute(attr_name="ProductId")
     quantity = IntStringAttribute(attr_name="Quantity")
@@ -126,9 +121,8 @@ class ReturnItem(ReturnsItem, discriminator=keys.RETURN_ENTITY):
 
 
 class Refund(ReturnsItem, discriminator=keys.REFUND_ENTITY):
-    """Money paid back to the customer, with the payment provider's reference. ``CustomerId`` is optional in the
-    contract: ours always carry it, so the view can add the refund to its customer's total (another service's
-    refund without it counts in the day's refunds only)."""
+    """Money paid back to the customer. ``CustomerId`` is optional in the contract; ours always carry it, so the
+    view can add the refund to its customer's total (docs/returns.md, "The shapes other services write")."""
 
     amount = AmountAttribute(attr_name="Amount")
     date = TimestampAttribute(attr_name="Date")

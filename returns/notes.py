@@ -1,7 +1,6 @@
 """Staff notes on a return, in its partition of the returns table (``shop.notes`` holds the rules both tables'
-notes share: the text's bounds, the key, versions). Each note and edit writes its audit entry in the same
-transaction, in the order's partition of the shop table like the return's other actions (``services.about``), so
-/activity/ lists it with the order id and the return's page shows it in its history.
+notes share), each audited in the order's partition of the shop table like the return's other actions
+(``services.about``): see docs/returns.md, "The pages".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""What an order can still be refunded, and the writes of one refund, added to a caller's transaction.
+"""What an order can still be refunded, and the writes of one refund (with its audit entry), added to a caller's
+transaction. The bound and why the transaction holds it itself: see docs/returns.md, "Refunds within what was paid".
 
-What an order paid is the sum of its invoices' payments (``Detail.Payments`` in the shop table); what was refunded
-is the larger of two sums: the order's ``REFUNDED`` total (every refund of this service adds to it in its own
-transaction) and its refund items (which also count refunds another service put into the table directly). A refund
-is allowed up to what the order paid less what was refunded, and the transaction holds that bound itself:
-
-- the refunded total is updated with ``ADD Refunded :amount`` on the condition ``Refunded <= paid - amount -
-  refunded elsewhere`` (or that there is none yet), so two refunds racing on one order never add up to more than
-  it paid: the second one's condition sees the first one's sum;
+- the refunded total's ``ADD`` is conditioned on it staying within what was paid, so of two refunds racing on one
+  order the second one's condition sees the first one's sum;
 - each invoice with payments is checked to hold the payments read, so "paid" is what the order holds at commit.
-
-The refund and its audit entry are written in the same transaction.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Receiving a return puts its units back in stock: each line's restocked units added to that product's stock in the
-warehouse, in the shop table, by actions added to the receive's own transaction (so the return's status and the
-stock change together or not at all).
+"""Receiving a return puts its units back in stock, in the shop table, by actions added to the receive's own
+transaction, so the return's status and the stock change together or not at all (docs/returns.md, "Across two tables").
 
-A row is changed as the shop changes stock (``shop.order_parts.take_stock``): set to the level read plus the line's,
-on the condition that it still holds the level read (a concurrent change fails the condition and the receive runs
-again from its reads). A product the warehouse holds no row of gets one (``shop.catalog.new_inventory``, its GSI2
-keys included), on the condition that there is none yet and that the product exists. The warehouse must exist too.
+A row is changed as the shop changes stock (``shop.order_parts.take_stock``: conditioned on the level read). A
+missing row is created as ``shop.catalog.new_inventory`` makes one (so it carries its GSI2 keys), on the condition
+that there is none yet and that the product exists. The warehouse must exist too.
 """
 
 from __future__ import annotations

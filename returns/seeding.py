@@ -1,8 +1,4 @@
-"""Returns and refunds for the seeded shop (``seed_shop`` runs ``seed_returns``: ``settings.SEED_EXTENSIONS``).
-
-The first delivered order and a share of the others (``RETURN_SHARE``) get a return, taking every status in turn;
-every paid cancelled order gets the refund of what it paid, and a refunded return its refund, each with the order's
-refunded total, as the services write them.
+"""Returns and refunds for the seeded shop (see docs/returns.md, "Seeding").
 
 Deterministic for a plan: every choice comes from a generator seeded with the order's id, and ids derive from the
 order's (``<order id>-1``), so a second seed of a grown table adds returns of its new orders and overwrites nothing.

@@ -1,11 +1,6 @@
-"""Domain writes of returns and refunds, each one TransactWriteItems with conditions (``shop.orders``' way).
-
-A new return is conditioned on the order still being DELIVERED in the shop table and on its key being new; each step
-of ``returns.lifecycle.RETURN`` keeps its time on the return and is conditioned on the status read, so a step that no
-longer applies changes nothing (``ReturnConflict``: 409). Given an ``actor``, each writes its audit entry in the same
-transaction, in the order's partition of the shop table (``shop.audit``), so the activity list shows it with the
-order id. Conditions that fail on anything else (stock moved, another refund landed) run the action again from its
-reads.
+"""Domain writes of returns and refunds, each one TransactWriteItems with conditions (``shop.orders``' way), with
+its audit entry when given an ``actor``: see docs/returns.md, "The actions and their guarantees". Conditions that
+fail on anything but the status (stock moved, another refund landed) run the action again from its reads.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""The audit trail: who changed what, an item of the shop table written in the same TransactWriteItems as the change
-(a transaction spans tables), so it exists exactly when its change does. An order's entries live in its partition,
-read with the Query its page makes; an entity edit's in the entity's own, where no access pattern's sort key matches.
+"""The audit trail: an item of the shop table written in the same TransactWriteItems as the change (a transaction
+spans tables), so it exists exactly when its change does. Where entries live: docs/staff-work.md, "Audit trail".
 """
 
 from __future__ import annotations

@@ -107,10 +107,10 @@ def run(
     change: Callable[..., Any] | None = None,
     warehouse_tracking: Mapping[str, Mapping[str, str | None]] | None = None,
 ) -> list[Outcome]:
-    """Apply ``action`` to each order; outcomes in the order given (duplicates once). Shipping puts ``carrier``
-    on every shipment and ``tracking_numbers[order id]`` on that order's, unless
-    ``warehouse_tracking[order id][warehouse id]`` gives a shipment its own. ``change`` replaces the action's
-    function (same arguments): a caller's cancel that writes its own items in the same transaction."""
+    """Apply ``action`` to each order; outcomes in the order given (duplicates once). Shipping gives every order
+    ``carrier`` and its own entry of ``tracking_numbers`` and ``warehouse_tracking`` (as ``order_ship`` takes
+    them). ``change`` replaces the action's function (same arguments): a caller's cancel that writes its own items
+    in the same transaction."""
     if action not in ACTIONS:
         raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
     ids = list(dict.fromkeys(keys.bare(oid, keys.ORDER) for oid in order_ids))

@@ -1,7 +1,6 @@
-"""Staff edits of a customer, a product, a warehouse, a product's stock in a warehouse. Each save is one
-TransactWriteItems: an UpdateItem of the edited paths only (inside ``Detail`` and ``Address`` each on its own, so a
-map's other keys are untouched; AWS's encodings kept), conditioned on every attribute the form showed and a
-product's ``Version``; the audit entry; for a customer's email, the claims that keep an address to one customer.
+"""Staff edits of a customer, a product, a warehouse, a product's stock in a warehouse: each save one
+TransactWriteItems of the edited paths only, conditioned on what the form showed, with its audit entry (see
+docs/editing.md, "What a save writes").
 
 A value the form posts back unchanged is no change and is not validated: an old item's value that today's rules
 refuse (a price with three decimals) does not stop staff from editing its other attributes.
@@ -345,10 +344,9 @@ def customer_edit(
     actor: Actor,
     email_owner: EmailOwner | None = None,
 ) -> list[Changed]:
-    """Save a customer's name, email and address fields. The email's claim moves with it in the transaction (the
-    new address claimed, refused when another holds it; the old released; a customer from before claims claims
-    its address now). ``email_owner`` (the admin view's email index, eventually consistent) keeps addresses
-    without a claim from being taken until ``backfill email-claims`` has run."""
+    """Save a customer's name, email and address fields, the email's claim moving with it in the transaction, and
+    ``email_owner`` (the admin view's email lookup) guarding addresses not claimed yet: docs/editing.md, "Unique
+    emails"."""
     target = customer_target(customer_id)
     cid = target.entity_id
     wanted: dict[str, str | None] = {}

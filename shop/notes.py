@@ -1,8 +1,6 @@
-"""Staff notes on an order or a customer, and the parts the returns service shares for its own (``returns.notes``).
-
-A note is an item in the partition it is about, SK ``n#<at>#<id>``, so the Query a page already makes reads it. It
-is never changed: an edit is a new item whose ``Original`` names the first version. Only its author edits it (a
-condition on the first version holds even against a forged form). Each writes its audit entry in its transaction.
+"""Staff notes on an order or a customer, and the parts the returns service shares for its own (``returns.notes``):
+see docs/staff-work.md, "Notes and the timeline". An edit's condition on the first version keeps it to the note's
+author even against a forged form.
 """
 
 from __future__ import annotations

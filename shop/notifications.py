@@ -1,13 +1,10 @@
 """The customer's notifications, as a transactional outbox: a ``Notification`` written in the transaction of the
-action it tells of (so one exists exactly when its action does), then sent by ``send_notifications``.
+action it tells of (so one exists exactly when its action does), then sent by ``send_notifications`` (see
+docs/staff-work.md, "Customer notifications").
 
-Sending is three steps, each conditional, so a crash loses none and, in the ordinary case, sends none twice:
-1. *claim*: ``NextAttempt`` moves a lease ahead and ``Claim`` names this sender, if ``NextAttempt`` is as read;
-2. *send*, through whatever the caller sends with (Django's email framework);
-3. *mark sent*: ``Sent`` set and ``Outbox`` removed, if the claim is still ours. A sender killed between 2 and 3
-   leaves the claim to expire: that one message is sent again.
-
-A failure is retried with backoff up to ``MAX_ATTEMPTS``, then given up until staff "send again".
+Sending is three conditional steps (claim a lease, send, mark sent if the claim is still ours), so a crash loses
+none and, in the ordinary case, sends none twice: a sender killed between sending and marking leaves the claim to
+expire, and that one message is sent again.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Editing a pending order: lines' quantities (not below what shipped; 0 removes one, not the last), a line added,
-where it ships, in one TransactWriteItems conditioned on the order's ``Version``, with the stock that follows, the
-order's ``Total`` and ``ItemCount``, the invoice's ``Amount`` and the audit entry. A caller's ``extra`` adds its own
-writes (a refund above the new total); the invoice's update holds its payments as read, so the extra need not check
-them again (DynamoDB takes one action per item in a transaction)."""
+"""Editing a pending order in one TransactWriteItems conditioned on the order's ``Version`` (what it changes:
+docs/staff-work.md, "The pages", ``/orders/<oid>/edit/``). A caller's ``extra`` adds its own writes (a refund above
+the new total); the invoice's update holds its payments as read, so the extra need not check them again (DynamoDB
+takes one action per item in a transaction)."""
 
 from __future__ import annotations
 

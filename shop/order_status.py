@@ -36,7 +36,6 @@ class FulfilmentStatus(Words):
 
 
 def paid(invoices: Sequence[Invoice]) -> Decimal:
-    """What the order's invoices' payments add up to."""
     return sum((p.amount for invoice in invoices for p in invoice.payments if p.amount is not None), Decimal(0))
 
 

@@ -151,10 +151,9 @@ def order_ship(
     notify: bool = False,
     quantities: Mapping[str, int] | None = None,
 ) -> Order:
-    """PENDING -> SHIPPED once every unit has shipped (until then it stays PENDING), with one shipment per
-    warehouse the units come from, each with the ``carrier`` and its own tracking number
-    (``warehouse_tracking[warehouse id]``, else ``tracking_number``). ``quantities``: units to ship now by product
-    id (None: every unit left); ``notify`` tells the customer in the same transaction."""
+    """PENDING -> SHIPPED once every unit has shipped (until then it stays PENDING), its shipments as
+    ``order_builders.build_shipments`` makes them. ``quantities``: units to ship now by product id (None: every unit
+    left); ``notify`` tells the customer in the same transaction."""
     oid = keys.bare(order_id, keys.ORDER)
     if shipment_type not in SHIPMENT_TYPES:
         raise InvalidInput(f"shipment type must be one of {', '.join(SHIPMENT_TYPES)}")

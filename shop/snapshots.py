@@ -87,7 +87,6 @@ def read_raw(pk: str, sk: str) -> Item | None:
 
 
 def is_entity(raw: Mapping[str, Any] | None, entity_type: str) -> bool:
-    """Whether an item read raw is one of that ``EntityType``."""
     return raw is not None and raw.get(keys.ENTITY_TYPE) == ddb_json.s(entity_type)
 
 
