@@ -42,6 +42,12 @@ DEFAULT_SEGMENTS = 4  # parallel Scan segments (threads) of a table walk
 MAX_SEGMENTS = 64
 
 
+def check_segments(segments: int) -> int:
+    if not 1 <= segments <= MAX_SEGMENTS:
+        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
+    return segments
+
+
 def add_walk_arguments(
     parser: argparse.ArgumentParser, *, page_size: int, max_page: int, notes: tuple[str, str] = ("", "")
 ) -> None:

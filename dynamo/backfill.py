@@ -22,11 +22,12 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.models import Model
 
 from dynamo import checkpoints
+from dynamo.arguments import DEFAULT_SEGMENTS, check_segments
 from dynamo.batch import Progress
 from dynamo.checkpoints import CHECKPOINT_TABLE, Checkpoint
 from dynamo.client import client_of
 from dynamo.instrumentation import recording
-from dynamo.paging import MAX_PAGE, raw_pages
+from dynamo.paging import check_limit, raw_pages
 from dynamo.ratelimit import TokenBucket, parse_rate_limit
 from dynamo.tables import ensure_table
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 Item = dict[str, dict[str, Any]]
 DEFAULT_PAGE = 100
-MAX_SEGMENTS = 64
 SAMPLES = 10
 
 
@@ -228,7 +228,7 @@ class _Run:
 def run(
     migration: Migration,
     *,
-    segments: int = 4,
+    segments: int = DEFAULT_SEGMENTS,
     page_size: int = DEFAULT_PAGE,
     dry_run: bool = False,
     rate_limit: str | None = None,
@@ -236,10 +236,8 @@ def run(
     progress: Callable[[int | None], Progress] | None = None,
 ) -> Report:
     """Run (or resume) ``migration``; ``progress(total)`` returns a callback fed the items scanned."""
-    if not 1 <= segments <= MAX_SEGMENTS:
-        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}")
-    if not 1 <= page_size <= MAX_PAGE:
-        raise ValueError(f"page size must be between 1 and {MAX_PAGE}")
+    check_segments(segments)
+    check_limit(page_size)
     table = str(migration.model.Meta.table_name)
     client = client_of(migration.model)
     try:

@@ -17,7 +17,7 @@ from adminview.core import schema, values
 from adminview.core.sources import Source
 from adminview.tables import ViewItem, read_items, write_entries
 from dynamo import ddb_json, item_codec, transactions
-from dynamo.arguments import DEFAULT_SEGMENTS, MAX_SEGMENTS
+from dynamo.arguments import DEFAULT_SEGMENTS, check_segments
 from dynamo.client import client_of
 from dynamo.instrumentation import recording, run_in_context
 from dynamo.paging import raw_pages
@@ -151,12 +151,6 @@ def partitions(
             items.append(item)
     if pk is not None:
         yield pk, items
-
-
-def check_segments(segments: int) -> int:
-    if not 1 <= segments <= MAX_SEGMENTS:
-        raise ValueError(f"segments must be between 1 and {MAX_SEGMENTS}, got {segments}")
-    return segments
 
 
 def in_segments(work: Callable[[int], None], segments: int) -> None:

@@ -16,9 +16,10 @@ from adminview.core.sources import Source, sources
 from adminview.repair import partition
 from adminview.repair.flags import CounterDifference, Flag, Scope, Unanchored
 from adminview.repair.partition import Item
-from adminview.repair.table_walk import check_segments, ignore, in_segments, partitions, source_table, view_table
+from adminview.repair.table_walk import ignore, in_segments, partitions, source_table, view_table
 from adminview.repair.view_diff import Diff
 from adminview.repair.view_pass import ViewPass
+from dynamo.arguments import check_segments
 from dynamo.paging import check_limit
 
 
