@@ -1,9 +1,5 @@
-"""The access-pattern explorer: every named read, its form, its items, the exact requests sent and their cost.
-
-``/patterns/<name>/`` checks the parameters as the CLI does and runs one page inside its own call recording;
-"load more" follows a signed cursor that also carries the page's columns; ``?format=csv`` streams every item,
-``?format=partiql`` answers one PartiQL statement. ``/patterns/partiql/`` is a read-only PartiQL box: a keyed
-``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent."""
+"""The access-pattern explorer and its read-only PartiQL box (see docs/explorer.md). Each page runs inside its
+own call recording, so it shows the exact requests sent and their cost."""
 
 from __future__ import annotations
 
