@@ -1,10 +1,8 @@
 """A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, filter form, selector,
 cursor salt and scope, and template; ``Listing.response`` turns that into the page, the htmx "load more" rows
-and the streamed CSV (``?format=csv``).
-
-The stages stay apart, as in the admin: the form (a refused filter is a 400) -> the signed cursor -> one page of
-the selector -> the rows' cells (``dashboard.cells``) -> the template. The CSV's first page is fetched before
-the response starts, so its calls are in the cost headers and an error is still a clean 4xx."""
+and the streamed CSV (``?format=csv``). The stages stay apart, as in the admin: form -> signed cursor -> one
+page of the selector -> cells -> template. The CSV's first page is fetched before the response starts, so its
+calls are in the cost headers and an error is still a clean 4xx."""
 
 from __future__ import annotations
 

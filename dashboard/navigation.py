@@ -1,7 +1,6 @@
 """Which area of the top bar the page belongs to (for ``aria-current``), and which areas form the operations
-menu, whose pages only operators open (``OperatorsOnlyMiddleware`` enforces it from this same table).
-
-A context processor reading only the URL Django resolved. A page not listed belongs to no area (an order)."""
+menu, whose pages only operators open (``OperatorsOnlyMiddleware`` enforces it from this same table). A page not
+listed belongs to no area (an order)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Who may change what, checked on the server for every request (GET and POST alike); each group's rights are
-on its ``can_*`` function, superusers may do anything, and any other staff member reads only.
-
-Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
-button only to whom the server would let use it."""
+on its ``can_*`` function, superusers may do anything, and any other staff member reads only. Templates ask the
+same functions through ``may`` (``allowed``), so a page shows a button only to whom the server would let use it."""
 
 from __future__ import annotations
 

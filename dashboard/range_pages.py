@@ -1,7 +1,6 @@
-"""A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages (orders per day,
-units by category, refunds per day) each declare their title, their read, their CSV columns and their charts;
-``RangePage.view`` is the page's view: it validates the range up to today (a refused one is a 400 with the page and
-its errors), reads the figures once, and answers the page or (``?format=csv``) every row with the declared header."""
+"""A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages each declare their
+title, read, CSV columns and charts, and ``RangePage.view`` validates the range, reads the figures once and
+answers the page or (``?format=csv``) every row; a refused range is a 400 with the page and its errors."""
 
 from __future__ import annotations
 
