@@ -38,7 +38,6 @@ def id_url(name: str, value: object) -> str:
 
 
 def timestamp(value: object) -> str:
-    """A datetime as ``{{ value|when }}`` shows it; empty for anything else."""
     return when(value) if isinstance(value, datetime) else ""
 
 

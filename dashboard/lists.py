@@ -76,12 +76,10 @@ def text_column(
 
 
 def amount_column(heading: str, csv: str, value: Callable[[R], Decimal | None], **more: Any) -> Column[R]:
-    """An amount as the page shows money (``cells.amount_cell``), a plain decimal in the CSV."""
     return Column(heading, lambda r: amount_cell(value(r)), csv, lambda r: plain_amount(value(r)), **more)
 
 
 def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
-    """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
     return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: csv_value(value(r)), **more)
 
 
@@ -269,12 +267,10 @@ def csv_url(request: HttpRequest) -> str:
 
 
 def first_page_url(request: HttpRequest, **changes: str | None) -> str:
-    """This page from its first row (its filter kept; no cursor, not CSV), with ``changes`` to its query."""
     return this_page(request, cursor=None, format=None, **changes)
 
 
 def range_url(request: HttpRequest, start: date, end: date) -> str:
-    """This page over another range of days (its other parameters kept; no cursor, not CSV)."""
     return this_page(request, cursor=None, format=None, **{"from": start.isoformat(), "to": end.isoformat()})
 
 

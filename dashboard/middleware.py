@@ -44,8 +44,6 @@ log = logging.getLogger(__name__)
 
 
 class Middleware:
-    """Django's middleware shape: made once with the next handler, called per request (by default, passing it on)."""
-
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 

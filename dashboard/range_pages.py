@@ -73,5 +73,4 @@ class RangePage(Generic[R]):
 
 
 def figures(*names: str) -> tuple[Column[Any], ...]:
-    """A numbers page's CSV columns: the day, then each figure of the row named (``lists.csv_fields``)."""
     return (Column(csv="date", value=lambda r: r.day.isoformat()), *csv_fields(*names))

@@ -67,8 +67,6 @@ def _is_email(text: str) -> bool:
 
 
 class ConsistencyForm(FormatForm):
-    """``format``: the page itself (empty or ``html``) or ``json``."""
-
     format = choice_field(("", "html", "json"), "format")
 
 

@@ -178,7 +178,6 @@ def _stock_context(request: HtmxHttpRequest, target: Target, snapshot: Snapshot 
 
 
 def _stock_row(request: HtmxHttpRequest, target: Target) -> dict[str, Any]:
-    """A stock service's arguments naming the row, and who acts."""
     return {"product_id": target.entity_id, "warehouse_id": target.warehouse_id or "", "actor": actor_of(request)}
 
 

@@ -31,8 +31,6 @@ KINDS = ("order", "customer", "return")
 
 @dataclass(frozen=True)
 class Subject:
-    """What notes are about: its kind (``order``, ``customer``, ``return``) and its bare id."""
-
     kind: str
     entity_id: str
 

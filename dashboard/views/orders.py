@@ -447,7 +447,6 @@ orders_due = DueList.view()
 @require_POST
 @domain_errors
 def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
-    """Mark (``add``) or un-mark the order item as a favourite."""
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)

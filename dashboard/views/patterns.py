@@ -50,7 +50,6 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
-    """One item's CSV cells: text and numbers as they are, anything else as ``cell`` shows it."""
     return [
         v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
     ]
