@@ -121,15 +121,14 @@ def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str],
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and
-    overrides what is its own: the cursor's ``scope``, the CSV's ``filename``, ``frame`` (the page around the rows)
-    and ``extra`` (after them). Rows holding form controls come to the template as records (``template_rows``)."""
+    """A list page: a subclass sets ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and overrides
+    the other hooks it needs (``frame``: the page around the rows; ``extra``: what follows them)."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
     form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
-    template_rows: ClassVar[bool] = False
+    template_rows: ClassVar[bool] = False  # rows holding form controls come to the template as records
     row_class = ""  # each <tr>'s class in dashboard/_list_table.html
     row_id: ClassVar[RowId[Any] | None] = None  # each <tr>'s data-* id
     profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)

@@ -47,8 +47,7 @@ def in_operations(request: HttpRequest) -> bool:
 
 
 def current_area(request: HttpRequest) -> dict[str, str | bool]:
-    """``nav_area`` (the area's name), ``nav_current`` (the ``aria-current`` value) and ``nav_operations`` (the
-    area is in the operations menu), or nothing."""
+    """``nav_area``, ``nav_current`` (the ``aria-current`` value) and ``nav_operations``, or nothing."""
     found = area_of(request)
     if found is None:
         return {}

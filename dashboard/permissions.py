@@ -75,8 +75,7 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 
 def can_operate(user: User) -> bool:
-    """The operations pages (the explorer, the sync, an order's consistency) and the footer's per-call breakdown:
-    superusers and the ``operators`` group."""
+    """The operations menu's pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
     return _member(user, settings.OPERATORS_GROUP)
 
 
@@ -101,8 +100,7 @@ RULES: dict[str, Callable[[User], bool]] = {  # what templates and lifecycle ste
 
 
 class Allowed:
-    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each rule worked out when first asked (a
-    page asks about one or two)."""
+    """What a user may do, as templates ask it (``{% if may.fulfil %}``); a page asks one or two, each when asked."""
 
     def __init__(self, user: User) -> None:
         self._user = user

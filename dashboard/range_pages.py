@@ -45,8 +45,7 @@ def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
 
 @dataclass(frozen=True)
 class RangePage(Generic[R]):
-    """A numbers page: its ``title``, its ``read`` of a range's rows, its CSV ``columns`` (a contract), its
-    ``prefix`` (template ``dashboard/stats_<prefix>.html``, CSV ``<prefix>-<from>-<to>.csv``) and its ``charts``."""
+    """A numbers page; its CSV ``columns`` are a contract, its ``prefix`` names its template and its CSV file."""
 
     title: str
     read: Callable[..., list[R]]

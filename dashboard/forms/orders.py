@@ -109,8 +109,7 @@ class NotifyField(forms.BooleanField):
 
 
 class ShipForm(ActionForm, CarrierFields):
-    """Ship: the carrier, ``tracking_number`` for all shipments or, for an order shipped from several
-    ``warehouses``, one per warehouse (``warehouse_tracking``), and the units to ship of each line."""
+    """Ship: the carrier, one tracking number for all shipments or one per warehouse, the units of each line."""
 
     tracking_number = TrackingField("Tracking number")
     notify = NotifyField()

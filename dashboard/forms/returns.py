@@ -159,8 +159,7 @@ class OrderLineToReturn:
 
 
 class CreateReturnForm(MarkedForm):
-    """Per line of the order: ``quantity-<pid>`` (up to what is returnable), ``reason-<pid>`` (needed above 0)
-    and ``reason_text-<pid>`` (needed for ``OTHER``)."""
+    """Per line of the order: a quantity up to what is returnable, and above 0 a reason (a text for ``OTHER``)."""
 
     def __init__(self, *args: Any, lines: Sequence[OrderLineToReturn] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

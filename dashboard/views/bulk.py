@@ -91,8 +91,7 @@ def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
 
 
 def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
-    """The selected orders as they are now, who placed each and what cancelling it refunds (with the total), and
-    the form that confirms the action with its reason."""
+    """The selected orders now, who placed each, what cancelling refunds, and the form confirming it with a reason."""
     previews = return_services.cancel_previews(form.cleaned_data["orders"])
     rows = [_preview_row(p) for p in previews]
     context = {

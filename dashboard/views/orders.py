@@ -73,8 +73,7 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
 
 
 class StatusList(Listing[StatusListForm, Listed]):
-    """``/orders/?status=...`` and ``/orders/pending/``: one Query per write shard (and status, on ``ALL``), the
-    customers' names with one BatchGetItem a page. The pending list's CSV is a pick list with where each ships."""
+    """One Query per write shard (and status, on ``ALL``) and one BatchGetItem of the customers' names a page."""
 
     template = LIST_TEMPLATE
     salt = "orders"

@@ -27,8 +27,7 @@ ORDERS_SHOWN = 3  # a customer's latest orders shown beside them
 
 class Search(Listing[SearchForm, search.Found]):
     """The search box and a page of matches; htmx asks for the results alone (``#results``) or the next rows (a
-    customer found by two of their words may come on two pages). The CSV has every match once, a found customer
-    followed by their orders."""
+    customer found by two of their words may come on two pages, the CSV has each once)."""
 
     template = TEMPLATE
     salt = "search"
