@@ -1,6 +1,5 @@
 """The reads the pages make of the shop and returns tables by key (their access patterns), shaped as the admin
-view's selectors answer (a page of ``rows`` and the ``next`` position), so a view never reaches for ``dynamo``.
-"""
+view's selectors answer (a page of ``rows`` and the ``next`` position), so a view never reaches for ``dynamo``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Each list page's own filter (its query parameters beside the list parameters): the order lists' sort and
-dates, the status lists', a category's orders, staff activity, orders due, the search box, the explorer's
-pattern parameters and the returns queue's status."""
+"""Each list page's own filter: its query parameters beside the list parameters (``dashboard.forms.lists``)."""
 
 from __future__ import annotations
 

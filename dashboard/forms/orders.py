@@ -1,6 +1,5 @@
-"""The order page's actions (ship, cancel, deliver): the version staff saw, a cancel's reason, a shipment's
-carrier and tracking number; a payment or a refund staff make. Shared with the bulk actions
-(``dashboard.forms.bulk``), which ask the same."""
+"""The order page's actions (ship, cancel, deliver) and the payments and refunds staff make; shared with the bulk
+actions (``dashboard.forms.bulk``), which ask the same."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The returns actions' fields (the queue's parameters are a list filter: ``dashboard.forms.filters``). Each
-field is checked by the returns service's own rule (``returns.services``, ``returns.refunds``), so a page and any
-other caller refuse the same input with the same words."""
+"""The returns actions' fields, each checked by the returns service's own rule (``returns.services``,
+``returns.refunds``), so a page and any other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
