@@ -205,8 +205,7 @@ class Listing(Generic[F, R]):
         return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
 
     def shown(self, records: list[R]) -> Sequence[object]:
-        """The template's rows: the records (``template_rows``), or ``Row``s of the declared columns' cells with
-        their ``row_id`` as a ``data-*`` attribute, which tests and scripts find rows by."""
+        """The template's rows: the records (``template_rows``), or ``Row``s of the columns' cells and ``row_id``."""
         if self.template_rows:
             return records
         name, value = self.row_id or ("", None)

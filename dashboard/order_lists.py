@@ -1,6 +1,5 @@
-"""The columns every order list shares (the status lists, a customer's orders, orders due, a category's orders),
-declared once for the page and the CSV (``dashboard.lists.Column``). A record is an order row (an admin-view
-``OrderRow`` or an ``Order``) with its customer's profile (``dashboard.profiles``: one BatchGetItem a page)."""
+"""The columns every order list shares, declared once for the page and the CSV (``dashboard.lists.Column``). A
+record is an order row (an admin-view ``OrderRow`` or an ``Order``) with its customer's profile."""
 
 from __future__ import annotations
 

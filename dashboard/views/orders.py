@@ -106,8 +106,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         return with_profiles(with_states(rows), names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
-        """Each record with its order's and customer's links (``id_url``, where ``{% url %}`` in a row would match
-        the URL patterns again for every row)."""
+        """Each record with its order's and customer's links, made by ``id_url`` rather than ``{% url %}`` per row."""
         order, customer = "dashboard:order", "dashboard:customer"
         return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
@@ -307,8 +306,7 @@ def order_json(order_id: str) -> JsonResponse:
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
-    """DynamoDB did not answer a change of the order, which may have landed; sending it again is safe (conditioned
-    on the status and version read: 409 if the first one landed)."""
+    """DynamoDB did not answer a change of the order, which may have landed; trying again is safe (``no_answer``)."""
     message = f"DynamoDB did not answer, so {what}: reload the order to see before trying again."
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 

@@ -1,6 +1,5 @@
 """``/search/?q=``: one box finds customers, products and orders (``adminview.reads.search``). Each customer's
-latest orders come by htmx once the row shows (``/search/orders/<cid>/``), so the page's own calls stay the same
-however many customers it lists; ``format=csv`` streams every match once, a customer's orders as ``order`` rows."""
+latest orders come by htmx once the row shows, so the page's own calls stay the same however many it lists."""
 
 from __future__ import annotations
 
