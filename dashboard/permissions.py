@@ -61,8 +61,7 @@ def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def can_handle_money(user: User) -> bool:
-    """Payments and refunds on an order, and refunding a return beyond the value of what came back of it:
-    superusers and the ``finance`` group."""
+    """Payments and refunds on an order, a return's refund beyond what came back: superusers and ``finance``."""
     return _member(user, settings.FINANCE_GROUP)
 
 

@@ -111,8 +111,7 @@ def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.
 
 @dataclass(frozen=True)
 class ReturnDetails:
-    """One return as its page shows it; ``collection`` None when the order is gone; ``history``: the order's
-    entries about this return."""
+    """One return as its page shows it; ``collection`` None when the order is gone; ``history``: its audit entries."""
 
     item: ReturnItem
     collection: OrderCollection | None

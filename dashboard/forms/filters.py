@@ -113,8 +113,7 @@ class CustomersForm(ListForm):
 
 
 class SearchForm(ListForm):
-    """``/search/?q=``: empty is nothing searched yet (a CSV of nothing is refused); else a word of at least two
-    letters or digits. The box searches as staff type (htmx) and works as a plain form without JavaScript."""
+    """``q``: empty is nothing searched yet (a CSV of nothing is refused); else checked by ``term_of``."""
 
     q = forms.CharField(
         required=False,
