@@ -404,8 +404,6 @@ def notification_send_again(request: HtmxHttpRequest, order_id: str, notificatio
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders still expected on ``?date=`` (default today): one Query on DeliveryDate-index."""
-
     template = "dashboard/due.html"
     salt = "due"
     row_class = "order-row"
