@@ -213,7 +213,7 @@ def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[
 
 
 def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
-    """The proposed warehouses and those stocking the return's products (a Query a line, ``services.MAX_LINES``)."""
+    """The proposed warehouses and those stocking the products (a Query a line, at most ``services.MAX_LINES``)."""
     found = set(proposed)
     for line in item.lines or []:
         found.update(row.warehouse_id for row in shop_patterns.inventory_for_product(product_id=line.product_id).items)
