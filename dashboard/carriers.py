@@ -1,6 +1,5 @@
-"""The carriers staff ship with (``settings.SHOP_CARRIERS``: a name and its public tracking page) and the link to a
-parcel's tracking. A shipment keeps its carrier as text, so one typed as "other" (or written by another caller)
-is shown as it is, without a link."""
+"""The carriers staff ship with (``settings.SHOP_CARRIERS``) and a parcel's tracking link. A shipment keeps its
+carrier as text, so one typed as "other" (or written by another caller) is shown as it is, without a link."""
 
 from __future__ import annotations
 

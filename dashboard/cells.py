@@ -1,9 +1,6 @@
-"""Table cells built in Python, as Django's admin builds its change-list cells (``admin_list.items_for_result``),
-rendered by the ``cells`` / ``table_rows`` filters (``dashboard.templatetags.rows``).
-
-The one module that makes HTML in Python, with one escape path: every value goes through ``format_html`` /
-``format_html_join``, so only HTML made here (a payment list, a link) passes through as it is.
-"""
+"""Table cells built in Python, as Django's admin builds its change-list cells, for the ``cells`` / ``table_rows``
+filters. The one module that makes HTML in Python, with one escape path: every value goes through ``format_html``
+/ ``format_html_join``, so only HTML made here (a payment list, a link) passes through as it is."""
 
 from __future__ import annotations
 
@@ -41,7 +38,6 @@ def id_url(name: str, value: object) -> str:
 
 
 def timestamp(value: object) -> str:
-    """A datetime as ``{{ value|when }}`` shows it; empty for anything else."""
     return when(value) if isinstance(value, datetime) else ""
 
 

@@ -1,8 +1,5 @@
-"""The geometry of the dashboard's bar charts (scales, bars, axis ticks) in SVG user units, rounded to 0.1.
-
-The charts are SVG drawn on the server (they print, and they work under the CSP) by ``dashboard/_chart.html``,
-which only loops over what is prepared here: ``column_chart`` (a bar per point of a series, labels along the
-bottom) and ``bar_chart`` (a horizontal bar per named thing, its name left and its value at the bar's end)."""
+"""The geometry of the dashboard's bar charts (scales, bars, axis ticks) in SVG user units, rounded to 0.1, for
+``dashboard/_chart.html``, which only loops over what is prepared here (see docs/staff-work.md, "The pages")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The countries an address may name: ISO 3166 (django-countries), stored as the shop stores them.
-
-The shop stores ``Address.Country`` as the English name (``"Sweden"``), whatever language the page is in. A
+"""The countries an address may name: ISO 3166, stored as the shop stores them, by English name (``"Sweden"``). A
 stored value that is no such name (``"Sweden "``, a code) stays on offer, so a form can post it back unchanged."""
 
 from __future__ import annotations

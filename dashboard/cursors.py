@@ -1,8 +1,5 @@
-"""Opaque, tamper-proof "load more" cursors: a selector's position (a JSON dict) signed with a salt per page.
-
-The signed payload also carries the page's scope (e.g. the customer id and date range), so a cursor copied
-from another page or another customer is refused like a tampered one: ``BadCursor`` (the page answers 400).
-"""
+"""Opaque, tamper-proof "load more" cursors: a selector's position signed with a salt per page and the page's
+scope (e.g. the customer id and date range), so a cursor copied from another page is refused like a tampered one."""
 
 from __future__ import annotations
 

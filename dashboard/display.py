@@ -1,9 +1,6 @@
-"""How every page shows a moment and an amount: one format each, so staff read the same thing everywhere.
-Templates use them as the ``when``, ``money`` and ``waited`` filters (``dashboard.templatetags.display``).
-
-The shop stores UTC without a zone suffix (``shop.timestamps``), and some values reach a page as that text (an
-audit entry's ``At``): both are read as UTC and shown in the staff's time zone (``SHOP_ADMIN_TIME_ZONE``).
-"""
+"""How every page shows a moment and an amount: one format each, so staff read the same thing everywhere. The
+shop stores UTC without a zone suffix (``shop.timestamps``), and some values reach a page as that text (an audit
+entry's ``At``): both are read as UTC and shown in the staff's time zone (``SHOP_ADMIN_TIME_ZONE``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""How fresh the admin view is, for the pages that read it, and the line each page shows.
-
-The heartbeats are one Query of a tiny partition of the sync table, split by source in Python; cached for
-``CACHE_S`` per process, so a page costs at most one extra call whatever sources it names."""
+"""How fresh the admin view is, and the line each page that reads it shows. The heartbeats are one Query of the
+sync table, cached for ``CACHE_S`` per process, so a page costs at most one extra call whatever sources it names."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """A list page declared once, as Django admin's ``ChangeList`` declares one: its columns, filter form, selector,
 cursor salt and scope, and template; ``Listing.response`` turns that into the page, the htmx "load more" rows
-and the streamed CSV (``?format=csv``).
-
-The stages stay apart, as in the admin: the form (a refused filter is a 400) -> the signed cursor -> one page of
-the selector -> the rows' cells (``dashboard.cells``) -> the template. The CSV's first page is fetched before
-the response starts, so its calls are in the cost headers and an error is still a clean 4xx."""
+and the streamed CSV (``?format=csv``). The stages stay apart, as in the admin: form -> signed cursor -> one
+page of the selector -> cells -> template. The CSV's first page is fetched before the response starts, so its
+calls are in the cost headers and an error is still a clean 4xx."""
 
 from __future__ import annotations
 
@@ -78,12 +76,10 @@ def text_column(
 
 
 def amount_column(heading: str, csv: str, value: Callable[[R], Decimal | None], **more: Any) -> Column[R]:
-    """An amount as the page shows money (``cells.amount_cell``), a plain decimal in the CSV."""
     return Column(heading, lambda r: amount_cell(value(r)), csv, lambda r: plain_amount(value(r)), **more)
 
 
 def time_column(heading: str, csv: str, value: Callable[[R], datetime | None], **more: Any) -> Column[R]:
-    """A moment as the page shows moments (``cells.timestamp``), ISO 8601 in the CSV."""
     return Column(heading, lambda r: Cell(timestamp(value(r)) or DASH), csv, lambda r: csv_value(value(r)), **more)
 
 
@@ -125,15 +121,14 @@ def row_of(columns: Sequence[Column[R]], record: R, data: tuple[tuple[str, str],
 
 
 class Listing(Generic[F, R]):
-    """A list page. A subclass declares ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and
-    overrides what is its own: the cursor's ``scope``, the CSV's ``filename``, ``frame`` (the page around the rows)
-    and ``extra`` (after them). Rows holding form controls come to the template as records (``template_rows``)."""
+    """A list page: a subclass sets ``template``, ``salt``, ``columns``, ``form_class`` and ``fetch``, and overrides
+    the other hooks it needs (``frame``: the page around the rows; ``extra``: what follows them)."""
 
     template: ClassVar[str]
     salt: ClassVar[str]
     form_class: ClassVar[type[ListForm]] = ListForm
     columns: Sequence[Column[Any]] = ()  # a class attribute, or set per request (e.g. ages at this moment)
-    template_rows: ClassVar[bool] = False
+    template_rows: ClassVar[bool] = False  # rows holding form controls come to the template as records
     row_class = ""  # each <tr>'s class in dashboard/_list_table.html
     row_id: ClassVar[RowId[Any] | None] = None  # each <tr>'s data-* id
     profiles: ClassVar[bool] = False  # each row with its customer's profile (one BatchGetItem a page)
@@ -210,8 +205,7 @@ class Listing(Generic[F, R]):
         return f"{self.template}#rows" if self.template_rows else TABLE_ROWS
 
     def shown(self, records: list[R]) -> Sequence[object]:
-        """The template's rows: the records (``template_rows``), or ``Row``s of the declared columns' cells with
-        their ``row_id`` as a ``data-*`` attribute, which tests and scripts find rows by."""
+        """The template's rows: the records (``template_rows``), or ``Row``s of the columns' cells and ``row_id``."""
         if self.template_rows:
             return records
         name, value = self.row_id or ("", None)
@@ -271,12 +265,10 @@ def csv_url(request: HttpRequest) -> str:
 
 
 def first_page_url(request: HttpRequest, **changes: str | None) -> str:
-    """This page from its first row (its filter kept; no cursor, not CSV), with ``changes`` to its query."""
     return this_page(request, cursor=None, format=None, **changes)
 
 
 def range_url(request: HttpRequest, start: date, end: date) -> str:
-    """This page over another range of days (its other parameters kept; no cursor, not CSV)."""
     return this_page(request, cursor=None, format=None, **{"from": start.isoformat(), "to": end.isoformat()})
 
 

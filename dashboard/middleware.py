@@ -1,21 +1,18 @@
 """Request-wide middleware of the dashboard, in MIDDLEWARE's order.
 
-- ``DynamoDBCostMiddleware`` (first): records the request's DynamoDB calls (``dynamo.instrumentation``) into
-  ``X-DynamoDB-Calls``, ``X-DynamoDB-RCU`` and ``Server-Timing`` (plus ``app;dur=``) on every response, and into
-  ``request.dynamodb_log`` for the operators' footer panel; an htmx fragment, which has no footer, gets the panel
-  out of band. A streamed CSV carries only the calls made before its first byte: later ones come after the headers.
+- ``DynamoDBCostMiddleware`` (first, so it records every call): the cost headers on every response and the
+  operators' footer panel (see docs/staff-work.md, "Footer panel after htmx swaps"). A streamed CSV carries only
+  the calls made before its first byte: later ones come after the headers.
 - django-htmx's ``HtmxMiddleware`` next, so ``request.htmx`` is there for the others.
-- ``vary_on_htmx``: ``Vary: HX-Request`` on every response, as every page may answer htmx with a fragment, so a
-  browser's cache never shows a bare fragment after Back.
-- ``DynamoDBOutageMiddleware``: the request's deadline (``dynamo.deadline``), and DynamoDB not answering
-  (``dynamo.no_answer``), in a view or its template, as a 503 with ``Retry-After``; other errors stay 500.
-- ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP; one header from settings.CONTENT_SECURITY_POLICY.
-- ``LongUrlMiddleware`` (after the security headers, before any other work): our 414 page beyond
-  ``settings.MAX_URL_LENGTH``, since the server in front lets longer request lines through (``gunicorn.conf.py``).
-- ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): 403 for users who are not staff; an htmx request
-  bounced to the login page gets ``HX-Redirect``, so the whole page navigates.
-- ``OperatorsOnlyMiddleware``: the operations menu's pages (``dashboard.navigation.OPERATIONS``) are 403 for
-  anyone but operators, whatever their view says.
+- ``vary_on_htmx``: every page may answer htmx with a fragment, so a browser's cache never shows one after Back.
+- ``DynamoDBOutageMiddleware``: the request's deadline, and DynamoDB not answering in a view or its template as a
+  503 (see docs/production.md, "When DynamoDB does not answer"); other errors stay 500.
+- ``ContentSecurityPolicyMiddleware``: Django 5.2 has no CSP.
+- ``LongUrlMiddleware`` (after the security headers, before any other work): the server in front lets longer
+  request lines through (``gunicorn.conf.py``).
+- ``StaffOnlyMiddleware`` (after LoginRequiredMiddleware): an htmx request bounced to the login page gets
+  ``HX-Redirect``, so the whole page navigates.
+- ``OperatorsOnlyMiddleware``: 403 on the operations menu's pages for anyone but operators, whatever the view says.
 """
 
 from __future__ import annotations
@@ -47,8 +44,6 @@ log = logging.getLogger(__name__)
 
 
 class Middleware:
-    """Django's middleware shape: made once with the next handler, called per request (by default, passing it on)."""
-
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 

@@ -1,7 +1,6 @@
 """Which area of the top bar the page belongs to (for ``aria-current``), and which areas form the operations
-menu, whose pages only operators open (``OperatorsOnlyMiddleware`` enforces it from this same table).
-
-A context processor reading only the URL Django resolved. A page not listed belongs to no area (an order)."""
+menu, whose pages only operators open (``OperatorsOnlyMiddleware`` enforces it from this same table). A page not
+listed belongs to no area (an order)."""
 
 from __future__ import annotations
 
@@ -48,8 +47,7 @@ def in_operations(request: HttpRequest) -> bool:
 
 
 def current_area(request: HttpRequest) -> dict[str, str | bool]:
-    """``nav_area`` (the area's name), ``nav_current`` (the ``aria-current`` value) and ``nav_operations`` (the
-    area is in the operations menu), or nothing."""
+    """``nav_area``, ``nav_current`` (the ``aria-current`` value) and ``nav_operations``, or nothing."""
     found = area_of(request)
     if found is None:
         return {}

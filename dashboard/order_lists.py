@@ -1,6 +1,5 @@
-"""The columns every order list shares (the status lists, a customer's orders, orders due, a category's orders),
-declared once for the page and the CSV (``dashboard.lists.Column``). A record is an order row (an admin-view
-``OrderRow`` or an ``Order``) with its customer's profile (``dashboard.profiles``: one BatchGetItem a page)."""
+"""The columns every order list shares, declared once for the page and the CSV (``dashboard.lists.Column``). A
+record is an order row (an admin-view ``OrderRow`` or an ``Order``) with its customer's profile."""
 
 from __future__ import annotations
 
@@ -142,9 +141,8 @@ PICK_CSV_HEADER = ["order_id", "date", "customer_name", "product_id", "product_n
 
 
 def pick_rows(records: Sequence[Listed]) -> list[list[object]]:
-    """Every line of a page of orders, a row each with the units left to ship (0 once a line has shipped whole), to
-    where each goes: one Query of each order's collection (side by side) and one BatchGetItem of the names of
-    products whose lines kept none."""
+    """Every line of a page of orders with its units left to ship and where it goes: one Query of each order (side
+    by side) and one BatchGetItem of the names of products whose lines kept none."""
     collections = found_collections([row.order_id for row, _ in records])
     unnamed = (i.product_id for c in collections.values() for i in c.items if not i.product_name)
     names = product_names(unnamed)

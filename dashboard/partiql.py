@@ -1,9 +1,6 @@
-"""PartiQL for the explorer: the statement that answers an access pattern, and the check of a read-only box.
-
-``statement_of`` writes a pattern's recorded requests as one ``SELECT`` that DynamoDB runs as a Query (a
-backward Query an ``ORDER BY``; Queries that differ only in a write shard one ``IN``). ``checked`` refuses,
-unsent, anything but a ``SELECT`` with an equality on the partition key of the table or index it names:
-DynamoDB would run that as a Scan of the whole table, which the AWS console does without a word."""
+"""PartiQL for the explorer: the statement that answers an access pattern, and the check of a read-only box (see
+docs/explorer.md, "PartiQL"). ``checked`` refuses, unsent, any statement without an equality on the partition key:
+DynamoDB would run it as a Scan of the whole table, which the AWS console does without a word."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Who may change what, checked on the server for every request (GET and POST alike); each group's rights are
-on its ``can_*`` function, superusers may do anything, and any other staff member reads only.
-
-Templates ask the same functions through ``may`` (``allowed``, a context processor), so a page shows a link or a
-button only to whom the server would let use it."""
+on its ``can_*`` function, superusers may do anything, and any other staff member reads only. Templates ask the
+same functions through ``may`` (``allowed``), so a page shows a button only to whom the server would let use it."""
 
 from __future__ import annotations
 
@@ -63,8 +61,7 @@ def needs_returns(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def can_handle_money(user: User) -> bool:
-    """Payments and refunds on an order, and refunding a return beyond the value of what came back of it:
-    superusers and the ``finance`` group."""
+    """Payments and refunds on an order, a return's refund beyond what came back: superusers and ``finance``."""
     return _member(user, settings.FINANCE_GROUP)
 
 
@@ -77,8 +74,7 @@ def needs_group(request: HtmxHttpRequest, group: str, what: str) -> HttpResponse
 
 
 def can_operate(user: User) -> bool:
-    """The operations pages (the explorer, the sync, an order's consistency) and the footer's per-call breakdown:
-    superusers and the ``operators`` group."""
+    """The operations menu's pages and the footer's per-call breakdown: superusers and the ``operators`` group."""
     return _member(user, settings.OPERATORS_GROUP)
 
 
@@ -103,8 +99,7 @@ RULES: dict[str, Callable[[User], bool]] = {  # what templates and lifecycle ste
 
 
 class Allowed:
-    """What a user may do, as templates ask it (``{% if may.fulfil %}``): each rule worked out when first asked (a
-    page asks about one or two)."""
+    """What a user may do, as templates ask it (``{% if may.fulfil %}``); a page asks one or two, each when asked."""
 
     def __init__(self, user: User) -> None:
         self._user = user

@@ -1,7 +1,6 @@
-"""A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages (orders per day,
-units by category, refunds per day) each declare their title, their read, their CSV columns and their charts;
-``RangePage.view`` is the page's view: it validates the range up to today (a refused one is a 400 with the page and
-its errors), reads the figures once, and answers the page or (``?format=csv``) every row with the declared header."""
+"""A page of figures over a range of days (``from`` / ``to``), written once: the numbers pages each declare their
+title, read, CSV columns and charts, and ``RangePage.view`` validates the range, reads the figures once and
+answers the page or (``?format=csv``) every row; a refused range is a 400 with the page and its errors."""
 
 from __future__ import annotations
 
@@ -46,8 +45,7 @@ def stats_url(name: str, start: date, end: date, *, csv: bool = False) -> str:
 
 @dataclass(frozen=True)
 class RangePage(Generic[R]):
-    """A numbers page: its ``title``, its ``read`` of a range's rows, its CSV ``columns`` (a contract), its
-    ``prefix`` (template ``dashboard/stats_<prefix>.html``, CSV ``<prefix>-<from>-<to>.csv``) and its ``charts``."""
+    """A numbers page; its CSV ``columns`` are a contract, its ``prefix`` names its template and its CSV file."""
 
     title: str
     read: Callable[..., list[R]]
@@ -74,5 +72,4 @@ class RangePage(Generic[R]):
 
 
 def figures(*names: str) -> tuple[Column[Any], ...]:
-    """A numbers page's CSV columns: the day, then each figure of the row named (``lists.csv_fields``)."""
     return (Column(csv="date", value=lambda r: r.day.isoformat()), *csv_fields(*names))

@@ -79,8 +79,7 @@ def domain_errors(
 
 
 def json_answer(answer: Callable[[], dict[str, Any]]) -> JsonResponse:
-    """``answer()`` as JSON; a domain error as ``{"error": ...}`` with its class's status, since a JSON client reads
-    no error page."""
+    """``answer()`` as JSON; a domain error as ``{"error": ...}`` with its status: a JSON client reads no error page."""
     try:
         return JsonResponse(answer(), json_dumps_params={"ensure_ascii": False})
     except DomainError as exc:

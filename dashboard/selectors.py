@@ -1,6 +1,5 @@
 """The reads the pages make of the shop and returns tables by key (their access patterns), shaped as the admin
-view's selectors answer (a page of ``rows`` and the ``next`` position), so a view never reaches for ``dynamo``.
-"""
+view's selectors answer (a page of ``rows`` and the ``next`` position), so a view never reaches for ``dynamo``."""
 
 from __future__ import annotations
 
@@ -112,8 +111,7 @@ def order_money(collection: OrderCollection) -> tuple[list[ReturnItem], refunds.
 
 @dataclass(frozen=True)
 class ReturnDetails:
-    """One return as its page shows it; ``collection`` None when the order is gone; ``history``: the order's
-    entries about this return."""
+    """One return as its page shows it; ``collection`` None when the order is gone; ``history``: its audit entries."""
 
     item: ReturnItem
     collection: OrderCollection | None

@@ -1,7 +1,5 @@
-"""One order's story, newest first: a pure merge of what the order page already reads, so it costs no call.
-
-Who did each thing: the staff member an audit entry names; ``customer`` for what the storefront did; ``system``
-where the data say it happened but no one is recorded (another service's item, a status with no audit entry)."""
+"""One order's story, newest first: a pure merge of what the order page already reads, so it costs no call (see
+docs/staff-work.md, "Notes and the timeline", for who each row names)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A status list's bulk actions: the selected orders, the action, a carrier for all and a tracking number per
-order (or per order and warehouse), the cancel's reason and its confirmation."""
+"""A status list's bulk actions: the selection, the action and what it needs (docs/staff-work.md, "Bulk actions")."""
 
 from __future__ import annotations
 

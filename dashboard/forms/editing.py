@@ -1,10 +1,6 @@
-"""The edit forms: each shows an entity's current values and carries, signed, what it showed (``seen``).
-
-``seen`` is the entity's ``shop.snapshots.Snapshot`` signed with a salt per form and the entity's id as scope, so
-the save is conditioned on exactly what the form showed and a form of another entity is refused (400). A field
-posted back as shown, or left out, is no change: it is not validated again (an old value today's limits refuse
-does not block editing the others) and keeps the stored value exactly (absent stays absent, ``"Sweden "`` stays).
-A changed text is trimmed, a text area's ``\\r\\n`` kept as ``\\n``."""
+"""The edit forms: each carries, signed, the ``shop.snapshots.Snapshot`` it showed (``seen``), so the save is
+conditioned on exactly that (see docs/editing.md, "What a save writes"). A field posted back as shown, or left out,
+is not validated again: an old value today's limits refuse does not block editing the others."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Each list page's own filter (its query parameters beside the list parameters): the order lists' sort and
-dates, the status lists', a category's orders, staff activity, orders due, the search box, the explorer's
-pattern parameters and the returns queue's status."""
+"""Each list page's own filter: its query parameters beside the list parameters (``dashboard.forms.lists``)."""
 
 from __future__ import annotations
 
@@ -115,8 +113,7 @@ class CustomersForm(ListForm):
 
 
 class SearchForm(ListForm):
-    """``/search/?q=``: empty is nothing searched yet (a CSV of nothing is refused); else a word of at least two
-    letters or digits. The box searches as staff type (htmx) and works as a plain form without JavaScript."""
+    """``q``: empty is nothing searched yet (a CSV of nothing is refused); else checked by ``term_of``."""
 
     q = forms.CharField(
         required=False,

@@ -74,8 +74,6 @@ class FilterForm(MarkedForm):
 
 
 class FormatForm(forms.Form):
-    """``format``: the page itself (none, or html) or its CSV; anything else is refused (400)."""
-
     format = choice_field(FORMATS, "format")
 
     def wants(self, name: str) -> bool:

@@ -1,5 +1,4 @@
-"""Forms that find one thing: the top bar's jump box, the payment-transaction lookup, the consistency page's
-``format`` and the explorer's PartiQL box."""
+"""Forms that find one thing: the top bar's jump box, a payment transaction, one order's consistency, PartiQL."""
 
 from __future__ import annotations
 
@@ -67,8 +66,6 @@ def _is_email(text: str) -> bool:
 
 
 class ConsistencyForm(FormatForm):
-    """``format``: the page itself (empty or ``html``) or ``json``."""
-
     format = choice_field(("", "html", "json"), "format")
 
 

@@ -1,5 +1,4 @@
-"""The form of an order staff create: the customer, per product ``quantity-<pid>``, optional ``price-<pid>`` (a
-discount) and ``warehouse-<pid>``, and ``payment`` (``paid`` with its ``reference``, or ``due``). Its products are
+"""The forms of an order staff create or edit (see docs/staff-work.md, "The pages"); a new order's products are
 those the page was asked for (``?products=``) or those posted."""
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""The order page's actions (ship, cancel, deliver): the version staff saw, a cancel's reason, a shipment's
-carrier and tracking number; a payment or a refund staff make. Shared with the bulk actions
-(``dashboard.forms.bulk``), which ask the same."""
+"""The order page's actions (ship, cancel, deliver) and the payments and refunds staff make; shared with the bulk
+actions (``dashboard.forms.bulk``), which ask the same."""
 
 from __future__ import annotations
 
@@ -109,8 +108,7 @@ class NotifyField(forms.BooleanField):
 
 
 class ShipForm(ActionForm, CarrierFields):
-    """Ship: the carrier, ``tracking_number`` for all shipments or, for an order shipped from several
-    ``warehouses``, one per warehouse (``warehouse_tracking``), and the units to ship of each line."""
+    """Ship: the carrier, one tracking number for all shipments or one per warehouse, the units of each line."""
 
     tracking_number = TrackingField("Tracking number")
     notify = NotifyField()

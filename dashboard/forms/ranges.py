@@ -52,8 +52,6 @@ class InvoiceRangeForm(ListForm, DayRange):
 
 
 class RangeForm(DayRange):
-    """A range of at most ``max_days``."""
-
     max_days = MAX_STATS_DAYS
 
 

@@ -1,6 +1,5 @@
-"""The returns actions' fields (the queue's parameters are a list filter: ``dashboard.forms.filters``). Each
-field is checked by the returns service's own rule (``returns.services``, ``returns.refunds``), so a page and any
-other caller refuse the same input with the same words."""
+"""The returns actions' fields, each checked by the returns service's own rule (``returns.services``,
+``returns.refunds``), so a page and any other caller refuse the same input with the same words."""
 
 from __future__ import annotations
 
@@ -159,8 +158,7 @@ class OrderLineToReturn:
 
 
 class CreateReturnForm(MarkedForm):
-    """Per line of the order: ``quantity-<pid>`` (up to what is returnable), ``reason-<pid>`` (needed above 0)
-    and ``reason_text-<pid>`` (needed for ``OTHER``)."""
+    """Per line of the order: a quantity up to what is returnable, and above 0 a reason (a text for ``OTHER``)."""
 
     def __init__(self, *args: Any, lines: Sequence[OrderLineToReturn] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -1,6 +1,5 @@
-"""``{{ order.date|when }}`` and ``{{ order.total|money }}``: a moment and an amount as every page shows them
-(``dashboard.display``); ``{{ order.date|waited }}``: how long since (``3 d 4 h``);
-``{{ change.attribute|attribute_label }}``: a stored attribute by its field's label."""
+"""``when``, ``money`` and ``waited``: a moment, an amount and how long since as every page shows them
+(``dashboard.display``); ``attribute_label``: a stored attribute by its field's label."""
 
 from __future__ import annotations
 

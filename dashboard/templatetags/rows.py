@@ -1,6 +1,5 @@
-"""``{{ row|cells }}`` and ``{{ rows|table_rows:"order-row" }}``: the ``<td>`` cells of a row, or the ``<tr>`` rows
-of a table, that a view prepared as ``dashboard.cells.Cell`` and ``Row`` (rendered by ``dashboard.cells``); an order
-row's status cells and item count as the order lists' columns declare them, for templates drawing their rows."""
+"""``{{ row|cells }}`` and ``{{ rows|table_rows:"order-row" }}``: a row's cells, or a table's rows, that a view
+prepared (``dashboard.cells``); an order row's status cells and item count as the order lists declare them."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``{% tracking_inputs row.order_id ship_from tracking_max %}``: a status list row's tracking number field, or, for
-an order shipped from several warehouses (``ship_from``: order id -> its warehouses), one field per warehouse, as
-the bulk form reads them (``dashboard.forms.bulk``)."""
+"""``{% tracking_inputs row.order_id ship_from tracking_max %}``: a status list row's tracking number field, or one
+per warehouse the order ships from, as the bulk form reads them (``dashboard.forms.bulk``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``/activity/``: every staff change newest first (the audit trail through the admin view's activity lists): order
-changes, entity edits (``kind`` and ``entity_id`` say what they changed; ``order_id`` is empty), dead-letter
-replays."""
+"""``/activity/``: every staff change newest first, through the admin view's activity lists (see docs/editing.md,
+"History and activity", and docs/admin-view.md, "Staff activity")."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Bulk actions on a status list: ship, cancel or deliver the selected orders, one transaction each.
-
-With htmx each row's outcome cell is swapped in out of band with the summary line; without JavaScript the same
-post gets a results page. Any order DynamoDB did not answer for makes the answer a 503 with ``Retry-After``.
-Cancelling cannot be undone, so without ``confirm=yes`` it answers (200, nothing changed) with what cancelling
-would refund and a form posting the same selection confirmed. "Packing slips" redirects to the slips page."""
+"""Bulk actions on a status list (see docs/staff-work.md, "Bulk actions"). Cancelling cannot be undone, so without
+``confirm=yes`` it changes nothing and answers with what cancelling would refund."""
 
 from __future__ import annotations
 
@@ -95,8 +91,7 @@ def _refused(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
 
 
 def _confirmation(request: HtmxHttpRequest, form: BulkForm) -> HttpResponse:
-    """The selected orders as they are now, who placed each and what cancelling it refunds (with the total), and
-    the form that confirms the action with its reason."""
+    """The selected orders now, who placed each, what cancelling refunds, and the form confirming it with a reason."""
     previews = return_services.cancel_previews(form.cleaned_data["orders"])
     rows = [_preview_row(p) for p in previews]
     context = {

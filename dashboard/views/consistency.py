@@ -1,8 +1,5 @@
-"""``/orders/<oid>/consistency/``: one order's view items beside what its source items imply, with a verdict per
-source partition and for the order (``adminview.repair.consistency``), and the superusers' repair of them.
-
-The reads are made twice when the first look may have caught the sync half-way; the repair is one
-TransactWriteItems per attempt (its audit entry and activity items included), then the page again."""
+"""``/orders/<oid>/consistency/``: one order's view items beside what its source items imply, and the superusers'
+repair of them (see docs/operations.md, "One order looks wrong")."""
 
 from __future__ import annotations
 

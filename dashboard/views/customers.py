@@ -176,8 +176,6 @@ INVOICE_COLUMNS: tuple[Column[Invoice], ...] = (
 
 
 class CustomerInvoices(Listing[InvoiceRangeForm, Invoice]):
-    """Pattern 15 (GSI2, PK c#<cid>, SK between i#<from> and i#<to>), newest first, one Query a page."""
-
     template = "dashboard/invoices.html"
     salt = "invoices"
     row_class = "invoice-row"

@@ -1,8 +1,5 @@
-"""The edit forms of a customer, a product, a warehouse and a product's stock in a warehouse.
-
-GET shows the current values (one consistent GetItem), signed; POST saves through ``shop.editing`` and redirects
-(303); bad input is a 400, a stale form a 409 with what changed meanwhile and a fresh form, an email held by
-another customer a 409 naming them. Permissions come first, for GET and POST alike: a 403 reads nothing."""
+"""The edit pages of a customer, a product, a warehouse and a stock row (see docs/editing.md, "The forms").
+Permissions come first, for GET and POST alike, so a 403 reads nothing."""
 
 from __future__ import annotations
 
@@ -181,7 +178,6 @@ def _stock_context(request: HtmxHttpRequest, target: Target, snapshot: Snapshot 
 
 
 def _stock_row(request: HtmxHttpRequest, target: Target) -> dict[str, Any]:
-    """A stock service's arguments naming the row, and who acts."""
     return {"product_id": target.entity_id, "warehouse_id": target.warehouse_id or "", "actor": actor_of(request)}
 
 

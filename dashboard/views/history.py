@@ -1,6 +1,5 @@
-"""``/history/<customer|product|warehouse>/<id>/``: an entity's edits newest first (``shop.history``: one Query of its
-partition's audit entries a page), "load more" with a signed cursor, ``?format=csv`` every row: one per changed
-attribute of each save."""
+"""``/history/<customer|product|warehouse>/<id>/``: an entity's edits newest first, from its partition's audit
+entries (``shop.history``; see docs/editing.md, "History and activity")."""
 
 from __future__ import annotations
 

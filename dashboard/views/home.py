@@ -40,10 +40,8 @@ HOME_PERIODS = (("Today", 1), ("Last 7 days", 7), ("Last 30 days", 30))
 @require_GET
 @domain_errors
 def home(request: HtmxHttpRequest) -> HttpResponseBase:
-    """The numbers staff open on, then links: orders per status now, the periods' figures and the charts over
-    ``from``..``to``, each read costing the same whatever the table holds. When the numbers cannot be read (no
-    admin view yet) the links stay and the page says why. For operators, DescribeTable's ItemCount: approximate
-    (refreshed about every six hours) but free, where exact counts would need a Scan."""
+    """The numbers staff open on, then links; when the numbers cannot be read (no admin view yet) the links stay.
+    Operators see DescribeTable's ItemCount: approximate but free, where exact counts would need a Scan."""
     today = now().date()
     form = RangeForm(request.GET, today=today, default_days=DEFAULT_CHART_DAYS)
     valid = form.is_valid()

@@ -1,8 +1,5 @@
-"""Staff notes on an order, a customer or a return: the list a page shows and the two POSTs that write one.
-
-Any staff member who may see the page may add a note; only its author edits it, a rule the service holds with a
-condition, so a forged form gets 403. Without htmx a note redirects to its page; with htmx the answer is the
-notes fragment."""
+"""Staff notes on an order, a customer or a return (see docs/staff-work.md, "Notes and the timeline"). Only the
+author edits a note, a rule the service holds with a condition, so a forged form gets 403."""
 
 from __future__ import annotations
 
@@ -34,8 +31,6 @@ KINDS = ("order", "customer", "return")
 
 @dataclass(frozen=True)
 class Subject:
-    """What notes are about: its kind (``order``, ``customer``, ``return``) and its bare id."""
-
     kind: str
     entity_id: str
 

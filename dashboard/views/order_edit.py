@@ -1,6 +1,5 @@
-"""``/orders/<oid>/edit/``: a pending order's lines and ship-to changed by staff (the fulfilment group and
-superusers), in one transaction with its stock, total and a refund of what was paid above the new total
-(``returns.services.order_edit_with_refund``)."""
+"""``/orders/<oid>/edit/``: a pending order's lines and ship-to, changed in one transaction with its stock, total
+and a refund of what was paid above the new total (``returns.services.order_edit_with_refund``)."""
 
 from __future__ import annotations
 

@@ -73,8 +73,7 @@ def _frame(request: HtmxHttpRequest, status: str, form: StatusListForm) -> dict[
 
 
 class StatusList(Listing[StatusListForm, Listed]):
-    """``/orders/?status=...`` and ``/orders/pending/``: one Query per write shard (and status, on ``ALL``), the
-    customers' names with one BatchGetItem a page. The pending list's CSV is a pick list with where each ships."""
+    """One Query per write shard (and status, on ``ALL``) and one BatchGetItem of the customers' names a page."""
 
     template = LIST_TEMPLATE
     salt = "orders"
@@ -107,8 +106,7 @@ class StatusList(Listing[StatusListForm, Listed]):
         return with_profiles(with_states(rows), names_only=not csv)
 
     def shown(self, records: list[Listed]) -> list[tuple[Any, Profile, str, str]]:
-        """Each record with its order's and customer's links (``id_url``, where ``{% url %}`` in a row would match
-        the URL patterns again for every row)."""
+        """Each record with its order's and customer's links, made by ``id_url`` rather than ``{% url %}`` per row."""
         order, customer = "dashboard:order", "dashboard:customer"
         return [(row, who, id_url(order, row.order_id), id_url(customer, row.customer_id)) for row, who in records]
 
@@ -308,8 +306,7 @@ def order_json(order_id: str) -> JsonResponse:
 
 
 def _outcome_unknown(request: HtmxHttpRequest, order_id: str, what: str) -> HttpResponseBase:
-    """DynamoDB did not answer a change of the order, which may have landed; sending it again is safe (conditioned
-    on the status and version read: 409 if the first one landed)."""
+    """DynamoDB did not answer a change of the order, which may have landed; trying again is safe (``no_answer``)."""
     message = f"DynamoDB did not answer, so {what}: reload the order to see before trying again."
     return no_answer(request, message, link=(reverse("dashboard:order", args=[order_id]), f"Reload order {order_id}"))
 
@@ -407,8 +404,6 @@ def notification_send_again(request: HtmxHttpRequest, order_id: str, notificatio
 
 
 class DueList(Listing[DueForm, Listed]):
-    """Orders still expected on ``?date=`` (default today): one Query on DeliveryDate-index."""
-
     template = "dashboard/due.html"
     salt = "due"
     row_class = "order-row"
@@ -447,7 +442,6 @@ orders_due = DueList.view()
 @require_POST
 @domain_errors
 def order_favourite(request: HtmxHttpRequest, order_id: str, product_id: str, add: bool) -> HttpResponseBase:
-    """Mark (``add``) or un-mark the order item as a favourite."""
     oid, pid = keys.bare(order_id, keys.ORDER), keys.bare(product_id, keys.PRODUCT)
     if not can_fulfil(request.user):
         return needs_fulfilment(request)

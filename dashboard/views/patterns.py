@@ -1,9 +1,5 @@
-"""The access-pattern explorer: every named read, its form, its items, the exact requests sent and their cost.
-
-``/patterns/<name>/`` checks the parameters as the CLI does and runs one page inside its own call recording;
-"load more" follows a signed cursor that also carries the page's columns; ``?format=csv`` streams every item,
-``?format=partiql`` answers one PartiQL statement. ``/patterns/partiql/`` is a read-only PartiQL box: a keyed
-``SELECT`` runs with ``ExecuteStatement``, anything else is refused unsent."""
+"""The access-pattern explorer and its read-only PartiQL box (see docs/explorer.md). Each page runs inside its
+own call recording, so it shows the exact requests sent and their cost."""
 
 from __future__ import annotations
 
@@ -54,7 +50,6 @@ def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str],
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
-    """One item's CSV cells: text and numbers as they are, anything else as ``cell`` shows it."""
     return [
         v if isinstance(v, str | int | float) and not isinstance(v, bool) else cell(v) for v in map(item.get, columns)
     ]

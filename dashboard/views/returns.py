@@ -1,9 +1,5 @@
-"""Returns: the queue awaiting staff, one return with the actions its status allows, the return staff create for
-a delivered order, and what an order's page shows of its returns and refunds.
-
-Each action is a POST for the ``returns`` group (403 for anyone else, before anything is read): a status that no
-longer allows it is a 409; bad input, an unknown warehouse or a refund above its bounds a 400 with the error
-beside its field. A refund's override (beyond what came back) is for the ``finance`` group."""
+"""Returns: the queue, one return and its actions, the return staff create, and an order's returns and refunds
+(see docs/returns.md, "The pages"). Permissions are checked before anything is read."""
 
 from __future__ import annotations
 
@@ -217,8 +213,7 @@ def _shipped_from(item: ReturnItem, collection: OrderCollection | None) -> dict[
 
 
 def _warehouses(item: ReturnItem, proposed: set[str]) -> list[str]:
-    """The warehouses keeping stock of the return's products (one Query per line, at most
-    ``services.MAX_LINES``) and the proposed ones."""
+    """The proposed warehouses and those stocking the products (a Query a line, at most ``services.MAX_LINES``)."""
     found = set(proposed)
     for line in item.lines or []:
         found.update(row.warehouse_id for row in shop_patterns.inventory_for_product(product_id=line.product_id).items)

@@ -1,6 +1,5 @@
 """``/search/?q=``: one box finds customers, products and orders (``adminview.reads.search``). Each customer's
-latest orders come by htmx once the row shows (``/search/orders/<cid>/``), so the page's own calls stay the same
-however many customers it lists; ``format=csv`` streams every match once, a customer's orders as ``order`` rows."""
+latest orders come by htmx once the row shows, so the page's own calls stay the same however many it lists."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ ORDERS_SHOWN = 3  # a customer's latest orders shown beside them
 
 class Search(Listing[SearchForm, search.Found]):
     """The search box and a page of matches; htmx asks for the results alone (``#results``) or the next rows (a
-    customer found by two of their words may come on two pages). The CSV has every match once, a found customer
-    followed by their orders."""
+    customer found by two of their words may come on two pages, the CSV has each once)."""
 
     template = TEMPLATE
     salt = "search"

@@ -1,7 +1,5 @@
-"""Packing slips, one printed page per order: one order's or a selection's (``?ids=1,2,3``). A slip says where
-the parcel goes (as the order page does), what goes in it (of a partly shipped order, what is left) and how to
-track it. Its calls do not grow with the tables: one Query per order (side by side), one BatchGetItem of the
-customers, and one of the names of products whose lines kept none."""
+"""Packing slips, one printed page per order (see docs/staff-work.md, "Working the warehouse queue"). Their calls
+do not grow with the tables: one Query per order (side by side) and one BatchGetItem each of customers and names."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Stock in bulk (catalogue group): upload a CSV, see its dry run, apply it; and the stock list to start from.
-
-The "Apply" form carries the dry run's changed rows, signed for its user for an hour, so what is applied is what
-was shown, each row conditioned on its before-value; with htmx ``CHUNK`` rows a request. Applied again, it
-writes nothing."""
+"""Stock in bulk: upload a CSV, see its dry run, apply it (see docs/editing.md, "Stock in bulk"). The dry run's
+rows are signed into the "Apply" form, so what is applied is exactly what was shown."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The sync's state for operators: each source's freshness, per-writer lag, dead letters, the last verify, in a
-fixed number of calls whatever the tables hold; replay for superusers, through the stream's apply
-(``adminview.sync.replay``), its audit entry in the transaction that removes the dead letter."""
+"""The sync's state for operators, in a fixed number of calls whatever the tables hold, and the superusers' replay
+of dead letters through the stream's apply (see docs/operations.md, "2. Look" and "4. Fix the cause")."""
 
 from __future__ import annotations
 
