@@ -332,7 +332,8 @@ def order_step(request: HtmxHttpRequest, order_id: str, action: str) -> HttpResp
         raise InvalidInput(first_error(form))
     if not form.is_valid():
         posted: dict[str, Any] = {f"{action}_form": form}  # shown with its errors
-        return _order_page(request, oid, "status", 400, message=f"Order {oid} was not {done}: see below.", **posted)
+        message = f"Order {oid} was not {done}: see below."
+        return _order_page(request, oid, "status", 400, message=message, conflict=True, **posted)
     try:
         with unanswered_raised():
             take(order_id=oid, actor=actor_of(request), **form.cleaned_data)
