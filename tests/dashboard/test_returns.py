@@ -47,7 +47,7 @@ def returner(db: None) -> Client:
 def finance(db: None) -> Client:
     """A staff member in the ``returns`` and ``finance`` groups: may override a refund's bound."""
     user = User.objects.create_user("fiona", "fiona@example.com", "pw-fiona-123", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name="returns")[0], Group.objects.get(name="finance"))
+    user.groups.add(*(Group.objects.get_or_create(name=name)[0] for name in ("returns", "finance")))
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     return client
