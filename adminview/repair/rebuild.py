@@ -13,16 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from adminview.repair import repair
 from adminview.repair.flags import Flag
-from adminview.repair.table_walk import DEFAULT_PAGE, ignore, parallel_scan
+from adminview.repair.table_walk import DEFAULT_PAGE, ignore
 from adminview.repair.view_diff import EXAMPLES, Change, Diff
 from adminview.repair.walk import Walk, walk
-from dynamo.arguments import DEFAULT_SEGMENTS, MAX_SEGMENTS
+from dynamo.arguments import DEFAULT_SEGMENTS
 from dynamo.instrumentation import run_in_context
 
 DEFAULT_SETTLE_S = 3.0
 MAX_RECHECKS = 8  # partitions read again at once
-
-__all__ = ["DEFAULT_SEGMENTS", "MAX_SEGMENTS", "Change", "Diff", "parallel_scan", "rebuild", "verify"]
 
 
 def verify(

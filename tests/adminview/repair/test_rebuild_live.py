@@ -19,8 +19,8 @@ import pytest
 
 from adminview.core import anchor, schema
 from adminview.repair import rebuild, repair
-from adminview.repair.rebuild import Change, Diff
 from adminview.repair.table_walk import Table, parallel_scan
+from adminview.repair.view_diff import Change, Diff
 from adminview.sync import apply
 from adminview.sync.poller import Poller
 from adminview.tables import ViewItem, read_items

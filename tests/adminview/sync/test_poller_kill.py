@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from adminview.repair import rebuild
-from adminview.repair.rebuild import parallel_scan
+from adminview.repair.table_walk import parallel_scan
 from adminview.tables import ViewItem
 from shop import orders
 from shop.errors import ShopError
