@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -41,12 +41,11 @@ def patterns_index(request: HtmxHttpRequest) -> TemplateResponse:
     return TemplateResponse(request, "dashboard/patterns.html", {"groups": grouped()})
 
 
-def csv_rows(pattern: AccessPattern, params: dict[str, str]) -> tuple[list[str], Iterator[list[object]]]:
-    """The header and every row (the first page is read now, so an error is still a clean 4xx)."""
+def pattern_csv(filename: str, pattern: AccessPattern, items: Iterable[Any]) -> HttpResponseBase:
+    """``items`` of ``pattern`` as the explorer exports them: a column for every attribute the pattern's items may
+    hold, ``PK`` and ``SK`` first."""
     columns = pattern.columns()
-
-    pages = every_page(lambda limit, after: paged(pattern.page(limit=limit, start_key=after, **params)))
-    return columns, (csv_line(pattern.plain(item), columns) for items in pages for item in items)
+    return csv_response(filename, columns, (csv_line(pattern.plain(item), columns) for item in items))
 
 
 def csv_line(item: dict[str, Any], columns: list[str]) -> list[object]:
@@ -108,8 +107,9 @@ def pattern_page(request: HtmxHttpRequest, name: str) -> HttpResponseBase:
     scope = "|".join([pattern.name, *(f"{k}={v}" for k, v in sorted(params.items()))])
     position = cursors.decode(form.cleaned_data["cursor"], salt=SALT, scope=scope)
     if form.wants_csv:
-        header, rows = csv_rows(pattern, params)
-        return csv_response(f"{pattern.name}.csv", header, rows)
+        # every page, the first read now, so an error is still a clean 4xx
+        pages = every_page(lambda limit, after: paged(pattern.page(limit=limit, start_key=after, **params)))
+        return pattern_csv(f"{pattern.name}.csv", pattern, (item for items in pages for item in items))
     start_key = position["k"] if position else None
     with recording(requests=True) as log:
         page = pattern.page(limit=form.cleaned_data["limit"], start_key=start_key, **params)

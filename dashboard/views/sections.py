@@ -13,9 +13,8 @@ from dashboard.cells import DASH, Cell, id_url
 from dashboard.forms.lists import ListForm
 from dashboard.htmx import HtmxHttpRequest
 from dashboard.lists import TABLE_ROWS, Column, Listing, Paged, validated
-from dashboard.responses import csv_response
 from dashboard.selectors import paged
-from dashboard.views.patterns import csv_line
+from dashboard.views.patterns import pattern_csv
 from shop import keys
 from shop.errors import InvalidInput
 from shop.pattern_registry import AccessPattern
@@ -87,9 +86,8 @@ class SectionList(Listing[ListForm, Any]):
         return super().link(**{LIST: self.section.name, **changes})
 
     def csv(self, form: ListForm, records: Iterator[Any]) -> HttpResponseBase:
-        pattern, columns = self.section.pattern, self.section.pattern.columns()
         filename = f"{self.request.path.strip('/').replace('/', '-')}-{self.section.name}.csv"
-        return csv_response(filename, columns, (csv_line(pattern.plain(item), columns) for item in records))
+        return pattern_csv(filename, self.section.pattern, records)
 
 
 def sections_response(
