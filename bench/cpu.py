@@ -105,3 +105,37 @@ class BusyCpu:
                 self._open -= 1
                 if not self._open:
                     self.seconds += self._clock() - self._since
+
+
+def bare_putitem_ms(sample: int) -> float:
+    """This process's CPU per call of a bare boto3 conditional PutItem (a fresh client, none of the product's hooks),
+    one after another into a scratch table of their own: the unit a CPU figure is stated in, so that the machine's
+    speed, which moves 2x within an hour, cancels out of a comparison with a figure committed from another run."""
+    import uuid
+
+    import boto3
+
+    from dynamo import conf
+
+    client = boto3.client("dynamodb", region_name=conf.region())
+    table = f"bench-bare-putitem-{uuid.uuid4().hex[:6]}"
+    client.create_table(
+        TableName=table,
+        KeySchema=[{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}],
+        AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("PK", "SK")],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.get_waiter("table_exists").wait(TableName=table)
+
+    def put(i: int) -> None:
+        item = {"PK": {"S": f"bench#putitem#{i}"}, "SK": {"S": "#order"}, "Rev": {"N": "1"}, "Status": {"S": "PAID"}}
+        client.put_item(TableName=table, Item=item, ConditionExpression="attribute_not_exists(PK)")
+
+    try:
+        put(-1)  # the client's first call loads its models and opens its connection
+        began = time.process_time()
+        for i in range(sample):
+            put(i)
+        return round(1000 * (time.process_time() - began) / sample, 4)
+    finally:
+        client.delete_table(TableName=table)

@@ -120,17 +120,18 @@ def rebuild_pace(size: dict[str, Any]) -> Gate:
 
 
 def sync_cpu(size: dict[str, Any], bounds: dict[str, Any]) -> Gate:
-    """Gate 2: the sync process's CPU per stream record over the drain (start-up and the bench's hooks excluded),
-    against the committed figure for that size: a regression alarm, not a bound on this machine's speed."""
-    base = (bounds.get("sync_cpu_ms_per_record") or {}).get(str(size["orders"]))
+    """Gate 2: the sync process's CPU per stream record over the drain (start-up and the bench's hooks excluded), in
+    bare PutItems' CPU timed beside the drain, against the committed figure for that size: a regression alarm whose
+    unit moves with the machine as the figure does, so another machine or a slower hour does not trip it."""
+    base = (bounds.get("sync_cpu_in_putitems") or {}).get(str(size["orders"]))
     return Gate(
         2,
-        "the sync's process CPU per stream record",
+        "the sync's process CPU per stream record, in bare PutItems' CPU",
         f"{size['orders']:,} orders",
-        _measured(size.get("sync")).get("process_cpu_ms_per_record"),
+        _measured(size.get("sync")).get("process_cpu_in_putitems"),
         None if base is None else round(base * (1.0 + CPU_MARGIN), 3),
-        f"committed {number(base)} ms, plus {CPU_MARGIN:.0%}",
-        unit=" ms",
+        f"committed {number(base)}, plus {CPU_MARGIN:.0%}",
+        unit=" PutItems",
     )
 
 
@@ -291,10 +292,10 @@ def recorded(results: dict[str, Any]) -> dict[str, Any]:
     return {
         "recorded_from": {key: results.get(key) for key in ("started", "command", "host", "load_at_start", "load_now")},
         "sync_calls_per_1000_records": {str(s["orders"]): s["sync"]["calls_per_1000_records"] for s in sizes},
-        "sync_cpu_ms_per_record": {
-            str(s["orders"]): s["sync"]["process_cpu_ms_per_record"]
+        "sync_cpu_in_putitems": {
+            str(s["orders"]): s["sync"]["process_cpu_in_putitems"]
             for s in sizes
-            if s["sync"].get("process_cpu_ms_per_record") is not None
+            if s["sync"].get("process_cpu_in_putitems") is not None
         },
         "page_p50_ms": {
             str(size["orders"]): {

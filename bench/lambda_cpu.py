@@ -9,9 +9,9 @@ per stream, as Lambda's event source mapping would (default batch size 100). The
 by the records it was given; DynamoDB Local's CPU is not in it.
 
 A machine's speed moves 2x within an hour, so the figure is also given as a ratio: to a bare boto3 conditional
-PutItem's CPU, measured in the same run against the same engine (``putitem_cpu_ms``). From it: records a second per
-vCPU, the ``MemorySize`` that applies a partition's write ceiling on one shard (``pace``), and what the view costs
-per million shop writes beside what the shop's own writes cost (``cost``, AWS's on-demand prices below).
+PutItem's CPU, measured in the same run against the same engine (``bench.cpu.bare_putitem_ms``). From it: records
+a second per vCPU, the ``MemorySize`` that applies a partition's write ceiling on one shard (``pace``), and what the
+view costs per million shop writes beside what the shop's own writes cost (``cost``, AWS's on-demand prices below).
 
     python -m bench.lambda_cpu --orders 2000 --out bench/results/lambda-2000.json
 """
@@ -124,28 +124,6 @@ def replay(events: Path, batch: int) -> dict[str, Any]:
     }
 
 
-def putitem_cpu_ms(sample: int) -> float:
-    """CPU per call of a bare boto3 conditional PutItem (a fresh client, none of the product's hooks), one after
-    another into the view table, on keys nothing else uses: what the handler's CPU is measured against."""
-    import boto3
-
-    from adminview.tables import ViewItem
-    from dynamo import conf
-
-    client = boto3.client("dynamodb", region_name=conf.region())
-    table = str(ViewItem.Meta.table_name)
-
-    def put(i: int) -> None:
-        item = {"PK": {"S": f"bench#putitem#{i}"}, "SK": {"S": "#order"}, "Rev": {"N": "1"}, "Status": {"S": "PAID"}}
-        client.put_item(TableName=table, Item=item, ConditionExpression="attribute_not_exists(PK)")
-
-    put(-1)  # the client's first call loads its models and opens its connection
-    began = time.process_time()
-    for i in range(sample):
-        put(i)
-    return round(1000 * (time.process_time() - began) / sample, 4)
-
-
 def template_memory_mb(template: Path = TEMPLATE) -> int:
     """The sync function's ``MemorySize`` in the SAM template."""
     found = re.search(r"^\s*MemorySize:\s*(\d+)", template.read_text(), re.MULTILINE)
@@ -194,7 +172,7 @@ def cost(figures: dict[str, Any], memory_mb: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     opts = parser().parse_args(argv)
-    from bench import env
+    from bench import cpu, env
     from dynamo import conf
 
     events = opts.events or Path(tempfile.mkdtemp(prefix="lambda-events-")) / "events.json"
@@ -206,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
             empty_view()
             figures = {"orders": opts.orders, "anchor_writes": conf.anchor_writes(), **recorded}
             figures |= replay(events, opts.batch)
-            figures["pace"] = pace(figures["handler_cpu_ms_per_record"], putitem_cpu_ms(opts.putitem_sample), memory_mb)
+            figures["pace"] = pace(
+                figures["handler_cpu_ms_per_record"], cpu.bare_putitem_ms(opts.putitem_sample), memory_mb
+            )
             figures["cost"] = cost(figures, memory_mb)
     figures["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(figures, indent=2))

@@ -192,7 +192,7 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
         seeded = stage("seeding", lambda: stages.seed(plan, workers=opts.workers, baseline=baseline))
         size["items"] = seeded["batched"]["items"]
-        stage("sync", lambda: sync.sync(reader))
+        stage("sync", lambda: sync.sync(reader, bare_sample=max(50, opts.putitem_sample // 4)))
         table, shards = str(ViewItem.Meta.table_name), schema.list_shards()
         stage("by_kind", lambda: by_kind.by_kind(reader.kept, table=table, list_shards=shards))
         stage("order_life", lambda: order_life.order_life(reader, plan, orders=opts.live_orders))
