@@ -322,6 +322,17 @@ def recorded_pages(committed: dict[str, Any], results: dict[str, Any], pages: li
     return updated
 
 
+def recorded_sync(committed: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+    """The committed figures with only the sync's (gates 2 and 3) taken from a run (the sync's own code or its
+    unit changed), the run noted under ``sync_recorded_later``."""
+    run = recorded(results)
+    updated: dict[str, Any] = copy.deepcopy(committed)
+    for key in ("sync_calls_per_1000_records", "sync_cpu_in_putitems"):
+        updated[key] = run[key]
+    updated["sync_recorded_later"] = run["recorded_from"]
+    return updated
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judge a results file against the committed figures, or (``--record``) commit its figures as the bounds."""
     parser = argparse.ArgumentParser(prog="python -m bench.gates", description=main.__doc__)
@@ -331,14 +342,19 @@ def main(argv: list[str] | None = None) -> int:
         "--pages",
         help="with --record: only these pages' p50 (comma-separated; pages whose reads changed), the rest kept",
     )
+    parser.add_argument("--sync", action="store_true", help="with --record: only the sync's figures, the rest kept")
     opts = parser.parse_args(argv)
     results = json.loads(opts.results.read_text())
-    if opts.pages and not opts.record:
-        parser.error("--pages goes with --record")
+    if (opts.pages or opts.sync) and not opts.record:
+        parser.error("--pages and --sync go with --record")
+    if opts.pages and opts.sync:
+        parser.error("--pages and --sync record different figures: one at a time")
     if opts.record:
+        committed = json.loads(BOUNDS_FILE.read_text()) if opts.pages or opts.sync else {}
         if opts.pages:
-            committed = json.loads(BOUNDS_FILE.read_text())
             figures = recorded_pages(committed, results, [p.strip() for p in opts.pages.split(",") if p.strip()])
+        elif opts.sync:
+            figures = recorded_sync(committed, results)
         else:
             figures = recorded(results)
         BOUNDS_FILE.write_text(json.dumps(figures, indent=2) + "\n")
