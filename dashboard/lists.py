@@ -189,16 +189,17 @@ class Listing(Generic[F, R]):
         return {
             "columns": page_columns(self.columns),
             "rows": self.shown(self.join(page.rows, csv=False)),
-            "next_url": self.link(cursor=token, format=None) if token else None,
-            "csv_url": self.link(cursor=None, limit=None, format="csv"),
+            "next_url": next_url(self.request, token, **self.kept_in_links()),
+            "csv_url": csv_url(self.request, **self.kept_in_links()),
             "first_page": after is None,
             "row_class": self.row_class,
             **self.extra(form, page),
         }
 
-    def link(self, **changes: str | None) -> str:
-        """This list's URL with ``changes`` to its query, its other parameters kept."""
-        return this_page(self.request, **changes)
+    def kept_in_links(self) -> dict[str, str]:
+        """What this list's own links (load more, CSV) add to the page's query: nothing, unless the page holds
+        several lists."""
+        return {}
 
     def part(self, after: dict[str, Any] | None) -> str:
         """The template and partial an htmx request gets: the rows after ``after`` ("load more")."""
@@ -253,15 +254,15 @@ def partial(request: HtmxHttpRequest, template: str, name: str) -> str:
     return f"{template}#{name}" if request.htmx else template
 
 
-def next_url(request: HttpRequest, token: str | None) -> str | None:
+def next_url(request: HttpRequest, token: str | None, **changes: str | None) -> str | None:
     """This page's URL with the other parameters kept and ``cursor`` replaced (None: no more rows)."""
     if token is None:
         return None
-    return this_page(request, cursor=token, format=None)
+    return this_page(request, cursor=token, format=None, **changes)
 
 
-def csv_url(request: HttpRequest) -> str:
-    return this_page(request, cursor=None, limit=None, format="csv")
+def csv_url(request: HttpRequest, **changes: str | None) -> str:
+    return this_page(request, cursor=None, limit=None, format="csv", **changes)
 
 
 def first_page_url(request: HttpRequest, **changes: str | None) -> str:

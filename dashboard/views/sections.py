@@ -82,8 +82,8 @@ class SectionList(Listing[ListForm, Any]):
     def join(self, rows: Sequence[Any], *, csv: bool) -> list[Any]:
         return self.section.join(list(rows)) if self.section.join and not csv else list(rows)
 
-    def link(self, **changes: str | None) -> str:
-        return super().link(**{LIST: self.section.name, **changes})
+    def kept_in_links(self) -> dict[str, str]:
+        return {LIST: self.section.name}
 
     def csv(self, form: ListForm, records: Iterator[Any]) -> HttpResponseBase:
         filename = f"{self.request.path.strip('/').replace('/', '-')}-{self.section.name}.csv"
