@@ -171,7 +171,7 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
     lag under a bulk writer runs last, since its writer grows the shop."""
     from adminview.core import schema
     from adminview.tables import ViewItem
-    from bench import by_kind, category_backfill, env, lag, naive, order_life, repair, stages, sync
+    from bench import by_kind, category_backfill, cpu, env, lag, naive, order_life, repair, stages, sync
     from shop import seeding
 
     orders = size["orders"]
@@ -192,7 +192,11 @@ def run_size(size: dict[str, Any], opts: argparse.Namespace, engine: Any, client
         log(f"[{orders:,}] tables {sorted(names.values())}; seeding")
         seeded = stage("seeding", lambda: stages.seed(plan, workers=opts.workers, baseline=baseline))
         size["items"] = seeded["batched"]["items"]
-        stage("sync", lambda: sync.sync(reader, bare_sample=max(50, opts.putitem_sample // 4)))
+        bare_sample = max(50, opts.putitem_sample // 4)
+        bare_before = cpu.bare_putitem_ms(bare_sample)
+        stage("sync", lambda: sync.sync(reader))
+        sync.in_bare_putitems(size["sync"], bare_before, cpu.bare_putitem_ms(bare_sample))
+        save()
         table, shards = str(ViewItem.Meta.table_name), schema.list_shards()
         stage("by_kind", lambda: by_kind.by_kind(reader.kept, table=table, list_shards=shards))
         stage("order_life", lambda: order_life.order_life(reader, plan, orders=opts.live_orders))

@@ -398,12 +398,9 @@ def _ms(values_s: list[float], q: float) -> float:
     return round((percentile(values_s, q) or 0.0) * 1000.0, 1)
 
 
-def sync(reader: TimedPoller, *, bare_sample: int = 0) -> dict[str, Any]:
+def sync(reader: TimedPoller) -> dict[str, Any]:
     """Drain the whole stream (everything seeding wrote) through the poller. The drain starts after seeding
-    finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog). A bare
-    PutItem's CPU is timed just before and just after it (``bare_sample`` calls each; none when 0), so the CPU
-    per record is also stated in bare calls of the same minutes."""
-    bare_before = cpu.bare_putitem_ms(bare_sample) if bare_sample else None
+    finished, so a record's lag here is mostly the time it waited for the drain to reach it (a backlog)."""
     before, first_lag = _counts(reader), len(reader.lags_s)
     with counting_view_writes() as writes, counting_calls(sync_clients(reader), (ViewItem, SyncItem)) as calls:
         handled, spent = reader.handling.seconds, cpu.Snapshot.now()
@@ -412,7 +409,6 @@ def sync(reader: TimedPoller, *, bare_sample: int = 0) -> dict[str, Any]:
         seconds = time.perf_counter() - started
         used = cpu.Snapshot.now()
         handled = reader.handling.seconds - handled
-    bare_ms = None if bare_before is None else round((bare_before + cpu.bare_putitem_ms(bare_sample)) / 2, 4)
     stats = {name: value - before[name] for name, value in _counts(reader).items()}
     view_wcu, lags = writes.total_wcu, reader.lags_s[first_lag:]
 
@@ -454,7 +450,6 @@ def sync(reader: TimedPoller, *, bare_sample: int = 0) -> dict[str, Any]:
             handler_s=handled,
             engine_s=used.engine_since(spent),
             hooks_s=writes.hooks_cpu_s + calls.hooks_cpu_s,
-            bare_putitem_ms=bare_ms,
         ),
     }
 
@@ -469,24 +464,14 @@ def calls_per_record(calls: CallCount, records: int) -> dict[str, Any]:
 
 
 def cpu_per_record(
-    records: int,
-    *,
-    process_s: float,
-    handler_s: float,
-    engine_s: float | None,
-    hooks_s: float,
-    bare_putitem_ms: float | None,
+    records: int, *, process_s: float, handler_s: float, engine_s: float | None, hooks_s: float
 ) -> dict[str, Any]:
     """CPU milliseconds per stream record over a drain: this process's (start-up excluded: the poller and Django
     were set up before), the part of it spent while the handler applied batches (``Poller.process``), and the
     engine's (None when the run did not start it). The benchmark's write-counting hooks run inside the handler's
-    calls; their CPU is taken out of both and reported on its own. The process's is also given in bare PutItems'
-    CPU (``bare_putitem_ms``, timed beside the drain): what gate 2 judges, since the machine's speed cancels out."""
-    process_ms = cpu.ms_per(max(0.0, process_s - hooks_s), records)
+    calls; their CPU is taken out of both and reported on its own."""
     return {
-        "process_cpu_ms_per_record": process_ms,
-        "bare_putitem_cpu_ms": bare_putitem_ms,
-        "process_cpu_in_putitems": round(process_ms / bare_putitem_ms, 3) if process_ms and bare_putitem_ms else None,
+        "process_cpu_ms_per_record": cpu.ms_per(max(0.0, process_s - hooks_s), records),
         "handler_cpu_ms_per_record": cpu.ms_per(max(0.0, handler_s - hooks_s), records),
         "bench_hooks_cpu_ms_per_record": cpu.ms_per(hooks_s, records),
         "engine_cpu_ms_per_sync_record": cpu.ms_per(engine_s, records),
@@ -497,6 +482,16 @@ def cpu_per_record(
             "engine": None if engine_s is None else round(engine_s, 2),
         },
     }
+
+
+def in_bare_putitems(synced: dict[str, Any], before_ms: float, after_ms: float) -> None:
+    """The drain's process CPU per record also in bare PutItems' CPU (``bench.cpu.bare_putitem_ms``), timed just
+    before and just after the sync stage, outside it, so the stage's own CPU figures hold the drain alone: what gate
+    2 judges, since the machine's speed cancels out."""
+    process = synced.get("process_cpu_ms_per_record")
+    bare = round((before_ms + after_ms) / 2, 4)
+    synced["bare_putitem_cpu_ms"] = bare
+    synced["process_cpu_in_putitems"] = round(process / bare, 3) if process and bare else None
 
 
 def _counts(reader: TimedPoller) -> dict[str, int]:
